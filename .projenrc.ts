@@ -1,0 +1,90 @@
+import { cdk8s, javascript } from 'projen';
+import { UpdateSnapshot } from 'projen/lib/javascript';
+
+// Versions known to work together on Node.js 20 (see docs/architecture.md, "Toolchain").
+const CDK8S_VERSION = '2.70.97';
+const CONSTRUCTS_VERSION = '10.3.2';
+const CDK8S_PLUS_VERSION = '2.5.6';
+
+const project = new cdk8s.ConstructLibraryCdk8s({
+  name: 'cdk8s-zones',
+  description:
+    'cdk8s constructs that turn failure domains (region > zone > node > disk) into Kubernetes manifests: zone spreading, zone-sharded Prometheus, zone-aware Loki, zonal Redis Cluster, zone-by-zone rollouts and Longhorn replica placement.',
+  author: 'cdk8s-zones maintainers',
+  authorAddress: 'maintainers@cdk8s-zones.dev',
+  repositoryUrl: 'https://github.com/cdk8s-zones/cdk8s-zones.git',
+  defaultReleaseBranch: 'main',
+  packageManager: javascript.NodePackageManager.NPM,
+  projenrcTs: true,
+  keywords: ['cdk8s', 'kubernetes', 'topology', 'zones', 'high-availability'],
+
+  // The registry serves only each package's `latest` dist-tag: pin what must not float.
+  minNodeVersion: '20.0.0',
+  typescriptVersion: '~5.9',
+  jsiiVersion: '~5.9',
+  cdk8sVersion: CDK8S_VERSION,
+  constructsVersion: CONSTRUCTS_VERSION,
+  peerDeps: [`cdk8s-plus-28@^${CDK8S_PLUS_VERSION}`],
+  devDeps: ['fast-check@^4', 'yaml@^2'],
+
+  // CI is .ci/run on a clean checkout; no GitHub workflows, no release pipeline.
+  github: false,
+  release: false,
+  depsUpgrade: false,
+  sampleCode: false,
+  docgen: true,
+
+  jestOptions: {
+    // Snapshots must be able to fail: `npm test` never rewrites them (use `npm run test:update`).
+    updateSnapshot: UpdateSnapshot.NEVER,
+    jestConfig: {
+      testMatch: [
+        '<rootDir>/test/**/*.test.ts',
+        '<rootDir>/examples/**/*.test.ts',
+      ],
+      // Tests that start real programs or read ../shared live in their own tier.
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/integration/'],
+      collectCoverage: false,
+    },
+  },
+  gitignore: ['/.cache/', '/bench/out/'],
+  npmIgnoreOptions: { ignorePatterns: ['/examples/', '/bench/', '/scripts/', '/docs/', '/.ci/', '/controller/'] },
+});
+
+// examples/, bench/ and scripts/ are plain TypeScript run by ts-node (not part of the jsii build):
+// each gets a tsconfig so the editor, eslint and ts-node type-check them against src/.
+for (const dir of ['examples', 'bench', 'scripts']) {
+  new javascript.TypescriptConfig(project, {
+    fileName: `${dir}/tsconfig.json`,
+    extends: javascript.TypescriptConfigExtends.fromPaths(['../tsconfig.json']),
+    compilerOptions: { rootDir: '..', noEmit: true },
+    include: ['**/*.ts'],
+  });
+  project.eslint?.addLintPattern(dir);
+}
+
+// The main job: synthesize every example into dist/<example>/.
+project.addTask('synth', {
+  description: 'Synthesize every example in examples/ into dist/<example>/',
+  exec: 'ts-node --project scripts/tsconfig.json scripts/synth-examples.ts',
+});
+
+project.addTask('bench', {
+  description: 'Run the benchmarks in bench/ and write bench/results.md',
+  exec: 'ts-node --project bench/tsconfig.json bench/run.ts',
+});
+
+// The generated API reference must match the code: compile with jsii (which also enforces the jsii
+// rules ts-jest does not) and compare a fresh API.md with the committed one.
+const apiCheck = project.addTask('api:check', {
+  description: 'Compile with jsii and fail if API.md is out of date',
+});
+apiCheck.exec('jsii --silence-warnings=reserved-word');
+apiCheck.exec('jsii-docgen -o .cache/API.md');
+apiCheck.exec('diff -u API.md .cache/API.md || (echo "API.md is out of date: run npx projen build (or npx projen compile && npx projen docgen)" >&2; exit 1)');
+// First, so a jsii error fails fast and test/api-docs.test.ts can read the fresh assembly (.jsii).
+project.testTask.prependSpawn(apiCheck);
+// jsii prints a banner about Node.js 20's end of life on every run; the toolchain is pinned to Node 20 on purpose.
+project.tasks.addEnvironment('JSII_SILENCE_SUPPORT_WARNING', '1');
+
+project.synth();
