@@ -1,0 +1,214 @@
+import { k8s } from 'cdk8s-plus-28';
+import { describe, invalidProp } from '../errors';
+import { labelKeyProblem, Selector, selectorIsEmpty, selectorMatches } from './labels';
+import { ZoneTopology } from './zone-topology';
+
+/** What the scheduler does with a pod that would break a spread constraint. */
+export enum WhenUnsatisfiable {
+  /** Keep the pod Pending (a hard constraint). */
+  DO_NOT_SCHEDULE = 'DoNotSchedule',
+  /** Schedule it anyway, preferring nodes that reduce the skew (a soft constraint). */
+  SCHEDULE_ANYWAY = 'ScheduleAnyway',
+}
+
+/** Whether node affinity or taints decide which nodes count when computing the skew. */
+export enum NodeInclusionPolicy {
+  /** Only nodes the pod could be scheduled on count. */
+  HONOR = 'Honor',
+  /** All nodes count. */
+  IGNORE = 'Ignore',
+}
+
+/** The labels that distinguish one revision of a workload's pods from another. */
+export enum RevisionLabel {
+  /** Set by Deployments (through ReplicaSets). */
+  POD_TEMPLATE_HASH = 'pod-template-hash',
+  /** Set by StatefulSets and DaemonSets. */
+  CONTROLLER_REVISION_HASH = 'controller-revision-hash',
+}
+
+/**
+ * How pods are spread over a topology domain (zones or hosts).
+ */
+export interface SpreadOptions {
+  /**
+   * The largest allowed difference between the number of matching pods in any two domains.
+   *
+   * @default 1
+   */
+  readonly maxSkew?: number;
+
+  /**
+   * What to do with a pod that would break the constraint.
+   *
+   * @default - DO_NOT_SCHEDULE across zones, SCHEDULE_ANYWAY across hosts
+   */
+  readonly whenUnsatisfiable?: WhenUnsatisfiable;
+
+  /**
+   * The number of domains the scheduler assumes exist even when fewer have eligible nodes. With fewer
+   * eligible domains the global minimum counts as 0, so a missing zone blocks scheduling instead of
+   * letting pods pack into the remaining zones. Only valid with DO_NOT_SCHEDULE; across zones at most
+   * the number of zones.
+   *
+   * @default - the number of zones across zones with DO_NOT_SCHEDULE; unset otherwise
+   */
+  readonly minDomains?: number;
+
+  /**
+   * Pod label keys whose values are added to the selector, so that pods of an old revision are not
+   * counted during a rolling update (use `RevisionLabel`). Must not repeat a key of the selector.
+   *
+   * @default - none
+   */
+  readonly matchLabelKeys?: string[];
+
+  /**
+   * Whether the pod's node affinity and node selector decide which nodes count.
+   *
+   * @default - unset (Kubernetes treats it as HONOR)
+   */
+  readonly nodeAffinityPolicy?: NodeInclusionPolicy;
+
+  /**
+   * Whether node taints decide which nodes count.
+   *
+   * @default - unset (Kubernetes treats it as IGNORE)
+   */
+  readonly nodeTaintsPolicy?: NodeInclusionPolicy;
+}
+
+/**
+ * Input of `TopologySpread`: the pod labels the constraint must count, plus the spread options.
+ */
+export interface SpreadConstraintProps extends SpreadOptions {
+  /** The failure domains. */
+  readonly topology: ZoneTopology;
+
+  /**
+   * The labels of the pods being spread (the pod template's labels). The selector must match them,
+   * otherwise the constraint counts other pods and does nothing for these.
+   */
+  readonly podLabels: { [key: string]: string };
+
+  /**
+   * Which pods the constraint counts.
+   *
+   * @default - all of `podLabels`
+   */
+  readonly selector?: k8s.LabelSelector;
+}
+
+/**
+ * Builds topology spread constraints (pure: props in, a Kubernetes object out). Used by every construct
+ * of the library and usable on any pod spec.
+ */
+export class TopologySpread {
+  /** A constraint that spreads pods across the topology's zones. */
+  public static acrossZones(props: SpreadConstraintProps): k8s.TopologySpreadConstraint {
+    return zoneSpreadConstraint('TopologySpread.acrossZones', props.topology, labelsToSelector(props), props);
+  }
+
+  /** A constraint that spreads pods across nodes (the topology's hostname key). */
+  public static acrossHosts(props: SpreadConstraintProps): k8s.TopologySpreadConstraint {
+    return hostSpreadConstraint('TopologySpread.acrossHosts', props.topology, labelsToSelector(props), props);
+  }
+
+  private constructor() {}
+}
+
+/** The pods a constraint counts, and the labels those pods carry (the selector must match them). */
+export interface SpreadTarget {
+  readonly selector: Selector;
+  readonly podLabels: { [key: string]: string };
+}
+
+function labelsToSelector(props: SpreadConstraintProps): SpreadTarget {
+  return { selector: props.selector ?? { matchLabels: { ...props.podLabels } }, podLabels: props.podLabels };
+}
+
+/** A zone spread constraint; `where` names the caller in error messages. */
+export function zoneSpreadConstraint(
+  where: string, topology: ZoneTopology, target: SpreadTarget, options: SpreadOptions = {},
+): k8s.TopologySpreadConstraint {
+  const when = options.whenUnsatisfiable ?? WhenUnsatisfiable.DO_NOT_SCHEDULE;
+  const minDomains = options.minDomains ?? (when === WhenUnsatisfiable.DO_NOT_SCHEDULE ? topology.zoneCount : undefined);
+  if (minDomains !== undefined && minDomains > topology.zoneCount) {
+    throw invalidProp(where, 'minDomains', minDomains,
+      `exceeds the ${topology.zoneCount} zone(s) of the topology: with fewer domains than minDomains the ` +
+      'scheduler counts the global minimum as 0, so no zone could ever hold more than maxSkew pods');
+  }
+  return constraint(where, topology.topologyKey, target, { ...options, whenUnsatisfiable: when, minDomains });
+}
+
+/** A host spread constraint; `where` names the caller in error messages. */
+export function hostSpreadConstraint(
+  where: string, topology: ZoneTopology, target: SpreadTarget, options: SpreadOptions = {},
+): k8s.TopologySpreadConstraint {
+  const when = options.whenUnsatisfiable ?? WhenUnsatisfiable.SCHEDULE_ANYWAY;
+  return constraint(where, topology.hostnameKey, target, { ...options, whenUnsatisfiable: when });
+}
+
+function constraint(
+  where: string, topologyKey: string, target: SpreadTarget, options: SpreadOptions,
+): k8s.TopologySpreadConstraint {
+  const maxSkew = options.maxSkew ?? 1;
+  if (!Number.isInteger(maxSkew) || maxSkew < 1) {
+    throw invalidProp(where, 'maxSkew', maxSkew, 'must be an integer >= 1');
+  }
+  if (options.minDomains !== undefined) {
+    if (options.whenUnsatisfiable !== WhenUnsatisfiable.DO_NOT_SCHEDULE) {
+      throw invalidProp(where, 'minDomains', options.minDomains,
+        `is only allowed with whenUnsatisfiable=DoNotSchedule (got ${options.whenUnsatisfiable}): Kubernetes rejects it otherwise`);
+    }
+    if (!Number.isInteger(options.minDomains) || options.minDomains < 1) {
+      throw invalidProp(where, 'minDomains', options.minDomains, 'must be an integer >= 1');
+    }
+  }
+  checkSelector(where, target);
+  const matchLabelKeys = options.matchLabelKeys ?? [];
+  checkMatchLabelKeys(where, matchLabelKeys, target.selector);
+
+  return {
+    topologyKey,
+    maxSkew,
+    whenUnsatisfiable: options.whenUnsatisfiable!,
+    minDomains: options.minDomains,
+    labelSelector: {
+      matchLabels: target.selector.matchLabels && { ...target.selector.matchLabels },
+      matchExpressions: target.selector.matchExpressions?.map((e) => ({ ...e, values: e.values && [...e.values] })),
+    },
+    matchLabelKeys: matchLabelKeys.length > 0 ? [...matchLabelKeys] : undefined,
+    nodeAffinityPolicy: options.nodeAffinityPolicy,
+    nodeTaintsPolicy: options.nodeTaintsPolicy,
+  };
+}
+
+/** The selector must select the pods being spread, and must not be empty. */
+export function checkSelector(where: string, target: SpreadTarget): void {
+  if (selectorIsEmpty(target.selector)) {
+    throw invalidProp(where, 'selector', target.selector,
+      'is empty: the constraint would count every pod in the namespace; give the pods labels to select them by');
+  }
+  if (!selectorMatches(target.selector, target.podLabels)) {
+    throw invalidProp(where, 'selector', target.selector,
+      `does not match the pod labels ${describe(target.podLabels)}: the constraint would count other pods and never these`);
+  }
+}
+
+function checkMatchLabelKeys(where: string, keys: string[], selector: Selector): void {
+  const selectorKeys = new Set([
+    ...Object.keys(selector.matchLabels ?? {}),
+    ...(selector.matchExpressions ?? []).map((e) => e.key),
+  ]);
+  const seen = new Set<string>();
+  for (const key of keys) {
+    const problem = labelKeyProblem(key);
+    if (problem) throw invalidProp(where, 'matchLabelKeys', key, problem);
+    if (seen.has(key)) throw invalidProp(where, 'matchLabelKeys', key, 'is listed twice');
+    if (selectorKeys.has(key)) {
+      throw invalidProp(where, 'matchLabelKeys', key, 'is also a key of the label selector, which Kubernetes rejects');
+    }
+    seen.add(key);
+  }
+}

@@ -1,0 +1,110 @@
+import { invalidProp } from '../errors';
+
+/**
+ * How many replicas must remain for a system to keep working.
+ */
+export class Quorum {
+  /**
+   * More than half of all replicas (floor(total / 2) + 1): Raft/etcd members, Redis Cluster masters,
+   * Loki/dskit replication sets.
+   */
+  public static majority(): Quorum {
+    return new Quorum('majority', (total) => Math.floor(total / 2) + 1);
+  }
+
+  /** At least `count` replicas, whatever the total. */
+  public static atLeast(count: number): Quorum {
+    if (!Number.isInteger(count) || count < 1) {
+      throw invalidProp('Quorum.atLeast', 'count', count, 'must be an integer >= 1');
+    }
+    return new Quorum(`at least ${count}`, () => count);
+  }
+
+  private constructor(
+    /** A short description, e.g. "majority". */
+    public readonly description: string,
+    private readonly rule: (total: number) => number,
+  ) {}
+
+  /** How many of `total` replicas must remain. */
+  public required(total: number): number {
+    return this.rule(total);
+  }
+}
+
+/**
+ * The answer to "does this layout survive losing zones?".
+ */
+export interface SurvivalVerdict {
+  /** True when the replicas left after the worst-case loss still meet the quorum. */
+  readonly survives: boolean;
+  /** How many zones were assumed lost. */
+  readonly zonesLost: number;
+  /** The zones whose loss is the worst case (most replicas; ties broken by name). */
+  readonly worstCaseZones: string[];
+  /** Replicas in the layout. */
+  readonly total: number;
+  /** Replicas left after the worst-case loss. */
+  readonly remaining: number;
+  /** Replicas the quorum needs. */
+  readonly required: number;
+  /** One sentence that explains the verdict, for error messages and logs. */
+  readonly reason: string;
+}
+
+/**
+ * Survival math over zones (pure). The Redis, Loki and rollout constructs and the runtime controller
+ * all ask it the same question.
+ */
+export class Survival {
+  /**
+   * Can the layout lose any `zonesLost` zones and still meet the quorum? The worst case is losing the
+   * zones that hold the most replicas.
+   *
+   * @param replicasPerZone replicas in each zone (zones with 0 may be listed)
+   * @param quorum how many replicas must remain
+   * @param zonesLost how many zones are lost at once (default 1)
+   */
+  public static check(replicasPerZone: { [zone: string]: number }, quorum: Quorum, zonesLost?: number): SurvivalVerdict {
+    const k = zonesLost ?? 1;
+    if (!Number.isInteger(k) || k < 0) {
+      throw invalidProp('Survival.check', 'zonesLost', k, 'must be an integer >= 0');
+    }
+    for (const [zone, count] of Object.entries(replicasPerZone)) {
+      if (!Number.isInteger(count) || count < 0) {
+        throw invalidProp('Survival.check', `replicasPerZone[${JSON.stringify(zone)}]`, count, 'must be an integer >= 0');
+      }
+    }
+    const zones = Object.keys(replicasPerZone).sort((a, b) => replicasPerZone[b] - replicasPerZone[a] || compare(a, b));
+    const worst = zones.slice(0, k);
+    const total = zones.reduce((sum, z) => sum + replicasPerZone[z], 0);
+    const lost = worst.reduce((sum, z) => sum + replicasPerZone[z], 0);
+    const remaining = total - lost;
+    const required = quorum.required(total);
+    const survives = remaining >= required;
+
+    const lostText = worst.length === 0
+      ? 'losing no zone'
+      : `losing ${worst.length === 1 ? 'zone' : 'zones'} ${worst.join(', ')} (${lost} of ${total} replicas)`;
+    const reason = `${lostText} leaves ${remaining}; ${quorum.description} quorum needs ${required}` +
+      (survives ? '' : total < required ? ' (the layout is below quorum even with every zone up)' : '');
+    return { survives, zonesLost: k, worstCaseZones: worst, total, remaining, required, reason };
+  }
+
+  /**
+   * The most replicas any one zone may hold so that losing `zonesLost` such zones still meets the quorum,
+   * for `total` replicas. Returns 0 when even that cannot work.
+   */
+  public static maxPerZone(total: number, quorum: Quorum, zonesLost?: number): number {
+    const k = zonesLost ?? 1;
+    if (k === 0) return total;
+    return Math.max(0, Math.floor((total - quorum.required(total)) / k));
+  }
+
+  private constructor() {}
+}
+
+/** Code-point order, so results do not depend on the locale. */
+export function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,135 @@
+import { invalidProp } from '../errors';
+import { labelKeyProblem, labelValueProblem } from './labels';
+
+/** The well-known node label for the zone (set by cloud providers and kubelet). */
+export const WELL_KNOWN_ZONE_KEY = 'topology.kubernetes.io/zone';
+/** The well-known node label for the region. */
+export const WELL_KNOWN_REGION_KEY = 'topology.kubernetes.io/region';
+/** The well-known node label for the node's hostname. */
+export const WELL_KNOWN_HOSTNAME_KEY = 'kubernetes.io/hostname';
+
+/**
+ * Props for `ZoneTopology`.
+ */
+export interface ZoneTopologyProps {
+  /**
+   * The zones the workloads span: the values of `topologyKey` on the nodes, e.g.
+   * `['eu-west-1a', 'eu-west-1b', 'eu-west-1c']`. At least one, no duplicates. Order matters where a
+   * construct assigns things to zones round-robin (zone `i % zones.length`).
+   */
+  readonly zones: string[];
+
+  /**
+   * The node label whose value names a node's zone.
+   *
+   * @default 'topology.kubernetes.io/zone'
+   */
+  readonly topologyKey?: string;
+
+  /**
+   * The region the zones belong to. When set, placement builders also require nodes labelled
+   * `regionKey=region`.
+   *
+   * @default - no region constraint
+   */
+  readonly region?: string;
+
+  /**
+   * The node label whose value names a node's region. Only used when `region` is set.
+   *
+   * @default 'topology.kubernetes.io/region'
+   */
+  readonly regionKey?: string;
+
+  /**
+   * The node label that identifies a single node, used for host-level spreading and anti-affinity.
+   *
+   * @default 'kubernetes.io/hostname'
+   */
+  readonly hostnameKey?: string;
+}
+
+/**
+ * The failure domains a workload spans: zone names (label values) and the node labels that carry them.
+ *
+ * One `ZoneTopology` is shared by every construct of a chart. It validates its input eagerly and throws
+ * an error naming the bad value and the Kubernetes rule it breaks.
+ */
+export class ZoneTopology {
+  /** The zones, in the order given. */
+  public readonly zones: string[];
+  /** The node label key whose value is the zone. */
+  public readonly topologyKey: string;
+  /** The region, if the topology is bound to one. */
+  public readonly region?: string;
+  /** The node label key whose value is the region. */
+  public readonly regionKey: string;
+  /** The node label key that identifies a single node. */
+  public readonly hostnameKey: string;
+
+  constructor(props: ZoneTopologyProps) {
+    const where = 'ZoneTopology';
+    if (!props.zones || props.zones.length === 0) {
+      throw invalidProp(where, 'zones', props.zones ?? [], 'must list at least one zone');
+    }
+    const seen = new Set<string>();
+    props.zones.forEach((zone, i) => {
+      if (zone === '') {
+        throw invalidProp(where, `zones[${i}]`, zone, 'must not be empty: nodes without a zone label are not a zone');
+      }
+      const problem = labelValueProblem(zone);
+      if (problem) throw invalidProp(where, `zones[${i}]`, zone, problem);
+      if (seen.has(zone)) {
+        throw invalidProp(where, `zones[${i}]`, zone, `duplicates zones[${props.zones.indexOf(zone)}]: every zone must be listed once`);
+      }
+      seen.add(zone);
+    });
+
+    this.topologyKey = checkKey(where, 'topologyKey', props.topologyKey ?? WELL_KNOWN_ZONE_KEY);
+    this.regionKey = checkKey(where, 'regionKey', props.regionKey ?? WELL_KNOWN_REGION_KEY);
+    this.hostnameKey = checkKey(where, 'hostnameKey', props.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY);
+    if (this.hostnameKey === this.topologyKey) {
+      throw invalidProp(where, 'hostnameKey', this.hostnameKey, 'must differ from topologyKey: a zone is not a single node');
+    }
+    if (props.region !== undefined) {
+      const problem = props.region === '' ? 'must not be empty (omit it for no region constraint)' : labelValueProblem(props.region);
+      if (problem) throw invalidProp(where, 'region', props.region, problem);
+    }
+    this.region = props.region;
+    this.zones = [...props.zones];
+  }
+
+  /** The number of zones. */
+  public get zoneCount(): number {
+    return this.zones.length;
+  }
+
+  /** True when `zone` is one of this topology's zones. */
+  public hasZone(zone: string): boolean {
+    return this.zones.includes(zone);
+  }
+
+  /**
+   * The node labels that pin a pod to `zone` (the zone key, and the region key when a region is set).
+   * Throws when `zone` is not one of the topology's zones.
+   */
+  public nodeLabelsForZone(zone: string): { [key: string]: string } {
+    requireZone(this, 'ZoneTopology.nodeLabelsForZone', 'zone', zone);
+    const labels: { [key: string]: string } = { [this.topologyKey]: zone };
+    if (this.region !== undefined) labels[this.regionKey] = this.region;
+    return labels;
+  }
+}
+
+/** Throws an error in the library's style when `zone` is not one of the topology's zones. */
+export function requireZone(topology: ZoneTopology, where: string, prop: string, zone: string): void {
+  if (!topology.hasZone(zone)) {
+    throw invalidProp(where, prop, zone, `is not one of the topology's zones [${topology.zones.join(', ')}]`);
+  }
+}
+
+function checkKey(where: string, prop: string, key: string): string {
+  const problem = labelKeyProblem(key);
+  if (problem) throw invalidProp(where, prop, key, problem);
+  return key;
+}
