@@ -1,0 +1,50 @@
+import { App, Chart, ChartProps, Size } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { Zonal, ZoneTopology } from '../../src';
+
+/**
+ * A stateless web Deployment spread evenly over three zones: a zone outage leaves the other zones'
+ * pods serving, and the scheduler keeps replacements Pending instead of packing them into two zones.
+ */
+export class WebChart extends Chart {
+  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+    super(scope, id, props);
+
+    const zones = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
+
+    const web = new kplus.Deployment(this, 'web', {
+      replicas: 6,
+      containers: [{
+        name: 'web',
+        image: 'registry.k8s.io/e2e-test-images/agnhost:2.53',
+        args: ['netexec', '--http-port=8080'],
+        portNumber: 8080,
+        resources: {
+          cpu: { request: kplus.Cpu.millis(50), limit: kplus.Cpu.millis(200) },
+          memory: { request: Size.mebibytes(32), limit: Size.mebibytes(64) },
+        },
+        // Pod Security "restricted": non-root, no privilege escalation, no capabilities, RuntimeDefault seccomp.
+        securityContext: {
+          user: 65532,
+          group: 65532,
+          capabilities: { drop: [kplus.Capability.ALL] },
+          seccompProfile: { type: kplus.SeccompProfileType.RUNTIME_DEFAULT },
+        },
+      }],
+    });
+    Zonal.spread(web, { topology: zones });
+    web.exposeViaService({ name: 'web', ports: [{ port: 80, targetPort: 8080 }] });
+  }
+}
+
+/** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
+export function build(app: App): void {
+  new WebChart(app, 'web', { disableResourceNameHashes: true });
+}
+
+if (require.main === module) {
+  const app = new App();
+  build(app);
+  app.synth();
+}

@@ -1,0 +1,176 @@
+import * as kplus from 'cdk8s-plus-28';
+import { WhenUnsatisfiable, Zonal, ZoneTopology } from '../../src';
+import { only, synth, testChart } from '../util';
+
+const zones = new ZoneTopology({ zones: ['a', 'b', 'c'] });
+const container = { image: 'nginx', portNumber: 8080 };
+
+function podSpec(manifest: any): any {
+  return manifest.spec.template.spec;
+}
+
+describe('Zonal.spread on the synthesized YAML', () => {
+  test.each([
+    ['Deployment', (c: any) => new kplus.Deployment(c, 'w', { containers: [container] }), ['pod-template-hash']],
+    ['StatefulSet', (c: any) => new kplus.StatefulSet(c, 'w', {
+      containers: [container], service: new kplus.Service(c, 'svc', { ports: [{ port: 80 }] }),
+    }), ['controller-revision-hash']],
+    ['Job', (c: any) => new kplus.Job(c, 'w', { containers: [container] }), undefined],
+  ])('%s gets a hard zone spread, a soft host spread and zone node affinity', (kind, make, revisionKeys) => {
+    const chart = testChart();
+    const workload = make(chart);
+    Zonal.spread(workload, { topology: zones });
+    const manifest = only(synth(chart), kind);
+    const spec = podSpec(manifest);
+    const selector = { matchLabels: manifest.spec.template.metadata.labels };
+    expect(spec.topologySpreadConstraints).toEqual([
+      {
+        topologyKey: 'topology.kubernetes.io/zone',
+        maxSkew: 1,
+        whenUnsatisfiable: 'DoNotSchedule',
+        minDomains: 3,
+        labelSelector: selector,
+        ...(revisionKeys ? { matchLabelKeys: revisionKeys } : {}),
+      },
+      {
+        topologyKey: 'kubernetes.io/hostname',
+        maxSkew: 1,
+        whenUnsatisfiable: 'ScheduleAnyway',
+        labelSelector: selector,
+        ...(revisionKeys ? { matchLabelKeys: revisionKeys } : {}),
+      },
+    ]);
+    expect(spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+      { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a', 'b', 'c'] }] },
+    ]);
+  });
+
+  test('options reach the YAML; the host spread can be turned off; no zone restriction', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container] });
+    Zonal.spread(d, {
+      topology: zones, maxSkew: 2, minDomains: 2, matchLabelKeys: [], spreadAcrossHosts: false, restrictToZones: false,
+    });
+    const spec = podSpec(only(synth(chart), 'Deployment'));
+    expect(spec.topologySpreadConstraints).toHaveLength(1);
+    expect(spec.topologySpreadConstraints[0]).toMatchObject({ maxSkew: 2, minDomains: 2 });
+    expect(spec.topologySpreadConstraints[0].matchLabelKeys).toBeUndefined();
+    expect(spec.affinity).toBeUndefined();
+  });
+
+  test('a hard host spread with its own options', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container] });
+    Zonal.spread(d, { topology: zones, hostSpread: { whenUnsatisfiable: WhenUnsatisfiable.DO_NOT_SCHEDULE, maxSkew: 3 } });
+    const [, hosts] = podSpec(only(synth(chart), 'Deployment')).topologySpreadConstraints;
+    expect(hosts).toMatchObject({ topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', maxSkew: 3 });
+  });
+
+  test('the region is required too when the topology has one', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container] });
+    Zonal.spread(d, { topology: new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' }) });
+    const terms = podSpec(only(synth(chart), 'Deployment')).affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+    expect(terms).toEqual([{
+      matchExpressions: [
+        { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a', 'b'] },
+        { key: 'topology.kubernetes.io/region', operator: 'In', values: ['eu-1'] },
+      ],
+    }]);
+  });
+
+  test('other cdk8s-plus scheduling is kept (pod anti-affinity from separate())', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container] });
+    const other = new kplus.Deployment(chart, 'o', { containers: [container] });
+    d.scheduling.separate(other);
+    Zonal.spread(d, { topology: zones });
+    const spec = podSpec(only(synth(chart), 'Deployment', 'test-w'));
+    expect(spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution).toHaveLength(1);
+    expect(spec.topologySpreadConstraints).toHaveLength(2);
+  });
+});
+
+describe('Zonal.pinToZone and spreadAcrossHosts', () => {
+  test('pins with node affinity In [zone] and spreads over hosts inside it', () => {
+    const chart = testChart();
+    const d = new kplus.StatefulSet(chart, 'w', { containers: [container], service: new kplus.Service(chart, 's', { ports: [{ port: 80 }] }) });
+    Zonal.pinToZone(d, zones, 'b');
+    Zonal.spreadAcrossHosts(d, zones);
+    const spec = podSpec(only(synth(chart), 'StatefulSet'));
+    expect(spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+      { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['b'] }] },
+    ]);
+    expect(spec.topologySpreadConstraints).toEqual([expect.objectContaining({
+      topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', matchLabelKeys: ['controller-revision-hash'],
+    })]);
+  });
+});
+
+describe('bad input', () => {
+  test('a workload whose selector does not match its pod labels', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container], select: false });
+    d.select(kplus.LabelSelector.of({ labels: { app: 'web' } }));
+    expect(() => Zonal.spread(d, { topology: zones }))
+      .toThrow(/^Zonal.spread\(Deployment 'test\/w'\): selector=\{"matchLabels":\{"app":"web"\}\} does not match the pod labels \{"cdk8s.io\/metadata.addr":"test-w-[0-9a-f]+"\}: the constraint would count other pods and never these$/);
+  });
+
+  test('a workload without any selector', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container], select: false });
+    expect(() => Zonal.spread(d, { topology: zones })).toThrow(/selector=\{"matchLabels":\{\}\} is empty/);
+  });
+
+  test('pod labels changed after spreading are caught at synth', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container], select: false });
+    d.podMetadata.addLabel('app', 'web');
+    d.select(kplus.LabelSelector.of({ labels: { app: 'web' } }));
+    Zonal.spread(d, { topology: zones });
+    d.podMetadata.addLabel('app', 'api');
+    expect(() => synth(chart)).toThrow(/the topology.kubernetes.io\/zone spread constraint selects .* but the pods are labelled \{"app":"api",/);
+  });
+
+  test('another required node affinity term would let pods escape the zones', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container] });
+    Zonal.spread(d, { topology: zones });
+    d.scheduling.attract(kplus.Node.labeled(kplus.NodeLabelQuery.is('disk', 'ssd')));
+    expect(() => synth(chart)).toThrow(/Kubernetes ORs the terms, so pods could run outside the zones/);
+  });
+
+  test.each([
+    [{ maxSkew: 0 }, "Zonal.spread(Deployment 'test/w'): maxSkew=0 must be an integer >= 1"],
+    [{ whenUnsatisfiable: WhenUnsatisfiable.SCHEDULE_ANYWAY, minDomains: 3 }, 'minDomains=3 is only allowed with whenUnsatisfiable=DoNotSchedule'],
+    [{ minDomains: 5 }, 'minDomains=5 exceeds the 3 zone(s) of the topology'],
+    [{ spreadAcrossHosts: false, hostSpread: { maxSkew: 2 } }, 'hostSpread={"maxSkew":2} is set but spreadAcrossHosts is false'],
+  ])('options %j', (options, message) => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container] });
+    expect(() => Zonal.spread(d, { topology: zones, ...options })).toThrow(message);
+  });
+
+  test('spreading twice, pinning a spread workload, spreading a pinned one', () => {
+    const chart = testChart();
+    const spread = new kplus.Deployment(chart, 's', { containers: [container] });
+    Zonal.spread(spread, { topology: zones });
+    expect(() => Zonal.spread(spread, { topology: zones })).toThrow('already spread across zones; call Zonal.spread once per workload');
+    expect(() => Zonal.pinToZone(spread, zones, 'a')).toThrow('it cannot also be pinned to "a"');
+    expect(() => Zonal.spreadAcrossHosts(spread, zones)).toThrow('already has a ScheduleAnyway spread constraint on kubernetes.io/hostname');
+
+    const pinned = new kplus.Deployment(chart, 'p', { containers: [container] });
+    Zonal.pinToZone(pinned, zones, 'a');
+    expect(() => Zonal.spread(pinned, { topology: zones })).toThrow('is pinned to zone "a" by Zonal.pinToZone');
+    expect(() => Zonal.pinToZone(pinned, zones, 'b')).toThrow('already pinned to zone "a"');
+    expect(() => Zonal.pinToZone(new kplus.Deployment(chart, 'q', { containers: [container] }), zones, 'x'))
+      .toThrow("Zonal.pinToZone(Deployment 'test/q'): zone=\"x\" is not one of the topology's zones [a, b, c]");
+  });
+
+  test('a DaemonSet is refused with the reason', () => {
+    const chart = testChart();
+    const ds = new kplus.DaemonSet(chart, 'd', { containers: [container] });
+    expect(() => Zonal.spread(ds, { topology: zones }))
+      .toThrow("Zonal.spread(DaemonSet 'test/d'): kind DaemonSet is not supported; Zonal places Deployment, StatefulSet and Job pods (a DaemonSet already runs one pod on every node)");
+  });
+});
