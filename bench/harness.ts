@@ -1,0 +1,55 @@
+/**
+ * A tiny benchmark harness: warm up, repeat, report the median. Absolute times on shared machines are
+ * noisy, so every report compares cases measured side by side in the same run (ratios).
+ */
+import { performance } from 'perf_hooks';
+
+export interface Timing {
+  readonly name: string;
+  readonly reps: number;
+  readonly medianMs: number;
+  readonly p10Ms: number;
+  readonly p90Ms: number;
+}
+
+/** One case of a side-by-side measurement. */
+export interface BenchCase {
+  readonly name: string;
+  readonly fn: () => void;
+}
+
+/**
+ * Times every case `reps` times, interleaved (each repetition runs every case once, in turn), so that
+ * drift in machine load hits all cases alike; reports each case's median and spread.
+ */
+export function measureSideBySide(cases: BenchCase[], opts: { warmup?: number; reps?: number } = {}): Timing[] {
+  const warmup = opts.warmup ?? 3;
+  const reps = opts.reps ?? 40;
+  for (let i = 0; i < warmup; i++) cases.forEach((c) => c.fn());
+  const samples = cases.map(() => [] as number[]);
+  for (let i = 0; i < reps; i++) {
+    cases.forEach((c, j) => {
+      const start = performance.now();
+      c.fn();
+      samples[j].push(performance.now() - start);
+    });
+  }
+  return cases.map((c, j) => {
+    const sorted = samples[j].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+    return { name: c.name, reps, medianMs: at(0.5), p10Ms: at(0.1), p90Ms: at(0.9) };
+  });
+}
+
+/** A markdown table of timings with each one's ratio to `baseline`. */
+export function timingTable(timings: Timing[], baseline: Timing): string {
+  const rows = timings.map((t) =>
+    `| ${t.name} | ${t.reps} | ${t.medianMs.toFixed(2)} | ${t.p10Ms.toFixed(2)} – ${t.p90Ms.toFixed(2)} | ${(t.medianMs / baseline.medianMs).toFixed(2)} |`);
+  return ['| case | reps | median ms | p10 – p90 ms | ratio to baseline |', '| --- | ---: | ---: | ---: | ---: |', ...rows].join('\n');
+}
+
+/** One section of bench/results.md. */
+export interface BenchSection {
+  readonly title: string;
+  readonly body: string;
+}

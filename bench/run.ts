@@ -1,0 +1,40 @@
+/**
+ * `npm run bench`: runs every benchmark section and writes bench/results.md.
+ * Add a benchmark by writing bench/<topic>.ts that returns a BenchSection and listing it here.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { BenchSection } from './harness';
+import { synthBench } from './synth';
+
+const sections: { name: string; run: () => BenchSection | Promise<BenchSection> }[] = [
+  { name: 'synth', run: synthBench },
+];
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const results: BenchSection[] = [];
+  for (const section of sections.filter((s) => only.length === 0 || only.includes(s.name))) {
+    const started = Date.now();
+    console.log(`bench ${section.name} ...`);
+    results.push(await section.run());
+    console.log(`bench ${section.name} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const header = [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: Node.js ${process.version}, ` +
+      `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB.`,
+    'Absolute times on shared machines are noisy; compare the ratios, measured side by side in one run.',
+  ].join('\n');
+  const body = results.map((r) => `## ${r.title}\n\n${r.body}`).join('\n\n');
+  const file = path.join(__dirname, 'results.md');
+  fs.writeFileSync(file, `${header}\n\n${body}\n`);
+  console.log(`wrote ${path.relative(process.cwd(), file)}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
