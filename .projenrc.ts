@@ -51,6 +51,10 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   npmIgnoreOptions: { ignorePatterns: ['/examples/', '/bench/', '/scripts/', '/docs/', '/.ci/', '/controller/'] },
 });
 
+// The registry lacks most platform bindings of unrs-resolver 1.13 (an optional dependency of the eslint
+// import resolver), which makes `npm ci` reject the lock file; 1.12.2 has all of them.
+project.package.addField('overrides', { 'unrs-resolver': '1.12.2' });
+
 // examples/, bench/ and scripts/ are plain TypeScript run by ts-node (not part of the jsii build):
 // each gets a tsconfig so the editor, eslint and ts-node type-check them against src/.
 for (const dir of ['examples', 'bench', 'scripts']) {
