@@ -25,7 +25,7 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   cdk8sVersion: CDK8S_VERSION,
   constructsVersion: CONSTRUCTS_VERSION,
   peerDeps: [`cdk8s-plus-28@^${CDK8S_PLUS_VERSION}`],
-  devDeps: ['fast-check@^4', 'yaml@^2'],
+  devDeps: ['fast-check@^4', 'yaml@^2', 'ajv@^8'],
 
   // CI is .ci/run on a clean checkout; no GitHub workflows, no release pipeline.
   github: false,
@@ -71,6 +71,18 @@ for (const dir of ['examples', 'bench', 'scripts']) {
 project.addTask('synth', {
   description: 'Synthesize every example in examples/ into dist/<example>/',
   exec: 'ts-node --project scripts/tsconfig.json scripts/synth-examples.ts',
+});
+
+// The integration tier: real programs (a Kubernetes control plane, Prometheus, redis-server, Loki) and
+// the upstream CRDs beside the repository (../shared). Not part of `npm test`.
+project.addTask('test:integration:setup', {
+  description: 'Build or install every program the integration tier runs into .cache/ (idempotent, timed)',
+  exec: 'bash test/integration/setup.sh',
+});
+project.addTask('test:integration', {
+  description: 'Run the integration tier (needs npm run test:integration:setup and ../shared)',
+  exec: 'jest --config test/integration/jest.config.json',
+  receiveArgs: true,
 });
 
 project.addTask('bench', {
