@@ -31,7 +31,9 @@ describe('CRD schema validation (the validator itself)', () => {
 
   test('rejects duplicate entries of a list-type map', () => {
     const prom = {
-      apiVersion: 'monitoring.coreos.com/v1', kind: 'Prometheus', metadata: { name: 'p' },
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'Prometheus',
+      metadata: { name: 'p' },
       spec: { scrapeClasses: [{ name: 'a' }, { name: 'a' }] },
     };
     expect(schemas.errors(prom).join('\n')).toMatch(/\/spec\/scrapeClasses has duplicate map entry \["a"\]/);
