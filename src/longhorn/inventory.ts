@@ -1,0 +1,209 @@
+import { invalidProp } from '../errors';
+import { checkTags } from './options';
+import { parseBytes } from './quantity';
+import { labelValueProblem } from '../topology/labels';
+import { compare } from '../topology/survival';
+
+/** The kind of a Longhorn disk: v1 volumes use filesystem disks, v2 volumes block disks. */
+export enum LonghornDiskType {
+  /** A directory on a mounted filesystem (Longhorn's default disk). */
+  FILESYSTEM = 'filesystem',
+  /** A raw block device (v2 data engine). */
+  BLOCK = 'block',
+}
+
+/**
+ * One Longhorn disk as the scheduler sees it (the disk's entry in the Longhorn Node's spec and status).
+ * Quantities are byte strings in the Kubernetes notation ('500Gi', '1073741824').
+ */
+export interface LonghornDiskInventory {
+  /** The disk's name, unique on its node. */
+  readonly name: string;
+
+  /** The disk's size (`storageMaximum`). */
+  readonly capacity: string;
+
+  /**
+   * Free space on the disk right now (`storageAvailable`), used by the minimal-available check and the
+   * balance choice.
+   *
+   * @default - the capacity (an empty disk)
+   */
+  readonly available?: string;
+
+  /**
+   * Space Longhorn must leave to others (`storageReserved`).
+   *
+   * @default '0'
+   */
+  readonly reserved?: string;
+
+  /**
+   * Sizes of the replicas of other volumes already scheduled to the disk (`storageScheduled`).
+   *
+   * @default '0'
+   */
+  readonly scheduled?: string;
+
+  /**
+   * The disk's Longhorn tags (matched by a volume's `diskSelector`).
+   *
+   * @default - no tags
+   */
+  readonly tags?: string[];
+
+  /**
+   * Whether Longhorn may schedule replicas to the disk.
+   *
+   * @default true
+   */
+  readonly allowScheduling?: boolean;
+
+  /**
+   * The disk's type.
+   *
+   * @default LonghornDiskType.FILESYSTEM
+   */
+  readonly diskType?: LonghornDiskType;
+}
+
+/** One Longhorn node: its zone, tags and disks. */
+export interface LonghornNodeInventory {
+  /** The node's name, unique in the inventory. */
+  readonly name: string;
+
+  /**
+   * The node's zone (the value of its `topology.kubernetes.io/zone` label).
+   *
+   * @default - no zone label: Longhorn counts every such node as one zone
+   */
+  readonly zone?: string;
+
+  /**
+   * The node's Longhorn tags (matched by a volume's `nodeSelector`).
+   *
+   * @default - no tags
+   */
+  readonly tags?: string[];
+
+  /**
+   * Whether Longhorn may schedule replicas to the node (ready, schedulable and not cordoned).
+   *
+   * @default true
+   */
+  readonly allowScheduling?: boolean;
+
+  /** The node's Longhorn disks (may be empty). */
+  readonly disks: LonghornDiskInventory[];
+}
+
+/** Props for `LonghornInventory`. */
+export interface LonghornInventoryProps {
+  /** The Longhorn nodes, with their zones and disks. At least one. */
+  readonly nodes: LonghornNodeInventory[];
+}
+
+/** A disk with its quantities in bytes and every default filled in. */
+export interface InventoryDisk {
+  readonly node: string;
+  readonly zone: string;
+  readonly name: string;
+  readonly type: LonghornDiskType;
+  readonly capacity: number;
+  readonly available: number;
+  readonly reserved: number;
+  readonly scheduled: number;
+  readonly tags: string[];
+  readonly allowScheduling: boolean;
+}
+
+/** A node with every default filled in; `zone` is '' for a node without a zone label. */
+export interface InventoryNode {
+  readonly name: string;
+  readonly zone: string;
+  readonly tags: string[];
+  readonly allowScheduling: boolean;
+  readonly disks: InventoryDisk[];
+}
+
+/**
+ * What a Longhorn cluster has to offer replicas: zones > nodes > disks with capacity, tags and
+ * schedulable flags. Give it to `LonghornStorageClass`, `LonghornVolume` or `LonghornPlacement.plan` to
+ * check at synth time where replicas would go. Validated at construction: unique names, whole
+ * non-negative byte quantities, free space and reservations within the capacity.
+ */
+export class LonghornInventory {
+  /** The zones of the nodes, sorted (without the unnamed zone of nodes that have no zone label). */
+  public readonly zones: string[];
+  /** The node names, sorted. */
+  public readonly nodeNames: string[];
+  /** The number of disks on all nodes. */
+  public readonly diskCount: number;
+
+  /** @internal the normalized nodes, sorted by name, their disks sorted by name */
+  public readonly _nodes: InventoryNode[];
+
+  constructor(props: LonghornInventoryProps) {
+    const where = 'LonghornInventory';
+    if (!props.nodes || props.nodes.length === 0) {
+      throw invalidProp(where, 'nodes', props.nodes ?? [], 'must list at least one node');
+    }
+    const names = new Map<string, number>();
+    this._nodes = props.nodes.map((node, i) => {
+      const at = `nodes[${i}]`;
+      if (typeof node.name !== 'string' || node.name === '') throw invalidProp(where, `${at}.name`, node.name, 'must not be empty');
+      if (names.has(node.name)) {
+        throw invalidProp(where, `${at}.name`, node.name, `duplicates nodes[${names.get(node.name)}].name: every node must be listed once`);
+      }
+      names.set(node.name, i);
+      if (node.zone !== undefined) {
+        const problem = node.zone === '' ? 'must not be empty (omit it for a node without a zone label)' : labelValueProblem(node.zone);
+        if (problem) throw invalidProp(where, `${at}.zone`, node.zone, problem);
+      }
+      const zone = node.zone ?? '';
+      const diskNames = new Map<string, number>();
+      const disks = (node.disks ?? []).map((disk, j): InventoryDisk => {
+        const d = `${at}.disks[${j}]`;
+        if (typeof disk.name !== 'string' || disk.name === '') throw invalidProp(where, `${d}.name`, disk.name, 'must not be empty');
+        if (diskNames.has(disk.name)) {
+          throw invalidProp(where, `${d}.name`, disk.name,
+            `duplicates ${at}.disks[${diskNames.get(disk.name)}].name: disk names must be unique on a node`);
+        }
+        diskNames.set(disk.name, j);
+        const capacity = parseBytes(where, `${d}.capacity`, disk.capacity);
+        const available = disk.available === undefined ? capacity : parseBytes(where, `${d}.available`, disk.available);
+        const reserved = disk.reserved === undefined ? 0 : parseBytes(where, `${d}.reserved`, disk.reserved);
+        const scheduled = disk.scheduled === undefined ? 0 : parseBytes(where, `${d}.scheduled`, disk.scheduled);
+        if (available > capacity) throw invalidProp(where, `${d}.available`, disk.available, `exceeds the capacity ${JSON.stringify(disk.capacity)}`);
+        if (reserved > capacity) throw invalidProp(where, `${d}.reserved`, disk.reserved, `exceeds the capacity ${JSON.stringify(disk.capacity)}`);
+        const type = disk.diskType ?? LonghornDiskType.FILESYSTEM;
+        if (!Object.values(LonghornDiskType).includes(type)) {
+          throw invalidProp(where, `${d}.diskType`, type, `must be one of ${Object.values(LonghornDiskType).join(', ')}`);
+        }
+        return {
+          node: node.name,
+          zone,
+          name: disk.name,
+          type,
+          capacity,
+          available,
+          reserved,
+          scheduled,
+          tags: checkTags(where, `${d}.tags`, disk.tags ?? []),
+          allowScheduling: disk.allowScheduling ?? true,
+        };
+      });
+      return {
+        name: node.name,
+        zone,
+        tags: checkTags(where, `${at}.tags`, node.tags ?? []),
+        allowScheduling: node.allowScheduling ?? true,
+        disks: disks.sort((a, b) => compare(a.name, b.name)),
+      };
+    }).sort((a, b) => compare(a.name, b.name));
+
+    this.nodeNames = this._nodes.map((n) => n.name);
+    this.zones = [...new Set(this._nodes.map((n) => n.zone).filter((z) => z !== ''))].sort(compare);
+    this.diskCount = this._nodes.reduce((sum, n) => sum + n.disks.length, 0);
+  }
+}

@@ -1,0 +1,502 @@
+import { invalidProp } from '../errors';
+import { InventoryDisk, InventoryNode, LonghornDiskType, LonghornInventory } from './inventory';
+import {
+  AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance, LonghornReplicaScheduling,
+  ResolvedLevel, ResolvedScheduling, resolveScheduling,
+} from './options';
+import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from './quantity';
+import { compare } from '../topology/survival';
+
+/** Where a replica of the volume already is. */
+export interface LonghornReplicaLocation {
+  /** The node's name in the inventory. */
+  readonly node: string;
+  /** The disk's name on that node. */
+  readonly disk: string;
+}
+
+/** What to place: a volume's scheduling options, its size, and the replicas it already has. */
+export interface LonghornPlacementRequest extends LonghornReplicaScheduling {
+  /**
+   * The volume size (a byte quantity such as '20Gi'). Longhorn rounds it up to a multiple of 2 MiB, and so
+   * does the planner.
+   *
+   * @default - '0': only placement rules and disks already out of room are checked, not this volume's size
+   */
+  readonly size?: string;
+
+  /**
+   * Replicas the volume already has. They count as using their zone, node and disk, and toward
+   * `numberOfReplicas`; their sizes must already be in their disks' `scheduled`.
+   *
+   * @default - none (a new volume)
+   */
+  readonly existingReplicas?: LonghornReplicaLocation[];
+}
+
+/** Where one replica goes, or why it cannot go anywhere. */
+export interface LonghornReplicaPlacement {
+  /** The replica's number, from 1. */
+  readonly replica: number;
+  /** True when the replica has a disk. */
+  readonly scheduled: boolean;
+  /** True for a replica given in `existingReplicas`. */
+  readonly existing: boolean;
+  /**
+   * The node.
+   *
+   * @default - none (unscheduled)
+   */
+  readonly node?: string;
+  /**
+   * The node's zone ('' for a node without a zone label).
+   *
+   * @default - none (unscheduled)
+   */
+  readonly zone?: string;
+  /**
+   * The disk on the node.
+   *
+   * @default - none (unscheduled)
+   */
+  readonly disk?: string;
+  /** The levels whose soft anti-affinity this replica needed: it shares them with an earlier replica. */
+  readonly relaxed: AntiAffinityLevel[];
+  /** Why the replica went there, or why it could not be scheduled. */
+  readonly reason: string;
+}
+
+/** The planner's answer. */
+export interface LonghornPlacementPlan {
+  /** Every replica of the volume in order: existing ones first, then new ones. */
+  readonly replicas: LonghornReplicaPlacement[];
+  /** True when every replica is scheduled. */
+  readonly complete: boolean;
+  /**
+   * Why the first unscheduled replica fits nowhere, naming the level that could not be honoured.
+   *
+   * @default - none (complete)
+   */
+  readonly failure?: string;
+  /** Degraded placement and upstream Longhorn bugs that apply: worth a synth-time warning. */
+  readonly warnings: string[];
+  /** Facts about the placement that need no action (e.g. nodes without a zone label form one zone). */
+  readonly notes: string[];
+  /** The replica size in bytes, after rounding up to 2 MiB. */
+  readonly replicaSize: number;
+}
+
+/**
+ * Longhorn's replica placement, computed at synth time (pure and deterministic). It follows
+ * longhorn-manager's replica scheduler: an unused node in an unused zone first; then, only for soft levels
+ * and from the coarsest to the finest, a used zone, then a used node; on the chosen nodes, disks holding no
+ * replica of the volume first (all disks only when disk anti-affinity is soft); disks must pass the
+ * capacity checks (free space above `storage-minimal-available-percentage`, scheduled sizes within
+ * `storage-over-provisioning-percentage` of capacity minus reserved); then the most balanced node and
+ * disk. Where Longhorn picks at random among equals, the planner picks by name.
+ */
+export class LonghornPlacement {
+  /**
+   * Places every replica of a volume on an inventory.
+   *
+   * @param inventory the nodes and disks
+   * @param request the volume's scheduling options and size
+   */
+  public static plan(inventory: LonghornInventory, request: LonghornPlacementRequest): LonghornPlacementPlan {
+    const where = 'LonghornPlacement.plan';
+    const resolved = resolveScheduling(where, request);
+    return planPlacement(where, inventory, resolved, replicaSizeOf(where, 'size', request.size ?? '0'), request.existingReplicas ?? []);
+  }
+
+  private constructor() {}
+}
+
+/** A volume size in bytes rounded up to Longhorn's 2 MiB alignment. */
+export function replicaSizeOf(where: string, prop: string, size: string): number {
+  const bytes = parseBytes(where, prop, size);
+  return Math.ceil(bytes / LONGHORN_SIZE_ALIGNMENT) * LONGHORN_SIZE_ALIGNMENT;
+}
+
+type Level = AntiAffinityLevel;
+const LEVEL_ORDER = [AntiAffinityLevel.ZONE, AntiAffinityLevel.NODE, AntiAffinityLevel.DISK];
+const UNIT = { zone: ['zone', 'zones'], node: ['node', 'nodes'], disk: ['disk', 'disks'] } as const;
+
+interface Placed {
+  readonly disk: InventoryDisk;
+  readonly existing: boolean;
+}
+
+/** Mutable bookkeeping of one planning run. */
+class State {
+  public readonly placed: Placed[] = [];
+  private readonly added = new Map<InventoryDisk, number>();
+
+  constructor(private readonly size: number) {}
+
+  public place(disk: InventoryDisk, existing: boolean): void {
+    this.placed.push({ disk, existing });
+    // Existing replicas are already in the disk's `scheduled`.
+    if (!existing) this.added.set(disk, (this.added.get(disk) ?? 0) + this.size);
+  }
+
+  /** Bytes scheduled to the disk so far (other volumes' replicas and this plan's new ones). */
+  public scheduled(disk: InventoryDisk): number {
+    return disk.scheduled + (this.added.get(disk) ?? 0);
+  }
+
+  public usedZones(): Set<string> {
+    return new Set(this.placed.map((p) => p.disk.zone));
+  }
+
+  public usedNodes(): Set<string> {
+    return new Set(this.placed.map((p) => p.disk.node));
+  }
+
+  public replicasOn(disk: InventoryDisk): number {
+    return this.placed.filter((p) => p.disk === disk).length;
+  }
+}
+
+/** Why a disk cannot take one more replica of `size` bytes (Longhorn's two capacity conditions), or undefined. */
+function capacityProblem(disk: InventoryDisk, scheduled: number, size: number, r: ResolvedScheduling): string | undefined {
+  const id = `${disk.node}/${disk.name}`;
+  if (disk.capacity <= 0) return `${id} has no capacity`;
+  if (disk.available <= 0) return `${id} has no free space`;
+  const minimal = Math.trunc(disk.capacity * r.settings.storageMinimalAvailablePercentage / 100);
+  if (disk.available <= minimal) {
+    return `${id} has ${formatBytes(disk.available)} free, at or below the minimal ${formatBytes(minimal)} ` +
+      `(storage-minimal-available-percentage ${r.settings.storageMinimalAvailablePercentage}% of ${formatBytes(disk.capacity)})`;
+  }
+  const limit = Math.trunc((disk.capacity - disk.reserved) * r.settings.storageOverProvisioningPercentage / 100);
+  if (size + scheduled > limit) {
+    return `${id} has ${formatBytes(scheduled)} scheduled; another ${formatBytes(size)} exceeds the ${formatBytes(limit)} allowed ` +
+      `(storage-over-provisioning-percentage ${r.settings.storageOverProvisioningPercentage}% of capacity ${formatBytes(disk.capacity)} ` +
+      `minus reserved ${formatBytes(disk.reserved)})`;
+  }
+  return undefined;
+}
+
+/** Longhorn's tag rule: every selector tag present; an empty selector matches untagged objects, or all if allowed. */
+function tagsMatch(tags: string[], selector: string[], allowEmpty: boolean): boolean {
+  if (selector.length === 0) return allowEmpty || tags.length === 0;
+  return selector.every((t) => tags.includes(t));
+}
+
+function domainOf(level: Level, disk: InventoryDisk): string {
+  return level === AntiAffinityLevel.ZONE ? disk.zone : level === AntiAffinityLevel.NODE ? disk.node : `${disk.node}/${disk.name}`;
+}
+
+function zoneName(zone: string): string {
+  return zone === '' ? '(no zone label)' : zone;
+}
+
+function domainName(level: Level, domain: string): string {
+  return level === AntiAffinityLevel.ZONE ? zoneName(domain) : domain;
+}
+
+function plural(count: number, level: Level): string {
+  return `${count} ${UNIT[level][count === 1 ? 0 : 1]}`;
+}
+
+function list(items: string[], max = 5): string {
+  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}
+
+/**
+ * Longhorn's balance score: the spread of usable bytes, (max - min) / mean, or Infinity when every
+ * value is 0 (everything full).
+ */
+function spread(values: number[]): number {
+  if (values.length === 0) return Infinity;
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  if (mean === 0) return Infinity;
+  return (Math.max(...values) - Math.min(...values)) / mean;
+}
+
+/**
+ * Longhorn's choice among candidate disks: the node whose use leaves usable bytes across the candidate
+ * nodes most even, then the disk on it that leaves usable bytes across all candidate disks most even;
+ * when no node can hold the replica's size in usable bytes, the disk with the most unreserved free space.
+ * Candidates arrive sorted by node and disk name, and ties keep the first.
+ */
+function choose(candidates: InventoryDisk[], state: State, size: number): InventoryDisk {
+  if (candidates.length === 1) return candidates[0];
+  const usable = new Map(candidates.map((d) => [d, Math.max(0, d.available - d.reserved - state.scheduled(d))]));
+  const nodeUsable = new Map<string, number>();
+  for (const d of candidates) nodeUsable.set(d.node, (nodeUsable.get(d.node) ?? 0) + usable.get(d)!);
+
+  let bestNode: string | undefined;
+  let bestScore = Infinity;
+  for (const [node, free] of nodeUsable) {
+    if (free < size) continue;
+    const score = spread([...nodeUsable].map(([n, u]) => (n === node ? u - size : u)));
+    if (score < bestScore) {
+      bestScore = score;
+      bestNode = node;
+    }
+  }
+  let best: InventoryDisk | undefined;
+  if (bestNode !== undefined) {
+    bestScore = Infinity;
+    for (const disk of candidates.filter((d) => d.node === bestNode)) {
+      const score = spread(candidates.map((d) => (d === disk ? usable.get(d)! - size : usable.get(d)!)));
+      if (score < bestScore) {
+        bestScore = score;
+        best = disk;
+      }
+    }
+  }
+  if (best) return best;
+  return candidates.reduce((a, b) => (b.available - b.reserved > a.available - a.reserved ? b : a));
+}
+
+/**
+ * The planner itself: validates the request against the inventory (selector tags nobody has, unknown
+ * existing replicas), then places replicas one by one as Longhorn does.
+ */
+export function planPlacement(
+  where: string, inventory: LonghornInventory, r: ResolvedScheduling, size: number, existing: LonghornReplicaLocation[],
+): LonghornPlacementPlan {
+  const nodes = inventory._nodes;
+  checkSelector(where, 'nodeSelector', r.nodeSelector, nodes.flatMap((n) => n.tags), 'node');
+  checkSelector(where, 'diskSelector', r.diskSelector, nodes.flatMap((n) => n.disks.flatMap((d) => d.tags)), 'disk');
+  if (existing.length > r.replicas) {
+    throw invalidProp(where, 'existingReplicas', existing, `lists ${existing.length} replicas but numberOfReplicas is ${r.replicas}`);
+  }
+
+  const state = new State(size);
+  const replicas: LonghornReplicaPlacement[] = [];
+  existing.forEach((loc, i) => {
+    const disk = nodes.find((n) => n.name === loc.node)?.disks.find((d) => d.name === loc.disk);
+    if (!disk) throw invalidProp(where, `existingReplicas[${i}]`, loc, 'is not a disk of the inventory');
+    const relaxed = relaxedLevels(state, disk);
+    state.place(disk, true);
+    replicas.push({ replica: i + 1, scheduled: true, existing: true, node: disk.node, zone: disk.zone, disk: disk.name, relaxed, reason: 'already there' });
+  });
+
+  const wantedType = r.dataEngine === LonghornDataEngine.V2 ? LonghornDiskType.BLOCK : LonghornDiskType.FILESYSTEM;
+  const eligibleNodes = nodes.filter((n) => n.allowScheduling && tagsMatch(n.tags, r.nodeSelector, r.settings.allowEmptyNodeSelectorVolume));
+  const eligibleDisks = eligibleNodes.flatMap((n) => n.disks.filter((d) =>
+    d.allowScheduling && d.type === wantedType && tagsMatch(d.tags, r.diskSelector, r.settings.allowEmptyDiskSelectorVolume)));
+  const level = (l: Level) => r.levels.find((x) => x.level === l)!;
+  const [zone, node, disk] = LEVEL_ORDER.map(level);
+
+  const warnings: string[] = [];
+  const notes: string[] = [];
+  let failure: string | undefined;
+  for (let i = existing.length; i < r.replicas; i++) {
+    if (failure !== undefined) {
+      replicas.push({ replica: i + 1, scheduled: false, existing: false, relaxed: [], reason: `unschedulable: ${failure}` });
+      continue;
+    }
+    const usedZones = state.usedZones();
+    const usedNodes = state.usedNodes();
+    // Longhorn's tiers of nodes: each later tier relaxes one more soft level, from the coarsest.
+    const tiers: ((d: InventoryDisk) => boolean)[] = [(d) => !usedNodes.has(d.node) && !usedZones.has(d.zone)];
+    if (!zone.hard) tiers.push((d) => !usedNodes.has(d.node));
+    if (!zone.hard && !node.hard) tiers.push((d) => usedNodes.has(d.node));
+
+    let chosen: { disk: InventoryDisk; of: number } | undefined;
+    for (const inTier of tiers) {
+      const fitting = eligibleDisks.filter((d) => inTier(d) && capacityProblem(d, state.scheduled(d), size, r) === undefined);
+      const fresh = fitting.filter((d) => state.replicasOn(d) === 0);
+      const candidates = fresh.length > 0 || disk.hard ? fresh : fitting;
+      if (candidates.length > 0) {
+        chosen = { disk: choose(candidates, state, size), of: candidates.length };
+        break;
+      }
+    }
+    if (!chosen) {
+      failure = `replica ${i + 1} of ${r.replicas} cannot be scheduled: ` +
+        explainFailure(r, eligibleDisks, nodes, state, size, [zone, node, disk], wantedType);
+      replicas.push({ replica: i + 1, scheduled: false, existing: false, relaxed: [], reason: `unschedulable: ${failure}` });
+      continue;
+    }
+    const d = chosen.disk;
+    const relaxed = relaxedLevels(state, d);
+    const doubleCounted = doubleCountProblem(d, state, size, r);
+    if (doubleCounted) warnings.push(`replica ${i + 1}: ${doubleCounted}`);
+    state.place(d, false);
+    const why = chosen.of === 1 ? 'the only candidate disk' : `the most balanced of ${chosen.of} candidate disks`;
+    const shares = relaxed.map((l) => `shares ${l} ${domainName(l, domainOf(l, d))} with an earlier replica (${l} anti-affinity is soft: ${level(l).origin})`);
+    replicas.push({
+      replica: i + 1,
+      scheduled: true,
+      existing: false,
+      node: d.node,
+      zone: d.zone,
+      disk: d.name,
+      relaxed,
+      reason: [`${zoneName(d.zone)} / ${d.node} / ${d.name}: ${why}`, ...shares].join('; '),
+    });
+  }
+
+  describeZones(eligibleNodes, warnings, notes);
+  describeDegraded(replicas, r, eligibleDisks, warnings, notes);
+  if (r.replicaAutoBalance === LonghornReplicaAutoBalance.BEST_EFFORT && node.hard && !zone.hard) {
+    warnings.push('replicaAutoBalance is best-effort and node anti-affinity is hard: Longhorn ignores the hard node level when it ' +
+      'rebalances in best-effort mode and may put two replicas of the volume on one node (longhorn/longhorn#11189); ' +
+      'use least-effort, or keep node anti-affinity soft knowingly');
+  }
+  if (r.dataLocality === LonghornDataLocality.BEST_EFFORT) {
+    notes.push('dataLocality best-effort: Longhorn also tries to keep one replica on the node the volume is attached to, ' +
+      'which is unknown at synth time; this plan ignores locality');
+  }
+  if (size === 0) notes.push('no volume size given: capacity is checked only for disks already out of room');
+
+  return { replicas, complete: failure === undefined, failure, warnings, notes, replicaSize: size };
+}
+
+function relaxedLevels(state: State, disk: InventoryDisk): Level[] {
+  const relaxed: Level[] = [];
+  if (state.usedZones().has(disk.zone)) relaxed.push(AntiAffinityLevel.ZONE);
+  if (state.usedNodes().has(disk.node)) relaxed.push(AntiAffinityLevel.NODE);
+  if (state.replicasOn(disk) > 0) relaxed.push(AntiAffinityLevel.DISK);
+  return relaxed;
+}
+
+function checkSelector(where: string, prop: string, selector: string[], tags: string[], kind: string): void {
+  const known = new Set(tags);
+  selector.forEach((tag, i) => {
+    if (!known.has(tag)) {
+      throw invalidProp(where, `${prop}[${i}]`, tag,
+        `is a tag no ${kind} of the inventory has (${kind} tags: ${known.size ? [...known].sort(compare).join(', ') : 'none'}): ` +
+        'no replica could ever be scheduled');
+    }
+  });
+}
+
+/**
+ * Longhorn counts replicas of the volume on the node's *other* disks against a disk's over-provisioning
+ * limit (longhorn/longhorn#12653). Says so when that would refuse a disk the correct accounting accepts.
+ */
+function doubleCountProblem(disk: InventoryDisk, state: State, size: number, r: ResolvedScheduling): string | undefined {
+  const others = state.placed.filter((p) => p.disk.node === disk.node && p.disk !== disk).length;
+  if (others === 0) return undefined;
+  const problem = capacityProblem(disk, state.scheduled(disk) + others * size, size, r);
+  if (problem === undefined) return undefined;
+  return `Longhorn also counts the ${others === 1 ? 'replica' : `${others} replicas`} of this volume on ${disk.node}'s other ` +
+    `disks against ${disk.node}/${disk.name} (longhorn/longhorn#12653) and may refuse it: in its view ${problem}; give the disk ` +
+    `room for ${others + 1} replicas or run a Longhorn release with the fix`;
+}
+
+/** Why no disk can take the next replica: names the hard level, the counts and the names. */
+function explainFailure(
+  r: ResolvedScheduling, eligible: InventoryDisk[], nodes: InventoryNode[], state: State, size: number,
+  levels: ResolvedLevel[], wantedType: LonghornDiskType,
+): string {
+  if (eligible.length === 0) return `no disk can hold a replica of this volume: ${exclusions(r, nodes, wantedType)}`;
+  const noRoom = () => {
+    const problems = eligible.map((d) => capacityProblem(d, state.scheduled(d), size, r)).filter((p): p is string => p !== undefined);
+    return `no disk has room for another ${formatBytes(size)} replica: ${list(problems)}`;
+  };
+  const unit = levels.find((l) => l.hard);
+  if (!unit) return noRoom();
+  const l = unit.level;
+  const domains = [...new Set(eligible.map((d) => domainOf(l, d)))];
+  const used = new Set(state.placed.map((p) => domainOf(l, p.disk)));
+  const usedCount = domains.filter((d) => used.has(d)).length;
+  if (domains.length >= r.replicas && usedCount === 0) return noRoom();
+  const need = `${r.replicas} replicas need ${plural(r.replicas, l)} without a replica of this volume ` +
+    `(${l} anti-affinity is hard: ${unit.origin})`;
+  const hint = l === AntiAffinityLevel.DISK
+    ? `; set ${unit.option} to ENABLED to let replicas share a disk, lower numberOfReplicas, or add disks`
+    : `; set ${unit.option} to ENABLED to let replicas share a ${l}, lower numberOfReplicas, or add ${UNIT[l][1]}`;
+  if (domains.length < r.replicas) return `${need}; ${describeDomains(l, eligible, domains)}${hint}`;
+  // Every domain without a replica of the volume is out of room, or a tier would have found it.
+  const problems = eligible
+    .filter((d) => !used.has(domainOf(l, d)))
+    .map((d) => capacityProblem(d, state.scheduled(d), size, r))
+    .filter((p): p is string => p !== undefined);
+  return `${need}; of the ${plural(domains.length, l)} that could hold one, ${usedCount} already hold${usedCount === 1 ? 's' : ''} ` +
+    `a replica and the other ${domains.length - usedCount} have no room for a ${formatBytes(size)} replica: ${list(problems)}`;
+}
+
+/** "node n1 has 2 disks", "3 nodes have a schedulable disk: n1, n2, n3", "2 zones have ...: a, b". */
+function describeDomains(level: Level, eligible: InventoryDisk[], domains: string[]): string {
+  if (level === AntiAffinityLevel.DISK) {
+    const perNode = new Map<string, number>();
+    for (const d of eligible) perNode.set(d.node, (perNode.get(d.node) ?? 0) + 1);
+    if (perNode.size === 1) {
+      const [[n, count]] = perNode;
+      return `node ${n} has ${plural(count, level)}`;
+    }
+    return `nodes ${[...perNode.keys()].join(', ')} have ${plural(eligible.length, level)} (` +
+      `${[...perNode].map(([n, c]) => `${n}: ${c}`).join(', ')})`;
+  }
+  const names = domains.map((d) => domainName(level, d));
+  const unzoned = level === AntiAffinityLevel.ZONE && domains.includes('') ? '; nodes without a zone label count as one zone' : '';
+  return `${domains.length === 1 ? `only ${plural(1, level)} has` : `only ${plural(domains.length, level)} have`} ` +
+    `a disk that can hold a replica: ${list(names)}${unzoned}`;
+}
+
+/** Why no disk at all is eligible: counts of nodes and disks excluded by each rule. */
+function exclusions(r: ResolvedScheduling, nodes: InventoryNode[], wantedType: LonghornDiskType): string {
+  const reasons: string[] = [];
+  const off = nodes.filter((n) => !n.allowScheduling).map((n) => n.name);
+  if (off.length) reasons.push(`scheduling is disabled on node(s) ${list(off)}`);
+  const schedulable = nodes.filter((n) => n.allowScheduling);
+  const untagged = schedulable.filter((n) => !tagsMatch(n.tags, r.nodeSelector, r.settings.allowEmptyNodeSelectorVolume)).map((n) => n.name);
+  if (untagged.length) {
+    reasons.push(r.nodeSelector.length
+      ? `node(s) ${list(untagged)} lack the nodeSelector tags [${r.nodeSelector.join(', ')}]`
+      : `node(s) ${list(untagged)} are tagged and allow-empty-node-selector-volume is false`);
+  }
+  const nodesLeft = schedulable.filter((n) => !untagged.includes(n.name));
+  const diskless = nodesLeft.filter((n) => n.disks.length === 0).map((n) => n.name);
+  if (diskless.length) reasons.push(`node(s) ${list(diskless)} have no disk`);
+  const disks = nodesLeft.flatMap((n) => n.disks);
+  const id = (d: InventoryDisk) => `${d.node}/${d.name}`;
+  const diskOff = disks.filter((d) => !d.allowScheduling).map(id);
+  if (diskOff.length) reasons.push(`scheduling is disabled on disk(s) ${list(diskOff)}`);
+  const wrongType = disks.filter((d) => d.allowScheduling && d.type !== wantedType).map(id);
+  if (wrongType.length) reasons.push(`disk(s) ${list(wrongType)} are not ${wantedType} disks, which the ${r.dataEngine} data engine needs`);
+  const diskUntagged = disks.filter((d) => d.allowScheduling && d.type === wantedType &&
+    !tagsMatch(d.tags, r.diskSelector, r.settings.allowEmptyDiskSelectorVolume)).map(id);
+  if (diskUntagged.length) {
+    reasons.push(r.diskSelector.length
+      ? `disk(s) ${list(diskUntagged)} lack the diskSelector tags [${r.diskSelector.join(', ')}]`
+      : `disk(s) ${list(diskUntagged)} are tagged and allow-empty-disk-selector-volume is false`);
+  }
+  return reasons.join('; ');
+}
+
+/** Nodes without a zone label form one zone in Longhorn: a note when all lack it, a warning when only some do. */
+function describeZones(eligibleNodes: InventoryNode[], warnings: string[], notes: string[]): void {
+  const unzoned = eligibleNodes.filter((n) => n.zone === '').map((n) => n.name);
+  if (unzoned.length === 0) return;
+  if (unzoned.length === eligibleNodes.length) {
+    notes.push('no node has a zone label: Longhorn counts all nodes as one zone');
+    return;
+  }
+  const zones = [...new Set(eligibleNodes.map((n) => n.zone).filter((z) => z !== ''))].sort(compare);
+  warnings.push(`node(s) ${list(unzoned)} have no zone label: Longhorn counts them as one more zone next to ${list(zones)}, ` +
+    'so zone anti-affinity treats them as a single failure domain; label them with their zone');
+}
+
+/**
+ * One warning per relaxed level, saying which replicas share which domain and what losing it costs. When the
+ * inventory has a single domain at that level, sharing it is inherent and only noted.
+ */
+function describeDegraded(
+  replicas: LonghornReplicaPlacement[], r: ResolvedScheduling, eligible: InventoryDisk[], warnings: string[], notes: string[],
+): void {
+  const scheduled = replicas.filter((p) => p.scheduled);
+  for (const level of LEVEL_ORDER) {
+    if (!scheduled.some((p) => p.relaxed.includes(level))) continue;
+    const key = (p: LonghornReplicaPlacement) => (level === AntiAffinityLevel.ZONE ? p.zone! : level === AntiAffinityLevel.NODE ? p.node! : `${p.node}/${p.disk}`);
+    const groups = new Map<string, number[]>();
+    for (const p of scheduled) groups.set(key(p), [...(groups.get(key(p)) ?? []), p.replica]);
+    const shared = [...groups].filter(([, members]) => members.length > 1);
+    const text = shared.map(([domain, members]) => `${level} ${domainName(level, domain)} holds replicas ${members.join(', ')}`).join('; ');
+    const origin = r.levels.find((l) => l.level === level)!.origin;
+    const worst = Math.max(...shared.map(([, m]) => m.length));
+    const domains = new Set(eligible.map((d) => domainOf(level, d)));
+    if (domains.size <= 1) {
+      notes.push(`${text}: the inventory has ${plural(domains.size, level)} for this volume, so sharing it is unavoidable`);
+    } else {
+      warnings.push(`degraded placement: ${text} (${level} anti-affinity is soft: ${origin}); losing ` +
+        `${shared.length === 1 ? `that ${level}` : `one such ${level}`} loses ${worst} of ${r.replicas} replicas`);
+    }
+  }
+}

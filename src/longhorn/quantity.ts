@@ -1,0 +1,61 @@
+import { invalidProp } from '../errors';
+
+/**
+ * Byte quantities in the Kubernetes notation ('10Gi', '500M', '1073741824'), parsed exactly (BigInt) and
+ * returned as a safe JavaScript integer. Longhorn stores volume sizes and disk capacities in bytes.
+ */
+
+const BINARY: { [suffix: string]: bigint } = {
+  Ki: 2n ** 10n, Mi: 2n ** 20n, Gi: 2n ** 30n, Ti: 2n ** 40n, Pi: 2n ** 50n, Ei: 2n ** 60n,
+};
+const DECIMAL: { [suffix: string]: bigint } = {
+  '': 1n, 'k': 10n ** 3n, 'M': 10n ** 6n, 'G': 10n ** 9n, 'T': 10n ** 12n, 'P': 10n ** 15n, 'E': 10n ** 18n,
+};
+const QUANTITY = /^(\d+)(?:\.(\d+))?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+
+/** 2 MiB: Longhorn rounds every volume size up to a multiple of this. */
+export const LONGHORN_SIZE_ALIGNMENT = 2 * 1024 * 1024;
+
+/**
+ * Parses a byte quantity. Throws, in the library's error format, for anything that is not a whole,
+ * non-negative number of bytes: Kubernetes would round a fraction up, we refuse to guess.
+ */
+export function parseBytes(where: string, prop: string, value: string): number {
+  if (typeof value !== 'string') {
+    throw invalidProp(where, prop, value, "must be a byte quantity string such as '10Gi', '500M' or '1073741824'");
+  }
+  const text = value.trim();
+  if (text.startsWith('-')) {
+    throw invalidProp(where, prop, value, 'must not be negative');
+  }
+  const m = QUANTITY.exec(text);
+  if (!m) {
+    throw invalidProp(where, prop, value,
+      "is not a byte quantity: use digits with an optional fraction and suffix (Ki, Mi, Gi, Ti, Pi, Ei, k, M, G, T, P, E), e.g. '10Gi'");
+  }
+  const [, whole, fraction = '', suffix = ''] = m;
+  const unit = BINARY[suffix] ?? DECIMAL[suffix];
+  const scale = 10n ** BigInt(fraction.length);
+  const scaled = (BigInt(whole) * scale + BigInt(fraction || '0')) * unit;
+  if (scaled % scale !== 0n) {
+    throw invalidProp(where, prop, value, 'is not a whole number of bytes');
+  }
+  const bytes = scaled / scale;
+  if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw invalidProp(where, prop, value, `is larger than ${Number.MAX_SAFE_INTEGER} bytes`);
+  }
+  return Number(bytes);
+}
+
+/**
+ * Renders bytes for messages, exactly, in the notation `parseBytes` reads: the largest binary suffix that
+ * divides them ('10Gi'), else the largest decimal one ('3G'), else plain bytes.
+ */
+export function formatBytes(bytes: number): string {
+  if (bytes === 0) return '0';
+  for (const suffix of ['Ei', 'Pi', 'Ti', 'Gi', 'Mi', 'Ki', 'E', 'P', 'T', 'G', 'M', 'k']) {
+    const unit = Number(BINARY[suffix] ?? DECIMAL[suffix]);
+    if (bytes % unit === 0) return `${bytes / unit}${suffix}`;
+  }
+  return String(bytes);
+}
