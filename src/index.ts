@@ -7,3 +7,18 @@ export { ZoneAffinity, PodAntiAffinityProps, FailureDomain } from './topology/af
 export { NodeSelectors } from './topology/node-selector';
 export { Quorum, Survival, SurvivalVerdict } from './topology/survival';
 export { Zonal, ZonalSpreadOptions } from './topology/zonal';
+
+// Longhorn: replica anti-affinity at zone, node and disk level, and the synth-time placement planner.
+export {
+  AntiAffinity, AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance,
+  LonghornReplicaScheduling, LonghornSchedulingSettings,
+} from './longhorn/options';
+export {
+  LonghornInventory, LonghornInventoryProps, LonghornNodeInventory, LonghornDiskInventory, LonghornDiskType,
+} from './longhorn/inventory';
+export {
+  LonghornPlacement, LonghornPlacementRequest, LonghornPlacementPlan, LonghornReplicaPlacement, LonghornReplicaLocation,
+} from './longhorn/planner';
+export { LonghornStorageClass, LonghornStorageClassProps, VolumeBindingMode } from './longhorn/storage-class';
+export { LonghornVolume, LonghornVolumeProps } from './longhorn/volume';
+export { LonghornSettings, LonghornSettingsProps } from './longhorn/settings';

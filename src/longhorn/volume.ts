@@ -1,0 +1,114 @@
+import { ApiObject, Duration } from 'cdk8s';
+import { Construct } from 'constructs';
+import { invalidProp } from '../errors';
+import { checkPlacement, LONGHORN_NAMESPACE, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
+import { LonghornInventory } from './inventory';
+import { LonghornReplicaScheduling, resolveScheduling } from './options';
+import { LonghornPlacementPlan } from './planner';
+import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from './quantity';
+
+/** Props for `LonghornVolume`. */
+export interface LonghornVolumeProps extends LonghornReplicaScheduling {
+  /**
+   * The volume size, a byte quantity such as '20Gi'. It must be a multiple of 2 MiB: Longhorn rounds sizes
+   * up, which would make the live object differ from the manifest.
+   */
+  readonly size: string;
+
+  /**
+   * The Volume name.
+   *
+   * @default - generated from the construct path
+   */
+  readonly name?: string;
+
+  /**
+   * The namespace Longhorn runs in.
+   *
+   * @default 'longhorn-system'
+   */
+  readonly namespace?: string;
+
+  /**
+   * Minutes Longhorn waits before it removes a replica that failed (whole minutes, at least 1).
+   *
+   * @default - not set: Longhorn's default
+   */
+  readonly staleReplicaTimeout?: Duration;
+
+  /**
+   * The cluster's Longhorn nodes and disks. When given, the construct plans where the replicas go: it fails
+   * synth when the hard anti-affinity levels or the disks' capacity cannot be met, and warns when a soft
+   * level had to be relaxed.
+   *
+   * @default - no placement check
+   */
+  readonly inventory?: LonghornInventory;
+
+  /**
+   * More fields of the Volume's spec, for options without a typed prop (e.g. `accessMode`, `frontend`). A
+   * field the typed props already set is refused.
+   *
+   * @default - none
+   */
+  readonly extraSpec?: { [key: string]: any };
+}
+
+/**
+ * A Longhorn Volume (`longhorn.io/v1beta2`) with per-volume replica placement overrides. Given an
+ * inventory, it checks at synth time that Longhorn can place every replica and says which level cannot be
+ * honoured when it cannot.
+ */
+export class LonghornVolume extends Construct {
+  /** The Volume name. */
+  public readonly name: string;
+  /** The size in bytes. */
+  public readonly sizeBytes: number;
+  /**
+   * The placement the check computed.
+   *
+   * @default - none (no inventory given)
+   */
+  public readonly placement?: LonghornPlacementPlan;
+
+  constructor(scope: Construct, id: string, props: LonghornVolumeProps) {
+    super(scope, id);
+    const where = `LonghornVolume '${this.node.path}'`;
+    const resolved = resolveScheduling(where, props);
+    this.sizeBytes = parseBytes(where, 'size', props.size);
+    if (this.sizeBytes === 0 || this.sizeBytes % LONGHORN_SIZE_ALIGNMENT !== 0) {
+      const up = Math.max(1, Math.ceil(this.sizeBytes / LONGHORN_SIZE_ALIGNMENT)) * LONGHORN_SIZE_ALIGNMENT;
+      throw invalidProp(where, 'size', props.size,
+        `must be a positive multiple of 2Mi (${LONGHORN_SIZE_ALIGNMENT} bytes): Longhorn would round it up to ${formatBytes(up)} ` +
+        `and the live Volume would differ from the manifest; use '${formatBytes(up)}'`);
+    }
+    if (props.inventory) {
+      this.placement = checkPlacement(this, where, props.inventory, resolved, this.sizeBytes);
+    }
+
+    const typed: { [key: string]: any } = { size: String(this.sizeBytes) };
+    if (props.numberOfReplicas !== undefined) typed.numberOfReplicas = props.numberOfReplicas;
+    if (props.replicaSoftAntiAffinity !== undefined) typed.replicaSoftAntiAffinity = props.replicaSoftAntiAffinity;
+    if (props.replicaZoneSoftAntiAffinity !== undefined) typed.replicaZoneSoftAntiAffinity = props.replicaZoneSoftAntiAffinity;
+    if (props.replicaDiskSoftAntiAffinity !== undefined) typed.replicaDiskSoftAntiAffinity = props.replicaDiskSoftAntiAffinity;
+    if (props.dataLocality !== undefined) typed.dataLocality = props.dataLocality;
+    if (props.replicaAutoBalance !== undefined) typed.replicaAutoBalance = props.replicaAutoBalance;
+    if (props.dataEngine !== undefined) typed.dataEngine = props.dataEngine;
+    if (resolved.diskSelector.length > 0) typed.diskSelector = resolved.diskSelector;
+    if (resolved.nodeSelector.length > 0) typed.nodeSelector = resolved.nodeSelector;
+    if (props.staleReplicaTimeout !== undefined) typed.staleReplicaTimeout = staleReplicaTimeoutMinutes(where, props.staleReplicaTimeout);
+
+    const volume = new ApiObject(this, 'Resource', {
+      apiVersion: 'longhorn.io/v1beta2',
+      kind: 'Volume',
+      // cdk8s generates a name only when the key is absent, not when it is undefined.
+      metadata: {
+        ...(props.name !== undefined ? { name: props.name } : {}),
+        namespace: props.namespace ?? LONGHORN_NAMESPACE,
+        labels: longhornLabels(this, 'volume'),
+      },
+      spec: mergeExtra(where, 'extraSpec', typed, props.extraSpec),
+    });
+    this.name = volume.name;
+  }
+}

@@ -1,0 +1,116 @@
+import { Duration } from 'cdk8s';
+import {
+  AntiAffinity, LonghornDataEngine, LonghornDataLocality, LonghornInventory, LonghornReplicaAutoBalance, LonghornVolume,
+} from '../../src';
+import { warningsOf } from '../../src/warnings';
+import { only, synth, testChart } from '../util';
+
+const threeDisks = new LonghornInventory({
+  nodes: [{ name: 'n1', disks: ['sda', 'sdb', 'sdc'].map((name) => ({ name, capacity: '1Ti' })) }],
+});
+
+describe('LonghornVolume', () => {
+  test('emits a longhorn.io/v1beta2 Volume with the overrides, the size in bytes as a string', () => {
+    const chart = testChart();
+    const volume = new LonghornVolume(chart, 'db', {
+      name: 'db-data',
+      size: '20Gi',
+      numberOfReplicas: 3,
+      replicaSoftAntiAffinity: AntiAffinity.ENABLED,
+      replicaZoneSoftAntiAffinity: AntiAffinity.IGNORED,
+      replicaDiskSoftAntiAffinity: AntiAffinity.DISABLED,
+      dataLocality: LonghornDataLocality.DISABLED,
+      replicaAutoBalance: LonghornReplicaAutoBalance.IGNORED,
+      dataEngine: LonghornDataEngine.V1,
+      diskSelector: ['ssd'],
+      nodeSelector: ['storage'],
+      staleReplicaTimeout: Duration.minutes(30),
+      extraSpec: { accessMode: 'rwo', frontend: 'blockdev' },
+    });
+    const manifests = synth(chart);
+    expect(manifests).toMatchSnapshot();
+    const obj = only(manifests, 'Volume', 'db-data');
+    expect(obj.apiVersion).toBe('longhorn.io/v1beta2');
+    expect(obj.metadata.namespace).toBe('longhorn-system');
+    expect(obj.spec).toEqual({
+      size: '21474836480',
+      numberOfReplicas: 3,
+      replicaSoftAntiAffinity: 'enabled',
+      replicaZoneSoftAntiAffinity: 'ignored',
+      replicaDiskSoftAntiAffinity: 'disabled',
+      dataLocality: 'disabled',
+      replicaAutoBalance: 'ignored',
+      dataEngine: 'v1',
+      diskSelector: ['ssd'],
+      nodeSelector: ['storage'],
+      staleReplicaTimeout: 30,
+      accessMode: 'rwo',
+      frontend: 'blockdev',
+    });
+    expect(volume.sizeBytes).toBe(21474836480);
+    expect(volume.name).toBe('db-data');
+  });
+
+  test('story 3 of the seed: a high-priority volume with hard disk anti-affinity fails synth when disks run out', () => {
+    const chart = testChart();
+    expect(() => new LonghornVolume(chart, 'critical', {
+      size: '10Gi',
+      numberOfReplicas: 4,
+      inventory: threeDisks,
+      replicaSoftAntiAffinity: AntiAffinity.ENABLED,
+      replicaDiskSoftAntiAffinity: AntiAffinity.DISABLED,
+    })).toThrow("LonghornVolume 'test/critical': numberOfReplicas=4 cannot be placed on the inventory: replica 4 of 4 cannot be " +
+      'scheduled: 4 replicas need 4 disks without a replica of this volume (disk anti-affinity is hard: ' +
+      'replicaDiskSoftAntiAffinity=disabled); node n1 has 3 disks');
+  });
+
+  test('the same volume with 3 replicas is placed one per disk, with no warning', () => {
+    const chart = testChart();
+    const volume = new LonghornVolume(chart, 'critical', {
+      size: '10Gi',
+      numberOfReplicas: 3,
+      inventory: threeDisks,
+      replicaSoftAntiAffinity: AntiAffinity.ENABLED,
+      replicaDiskSoftAntiAffinity: AntiAffinity.DISABLED,
+    });
+    expect(volume.placement!.replicas.map((r) => r.disk)).toEqual(['sda', 'sdb', 'sdc']);
+    expect(warningsOf(chart)).toEqual([]);
+  });
+
+  test('the size is checked against the disks: a volume too large for them fails synth', () => {
+    expect(() => new LonghornVolume(testChart(), 'big', {
+      size: '2Ti', numberOfReplicas: 1, inventory: threeDisks,
+    })).toThrow('no disk has room for another 2Ti replica');
+  });
+
+  test('defaults: generated name, longhorn-system, only the size', () => {
+    const chart = testChart();
+    const volume = new LonghornVolume(chart, 'plain', { size: '1Gi', namespace: 'storage' });
+    const obj = only(synth(chart), 'Volume');
+    expect(obj.metadata).toMatchObject({ name: volume.name, namespace: 'storage' });
+    expect(obj.spec).toEqual({ size: '1073741824' });
+  });
+
+  test.each([
+    [{ size: '1G' }, "LonghornVolume 'test/v': size=\"1G\" must be a positive multiple of 2Mi (2097152 bytes): Longhorn would round it up to 954Mi"],
+    [{ size: '0' }, 'size="0" must be a positive multiple of 2Mi'],
+    [{ size: '-5Gi' }, 'size="-5Gi" must not be negative'],
+    [{ size: '1Gi', numberOfReplicas: 0 }, "LonghornVolume 'test/v': numberOfReplicas=0 must be an integer >= 1"],
+    [{ size: '1Gi', numberOfReplicas: 3, dataLocality: LonghornDataLocality.STRICT_LOCAL }, 'numberOfReplicas=3 must be 1 with dataLocality strict-local'],
+    [{ size: '1Gi', extraSpec: { size: '5' } }, 'extraSpec.size="5" conflicts with the typed prop that sets size="1073741824"'],
+    [{ size: '1Gi', inventory: threeDisks, nodeSelector: ['gpu'] }, 'nodeSelector[0]="gpu" is a tag no node of the inventory has'],
+  ])('refuses %j', (props, message) => {
+    expect(() => new LonghornVolume(testChart(), 'v', props)).toThrow(message);
+  });
+
+  test('a volume left at the global defaults on one node relaxes the zone and warns about nothing it could avoid', () => {
+    const chart = testChart();
+    const inventory = new LonghornInventory({
+      nodes: ['n1', 'n2', 'n3'].map((name) => ({ name, zone: 'only', disks: [{ name: 'sda', capacity: '100Gi' }] })),
+    });
+    const volume = new LonghornVolume(chart, 'v', { size: '10Gi', inventory });
+    expect(volume.placement!.replicas.map((r) => r.node)).toEqual(['n1', 'n2', 'n3']);
+    expect(volume.placement!.notes).toContain('zone only holds replicas 1, 2, 3: the inventory has 1 zone for this volume, so sharing it is unavoidable');
+    expect(warningsOf(chart)).toEqual([]);
+  });
+});
