@@ -39,6 +39,35 @@ describe('CRD schema validation (the validator itself)', () => {
     expect(schemas.errors(prom).join('\n')).toMatch(/\/spec\/scrapeClasses has duplicate map entry \["a"\]/);
   });
 
+  test('an int64 format on a string field means an integer written as a string', () => {
+    const crd = {
+      spec: {
+        group: 'example.com',
+        names: { kind: 'Disk' },
+        versions: [{
+          name: 'v1',
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                size: { type: 'string', format: 'int64' },
+                count: { type: 'integer', format: 'int64' },
+              },
+            },
+          },
+        }],
+      },
+    };
+    const local = new CrdSchemas([crd]);
+    const disk = (fields: object) => ({ apiVersion: 'example.com/v1', kind: 'Disk', metadata: { name: 'd' }, ...fields });
+    expect(local.errors(disk({ size: '2147483648', count: 3 }))).toEqual([]);
+    expect(local.errors(disk({ size: 2147483648 })).join('\n')).toMatch(/\/size must be string/);
+    expect(local.errors(disk({ size: '2Gi' })).join('\n')).toMatch(/\/size must match pattern/);
+    expect(local.errors(disk({ count: '3' })).join('\n')).toMatch(/\/count must be integer/);
+  });
+
   test('an unknown kind is an error, not a pass', () => {
     expect(() => schemas.errors({ apiVersion: 'example.com/v1', kind: 'Nope' })).toThrow('no CRD defines example.com/v1 Nope');
   });

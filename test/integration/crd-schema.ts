@@ -36,7 +36,11 @@ function toJsonSchema(s: Schema): Schema {
     delete out.type;
     out.anyOf = [{ type: 'integer' }, { type: 'string' }];
   }
-  if (s.format === 'int32' || s.format === 'int64') out.type = 'integer';
+  if (s.format === 'int32' || s.format === 'int64') {
+    // An integer, or (type: string, e.g. Longhorn's Volume size) an integer written as a string.
+    if (s.type === 'string') out.pattern = '^-?[0-9]+$';
+    else out.type = 'integer';
+  }
   if (s.nullable && typeof out.type === 'string') out.type = [out.type, 'null'];
   const preserve = s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'];
   if (out.properties && out.additionalProperties === undefined && !preserve) out.additionalProperties = false;
