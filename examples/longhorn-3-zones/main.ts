@@ -1,0 +1,83 @@
+import { App, Chart, ChartProps } from 'cdk8s';
+import { Construct } from 'constructs';
+import {
+  AntiAffinity, LonghornDiskInventory, LonghornInventory, LonghornReplicaAutoBalance, LonghornSettings, LonghornStorageClass,
+  LonghornVolume,
+} from '../../src';
+
+/** Longhorn's default disk on a 1 TiB node disk, with Longhorn's default 30% reserved. */
+function defaultDisk(scheduled = '0'): LonghornDiskInventory {
+  return { name: 'default', capacity: '1Ti', reserved: '300Gi', scheduled };
+}
+
+/** A local NVMe disk, tagged so that the fast StorageClass selects it. */
+const nvme: LonghornDiskInventory = { name: 'nvme', capacity: '500Gi', tags: ['ssd'] };
+
+/**
+ * Six Longhorn nodes in three zones. Some disks already hold other volumes' replicas (`scheduled`), and
+ * node c2 is cordoned (Longhorn does not schedule to it).
+ */
+export const THREE_ZONES = new LonghornInventory({
+  nodes: [
+    { name: 'a1', zone: 'zone-a', disks: [defaultDisk('400Gi'), nvme] },
+    { name: 'a2', zone: 'zone-a', disks: [defaultDisk()] },
+    { name: 'b1', zone: 'zone-b', disks: [defaultDisk(), nvme] },
+    { name: 'b2', zone: 'zone-b', disks: [defaultDisk('200Gi')] },
+    { name: 'c1', zone: 'zone-c', disks: [defaultDisk('100Gi'), nvme] },
+    { name: 'c2', zone: 'zone-c', allowScheduling: false, disks: [defaultDisk()] },
+  ],
+});
+
+/**
+ * Longhorn storage that survives losing a zone: zone anti-affinity is hard cluster-wide, so no zone ever
+ * holds two replicas of a volume, and the synth-time check proves that three zones can hold every
+ * class's and volume's replicas.
+ */
+export class ThreeZoneStorageChart extends Chart {
+  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+    super(scope, id, props);
+
+    const settings = new LonghornSettings(this, 'settings', {
+      replicaZoneSoftAntiAffinity: AntiAffinity.DISABLED,
+      replicaAutoBalance: LonghornReplicaAutoBalance.LEAST_EFFORT,
+      // Volumes without a disk selector stay off the tagged NVMe disks, which are for the SSD class.
+      allowEmptyDiskSelectorVolume: false,
+    });
+
+    new LonghornStorageClass(this, 'zonal', {
+      name: 'longhorn-zonal',
+      numberOfReplicas: 3,
+      inventory: THREE_ZONES,
+      settings: settings.scheduling,
+      representativeVolumeSize: '100Gi',
+    });
+
+    new LonghornStorageClass(this, 'zonal-ssd', {
+      name: 'longhorn-zonal-ssd',
+      numberOfReplicas: 3,
+      diskSelector: ['ssd'],
+      inventory: THREE_ZONES,
+      settings: settings.scheduling,
+      representativeVolumeSize: '200Gi',
+    });
+
+    new LonghornVolume(this, 'archive', {
+      name: 'archive',
+      size: '400Gi',
+      numberOfReplicas: 3,
+      inventory: THREE_ZONES,
+      settings: settings.scheduling,
+    });
+  }
+}
+
+/** Adds this example's charts to `app` (used by `cdk8s synth` and the snapshot test). */
+export function build(app: App): void {
+  new ThreeZoneStorageChart(app, 'longhorn', { disableResourceNameHashes: true });
+}
+
+if (require.main === module) {
+  const app = new App();
+  build(app);
+  app.synth();
+}
