@@ -3,7 +3,7 @@ import { IConstruct } from 'constructs';
 import { describe, invalidProp } from '../errors';
 import { addWarning } from '../warnings';
 import { LonghornInventory } from './inventory';
-import { ResolvedScheduling } from './options';
+import { LonghornReplicaScheduling, ResolvedScheduling } from './options';
 import { LonghornPlacementPlan, planPlacement } from './planner';
 
 /** Longhorn's namespace, where its Volume and Setting resources live. */
@@ -55,4 +55,20 @@ export function mergeExtra<T>(where: string, prop: string, typed: { [key: string
     }
   }
   return { ...typed, ...extra };
+}
+
+/**
+ * The enum-valued scheduling options the user set, by their Longhorn name (the same in a StorageClass's
+ * parameters and a Volume's spec). Unset options are left out, so Longhorn's global settings decide.
+ */
+export function enumOptions(props: LonghornReplicaScheduling): { [key: string]: string } {
+  const options: { [key: string]: string | undefined } = {
+    replicaSoftAntiAffinity: props.replicaSoftAntiAffinity,
+    replicaZoneSoftAntiAffinity: props.replicaZoneSoftAntiAffinity,
+    replicaDiskSoftAntiAffinity: props.replicaDiskSoftAntiAffinity,
+    dataLocality: props.dataLocality,
+    replicaAutoBalance: props.replicaAutoBalance,
+    dataEngine: props.dataEngine,
+  };
+  return Object.fromEntries(Object.entries(options).filter((e): e is [string, string] => e[1] !== undefined));
 }

@@ -2,7 +2,7 @@ import { Duration } from 'cdk8s';
 import { k8s, PersistentVolumeReclaimPolicy } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { invalidProp } from '../errors';
-import { checkPlacement, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
+import { checkPlacement, enumOptions, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
 import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, resolveScheduling } from './options';
 import { LonghornPlacementPlan, replicaSizeOf } from './planner';
@@ -119,12 +119,7 @@ export class LonghornStorageClass extends Construct {
     const typed: { [key: string]: string } = {};
     if (props.numberOfReplicas !== undefined) typed.numberOfReplicas = String(props.numberOfReplicas);
     if (props.staleReplicaTimeout !== undefined) typed.staleReplicaTimeout = String(staleReplicaTimeoutMinutes(where, props.staleReplicaTimeout));
-    if (props.replicaSoftAntiAffinity !== undefined) typed.replicaSoftAntiAffinity = props.replicaSoftAntiAffinity;
-    if (props.replicaZoneSoftAntiAffinity !== undefined) typed.replicaZoneSoftAntiAffinity = props.replicaZoneSoftAntiAffinity;
-    if (props.replicaDiskSoftAntiAffinity !== undefined) typed.replicaDiskSoftAntiAffinity = props.replicaDiskSoftAntiAffinity;
-    if (props.dataLocality !== undefined) typed.dataLocality = props.dataLocality;
-    if (props.replicaAutoBalance !== undefined) typed.replicaAutoBalance = props.replicaAutoBalance;
-    if (props.dataEngine !== undefined) typed.dataEngine = props.dataEngine;
+    Object.assign(typed, enumOptions(props));
     // Longhorn splits selectors on commas; an empty string would become the tag "".
     if (resolved.diskSelector.length > 0) typed.diskSelector = resolved.diskSelector.join(',');
     if (resolved.nodeSelector.length > 0) typed.nodeSelector = resolved.nodeSelector.join(',');

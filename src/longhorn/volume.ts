@@ -1,7 +1,7 @@
 import { ApiObject, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { invalidProp } from '../errors';
-import { checkPlacement, LONGHORN_NAMESPACE, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
+import { checkPlacement, enumOptions, LONGHORN_NAMESPACE, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
 import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, resolveScheduling } from './options';
 import { LonghornPlacementPlan } from './planner';
@@ -88,12 +88,7 @@ export class LonghornVolume extends Construct {
 
     const typed: { [key: string]: any } = { size: String(this.sizeBytes) };
     if (props.numberOfReplicas !== undefined) typed.numberOfReplicas = props.numberOfReplicas;
-    if (props.replicaSoftAntiAffinity !== undefined) typed.replicaSoftAntiAffinity = props.replicaSoftAntiAffinity;
-    if (props.replicaZoneSoftAntiAffinity !== undefined) typed.replicaZoneSoftAntiAffinity = props.replicaZoneSoftAntiAffinity;
-    if (props.replicaDiskSoftAntiAffinity !== undefined) typed.replicaDiskSoftAntiAffinity = props.replicaDiskSoftAntiAffinity;
-    if (props.dataLocality !== undefined) typed.dataLocality = props.dataLocality;
-    if (props.replicaAutoBalance !== undefined) typed.replicaAutoBalance = props.replicaAutoBalance;
-    if (props.dataEngine !== undefined) typed.dataEngine = props.dataEngine;
+    Object.assign(typed, enumOptions(props));
     if (resolved.diskSelector.length > 0) typed.diskSelector = resolved.diskSelector;
     if (resolved.nodeSelector.length > 0) typed.nodeSelector = resolved.nodeSelector;
     if (props.staleReplicaTimeout !== undefined) typed.staleReplicaTimeout = staleReplicaTimeoutMinutes(where, props.staleReplicaTimeout);
