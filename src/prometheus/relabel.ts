@@ -1,0 +1,321 @@
+import { invalidProp } from '../errors';
+import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
+import { WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../topology/zone-topology';
+
+/** What a relabel rule does (Prometheus `relabel_config.action`). */
+export enum RelabelAction {
+  /** Set `targetLabel` to `replacement` (with regex groups) when `regex` matches. */
+  REPLACE = 'replace',
+  /** Drop targets whose joined source labels do not match `regex`. */
+  KEEP = 'keep',
+  /** Drop targets whose joined source labels match `regex`. */
+  DROP = 'drop',
+  /** Set `targetLabel` to the hash of the joined source labels modulo `modulus`. */
+  HASHMOD = 'hashmod',
+  /** Copy labels whose name matches `regex` to the name given by `replacement`. */
+  LABELMAP = 'labelmap',
+  /** Remove labels whose name matches `regex`. */
+  LABELDROP = 'labeldrop',
+  /** Remove labels whose name does not match `regex`. */
+  LABELKEEP = 'labelkeep',
+  /** Drop targets whose joined source labels differ from `targetLabel`'s value. */
+  KEEPEQUAL = 'keepequal',
+  /** Drop targets whose joined source labels equal `targetLabel`'s value. */
+  DROPEQUAL = 'dropequal',
+  /** Set `targetLabel` to the lower-cased joined source labels. */
+  LOWERCASE = 'lowercase',
+  /** Set `targetLabel` to the upper-cased joined source labels. */
+  UPPERCASE = 'uppercase',
+}
+
+/**
+ * One Prometheus relabel rule, spelled once; `ShardRelabeling.toPrometheusConfig` and
+ * `ShardRelabeling.toOperator` render it for a `prometheus.yml` or a prometheus-operator resource.
+ */
+export interface RelabelRule {
+  /**
+   * Labels whose values are joined with `separator` and matched against `regex`.
+   *
+   * @default - none
+   */
+  readonly sourceLabels?: string[];
+
+  /**
+   * Separator between the joined source label values.
+   *
+   * @default ';'
+   */
+  readonly separator?: string;
+
+  /**
+   * The label a replace, hashmod, lowercase or uppercase rule writes.
+   *
+   * @default - none
+   */
+  readonly targetLabel?: string;
+
+  /**
+   * RE2 regular expression, anchored at both ends by Prometheus.
+   *
+   * @default '(.*)'
+   */
+  readonly regex?: string;
+
+  /**
+   * Modulus of a hashmod rule.
+   *
+   * @default - none
+   */
+  readonly modulus?: number;
+
+  /**
+   * Replacement of a replace rule; `$1` refers to the regex's first group.
+   *
+   * @default '$1'
+   */
+  readonly replacement?: string;
+
+  /**
+   * What the rule does.
+   *
+   * @default RelabelAction.REPLACE
+   */
+  readonly action?: RelabelAction;
+}
+
+/** The label prometheus-operator and this library read a target's zone from (a scrape class may set it first). */
+export const TOPOLOGY_LABEL = '__tmp_topology';
+/** The label holding the value to hash, then the hash (a scrape class may set it first to hash something else). */
+export const HASH_LABEL = '__tmp_hash';
+/** A target with a non-empty value here is scraped by every shard, in every zone (as in prometheus-operator). */
+export const DISABLE_SHARDING_LABEL = '__tmp_disable_sharding';
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** True when `name` is a valid Prometheus label name. */
+export function isPrometheusLabelName(name: string): boolean {
+  return LABEL_NAME.test(name);
+}
+
+/** Prometheus's discovery label for a Kubernetes label key: every character outside [a-zA-Z0-9_] becomes '_'. */
+export function sanitizeLabelName(key: string): string {
+  return key.replace(/[^a-zA-Z0-9_]/g, '_');
+}
+
+/** Escapes RE2 metacharacters (Go's regexp.QuoteMeta), so a zone name matches only itself. */
+export function escapeRegex(text: string): string {
+  return text.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
+}
+
+/** Where the zone of a discovered target is read from, in order; the first non-empty one wins. */
+export interface ZoneSources {
+  /** The EndpointSlice's endpoint zone (role endpointslice; set from the node's topology.kubernetes.io/zone). */
+  readonly endpointSlice: boolean;
+  /** The pod's topology.kubernetes.io/zone label (Kubernetes >= 1.35, KEP-4742). */
+  readonly podLabel: boolean;
+  /** The node's zone label (needs attach_metadata node: true, and RBAC to read nodes). */
+  readonly nodeLabel: boolean;
+}
+
+/** The zone sources for a topology: the well-known key has all three; a custom key only exists on nodes. */
+export function zoneSources(topology: ZoneTopology, podTopologyLabels: boolean): ZoneSources {
+  const wellKnown = topology.topologyKey === WELL_KNOWN_ZONE_KEY;
+  return { endpointSlice: wellKnown, podLabel: wellKnown && podTopologyLabels, nodeLabel: !(wellKnown && podTopologyLabels) };
+}
+
+/** What a shard keeps: the zone and the in-zone hash bucket. */
+export interface ShardSelection {
+  readonly zone: string;
+  readonly inZoneIndex: number;
+  readonly zoneShards: number;
+}
+
+/**
+ * The rules that decide a target's zone and keep it only when it is `zone`'s: set `__tmp_topology` from
+ * the first zone source that has a value (unless a scrape class set it already), clear it when it names a
+ * zone outside the topology, then keep the target when it is in `zone`, when it has no known zone and
+ * `zone` is the topology's first zone (so such targets are still scraped exactly once), or when sharding
+ * is disabled for it.
+ */
+export function zoneSelectionRules(topology: ZoneTopology, sources: ZoneSources, zone: string): RelabelRule[] {
+  const rules: RelabelRule[] = [];
+  if (sources.endpointSlice) {
+    rules.push({
+      sourceLabels: ['__meta_kubernetes_endpointslice_endpoint_zone', TOPOLOGY_LABEL],
+      regex: '(.+);',
+      targetLabel: TOPOLOGY_LABEL,
+      replacement: '$1',
+      action: RelabelAction.REPLACE,
+    });
+  }
+  if (sources.podLabel) rules.push(labelRule('pod', WELL_KNOWN_ZONE_KEY));
+  if (sources.nodeLabel) rules.push(labelRule('node', topology.topologyKey));
+  const known = topology.zones.map(escapeRegex).join('|');
+  rules.push({
+    sourceLabels: [TOPOLOGY_LABEL], regex: `(${known})|.*`, targetLabel: TOPOLOGY_LABEL, replacement: '$1', action: RelabelAction.REPLACE,
+  });
+  const own = escapeRegex(zone);
+  const zoneMatch = zone === topology.zones[0] ? `(?:${own})?` : own;
+  rules.push({ sourceLabels: [TOPOLOGY_LABEL, DISABLE_SHARDING_LABEL], regex: `${zoneMatch};|.*;.+`, action: RelabelAction.KEEP });
+  return rules;
+}
+
+function labelRule(object: 'pod' | 'node', key: string): RelabelRule {
+  const name = sanitizeLabelName(key);
+  return {
+    sourceLabels: [`__meta_kubernetes_${object}_label_${name}`, `__meta_kubernetes_${object}_labelpresent_${name}`, TOPOLOGY_LABEL],
+    regex: '(.+);true;',
+    targetLabel: TOPOLOGY_LABEL,
+    replacement: '$1',
+    action: RelabelAction.REPLACE,
+  };
+}
+
+/**
+ * Classic address sharding: hash `hashLabel` (unless a scrape class set `__tmp_hash`) modulo `modulus`
+ * and keep bucket `index`, or every target whose sharding is disabled.
+ */
+export function hashShardRules(index: number, modulus: number, hashLabel: string): RelabelRule[] {
+  return [
+    { sourceLabels: [hashLabel, HASH_LABEL], regex: '(.+);', targetLabel: HASH_LABEL, replacement: '$1', action: RelabelAction.REPLACE },
+    { sourceLabels: [HASH_LABEL], targetLabel: HASH_LABEL, modulus, action: RelabelAction.HASHMOD },
+    { sourceLabels: [HASH_LABEL, DISABLE_SHARDING_LABEL], regex: `${index};|.+;.+`, action: RelabelAction.KEEP },
+  ];
+}
+
+/** A rule in Prometheus configuration spelling (`source_labels`, `target_label`). */
+export function toConfigSpelling(rule: RelabelRule): { [key: string]: any } {
+  return compact({
+    source_labels: rule.sourceLabels && [...rule.sourceLabels],
+    separator: rule.separator,
+    target_label: rule.targetLabel,
+    regex: rule.regex,
+    modulus: rule.modulus,
+    replacement: rule.replacement,
+    action: rule.action ?? RelabelAction.REPLACE,
+  });
+}
+
+/** A rule in prometheus-operator spelling (`sourceLabels`, `targetLabel`). */
+export function toOperatorSpelling(rule: RelabelRule): { [key: string]: any } {
+  return compact({
+    sourceLabels: rule.sourceLabels && [...rule.sourceLabels],
+    separator: rule.separator,
+    targetLabel: rule.targetLabel,
+    regex: rule.regex,
+    modulus: rule.modulus,
+    replacement: rule.replacement,
+    action: rule.action ?? RelabelAction.REPLACE,
+  });
+}
+
+function compact(o: { [key: string]: any }): { [key: string]: any } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** Props of `ShardRelabeling.forShard`. */
+export interface ShardRelabelingProps {
+  /** The zones. */
+  readonly topology: ZoneTopology;
+
+  /** The zone whose targets the shard keeps. */
+  readonly zone: string;
+
+  /**
+   * The shard's index inside its zone (the hash bucket it keeps).
+   *
+   * @default 0
+   */
+  readonly inZoneIndex?: number;
+
+  /**
+   * The number of shards in the zone (the modulus of the in-zone hash).
+   *
+   * @default 1
+   */
+  readonly zoneShards?: number;
+
+  /**
+   * The Kubernetes version of the cluster: from 1.35 on, pods carry their zone label (KEP-4742) and the
+   * zone is read from the pod instead of the node.
+   *
+   * @default - older than 1.35: the zone comes from the node's labels (attach node metadata)
+   */
+  readonly kubernetesVersion?: string;
+
+  /**
+   * The label whose value is hashed: `__address__` for pods and services, `__param_target` for probes.
+   *
+   * @default '__address__'
+   */
+  readonly hashLabel?: string;
+}
+
+/**
+ * Generates the relabel rules that make one Prometheus shard keep only its zone's targets and only its
+ * slice of them (pure). The same rules the `TopologyShardedPrometheus` construct emits; usable in any
+ * hand-written `prometheus.yml` or scrape class.
+ */
+export class ShardRelabeling {
+  /**
+   * Zone determination, zone keep and in-zone hash sharding for one shard, in order. A target whose zone
+   * is unknown (no zone source, or a zone outside the topology) is kept by the first zone's shards, so
+   * it is still scraped exactly once.
+   */
+  public static forShard(props: ShardRelabelingProps): RelabelRule[] {
+    const where = 'ShardRelabeling.forShard';
+    const selection = checkSelection(where, props.topology, {
+      zone: props.zone, inZoneIndex: props.inZoneIndex ?? 0, zoneShards: props.zoneShards ?? 1,
+    });
+    const hashLabel = checkHashLabel(where, props.hashLabel ?? '__address__');
+    const release = props.kubernetesVersion === undefined ? undefined : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
+    const sources = zoneSources(props.topology, release !== undefined && hasPodTopologyLabels(release));
+    return [
+      ...zoneSelectionRules(props.topology, sources, selection.zone),
+      ...hashShardRules(selection.inZoneIndex, selection.zoneShards, hashLabel),
+    ];
+  }
+
+  /** Classic address sharding over `shards` shards (no zones): the rules of shard `index`. */
+  public static byAddress(index: number, shards: number, hashLabel?: string): RelabelRule[] {
+    const where = 'ShardRelabeling.byAddress';
+    if (!Number.isInteger(shards) || shards < 1) throw invalidProp(where, 'shards', shards, 'must be an integer >= 1');
+    if (!Number.isInteger(index) || index < 0 || index >= shards) {
+      throw invalidProp(where, 'index', index, `must be an integer from 0 to ${shards - 1}`);
+    }
+    return hashShardRules(index, shards, checkHashLabel(where, hashLabel ?? '__address__'));
+  }
+
+  /** The rules in Prometheus configuration spelling (`source_labels`, `target_label`), for a `prometheus.yml`. */
+  public static toPrometheusConfig(rules: RelabelRule[]): any[] {
+    return rules.map(toConfigSpelling);
+  }
+
+  /** The rules in prometheus-operator spelling (`sourceLabels`, `targetLabel`), for monitors and scrape classes. */
+  public static toOperator(rules: RelabelRule[]): any[] {
+    return rules.map(toOperatorSpelling);
+  }
+
+  private constructor() {}
+}
+
+/** Validates a shard selection against the topology; `where` names the caller in error messages. */
+export function checkSelection(where: string, topology: ZoneTopology, s: ShardSelection): ShardSelection {
+  if (!topology.hasZone(s.zone)) {
+    throw invalidProp(where, 'zone', s.zone, `is not one of the topology's zones [${topology.zones.join(', ')}]`);
+  }
+  if (!Number.isInteger(s.zoneShards) || s.zoneShards < 1) {
+    throw invalidProp(where, 'zoneShards', s.zoneShards, 'must be an integer >= 1');
+  }
+  if (!Number.isInteger(s.inZoneIndex) || s.inZoneIndex < 0 || s.inZoneIndex >= s.zoneShards) {
+    throw invalidProp(where, 'inZoneIndex', s.inZoneIndex, `must be an integer from 0 to zoneShards - 1 = ${s.zoneShards - 1}`);
+  }
+  return s;
+}
+
+function checkHashLabel(where: string, label: string): string {
+  if (!isPrometheusLabelName(label)) {
+    throw invalidProp(where, 'hashLabel', label, 'is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)');
+  }
+  return label;
+}
