@@ -22,3 +22,12 @@ export {
 export { LonghornStorageClass, LonghornStorageClassProps, VolumeBindingMode } from './longhorn/storage-class';
 export { LonghornVolume, LonghornVolumeProps } from './longhorn/volume';
 export { LonghornSettings, LonghornSettingsProps } from './longhorn/settings';
+
+// Zone-local Prometheus shards.
+export { TopologyShardedPrometheus, TopologyShardedPrometheusProps } from './prometheus/prometheus';
+export {
+  ShardingMode, PrometheusOutput, OperatorSharding, PrometheusScrapeClass, ShardStorage,
+} from './prometheus/options';
+export { ShardPlan, ShardPlanProps, ShardAssignment } from './prometheus/shard-plan';
+export { ShardRelabeling, ShardRelabelingProps, RelabelRule, RelabelAction } from './prometheus/relabel';
+export { Hashmod } from './prometheus/hashmod';

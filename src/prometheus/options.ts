@@ -1,0 +1,122 @@
+import { k8s } from 'cdk8s-plus-28';
+import { RelabelRule, ZoneSources } from './relabel';
+import { ShardAssignment } from './shard-plan';
+import { ZoneTopology } from '../topology/zone-topology';
+
+/** How targets are divided between shards. */
+export enum ShardingMode {
+  /** Each shard runs in one zone and scrapes only that zone's targets, hashed by address inside the zone. */
+  TOPOLOGY = 'Topology',
+  /** Classic sharding: targets hashed by address over all shards, wherever they run (no zone awareness). */
+  ADDRESS = 'Address',
+}
+
+/** What the construct synthesizes. */
+export enum PrometheusOutput {
+  /** prometheus-operator custom resources (`Prometheus`), plus the ServiceAccount and RBAC they run with. */
+  OPERATOR = 'operator',
+  /** Plain Kubernetes objects, no operator: a StatefulSet and a prometheus.yml ConfigMap per shard. */
+  STANDALONE = 'standalone',
+}
+
+/** How the operator output expresses topology sharding. */
+export enum OperatorSharding {
+  /**
+   * One `Prometheus` per zone, pinned to it by nodeSelector, with the zone's shard count as `shards`
+   * and a zone keep rule in a default scrape class. Works on any operator with scrape classes and gives
+   * every shard work.
+   */
+  PER_ZONE = 'per-zone',
+  /**
+   * One `Prometheus` with `spec.shardingStrategy` (prometheus-operator >= 0.91, feature gate
+   * PrometheusTopologySharding). Upstream's formula leaves shards idle when `shards` is not a multiple
+   * of the zone count; the construct warns which.
+   */
+  SHARDING_STRATEGY = 'sharding-strategy',
+}
+
+/**
+ * A prometheus-operator scrape class of the user's. With `OperatorSharding.PER_ZONE` the construct
+ * appends its zone rules to every class (so no monitor escapes them) and adds its own default class when
+ * none of these is the default.
+ */
+export interface PrometheusScrapeClass {
+  /** The class name, referenced by monitors' `scrapeClass`. */
+  readonly name: string;
+
+  /**
+   * Whether monitors without an explicit scrape class use this one (at most one default).
+   *
+   * @default false
+   */
+  readonly isDefault?: boolean;
+
+  /**
+   * Target relabel rules, applied before the monitors' own (and before the construct's zone rules, so
+   * they may set `__tmp_topology`, `__tmp_hash` or `__tmp_disable_sharding`).
+   *
+   * @default - none
+   */
+  readonly relabelings?: RelabelRule[];
+
+  /**
+   * Metric relabel rules.
+   *
+   * @default - none
+   */
+  readonly metricRelabelings?: RelabelRule[];
+
+  /**
+   * Attach node metadata to discovered targets. Must not be false when the zone is read from node
+   * labels (Kubernetes < 1.35 or a custom topology key).
+   *
+   * @default - true when the zone is read from node labels, otherwise unset
+   */
+  readonly attachNodeMetadata?: boolean;
+}
+
+/** Storage of each Prometheus pod. */
+export interface ShardStorage {
+  /** Size of each pod's volume claim, a Kubernetes quantity such as '50Gi'. */
+  readonly size: string;
+
+  /**
+   * Storage class of the claims (use one with volumeBindingMode WaitForFirstConsumer, so each volume is
+   * created in its shard's zone).
+   *
+   * @default - the cluster's default storage class
+   */
+  readonly storageClassName?: string;
+}
+
+/** Validated, defaulted settings the outputs render (internal). */
+export interface ResolvedPrometheus {
+  readonly where: string;
+  readonly topology: ZoneTopology;
+  readonly mode: ShardingMode;
+  readonly operatorSharding: OperatorSharding;
+  /** Base of every object name. */
+  readonly name: string;
+  /** The namespace of the ServiceAccount (for the ClusterRoleBinding). */
+  readonly namespace: string;
+  /** The namespace to set on namespaced objects (undefined: the chart's). */
+  readonly metadataNamespace?: string;
+  readonly shards: number;
+  readonly replicas: number;
+  /** The shard plan (topology mode). */
+  readonly plan: ShardAssignment[];
+  /** DNS-safe zone names, by zone index. */
+  readonly zoneNames: string[];
+  /** Where a target's zone is read from (topology mode). */
+  readonly sources: ZoneSources;
+  readonly externalLabelName: string;
+  readonly externalLabels: { [name: string]: string };
+  readonly nodeSelector?: { [key: string]: string };
+  readonly image?: string;
+  readonly scrapeInterval: string;
+  readonly retention: string;
+  readonly resources: k8s.ResourceRequirements;
+  readonly storage?: ShardStorage;
+  readonly scrapeClasses: PrometheusScrapeClass[];
+  readonly monitorSelector: k8s.LabelSelector;
+}

@@ -1,0 +1,374 @@
+import { ApiObject, Chart, Names } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { invalidProp } from '../errors';
+import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
+import { ZoneTopology } from '../topology/zone-topology';
+import { addWarning } from '../warnings';
+import { zoneSlugs } from './names';
+import { OPERATOR_EXTERNAL_LABELS, operatorPrometheuses, ZONE_SCRAPE_CLASS } from './operator';
+import { operatorTopologyShards } from './operator-formula';
+import {
+  OperatorSharding, PrometheusOutput, PrometheusScrapeClass, ResolvedPrometheus, ShardingMode, ShardStorage,
+} from './options';
+import { discoveryRbac } from './rbac';
+import { isPrometheusLabelName, zoneSources } from './relabel';
+import { ShardPlan } from './shard-plan';
+import { REPLICA_EXTERNAL_LABEL, standaloneShards } from './standalone';
+import { isDnsLabel } from '../topology/labels';
+
+/** The Prometheus image of the standalone output (3.5 is a long-term-support release). */
+export const DEFAULT_PROMETHEUS_IMAGE = 'quay.io/prometheus/prometheus:v3.5.0';
+/** A StatefulSet's name plus the controller-revision-hash suffix must fit the 63-character label limit. */
+const MAX_STATEFULSET_NAME = 52;
+const DURATION = /^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$/;
+const QUANTITY = /^[+]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$/;
+
+/**
+ * Props of `TopologyShardedPrometheus`.
+ */
+export interface TopologyShardedPrometheusProps {
+  /** The zones to shard over. Shard `i` runs in zone `i % zones` (without `shardsPerZone`). */
+  readonly topology: ZoneTopology;
+
+  /**
+   * The number of shards (each is `replicas` identical Prometheus pods). In topology mode at least one
+   * per zone; every shard scrapes, whether or not `shards` is a multiple of the zone count.
+   */
+  readonly shards: number;
+
+  /**
+   * How many of the shards each zone gets, for zones with more targets (topology mode). Must list every
+   * zone, each with at least one shard, and sum to `shards`.
+   *
+   * @default - round-robin: zone `i % zones` gets shard `i`
+   */
+  readonly shardsPerZone?: { [zone: string]: number };
+
+  /**
+   * Identical Prometheus pods per shard (they scrape the same targets, for high availability).
+   *
+   * @default 1
+   */
+  readonly replicas?: number;
+
+  /**
+   * How targets are divided between shards.
+   *
+   * @default ShardingMode.TOPOLOGY
+   */
+  readonly mode?: ShardingMode;
+
+  /**
+   * What to synthesize: prometheus-operator resources or plain Kubernetes objects.
+   *
+   * @default PrometheusOutput.OPERATOR
+   */
+  readonly output?: PrometheusOutput;
+
+  /**
+   * How the operator output expresses topology sharding (topology mode, operator output only).
+   *
+   * @default OperatorSharding.PER_ZONE
+   */
+  readonly operatorSharding?: OperatorSharding;
+
+  /**
+   * The external label that carries each shard's zone (topology mode). An empty string adds none.
+   *
+   * @default 'zone'
+   */
+  readonly externalLabelName?: string;
+
+  /**
+   * Further external labels of every shard (e.g. `cluster`).
+   *
+   * @default - none
+   */
+  readonly externalLabels?: { [name: string]: string };
+
+  /**
+   * Your node selector for the Prometheus pods. In topology mode the zone key (and the region key, when
+   * the topology has a region) is set to each shard's zone; your other keys are kept.
+   *
+   * @default - none
+   */
+  readonly nodeSelector?: { [key: string]: string };
+
+  /**
+   * The cluster's Kubernetes version, e.g. '1.35'. From 1.35 on, pods carry topology.kubernetes.io/zone
+   * themselves (KEP-4742, beta and on by default), so the zone is read from the pod label: no node
+   * metadata, no RBAC on nodes. Before that (or with a custom topology key) it is read from the node's
+   * labels, which needs `attach_metadata: {node: true}` and read access to nodes.
+   *
+   * @default - older than 1.35: the zone is read from node labels (works on every version)
+   */
+  readonly kubernetesVersion?: string;
+
+  /**
+   * The base of every object name.
+   *
+   * @default - derived from the construct path
+   */
+  readonly name?: string;
+
+  /**
+   * The namespace of the namespaced objects, and of the ServiceAccount the ClusterRoleBinding names.
+   *
+   * @default - the chart's namespace (one of the two must be set)
+   */
+  readonly namespace?: string;
+
+  /**
+   * The Prometheus image.
+   *
+   * @default - standalone: 'quay.io/prometheus/prometheus:v3.5.0'; operator: the operator's default
+   */
+  readonly image?: string;
+
+  /**
+   * How often targets are scraped, a Prometheus duration.
+   *
+   * @default '30s'
+   */
+  readonly scrapeInterval?: string;
+
+  /**
+   * How long samples are kept, a Prometheus duration.
+   *
+   * @default '24h'
+   */
+  readonly retention?: string;
+
+  /**
+   * Resources of each Prometheus container.
+   *
+   * @default - requests cpu 100m, memory 512Mi
+   */
+  readonly resources?: k8s.ResourceRequirements;
+
+  /**
+   * A persistent volume per Prometheus pod.
+   *
+   * @default - an emptyDir (data is lost when a pod is deleted)
+   */
+  readonly storage?: ShardStorage;
+
+  /**
+   * Your scrape classes (operator output only). With `OperatorSharding.PER_ZONE` the zone rules are
+   * appended to each, and a default class `zone-sharding` is added when none of yours is the default.
+   *
+   * @default - none
+   */
+  readonly scrapeClasses?: PrometheusScrapeClass[];
+
+  /**
+   * Which ServiceMonitors, PodMonitors, Probes and ScrapeConfigs (in any namespace) the Prometheus
+   * resources select (operator output only).
+   *
+   * @default - all of them
+   */
+  readonly monitorSelector?: k8s.LabelSelector;
+}
+
+/**
+ * Zone-local Prometheus shards: each shard runs in one zone and scrapes only that zone's targets, so
+ * scrapes never cross zones, and every target is scraped by exactly one shard.
+ *
+ * Output is prometheus-operator resources (one `Prometheus` per zone, or one with `shardingStrategy`)
+ * or plain Kubernetes objects (a StatefulSet and prometheus.yml per shard). See docs/prometheus.md.
+ */
+export class TopologyShardedPrometheus extends Construct {
+  /** The shard plan (topology mode; empty in address mode). */
+  public readonly plan: ShardPlan | undefined;
+
+  /** The prometheus-operator `Prometheus` resources (operator output), in zone order. */
+  public readonly prometheuses: ApiObject[];
+
+  /** The StatefulSets of the shards (standalone output), in shard order. */
+  public readonly statefulSets: k8s.KubeStatefulSet[];
+
+  /** The ServiceAccount the Prometheus pods run as. */
+  public readonly serviceAccount: k8s.KubeServiceAccount;
+
+  constructor(scope: Construct, id: string, props: TopologyShardedPrometheusProps) {
+    super(scope, id);
+    const where = `TopologyShardedPrometheus '${this.node.path}'`;
+    const mode = props.mode ?? ShardingMode.TOPOLOGY;
+    const output = props.output ?? PrometheusOutput.OPERATOR;
+    checkOptions(where, props, mode, output);
+
+    const topology = props.topology;
+    this.plan = mode === ShardingMode.TOPOLOGY ? ShardPlan._of(where, topology.zones, props.shards, props.shardsPerZone) : undefined;
+    if (mode === ShardingMode.ADDRESS && (!Number.isInteger(props.shards) || props.shards < 1)) {
+      throw invalidProp(where, 'shards', props.shards, 'must be an integer >= 1');
+    }
+    const release = props.kubernetesVersion === undefined
+      ? undefined : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
+    const sources = zoneSources(topology, release !== undefined && hasPodTopologyLabels(release));
+    const namespace = props.namespace ?? Chart.of(this).namespace;
+    if (namespace === undefined) {
+      throw invalidProp(where, 'namespace', namespace,
+        "must be set (or the chart's namespace): the ClusterRoleBinding must name the ServiceAccount's namespace");
+    }
+
+    const p: ResolvedPrometheus = {
+      where,
+      topology,
+      mode,
+      operatorSharding: props.operatorSharding ?? OperatorSharding.PER_ZONE,
+      name: props.name ?? Names.toDnsLabel(this, { includeHash: false }),
+      namespace,
+      metadataNamespace: props.namespace,
+      shards: props.shards,
+      replicas: props.replicas ?? 1,
+      plan: this.plan?.shards ?? [],
+      zoneNames: zoneSlugs(topology.zones),
+      sources,
+      externalLabelName: mode === ShardingMode.TOPOLOGY ? props.externalLabelName ?? 'zone' : '',
+      externalLabels: { ...props.externalLabels },
+      nodeSelector: props.nodeSelector,
+      image: props.image ?? (output === PrometheusOutput.STANDALONE ? DEFAULT_PROMETHEUS_IMAGE : undefined),
+      scrapeInterval: checkDuration(where, 'scrapeInterval', props.scrapeInterval ?? '30s'),
+      retention: checkDuration(where, 'retention', props.retention ?? '24h'),
+      resources: props.resources ?? { requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('512Mi') } },
+      storage: props.storage,
+      scrapeClasses: props.scrapeClasses ?? [],
+      monitorSelector: props.monitorSelector ?? {},
+    };
+    checkResolved(p, output);
+
+    const nodeMetadata = (mode === ShardingMode.TOPOLOGY && (sources.nodeLabel || p.operatorSharding === OperatorSharding.SHARDING_STRATEGY))
+      || p.scrapeClasses.some((c) => c.attachNodeMetadata);
+    this.serviceAccount = discoveryRbac(this, p, nodeMetadata);
+    if (output === PrometheusOutput.OPERATOR) {
+      this.prometheuses = operatorPrometheuses(this, p, this.serviceAccount.name);
+      this.statefulSets = [];
+      if (mode === ShardingMode.TOPOLOGY && p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) warnIdleShards(this, p);
+    } else {
+      this.prometheuses = [];
+      this.statefulSets = standaloneShards(this, p, this.serviceAccount.name);
+    }
+  }
+}
+
+/** Options that only make sense with a mode or output. */
+function checkOptions(where: string, props: TopologyShardedPrometheusProps, mode: ShardingMode, output: PrometheusOutput): void {
+  if (mode === ShardingMode.ADDRESS) {
+    const zoneOnly: [string, unknown][] = [
+      ['shardsPerZone', props.shardsPerZone], ['externalLabelName', props.externalLabelName], ['operatorSharding', props.operatorSharding],
+    ];
+    for (const [prop, value] of zoneOnly) {
+      if (value !== undefined) {
+        throw invalidProp(where, prop, value, 'only applies to mode ShardingMode.TOPOLOGY (address mode does not shard by zone)');
+      }
+    }
+  }
+  if (output === PrometheusOutput.STANDALONE) {
+    const operatorOnly: [string, unknown][] = [
+      ['operatorSharding', props.operatorSharding], ['scrapeClasses', props.scrapeClasses], ['monitorSelector', props.monitorSelector],
+    ];
+    for (const [prop, value] of operatorOnly) {
+      if (value !== undefined) throw invalidProp(where, prop, value, 'only applies to output PrometheusOutput.OPERATOR');
+    }
+  }
+  if (props.operatorSharding === OperatorSharding.SHARDING_STRATEGY && props.shardsPerZone !== undefined) {
+    throw invalidProp(where, 'shardsPerZone', props.shardsPerZone,
+      "cannot be expressed with prometheus-operator's shardingStrategy (it deals shards evenly): use OperatorSharding.PER_ZONE");
+  }
+  const replicas = props.replicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1) throw invalidProp(where, 'replicas', replicas, 'must be an integer >= 1');
+}
+
+function checkResolved(p: ResolvedPrometheus, output: PrometheusOutput): void {
+  const { where } = p;
+  if (p.externalLabelName !== '') checkExternalLabelName(where, 'externalLabelName', p.externalLabelName, output);
+  for (const name of Object.keys(p.externalLabels)) {
+    checkExternalLabelName(where, `externalLabels key ${JSON.stringify(name)}`, name, output);
+    if (name === p.externalLabelName) {
+      throw invalidProp(where, 'externalLabels', p.externalLabels, `sets ${JSON.stringify(name)}, which externalLabelName gives each shard's zone`);
+    }
+  }
+  if (!isDnsLabel(p.name)) throw invalidProp(where, 'name', p.name, 'must be a DNS label (lower case alphanumerics and -)');
+  const longest = longestStatefulSetName(p, output);
+  if (longest.length > MAX_STATEFULSET_NAME) {
+    throw invalidProp(where, 'name', p.name,
+      `is too long: it makes the StatefulSet name ${JSON.stringify(longest)} (${longest.length} characters), over the ` +
+      `${MAX_STATEFULSET_NAME} that leave room for the pods' controller-revision-hash label; set a shorter name`);
+  }
+  if (p.storage !== undefined && !QUANTITY.test(p.storage.size)) {
+    throw invalidProp(where, 'storage.size', p.storage.size, "is not a Kubernetes quantity like '50Gi'");
+  }
+  checkScrapeClasses(p);
+  if (p.operatorSharding === OperatorSharding.SHARDING_STRATEGY && p.mode === ShardingMode.TOPOLOGY) {
+    if (p.topology.topologyKey !== 'topology.kubernetes.io/zone') {
+      throw invalidProp(where, 'operatorSharding', p.operatorSharding,
+        `needs the topology key topology.kubernetes.io/zone (prometheus-operator's shardingStrategy reads only that one), not ${JSON.stringify(p.topology.topologyKey)}: use OperatorSharding.PER_ZONE`);
+    }
+  }
+}
+
+function checkExternalLabelName(where: string, prop: string, name: string, output: PrometheusOutput): void {
+  if (!isPrometheusLabelName(name) || name.startsWith('__')) {
+    throw invalidProp(where, prop, name, 'is not a valid label name: [a-zA-Z_][a-zA-Z0-9_]*, not starting with __ (reserved)');
+  }
+  const reserved = output === PrometheusOutput.OPERATOR ? OPERATOR_EXTERNAL_LABELS : [REPLICA_EXTERNAL_LABEL];
+  if (reserved.includes(name)) {
+    throw invalidProp(where, prop, name, `is set on every Prometheus already (${reserved.join(', ')}); pick another name`);
+  }
+}
+
+function checkScrapeClasses(p: ResolvedPrometheus): void {
+  const names = new Set<string>();
+  for (const c of p.scrapeClasses) {
+    if (c.name === '' || names.has(c.name) || c.name === ZONE_SCRAPE_CLASS) {
+      throw invalidProp(p.where, 'scrapeClasses[].name', c.name,
+        `must be non-empty and unique${c.name === ZONE_SCRAPE_CLASS ? `; ${ZONE_SCRAPE_CLASS} is the construct's own class` : ''}`);
+    }
+    names.add(c.name);
+    if (c.attachNodeMetadata === false && p.mode === ShardingMode.TOPOLOGY && p.sources.nodeLabel) {
+      throw invalidProp(p.where, `scrapeClasses[${JSON.stringify(c.name)}].attachNodeMetadata`, false,
+        "cannot be false: the zone is read from the node's labels (Kubernetes < 1.35 or a custom topology key)");
+    }
+  }
+  const defaults = p.scrapeClasses.filter((c) => c.isDefault).map((c) => c.name);
+  if (defaults.length > 1) {
+    throw invalidProp(p.where, 'scrapeClasses', defaults, 'has more than one default class (prometheus-operator allows one)');
+  }
+}
+
+function checkDuration(where: string, prop: string, value: string): string {
+  if (value === '' || !DURATION.test(value)) throw invalidProp(where, prop, value, "is not a Prometheus duration like '30s' or '15d'");
+  return value;
+}
+
+function longestStatefulSetName(p: ResolvedPrometheus, output: PrometheusOutput): string {
+  const lastShard = Math.max(p.shards - 1, 0);
+  if (output === PrometheusOutput.STANDALONE) {
+    const ids = p.mode === ShardingMode.ADDRESS ? [`${lastShard}`] : p.plan.map((s) => `${p.zoneNames[s.zoneIndex]}-${s.inZoneIndex}`);
+    return ids.map((id) => `${p.name}-${id}`).reduce((a, b) => (b.length > a.length ? b : a));
+  }
+  // prometheus-operator names its StatefulSets prometheus-<name> and prometheus-<name>-shard-<n>.
+  if (p.mode === ShardingMode.TOPOLOGY && p.operatorSharding === OperatorSharding.PER_ZONE) {
+    return p.topology.zones.map((zone, z) => {
+      const zoneShards = p.plan.filter((s) => s.zone === zone).length;
+      return `prometheus-${p.name}-${p.zoneNames[z]}${zoneShards > 1 ? `-shard-${zoneShards - 1}` : ''}`;
+    }).reduce((a, b) => (b.length > a.length ? b : a));
+  }
+  return `prometheus-${p.name}${lastShard > 0 ? `-shard-${lastShard}` : ''}`;
+}
+
+/** prometheus-operator's shardingStrategy leaves shards idle when shards is not a multiple of the zones. */
+function warnIdleShards(scope: Construct, p: ResolvedPrometheus): void {
+  const shards = operatorTopologyShards(p.topology.zones, p.shards);
+  const idle = shards.filter((s) => s.idle);
+  if (idle.length === 0) return;
+  const zones = p.topology.zones.length;
+  const lower = Math.floor(p.shards / zones) * zones;
+  addWarning(scope,
+    `shards=${p.shards} over ${zones} zones with prometheus-operator's shardingStrategy: it gives each zone ` +
+    `floor(${p.shards}/${zones})=${shards[0].modulus} hash bucket(s), so shard(s) ` +
+    `${idle.map((s) => `${s.index} (zone ${s.zone}, bucket ${s.inZoneIndex})`).join(', ')} scrape no target ` +
+    `(prometheus-operator issue #8664). Use OperatorSharding.PER_ZONE (every shard scrapes), or shards=${lower} or ${lower + zones}.`);
+}
+

@@ -1,0 +1,149 @@
+import { createHash } from 'crypto';
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { LABEL_PREFIX, standardLabels } from '../standard-labels';
+import { kubernetesScrapeConfigs, prometheusConfig, renderConfig } from './config';
+import { ResolvedPrometheus, ShardingMode } from './options';
+import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } from './placement';
+import { hashShardRules, RelabelRule, zoneSelectionRules } from './relabel';
+
+const PORT = 9090;
+const CONFIG_DIR = '/etc/prometheus';
+const DATA_DIR = '/prometheus';
+/** The external label that tells the replicas of a shard apart (as prometheus-operator names it). */
+export const REPLICA_EXTERNAL_LABEL = 'prometheus_replica';
+
+/** One standalone shard: its name, what it scrapes and where it runs. */
+interface StandaloneShard {
+  readonly id: string;
+  readonly zone?: string;
+  readonly rules: RelabelRule[];
+  readonly nodeSelector: { [key: string]: string };
+  readonly externalLabels: { [name: string]: string };
+}
+
+/**
+ * Plain Kubernetes objects for every shard, no operator: per shard a ConfigMap with its prometheus.yml,
+ * a StatefulSet (pinned to the shard's zone in topology mode) and a PodDisruptionBudget; one headless
+ * Service for all of them.
+ */
+export function standaloneShards(scope: Construct, p: ResolvedPrometheus, serviceAccount: string): k8s.KubeStatefulSet[] {
+  const instance = { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': p.name };
+  const service = new k8s.KubeService(scope, 'headless', {
+    metadata: { name: p.name, namespace: p.metadataNamespace, labels: standardLabels('prometheus', p.name, 'shard') },
+    spec: { clusterIp: 'None', selector: instance, ports: [{ name: 'web', port: PORT, targetPort: k8s.IntOrString.fromString('web') }] },
+  });
+  const nodeMetadata = p.mode === ShardingMode.TOPOLOGY && p.sources.nodeLabel;
+  return shards(p).map((shard) => {
+    const name = `${p.name}-${shard.id}`;
+    const config = renderConfig(prometheusConfig(
+      { scrapeInterval: p.scrapeInterval, externalLabels: shard.externalLabels, replicaLabel: REPLICA_EXTERNAL_LABEL },
+      kubernetesScrapeConfigs(shard.rules, nodeMetadata),
+    ));
+    const zoneLabel: { [key: string]: string } = shard.zone === undefined ? {} : { [`${LABEL_PREFIX}/zone`]: shard.zone };
+    const labels = { ...standardLabels('prometheus', p.name, 'shard'), [`${LABEL_PREFIX}/shard`]: shard.id, ...zoneLabel };
+    const selector = { ...instance, [`${LABEL_PREFIX}/shard`]: shard.id };
+
+    new k8s.KubeConfigMap(scope, `${shard.id}-config`, {
+      metadata: { name, namespace: p.metadataNamespace, labels },
+      data: { 'prometheus.yml': config },
+    });
+    const statefulSet = new k8s.KubeStatefulSet(scope, shard.id, {
+      metadata: { name, namespace: p.metadataNamespace, labels },
+      spec: {
+        replicas: p.replicas,
+        serviceName: service.name,
+        podManagementPolicy: 'Parallel',
+        selector: { matchLabels: selector },
+        template: {
+          metadata: {
+            labels,
+            // A new prometheus.yml rolls the pods (Prometheus reads its configuration at start).
+            annotations: { [`${LABEL_PREFIX}/config-hash`]: createHash('sha256').update(config).digest('hex').slice(0, 16) },
+          },
+          spec: podSpec(p, shard, serviceAccount, name, { ...instance, ...zoneLabel }),
+        },
+        volumeClaimTemplates: p.storage && [{
+          metadata: { name: 'data' },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: p.storage.storageClassName,
+            resources: { requests: { storage: k8s.Quantity.fromString(p.storage.size) } },
+          },
+        }],
+      },
+    });
+    new k8s.KubePodDisruptionBudget(scope, `${shard.id}-pdb`, {
+      metadata: { name, namespace: p.metadataNamespace, labels },
+      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
+    });
+    return statefulSet;
+  });
+}
+
+function shards(p: ResolvedPrometheus): StandaloneShard[] {
+  if (p.mode === ShardingMode.ADDRESS) {
+    return Array.from({ length: p.shards }, (_, index) => ({
+      id: `${index}`,
+      rules: hashShardRules(index, p.shards, '__address__'),
+      nodeSelector: regionNodeSelector(p),
+      externalLabels: p.externalLabels,
+    }));
+  }
+  return p.plan.map((s) => ({
+    id: `${p.zoneNames[s.zoneIndex]}-${s.inZoneIndex}`,
+    zone: s.zone,
+    rules: [...zoneSelectionRules(p.topology, p.sources, s.zone), ...hashShardRules(s.inZoneIndex, s.zoneShards, '__address__')],
+    nodeSelector: zoneNodeSelector(p, s.zone),
+    externalLabels: zoneExternalLabels(p, s.zone),
+  }));
+}
+
+function podSpec(
+  p: ResolvedPrometheus, shard: StandaloneShard, serviceAccount: string, configMap: string, spreadLabels: { [key: string]: string },
+): k8s.PodSpec {
+  const probe = (path: string, extra: Partial<k8s.Probe> = {}): k8s.Probe => ({
+    httpGet: { path, port: k8s.IntOrString.fromString('web') }, periodSeconds: 10, timeoutSeconds: 5, ...extra,
+  });
+  return {
+    serviceAccountName: serviceAccount,
+    automountServiceAccountToken: true, // Kubernetes service discovery reads the API with it
+    nodeSelector: Object.keys(shard.nodeSelector).length > 0 ? shard.nodeSelector : undefined,
+    topologySpreadConstraints: podSpread(p, spreadLabels, shard.zone === undefined),
+    securityContext: {
+      runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' },
+    },
+    containers: [{
+      name: 'prometheus',
+      image: p.image!,
+      args: [
+        `--config.file=${CONFIG_DIR}/prometheus.yml`,
+        `--storage.tsdb.path=${DATA_DIR}`,
+        `--storage.tsdb.retention.time=${p.retention}`,
+        `--web.listen-address=:${PORT}`,
+      ],
+      env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+      ports: [{ name: 'web', containerPort: PORT }],
+      // WAL replay after a restart can take minutes: the startup probe holds the others off meanwhile.
+      startupProbe: probe('/-/ready', { failureThreshold: 60, periodSeconds: 15 }),
+      readinessProbe: probe('/-/ready', { failureThreshold: 3 }),
+      livenessProbe: probe('/-/healthy', { failureThreshold: 6 }),
+      resources: p.resources,
+      securityContext: {
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        runAsNonRoot: true,
+        capabilities: { drop: ['ALL'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      volumeMounts: [
+        { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+        { name: 'data', mountPath: DATA_DIR },
+      ],
+    }],
+    volumes: [
+      { name: 'config', configMap: { name: configMap } },
+      ...(p.storage ? [] : [{ name: 'data', emptyDir: {} }]),
+    ],
+  };
+}

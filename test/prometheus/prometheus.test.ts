@@ -1,0 +1,276 @@
+import { Chart, Testing } from 'cdk8s';
+import * as yaml from 'yaml';
+import {
+  OperatorSharding, PrometheusOutput, RelabelAction, ShardingMode, TopologyShardedPrometheus, TopologyShardedPrometheusProps, ZoneTopology,
+} from '../../src';
+import { warningsOf } from '../../src/warnings';
+import { only } from '../util';
+
+const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
+
+function synthesize(props: Partial<TopologyShardedPrometheusProps>): { objects: any[]; chart: Chart } {
+  const chart = new Chart(Testing.app(), 'mon', { namespace: 'monitoring', disableResourceNameHashes: true });
+  new TopologyShardedPrometheus(chart, 'prom', { topology, shards: 6, ...props });
+  return { objects: Testing.synth(chart), chart };
+}
+const prometheuses = (objects: any[]) => objects.filter((o) => o.kind === 'Prometheus');
+const shardConfig = (objects: any[], name: string) => yaml.parse(only(objects, 'ConfigMap', name).data['prometheus.yml']);
+
+describe('TopologyShardedPrometheus, operator output, one Prometheus per zone (default)', () => {
+  test('7 shards over 3 zones: shards 3/2/2, each Prometheus pinned to its zone with the zone label', () => {
+    const { objects } = synthesize({ shards: 7, nodeSelector: { 'topology.kubernetes.io/zone': 'stale', 'pool': 'monitoring' } });
+    const proms = prometheuses(objects);
+    expect(proms.map((p) => [p.metadata.name, p.spec.shards, p.spec.nodeSelector, p.spec.externalLabels])).toEqual([
+      ['mon-prom-zone-a', 3, { 'topology.kubernetes.io/zone': 'zone-a', 'pool': 'monitoring' }, { zone: 'zone-a' }],
+      ['mon-prom-zone-b', 2, { 'topology.kubernetes.io/zone': 'zone-b', 'pool': 'monitoring' }, { zone: 'zone-b' }],
+      ['mon-prom-zone-c', 2, { 'topology.kubernetes.io/zone': 'zone-c', 'pool': 'monitoring' }, { zone: 'zone-c' }],
+    ]);
+    for (const p of proms) {
+      expect(p.spec).toMatchObject({ replicas: 1, serviceAccountName: 'mon-prom', serviceDiscoveryRole: 'EndpointSlice', serviceMonitorSelector: {} });
+      expect(p.spec.shardingStrategy).toBeUndefined();
+    }
+  });
+
+  test('a default scrape class reads the zone (node metadata attached) and keeps only the Prometheus zone', () => {
+    const [a, b] = prometheuses(synthesize({}).objects);
+    expect(a.spec.scrapeClasses).toHaveLength(1);
+    expect(a.spec.scrapeClasses[0]).toMatchObject({ name: 'zone-sharding', default: true, attachMetadata: { node: true } });
+    const keep = (p: any) => p.spec.scrapeClasses[0].relabelings.find((r: any) => r.action === 'keep');
+    expect(keep(a)).toEqual({ sourceLabels: ['__tmp_topology', '__tmp_disable_sharding'], regex: '(?:zone-a)?;|.*;.+', action: 'keep' });
+    expect(keep(b).regex).toBe('zone-b;|.*;.+');
+  });
+
+  test('the user\'s scrape classes get the zone rules appended; no extra class when one of them is the default', () => {
+    const scrapeClasses = [
+      { name: 'default', isDefault: true, relabelings: [{ targetLabel: 'team', replacement: 'infra' }] },
+      { name: 'tls', metricRelabelings: [{ sourceLabels: ['__name__'], regex: 'go_.*', action: RelabelAction.DROP }] },
+    ];
+    const [a] = prometheuses(synthesize({ scrapeClasses }).objects);
+    expect(a.spec.scrapeClasses.map((c: any) => c.name)).toEqual(['default', 'tls']);
+    expect(a.spec.scrapeClasses[0].relabelings[0]).toEqual({ targetLabel: 'team', replacement: 'infra', action: 'replace' });
+    for (const c of a.spec.scrapeClasses) {
+      expect(c.attachMetadata).toEqual({ node: true });
+      expect(c.relabelings.at(-1).regex).toBe('(?:zone-a)?;|.*;.+');
+    }
+    expect(a.spec.scrapeClasses[1].metricRelabelings).toEqual([{ sourceLabels: ['__name__'], regex: 'go_.*', action: 'drop' }]);
+    const withoutDefault = prometheuses(synthesize({ scrapeClasses: [scrapeClasses[1]] }).objects)[0];
+    expect(withoutDefault.spec.scrapeClasses.map((c: any) => c.name)).toEqual(['zone-sharding', 'tls']);
+  });
+
+  test('RBAC: read pods, services, EndpointSlices and nodes (node labels carry the zone); cluster-scoped objects have no namespace', () => {
+    const { objects } = synthesize({});
+    const role = only(objects, 'ClusterRole');
+    expect(role.metadata).toEqual(expect.objectContaining({ name: 'monitoring-mon-prom' }));
+    expect(role.metadata.namespace).toBeUndefined();
+    expect(role.rules).toEqual([
+      { apiGroups: [''], resources: ['nodes', 'pods', 'services'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    const binding = only(objects, 'ClusterRoleBinding');
+    expect(binding.metadata.namespace).toBeUndefined();
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'mon-prom', namespace: 'monitoring' }]);
+  });
+
+  test('Kubernetes 1.35: the zone comes from the pod label, so no node metadata and no access to nodes', () => {
+    const { objects } = synthesize({ kubernetesVersion: '1.35' });
+    const [a] = prometheuses(objects);
+    expect(a.spec.scrapeClasses[0].attachMetadata).toBeUndefined();
+    expect(a.spec.scrapeClasses[0].relabelings.map((r: any) => r.sourceLabels[0])).toContain('__meta_kubernetes_pod_label_topology_kubernetes_io_zone');
+    expect(only(objects, 'ClusterRole').rules[0].resources).toEqual(['pods', 'services']);
+  });
+
+  test('externalLabelName: renamed, disabled with an empty string, merged with externalLabels', () => {
+    expect(prometheuses(synthesize({ externalLabelName: 'az', externalLabels: { cluster: 'prod' } }).objects)[0].spec.externalLabels)
+      .toEqual({ cluster: 'prod', az: 'zone-a' });
+    expect(prometheuses(synthesize({ externalLabelName: '' }).objects)[0].spec.externalLabels).toBeUndefined();
+  });
+
+  test('region, storage, image, resources and the monitor selector reach every Prometheus', () => {
+    const regional = new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' });
+    const { objects } = synthesize({
+      topology: regional,
+      shards: 2,
+      storage: { size: '50Gi', storageClassName: 'zonal' },
+      image: 'example.com/prometheus:v3',
+      monitorSelector: { matchLabels: { team: 'infra' } },
+    });
+    const [a] = prometheuses(objects);
+    expect(a.spec.nodeSelector).toEqual({ 'topology.kubernetes.io/zone': 'a', 'topology.kubernetes.io/region': 'eu-1' });
+    expect(a.spec.storage.volumeClaimTemplate.spec).toEqual({
+      accessModes: ['ReadWriteOnce'], storageClassName: 'zonal', resources: { requests: { storage: '50Gi' } },
+    });
+    expect(a.spec.image).toBe('example.com/prometheus:v3');
+    expect(a.spec.resources).toEqual({ requests: { cpu: '100m', memory: '512Mi' } });
+    expect(a.spec.podMonitorSelector).toEqual({ matchLabels: { team: 'infra' } });
+  });
+});
+
+describe('TopologyShardedPrometheus, operator output with spec.shardingStrategy', () => {
+  test('one Prometheus with upstream\'s topology sharding; no warning when shards is a multiple of the zones', () => {
+    const { objects, chart } = synthesize({ operatorSharding: OperatorSharding.SHARDING_STRATEGY, shards: 9 });
+    const [p] = prometheuses(objects);
+    expect(prometheuses(objects)).toHaveLength(1);
+    expect(p.metadata.name).toBe('mon-prom');
+    expect(p.spec).toMatchObject({
+      shards: 9, shardingStrategy: { mode: 'Topology', topology: { values: ['zone-a', 'zone-b', 'zone-c'], externalLabelName: 'zone' } },
+    });
+    expect(p.spec.nodeSelector).toBeUndefined();
+    expect(warningsOf(chart)).toEqual([]);
+  });
+
+  test('10 shards over 3 zones: warns that shard 9 scrapes nothing', () => {
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const { chart } = synthesize({ operatorSharding: OperatorSharding.SHARDING_STRATEGY, shards: 11 });
+      expect(warningsOf(chart)).toEqual([
+        "mon/prom: shards=11 over 3 zones with prometheus-operator's shardingStrategy: it gives each zone floor(11/3)=3 hash bucket(s), " +
+        'so shard(s) 9 (zone zone-a, bucket 3), 10 (zone zone-b, bucket 3) scrape no target (prometheus-operator issue #8664). ' +
+        'Use OperatorSharding.PER_ZONE (every shard scrapes), or shards=9 or 12.',
+      ]);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});
+
+describe('TopologyShardedPrometheus, address mode', () => {
+  test('operator: one Prometheus with classic sharding, spread over zones and hosts, no zone label', () => {
+    const { objects } = synthesize({ mode: ShardingMode.ADDRESS, shards: 4 });
+    const [p] = prometheuses(objects);
+    expect(p.spec.shards).toBe(4);
+    expect(p.spec.externalLabels).toBeUndefined();
+    expect(p.spec.scrapeClasses).toBeUndefined();
+    expect(p.spec.topologySpreadConstraints.map((c: any) => [c.topologyKey, c.whenUnsatisfiable])).toEqual([
+      ['topology.kubernetes.io/zone', 'ScheduleAnyway'], ['kubernetes.io/hostname', 'ScheduleAnyway'],
+    ]);
+    expect(only(objects, 'ClusterRole').rules[0].resources).toEqual(['pods', 'services']);
+  });
+
+  test('standalone: one StatefulSet per shard, hashing over all shards', () => {
+    const { objects } = synthesize({ mode: ShardingMode.ADDRESS, shards: 3, output: PrometheusOutput.STANDALONE });
+    expect(objects.filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name)).toEqual(['mon-prom-0', 'mon-prom-1', 'mon-prom-2']);
+    const rules = shardConfig(objects, 'mon-prom-1').scrape_configs[0].relabel_configs.slice(-3);
+    expect(rules.map((r: any) => [r.action, r.modulus ?? r.regex])).toEqual([['replace', '(.+);'], ['hashmod', 3], ['keep', '1;|.+;.+']]);
+  });
+});
+
+describe('TopologyShardedPrometheus, standalone output', () => {
+  const { objects } = synthesize({ shards: 4, output: PrometheusOutput.STANDALONE, replicas: 2, externalLabels: { cluster: 'prod' } });
+  const statefulSets = objects.filter((o) => o.kind === 'StatefulSet');
+
+  test('per shard a StatefulSet, a ConfigMap and a PodDisruptionBudget, named by zone and in-zone index', () => {
+    const names = ['mon-prom-zone-a-0', 'mon-prom-zone-b-0', 'mon-prom-zone-c-0', 'mon-prom-zone-a-1'];
+    for (const kind of ['StatefulSet', 'ConfigMap', 'PodDisruptionBudget']) {
+      expect(objects.filter((o) => o.kind === kind).map((o) => o.metadata.name)).toEqual(names);
+    }
+    expect(only(objects, 'Service').spec).toMatchObject({ clusterIP: 'None', selector: { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': 'mon-prom' } });
+    expect(only(objects, 'PodDisruptionBudget', 'mon-prom-zone-a-1').spec).toEqual({
+      maxUnavailable: 1, selector: statefulSets[3].spec.selector,
+    });
+  });
+
+  test('each shard is pinned to its zone and its prometheus.yml keeps only its slice of its zone', () => {
+    const sts = only(objects, 'StatefulSet', 'mon-prom-zone-a-1');
+    expect(sts.spec.replicas).toBe(2);
+    expect(sts.spec.template.spec.nodeSelector).toEqual({ 'topology.kubernetes.io/zone': 'zone-a' });
+    const config = shardConfig(objects, 'mon-prom-zone-a-1');
+    expect(config.global).toEqual({ scrape_interval: '30s', external_labels: { cluster: 'prod', zone: 'zone-a', prometheus_replica: '${POD_NAME}' } });
+    expect(config.scrape_configs.map((j: any) => [j.job_name, j.kubernetes_sd_configs])).toEqual([
+      ['kubernetes-pods', [{ role: 'pod', attach_metadata: { node: true } }]],
+      ['kubernetes-service-endpoints', [{ role: 'endpointslice', attach_metadata: { node: true } }]],
+    ]);
+    for (const job of config.scrape_configs) {
+      expect(job.relabel_configs.slice(-4).map((r: any) => r.modulus ?? r.regex)).toEqual(['(?:zone-a)?;|.*;.+', '(.+);', 2, '1;|.+;.+']);
+    }
+  });
+
+  test('the pods meet Pod Security "restricted", with probes and resource requests', () => {
+    for (const sts of statefulSets) {
+      const spec = sts.spec.template.spec;
+      expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(spec.volumes.every((v: any) => v.configMap || v.emptyDir)).toBe(true);
+      for (const c of spec.containers) {
+        expect(c.securityContext).toEqual({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          runAsNonRoot: true,
+          capabilities: { drop: ['ALL'] },
+          seccompProfile: { type: 'RuntimeDefault' },
+        });
+        expect(c.resources.requests).toEqual({ cpu: '100m', memory: '512Mi' });
+        expect(c.readinessProbe.httpGet.path).toBe('/-/ready');
+        expect(c.livenessProbe.httpGet.path).toBe('/-/healthy');
+        expect(c.image).toBe('quay.io/prometheus/prometheus:v3.5.0');
+      }
+    }
+  });
+
+  test('a config change rolls the pods: the template carries a hash of the prometheus.yml', () => {
+    const hash = (o: any[]) => only(o, 'StatefulSet', 'mon-prom-zone-a-0').spec.template.metadata.annotations['cdk8s-zones.dev/config-hash'];
+    const other = synthesize({ shards: 4, output: PrometheusOutput.STANDALONE, replicas: 2, externalLabels: { cluster: 'test' } }).objects;
+    expect(hash(objects)).toMatch(/^[0-9a-f]{16}$/);
+    expect(hash(other)).not.toBe(hash(objects));
+  });
+
+  test('persistent storage: a volume claim template instead of the emptyDir', () => {
+    const sts = synthesize({ output: PrometheusOutput.STANDALONE, storage: { size: '20Gi' } }).objects.find((o) => o.kind === 'StatefulSet');
+    expect(sts.spec.volumeClaimTemplates).toEqual([{
+      metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } } },
+    }]);
+    expect(sts.spec.template.spec.volumes.map((v: any) => v.name)).toEqual(['config']);
+  });
+
+  test('zone names that are not DNS labels become safe object names', () => {
+    const odd = new ZoneTopology({ zones: ['EU_West.1a', 'eu-west-1b'] });
+    const names = synthesize({ topology: odd, shards: 2, output: PrometheusOutput.STANDALONE }).objects
+      .filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name);
+    expect(names).toEqual(['mon-prom-eu-west-1a-0', 'mon-prom-eu-west-1b-0']);
+    const clash = new ZoneTopology({ zones: ['a.b', 'a_b'] });
+    expect(synthesize({ topology: clash, shards: 2, output: PrometheusOutput.STANDALONE }).objects
+      .filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name)).toEqual(['mon-prom-zone-0-0', 'mon-prom-zone-1-0']);
+  });
+});
+
+describe('TopologyShardedPrometheus refuses bad input with a clear error', () => {
+  const where = "TopologyShardedPrometheus 'mon/prom'";
+  test.each<[Partial<TopologyShardedPrometheusProps>, string]>([
+    [{ shards: 2 }, 'shards=2 is less than the 3 zones [zone-a, zone-b, zone-c]: zone(s) zone-c would not be scraped'],
+    [{ shards: 0 }, 'shards=0 must be an integer >= 1'],
+    [{ shards: 0, mode: ShardingMode.ADDRESS }, 'shards=0 must be an integer >= 1'],
+    [{ shardsPerZone: { 'zone-a': 2, 'zone-b': 2, 'zone-c': 1 } }, 'shardsPerZone={"zone-a":2,"zone-b":2,"zone-c":1} sums to 5, not to shards=6'],
+    [{ shardsPerZone: { 'zone-a': 2, 'zone-b': 2, 'zone-c': 1, 'zone-x': 1 } }, 'shardsPerZone["zone-x"]=1 names a zone that is not in the topology'],
+    [{ mode: ShardingMode.ADDRESS, shardsPerZone: { 'zone-a': 6 } }, 'shardsPerZone={"zone-a":6} only applies to mode ShardingMode.TOPOLOGY'],
+    [{ mode: ShardingMode.ADDRESS, externalLabelName: 'az' }, 'externalLabelName="az" only applies to mode ShardingMode.TOPOLOGY'],
+    [{ mode: ShardingMode.ADDRESS, operatorSharding: OperatorSharding.SHARDING_STRATEGY }, 'operatorSharding="sharding-strategy" only applies to mode ShardingMode.TOPOLOGY'],
+    [{ replicas: 0 }, 'replicas=0 must be an integer >= 1'],
+    [{ replicas: 1.5 }, 'replicas=1.5 must be an integer >= 1'],
+    [{ externalLabelName: 'zone-name' }, 'externalLabelName="zone-name" is not a valid label name'],
+    [{ externalLabelName: '1zone' }, 'externalLabelName="1zone" is not a valid label name'],
+    [{ externalLabelName: '__zone' }, 'externalLabelName="__zone" is not a valid label name'],
+    [{ externalLabelName: 'prometheus_replica' }, 'externalLabelName="prometheus_replica" is set on every Prometheus already'],
+    [{ externalLabels: { zone: 'x' } }, 'externalLabels={"zone":"x"} sets "zone", which externalLabelName gives each shard\'s zone'],
+    [{ output: PrometheusOutput.STANDALONE, scrapeClasses: [] }, 'scrapeClasses=[] only applies to output PrometheusOutput.OPERATOR'],
+    [{ operatorSharding: OperatorSharding.SHARDING_STRATEGY, shardsPerZone: { 'zone-a': 4, 'zone-b': 1, 'zone-c': 1 } },
+      'shardsPerZone={"zone-a":4,"zone-b":1,"zone-c":1} cannot be expressed with prometheus-operator\'s shardingStrategy'],
+    [{ scrapeClasses: [{ name: 'a', isDefault: true }, { name: 'b', isDefault: true }] }, 'scrapeClasses=["a","b"] has more than one default class'],
+    [{ scrapeClasses: [{ name: 'zone-sharding' }] }, 'scrapeClasses[].name="zone-sharding" must be non-empty and unique; zone-sharding is the construct\'s own class'],
+    [{ scrapeClasses: [{ name: 'a', attachNodeMetadata: false }] }, 'scrapeClasses["a"].attachNodeMetadata=false cannot be false'],
+    [{ name: 'a-name-long-enough-to-break-the-statefulset-name-limit' }, 'name="a-name-long-enough-to-break-the-statefulset-name-limit" is too long: ' +
+      'it makes the StatefulSet name "prometheus-a-name-long-enough-to-break-the-statefulset-name-limit-zone-a-shard-1" (80 characters), over the 52'],
+    [{ name: 'Prom' }, 'name="Prom" must be a DNS label'],
+    [{ scrapeInterval: '30 seconds' }, 'scrapeInterval="30 seconds" is not a Prometheus duration'],
+    [{ storage: { size: '50 GB' } }, 'storage.size="50 GB" is not a Kubernetes quantity'],
+    [{ kubernetesVersion: 'next' }, 'kubernetesVersion="next" is not a Kubernetes version'],
+    [{ nodeSelector: { 'bad key': 'x' } }, 'nodeSelector key="bad key" is not a valid label key'],
+  ])('%j', (props, message) => {
+    expect(() => synthesize(props)).toThrow(`${where}: ${message}`);
+  });
+
+  test('a namespace is needed for the ClusterRoleBinding subject', () => {
+    const chart = new Chart(Testing.app(), 'mon');
+    expect(() => new TopologyShardedPrometheus(chart, 'prom', { topology, shards: 3 }))
+      .toThrow("TopologyShardedPrometheus 'mon/prom': namespace=undefined must be set (or the chart's namespace)");
+    const withProp = new TopologyShardedPrometheus(chart, 'other', { topology, shards: 3, namespace: 'obs' });
+    expect(withProp.serviceAccount.metadata.namespace).toBe('obs');
+  });
+});
