@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The real Prometheus for test/integration/prometheus: Debian bookworm's package (2.42), unpacked, never
+# installed (no service is started). Its Kubernetes discovery is compiled out; the tests use file_sd with
+# __meta_* labels and the relabel rules the library generates, which is all the sharding proof needs.
+set -euo pipefail
+source "$(dirname "$0")/lib.bash"
+
+have prometheus && { echo "prometheus already in $BIN_DIR: $("$BIN_DIR/prometheus" --version 2>&1 | head -1)"; exit 0; }
+
+work="$CACHE_DIR/prometheus-deb"
+rm -rf "$work" && mkdir -p "$work" && chmod 0777 "$work"   # apt downloads as _apt
+if [ ! -e "$APT_UPDATED_MARKER" ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq && touch "$APT_UPDATED_MARKER"
+fi
+(cd "$work" && apt-get download -qq prometheus)
+dpkg-deb -x "$work"/prometheus_*.deb "$work/root"
+install -m 0755 "$work/root/usr/bin/prometheus" "$BIN_DIR/prometheus"
+rm -rf "$work"
+echo "installed $("$BIN_DIR/prometheus" --version 2>&1 | head -1)"
