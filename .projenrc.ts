@@ -86,8 +86,9 @@ project.addTask('test:integration', {
 });
 
 project.addTask('bench', {
-  description: 'Run the benchmarks in bench/ and write bench/results.md',
+  description: 'Run the benchmarks in bench/ and write bench/results.md (`npm run bench <name>` runs one section)',
   exec: 'ts-node --project bench/tsconfig.json bench/run.ts',
+  receiveArgs: true,
 });
 
 // The generated API reference must match the code: compile with jsii (which also enforces the jsii
