@@ -17,29 +17,20 @@ export const OPERATOR_EXTERNAL_LABELS = ['prometheus', 'prometheus_replica'];
  * (address mode). Returns them in zone order.
  */
 export function operatorPrometheuses(scope: Construct, p: ResolvedPrometheus, serviceAccount: string): ApiObject[] {
-  if (p.mode === ShardingMode.ADDRESS) {
+  if (p.mode === ShardingMode.ADDRESS || p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) {
+    const topology = p.mode === ShardingMode.TOPOLOGY;
     return [prometheus(scope, p, p.name, undefined, {
       ...common(p, serviceAccount),
       shards: p.shards,
+      // With shardingStrategy the operator sets the zone key of each shard's StatefulSet itself.
       nodeSelector: nonEmpty(regionNodeSelector(p)),
       externalLabels: nonEmpty(p.externalLabels),
       scrapeClasses: nonEmpty(p.scrapeClasses.map((c) => scrapeClass(c, [], c.attachNodeMetadata))),
-      topologySpreadConstraints: spread(p, instanceLabels(p), true),
-    })];
-  }
-  if (p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) {
-    return [prometheus(scope, p, p.name, undefined, {
-      ...common(p, serviceAccount),
-      shards: p.shards,
-      // The operator sets the zone key of each shard's StatefulSet itself.
-      nodeSelector: nonEmpty(regionNodeSelector(p)),
-      externalLabels: nonEmpty(p.externalLabels),
-      scrapeClasses: nonEmpty(p.scrapeClasses.map((c) => scrapeClass(c, [], c.attachNodeMetadata))),
-      shardingStrategy: {
+      shardingStrategy: topology ? {
         mode: 'Topology',
         topology: { values: [...p.topology.zones], externalLabelName: p.externalLabelName },
-      },
-      topologySpreadConstraints: spread(p, instanceLabels(p), false),
+      } : undefined,
+      topologySpreadConstraints: spread(p, instanceLabels(p), !topology),
     })];
   }
   return p.topology.zones.map((zone, zoneIndex) => {

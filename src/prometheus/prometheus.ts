@@ -179,7 +179,7 @@ export interface TopologyShardedPrometheusProps {
  * or plain Kubernetes objects (a StatefulSet and prometheus.yml per shard). See docs/prometheus.md.
  */
 export class TopologyShardedPrometheus extends Construct {
-  /** The shard plan (topology mode; empty in address mode). */
+  /** The shard plan (topology mode; undefined in address mode). */
   public readonly plan: ShardPlan | undefined;
 
   /** The prometheus-operator `Prometheus` resources (operator output), in zone order. */

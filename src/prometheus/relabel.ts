@@ -185,23 +185,19 @@ export function hashShardRules(index: number, modulus: number, hashLabel: string
 
 /** A rule in Prometheus configuration spelling (`source_labels`, `target_label`). */
 export function toConfigSpelling(rule: RelabelRule): { [key: string]: any } {
-  return compact({
-    source_labels: rule.sourceLabels && [...rule.sourceLabels],
-    separator: rule.separator,
-    target_label: rule.targetLabel,
-    regex: rule.regex,
-    modulus: rule.modulus,
-    replacement: rule.replacement,
-    action: rule.action ?? RelabelAction.REPLACE,
-  });
+  return spell(rule, 'source_labels', 'target_label');
 }
 
 /** A rule in prometheus-operator spelling (`sourceLabels`, `targetLabel`). */
 export function toOperatorSpelling(rule: RelabelRule): { [key: string]: any } {
+  return spell(rule, 'sourceLabels', 'targetLabel');
+}
+
+function spell(rule: RelabelRule, sourceLabels: string, targetLabel: string): { [key: string]: any } {
   return compact({
-    sourceLabels: rule.sourceLabels && [...rule.sourceLabels],
+    [sourceLabels]: rule.sourceLabels && [...rule.sourceLabels],
     separator: rule.separator,
-    targetLabel: rule.targetLabel,
+    [targetLabel]: rule.targetLabel,
     regex: rule.regex,
     modulus: rule.modulus,
     replacement: rule.replacement,
