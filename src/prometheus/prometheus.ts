@@ -2,6 +2,7 @@ import { ApiObject, Chart, Names } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { invalidProp } from '../errors';
+import { parseBytes } from '../longhorn/quantity';
 import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
 import { ZoneTopology } from '../topology/zone-topology';
 import { addWarning } from '../warnings';
@@ -22,7 +23,6 @@ export const DEFAULT_PROMETHEUS_IMAGE = 'quay.io/prometheus/prometheus:v3.5.0';
 /** A StatefulSet's name plus the controller-revision-hash suffix must fit the 63-character label limit. */
 const MAX_STATEFULSET_NAME = 52;
 const DURATION = /^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$/;
-const QUANTITY = /^[+]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$/;
 
 /**
  * Props of `TopologyShardedPrometheus`.
@@ -296,9 +296,7 @@ function checkResolved(p: ResolvedPrometheus, output: PrometheusOutput): void {
       `is too long: it makes the StatefulSet name ${JSON.stringify(longest)} (${longest.length} characters), over the ` +
       `${MAX_STATEFULSET_NAME} that leave room for the pods' controller-revision-hash label; set a shorter name`);
   }
-  if (p.storage !== undefined && !QUANTITY.test(p.storage.size)) {
-    throw invalidProp(where, 'storage.size', p.storage.size, "is not a Kubernetes quantity like '50Gi'");
-  }
+  if (p.storage !== undefined) parseBytes(where, 'storage.size', p.storage.size);
   checkScrapeClasses(p);
   if (p.operatorSharding === OperatorSharding.SHARDING_STRATEGY && p.mode === ShardingMode.TOPOLOGY) {
     if (p.topology.topologyKey !== 'topology.kubernetes.io/zone') {

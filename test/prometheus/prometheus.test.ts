@@ -259,7 +259,7 @@ describe('TopologyShardedPrometheus refuses bad input with a clear error', () =>
       'it makes the StatefulSet name "prometheus-a-name-long-enough-to-break-the-statefulset-name-limit-zone-a-shard-1" (80 characters), over the 52'],
     [{ name: 'Prom' }, 'name="Prom" must be a DNS label'],
     [{ scrapeInterval: '30 seconds' }, 'scrapeInterval="30 seconds" is not a Prometheus duration'],
-    [{ storage: { size: '50 GB' } }, 'storage.size="50 GB" is not a Kubernetes quantity'],
+    [{ storage: { size: '50 GB' } }, 'storage.size="50 GB" is not a byte quantity'],
     [{ kubernetesVersion: 'next' }, 'kubernetesVersion="next" is not a Kubernetes version'],
     [{ nodeSelector: { 'bad key': 'x' } }, 'nodeSelector key="bad key" is not a valid label key'],
   ])('%j', (props, message) => {
