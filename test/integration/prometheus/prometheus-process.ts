@@ -82,7 +82,7 @@ export class PrometheusProcess {
       fs.closeSync(log);
       const prometheus = new PrometheusProcess(child, port, dir, configFile);
       try {
-        await waitFor(`Prometheus on port ${port} to be ready (log: ${path.join(dir, 'prometheus.log')})`, 60_000, async () => {
+        await waitFor(`Prometheus on port ${port} to be ready (log: ${path.join(dir, 'prometheus.log')})`, 120_000, async () => {
           if (prometheus.exited) throw new Error(`exited with code ${child.exitCode}`);
           const res = await fetch(`${prometheus.url}/-/ready`);
           return res.ok ? true : undefined;

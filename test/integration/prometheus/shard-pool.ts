@@ -26,7 +26,7 @@ export class ShardPool {
    * `__tmp_hash` present) once its relabelling ran, so they do not reliably name the job. A reload
    * removes the old pools at once, so the totals cannot mix configurations.
    */
-  public async targetsOnceDiscovered(jobs: { [job: string]: number }[], timeoutMs = 120_000): Promise<TargetList[]> {
+  public async targetsOnceDiscovered(jobs: { [job: string]: number }[], timeoutMs = 300_000): Promise<TargetList[]> {
     return Promise.all(jobs.map(async (expected, i) => {
       const want = { pools: Object.keys(expected).sort(), total: Object.values(expected).reduce((a, b) => a + b, 0) };
       let seen = {};
