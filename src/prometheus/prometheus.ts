@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { invalidProp } from '../errors';
 import { parseBytes } from '../longhorn/quantity';
 import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
-import { ZoneTopology } from '../topology/zone-topology';
+import { WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../topology/zone-topology';
 import { addWarning } from '../warnings';
 import { zoneSlugs } from './names';
 import { OPERATOR_EXTERNAL_LABELS, operatorPrometheuses, ZONE_SCRAPE_CLASS } from './operator';
@@ -299,9 +299,9 @@ function checkResolved(p: ResolvedPrometheus, output: PrometheusOutput): void {
   if (p.storage !== undefined) parseBytes(where, 'storage.size', p.storage.size);
   checkScrapeClasses(p);
   if (p.operatorSharding === OperatorSharding.SHARDING_STRATEGY && p.mode === ShardingMode.TOPOLOGY) {
-    if (p.topology.topologyKey !== 'topology.kubernetes.io/zone') {
+    if (p.topology.topologyKey !== WELL_KNOWN_ZONE_KEY) {
       throw invalidProp(where, 'operatorSharding', p.operatorSharding,
-        `needs the topology key topology.kubernetes.io/zone (prometheus-operator's shardingStrategy reads only that one), not ${JSON.stringify(p.topology.topologyKey)}: use OperatorSharding.PER_ZONE`);
+        `needs the topology key ${WELL_KNOWN_ZONE_KEY} (prometheus-operator's shardingStrategy reads only that one), not ${JSON.stringify(p.topology.topologyKey)}: use OperatorSharding.PER_ZONE`);
     }
   }
 }

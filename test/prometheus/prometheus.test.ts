@@ -261,6 +261,8 @@ describe('TopologyShardedPrometheus refuses bad input with a clear error', () =>
     [{ scrapeInterval: '30 seconds' }, 'scrapeInterval="30 seconds" is not a Prometheus duration'],
     [{ storage: { size: '50 GB' } }, 'storage.size="50 GB" is not a byte quantity'],
     [{ kubernetesVersion: 'next' }, 'kubernetesVersion="next" is not a Kubernetes version'],
+    [{ topology: new ZoneTopology({ zones: ['a', 'b'], topologyKey: 'example.com/zone' }), shards: 2, operatorSharding: OperatorSharding.SHARDING_STRATEGY },
+      'operatorSharding="sharding-strategy" needs the topology key topology.kubernetes.io/zone'],
     [{ nodeSelector: { 'bad key': 'x' } }, 'nodeSelector key="bad key" is not a valid label key'],
   ])('%j', (props, message) => {
     expect(() => synthesize(props)).toThrow(`${where}: ${message}`);
