@@ -1,4 +1,4 @@
-import { cdk8s, javascript } from 'projen';
+import { cdk8s, javascript, typescript } from 'projen';
 import { UpdateSnapshot } from 'projen/lib/javascript';
 
 // Versions known to work together on Node.js 20 (see docs/architecture.md, "Toolchain").
@@ -41,6 +41,7 @@ const project = new cdk8s.ConstructLibraryCdk8s({
       testMatch: [
         '<rootDir>/test/**/*.test.ts',
         '<rootDir>/examples/**/*.test.ts',
+        '<rootDir>/controller/test/**/*.test.ts',
       ],
       // Tests that start real programs or read ../shared live in their own tier.
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/integration/'],
@@ -103,5 +104,47 @@ apiCheck.exec('diff -u API.md .cache/API.md || (echo "API.md is out of date: run
 project.testTask.prependSpawn(apiCheck);
 // jsii prints a banner about Node.js 20's end of life on every run; the toolchain is pinned to Node 20 on purpose.
 project.tasks.addEnvironment('JSII_SILENCE_SUPPORT_WARNING', '1');
+
+// The runtime controller: a Node.js program (not jsii) in controller/, an npm workspace of this package so
+// the root `npm ci` installs it. It imports the library's pure planners from ../src by relative path.
+project.package.addField('workspaces', ['controller']);
+const controller = new typescript.TypeScriptProject({
+  parent: project,
+  outdir: 'controller',
+  name: 'cdk8s-zones-controller',
+  description: 'The cdk8s-zones runtime controller: what only the cluster knows (zones of pods, zone-by-zone rollouts, per-zone eviction budgets).',
+  defaultReleaseBranch: 'main',
+  packageManager: javascript.NodePackageManager.NPM,
+  minNodeVersion: '20.0.0',
+  typescriptVersion: '~5.9',
+  // client-node 1.x is ESM-only: Node >= 20.19 require()s it and TypeScript's "node20" module mode compiles
+  // CommonJS that does. Jest cannot load it, so only the thin IO layer (src/kube/) imports it.
+  deps: ['@kubernetes/client-node@1.4.0', 'prom-client@15.1.3'],
+  entrypoint: 'lib/controller/src/main.js',
+  bin: { 'cdk8s-zones-controller': 'lib/controller/src/main.js' },
+  tsconfig: {
+    compilerOptions: { rootDir: '..', outDir: 'lib', module: 'node20' as any /* TypeScript 5.9's mode; projen's type predates it */, moduleResolution: javascript.TypeScriptModuleResolution.NODE16, target: 'ES2022', lib: ['es2022'] },
+    include: ['src/**/*.ts'],
+  },
+  sampleCode: false,
+  github: false,
+  release: false,
+  depsUpgrade: false,
+  jest: false, // the root's jest runs controller/test/
+  eslint: false, // the root's eslint lints controller/
+  projenrcTs: false,
+  licensed: false,
+  package: false,
+});
+// The workspace root installs the controller's dependencies; the subproject must not install on its own
+// (that would create a second lock file and node_modules in controller/).
+(controller.package as any).installDependencies = () => {}; // protected in projen; no public switch exists
+project.eslint?.addLintPattern('controller/src');
+project.eslint?.addLintPattern('controller/test');
+// `npm test` type-checks and builds the controller too.
+project.testTask.spawn(project.addTask('controller:compile', {
+  description: 'Compile the runtime controller (controller/lib)',
+  exec: 'tsc -p controller/tsconfig.json',
+}));
 
 project.synth();

@@ -1,0 +1,34 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseWaitForZone, waitForNonEmptyFile } from '../src/commands/wait-for-zone';
+
+describe('wait-for-zone', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wfz-'));
+
+  test('parses its flags and rejects bad ones', () => {
+    expect(parseWaitForZone(['--file', '/etc/podinfo/zone'])).toEqual({ file: '/etc/podinfo/zone', timeoutMs: 600_000, intervalMs: 1000 });
+    expect(parseWaitForZone(['--file', 'f', '--timeout', '2.5', '--interval', '0.1'])).toEqual({ file: 'f', timeoutMs: 2500, intervalMs: 100 });
+    expect(parseWaitForZone(['--help'])).toBe('help');
+    expect(() => parseWaitForZone([])).toThrow('wait-for-zone: --file is required');
+    expect(() => parseWaitForZone(['--file', 'f', '--timeout', '0'])).toThrow('--timeout="0" must be a number of seconds > 0');
+    expect(() => parseWaitForZone(['--file', 'f', '--bogus'])).toThrow(/Unknown option '--bogus'/);
+  });
+
+  test('returns the content once the file becomes non-empty', async () => {
+    const file = path.join(dir, 'zone');
+    fs.writeFileSync(file, '');
+    setTimeout(() => fs.writeFileSync(file, 'zone-b\n'), 100);
+    await expect(waitForNonEmptyFile({ file, timeoutMs: 10_000, intervalMs: 20 })).resolves.toBe('zone-b');
+  });
+
+  test('a file that does not exist yet counts as empty', async () => {
+    const file = path.join(dir, 'later');
+    setTimeout(() => fs.writeFileSync(file, 'zone-a'), 100);
+    await expect(waitForNonEmptyFile({ file, timeoutMs: 10_000, intervalMs: 20 })).resolves.toBe('zone-a');
+  });
+
+  test('gives up after the timeout', async () => {
+    await expect(waitForNonEmptyFile({ file: path.join(dir, 'never'), timeoutMs: 150, intervalMs: 20 })).resolves.toBeUndefined();
+  });
+});
