@@ -15,6 +15,14 @@ import { sharedDir } from './shared';
 
 type Schema = { [key: string]: any };
 
+/** Every CustomResourceDefinition in ../shared/crds, in file name order. */
+export function sharedCrds(): any[] {
+  const dir = path.join(sharedDir(), 'crds');
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()
+    .flatMap((f) => yaml.parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS()))
+    .filter((d) => d?.kind === 'CustomResourceDefinition');
+}
+
 /** Rewrites a structural CRD schema into plain JSON Schema that ajv understands. */
 function toJsonSchema(s: Schema): Schema {
   const out: Schema = {};
@@ -82,11 +90,7 @@ export interface CrdVersion {
 export class CrdSchemas {
   /** Every CRD in ../shared/crds. */
   public static fromShared(): CrdSchemas {
-    const dir = path.join(sharedDir(), 'crds');
-    const crds = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()
-      .flatMap((f) => yaml.parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS()))
-      .filter((d) => d?.kind === 'CustomResourceDefinition');
-    return new CrdSchemas(crds);
+    return new CrdSchemas(sharedCrds());
   }
 
   private readonly versions = new Map<string, CrdVersion>();

@@ -10,8 +10,8 @@ export const CACHE_DIR = path.join(REPO_ROOT, '.cache');
 export const BIN_DIR = path.join(CACHE_DIR, 'bin');
 
 /** The absolute path of a cached program; throws when `npm run test:integration:setup` has not provided it. */
-export function programPath(name: string): string {
-  const file = path.join(BIN_DIR, name);
+export function programPath(name: string, dir = BIN_DIR): string {
+  const file = path.join(dir, name);
   try {
     fs.accessSync(file, fs.constants.X_OK);
   } catch {

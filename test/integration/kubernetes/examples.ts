@@ -1,0 +1,198 @@
+/**
+ * Applying examples to the test cluster for real: synthesize `examples/<name>/main.ts` in-process (its
+ * exported `build(app)`), install the CRDs its custom resources need (its own, else the upstream ones in
+ * ../shared/crds, found by group and kind) and wait until they are Established, then server-side apply
+ * everything else with strict field validation, namespaced objects into a namespace that enforces Pod
+ * Security "restricted". Every rejection and every API server warning is collected, never swallowed.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { App } from 'cdk8s';
+import * as yaml from 'yaml';
+import { sharedCrds } from '../crd-schema';
+import { REPO_ROOT } from '../shared';
+import { KubeApiError, KubeClient, KubeObject } from './kube-client';
+import { WaitAborted, waitFor, WaitOptions } from './wait';
+
+export const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
+const CRD = 'CustomResourceDefinition';
+/** Field manager of the namespace labels the tests add (kept apart from the objects the examples own). */
+const NAMESPACE_MANAGER = 'cdk8s-zones-test-namespace';
+
+/** The examples: every examples/<name>/ with a main.ts, sorted. */
+export function exampleNames(): string[] {
+  return fs.readdirSync(EXAMPLES_DIR).filter((n) => fs.existsSync(path.join(EXAMPLES_DIR, n, 'main.ts'))).sort();
+}
+
+/** The objects `cdk8s synth` writes for an example, in the same order, without touching the disk. */
+export function synthesizeExample(name: string): KubeObject[] {
+  const main = path.join(EXAMPLES_DIR, name, 'main.ts');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require(main);
+  if (typeof mod.build !== 'function') throw new Error(`${path.relative(REPO_ROOT, main)} does not export build(app: App)`);
+  const app = new App({ outdir: path.join(REPO_ROOT, '.cache', 'k8s', 'synth', name) });
+  mod.build(app);
+  return yaml.parseAllDocuments(app.synthYaml()).map((d) => d.toJS()).filter(Boolean);
+}
+
+function groupOf(apiVersion: string): string {
+  return apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+}
+
+function describe(obj: KubeObject): string {
+  return `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
+}
+
+/** The labels that make a namespace enforce (and warn and audit) Pod Security "restricted", latest version. */
+export const RESTRICTED_LABELS: Record<string, string> = Object.fromEntries(['enforce', 'warn', 'audit'].flatMap((mode) => [
+  [`pod-security.kubernetes.io/${mode}`, 'restricted'],
+  [`pod-security.kubernetes.io/${mode}-version`, 'latest'],
+]));
+
+/**
+ * Creates (or labels) a namespace that enforces Pod Security "restricted" and waits for its `default`
+ * ServiceAccount (pods are refused until the controller-manager has made it).
+ */
+export async function restrictedNamespace(client: KubeClient, name: string, opts: WaitOptions = {}): Promise<void> {
+  await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: RESTRICTED_LABELS } }, NAMESPACE_MANAGER);
+  await waitFor(`the default ServiceAccount of namespace ${name}`,
+    async () => ({ done: !!(await client.find('v1', 'ServiceAccount', 'default', name)) }), opts);
+}
+
+/**
+ * Deletes a namespace and waits until it and everything in it are gone. Its pods are removed at once
+ * (no kubelet has anything to stop; a terminating namespace admits no new ones).
+ */
+export async function deleteNamespace(client: KubeClient, name: string, opts: WaitOptions = {}): Promise<void> {
+  await client.delete('v1', 'Namespace', name);
+  await client.deleteCollection('v1', 'Pod', name, { gracePeriodSeconds: 0 }).catch((err) => {
+    if (!(err instanceof KubeApiError && err.status === 404)) throw err;
+  });
+  await waitFor(`namespace ${name} to be deleted`, async () => ({ done: !(await client.find('v1', 'Namespace', name)) }), opts);
+}
+
+/** Installs CRDs (server-side apply) and waits until the API server serves each of them. */
+export async function installCrds(client: KubeClient, crds: readonly KubeObject[], opts: WaitOptions = {}): Promise<void> {
+  for (const crd of crds) await client.apply(crd);
+  for (const crd of crds) {
+    await waitFor(`CRD ${crd.metadata.name} to be Established`, async () => {
+      const conditions: any[] = (await client.get('apiextensions.k8s.io/v1', CRD, crd.metadata.name) as any).status?.conditions ?? [];
+      return { done: conditions.some((c) => c.type === 'Established' && c.status === 'True'), state: JSON.stringify(conditions) };
+    }, opts);
+  }
+}
+
+/**
+ * The CRDs that objects need and the API server does not serve yet: from `own` (CRDs the example itself
+ * synthesizes) first, else from ../shared/crds, matched by group and kind. Throws for a kind nobody defines.
+ */
+export async function missingCrds(client: KubeClient, objects: readonly KubeObject[], own: readonly KubeObject[] = []): Promise<KubeObject[]> {
+  const needed = new Map<string, KubeObject>();
+  let shared: KubeObject[] | undefined;
+  for (const obj of objects) {
+    const key = `${groupOf(obj.apiVersion)}/${obj.kind}`;
+    if (needed.has(key) || await client.serves(obj.apiVersion, obj.kind)) continue;
+    const defines = (crd: KubeObject) => crd.spec.group === groupOf(obj.apiVersion) && crd.spec.names.kind === obj.kind;
+    const crd = own.find(defines) ?? (shared ??= sharedCrds()).find(defines);
+    if (!crd) throw new Error(`${describe(obj)}: no CRD for ${obj.apiVersion} ${obj.kind} in the example or in ../shared/crds`);
+    needed.set(key, crd);
+  }
+  return [...needed.values()];
+}
+
+export interface ApplyResult {
+  /** The objects as the API server stored them, in apply order. */
+  readonly applied: KubeObject[];
+  /** "<Kind> <ns>/<name>: <status> <reason>: <message>" for every object the API server refused. */
+  readonly rejections: string[];
+  /** "<Kind> <ns>/<name>: <warning>" for every API server warning (PodSecurity "would violate", ...). */
+  readonly warnings: string[];
+  /** The CRDs installed for these objects (names). */
+  readonly crds: string[];
+}
+
+/**
+ * Applies manifests the way a GitOps tool would: CRDs first (theirs and the upstream ones they need),
+ * then namespaces, cluster-scoped objects, and namespaced objects (into `namespace` unless they name one).
+ * Every namespace used is made to enforce "restricted". Never throws for a refused object: see `rejections`.
+ */
+export async function applyManifests(client: KubeClient, objects: readonly KubeObject[], namespace: string): Promise<ApplyResult> {
+  const own = objects.filter((o) => o.kind === CRD);
+  const rest = objects.filter((o) => o.kind !== CRD);
+  const crds = [...own, ...await missingCrds(client, rest, own)];
+  await installCrds(client, crds);
+
+  const scoped: { obj: KubeObject; rank: number }[] = [];
+  for (const o of rest) {
+    const { namespaced } = await client.resource(o.apiVersion, o.kind);
+    const obj = namespaced ? { ...o, metadata: { ...o.metadata, namespace: o.metadata.namespace ?? namespace } } : o;
+    scoped.push({ obj, rank: o.kind === 'Namespace' ? 0 : namespaced ? 2 : 1 });
+  }
+  const ordered = scoped.sort((a, b) => a.rank - b.rank).map((s) => s.obj); // stable: synth order within a rank
+
+  const result: ApplyResult = { applied: [], rejections: [], warnings: [], crds: crds.map((c) => c.metadata.name) };
+  const namespaces = new Set(ordered.filter((o) => o.metadata.namespace).map((o) => o.metadata.namespace!));
+  for (const obj of ordered) {
+    if (namespaces.delete(obj.metadata.namespace!)) await restrictedNamespace(client, obj.metadata.namespace!);
+    try {
+      const res = await client.apply(obj);
+      result.applied.push(res.body);
+      result.warnings.push(...res.warnings.map((w) => `${describe(obj)}: ${w}`));
+    } catch (err) {
+      if (!(err instanceof KubeApiError)) throw err;
+      result.rejections.push(`${describe(obj)}: ${err.status} ${err.reason}: ${err.detail}`);
+    }
+    // The example's own Namespace object: make it enforce "restricted" too.
+    if (obj.kind === 'Namespace') await restrictedNamespace(client, obj.metadata.name);
+  }
+  return result;
+}
+
+/** Synthesizes an example and applies it (see `applyManifests`); `transform` may alter the objects first. */
+export async function applyExample(
+  client: KubeClient, name: string, namespace: string, transform: (objects: KubeObject[]) => KubeObject[] = (o) => o,
+): Promise<ApplyResult> {
+  return applyManifests(client, transform(synthesizeExample(name)), namespace);
+}
+
+const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job']);
+
+function rolledOut(w: any): boolean {
+  const s = w.status ?? {};
+  if (w.kind === 'Job') return (s.conditions ?? []).some((c: any) => c.type === 'Complete' && c.status === 'True');
+  if ((s.observedGeneration ?? 0) < w.metadata.generation) return false;
+  if (w.kind === 'DaemonSet') return s.numberReady === s.desiredNumberScheduled;
+  const want = w.spec.replicas ?? 1;
+  return (s.readyReplicas ?? 0) === want && (w.kind !== 'Deployment' || (s.updatedReplicas ?? 0) === want);
+}
+
+/**
+ * Waits until every workload among `applied` has all its pods admitted, scheduled and Ready (kwok makes
+ * scheduled pods Ready; a Job's pods complete). Fails at once when a controller reports that it could not
+ * create a pod (a rejection, e.g. by PodSecurity), and on timeout names the pods still Pending and why.
+ */
+export async function waitForRollout(client: KubeClient, applied: readonly KubeObject[], opts: WaitOptions = {}): Promise<void> {
+  const workloads = applied.filter((o) => WORKLOADS.has(o.kind));
+  const namespaces = [...new Set(workloads.map((w) => w.metadata.namespace!))];
+  await waitFor(`${workloads.map(describe).join(', ')} to roll out`, async () => {
+    for (const ns of namespaces) {
+      // One line per workload and reason, not one per refused pod.
+      const failed = (await client.list('v1', 'Event', { namespace: ns, fieldSelector: 'reason=FailedCreate' }))
+        .map((e: any) => `${e.involvedObject.kind} ${ns}/${e.involvedObject.name}: ${e.message.replace(/pods "[^"]+"/, 'pods')}`);
+      if (failed.length) throw new RolloutRejected([...new Set(failed)]);
+    }
+    const current = await Promise.all(workloads.map((w) => client.get(w.apiVersion, w.kind, w.metadata.name, w.metadata.namespace)));
+    const waiting = current.filter((w) => !rolledOut(w));
+    if (waiting.length === 0) return { done: true };
+    const pending = (await Promise.all(namespaces.map((ns) => client.list('v1', 'Pod', { namespace: ns, fieldSelector: 'status.phase=Pending' })))).flat()
+      .map((p: any) => `${p.metadata.name}: ${(p.status?.conditions ?? []).find((c: any) => c.type === 'PodScheduled')?.message ?? 'not scheduled yet'}`);
+    return { done: false, state: `waiting for ${waiting.map(describe).join(', ')}; pending pods: ${pending.join('; ') || 'none'}` };
+  }, { timeoutMs: 300_000, ...opts });
+}
+
+/** A controller could not create pods: the API server refused them. */
+export class RolloutRejected extends WaitAborted {
+  constructor(readonly failures: string[]) {
+    super(`pods were rejected: ${failures.join('; ')}`);
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Helpers for scheduling proofs: where did the pods land (by node, by zone), wait until they are scheduled
+ * or provably unschedulable, and take a zone away and give it back. See docs/testing-kubernetes.md.
+ */
+import * as fs from 'fs';
+import { ClusterInfo, CLUSTER_ENV } from './control-plane';
+import { KubeClient, KubeObject } from './kube-client';
+import { addNodes, FakeNode, ZONE_KEY } from './nodes';
+import { waitFor, WaitOptions } from './wait';
+
+/** The running test cluster, from a test file: its description and an admin client. */
+export interface TestCluster {
+  readonly info: ClusterInfo;
+  readonly client: KubeClient;
+}
+
+/**
+ * Connects to the control plane that the kubernetes project's global setup started (jest
+ * `--selectProjects kubernetes`). Call `client.close()` in `afterAll`.
+ */
+export function testCluster(): TestCluster {
+  const file = process.env[CLUSTER_ENV];
+  if (!file || !fs.existsSync(file)) {
+    throw new Error(`no test cluster: ${CLUSTER_ENV} is ${file ? `${file}, which does not exist` : 'not set'}; tests under ` +
+      'test/integration/kubernetes/ run in the jest project "kubernetes", whose global setup starts the control plane');
+  }
+  const info = JSON.parse(fs.readFileSync(file, 'utf8')) as ClusterInfo;
+  return { info, client: new KubeClient(info) };
+}
+
+/** A namespace name unique to this run: `<prefix>-<base36 time>`, within the 63-character limit. */
+export function uniqueName(prefix: string): string {
+  return `${prefix.slice(0, 50)}-${Date.now().toString(36)}`;
+}
+
+/** The label selector (`k=v,k2=v2`) of a workload's `spec.selector.matchLabels`, to find its pods. */
+export function labelSelectorOf(workload: KubeObject): string {
+  const labels = workload.spec?.selector?.matchLabels;
+  if (!labels || workload.spec.selector.matchExpressions) throw new Error(`${workload.kind} ${workload.metadata.name}: only a matchLabels selector can be turned into a label selector string`);
+  return Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
+}
+
+/** The pods of a namespace (optionally matching a label selector) that are not being deleted. */
+export async function livePods(client: KubeClient, namespace: string, labelSelector?: string): Promise<any[]> {
+  return (await client.list('v1', 'Pod', { namespace, labelSelector })).filter((p: any) => !p.metadata.deletionTimestamp);
+}
+
+/** Pod counts per zone of the pods' nodes, every zone of the cluster listed (0 when empty). Unscheduled pods are not counted. */
+export function podsByZone(info: ClusterInfo, pods: readonly any[]): Record<string, number> {
+  const zoneOf = new Map(info.nodes.map((n) => [n.name, n.zone]));
+  const counts: Record<string, number> = Object.fromEntries(info.zones.map((z) => [z, 0]));
+  for (const p of pods) {
+    const zone = zoneOf.get(p.spec.nodeName);
+    if (zone !== undefined) counts[zone] += 1;
+  }
+  return counts;
+}
+
+/** Pod counts per node name (scheduled pods only). */
+export function podsByNode(pods: readonly any[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const p of pods) if (p.spec.nodeName) counts[p.spec.nodeName] = (counts[p.spec.nodeName] ?? 0) + 1;
+  return counts;
+}
+
+/** Why the scheduler left a pod Pending (its PodScheduled condition), or undefined when it is scheduled or not tried yet. */
+export function unschedulableReason(pod: any): string | undefined {
+  const c = (pod.status?.conditions ?? []).find((x: any) => x.type === 'PodScheduled');
+  return c?.status === 'False' && c.reason === 'Unschedulable' ? c.message : undefined;
+}
+
+/** Waits until exactly `count` live pods match and all are scheduled (bound to a node); returns them. */
+export async function waitForScheduled(
+  client: KubeClient, namespace: string, labelSelector: string, count: number, opts: WaitOptions = {},
+): Promise<any[]> {
+  return waitFor(`${count} pods matching ${labelSelector} in ${namespace} to be scheduled`, async () => {
+    const pods = await livePods(client, namespace, labelSelector);
+    const unscheduled = pods.filter((p) => !p.spec.nodeName);
+    const done = pods.length === count && unscheduled.length === 0;
+    return {
+      done,
+      value: pods,
+      state: `${pods.length} pods, ${unscheduled.length} unscheduled: ${unscheduled.map((p) => `${p.metadata.name} (${unschedulableReason(p) ?? 'not tried yet'})`).join('; ')}`,
+    };
+  }, opts);
+}
+
+/**
+ * Waits until `count` live pods match and exactly the unscheduled ones have been tried and refused by the
+ * scheduler (PodScheduled=False, reason Unschedulable), each refusal matching `reason`; returns
+ * `{ scheduled, pending }`. This is proof that the scheduler considered and rejected them, not a timeout.
+ */
+export async function waitForUnschedulable(
+  client: KubeClient, namespace: string, labelSelector: string, count: { total: number; pending: number }, reason: RegExp, opts: WaitOptions = {},
+): Promise<{ scheduled: any[]; pending: any[] }> {
+  return waitFor(`${count.pending} of ${count.total} pods matching ${labelSelector} in ${namespace} to be refused by the scheduler (${reason})`, async () => {
+    const pods = await livePods(client, namespace, labelSelector);
+    const pending = pods.filter((p) => !p.spec.nodeName);
+    const refused = pending.filter((p) => reason.test(unschedulableReason(p) ?? ''));
+    return {
+      done: pods.length === count.total && pending.length === count.pending && refused.length === count.pending,
+      value: { scheduled: pods.filter((p) => p.spec.nodeName), pending },
+      state: `${pods.length} pods, ${pending.length} pending: ${pending.map((p) => `${p.metadata.name} (${unschedulableReason(p) ?? 'not tried yet'})`).join('; ')}`,
+    };
+  }, opts);
+}
+
+export enum OutageMode {
+  /**
+   * The zone's nodes are deleted and the pods bound to them removed at once (what the pod garbage
+   * collector does some 40 s after a node object disappears): the zone no longer exists for the scheduler,
+   * so only `minDomains` stops a hard zone spread from packing the replacements into the other zones.
+   */
+  DELETE_NODES = 'delete-nodes',
+  /**
+   * The zone's nodes stay but are cordoned and tainted NoExecute: their pods are evicted and nothing new
+   * lands there. The nodes still count as a (now empty) spread domain unless `nodeTaintsPolicy: Honor`.
+   */
+  TAINT = 'taint',
+}
+
+export const OUTAGE_TAINT = { key: 'cdk8s-zones.test/zone-outage', effect: 'NoExecute' };
+
+/** A simulated zone outage; `restore()` brings the zone's nodes back as they were. */
+export interface ZoneOutage {
+  readonly zone: string;
+  readonly nodes: readonly FakeNode[];
+  restore(): Promise<void>;
+}
+
+/**
+ * Takes a zone away (see `OutageMode`) and waits until none of its pods is left. Always `restore()` it
+ * (in a `finally`): the cluster is shared by every test file of the project.
+ */
+export async function zoneOutage(cluster: TestCluster, zone: string, mode = OutageMode.DELETE_NODES, opts: WaitOptions = {}): Promise<ZoneOutage> {
+  const { client, info } = cluster;
+  const nodes = info.nodes.filter((n) => n.zone === zone);
+  if (nodes.length === 0) throw new Error(`zoneOutage: zone=${zone} has no nodes (zones: ${info.zones.join(', ')})`);
+  const names = new Set(nodes.map((n) => n.name));
+  const podsOnZone = async () => (await client.list('v1', 'Pod')).filter((p: any) => names.has(p.spec.nodeName));
+
+  if (mode === OutageMode.DELETE_NODES) {
+    await Promise.all(nodes.map((n) => client.delete('v1', 'Node', n.name)));
+    for (const p of await podsOnZone()) await client.delete('v1', 'Pod', p.metadata.name, p.metadata.namespace, { gracePeriodSeconds: 0 });
+  } else {
+    const taint = { ...OUTAGE_TAINT, value: zone };
+    await Promise.all(nodes.map(async (n) => {
+      const node: any = await client.get('v1', 'Node', n.name);
+      await client.patch('v1', 'Node', n.name, { spec: { unschedulable: true, taints: [...(node.spec.taints ?? []), taint] } });
+    }));
+  }
+  await waitFor(`the pods of ${zone} to be gone`, async () => {
+    const left = await podsOnZone();
+    return { done: left.length === 0, state: left.map((p: any) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ') };
+  }, opts);
+
+  return {
+    zone,
+    nodes,
+    restore: async () => {
+      if (mode === OutageMode.DELETE_NODES) {
+        await addNodes(client, nodes);
+      } else {
+        await Promise.all(nodes.map(async (n) => {
+          const node: any = await client.get('v1', 'Node', n.name);
+          const taints = (node.spec.taints ?? []).filter((t: any) => t.key !== OUTAGE_TAINT.key);
+          await client.patch('v1', 'Node', n.name, { spec: { unschedulable: null, taints: taints.length ? taints : null } });
+        }));
+      }
+    },
+  };
+}
+
+/** The zone label of a node name, per the cluster layout. */
+export function zoneOfNode(info: ClusterInfo, nodeName: string): string | undefined {
+  return info.nodes.find((n) => n.name === nodeName)?.zone;
+}
+
+export { ZONE_KEY };
