@@ -34,11 +34,34 @@ export function measureSideBySide(cases: BenchCase[], opts: { warmup?: number; r
       samples[j].push(performance.now() - start);
     });
   }
-  return cases.map((c, j) => {
-    const sorted = samples[j].sort((a, b) => a - b);
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-    return { name: c.name, reps, medianMs: at(0.5), p10Ms: at(0.1), p90Ms: at(0.9) };
-  });
+  return cases.map((c, j) => summarize(c.name, samples[j]));
+}
+
+function summarize(name: string, samples: number[]): Timing {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { name, reps: sorted.length, medianMs: at(0.5), p10Ms: at(0.1), p90Ms: at(0.9) };
+}
+
+/** One case of a side-by-side measurement of something asynchronous (a real program doing work). */
+export interface AsyncBenchCase {
+  readonly name: string;
+  /** Runs once; returns the milliseconds to record when only part of the run is the measured work (else the whole run is timed). */
+  readonly fn: () => Promise<number | void>;
+}
+
+/** `measureSideBySide` for asynchronous cases, run one at a time (never concurrently), interleaved. */
+export async function measureSideBySideAsync(cases: AsyncBenchCase[], opts: { warmup?: number; reps?: number } = {}): Promise<Timing[]> {
+  for (let i = 0; i < (opts.warmup ?? 1); i++) for (const c of cases) await c.fn();
+  const samples = cases.map(() => [] as number[]);
+  for (let i = 0; i < (opts.reps ?? 5); i++) {
+    for (const [j, c] of cases.entries()) {
+      const start = performance.now();
+      const measured = await c.fn();
+      samples[j].push(typeof measured === 'number' ? measured : performance.now() - start);
+    }
+  }
+  return cases.map((c, j) => summarize(c.name, samples[j]));
 }
 
 /** A markdown table of timings with each one's ratio to `baseline`. */

@@ -6,12 +6,14 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { BenchSection } from './harness';
+import { kubernetesBench } from './kubernetes';
 import { prometheusBench } from './prometheus';
 import { synthBench } from './synth';
 
 const sections: { name: string; run: () => BenchSection | Promise<BenchSection> }[] = [
   { name: 'synth', run: synthBench },
   { name: 'prometheus', run: prometheusBench },
+  { name: 'kubernetes', run: kubernetesBench },
 ];
 
 async function main(): Promise<void> {
