@@ -71,9 +71,8 @@ export async function deleteNamespace(client: KubeClient, name: string, opts: Wa
   await waitFor(`namespace ${name} to be deleted`, async () => ({ done: !(await client.find('v1', 'Namespace', name)) }), opts);
 }
 
-/** Installs CRDs (server-side apply) and waits until the API server serves each of them. */
-export async function installCrds(client: KubeClient, crds: readonly KubeObject[], opts: WaitOptions = {}): Promise<void> {
-  for (const crd of crds) await client.apply(crd);
+/** Waits until the API server serves each of the CRDs. */
+async function waitEstablished(client: KubeClient, crds: readonly KubeObject[], opts: WaitOptions = {}): Promise<void> {
   for (const crd of crds) {
     await waitFor(`CRD ${crd.metadata.name} to be Established`, async () => {
       const conditions: any[] = (await client.get('apiextensions.k8s.io/v1', CRD, crd.metadata.name) as any).status?.conditions ?? [];
@@ -117,31 +116,40 @@ export interface ApplyResult {
  * Every namespace used is made to enforce "restricted". Never throws for a refused object: see `rejections`.
  */
 export async function applyManifests(client: KubeClient, objects: readonly KubeObject[], namespace: string): Promise<ApplyResult> {
+  const result: ApplyResult = { applied: [], rejections: [], warnings: [], crds: [] };
+  const apply = async (obj: KubeObject): Promise<boolean> => {
+    try {
+      const res = await client.apply(obj);
+      result.warnings.push(...res.warnings.map((w) => `${describe(obj)}: ${w}`));
+      if (obj.kind === CRD) result.crds.push(obj.metadata.name); else result.applied.push(res.body);
+      return true;
+    } catch (err) {
+      if (!(err instanceof KubeApiError)) throw err;
+      result.rejections.push(`${describe(obj)}: ${err.status} ${err.reason}: ${err.detail}`);
+      return false;
+    }
+  };
+
   const own = objects.filter((o) => o.kind === CRD);
   const rest = objects.filter((o) => o.kind !== CRD);
-  const crds = [...own, ...await missingCrds(client, rest, own)];
-  await installCrds(client, crds);
+  const installed: KubeObject[] = [];
+  for (const crd of [...own, ...await missingCrds(client, rest, own)]) if (await apply(crd)) installed.push(crd);
+  await waitEstablished(client, installed);
 
   const scoped: { obj: KubeObject; rank: number }[] = [];
   for (const o of rest) {
-    const { namespaced } = await client.resource(o.apiVersion, o.kind);
+    const { namespaced } = await client.resource(o.apiVersion, o.kind).catch((err) => {
+      throw new Error(`${describe(o)}: ${err.message}${result.rejections.length ? ` (rejected: ${result.rejections.join('; ')})` : ''}`);
+    });
     const obj = namespaced ? { ...o, metadata: { ...o.metadata, namespace: o.metadata.namespace ?? namespace } } : o;
     scoped.push({ obj, rank: o.kind === 'Namespace' ? 0 : namespaced ? 2 : 1 });
   }
   const ordered = scoped.sort((a, b) => a.rank - b.rank).map((s) => s.obj); // stable: synth order within a rank
 
-  const result: ApplyResult = { applied: [], rejections: [], warnings: [], crds: crds.map((c) => c.metadata.name) };
   const namespaces = new Set(ordered.filter((o) => o.metadata.namespace).map((o) => o.metadata.namespace!));
   for (const obj of ordered) {
     if (namespaces.delete(obj.metadata.namespace!)) await restrictedNamespace(client, obj.metadata.namespace!);
-    try {
-      const res = await client.apply(obj);
-      result.applied.push(res.body);
-      result.warnings.push(...res.warnings.map((w) => `${describe(obj)}: ${w}`));
-    } catch (err) {
-      if (!(err instanceof KubeApiError)) throw err;
-      result.rejections.push(`${describe(obj)}: ${err.status} ${err.reason}: ${err.detail}`);
-    }
+    await apply(obj);
     // The example's own Namespace object: make it enforce "restricted" too.
     if (obj.kind === 'Namespace') await restrictedNamespace(client, obj.metadata.name);
   }

@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import { ClusterInfo, CLUSTER_ENV } from './control-plane';
 import { KubeClient, KubeObject } from './kube-client';
-import { addNodes, FakeNode, ZONE_KEY } from './nodes';
+import { addNodes, FakeNode } from './nodes';
 import { waitFor, WaitOptions } from './wait';
 
 /** The running test cluster, from a test file: its description and an admin client. */
@@ -28,9 +28,10 @@ export function testCluster(): TestCluster {
   return { info, client: new KubeClient(info) };
 }
 
-/** A namespace name unique to this run: `<prefix>-<base36 time>`, within the 63-character limit. */
+let named = 0;
+/** A name unique to this run, for a namespace: `<prefix>-<base36 time><n>`, within the 63-character limit. */
 export function uniqueName(prefix: string): string {
-  return `${prefix.slice(0, 50)}-${Date.now().toString(36)}`;
+  return `${prefix.slice(0, 48)}-${Date.now().toString(36)}${named++}`;
 }
 
 /** The label selector (`k=v,k2=v2`) of a workload's `spec.selector.matchLabels`, to find its pods. */
@@ -175,5 +176,3 @@ export async function zoneOutage(cluster: TestCluster, zone: string, mode = Outa
 export function zoneOfNode(info: ClusterInfo, nodeName: string): string | undefined {
   return info.nodes.find((n) => n.name === nodeName)?.zone;
 }
-
-export { ZONE_KEY };

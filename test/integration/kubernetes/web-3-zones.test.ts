@@ -5,9 +5,10 @@
  */
 import { applyExample, deleteNamespace } from './examples';
 import { KubeObject } from './kube-client';
+import { ZONE_KEY } from './nodes';
 import {
   labelSelectorOf, livePods, OutageMode, podsByNode, podsByZone, testCluster, uniqueName,
-  waitForScheduled, waitForUnschedulable, zoneOfNode, zoneOutage, ZONE_KEY,
+  waitForScheduled, waitForUnschedulable, zoneOfNode, zoneOutage,
 } from './scheduling';
 
 const cluster = testCluster();
