@@ -3,7 +3,9 @@
  * rules of the CRDs, Pod Security "restricted"), says nothing to warn about, and every workload's pods are
  * admitted, scheduled by the real scheduler and Ready.
  */
-import { applyExample, deleteNamespace, exampleNames, RESTRICTED_LABELS, RolloutRejected, synthesizeExample, waitForRollout } from './examples';
+import {
+  applyExample, ApplyResult, deleteApplied, deleteNamespace, exampleNames, RESTRICTED_LABELS, RolloutRejected, synthesizeExample, waitForRollout,
+} from './examples';
 import { KubeObject } from './kube-client';
 import { testCluster, uniqueName } from './scheduling';
 
@@ -17,21 +19,25 @@ test('the examples are found', () => {
 });
 
 describe.each(names)('example %s', (name) => {
-  const namespace = `example-${name}`;
-  afterAll(() => deleteNamespace(client, namespace));
+  let result: ApplyResult | undefined;
+  afterAll(() => result && deleteApplied(client, result));
 
-  test('is applied with zero rejections and zero warnings, and every workload rolls out', async () => {
+  test('is applied into fresh namespaces with zero rejections and zero warnings, and every workload rolls out', async () => {
     const objects = synthesizeExample(name);
     expect(objects.length).toBeGreaterThan(0);
+    const named = objects.map((o) => (o.kind === 'Namespace' ? o.metadata.name : o.metadata.namespace)).filter(Boolean);
+    const leftovers = (await client.list('v1', 'Namespace')).map((n) => n.metadata.name).filter((n) => named.includes(n));
+    expect(leftovers).toEqual([]);
 
-    const result = await applyExample(client, name, namespace);
+    result = await applyExample(client, name, `example-${name}`);
     expect(result.rejections).toEqual([]);
     expect(result.warnings).toEqual([]);
-    expect(result.applied.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(expect.arrayContaining(objects.map((o) => `${o.kind}/${o.metadata.name}`)));
-    expect(result.applied).toHaveLength(objects.filter((o) => o.kind !== 'CustomResourceDefinition').length);
+    const applied = objects.filter((o) => o.kind !== 'CustomResourceDefinition').map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(result.applied.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(applied.sort());
 
-    const ns: any = await client.get('v1', 'Namespace', namespace);
-    expect(ns.metadata.labels).toMatchObject(RESTRICTED_LABELS);
+    for (const ns of result.namespaces) {
+      expect((await client.get('v1', 'Namespace', ns)).metadata.labels).toMatchObject(RESTRICTED_LABELS);
+    }
     await waitForRollout(client, result.applied);
   });
 });

@@ -106,8 +106,12 @@ export interface ApplyResult {
   readonly rejections: string[];
   /** "<Kind> <ns>/<name>: <warning>" for every API server warning (PodSecurity "would violate", ...). */
   readonly warnings: string[];
-  /** The CRDs installed for these objects (names). */
+  /** The CRDs applied for these objects (names): their own, and the upstream ones the API server lacked. */
   readonly crds: string[];
+  /** Warnings about the upstream CRDs of ../shared/crds: about that test data, not about what we synthesize. */
+  readonly upstreamCrdWarnings: string[];
+  /** Every namespace the objects are in (each made to enforce "restricted"), sorted. */
+  readonly namespaces: string[];
 }
 
 /**
@@ -116,11 +120,11 @@ export interface ApplyResult {
  * Every namespace used is made to enforce "restricted". Never throws for a refused object: see `rejections`.
  */
 export async function applyManifests(client: KubeClient, objects: readonly KubeObject[], namespace: string): Promise<ApplyResult> {
-  const result: ApplyResult = { applied: [], rejections: [], warnings: [], crds: [] };
-  const apply = async (obj: KubeObject): Promise<boolean> => {
+  const result: ApplyResult = { applied: [], rejections: [], warnings: [], crds: [], upstreamCrdWarnings: [], namespaces: [] };
+  const apply = async (obj: KubeObject, warnings = result.warnings): Promise<boolean> => {
     try {
       const res = await client.apply(obj);
-      result.warnings.push(...res.warnings.map((w) => `${describe(obj)}: ${w}`));
+      warnings.push(...res.warnings.map((w) => `${describe(obj)}: ${w}`));
       if (obj.kind === CRD) result.crds.push(obj.metadata.name); else result.applied.push(res.body);
       return true;
     } catch (err) {
@@ -133,7 +137,8 @@ export async function applyManifests(client: KubeClient, objects: readonly KubeO
   const own = objects.filter((o) => o.kind === CRD);
   const rest = objects.filter((o) => o.kind !== CRD);
   const installed: KubeObject[] = [];
-  for (const crd of [...own, ...await missingCrds(client, rest, own)]) if (await apply(crd)) installed.push(crd);
+  for (const crd of own) if (await apply(crd)) installed.push(crd);
+  for (const crd of await missingCrds(client, rest, own)) if (await apply(crd, result.upstreamCrdWarnings)) installed.push(crd);
   await waitEstablished(client, installed);
 
   const scoped: { obj: KubeObject; rank: number }[] = [];
@@ -146,14 +151,28 @@ export async function applyManifests(client: KubeClient, objects: readonly KubeO
   }
   const ordered = scoped.sort((a, b) => a.rank - b.rank).map((s) => s.obj); // stable: synth order within a rank
 
-  const namespaces = new Set(ordered.filter((o) => o.metadata.namespace).map((o) => o.metadata.namespace!));
+  const namespaces = new Set<string>();
   for (const obj of ordered) {
-    if (namespaces.delete(obj.metadata.namespace!)) await restrictedNamespace(client, obj.metadata.namespace!);
+    const ns = obj.kind === 'Namespace' ? obj.metadata.name : obj.metadata.namespace;
+    if (obj.kind !== 'Namespace' && ns && !namespaces.has(ns)) await restrictedNamespace(client, ns);
     await apply(obj);
-    // The example's own Namespace object: make it enforce "restricted" too.
-    if (obj.kind === 'Namespace') await restrictedNamespace(client, obj.metadata.name);
+    // The example's own Namespace: labelled after it is applied (by another field manager), so it enforces "restricted" too.
+    if (obj.kind === 'Namespace') await restrictedNamespace(client, ns!);
+    if (ns) namespaces.add(ns);
   }
+  result.namespaces.push(...[...namespaces].sort());
   return result;
+}
+
+/**
+ * Deletes what `applyManifests` made, CRDs excepted: its cluster-scoped objects and every namespace it
+ * used (waiting until they are gone), so the next example starts from a clean cluster.
+ */
+export async function deleteApplied(client: KubeClient, result: ApplyResult): Promise<void> {
+  for (const obj of [...result.applied].reverse()) {
+    if (!obj.metadata.namespace && obj.kind !== 'Namespace') await client.delete(obj.apiVersion, obj.kind, obj.metadata.name);
+  }
+  await Promise.all(result.namespaces.map((ns) => deleteNamespace(client, ns)));
 }
 
 /** Synthesizes an example and applies it (see `applyManifests`); `transform` may alter the objects first. */
