@@ -6,14 +6,15 @@
  * Each run gets its own folder under .cache/k8s/runs/ (certificates, kubeconfigs, logs, etcd data);
  * `stop()` removes the etcd data and keeps the rest, and the last runs' folders are kept for reading
  * logs after a failure. A component that cannot start fails `start()` with its exit status and the end
- * of its log.
+ * of its log. Every component is stopped by a sentinel if the process that started it dies without
+ * stopping it (a killed test run leaves no orphans on a shared machine).
  */
-import { ChildProcess, spawn } from 'child_process';
+import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as http from 'http';
 import * as https from 'https';
-import * as net from 'net';
 import * as path from 'path';
+import { freePort, stopWhenOrphaned } from '../processes';
 import { CACHE_DIR, programPath } from '../programs';
 import { KubeClient } from './kube-client';
 import { FakeNode, NodeLayout, nodeObject, notReady, planNodes } from './nodes';
@@ -59,18 +60,6 @@ export interface ControlPlaneOptions {
   readonly startTimeoutMs?: number;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /** GET a URL of a component; HTTPS without verifying its self-signed certificate (health endpoints only). */
 function probe(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -93,6 +82,12 @@ function tail(file: string, lines = 25): string {
   }
 }
 
+let ticks: number | undefined;
+/** Clock ticks per second, the unit of /proc/<pid>/stat times. */
+function clockTicks(): number {
+  return ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+}
+
 /** One component: a child process writing to its own log file. */
 class Component {
   readonly log: string;
@@ -107,14 +102,19 @@ class Component {
     fs.writeSync(fd, `# ${binary} ${args.join(' ')}\n`);
     this.child = spawn(binary, args, { stdio: ['ignore', fd, fd] });
     fs.closeSync(fd);
+    if (this.child.pid) stopWhenOrphaned(this.child.pid);
     this.done = new Promise((resolve) => {
       this.child.on('error', (err) => { this.exited = `failed to start: ${err.message}`; resolve(); });
       this.child.on('exit', (code, signal) => { this.exited = signal ? `signal ${signal}` : `exit code ${code}`; resolve(); });
     });
   }
 
-  get pid(): number | undefined {
-    return this.child.pid;
+  /** CPU time the process has used so far (user + system), from /proc. */
+  cpuMillis(): number {
+    this.assertRunning();
+    // Fields after the command name (which is in parentheses and may contain spaces): utime and stime are the 12th and 13th.
+    const fields = fs.readFileSync(`/proc/${this.child.pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 1000 / clockTicks();
   }
 
   signal(sig: NodeJS.Signals): void {
@@ -147,25 +147,21 @@ class Component {
   }
 }
 
-/** Kills the processes of earlier runs whose owner died without stopping them, and prunes old run folders. */
-function cleanUpEarlierRuns(binaries: string[]): void {
+/** The pid of the process running a run; removed when the run stops. */
+const OWNER_FILE = 'owner.pid';
+
+/** Removes the folders of old runs, keeping the last KEEP_RUNS finished ones and every one still running. */
+function pruneRuns(): void {
   if (!fs.existsSync(RUNS_DIR)) return;
-  const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
-  const runs = fs.readdirSync(RUNS_DIR).sort();
-  for (const run of runs) {
-    const pidsFile = path.join(RUNS_DIR, run, 'pids.json');
-    if (!fs.existsSync(pidsFile)) continue;
-    const { owner, pids } = JSON.parse(fs.readFileSync(pidsFile, 'utf8')) as { owner: number; pids: number[] };
-    if (alive(owner)) continue;
-    for (const pid of pids) {
-      // Only our own binaries: a recycled pid may belong to anything.
-      const exe = (() => { try { return fs.readlinkSync(`/proc/${pid}/exe`); } catch { return ''; } })();
-      if (binaries.includes(exe)) process.kill(pid, 'SIGKILL');
+  const running = (run: string) => {
+    try {
+      process.kill(Number(fs.readFileSync(path.join(RUNS_DIR, run, OWNER_FILE), 'utf8')), 0);
+      return true;
+    } catch {
+      return false; // no owner file (stopped), or its process is gone (killed: the sentinels stopped the components)
     }
-    fs.rmSync(pidsFile);
-    fs.rmSync(path.join(RUNS_DIR, run, 'etcd-data'), { recursive: true, force: true });
-  }
-  const finished = runs.filter((r) => !fs.existsSync(path.join(RUNS_DIR, r, 'pids.json')));
+  };
+  const finished = fs.readdirSync(RUNS_DIR).sort().filter((r) => !running(r));
   for (const run of finished.slice(0, Math.max(0, finished.length - KEEP_RUNS))) {
     fs.rmSync(path.join(RUNS_DIR, run), { recursive: true, force: true });
   }
@@ -177,7 +173,7 @@ export class ControlPlane {
     const program = opts.program ?? programPath;
     const names = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
     const binaries = Object.fromEntries(names.map((n) => [n, program(n)])); // throws first when one is missing
-    cleanUpEarlierRuns(Object.values(binaries));
+    pruneRuns();
     const runDir = path.join(RUNS_DIR, `${opts.name ?? 'test'}-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
     const cp = new ControlPlane(runDir, binaries, opts.layout ?? {});
     try {
@@ -199,6 +195,7 @@ export class ControlPlane {
   private constructor(readonly runDir: string, private readonly binaries: Record<string, string>, private readonly layout: NodeLayout) {
     this.logsDir = path.join(runDir, 'logs');
     fs.mkdirSync(this.logsDir, { recursive: true });
+    fs.writeFileSync(path.join(runDir, OWNER_FILE), String(process.pid));
   }
 
   /** An admin client. */
@@ -220,7 +217,6 @@ export class ControlPlane {
   private spawn(name: string, args: string[]): Component {
     const c = new Component(name, this.binaries[name], args, this.logsDir);
     this.components.push(c);
-    fs.writeFileSync(path.join(this.runDir, 'pids.json'), JSON.stringify({ owner: process.pid, pids: this.components.map((x) => x.pid).filter(Boolean) }));
     return c;
   }
 
@@ -263,6 +259,8 @@ export class ControlPlane {
       // KEP-4742 (beta and on by default in 1.35): the binding copies the node's zone and region labels onto the pod.
       '--feature-gates=PodTopologyLabelsAdmission=true',
       '--profiling=false',
+      // Tests and benchmarks delete namespaces of up to a thousand pods (the default deletes one at a time).
+      '--delete-collection-workers=8',
     ]);
     const client = new KubeClient({ server, ca: pki.ca.cert, cert: pki.clients.admin.cert, key: pki.clients.admin.key });
     this.clientOrUndefined = client;
@@ -347,6 +345,11 @@ export class ControlPlane {
     this.component(component).signal('SIGCONT');
   }
 
+  /** CPU time a component has used so far, in milliseconds (for benchmarks: less sensitive to a loaded machine than wall time). */
+  public cpuMillis(component: string): number {
+    return this.component(component).cpuMillis();
+  }
+
   private component(name: string): Component {
     const c = this.components.find((x) => x.name === name);
     if (!c) throw new Error(`no component ${name} (components: ${this.components.map((x) => x.name).join(', ')})`);
@@ -373,7 +376,7 @@ export class ControlPlane {
     this.clientOrUndefined?.close();
     for (const c of [...this.components].reverse()) await c.stop();
     fs.rmSync(path.join(this.runDir, 'etcd-data'), { recursive: true, force: true });
-    fs.rmSync(path.join(this.runDir, 'pids.json'), { force: true });
+    fs.rmSync(path.join(this.runDir, OWNER_FILE), { force: true });
     return problems;
   }
 }

@@ -5,8 +5,8 @@
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as path from 'path';
+import { freePort } from '../processes';
 import { programPath } from '../programs';
 
 /** An active target as /api/v1/targets lists it. */
@@ -35,17 +35,6 @@ const WATCHDOG = [
   'while kill -0 "$WATCHED_PID" 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1 & wait $!; done',
   'kill -TERM $child 2>/dev/null; wait $child',
 ].join('\n');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs` with `what`. */
 export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {

@@ -2,7 +2,7 @@
 // kube-apiserver, kube-controller-manager and kube-scheduler from k8s.io/kubernetes, and etcd at the
 // version k8s.io/kubernetes itself requires. k8s.io/kubernetes requires its staging modules at v0.0.0
 // (they live in its own repository), so each one is replaced by the release matching the pinned version.
-// To move to another Kubernetes release: change both versions below, then `go mod tidy`.
+// Another Kubernetes release: change k8s.io/kubernetes vX.Y.Z and every replace's v0.Y.Z, then `go mod tidy`.
 module cdk8s-zones/test/integration/kubernetes
 
 go 1.25.0

@@ -1,0 +1,33 @@
+/**
+ * Helpers for the real programs the integration tier starts: free ports on 127.0.0.1, and a sentinel that
+ * stops a program when the test process goes away, even when it is killed, so a shared machine does not
+ * collect orphans.
+ */
+import { spawn } from 'child_process';
+import * as net from 'net';
+
+/** A port nothing listens on right now (another process may still take it before the program binds it). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a sentinel (a small bash loop, detached and not waited for) that sends SIGTERM to `pid`, then
+ * SIGKILL 10 s later, once this process has gone while `pid` still runs. The program itself stays this
+ * process's child, so it can be signalled directly (SIGSTOP/SIGCONT included).
+ */
+export function stopWhenOrphaned(pid: number): void {
+  const sentinel = spawn('bash', ['-c', [
+    'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done',
+    'if kill -0 "$2" 2>/dev/null; then kill -TERM "$2"; sleep 10; kill -KILL "$2" 2>/dev/null; fi',
+  ].join('\n'), 'sentinel', String(process.pid), String(pid)], { stdio: 'ignore', detached: true });
+  sentinel.unref();
+}
