@@ -17,12 +17,12 @@ import * as path from 'path';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { CACHE_DIR, programPath } from '../programs';
 import { KubeClient } from './kube-client';
-import { FakeNode, NodeLayout, nodeObject, notReady, planNodes } from './nodes';
+import { FakeNode, KWOK_ANNOTATION, NodeLayout, nodeObject, notReady, planNodes } from './nodes';
 import { ClientName, createPki, kubeconfig, Pki } from './pki';
 import { FakeZonalProvisioner, storageClassObject } from './provisioner';
 import { WaitAborted, waitFor } from './wait';
 
-export const RUNS_DIR = path.join(CACHE_DIR, 'k8s', 'runs');
+const RUNS_DIR = path.join(CACHE_DIR, 'k8s', 'runs');
 /** Jest's global setup puts the path of the running cluster's cluster.json here for the test files. */
 export const CLUSTER_ENV = 'CDK8S_ZONES_TEST_CLUSTER';
 
@@ -293,7 +293,7 @@ export class ControlPlane {
     const scheduler = this.spawn('kube-scheduler', [`--config=${schedulerConfig}`, ...healthArgs('kube-scheduler', schedPort)]);
     const kwok = this.spawn('kwok', [
       `--kubeconfig=${kubeconfigOf('kwok')}`,
-      '--manage-all-nodes=false', '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+      '--manage-all-nodes=false', `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=fake`,
       '--cidr=10.240.0.0/16', '--node-ip=127.0.0.1', '--node-lease-duration-seconds=40',
     ]);
 

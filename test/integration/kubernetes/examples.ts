@@ -14,7 +14,7 @@ import { REPO_ROOT } from '../shared';
 import { KubeApiError, KubeClient, KubeObject } from './kube-client';
 import { WaitAborted, waitFor, WaitOptions } from './wait';
 
-export const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
+const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 const CRD = 'CustomResourceDefinition';
 /** Field manager of the namespace labels the tests add (kept apart from the objects the examples own). */
 const NAMESPACE_MANAGER = 'cdk8s-zones-test-namespace';
@@ -85,7 +85,7 @@ async function waitEstablished(client: KubeClient, crds: readonly KubeObject[], 
  * The CRDs that objects need and the API server does not serve yet: from `own` (CRDs the example itself
  * synthesizes) first, else from ../shared/crds, matched by group and kind. Throws for a kind nobody defines.
  */
-export async function missingCrds(client: KubeClient, objects: readonly KubeObject[], own: readonly KubeObject[] = []): Promise<KubeObject[]> {
+async function missingCrds(client: KubeClient, objects: readonly KubeObject[], own: readonly KubeObject[] = []): Promise<KubeObject[]> {
   const needed = new Map<string, KubeObject>();
   let shared: KubeObject[] | undefined;
   for (const obj of objects) {

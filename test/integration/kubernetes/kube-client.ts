@@ -46,7 +46,7 @@ interface Resource {
 }
 
 /** The field manager of everything the tests apply. */
-export const FIELD_MANAGER = 'cdk8s-zones-test';
+const FIELD_MANAGER = 'cdk8s-zones-test';
 
 function groupVersionPath(apiVersion: string): string {
   return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;

@@ -16,7 +16,7 @@ export interface CertFiles {
 }
 
 /** The client identities of a control plane: the user name (CN) and groups (O) in each certificate. */
-export const CLIENTS = {
+const CLIENTS = {
   'admin': { cn: 'cdk8s-zones-test-admin', groups: ['system:masters'] },
   'kube-controller-manager': { cn: 'system:kube-controller-manager', groups: [] },
   'kube-scheduler': { cn: 'system:kube-scheduler', groups: [] },

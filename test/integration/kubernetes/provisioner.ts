@@ -28,7 +28,7 @@ export function storageClassObject(): KubeObject {
   };
 }
 
-export function volumeFor(claim: any, node: any, reclaimPolicy: string): KubeObject {
+function volumeFor(claim: any, node: any, reclaimPolicy: string): KubeObject {
   const zone = node.metadata.labels?.[ZONE_KEY];
   const region = node.metadata.labels?.[REGION_KEY];
   const name = `pvc-${claim.metadata.uid}`;
