@@ -31,11 +31,25 @@ async function main(): Promise<void> {
     `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: Node.js ${process.version}, ` +
       `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB.`,
     'Absolute times on shared machines are noisy; compare the ratios, measured side by side in one run.',
+    '`npm run bench <section>` reruns one section and keeps the others as they were.',
   ].join('\n');
-  const body = results.map((r) => `## ${r.title}\n\n${r.body}`).join('\n\n');
   const file = path.join(__dirname, 'results.md');
+  // Sections not run this time keep their last results (each is measured side by side within itself).
+  const previous = fs.existsSync(file) ? sectionsOf(fs.readFileSync(file, 'utf-8')) : new Map<string, string>();
+  for (const r of results) previous.set(r.title, r.body);
+  const body = [...previous].map(([title, text]) => `## ${title}\n\n${text}`).join('\n\n');
   fs.writeFileSync(file, `${header}\n\n${body}\n`);
   console.log(`wrote ${path.relative(process.cwd(), file)}`);
+}
+
+/** The `## title` sections of a results file, in order, by title. */
+function sectionsOf(markdown: string): Map<string, string> {
+  const sections = new Map<string, string>();
+  for (const part of markdown.split(/^## /m).slice(1)) {
+    const newline = part.indexOf('\n');
+    sections.set(part.slice(0, newline).trim(), part.slice(newline).trim());
+  }
+  return sections;
 }
 
 main().catch((err) => {
