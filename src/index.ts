@@ -31,3 +31,6 @@ export {
 export { ShardPlan, ShardPlanProps, ShardAssignment } from './prometheus/shard-plan';
 export { ShardRelabeling, ShardRelabelingProps, RelabelRule, RelabelAction } from './prometheus/relabel';
 export { Hashmod } from './prometheus/hashmod';
+
+// The runtime controller's contracts shared with synth time.
+export { ZoneAnnotation } from './controller/zone-annotation';
