@@ -13,7 +13,7 @@ export class ZoneAnnotation {
    * The annotation the controller writes once the pod is bound: the node's values of the topology keys,
    * in the order of `KEYS_ANNOTATION`, joined with `_` (e.g. `eu-west-1a` or `region-1_eu-west-1a`).
    */
-  public static readonly ZONE_ANNOTATION = 'cdk8s-zones.dev/zone';
+  public static readonly VALUE_ANNOTATION = 'cdk8s-zones.dev/zone';
 
   /**
    * Optional pod annotation naming the node label keys to copy, comma-separated; without it the
