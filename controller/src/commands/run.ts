@@ -1,0 +1,167 @@
+/**
+ * `run`: the controller process. Every replica serves /metrics, /healthz, /readyz and the admission
+ * webhooks of the chosen reconcilers; with `--leader-elect` only the replica holding the Lease runs the
+ * reconcilers (the other one takes over when the Lease expires or is released). SIGTERM/SIGINT stop the
+ * watches, release the Lease and close the servers; losing the Lease exits 1 so the pod restarts clean.
+ */
+import { promises as fs } from 'fs';
+import * as os from 'os';
+import { parseArgs } from 'util';
+import { Command } from '../cli';
+import { Logger } from '../log';
+import { Reconciler } from '../reconciler';
+import { RECONCILERS } from '../reconcilers';
+
+export type TlsMode = 'files' | 'self-managed';
+
+export interface RunOptions {
+  readonly reconcilers: readonly Reconciler[];
+  readonly kubeconfig?: string;
+  readonly leaderElect: boolean;
+  readonly leaseNamespace: string;
+  readonly leaseName: string;
+  readonly leaseDurationSeconds: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly identity: string;
+  readonly topologyKeys: readonly string[];
+  readonly metricsPort: number;
+  readonly webhookPort: number;
+  readonly tlsMode: TlsMode;
+  readonly tlsCertFile?: string;
+  readonly tlsKeyFile?: string;
+  readonly host: string;
+}
+
+export const RUN_HELP = `usage: cdk8s-zones-controller run [options]
+
+Runs the controller: reconcilers on the leader, webhooks and metrics on every replica.
+  --reconcilers LIST      comma-separated, of: ${RECONCILERS.map((r) => r.name).join(', ')} (default zone-annotator)
+  --kubeconfig FILE       default: in-cluster service account, else $KUBECONFIG or ~/.kube/config
+  --leader-elect          only the holder of the Lease runs reconcilers (use with 2 replicas)
+  --lease-namespace NS    default: $POD_NAMESPACE, else the service account's namespace, else default
+  --lease-name NAME       default cdk8s-zones-controller
+  --lease-duration S      seconds a Lease holds without renewal (default 15)
+  --renew-deadline S      the leader gives up after failing to renew for this long (default 10)
+  --retry-period S        how often to renew / try to acquire (default 2)
+  --identity NAME         default: $POD_NAME, else <hostname>-<pid>
+  --topology-keys LIST    node label keys of the zone annotation (default topology.kubernetes.io/zone)
+  --metrics-port N        HTTP /metrics /healthz /readyz (default 8080)
+  --webhook-port N        HTTPS admission webhooks (default 9443)
+  --tls-mode MODE         files (--tls-cert-file, --tls-key-file) or self-managed (default files)
+  --tls-cert-file FILE    PEM serving certificate (tls.crt of a cert-manager Secret)
+  --tls-key-file FILE     PEM key
+  --bind-address IP       default 0.0.0.0
+`;
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+function positive(flag: string, raw: string, integer = false): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new Error(`run: --${flag}=${JSON.stringify(raw)} must be ${integer ? 'an integer' : 'a number'} > 0`);
+  }
+  return n;
+}
+
+function port(flag: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`run: --${flag}=${JSON.stringify(raw)} must be a port number (0-65535)`);
+  return n;
+}
+
+function list(raw: string): string[] {
+  return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** Parses `run`'s flags; `env` and `serviceAccountNamespace` supply defaults (POD_NAME, POD_NAMESPACE). */
+export function parseRun(
+  args: string[], env: NodeJS.ProcessEnv = {}, serviceAccountNamespace?: string, registry: readonly Reconciler[] = RECONCILERS,
+): RunOptions | 'help' {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      'reconcilers': { type: 'string', default: 'zone-annotator' },
+      'kubeconfig': { type: 'string' },
+      'leader-elect': { type: 'boolean', default: false },
+      'lease-namespace': { type: 'string' },
+      'lease-name': { type: 'string', default: 'cdk8s-zones-controller' },
+      'lease-duration': { type: 'string', default: '15' },
+      'renew-deadline': { type: 'string', default: '10' },
+      'retry-period': { type: 'string', default: '2' },
+      'identity': { type: 'string' },
+      'topology-keys': { type: 'string', default: 'topology.kubernetes.io/zone' },
+      'metrics-port': { type: 'string', default: '8080' },
+      'webhook-port': { type: 'string', default: '9443' },
+      'tls-mode': { type: 'string', default: 'files' },
+      'tls-cert-file': { type: 'string' },
+      'tls-key-file': { type: 'string' },
+      'bind-address': { type: 'string', default: '0.0.0.0' },
+      'help': { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const names = list(values.reconcilers!);
+  if (names.length === 0) throw new Error('run: --reconcilers names no reconciler');
+  const reconcilers = names.map((name) => {
+    const r = registry.find((c) => c.name === name);
+    if (!r) throw new Error(`run: --reconcilers: unknown reconciler ${JSON.stringify(name)}; known: ${registry.map((c) => c.name).join(', ')}`);
+    return r;
+  });
+  if (new Set(names).size !== names.length) throw new Error(`run: --reconcilers=${JSON.stringify(values.reconcilers)} names a reconciler twice`);
+  const topologyKeys = list(values['topology-keys']!);
+  if (topologyKeys.length === 0) throw new Error('run: --topology-keys names no label key');
+  const tlsMode = values['tls-mode'] as TlsMode;
+  if (tlsMode !== 'files' && tlsMode !== 'self-managed') throw new Error(`run: --tls-mode=${JSON.stringify(tlsMode)} must be files or self-managed`);
+  if (tlsMode === 'files' && (values['tls-cert-file'] === undefined) !== (values['tls-key-file'] === undefined)) {
+    throw new Error('run: --tls-cert-file and --tls-key-file go together');
+  }
+  const leaseDurationSeconds = positive('lease-duration', values['lease-duration']!, true);
+  const renewDeadlineMs = positive('renew-deadline', values['renew-deadline']!) * 1000;
+  const retryPeriodMs = positive('retry-period', values['retry-period']!) * 1000;
+  if (!(retryPeriodMs < renewDeadlineMs && renewDeadlineMs < leaseDurationSeconds * 1000)) {
+    throw new Error(`run: need --retry-period (${retryPeriodMs / 1000}) < --renew-deadline (${renewDeadlineMs / 1000}) < --lease-duration (${leaseDurationSeconds}), or two leaders could overlap`);
+  }
+  return {
+    reconcilers,
+    kubeconfig: values.kubeconfig,
+    leaderElect: values['leader-elect']!,
+    leaseNamespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? serviceAccountNamespace ?? 'default',
+    leaseName: values['lease-name']!,
+    leaseDurationSeconds,
+    renewDeadlineMs,
+    retryPeriodMs,
+    identity: values.identity ?? env.POD_NAME ?? `${os.hostname()}-${process.pid}`,
+    topologyKeys,
+    metricsPort: port('metrics-port', values['metrics-port']!),
+    webhookPort: port('webhook-port', values['webhook-port']!),
+    tlsMode,
+    tlsCertFile: values['tls-cert-file'],
+    tlsKeyFile: values['tls-key-file'],
+    host: values['bind-address']!,
+  };
+}
+
+export const run: Command = {
+  name: 'run',
+  summary: 'run the controller (reconcilers on the leader, webhooks and metrics on every replica)',
+  async run(args: string[], log: Logger): Promise<number> {
+    let opts: RunOptions | 'help';
+    try {
+      const saNamespace = await fs.readFile(SERVICE_ACCOUNT_NAMESPACE, 'utf8').then((s) => s.trim(), () => undefined);
+      opts = parseRun(args, process.env, saNamespace);
+    } catch (err) {
+      log.error('bad arguments', { error: err });
+      process.stdout.write(RUN_HELP);
+      return 2;
+    }
+    if (opts === 'help') {
+      process.stdout.write(RUN_HELP);
+      return 0;
+    }
+    // The process part (client, servers, signals) lives apart so this file stays loadable by jest.
+    const { runController } = await import('../controller.js');
+    return runController(opts, log);
+  },
+};

@@ -1,0 +1,112 @@
+/**
+ * The running controller process: connects to the API server, serves metrics and webhooks, campaigns for
+ * the Lease (with --leader-elect), runs the reconcilers while leading, and shuts down in order on
+ * SIGTERM/SIGINT. Loads the API client, so only the compiled program uses it (tests start the program).
+ */
+import { promises as fs } from 'fs';
+import { AdmissionWebhook } from './admission';
+import { RunOptions } from './commands/run';
+import { connect } from './kube/connect';
+import { kubeEventRecorder } from './kube/events';
+import { delay } from './kube/informer';
+import { kubeLeaseStore, LeaderElector } from './kube/leader';
+import { Logger } from './log';
+import { createMetrics } from './metrics';
+import { ReconcilerContext } from './reconciler';
+import { Certificate, startServers } from './server';
+
+/** How long reconcilers get to finish their current work after the stop signal. */
+const STOP_GRACE_MS = 10_000;
+
+async function serving(opts: RunOptions, webhooks: readonly AdmissionWebhook[]): Promise<Certificate | undefined> {
+  if (webhooks.length === 0) return undefined;
+  if (opts.tlsMode === 'files') {
+    if (!opts.tlsCertFile || !opts.tlsKeyFile) {
+      throw new Error(`the reconcilers serve admission webhooks (${webhooks.map((w) => w.path).join(', ')}): give --tls-cert-file and --tls-key-file, or --tls-mode self-managed`);
+    }
+    return { cert: await fs.readFile(opts.tlsCertFile, 'utf8'), key: await fs.readFile(opts.tlsKeyFile, 'utf8') };
+  }
+  throw new Error('--tls-mode self-managed is not available yet in this build; use --tls-mode files');
+}
+
+export async function runController(opts: RunOptions, baseLog: Logger): Promise<number> {
+  const log = baseLog.with({ identity: opts.identity });
+  const kube = connect({ kubeconfig: opts.kubeconfig });
+  const metrics = createMetrics();
+  const ctx: ReconcilerContext = {
+    log,
+    metrics,
+    kube,
+    events: kubeEventRecorder(kube, 'cdk8s-zones-controller', opts.identity, log),
+    settings: { topologyKeys: opts.topologyKeys, namespace: opts.leaseNamespace, identity: opts.identity },
+  };
+
+  const shutdown = new AbortController();
+  let exitCode = 0;
+  const stop = (why: string, code: number) => {
+    if (shutdown.signal.aborted) return;
+    log.info('stopping', { why });
+    exitCode = code;
+    shutdown.abort();
+  };
+  const onSignal = (sig: NodeJS.Signals) => stop(sig, 0);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  const webhooks = opts.reconcilers.flatMap((r) => r.webhooks?.(ctx, shutdown.signal) ?? []);
+  const certificate = await serving(opts, webhooks);
+  let ready = false;
+  const servers = await startServers({
+    metricsPort: opts.metricsPort,
+    webhook: certificate && { port: opts.webhookPort, certificate, webhooks },
+    metrics,
+    log,
+    host: opts.host,
+    ready: () => ready,
+  });
+  ready = true;
+
+  /** Runs every reconciler until `signal` aborts; a reconciler that fails ends the process. */
+  const lead = async (signal: AbortSignal) => {
+    metrics.leader.set(1);
+    log.info('running reconcilers', { reconcilers: opts.reconcilers.map((r) => r.name) });
+    await Promise.all(opts.reconcilers.map((r) => r.run(ctx, signal).catch((err) => {
+      log.error('reconciler failed', { reconciler: r.name, error: err, stack: err instanceof Error ? err.stack : undefined });
+      stop(`reconciler ${r.name} failed`, 1);
+    })));
+    metrics.leader.set(0);
+  };
+
+  const stopped = new Promise<void>((resolve) => shutdown.signal.addEventListener('abort', () => resolve(), { once: true }));
+  if (opts.leaderElect) {
+    const elector = new LeaderElector(kubeLeaseStore(kube, opts.leaseNamespace, opts.leaseName), {
+      identity: opts.identity,
+      leaseDurationSeconds: opts.leaseDurationSeconds,
+      renewDeadlineMs: opts.renewDeadlineMs,
+      retryPeriodMs: opts.retryPeriodMs,
+      stopGraceMs: STOP_GRACE_MS,
+      log,
+    });
+    log.info('campaigning for the lease', { lease: `${opts.leaseNamespace}/${opts.leaseName}` });
+    // On shutdown the elector stops the reconcilers, waits for them, then releases the lease.
+    await elector.run(shutdown.signal, {
+      onStartedLeading: lead,
+      onStoppedLeading: () => stop('lost the lease', 1),
+    });
+  } else {
+    const leading = lead(shutdown.signal);
+    await stopped;
+    const grace = new AbortController();
+    await Promise.race([leading, delay(STOP_GRACE_MS, grace.signal)]);
+    grace.abort();
+  }
+  ready = false;
+  await servers.close();
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  log.info('stopped', { exitCode });
+  // Whatever still holds the event loop (a socket the API server keeps open) must not keep a stopped
+  // controller alive.
+  setTimeout(() => process.exit(exitCode), 2_000).unref();
+  return exitCode;
+}

@@ -1,0 +1,47 @@
+/**
+ * The controller's Prometheus metrics, on one registry served at /metrics. Every reconciler records into
+ * these families (labelled with its name) rather than defining its own, so dashboards need one set of
+ * queries.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Reconciles done, by reconciler. */
+  readonly reconciles: Counter<'reconciler'>;
+  /** Reconciles that failed (and will be retried), by reconciler. */
+  readonly reconcileErrors: Counter<'reconciler'>;
+  /** What reconcilers decided, e.g. `annotated`, `missing-label`, `delete-batch`, `paused`. */
+  readonly decisions: Counter<'reconciler' | 'decision'>;
+  /** Admission verdicts (`allowed`, `denied`, `error`) per webhook and zone. */
+  readonly webhookAdmissions: Counter<'webhook' | 'zone' | 'verdict'>;
+  /** Seconds from a pod's binding to a node (its PodScheduled condition) to its zone annotation. */
+  readonly annotationLatency: Histogram<never>;
+  /** Nodes that opted-in pods run on and that lack one of the topology labels. */
+  readonly nodesMissingZoneLabel: Gauge<never>;
+  /** 1 while this replica holds the leader lease. */
+  readonly leader: Gauge<never>;
+}
+
+export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'cdk8s_zones_controller_' });
+  const registers = [registry];
+  return {
+    registry,
+    reconciles: new Counter({ name: 'cdk8s_zones_reconciles_total', help: 'Reconciles done', labelNames: ['reconciler'], registers }),
+    reconcileErrors: new Counter({ name: 'cdk8s_zones_reconcile_errors_total', help: 'Reconciles that failed and will be retried', labelNames: ['reconciler'], registers }),
+    decisions: new Counter({ name: 'cdk8s_zones_decisions_total', help: 'Decisions taken by reconcilers', labelNames: ['reconciler', 'decision'], registers }),
+    webhookAdmissions: new Counter({
+      name: 'cdk8s_zones_webhook_admissions_total', help: 'Admission verdicts per webhook and zone', labelNames: ['webhook', 'zone', 'verdict'], registers,
+    }),
+    annotationLatency: new Histogram({
+      name: 'cdk8s_zones_annotation_latency_seconds',
+      help: 'From a pod being bound to a node to its zone annotation being written',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+      registers,
+    }),
+    nodesMissingZoneLabel: new Gauge({ name: 'cdk8s_zones_nodes_missing_zone_label', help: 'Nodes running opted-in pods that lack a topology label', registers }),
+    leader: new Gauge({ name: 'cdk8s_zones_leader', help: '1 while this replica holds the leader lease', registers }),
+  };
+}

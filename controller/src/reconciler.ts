@@ -1,0 +1,45 @@
+/**
+ * What a reconciler is: a named loop over cluster state that only the leader runs, and optionally
+ * admission webhooks that every replica serves. `run --reconcilers a,b` picks them from RECONCILERS
+ * (reconcilers/index.ts).
+ */
+import { AdmissionWebhook } from './admission';
+import { KubeApi } from './kube/api';
+import { EventRecorder } from './kube/events';
+import { Logger } from './log';
+import { Metrics } from './metrics';
+import type { ControllerRule } from '../../src/controller/rbac';
+
+/** The settings of the `run` command that reconcilers read. */
+export interface ControllerSettings {
+  /** Node label keys a pod's zone annotation is made of, unless the pod names its own. */
+  readonly topologyKeys: readonly string[];
+  /** The namespace the controller runs in (its Lease, its Secrets). */
+  readonly namespace: string;
+  /** This replica's name (pod name), in logs, Events and the Lease. */
+  readonly identity: string;
+}
+
+export interface ReconcilerContext {
+  readonly log: Logger;
+  readonly metrics: Metrics;
+  readonly kube: KubeApi;
+  readonly events: EventRecorder;
+  readonly settings: ControllerSettings;
+}
+
+export interface Reconciler {
+  /** The name on the command line (`--reconcilers`) and in metrics and logs. */
+  readonly name: string;
+  /** One line for the usage text. */
+  readonly summary: string;
+  /**
+   * The API access it needs: documentation, and what `ZoneController` grants when the reconciler is
+   * enabled (both read the same list from src/controller/rbac.ts).
+   */
+  readonly rbac: readonly ControllerRule[];
+  /** Reconciles until `signal` aborts (leadership lost or shutdown); only the leader runs it. */
+  run(ctx: ReconcilerContext, signal: AbortSignal): Promise<void>;
+  /** Admission webhooks every replica serves (leader or not); may start informers tied to `signal`. */
+  webhooks?(ctx: ReconcilerContext, signal: AbortSignal): readonly AdmissionWebhook[];
+}

@@ -1,0 +1,50 @@
+/**
+ * What the zone annotator does with one pod, given the pod and its node as the caches hold them: a pure
+ * function, unit-tested without a cluster.
+ */
+import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
+import { KubeObject } from '../kube/api';
+
+export type ZoneAnnotationDecision =
+  /** Nothing to do: not opted in, not bound yet, being deleted, or already carrying the right value. */
+  | { readonly kind: 'skip'; readonly why: 'not-opted-in' | 'not-bound' | 'terminating' | 'annotated' }
+  /** Bound to a node the cache does not know (yet): decided again when the node appears. */
+  | { readonly kind: 'wait-for-node'; readonly node: string }
+  /** Write `value` (the annotation is absent or different). */
+  | { readonly kind: 'annotate'; readonly value: string; readonly previous?: string }
+  /** The node lacks some keys: an Event, and decided again when the node's labels change. */
+  | { readonly kind: 'missing-label'; readonly node: string; readonly missing: string[] }
+  /** The pod's keys annotation names no key. */
+  | { readonly kind: 'invalid-keys'; readonly raw: string };
+
+/** The topology keys for a pod: its own KEYS_ANNOTATION (comma-separated), else the controller's. */
+export function topologyKeysOf(pod: KubeObject, defaultKeys: readonly string[]): string[] | undefined {
+  const raw = pod.metadata.annotations?.[ZoneAnnotation.KEYS_ANNOTATION];
+  if (raw === undefined) return [...defaultKeys];
+  const keys = raw.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  return keys.length > 0 ? keys : undefined;
+}
+
+export function decideZoneAnnotation(pod: KubeObject, node: KubeObject | undefined, defaultKeys: readonly string[]): ZoneAnnotationDecision {
+  if (pod.metadata.labels?.[ZoneAnnotation.OPT_IN_LABEL] !== ZoneAnnotation.OPT_IN_VALUE) return { kind: 'skip', why: 'not-opted-in' };
+  if (pod.metadata.deletionTimestamp) return { kind: 'skip', why: 'terminating' };
+  const nodeName: string | undefined = pod.spec?.nodeName;
+  if (!nodeName) return { kind: 'skip', why: 'not-bound' };
+  const keys = topologyKeysOf(pod, defaultKeys);
+  if (!keys) return { kind: 'invalid-keys', raw: pod.metadata.annotations![ZoneAnnotation.KEYS_ANNOTATION] };
+  if (!node) return { kind: 'wait-for-node', node: nodeName };
+  const labels = node.metadata.labels ?? {};
+  const value = ZoneAnnotation.valueFor(labels, keys);
+  if (value === undefined) return { kind: 'missing-label', node: nodeName, missing: keys.filter((k) => !labels[k]) };
+  const previous = pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION];
+  if (previous === value) return { kind: 'skip', why: 'annotated' };
+  return previous === undefined ? { kind: 'annotate', value } : { kind: 'annotate', value, previous };
+}
+
+/** When the pod was bound: its PodScheduled condition turning True (second precision), if known. */
+export function boundAt(pod: KubeObject): number | undefined {
+  const scheduled = (pod.status?.conditions as Array<{ type: string; status: string; lastTransitionTime?: string }> | undefined)
+    ?.find((c) => c.type === 'PodScheduled' && c.status === 'True');
+  const t = scheduled?.lastTransitionTime ? Date.parse(scheduled.lastTransitionTime) : NaN;
+  return Number.isNaN(t) ? undefined : t;
+}

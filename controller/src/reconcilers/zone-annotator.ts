@@ -1,0 +1,141 @@
+/**
+ * The zone annotator: every pod that opted in (label `cdk8s-zones.dev/zone-annotation=enabled`) gets, once
+ * bound, the annotation `cdk8s-zones.dev/zone` with its node's topology label values, so a container can
+ * read its zone through the downward API (`wait-for-zone` in an init container). A node without the
+ * label gets a Warning Event on the pod and counts in `cdk8s_zones_nodes_missing_zone_label`; the pod is
+ * decided again as soon as the node's labels change.
+ */
+import { ZONE_ANNOTATOR_RULES } from '../../../src/controller/rbac';
+import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
+import { isStatus, KubeObject, keyOf, NODES, PODS, resourcePath } from '../kube/api';
+import { Informer } from '../kube/informer';
+import { Reconciler, ReconcilerContext } from '../reconciler';
+import { WorkQueue } from '../work-queue';
+import { boundAt, decideZoneAnnotation } from './zone-annotation-decision';
+
+export const NODE_MISSING_LABEL_REASON = 'NodeMissingTopologyLabel';
+export const INVALID_KEYS_REASON = 'InvalidTopologyKeys';
+const NAME = 'zone-annotator';
+
+export interface ZoneAnnotatorTuning {
+  /** Patches in flight at once. @default 8 */
+  readonly concurrency?: number;
+  /** @default 300_000 */
+  readonly resyncMs?: number;
+}
+
+export function zoneAnnotator(tuning: ZoneAnnotatorTuning = {}): Reconciler {
+  return {
+    name: NAME,
+    summary: 'annotate opted-in pods with their node\'s zone (cdk8s-zones.dev/zone)',
+    rbac: ZONE_ANNOTATOR_RULES,
+    run: (ctx, signal) => runZoneAnnotator(ctx, signal, tuning),
+  };
+}
+
+async function runZoneAnnotator(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAnnotatorTuning): Promise<void> {
+  const log = ctx.log.with({ reconciler: NAME });
+  /** Pods waiting on a node (unknown, or lacking labels), by node name; and the nodes lacking labels. */
+  const waiting = new Map<string, Set<string>>();
+  const missingLabel = new Set<string>();
+  const updateGauge = () => ctx.metrics.nodesMissingZoneLabel.set(missingLabel.size);
+  const wait = (node: string, podKey: string) => {
+    if (!waiting.has(node)) waiting.set(node, new Set());
+    waiting.get(node)!.add(podKey);
+  };
+  const unwait = (node: string | undefined, podKey: string) => {
+    if (!node) return;
+    const pods = waiting.get(node);
+    if (!pods?.delete(podKey) || pods.size > 0) return;
+    waiting.delete(node);
+    if (missingLabel.delete(node)) updateGauge();
+  };
+
+  const nodes: Informer<KubeObject> = new Informer(ctx.kube, {
+    path: resourcePath(NODES),
+    resyncMs: 0, // pods resync; a node matters only through its pods
+    log,
+    onChange: (type, node) => {
+      if (type === 'deleted') return;
+      for (const podKey of waiting.get(node.metadata.name) ?? []) queue.add(podKey);
+    },
+  });
+  const pods: Informer<KubeObject> = new Informer(ctx.kube, {
+    path: resourcePath(PODS),
+    labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
+    resyncMs: tuning.resyncMs,
+    log,
+    onChange: (type, pod, old) => {
+      if (type === 'deleted') {
+        unwait(pod.spec?.nodeName, keyOf(pod));
+        return;
+      }
+      // Only what can change the decision: binding, labels, annotations, deletion (not status churn).
+      if (type === 'modified' && old && old.spec?.nodeName === pod.spec?.nodeName && !pod.metadata.deletionTimestamp
+        && old.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] === pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION]
+        && old.metadata.annotations?.[ZoneAnnotation.KEYS_ANNOTATION] === pod.metadata.annotations?.[ZoneAnnotation.KEYS_ANNOTATION]) return;
+      queue.add(keyOf(pod));
+    },
+  });
+
+  const queue = new WorkQueue(async (podKey) => {
+    const pod = pods.get(podKey);
+    if (!pod) return;
+    const nodeName: string | undefined = pod.spec?.nodeName;
+    const decision = decideZoneAnnotation(pod, nodeName ? nodes.get(nodeName) : undefined, ctx.settings.topologyKeys);
+    ctx.metrics.reconciles.inc({ reconciler: NAME });
+    if (decision.kind !== 'wait-for-node' && decision.kind !== 'missing-label') unwait(nodeName, podKey);
+    switch (decision.kind) {
+      case 'skip':
+        return;
+      case 'wait-for-node':
+        wait(decision.node, podKey);
+        return;
+      case 'invalid-keys':
+        ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.kind });
+        await ctx.events.record(pod, 'Warning', INVALID_KEYS_REASON,
+          `annotation ${ZoneAnnotation.KEYS_ANNOTATION}=${JSON.stringify(decision.raw)} names no node label key; give comma-separated keys such as topology.kubernetes.io/zone`);
+        return;
+      case 'missing-label': {
+        wait(decision.node, podKey);
+        if (!missingLabel.has(decision.node)) {
+          missingLabel.add(decision.node);
+          updateGauge();
+        }
+        ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.kind });
+        log.warn('node lacks topology labels', { pod: podKey, node: decision.node, missing: decision.missing });
+        await ctx.events.record(pod, 'Warning', NODE_MISSING_LABEL_REASON,
+          `node ${decision.node} has no label ${decision.missing.join(', ')}: ${ZoneAnnotation.VALUE_ANNOTATION} is set once the node is labelled`);
+        return;
+      }
+      case 'annotate': {
+        try {
+          await ctx.kube.patch(resourcePath(PODS, pod.metadata.namespace, pod.metadata.name),
+            { metadata: { annotations: { [ZoneAnnotation.VALUE_ANNOTATION]: decision.value } } });
+        } catch (err) {
+          if (isStatus(err, 404)) return; // deleted meanwhile
+          throw err;
+        }
+        ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.previous === undefined ? 'annotated' : 'corrected' });
+        const bound = boundAt(pod);
+        if (bound !== undefined) ctx.metrics.annotationLatency.observe(Math.max(0, Date.now() - bound) / 1000);
+        log.debug('annotated', { pod: podKey, value: decision.value, previous: decision.previous });
+        return;
+      }
+    }
+  }, {
+    concurrency: tuning.concurrency ?? 8,
+    onError: (podKey, err, failures) => {
+      ctx.metrics.reconcileErrors.inc({ reconciler: NAME });
+      log.warn('reconcile failed, retrying', { pod: podKey, error: err, failures });
+    },
+  });
+
+  const nodesRun = nodes.run(signal);
+  await Promise.race([nodes.synced, nodesRun]); // pods decided before the nodes are known would all wait
+  const podsRun = pods.run(signal);
+  log.info('started', { topologyKeys: ctx.settings.topologyKeys });
+  await Promise.all([nodesRun, podsRun]);
+  queue.stop();
+  await queue.idle();
+}
