@@ -51,11 +51,10 @@ export function decideLease(
   current: LeaseRecord | undefined, identity: string, durationSeconds: number, nowMs: number, observedAtMs: number,
 ): LeaseDecision {
   const now = microTime(nowMs);
+  const acquired = (leaseTransitions: number): LeaseRecord =>
+    ({ holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: now, renewTime: now, leaseTransitions });
   if (!current) {
-    return {
-      action: 'create',
-      record: { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 },
-    };
+    return { action: 'create', record: acquired(0) };
   }
   if (current.holderIdentity === identity) {
     return { action: 'update', record: { ...current, leaseDurationSeconds: durationSeconds, renewTime: now } };
@@ -63,10 +62,7 @@ export function decideLease(
   const released = !current.holderIdentity;
   const expired = observedAtMs + (current.leaseDurationSeconds ?? durationSeconds) * 1000 <= nowMs;
   if (released || expired) {
-    return {
-      action: 'update',
-      record: { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: now, renewTime: now, leaseTransitions: (current.leaseTransitions ?? 0) + 1 },
-    };
+    return { action: 'update', record: acquired((current.leaseTransitions ?? 0) + 1) };
   }
   return { action: 'wait', holder: current.holderIdentity! };
 }
