@@ -7,9 +7,12 @@ import { EVENTS, KubeApi, KubeObject, resourcePath } from './api';
 
 export type EventType = 'Normal' | 'Warning';
 
+/** The object an Event is about: kind and apiVersion are required (items of a list carry neither). */
+export type EventSubject = KubeObject & { readonly apiVersion: string; readonly kind: string };
+
 export interface EventRecorder {
   /** Records an Event; never throws (a failed Event is logged, the reconcile goes on). */
-  record(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void>;
+  record(obj: EventSubject, type: EventType, reason: string, message: string): Promise<void>;
 }
 
 /** How many distinct (object, reason, message) the recorder remembers for counting. */
@@ -36,7 +39,7 @@ export function kubeEventRecorder(api: KubeApi, component: string, instance: str
           kind: 'Event',
           metadata: { name, namespace },
           involvedObject: {
-            apiVersion: obj.apiVersion ?? 'v1',
+            apiVersion: obj.apiVersion,
             kind: obj.kind,
             name: obj.metadata.name,
             namespace: obj.metadata.namespace,

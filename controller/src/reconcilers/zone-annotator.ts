@@ -93,7 +93,7 @@ async function runZoneAnnotator(ctx: ReconcilerContext, signal: AbortSignal, tun
         return;
       case 'invalid-keys':
         ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.kind });
-        await ctx.events.record(pod, 'Warning', INVALID_KEYS_REASON,
+        await ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', INVALID_KEYS_REASON,
           `annotation ${ZoneAnnotation.KEYS_ANNOTATION}=${JSON.stringify(decision.raw)} names no node label key; give comma-separated keys such as topology.kubernetes.io/zone`);
         return;
       case 'missing-label': {
@@ -104,7 +104,7 @@ async function runZoneAnnotator(ctx: ReconcilerContext, signal: AbortSignal, tun
         }
         ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.kind });
         log.warn('node lacks topology labels', { pod: podKey, node: decision.node, missing: decision.missing });
-        await ctx.events.record(pod, 'Warning', NODE_MISSING_LABEL_REASON,
+        await ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', NODE_MISSING_LABEL_REASON,
           `node ${decision.node} has no label ${decision.missing.join(', ')}: ${ZoneAnnotation.VALUE_ANNOTATION} is set once the node is labelled`);
         return;
       }

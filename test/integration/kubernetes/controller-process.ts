@@ -1,0 +1,117 @@
+/**
+ * The project's runtime controller as a real process against the test cluster: compiled once per test
+ * file (`tsc -p controller/tsconfig.json`), started with the cluster's admin kubeconfig, its JSON log
+ * lines kept (and written to the run's logs folder), stopped or killed by the test.
+ */
+import { ChildProcess, execFileSync, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { freePort, stopWhenOrphaned } from '../processes';
+import { REPO_ROOT } from '../shared';
+import { ClusterInfo } from './control-plane';
+import { waitFor, WaitAborted, WaitOptions } from './wait';
+
+export const CONTROLLER_MAIN = path.join(REPO_ROOT, 'controller', 'lib', 'controller', 'src', 'main.js');
+
+let built = false;
+/** Compiles the controller (controller/lib), so the test runs the code of this checkout. */
+export function buildController(): void {
+  if (built) return;
+  try {
+    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(REPO_ROOT, 'controller', 'tsconfig.json')], { stdio: 'pipe' });
+  } catch (err: any) {
+    throw new Error(`the controller does not compile: ${err.stdout ?? ''}${err.stderr ?? ''}`);
+  }
+  built = true;
+}
+
+export interface LogLine {
+  readonly level: string;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+export class ControllerProcess {
+  /** Starts `run <args>` with the cluster's kubeconfig and a free metrics port; waits until /readyz says ok. */
+  static async start(info: ClusterInfo, name: string, args: string[], opts: WaitOptions = {}): Promise<ControllerProcess> {
+    buildController();
+    const metricsPort = await freePort();
+    const child = spawn(process.execPath, [CONTROLLER_MAIN, 'run', '--kubeconfig', info.kubeconfig, '--identity', name,
+      '--metrics-port', String(metricsPort), '--bind-address', '127.0.0.1', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'debug', KUBERNETES_SERVICE_HOST: '' },
+    });
+    stopWhenOrphaned(child.pid!);
+    const controller = new ControllerProcess(child, name, metricsPort, path.join(info.logsDir, `controller-${name}.log`));
+    await waitFor(`controller ${name} to be ready on :${metricsPort}`, async () => {
+      controller.assertRunning();
+      const res = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
+      return { done: res.status === 200, state: `readyz ${res.status}` };
+    }, { timeoutMs: 60_000, ...opts });
+    return controller;
+  }
+
+  readonly logs: LogLine[] = [];
+  readonly exited: Promise<number | null>;
+  exitCode: number | null | undefined;
+  private stderrTail = '';
+
+  private constructor(private readonly child: ChildProcess, readonly name: string, readonly metricsPort: number, logFile: string) {
+    const out = fs.createWriteStream(logFile, { flags: 'a' });
+    let partial = '';
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      out.write(chunk);
+      this.stderrTail = (this.stderrTail + chunk).slice(-4000);
+      partial += chunk;
+      let nl: number;
+      while ((nl = partial.indexOf('\n')) >= 0) {
+        const line = partial.slice(0, nl);
+        partial = partial.slice(nl + 1);
+        try { this.logs.push(JSON.parse(line)); } catch { this.logs.push({ level: 'raw', msg: line }); }
+      }
+    });
+    child.stdout!.resume();
+    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
+      out.end();
+      this.exitCode = code ?? (signal ? null : code);
+      resolve(code);
+    }));
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Throws (ending any wait) when the process has exited, with the end of its log. */
+  assertRunning(): void {
+    if (this.exitCode !== undefined) throw new WaitAborted(`controller ${this.name} exited with ${this.exitCode}; log ends with:\n${this.stderrTail}`);
+  }
+
+  hasLogged(msg: string): boolean {
+    return this.logs.some((l) => l.msg === msg);
+  }
+
+  async metrics(): Promise<string> {
+    return (await fetch(`http://127.0.0.1:${this.metricsPort}/metrics`)).text();
+  }
+
+  /** The value of a metric line, e.g. `cdk8s_zones_leader`; undefined when absent. */
+  async metric(series: string): Promise<number | undefined> {
+    const line = (await this.metrics()).split('\n').find((l) => l.startsWith(series + ' '));
+    return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  }
+
+  signal(sig: NodeJS.Signals): void {
+    if (this.exitCode === undefined) this.child.kill(sig);
+  }
+
+  /** SIGTERM, then the exit code (SIGKILL after 20 s). */
+  async stop(): Promise<number | null> {
+    if (this.exitCode !== undefined) return this.exitCode;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+}
