@@ -34,3 +34,4 @@ export { Hashmod } from './prometheus/hashmod';
 
 // The runtime controller's contracts shared with synth time.
 export { ZoneAnnotation } from './controller/zone-annotation';
+export { ZoneController, ZoneControllerProps } from './controller/zone-controller';

@@ -1,0 +1,100 @@
+import { Chart, Testing } from 'cdk8s';
+import { ZoneAnnotation, ZoneController, ZoneTopology } from '../../src';
+
+function synth(props: ConstructorParameters<typeof ZoneController>[2] = {}, chartNamespace?: string) {
+  const chart = new Chart(Testing.app(), 'c', { namespace: chartNamespace, disableResourceNameHashes: true });
+  const controller = new ZoneController(chart, 'zones', props);
+  const objects = Testing.synth(chart);
+  const of = (kind: string) => objects.filter((o) => o.kind === kind);
+  return { controller, objects, of, one: (kind: string) => { const found = of(kind); expect(found).toHaveLength(1); return found[0]; } };
+}
+
+describe('ZoneController', () => {
+  test('installs the zone annotator with leader election: namespace, service account, deployment, service, PDB', () => {
+    const { objects, one, controller } = synth();
+    expect(objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`)).toEqual([
+      'Namespace//cdk8s-zones-system',
+      'ServiceAccount/cdk8s-zones-system/cdk8s-zones-controller',
+      'ClusterRole//cdk8s-zones-system-cdk8s-zones-controller',
+      'ClusterRoleBinding//cdk8s-zones-system-cdk8s-zones-controller',
+      'Role/cdk8s-zones-system/cdk8s-zones-controller',
+      'RoleBinding/cdk8s-zones-system/cdk8s-zones-controller',
+      'Deployment/cdk8s-zones-system/cdk8s-zones-controller',
+      'Service/cdk8s-zones-system/cdk8s-zones-controller',
+      'PodDisruptionBudget/cdk8s-zones-system/cdk8s-zones-controller',
+    ]);
+    expect(controller.reconcilers).toEqual(['zone-annotator']);
+    const deployment = one('Deployment');
+    expect(deployment.spec.replicas).toBe(2);
+    const container = deployment.spec.template.spec.containers[0];
+    expect(container.image).toBe(ZoneController.DEFAULT_IMAGE);
+    expect(container.args).toEqual(['run', '--reconcilers', 'zone-annotator', '--leader-elect', '--lease-name', 'cdk8s-zones-controller',
+      '--topology-keys', 'topology.kubernetes.io/zone', '--metrics-port', '8080']);
+    expect(container.env).toEqual([
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    ]);
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+    expect(container.resources.requests).toEqual({ cpu: '50m', memory: '64Mi' });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(deployment.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(deployment.spec.template.spec.topologySpreadConstraints.map((c: any) => [c.topologyKey, c.whenUnsatisfiable])).toEqual([
+      ['topology.kubernetes.io/zone', 'ScheduleAnyway'], ['kubernetes.io/hostname', 'ScheduleAnyway'],
+    ]);
+    expect(deployment.spec.template.spec.serviceAccountName).toBe('cdk8s-zones-controller');
+  });
+
+  test('cluster-scoped objects carry no namespace, even in a chart with one', () => {
+    const { of } = synth({}, 'apps');
+    for (const kind of ['Namespace', 'ClusterRole', 'ClusterRoleBinding']) expect(of(kind)[0].metadata.namespace).toBeUndefined();
+    expect(of('Deployment')[0].metadata.namespace).toBe('cdk8s-zones-system');
+  });
+
+  test('least privilege: exactly what the annotator and leader election need', () => {
+    const { one } = synth();
+    expect(one('ClusterRole').rules).toEqual([
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+    ]);
+    expect(one('Role').rules).toEqual([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }]);
+    expect(one('ClusterRoleBinding').subjects).toEqual([{ kind: 'ServiceAccount', name: 'cdk8s-zones-controller', namespace: 'cdk8s-zones-system' }]);
+    expect(one('ClusterRole').metadata.namespace).toBeUndefined();
+  });
+
+  test('namespace, name, image, replicas, topology keys; no Namespace object when not created; no PDB for 1 replica', () => {
+    const topology = new ZoneTopology({ zones: ['a', 'b'], topologyKey: 'example.com/zone', hostnameKey: 'example.com/host' });
+    const { objects, one, controller } = synth({ namespace: 'ops', createNamespace: false, name: 'zc', image: 'registry.local/zc:1', replicas: 1, topology });
+    expect(objects.filter((o) => o.kind === 'Namespace')).toEqual([]);
+    expect(objects.filter((o) => o.kind === 'PodDisruptionBudget')).toEqual([]);
+    const deployment = one('Deployment');
+    expect(deployment.metadata).toMatchObject({ name: 'zc', namespace: 'ops' });
+    expect(deployment.spec.replicas).toBe(1);
+    const c = deployment.spec.template.spec.containers[0];
+    expect(c.image).toBe('registry.local/zc:1');
+    expect(c.args).toEqual(expect.arrayContaining(['--topology-keys', 'example.com/zone', '--lease-name', 'zc']));
+    expect(deployment.spec.template.spec.topologySpreadConstraints.map((t: any) => t.topologyKey)).toEqual(['example.com/zone', 'example.com/host']);
+    expect(one('ClusterRole').metadata.name).toBe('ops-zc');
+    expect(controller.image).toBe('registry.local/zc:1');
+    expect(controller.namespace).toBe('ops');
+  });
+
+  test('the wait-for-zone init command for zone-aware pods', () => {
+    const { controller } = synth();
+    expect(controller.waitForZoneCommand('/etc/podinfo/zone')).toEqual(['cdk8s-zones-controller', 'wait-for-zone', '--file', '/etc/podinfo/zone']);
+    expect(controller.waitForZoneCommand('/etc/podinfo/zone', 60)).toEqual(['cdk8s-zones-controller', 'wait-for-zone', '--file', '/etc/podinfo/zone', '--timeout', '60']);
+    expect(() => controller.waitForZoneCommand('zone')).toThrow("ZoneController 'c/zones'.waitForZoneCommand: file=\"zone\" must be an absolute path");
+    expect(() => controller.waitForZoneCommand('/z', 0)).toThrow('timeoutSeconds=0 must be > 0');
+    expect(ZoneAnnotation.VALUE_ANNOTATION).toBe('cdk8s-zones.dev/zone');
+  });
+
+  test('bad props name the construct, the prop, the value and the rule', () => {
+    expect(() => synth({ replicas: 0 })).toThrow("ZoneController 'c/zones': replicas=0 must be an integer >= 1");
+    expect(() => synth({ namespace: 'Bad_NS' })).toThrow("ZoneController 'c/zones': namespace=\"Bad_NS\" must be a DNS label");
+    expect(() => synth({ image: ' ' })).toThrow('image=" " must name an image');
+    expect(() => synth({ zoneAnnotator: false })).toThrow('zoneAnnotator=false leaves no reconciler enabled');
+  });
+});
