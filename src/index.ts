@@ -35,3 +35,8 @@ export { Hashmod } from './prometheus/hashmod';
 // The runtime controller's contracts shared with synth time.
 export { ZoneAnnotation } from './controller/zone-annotation';
 export { ZoneController, ZoneControllerProps } from './controller/zone-controller';
+
+// Redis Cluster laid out to survive a zone loss.
+export {
+  RedisShardLayout, RedisShardLayoutProps, RedisNodePlan, RedisShardPlan, RedisRole,
+} from './redis/layout';
