@@ -40,3 +40,6 @@ export { ZoneController, ZoneControllerProps } from './controller/zone-controlle
 export {
   RedisShardLayout, RedisShardLayoutProps, RedisNodePlan, RedisShardPlan, RedisRole,
 } from './redis/layout';
+export {
+  ZonalRedisCluster, ZonalRedisClusterProps, RedisStorage, RedisPasswordSecret,
+} from './redis/cluster';

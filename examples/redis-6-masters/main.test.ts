@@ -1,0 +1,22 @@
+import { Testing } from 'cdk8s';
+import { build } from './main';
+
+describe('example redis-6-masters', () => {
+  const app = Testing.app();
+  build(app);
+  const manifests = app.charts.flatMap((chart) => Testing.synth(chart));
+
+  test('snapshot', () => {
+    expect(manifests).toMatchSnapshot();
+  });
+
+  test('four pods per zone, two of them masters', () => {
+    expect(manifests.filter((m) => m.kind === 'StatefulSet').map((s) => [s.metadata.name, s.spec.replicas])).toEqual([
+      ['cache-zone-a', 4], ['cache-zone-b', 4], ['cache-zone-c', 4],
+    ]);
+    const layout = JSON.parse(manifests.find((m) => m.metadata.name === 'cache-layout').data['layout.json']);
+    for (const zone of ['zone-a', 'zone-b', 'zone-c']) {
+      expect(layout.nodes.filter((n: any) => n.zone === zone && n.role === 'master')).toHaveLength(2);
+    }
+  });
+});
