@@ -1,0 +1,102 @@
+/**
+ * `redis <operation>`: the Redis cluster manager's operations on a static inventory (a JSON file naming
+ * the planned layout and where each node runs). Prints the cluster state as JSON on stdout.
+ *   state                       observe and print the state and the steps reconcile would take
+ *   reconcile                   drive the cluster to the planned layout (bootstrap, heal, reshard, rebalance)
+ *   fix                         reconcile, and serve slots whose master and replicas are all lost (their keys are gone)
+ *   rebalance                   only fail masters back to their planned nodes (no zone holds a majority)
+ *   forget-lost-nodes           forget every failed node, including unanswering nodes of the inventory
+ *   reset --yes-destroy-data    FLUSHALL and CLUSTER RESET HARD on every node, then bootstrap an empty cluster
+ */
+import { promises as fs } from 'fs';
+import { parseArgs } from 'util';
+import { Command } from '../cli';
+import { Logger } from '../log';
+import { Mode } from '../redis/decide';
+import { parseInventory } from '../redis/inventory';
+import { RedisClusterManager } from '../redis/manager';
+
+const OPERATIONS = ['state', 'reconcile', 'fix', 'rebalance', 'forget-lost-nodes', 'reset'] as const;
+type Operation = typeof OPERATIONS[number];
+
+const HELP = `usage: cdk8s-zones-controller redis <${OPERATIONS.join('|')}> --inventory FILE [options]
+
+  state               print the cluster state (JSON) and the steps reconcile would take
+  reconcile           drive the cluster to the planned layout: bootstrap, meet, replicate, reshard, rebalance
+  fix                 reconcile, and also serve slots whose master and all replicas are lost (keys lost)
+  rebalance           fail masters back to their planned nodes so no zone holds a majority of masters
+  forget-lost-nodes   CLUSTER FORGET every failed node
+  reset               destroy every key and the cluster, then bootstrap again (needs --yes-destroy-data)
+
+  --inventory FILE    {"layout": <layout.json>, "nodes": [{"name","zone","address"}]} (required)
+  --timeout SECONDS   give up after this long (default 60)
+  --takeover          rebalance with CLUSTER FAILOVER TAKEOVER (only when a master cannot agree)
+  --yes-destroy-data  confirm 'reset'
+The password, if any, is read from REDIS_PASSWORD. Exit code 0 when the cluster ends healthy, 1 if not.
+`;
+
+export interface RedisOptions {
+  readonly operation: Operation;
+  readonly inventory: string;
+  readonly timeoutMs: number;
+  readonly takeover: boolean;
+}
+
+export function parseRedis(args: string[]): RedisOptions | 'help' {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      'inventory': { type: 'string' },
+      'timeout': { type: 'string', default: '60' },
+      'takeover': { type: 'boolean', default: false },
+      'yes-destroy-data': { type: 'boolean', default: false },
+      'help': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const [operation, ...extra] = positionals;
+  if (!OPERATIONS.includes(operation as Operation) || extra.length > 0) {
+    throw new Error(`redis: operation ${JSON.stringify(positionals.join(' '))} must be one of ${OPERATIONS.join(', ')}`);
+  }
+  if (operation === 'reset' && !values['yes-destroy-data']) {
+    throw new Error('redis: reset destroys every key of the cluster; confirm with --yes-destroy-data');
+  }
+  if (!values.inventory) throw new Error('redis: --inventory is required');
+  const seconds = Number(values.timeout);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`redis: --timeout=${JSON.stringify(values.timeout)} must be a number of seconds > 0`);
+  return { operation: operation as Operation, inventory: values.inventory, timeoutMs: seconds * 1000, takeover: values.takeover! };
+}
+
+export const redis: Command = {
+  name: 'redis',
+  summary: 'Redis Cluster manager on a static inventory: state, reconcile, fix, rebalance, forget-lost-nodes, reset',
+  async run(args: string[], log: Logger): Promise<number> {
+    let opts: RedisOptions | 'help';
+    try {
+      opts = parseRedis(args);
+    } catch (err) {
+      log.error('bad arguments', { error: err });
+      process.stderr.write(HELP);
+      return 2;
+    }
+    if (opts === 'help') {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    const { layout, nodes } = parseInventory(await fs.readFile(opts.inventory, 'utf8'));
+    const manager = new RedisClusterManager(layout, nodes, {
+      password: process.env.REDIS_PASSWORD || undefined, timeoutMs: opts.timeoutMs, takeover: opts.takeover, log,
+    });
+    try {
+      const state = opts.operation === 'state' ? await manager.state()
+        : opts.operation === 'reset' ? await manager.resetDestroyingData()
+          : await manager.converge({ mode: opts.operation as Mode });
+      process.stdout.write(JSON.stringify(state, undefined, 2) + '\n');
+      return state.healthy ? 0 : 1;
+    } finally {
+      manager.close();
+    }
+  },
+};

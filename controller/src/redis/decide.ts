@@ -1,0 +1,368 @@
+/**
+ * The Redis cluster manager's decisions (pure): from the planned layout and what the nodes report, the next
+ * steps towards the plan. The executor runs the steps, observes again and asks again, until nothing is
+ * left to do. Order of the phases: forget stale nodes, introduce unknown nodes (CLUSTER MEET), wait for
+ * gossip, assign slots (bootstrap; lost slots only in `fix` mode), attach replicas (CLUSTER REPLICATE),
+ * move slots to the planned shards (reshard), fail masters back to their planned nodes (rebalance), and
+ * retire nodes the plan no longer has.
+ */
+import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
+import { REDIS_CLUSTER_SLOTS, shardOfSlot } from '../../../src/redis/slots';
+import { ClusterNodeEntry, isFailed, isMaster, ObservedNode, self, slotCount, toRanges } from './model';
+
+export type Step =
+  /** `CLUSTER MEET` run on `on`, introducing the node at `address`. */
+  | { readonly kind: 'meet'; readonly on: string; readonly address: string }
+  /** `CLUSTER ADDSLOTSRANGE` on `on`. */
+  | { readonly kind: 'add-slots'; readonly on: string; readonly ranges: [number, number][] }
+  /** `CLUSTER REPLICATE masterId` on `on`. */
+  | { readonly kind: 'replicate'; readonly on: string; readonly master: string; readonly masterId: string }
+  /** `CLUSTER FAILOVER` (or `TAKEOVER`) on the replica `on`: it becomes its shard's master. */
+  | { readonly kind: 'failover'; readonly on: string; readonly takeover: boolean }
+  /** `CLUSTER FORGET id` on every node in `on`. */
+  | { readonly kind: 'forget'; readonly id: string; readonly address: string; readonly on: string[] }
+  /** Move the slots `ranges` with their keys from `from` to `to` (SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE). */
+  | { readonly kind: 'migrate'; readonly from: string; readonly to: string; readonly toId: string; readonly ranges: [number, number][] }
+  /** A node outside the plan, holding no slots: forgotten by the others, then `CLUSTER RESET HARD`. */
+  | { readonly kind: 'retire'; readonly on: string; readonly id: string };
+
+export type IssueKind =
+  | 'unreachable' | 'converging' | 'resharding' | 'failover-pending' | 'slots-lost' | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped';
+
+/** Something not as planned that the steps do not (yet) fix. */
+export interface Issue {
+  readonly kind: IssueKind;
+  readonly message: string;
+}
+
+export interface Decision {
+  /** The steps to run now (one phase at a time; observe again afterwards). */
+  readonly steps: Step[];
+  /** What is wrong, whether or not a step fixes it. */
+  readonly issues: Issue[];
+  /** True when the cluster is expected to change by itself (gossip, an automatic failover): observe again later. */
+  readonly waiting: boolean;
+}
+
+export type Mode =
+  /** Every automatic phase; never loses data. */
+  | 'reconcile'
+  /** `reconcile`, and also gives slots nobody can serve any more to a master of their shard (their keys are lost). */
+  | 'fix'
+  /** Only the failovers that move masters back to their planned nodes. */
+  | 'rebalance'
+  /** Only forgets failed nodes, including ones of the inventory that do not answer. */
+  | 'forget-lost-nodes';
+
+export interface DecideOptions {
+  readonly mode?: Mode;
+  /** Rebalance with `CLUSTER FAILOVER TAKEOVER` (no agreement of the master; only when asked). */
+  readonly takeover?: boolean;
+}
+
+/** The cluster as the manager understands it: the nodes by name and id, and the authoritative view. */
+export class ClusterAnalysis {
+  public readonly reachable: ObservedNode[];
+  /** The reachable node whose view is used for slot ownership (the one with the most slots). */
+  public readonly anchor?: ObservedNode;
+  private readonly byId = new Map<string, ObservedNode>();
+
+  constructor(public readonly layout: RedisShardLayout, public readonly nodes: ObservedNode[]) {
+    this.reachable = nodes.filter((n) => n.reachable && n.id && n.view);
+    for (const n of this.reachable) this.byId.set(n.id!, n);
+    this.anchor = [...this.reachable].sort((a, b) => slotCount(self(b)?.slots ?? []) - slotCount(self(a)?.slots ?? []) || cmp(a.name, b.name))[0];
+  }
+
+  public node(id: string | undefined): ObservedNode | undefined {
+    return id === undefined ? undefined : this.byId.get(id);
+  }
+
+  public byName(name: string): ObservedNode | undefined {
+    return this.reachable.find((n) => n.name === name);
+  }
+
+  /** The anchor's view of the cluster (empty without a reachable node). */
+  public get view(): ClusterNodeEntry[] {
+    return this.anchor?.view ?? [];
+  }
+
+  /** The planned shard of an inventory node, or undefined for a node outside the plan. */
+  public shardOf(name: string): number | undefined {
+    return this.layout.nodes.find((n) => n.name === name)?.shard;
+  }
+
+  /**
+   * The node acting as master of `shard`: a reachable node of the shard that is a master with slots (the
+   * most slots), else its planned master when reachable and a master.
+   */
+  public shardMaster(shard: number): ObservedNode | undefined {
+    const members = this.reachable.filter((n) => this.shardOf(n.name) === shard && isMaster(self(n)));
+    const serving = members.filter((n) => slotCount(self(n)!.slots) > 0)
+      .sort((a, b) => slotCount(self(b)!.slots) - slotCount(self(a)!.slots) || cmp(a.name, b.name));
+    if (serving.length > 0) return serving[0];
+    return members.find((n) => n.name === this.layout.shards[shard].master);
+  }
+
+  /** For each slot, the id of the master that serves it in the anchor's view (undefined: unassigned). */
+  public owners(): (ClusterNodeEntry | undefined)[] {
+    const owners = new Array<ClusterNodeEntry | undefined>(REDIS_CLUSTER_SLOTS).fill(undefined);
+    for (const e of this.view) {
+      if (!isMaster(e)) continue;
+      for (const [a, b] of e.slots) for (let s = a; s <= b; s++) owners[s] = e;
+    }
+    return owners;
+  }
+
+  /** Masters that serve slots per zone (reachable nodes only). */
+  public mastersPerZone(): { [zone: string]: number } {
+    const counts: { [zone: string]: number } = Object.fromEntries(this.layout.zones.map((z) => [z, 0]));
+    for (const n of this.reachable) {
+      if (isMaster(self(n)) && slotCount(self(n)!.slots) > 0) counts[n.zone] = (counts[n.zone] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  /** The inventory node (by name) at `address`, if any. */
+  public nameAt(address: string): string | undefined {
+    return this.nodes.find((n) => n.address === address)?.name;
+  }
+}
+
+/** The next steps towards the planned layout. */
+export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options: DecideOptions = {}): Decision {
+  const mode = options.mode ?? 'reconcile';
+  const c = new ClusterAnalysis(layout, nodes);
+  const issues: Issue[] = [];
+  for (const n of nodes.filter((x) => !c.reachable.includes(x))) {
+    issues.push({ kind: 'unreachable', message: `${n.name} (${n.address}, zone ${n.zone}) does not answer` });
+  }
+  if (!c.anchor) return { steps: [], issues, waiting: false };
+  const done = (steps: Step[], waiting = false): Decision => ({ steps, issues, waiting });
+
+  const forgets = forgetSteps(c, mode);
+  if (forgets.length > 0 || mode === 'forget-lost-nodes') return done(forgets);
+
+  if (mode !== 'rebalance') {
+    const meets = meetSteps(c);
+    if (meets.length > 0) return done(meets);
+  }
+  const strangers = unconverged(c);
+  if (strangers.length > 0) {
+    issues.push({ kind: 'converging', message: `nodes do not all know each other yet: ${strangers.join(', ')}` });
+    return done([], true);
+  }
+
+  const slots = slotPhase(c, mode === 'fix', issues);
+  if (slots.steps.length > 0 || slots.waiting) return done(slots.steps, slots.waiting);
+
+  if (mode !== 'rebalance') {
+    const replicas = replicaSteps(c, issues);
+    if (replicas.length > 0) return done(replicas);
+    if (!slots.blocked) {
+      const moves = reshardSteps(c, issues);
+      if (moves.length > 0) return done(moves);
+    }
+  }
+
+  const failovers = rebalanceSteps(c, options.takeover ?? false);
+  const perZone = c.mastersPerZone();
+  for (const [zone, count] of Object.entries(perZone)) {
+    if (count > layout.maxMastersPerZone) {
+      issues.push({
+        kind: 'zone-majority',
+        message: `zone ${zone} holds ${count} masters (at most ${layout.maxMastersPerZone} so that losing it keeps a majority)`,
+      });
+    }
+  }
+  if (failovers.length > 0 || mode === 'rebalance') return done(failovers);
+
+  return done(retireSteps(c));
+}
+
+function forgetSteps(c: ClusterAnalysis, mode: Mode): Step[] {
+  const steps: Step[] = [];
+  const liveIds = new Set(c.reachable.map((n) => n.id!));
+  const seen = new Set<string>();
+  for (const knower of c.reachable) {
+    for (const e of knower.view!) {
+      if (liveIds.has(e.id) || seen.has(e.id)) continue;
+      const name = c.nameAt(e.address);
+      const replaced = name !== undefined && c.byName(name) !== undefined; // another id answers at its address now
+      const removed = name === undefined && isFailed(e);
+      const lost = isFailed(e) && (mode === 'forget-lost-nodes' || (mode === 'fix' && isMaster(e) && e.slots.length > 0 && !hasLiveReplica(c, e)));
+      if (!(replaced || removed || lost)) continue;
+      seen.add(e.id);
+      const on = c.reachable.filter((n) => n.view!.some((x) => x.id === e.id)).map((n) => n.name);
+      steps.push({ kind: 'forget', id: e.id, address: e.address, on });
+    }
+  }
+  return steps;
+}
+
+function hasLiveReplica(c: ClusterAnalysis, master: ClusterNodeEntry): boolean {
+  return c.reachable.some((n) => self(n)?.masterId === master.id);
+}
+
+function meetSteps(c: ClusterAnalysis): Step[] {
+  const anchor = c.anchor!;
+  return c.reachable
+    .filter((n) => n !== anchor && (!knows(anchor, n.id!) || !knows(n, anchor.id!)))
+    .filter((n) => !anchor.view!.some((e) => e.id === n.id && e.flags.includes('handshake')))
+    .map((n) => ({ kind: 'meet', on: anchor.name, address: n.address }));
+}
+
+function knows(n: ObservedNode, id: string): boolean {
+  return n.view!.some((e) => e.id === id && !e.flags.includes('handshake'));
+}
+
+function unconverged(c: ClusterAnalysis): string[] {
+  const out: string[] = [];
+  for (const a of c.reachable) {
+    for (const b of c.reachable) if (a !== b && !knows(a, b.id!)) out.push(`${a.name} does not know ${b.name}`);
+  }
+  return out;
+}
+
+function slotPhase(c: ClusterAnalysis, fix: boolean, issues: Issue[]): { steps: Step[]; waiting: boolean; blocked: boolean } {
+  const owners = c.owners();
+  const N = c.layout.masters;
+  if (owners.every((o) => o === undefined)) {
+    const missing = c.layout.shards.filter((s) => !isMaster(self(c.byName(s.master) ?? ({} as ObservedNode))));
+    if (missing.length > 0) {
+      issues.push({ kind: 'not-bootstrapped', message: `no slot is assigned and planned masters ${missing.map((s) => s.master).join(', ')} are not available` });
+      return { steps: [], waiting: false, blocked: true };
+    }
+    return { steps: c.layout.shards.map((s) => ({ kind: 'add-slots', on: s.master, ranges: [[s.slotStart, s.slotEnd]] })), waiting: false, blocked: true };
+  }
+
+  let waiting = false;
+  let blocked = false;
+  const unassigned: number[] = [];
+  const lostByOwner = new Map<ClusterNodeEntry, number[]>();
+  owners.forEach((o, slot) => {
+    if (o === undefined) unassigned.push(slot);
+    else if (isFailed(o)) lostByOwner.set(o, [...(lostByOwner.get(o) ?? []), slot]);
+  });
+  for (const [owner, slots] of lostByOwner) {
+    blocked = true;
+    const name = c.nameAt(owner.address) ?? owner.address;
+    const ranges = toRanges(slots).map(([a, b]) => `${a}-${b}`).join(',');
+    if (c.view.some((e) => e.masterId === owner.id && !isFailed(e))) {
+      waiting = true;
+      issues.push({ kind: 'failover-pending', message: `master ${name} failed; a replica of it should take over slots ${ranges}` });
+    } else {
+      issues.push({
+        kind: 'slots-lost',
+        message: `master ${name} failed with no replica left: slots ${ranges} are not served and their keys are lost ` +
+          `(the layout must keep a replica of every master outside its zone; run 'redis fix' to serve the slots again, empty)`,
+      });
+    }
+  }
+  if (unassigned.length > 0) {
+    blocked = true;
+    const byShard = new Map<string, number[]>();
+    for (const slot of unassigned) {
+      const target = c.shardMaster(shardOfSlot(slot, N));
+      if (!target) continue;
+      byShard.set(target.name, [...(byShard.get(target.name) ?? []), slot]);
+    }
+    issues.push({ kind: 'slots-unassigned', message: `${unassigned.length} slots are assigned to no master: ${toRanges(unassigned).map(([a, b]) => `${a}-${b}`).join(',')}` });
+    if (fix) return { steps: [...byShard].map(([on, slots]) => ({ kind: 'add-slots', on, ranges: toRanges(slots) })), waiting, blocked };
+  }
+  return { steps: [], waiting, blocked };
+}
+
+function replicaSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
+  const steps: Step[] = [];
+  for (const n of c.reachable) {
+    const shard = c.shardOf(n.name);
+    if (shard === undefined) continue;
+    const target = c.shardMaster(shard);
+    if (!target) {
+      issues.push({ kind: 'no-master', message: `shard ${shard} has no reachable master for ${n.name} to replicate` });
+      continue;
+    }
+    if (target === n) continue;
+    const me = self(n)!;
+    const emptyMaster = isMaster(me) && me.slots.length === 0;
+    const wrongMaster = !isMaster(me) && me.masterId !== target.id;
+    if (emptyMaster || wrongMaster) steps.push({ kind: 'replicate', on: n.name, master: target.name, masterId: target.id! });
+  }
+  return steps;
+}
+
+function reshardSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
+  const N = c.layout.masters;
+  const targets = c.layout.shards.map((s) => c.shardMaster(s.index));
+  if (targets.some((t) => t === undefined)) return [];
+  const moves = new Map<string, { from: ObservedNode; to: ObservedNode; slots: number[] }>();
+  c.owners().forEach((owner, slot) => {
+    const to = targets[shardOfSlot(slot, N)]!;
+    if (!owner || owner.id === to.id) return;
+    const from = c.node(owner.id);
+    if (!from) return;
+    const key = `${from.name}>${to.name}`;
+    if (!moves.has(key)) moves.set(key, { from, to, slots: [] });
+    moves.get(key)!.slots.push(slot);
+  });
+  if (moves.size > 0) {
+    issues.push({ kind: 'resharding', message: `${[...moves.values()].reduce((s, m) => s + m.slots.length, 0)} slots are not on their planned shard (resharding)` });
+  }
+  return [...moves.values()].map((m) => ({ kind: 'migrate', from: m.from.name, to: m.to.name, toId: m.to.id!, ranges: toRanges(m.slots) }));
+}
+
+function rebalanceSteps(c: ClusterAnalysis, takeover: boolean): Step[] {
+  const steps: Step[] = [];
+  for (const shard of c.layout.shards) {
+    const current = c.shardMaster(shard.index);
+    const planned = c.byName(shard.master);
+    if (!current || !planned || current === planned) continue;
+    const me = self(planned)!;
+    if (!isMaster(me) && me.masterId === current.id && planned.linkUp) {
+      steps.push({ kind: 'failover', on: planned.name, takeover });
+    }
+  }
+  return steps;
+}
+
+function retireSteps(c: ClusterAnalysis): Step[] {
+  return c.reachable
+    .filter((n) => c.shardOf(n.name) === undefined && slotCount(self(n)!.slots) === 0)
+    .map((n) => ({ kind: 'retire', on: n.name, id: n.id! }));
+}
+
+/** A plan-independent summary of the cluster for the state output and the status ConfigMap. */
+export function summarize(layout: RedisShardLayout, nodes: ObservedNode[], decision: Decision) {
+  const c = new ClusterAnalysis(layout, nodes);
+  const served = c.owners().filter((o) => o !== undefined && !isFailed(o)).length;
+  return {
+    healthy: decision.steps.length === 0 && decision.issues.length === 0 && served === REDIS_CLUSTER_SLOTS,
+    slotsServed: served,
+    mastersPerZone: c.mastersPerZone(),
+    maxMastersPerZone: layout.maxMastersPerZone,
+    nodes: nodes.map((n) => {
+      const me = n.reachable ? self(n) : undefined;
+      const planned = layout.nodes.find((p) => p.name === n.name);
+      return {
+        name: n.name,
+        zone: n.zone,
+        address: n.address,
+        reachable: n.reachable,
+        id: n.id,
+        role: me ? (isMaster(me) ? RedisRole.MASTER : RedisRole.REPLICA) : undefined,
+        master: me && !isMaster(me) ? (c.node(me.masterId)?.name ?? me.masterId) : undefined,
+        slots: me ? slotCount(me.slots) : undefined,
+        plannedShard: planned?.shard,
+        plannedRole: planned?.role,
+      };
+    }),
+    issues: decision.issues,
+    nextSteps: decision.steps,
+  };
+}
+
+export type ClusterState = ReturnType<typeof summarize>;
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

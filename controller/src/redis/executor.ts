@@ -1,0 +1,179 @@
+/**
+ * The thin IO side of the Redis cluster manager (ioredis): observes the nodes and runs the steps that
+ * decide.ts chose. Nothing here decides anything.
+ */
+import Redis from 'ioredis';
+import { ClusterNodeEntry, InventoryNode, ObservedNode } from './model';
+import { ClusterAnalysis, Step } from './decide';
+
+/** Parses `CLUSTER NODES` (one node per line). */
+export function parseClusterNodes(text: string): ClusterNodeEntry[] {
+  return text.split('\n').filter((l) => l.trim() !== '').map((line) => {
+    const [id, addr, flags, master, , , , link, ...slots] = line.trim().split(' ');
+    const hostPort = addr.split('@')[0];
+    return {
+      id,
+      address: hostPort,
+      flags: flags.split(',').filter((f) => f !== 'noflags'),
+      masterId: master === '-' ? undefined : master,
+      connected: link === 'connected',
+      slots: slots.filter((s) => !s.startsWith('[')).map((s) => {
+        const [a, b] = s.split('-').map(Number);
+        return [a, b ?? a] as [number, number];
+      }),
+    };
+  });
+}
+
+export interface ConnectionOptions {
+  /** The password (requirepass) of every node. */
+  readonly password?: string;
+  /** How long a node may take to answer before it counts as unreachable (default 1000 ms). */
+  readonly timeoutMs?: number;
+}
+
+/** One connection per node address, opened on first use; `close()` ends them all. */
+export class RedisNodes {
+  private readonly clients = new Map<string, Redis>();
+
+  constructor(private readonly options: ConnectionOptions = {}) {}
+
+  public client(address: string): Redis {
+    let client = this.clients.get(address);
+    if (!client) {
+      const [host, port] = splitAddress(address);
+      client = new Redis({
+        host, port, password: this.options.password,
+        connectTimeout: this.options.timeoutMs ?? 1000, commandTimeout: this.options.timeoutMs ?? 1000,
+        maxRetriesPerRequest: 0, enableOfflineQueue: true, lazyConnect: true,
+        retryStrategy: () => null, // a dead node fails fast; the next call reconnects
+      });
+      client.on('error', () => undefined); // reported by the calls that fail
+      this.clients.set(address, client);
+    }
+    if (client.status === 'end' || client.status === 'close') {
+      this.clients.delete(address);
+      client.disconnect();
+      return this.client(address);
+    }
+    return client;
+  }
+
+  /** Runs one command on a node. */
+  public async call(address: string, ...args: (string | number)[]): Promise<unknown> {
+    const client = this.client(address);
+    if (client.status === 'wait') await client.connect();
+    return client.call(String(args[0]), ...args.slice(1).map(String));
+  }
+
+  /** Observes every node of the inventory (in parallel); a node that does not answer is unreachable. */
+  public async observe(inventory: readonly InventoryNode[]): Promise<ObservedNode[]> {
+    return Promise.all(inventory.map(async (n): Promise<ObservedNode> => {
+      try {
+        const [id, nodes, info] = await Promise.all([
+          this.call(n.address, 'CLUSTER', 'MYID'),
+          this.call(n.address, 'CLUSTER', 'NODES'),
+          this.call(n.address, 'INFO', 'replication'),
+        ]) as [string, string, string];
+        return { ...n, reachable: true, id, view: parseClusterNodes(nodes), linkUp: /master_link_status:up/.test(info) };
+      } catch {
+        this.drop(n.address);
+        return { ...n, reachable: false };
+      }
+    }));
+  }
+
+  public close(): void {
+    for (const c of this.clients.values()) c.disconnect();
+    this.clients.clear();
+  }
+
+  private drop(address: string): void {
+    this.clients.get(address)?.disconnect();
+    this.clients.delete(address);
+  }
+}
+
+/** Runs one step. */
+export async function execute(redis: RedisNodes, step: Step, c: ClusterAnalysis, password?: string): Promise<void> {
+  const at = (name: string) => {
+    const node = c.nodes.find((n) => n.name === name);
+    if (!node) throw new Error(`no node named ${name}`);
+    return node.address;
+  };
+  switch (step.kind) {
+    case 'meet': {
+      const [host, port] = splitAddress(step.address);
+      await redis.call(at(step.on), 'CLUSTER', 'MEET', host, port);
+      return;
+    }
+    case 'add-slots':
+      await redis.call(at(step.on), 'CLUSTER', 'ADDSLOTSRANGE', ...step.ranges.flat());
+      return;
+    case 'replicate':
+      await redis.call(at(step.on), 'CLUSTER', 'REPLICATE', step.masterId);
+      return;
+    case 'failover': {
+      const address = at(step.on);
+      await redis.call(address, 'CLUSTER', 'FAILOVER', ...(step.takeover ? ['TAKEOVER'] : []));
+      await until(async () => ((await redis.call(address, 'ROLE')) as string[])[0] === 'master', 15_000, `${step.on} to become master`);
+      return;
+    }
+    case 'forget':
+      await Promise.all(step.on.map((name) => redis.call(at(name), 'CLUSTER', 'FORGET', step.id).catch(() => undefined)));
+      return;
+    case 'retire': {
+      const others = c.reachable.filter((n) => n.name !== step.on);
+      await Promise.all(others.map((n) => redis.call(n.address, 'CLUSTER', 'FORGET', step.id).catch(() => undefined)));
+      await redis.call(at(step.on), 'CLUSTER', 'RESET', 'HARD');
+      return;
+    }
+    case 'migrate':
+      await migrate(redis, c, at(step.from), at(step.to), step.toId, step.ranges, password);
+      return;
+  }
+}
+
+/**
+ * Moves slots with their keys, one slot at a time, as `redis-cli --cluster reshard` does: the target
+ * imports, the source migrates, MIGRATE moves the keys in batches, then every master learns the new owner.
+ * A key is always readable from its source or (after an ASK redirect) its target: no key is lost.
+ */
+async function migrate(
+  redis: RedisNodes, c: ClusterAnalysis, from: string, to: string, toId: string, ranges: [number, number][], password?: string,
+): Promise<void> {
+  const fromId = c.nodes.find((n) => n.address === from)!.id!;
+  const [host, port] = splitAddress(to);
+  const auth = password ? ['AUTH', password] : [];
+  const masters = c.reachable.filter((n) => n.view!.find((e) => e.flags.includes('myself'))?.flags.includes('master')).map((n) => n.address);
+  for (const [first, last] of ranges) {
+    for (let slot = first; slot <= last; slot++) {
+      await redis.call(to, 'CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId);
+      await redis.call(from, 'CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId);
+      for (;;) {
+        const keys = await redis.call(from, 'CLUSTER', 'GETKEYSINSLOT', slot, 1000) as string[];
+        if (keys.length === 0) break;
+        await redis.call(from, 'MIGRATE', host, port, '', 0, 10_000, 'REPLACE', ...auth, 'KEYS', ...keys);
+      }
+      await redis.call(to, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
+      await redis.call(from, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
+      await Promise.all(masters.filter((a) => a !== from && a !== to)
+        .map((a) => redis.call(a, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId).catch(() => undefined)));
+    }
+  }
+}
+
+export function splitAddress(address: string): [string, number] {
+  const i = address.lastIndexOf(':');
+  return [address.slice(0, i), Number(address.slice(i + 1))];
+}
+
+/** Polls `check` until it is true; throws after `timeoutMs`. */
+export async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
