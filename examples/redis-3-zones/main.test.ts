@@ -25,7 +25,7 @@ describe('example redis-3-zones', () => {
   test('the password comes from the Secret through the environment, never in a manifest', () => {
     const container = statefulSets[0].spec.template.spec.containers[0];
     expect(container.env).toContainEqual({ name: 'REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: 'redis-password', key: 'password' } } });
-    expect(container.args).toEqual(['/etc/redis/redis.conf', '--cluster-announce-ip', '$(POD_IP)', '--requirepass', '$(REDIS_PASSWORD)', '--masterauth', '$(REDIS_PASSWORD)']);
+    expect(container.args).toEqual(['/etc/redis/redis.conf', '--dir', '/data', '--cluster-announce-ip', '$(POD_IP)', '--requirepass', '$(REDIS_PASSWORD)', '--masterauth', '$(REDIS_PASSWORD)']);
     expect(manifests.find((m) => m.metadata.name === 'redis-config').data['redis.conf']).not.toMatch(/pass/);
   });
 });

@@ -260,7 +260,7 @@ export class ZonalRedisCluster extends Construct {
         name: 'redis',
         image: props.image ?? 'docker.io/library/redis:7.2.5',
         command: ['redis-server'],
-        args: [`${CONFIG_DIR}/redis.conf`, '--cluster-announce-ip', '$(POD_IP)', ...auth],
+        args: [`${CONFIG_DIR}/redis.conf`, '--dir', DATA_DIR, '--cluster-announce-ip', '$(POD_IP)', ...auth],
         env: [
           { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
           ...(secret ? [
@@ -299,11 +299,13 @@ export class ZonalRedisCluster extends Construct {
   }
 }
 
-/** redis.conf for a cluster node (the same text the integration tier runs redis-server with). */
+/**
+ * redis.conf for a cluster node (the same text the integration tier runs redis-server with); the data
+ * directory is an argument (`--dir`), as the integration tier gives each process its own.
+ */
 export function redisConf(clusterNodeTimeoutMs: number, requireFullCoverage: boolean): string {
   return [
     `port ${REDIS_PORT}`,
-    `dir ${DATA_DIR}`,
     'cluster-enabled yes',
     'cluster-config-file nodes.conf',
     `cluster-node-timeout ${clusterNodeTimeoutMs}`,

@@ -27,7 +27,7 @@ export type Step =
   | { readonly kind: 'retire'; readonly on: string; readonly id: string };
 
 export type IssueKind =
-  | 'unreachable' | 'converging' | 'resharding' | 'failover-pending' | 'slots-lost' | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped';
+  | 'unreachable' | 'converging' | 'resharding' | 'replica-syncing' | 'failover-pending' | 'slots-lost' | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped';
 
 /** Something not as planned that the steps do not (yet) fix. */
 export interface Issue {
@@ -174,9 +174,12 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
       });
     }
   }
-  if (failovers.length > 0 || mode === 'rebalance') return done(failovers);
+  const syncing = c.reachable.filter((n) => !isMaster(self(n)) && !n.linkUp).map((n) => n.name);
+  if (syncing.length > 0) issues.push({ kind: 'replica-syncing', message: `replicas not in sync with their master yet: ${syncing.join(', ')}` });
+  if (failovers.length > 0 || mode === 'rebalance') return done(failovers, failovers.length === 0 && syncing.length > 0);
 
-  return done(retireSteps(c));
+  const retire = retireSteps(c);
+  return done(retire, retire.length === 0 && syncing.length > 0);
 }
 
 function forgetSteps(c: ClusterAnalysis, mode: Mode): Step[] {
@@ -220,7 +223,17 @@ function unconverged(c: ClusterAnalysis): string[] {
   for (const a of c.reachable) {
     for (const b of c.reachable) if (a !== b && !knows(a, b.id!)) out.push(`${a.name} does not know ${b.name}`);
   }
+  const reference = slotTable(c.anchor!);
+  for (const n of c.reachable) {
+    if (n !== c.anchor && slotTable(n) !== reference) out.push(`${n.name} does not agree with ${c.anchor!.name} on who serves which slots`);
+  }
   return out;
+}
+
+/** A node's view of slot ownership as comparable text. */
+function slotTable(n: ObservedNode): string {
+  return n.view!.filter((e) => isMaster(e) && e.slots.length > 0)
+    .map((e) => `${e.id}:${e.slots.map(([a, b]) => `${a}-${b}`).join(',')}`).sort().join(' ');
 }
 
 function slotPhase(c: ClusterAnalysis, fix: boolean, issues: Issue[]): { steps: Step[]; waiting: boolean; blocked: boolean } {
