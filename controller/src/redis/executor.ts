@@ -66,6 +66,20 @@ export class RedisNodes {
     return client.call(String(args[0]), ...args.slice(1).map(String));
   }
 
+  /** Runs commands in one round trip on a node; throws the first error. */
+  public async pipeline(address: string, commands: (string | number)[][]): Promise<unknown[]> {
+    if (commands.length === 0) return [];
+    const client = this.client(address);
+    if (client.status === 'wait') await client.connect();
+    const pipeline = client.pipeline();
+    for (const [name, ...args] of commands) pipeline.call(String(name), ...args.map(String));
+    const results = await pipeline.exec();
+    return (results ?? []).map(([err, value]) => {
+      if (err) throw err;
+      return value;
+    });
+  }
+
   /** Observes every node of the inventory (in parallel); a node that does not answer is unreachable. */
   public async observe(inventory: readonly InventoryNode[]): Promise<ObservedNode[]> {
     return Promise.all(inventory.map(async (n): Promise<ObservedNode> => {
@@ -146,22 +160,26 @@ async function migrate(
   const [host, port] = splitAddress(to);
   const auth = password ? ['AUTH', password] : [];
   const masters = c.reachable.filter((n) => n.view!.find((e) => e.flags.includes('myself'))?.flags.includes('master')).map((n) => n.address);
-  for (const [first, last] of ranges) {
-    for (let slot = first; slot <= last; slot++) {
-      await redis.call(to, 'CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId);
-      await redis.call(from, 'CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId);
-      for (;;) {
-        const keys = await redis.call(from, 'CLUSTER', 'GETKEYSINSLOT', slot, 1000) as string[];
-        if (keys.length === 0) break;
-        await redis.call(from, 'MIGRATE', host, port, '', 0, 10_000, 'REPLACE', ...auth, 'KEYS', ...keys);
-      }
-      await redis.call(to, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
-      await redis.call(from, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
-      await Promise.all(masters.filter((a) => a !== from && a !== to)
-        .map((a) => redis.call(a, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId).catch(() => undefined)));
+  const slots = ranges.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i));
+  for (let i = 0; i < slots.length; i += MIGRATE_BATCH) {
+    const batch = slots.slice(i, i + MIGRATE_BATCH);
+    await redis.pipeline(to, batch.map((s) => ['CLUSTER', 'SETSLOT', s, 'IMPORTING', fromId]));
+    await redis.pipeline(from, batch.map((s) => ['CLUSTER', 'SETSLOT', s, 'MIGRATING', toId]));
+    for (let pending = batch; pending.length > 0;) {
+      const keys = await redis.pipeline(from, pending.map((s) => ['CLUSTER', 'GETKEYSINSLOT', s, 1000])) as string[][];
+      const moves = keys.filter((k) => k.length > 0).map((k) => ['MIGRATE', host, port, '', 0, 10_000, 'REPLACE', ...auth, 'KEYS', ...k]);
+      await redis.pipeline(from, moves);
+      pending = pending.filter((_, j) => keys[j].length === 1000); // a full page: look again
     }
+    const assign = batch.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', toId]);
+    await redis.pipeline(to, assign);
+    await redis.pipeline(from, assign);
+    await Promise.all(masters.filter((a) => a !== from && a !== to).map((a) => redis.pipeline(a, assign).catch(() => undefined)));
   }
 }
+
+/** Slots moved per round trip. */
+const MIGRATE_BATCH = 128;
 
 export function splitAddress(address: string): [string, number] {
   const i = address.lastIndexOf(':');
