@@ -153,7 +153,7 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
   }
 
   const slots = slotPhase(c, mode === 'fix', issues);
-  if (slots.steps.length > 0 || slots.waiting) return done(slots.steps, slots.waiting);
+  if (slots.steps.length > 0 || slots.waiting || !slots.bootstrapped) return done(slots.steps, slots.waiting);
 
   if (mode !== 'rebalance') {
     const replicas = replicaSteps(c, issues);
@@ -209,7 +209,8 @@ function hasLiveReplica(c: ClusterAnalysis, master: ClusterNodeEntry): boolean {
 function meetSteps(c: ClusterAnalysis): Step[] {
   const anchor = c.anchor!;
   return c.reachable
-    .filter((n) => n !== anchor && (!knows(anchor, n.id!) || !knows(n, anchor.id!)))
+    // nodes outside the plan are never introduced (they are being retired)
+    .filter((n) => n !== anchor && c.shardOf(n.name) !== undefined && (!knows(anchor, n.id!) || !knows(n, anchor.id!)))
     .filter((n) => !anchor.view!.some((e) => e.id === n.id && e.flags.includes('handshake')))
     .map((n) => ({ kind: 'meet', on: anchor.name, address: n.address }));
 }
@@ -220,11 +221,12 @@ function knows(n: ObservedNode, id: string): boolean {
 
 function unconverged(c: ClusterAnalysis): string[] {
   const out: string[] = [];
-  for (const a of c.reachable) {
-    for (const b of c.reachable) if (a !== b && !knows(a, b.id!)) out.push(`${a.name} does not know ${b.name}`);
+  const members = c.reachable.filter((n) => c.shardOf(n.name) !== undefined);
+  for (const a of members) {
+    for (const b of members) if (a !== b && !knows(a, b.id!)) out.push(`${a.name} does not know ${b.name}`);
   }
   const reference = slotTable(c.anchor!);
-  for (const n of c.reachable) {
+  for (const n of members) {
     if (n !== c.anchor && slotTable(n) !== reference) out.push(`${n.name} does not agree with ${c.anchor!.name} on who serves which slots`);
   }
   return out;
@@ -236,16 +238,17 @@ function slotTable(n: ObservedNode): string {
     .map((e) => `${e.id}:${e.slots.map(([a, b]) => `${a}-${b}`).join(',')}`).sort().join(' ');
 }
 
-function slotPhase(c: ClusterAnalysis, fix: boolean, issues: Issue[]): { steps: Step[]; waiting: boolean; blocked: boolean } {
+function slotPhase(c: ClusterAnalysis, fix: boolean, issues: Issue[]): { steps: Step[]; waiting: boolean; blocked: boolean; bootstrapped: boolean } {
   const owners = c.owners();
   const N = c.layout.masters;
   if (owners.every((o) => o === undefined)) {
     const missing = c.layout.shards.filter((s) => !isMaster(self(c.byName(s.master) ?? ({} as ObservedNode))));
     if (missing.length > 0) {
       issues.push({ kind: 'not-bootstrapped', message: `no slot is assigned and planned masters ${missing.map((s) => s.master).join(', ')} are not available` });
-      return { steps: [], waiting: false, blocked: true };
+      return { steps: [], waiting: false, blocked: true, bootstrapped: false };
     }
-    return { steps: c.layout.shards.map((s) => ({ kind: 'add-slots', on: s.master, ranges: [[s.slotStart, s.slotEnd]] })), waiting: false, blocked: true };
+    const steps: Step[] = c.layout.shards.map((s) => ({ kind: 'add-slots', on: s.master, ranges: [[s.slotStart, s.slotEnd]] }));
+    return { steps, waiting: false, blocked: true, bootstrapped: false };
   }
 
   let waiting = false;
@@ -280,9 +283,9 @@ function slotPhase(c: ClusterAnalysis, fix: boolean, issues: Issue[]): { steps: 
       byShard.set(target.name, [...(byShard.get(target.name) ?? []), slot]);
     }
     issues.push({ kind: 'slots-unassigned', message: `${unassigned.length} slots are assigned to no master: ${toRanges(unassigned).map(([a, b]) => `${a}-${b}`).join(',')}` });
-    if (fix) return { steps: [...byShard].map(([on, slots]) => ({ kind: 'add-slots', on, ranges: toRanges(slots) })), waiting, blocked };
+    if (fix) return { steps: [...byShard].map(([on, slots]) => ({ kind: 'add-slots', on, ranges: toRanges(slots) })), waiting, blocked, bootstrapped: true };
   }
-  return { steps: [], waiting, blocked };
+  return { steps: [], waiting, blocked, bootstrapped: true };
 }
 
 function replicaSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
@@ -341,6 +344,7 @@ function rebalanceSteps(c: ClusterAnalysis, takeover: boolean): Step[] {
 function retireSteps(c: ClusterAnalysis): Step[] {
   return c.reachable
     .filter((n) => c.shardOf(n.name) === undefined && slotCount(self(n)!.slots) === 0)
+    .filter((n) => c.reachable.some((o) => o !== n && knows(o, n.id!)))
     .map((n) => ({ kind: 'retire', on: n.name, id: n.id! }));
 }
 

@@ -1,0 +1,212 @@
+import * as fc from 'fast-check';
+import { RedisRole, RedisShardLayout } from '../../src/redis/layout';
+import { decide, DecideOptions, summarize } from '../src/redis/decide';
+import { parseClusterNodes } from '../src/redis/executor';
+import { parseInventory } from '../src/redis/inventory';
+import { FakeCluster } from './redis-fake-cluster';
+
+const zones = ['a', 'b', 'c'];
+const three = RedisShardLayout.plan({ zones, masters: 3, replicasPerMaster: 1 });
+const inventoryOf = (layout: RedisShardLayout) => layout.nodes.map((n, i) => ({ name: n.name, zone: n.zone, address: `10.0.0.${i}:6379` }));
+
+function cluster(layout = three): FakeCluster {
+  const fake = new FakeCluster(inventoryOf(layout));
+  fake.run((nodes) => decide(layout, nodes));
+  return fake;
+}
+const converge = (fake: FakeCluster, layout = three, options: DecideOptions = {}) => fake.run((nodes) => decide(layout, nodes, options));
+const kinds = (rounds: { kind: string }[][]) => rounds.map((r) => [...new Set(r.map((s) => s.kind))].join('+'));
+
+/** The fake matches the plan: roles as planned, replicas of their shard's master, each master serving its shard's range. */
+function expectPlanned(fake: FakeCluster, layout = three) {
+  for (const n of layout.nodes) expect([n.name, fake.role(n.name)]).toEqual([n.name, n.role]);
+  for (const shard of layout.shards) {
+    const master = fake.byName(shard.master);
+    expect(fake.slotsOf(master.id)).toEqual(Array.from({ length: shard.slotEnd - shard.slotStart + 1 }, (_, i) => shard.slotStart + i));
+    for (const r of shard.replicas) expect(fake.byName(r).masterId).toBe(master.id);
+  }
+  const state = summarize(layout, fake.observe(), decide(layout, fake.observe()));
+  expect({ healthy: state.healthy, issues: state.issues }).toEqual({ healthy: true, issues: [] });
+}
+
+describe('Redis cluster manager decisions (fake cluster)', () => {
+  test('bootstrap: meet everyone, assign each shard its slots, then attach the replicas', () => {
+    const fake = new FakeCluster(inventoryOf(three));
+    const rounds = converge(fake);
+    expect(kinds(rounds)).toEqual(['meet', 'add-slots', 'replicate']);
+    expect(rounds[1]).toEqual([
+      { kind: 'add-slots', on: 'a-0', ranges: [[0, 5460]] },
+      { kind: 'add-slots', on: 'b-1', ranges: [[5461, 10921]] },
+      { kind: 'add-slots', on: 'c-1', ranges: [[10922, 16383]] },
+    ]);
+    expectPlanned(fake);
+  });
+
+  test('no bootstrap while a planned master is missing', () => {
+    const fake = new FakeCluster(inventoryOf(three));
+    fake.kill('b-1');
+    const d = decide(three, fake.observe());
+    expect(d.steps.map((s) => s.kind)).toEqual(['meet', 'meet', 'meet', 'meet']);
+    for (const s of d.steps) fake.apply(s);
+    const next = decide(three, fake.observe());
+    expect(next.steps).toEqual([]);
+    expect(next.issues.map((i) => i.kind)).toEqual(['unreachable', 'not-bootstrapped']);
+  });
+
+  test('zone loss: the failover is Redis\'s own (manager waits); zone back: masters fail back by CLUSTER FAILOVER, never TAKEOVER', () => {
+    const fake = cluster();
+    fake.kill('a-0');
+    fake.kill('a-1');
+    const during = decide(three, fake.observe());
+    expect(during.steps).toEqual([]);
+    expect(during.waiting).toBe(true);
+    expect(during.issues.map((i) => i.kind)).toEqual(['unreachable', 'unreachable', 'failover-pending']);
+
+    fake.autoFailover(); // b-0 takes over shard 0
+    const after = summarize(three, fake.observe(), decide(three, fake.observe()));
+    expect(after.slotsServed).toBe(16384);
+    expect(after.mastersPerZone).toEqual({ a: 0, b: 2, c: 1 });
+    expect(after.issues.map((i) => i.kind)).toEqual(['unreachable', 'unreachable', 'zone-majority']);
+
+    fake.start('a-0');
+    fake.start('a-1');
+    expect(fake.role('a-0')).toBe('replica'); // rejoined as replica of b-0
+    const rounds = converge(fake);
+    expect(rounds).toEqual([[{ kind: 'failover', on: 'a-0', takeover: false }]]);
+    expectPlanned(fake);
+  });
+
+  test('rebalance mode only fails over; takeover only when asked', () => {
+    const fake = cluster();
+    fake.kill('b-1');
+    fake.autoFailover();
+    fake.start('b-1');
+    expect(decide(three, fake.observe(), { mode: 'rebalance' }).steps).toEqual([{ kind: 'failover', on: 'b-1', takeover: false }]);
+    expect(decide(three, fake.observe(), { mode: 'rebalance', takeover: true }).steps).toEqual([{ kind: 'failover', on: 'b-1', takeover: true }]);
+  });
+
+  test('no failover back while the planned master is not in sync', () => {
+    const fake = cluster();
+    fake.kill('b-1');
+    fake.autoFailover();
+    fake.start('b-1');
+    const observed = fake.observe().map((n) => (n.name === 'b-1' ? { ...n, linkUp: false } : n));
+    const d = decide(three, observed);
+    expect(d.steps).toEqual([]);
+    expect(d.waiting).toBe(true);
+    expect(d.issues.map((i) => i.kind)).toEqual(['zone-majority', 'replica-syncing']);
+  });
+
+  test('a master and all its replicas lost: reported; reconcile never gives the slots away; fix does, to replaced nodes', () => {
+    const fake = cluster();
+    fake.kill('c-1');
+    fake.kill('a-1');
+    fake.autoFailover();
+    const d = decide(three, fake.observe());
+    expect(d.steps).toEqual([]);
+    expect(d.issues.find((i) => i.kind === 'slots-lost')!.message)
+      .toMatch(/^master c-1 failed with no replica left: slots 10922-16383 are not served and their keys are lost/);
+
+    fake.start('c-1', true);
+    fake.start('a-1', true);
+    const rounds = converge(fake);
+    // the old ids at the replaced addresses are forgotten (their slots with them), the new nodes met and attached;
+    // the slots stay unserved
+    expect(kinds(rounds)).toEqual(['forget', 'meet', 'replicate']);
+    expect(decide(three, fake.observe()).issues.map((i) => i.kind)).toEqual(['slots-unassigned']);
+
+    const fixed = converge(fake, three, { mode: 'fix' });
+    expect(fixed).toEqual([[{ kind: 'add-slots', on: 'c-1', ranges: [[10922, 16383]] }]]);
+    expectPlanned(fake);
+  });
+
+  test('a replaced replica (new id at the same address) is forgotten under its old id, met and attached', () => {
+    const fake = cluster();
+    const oldId = fake.byName('c-0').id;
+    fake.kill('c-0');
+    fake.start('c-0', true);
+    const rounds = converge(fake);
+    expect(kinds(rounds)).toEqual(['forget', 'meet', 'replicate']);
+    expect(rounds[0]).toEqual([{ kind: 'forget', id: oldId, address: fake.byName('c-0').address, on: ['a-0', 'a-1', 'b-0', 'b-1', 'c-1'] }]);
+    expectPlanned(fake);
+  });
+
+  test('forget-lost-nodes forgets failed nodes the inventory still lists; reconcile keeps them (they may come back)', () => {
+    const fake = cluster();
+    fake.kill('c-0');
+    expect(decide(three, fake.observe()).steps).toEqual([]);
+    const forget = decide(three, fake.observe(), { mode: 'forget-lost-nodes' }).steps;
+    expect(forget).toEqual([{ kind: 'forget', id: fake.byName('c-0').id, address: fake.byName('c-0').address, on: ['a-0', 'a-1', 'b-0', 'b-1', 'c-1'] }]);
+  });
+
+  test('scale-up 3 -> 5 masters: new nodes join, every slot moves to its planned shard, masters stay where planned', () => {
+    const five = RedisShardLayout.plan({ zones, masters: 5, replicasPerMaster: 1 });
+    const fake = cluster();
+    for (const n of inventoryOf(five).slice(0)) if (!fake.nodes.has(n.name)) fake.add({ ...n, address: `10.0.1.${n.name}:6379` });
+    const rounds = converge(fake, five);
+    expect(kinds(rounds)).toEqual(['meet', 'replicate', 'migrate']);
+    const moved = rounds[2].flatMap((s) => (s.kind === 'migrate' ? s.ranges : []));
+    // every slot whose shard changed moves exactly once
+    const changed = Array.from({ length: 16384 }, (_, s) => s).filter((s) => {
+      const oldShard = three.shards.findIndex((x) => s >= x.slotStart && s <= x.slotEnd);
+      const newShard = five.shards.findIndex((x) => s >= x.slotStart && s <= x.slotEnd);
+      return three.shards[oldShard].master !== five.shards[newShard].master;
+    });
+    expect(moved.reduce((sum, [a, b]) => sum + b - a + 1, 0)).toBe(changed.length);
+    expectPlanned(fake, five);
+  });
+
+  test('scale-down 5 -> 3: slots drain from the removed shards, then their nodes are retired', () => {
+    const five = RedisShardLayout.plan({ zones, masters: 5, replicasPerMaster: 1 });
+    const fake = new FakeCluster(inventoryOf(five));
+    converge(fake, five);
+    const rounds = converge(fake, three);
+    expect(kinds(rounds)).toEqual(['migrate', 'retire']);
+    expect(rounds[1].map((s) => (s.kind === 'retire' ? s.on : ''))).toEqual(['a-2', 'b-2', 'b-3', 'c-2']);
+    for (const n of ['a-2', 'b-2', 'b-3', 'c-2']) expect(fake.slotsOf(fake.byName(n).id)).toEqual([]);
+    expectPlanned(fake);
+  });
+
+  test('property: after any sequence of zone losses, node losses and returns, the manager brings every node back to the plan', () => {
+    const layout = RedisShardLayout.plan({ zones, masters: 5, replicasPerMaster: 1 });
+    const names = layout.nodes.map((n) => n.name);
+    const event = fc.oneof(
+      fc.record({ kind: fc.constant('zone' as const), zone: fc.constantFrom(...zones) }),
+      fc.record({ kind: fc.constant('node' as const), name: fc.constantFrom(...names), fresh: fc.boolean() }),
+    );
+    fc.assert(fc.property(fc.array(event, { minLength: 1, maxLength: 6 }), (events) => {
+      const fake = new FakeCluster(inventoryOf(layout));
+      converge(fake, layout);
+      for (const e of events) {
+        const lost = e.kind === 'zone' ? layout.nodes.filter((n) => n.zone === e.zone).map((n) => n.name) : [e.name];
+        lost.forEach((n) => fake.kill(n));
+        fake.autoFailover();
+        converge(fake, layout); // while down: nothing harmful
+        for (const n of lost) fake.start(n, e.kind === 'node' && e.fresh && fake.role(n) === RedisRole.REPLICA);
+        converge(fake, layout);
+      }
+      expectPlanned(fake, layout);
+    }), { numRuns: 25 });
+  });
+
+  test('parses CLUSTER NODES', () => {
+    expect(parseClusterNodes([
+      'e7d1 127.0.0.1:30004@40004,host-a myself,slave 67ed 0 1426238317239 4 connected',
+      '67ed 127.0.0.1:30002@40002 master,fail - 0 1426238316232 2 connected 0-5460 5462 [5461->-e7d1]',
+      'a0b1 :0@0 noaddr,master - 0 0 0 disconnected',
+    ].join('\n'))).toEqual([
+      { id: 'e7d1', address: '127.0.0.1:30004', flags: ['myself', 'slave'], masterId: '67ed', connected: true, slots: [] },
+      { id: '67ed', address: '127.0.0.1:30002', flags: ['master', 'fail'], masterId: undefined, connected: true, slots: [[0, 5460], [5462, 5462]] },
+      { id: 'a0b1', address: ':0', flags: ['noaddr', 'master'], masterId: undefined, connected: false, slots: [] },
+    ]);
+  });
+
+  test('the static inventory: layout re-planned and checked, zones must match the plan', () => {
+    const text = (nodes: object[]) => JSON.stringify({ layout: JSON.parse(three.toJson()), nodes });
+    expect(parseInventory(text(inventoryOf(three))).nodes).toHaveLength(6);
+    expect(() => parseInventory(text([{ name: 'a-0', zone: 'b', address: '1.2.3.4:1' }])))
+      .toThrow('redis inventory: node a-0 runs in zone b but the layout plans it in a');
+    expect(() => parseInventory(text([{ name: 'a-0', zone: 'a', address: 'nowhere' }]))).toThrow('must be host:port');
+    expect(() => parseInventory('{}')).toThrow('expected {"layout"');
+  });
+});
