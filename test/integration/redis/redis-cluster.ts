@@ -58,6 +58,11 @@ export class RedisProcesses {
     return [...this.processes.values()].map((p) => p.node);
   }
 
+  /** The nodes whose process runs. */
+  public live(): InventoryNode[] {
+    return this.inventory.filter((n) => this.pid(n.name) !== undefined);
+  }
+
   public pid(name: string): number | undefined {
     return this.get(name).child?.pid;
   }
@@ -205,5 +210,25 @@ export async function missingKeys(inventory: InventoryNode[], expected: Map<stri
     return missing;
   } finally {
     cluster.disconnect();
+  }
+}
+
+/**
+ * Polls until a live node sees every slot served by a live master and a write of `count` keys to every
+ * master succeeds; resolves to the milliseconds that took and the keys a replica acknowledged.
+ */
+export async function untilServedAndWritable(redis: RedisProcesses, prefix: string, timeoutMs = 30_000, count = 300):
+Promise<{ ms: number; acked: Map<string, string> }> {
+  const start = Date.now();
+  for (let round = 0; ; round++) {
+    const live = redis.live();
+    const liveAddresses = new Set(live.map((n) => n.address));
+    const owners = await slotOwners(live[0].address).catch(() => []);
+    if (owners.length === 16384 && owners.every((o) => o !== undefined && liveAddresses.has(o))) {
+      const { written, acked } = await writeKeys(owners, `${prefix}-${round}`, count).catch(() => ({ written: new Map(), acked: new Map() }));
+      if (written.size === count) return { ms: Date.now() - start, acked };
+    }
+    if (Date.now() - start > timeoutMs) throw new Error(`slots not all served and writable after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

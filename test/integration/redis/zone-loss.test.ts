@@ -6,7 +6,7 @@
  */
 import { RedisClusterManager } from '../../../controller/src/redis/manager';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
-import { buildController, keySlot, missingKeys, RedisProcesses, runCli, slotOwners, writeKeys } from './redis-cluster';
+import { buildController, keySlot, missingKeys, RedisProcesses, runCli, slotOwners, untilServedAndWritable, writeKeys } from './redis-cluster';
 
 const NODE_TIMEOUT_MS = 1000;
 const layout = RedisShardLayout.plan({ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 });
@@ -27,24 +27,13 @@ afterAll(async () => {
 });
 
 const address = (name: string) => redis.inventory.find((n) => n.name === name)!.address;
-const live = () => redis.inventory.filter((n) => redis.pid(n.name) !== undefined);
+const live = () => redis.live();
 
-/** Polls until a live node sees every slot served by a live master and a write to every master succeeds. */
-async function allSlotsServedAndWritable(prefix: string): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    const liveAddresses = new Set(live().map((n) => n.address));
-    const owners = await slotOwners(live()[0].address).catch(() => []);
-    if (owners.length === 16384 && owners.every((o) => o !== undefined && liveAddresses.has(o))) {
-      const { written, acked: replicated } = await writeKeys(owners, prefix, 300).catch(() => ({ written: new Map(), acked: new Map() }));
-      if (written.size === 300) {
-        for (const [k, v] of replicated) acked.set(k, v);
-        return Date.now() - start;
-      }
-    }
-    if (Date.now() - start > 30_000) throw new Error(`slots not all served and writable after 30 s: ${JSON.stringify(await manager.state())}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+async function allSlotsServedAndWritable(prefix: string): Promise<void> {
+  const { acked: replicated } = await untilServedAndWritable(redis, prefix).catch(async (e) => {
+    throw new Error(`${e.message}: ${JSON.stringify(await manager.state())}`);
+  });
+  for (const [k, v] of replicated) acked.set(k, v);
 }
 
 function expectPlanned(state: NonNullable<ReturnType<typeof runCli>['state']>) {
