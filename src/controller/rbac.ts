@@ -32,6 +32,18 @@ export const ZONE_ANNOTATOR_RULES: readonly ControllerRule[] = [
 ];
 
 /**
+ * The Redis cluster manager: lists the clusters' pods and their nodes (for the zone), reads the layout
+ * ConfigMap and the password Secret, writes the status ConfigMap.
+ */
+export const REDIS_MANAGER_RULES: readonly ControllerRule[] = [
+  { apiGroups: [''], resources: ['pods'], verbs: READ },
+  { apiGroups: [''], resources: ['nodes'], verbs: READ },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'update'] },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+  ...EVENT_RULES,
+];
+
+/**
  * The rules of several parts merged: one rule per (scope, apiGroups, resources) with the union of their
  * verbs, in a stable order, so a Role lists each resource once.
  */

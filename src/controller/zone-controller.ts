@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { invalidProp } from '../errors';
 import { standardLabels } from '../standard-labels';
-import { ControllerRule, LEADER_ELECTION_RULES, mergeRules, ZONE_ANNOTATOR_RULES } from './rbac';
+import { ControllerRule, LEADER_ELECTION_RULES, mergeRules, REDIS_MANAGER_RULES, ZONE_ANNOTATOR_RULES } from './rbac';
 import { isDnsLabel } from '../topology/labels';
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../topology/zone-topology';
 
@@ -69,6 +69,15 @@ export interface ZoneControllerProps {
   readonly zoneAnnotator?: boolean;
 
   /**
+   * Run the Redis cluster manager: bootstraps and heals every `ZonalRedisCluster` (pods labelled
+   * `cdk8s-zones.dev/redis-cluster`) to its planned layout and writes its state to the ConfigMap
+   * `<cluster>-status`. Grants read access to pods, nodes and Secrets, and writes ConfigMaps.
+   *
+   * @default false
+   */
+  readonly redisManager?: boolean;
+
+  /**
    * CPU and memory of each controller container.
    *
    * @default - requests 50m CPU and 64Mi memory, limit 256Mi memory
@@ -109,6 +118,7 @@ export class ZoneController extends Construct {
 
     const parts: Array<{ name: string; rules: readonly ControllerRule[] }> = [];
     if (props.zoneAnnotator ?? true) parts.push({ name: 'zone-annotator', rules: ZONE_ANNOTATOR_RULES });
+    if (props.redisManager ?? false) parts.push({ name: 'redis', rules: REDIS_MANAGER_RULES });
     if (parts.length === 0) {
       throw invalidProp(where, 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: the controller would do nothing');
     }

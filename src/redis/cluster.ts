@@ -8,15 +8,12 @@ import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { ZoneAffinity } from '../topology/affinity';
 import { ZoneTopology } from '../topology/zone-topology';
 import { RedisShardLayout } from './layout';
+import { LAYOUT_KEY, layoutConfigMapName, REDIS_CLUSTER_LABEL } from './names';
 
 /** The Redis client port. */
 export const REDIS_PORT = 6379;
 /** The Redis Cluster bus port (client port + 10000). */
 export const REDIS_BUS_PORT = 16379;
-/** The key of the layout ConfigMap that holds the planned layout (`RedisShardLayout.toJson()`). */
-export const LAYOUT_KEY = 'layout.json';
-/** The label every Redis pod of a `ZonalRedisCluster` carries with its cluster's name (the runtime's selector). */
-export const REDIS_CLUSTER_LABEL = `${LABEL_PREFIX}/redis-cluster`;
 /** The label StatefulSets put on each pod with its own name. */
 const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 const UID = 999; // the redis user of the official image
@@ -159,7 +156,7 @@ export class ZonalRedisCluster extends Construct {
       metadata: { name: `${name}-config`, namespace, labels: labels('config') },
       data: { 'redis.conf': conf },
     });
-    this.layoutConfigMapName = `${name}-layout`;
+    this.layoutConfigMapName = layoutConfigMapName(name);
     new k8s.KubeConfigMap(this, 'layout', {
       metadata: { name: this.layoutConfigMapName, namespace, labels: labels('layout') },
       data: { [LAYOUT_KEY]: this.layout.toJson() },
