@@ -55,10 +55,10 @@ const DRY_RUN = { type: 'boolean', description: 'Decide and report (log, Event, 
 const NAME = { type: 'string', minLength: 1, maxLength: 253 };
 
 const LABEL_SELECTOR = {
-  type: 'object',
-  description: 'Selects the pods (same form as a Deployment selector).',
+  'type': 'object',
+  'description': 'Selects the pods (same form as a Deployment selector).',
   'x-kubernetes-map-type': 'atomic',
-  properties: {
+  'properties': {
     matchLabels: { type: 'object', additionalProperties: { type: 'string' } },
     matchExpressions: {
       type: 'array',
@@ -80,10 +80,10 @@ const LABEL_SELECTOR = {
 };
 
 const CONDITIONS = {
-  type: 'array',
+  'type': 'array',
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-list-map-keys': ['type'],
-  items: {
+  'items': {
     type: 'object',
     required: ['type', 'status'],
     properties: {
@@ -136,10 +136,10 @@ function crd(scope: Construct, id: string, kind: string, plural: string, shortNa
 /** The CustomResourceDefinition of ZoneAwareUpdate (internal builder: ZoneController and ZoneRolloutCrds use it). */
 export function zoneAwareUpdateCrd(scope: Construct, id: string): ApiObject {
   const spec = {
-    type: 'object',
-    description: 'Rolls the pods of one OnDelete StatefulSet (or Deployment) zone by zone in growing batches.',
-    required: ['maxUnavailable'],
-    properties: {
+    'type': 'object',
+    'description': 'Rolls the pods of one OnDelete StatefulSet (or Deployment) zone by zone in growing batches.',
+    'required': ['maxUnavailable'],
+    'properties': {
       statefulset: { ...NAME, description: 'The StatefulSet in the same namespace (its updateStrategy must be OnDelete).' },
       deployment: { ...NAME, description: 'The Deployment in the same namespace (see docs/rollouts.md for the strategy it needs).' },
       maxUnavailable: MAX_UNAVAILABLE,

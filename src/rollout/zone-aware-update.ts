@@ -3,9 +3,9 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { invalidProp } from '../errors';
 import { standardLabels } from '../standard-labels';
-import { labelKeyProblem } from '../topology/labels';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from './crds';
 import { checkMaxUnavailable } from './max-unavailable';
+import { labelKeyProblem } from '../topology/labels';
 
 /** The workload a ZoneAwareUpdate rolls: one StatefulSet or one Deployment in the ZoneAwareUpdate's namespace. */
 export class RolloutTarget {
@@ -170,7 +170,7 @@ export class ZoneAwareUpdate extends Construct {
       }
     }
     if (target._deployment) {
-      target._deployment.apiObject.addJsonPatch(JsonPatch.add('/spec/paused', true));
+      ApiObject.of(target._deployment).addJsonPatch(JsonPatch.add('/spec/paused', true));
     }
 
     const namespace = props.namespace ?? workloadNamespace;

@@ -3,9 +3,9 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { invalidProp } from '../errors';
 import { standardLabels } from '../standard-labels';
-import { labelKeyProblem, labelValueProblem } from '../topology/labels';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from './crds';
 import { checkMaxUnavailable } from './max-unavailable';
+import { labelKeyProblem, labelValueProblem } from '../topology/labels';
 
 /** Props of `ZoneDisruptionBudget`. */
 export interface ZoneDisruptionBudgetProps {

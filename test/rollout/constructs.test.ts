@@ -57,7 +57,7 @@ describe('ZoneAwareUpdate', () => {
   });
 
   test.each([
-    [{ maxUnavailable: 0 }, "maxUnavailable=0 must be a whole number of pods >= 1"],
+    [{ maxUnavailable: 0 }, 'maxUnavailable=0 must be a whole number of pods >= 1'],
     [{ maxUnavailable: '101%' }, "maxUnavailable=\"101%\" must be a percentage between '1%' and '100%'"],
     [{ maxUnavailable: '0%' }, "maxUnavailable=\"0%\" must be a percentage between '1%' and '100%'"],
     [{ exponentialFactor: -1 }, 'exponentialFactor=-1 must be 0 (ramp off: batches of maxUnavailable) or at least 1'],
