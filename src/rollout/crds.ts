@@ -13,6 +13,9 @@ export const ZONE_AWARE_UPDATE_PLURAL = 'zoneawareupdates';
 export const ZONE_DISRUPTION_BUDGET_KIND = 'ZoneDisruptionBudget';
 export const ZONE_DISRUPTION_BUDGET_PLURAL = 'zonedisruptionbudgets';
 
+/** The HTTPS path of the controller's validating webhook for `pods/eviction` (ZoneDisruptionBudget). */
+export const EVICTION_WEBHOOK_PATH = '/validate/pods-eviction';
+
 /** A Kubernetes RBAC rule, as plain data (what a reconciler needs; the ZoneController writes the roles). */
 export interface RbacRule {
   readonly apiGroups: string[];
