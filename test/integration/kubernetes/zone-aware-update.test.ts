@@ -1,0 +1,157 @@
+/**
+ * A ZoneAwareUpdate rolls a 12-pod OnDelete StatefulSet over 3 zones with the real controller process:
+ * the deletions seen on a pod watch, grouped into batches, are exactly the planner's sequence (zone by
+ * zone, highest ordinal first, 1, 2, 4... pods, never two zones at once), including across a controller
+ * crash mid-rollout (the new process resumes the ramp from the persisted step instead of restarting it).
+ */
+import { Chart, Testing } from 'cdk8s';
+import { ZoneRolloutCrds } from '../../../src';
+import { planUpdate, RolloutPod, RolloutState } from '../../../src/rollout/update-plan';
+import { ControllerProcess } from './controller-process';
+import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
+import { KubeObject } from './kube-client';
+import { ZONE_KEY } from './nodes';
+import { watchPods } from './pod-watch';
+import { testCluster, uniqueName, zoneOfNode } from './scheduling';
+import { waitFor } from './wait';
+
+const { client, info } = testCluster();
+const ns = uniqueName('zau');
+const REPLICAS = 12;
+let controller: ControllerProcess | undefined;
+afterAll(async () => {
+  await controller?.stop();
+  await deleteNamespace(client, ns);
+  client.close();
+});
+
+export function statefulSet(name: string, replicas: number, updateStrategy: object): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name, namespace: ns },
+    spec: {
+      replicas,
+      serviceName: name,
+      podManagementPolicy: 'Parallel',
+      updateStrategy,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          automountServiceAccountToken: false,
+          securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+          topologySpreadConstraints: [{ maxSkew: 1, topologyKey: ZONE_KEY, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } } }],
+          containers: [{
+            name: 'app', image: 'registry.k8s.io/pause:3.10',
+            resources: { requests: { cpu: '10m', memory: '16Mi' } },
+            securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+          }],
+        },
+      },
+    },
+  };
+}
+
+function crds(): KubeObject[] {
+  const chart = new Chart(Testing.app(), 'crds');
+  new ZoneRolloutCrds(chart, 'crds');
+  return Testing.synth(chart);
+}
+
+const ready = (p: any) => (p.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
+
+interface Batch { zone: string; pods: string[] }
+
+/** The planner's batches for pods that all start on the old revision, each batch coming back updated. */
+function plannedBatches(zones: Map<string, string>, maxUnavailable: number, exponentialFactor: number): Batch[] {
+  let pods: RolloutPod[] = [...zones].map(([name, zone]) => ({
+    name, zone, order: Number(name.split('-').pop()), revision: 'old', ready: true, terminating: false,
+  }));
+  const batches: Batch[] = [];
+  let state: RolloutState | undefined;
+  for (;;) {
+    const d = planUpdate({ pods, replicas: pods.length, updateRevision: 'new', maxUnavailable, exponentialFactor, state });
+    if (d.action !== 'delete') return batches;
+    state = d.state;
+    batches.push({ zone: d.zone, pods: d.pods });
+    pods = pods.map((p) => (d.pods.includes(p.name) ? { ...p, revision: 'new' } : p));
+  }
+}
+
+/**
+ * Groups deletions seen on the watch into batches: a deletion starts a new batch when it happens while the
+ * StatefulSet is settled (every pod present, Ready, none terminating), the state the controller waits for;
+ * a deletion while the previous one is still unsettled joins the same batch.
+ */
+function batchRecorder(zones: Map<string, string>) {
+  const live = new Map<string, { uid: string; ready: boolean; terminating: boolean }>();
+  const deleted = new Set<string>();
+  const batches: Batch[] = [];
+  const settled = () => live.size === REPLICAS && [...live.values()].every((p) => p.ready && !p.terminating);
+  return {
+    batches,
+    onEvent(type: string, pod: any) {
+      const name = pod.metadata.name;
+      const uid = pod.metadata.uid;
+      const goes = type === 'DELETED' || pod.metadata.deletionTimestamp;
+      if (goes && !deleted.has(uid)) {
+        deleted.add(uid);
+        if (settled() || batches.length === 0) batches.push({ zone: zones.get(name)!, pods: [] });
+        batches[batches.length - 1].pods.push(name);
+      }
+      if (type === 'DELETED') live.delete(name);
+      else live.set(name, { uid, ready: ready(pod), terminating: !!pod.metadata.deletionTimestamp });
+    },
+  };
+}
+
+test('rolls 12 pods over 3 zones in the planned batches, across a controller crash', async () => {
+  await restrictedNamespace(client, ns);
+  const applied = await applyManifests(client, [...crds(), statefulSet('db', REPLICAS, { type: 'OnDelete' })], ns);
+  expect(applied.rejections).toEqual([]);
+  expect(applied.warnings).toEqual([]);
+  const initial = await waitFor('12 Ready pods', async () => {
+    const pods = (await client.list('v1', 'Pod', { namespace: ns })).filter((p: any) => ready(p) && !p.metadata.deletionTimestamp);
+    return { done: pods.length === REPLICAS, value: pods, state: `${pods.length} Ready` };
+  });
+  const zones = new Map<string, string>(initial.map((p: any) => [p.metadata.name, zoneOfNode(info, p.spec.nodeName)!]));
+  expect(new Set(zones.values()).size).toBe(3);
+
+  const recorder = batchRecorder(zones);
+  const watch = await watchPods(info, ns, (e) => recorder.onEvent(e.type, e.pod));
+  try {
+    controller = await ControllerProcess.start(info, { name: 'zau-1', reconcilers: ['zone-aware-update'] });
+    await client.apply({ apiVersion: 'cdk8s-zones.dev/v1alpha1', kind: 'ZoneAwareUpdate', metadata: { name: 'db', namespace: ns }, spec: { statefulset: 'db', maxUnavailable: 4, exponentialFactor: 2 } });
+    const zauStatus = async () => (await client.get<any>('cdk8s-zones.dev/v1alpha1', 'ZoneAwareUpdate', 'db', ns)).status ?? {};
+    const first = await waitFor('the ZoneAwareUpdate to report Done before any change', async () => {
+      const s = await zauStatus();
+      return { done: s.phase === 'Done', value: s, state: JSON.stringify(s) };
+    });
+    expect(first).toMatchObject({ step: 0, oldReplicas: 0 });
+
+    // A new revision: change the pod template.
+    await client.patch('apps/v1', 'StatefulSet', 'db', { spec: { template: { metadata: { annotations: { 'example.com/revision': '2' } } } } }, ns);
+    await waitFor('two batches deleted (status.step 2)', async () => {
+      const s = await zauStatus();
+      return { done: s.step >= 2 && s.updateRevision !== first.updateRevision, state: JSON.stringify(s) };
+    }, { timeoutMs: 180_000 });
+    await controller.stop('SIGKILL');
+    controller = await ControllerProcess.start(info, { name: 'zau-2', reconcilers: ['zone-aware-update'] });
+
+    const done = await waitFor('the rollout to finish', async () => {
+      const s = await zauStatus();
+      return { done: s.phase === 'Done' && s.updateRevision !== first.updateRevision, value: s, state: JSON.stringify(s) };
+    }, { timeoutMs: 300_000 });
+    expect(done).toMatchObject({ oldReplicas: 0, zones: [], currentRevision: done.updateRevision });
+    const pods = await client.list<any>('v1', 'Pod', { namespace: ns });
+    expect(pods.filter((p) => p.metadata.labels['controller-revision-hash'] === done.updateRevision)).toHaveLength(REPLICAS);
+
+    const planned = plannedBatches(zones, 4, 2);
+    expect(planned.map((b) => b.pods.length)).toEqual([1, 2, 1, 4, 4]);
+    expect(recorder.batches).toEqual(planned);
+    expect(done.step).toBe(planned.length);
+  } finally {
+    watch.stop();
+  }
+});
