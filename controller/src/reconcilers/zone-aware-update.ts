@@ -59,6 +59,11 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
   const recheckMs = tuning.recheckMs ?? 15_000;
   /** Pods deleted per ZoneAwareUpdate whose deletion the pod cache does not show yet (uid). */
   const inFlight = new Map<string, Set<string>>();
+  /**
+   * The status this process last wrote per ZoneAwareUpdate: the cache may not show it yet, and deciding on
+   * an older status would regress the step.
+   */
+  const written = new Map<string, object>();
   const timers = new Set<NodeJS.Timeout>();
   const later = (key: string) => {
     const t = setTimeout(() => { timers.delete(t); queue.add(key); }, recheckMs);
@@ -72,8 +77,12 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
   const zaus: Informer<KubeObject> = new Informer(ctx.kube, {
     path: resourcePath(ZONE_AWARE_UPDATES), resyncMs: tuning.resyncMs, log,
     onChange: (type, zau) => {
-      if (type === 'deleted') inFlight.delete(keyOf(zau));
-      else queue.add(keyOf(zau));
+      if (type === 'deleted') {
+        inFlight.delete(keyOf(zau));
+        written.delete(keyOf(zau));
+      } else {
+        queue.add(keyOf(zau));
+      }
     },
   });
   const statefulSets: Informer<KubeObject> = new Informer(ctx.kube, {
@@ -90,8 +99,9 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
   const nodes: Informer<KubeObject> = new Informer(ctx.kube, { path: resourcePath(NODES), resyncMs: 0, log, onChange: () => undefined });
 
   const queue = new WorkQueue(async (key) => {
-    const zau = zaus.get(key);
-    if (!zau) return;
+    const cached = zaus.get(key);
+    if (!cached) return;
+    const zau = written.has(key) ? { ...cached, status: { ...cached.status, ...written.get(key) } } : cached;
     const namespace = zau.metadata.namespace!;
     const nsPods = pods.list().filter((p) => p.metadata.namespace === namespace);
     // Deleted pods the cache still shows alive: deciding now would delete the next batch too early.
@@ -145,9 +155,10 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
         }
       }
     }
-    if (sameStatus(zau.status, action.status)) return;
+    if (sameStatus(zau.status, action.status) && sameStatus(cached.status, action.status)) return;
     try {
       await ctx.kube.patch(resourcePath(ZONE_AWARE_UPDATES, namespace, zau.metadata.name, 'status'), { status: action.status }, 'merge');
+      written.set(key, action.status);
     } catch (err) {
       if (!isStatus(err, 404)) throw err;
     }
