@@ -129,13 +129,10 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
         if (pod?.metadata.uid) uids.add(pod.metadata.uid);
       }
       inFlight.set(key, uids);
-      for (const name of action.pods) {
-        try {
-          await ctx.kube.delete(resourcePath(PODS, namespace, name));
-        } catch (err) {
-          if (!isStatus(err, 404)) throw err;
-        }
-      }
+      // All at once: the batch is one step, not a sequence.
+      await Promise.all(action.pods.map((name) => ctx.kube.delete(resourcePath(PODS, namespace, name)).catch((err) => {
+        if (!isStatus(err, 404)) throw err;
+      })));
       ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'delete-batch' });
       log.info('deleted a batch', { zoneAwareUpdate: key, zone: action.zone, pods: action.pods, step: action.status.step - 1 });
       await ctx.events.record(zau, 'Normal', 'DeletedBatch', `zone ${action.zone || '<unknown>'}: deleted ${action.pods.join(', ')} (${action.status.message})`);
