@@ -8,12 +8,14 @@ import * as path from 'path';
 import { BenchSection } from './harness';
 import { kubernetesBench } from './kubernetes';
 import { prometheusBench } from './prometheus';
+import { rolloutBench } from './rollout';
 import { synthBench } from './synth';
 
 const sections: { name: string; run: () => BenchSection | Promise<BenchSection> }[] = [
   { name: 'synth', run: synthBench },
   { name: 'prometheus', run: prometheusBench },
   { name: 'kubernetes', run: kubernetesBench },
+  { name: 'rollout', run: rolloutBench },
 ];
 
 async function main(): Promise<void> {

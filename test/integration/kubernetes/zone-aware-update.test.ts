@@ -8,7 +8,7 @@ import { planUpdate, RolloutPod, RolloutState } from '../../../src/rollout/updat
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
 import { watchPods } from './pod-watch';
-import { crds, statefulSet } from './rollout-fixtures';
+import { Batch, crds, isReady, RolloutObserver, statefulSet } from './rollout-fixtures';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
 
@@ -21,10 +21,6 @@ afterAll(async () => {
   await deleteNamespace(client, ns);
   client.close();
 });
-
-const ready = (p: any) => (p.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
-
-interface Batch { zone: string; pods: string[] }
 
 /** The planner's batches for pods that all start on the old revision, each batch coming back updated. */
 function plannedBatches(zones: Map<string, string>, maxUnavailable: number, exponentialFactor: number): Batch[] {
@@ -42,48 +38,19 @@ function plannedBatches(zones: Map<string, string>, maxUnavailable: number, expo
   }
 }
 
-/**
- * Groups the deletions of the original pods (`original`: their uids) seen on the watch into batches: a
- * deletion starts a new batch when it happens while the StatefulSet is settled (every pod present, Ready,
- * none terminating), the state the controller waits for; a deletion while the previous one is still
- * unsettled joins the same batch. (kwok sometimes deletes a recreated pod a second time, by name: such
- * pods are not original ones and are left out.)
- */
-function batchRecorder(zones: Map<string, string>, original: Set<string>) {
-  const live = new Map<string, { uid: string; ready: boolean; terminating: boolean }>();
-  const deleted = new Set<string>();
-  const batches: Batch[] = [];
-  const settled = () => live.size === REPLICAS && [...live.values()].every((p) => p.ready && !p.terminating);
-  return {
-    batches,
-    onEvent(type: string, pod: any) {
-      const name = pod.metadata.name;
-      const uid = pod.metadata.uid;
-      const goes = type === 'DELETED' || pod.metadata.deletionTimestamp;
-      if (goes && original.has(uid) && !deleted.has(uid)) {
-        deleted.add(uid);
-        if (settled() || batches.length === 0) batches.push({ zone: zones.get(name)!, pods: [] });
-        batches[batches.length - 1].pods.push(name);
-      }
-      if (type === 'DELETED') live.delete(name);
-      else live.set(name, { uid, ready: ready(pod), terminating: !!pod.metadata.deletionTimestamp });
-    },
-  };
-}
-
 test('rolls 12 pods over 3 zones in the planned batches, across a controller crash', async () => {
   await restrictedNamespace(client, ns);
   const applied = await applyManifests(client, [...crds(), statefulSet('db', ns, REPLICAS, { type: 'OnDelete' })], ns);
   expect(applied.rejections).toEqual([]);
   expect(applied.warnings).toEqual([]);
   const initial = await waitFor('12 Ready pods', async () => {
-    const pods = (await client.list('v1', 'Pod', { namespace: ns })).filter((p: any) => ready(p) && !p.metadata.deletionTimestamp);
+    const pods = (await client.list('v1', 'Pod', { namespace: ns })).filter((p: any) => isReady(p) && !p.metadata.deletionTimestamp);
     return { done: pods.length === REPLICAS, value: pods, state: `${pods.length} Ready` };
   });
   const zones = new Map<string, string>(initial.map((p: any) => [p.metadata.name, zoneOfNode(info, p.spec.nodeName)!]));
   expect(new Set(zones.values()).size).toBe(3);
 
-  const recorder = batchRecorder(zones, new Set(initial.map((p: any) => p.metadata.uid)));
+  const recorder = new RolloutObserver(zones, new Set(initial.map((p: any) => p.metadata.uid)), REPLICAS);
   const watch = await watchPods(info, ns, (e) => recorder.onEvent(e.type, e.pod));
   try {
     controller = await ControllerProcess.start(info, { name: 'zau-1', reconcilers: ['zone-aware-update'] });
@@ -117,6 +84,7 @@ test('rolls 12 pods over 3 zones in the planned batches, across a controller cra
     // Within a batch the pods are deleted at once, in no particular order.
     const sorted = (batches: Batch[]) => batches.map((b) => ({ zone: b.zone, pods: [...b.pods].sort() }));
     expect(sorted(recorder.batches)).toEqual(sorted(planned));
+    expect(recorder.maxZonesDisrupted).toBe(1);
     // The controllers' own account (the first one's log, then the second one's) says the same.
     const logged = ['zau-1', 'zau-2'].flatMap((name) => ControllerProcess.logOf(info, name))
       .filter((l) => l.msg === 'deleted a batch').map((l) => ({ zone: l.zone, pods: l.pods }));

@@ -11,7 +11,7 @@ import { EVICTION_WEBHOOK_PATH } from '../../../src/rollout/crds';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
 import { KubeApiError } from './kube-client';
-import { crds, statefulSet } from './rollout-fixtures';
+import { crds, isReady, statefulSet } from './rollout-fixtures';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
 
@@ -29,8 +29,6 @@ afterAll(async () => {
   client.close();
 });
 
-const ready = (p: any) => (p.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
-
 /** Evicts a pod: 'allowed' (201), or the API server's status code and message. */
 async function evict(name: string, dryRun = false): Promise<{ status: number; message: string }> {
   try {
@@ -44,7 +42,7 @@ async function evict(name: string, dryRun = false): Promise<{ status: number; me
 }
 
 async function readyPodsByZone(): Promise<Record<string, string[]>> {
-  const pods = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=db' })).filter((p) => ready(p) && !p.metadata.deletionTimestamp);
+  const pods = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=db' })).filter((p) => isReady(p) && !p.metadata.deletionTimestamp);
   const byZone: Record<string, string[]> = {};
   for (const p of pods) (byZone[zoneOfNode(info, p.spec.nodeName)!] ??= []).push(p.metadata.name);
   for (const zone of Object.keys(byZone)) byZone[zone].sort();
