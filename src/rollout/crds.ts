@@ -30,8 +30,11 @@ const EVENTS: RbacRule = { apiGroups: [''], resources: ['events'], verbs: ['crea
 export const ZONE_AWARE_UPDATE_RBAC: RbacRule[] = [
   { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_AWARE_UPDATE_PLURAL], verbs: READ },
   { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_AWARE_UPDATE_PLURAL}/status`], verbs: ['get', 'patch', 'update'] },
-  { apiGroups: ['apps'], resources: ['statefulsets', 'deployments', 'replicasets'], verbs: READ },
-  { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'delete'] },
+  { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: READ },
+  // A Deployment is rolled by creating its new ReplicaSet and scaling its ReplicaSets.
+  { apiGroups: ['apps'], resources: ['replicasets'], verbs: [...READ, 'create', 'patch'] },
+  // StatefulSet pods are deleted; a Deployment's batch is marked with the pod deletion cost.
+  { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'delete', 'patch'] },
   { apiGroups: [''], resources: ['nodes'], verbs: READ },
   EVENTS,
 ];

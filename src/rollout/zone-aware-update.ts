@@ -23,14 +23,16 @@ export class RolloutTarget {
   }
 
   /**
-   * A cdk8s-plus Deployment. The construct sets `spec.paused: true` on it (cdk8s-plus has no prop for it):
-   * a paused Deployment does not roll its pods itself, and the controller rolls them (see docs/rollouts.md).
+   * A cdk8s-plus Deployment with `strategy: DeploymentStrategy.recreate()` (the construct refuses another
+   * strategy). The construct sets `spec.paused: true` on it (cdk8s-plus has no prop for it): a paused
+   * Deployment does not roll its pods itself; the controller does, by scaling its ReplicaSets (see
+   * docs/rollouts.md).
    */
   public static deployment(deployment: kplus.Deployment): RolloutTarget {
     return new RolloutTarget('deployment', deployment.name, undefined, deployment);
   }
 
-  /** A Deployment by name (defined elsewhere; it must be paused, `spec.paused: true`). */
+  /** A Deployment by name (defined elsewhere; it must be paused, `spec.paused: true`, with strategy Recreate). */
   public static deploymentName(name: string): RolloutTarget {
     return new RolloutTarget('deployment', name, undefined, undefined);
   }
@@ -170,6 +172,12 @@ export class ZoneAwareUpdate extends Construct {
       }
     }
     if (target._deployment) {
+      const strategy = target._deployment.strategy._toKube().type ?? 'RollingUpdate';
+      if (strategy !== 'Recreate') {
+        throw invalidProp(where, 'target', `Deployment ${target.name} with strategy ${strategy}`,
+          'must use Recreate: the controller rolls a paused Deployment by scaling its ReplicaSets, and a paused Deployment with ' +
+          'a RollingUpdate strategy still rescales them itself; create it with `strategy: DeploymentStrategy.recreate()`');
+      }
       ApiObject.of(target._deployment).addJsonPatch(JsonPatch.add('/spec/paused', true));
     }
 

@@ -34,11 +34,18 @@ describe('ZoneAwareUpdate', () => {
 
   test('a Deployment target is paused, so only the controller rolls it', () => {
     const chart = testChart();
-    const web = new kplus.Deployment(chart, 'web', { replicas: 6, containers: [{ image: 'nginx', portNumber: 8080 }] });
+    const web = new kplus.Deployment(chart, 'web', { replicas: 6, strategy: kplus.DeploymentStrategy.recreate(), containers: [{ image: 'nginx', portNumber: 8080 }] });
     new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.deployment(web), maxUnavailable: 2, exponentialFactor: 0, dryRun: true, name: 'web' });
     const objects = synth(chart);
     expect(only(objects, 'Deployment').spec.paused).toBe(true);
     expect(only(objects, 'ZoneAwareUpdate', 'web').spec).toEqual({ deployment: web.name, maxUnavailable: 2, exponentialFactor: 0, dryRun: true });
+  });
+
+  test('refuses a Deployment that does not use Recreate', () => {
+    const chart = testChart();
+    const web = new kplus.Deployment(chart, 'web', { containers: [{ image: 'nginx', portNumber: 8080 }] });
+    expect(() => new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.deployment(web), maxUnavailable: 1 }))
+      .toThrow("ZoneAwareUpdate 'test/rollout': target=\"Deployment test-web with strategy RollingUpdate\" must use Recreate");
   });
 
   test('a StatefulSet by name, in an explicit namespace', () => {

@@ -11,10 +11,13 @@ import { Informer } from '../kube/informer';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { WorkQueue } from '../work-queue';
 import { decideZoneAwareUpdate, ZauAction } from './zone-aware-update-decision';
+import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION } from './zone-aware-update-deployment';
 
 const NAME = 'zone-aware-update';
 export const ZONE_AWARE_UPDATES: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AWARE_UPDATE_PLURAL, namespaced: true };
 export const STATEFULSETS: Resource = { apiVersion: 'apps/v1', plural: 'statefulsets', namespaced: true };
+export const DEPLOYMENTS: Resource = { apiVersion: 'apps/v1', plural: 'deployments', namespaced: true };
+export const REPLICASETS: Resource = { apiVersion: 'apps/v1', plural: 'replicasets', namespaced: true };
 
 export interface ZoneAwareUpdateTuning {
   /** @default 300_000 */
@@ -28,7 +31,7 @@ export interface ZoneAwareUpdateTuning {
 export function zoneAwareUpdater(tuning: ZoneAwareUpdateTuning = {}): Reconciler {
   return {
     name: NAME,
-    summary: 'roll OnDelete StatefulSets zone by zone in growing batches (ZoneAwareUpdate)',
+    summary: 'roll OnDelete StatefulSets and paused Deployments zone by zone in growing batches (ZoneAwareUpdate)',
     rbac: ZONE_AWARE_UPDATE_RBAC,
     run: (ctx, signal) => runZoneAwareUpdates(ctx, signal, tuning),
   };
@@ -57,8 +60,11 @@ function sameStatus(current: any, next: object): boolean {
 async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAwareUpdateTuning): Promise<void> {
   const log = ctx.log.with({ reconciler: NAME });
   const recheckMs = tuning.recheckMs ?? 15_000;
-  /** Pods deleted per ZoneAwareUpdate whose deletion the pod cache does not show yet (uid). */
-  const inFlight = new Map<string, Set<string>>();
+  /**
+   * Per ZoneAwareUpdate, a test that is true while the caches do not show the last action yet (deleted
+   * pods still alive, ReplicaSets not at their new scale): deciding then would repeat the batch.
+   */
+  const inFlight = new Map<string, () => boolean>();
   /**
    * The status this process last wrote per ZoneAwareUpdate: the cache may not show it yet, and deciding on
    * an older status would regress the step.
@@ -69,10 +75,19 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
     const t = setTimeout(() => { timers.delete(t); queue.add(key); }, recheckMs);
     timers.add(t);
   };
-  /** ZoneAwareUpdates naming a StatefulSet, for pod and StatefulSet changes. */
-  const byWorkload = (namespace: string | undefined, sts: string) => zaus.list()
-    .filter((z) => z.metadata.namespace === namespace && z.spec?.statefulset === sts)
+  /** ZoneAwareUpdates naming a workload, for pod and workload changes. */
+  const byWorkload = (namespace: string | undefined, field: 'statefulset' | 'deployment', name: string) => zaus.list()
+    .filter((z) => z.metadata.namespace === namespace && z.spec?.[field] === name)
     .map((z) => keyOf(z));
+  const ownerOf = (obj: KubeObject) => obj.metadata.ownerReferences?.find((o) => o.controller);
+  /** The ZoneAwareUpdates a pod's change matters to: through its StatefulSet, or its ReplicaSet's Deployment. */
+  const forPod = (pod: KubeObject): string[] => {
+    const owner = ownerOf(pod);
+    if (owner?.kind === 'StatefulSet') return byWorkload(pod.metadata.namespace, 'statefulset', owner.name);
+    if (owner?.kind !== 'ReplicaSet') return [];
+    const rsOwner = ownerOf(replicaSets.get(`${pod.metadata.namespace}/${owner.name}`) ?? { metadata: { name: '' } });
+    return rsOwner?.kind === 'Deployment' ? byWorkload(pod.metadata.namespace, 'deployment', rsOwner.name) : [];
+  };
 
   const zaus: Informer<KubeObject> = new Informer(ctx.kube, {
     path: resourcePath(ZONE_AWARE_UPDATES), resyncMs: tuning.resyncMs, log,
@@ -87,14 +102,22 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
   });
   const statefulSets: Informer<KubeObject> = new Informer(ctx.kube, {
     path: resourcePath(STATEFULSETS), resyncMs: 0, log,
-    onChange: (_type, sts) => byWorkload(sts.metadata.namespace, sts.metadata.name).forEach((k) => queue.add(k)),
+    onChange: (_type, sts) => byWorkload(sts.metadata.namespace, 'statefulset', sts.metadata.name).forEach((k) => queue.add(k)),
+  });
+  const deployments: Informer<KubeObject> = new Informer(ctx.kube, {
+    path: resourcePath(DEPLOYMENTS), resyncMs: 0, log,
+    onChange: (_type, dep) => byWorkload(dep.metadata.namespace, 'deployment', dep.metadata.name).forEach((k) => queue.add(k)),
+  });
+  const replicaSets: Informer<KubeObject> = new Informer(ctx.kube, {
+    path: resourcePath(REPLICASETS), resyncMs: 0, log,
+    onChange: (_type, rs) => {
+      const owner = ownerOf(rs);
+      if (owner?.kind === 'Deployment') byWorkload(rs.metadata.namespace, 'deployment', owner.name).forEach((k) => queue.add(k));
+    },
   });
   const pods: Informer<KubeObject> = new Informer(ctx.kube, {
     path: resourcePath(PODS), resyncMs: 0, log,
-    onChange: (_type, pod) => {
-      const owner = pod.metadata.ownerReferences?.find((o) => o.controller && o.kind === 'StatefulSet');
-      if (owner) byWorkload(pod.metadata.namespace, owner.name).forEach((k) => queue.add(k));
-    },
+    onChange: (_type, pod) => forPod(pod).forEach((k) => queue.add(k)),
   });
   const nodes: Informer<KubeObject> = new Informer(ctx.kube, { path: resourcePath(NODES), resyncMs: 0, log, onChange: () => undefined });
 
@@ -104,17 +127,15 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
     const zau = written.has(key) ? { ...cached, status: { ...cached.status, ...written.get(key) } } : cached;
     const namespace = zau.metadata.namespace!;
     const nsPods = pods.list().filter((p) => p.metadata.namespace === namespace);
-    // Deleted pods the cache still shows alive: deciding now would delete the next batch too early.
-    const pending = inFlight.get(key);
-    if (pending) {
-      const alive = nsPods.filter((p) => pending.has(p.metadata.uid ?? '') && !p.metadata.deletionTimestamp);
-      if (alive.length > 0) return; // their watch events requeue this key
-      inFlight.delete(key);
-    }
+    // The caches do not show the last action yet: deciding now would act twice. Their events requeue the key.
+    if (inFlight.get(key)?.()) return;
+    inFlight.delete(key);
     const url: string | undefined = zau.spec?.pauseCondition?.prometheusQueryUrl;
     const action: ZauAction = decideZoneAwareUpdate({
       zau,
       statefulSet: zau.spec?.statefulset ? statefulSets.get(`${namespace}/${zau.spec.statefulset}`) : undefined,
+      deployment: zau.spec?.deployment ? deployments.get(`${namespace}/${zau.spec.deployment}`) : undefined,
+      replicaSets: zau.spec?.deployment ? replicaSets.list().filter((rs) => rs.metadata.namespace === namespace) : undefined,
       pods: nsPods,
       nodeLabels: (node) => nodes.get(node)?.metadata.labels,
       topologyKeys: ctx.settings.topologyKeys,
@@ -123,12 +144,8 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
     ctx.metrics.reconciles.inc({ reconciler: NAME });
 
     if (action.kind === 'delete') {
-      const uids = new Set<string>();
-      for (const name of action.pods) {
-        const pod = nsPods.find((p) => p.metadata.name === name);
-        if (pod?.metadata.uid) uids.add(pod.metadata.uid);
-      }
-      inFlight.set(key, uids);
+      const uids = new Set(nsPods.filter((p) => action.pods.includes(p.metadata.name)).map((p) => p.metadata.uid));
+      inFlight.set(key, () => pods.list().some((p) => uids.has(p.metadata.uid) && !p.metadata.deletionTimestamp));
       // All at once: the batch is one step, not a sequence.
       await Promise.all(action.pods.map((name) => ctx.kube.delete(resourcePath(PODS, namespace, name)).catch((err) => {
         if (!isStatus(err, 404)) throw err;
@@ -136,6 +153,33 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
       ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'delete-batch' });
       log.info('deleted a batch', { zoneAwareUpdate: key, zone: action.zone, pods: action.pods, step: action.status.step - 1 });
       await ctx.events.record(zau, 'Normal', 'DeletedBatch', `zone ${action.zone || '<unknown>'}: deleted ${action.pods.join(', ')} (${action.status.message})`);
+    } else if (action.kind === 'create-replicaset') {
+      const rs = action.replicaSet;
+      inFlight.set(key, () => !replicaSets.get(`${namespace}/${rs.metadata.name}`));
+      try {
+        await ctx.kube.create(resourcePath(REPLICASETS, namespace), rs);
+      } catch (err) {
+        if (!isStatus(err, 409)) throw err;
+      }
+      log.info('created the new ReplicaSet', { zoneAwareUpdate: key, replicaSet: rs.metadata.name });
+      await ctx.events.record(zau, 'Normal', 'CreatedReplicaSet', action.status.message);
+    } else if (action.kind === 'scale') {
+      const { up, down } = action.scaling;
+      const targets = [...(up ? [up] : []), ...down];
+      inFlight.set(key, () => targets.some((t) => replicaSets.get(`${namespace}/${t.name}`)?.spec?.replicas !== t.replicas));
+      // The ReplicaSet controller removes the pods with the lowest deletion cost first: the batch.
+      await Promise.all(action.pods.map((name) => ctx.kube.patch(resourcePath(PODS, namespace, name),
+        { metadata: { annotations: { [DELETION_COST_ANNOTATION]: BATCH_DELETION_COST } } }, 'merge')));
+      for (const t of targets) {
+        await ctx.kube.patch(resourcePath(REPLICASETS, namespace, t.name), { spec: { replicas: t.replicas } }, 'merge');
+      }
+      if (action.pods.length === 0) {
+        log.info('resized the ReplicaSets', { zoneAwareUpdate: key, scaling: action.scaling });
+      } else {
+        ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'scale-batch' });
+        log.info('deleted a batch', { zoneAwareUpdate: key, zone: action.zone, pods: action.pods, step: action.status.step - 1, scaling: action.scaling });
+        await ctx.events.record(zau, 'Normal', 'ReplacedBatch', `zone ${action.zone || '<unknown>'}: replacing ${action.pods.join(', ')} (${action.status.message})`);
+      }
     } else if (action.kind === 'dry-run') {
       ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'dry-run' });
       log.info('dry run: would delete a batch', { zoneAwareUpdate: key, zone: action.zone, pods: action.pods });
@@ -168,8 +212,9 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
   });
 
   // Decide only once every cache is full: a half-listed pod cache would look like missing pods.
-  const runs = [nodes, statefulSets, pods].map((i) => i.run(signal));
-  await Promise.race([Promise.all([nodes.synced, statefulSets.synced, pods.synced]), Promise.all(runs)]);
+  const caches = [nodes, statefulSets, deployments, replicaSets, pods];
+  const runs = caches.map((i) => i.run(signal));
+  await Promise.race([Promise.all(caches.map((i) => i.synced)), Promise.all(runs)]);
   const zausRun = zaus.run(signal);
   log.info('started', { topologyKeys: ctx.settings.topologyKeys });
   await Promise.all([...runs, zausRun]);
