@@ -15,7 +15,7 @@ function deployment(image = 'web:2', extra: object = {}): Obj {
 
 function rs(name: string, image: string, replicas: number, hash: string): Obj {
   return {
-    metadata: { name, namespace: 'ns', uid: `uid-${name}`, generation: 1, labels: { app: 'web', 'pod-template-hash': hash }, ownerReferences: [{ kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] },
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, generation: 1, labels: { 'app': 'web', 'pod-template-hash': hash }, ownerReferences: [{ kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] },
     spec: { replicas, template: { ...template(image), metadata: { labels: { 'app': 'web', 'pod-template-hash': hash } } } },
     status: { replicas, observedGeneration: 1 },
   };
@@ -24,7 +24,9 @@ function rs(name: string, image: string, replicas: number, hash: string): Obj {
 function pod(i: number, owner: Obj, created: string): Obj {
   return {
     metadata: {
-      name: `${owner.metadata.name}-p${i}`, namespace: 'ns', creationTimestamp: created,
+      name: `${owner.metadata.name}-p${i}`,
+      namespace: 'ns',
+      creationTimestamp: created,
       labels: { 'pod-template-hash': owner.metadata.labels!['pod-template-hash'] },
       ownerReferences: [{ kind: 'ReplicaSet', name: owner.metadata.name, uid: owner.metadata.uid!, controller: true }],
     },

@@ -3,12 +3,20 @@
  * custom resource, its StatefulSet, the StatefulSet's pods, the nodes): a pure function around the
  * library's planner (src/rollout/update-plan.ts), unit-tested without a cluster.
  */
-import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
-import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
-import { oldReplicasByZone, planUpdate, RolloutPod, RolloutState, UpdateDecision } from '../../../src/rollout/update-plan';
 import {
   deploymentPods, deploymentProblem, newReplicaSet, ownedReplicaSets, resize, runsTemplate, Scaling, scalingFor, TEMPLATE_HASH_LABEL, unsettled,
 } from './zone-aware-update-deployment';
+import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
+import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
+import { oldReplicasByZone, planUpdate, RolloutPod, RolloutState, UpdateDecision } from '../../../src/rollout/update-plan';
+
+export interface OwnerReference {
+  readonly apiVersion?: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly controller?: boolean;
+}
 
 /** The fields of a Kubernetes object the decisions read (any object from the API server fits). */
 export interface Obj {
@@ -21,7 +29,7 @@ export interface Obj {
     readonly annotations?: Record<string, string>;
     readonly deletionTimestamp?: string;
     readonly creationTimestamp?: string;
-    readonly ownerReferences?: ReadonlyArray<{ readonly apiVersion?: string; readonly kind: string; readonly name: string; readonly uid: string; readonly controller?: boolean }>;
+    readonly ownerReferences?: ReadonlyArray<OwnerReference>;
   };
   readonly [field: string]: any;
 }
@@ -153,20 +161,29 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
       const replicaSet = newReplicaSet(dep, owned);
       return { kind: 'create-replicaset', replicaSet, status: { ...base, phase: 'Rolling', message: `creating ReplicaSet ${replicaSet.metadata.name} for the Deployment's template` } };
     }
-    const leaving = input.pods.filter((p) => p.metadata.deletionTimestamp && p.metadata.ownerReferences?.some((o) => owned.some((rs) => rs.metadata.uid === o.uid)));
+    const uids = new Set(owned.map((rs) => rs.metadata.uid));
+    const leaving = input.pods.filter((p) => p.metadata.deletionTimestamp && p.metadata.ownerReferences?.some((o) => uids.has(o.uid)));
     if (leaving.length > 0) return status('Waiting', `waiting for ${leaving.length} terminating pod(s): ${leaving.map((p) => p.metadata.name).sort().join(', ')}`);
     const resized = resize(dep, newRs, owned);
     if (resized) {
       return {
-        kind: 'scale', pods: [], zone: '', scaling: resized,
+        kind: 'scale',
+        pods: [],
+        zone: '',
+        scaling: resized,
         status: { ...base, updateRevision: previous?.revision, phase: 'Rolling', message: `scaling the ReplicaSets to the Deployment's ${dep.spec?.replicas ?? 1} replicas` },
       };
     }
     const waiting = unsettled(owned, input.pods);
     if (waiting) return status('Waiting', waiting);
     workload = {
-      obj: dep, kind: 'Deployment', pods: deploymentPods(owned, input.pods, zoneOf), replicas: dep.spec?.replicas ?? 1,
-      updateRevision: newRs.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '', owned, newRs,
+      obj: dep,
+      kind: 'Deployment',
+      pods: deploymentPods(owned, input.pods, zoneOf),
+      replicas: dep.spec?.replicas ?? 1,
+      updateRevision: newRs.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
+      owned,
+      newRs,
     };
   } else {
     const sts = input.statefulSet;
@@ -180,8 +197,11 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
       return status('Waiting', `waiting for the StatefulSet controller to observe generation ${sts.metadata.generation}`);
     }
     workload = {
-      obj: sts, kind: 'StatefulSet', pods: rolloutPods(sts, input.pods, input.nodeLabels, input.topologyKeys),
-      replicas: sts.spec?.replicas ?? 1, updateRevision,
+      obj: sts,
+      kind: 'StatefulSet',
+      pods: rolloutPods(sts, input.pods, input.nodeLabels, input.topologyKeys),
+      replicas: sts.spec?.replicas ?? 1,
+      updateRevision,
     };
   }
 

@@ -5,8 +5,8 @@
  * with the batch's pods marked as the cheapest to delete. See docs/rollouts.md.
  */
 import { createHash } from 'crypto';
-import { RolloutPod } from '../../../src/rollout/update-plan';
 import { Obj } from './zone-aware-update-decision';
+import { RolloutPod } from '../../../src/rollout/update-plan';
 
 /** The label a Deployment's ReplicaSets and pods carry to tell revisions apart. */
 export const TEMPLATE_HASH_LABEL = 'pod-template-hash';
@@ -43,9 +43,14 @@ export function templateHash(template: unknown): string {
   return [...String(n)].map((c) => alphabet[c.charCodeAt(0) % alphabet.length]).join('');
 }
 
+/** True when `owner` is the controller of `obj`. */
+function controlledBy(obj: Obj, owner: Obj): boolean {
+  return obj.metadata.ownerReferences?.some((o) => o.controller && o.uid === owner.metadata.uid) ?? false;
+}
+
 /** The Deployment's ReplicaSets (controlled by it). */
 export function ownedReplicaSets(deployment: Obj, replicaSets: readonly Obj[]): Obj[] {
-  return replicaSets.filter((rs) => rs.metadata.ownerReferences?.some((o) => o.controller && o.uid === deployment.metadata.uid));
+  return replicaSets.filter((rs) => controlledBy(rs, deployment));
 }
 
 /** The new ReplicaSet the controller creates for the Deployment's template (0 replicas). */
@@ -75,7 +80,7 @@ export function newReplicaSet(deployment: Obj, owned: readonly Obj[]): Obj {
         ...deployment.spec.selector,
         matchLabels: { ...(deployment.spec.selector?.matchLabels ?? {}), [TEMPLATE_HASH_LABEL]: hash },
       },
-      template: { ...template, metadata: { ...(template.metadata ?? {}), labels: { ...(template.metadata?.labels ?? {}), [TEMPLATE_HASH_LABEL]: hash } } },
+      template: { ...template, metadata: { ...(template.metadata ?? {}), labels: { ...template.metadata?.labels, [TEMPLATE_HASH_LABEL]: hash } } },
     },
   };
 }
@@ -97,7 +102,7 @@ const isReady = (pod: Obj) => (pod.status?.conditions as Array<{ type: string; s
 export function unsettled(owned: readonly Obj[], pods: readonly Obj[]): string | undefined {
   for (const rs of owned) {
     const want = rs.spec?.replicas ?? 1;
-    const active = pods.filter((p) => !p.metadata.deletionTimestamp && p.metadata.ownerReferences?.some((o) => o.controller && o.uid === rs.metadata.uid)).length;
+    const active = pods.filter((p) => !p.metadata.deletionTimestamp && controlledBy(p, rs)).length;
     if ((rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 0) || (rs.status?.replicas ?? 0) !== want || active !== want) {
       return `waiting for ReplicaSet ${rs.metadata.name}: ${want} wanted, status ${rs.status?.replicas ?? 0}, ${active} pods seen`;
     }
@@ -138,7 +143,7 @@ export function scalingFor(batch: readonly string[], newRs: Obj, owned: readonly
   const down = owned
     .filter((rs) => rs !== newRs)
     .map((rs) => {
-      const leaving = pods.filter((p) => batch.includes(p.metadata.name) && p.metadata.ownerReferences?.some((o) => o.controller && o.uid === rs.metadata.uid)).length;
+      const leaving = pods.filter((p) => batch.includes(p.metadata.name) && controlledBy(p, rs)).length;
       return { name: rs.metadata.name, replicas: (rs.spec?.replicas ?? 1) - leaving, leaving };
     })
     .filter((d) => d.leaving > 0)
@@ -167,5 +172,6 @@ export function resize(deployment: Obj, newRs: Obj, owned: readonly Obj[]): Scal
     if (take > 0) down.push({ name: rs.metadata.name, replicas: has - take });
     excess -= take;
   }
-  return { up: { name: newRs.metadata.name, replicas: down.find((d) => d.name === newRs.metadata.name)?.replicas ?? current }, down: down.filter((d) => d.name !== newRs.metadata.name) };
+  const name = newRs.metadata.name;
+  return { up: { name, replicas: down.find((d) => d.name === name)?.replicas ?? current }, down: down.filter((d) => d.name !== name) };
 }

@@ -90,7 +90,9 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
   };
 
   const zaus: Informer<KubeObject> = new Informer(ctx.kube, {
-    path: resourcePath(ZONE_AWARE_UPDATES), resyncMs: tuning.resyncMs, log,
+    path: resourcePath(ZONE_AWARE_UPDATES),
+    resyncMs: tuning.resyncMs,
+    log,
     onChange: (type, zau) => {
       if (type === 'deleted') {
         inFlight.delete(keyOf(zau));
@@ -101,22 +103,30 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
     },
   });
   const statefulSets: Informer<KubeObject> = new Informer(ctx.kube, {
-    path: resourcePath(STATEFULSETS), resyncMs: 0, log,
+    path: resourcePath(STATEFULSETS),
+    resyncMs: 0,
+    log,
     onChange: (_type, sts) => byWorkload(sts.metadata.namespace, 'statefulset', sts.metadata.name).forEach((k) => queue.add(k)),
   });
   const deployments: Informer<KubeObject> = new Informer(ctx.kube, {
-    path: resourcePath(DEPLOYMENTS), resyncMs: 0, log,
+    path: resourcePath(DEPLOYMENTS),
+    resyncMs: 0,
+    log,
     onChange: (_type, dep) => byWorkload(dep.metadata.namespace, 'deployment', dep.metadata.name).forEach((k) => queue.add(k)),
   });
   const replicaSets: Informer<KubeObject> = new Informer(ctx.kube, {
-    path: resourcePath(REPLICASETS), resyncMs: 0, log,
+    path: resourcePath(REPLICASETS),
+    resyncMs: 0,
+    log,
     onChange: (_type, rs) => {
       const owner = ownerOf(rs);
       if (owner?.kind === 'Deployment') byWorkload(rs.metadata.namespace, 'deployment', owner.name).forEach((k) => queue.add(k));
     },
   });
   const pods: Informer<KubeObject> = new Informer(ctx.kube, {
-    path: resourcePath(PODS), resyncMs: 0, log,
+    path: resourcePath(PODS),
+    resyncMs: 0,
+    log,
     onChange: (_type, pod) => forPod(pod).forEach((k) => queue.add(k)),
   });
   const nodes: Informer<KubeObject> = new Informer(ctx.kube, { path: resourcePath(NODES), resyncMs: 0, log, onChange: () => undefined });

@@ -6,10 +6,10 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
-import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds } from '../../../src';
 import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
 import { KubeApiError, KubeObject } from './kube-client';
 import { testCluster, uniqueName } from './scheduling';
+import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds } from '../../../src';
 
 const { client } = testCluster();
 const ns = uniqueName('rollout-crds');
@@ -19,7 +19,8 @@ function manifests(): KubeObject[] {
   const chart = new Chart(Testing.app(), 'c', { disableResourceNameHashes: true });
   new ZoneRolloutCrds(chart, 'crds');
   const db = new kplus.StatefulSet(chart, 'db', {
-    replicas: 3, strategy: kplus.StatefulSetUpdateStrategy.onDelete(),
+    replicas: 3,
+    strategy: kplus.StatefulSetUpdateStrategy.onDelete(),
     containers: [{ image: 'postgres:17', portNumber: 5432, securityContext: { user: 1000 } }],
   });
   new ZoneAwareUpdate(chart, 'update', { target: RolloutTarget.statefulSet(db), maxUnavailable: '34%', pauseCondition: { annotation: 'example.com/hold' } });

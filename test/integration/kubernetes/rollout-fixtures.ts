@@ -1,8 +1,8 @@
 /** Shared objects of the rollout tests (ZoneAwareUpdate, ZoneDisruptionBudget) on the test cluster. */
 import { Chart, Testing } from 'cdk8s';
-import { ZoneRolloutCrds } from '../../../src';
 import { KubeObject } from './kube-client';
 import { ZONE_KEY } from './nodes';
+import { ZoneRolloutCrds } from '../../../src';
 
 /** A StatefulSet of pause containers that passes Pod Security "restricted", spread evenly over the zones. */
 export function statefulSet(name: string, ns: string, replicas: number, updateStrategy: object): KubeObject {
@@ -23,7 +23,8 @@ export function statefulSet(name: string, ns: string, replicas: number, updateSt
           securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
           topologySpreadConstraints: [{ maxSkew: 1, topologyKey: ZONE_KEY, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } } }],
           containers: [{
-            name: 'app', image: 'registry.k8s.io/pause:3.10',
+            name: 'app',
+            image: 'registry.k8s.io/pause:3.10',
             resources: { requests: { cpu: '10m', memory: '16Mi' } },
             securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
           }],
@@ -99,8 +100,10 @@ export class RolloutObserver {
       batch.zone ||= this.zones.get(name)!;
       batch.pods.push(name);
     }
-    if (type === 'DELETED') this.live.delete(name);
-    else this.live.set(name, { uid, ready: isReady(pod), terminating: !!pod.metadata.deletionTimestamp, zone: pod.spec?.nodeName ? this.zoneOfNode(pod.spec.nodeName) : undefined });
+    if (type === 'DELETED') {this.live.delete(name);} else {
+      const zone = pod.spec?.nodeName ? this.zoneOfNode(pod.spec.nodeName) : undefined;
+      this.live.set(name, { uid, ready: isReady(pod), terminating: !!pod.metadata.deletionTimestamp, zone });
+    }
     this.armed ||= this.settled();
     if (!this.armed) return;
     const available = new Map<string, number>();

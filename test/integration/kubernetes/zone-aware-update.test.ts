@@ -5,13 +5,13 @@
  * crash mid-rollout (the new process resumes the ramp from the persisted step instead of restarting it).
  * A paused Deployment (strategy Recreate) is rolled the same way, through its ReplicaSets.
  */
-import { planUpdate, RolloutPod, RolloutState } from '../../../src/rollout/update-plan';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
 import { watchPods } from './pod-watch';
 import { Batch, crds, deployment, isReady, RolloutObserver, statefulSet } from './rollout-fixtures';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
+import { planUpdate, RolloutPod, RolloutState } from '../../../src/rollout/update-plan';
 
 const { client, info } = testCluster();
 const ns = uniqueName('zau');
@@ -135,8 +135,12 @@ test('rolls a paused Deployment of 9 pods through its ReplicaSets in the planned
     const pods = await client.list<any>('v1', 'Pod', { namespace: depNs });
     expect(pods.filter((p) => p.metadata.labels['pod-template-hash'] === done.updateRevision && isReady(p))).toHaveLength(DEP_REPLICAS);
     const planned = plannedBatches(initial.map((p: any) => ({
-      name: p.metadata.name, zone: zones.get(p.metadata.name), order: Date.parse(p.metadata.creationTimestamp),
-      revision: 'old', ready: true, terminating: false,
+      name: p.metadata.name,
+      zone: zones.get(p.metadata.name),
+      order: Date.parse(p.metadata.creationTimestamp),
+      revision: 'old',
+      ready: true,
+      terminating: false,
     })), 2, 2);
     expect(planned.map((b) => b.pods.length)).toEqual([1, 2, 2, 1, 2, 1]);
     const logged = ControllerProcess.logOf(info, 'zau-deployment')

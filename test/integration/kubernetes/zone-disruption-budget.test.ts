@@ -7,13 +7,13 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { EVICTION_WEBHOOK_PATH } from '../../../src/rollout/crds';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
 import { KubeApiError } from './kube-client';
 import { crds, isReady, statefulSet } from './rollout-fixtures';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
+import { EVICTION_WEBHOOK_PATH } from '../../../src/rollout/crds';
 
 const { client, info } = testCluster();
 const ns = uniqueName('zdb');
@@ -76,16 +76,22 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
 
   const pki = path.join(info.runDir, 'pki');
   controller = await ControllerProcess.start(info, {
-    name: 'zdb', reconcilers: ['zone-disruption-budget'],
+    name: 'zdb',
+    reconcilers: ['zone-disruption-budget'],
     args: ['--tls-mode', 'files', '--tls-cert-file', path.join(pki, 'apiserver.crt'), '--tls-key-file', path.join(pki, 'apiserver.key')],
   });
   await client.create({
-    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookName },
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: webhookName },
     webhooks: [{
       name: 'evictions.cdk8s-zones.dev',
       clientConfig: { url: `https://127.0.0.1:${controller.webhookPort}${EVICTION_WEBHOOK_PATH}`, caBundle: fs.readFileSync(info.ca).toString('base64') },
       rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction'], scope: 'Namespaced' }],
-      failurePolicy: 'Fail', sideEffects: 'NoneOnDryRun', admissionReviewVersions: ['v1'], timeoutSeconds: 10,
+      failurePolicy: 'Fail',
+      sideEffects: 'NoneOnDryRun',
+      admissionReviewVersions: ['v1'],
+      timeoutSeconds: 10,
       namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
     }],
   });
@@ -115,7 +121,9 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
   // (and from the controller's memory of allowed evictions), it still counts as unavailable in zone a.
   byZone = await allReady();
   await client.create({
-    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: policyName },
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name: policyName },
     spec: {
       failurePolicy: 'Fail',
       matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
@@ -123,7 +131,9 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
     },
   });
   await client.create({
-    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: policyName },
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name: policyName },
     spec: { policyName, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } } },
   });
   await waitFor('the policy to block pod creation', async () => {
