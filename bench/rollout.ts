@@ -48,7 +48,7 @@ async function rollOnce(cp: ControlPlane, c: Case, i: number): Promise<Result> {
     if (c.zau) {
       await client.apply({ apiVersion: 'cdk8s-zones.dev/v1alpha1', kind: 'ZoneAwareUpdate', metadata: { name: 'app', namespace: ns }, spec: { statefulset: 'app', ...c.zau } });
     }
-    const observer = new RolloutObserver(zones, new Set(initial.map((p: any) => p.metadata.uid)), REPLICAS, (n) => zoneOfNode(info, n));
+    const observer = new RolloutObserver(zones, new Set(initial.map((p: any) => p.metadata.uid)), REPLICAS, (n) => zoneOfNode(cp.info, n));
     const watch = await watchPods(cp.info, ns, (e) => observer.onEvent(e.type, e.pod));
     try {
       const started = performance.now();
@@ -76,7 +76,7 @@ export async function rolloutBench(): Promise<BenchSection> {
   let controller: ControllerProcess | undefined;
   try {
     await applyManifests(cp.client, crds(), 'default');
-    controller = await ControllerProcess.start(cp.info, { name: 'bench-rollout', reconcilers: ['zone-aware-update'] });
+    controller = await ControllerProcess.start(cp.info, 'bench-rollout', ['--reconcilers', 'zone-aware-update']);
     const rows: string[] = [];
     let baseline: number | undefined;
     for (const [i, c] of CASES.entries()) {

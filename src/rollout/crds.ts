@@ -1,5 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
+import { ControllerRule, EVENT_RULES } from '../controller/rbac';
 import { standardLabels } from '../standard-labels';
 
 /** The API group of the library's custom resources. */
@@ -16,18 +17,10 @@ export const ZONE_DISRUPTION_BUDGET_PLURAL = 'zonedisruptionbudgets';
 /** The HTTPS path of the controller's validating webhook for `pods/eviction` (ZoneDisruptionBudget). */
 export const EVICTION_WEBHOOK_PATH = '/validate/pods-eviction';
 
-/** A Kubernetes RBAC rule, as plain data (what a reconciler needs; the ZoneController writes the roles). */
-export interface RbacRule {
-  readonly apiGroups: string[];
-  readonly resources: string[];
-  readonly verbs: string[];
-}
-
 const READ = ['get', 'list', 'watch'];
-const EVENTS: RbacRule = { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] };
 
 /** What the zone-aware-update reconciler needs, cluster-wide. */
-export const ZONE_AWARE_UPDATE_RBAC: RbacRule[] = [
+export const ZONE_AWARE_UPDATE_RBAC: readonly ControllerRule[] = [
   { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_AWARE_UPDATE_PLURAL], verbs: READ },
   { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_AWARE_UPDATE_PLURAL}/status`], verbs: ['get', 'patch', 'update'] },
   { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: READ },
@@ -36,16 +29,16 @@ export const ZONE_AWARE_UPDATE_RBAC: RbacRule[] = [
   // StatefulSet pods are deleted; a Deployment's batch is marked with the pod deletion cost.
   { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'delete', 'patch'] },
   { apiGroups: [''], resources: ['nodes'], verbs: READ },
-  EVENTS,
+  ...EVENT_RULES,
 ];
 
 /** What the zone-disruption-budget reconciler and its eviction webhook need, cluster-wide. */
-export const ZONE_DISRUPTION_BUDGET_RBAC: RbacRule[] = [
+export const ZONE_DISRUPTION_BUDGET_RBAC: readonly ControllerRule[] = [
   { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_DISRUPTION_BUDGET_PLURAL], verbs: READ },
   { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_DISRUPTION_BUDGET_PLURAL}/status`], verbs: ['get', 'patch', 'update'] },
   { apiGroups: ['apps'], resources: ['statefulsets', 'replicasets'], verbs: READ },
   { apiGroups: [''], resources: ['pods', 'nodes', 'persistentvolumeclaims', 'persistentvolumes'], verbs: READ },
-  EVENTS,
+  ...EVENT_RULES,
 ];
 
 // Schema fragments, in our own words.

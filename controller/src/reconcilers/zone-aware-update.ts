@@ -5,7 +5,7 @@
  * persisted in the status, so a restarted controller (or the other replica taking the Lease) resumes the
  * ramp where it was.
  */
-import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_PLURAL, ZONE_AWARE_UPDATE_RBAC } from '../../../src/rollout/crds';
+import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, ZONE_AWARE_UPDATE_RBAC } from '../../../src/rollout/crds';
 import { isStatus, KubeObject, keyOf, NODES, PODS, Resource, resourcePath } from '../kube/api';
 import { Informer } from '../kube/informer';
 import { Reconciler, ReconcilerContext } from '../reconciler';
@@ -140,6 +140,7 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
     // The caches do not show the last action yet: deciding now would act twice. Their events requeue the key.
     if (inFlight.get(key)?.()) return;
     inFlight.delete(key);
+    const subject = { ...zau, apiVersion: ROLLOUT_API_VERSION, kind: ZONE_AWARE_UPDATE_KIND };
     const url: string | undefined = zau.spec?.pauseCondition?.prometheusQueryUrl;
     const action: ZauAction = decideZoneAwareUpdate({
       zau,
@@ -162,7 +163,7 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
       })));
       ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'delete-batch' });
       log.info('deleted a batch', { zoneAwareUpdate: key, zone: action.zone, pods: action.pods, step: action.status.step - 1 });
-      await ctx.events.record(zau, 'Normal', 'DeletedBatch', `zone ${action.zone || '<unknown>'}: deleted ${action.pods.join(', ')} (${action.status.message})`);
+      await ctx.events.record(subject, 'Normal', 'DeletedBatch', `zone ${action.zone || '<unknown>'}: deleted ${action.pods.join(', ')} (${action.status.message})`);
     } else if (action.kind === 'create-replicaset') {
       const rs = action.replicaSet;
       inFlight.set(key, () => !replicaSets.get(`${namespace}/${rs.metadata.name}`));
@@ -172,7 +173,7 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
         if (!isStatus(err, 409)) throw err;
       }
       log.info('created the new ReplicaSet', { zoneAwareUpdate: key, replicaSet: rs.metadata.name });
-      await ctx.events.record(zau, 'Normal', 'CreatedReplicaSet', action.status.message);
+      await ctx.events.record(subject, 'Normal', 'CreatedReplicaSet', action.status.message);
     } else if (action.kind === 'scale') {
       const { up, down } = action.scaling;
       const targets = [...(up ? [up] : []), ...down];
@@ -188,12 +189,12 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
       } else {
         ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'scale-batch' });
         log.info('deleted a batch', { zoneAwareUpdate: key, zone: action.zone, pods: action.pods, step: action.status.step - 1, scaling: action.scaling });
-        await ctx.events.record(zau, 'Normal', 'ReplacedBatch', `zone ${action.zone || '<unknown>'}: replacing ${action.pods.join(', ')} (${action.status.message})`);
+        await ctx.events.record(subject, 'Normal', 'ReplacedBatch', `zone ${action.zone || '<unknown>'}: replacing ${action.pods.join(', ')} (${action.status.message})`);
       }
     } else if (action.kind === 'dry-run') {
       ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'dry-run' });
       log.info('dry run: would delete a batch', { zoneAwareUpdate: key, zone: action.zone, pods: action.pods });
-      await ctx.events.record(zau, 'Normal', 'DryRun', action.status.message);
+      await ctx.events.record(subject, 'Normal', 'DryRun', action.status.message);
       later(key);
     } else {
       const phase = action.status.phase;
@@ -202,7 +203,7 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
         ctx.metrics.decisions.inc({ reconciler: NAME, decision: phase.toLowerCase() });
         if (!sameStatus(zau.status, action.status)) {
           log.warn(phase === 'Paused' ? 'rollout paused' : 'cannot roll', { zoneAwareUpdate: key, message: action.status.message });
-          await ctx.events.record(zau, 'Warning', phase === 'Paused' ? 'Paused' : 'InvalidTarget', action.status.message);
+          await ctx.events.record(subject, 'Warning', phase === 'Paused' ? 'Paused' : 'InvalidTarget', action.status.message);
         }
       }
     }

@@ -128,7 +128,7 @@ function evictionWebhook(ctx: ReconcilerContext, caches: BudgetCaches, tuning: Z
       for (const denial of decision.dryRunDenials) {
         ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'would-deny' });
         log.warn('dry run: eviction would be denied', { pod: keyOf(pod), denial });
-        void ctx.events.record(pod, 'Warning', 'EvictionWouldBeDenied', denial);
+        void ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'EvictionWouldBeDenied', denial);
       }
       if (!decision.allowed) {
         log.info('eviction denied', { pod: keyOf(pod), zone: decision.zone, message: decision.message });

@@ -14,6 +14,7 @@ import { crds, isReady, statefulSet } from './rollout-fixtures';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
 import { EVICTION_WEBHOOK_PATH } from '../../../src/rollout/crds';
+import { freePort } from '../processes';
 
 const { client, info } = testCluster();
 const ns = uniqueName('zdb');
@@ -75,18 +76,17 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
   await allReady();
 
   const pki = path.join(info.runDir, 'pki');
-  controller = await ControllerProcess.start(info, {
-    name: 'zdb',
-    reconcilers: ['zone-disruption-budget'],
-    args: ['--tls-mode', 'files', '--tls-cert-file', path.join(pki, 'apiserver.crt'), '--tls-key-file', path.join(pki, 'apiserver.key')],
-  });
+  // The API server's own serving certificate (127.0.0.1, signed by the cluster CA) serves the webhook.
+  const webhookPort = await freePort();
+  controller = await ControllerProcess.start(info, 'zdb', ['--reconcilers', 'zone-disruption-budget', '--webhook-port', String(webhookPort),
+    '--tls-mode', 'files', '--tls-cert-file', path.join(pki, 'apiserver.crt'), '--tls-key-file', path.join(pki, 'apiserver.key')]);
   await client.create({
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
     metadata: { name: webhookName },
     webhooks: [{
       name: 'evictions.cdk8s-zones.dev',
-      clientConfig: { url: `https://127.0.0.1:${controller.webhookPort}${EVICTION_WEBHOOK_PATH}`, caBundle: fs.readFileSync(info.ca).toString('base64') },
+      clientConfig: { url: `https://127.0.0.1:${webhookPort}${EVICTION_WEBHOOK_PATH}`, caBundle: fs.readFileSync(info.ca).toString('base64') },
       rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction'], scope: 'Namespaced' }],
       failurePolicy: 'Fail',
       sideEffects: 'NoneOnDryRun',
