@@ -44,12 +44,12 @@ async function main(): Promise<void> {
 
 /** The `## title` sections of a results file, in order, by title. */
 function sectionsOf(markdown: string): Map<string, string> {
-  const sections = new Map<string, string>();
+  const found = new Map<string, string>();
   for (const part of markdown.split(/^## /m).slice(1)) {
     const newline = part.indexOf('\n');
-    sections.set(part.slice(0, newline).trim(), part.slice(newline).trim());
+    found.set(part.slice(0, newline).trim(), part.slice(newline).trim());
   }
-  return sections;
+  return found;
 }
 
 main().catch((err) => {
