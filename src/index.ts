@@ -35,3 +35,6 @@ export { Hashmod } from './prometheus/hashmod';
 // The runtime controller's contracts shared with synth time.
 export { ZoneAnnotation } from './controller/zone-annotation';
 export { ZoneController, ZoneControllerProps } from './controller/zone-controller';
+export {
+  WebhookTls, WebhookTlsMode, WebhookFailurePolicy, CertManagerTlsOptions, CertManagerIssuerKind,
+} from './controller/webhook-tls';
