@@ -107,7 +107,8 @@ describe('ZoneController', () => {
 describe('WebhookTls', () => {
   test('the two modes', () => {
     expect(WebhookTls.selfManaged()).toMatchObject({ mode: WebhookTlsMode.SELF_MANAGED, issuerName: undefined });
-    expect(WebhookTls.certManager()).toMatchObject({ mode: WebhookTlsMode.CERT_MANAGER, issuerName: undefined, issuerKind: CertManagerIssuerKind.ISSUER });
+    expect(WebhookTls.certManager())
+      .toMatchObject({ mode: WebhookTlsMode.CERT_MANAGER, issuerName: undefined, issuerKind: CertManagerIssuerKind.ISSUER });
     expect(WebhookTls.certManager({ issuerName: 'corp-ca', issuerKind: CertManagerIssuerKind.CLUSTER_ISSUER }))
       .toMatchObject({ mode: WebhookTlsMode.CERT_MANAGER, issuerName: 'corp-ca', issuerKind: 'ClusterIssuer' });
   });
