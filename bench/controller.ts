@@ -96,9 +96,15 @@ async function latencySection(cp: ControlPlane): Promise<string> {
       metadata: { name: 'latency', namespace: ns },
       spec: { replicas: LATENCY_PODS, selector: { matchLabels: { app: 'latency' } }, template: { metadata: { labels: { app: 'latency', ...OPT_IN } }, spec: RESTRICTED_POD } },
     });
-    await waitFor(`${LATENCY_PODS} pods annotated`, async () => ({
-      done: times.annotated.size >= LATENCY_PODS, state: `${times.bound.size} bound, ${times.annotated.size} annotated`,
-    }), LONG);
+    let lastReport = 0;
+    await waitFor(`${LATENCY_PODS} pods annotated`, async () => {
+      const state = `${times.bound.size} bound, ${times.annotated.size} annotated`;
+      if (performance.now() - lastReport > 10_000) {
+        console.log(`  ${state}`);
+        lastReport = performance.now();
+      }
+      return { done: times.annotated.size >= LATENCY_PODS, state };
+    }, LONG);
     const total = performance.now() - started;
     times.stop();
     const latencies = [...times.annotated].map(([name, at]) => at - (times.bound.get(name) ?? at)).sort((a, b) => a - b);
