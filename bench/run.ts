@@ -5,6 +5,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { controllerBench } from './controller';
 import { BenchSection } from './harness';
 import { kubernetesBench } from './kubernetes';
 import { prometheusBench } from './prometheus';
@@ -15,6 +16,7 @@ const sections: { name: string; run: () => BenchSection | Promise<BenchSection> 
   { name: 'synth', run: synthBench },
   { name: 'prometheus', run: prometheusBench },
   { name: 'kubernetes', run: kubernetesBench },
+  { name: 'controller', run: controllerBench },
   { name: 'rollout', run: rolloutBench },
 ];
 

@@ -1,5 +1,5 @@
 import { Chart, Testing } from 'cdk8s';
-import { ZoneAnnotation, ZoneController, ZoneTopology } from '../../src';
+import { CertManagerIssuerKind, WebhookTls, WebhookTlsMode, ZoneAnnotation, ZoneController, ZoneTopology } from '../../src';
 
 function synth(props: ConstructorParameters<typeof ZoneController>[2] = {}, chartNamespace?: string) {
   const chart = new Chart(Testing.app(), 'c', { namespace: chartNamespace, disableResourceNameHashes: true });
@@ -96,5 +96,25 @@ describe('ZoneController', () => {
     expect(() => synth({ namespace: 'Bad_NS' })).toThrow("ZoneController 'c/zones': namespace=\"Bad_NS\" must be a DNS label");
     expect(() => synth({ image: ' ' })).toThrow('image=" " must name an image');
     expect(() => synth({ zoneAnnotator: false })).toThrow('zoneAnnotator=false leaves no reconciler enabled');
+  });
+
+  test('webhook TLS is refused while no enabled feature serves a webhook', () => {
+    expect(() => synth({ webhookTls: WebhookTls.selfManaged() }))
+      .toThrow("ZoneController 'c/zones': webhookTls=\"self-managed\" is set but no enabled feature serves an admission webhook");
+  });
+});
+
+describe('WebhookTls', () => {
+  test('the two modes', () => {
+    expect(WebhookTls.selfManaged()).toMatchObject({ mode: WebhookTlsMode.SELF_MANAGED, issuerName: undefined });
+    expect(WebhookTls.certManager())
+      .toMatchObject({ mode: WebhookTlsMode.CERT_MANAGER, issuerName: undefined, issuerKind: CertManagerIssuerKind.ISSUER });
+    expect(WebhookTls.certManager({ issuerName: 'corp-ca', issuerKind: CertManagerIssuerKind.CLUSTER_ISSUER }))
+      .toMatchObject({ mode: WebhookTlsMode.CERT_MANAGER, issuerName: 'corp-ca', issuerKind: 'ClusterIssuer' });
+  });
+
+  test('bad options are refused', () => {
+    expect(() => WebhookTls.certManager({ issuerName: 'Corp CA' })).toThrow('WebhookTls.certManager: issuerName="Corp CA" must be the name of a cert-manager Issuer');
+    expect(() => WebhookTls.certManager({ issuerKind: CertManagerIssuerKind.CLUSTER_ISSUER })).toThrow('issuerKind="ClusterIssuer" needs issuerName');
   });
 });
