@@ -1,6 +1,6 @@
 import { Testing } from 'cdk8s';
-import { ZoneAnnotation, ZoneController } from '../../src';
 import { build } from './main';
+import { ZoneAnnotation, ZoneController } from '../../src';
 
 describe('example zone-controller', () => {
   const app = Testing.app();
@@ -22,9 +22,23 @@ describe('example zone-controller', () => {
     });
   });
 
-  test('the controller runs the annotator with leader election in its own namespace', () => {
+  test('the controller runs every reconciler with leader election in its own namespace, and serves the eviction webhook', () => {
     const controller = manifests.find((m) => m.kind === 'Deployment' && m.metadata.name === 'cdk8s-zones-controller');
     expect(controller.metadata.namespace).toBe('cdk8s-zones-system');
-    expect(controller.spec.template.spec.containers[0].args.slice(0, 4)).toEqual(['run', '--reconcilers', 'zone-annotator', '--leader-elect']);
+    expect(controller.spec.template.spec.containers[0].args.slice(0, 4))
+      .toEqual(['run', '--reconcilers', 'zone-annotator,zone-aware-update,zone-disruption-budget', '--leader-elect']);
+    expect(manifests.filter((m) => m.kind === 'CustomResourceDefinition').map((m) => m.metadata.name))
+      .toEqual(['zoneawareupdates.cdk8s-zones.dev', 'zonedisruptionbudgets.cdk8s-zones.dev']);
+    const webhook = manifests.find((m) => m.kind === 'ValidatingWebhookConfiguration').webhooks[0];
+    expect(webhook.rules[0].resources).toEqual(['pods/eviction']);
+  });
+
+  test('the StatefulSet is rolled by the controller, zone by zone, and its evictions are budgeted per zone', () => {
+    const store = manifests.find((m) => m.kind === 'StatefulSet');
+    expect(store.spec.updateStrategy.type).toBe('OnDelete');
+    const rollout = manifests.find((m) => m.kind === 'ZoneAwareUpdate');
+    expect(rollout.spec).toMatchObject({ statefulset: store.metadata.name, maxUnavailable: 2 });
+    const budget = manifests.find((m) => m.kind === 'ZoneDisruptionBudget');
+    expect(budget.spec.selector.matchLabels).toEqual(store.spec.selector.matchLabels);
   });
 });

@@ -5,6 +5,9 @@ import { invalidProp } from '../errors';
 import { standardLabels } from '../standard-labels';
 import { ControllerRule, LEADER_ELECTION_RULES, mergeRules, ZONE_ANNOTATOR_RULES } from './rbac';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
+import {
+  EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP, ZONE_AWARE_UPDATE_RBAC, ZONE_DISRUPTION_BUDGET_RBAC, zoneAwareUpdateCrd, zoneDisruptionBudgetCrd,
+} from '../rollout/crds';
 import { isDnsLabel } from '../topology/labels';
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../topology/zone-topology';
 
@@ -83,6 +86,31 @@ export interface ZoneControllerProps {
   readonly zoneAnnotator?: boolean;
 
   /**
+   * Run the zone-aware-update reconciler, which rolls the workloads named by `ZoneAwareUpdate`
+   * resources zone by zone, and emit the ZoneAwareUpdate CRD (unless `installCrds` is false).
+   *
+   * @default false
+   */
+  readonly zoneAwareUpdate?: boolean;
+
+  /**
+   * Run the zone-disruption-budget reconciler (status of `ZoneDisruptionBudget` resources) and serve
+   * its validating webhook on `pods/eviction`; emits the ZoneDisruptionBudget CRD (unless `installCrds`
+   * is false) and the webhook configuration. Needs `webhookTls`.
+   *
+   * @default false
+   */
+  readonly zoneDisruptionBudget?: boolean;
+
+  /**
+   * Emit the CRDs of the enabled features. Turn it off when the CRDs are installed apart from the
+   * controller (e.g. by `ZoneRolloutCrds` in another chart).
+   *
+   * @default true
+   */
+  readonly installCrds?: boolean;
+
+  /**
    * TLS of the admission webhooks: required when an enabled feature serves one, refused otherwise.
    *
    * @default - none (no enabled feature serves a webhook)
@@ -138,12 +166,26 @@ export class ZoneController extends Construct {
     if (!Number.isInteger(replicas) || replicas < 1) throw invalidProp(where, 'replicas', replicas, 'must be an integer >= 1 (2 for high availability)');
 
     const parts: Array<{ name: string; rules: readonly ControllerRule[] }> = [];
+    const webhooks: ServedWebhook[] = [];
+    const installCrds = props.installCrds ?? true;
     if (props.zoneAnnotator ?? true) parts.push({ name: 'zone-annotator', rules: ZONE_ANNOTATOR_RULES });
+    if (props.zoneAwareUpdate ?? false) {
+      parts.push({ name: 'zone-aware-update', rules: ZONE_AWARE_UPDATE_RBAC });
+      if (installCrds) zoneAwareUpdateCrd(this, 'zoneawareupdate-crd');
+    }
+    if (props.zoneDisruptionBudget ?? false) {
+      parts.push({ name: 'zone-disruption-budget', rules: ZONE_DISRUPTION_BUDGET_RBAC });
+      if (installCrds) zoneDisruptionBudgetCrd(this, 'zonedisruptionbudget-crd');
+      webhooks.push({
+        name: `pods-eviction.${ROLLOUT_GROUP}`,
+        path: EVICTION_WEBHOOK_PATH,
+        rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods/eviction'], scope: 'Namespaced' }],
+      });
+    }
     if (parts.length === 0) {
       throw invalidProp(where, 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: the controller would do nothing');
     }
     this.reconcilers = parts.map((p) => p.name);
-    const webhooks: ServedWebhook[] = [];
     if (webhooks.length === 0 && props.webhookTls) {
       throw invalidProp(where, 'webhookTls', props.webhookTls.mode, 'is set but no enabled feature serves an admission webhook: leave it out');
     }

@@ -24,7 +24,8 @@ afterAll(async () => {
 
 function webhookConfiguration(port: number) {
   return {
-    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration',
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
     metadata: { name: vwc },
     webhooks: [{
       name: 'tls-test.cdk8s-zones.dev',
@@ -32,7 +33,9 @@ function webhookConfiguration(port: number) {
       // only ConfigMaps of a namespace that does not exist: this webhook never judges anything
       rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }],
       namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': `${ns}-none` } },
-      failurePolicy: 'Ignore', sideEffects: 'None', admissionReviewVersions: ['v1'],
+      failurePolicy: 'Ignore',
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
     }],
   };
 }
