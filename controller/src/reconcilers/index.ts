@@ -1,6 +1,8 @@
 import { Reconciler } from '../reconciler';
 import { redisReconciler } from './redis';
 import { zoneAnnotator } from './zone-annotator';
+import { zoneAwareUpdater } from './zone-aware-update';
+import { zoneDisruptionBudgets } from './zone-disruption-budget';
 
 /** Every reconciler `run --reconcilers` can pick, by name. */
-export const RECONCILERS: readonly Reconciler[] = [zoneAnnotator(), redisReconciler()];
+export const RECONCILERS: readonly Reconciler[] = [zoneAnnotator(), zoneAwareUpdater(), zoneDisruptionBudgets(), redisReconciler()];
