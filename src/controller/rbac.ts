@@ -32,15 +32,14 @@ export const ZONE_ANNOTATOR_RULES: readonly ControllerRule[] = [
 ];
 
 /**
- * The Redis cluster manager: lists the clusters' pods and their nodes (for the zone), reads the layout
- * ConfigMap and the password Secret, writes the status ConfigMap.
+ * The Redis cluster manager: lists the clusters' pods, gets their nodes (for the zone), the layout
+ * ConfigMap and the password Secret, writes the status ConfigMap. It emits no Events.
  */
 export const REDIS_MANAGER_RULES: readonly ControllerRule[] = [
-  { apiGroups: [''], resources: ['pods'], verbs: READ },
-  { apiGroups: [''], resources: ['nodes'], verbs: READ },
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'update'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+  { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
   { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
-  ...EVENT_RULES,
 ];
 
 /**

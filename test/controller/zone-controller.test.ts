@@ -109,6 +109,28 @@ describe('ZoneController', () => {
     expect(rules).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch', 'delete'] });
   });
 
+  test('redisManager: the redis reconciler and exactly its RBAC; no CRD, no webhook', () => {
+    const { controller, of, one } = synth({ redisManager: true });
+    expect(controller.reconcilers).toEqual(['zone-annotator', 'redis']);
+    expect(one('Deployment').spec.template.spec.containers[0].args.slice(0, 3)).toEqual(['run', '--reconcilers', 'zone-annotator,redis']);
+    expect(of('CustomResourceDefinition')).toEqual([]);
+    expect(of('ValidatingWebhookConfiguration')).toEqual([]);
+    expect(one('ClusterRole').rules).toEqual([
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+    ]);
+    // alone, it only lists pods, gets nodes and emits no Events
+    expect(synth({ zoneAnnotator: false, redisManager: true }).one('ClusterRole').rules).toEqual([
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+    ]);
+  });
+
   test('zone disruption budgets: the eviction webhook (validating, Fail, never kube-system) with self-managed TLS', () => {
     const { controller, of, one } = synth({ zoneAnnotator: false, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged() });
     expect(controller.reconcilers).toEqual(['zone-disruption-budget']);
