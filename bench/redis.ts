@@ -3,10 +3,10 @@
  * how long after losing a zone every slot is served and writable again, against cluster-node-timeout; and
  * how long the manager takes to bootstrap 6 and 30 nodes.
  */
+import { BenchSection } from './harness';
 import { RedisClusterManager } from '../controller/src/redis/manager';
 import { RedisShardLayout } from '../src/redis/layout';
 import { RedisProcesses, untilServedAndWritable } from '../test/integration/redis/redis-cluster';
-import { BenchSection } from './harness';
 
 const ZONES = ['a', 'b', 'c'];
 const RUNS = 5;
@@ -73,7 +73,7 @@ export async function redisBench(): Promise<BenchSection> {
   return {
     title: 'ZonalRedisCluster: zone-loss recovery and bootstrap (real redis-server)',
     body: [
-      `Debian's redis-server on 127.0.0.1, 3 masters x 1 replica over zones a, b, c as RedisShardLayout plans them. ` +
+      'Debian\'s redis-server on 127.0.0.1, 3 masters x 1 replica over zones a, b, c as RedisShardLayout plans them. ' +
       `Recovery: SIGKILL of both processes of one zone (zones in turn, ${RUNS} runs per timeout) until a surviving node ` +
       'reports every slot served by a live master and 300 writes spread over every master succeed (polled every 20 ms). ' +
       'The failover itself is Redis\'s (a replica is promoted once its master is marked failed after cluster-node-timeout); ' +

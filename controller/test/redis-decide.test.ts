@@ -1,9 +1,11 @@
+// fast-check is a dev dependency of the workspace root, whose jest runs these tests
+// eslint-disable-next-line import/no-extraneous-dependencies
 import * as fc from 'fast-check';
+import { FakeCluster } from './redis-fake-cluster';
 import { RedisRole, RedisShardLayout } from '../../src/redis/layout';
 import { decide, DecideOptions, summarize } from '../src/redis/decide';
 import { parseClusterNodes } from '../src/redis/executor';
 import { parseInventory } from '../src/redis/inventory';
-import { FakeCluster } from './redis-fake-cluster';
 
 const zones = ['a', 'b', 'c'];
 const three = RedisShardLayout.plan({ zones, masters: 3, replicasPerMaster: 1 });

@@ -22,6 +22,8 @@ export class FakeCluster {
   /** The id of the master that serves each slot. */
   public readonly owner: (string | undefined)[] = new Array(16384).fill(undefined);
   private ids = 0;
+  private readonly takeovers = new Map<string, string>(); // promoted id -> former master id
+  private readonly former = new Map<string, string>(); // id of a replaced node -> its address
 
   constructor(inventory: InventoryNode[]) {
     for (const n of inventory) this.add(n);
@@ -93,13 +95,11 @@ export class FakeCluster {
       return;
     }
     if (n.masterId === undefined && this.slotsOf(n.id).length === 0) {
-      const taker = [...this.nodes.values()].find((o) => o.up && o.id !== n.id && o.masterId === undefined && o.known.has(n.id) && this.tookOver(o.id, n.id));
+      const taker = [...this.nodes.values()]
+        .find((o) => o.up && o.id !== n.id && o.masterId === undefined && o.known.has(n.id) && this.tookOver(o.id, n.id));
       if (taker) n.masterId = taker.id;
     }
   }
-
-  private readonly takeovers = new Map<string, string>(); // promoted id -> former master id
-  private readonly former = new Map<string, string>(); // id of a replaced node -> its address
 
   private tookOver(promoted: string, former: string): boolean {
     return this.takeovers.get(promoted) === former;

@@ -12,8 +12,9 @@ describe('example redis-3-zones', () => {
   });
 
   test('one StatefulSet of 2 pods per zone, pinned to it; the layout ConfigMap names each pod\'s role', () => {
-    expect(statefulSets.map((s) => [s.metadata.name, s.spec.replicas,
-      s.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values])).toEqual([
+    const pinnedTo = (s: any) =>
+      s.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values;
+    expect(statefulSets.map((s) => [s.metadata.name, s.spec.replicas, pinnedTo(s)])).toEqual([
       ['redis-zone-a', 2, ['zone-a']], ['redis-zone-b', 2, ['zone-b']], ['redis-zone-c', 2, ['zone-c']],
     ]);
     const layout = JSON.parse(manifests.find((m) => m.metadata.name === 'redis-layout').data['layout.json']);

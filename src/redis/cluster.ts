@@ -5,10 +5,10 @@ import { Construct } from 'constructs';
 import { invalidProp } from '../errors';
 import { parseBytes } from '../longhorn/quantity';
 import { LABEL_PREFIX, standardLabels } from '../standard-labels';
-import { ZoneAffinity } from '../topology/affinity';
-import { ZoneTopology } from '../topology/zone-topology';
 import { RedisShardLayout } from './layout';
 import { LAYOUT_KEY, layoutConfigMapName, REDIS_CLUSTER_LABEL } from './names';
+import { ZoneAffinity } from '../topology/affinity';
+import { ZoneTopology } from '../topology/zone-topology';
 
 /** The Redis client port. */
 export const REDIS_PORT = 6379;

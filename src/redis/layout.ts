@@ -1,6 +1,6 @@
 import { invalidProp } from '../errors';
-import { Quorum, Survival, SurvivalVerdict } from '../topology/survival';
 import { slotRange } from './slots';
+import { Quorum, Survival, SurvivalVerdict } from '../topology/survival';
 
 /** The role a Redis node is planned to have in its shard. */
 export enum RedisRole {
@@ -123,12 +123,15 @@ export class RedisShardLayout {
       const [slotStart, slotEnd] = slotRange(index, masters);
       const members = nodes.filter((n) => n.shard === index);
       return {
-        index, slotStart, slotEnd,
+        index,
+        slotStart,
+        slotEnd,
         master: members.find((n) => n.role === RedisRole.MASTER)!.name,
         replicas: members.filter((n) => n.role === RedisRole.REPLICA).map((n) => n.name),
       };
     });
-    const count = (role?: RedisRole) => Object.fromEntries(zones.map((z) => [z, nodes.filter((n) => n.zone === z && (role === undefined || n.role === role)).length]));
+    const count = (role?: RedisRole) =>
+      Object.fromEntries(zones.map((z) => [z, nodes.filter((n) => n.zone === z && (role === undefined || n.role === role)).length]));
     this.mastersPerZone = count(RedisRole.MASTER);
     this.nodesPerZone = count();
     this.survival = Survival.check(this.mastersPerZone, Quorum.majority());

@@ -56,8 +56,11 @@ describe('ZonalRedisCluster', () => {
   test('restricted pod security: non-root, read-only root, writable data and tmp, probes, requests', () => {
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 999, seccompProfile: { type: 'RuntimeDefault' } });
     expect(container.securityContext).toEqual({
-      allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
-      capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
     });
     expect(container.volumeMounts.map((v: any) => v.mountPath)).toEqual(['/etc/redis', '/data', '/tmp']);
     expect(container.readinessProbe.exec.command).toEqual(['redis-cli', '-h', '127.0.0.1', '-p', '6379', 'ping']);

@@ -10,7 +10,8 @@ function survivesLosing(nodes: RedisNodePlan[], masters: number, zone: string): 
   const lost = nodes.filter((n) => n.zone === zone);
   const lostMasters = lost.filter((n) => n.role === RedisRole.MASTER);
   const majority = masters - lostMasters.length > masters / 2;
-  const everyLostMasterHasAReplica = lostMasters.every((m) => nodes.some((n) => n.shard === m.shard && n.role === RedisRole.REPLICA && n.zone !== zone));
+  const everyLostMasterHasAReplica = lostMasters
+    .every((m) => nodes.some((n) => n.shard === m.shard && n.role === RedisRole.REPLICA && n.zone !== zone));
   return majority && everyLostMasterHasAReplica;
 }
 
@@ -105,7 +106,10 @@ describe('RedisShardLayout', () => {
   });
 
   test('property: a layout survives every single-zone loss (brute force), or it is an error exactly when none can', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 4 }), (zoneCount, masters, replicasPerMaster) => {
+    const zoneCounts = fc.integer({ min: 1, max: 6 });
+    const masterCounts = fc.integer({ min: 1, max: 12 });
+    const replicaCounts = fc.integer({ min: 0, max: 4 });
+    fc.assert(fc.property(zoneCounts, masterCounts, replicaCounts, (zoneCount, masters, replicasPerMaster) => {
       const zones = Array.from({ length: zoneCount }, (_, i) => `z${i}`);
       const possible = zoneCount >= 3 && masters >= 3 && replicasPerMaster >= 1 && anyMasterPlacementSurvives(masters, zoneCount);
       let layout: RedisShardLayout;

@@ -87,7 +87,8 @@ async function reconcileCluster(ctx: ReconcilerContext, namespace: string, clust
 async function writeStatus(ctx: ReconcilerContext, namespace: string, cluster: string, state: object): Promise<void> {
   const name = statusConfigMapName(cluster);
   const body = {
-    apiVersion: 'v1', kind: 'ConfigMap',
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
     metadata: { name, namespace, labels: { [REDIS_CLUSTER_LABEL]: cluster } },
     data: { [STATUS_KEY]: JSON.stringify(state, undefined, 2) },
   };

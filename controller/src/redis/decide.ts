@@ -6,9 +6,9 @@
  * move slots to the planned shards (reshard), fail masters back to their planned nodes (rebalance), and
  * retire nodes the plan no longer has.
  */
+import { ClusterNodeEntry, isFailed, isMaster, ObservedNode, self, slotCount, toRanges } from './model';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { REDIS_CLUSTER_SLOTS, shardOfSlot } from '../../../src/redis/slots';
-import { ClusterNodeEntry, isFailed, isMaster, ObservedNode, self, slotCount, toRanges } from './model';
 
 export type Step =
   /** `CLUSTER MEET` run on `on`, introducing the node at `address`. */
@@ -270,7 +270,7 @@ function slotPhase(c: ClusterAnalysis, fix: boolean, issues: Issue[]): { steps: 
       issues.push({
         kind: 'slots-lost',
         message: `master ${name} failed with no replica left: slots ${ranges} are not served and their keys are lost ` +
-          `(the layout must keep a replica of every master outside its zone; run 'redis fix' to serve the slots again, empty)`,
+          '(the layout must keep a replica of every master outside its zone; run \'redis fix\' to serve the slots again, empty)',
       });
     }
   }

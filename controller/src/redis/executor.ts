@@ -3,8 +3,8 @@
  * decide.ts chose. Nothing here decides anything.
  */
 import Redis from 'ioredis';
-import { ClusterNodeEntry, InventoryNode, ObservedNode } from './model';
 import { ClusterAnalysis, Step } from './decide';
+import { ClusterNodeEntry, InventoryNode, ObservedNode } from './model';
 
 /** Parses `CLUSTER NODES` (one node per line). */
 export function parseClusterNodes(text: string): ClusterNodeEntry[] {
@@ -43,9 +43,14 @@ export class RedisNodes {
     if (!client) {
       const [host, port] = splitAddress(address);
       client = new Redis({
-        host, port, password: this.options.password,
-        connectTimeout: this.options.timeoutMs ?? 1000, commandTimeout: this.options.timeoutMs ?? 1000,
-        maxRetriesPerRequest: 0, enableOfflineQueue: true, lazyConnect: true,
+        host,
+        port,
+        password: this.options.password,
+        connectTimeout: this.options.timeoutMs ?? 1000,
+        commandTimeout: this.options.timeoutMs ?? 1000,
+        maxRetriesPerRequest: 0,
+        enableOfflineQueue: true,
+        lazyConnect: true,
         retryStrategy: () => null, // a dead node fails fast; the next call reconnects
       });
       client.on('error', () => undefined); // reported by the calls that fail

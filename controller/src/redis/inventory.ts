@@ -4,8 +4,8 @@
  * Nodes the layout does not name are retired (drained, forgotten, reset); the password comes from the
  * environment (REDIS_PASSWORD), never from the file.
  */
-import { RedisShardLayout } from '../../../src/redis/layout';
 import { InventoryNode } from './model';
+import { RedisShardLayout } from '../../../src/redis/layout';
 
 export interface StaticInventory {
   readonly layout: RedisShardLayout;

@@ -3,9 +3,9 @@
  * nodes -> the manager's inventory. A pod's zone is its node's topology label; a pod not yet bound (or on
  * a node without the label) falls back to the zone its StatefulSet pins it to (`cdk8s-zones.dev/zone`).
  */
+import { InventoryNode } from './model';
 import { LABEL_PREFIX } from '../../../src/standard-labels';
 import { KubeObject } from '../kube/api';
-import { InventoryNode } from './model';
 
 export const REDIS_PORT = 6379;
 

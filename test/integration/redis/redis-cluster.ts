@@ -7,6 +7,8 @@ import { ChildProcess, execFileSync, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+// ioredis is the controller package's dependency (one workspace, one node_modules)
+// eslint-disable-next-line import/no-extraneous-dependencies
 import Redis, { Cluster } from 'ioredis';
 import { ClusterState } from '../../../controller/src/redis/decide';
 import { InventoryNode } from '../../../controller/src/redis/model';
@@ -15,7 +17,8 @@ import { RedisShardLayout } from '../../../src/redis/layout';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// the key -> slot function ioredis routes with (its own dependency)
+// eslint-disable-next-line @typescript-eslint/no-require-imports, import/no-extraneous-dependencies
 export const keySlot: (key: string) => number = require('cluster-key-slot');
 
 /** Debian's redis-server (test/integration/setup.d/30-redis.sh installs it). */
@@ -165,7 +168,9 @@ export async function slotOwners(address: string): Promise<(string | undefined)[
  * replica has it); `written` has the keys whose SET succeeded, `acked` those a replica acknowledged.
  * `owners` maps slots to master addresses.
  */
-export async function writeKeys(owners: (string | undefined)[], prefix: string, count: number): Promise<{ written: Map<string, string>; acked: Map<string, string> }> {
+export async function writeKeys(
+  owners: (string | undefined)[], prefix: string, count: number,
+): Promise<{ written: Map<string, string>; acked: Map<string, string> }> {
   const byMaster = new Map<string, string[]>();
   for (let i = 0; i < count; i++) {
     const key = `${prefix}:${i}`;

@@ -3,10 +3,10 @@
  * moves slots with their keys to the new shards; no key is lost), then every node is restarted, replicas
  * first, each master after a failover, while every slot stays served.
  */
+import { missingKeys, RedisProcesses, slotOwners, writeKeys } from './redis-cluster';
 import { createLogger } from '../../../controller/src/log';
 import { RedisClusterManager } from '../../../controller/src/redis/manager';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
-import { missingKeys, RedisProcesses, slotOwners, writeKeys } from './redis-cluster';
 
 const zones = ['a', 'b', 'c'];
 const three = RedisShardLayout.plan({ zones, masters: 3, replicasPerMaster: 1 });

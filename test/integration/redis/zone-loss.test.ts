@@ -4,9 +4,9 @@
  * whole zone with no acknowledged key lost, rebalanced when the zone comes back; one master lost; a
  * master lost with all its replicas reported, then fixed.
  */
+import { buildController, keySlot, missingKeys, RedisProcesses, runCli, slotOwners, untilServedAndWritable, writeKeys } from './redis-cluster';
 import { RedisClusterManager } from '../../../controller/src/redis/manager';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
-import { buildController, keySlot, missingKeys, RedisProcesses, runCli, slotOwners, untilServedAndWritable, writeKeys } from './redis-cluster';
 
 const NODE_TIMEOUT_MS = 1000;
 const layout = RedisShardLayout.plan({ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 });
