@@ -6,14 +6,10 @@ import { invalidProp } from '../errors';
 import { parseBytes } from '../longhorn/quantity';
 import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { RedisShardLayout } from './layout';
-import { LAYOUT_KEY, layoutConfigMapName, REDIS_CLUSTER_LABEL } from './names';
+import { LAYOUT_KEY, layoutConfigMapName, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PORT } from './names';
 import { ZoneAffinity } from '../topology/affinity';
 import { ZoneTopology } from '../topology/zone-topology';
 
-/** The Redis client port. */
-export const REDIS_PORT = 6379;
-/** The Redis Cluster bus port (client port + 10000). */
-export const REDIS_BUS_PORT = 16379;
 /** The label StatefulSets put on each pod with its own name. */
 const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 const UID = 999; // the redis user of the official image

@@ -4,6 +4,11 @@ import { LABEL_PREFIX } from '../standard-labels';
  * The names the construct and the runtime manager share (pure, so the controller can import them).
  */
 
+/** The Redis client port of every pod. */
+export const REDIS_PORT = 6379;
+/** The Redis Cluster bus port (client port + 10000). */
+export const REDIS_BUS_PORT = 16379;
+
 /** The label every Redis pod of a `ZonalRedisCluster` carries with its cluster's name (the runtime's selector). */
 export const REDIS_CLUSTER_LABEL = `${LABEL_PREFIX}/redis-cluster`;
 /** The key of the layout ConfigMap that holds the planned layout (`RedisShardLayout.toJson()`). */

@@ -4,7 +4,7 @@
  */
 import Redis from 'ioredis';
 import { ClusterAnalysis, Step } from './decide';
-import { ClusterNodeEntry, InventoryNode, ObservedNode } from './model';
+import { ClusterNodeEntry, InventoryNode, isMaster, ObservedNode, self } from './model';
 
 /** Parses `CLUSTER NODES` (one node per line). */
 export function parseClusterNodes(text: string): ClusterNodeEntry[] {
@@ -164,7 +164,7 @@ async function migrate(
   const fromId = c.nodes.find((n) => n.address === from)!.id!;
   const [host, port] = splitAddress(to);
   const auth = password ? ['AUTH', password] : [];
-  const masters = c.reachable.filter((n) => n.view!.find((e) => e.flags.includes('myself'))?.flags.includes('master')).map((n) => n.address);
+  const masters = c.reachable.filter((n) => isMaster(self(n))).map((n) => n.address);
   const slots = ranges.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i));
   for (let i = 0; i < slots.length; i += MIGRATE_BATCH) {
     const batch = slots.slice(i, i + MIGRATE_BATCH);

@@ -4,10 +4,9 @@
  * a node without the label) falls back to the zone its StatefulSet pins it to (`cdk8s-zones.dev/zone`).
  */
 import { InventoryNode } from './model';
+import { REDIS_PORT } from '../../../src/redis/names';
 import { LABEL_PREFIX } from '../../../src/standard-labels';
 import { KubeObject } from '../kube/api';
-
-export const REDIS_PORT = 6379;
 
 export interface PodInventory {
   readonly nodes: InventoryNode[];
