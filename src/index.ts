@@ -35,3 +35,12 @@ export { Hashmod } from './prometheus/hashmod';
 // The runtime controller's contracts shared with synth time.
 export { ZoneAnnotation } from './controller/zone-annotation';
 export { ZoneController, ZoneControllerProps } from './controller/zone-controller';
+
+// How a pod learns its zone (shared by zone-aware constructs).
+export { ZoneSource, ZoneSourceKind, IZoneController } from './topology/zone-source';
+
+// Loki replication across zones.
+export { ZoneAwareLokiStack, ZoneAwareLokiStackProps } from './loki/loki-stack';
+export {
+  LokiOutput, LokiStackSize, LokiObjectStorageType, LokiOperatorStorage, LokiS3Storage, LokiComponent,
+} from './loki/options';
