@@ -89,6 +89,7 @@ export function lokiConfig(input: LokiConfigInput): any {
         instance_availability_zone: input.instanceZone,
         instance_id: input.instanceId,
         instance_addr: input.instanceAddr,
+        // Loki copies these onto every ring, the ingesters' lifecycler included.
         ...heartbeat,
       },
       storage: storageConfig(input.storage),
@@ -102,8 +103,7 @@ export function lokiConfig(input: LokiConfigInput): any {
     },
     ingester: {
       lifecycler: {
-        ring: { replication_factor: input.replicationFactor, ...heartbeat },
-        ...(heartbeat ? { heartbeat_period: heartbeat.heartbeat_period } : {}),
+        ring: { replication_factor: input.replicationFactor },
         // Become ready without the default 15 s pause; Kubernetes probes pace rollouts.
         min_ready_duration: '0s',
       },
