@@ -14,6 +14,8 @@ export const GRPC_PORT = 9095;
 export const MEMBERLIST_PORT = 7946;
 /** The environment variable Loki expands into `common.ring.instance_availability_zone`. */
 export const ZONE_ENV = 'INSTANCE_AVAILABILITY_ZONE';
+/** The flag that sets `common.ring.instance_availability_zone` (flags override the file). */
+export const ZONE_FLAG = '-common.storage.ring.instance-availability-zone';
 const CONFIG_DIR = '/etc/loki';
 const DATA_DIR = '/var/loki';
 /** The Loki image's user (grafana/loki runs as 10001). */
@@ -166,8 +168,10 @@ function podTemplate(
   }
   spread.push(hostSpreadConstraint(where, p.topology, target, { matchLabelKeys: [revision] }));
 
-  // With per-zone StatefulSets only the ingesters are told their zone (an unset variable expands to '').
-  const env: k8s.EnvVar[] = wiring ? [wiring.env] : [];
+  // Per-zone StatefulSets write the zone into the ingesters' arguments; the other sources hand it over
+  // in the environment. Components told no zone expand the unset variable to ''.
+  const staticZone = source?.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? zone : undefined;
+  const env: k8s.EnvVar[] = wiring && staticZone === undefined ? [wiring.env] : [];
   if (p.s3?.credentialsSecretName) {
     for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
       env.push({ name: key, valueFrom: { secretKeyRef: { name: p.s3.credentialsSecretName, key } } });
@@ -194,7 +198,10 @@ function podTemplate(
       containers: [{
         name: c,
         image: p.image,
-        args: [`-config.file=${CONFIG_DIR}/config.yaml`, `-target=${c}`, '-config.expand-env=true'],
+        args: [
+          `-config.file=${CONFIG_DIR}/config.yaml`, `-target=${c}`, '-config.expand-env=true',
+          ...(staticZone === undefined ? [] : [`${ZONE_FLAG}=${staticZone}`]),
+        ],
         env: env.length > 0 ? env : undefined,
         ports: [
           { name: 'http', containerPort: HTTP_PORT },

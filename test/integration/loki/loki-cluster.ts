@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { lokiConfig, renderLokiConfig } from '../../../src/loki/config';
+import { ZONE_ENV, ZONE_FLAG } from '../../../src/loki/direct';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { programPath } from '../programs';
 
@@ -116,7 +117,7 @@ export class LokiCluster {
       fs.writeFileSync(configFile, renderLokiConfig(lokiConfig({
         replicationFactor: props.replicationFactor,
         zoneAwareness: props.zoneAwareness,
-        instanceZone: m.zone,
+        instanceZone: `\${${ZONE_ENV}}`, // as in the direct output: expanded from the environment
         instanceId: m.name,
         instanceAddr: '127.0.0.1',
         listenAddress: '127.0.0.1',
@@ -132,8 +133,14 @@ export class LokiCluster {
       })));
       const logFile = path.join(home, 'loki.log');
       const log = fs.openSync(logFile, 'a');
-      const child = spawn(binary, [`-config.file=${configFile}`, `-target=${m.target}`, '-config.expand-env=true'],
-        { stdio: ['ignore', log, log] });
+      // The zone reaches the first zone's ingesters in a flag (as ZoneSource.perZoneStatefulSets() writes
+      // it), the others' in the environment (as podTopologyLabels() and controller() hand it over).
+      const byFlag = m.zone !== undefined && m.zone === props.zones[0];
+      const args = [`-config.file=${configFile}`, `-target=${m.target}`, '-config.expand-env=true', ...(byFlag ? [`${ZONE_FLAG}=${m.zone}`] : [])];
+      const env = { ...process.env };
+      delete env[ZONE_ENV];
+      if (m.zone !== undefined && !byFlag) env[ZONE_ENV] = m.zone;
+      const child = spawn(binary, args, { stdio: ['ignore', log, log], env });
       fs.closeSync(log);
       stopWhenOrphaned(child.pid!);
       cluster.processes.push(new LokiProcess(m.name, m.target, m.zone, ports[i].http, child, logFile));
