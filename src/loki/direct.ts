@@ -1,13 +1,13 @@
 import { createHash } from 'crypto';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { zoneSlugs } from '../prometheus/names';
 import { LABEL_PREFIX, standardLabels } from '../standard-labels';
+import { lokiConfig, LokiStorageConfig, renderLokiConfig } from './config';
+import { LokiComponent, ResolvedLoki } from './options';
 import { zoneRequirements } from '../topology/affinity';
 import { hostSpreadConstraint, RevisionLabel, zoneSpreadConstraint } from '../topology/spread';
 import { ZoneSourceKind, zoneWiring } from '../topology/zone-source';
-import { zoneSlugs } from '../prometheus/names';
-import { lokiConfig, LokiStorageConfig, renderLokiConfig } from './config';
-import { LokiComponent, ResolvedLoki } from './options';
 
 export const HTTP_PORT = 3100;
 export const GRPC_PORT = 9095;
@@ -157,8 +157,14 @@ function podTemplate(
   const source = p.zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS && c !== LokiComponent.INGESTER
     ? undefined : p.zoneSource;
   const wiring = zoneAware && source ? zoneWiring({
-    where, source, topology: p.topology, envName: ZONE_ENV, release: p.release, zone,
-    initSecurityContext: containerSecurity(), initResources: { requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') } },
+    where,
+    source,
+    topology: p.topology,
+    envName: ZONE_ENV,
+    release: p.release,
+    zone,
+    initSecurityContext: containerSecurity(),
+    initResources: { requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') } },
   }) : undefined;
   const labels = { ...standardLabels('loki', p.name, c), ...memberLabel, ...(zone === undefined ? {} : { [`${LABEL_PREFIX}/zone`]: zone }), ...wiring?.podLabels };
   const target = { selector: { matchLabels: selectorOf(p, c) }, podLabels: labels };
@@ -189,7 +195,9 @@ function podTemplate(
         runAsNonRoot: true, runAsUser: LOKI_UID, runAsGroup: LOKI_UID, fsGroup: LOKI_UID, seccompProfile: { type: 'RuntimeDefault' },
       },
       affinity: zone === undefined ? undefined : {
-        nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: zoneRequirements(p.topology, [zone]) }] } },
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: zoneRequirements(p.topology, [zone]) }] },
+        },
       },
       topologySpreadConstraints: spread,
       // Ingesters flush their streams to storage on shutdown.

@@ -4,6 +4,7 @@ import {
   ZoneSource, ZoneTopology,
 } from '../../src';
 import { checkReplication, quorum } from '../../src/loki/replication';
+import { zoneWiring } from '../../src/topology/zone-source';
 import { warningsOf } from '../../src/warnings';
 import { only, synth, testChart } from '../util';
 
@@ -89,12 +90,17 @@ describe('direct output', () => {
       const tsc = only(direct().manifests, 'Deployment', `loki-${c}`).spec.template.spec.topologySpreadConstraints;
       expect(tsc).toEqual([
         {
-          topologyKey: 'topology.kubernetes.io/zone', maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', minDomains: 3,
+          topologyKey: 'topology.kubernetes.io/zone',
+          maxSkew: 1,
+          whenUnsatisfiable: 'DoNotSchedule',
+          minDomains: 3,
           labelSelector: { matchLabels: { 'app.kubernetes.io/instance': 'loki', 'app.kubernetes.io/component': c } },
           matchLabelKeys: ['pod-template-hash'],
         },
         {
-          topologyKey: 'kubernetes.io/hostname', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway',
+          topologyKey: 'kubernetes.io/hostname',
+          maxSkew: 1,
+          whenUnsatisfiable: 'ScheduleAnyway',
           labelSelector: { matchLabels: { 'app.kubernetes.io/instance': 'loki', 'app.kubernetes.io/component': c } },
           matchLabelKeys: ['pod-template-hash'],
         },
@@ -108,8 +114,11 @@ describe('direct output', () => {
       expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
       for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
         expect(c.securityContext).toEqual({
-          allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
-          capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          runAsNonRoot: true,
+          capabilities: { drop: ['ALL'] },
+          seccompProfile: { type: 'RuntimeDefault' },
         });
         expect(c.resources.requests).toBeDefined();
       }
@@ -207,7 +216,6 @@ describe('bad input', () => {
   });
 
   test('per-zone StatefulSets for a zone missing from the topology', () => {
-    const { zoneWiring } = require('../../src/topology/zone-source');
     expect(() => zoneWiring({
       where: 'X', source: ZoneSource.perZoneStatefulSets(), topology, envName: 'Z', zone: 'zone-d', initSecurityContext: {}, initResources: {},
     })).toThrow(/X: zone="zone-d" is not one of the topology's zones \[zone-a, zone-b, zone-c\]/);

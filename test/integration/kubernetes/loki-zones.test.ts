@@ -7,10 +7,10 @@
  *   INSTANCE_AVAILABILITY_ZONE environment variable reads through the downward API.
  */
 import { Chart, Testing } from 'cdk8s';
-import { LokiOutput, ZoneAwareLokiStack, ZoneSource, ZoneTopology } from '../../../src';
 import { applyManifests, deleteNamespace } from './examples';
 import { ZONE_KEY } from './nodes';
 import { podsByZone, testCluster, uniqueName, waitForScheduled, zoneOfNode } from './scheduling';
+import { LokiOutput, ZoneAwareLokiStack, ZoneSource, ZoneTopology } from '../../../src';
 
 const { client, info } = testCluster();
 const namespaces: string[] = [];
@@ -22,8 +22,13 @@ afterAll(async () => {
 function lokiObjects(zoneSource: ZoneSource): any[] {
   const chart = new Chart(Testing.app(), 'loki', { disableResourceNameHashes: true });
   new ZoneAwareLokiStack(chart, 'loki', {
-    name: 'logs', output: LokiOutput.DIRECT, topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
-    zoneSource, kubernetesVersion: '1.35', ingesterReplicasPerZone: 2, s3: { bucket: 'logs', endpoint: 'minio:9000' },
+    name: 'logs',
+    output: LokiOutput.DIRECT,
+    topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
+    zoneSource,
+    kubernetesVersion: '1.35',
+    ingesterReplicasPerZone: 2,
+    s3: { bucket: 'logs', endpoint: 'minio:9000' },
   });
   return Testing.synth(chart);
 }

@@ -26,8 +26,13 @@ function configuration(props: Partial<ZoneAwareLokiStackProps>): any[] {
 const cases: [string, Partial<ZoneAwareLokiStackProps>][] = [
   ['defaults', {}],
   ['everything set', {
-    replicationFactor: 2, size: LokiStackSize.ONE_X_MEDIUM, maxSkew: 2, namespace: 'logs', name: 'audit',
-    storage: { secretName: 'gcs', type: LokiObjectStorageType.GCS }, extraTopologyKeys: ['topology.kubernetes.io/region', 'example.com/rack'],
+    replicationFactor: 2,
+    size: LokiStackSize.ONE_X_MEDIUM,
+    maxSkew: 2,
+    namespace: 'logs',
+    name: 'audit',
+    storage: { secretName: 'gcs', type: LokiObjectStorageType.GCS },
+    extraTopologyKeys: ['topology.kubernetes.io/region', 'example.com/rack'],
   }],
   ['one zone, RF 1', { topology: new ZoneTopology({ zones: ['only'] }), replicationFactor: 1, size: LokiStackSize.ONE_X_DEMO }],
   ...Object.values(LokiObjectStorageType).map((type): [string, Partial<ZoneAwareLokiStackProps>] => [`storage ${type}`, { storage: { secretName: 'x', type } }]),
