@@ -37,7 +37,7 @@ export { ZoneAnnotation } from './controller/zone-annotation';
 export { ZoneController, ZoneControllerProps } from './controller/zone-controller';
 
 // How a pod learns its zone (shared by zone-aware constructs).
-export { ZoneSource, ZoneSourceKind, IZoneController } from './topology/zone-source';
+export { ZoneSource, ZoneSourceKind } from './topology/zone-source';
 
 // Loki replication across zones.
 export { ZoneAwareLokiStack, ZoneAwareLokiStackProps } from './loki/loki-stack';

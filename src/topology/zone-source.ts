@@ -1,5 +1,6 @@
 import { k8s } from 'cdk8s-plus-28';
 import { ZoneAnnotation } from '../controller/zone-annotation';
+import { ZoneController } from '../controller/zone-controller';
 import { invalidProp } from '../errors';
 import { hasPodTopologyLabels, KubernetesRelease } from './kubernetes-version';
 import { WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY, ZoneTopology } from './zone-topology';
@@ -12,15 +13,6 @@ export enum ZoneSourceKind {
   PER_ZONE_STATEFUL_SETS = 'per-zone-stateful-sets',
   /** The cdk8s-zones runtime controller annotates the pod with its node's zone. */
   CONTROLLER = 'controller',
-}
-
-/**
- * The runtime controller as a zone source needs it: the image that holds the `wait-for-zone` command
- * (run as an init container). `ZoneController` implements it.
- */
-export interface IZoneController {
-  /** The controller's container image (it has the `wait-for-zone` command). */
-  readonly image: string;
 }
 
 /**
@@ -56,7 +48,7 @@ export class ZoneSource {
    *
    * @param zoneController the installed controller (its image runs the init container)
    */
-  public static controller(zoneController: IZoneController): ZoneSource {
+  public static controller(zoneController: ZoneController): ZoneSource {
     if (zoneController === undefined || zoneController === null) {
       throw invalidProp('ZoneSource.controller', 'zoneController', zoneController,
         'must be the installed ZoneController: without it no pod is ever annotated with its zone; ' +
@@ -68,9 +60,9 @@ export class ZoneSource {
   /** Which mechanism this is. */
   public readonly kind: ZoneSourceKind;
   /** The controller (only for `ZoneSourceKind.CONTROLLER`). */
-  public readonly zoneController?: IZoneController;
+  public readonly zoneController?: ZoneController;
 
-  private constructor(kind: ZoneSourceKind, zoneController?: IZoneController) {
+  private constructor(kind: ZoneSourceKind, zoneController?: ZoneController) {
     this.kind = kind;
     this.zoneController = zoneController;
   }
@@ -162,7 +154,7 @@ export function zoneWiring(props: ZoneWiringProps): ZoneWiring {
         initContainers: [{
           name: 'wait-for-zone',
           image: source.zoneController!.image,
-          args: ['wait-for-zone', '--file', file, '--timeout', String(WAIT_FOR_ZONE_TIMEOUT_SECONDS)],
+          command: source.zoneController!.waitForZoneCommand(file, WAIT_FOR_ZONE_TIMEOUT_SECONDS),
           securityContext: props.initSecurityContext,
           resources: props.initResources,
           volumeMounts: [{ name: ZONE_VOLUME, mountPath: ZONE_MOUNT_PATH, readOnly: true }],

@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import {
   LokiComponent, LokiObjectStorageType, LokiOutput, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack, ZoneAwareLokiStackProps,
-  ZoneSource, ZoneTopology,
+  ZoneController, ZoneSource, ZoneTopology,
 } from '../../src';
 import { checkReplication, quorum } from '../../src/loki/replication';
 import { zoneWiring } from '../../src/topology/zone-source';
@@ -10,7 +10,7 @@ import { only, synth, testChart } from '../util';
 
 const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
 const operatorStorage = { secretName: 'loki-s3', type: LokiObjectStorageType.S3 };
-const controller = { image: 'ghcr.io/example/cdk8s-zones-controller:0.1.0' };
+const controller = new ZoneController(testChart(), 'zones', { image: 'ghcr.io/example/cdk8s-zones-controller:0.1.0' });
 
 function operator(props: Partial<ZoneAwareLokiStackProps> = {}): any[] {
   const chart = testChart();
@@ -176,10 +176,11 @@ describe('direct output', () => {
       expect(pod.spec.initContainers[0]).toMatchObject({
         name: 'wait-for-zone',
         image: controller.image, // never the Loki image: it is distroless (grafana/loki#24143)
-        args: ['wait-for-zone', '--file', '/etc/cdk8s-zones/zone', '--timeout', '600'],
+        command: ['cdk8s-zones-controller', 'wait-for-zone', '--file', '/etc/cdk8s-zones/zone', '--timeout', '600'],
         volumeMounts: [{ name: 'zone', mountPath: '/etc/cdk8s-zones', readOnly: true }],
       });
-      expect(pod.spec.initContainers[0].command).toBeUndefined();
+      // The file it waits for is the downward-API projection of the annotation the env var reads.
+      expect(pod.spec.volumes.find((v: any) => v.name === 'zone').downwardAPI.items[0].path).toBe('zone');
       // Compactor and gateway take no part in a ring: no zone wiring.
       const compactor = only(manifests, 'Deployment', 'loki-compactor');
       expect(compactor.spec.template.spec.initContainers).toBeUndefined();
