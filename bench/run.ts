@@ -5,15 +5,19 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { controllerBench } from './controller';
 import { BenchSection } from './harness';
 import { kubernetesBench } from './kubernetes';
 import { prometheusBench } from './prometheus';
+import { rolloutBench } from './rollout';
 import { synthBench } from './synth';
 
 const sections: { name: string; run: () => BenchSection | Promise<BenchSection> }[] = [
   { name: 'synth', run: synthBench },
   { name: 'prometheus', run: prometheusBench },
   { name: 'kubernetes', run: kubernetesBench },
+  { name: 'controller', run: controllerBench },
+  { name: 'rollout', run: rolloutBench },
 ];
 
 async function main(): Promise<void> {
@@ -44,12 +48,12 @@ async function main(): Promise<void> {
 
 /** The `## title` sections of a results file, in order, by title. */
 function sectionsOf(markdown: string): Map<string, string> {
-  const sections = new Map<string, string>();
+  const found = new Map<string, string>();
   for (const part of markdown.split(/^## /m).slice(1)) {
     const newline = part.indexOf('\n');
-    sections.set(part.slice(0, newline).trim(), part.slice(newline).trim());
+    found.set(part.slice(0, newline).trim(), part.slice(newline).trim());
   }
-  return sections;
+  return found;
 }
 
 main().catch((err) => {

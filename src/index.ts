@@ -35,6 +35,14 @@ export { Hashmod } from './prometheus/hashmod';
 // The runtime controller's contracts shared with synth time.
 export { ZoneAnnotation } from './controller/zone-annotation';
 export { ZoneController, ZoneControllerProps } from './controller/zone-controller';
+export {
+  WebhookTls, WebhookTlsMode, WebhookFailurePolicy, CertManagerTlsOptions, CertManagerIssuerKind,
+} from './controller/webhook-tls';
+
+// Zone-aware rollouts and disruption budgets (custom resources the runtime controller acts on).
+export { ZoneAwareUpdate, ZoneAwareUpdateProps, ZoneAwareUpdatePauseCondition, RolloutTarget } from './rollout/zone-aware-update';
+export { ZoneDisruptionBudget, ZoneDisruptionBudgetProps } from './rollout/zone-disruption-budget';
+export { ZoneRolloutCrds, ZoneRolloutCrdsProps } from './rollout/crds';
 
 // How a pod learns its zone (shared by zone-aware constructs).
 export { ZoneSource, ZoneSourceKind } from './topology/zone-source';

@@ -6,6 +6,7 @@
 import { promises as fs } from 'fs';
 import { AdmissionWebhook } from './admission';
 import { RunOptions } from './commands/run';
+import { KubeApi } from './kube/api';
 import { connect } from './kube/connect';
 import { kubeEventRecorder } from './kube/events';
 import { delay } from './kube/informer';
@@ -14,19 +15,73 @@ import { Logger } from './log';
 import { createMetrics } from './metrics';
 import { ReconcilerContext } from './reconciler';
 import { Certificate, startServers } from './server';
+import { ensureWebhookPki, injectCaBundle, SelfManagedTlsOptions } from './tls/self-managed';
 
 /** How long reconcilers get to finish their current work after the stop signal. */
 const STOP_GRACE_MS = 10_000;
 
-async function serving(opts: RunOptions, webhooks: readonly AdmissionWebhook[]): Promise<Certificate | undefined> {
-  if (webhooks.length === 0) return undefined;
+/** How often the serving certificate is checked (files re-read, Secret and caBundle reconciled). */
+const TLS_CHECK_MS = 60_000;
+
+/** Waits one TLS check period; false once `signal` aborted. */
+async function tick(signal: AbortSignal): Promise<boolean> {
+  await delay(TLS_CHECK_MS, signal);
+  return !signal.aborted;
+}
+
+interface Tls {
+  readonly certificate: Certificate;
+  /** Keeps the certificate (and, self-managed, the caBundle) current until `signal` aborts. */
+  maintain(signal: AbortSignal, apply: (cert: Certificate) => void): Promise<void>;
+}
+
+/** The webhook server's TLS, or undefined when no webhook is served and no TLS is configured. */
+async function webhookTls(opts: RunOptions, webhooks: readonly AdmissionWebhook[], kube: KubeApi, log: Logger): Promise<Tls | undefined> {
   if (opts.tlsMode === 'files') {
     if (!opts.tlsCertFile || !opts.tlsKeyFile) {
-      throw new Error(`the reconcilers serve admission webhooks (${webhooks.map((w) => w.path).join(', ')}): give --tls-cert-file and --tls-key-file, or --tls-mode self-managed`);
+      if (webhooks.length === 0) return undefined;
+      throw new Error(`the reconcilers serve admission webhooks (${webhooks.map((w) => w.path).join(', ')}): ` +
+        'give --tls-cert-file and --tls-key-file, or --tls-mode self-managed');
     }
-    return { cert: await fs.readFile(opts.tlsCertFile, 'utf8'), key: await fs.readFile(opts.tlsKeyFile, 'utf8') };
+    const read = async (): Promise<Certificate> => ({ cert: await fs.readFile(opts.tlsCertFile!, 'utf8'), key: await fs.readFile(opts.tlsKeyFile!, 'utf8') });
+    let current = await read();
+    return {
+      certificate: current,
+      async maintain(signal, apply) {
+        while (await tick(signal)) {
+          const next = await read().catch((err) => { log.warn('could not re-read the serving certificate', { error: err }); return current; });
+          if (next.cert !== current.cert || next.key !== current.key) {
+            log.info('serving certificate changed on disk, reloaded', { file: opts.tlsCertFile });
+            apply(next);
+            current = next;
+          }
+        }
+      },
+    };
   }
-  throw new Error('--tls-mode self-managed is not available yet in this build; use --tls-mode files');
+  const tlsOpts: SelfManagedTlsOptions = {
+    namespace: opts.leaseNamespace, secretName: opts.tlsSecret, hosts: opts.tlsHosts, webhookConfigurations: opts.webhookConfigurations, log,
+  };
+  let pki = await ensureWebhookPki(kube, tlsOpts);
+  await injectCaBundle(kube, tlsOpts, pki.ca.cert);
+  return {
+    certificate: pki.serving,
+    async maintain(signal, apply) {
+      while (await tick(signal)) {
+        try {
+          const next = await ensureWebhookPki(kube, tlsOpts);
+          if (next.serving.cert !== pki.serving.cert) {
+            log.info('webhook certificate renewed, reloaded');
+            apply(next.serving);
+          }
+          pki = next;
+          await injectCaBundle(kube, tlsOpts, pki.ca.cert);
+        } catch (err) {
+          log.warn('could not check the webhook certificates', { error: err });
+        }
+      }
+    },
+  };
 }
 
 export async function runController(opts: RunOptions, baseLog: Logger): Promise<number> {
@@ -54,17 +109,18 @@ export async function runController(opts: RunOptions, baseLog: Logger): Promise<
   process.on('SIGINT', onSignal);
 
   const webhooks = opts.reconcilers.flatMap((r) => r.webhooks?.(ctx, shutdown.signal) ?? []);
-  const certificate = await serving(opts, webhooks);
+  const tls = await webhookTls(opts, webhooks, kube, log);
   let ready = false;
   const servers = await startServers({
     metricsPort: opts.metricsPort,
-    webhook: certificate && { port: opts.webhookPort, certificate, webhooks },
+    webhook: tls && { port: opts.webhookPort, certificate: tls.certificate, webhooks },
     metrics,
     log,
     host: opts.host,
     ready: () => ready,
   });
   ready = true;
+  const tlsMaintained = tls?.maintain(shutdown.signal, (cert) => servers.setCertificate(cert));
 
   /** Runs every reconciler until `signal` aborts; a reconciler that fails ends the process. */
   const lead = async (signal: AbortSignal) => {
@@ -101,6 +157,7 @@ export async function runController(opts: RunOptions, baseLog: Logger): Promise<
     grace.abort();
   }
   ready = false;
+  await tlsMaintained;
   await servers.close();
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);

@@ -55,6 +55,20 @@ describe('run flags', () => {
     });
   });
 
+  test('self-managed TLS: the Secret, the Service names (plus --tls-hosts) and the webhook configurations', () => {
+    expect(parseRun(['--tls-mode', 'self-managed', '--lease-name', 'ctl', '--tls-hosts', '127.0.0.1', '--webhook-configurations', 'a,b'], { POD_NAMESPACE: 'zones' }))
+      .toMatchObject({
+        tlsMode: 'self-managed',
+        tlsSecret: 'ctl-webhook-tls',
+        webhookConfigurations: ['a', 'b'],
+        tlsHosts: ['ctl.zones.svc', 'ctl.zones.svc.cluster.local', 'ctl.zones', 'ctl', '127.0.0.1'],
+      });
+    expect(parseRun(['--tls-mode', 'self-managed', '--tls-secret', 's', '--webhook-service', 'svc'], { POD_NAMESPACE: 'ns' }))
+      .toMatchObject({ tlsSecret: 's', tlsHosts: ['svc.ns.svc', 'svc.ns.svc.cluster.local', 'svc.ns', 'svc'] });
+    expect(() => parseRun(['--tls-mode', 'self-managed', '--tls-cert-file', 'c', '--tls-key-file', 'k'])).toThrow('are for --tls-mode files');
+    expect(() => parseRun(['--tls-secret', 's'])).toThrow('--tls-secret is for --tls-mode self-managed');
+  });
+
   test('bad flags name the flag, the value and the rule', () => {
     expect(() => parseRun(['--reconcilers', 'nope'])).toThrow('run: --reconcilers: unknown reconciler "nope"; known: zone-annotator');
     expect(() => parseRun(['--reconcilers', 'zone-annotator,zone-annotator'])).toThrow('names a reconciler twice');

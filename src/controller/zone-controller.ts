@@ -1,9 +1,13 @@
-import { ApiObject, JsonPatch } from 'cdk8s';
+import { ApiObject, ApiObjectProps, JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { invalidProp } from '../errors';
 import { standardLabels } from '../standard-labels';
 import { ControllerRule, LEADER_ELECTION_RULES, mergeRules, ZONE_ANNOTATOR_RULES } from './rbac';
+import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
+import {
+  EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP, ZONE_AWARE_UPDATE_RBAC, ZONE_DISRUPTION_BUDGET_RBAC, zoneAwareUpdateCrd, zoneDisruptionBudgetCrd,
+} from '../rollout/crds';
 import { isDnsLabel } from '../topology/labels';
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../topology/zone-topology';
 
@@ -11,6 +15,19 @@ import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../t
 const METRICS_PORT = 8080;
 /** The controller image's non-root user (distroless `nonroot`). */
 const RUN_AS = 65532;
+/** The HTTPS port of the admission webhooks in the container. */
+const WEBHOOK_PORT = 9443;
+/** Where the cert-manager Secret is mounted. */
+const TLS_DIR = '/etc/cdk8s-zones/tls';
+
+/** An admission webhook a feature of the controller serves. */
+interface ServedWebhook {
+  /** The webhook's name in the configuration (a domain-like name). */
+  readonly name: string;
+  /** The HTTPS path the controller serves it on. */
+  readonly path: string;
+  readonly rules: k8s.RuleWithOperations[];
+}
 
 /**
  * Props of `ZoneController`.
@@ -69,6 +86,47 @@ export interface ZoneControllerProps {
   readonly zoneAnnotator?: boolean;
 
   /**
+   * Run the zone-aware-update reconciler, which rolls the workloads named by `ZoneAwareUpdate`
+   * resources zone by zone, and emit the ZoneAwareUpdate CRD (unless `installCrds` is false).
+   *
+   * @default false
+   */
+  readonly zoneAwareUpdate?: boolean;
+
+  /**
+   * Run the zone-disruption-budget reconciler (status of `ZoneDisruptionBudget` resources) and serve
+   * its validating webhook on `pods/eviction`; emits the ZoneDisruptionBudget CRD (unless `installCrds`
+   * is false) and the webhook configuration. Needs `webhookTls`.
+   *
+   * @default false
+   */
+  readonly zoneDisruptionBudget?: boolean;
+
+  /**
+   * Emit the CRDs of the enabled features. Turn it off when the CRDs are installed apart from the
+   * controller (e.g. by `ZoneRolloutCrds` in another chart).
+   *
+   * @default true
+   */
+  readonly installCrds?: boolean;
+
+  /**
+   * TLS of the admission webhooks: required when an enabled feature serves one, refused otherwise.
+   *
+   * @default - none (no enabled feature serves a webhook)
+   */
+  readonly webhookTls?: WebhookTls;
+
+  /**
+   * What the API server does when the webhook cannot be reached. `FAIL` never lets a request past the
+   * controller's check; the webhook never applies to kube-system or the controller's own namespace, so
+   * the cluster and the controller itself can always recover.
+   *
+   * @default WebhookFailurePolicy.FAIL
+   */
+  readonly webhookFailurePolicy?: WebhookFailurePolicy;
+
+  /**
    * CPU and memory of each controller container.
    *
    * @default - requests 50m CPU and 64Mi memory, limit 256Mi memory
@@ -108,11 +166,33 @@ export class ZoneController extends Construct {
     if (!Number.isInteger(replicas) || replicas < 1) throw invalidProp(where, 'replicas', replicas, 'must be an integer >= 1 (2 for high availability)');
 
     const parts: Array<{ name: string; rules: readonly ControllerRule[] }> = [];
+    const webhooks: ServedWebhook[] = [];
+    const installCrds = props.installCrds ?? true;
     if (props.zoneAnnotator ?? true) parts.push({ name: 'zone-annotator', rules: ZONE_ANNOTATOR_RULES });
+    if (props.zoneAwareUpdate ?? false) {
+      parts.push({ name: 'zone-aware-update', rules: ZONE_AWARE_UPDATE_RBAC });
+      if (installCrds) zoneAwareUpdateCrd(this, 'zoneawareupdate-crd');
+    }
+    if (props.zoneDisruptionBudget ?? false) {
+      parts.push({ name: 'zone-disruption-budget', rules: ZONE_DISRUPTION_BUDGET_RBAC });
+      if (installCrds) zoneDisruptionBudgetCrd(this, 'zonedisruptionbudget-crd');
+      webhooks.push({
+        name: `pods-eviction.${ROLLOUT_GROUP}`,
+        path: EVICTION_WEBHOOK_PATH,
+        rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods/eviction'], scope: 'Namespaced' }],
+      });
+    }
     if (parts.length === 0) {
       throw invalidProp(where, 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: the controller would do nothing');
     }
     this.reconcilers = parts.map((p) => p.name);
+    if (webhooks.length === 0 && props.webhookTls) {
+      throw invalidProp(where, 'webhookTls', props.webhookTls.mode, 'is set but no enabled feature serves an admission webhook: leave it out');
+    }
+    if (webhooks.length > 0 && !props.webhookTls) {
+      throw invalidProp(where, 'webhookTls', undefined,
+        `is required: ${webhooks.map((w) => w.name).join(', ')} must be served over HTTPS; use WebhookTls.certManager() or WebhookTls.selfManaged()`);
+    }
 
     const labels = standardLabels('cdk8s-zones-controller', this.name, 'controller');
     const selector = { 'app.kubernetes.io/name': 'cdk8s-zones-controller', 'app.kubernetes.io/instance': this.name };
@@ -124,7 +204,10 @@ export class ZoneController extends Construct {
       }));
     }
     const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: meta });
-    this.rbac(serviceAccount.name, labels, mergeRules([...LEADER_ELECTION_RULES, ...parts.flatMap((p) => p.rules)]));
+    const serving = webhooks.length > 0
+      ? this.webhooks(webhooks, props.webhookTls!, props.webhookFailurePolicy ?? WebhookFailurePolicy.FAIL, labels)
+      : { args: [], rules: [], volumes: [], mounts: [] };
+    this.rbac(serviceAccount.name, labels, mergeRules([...LEADER_ELECTION_RULES, ...parts.flatMap((p) => p.rules), ...serving.rules]));
 
     const zoneKey = props.topology?.topologyKey ?? WELL_KNOWN_ZONE_KEY;
     const hostKey = props.topology?.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY;
@@ -157,9 +240,14 @@ export class ZoneController extends Construct {
                 '--lease-name', this.name,
                 '--topology-keys', zoneKey,
                 '--metrics-port', String(METRICS_PORT),
+                ...serving.args,
               ],
               env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
-              ports: [{ name: 'metrics', containerPort: METRICS_PORT }],
+              ports: [
+                { name: 'metrics', containerPort: METRICS_PORT },
+                ...(webhooks.length > 0 ? [{ name: 'webhook', containerPort: WEBHOOK_PORT }] : []),
+              ],
+              volumeMounts: serving.mounts.length > 0 ? serving.mounts : undefined,
               readinessProbe: probe('/readyz', 3),
               livenessProbe: probe('/healthz', 6),
               resources: props.resources ?? {
@@ -174,13 +262,20 @@ export class ZoneController extends Construct {
                 seccompProfile: { type: 'RuntimeDefault' },
               },
             }],
+            volumes: serving.volumes.length > 0 ? serving.volumes : undefined,
           },
         },
       },
     });
     new k8s.KubeService(this, 'service', {
       metadata: meta,
-      spec: { selector, ports: [{ name: 'metrics', port: METRICS_PORT, targetPort: k8s.IntOrString.fromString('metrics') }] },
+      spec: {
+        selector,
+        ports: [
+          { name: 'metrics', port: METRICS_PORT, targetPort: k8s.IntOrString.fromString('metrics') },
+          ...(webhooks.length > 0 ? [{ name: 'webhook', port: 443, targetPort: k8s.IntOrString.fromString('webhook') }] : []),
+        ],
+      },
     });
     if (replicas > 1) {
       new k8s.KubePodDisruptionBudget(this, 'pdb', {
@@ -202,6 +297,71 @@ export class ZoneController extends Construct {
     if (!file.startsWith('/')) throw invalidProp(where, 'file', file, 'must be an absolute path (where the downward API volume is mounted)');
     if (timeoutSeconds !== undefined && !(timeoutSeconds > 0)) throw invalidProp(where, 'timeoutSeconds', timeoutSeconds, 'must be > 0');
     return ['cdk8s-zones-controller', 'wait-for-zone', '--file', file, ...(timeoutSeconds === undefined ? [] : ['--timeout', String(timeoutSeconds)])];
+  }
+
+  /**
+   * The ValidatingWebhookConfiguration (pointing at the Service) and what its TLS mode needs: cert-manager
+   * objects and the mounted Secret, or the self-managed flags and the access to its Secret and caBundle.
+   */
+  private webhooks(webhooks: ServedWebhook[], tls: WebhookTls, failurePolicy: WebhookFailurePolicy, labels: { [key: string]: string }) {
+    const configName = `${this.namespace}-${this.name}`;
+    const secretName = `${this.name}-webhook-tls`;
+    const certificateName = `${this.name}-webhook`;
+    const annotations = tls.mode === WebhookTlsMode.CERT_MANAGER ? { 'cert-manager.io/inject-ca-from': `${this.namespace}/${certificateName}` } : undefined;
+    clusterScoped(new k8s.KubeValidatingWebhookConfiguration(this, 'webhook-configuration', {
+      metadata: { name: configName, labels, annotations },
+      webhooks: webhooks.map((w) => ({
+        name: w.name,
+        clientConfig: { service: { name: this.name, namespace: this.namespace, path: w.path, port: 443 } },
+        rules: w.rules,
+        failurePolicy,
+        // never kube-system (the cluster must always be able to recover), nor the controller's own pods
+        namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', this.namespace] }] },
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        timeoutSeconds: 5,
+      })),
+    }));
+    if (tls.mode === WebhookTlsMode.SELF_MANAGED) {
+      return {
+        args: ['--tls-mode', 'self-managed', '--tls-secret', secretName, '--webhook-service', this.name, '--webhook-configurations', configName],
+        rules: [
+          { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'], namespaced: true },
+          { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], verbs: ['get', 'patch'] },
+        ] as ControllerRule[],
+        volumes: [] as k8s.Volume[],
+        mounts: [] as k8s.VolumeMount[],
+      };
+    }
+    let issuer = tls.issuerName;
+    let issuerKind = tls.issuerKind ?? CertManagerIssuerKind.ISSUER;
+    if (issuer === undefined) {
+      issuer = `${this.name}-selfsigned`;
+      issuerKind = CertManagerIssuerKind.ISSUER;
+      new ApiObject(this, 'issuer', {
+        apiVersion: 'cert-manager.io/v1',
+        kind: 'Issuer',
+        metadata: { name: issuer, namespace: this.namespace, labels },
+        spec: { selfSigned: {} },
+      } as ApiObjectProps);
+    }
+    new ApiObject(this, 'certificate', {
+      apiVersion: 'cert-manager.io/v1',
+      kind: 'Certificate',
+      metadata: { name: certificateName, namespace: this.namespace, labels },
+      spec: {
+        secretName,
+        dnsNames: [`${this.name}.${this.namespace}.svc`, `${this.name}.${this.namespace}.svc.cluster.local`],
+        issuerRef: { name: issuer, kind: issuerKind, group: 'cert-manager.io' },
+        privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
+      },
+    } as ApiObjectProps);
+    return {
+      args: ['--tls-mode', 'files', '--tls-cert-file', `${TLS_DIR}/tls.crt`, '--tls-key-file', `${TLS_DIR}/tls.key`],
+      rules: [] as ControllerRule[],
+      volumes: [{ name: 'webhook-tls', secret: { secretName } }] as k8s.Volume[],
+      mounts: [{ name: 'webhook-tls', mountPath: TLS_DIR, readOnly: true }] as k8s.VolumeMount[],
+    };
   }
 
   /** A ClusterRole for the cluster-wide rules, a Role in the controller's namespace for the others. */

@@ -1,5 +1,5 @@
 import { Chart, Testing } from 'cdk8s';
-import { ZoneAnnotation, ZoneController, ZoneTopology } from '../../src';
+import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode, ZoneAnnotation, ZoneController, ZoneTopology } from '../../src';
 
 function synth(props: ConstructorParameters<typeof ZoneController>[2] = {}, chartNamespace?: string) {
   const chart = new Chart(Testing.app(), 'c', { namespace: chartNamespace, disableResourceNameHashes: true });
@@ -96,5 +96,79 @@ describe('ZoneController', () => {
     expect(() => synth({ namespace: 'Bad_NS' })).toThrow("ZoneController 'c/zones': namespace=\"Bad_NS\" must be a DNS label");
     expect(() => synth({ image: ' ' })).toThrow('image=" " must name an image');
     expect(() => synth({ zoneAnnotator: false })).toThrow('zoneAnnotator=false leaves no reconciler enabled');
+  });
+
+  test('zone-aware rollouts: the reconciler, its CRD and its RBAC; no webhook', () => {
+    const { controller, of, one } = synth({ zoneAwareUpdate: true });
+    expect(controller.reconcilers).toEqual(['zone-annotator', 'zone-aware-update']);
+    expect(of('CustomResourceDefinition').map((c) => c.metadata.name)).toEqual(['zoneawareupdates.cdk8s-zones.dev']);
+    expect(of('ValidatingWebhookConfiguration')).toEqual([]);
+    expect(one('Deployment').spec.template.spec.containers[0].args.slice(0, 3)).toEqual(['run', '--reconcilers', 'zone-annotator,zone-aware-update']);
+    const rules = one('ClusterRole').rules;
+    expect(rules).toContainEqual({ apiGroups: ['cdk8s-zones.dev'], resources: ['zoneawareupdates'], verbs: ['get', 'list', 'watch'] });
+    expect(rules).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch', 'delete'] });
+  });
+
+  test('zone disruption budgets: the eviction webhook (validating, Fail, never kube-system) with self-managed TLS', () => {
+    const { controller, of, one } = synth({ zoneAnnotator: false, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged() });
+    expect(controller.reconcilers).toEqual(['zone-disruption-budget']);
+    expect(of('CustomResourceDefinition').map((c) => c.metadata.name)).toEqual(['zonedisruptionbudgets.cdk8s-zones.dev']);
+    const config = one('ValidatingWebhookConfiguration');
+    expect(of('MutatingWebhookConfiguration')).toEqual([]);
+    expect(config.webhooks).toHaveLength(1);
+    const webhook = config.webhooks[0];
+    expect(webhook.name).toBe('pods-eviction.cdk8s-zones.dev');
+    expect(webhook.rules).toEqual([{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods/eviction'], scope: 'Namespaced' }]);
+    expect(webhook.failurePolicy).toBe('Fail');
+    expect(webhook.clientConfig.service).toEqual({ name: 'cdk8s-zones-controller', namespace: 'cdk8s-zones-system', path: '/validate/pods-eviction', port: 443 });
+    expect(webhook.namespaceSelector.matchExpressions).toEqual([
+      { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', 'cdk8s-zones-system'] },
+    ]);
+    const container = one('Deployment').spec.template.spec.containers[0];
+    expect(container.args).toEqual(expect.arrayContaining(['--tls-mode', 'self-managed', '--webhook-configurations', config.metadata.name]));
+    expect(container.ports).toContainEqual({ name: 'webhook', containerPort: 9443 });
+    expect(one('Service').spec.ports).toContainEqual({ name: 'webhook', port: 443, targetPort: 'webhook' });
+    expect(one('ClusterRole').rules).toContainEqual({ apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], verbs: ['get', 'patch'] });
+  });
+
+  test('zone disruption budgets with cert-manager: Certificate, Issuer, CA injection; failure policy configurable', () => {
+    const { of, one } = synth({
+      zoneDisruptionBudget: true, webhookTls: WebhookTls.certManager(), webhookFailurePolicy: WebhookFailurePolicy.IGNORE,
+    });
+    const config = one('ValidatingWebhookConfiguration');
+    expect(config.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': 'cdk8s-zones-system/cdk8s-zones-controller-webhook' });
+    expect(config.webhooks[0].failurePolicy).toBe('Ignore');
+    expect(of('Certificate')).toHaveLength(1);
+    expect(of('Issuer')).toHaveLength(1);
+  });
+
+  test('installCrds: false leaves the CRDs to ZoneRolloutCrds', () => {
+    const { of } = synth({ zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), installCrds: false });
+    expect(of('CustomResourceDefinition')).toEqual([]);
+  });
+
+  test('the eviction webhook needs TLS', () => {
+    expect(() => synth({ zoneDisruptionBudget: true }))
+      .toThrow("ZoneController 'c/zones': webhookTls=undefined is required: pods-eviction.cdk8s-zones.dev must be served over HTTPS");
+  });
+
+  test('webhook TLS is refused while no enabled feature serves a webhook', () => {
+    expect(() => synth({ webhookTls: WebhookTls.selfManaged() }))
+      .toThrow("ZoneController 'c/zones': webhookTls=\"self-managed\" is set but no enabled feature serves an admission webhook");
+  });
+});
+
+describe('WebhookTls', () => {
+  test('the two modes', () => {
+    expect(WebhookTls.selfManaged()).toMatchObject({ mode: WebhookTlsMode.SELF_MANAGED, issuerName: undefined });
+    expect(WebhookTls.certManager())
+      .toMatchObject({ mode: WebhookTlsMode.CERT_MANAGER, issuerName: undefined, issuerKind: CertManagerIssuerKind.ISSUER });
+    expect(WebhookTls.certManager({ issuerName: 'corp-ca', issuerKind: CertManagerIssuerKind.CLUSTER_ISSUER }))
+      .toMatchObject({ mode: WebhookTlsMode.CERT_MANAGER, issuerName: 'corp-ca', issuerKind: 'ClusterIssuer' });
+  });
+
+  test('bad options are refused', () => {
+    expect(() => WebhookTls.certManager({ issuerName: 'Corp CA' })).toThrow('WebhookTls.certManager: issuerName="Corp CA" must be the name of a cert-manager Issuer');
+    expect(() => WebhookTls.certManager({ issuerKind: CertManagerIssuerKind.CLUSTER_ISSUER })).toThrow('issuerKind="ClusterIssuer" needs issuerName');
   });
 });

@@ -11,6 +11,7 @@ import { Command } from '../cli';
 import { Logger } from '../log';
 import { Reconciler } from '../reconciler';
 import { RECONCILERS } from '../reconcilers';
+import { serviceHosts } from '../tls/certificates';
 
 export type TlsMode = 'files' | 'self-managed';
 
@@ -30,6 +31,12 @@ export interface RunOptions {
   readonly tlsMode: TlsMode;
   readonly tlsCertFile?: string;
   readonly tlsKeyFile?: string;
+  /** self-managed: the Secret holding the CA and serving certificate. */
+  readonly tlsSecret: string;
+  /** self-managed: the names the serving certificate covers (the webhook Service's, plus --tls-hosts). */
+  readonly tlsHosts: readonly string[];
+  /** self-managed: the ValidatingWebhookConfigurations whose caBundle the controller keeps current. */
+  readonly webhookConfigurations: readonly string[];
   readonly host: string;
 }
 
@@ -51,6 +58,10 @@ Runs the controller: reconcilers on the leader, webhooks and metrics on every re
   --tls-mode MODE         files (--tls-cert-file, --tls-key-file) or self-managed (default files)
   --tls-cert-file FILE    PEM serving certificate (tls.crt of a cert-manager Secret)
   --tls-key-file FILE     PEM key
+  --tls-secret NAME       self-managed: the Secret for the CA and certificate (default <lease-name>-webhook-tls)
+  --webhook-service NAME  self-managed: the Service the API server calls (default <lease-name>)
+  --tls-hosts LIST        self-managed: more DNS names or IPs for the certificate
+  --webhook-configurations LIST  self-managed: ValidatingWebhookConfigurations to keep the caBundle of
   --bind-address IP       default 0.0.0.0
 `;
 
@@ -97,6 +108,10 @@ export function parseRun(
       'tls-mode': { type: 'string', default: 'files' },
       'tls-cert-file': { type: 'string' },
       'tls-key-file': { type: 'string' },
+      'tls-secret': { type: 'string' },
+      'webhook-service': { type: 'string' },
+      'tls-hosts': { type: 'string', default: '' },
+      'webhook-configurations': { type: 'string', default: '' },
       'bind-address': { type: 'string', default: '0.0.0.0' },
       'help': { type: 'boolean', default: false },
     },
@@ -123,12 +138,24 @@ export function parseRun(
   if (!(retryPeriodMs < renewDeadlineMs && renewDeadlineMs < leaseDurationSeconds * 1000)) {
     throw new Error(`run: need --retry-period (${retryPeriodMs / 1000}) < --renew-deadline (${renewDeadlineMs / 1000}) < --lease-duration (${leaseDurationSeconds}), or two leaders could overlap`);
   }
+  const leaseNamespace = values['lease-namespace'] ?? env.POD_NAMESPACE ?? serviceAccountNamespace ?? 'default';
+  const leaseName = values['lease-name']!;
+  const webhookConfigurations = list(values['webhook-configurations']!);
+  const tlsHosts = [...serviceHosts(values['webhook-service'] ?? leaseName, leaseNamespace), ...list(values['tls-hosts']!)];
+  if (tlsMode === 'self-managed' && (values['tls-cert-file'] || values['tls-key-file'])) {
+    throw new Error('run: --tls-cert-file and --tls-key-file are for --tls-mode files; self-managed makes its own');
+  }
+  if (tlsMode === 'files') {
+    for (const flag of ['tls-secret', 'webhook-service', 'tls-hosts', 'webhook-configurations'] as const) {
+      if (values[flag]) throw new Error(`run: --${flag} is for --tls-mode self-managed (cert-manager or files manage their own)`);
+    }
+  }
   return {
     reconcilers,
     kubeconfig: values.kubeconfig,
     leaderElect: values['leader-elect']!,
-    leaseNamespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? serviceAccountNamespace ?? 'default',
-    leaseName: values['lease-name']!,
+    leaseNamespace,
+    leaseName,
     leaseDurationSeconds,
     renewDeadlineMs,
     retryPeriodMs,
@@ -139,6 +166,9 @@ export function parseRun(
     tlsMode,
     tlsCertFile: values['tls-cert-file'],
     tlsKeyFile: values['tls-key-file'],
+    tlsSecret: values['tls-secret'] ?? `${leaseName}-webhook-tls`,
+    tlsHosts,
+    webhookConfigurations,
     host: values['bind-address']!,
   };
 }

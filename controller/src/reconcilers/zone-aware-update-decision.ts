@@ -1,0 +1,245 @@
+/**
+ * What the zone-aware-update reconciler does with one ZoneAwareUpdate, given what the caches hold (the
+ * custom resource, its StatefulSet, the StatefulSet's pods, the nodes): a pure function around the
+ * library's planner (src/rollout/update-plan.ts), unit-tested without a cluster.
+ */
+import {
+  deploymentPods, deploymentProblem, newReplicaSet, ownedReplicaSets, resize, runsTemplate, Scaling, scalingFor, TEMPLATE_HASH_LABEL, unsettled,
+} from './zone-aware-update-deployment';
+import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
+import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
+import { oldReplicasByZone, planUpdate, RolloutPod, RolloutState, UpdateDecision } from '../../../src/rollout/update-plan';
+
+export interface OwnerReference {
+  readonly apiVersion?: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly controller?: boolean;
+}
+
+/** The fields of a Kubernetes object the decisions read (any object from the API server fits). */
+export interface Obj {
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly uid?: string;
+    readonly generation?: number;
+    readonly labels?: Record<string, string>;
+    readonly annotations?: Record<string, string>;
+    readonly deletionTimestamp?: string;
+    readonly creationTimestamp?: string;
+    readonly ownerReferences?: ReadonlyArray<OwnerReference>;
+  };
+  readonly [field: string]: any;
+}
+
+/** The StatefulSet pod label holding the revision the pod was created from. */
+export const REVISION_LABEL = 'controller-revision-hash';
+
+export interface ZauStatus {
+  readonly observedGeneration?: number;
+  readonly currentRevision?: string;
+  readonly updateRevision?: string;
+  readonly step: number;
+  readonly oldReplicas: number;
+  readonly zones: Array<{ zone: string; oldReplicas: number }>;
+  readonly paused: boolean;
+  readonly phase: 'Rolling' | 'Waiting' | 'Paused' | 'Done' | 'Error';
+  readonly message: string;
+  readonly lastDeleted?: string[];
+}
+
+export type ZauAction =
+  /** Delete these pods (namespace of the ZoneAwareUpdate), then write `status`. */
+  | { readonly kind: 'delete'; readonly pods: string[]; readonly zone: string; readonly status: ZauStatus }
+  /** Deployment: mark `pods` cheapest to delete, scale the new ReplicaSet up and the old ones down, then write `status`. */
+  | { readonly kind: 'scale'; readonly pods: string[]; readonly zone: string; readonly scaling: Scaling; readonly status: ZauStatus }
+  /** Deployment: create its new ReplicaSet (0 replicas), then write `status`. */
+  | { readonly kind: 'create-replicaset'; readonly replicaSet: Obj; readonly status: ZauStatus }
+  /** Dry run: the pods that would be deleted; write `status` (the step does not advance). */
+  | { readonly kind: 'dry-run'; readonly pods: string[]; readonly zone: string; readonly status: ZauStatus }
+  /** Only write `status` (waiting, paused, done, or an error in the spec or the workload). */
+  | { readonly kind: 'status'; readonly status: ZauStatus };
+
+export interface ZauInput {
+  readonly zau: Obj;
+  /** The StatefulSet `spec.statefulset` names, if the cache has it. */
+  readonly statefulSet?: Obj;
+  /** The Deployment `spec.deployment` names, if the cache has it. */
+  readonly deployment?: Obj;
+  /** ReplicaSets of the namespace (for a Deployment). */
+  readonly replicaSets?: readonly Obj[];
+  /** Pods of the namespace (the decision keeps those the StatefulSet controls). */
+  readonly pods: readonly Obj[];
+  /** Node labels by node name. */
+  readonly nodeLabels: (node: string) => Record<string, string> | undefined;
+  /** The node label keys a zone is made of. */
+  readonly topologyKeys: readonly string[];
+  /** Why the Prometheus pause condition holds (query non-empty or failing), if it does. */
+  readonly prometheusPause?: string;
+}
+
+/** The persisted step of a ZoneAwareUpdate (its status), for a restarted controller to resume. */
+export function persistedState(zau: Obj): RolloutState | undefined {
+  const s = zau.status;
+  if (!s || typeof s.updateRevision !== 'string' || typeof s.step !== 'number') return undefined;
+  return { revision: s.updateRevision, step: s.step };
+}
+
+/** `key` (present) or `key=value` against a label or annotation map. */
+export function keyValueHolds(condition: string, map: Record<string, string> | undefined): boolean {
+  const eq = condition.indexOf('=');
+  const key = eq < 0 ? condition : condition.slice(0, eq);
+  if (map === undefined || !(key in map)) return false;
+  return eq < 0 || map[key] === condition.slice(eq + 1);
+}
+
+function isReady(pod: Obj): boolean {
+  return (pod.status?.conditions as Array<{ type: string; status: string }> | undefined)
+    ?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+function ordinalOf(stsName: string, podName: string): number {
+  const n = Number(podName.slice(stsName.length + 1));
+  return Number.isInteger(n) ? n : -1;
+}
+
+/** The StatefulSet's pods as the planner sees them. */
+export function rolloutPods(sts: Obj, pods: readonly Obj[], nodeLabels: ZauInput['nodeLabels'], topologyKeys: readonly string[]): RolloutPod[] {
+  return pods
+    .filter((p) => p.metadata.ownerReferences?.some((o) => o.controller && o.kind === 'StatefulSet' && o.uid === sts.metadata.uid))
+    .map((p) => {
+      const node: string | undefined = p.spec?.nodeName;
+      const labels = node ? nodeLabels(node) : undefined;
+      return {
+        name: p.metadata.name,
+        order: ordinalOf(sts.metadata.name, p.metadata.name),
+        zone: labels ? ZoneAnnotation.valueFor(labels, [...topologyKeys]) : undefined,
+        revision: p.metadata.labels?.[REVISION_LABEL] ?? '',
+        ready: isReady(p),
+        terminating: p.metadata.deletionTimestamp !== undefined,
+      };
+    });
+}
+
+/** What is being rolled, as the planner needs it. */
+interface Workload {
+  readonly obj: Obj;
+  readonly kind: 'StatefulSet' | 'Deployment';
+  readonly pods: RolloutPod[];
+  readonly replicas: number;
+  readonly updateRevision: string;
+  /** Deployment: its ReplicaSets and the new one. */
+  readonly owned?: Obj[];
+  readonly newRs?: Obj;
+}
+
+export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
+  const { zau } = input;
+  const spec = zau.spec ?? {};
+  const previous = persistedState(zau);
+  const base = { observedGeneration: zau.metadata.generation, step: previous?.step ?? 0, oldReplicas: 0, zones: [], paused: false };
+  const status = (phase: ZauStatus['phase'], message: string): ZauAction => ({
+    kind: 'status',
+    status: { ...base, currentRevision: zau.status?.currentRevision, updateRevision: previous?.revision, phase, message },
+  });
+  const zoneOf = (pod: Obj) => {
+    const labels = pod.spec?.nodeName ? input.nodeLabels(pod.spec.nodeName) : undefined;
+    return labels ? ZoneAnnotation.valueFor(labels, [...input.topologyKeys]) : undefined;
+  };
+
+  let workload: Workload;
+  if (spec.deployment !== undefined) {
+    const dep = input.deployment;
+    if (!dep) return status('Error', `Deployment ${spec.deployment} not found in namespace ${zau.metadata.namespace}`);
+    const problem = deploymentProblem(dep);
+    if (problem) return status('Error', problem);
+    const owned = ownedReplicaSets(dep, input.replicaSets ?? []);
+    const newRs = owned.find((rs) => runsTemplate(rs, dep));
+    if (!newRs) {
+      const replicaSet = newReplicaSet(dep, owned);
+      return { kind: 'create-replicaset', replicaSet, status: { ...base, phase: 'Rolling', message: `creating ReplicaSet ${replicaSet.metadata.name} for the Deployment's template` } };
+    }
+    const uids = new Set(owned.map((rs) => rs.metadata.uid));
+    const leaving = input.pods.filter((p) => p.metadata.deletionTimestamp && p.metadata.ownerReferences?.some((o) => uids.has(o.uid)));
+    if (leaving.length > 0) return status('Waiting', `waiting for ${leaving.length} terminating pod(s): ${leaving.map((p) => p.metadata.name).sort().join(', ')}`);
+    const resized = resize(dep, newRs, owned);
+    if (resized) {
+      return {
+        kind: 'scale',
+        pods: [],
+        zone: '',
+        scaling: resized,
+        status: { ...base, updateRevision: previous?.revision, phase: 'Rolling', message: `scaling the ReplicaSets to the Deployment's ${dep.spec?.replicas ?? 1} replicas` },
+      };
+    }
+    const waiting = unsettled(owned, input.pods);
+    if (waiting) return status('Waiting', waiting);
+    workload = {
+      obj: dep,
+      kind: 'Deployment',
+      pods: deploymentPods(owned, input.pods, zoneOf),
+      replicas: dep.spec?.replicas ?? 1,
+      updateRevision: newRs.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
+      owned,
+      newRs,
+    };
+  } else {
+    const sts = input.statefulSet;
+    if (!sts) return status('Error', `StatefulSet ${spec.statefulset} not found in namespace ${zau.metadata.namespace}`);
+    const strategy = sts.spec?.updateStrategy?.type ?? 'RollingUpdate';
+    if (strategy !== 'OnDelete') {
+      return status('Error', `StatefulSet ${sts.metadata.name} has updateStrategy ${strategy}: set it to OnDelete, or Kubernetes rolls the pods itself`);
+    }
+    const updateRevision: string | undefined = sts.status?.updateRevision;
+    if (!updateRevision || (sts.status?.observedGeneration ?? 0) < (sts.metadata.generation ?? 0)) {
+      return status('Waiting', `waiting for the StatefulSet controller to observe generation ${sts.metadata.generation}`);
+    }
+    workload = {
+      obj: sts,
+      kind: 'StatefulSet',
+      pods: rolloutPods(sts, input.pods, input.nodeLabels, input.topologyKeys),
+      replicas: sts.spec?.replicas ?? 1,
+      updateRevision,
+    };
+  }
+
+  let maxUnavailable: number;
+  try {
+    maxUnavailable = scaleMaxUnavailable(spec.maxUnavailable, workload.replicas, 'down');
+  } catch (err) {
+    return status('Error', `spec.maxUnavailable: ${(err as Error).message}`);
+  }
+  const { pods, updateRevision, obj } = workload;
+  const zones = [...oldReplicasByZone(pods, updateRevision)].map(([zone, oldReplicas]) => ({ zone, oldReplicas }));
+  const oldReplicas = zones.reduce((sum, z) => sum + z.oldReplicas, 0);
+  const currentRevision = pods.find((p) => p.revision !== updateRevision && !p.terminating)?.revision ?? updateRevision;
+  const decision: UpdateDecision = planUpdate({
+    pods, replicas: workload.replicas, updateRevision, maxUnavailable, exponentialFactor: spec.exponentialFactor ?? 2, state: previous,
+  });
+  const next = { ...base, currentRevision, updateRevision, step: decision.state.step, oldReplicas, zones };
+
+  if (decision.action === 'done') return { kind: 'status', status: { ...next, phase: 'Done', message: decision.reason } };
+  if (decision.action === 'wait') return { kind: 'status', status: { ...next, phase: 'Waiting', message: decision.reason } };
+
+  const pause = spec.pauseCondition ?? {};
+  const what = `${workload.kind} ${obj.metadata.name}`;
+  const pausedBy = [
+    pause.label !== undefined && keyValueHolds(pause.label, obj.metadata.labels) ? `label ${pause.label} on ${what}` : undefined,
+    pause.annotation !== undefined && keyValueHolds(pause.annotation, obj.metadata.annotations) ? `annotation ${pause.annotation} on ${what}` : undefined,
+    input.prometheusPause,
+  ].filter((r): r is string => r !== undefined);
+  const pending = { ...next, step: previous?.revision === updateRevision ? previous.step : 0 };
+  if (pausedBy.length > 0) {
+    return { kind: 'status', status: { ...pending, paused: true, phase: 'Paused', message: `paused by ${pausedBy.join('; ')}; next: ${decision.reason}` } };
+  }
+  if (spec.dryRun) {
+    return { kind: 'dry-run', pods: decision.pods, zone: decision.zone, status: { ...pending, phase: 'Rolling', message: `dry run: would delete ${decision.pods.join(', ')} (${decision.reason})`, lastDeleted: zau.status?.lastDeleted } };
+  }
+  const rolling: ZauStatus = { ...next, phase: 'Rolling', message: decision.reason, lastDeleted: decision.pods };
+  if (workload.kind === 'Deployment') {
+    return { kind: 'scale', pods: decision.pods, zone: decision.zone, scaling: scalingFor(decision.pods, workload.newRs!, workload.owned!, input.pods), status: rolling };
+  }
+  return { kind: 'delete', pods: decision.pods, zone: decision.zone, status: rolling };
+}

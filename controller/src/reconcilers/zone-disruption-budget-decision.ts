@@ -1,0 +1,143 @@
+/**
+ * What the zone-disruption-budget reconciler and its eviction webhook decide, given what the caches hold
+ * (budgets, pods, their owners, nodes, claims): pure functions around the library's budget planner
+ * (src/rollout/disruption-budget.ts), unit-tested without a cluster.
+ */
+import { Obj } from './zone-aware-update-decision';
+import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
+import {
+  Budget, BudgetOwner, BudgetPod, computeBudget, evictionVerdict, EvictionVerdict, missingPods,
+} from '../../../src/rollout/disruption-budget';
+import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
+import { Selector, selectorMatches } from '../../../src/topology/labels';
+
+/** Where a StatefulSet pod's volume was provisioned: the scheduler writes the node on the claim. */
+export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
+
+export interface BudgetWorld {
+  /** Pods of the budget's namespace. */
+  readonly pods: readonly Obj[];
+  /** StatefulSets and ReplicaSets of the budget's namespace. */
+  readonly owners: readonly Obj[];
+  /** PersistentVolumeClaims of the namespace. */
+  readonly claims: readonly Obj[];
+  readonly nodeLabels: (node: string) => Record<string, string> | undefined;
+  readonly topologyKeys: readonly string[];
+  /** Where pods were last seen running: pod key (namespace/name) -> zone. */
+  readonly lastZones: ReadonlyMap<string, string>;
+  /**
+   * Pods this controller let go (evictions it allowed) whose deletion the cache may not show yet:
+   * counted as unavailable, so two evictions racing each other cannot both pass.
+   */
+  readonly evicted: ReadonlySet<string>;
+}
+
+function isReady(pod: Obj): boolean {
+  return (pod.status?.conditions as Array<{ type: string; status: string }> | undefined)
+    ?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+const keyOf = (o: Obj) => `${o.metadata.namespace}/${o.metadata.name}`;
+
+/** The zone of a node (the topology label values joined, as the zone annotation), if it has the labels. */
+export function zoneOfNode(world: Pick<BudgetWorld, 'nodeLabels' | 'topologyKeys'>, node: string | undefined): string | undefined {
+  const labels = node ? world.nodeLabels(node) : undefined;
+  return labels ? ZoneAnnotation.valueFor(labels, [...world.topologyKeys]) : undefined;
+}
+
+/** A pod as the budget sees it; an unscheduled StatefulSet pod is placed by `fallbackZone` (its claim's zone). */
+export function budgetPod(world: BudgetWorld, pod: Obj, fallbackZone?: string): BudgetPod {
+  return {
+    name: pod.metadata.name,
+    zone: zoneOfNode(world, pod.spec?.nodeName) ?? (pod.spec?.nodeName ? undefined : fallbackZone),
+    healthy: isReady(pod) && !pod.metadata.deletionTimestamp && !world.evicted.has(keyOf(pod)),
+  };
+}
+
+/** The zone a StatefulSet pod returns to: where a claim of it was provisioned, else where it last ran. */
+function knownZone(world: BudgetWorld, sts: Obj, podName: string): string | undefined {
+  const templates: Array<{ metadata?: { name?: string } }> = sts.spec?.volumeClaimTemplates ?? [];
+  for (const t of templates) {
+    const claim = world.claims.find((c) => c.metadata.name === `${t.metadata?.name}-${podName}`);
+    const zone = zoneOfNode(world, claim?.metadata.annotations?.[SELECTED_NODE_ANNOTATION]);
+    if (zone !== undefined) return zone;
+  }
+  return world.lastZones.get(`${sts.metadata.namespace}/${podName}`);
+}
+
+/** The selected pods' budget: existing pods plus the ones their owners want but do not have (bug 28). */
+export function budgetOf(zdb: Obj, world: BudgetWorld): { budget: Budget; pods: Obj[] } {
+  const selector: Selector = zdb.spec.selector;
+  const pods = world.pods.filter((p) => selectorMatches(selector, p.metadata.labels ?? {}));
+  const owners: BudgetOwner[] = world.owners
+    .filter((o) => (o.spec?.replicas ?? 1) > 0 && selectorMatches(selector, o.spec?.template?.metadata?.labels ?? {}))
+    .map((o) => {
+      const own = world.pods.filter((p) => p.metadata.ownerReferences?.some((r) => r.controller && r.uid === o.metadata.uid));
+      const active = own.filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
+      const terminating = own.filter((p) => p.metadata.deletionTimestamp).map((p) => p.metadata.name);
+      if (o.kind === 'StatefulSet') {
+        const start: number = o.spec?.ordinals?.start ?? 0;
+        const replicas: number = o.spec?.replicas ?? 1;
+        const knownZones: Record<string, string> = {};
+        for (let i = start; i < start + replicas; i++) {
+          const zone = knownZone(world, o, `${o.metadata.name}-${i}`);
+          if (zone !== undefined) knownZones[`${o.metadata.name}-${i}`] = zone;
+        }
+        return { kind: 'StatefulSet', name: o.metadata.name, replicas, startOrdinal: start, activePods: active, terminatingPods: terminating, knownZones };
+      }
+      return { kind: 'ReplicaSet', name: o.metadata.name, replicas: o.spec?.replicas ?? 1, activePods: active };
+    });
+  const missing = missingPods(owners);
+  const expected = pods.length + missing.length;
+  const maxUnavailable = scaleMaxUnavailable(zdb.spec.maxUnavailable, expected, 'up');
+  const known = new Map(owners.flatMap((o) => Object.entries(o.knownZones ?? {})));
+  return { budget: computeBudget({ pods: pods.map((p) => budgetPod(world, p, known.get(p.metadata.name))), missing, maxUnavailable }), pods };
+}
+
+/** The ZoneDisruptionBudget status for `budget`. */
+export function budgetStatus(zdb: Obj, budget: Budget): object {
+  return {
+    observedGeneration: zdb.metadata.generation,
+    expectedPods: budget.expected,
+    healthyPods: budget.healthy,
+    maxUnavailable: budget.maxUnavailable,
+    zones: budget.zones.map((z) => ({ zone: z.zone, expected: z.expected, healthy: z.healthy, disruptionsAllowed: z.disruptionsAllowed })),
+  };
+}
+
+export interface EvictionDecision {
+  /** Allowed by every budget that selects the pod (a dry-run budget never denies). */
+  readonly allowed: boolean;
+  readonly zone: string;
+  readonly message: string;
+  /** Denials of dry-run budgets: logged and counted, not enforced. */
+  readonly dryRunDenials: string[];
+  /** The budgets that select the pod. */
+  readonly budgets: string[];
+}
+
+/** The verdict on evicting `pod` under every budget of its namespace that selects it. */
+export function decideEviction(pod: Obj, budgets: readonly Obj[], world: BudgetWorld): EvictionDecision {
+  const matching = budgets.filter((b) => selectorMatches(b.spec.selector, pod.metadata.labels ?? {}))
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  const target = budgetPod(world, pod);
+  if (matching.length === 0) {
+    return { allowed: true, zone: target.zone ?? 'none', message: 'no ZoneDisruptionBudget selects the pod', dryRunDenials: [], budgets: [] };
+  }
+  const denials: string[] = [];
+  const dryRunDenials: string[] = [];
+  let verdict: EvictionVerdict | undefined;
+  for (const zdb of matching) {
+    verdict = evictionVerdict(budgetOf(zdb, world).budget, target);
+    if (verdict.allowed) continue;
+    const line = `ZoneDisruptionBudget ${zdb.metadata.name}: ${verdict.reason}`;
+    (zdb.spec.dryRun ? dryRunDenials : denials).push(line);
+  }
+  return {
+    allowed: denials.length === 0,
+    zone: verdict!.zone,
+    message: denials.length > 0 ? `eviction of ${pod.metadata.name} denied: ${denials.join('; ')}` : `eviction of ${pod.metadata.name} allowed`,
+    dryRunDenials,
+    budgets: matching.map((b) => b.metadata.name),
+  };
+}

@@ -1,0 +1,127 @@
+import * as crypto from 'crypto';
+import { KubeApi, KubeApiError, KubeObject } from '../src/kube/api';
+import { createLogger } from '../src/log';
+import { createWebhookPki, issueServing, pkiProblem, serviceHosts } from '../src/tls/certificates';
+import { ensureWebhookPki, injectCaBundle, SelfManagedTlsOptions } from '../src/tls/self-managed';
+
+const log = createLogger({ write: () => {} });
+const hosts = serviceHosts('ctl', 'zones');
+const DAY = 24 * 3600 * 1000;
+
+describe('webhook PKI', () => {
+  const pki = createWebhookPki([...hosts, '127.0.0.1']);
+
+  test('the serving certificate is signed by the CA and covers every Service name and IP', () => {
+    const ca = new crypto.X509Certificate(pki.ca.cert);
+    const serving = new crypto.X509Certificate(pki.serving.cert);
+    expect(ca.ca).toBe(true);
+    expect(serving.ca).toBe(false);
+    expect(serving.verify(ca.publicKey)).toBe(true);
+    expect(serving.checkIssued(ca)).toBe(true);
+    for (const h of hosts) expect(serving.checkHost(h)).toBe(h);
+    expect(serving.checkIP('127.0.0.1')).toBe('127.0.0.1');
+    expect(serving.keyUsage).toContain('1.3.6.1.5.5.7.3.1'); // serverAuth
+    expect(crypto.createPrivateKey(pki.serving.key).asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect(hosts).toEqual(['ctl.zones.svc', 'ctl.zones.svc.cluster.local', 'ctl.zones', 'ctl']);
+  });
+
+  test('pkiProblem: usable as is, or says why not (missing, wrong CA, expiring, hosts not covered)', () => {
+    expect(pkiProblem(pki, hosts)).toBeUndefined();
+    expect(pkiProblem(undefined, hosts)).toBe('missing');
+    expect(pkiProblem({ ca: pki.ca }, hosts)).toBe('missing');
+    const other = createWebhookPki(hosts);
+    expect(pkiProblem({ ca: other.ca, serving: pki.serving }, hosts)).toBe('the serving certificate is not signed by the CA');
+    expect(pkiProblem(pki, [...hosts, 'new.name'])).toBe('the serving certificate does not cover new.name');
+    expect(pkiProblem(pki, hosts, Date.now() + 340 * DAY)).toMatch(/^the serving certificate expires /);
+    const shortCa = createWebhookPki(hosts, { caDays: 20 });
+    expect(pkiProblem(shortCa, hosts)).toMatch(/^the CA expires /);
+    const renewed = { ca: pki.ca, serving: issueServing(pki.ca, hosts) };
+    expect(pkiProblem(renewed, hosts)).toBeUndefined();
+  });
+});
+
+/** Secrets and webhook configurations in memory, with resourceVersion conflicts like the API server's. */
+class FakeKube implements Partial<KubeApi> {
+  readonly objects = new Map<string, KubeObject>();
+  private rv = 0;
+  readonly patches: Array<{ path: string; body: any; type?: string }> = [];
+  beforeWrite?: () => Promise<void>;
+  async get<T extends KubeObject>(path: string): Promise<T> {
+    const o = this.objects.get(path);
+    if (!o) throw new KubeApiError('GET', path, 404, 'NotFound', 'not found');
+    return JSON.parse(JSON.stringify(o));
+  }
+  async create<T extends KubeObject>(path: string, body: any): Promise<T> {
+    await this.beforeWrite?.();
+    const key = `${path}/${body.metadata.name}`;
+    if (this.objects.has(key)) throw new KubeApiError('POST', path, 409, 'AlreadyExists', 'exists');
+    const stored = { ...body, metadata: { ...body.metadata, resourceVersion: String(++this.rv) } };
+    this.objects.set(key, stored);
+    return stored;
+  }
+  async replace<T extends KubeObject>(path: string, body: any): Promise<T> {
+    await this.beforeWrite?.();
+    if (this.objects.get(path)?.metadata.resourceVersion !== body.metadata.resourceVersion) throw new KubeApiError('PUT', path, 409, 'Conflict', 'changed');
+    const stored = { ...body, metadata: { ...body.metadata, resourceVersion: String(++this.rv) } };
+    this.objects.set(path, stored);
+    return stored;
+  }
+  async patch<T extends KubeObject>(path: string, body: any, type?: string): Promise<T> {
+    this.patches.push({ path, body, type });
+    const o = this.objects.get(path)!;
+    for (const w of body.webhooks) o.webhooks.find((x: any) => x.name === w.name).clientConfig.caBundle = w.clientConfig.caBundle;
+    return o as T;
+  }
+}
+
+const SECRET = '/api/v1/namespaces/zones/secrets/ctl-webhook-tls';
+const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/ctl';
+const opts: SelfManagedTlsOptions = { namespace: 'zones', secretName: 'ctl-webhook-tls', hosts, webhookConfigurations: ['ctl', 'absent'], log };
+const decode = (b64: string) => Buffer.from(b64, 'base64').toString();
+
+describe('self-managed TLS', () => {
+  test('creates the Secret once; a second replica (or a restart) reuses it', async () => {
+    const kube = new FakeKube();
+    const first = await ensureWebhookPki(kube as unknown as KubeApi, opts);
+    const secret = kube.objects.get(SECRET)!;
+    expect(Object.keys(secret.data).sort()).toEqual(['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
+    expect(decode(secret.data['ca.crt'])).toBe(first.ca.cert);
+    const second = await ensureWebhookPki(kube as unknown as KubeApi, opts);
+    expect(second).toEqual(first);
+    expect(kube.objects.get(SECRET)!.metadata.resourceVersion).toBe('1');
+  });
+
+  test('two replicas racing: the loser of the write uses the winner\'s certificates', async () => {
+    const kube = new FakeKube();
+    let winner: any;
+    kube.beforeWrite = async () => {
+      kube.beforeWrite = undefined;
+      winner = await ensureWebhookPki(kube as unknown as KubeApi, opts); // the other replica writes first
+    };
+    const loser = await ensureWebhookPki(kube as unknown as KubeApi, opts);
+    expect(loser.ca.cert).toBe(winner.ca.cert);
+    expect(loser.serving.cert).toBe(winner.serving.cert);
+  });
+
+  test('a Secret that no longer fits (new host) is replaced', async () => {
+    const kube = new FakeKube();
+    const old = await ensureWebhookPki(kube as unknown as KubeApi, opts);
+    const renewed = await ensureWebhookPki(kube as unknown as KubeApi, { ...opts, hosts: [...hosts, '127.0.0.1'] });
+    expect(renewed.ca.cert).not.toBe(old.ca.cert);
+    expect(decode(kube.objects.get(SECRET)!.data['tls.crt'])).toBe(renewed.serving.cert);
+  });
+
+  test('caBundle is patched on every webhook that lacks it, by a strategic merge on the webhook names; absent configurations are skipped', async () => {
+    const kube = new FakeKube();
+    kube.objects.set(VWC, { metadata: { name: 'ctl' }, webhooks: [{ name: 'a.cdk8s-zones.dev', clientConfig: {} }, { name: 'b.cdk8s-zones.dev', clientConfig: { caBundle: 'old' } }] });
+    const pki = await ensureWebhookPki(kube as unknown as KubeApi, opts);
+    expect(await injectCaBundle(kube as unknown as KubeApi, opts, pki.ca.cert)).toBe(2);
+    const caBundle = Buffer.from(pki.ca.cert).toString('base64');
+    expect(kube.patches).toEqual([{
+      path: VWC,
+      type: 'strategic',
+      body: { webhooks: [{ name: 'a.cdk8s-zones.dev', clientConfig: { caBundle } }, { name: 'b.cdk8s-zones.dev', clientConfig: { caBundle } }] },
+    }]);
+    expect(await injectCaBundle(kube as unknown as KubeApi, opts, pki.ca.cert)).toBe(0); // idempotent
+  });
+});

@@ -1,0 +1,106 @@
+import { decideZoneAwareUpdate, keyValueHolds, Obj, ZauInput } from '../src/reconcilers/zone-aware-update-decision';
+
+const ZONES: Record<string, string> = { 'node-a': 'zone-a', 'node-b': 'zone-b', 'node-c': 'zone-c' };
+const nodeLabels = (node: string) => (ZONES[node] ? { 'topology.kubernetes.io/zone': ZONES[node] } : node === 'bare' ? {} : undefined);
+
+function sts(extra: { strategy?: string; labels?: Record<string, string>; generation?: number; observed?: number } = {}): Obj {
+  return {
+    metadata: { name: 'db', namespace: 'ns', uid: 'sts-uid', generation: extra.generation ?? 2, labels: extra.labels },
+    spec: { replicas: 6, updateStrategy: { type: extra.strategy ?? 'OnDelete' } },
+    status: { observedGeneration: extra.observed ?? 2, updateRevision: 'db-new', currentRevision: 'db-old' },
+  };
+}
+
+function pod(i: number, revision: string, ready = true, terminating = false): Obj {
+  return {
+    metadata: {
+      name: `db-${i}`,
+      namespace: 'ns',
+      uid: `pod-${i}`,
+      labels: { 'controller-revision-hash': revision },
+      ownerReferences: [{ kind: 'StatefulSet', name: 'db', uid: 'sts-uid', controller: true }],
+      ...(terminating ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+    },
+    spec: { nodeName: ['node-a', 'node-b', 'node-c'][i % 3] },
+    status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+  };
+}
+
+function zau(spec: object, status?: object): Obj {
+  return { metadata: { name: 'db', namespace: 'ns', generation: 1 }, spec: { statefulset: 'db', maxUnavailable: 2, exponentialFactor: 2, ...spec }, status };
+}
+
+const input = (over: Partial<ZauInput>): ZauInput => ({
+  zau: zau({}), statefulSet: sts(), pods: [0, 1, 2, 3, 4, 5].map((i) => pod(i, 'db-old')), nodeLabels, topologyKeys: ['topology.kubernetes.io/zone'], ...over,
+});
+
+describe('zone-aware-update decision', () => {
+  test('first batch: the highest ordinal of the first zone; step and revision persisted', () => {
+    const action = decideZoneAwareUpdate(input({}));
+    expect(action).toMatchObject({
+      kind: 'delete',
+      pods: ['db-3'],
+      zone: 'zone-a',
+      status: {
+        step: 1,
+        updateRevision: 'db-new',
+        currentRevision: 'db-old',
+        oldReplicas: 6,
+        phase: 'Rolling',
+        lastDeleted: ['db-3'],
+        zones: [{ zone: 'zone-a', oldReplicas: 2 }, { zone: 'zone-b', oldReplicas: 2 }, { zone: 'zone-c', oldReplicas: 2 }],
+      },
+    });
+  });
+
+  test('a restarted controller resumes from the persisted step', () => {
+    const pods = [pod(0, 'db-old'), pod(1, 'db-old'), pod(2, 'db-old'), pod(3, 'db-new'), pod(4, 'db-old'), pod(5, 'db-old')];
+    const action = decideZoneAwareUpdate(input({ pods, zau: zau({}, { updateRevision: 'db-new', step: 1 }) }));
+    expect(action).toMatchObject({ kind: 'delete', pods: ['db-0'], zone: 'zone-a', status: { step: 2 } });
+    // Step 2 in zone-b: batch min(2^2, 2) = 2.
+    const next = [pod(0, 'db-new'), pod(1, 'db-old'), pod(2, 'db-old'), pod(3, 'db-new'), pod(4, 'db-old'), pod(5, 'db-old')];
+    expect(decideZoneAwareUpdate(input({ pods: next, zau: zau({}, { updateRevision: 'db-new', step: 2 }) })))
+      .toMatchObject({ kind: 'delete', pods: ['db-4', 'db-1'], zone: 'zone-b', status: { step: 3 } });
+  });
+
+  test('waits while a pod terminates, without advancing the step', () => {
+    const pods = [pod(0, 'db-old'), pod(1, 'db-old'), pod(2, 'db-old'), pod(3, 'db-old', false, true), pod(4, 'db-old'), pod(5, 'db-old')];
+    expect(decideZoneAwareUpdate(input({ pods, zau: zau({}, { updateRevision: 'db-new', step: 1 }) })))
+      .toMatchObject({ kind: 'status', status: { phase: 'Waiting', step: 1, message: 'waiting for 1 terminating pod(s): db-3' } });
+  });
+
+  test('pause conditions: label, annotation, Prometheus', () => {
+    expect(decideZoneAwareUpdate(input({ zau: zau({ pauseCondition: { label: 'hold=yes' } }), statefulSet: sts({ labels: { hold: 'yes' } }) })))
+      .toMatchObject({ kind: 'status', status: { paused: true, phase: 'Paused', step: 0 } });
+    expect(decideZoneAwareUpdate(input({ zau: zau({ pauseCondition: { label: 'hold=yes' } }), statefulSet: sts({ labels: { hold: 'no' } }) })).kind)
+      .toBe('delete');
+    const prom = decideZoneAwareUpdate(input({ prometheusPause: 'Prometheus query returned 1 series' }));
+    expect(prom).toMatchObject({ kind: 'status', status: { paused: true, message: expect.stringMatching(/^paused by Prometheus query returned 1 series; next: step 0/) } });
+    expect(keyValueHolds('a', { a: '' })).toBe(true);
+    expect(keyValueHolds('a=', { a: '' })).toBe(true);
+    expect(keyValueHolds('a=b', { a: 'c' })).toBe(false);
+    expect(keyValueHolds('a', undefined)).toBe(false);
+  });
+
+  test('dry run: says what it would delete, the step stays', () => {
+    expect(decideZoneAwareUpdate(input({ zau: zau({ dryRun: true }) })))
+      .toMatchObject({ kind: 'dry-run', pods: ['db-3'], status: { step: 0, message: expect.stringMatching(/^dry run: would delete db-3/) } });
+  });
+
+  test('errors and waits on the workload', () => {
+    expect(decideZoneAwareUpdate(input({ statefulSet: sts({ strategy: 'RollingUpdate' }) })))
+      .toMatchObject({ kind: 'status', status: { phase: 'Error', message: expect.stringMatching(/updateStrategy RollingUpdate: set it to OnDelete/) } });
+    expect(decideZoneAwareUpdate(input({ statefulSet: undefined })))
+      .toMatchObject({ kind: 'status', status: { phase: 'Error', message: 'StatefulSet db not found in namespace ns' } });
+    expect(decideZoneAwareUpdate(input({ statefulSet: sts({ generation: 3, observed: 2 }) })))
+      .toMatchObject({ kind: 'status', status: { phase: 'Waiting' } });
+    expect(decideZoneAwareUpdate(input({ zau: zau({ maxUnavailable: '0%' }) })))
+      .toMatchObject({ kind: 'status', status: { phase: 'Error', message: expect.stringMatching(/^spec.maxUnavailable/) } });
+  });
+
+  test('done when every pod runs the update revision and is Ready', () => {
+    const pods = [0, 1, 2, 3, 4, 5].map((i) => pod(i, 'db-new'));
+    expect(decideZoneAwareUpdate(input({ pods, zau: zau({}, { updateRevision: 'db-new', step: 4 }) })))
+      .toMatchObject({ kind: 'status', status: { phase: 'Done', step: 4, oldReplicas: 0, currentRevision: 'db-new' } });
+  });
+});

@@ -1,0 +1,112 @@
+import { decideZoneAwareUpdate, Obj } from '../src/reconcilers/zone-aware-update-decision';
+import { newReplicaSet, resize, runsTemplate, templateHash } from '../src/reconcilers/zone-aware-update-deployment';
+
+const ZONES: Record<string, string> = { 'node-a': 'zone-a', 'node-b': 'zone-b', 'node-c': 'zone-c' };
+const nodeLabels = (node: string) => (ZONES[node] ? { 'topology.kubernetes.io/zone': ZONES[node] } : undefined);
+
+const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } });
+
+function deployment(image = 'web:2', extra: object = {}): Obj {
+  return {
+    metadata: { name: 'web', namespace: 'ns', uid: 'dep' },
+    spec: { replicas: 6, paused: true, strategy: { type: 'Recreate' }, selector: { matchLabels: { app: 'web' } }, template: template(image), ...extra },
+  };
+}
+
+function rs(name: string, image: string, replicas: number, hash: string): Obj {
+  return {
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, generation: 1, labels: { 'app': 'web', 'pod-template-hash': hash }, ownerReferences: [{ kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] },
+    spec: { replicas, template: { ...template(image), metadata: { labels: { 'app': 'web', 'pod-template-hash': hash } } } },
+    status: { replicas, observedGeneration: 1 },
+  };
+}
+
+function pod(i: number, owner: Obj, created: string): Obj {
+  return {
+    metadata: {
+      name: `${owner.metadata.name}-p${i}`,
+      namespace: 'ns',
+      creationTimestamp: created,
+      labels: { 'pod-template-hash': owner.metadata.labels!['pod-template-hash'] },
+      ownerReferences: [{ kind: 'ReplicaSet', name: owner.metadata.name, uid: owner.metadata.uid!, controller: true }],
+    },
+    spec: { nodeName: ['node-a', 'node-b', 'node-c'][i % 3] },
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  };
+}
+
+const zau = (status?: object): Obj => ({ metadata: { name: 'web', namespace: 'ns', generation: 1 }, spec: { deployment: 'web', maxUnavailable: 2, exponentialFactor: 2 }, status });
+const base = { nodeLabels, topologyKeys: ['topology.kubernetes.io/zone'] };
+
+describe('rolling a Deployment through its ReplicaSets', () => {
+  test('a ReplicaSet runs the template whatever its hash label and field order', () => {
+    const dep = deployment('web:2');
+    expect(runsTemplate(rs('web-x', 'web:2', 0, 'x'), dep)).toBe(true);
+    expect(runsTemplate(rs('web-y', 'web:1', 0, 'y'), dep)).toBe(false);
+    const reordered = { ...rs('web-z', 'web:2', 0, 'z'), spec: { template: { spec: { containers: [{ image: 'web:2', name: 'web' }] }, metadata: { labels: { app: 'web' } } } } };
+    expect(runsTemplate(reordered, dep)).toBe(true);
+    expect(templateHash(template('web:2'))).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]{1,10}$/);
+    expect(templateHash(template('web:2'))).not.toBe(templateHash(template('web:1')));
+  });
+
+  test('no new ReplicaSet: create it, owned by the Deployment, 0 replicas, next revision', () => {
+    const old = { ...rs('web-old', 'web:1', 6, 'old'), metadata: { ...rs('web-old', 'web:1', 6, 'old').metadata, annotations: { 'deployment.kubernetes.io/revision': '3' } } };
+    const action = decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [old], pods: [] });
+    expect(action.kind).toBe('create-replicaset');
+    const created = (action as any).replicaSet;
+    const hash = templateHash(template('web:2'));
+    expect(created).toMatchObject({
+      metadata: { name: `web-${hash}`, labels: { 'app': 'web', 'pod-template-hash': hash }, annotations: { 'deployment.kubernetes.io/revision': '4' }, ownerReferences: [{ kind: 'Deployment', uid: 'dep', controller: true }] },
+      spec: { replicas: 0, selector: { matchLabels: { 'app': 'web', 'pod-template-hash': hash } }, template: { metadata: { labels: { 'pod-template-hash': hash } } } },
+    });
+    expect(newReplicaSet(deployment(), [old]).spec.template.spec).toEqual(template('web:2').spec);
+  });
+
+  test('a new or rescaled Deployment: the new ReplicaSet takes the difference', () => {
+    const fresh = rs('web-new', 'web:2', 0, 'new');
+    expect(resize(deployment(), fresh, [fresh])).toEqual({ up: { name: 'web-new', replicas: 6 }, down: [] });
+    const old = rs('web-old', 'web:1', 4, 'old');
+    const half = rs('web-new', 'web:2', 4, 'new');
+    expect(resize(deployment(), half, [old, half])).toEqual({ up: { name: 'web-new', replicas: 2 }, down: [] });
+    expect(resize(deployment('web:2', { replicas: 1 }), half, [old, half])).toEqual({ up: { name: 'web-new', replicas: 0 }, down: [{ name: 'web-old', replicas: 1 }] });
+    expect(resize(deployment(), rs('web-new', 'web:2', 6, 'new'), [rs('web-new', 'web:2', 6, 'new')])).toBeUndefined();
+  });
+
+  test('a batch: the first zone\'s newest old pods, new ReplicaSet up and old down by the batch', () => {
+    const old = rs('web-old', 'web:1', 6, 'old');
+    const fresh = rs('web-new', 'web:2', 0, 'new');
+    const pods = [0, 1, 2, 3, 4, 5].map((i) => pod(i, old, `2026-01-01T00:00:0${i}Z`));
+    const first = decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [old, fresh], pods });
+    // zone-a holds p0 and p3: the newest (p3) first, one pod at step 0.
+    expect(first).toMatchObject({ kind: 'scale', pods: ['web-old-p3'], zone: 'zone-a', scaling: { up: { name: 'web-new', replicas: 1 }, down: [{ name: 'web-old', replicas: 5 }] } });
+    const second = decideZoneAwareUpdate({ ...base, zau: zau({ updateRevision: 'new', step: 1 }), deployment: deployment(), replicaSets: [old, fresh], pods });
+    expect(second).toMatchObject({ kind: 'scale', pods: ['web-old-p3', 'web-old-p0'], scaling: { up: { replicas: 2 }, down: [{ replicas: 4 }] } });
+    // Later batches only shrink the old ReplicaSet; the new one grows once the pods are gone.
+    const grown = rs('web-new', 'web:2', 1, 'new');
+    const later = [...[0, 1, 2, 4, 5].map((i) => pod(i, { ...old, spec: { ...old.spec, replicas: 5 } }, `2026-01-01T00:00:0${i}Z`)), pod(6, grown, '2026-01-01T00:01:00Z')];
+    const old5 = { ...old, spec: { ...old.spec, replicas: 5 }, status: { replicas: 5, observedGeneration: 1 } };
+    expect(decideZoneAwareUpdate({ ...base, zau: zau({ updateRevision: 'new', step: 1 }), deployment: deployment(), replicaSets: [old5, grown], pods: later }))
+      .toMatchObject({ kind: 'scale', pods: ['web-old-p0'], scaling: { down: [{ name: 'web-old', replicas: 4 }] } });
+    const shrunk = { ...old, spec: { ...old.spec, replicas: 4 }, status: { replicas: 4, observedGeneration: 1 } };
+    const remaining = [...[1, 2, 4, 5].map((i) => pod(i, shrunk, `2026-01-01T00:00:0${i}Z`)), pod(6, grown, '2026-01-01T00:01:00Z')];
+    const terminating = [...remaining, { ...pod(0, shrunk, '2026-01-01T00:00:00Z'), metadata: { ...pod(0, shrunk, '2026-01-01T00:00:00Z').metadata, deletionTimestamp: 'now' } }];
+    expect(decideZoneAwareUpdate({ ...base, zau: zau({ updateRevision: 'new', step: 2 }), deployment: deployment(), replicaSets: [shrunk, grown], pods: terminating }))
+      .toMatchObject({ kind: 'status', status: { phase: 'Waiting', message: 'waiting for 1 terminating pod(s): web-old-p0' } });
+    expect(decideZoneAwareUpdate({ ...base, zau: zau({ updateRevision: 'new', step: 2 }), deployment: deployment(), replicaSets: [shrunk, grown], pods: remaining }))
+      .toMatchObject({ kind: 'scale', pods: [], scaling: { up: { name: 'web-new', replicas: 2 }, down: [] } });
+  });
+
+  test('waits while a ReplicaSet has not caught up; refuses an unpaused or RollingUpdate Deployment', () => {
+    const old = { ...rs('web-old', 'web:1', 5, 'old'), status: { replicas: 6, observedGeneration: 1 } };
+    const fresh = rs('web-new', 'web:2', 1, 'new');
+    const pods = [0, 1, 2, 3, 4, 5].map((i) => pod(i, old, '2026-01-01T00:00:00Z'));
+    expect(decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [old, fresh], pods }))
+      .toMatchObject({ kind: 'status', status: { phase: 'Waiting', message: 'waiting for ReplicaSet web-old: 5 wanted, status 6, 6 pods seen' } });
+    expect(decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment('web:2', { paused: false }), replicaSets: [], pods: [] }))
+      .toMatchObject({ kind: 'status', status: { phase: 'Error', message: expect.stringMatching(/must be paused \(spec.paused: true, now false\) with strategy Recreate/) } });
+    expect(decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment('web:2', { strategy: { type: 'RollingUpdate' } }), replicaSets: [], pods: [] }))
+      .toMatchObject({ kind: 'status', status: { phase: 'Error', message: expect.stringMatching(/\(now RollingUpdate\)/) } });
+    expect(decideZoneAwareUpdate({ ...base, zau: zau(), replicaSets: [], pods: [] }))
+      .toMatchObject({ kind: 'status', status: { phase: 'Error', message: 'Deployment web not found in namespace ns' } });
+  });
+});

@@ -1,0 +1,109 @@
+import { Obj } from '../src/reconcilers/zone-aware-update-decision';
+import { budgetOf, budgetStatus, BudgetWorld, decideEviction, SELECTED_NODE_ANNOTATION } from '../src/reconcilers/zone-disruption-budget-decision';
+
+const ZONES: Record<string, string> = { 'node-a': 'zone-a', 'node-b': 'zone-b', 'node-c': 'zone-c', 'bare': '' };
+const nodeLabels = (node: string): Record<string, string> | undefined =>
+  node in ZONES ? (ZONES[node] ? { 'topology.kubernetes.io/zone': ZONES[node] } : {}) : undefined;
+
+const STS: Obj = {
+  kind: 'StatefulSet',
+  metadata: { name: 'db', namespace: 'ns', uid: 'sts' },
+  spec: { replicas: 6, template: { metadata: { labels: { app: 'db' } } }, volumeClaimTemplates: [{ metadata: { name: 'data' } }] },
+};
+
+function pod(i: number, opts: { ready?: boolean; node?: string; terminating?: boolean } = {}): Obj {
+  return {
+    metadata: {
+      name: `db-${i}`,
+      namespace: 'ns',
+      labels: { app: 'db' },
+      ownerReferences: [{ kind: 'StatefulSet', name: 'db', uid: 'sts', controller: true }],
+      ...(opts.terminating ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+    },
+    spec: { nodeName: opts.node ?? ['node-a', 'node-b', 'node-c'][i % 3] },
+    status: { conditions: [{ type: 'Ready', status: opts.ready === false ? 'False' : 'True' }] },
+  };
+}
+
+const claim = (i: number): Obj => ({ metadata: { name: `data-db-${i}`, namespace: 'ns', annotations: { [SELECTED_NODE_ANNOTATION]: ['node-a', 'node-b', 'node-c'][i % 3] } } });
+
+function world(pods: Obj[], over: Partial<BudgetWorld> = {}): BudgetWorld {
+  return {
+    pods,
+    owners: [STS],
+    claims: [0, 1, 2, 3, 4, 5].map(claim),
+    nodeLabels,
+    topologyKeys: ['topology.kubernetes.io/zone'],
+    lastZones: new Map(),
+    evicted: new Set(),
+    ...over,
+  };
+}
+
+const zdb = (maxUnavailable: number | string, dryRun = false): Obj =>
+  ({ metadata: { name: 'db', namespace: 'ns', generation: 3 }, spec: { selector: { matchLabels: { app: 'db' } }, maxUnavailable, dryRun } });
+
+const all = () => [0, 1, 2, 3, 4, 5].map((i) => pod(i));
+
+describe('zone-disruption-budget decision', () => {
+  test('status: per zone expected, healthy, disruptions allowed; percent of the total rounded up', () => {
+    const { budget } = budgetOf(zdb('20%'), world(all()));
+    expect(budgetStatus(zdb('20%'), budget)).toEqual({
+      observedGeneration: 3,
+      expectedPods: 6,
+      healthyPods: 6,
+      maxUnavailable: 2,
+      zones: ['zone-a', 'zone-b', 'zone-c'].map((zone) => ({ zone, expected: 2, healthy: 2, disruptionsAllowed: 2 })),
+    });
+  });
+
+  test('bug 28: a deleted, not recreated pod counts in its claim\'s zone and blocks the other zones', () => {
+    const pods = all().filter((p) => p.metadata.name !== 'db-1'); // db-1 (zone-b) is gone
+    const w = world(pods);
+    expect(budgetOf(zdb(1), w).budget.zones.map((z) => [z.zone, z.expected, z.healthy, z.disruptionsAllowed]))
+      .toEqual([['zone-a', 2, 2, 0], ['zone-b', 2, 1, 0], ['zone-c', 2, 2, 0]]);
+    expect(decideEviction(pod(0), [zdb(1)], w)).toMatchObject({ allowed: false, zone: 'zone-a' });
+    expect(decideEviction(pod(4), [zdb(2)], w)).toMatchObject({ allowed: true, zone: 'zone-b' });
+  });
+
+  test('without a claim, the zone where the pod last ran; without either, every zone is blocked', () => {
+    const pods = all().filter((p) => p.metadata.name !== 'db-1');
+    const remembered = world(pods, { claims: [], lastZones: new Map([['ns/db-1', 'zone-b']]) });
+    expect(decideEviction(pod(4), [zdb(2)], remembered).allowed).toBe(true);
+    const unknown = world(pods, { claims: [] });
+    expect(decideEviction(pod(4), [zdb(2)], unknown)).toMatchObject({ allowed: false, message: expect.stringMatching(/<unknown> \(1 unavailable\)/) });
+  });
+
+  test('a recreated pod not yet scheduled is placed by its claim', () => {
+    const pods = [...all().filter((p) => p.metadata.name !== 'db-1'), { ...pod(1, { ready: false }), spec: {} }];
+    expect(budgetOf(zdb(2), world(pods)).budget.zones.map((z) => z.zone)).toEqual(['zone-a', 'zone-b', 'zone-c']);
+  });
+
+  test('an eviction this controller allowed counts until the cache shows it', () => {
+    const w = world(all(), { evicted: new Set(['ns/db-1']) });
+    expect(decideEviction(pod(0), [zdb(2)], w).allowed).toBe(false);
+    expect(decideEviction(pod(4), [zdb(2)], w).allowed).toBe(true);
+  });
+
+  test('dry run allows, reporting the denial; no budget: allowed; node without the zone label: denied', () => {
+    const w = world(all().map((p) => (p.metadata.name === 'db-1' ? pod(1, { ready: false }) : p)));
+    expect(decideEviction(pod(0), [zdb(1, true)], w)).toMatchObject({ allowed: true, dryRunDenials: [expect.stringMatching(/^ZoneDisruptionBudget db: zone\(s\) zone-b/)] });
+    const other = { ...pod(0), metadata: { ...pod(0).metadata, labels: { app: 'web' } } };
+    expect(decideEviction(other, [zdb(1)], w)).toMatchObject({ allowed: true, budgets: [] });
+    const bare = pod(3, { node: 'bare' });
+    expect(decideEviction(bare, [zdb(1)], world([...all().slice(0, 3), bare, ...all().slice(4)])))
+      .toMatchObject({ allowed: false, message: expect.stringMatching(/has no zone/) });
+  });
+
+  test('ReplicaSet owners: a missing pod (zone unknown) blocks every zone', () => {
+    const rs: Obj = { kind: 'ReplicaSet', metadata: { name: 'web-1', namespace: 'ns', uid: 'rs' }, spec: { replicas: 3, template: { metadata: { labels: { app: 'web' } } } } };
+    const web = (i: number): Obj => ({
+      metadata: { name: `web-1-${i}`, namespace: 'ns', labels: { app: 'web' }, ownerReferences: [{ kind: 'ReplicaSet', name: 'web-1', uid: 'rs', controller: true }] },
+      spec: { nodeName: ['node-a', 'node-b'][i] },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    const budget = { metadata: { name: 'web', namespace: 'ns' }, spec: { selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 } };
+    expect(decideEviction(web(0), [budget], world([web(0), web(1)], { owners: [rs] })).allowed).toBe(false);
+    expect(decideEviction(web(0), [budget], world([web(0), web(1), { ...web(1), metadata: { ...web(1).metadata, name: 'web-1-2' } }], { owners: [rs] })).allowed).toBe(true);
+  });
+});

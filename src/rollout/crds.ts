@@ -1,0 +1,280 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { ControllerRule, EVENT_RULES } from '../controller/rbac';
+import { standardLabels } from '../standard-labels';
+
+/** The API group of the library's custom resources. */
+export const ROLLOUT_GROUP = 'cdk8s-zones.dev';
+/** The served and stored version. */
+export const ROLLOUT_VERSION = 'v1alpha1';
+export const ROLLOUT_API_VERSION = `${ROLLOUT_GROUP}/${ROLLOUT_VERSION}`;
+
+export const ZONE_AWARE_UPDATE_KIND = 'ZoneAwareUpdate';
+export const ZONE_AWARE_UPDATE_PLURAL = 'zoneawareupdates';
+export const ZONE_DISRUPTION_BUDGET_KIND = 'ZoneDisruptionBudget';
+export const ZONE_DISRUPTION_BUDGET_PLURAL = 'zonedisruptionbudgets';
+
+/** The HTTPS path of the controller's validating webhook for `pods/eviction` (ZoneDisruptionBudget). */
+export const EVICTION_WEBHOOK_PATH = '/validate/pods-eviction';
+
+const READ = ['get', 'list', 'watch'];
+
+/** What the zone-aware-update reconciler needs, cluster-wide. */
+export const ZONE_AWARE_UPDATE_RBAC: readonly ControllerRule[] = [
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_AWARE_UPDATE_PLURAL], verbs: READ },
+  { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_AWARE_UPDATE_PLURAL}/status`], verbs: ['get', 'patch', 'update'] },
+  { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: READ },
+  // A Deployment is rolled by creating its new ReplicaSet and scaling its ReplicaSets.
+  { apiGroups: ['apps'], resources: ['replicasets'], verbs: [...READ, 'create', 'patch'] },
+  // StatefulSet pods are deleted; a Deployment's batch is marked with the pod deletion cost.
+  { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'delete', 'patch'] },
+  { apiGroups: [''], resources: ['nodes'], verbs: READ },
+  ...EVENT_RULES,
+];
+
+/** What the zone-disruption-budget reconciler and its eviction webhook need, cluster-wide. */
+export const ZONE_DISRUPTION_BUDGET_RBAC: readonly ControllerRule[] = [
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_DISRUPTION_BUDGET_PLURAL], verbs: READ },
+  { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_DISRUPTION_BUDGET_PLURAL}/status`], verbs: ['get', 'patch', 'update'] },
+  { apiGroups: ['apps'], resources: ['statefulsets', 'replicasets'], verbs: READ },
+  { apiGroups: [''], resources: ['pods', 'nodes', 'persistentvolumeclaims', 'persistentvolumes'], verbs: READ },
+  ...EVENT_RULES,
+];
+
+// Schema fragments, in our own words.
+const MAX_UNAVAILABLE = {
+  'x-kubernetes-int-or-string': true,
+  'description': "The most pods unavailable at once: a whole number >= 1 or a percentage of the total pods ('1%'..'100%').",
+  'x-kubernetes-validations': [{
+    rule: "type(self) == int ? self >= 1 : self.matches('^([1-9][0-9]?|100)%$')",
+    message: "must be a whole number >= 1 or a percentage between '1%' and '100%'",
+  }],
+};
+const DRY_RUN = { type: 'boolean', description: 'Decide and report (log, Event, metric) without acting.', default: false };
+const NAME = { type: 'string', minLength: 1, maxLength: 253 };
+
+const LABEL_SELECTOR = {
+  'type': 'object',
+  'description': 'Selects the pods (same form as a Deployment selector).',
+  'x-kubernetes-map-type': 'atomic',
+  'properties': {
+    matchLabels: { type: 'object', additionalProperties: { type: 'string' } },
+    matchExpressions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['key', 'operator'],
+        properties: {
+          key: { type: 'string' },
+          operator: { type: 'string', enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] },
+          values: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+  'x-kubernetes-validations': [{
+    rule: '(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)',
+    message: 'an empty selector would select every pod of the namespace',
+  }],
+};
+
+const CONDITIONS = {
+  'type': 'array',
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+  'items': {
+    type: 'object',
+    required: ['type', 'status'],
+    properties: {
+      type: { type: 'string' },
+      status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+      reason: { type: 'string' },
+      message: { type: 'string' },
+      lastTransitionTime: { type: 'string', format: 'date-time' },
+    },
+  },
+};
+
+function crd(scope: Construct, id: string, kind: string, plural: string, shortName: string,
+  spec: object, status: object, columns: object[]): ApiObject {
+  return new ApiObject(scope, id, {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: {
+      name: `${plural}.${ROLLOUT_GROUP}`,
+      labels: standardLabels('cdk8s-zones-controller', 'cdk8s-zones', 'crd'),
+    },
+    spec: {
+      group: ROLLOUT_GROUP,
+      names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), shortNames: [shortName], categories: ['cdk8s-zones'] },
+      scope: 'Namespaced',
+      versions: [{
+        name: ROLLOUT_VERSION,
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        additionalPrinterColumns: [...columns, { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            required: ['spec'],
+            properties: {
+              apiVersion: { type: 'string' },
+              kind: { type: 'string' },
+              metadata: { type: 'object' },
+              spec,
+              status,
+            },
+          },
+        },
+      }],
+    },
+  });
+}
+
+/** The CustomResourceDefinition of ZoneAwareUpdate (internal builder: ZoneController and ZoneRolloutCrds use it). */
+export function zoneAwareUpdateCrd(scope: Construct, id: string): ApiObject {
+  const spec = {
+    'type': 'object',
+    'description': 'Rolls the pods of one OnDelete StatefulSet (or Deployment) zone by zone in growing batches.',
+    'required': ['maxUnavailable'],
+    'properties': {
+      statefulset: { ...NAME, description: 'The StatefulSet in the same namespace (its updateStrategy must be OnDelete).' },
+      deployment: { ...NAME, description: 'The Deployment in the same namespace (see docs/rollouts.md for the strategy it needs).' },
+      maxUnavailable: MAX_UNAVAILABLE,
+      exponentialFactor: {
+        type: 'number',
+        default: 2,
+        minimum: 0,
+        description: 'Batch i deletes min(factor^i, maxUnavailable) pods; 0 turns the ramp off (batches of maxUnavailable).',
+      },
+      dryRun: DRY_RUN,
+      pauseCondition: {
+        type: 'object',
+        description: 'The rollout pauses while any of these holds.',
+        properties: {
+          label: { type: 'string', minLength: 1, description: "A label on the workload, 'key' (present) or 'key=value'." },
+          annotation: { type: 'string', minLength: 1, description: "An annotation on the workload, 'key' (present) or 'key=value'." },
+          prometheusQueryUrl: {
+            type: 'string',
+            pattern: '^https?://',
+            description: 'A Prometheus instant-query URL (…/api/v1/query?query=…); pauses while the result is non-empty or the query fails.',
+          },
+        },
+      },
+    },
+    'x-kubernetes-validations': [{
+      rule: 'has(self.statefulset) != has(self.deployment)',
+      message: 'set exactly one of statefulset and deployment',
+    }, {
+      rule: '!has(self.exponentialFactor) || self.exponentialFactor == 0.0 || self.exponentialFactor >= 1.0',
+      message: 'exponentialFactor must be 0 (off) or >= 1 (a factor below 1 would shrink the batches)',
+    }],
+  };
+  const status = {
+    type: 'object',
+    properties: {
+      observedGeneration: { type: 'integer', format: 'int64' },
+      currentRevision: { type: 'string', description: 'The revision the old pods run (the first one found).' },
+      updateRevision: { type: 'string', description: 'The revision every pod should run.' },
+      step: { type: 'integer', minimum: 0, description: 'Batches deleted for updateRevision; the next batch is min(factor^step, maxUnavailable).' },
+      oldReplicas: { type: 'integer', minimum: 0, description: 'Pods not yet on updateRevision.' },
+      zones: {
+        type: 'array',
+        description: 'Old pods per zone (zone "" = node without the zone label, or unscheduled).',
+        items: {
+          type: 'object',
+          required: ['zone', 'oldReplicas'],
+          properties: { zone: { type: 'string' }, oldReplicas: { type: 'integer', minimum: 0 } },
+        },
+      },
+      paused: { type: 'boolean' },
+      phase: { type: 'string', enum: ['Rolling', 'Waiting', 'Paused', 'Done', 'Error'] },
+      message: { type: 'string' },
+      lastDeleted: { type: 'array', items: { type: 'string' }, description: 'The pods of the last batch.' },
+      conditions: CONDITIONS,
+    },
+  };
+  return crd(scope, id, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, 'zau', spec, status, [
+    { name: 'StatefulSet', type: 'string', jsonPath: '.spec.statefulset' },
+    { name: 'Deployment', type: 'string', jsonPath: '.spec.deployment', priority: 1 },
+    { name: 'Max-Unavailable', type: 'string', jsonPath: '.spec.maxUnavailable' },
+    { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    { name: 'Step', type: 'integer', jsonPath: '.status.step' },
+    { name: 'Old', type: 'integer', jsonPath: '.status.oldReplicas' },
+    { name: 'Paused', type: 'boolean', jsonPath: '.status.paused' },
+  ]);
+}
+
+/** The CustomResourceDefinition of ZoneDisruptionBudget (internal builder). */
+export function zoneDisruptionBudgetCrd(scope: Construct, id: string): ApiObject {
+  const spec = {
+    type: 'object',
+    description: 'Evictions of the selected pods may proceed in one zone at a time, up to maxUnavailable pods per zone.',
+    required: ['selector', 'maxUnavailable'],
+    properties: {
+      selector: LABEL_SELECTOR,
+      maxUnavailable: MAX_UNAVAILABLE,
+      dryRun: DRY_RUN,
+    },
+  };
+  const status = {
+    type: 'object',
+    properties: {
+      observedGeneration: { type: 'integer', format: 'int64' },
+      expectedPods: { type: 'integer', minimum: 0, description: 'Pods the owners want, existing or missing.' },
+      healthyPods: { type: 'integer', minimum: 0 },
+      maxUnavailable: { type: 'integer', minimum: 0, description: 'maxUnavailable as a number of pods per zone.' },
+      zones: {
+        type: 'array',
+        description: 'Per zone ("<unknown>" = missing pods of unknown zone, or nodes without the zone label).',
+        items: {
+          type: 'object',
+          required: ['zone', 'expected', 'healthy', 'disruptionsAllowed'],
+          properties: {
+            zone: { type: 'string' },
+            expected: { type: 'integer', minimum: 0 },
+            healthy: { type: 'integer', minimum: 0 },
+            disruptionsAllowed: { type: 'integer', minimum: 0 },
+          },
+        },
+      },
+      conditions: CONDITIONS,
+    },
+  };
+  return crd(scope, id, ZONE_DISRUPTION_BUDGET_KIND, ZONE_DISRUPTION_BUDGET_PLURAL, 'zdb', spec, status, [
+    { name: 'Max-Unavailable', type: 'string', jsonPath: '.spec.maxUnavailable' },
+    { name: 'Expected', type: 'integer', jsonPath: '.status.expectedPods' },
+    { name: 'Healthy', type: 'integer', jsonPath: '.status.healthyPods' },
+  ]);
+}
+
+/** Props of `ZoneRolloutCrds`. */
+export interface ZoneRolloutCrdsProps {
+  /**
+   * Emit the ZoneAwareUpdate CRD.
+   *
+   * @default true
+   */
+  readonly zoneAwareUpdate?: boolean;
+
+  /**
+   * Emit the ZoneDisruptionBudget CRD.
+   *
+   * @default true
+   */
+  readonly zoneDisruptionBudget?: boolean;
+}
+
+/**
+ * Just the CustomResourceDefinitions of ZoneAwareUpdate and ZoneDisruptionBudget (group
+ * `cdk8s-zones.dev`, version v1alpha1), for clusters where the CRDs are installed apart from the
+ * controller. `ZoneController` emits them itself for the features it enables.
+ */
+export class ZoneRolloutCrds extends Construct {
+  constructor(scope: Construct, id: string, props: ZoneRolloutCrdsProps = {}) {
+    super(scope, id);
+    if (props.zoneAwareUpdate ?? true) zoneAwareUpdateCrd(this, 'zoneawareupdates');
+    if (props.zoneDisruptionBudget ?? true) zoneDisruptionBudgetCrd(this, 'zonedisruptionbudgets');
+  }
+}

@@ -1,0 +1,211 @@
+import { ApiObject, JsonPatch } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { invalidProp } from '../errors';
+import { standardLabels } from '../standard-labels';
+import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from './crds';
+import { checkMaxUnavailable } from './max-unavailable';
+import { labelKeyProblem } from '../topology/labels';
+
+/** The workload a ZoneAwareUpdate rolls: one StatefulSet or one Deployment in the ZoneAwareUpdate's namespace. */
+export class RolloutTarget {
+  /**
+   * A cdk8s-plus StatefulSet. It must use `StatefulSetUpdateStrategy.onDelete()`: the construct refuses
+   * any other strategy (Kubernetes would roll the pods itself, racing the controller).
+   */
+  public static statefulSet(statefulSet: kplus.StatefulSet): RolloutTarget {
+    return new RolloutTarget('statefulset', statefulSet.name, statefulSet, undefined);
+  }
+
+  /** A StatefulSet by name (defined elsewhere; its updateStrategy must be OnDelete). */
+  public static statefulSetName(name: string): RolloutTarget {
+    return new RolloutTarget('statefulset', name, undefined, undefined);
+  }
+
+  /**
+   * A cdk8s-plus Deployment with `strategy: DeploymentStrategy.recreate()` (the construct refuses another
+   * strategy). The construct sets `spec.paused: true` on it (cdk8s-plus has no prop for it): a paused
+   * Deployment does not roll its pods itself; the controller does, by scaling its ReplicaSets (see
+   * docs/rollouts.md).
+   */
+  public static deployment(deployment: kplus.Deployment): RolloutTarget {
+    return new RolloutTarget('deployment', deployment.name, undefined, deployment);
+  }
+
+  /** A Deployment by name (defined elsewhere; it must be paused, `spec.paused: true`, with strategy Recreate). */
+  public static deploymentName(name: string): RolloutTarget {
+    return new RolloutTarget('deployment', name, undefined, undefined);
+  }
+
+  private constructor(
+    /** @internal */ public readonly _field: 'statefulset' | 'deployment',
+    /** The workload's name. */ public readonly name: string,
+    /** @internal */ public readonly _statefulSet: kplus.StatefulSet | undefined,
+    /** @internal */ public readonly _deployment: kplus.Deployment | undefined,
+  ) {}
+}
+
+/** When a zone-aware rollout pauses (any condition that holds pauses it). */
+export interface ZoneAwareUpdatePauseCondition {
+  /**
+   * A label on the workload: `key` (present) or `key=value`. Add it (e.g. with kubectl) to pause.
+   *
+   * @default - none
+   */
+  readonly label?: string;
+
+  /**
+   * An annotation on the workload: `key` (present) or `key=value`.
+   *
+   * @default - none
+   */
+  readonly annotation?: string;
+
+  /**
+   * A Prometheus instant-query URL, e.g.
+   * `http://prometheus.monitoring:9090/api/v1/query?query=ALERTS{alertstate="firing",severity="page"}`:
+   * the rollout pauses while the result is non-empty, and while the query fails (fail safe).
+   *
+   * @default - none
+   */
+  readonly prometheusQueryUrl?: string;
+}
+
+/** Props of `ZoneAwareUpdate`. */
+export interface ZoneAwareUpdateProps {
+  /** The StatefulSet or Deployment to roll. */
+  readonly target: RolloutTarget;
+
+  /**
+   * The most pods deleted at once: a whole number >= 1, or a percentage of the workload's pods such as
+   * '33%' (rounded down, at least 1).
+   */
+  readonly maxUnavailable: number | string;
+
+  /**
+   * Batch i deletes min(factor^i, maxUnavailable) pods (1, 2, 4, ... with 2), growing across zones and
+   * restarting with each new revision. 0 turns the ramp off: every batch is maxUnavailable pods. Must be 0
+   * or at least 1.
+   *
+   * @default 2
+   */
+  readonly exponentialFactor?: number;
+
+  /**
+   * Decide and report (log, Event, status) without deleting pods.
+   *
+   * @default false
+   */
+  readonly dryRun?: boolean;
+
+  /**
+   * When the rollout pauses.
+   *
+   * @default - never pauses
+   */
+  readonly pauseCondition?: ZoneAwareUpdatePauseCondition;
+
+  /**
+   * The ZoneAwareUpdate's name.
+   *
+   * @default - generated from the construct path
+   */
+  readonly name?: string;
+
+  /**
+   * The namespace: the workload's.
+   *
+   * @default - the cdk8s-plus workload's namespace, else the chart's
+   */
+  readonly namespace?: string;
+}
+
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/**
+ * A ZoneAwareUpdate custom resource (group cdk8s-zones.dev): the runtime controller (`ZoneController` with
+ * zone-aware updates enabled) rolls the target's pods zone by zone, zones in alphabetical order, highest
+ * ordinal first, in batches of min(exponentialFactor^step, maxUnavailable) that never span two zones,
+ * waiting for every updated pod to be Ready between batches.
+ */
+export class ZoneAwareUpdate extends Construct {
+  /** The ZoneAwareUpdate's name. */
+  public readonly name: string;
+
+  constructor(scope: Construct, id: string, props: ZoneAwareUpdateProps) {
+    super(scope, id);
+    const where = `ZoneAwareUpdate '${this.node.path}'`;
+    checkMaxUnavailable(where, 'maxUnavailable', props.maxUnavailable);
+    const factor = props.exponentialFactor ?? 2;
+    if (!Number.isFinite(factor) || factor < 0 || (factor > 0 && factor < 1)) {
+      throw invalidProp(where, 'exponentialFactor', factor,
+        'must be 0 (ramp off: batches of maxUnavailable) or at least 1 (a factor below 1 would never grow the batches)');
+    }
+    for (const prop of ['label', 'annotation'] as const) {
+      const value = props.pauseCondition?.[prop];
+      const problem = value === undefined ? undefined : labelKeyProblem(value.split('=')[0]);
+      if (problem) {
+        throw invalidProp(where, `pauseCondition.${prop}`, value, `must be 'key' or 'key=value' where the key ${problem}`);
+      }
+    }
+    const url = props.pauseCondition?.prometheusQueryUrl;
+    if (url !== undefined && !/^https?:\/\/[^/]+\/.*[?&]query=./.test(url)) {
+      throw invalidProp(where, 'pauseCondition.prometheusQueryUrl', url,
+        "must be an http(s) Prometheus instant-query URL with a query, e.g. 'http://prometheus:9090/api/v1/query?query=up==0'");
+    }
+
+    const target = props.target;
+    const workloadNamespace = (target._statefulSet ?? target._deployment)?.metadata.namespace;
+    if (props.namespace !== undefined && workloadNamespace !== undefined && props.namespace !== workloadNamespace) {
+      throw invalidProp(where, 'namespace', props.namespace,
+        `must be the workload's namespace ${JSON.stringify(workloadNamespace)}: a ZoneAwareUpdate rolls a workload of its own namespace`);
+    }
+    if (target.name.length > 253 || !OBJECT_NAME.test(target.name)) {
+      throw invalidProp(where, 'target', target.name, 'must name a workload (a DNS subdomain)');
+    }
+    if (target._statefulSet) {
+      const strategy = target._statefulSet.strategy._toKube().type ?? 'RollingUpdate';
+      if (strategy !== 'OnDelete') {
+        throw invalidProp(where, 'target', `StatefulSet ${target.name} with updateStrategy ${strategy}`,
+          'must use OnDelete, or Kubernetes rolls the pods itself, racing the controller: create the StatefulSet with ' +
+          '`strategy: StatefulSetUpdateStrategy.onDelete()` (the construct refuses rather than change it for you)');
+      }
+    }
+    if (target._deployment) {
+      const strategy = target._deployment.strategy._toKube().type ?? 'RollingUpdate';
+      if (strategy !== 'Recreate') {
+        throw invalidProp(where, 'target', `Deployment ${target.name} with strategy ${strategy}`,
+          'must use Recreate: the controller rolls a paused Deployment by scaling its ReplicaSets, and a paused Deployment with ' +
+          'a RollingUpdate strategy still rescales them itself; create it with `strategy: DeploymentStrategy.recreate()`');
+      }
+      ApiObject.of(target._deployment).addJsonPatch(JsonPatch.add('/spec/paused', true));
+    }
+
+    const namespace = props.namespace ?? workloadNamespace;
+    const spec: { [key: string]: any } = {
+      [target._field]: target.name,
+      maxUnavailable: props.maxUnavailable,
+      exponentialFactor: factor,
+    };
+    if (props.dryRun !== undefined) spec.dryRun = props.dryRun;
+    if (props.pauseCondition) {
+      const { label, annotation, prometheusQueryUrl } = props.pauseCondition;
+      spec.pauseCondition = {
+        ...(label !== undefined ? { label } : {}),
+        ...(annotation !== undefined ? { annotation } : {}),
+        ...(prometheusQueryUrl !== undefined ? { prometheusQueryUrl } : {}),
+      };
+    }
+    const resource = new ApiObject(this, 'Resource', {
+      apiVersion: ROLLOUT_API_VERSION,
+      kind: ZONE_AWARE_UPDATE_KIND,
+      metadata: {
+        ...(props.name !== undefined ? { name: props.name } : {}),
+        ...(namespace !== undefined ? { namespace } : {}),
+        labels: standardLabels(target.name, this.node.id, 'zone-aware-update'),
+      },
+      spec,
+    });
+    this.name = resource.name;
+  }
+}

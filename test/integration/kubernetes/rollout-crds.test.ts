@@ -1,0 +1,72 @@
+/**
+ * The ZoneAwareUpdate and ZoneDisruptionBudget CRDs the library synthesizes, on the real API server: they
+ * are accepted (structural schema, CEL rules that compile), the constructs' custom resources validate
+ * strictly, and the CEL rules refuse what the constructs refuse at synth time (for resources written by
+ * hand).
+ */
+import { Chart, Testing } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
+import { KubeApiError, KubeObject } from './kube-client';
+import { testCluster, uniqueName } from './scheduling';
+import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds } from '../../../src';
+
+const { client } = testCluster();
+const ns = uniqueName('rollout-crds');
+afterAll(async () => { await deleteNamespace(client, ns); client.close(); });
+
+function manifests(): KubeObject[] {
+  const chart = new Chart(Testing.app(), 'c', { disableResourceNameHashes: true });
+  new ZoneRolloutCrds(chart, 'crds');
+  const db = new kplus.StatefulSet(chart, 'db', {
+    replicas: 3,
+    strategy: kplus.StatefulSetUpdateStrategy.onDelete(),
+    containers: [{ image: 'postgres:17', portNumber: 5432, securityContext: { user: 1000 } }],
+  });
+  new ZoneAwareUpdate(chart, 'update', { target: RolloutTarget.statefulSet(db), maxUnavailable: '34%', pauseCondition: { annotation: 'example.com/hold' } });
+  new ZoneDisruptionBudget(chart, 'budget', { workload: db, maxUnavailable: 1, dryRun: true });
+  return Testing.synth(chart).filter((o) => o.kind !== 'StatefulSet' && o.kind !== 'Service');
+}
+
+async function rejection(obj: KubeObject): Promise<string> {
+  try {
+    await client.apply({ ...obj, metadata: { ...obj.metadata, namespace: ns } });
+  } catch (err) {
+    if (err instanceof KubeApiError) return err.detail;
+    throw err;
+  }
+  return 'accepted';
+}
+
+test('the CRDs install and the constructs\' resources validate strictly', async () => {
+  await restrictedNamespace(client, ns);
+  const result = await applyManifests(client, manifests(), ns);
+  expect(result.rejections).toEqual([]);
+  expect(result.warnings).toEqual([]);
+  expect([...new Set(result.crds)]).toEqual(['zoneawareupdates.cdk8s-zones.dev', 'zonedisruptionbudgets.cdk8s-zones.dev']);
+  const zau = result.applied.find((o) => o.kind === 'ZoneAwareUpdate')!;
+  expect(zau.spec).toMatchObject({ maxUnavailable: '34%', exponentialFactor: 2, pauseCondition: { annotation: 'example.com/hold' } });
+  const zdb = result.applied.find((o) => o.kind === 'ZoneDisruptionBudget')!;
+  expect(zdb.spec.dryRun).toBe(true);
+});
+
+test.each([
+  ['ZoneAwareUpdate', { statefulset: 'db', maxUnavailable: 0 }, "must be a whole number >= 1 or a percentage between '1%' and '100%'"],
+  ['ZoneAwareUpdate', { statefulset: 'db', maxUnavailable: '0%' }, "must be a whole number >= 1 or a percentage between '1%' and '100%'"],
+  ['ZoneAwareUpdate', { statefulset: 'db', maxUnavailable: '101%' }, "must be a whole number >= 1 or a percentage between '1%' and '100%'"],
+  ['ZoneAwareUpdate', { statefulset: 'db', deployment: 'web', maxUnavailable: 1 }, 'set exactly one of statefulset and deployment'],
+  ['ZoneAwareUpdate', { maxUnavailable: 1 }, 'set exactly one of statefulset and deployment'],
+  ['ZoneAwareUpdate', { statefulset: 'db', maxUnavailable: 1, exponentialFactor: 0.5 }, 'exponentialFactor must be 0 (off) or >= 1'],
+  ['ZoneAwareUpdate', { statefulset: 'db', maxUnavailable: 1, exponentialFactor: -1 }, 'should be greater than or equal to 0'],
+  ['ZoneDisruptionBudget', { selector: {}, maxUnavailable: 1 }, 'an empty selector would select every pod of the namespace'],
+  ['ZoneDisruptionBudget', { selector: { matchLabels: { app: 'db' } }, maxUnavailable: 'ten' }, 'must be a whole number >= 1'],
+])('the API server refuses a %s with %j', async (kind, spec, message) => {
+  const obj = { apiVersion: 'cdk8s-zones.dev/v1alpha1', kind, metadata: { name: uniqueName('bad') }, spec };
+  expect(await rejection(obj)).toContain(message);
+});
+
+test('accepted by hand: exponentialFactor 0 and 1.5, a percentage', async () => {
+  for (const [i, spec] of [{ statefulset: 'db', maxUnavailable: '100%', exponentialFactor: 0 }, { statefulset: 'db', maxUnavailable: 3, exponentialFactor: 1.5 }].entries()) {
+    expect(await rejection({ apiVersion: 'cdk8s-zones.dev/v1alpha1', kind: 'ZoneAwareUpdate', metadata: { name: `ok-${i}` }, spec })).toBe('accepted');
+  }
+});

@@ -1,0 +1,134 @@
+import { Chart, Testing } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds } from '../../src';
+import { only, synth, testChart } from '../util';
+
+function onDeleteStatefulSet(chart: Chart, strategy = kplus.StatefulSetUpdateStrategy.onDelete()): kplus.StatefulSet {
+  return new kplus.StatefulSet(chart, 'db', {
+    replicas: 12,
+    strategy,
+    containers: [{ image: 'postgres:17', portNumber: 5432 }],
+  });
+}
+
+describe('ZoneAwareUpdate', () => {
+  test('emits the custom resource for a cdk8s-plus OnDelete StatefulSet', () => {
+    const chart = testChart();
+    const sts = onDeleteStatefulSet(chart);
+    new ZoneAwareUpdate(chart, 'rollout', {
+      target: RolloutTarget.statefulSet(sts),
+      maxUnavailable: '25%',
+      pauseCondition: { label: 'example.com/pause', prometheusQueryUrl: 'http://prometheus:9090/api/v1/query?query=ALERTS' },
+    });
+    const objects = synth(chart);
+    const zau = only(objects, 'ZoneAwareUpdate');
+    expect(zau.apiVersion).toBe('cdk8s-zones.dev/v1alpha1');
+    expect(zau.spec).toEqual({
+      statefulset: sts.name,
+      maxUnavailable: '25%',
+      exponentialFactor: 2,
+      pauseCondition: { label: 'example.com/pause', prometheusQueryUrl: 'http://prometheus:9090/api/v1/query?query=ALERTS' },
+    });
+    expect(objects).toMatchSnapshot();
+  });
+
+  test('a Deployment target is paused, so only the controller rolls it', () => {
+    const chart = testChart();
+    const web = new kplus.Deployment(chart, 'web', { replicas: 6, strategy: kplus.DeploymentStrategy.recreate(), containers: [{ image: 'nginx', portNumber: 8080 }] });
+    new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.deployment(web), maxUnavailable: 2, exponentialFactor: 0, dryRun: true, name: 'web' });
+    const objects = synth(chart);
+    expect(only(objects, 'Deployment').spec.paused).toBe(true);
+    expect(only(objects, 'ZoneAwareUpdate', 'web').spec).toEqual({ deployment: web.name, maxUnavailable: 2, exponentialFactor: 0, dryRun: true });
+  });
+
+  test('refuses a Deployment that does not use Recreate', () => {
+    const chart = testChart();
+    const web = new kplus.Deployment(chart, 'web', { containers: [{ image: 'nginx', portNumber: 8080 }] });
+    expect(() => new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.deployment(web), maxUnavailable: 1 }))
+      .toThrow("ZoneAwareUpdate 'test/rollout': target=\"Deployment test-web with strategy RollingUpdate\" must use Recreate");
+  });
+
+  test('a StatefulSet by name, in an explicit namespace', () => {
+    const chart = testChart();
+    new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.statefulSetName('kafka'), maxUnavailable: 1, namespace: 'data' });
+    const zau = only(synth(chart), 'ZoneAwareUpdate');
+    expect(zau.metadata.namespace).toBe('data');
+    expect(zau.spec.statefulset).toBe('kafka');
+  });
+
+  test('refuses a StatefulSet that does not use OnDelete', () => {
+    const chart = testChart();
+    const sts = onDeleteStatefulSet(chart, kplus.StatefulSetUpdateStrategy.rollingUpdate());
+    expect(() => new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.statefulSet(sts), maxUnavailable: 1 }))
+      .toThrow("ZoneAwareUpdate 'test/rollout': target=\"StatefulSet test-db with updateStrategy RollingUpdate\" must use OnDelete");
+  });
+
+  test.each([
+    [{ maxUnavailable: 0 }, 'maxUnavailable=0 must be a whole number of pods >= 1'],
+    [{ maxUnavailable: '101%' }, "maxUnavailable=\"101%\" must be a percentage between '1%' and '100%'"],
+    [{ maxUnavailable: '0%' }, "maxUnavailable=\"0%\" must be a percentage between '1%' and '100%'"],
+    [{ exponentialFactor: -1 }, 'exponentialFactor=-1 must be 0 (ramp off: batches of maxUnavailable) or at least 1'],
+    [{ exponentialFactor: 0.5 }, 'exponentialFactor=0.5 must be 0'],
+    [{ pauseCondition: { label: 'bad key!' } }, 'pauseCondition.label="bad key!" must be \'key\' or \'key=value\''],
+    [{ pauseCondition: { prometheusQueryUrl: 'prometheus:9090' } }, 'pauseCondition.prometheusQueryUrl="prometheus:9090" must be an http(s)'],
+    [{ namespace: 'other' }, 'namespace="other" must be the workload\'s namespace "data"'],
+  ])('refuses %p', (override, message) => {
+    const chart = testChart();
+    const sts = new kplus.StatefulSet(chart, 'db', {
+      metadata: { namespace: 'data' }, strategy: kplus.StatefulSetUpdateStrategy.onDelete(), containers: [{ image: 'postgres:17', portNumber: 5432 }],
+    });
+    expect(() => new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.statefulSet(sts), maxUnavailable: 1, ...override }))
+      .toThrow(`ZoneAwareUpdate 'test/rollout': ${message}`);
+  });
+});
+
+describe('ZoneDisruptionBudget', () => {
+  test('guards a workload by its selector', () => {
+    const chart = testChart();
+    const sts = onDeleteStatefulSet(chart);
+    new ZoneDisruptionBudget(chart, 'budget', { workload: sts, maxUnavailable: '10%' });
+    const objects = synth(chart);
+    const zdb = only(objects, 'ZoneDisruptionBudget');
+    expect(zdb.spec).toEqual({ selector: { matchLabels: sts.matchLabels }, maxUnavailable: '10%' });
+    expect(Object.keys(sts.matchLabels).length).toBeGreaterThan(0);
+    expect(objects).toMatchSnapshot();
+  });
+
+  test('by labels, dry run', () => {
+    const chart = testChart();
+    new ZoneDisruptionBudget(chart, 'budget', { selector: { app: 'kafka' }, maxUnavailable: 2, dryRun: true, name: 'kafka' });
+    expect(only(synth(chart), 'ZoneDisruptionBudget', 'kafka').spec).toEqual({ selector: { matchLabels: { app: 'kafka' } }, maxUnavailable: 2, dryRun: true });
+  });
+
+  test.each([
+    [{ maxUnavailable: 0, selector: { app: 'a' } }, 'maxUnavailable=0 must be a whole number of pods >= 1'],
+    [{ maxUnavailable: '150%', selector: { app: 'a' } }, 'maxUnavailable="150%" must be a percentage between'],
+    [{ maxUnavailable: 1 }, 'selector=undefined set exactly one of selector and workload'],
+    [{ maxUnavailable: 1, selector: {} }, 'selector={} must not be empty'],
+    [{ maxUnavailable: 1, selector: { 'a b': 'x' } }, 'selector={"a b":"x"} is not a valid label key'],
+  ])('refuses %p', (props, message) => {
+    const chart = testChart();
+    expect(() => new ZoneDisruptionBudget(chart, 'budget', props)).toThrow(`ZoneDisruptionBudget 'test/budget': ${message}`);
+  });
+});
+
+describe('ZoneRolloutCrds', () => {
+  test('both CRDs: group cdk8s-zones.dev, v1alpha1, status subresource, int-or-string maxUnavailable', () => {
+    const chart = testChart();
+    new ZoneRolloutCrds(chart, 'crds');
+    const objects = synth(chart);
+    expect(objects.map((o) => o.metadata.name)).toEqual(['zoneawareupdates.cdk8s-zones.dev', 'zonedisruptionbudgets.cdk8s-zones.dev']);
+    for (const crd of objects) {
+      const version = crd.spec.versions[0];
+      expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
+      expect(version.schema.openAPIV3Schema.properties.spec.properties.maxUnavailable['x-kubernetes-int-or-string']).toBe(true);
+    }
+    expect(objects).toMatchSnapshot();
+  });
+
+  test('one of them', () => {
+    const chart = new Chart(Testing.app(), 'c');
+    new ZoneRolloutCrds(chart, 'crds', { zoneAwareUpdate: false });
+    expect(Testing.synth(chart).map((o) => o.spec.names.kind)).toEqual(['ZoneDisruptionBudget']);
+  });
+});
