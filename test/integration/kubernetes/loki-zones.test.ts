@@ -9,12 +9,12 @@
  *   with its node's zone, the annotation its downward-API file and environment variable read.
  */
 import { Chart, Testing } from 'cdk8s';
+import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace } from './examples';
 import { ZONE_KEY } from './nodes';
 import { livePods, podsByZone, testCluster, uniqueName, waitForScheduled, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
 import { LokiOutput, ZoneAnnotation, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../../src';
-import { ControllerProcess } from './controller-process';
 
 const { client, info } = testCluster();
 const namespaces: string[] = [];

@@ -57,8 +57,19 @@ test('an ingester of the per-zone StatefulSets: zone from its flag, zone awarene
 
 test('with the zone in the environment (pod topology labels, controller) Loki expands it', () => {
   const ingester = workloads.find((w) => w.metadata.name === 'logs-ingester-zone-a');
-  const withoutFlag = { ...ingester, spec: { ...ingester.spec, template: { ...ingester.spec.template, spec: { ...ingester.spec.template.spec,
-    containers: [{ ...ingester.spec.template.spec.containers[0], args: ingester.spec.template.spec.containers[0].args.slice(0, 3) }] } } } };
+  const withoutFlag = {
+    ...ingester,
+    spec: {
+      ...ingester.spec,
+      template: {
+        ...ingester.spec.template,
+        spec: {
+          ...ingester.spec.template.spec,
+          containers: [{ ...ingester.spec.template.spec.containers[0], args: ingester.spec.template.spec.containers[0].args.slice(0, 3) }],
+        },
+      },
+    },
+  };
   const res = loki(withoutFlag, ['-verify-config', '-print-config-stderr'], { INSTANCE_AVAILABILITY_ZONE: 'zone-from-env' });
   expect(res.status).toBe(0);
   expect(res.output.slice(res.output.indexOf('\ningester:'))).toMatch(/availability_zone: zone-from-env/);
