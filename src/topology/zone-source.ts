@@ -123,9 +123,6 @@ export function checkZoneSource(where: string, source: ZoneSource | undefined, t
         'use ZoneSource.perZoneStatefulSets() or ZoneSource.controller(zoneController)');
     }
   }
-  if (source.kind === ZoneSourceKind.CONTROLLER && !source.zoneController) {
-    throw invalidProp(where, 'zoneSource', 'controller', 'has no ZoneController: pass the installed one to ZoneSource.controller()');
-  }
   return source;
 }
 

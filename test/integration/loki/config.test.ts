@@ -7,9 +7,9 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App, Testing } from 'cdk8s';
+import { App, Chart, Testing } from 'cdk8s';
 import { build } from '../../../examples/loki-direct-3-zones/main';
-import { LokiComponent } from '../../../src';
+import { LokiComponent, LokiOutput, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../../src';
 import { programPath } from '../programs';
 
 const app = new App();
@@ -55,22 +55,20 @@ test('an ingester of the per-zone StatefulSets: zone from its flag, zone awarene
   expect(lifecycler).toMatch(/availability_zone: zone-b/);
 });
 
-test('with the zone in the environment (pod topology labels, controller) Loki expands it', () => {
-  const ingester = workloads.find((w) => w.metadata.name === 'logs-ingester-zone-a');
-  const withoutFlag = {
-    ...ingester,
-    spec: {
-      ...ingester.spec,
-      template: {
-        ...ingester.spec.template,
-        spec: {
-          ...ingester.spec.template.spec,
-          containers: [{ ...ingester.spec.template.spec.containers[0], args: ingester.spec.template.spec.containers[0].args.slice(0, 3) }],
-        },
-      },
-    },
-  };
-  const res = loki(withoutFlag, ['-verify-config', '-print-config-stderr'], { INSTANCE_AVAILABILITY_ZONE: 'zone-from-env' });
+test.each([
+  ['pod topology labels', () => ZoneSource.podTopologyLabels()],
+  ['controller', (chart: Chart) => ZoneSource.controller(new ZoneController(chart, 'zones'))],
+])('an ingester told its zone in the environment (%s): Loki expands it', (_, zoneSource) => {
+  const chart = new Chart(Testing.app(), 'env', { disableResourceNameHashes: true });
+  new ZoneAwareLokiStack(chart, 'loki', {
+    name: 'logs', output: LokiOutput.DIRECT, topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
+    zoneSource: zoneSource(chart), s3: { bucket: 'logs', endpoint: 'minio:9000' },
+  });
+  const objects = Testing.synth(chart);
+  const ingester = objects.find((o) => o.kind === 'StatefulSet');
+  const own = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'logs-config').data['config.yaml'];
+  const zoneEnv = ingester.spec.template.spec.containers[0].env.find((e: any) => e.valueFrom?.fieldRef);
+  const res = loki(ingester, ['-verify-config', '-print-config-stderr'], { [zoneEnv.name]: 'zone-from-env' }, own);
   expect(res.status).toBe(0);
   expect(res.output.slice(res.output.indexOf('\ningester:'))).toMatch(/availability_zone: zone-from-env/);
 });

@@ -10,31 +10,11 @@ import * as os from 'os';
 import * as path from 'path';
 import { lokiConfig, renderLokiConfig } from '../../../src/loki/config';
 import { ZONE_ENV, ZONE_FLAG } from '../../../src/loki/direct';
-import { freePort, stopWhenOrphaned } from '../processes';
+import { freePort, stopWhenOrphaned, waitFor } from '../processes';
 import { programPath } from '../programs';
 
 /** Seconds between ring heartbeats, and after which a silent ingester counts as unhealthy. */
 export const HEARTBEAT = { periodSeconds: 1, timeoutSeconds: 6 };
-
-/** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs` with `what`. */
-export async function waitFor<T>(
-  what: string, timeoutMs: number, check: () => Promise<T | undefined>, fatal: () => string | undefined = () => undefined,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    const stop = fatal();
-    if (stop !== undefined) throw new Error(`${what}: ${stop}`);
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ''}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 export interface LokiClusterProps {
   readonly zones: string[];

@@ -5,7 +5,8 @@
  * no flush, no leaving the ring). With zone awareness every pushed line is still returned and new pushes
  * succeed; the same cluster with zone awareness disabled fails, which is the difference the config makes.
  */
-import { HEARTBEAT, LokiCluster, waitFor } from './loki-cluster';
+import { HEARTBEAT, LokiCluster } from './loki-cluster';
+import { waitFor } from '../processes';
 
 const ZONES = ['zone-a', 'zone-b', 'zone-c'];
 const STREAMS = 60;
