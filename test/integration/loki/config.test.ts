@@ -61,8 +61,11 @@ test.each([
 ])('an ingester told its zone in the environment (%s): Loki expands it', (_, zoneSource) => {
   const chart = new Chart(Testing.app(), 'env', { disableResourceNameHashes: true });
   new ZoneAwareLokiStack(chart, 'loki', {
-    name: 'logs', output: LokiOutput.DIRECT, topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
-    zoneSource: zoneSource(chart), s3: { bucket: 'logs', endpoint: 'minio:9000' },
+    name: 'logs',
+    output: LokiOutput.DIRECT,
+    topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
+    zoneSource: zoneSource(chart),
+    s3: { bucket: 'logs', endpoint: 'minio:9000' },
   });
   const objects = Testing.synth(chart);
   const ingester = objects.find((o) => o.kind === 'StatefulSet');
