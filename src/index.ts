@@ -44,6 +44,14 @@ export { ZoneAwareUpdate, ZoneAwareUpdateProps, ZoneAwareUpdatePauseCondition, R
 export { ZoneDisruptionBudget, ZoneDisruptionBudgetProps } from './rollout/zone-disruption-budget';
 export { ZoneRolloutCrds, ZoneRolloutCrdsProps } from './rollout/crds';
 
+// How a pod learns its zone (shared by zone-aware constructs).
+export { ZoneSource, ZoneSourceKind } from './topology/zone-source';
+
+// Loki replication across zones.
+export { ZoneAwareLokiStack, ZoneAwareLokiStackProps } from './loki/loki-stack';
+export {
+  LokiOutput, LokiStackSize, LokiObjectStorageType, LokiOperatorStorage, LokiS3Storage, LokiComponent,
+} from './loki/options';
 
 // Redis Cluster laid out to survive a zone loss.
 export {

@@ -3,7 +3,7 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { invalidProp } from '../errors';
 import { standardLabels } from '../standard-labels';
-import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from './crds';
+import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from './api';
 import { checkMaxUnavailable } from './max-unavailable';
 import { labelKeyProblem } from '../topology/labels';
 

@@ -5,7 +5,7 @@
  * persisted in the status, so a restarted controller (or the other replica taking the Lease) resumes the
  * ramp where it was.
  */
-import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, ZONE_AWARE_UPDATE_RBAC } from '../../../src/rollout/crds';
+import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, ZONE_AWARE_UPDATE_RBAC } from '../../../src/rollout/api';
 import { isStatus, KubeObject, keyOf, NODES, PODS, Resource, resourcePath } from '../kube/api';
 import { Informer } from '../kube/informer';
 import { Reconciler, ReconcilerContext } from '../reconciler';

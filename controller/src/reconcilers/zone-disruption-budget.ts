@@ -6,7 +6,7 @@
  * pod cache shows the pod going, so two evictions racing each other cannot both pass in two zones (per
  * replica: two replicas serving the webhook do not share this memory).
  */
-import { EVICTION_WEBHOOK_PATH, ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL, ZONE_DISRUPTION_BUDGET_RBAC } from '../../../src/rollout/crds';
+import { EVICTION_WEBHOOK_PATH, ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL, ZONE_DISRUPTION_BUDGET_RBAC } from '../../../src/rollout/api';
 import { AdmissionRequest, AdmissionVerdict, AdmissionWebhook } from '../admission';
 import { isStatus, KubeObject, keyOf, NODES, PODS, Resource, resourcePath } from '../kube/api';
 import { Informer } from '../kube/informer';

@@ -6,7 +6,7 @@
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { freePort } from '../processes';
+import { freePort, waitFor } from '../processes';
 import { programPath } from '../programs';
 
 /** An active target as /api/v1/targets lists it. */
@@ -36,21 +36,6 @@ const WATCHDOG = [
   'kill -TERM $child 2>/dev/null; wait $child',
 ].join('\n');
 
-/** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs` with `what`. */
-export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ''}`);
-    await new Promise((r) => setTimeout(r, delay));
-  }
-}
 
 export class PrometheusProcess {
   /** Starts Prometheus with `config` (YAML text) in `dir`; resolves once it is ready. */

@@ -5,7 +5,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { PrometheusProcess, TargetList, waitFor } from './prometheus-process';
+import { waitFor } from '../processes';
+import { PrometheusProcess, TargetList } from './prometheus-process';
 
 export class ShardPool {
   public readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-zones-prometheus-'));

@@ -1,0 +1,43 @@
+import { App, Chart, ChartProps } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { LokiOutput, ZoneAwareLokiStack, ZoneSource, ZoneTopology } from '../../src';
+
+/**
+ * Loki in microservices mode without an operator, replicating every stream to 3 ingesters in 3 zones:
+ * one ingester StatefulSet per zone (2 ingesters each) with the zone in its arguments, every other
+ * component spread over the zones, chunks in an S3-compatible bucket.
+ */
+export class LokiDirectChart extends Chart {
+  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+    super(scope, id, props);
+
+    new k8s.KubeNamespace(this, 'namespace', {
+      metadata: { name: 'logging', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
+    });
+
+    new ZoneAwareLokiStack(this, 'loki', {
+      name: 'logs',
+      namespace: 'logging',
+      output: LokiOutput.DIRECT,
+      topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
+      replicationFactor: 3,
+      zoneSource: ZoneSource.perZoneStatefulSets(),
+      ingesterReplicasPerZone: 2,
+      // A Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for the bucket.
+      s3: { bucket: 'logs', endpoint: 'minio.storage.svc:9000', insecure: true, credentialsSecretName: 'logs-s3' },
+      gateway: true,
+    });
+  }
+}
+
+/** Adds this example's charts to `app` (used by `cdk8s synth` and the snapshot test). */
+export function build(app: App): void {
+  new LokiDirectChart(app, 'loki-direct-3-zones', { disableResourceNameHashes: true });
+}
+
+if (require.main === module) {
+  const app = new App();
+  build(app);
+  app.synth();
+}

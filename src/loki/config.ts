@@ -1,0 +1,163 @@
+import { Yaml } from 'cdk8s';
+
+/** Where Loki keeps chunks and index files (internal: the construct and the real-Loki proof build it). */
+export type LokiStorageConfig =
+  | { readonly type: 'filesystem'; readonly directory: string }
+  | {
+    readonly type: 's3';
+    /** S3-compatible endpoint (host[:port]); unset: AWS S3 of `region`. */
+    readonly endpoint?: string;
+    readonly bucket: string;
+    readonly region?: string;
+    /** Plain HTTP to the endpoint (a MinIO in the cluster). */
+    readonly insecure?: boolean;
+    /** Path-style addressing (most S3-compatible stores). */
+    readonly forcePathStyle?: boolean;
+  };
+
+/** Everything one Loki process's configuration depends on. */
+export interface LokiConfigInput {
+  /** Replicas of every stream (ingester.lifecycler.ring.replication_factor). */
+  readonly replicationFactor: number;
+  /** Spread a stream's replicas over distinct zones (common.ring.zone_awareness_enabled). */
+  readonly zoneAwareness: boolean;
+  /**
+   * This process's zone (common.ring.instance_availability_zone): a literal, or `${VAR}` expanded by Loki
+   * at start from the environment (`-config.expand-env=true`). Unset: no zone (processes that are not
+   * in a ring, or zone awareness off).
+   */
+  readonly instanceZone?: string;
+  /** Ring instance id; unset: Loki's default, the host name (the pod name in Kubernetes). */
+  readonly instanceId?: string;
+  /** The address the process advertises in the rings; unset: Loki picks its interface's address. */
+  readonly instanceAddr?: string;
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  /** Listen address of both servers; unset: all interfaces. */
+  readonly listenAddress?: string;
+  /** Gossip port of memberlist. */
+  readonly memberlistPort: number;
+  /** Gossip bind address; unset: all interfaces. */
+  readonly memberlistBindAddr?: string;
+  /** host:port (or a DNS name resolving to every member) to join. */
+  readonly joinMembers: string[];
+  /** Local state: WAL, index cache, compactor work dir. */
+  readonly pathPrefix: string;
+  readonly storage: LokiStorageConfig;
+  /** query-frontend address the queriers pull work from (host:grpcPort); unset: queriers answer directly. */
+  readonly frontendAddress?: string;
+  /** compactor HTTP address (http://host:port) the other components send deletes to; unset: none. */
+  readonly compactorAddress?: string;
+  /** index-gateway address (host:grpcPort) queriers ask for the index; unset: they read it from storage. */
+  readonly indexGatewayAddress?: string;
+  /** Seconds between ring heartbeats, and after which a silent instance is unhealthy. */
+  readonly heartbeat?: { readonly periodSeconds: number; readonly timeoutSeconds: number };
+}
+
+/** The first day of the schema (any day before the first write). */
+const SCHEMA_FROM = '2024-01-01';
+
+/**
+ * A Loki configuration (as an object) for one process of a microservices deployment: memberlist rings,
+ * zone awareness, replication factor, storage and a TSDB v13 schema. Pure; `renderLokiConfig` turns it
+ * into YAML. Every component reads the same file; `-target=` selects what a process runs.
+ */
+export function lokiConfig(input: LokiConfigInput): any {
+  const objectStore = input.storage.type;
+  const heartbeat = input.heartbeat && {
+    heartbeat_period: `${input.heartbeat.periodSeconds}s`, heartbeat_timeout: `${input.heartbeat.timeoutSeconds}s`,
+  };
+  return prune({
+    auth_enabled: false,
+    server: {
+      http_listen_address: input.listenAddress,
+      http_listen_port: input.httpPort,
+      grpc_listen_address: input.listenAddress,
+      grpc_listen_port: input.grpcPort,
+      log_level: 'info',
+    },
+    common: {
+      path_prefix: input.pathPrefix,
+      // Loki copies common.replication_factor over ingester.lifecycler.ring.replication_factor at start
+      // (config_wrapper applyIngesterReplicationFactor): setting only the ingester's would be ignored.
+      replication_factor: input.replicationFactor,
+      compactor_address: input.compactorAddress,
+      // The ingesters' ring, and every other ring, in memberlist.
+      ring: {
+        kvstore: { store: 'memberlist' },
+        zone_awareness_enabled: input.zoneAwareness,
+        instance_availability_zone: input.instanceZone,
+        instance_id: input.instanceId,
+        instance_addr: input.instanceAddr,
+        // Loki copies these onto every ring, the ingesters' lifecycler included.
+        ...heartbeat,
+      },
+      storage: storageConfig(input.storage),
+    },
+    memberlist: {
+      bind_addr: input.memberlistBindAddr === undefined ? undefined : [input.memberlistBindAddr],
+      bind_port: input.memberlistPort,
+      advertise_addr: input.instanceAddr,
+      advertise_port: input.instanceAddr === undefined ? undefined : input.memberlistPort,
+      join_members: input.joinMembers,
+    },
+    ingester: {
+      lifecycler: {
+        ring: { replication_factor: input.replicationFactor },
+        // Become ready without the default 15 s pause; Kubernetes probes pace rollouts.
+        min_ready_duration: '0s',
+      },
+      wal: { dir: `${input.pathPrefix}/wal` },
+    },
+    schema_config: {
+      configs: [{
+        from: SCHEMA_FROM, store: 'tsdb', object_store: objectStore, schema: 'v13', index: { prefix: 'index_', period: '24h' },
+      }],
+    },
+    storage_config: {
+      tsdb_shipper: {
+        active_index_directory: `${input.pathPrefix}/tsdb-index`,
+        cache_location: `${input.pathPrefix}/tsdb-cache`,
+        index_gateway_client: input.indexGatewayAddress === undefined ? undefined : { server_address: input.indexGatewayAddress },
+      },
+    },
+    compactor: { working_directory: `${input.pathPrefix}/compactor` },
+    frontend_worker: input.frontendAddress === undefined ? undefined : { frontend_address: input.frontendAddress },
+    analytics: { reporting_enabled: false },
+  });
+}
+
+/** The configuration as YAML, the format Loki reads. */
+export function renderLokiConfig(config: any): string {
+  return Yaml.stringify(config);
+}
+
+function storageConfig(storage: LokiStorageConfig): any {
+  if (storage.type === 'filesystem') {
+    return { filesystem: { chunks_directory: `${storage.directory}/chunks`, rules_directory: `${storage.directory}/rules` } };
+  }
+  return {
+    s3: {
+      endpoint: storage.endpoint,
+      bucketnames: storage.bucket,
+      region: storage.region,
+      insecure: storage.insecure,
+      s3forcepathstyle: storage.forcePathStyle,
+      // Credentials come from the environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY) or the pod's role.
+    },
+  };
+}
+
+/** Drops undefined fields (and objects left empty), so the YAML holds only what was set. */
+function prune(value: any): any {
+  if (Array.isArray(value)) return value.map(prune);
+  if (value === null || typeof value !== 'object') return value;
+  const out: any = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    const pruned = prune(v);
+    if (typeof pruned === 'object' && !Array.isArray(pruned) && Object.keys(pruned).length === 0) continue;
+    out[k] = pruned;
+  }
+  return out;
+}

@@ -1,0 +1,318 @@
+import { createHash } from 'crypto';
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { zoneSlugs } from '../prometheus/names';
+import { LABEL_PREFIX, standardLabels } from '../standard-labels';
+import { lokiConfig, LokiStorageConfig, renderLokiConfig } from './config';
+import { LokiComponent, ResolvedLoki } from './options';
+import { zoneRequirements } from '../topology/affinity';
+import { hostSpreadConstraint, RevisionLabel, zoneSpreadConstraint } from '../topology/spread';
+import { ZoneSourceKind, zoneWiring } from '../topology/zone-source';
+
+export const HTTP_PORT = 3100;
+export const GRPC_PORT = 9095;
+export const MEMBERLIST_PORT = 7946;
+/** The environment variable Loki expands into `common.ring.instance_availability_zone`. */
+export const ZONE_ENV = 'INSTANCE_AVAILABILITY_ZONE';
+/** The flag that sets `common.ring.instance_availability_zone` (flags override the file). */
+export const ZONE_FLAG = '-common.storage.ring.instance-availability-zone';
+const CONFIG_DIR = '/etc/loki';
+const DATA_DIR = '/var/loki';
+/** The Loki image's user (grafana/loki runs as 10001). */
+const LOKI_UID = 10001;
+const GATEWAY_PORT = 8080;
+
+/** Components that join a ring or serve ring-aware reads, so they are told their zone and spread over zones. */
+const ZONE_AWARE = new Set<LokiComponent>([
+  LokiComponent.DISTRIBUTOR, LokiComponent.INGESTER, LokiComponent.QUERIER, LokiComponent.QUERY_FRONTEND,
+  LokiComponent.INDEX_GATEWAY, LokiComponent.RULER,
+]);
+
+/** The objects of the direct output, for callers and tests. */
+export interface DirectLoki {
+  readonly configMap: k8s.KubeConfigMap;
+  readonly ingesters: k8s.KubeStatefulSet[];
+  readonly deployments: k8s.KubeDeployment[];
+}
+
+/**
+ * Loki in microservices mode as plain Kubernetes objects: one ConfigMap with the Loki configuration all
+ * components share (`-target=` picks the component), a headless memberlist Service, the ingesters as
+ * StatefulSet(s) and every other component as a Deployment with a Service.
+ */
+export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
+  const ns = p.metadataNamespace;
+  const svc = (c: LokiComponent) => `${p.name}-${c}`;
+  const storage: LokiStorageConfig = p.s3
+    ? { type: 's3', ...p.s3, forcePathStyle: p.s3.forcePathStyle ?? p.s3.endpoint !== undefined }
+    : { type: 'filesystem', directory: `${DATA_DIR}/storage` };
+  const config = renderLokiConfig(lokiConfig({
+    replicationFactor: p.replicationFactor,
+    zoneAwareness: true,
+    instanceZone: `\${${ZONE_ENV}}`,
+    httpPort: HTTP_PORT,
+    grpcPort: GRPC_PORT,
+    memberlistPort: MEMBERLIST_PORT,
+    joinMembers: [`${p.name}-memberlist:${MEMBERLIST_PORT}`],
+    pathPrefix: DATA_DIR,
+    storage,
+    frontendAddress: `${svc(LokiComponent.QUERY_FRONTEND)}:${GRPC_PORT}`,
+    indexGatewayAddress: `dns:///${svc(LokiComponent.INDEX_GATEWAY)}:${GRPC_PORT}`,
+    compactorAddress: `http://${svc(LokiComponent.COMPACTOR)}:${HTTP_PORT}`,
+  }));
+  const configHash = createHash('sha256').update(config).digest('hex').slice(0, 16);
+  const configMap = new k8s.KubeConfigMap(scope, 'config', {
+    metadata: { name: `${p.name}-config`, namespace: ns, labels: standardLabels('loki', p.name, 'config') },
+    data: { 'config.yaml': config },
+  });
+
+  const memberLabel = { [`${LABEL_PREFIX}/loki-memberlist`]: p.name };
+  new k8s.KubeService(scope, 'memberlist', {
+    metadata: { name: `${p.name}-memberlist`, namespace: ns, labels: standardLabels('loki', p.name, 'memberlist') },
+    spec: {
+      clusterIp: 'None',
+      publishNotReadyAddresses: true, // ring members must find each other before they are ready
+      selector: memberLabel,
+      ports: [{ name: 'memberlist', port: MEMBERLIST_PORT, targetPort: k8s.IntOrString.fromString('memberlist') }],
+    },
+  });
+
+  const components = [
+    LokiComponent.DISTRIBUTOR, LokiComponent.QUERIER, LokiComponent.QUERY_FRONTEND, LokiComponent.INDEX_GATEWAY,
+    LokiComponent.COMPACTOR, ...(p.ruler ? [LokiComponent.RULER] : []),
+  ];
+  for (const c of [...components, LokiComponent.INGESTER]) {
+    // gRPC clients (queriers to index gateways and frontends) resolve every pod: headless services.
+    new k8s.KubeService(scope, `${c}-service`, {
+      metadata: { name: svc(c), namespace: ns, labels: standardLabels('loki', p.name, c) },
+      spec: {
+        clusterIp: c === LokiComponent.INDEX_GATEWAY || c === LokiComponent.QUERY_FRONTEND ? 'None' : undefined,
+        selector: selectorOf(p, c),
+        ports: [
+          { name: 'http', port: HTTP_PORT, targetPort: k8s.IntOrString.fromString('http') },
+          { name: 'grpc', port: GRPC_PORT, targetPort: k8s.IntOrString.fromString('grpc') },
+        ],
+      },
+    });
+  }
+
+  const deployments = components.map((c) => new k8s.KubeDeployment(scope, c, {
+    metadata: { name: svc(c), namespace: ns, labels: standardLabels('loki', p.name, c) },
+    spec: {
+      replicas: c === LokiComponent.COMPACTOR ? 1 : p.replicas,
+      // One compactor at a time: two would compact the same index.
+      strategy: c === LokiComponent.COMPACTOR ? { type: 'Recreate' } : undefined,
+      selector: { matchLabels: selectorOf(p, c) },
+      template: podTemplate(p, c, configMap.name, configHash, memberLabel, RevisionLabel.POD_TEMPLATE_HASH),
+    },
+  }));
+
+  const zones = p.zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? p.topology.zones : [undefined];
+  const slugs = zoneSlugs(p.topology.zones);
+  const ingesters = zones.map((zone) => {
+    const suffix = zone === undefined ? '' : `-${slugs[p.topology.zones.indexOf(zone)]}`;
+    const name = `${svc(LokiComponent.INGESTER)}${suffix}`;
+    const zoneLabel: { [key: string]: string } = zone === undefined ? {} : { [`${LABEL_PREFIX}/zone`]: zone };
+    const labels = { ...standardLabels('loki', p.name, LokiComponent.INGESTER), ...zoneLabel };
+    return new k8s.KubeStatefulSet(scope, `ingester${suffix}`, {
+      metadata: { name, namespace: ns, labels },
+      spec: {
+        replicas: zone === undefined ? p.ingesterReplicasPerZone * p.topology.zoneCount : p.ingesterReplicasPerZone,
+        serviceName: svc(LokiComponent.INGESTER),
+        podManagementPolicy: 'Parallel',
+        selector: { matchLabels: { ...selectorOf(p, LokiComponent.INGESTER), ...zoneLabel } },
+        template: podTemplate(p, LokiComponent.INGESTER, configMap.name, configHash, memberLabel, RevisionLabel.CONTROLLER_REVISION_HASH, zone),
+        volumeClaimTemplates: [{
+          metadata: { name: 'data' },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: p.storageClassName,
+            resources: { requests: { storage: k8s.Quantity.fromString(p.ingesterStorageSize) } },
+          },
+        }],
+      },
+    });
+  });
+  new k8s.KubePodDisruptionBudget(scope, 'ingester-pdb', {
+    metadata: { name: svc(LokiComponent.INGESTER), namespace: ns, labels: standardLabels('loki', p.name, LokiComponent.INGESTER) },
+    spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selectorOf(p, LokiComponent.INGESTER) } },
+  });
+
+  if (p.gateway) gateway(scope, p);
+  return { configMap, ingesters, deployments };
+}
+
+/** The labels a component's pods are selected by (and counted by in its spread constraints). */
+function selectorOf(p: ResolvedLoki, c: LokiComponent): { [key: string]: string } {
+  return { 'app.kubernetes.io/instance': p.name, 'app.kubernetes.io/component': c };
+}
+
+function podTemplate(
+  p: ResolvedLoki, c: LokiComponent, configMap: string, configHash: string, memberLabel: { [key: string]: string },
+  revision: RevisionLabel, zone?: string,
+): k8s.PodTemplateSpec {
+  const zoneAware = ZONE_AWARE.has(c);
+  const where = `${p.where} ${c}`;
+  // Only the ingesters are split per zone; the other components share one Deployment.
+  const source = p.zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS && c !== LokiComponent.INGESTER
+    ? undefined : p.zoneSource;
+  const wiring = zoneAware && source ? zoneWiring({
+    where,
+    source,
+    topology: p.topology,
+    envName: ZONE_ENV,
+    release: p.release,
+    zone,
+    initSecurityContext: containerSecurity(),
+    initResources: { requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') } },
+  }) : undefined;
+  const labels = { ...standardLabels('loki', p.name, c), ...memberLabel, ...(zone === undefined ? {} : { [`${LABEL_PREFIX}/zone`]: zone }), ...wiring?.podLabels };
+  const target = { selector: { matchLabels: selectorOf(p, c) }, podLabels: labels };
+  const spread: k8s.TopologySpreadConstraint[] = [];
+  if (zoneAware && zone === undefined) {
+    spread.push(zoneSpreadConstraint(where, p.topology, target, { maxSkew: p.maxSkew, matchLabelKeys: [revision] }));
+  }
+  spread.push(hostSpreadConstraint(where, p.topology, target, { matchLabelKeys: [revision] }));
+
+  // Per-zone StatefulSets write the zone into the ingesters' arguments; the other sources hand it over
+  // in the environment. Components told no zone expand the unset variable to ''.
+  const staticZone = source?.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? zone : undefined;
+  const env: k8s.EnvVar[] = wiring && staticZone === undefined ? [wiring.env] : [];
+  if (p.s3?.credentialsSecretName) {
+    for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
+      env.push({ name: key, valueFrom: { secretKeyRef: { name: p.s3.credentialsSecretName, key } } });
+    }
+  }
+  const ingester = c === LokiComponent.INGESTER;
+  return {
+    metadata: {
+      labels,
+      annotations: { [`${LABEL_PREFIX}/config-hash`]: configHash, ...wiring?.podAnnotations },
+    },
+    spec: {
+      automountServiceAccountToken: false,
+      securityContext: {
+        runAsNonRoot: true, runAsUser: LOKI_UID, runAsGroup: LOKI_UID, fsGroup: LOKI_UID, seccompProfile: { type: 'RuntimeDefault' },
+      },
+      affinity: zone === undefined ? undefined : {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: zoneRequirements(p.topology, [zone]) }] },
+        },
+      },
+      topologySpreadConstraints: spread,
+      // Ingesters flush their streams to storage on shutdown.
+      terminationGracePeriodSeconds: ingester ? 300 : 30,
+      initContainers: wiring && wiring.initContainers.length > 0 ? wiring.initContainers : undefined,
+      containers: [{
+        name: c,
+        image: p.image,
+        args: [
+          `-config.file=${CONFIG_DIR}/config.yaml`, `-target=${c}`, '-config.expand-env=true',
+          ...(staticZone === undefined ? [] : [`${ZONE_FLAG}=${staticZone}`]),
+        ],
+        env: env.length > 0 ? env : undefined,
+        ports: [
+          { name: 'http', containerPort: HTTP_PORT },
+          { name: 'grpc', containerPort: GRPC_PORT },
+          { name: 'memberlist', containerPort: MEMBERLIST_PORT },
+        ],
+        readinessProbe: { httpGet: { path: '/ready', port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 1 },
+        // Not /ready: an ingester replaying its WAL or joining the ring is alive but not ready.
+        livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 30, periodSeconds: 30, failureThreshold: 5 },
+        resources: ingester ? p.ingesterResources : p.resources,
+        securityContext: containerSecurity(),
+        volumeMounts: [
+          { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+          { name: 'data', mountPath: DATA_DIR },
+          { name: 'tmp', mountPath: '/tmp' },
+        ],
+      }],
+      volumes: [
+        { name: 'config', configMap: { name: configMap } },
+        ...(ingester ? [] : [{ name: 'data', emptyDir: {} }]),
+        { name: 'tmp', emptyDir: {} },
+        ...(wiring?.volumes ?? []),
+      ],
+    },
+  };
+}
+
+function containerSecurity(): k8s.SecurityContext {
+  return {
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    runAsNonRoot: true,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+}
+
+/** An nginx in front: pushes to the distributors, everything else to the query-frontends. */
+function gateway(scope: Construct, p: ResolvedLoki): void {
+  const ns = p.metadataNamespace;
+  const name = `${p.name}-${LokiComponent.GATEWAY}`;
+  const labels = standardLabels('loki', p.name, LokiComponent.GATEWAY);
+  const selector = selectorOf(p, LokiComponent.GATEWAY);
+  const upstream = (c: LokiComponent) => `http://${p.name}-${c}.$namespace.svc.cluster.local:${HTTP_PORT}`;
+  const conf = [
+    'worker_processes 1;',
+    'pid /tmp/nginx.pid;',
+    'events { worker_connections 1024; }',
+    'http {',
+    '  client_body_temp_path /tmp/client_temp;',
+    '  proxy_temp_path /tmp/proxy_temp;',
+    '  fastcgi_temp_path /tmp/fastcgi_temp;',
+    '  uwsgi_temp_path /tmp/uwsgi_temp;',
+    '  scgi_temp_path /tmp/scgi_temp;',
+    '  resolver kube-dns.kube-system.svc.cluster.local;',
+    '  server {',
+    `    listen ${GATEWAY_PORT};`,
+    '    set $namespace NAMESPACE;',
+    `    location = /loki/api/v1/push { proxy_pass ${upstream(LokiComponent.DISTRIBUTOR)}$request_uri; }`,
+    `    location /loki/api/ { proxy_pass ${upstream(LokiComponent.QUERY_FRONTEND)}$request_uri; }`,
+    '    location = /ready { return 200 "ready\\n"; }',
+    '  }',
+    '}',
+  ].join('\n');
+  new k8s.KubeConfigMap(scope, 'gateway-config', { metadata: { name, namespace: ns, labels }, data: { 'nginx.conf.template': conf } });
+  const target = { selector: { matchLabels: selector }, podLabels: labels };
+  new k8s.KubeDeployment(scope, 'gateway', {
+    metadata: { name, namespace: ns, labels },
+    spec: {
+      replicas: p.replicas,
+      selector: { matchLabels: selector },
+      template: {
+        metadata: { labels },
+        spec: {
+          automountServiceAccountToken: false,
+          securityContext: { runAsNonRoot: true, runAsUser: 101, runAsGroup: 101, seccompProfile: { type: 'RuntimeDefault' } },
+          topologySpreadConstraints: [
+            zoneSpreadConstraint(`${p.where} gateway`, p.topology, target, { maxSkew: p.maxSkew, matchLabelKeys: [RevisionLabel.POD_TEMPLATE_HASH] }),
+            hostSpreadConstraint(`${p.where} gateway`, p.topology, target, { matchLabelKeys: [RevisionLabel.POD_TEMPLATE_HASH] }),
+          ],
+          containers: [{
+            name: 'nginx',
+            image: p.gatewayImage,
+            // The namespace is only known at run time: substitute it into the configuration at start.
+            command: ['sh', '-c', 'sed "s/NAMESPACE/$POD_NAMESPACE/" /etc/nginx/template/nginx.conf.template >/tmp/nginx.conf && exec nginx -c /tmp/nginx.conf -g "daemon off;"'],
+            env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
+            ports: [{ name: 'http', containerPort: GATEWAY_PORT }],
+            readinessProbe: { httpGet: { path: '/ready', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
+            livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') }, periodSeconds: 30 },
+            resources: { requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') } },
+            securityContext: containerSecurity(),
+            volumeMounts: [
+              { name: 'config', mountPath: '/etc/nginx/template', readOnly: true },
+              { name: 'tmp', mountPath: '/tmp' },
+            ],
+          }],
+          volumes: [{ name: 'config', configMap: { name } }, { name: 'tmp', emptyDir: {} }],
+        },
+      },
+    },
+  });
+  new k8s.KubeService(scope, 'gateway-service', {
+    metadata: { name, namespace: ns, labels },
+    spec: { selector, ports: [{ name: 'http', port: 80, targetPort: k8s.IntOrString.fromString('http') }] },
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * Every LokiStack the construct emits passes the upstream CRD's OpenAPI schema (strict: unknown fields
+ * are errors), for the example and a table of construct configurations.
+ */
+import { App, Testing } from 'cdk8s';
+import { build } from '../../../examples/loki-operator-3-zones/main';
+import { LokiObjectStorageType, LokiStackSize, ZoneAwareLokiStack, ZoneAwareLokiStackProps, ZoneTopology } from '../../../src';
+import { testChart } from '../../util';
+import { CrdSchemas } from '../crd-schema';
+
+const schemas = CrdSchemas.fromShared();
+const topology = new ZoneTopology({ zones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] });
+
+function lokiStacks(manifests: any[]): any[] {
+  return manifests.filter((m) => m.kind === 'LokiStack');
+}
+
+function configuration(props: Partial<ZoneAwareLokiStackProps>): any[] {
+  const chart = testChart();
+  new ZoneAwareLokiStack(chart, 'loki', {
+    topology, storage: { secretName: 's3', type: LokiObjectStorageType.S3 }, storageClassName: 'gp3', ...props,
+  });
+  return Testing.synth(chart);
+}
+
+const cases: [string, Partial<ZoneAwareLokiStackProps>][] = [
+  ['defaults', {}],
+  ['everything set', {
+    replicationFactor: 2,
+    size: LokiStackSize.ONE_X_MEDIUM,
+    maxSkew: 2,
+    namespace: 'logs',
+    name: 'audit',
+    storage: { secretName: 'gcs', type: LokiObjectStorageType.GCS },
+    extraTopologyKeys: ['topology.kubernetes.io/region', 'example.com/rack'],
+  }],
+  ['one zone, RF 1', { topology: new ZoneTopology({ zones: ['only'] }), replicationFactor: 1, size: LokiStackSize.ONE_X_DEMO }],
+  ...Object.values(LokiObjectStorageType).map((type): [string, Partial<ZoneAwareLokiStackProps>] => [`storage ${type}`, { storage: { secretName: 'x', type } }]),
+];
+
+describe('every emitted LokiStack passes the upstream CRD schema', () => {
+  test.each(cases)('%s', (_, props) => {
+    const [stack, ...more] = lokiStacks(configuration(props));
+    expect(more).toEqual([]);
+    expect(schemas.errors(stack)).toEqual([]);
+  });
+
+  test('example loki-operator-3-zones', () => {
+    const app = new App();
+    build(app);
+    const stacks = lokiStacks(app.charts.flatMap((c) => Testing.synth(c)));
+    expect(stacks).toHaveLength(1);
+    expect(schemas.errors(stacks[0])).toEqual([]);
+  });
+
+  test('the validator is strict: the deprecated field spelt wrong, or a zone without its key, fails', () => {
+    const [stack] = lokiStacks(configuration({}));
+    const broken = { ...stack, spec: { ...stack.spec, replicationFactr: 3, replication: { factor: 0, zones: [{ maxSkew: 1 }] } } };
+    expect(schemas.errors(broken).join('\n')).toMatch(/additional properties \(replicationFactr\)[\s\S]*topologyKey|topologyKey[\s\S]*replicationFactr/);
+  });
+});

@@ -1,0 +1,249 @@
+import * as fc from 'fast-check';
+import {
+  LokiComponent, LokiObjectStorageType, LokiOutput, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack, ZoneAwareLokiStackProps,
+  ZoneController, ZoneSource, ZoneTopology,
+} from '../../src';
+import { checkReplication, quorum } from '../../src/loki/replication';
+import { zoneWiring } from '../../src/topology/zone-source';
+import { warningsOf } from '../../src/warnings';
+import { only, synth, testChart } from '../util';
+
+const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
+const operatorStorage = { secretName: 'loki-s3', type: LokiObjectStorageType.S3 };
+const controller = new ZoneController(testChart(), 'zones', { image: 'ghcr.io/example/cdk8s-zones-controller:0.1.0' });
+
+function operator(props: Partial<ZoneAwareLokiStackProps> = {}): any[] {
+  const chart = testChart();
+  new ZoneAwareLokiStack(chart, 'loki', { topology, storage: operatorStorage, storageClassName: 'gp3', namespace: 'logs', name: 'loki', ...props });
+  return synth(chart);
+}
+
+function direct(props: Partial<ZoneAwareLokiStackProps> = {}): { manifests: any[]; warnings: string[] } {
+  const chart = testChart();
+  new ZoneAwareLokiStack(chart, 'loki', {
+    topology, output: LokiOutput.DIRECT, namespace: 'logs', name: 'loki', s3: { bucket: 'logs', endpoint: 'minio:9000', credentialsSecretName: 'minio' }, ...props,
+  });
+  return { manifests: synth(chart), warnings: warningsOf(chart) };
+}
+
+function container(workload: any): any {
+  return workload.spec.template.spec.containers[0];
+}
+
+describe('operator output', () => {
+  test('a LokiStack with spec.replication (factor and one zone per topology key), never spec.replicationFactor', () => {
+    const stack = only(operator({ extraTopologyKeys: ['topology.kubernetes.io/region'], maxSkew: 2, size: LokiStackSize.ONE_X_MEDIUM }), 'LokiStack');
+    expect(stack.apiVersion).toBe('loki.grafana.com/v1');
+    expect(stack.spec).toEqual({
+      size: '1x.medium',
+      storage: { secret: { name: 'loki-s3', type: 's3' } },
+      storageClassName: 'gp3',
+      replication: {
+        factor: 3,
+        zones: [{ topologyKey: 'topology.kubernetes.io/zone', maxSkew: 2 }, { topologyKey: 'topology.kubernetes.io/region', maxSkew: 2 }],
+      },
+    });
+    expect(stack.spec.replicationFactor).toBeUndefined();
+  });
+
+  test('snapshot', () => {
+    expect(operator()).toMatchSnapshot();
+  });
+
+  test.each([
+    [{ storage: undefined }, /storage=undefined must be set with LokiOutput.OPERATOR/],
+    [{ storageClassName: undefined }, /storageClassName=undefined must be set with LokiOutput.OPERATOR/],
+    [{ zoneSource: ZoneSource.podTopologyLabels() }, /zoneSource=.* only applies to output LokiOutput.DIRECT/],
+    [{ extraTopologyKeys: ['topology.kubernetes.io/zone'] }, /extraTopologyKeys\[0\]="topology.kubernetes.io\/zone" repeats a topology key/],
+  ])('refuses %p', (props, message) => {
+    expect(() => operator(props as any)).toThrow(message);
+  });
+});
+
+describe('direct output', () => {
+  test('snapshot (per-zone StatefulSets, ruler and gateway)', () => {
+    expect(direct({ ruler: true, gateway: true }).manifests).toMatchSnapshot();
+  });
+
+  test('the Loki config enables zone awareness, reads the zone from the environment and sets the replication factor', () => {
+    const config = only(direct().manifests, 'ConfigMap', 'loki-config').data['config.yaml'];
+    expect(config).toContain('zone_awareness_enabled: true');
+    expect(config).toContain('instance_availability_zone: ${INSTANCE_AVAILABILITY_ZONE}');
+    expect(config).toMatch(/lifecycler:\n\s+ring:\n\s+replication_factor: 3/);
+    expect(config).toMatch(/common:\n(\s+.*\n)*?\s+replication_factor: 3/);
+    expect(config).toContain('- loki-memberlist:7946');
+    expect(config).toContain('bucketnames: logs');
+  });
+
+  test('every component in microservices mode; ruler and gateway only when asked', () => {
+    const names = (m: any[]) => m.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet').map((o) => o.metadata.name).sort();
+    expect(names(direct().manifests)).toEqual([
+      'loki-compactor', 'loki-distributor', 'loki-index-gateway', 'loki-ingester-zone-a', 'loki-ingester-zone-b', 'loki-ingester-zone-c',
+      'loki-querier', 'loki-query-frontend',
+    ]);
+    expect(names(direct({ ruler: true, gateway: true }).manifests)).toContain('loki-ruler');
+    expect(names(direct({ ruler: true, gateway: true }).manifests)).toContain('loki-gateway');
+  });
+
+  test('every zone-aware Deployment spreads over zones (DoNotSchedule, minDomains, matchLabelKeys) and hosts', () => {
+    for (const c of [LokiComponent.DISTRIBUTOR, LokiComponent.QUERIER, LokiComponent.QUERY_FRONTEND, LokiComponent.INDEX_GATEWAY]) {
+      const tsc = only(direct().manifests, 'Deployment', `loki-${c}`).spec.template.spec.topologySpreadConstraints;
+      expect(tsc).toEqual([
+        {
+          topologyKey: 'topology.kubernetes.io/zone',
+          maxSkew: 1,
+          whenUnsatisfiable: 'DoNotSchedule',
+          minDomains: 3,
+          labelSelector: { matchLabels: { 'app.kubernetes.io/instance': 'loki', 'app.kubernetes.io/component': c } },
+          matchLabelKeys: ['pod-template-hash'],
+        },
+        {
+          topologyKey: 'kubernetes.io/hostname',
+          maxSkew: 1,
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: { 'app.kubernetes.io/instance': 'loki', 'app.kubernetes.io/component': c } },
+          matchLabelKeys: ['pod-template-hash'],
+        },
+      ]);
+    }
+  });
+
+  test('restricted Pod Security, probes and resource requests on every container', () => {
+    for (const w of direct({ ruler: true, gateway: true }).manifests.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')) {
+      const spec = w.spec.template.spec;
+      expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
+        expect(c.securityContext).toEqual({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          runAsNonRoot: true,
+          capabilities: { drop: ['ALL'] },
+          seccompProfile: { type: 'RuntimeDefault' },
+        });
+        expect(c.resources.requests).toBeDefined();
+      }
+      expect(spec.containers[0].readinessProbe).toBeDefined();
+      expect(spec.containers[0].livenessProbe).toBeDefined();
+    }
+  });
+
+  describe('zone sources', () => {
+    test('perZoneStatefulSets: one ingester StatefulSet per zone, pinned by node affinity, zone written in its args', () => {
+      const { manifests } = direct({ ingesterReplicasPerZone: 2 });
+      for (const zone of topology.zones) {
+        const sts = only(manifests, 'StatefulSet', `loki-ingester-${zone}`);
+        expect(sts.spec.replicas).toBe(2);
+        const spec = sts.spec.template.spec;
+        expect(spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+          { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: [zone] }] },
+        ]);
+        expect(container(sts).args).toEqual([
+          '-config.file=/etc/loki/config.yaml', '-target=ingester', '-config.expand-env=true',
+          `-common.storage.ring.instance-availability-zone=${zone}`,
+        ]);
+        expect(spec.initContainers).toBeUndefined();
+        // Pinned to one zone: a zone spread would cap each StatefulSet at maxSkew pods; hosts only.
+        expect(spec.topologySpreadConstraints.map((t: any) => t.topologyKey)).toEqual(['kubernetes.io/hostname']);
+      }
+    });
+
+    test('podTopologyLabels: the zone comes from the pod label through the downward API; no init container, no controller', () => {
+      const { manifests } = direct({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35' });
+      const sts = only(manifests, 'StatefulSet', 'loki-ingester');
+      expect(sts.spec.replicas).toBe(3);
+      expect(container(sts).env).toContainEqual({
+        name: 'INSTANCE_AVAILABILITY_ZONE', valueFrom: { fieldRef: { fieldPath: "metadata.labels['topology.kubernetes.io/zone']" } },
+      });
+      expect(container(sts).args).toEqual(['-config.file=/etc/loki/config.yaml', '-target=ingester', '-config.expand-env=true']);
+      expect(sts.spec.template.spec.initContainers).toBeUndefined();
+      expect(sts.spec.template.metadata.labels[ZoneAnnotation.OPT_IN_LABEL]).toBeUndefined();
+      expect(sts.spec.template.spec.topologySpreadConstraints[0]).toMatchObject({
+        topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', minDomains: 3, matchLabelKeys: ['controller-revision-hash'],
+      });
+    });
+
+    test('controller: opt-in label, init container of the controller image on a downward-API file, env from the annotation', () => {
+      const { manifests } = direct({ zoneSource: ZoneSource.controller(controller) });
+      const sts = only(manifests, 'StatefulSet', 'loki-ingester');
+      const pod = sts.spec.template;
+      expect(pod.metadata.labels[ZoneAnnotation.OPT_IN_LABEL]).toBe(ZoneAnnotation.OPT_IN_VALUE);
+      expect(pod.metadata.annotations[ZoneAnnotation.KEYS_ANNOTATION]).toBe('topology.kubernetes.io/zone');
+      const annotationRef = { fieldPath: `metadata.annotations['${ZoneAnnotation.VALUE_ANNOTATION}']` };
+      expect(container(sts).env).toContainEqual({ name: 'INSTANCE_AVAILABILITY_ZONE', valueFrom: { fieldRef: annotationRef } });
+      expect(container(sts).args).toContain('-config.expand-env=true');
+      expect(pod.spec.volumes).toContainEqual({ name: 'zone', downwardAPI: { items: [{ path: 'zone', fieldRef: annotationRef }] } });
+      expect(pod.spec.initContainers).toHaveLength(1);
+      expect(pod.spec.initContainers[0]).toMatchObject({
+        name: 'wait-for-zone',
+        image: controller.image, // never the Loki image: it is distroless (grafana/loki#24143)
+        command: ['cdk8s-zones-controller', 'wait-for-zone', '--file', '/etc/cdk8s-zones/zone', '--timeout', '600'],
+        volumeMounts: [{ name: 'zone', mountPath: '/etc/cdk8s-zones', readOnly: true }],
+      });
+      // The file it waits for is the downward-API projection of the annotation the env var reads.
+      expect(pod.spec.volumes.find((v: any) => v.name === 'zone').downwardAPI.items[0].path).toBe('zone');
+      // Compactor and gateway take no part in a ring: no zone wiring.
+      const compactor = only(manifests, 'Deployment', 'loki-compactor');
+      expect(compactor.spec.template.spec.initContainers).toBeUndefined();
+      expect(container(compactor).env).toContainEqual({ name: 'AWS_ACCESS_KEY_ID', valueFrom: { secretKeyRef: { name: 'minio', key: 'AWS_ACCESS_KEY_ID' } } });
+      expect(container(compactor).env.map((e: any) => e.name)).not.toContain('INSTANCE_AVAILABILITY_ZONE');
+    });
+  });
+
+  test('filesystem storage warns that it is only for tests', () => {
+    const { manifests, warnings } = direct({ s3: undefined });
+    expect(only(manifests, 'ConfigMap', 'loki-config').data['config.yaml']).toContain('chunks_directory: /var/loki/storage/chunks');
+    expect(warnings).toEqual([expect.stringMatching(/no s3 storage: .* only for tests/)]);
+  });
+});
+
+describe('bad input', () => {
+  test.each([
+    ['RF > zones', { replicationFactor: 4 }, /replicationFactor=4 exceeds the 3 zones of the topology: Loki silently shrinks .* to 3 while the write quorum stays 3/],
+    ['RF < 1', { replicationFactor: 0 }, /replicationFactor=0 must be an integer >= 1/],
+    ['1 zone with RF > 1', { topology: new ZoneTopology({ zones: ['only'] }), replicationFactor: 2 }, /replicationFactor=2 needs as many zones, but the topology has 1 zone/],
+    ['maxSkew < 1', { maxSkew: 0 }, /maxSkew=0 must be an integer >= 1/],
+    ['ingesters per zone < 1', { ingesterReplicasPerZone: 0 }, /ingesterReplicasPerZone\["zone-a"\]=0 must be an integer >= 1/],
+    ['podTopologyLabels before 1.35', { zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.34' }, /needs Kubernetes >= 1.35 .* kubernetesVersion is 1.34/],
+    ['podTopologyLabels with a custom key', {
+      zoneSource: ZoneSource.podTopologyLabels(), topology: new ZoneTopology({ zones: ['a', 'b', 'c'], topologyKey: 'example.com/rack' }),
+    }, /only copies topology.kubernetes.io\/zone .* not the topology key "example.com\/rack"/],
+  ])('%s', (_, props, message) => {
+    expect(() => direct(props as any)).toThrow(message);
+    expect(() => direct(props as any)).toThrow(/^ZoneAwareLokiStack 'test\/loki': /);
+  });
+
+  test('controller zone source without a controller', () => {
+    expect(() => ZoneSource.controller(undefined as any)).toThrow(/ZoneSource.controller: zoneController=undefined must be the installed ZoneController/);
+  });
+
+  test('per-zone StatefulSets for a zone missing from the topology', () => {
+    expect(() => zoneWiring({
+      where: 'X', source: ZoneSource.perZoneStatefulSets(), topology, envName: 'Z', zone: 'zone-d', initSecurityContext: {}, initResources: {},
+    })).toThrow(/X: zone="zone-d" is not one of the topology's zones \[zone-a, zone-b, zone-c\]/);
+  });
+
+  test('RF 2 over 2 zones: a warning that one zone down blocks writes', () => {
+    const { warnings } = direct({ topology: new ZoneTopology({ zones: ['a', 'b'] }), replicationFactor: 2 });
+    expect(warnings).toContainEqual(expect.stringMatching(/replicationFactor 2 over 2 zones: the write quorum is 2, so one zone down blocks every write/));
+  });
+});
+
+describe('checkReplication (property)', () => {
+  test('accepts exactly RF in 1..zones (RF 1 or zones > 1) with >= 1 ingester per zone; warns only for 2 over 2', () => {
+    fc.assert(fc.property(
+      fc.integer({ min: -1, max: 7 }), fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 6 }),
+      (rf, counts) => {
+        const perZone = Object.fromEntries(counts.map((n, i) => [`z${i}`, n]));
+        const valid = rf >= 1 && rf <= counts.length && counts.every((n) => n >= 1);
+        if (!valid) {
+          expect(() => checkReplication('X', rf, perZone)).toThrow(/^X: /);
+          return;
+        }
+        const { warnings } = checkReplication('X', rf, perZone);
+        expect(warnings.length).toBe(rf === 2 && counts.length === 2 ? 1 : 0);
+        // A zone outage leaves rf-1 replicas of each stream: enough for the quorum exactly when rf >= 3 or rf = 1 is lost entirely.
+        expect(rf - 1 >= quorum(rf)).toBe(rf >= 3);
+      },
+    ));
+  });
+});
