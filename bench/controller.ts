@@ -3,14 +3,13 @@
  * integration tier: how long after a pod is bound its zone annotation appears, for 1,000 pods of one
  * Deployment, and how much memory (RSS) the controller needs while it watches 5,000 opted-in pods.
  */
-import * as fs from 'fs';
-import * as https from 'https';
 import { performance } from 'perf_hooks';
 import { BenchSection } from './harness';
 import { ZoneAnnotation } from '../src/controller/zone-annotation';
 import { ControlPlane } from '../test/integration/kubernetes/control-plane';
 import { ControllerProcess } from '../test/integration/kubernetes/controller-process';
 import { deleteNamespace, restrictedNamespace } from '../test/integration/kubernetes/examples';
+import { watchPods } from '../test/integration/kubernetes/pod-watch';
 import { waitFor } from '../test/integration/kubernetes/wait';
 
 const LATENCY_PODS = 1000;
@@ -33,48 +32,19 @@ const RESTRICTED_POD = {
 interface PodTimes {
   readonly bound: Map<string, number>;
   readonly annotated: Map<string, number>;
-  /** Resolves once the watch is open (events from then on are seen as they happen). */
-  readonly opened: Promise<void>;
   stop(): void;
 }
 
-function watchTimes(cp: ControlPlane, namespace: string): PodTimes {
-  const { info } = cp;
-  const url = new URL(info.server);
+async function watchTimes(cp: ControlPlane, namespace: string): Promise<PodTimes> {
   const bound = new Map<string, number>();
   const annotated = new Map<string, number>();
-  let markOpened!: () => void;
-  const opened = new Promise<void>((resolve) => { markOpened = resolve; });
-  const req = https.request({
-    host: url.hostname,
-    port: url.port,
-    method: 'GET',
-    path: `/api/v1/namespaces/${namespace}/pods?watch=1`,
-    ca: fs.readFileSync(info.ca),
-    cert: fs.readFileSync(info.cert),
-    key: fs.readFileSync(info.key),
-  }, (res) => {
-    markOpened();
-    let partial = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      const now = performance.now();
-      partial += chunk;
-      let nl: number;
-      while ((nl = partial.indexOf('\n')) >= 0) {
-        const event = JSON.parse(partial.slice(0, nl));
-        partial = partial.slice(nl + 1);
-        const pod = event.object;
-        if (event.type === 'ERROR' || !pod?.metadata) continue;
-        const name = pod.metadata.name;
-        if (pod.spec?.nodeName && !bound.has(name)) bound.set(name, now);
-        if (pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] && !annotated.has(name)) annotated.set(name, now);
-      }
-    });
+  const watch = await watchPods(cp.info, namespace, ({ pod }) => {
+    const now = performance.now();
+    const name = pod.metadata.name;
+    if (pod.spec?.nodeName && !bound.has(name)) bound.set(name, now);
+    if (pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] && !annotated.has(name)) annotated.set(name, now);
   });
-  req.on('error', () => undefined); // destroyed at the end
-  req.end();
-  return { bound, annotated, opened, stop: () => req.destroy() };
+  return { bound, annotated, stop: () => watch.stop() };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -87,8 +57,7 @@ async function latencySection(cp: ControlPlane): Promise<string> {
   await restrictedNamespace(client, ns);
   const controller = await ControllerProcess.start(cp.info, 'bench-latency', ['--reconcilers', 'zone-annotator']);
   try {
-    const times = watchTimes(cp, ns);
-    await times.opened;
+    const times = await watchTimes(cp, ns);
     const started = performance.now();
     await client.create({
       apiVersion: 'apps/v1',

@@ -15,11 +15,14 @@ export interface PodWatch {
   stop(): void;
 }
 
+/** Starts the watch and resolves once the API server answered it (events from then on are seen as they happen). */
 export async function watchPods(info: ClusterInfo, namespace: string, onEvent: (e: PodEvent) => void): Promise<PodWatch> {
   const url = new URL(info.server);
   let stopped = false;
   let req: ReturnType<typeof https.request> | undefined;
   let resourceVersion = '';
+  let markOpened!: () => void;
+  const opened = new Promise<void>((resolve) => { markOpened = resolve; });
   const agent = new https.Agent({ ca: fs.readFileSync(info.ca), cert: fs.readFileSync(info.cert), key: fs.readFileSync(info.key) });
   const once = () => new Promise<void>((resolve, reject) => {
     const path = `/api/v1/namespaces/${namespace}/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=600${resourceVersion ? `&resourceVersion=${resourceVersion}` : ''}`;
@@ -28,6 +31,7 @@ export async function watchPods(info: ClusterInfo, namespace: string, onEvent: (
         reject(new Error(`watch pods in ${namespace}: HTTP ${res.statusCode}`));
         return;
       }
+      markOpened();
       let buffer = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -52,5 +56,6 @@ export async function watchPods(info: ClusterInfo, namespace: string, onEvent: (
     while (!stopped) await once().catch(() => undefined);
   };
   void loop();
+  await opened;
   return { stop: () => { stopped = true; req?.destroy(); agent.destroy(); } };
 }
