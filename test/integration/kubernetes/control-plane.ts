@@ -294,7 +294,8 @@ export class ControlPlane {
     const kwok = this.spawn('kwok', [
       `--kubeconfig=${kubeconfigOf('kwok')}`,
       '--manage-all-nodes=false', `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=fake`,
-      '--cidr=10.240.0.0/16', '--node-ip=127.0.0.1', '--node-lease-duration-seconds=40',
+      // Pod IPs of nodes without a podCIDR; loopback like the nodes' own (nodes.ts): a test can listen on a pod's IP.
+      '--cidr=127.240.0.0/16', '--node-ip=127.0.0.1', '--node-lease-duration-seconds=40',
     ]);
 
     await Promise.all([

@@ -43,7 +43,10 @@ export interface FakeNode {
   readonly zone: string;
   readonly region: string;
   readonly size: NodeSize;
-  /** Pod IPs come from here (kwok allocates them); one /24 per node. */
+  /**
+   * Pod IPs come from here (kwok allocates them from the node's podCIDR); one /24 per node, inside
+   * 127.0.0.0/8 (loopback on Linux), so a test can run a real server on a pod's IP (redis-manager.test.ts).
+   */
   readonly podCidr: string;
 }
 
@@ -58,7 +61,7 @@ export function planNodes(layout: NodeLayout = {}): FakeNode[] {
     zone,
     region,
     size: NODE_SIZES[i % NODE_SIZES.length],
-    podCidr: `10.244.${z * perZone + i}.0/24`,
+    podCidr: `127.244.${z * perZone + i}.0/24`,
   })));
 }
 

@@ -11,15 +11,12 @@ import * as path from 'path';
 // eslint-disable-next-line import/no-extraneous-dependencies
 import Redis, { Cluster } from 'ioredis';
 import { ClusterState } from '../../../controller/src/redis/decide';
+import { splitAddress } from '../../../controller/src/redis/executor';
 import { InventoryNode } from '../../../controller/src/redis/model';
 import { redisConf } from '../../../src/redis/cluster';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
-
-// the key -> slot function ioredis routes with (its own dependency)
-// eslint-disable-next-line @typescript-eslint/no-require-imports, import/no-extraneous-dependencies
-export const keySlot: (key: string) => number = require('cluster-key-slot');
 
 /** Debian's redis-server (test/integration/setup.d/30-redis.sh installs it). */
 export function redisServerPath(): string {
@@ -29,10 +26,43 @@ export function redisServerPath(): string {
   throw new Error('redis-server is not installed: run `npm run test:integration:setup` (setup.d/30-redis.sh installs Debian\'s redis-server)');
 }
 
+/**
+ * Starts redis-server with `args` (a config file first, then options), bound to `host:port`, with its
+ * data and log in `dir`; resolves once it answers PING (with `password` when it requires one).
+ */
+export async function startRedisServer(name: string, host: string, port: number, dir: string, args: string[], password?: string): Promise<ChildProcess> {
+  const child = spawn(redisServerPath(), [
+    ...args, '--port', String(port), '--bind', host, '--dir', dir, '--logfile', path.join(dir, 'redis.log'), '--save', '',
+  ], { stdio: 'ignore' });
+  stopWhenOrphaned(child.pid!);
+  const client = new Redis({ host, port, password, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  client.on('error', () => undefined);
+  const deadline = Date.now() + 10_000;
+  try {
+    for (;;) {
+      try {
+        await client.connect();
+        if (await client.ping() === 'PONG') return child;
+      } catch {
+        if (child.exitCode !== null) throw new Error(`redis-server ${name} exited (${child.exitCode}); see ${dir}/redis.log`);
+        if (Date.now() > deadline) {
+          child.kill('SIGKILL');
+          throw new Error(`redis-server ${name} did not answer on ${host}:${port}; see ${dir}/redis.log`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  } finally {
+    client.disconnect();
+  }
+}
+
 interface RedisProcess {
   readonly node: InventoryNode;
+  /** Its data directory (`--dir`). */
   readonly dir: string;
-  readonly port: number;
+  /** The config file and options before `--port`, `--bind` and `--dir`. */
+  readonly args: string[];
   child?: ChildProcess;
 }
 
@@ -40,7 +70,8 @@ export class RedisProcesses {
   public readonly root: string;
   private readonly processes = new Map<string, RedisProcess>();
 
-  constructor(public readonly nodeTimeoutMs: number) {
+  /** `password`: the one every process requires (with its options in `args`); the helpers' clients use it. */
+  constructor(public readonly nodeTimeoutMs: number, public readonly password?: string) {
     this.root = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-it-'));
   }
 
@@ -52,9 +83,15 @@ export class RedisProcesses {
       const dir = path.join(this.root, n.name);
       fs.mkdirSync(dir);
       fs.writeFileSync(path.join(dir, 'redis.conf'), redisConf(this.nodeTimeoutMs, false));
-      this.processes.set(n.name, { node: { name: n.name, zone: n.zone, address: `127.0.0.1:${port}` }, dir, port });
-      await this.start(n.name);
+      await this.add({ name: n.name, zone: n.zone, address: `127.0.0.1:${port}` }, dir, [path.join(dir, 'redis.conf')]);
     }
+  }
+
+  /** Starts a process for `node`, listening on its address, with `args` (a config file first) and its data in `dir`. */
+  public async add(node: InventoryNode, dir: string, args: string[]): Promise<void> {
+    if (this.processes.has(node.name)) throw new Error(`redis process ${node.name} exists already`);
+    this.processes.set(node.name, { node, dir, args });
+    await this.start(node.name);
   }
 
   public get inventory(): InventoryNode[] {
@@ -77,27 +114,10 @@ export class RedisProcesses {
     if (fresh) {
       for (const f of fs.readdirSync(p.dir)) if (f !== 'redis.conf') fs.rmSync(path.join(p.dir, f), { recursive: true });
     }
-    const child = spawn(redisServerPath(), [
-      path.join(p.dir, 'redis.conf'), '--port', String(p.port), '--bind', '127.0.0.1', '--dir', p.dir,
-      '--logfile', path.join(p.dir, 'redis.log'), '--save', '',
-    ], { stdio: 'ignore' });
-    stopWhenOrphaned(child.pid!);
-    p.child = child;
+    const [host, port] = splitAddress(p.node.address);
+    p.child = await startRedisServer(name, host, port, p.dir, p.args, this.password);
+    const child = p.child;
     child.on('exit', () => { if (p.child === child) p.child = undefined; });
-    const client = new Redis({ host: '127.0.0.1', port: p.port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      try {
-        await client.connect();
-        if (await client.ping() === 'PONG') break;
-      } catch {
-        if (Date.now() > deadline) throw new Error(`redis-server ${name} did not answer on port ${p.port}; see ${p.dir}/redis.log`);
-        if (child.exitCode !== null) throw new Error(`redis-server ${name} exited (${child.exitCode}); see ${p.dir}/redis.log`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    client.disconnect();
   }
 
   /** SIGKILL, and waits until the process is gone. */
@@ -148,16 +168,37 @@ export function buildController(): void {
   execFileSync('npx', ['tsc', '-p', path.join(REPO_ROOT, 'controller', 'tsconfig.json')], { cwd: REPO_ROOT, stdio: 'inherit' });
 }
 
-/** Who serves which slot, as one live node sees it (`CLUSTER SLOTS`): the master's address per slot. */
-export async function slotOwners(address: string): Promise<(string | undefined)[]> {
-  const [host, port] = address.split(':');
-  const c = new Redis({ host, port: Number(port), retryStrategy: () => null, maxRetriesPerRequest: 0 });
+/** A client of one node that fails fast (no retries); the caller disconnects it. */
+function nodeClient(address: string, password?: string): Redis {
+  const [host, port] = splitAddress(address);
+  const c = new Redis({ host, port, password, retryStrategy: () => null, maxRetriesPerRequest: 0 });
   c.on('error', () => undefined);
+  return c;
+}
+
+/** Who serves which slot, as one live node sees it (`CLUSTER SLOTS`): the master's address per slot. */
+export async function slotOwners(address: string, password?: string): Promise<(string | undefined)[]> {
+  const c = nodeClient(address, password);
   try {
     const slots = await c.call('CLUSTER', 'SLOTS') as [number, number, [string, number, string]][];
     const owners = new Array<string | undefined>(16384).fill(undefined);
     for (const [a, b, [h, p]] of slots) for (let s = a; s <= b; s++) owners[s] = `${h}:${p}`;
     return owners;
+  } finally {
+    c.disconnect();
+  }
+}
+
+/** The hash slot of each key, as the server at `address` computes it (`CLUSTER KEYSLOT`, one round trip). */
+export async function keySlots(address: string, keys: readonly string[], password?: string): Promise<number[]> {
+  const c = nodeClient(address, password);
+  try {
+    const pipeline = c.pipeline();
+    for (const k of keys) pipeline.call('CLUSTER', 'KEYSLOT', k);
+    return (await pipeline.exec() ?? []).map(([err, slot]) => {
+      if (err) throw err;
+      return slot as number;
+    });
   } finally {
     c.disconnect();
   }
@@ -169,28 +210,27 @@ export async function slotOwners(address: string): Promise<(string | undefined)[
  * `owners` maps slots to master addresses.
  */
 export async function writeKeys(
-  owners: (string | undefined)[], prefix: string, count: number,
+  owners: (string | undefined)[], prefix: string, count: number, password?: string,
 ): Promise<{ written: Map<string, string>; acked: Map<string, string> }> {
+  const keys = Array.from({ length: count }, (_, i) => `${prefix}:${i}`);
+  const slots = await keySlots(owners.find((o) => o !== undefined)!, keys, password);
   const byMaster = new Map<string, string[]>();
-  for (let i = 0; i < count; i++) {
-    const key = `${prefix}:${i}`;
-    const owner = owners[keySlot(key)];
+  keys.forEach((key, i) => {
+    const owner = owners[slots[i]];
     if (!owner) throw new Error(`slot of ${key} is not served`);
     byMaster.set(owner, [...(byMaster.get(owner) ?? []), key]);
-  }
+  });
   const acked = new Map<string, string>();
   const written = new Map<string, string>();
-  await Promise.all([...byMaster].map(async ([address, keys]) => {
-    const [host, port] = address.split(':');
-    const c = new Redis({ host, port: Number(port), retryStrategy: () => null, maxRetriesPerRequest: 0 });
-    c.on('error', () => undefined);
+  await Promise.all([...byMaster].map(async ([address, batch]) => {
+    const c = nodeClient(address, password);
     try {
       const pipeline = c.pipeline();
-      for (const k of keys) pipeline.set(k, `value-of-${k}`);
+      for (const k of batch) pipeline.set(k, `value-of-${k}`);
       const results = await pipeline.exec();
-      if (results && results.every(([err]) => !err)) for (const k of keys) written.set(k, `value-of-${k}`);
+      if (results && results.every(([err]) => !err)) for (const k of batch) written.set(k, `value-of-${k}`);
       const replicas = await c.call('WAIT', '1', '2000') as number;
-      if (replicas >= 1) for (const k of keys) acked.set(k, `value-of-${k}`);
+      if (replicas >= 1) for (const k of batch) acked.set(k, `value-of-${k}`);
     } finally {
       c.disconnect();
     }
@@ -199,9 +239,12 @@ export async function writeKeys(
 }
 
 /** Reads keys through a cluster client (follows MOVED/ASK); returns the keys whose value is missing or wrong. */
-export async function missingKeys(inventory: InventoryNode[], expected: Map<string, string>): Promise<string[]> {
-  const cluster = new Cluster(inventory.map((n) => ({ host: '127.0.0.1', port: Number(n.address.split(':')[1]) })), {
-    clusterRetryStrategy: () => 100, enableOfflineQueue: true, redisOptions: { connectTimeout: 500, maxRetriesPerRequest: 1 },
+export async function missingKeys(inventory: InventoryNode[], expected: Map<string, string>, password?: string): Promise<string[]> {
+  const cluster = new Cluster(inventory.map((n) => {
+    const [host, port] = splitAddress(n.address);
+    return { host, port };
+  }), {
+    clusterRetryStrategy: () => 100, enableOfflineQueue: true, redisOptions: { connectTimeout: 500, maxRetriesPerRequest: 1, password },
   });
   cluster.on('error', () => undefined);
   try {
@@ -220,17 +263,19 @@ export async function missingKeys(inventory: InventoryNode[], expected: Map<stri
 
 /**
  * Polls until a live node sees every slot served by a live master and a write of `count` keys to every
- * master succeeds; resolves to the milliseconds that took and the keys a replica acknowledged.
+ * master succeeds; resolves to the milliseconds that took and the keys a replica acknowledged. `nodes.live()`
+ * lists the nodes whose process runs (RedisProcesses, or the pods' servers of the Kubernetes tier).
  */
-export async function untilServedAndWritable(redis: RedisProcesses, prefix: string, timeoutMs = 30_000, count = 300):
-Promise<{ ms: number; acked: Map<string, string> }> {
+export async function untilServedAndWritable(
+  nodes: { live(): InventoryNode[] }, prefix: string, timeoutMs = 30_000, count = 300, password?: string,
+): Promise<{ ms: number; acked: Map<string, string> }> {
   const start = Date.now();
   for (let round = 0; ; round++) {
-    const live = redis.live();
+    const live = nodes.live();
     const liveAddresses = new Set(live.map((n) => n.address));
-    const owners = await slotOwners(live[0].address).catch(() => []);
+    const owners = await slotOwners(live[0].address, password).catch(() => []);
     if (owners.length === 16384 && owners.every((o) => o !== undefined && liveAddresses.has(o))) {
-      const { written, acked } = await writeKeys(owners, `${prefix}-${round}`, count).catch(() => ({ written: new Map(), acked: new Map() }));
+      const { written, acked } = await writeKeys(owners, `${prefix}-${round}`, count, password).catch(() => ({ written: new Map(), acked: new Map() }));
       if (written.size === count) return { ms: Date.now() - start, acked };
     }
     if (Date.now() - start > timeoutMs) throw new Error(`slots not all served and writable after ${timeoutMs} ms`);
