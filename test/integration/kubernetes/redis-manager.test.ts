@@ -17,7 +17,7 @@ import { ApiObject, App, Chart, Duration } from 'cdk8s';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace, waitForRollout } from './examples';
 import { KubeObject } from './kube-client';
-import { livePods, testCluster, uniqueName, zoneOfNode } from './scheduling';
+import { livePods, OutageMode, testCluster, uniqueName, zoneOfNode, zoneOutage } from './scheduling';
 import { waitFor } from './wait';
 import { ClusterState } from '../../../controller/src/redis/decide';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
@@ -73,7 +73,7 @@ async function runPod(pod: any, configMap: any, secrets: Map<string, any>): Prom
     else if (e.value !== undefined) env.set(e.name, e.value);
     else throw new Error(`env ${e.name} of ${pod.metadata.name}: not emulated (${JSON.stringify(e.valueFrom)})`);
   }
-  const podDir = path.join(redis.root, pod.metadata.name);
+  const podDir = path.join(redis.root, pod.metadata.name); // the same folders for the pod's successor: its volume
   const mounts = (container.volumeMounts as any[]).map((m) => {
     const volume = pod.spec.volumes?.find((v: any) => v.name === m.name);
     const dir = path.join(podDir, m.name);
@@ -203,4 +203,32 @@ test('zone-a back: the reconciler fails masters back so that no zone holds a maj
   // one failover: zone-a's planned master, back as a replica in sync, took its shard back
   expect(failovers).toEqual(layout.shards.filter((x) => layout.node(x.master).zone === 'zone-a').map((x) => x.master));
   expect(controller!.logs.filter((l) => l.msg === 'redis cluster reconcile failed')).toEqual([]);
+});
+
+test('zone-a\'s nodes deleted: its pods wait Pending (reported); back on new pods with their volumes, the reconciler restores the layout', async () => {
+  const zoneA = redis.inventory.filter((n) => n.zone === 'zone-a').map((n) => n.name);
+  let since = new Date();
+  const outage = await zoneOutage(cluster, 'zone-a', OutageMode.DELETE_NODES);
+  try {
+    for (const name of zoneA) await redis.remove(name); // their containers went with the nodes
+    await untilServedAndWritable(redis, 'during-zone-a-outage', 60_000, 300, PASSWORD);
+    expect(await missingKeys(redis.live(), acked, PASSWORD)).toEqual([]);
+    const s = await statusWhere('zone-a\'s pods Pending', since, (x) => x.skippedPods.length === 2 && x.slotsServed === 16384);
+    expect(s.skippedPods).toEqual(zoneA.map((n) => `${NAME}-${n}: no pod IP yet`));
+    expect(s.nodes.map((n) => n.name)).toEqual(layout.nodes.filter((n) => n.zone !== 'zone-a').map((n) => n.name));
+    expect(s.issues.map((i) => i.kind)).toContain('zone-majority');
+  } finally {
+    await outage.restore();
+  }
+  since = new Date();
+  const pods = await waitFor('zone-a\'s pods Running again with IPs', async () => {
+    const live = (await livePods(client, ns, `${REDIS_CLUSTER_LABEL}=${NAME}`)).filter((p) => zoneOfNode(info, p.spec.nodeName) === 'zone-a');
+    return { done: live.length === 2 && live.every((p) => p.status?.phase === 'Running' && p.status.podIP), value: live };
+  });
+  const configMap = await client.get<any>('v1', 'ConfigMap', `${NAME}-config`, ns);
+  const secrets = new Map([['redis-password', await client.get<any>('v1', 'Secret', 'redis-password', ns)]]);
+  for (const p of pods) await runPod(p, configMap, secrets);
+  const s = await statusWhere('zone-a\'s new pods in the planned layout, healthy', since, (x) => x.healthy);
+  await expectPlanned(s);
+  expect(await missingKeys(redis.inventory, acked, PASSWORD)).toEqual([]);
 });

@@ -130,6 +130,12 @@ export class RedisProcesses {
     await gone;
   }
 
+  /** Kills a node's process and drops it (its directory stays, for `add` to start it again elsewhere). */
+  public async remove(name: string): Promise<void> {
+    await this.kill(name);
+    this.processes.delete(name);
+  }
+
   public async killZone(zone: string): Promise<string[]> {
     const names = this.inventory.filter((n) => n.zone === zone).map((n) => n.name);
     await Promise.all(names.map((n) => this.kill(n)));
