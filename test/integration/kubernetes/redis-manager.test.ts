@@ -176,7 +176,7 @@ test('zone-a\'s redis-servers killed: writes succeed on every slot, no acknowled
   const lost = await redis.killZone('zone-a');
   expect(lost.sort()).toEqual(['zone-a-0', 'zone-a-1']);
   // resolves once 300 keys were written to every slot's master (those whose replica lives on are acknowledged too)
-  const { acked: during } = await untilServedAndWritable(redis, 'during-zone-a-loss', 60_000, 300, PASSWORD);
+  const { acked: during } = await untilServedAndWritable(redis, 'during-zone-a-loss', 60_000);
   expect(await missingKeys(redis.live(), acked, PASSWORD)).toEqual([]);
   for (const [k, v] of during) acked.set(k, v);
 
@@ -211,7 +211,7 @@ test('zone-a\'s nodes deleted: its pods wait Pending (reported); back on new pod
   const outage = await zoneOutage(cluster, 'zone-a', OutageMode.DELETE_NODES);
   try {
     for (const name of zoneA) await redis.remove(name); // their containers went with the nodes
-    await untilServedAndWritable(redis, 'during-zone-a-outage', 60_000, 300, PASSWORD);
+    await untilServedAndWritable(redis, 'during-zone-a-outage', 60_000);
     expect(await missingKeys(redis.live(), acked, PASSWORD)).toEqual([]);
     const s = await statusWhere('zone-a\'s pods Pending', since, (x) => x.skippedPods.length === 2 && x.slotsServed === 16384);
     expect(s.skippedPods).toEqual(zoneA.map((n) => `${NAME}-${n}: no pod IP yet`));

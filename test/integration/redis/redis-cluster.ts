@@ -219,7 +219,9 @@ export async function writeKeys(
   owners: (string | undefined)[], prefix: string, count: number, password?: string,
 ): Promise<{ written: Map<string, string>; acked: Map<string, string> }> {
   const keys = Array.from({ length: count }, (_, i) => `${prefix}:${i}`);
-  const slots = await keySlots(owners.find((o) => o !== undefined)!, keys, password);
+  const anyMaster = owners.find((o) => o !== undefined);
+  if (!anyMaster) throw new Error('no slot is served');
+  const slots = await keySlots(anyMaster, keys, password);
   const byMaster = new Map<string, string[]>();
   keys.forEach((key, i) => {
     const owner = owners[slots[i]];
@@ -269,19 +271,17 @@ export async function missingKeys(inventory: InventoryNode[], expected: Map<stri
 
 /**
  * Polls until a live node sees every slot served by a live master and a write of `count` keys to every
- * master succeeds; resolves to the milliseconds that took and the keys a replica acknowledged. `nodes.live()`
- * lists the nodes whose process runs (RedisProcesses, or the pods' servers of the Kubernetes tier).
+ * master succeeds; resolves to the milliseconds that took and the keys a replica acknowledged.
  */
-export async function untilServedAndWritable(
-  nodes: { live(): InventoryNode[] }, prefix: string, timeoutMs = 30_000, count = 300, password?: string,
-): Promise<{ ms: number; acked: Map<string, string> }> {
+export async function untilServedAndWritable(redis: RedisProcesses, prefix: string, timeoutMs = 30_000, count = 300):
+Promise<{ ms: number; acked: Map<string, string> }> {
   const start = Date.now();
   for (let round = 0; ; round++) {
-    const live = nodes.live();
+    const live = redis.live();
     const liveAddresses = new Set(live.map((n) => n.address));
-    const owners = await slotOwners(live[0].address, password).catch(() => []);
+    const owners = await slotOwners(live[0].address, redis.password).catch(() => []);
     if (owners.length === 16384 && owners.every((o) => o !== undefined && liveAddresses.has(o))) {
-      const { written, acked } = await writeKeys(owners, `${prefix}-${round}`, count, password).catch(() => ({ written: new Map(), acked: new Map() }));
+      const { written, acked } = await writeKeys(owners, `${prefix}-${round}`, count, redis.password).catch(() => ({ written: new Map(), acked: new Map() }));
       if (written.size === count) return { ms: Date.now() - start, acked };
     }
     if (Date.now() - start > timeoutMs) throw new Error(`slots not all served and writable after ${timeoutMs} ms`);
