@@ -133,6 +133,36 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     expectPlanned(fake);
   });
 
+  test('a node in handshake (temporary id at a known address, after CLUSTER MEET) is never forgotten', () => {
+    const fake = cluster();
+    const observed = fake.observe().map((n) => (n.name !== 'b-0' ? n : {
+      ...n,
+      view: [...n.view!, { id: 'f00d', address: fake.byName('c-0').address, flags: ['master', 'handshake'], connected: false, slots: [] as [number, number][] }],
+    }));
+    expect(decide(three, observed).steps.filter((s) => s.kind === 'forget')).toEqual([]);
+  });
+
+  test('a failed node at an address no inventory node has is forgotten only once every planned node answers (a rescheduled pod may come back)', () => {
+    const fake = cluster();
+    const oldId = fake.byName('a-0').id;
+    const oldAddress = fake.byName('a-0').address;
+    fake.kill('a-0');
+    fake.autoFailover();
+    const forgets = (nodes: ReturnType<FakeCluster['observe']>) => decide(three, nodes).steps.filter((s) => s.kind === 'forget');
+    // its pod is Pending (no address: not in the inventory), then rescheduled at a new address, not answering yet
+    expect(forgets(fake.observe().filter((n) => n.name !== 'a-0'))).toEqual([]);
+    expect(forgets(fake.observe().map((n) => (n.name === 'a-0' ? { ...n, address: '10.0.9.9:6379' } : n)))).toEqual([]);
+    // it answers at the new address with a new id (an empty volume): the old id is gone for good
+    fake.start('a-0', true);
+    const newId = fake.byName('a-0').id;
+    const moved = fake.observe().map((n) => ({
+      ...n,
+      address: n.name === 'a-0' ? '10.0.9.9:6379' : n.address,
+      view: n.view?.map((e) => (e.id === newId ? { ...e, address: '10.0.9.9:6379' } : e)),
+    }));
+    expect(forgets(moved)).toEqual([{ kind: 'forget', id: oldId, address: oldAddress, on: ['a-1', 'b-0', 'b-1', 'c-0', 'c-1'] }]);
+  });
+
   test('forget-lost-nodes forgets failed nodes the inventory still lists; reconcile keeps them (they may come back)', () => {
     const fake = cluster();
     fake.kill('c-0');

@@ -185,13 +185,18 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
 function forgetSteps(c: ClusterAnalysis, mode: Mode): Step[] {
   const steps: Step[] = [];
   const liveIds = new Set(c.reachable.map((n) => n.id!));
+  // A failed node at an address the inventory does not list may be a planned node that is away (a pod
+  // rescheduled: no address yet, or a new one and not answering yet) and comes back with its id and data.
+  // Only once every planned node answers is such a node known to be gone.
+  const allPlannedAnswer = c.layout.nodes.every((p) => c.byName(p.name) !== undefined);
   const seen = new Set<string>();
   for (const knower of c.reachable) {
     for (const e of knower.view!) {
-      if (liveIds.has(e.id) || seen.has(e.id)) continue;
+      // a node in handshake (after CLUSTER MEET) has a temporary id until it answers: never forgotten
+      if (liveIds.has(e.id) || seen.has(e.id) || e.flags.includes('handshake')) continue;
       const name = c.nameAt(e.address);
       const replaced = name !== undefined && c.byName(name) !== undefined; // another id answers at its address now
-      const removed = name === undefined && isFailed(e);
+      const removed = name === undefined && isFailed(e) && allPlannedAnswer;
       const lost = isFailed(e) && (mode === 'forget-lost-nodes' || (mode === 'fix' && isMaster(e) && e.slots.length > 0 && !hasLiveReplica(c, e)));
       if (!(replaced || removed || lost)) continue;
       seen.add(e.id);
