@@ -9,6 +9,7 @@ import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP, ZONE_AWARE_UPDATE_RBAC, ZONE_DISR
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../rollout/crds';
 import { isDnsLabel } from '../topology/labels';
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../topology/zone-topology';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 
 /** The port of /metrics, /healthz and /readyz. */
 const METRICS_PORT = 8080;
@@ -234,7 +235,7 @@ export class ZoneController extends Construct {
           spec: {
             serviceAccountName: serviceAccount.name,
             automountServiceAccountToken: true, // it talks to the API server
-            securityContext: { runAsNonRoot: true, runAsUser: RUN_AS, runAsGroup: RUN_AS, seccompProfile: { type: 'RuntimeDefault' } },
+            securityContext: restrictedPodSecurity(RUN_AS),
             // Soft spreading: a controller in one surviving zone is better than none.
             topologySpreadConstraints: [zoneKey, hostKey].map((topologyKey) => ({
               topologyKey, maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector }, matchLabelKeys: ['pod-template-hash'],
@@ -263,13 +264,7 @@ export class ZoneController extends Construct {
                 requests: { cpu: k8s.Quantity.fromString('50m'), memory: k8s.Quantity.fromString('64Mi') },
                 limits: { memory: k8s.Quantity.fromString('256Mi') },
               },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                runAsNonRoot: true,
-                capabilities: { drop: ['ALL'] },
-                seccompProfile: { type: 'RuntimeDefault' },
-              },
+              securityContext: restrictedContainerSecurity(),
             }],
             volumes: serving.volumes.length > 0 ? serving.volumes : undefined,
           },
