@@ -5,11 +5,11 @@ import { invalidProp } from '../errors';
 import { standardLabels } from '../standard-labels';
 import { ControllerRule, LEADER_ELECTION_RULES, mergeRules, REDIS_MANAGER_RULES, ZONE_ANNOTATOR_RULES } from './rbac';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP, ZONE_AWARE_UPDATE_RBAC, ZONE_DISRUPTION_BUDGET_RBAC } from '../rollout/api';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../rollout/crds';
 import { isDnsLabel } from '../topology/labels';
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../topology/zone-topology';
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 
 /** The port of /metrics, /healthz and /readyz. */
 const METRICS_PORT = 8080;

@@ -5,10 +5,10 @@ import { zoneSlugs } from '../prometheus/names';
 import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { lokiConfig, LokiStorageConfig, renderLokiConfig } from './config';
 import { LokiComponent, ResolvedLoki } from './options';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 import { zoneRequirements } from '../topology/affinity';
 import { hostSpreadConstraint, RevisionLabel, zoneSpreadConstraint } from '../topology/spread';
 import { ZoneSourceKind, zoneWiring } from '../topology/zone-source';
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 
 export const HTTP_PORT = 3100;
 export const GRPC_PORT = 9095;

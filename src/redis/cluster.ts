@@ -7,9 +7,9 @@ import { parseBytes } from '../longhorn/quantity';
 import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { RedisShardLayout } from './layout';
 import { LAYOUT_KEY, layoutConfigMapName, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PORT } from './names';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 import { ZoneAffinity } from '../topology/affinity';
 import { ZoneTopology } from '../topology/zone-topology';
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 
 /** The label StatefulSets put on each pod with its own name. */
 const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
