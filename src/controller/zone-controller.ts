@@ -5,6 +5,7 @@ import { invalidProp } from '../errors';
 import { standardLabels } from '../standard-labels';
 import { ControllerRule, LEADER_ELECTION_RULES, mergeRules, REDIS_MANAGER_RULES, ZONE_ANNOTATOR_RULES } from './rbac';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP, ZONE_AWARE_UPDATE_RBAC, ZONE_DISRUPTION_BUDGET_RBAC } from '../rollout/api';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../rollout/crds';
 import { isDnsLabel } from '../topology/labels';
@@ -234,7 +235,7 @@ export class ZoneController extends Construct {
           spec: {
             serviceAccountName: serviceAccount.name,
             automountServiceAccountToken: true, // it talks to the API server
-            securityContext: { runAsNonRoot: true, runAsUser: RUN_AS, runAsGroup: RUN_AS, seccompProfile: { type: 'RuntimeDefault' } },
+            securityContext: restrictedPodSecurity(RUN_AS),
             // Soft spreading: a controller in one surviving zone is better than none.
             topologySpreadConstraints: [zoneKey, hostKey].map((topologyKey) => ({
               topologyKey, maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector }, matchLabelKeys: ['pod-template-hash'],
@@ -263,13 +264,7 @@ export class ZoneController extends Construct {
                 requests: { cpu: k8s.Quantity.fromString('50m'), memory: k8s.Quantity.fromString('64Mi') },
                 limits: { memory: k8s.Quantity.fromString('256Mi') },
               },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                runAsNonRoot: true,
-                capabilities: { drop: ['ALL'] },
-                seccompProfile: { type: 'RuntimeDefault' },
-              },
+              securityContext: restrictedContainerSecurity(),
             }],
             volumes: serving.volumes.length > 0 ? serving.volumes : undefined,
           },

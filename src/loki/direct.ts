@@ -5,6 +5,7 @@ import { zoneSlugs } from '../prometheus/names';
 import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { lokiConfig, LokiStorageConfig, renderLokiConfig } from './config';
 import { LokiComponent, ResolvedLoki } from './options';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 import { zoneRequirements } from '../topology/affinity';
 import { hostSpreadConstraint, RevisionLabel, zoneSpreadConstraint } from '../topology/spread';
 import { ZoneSourceKind, zoneWiring } from '../topology/zone-source';
@@ -163,7 +164,7 @@ function podTemplate(
     envName: ZONE_ENV,
     release: p.release,
     zone,
-    initSecurityContext: containerSecurity(),
+    initSecurityContext: restrictedContainerSecurity(),
     initResources: { requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') } },
   }) : undefined;
   const labels = { ...standardLabels('loki', p.name, c), ...memberLabel, ...(zone === undefined ? {} : { [`${LABEL_PREFIX}/zone`]: zone }), ...wiring?.podLabels };
@@ -191,9 +192,7 @@ function podTemplate(
     },
     spec: {
       automountServiceAccountToken: false,
-      securityContext: {
-        runAsNonRoot: true, runAsUser: LOKI_UID, runAsGroup: LOKI_UID, fsGroup: LOKI_UID, seccompProfile: { type: 'RuntimeDefault' },
-      },
+      securityContext: restrictedPodSecurity(LOKI_UID, LOKI_UID),
       affinity: zone === undefined ? undefined : {
         nodeAffinity: {
           requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: zoneRequirements(p.topology, [zone]) }] },
@@ -220,7 +219,7 @@ function podTemplate(
         // Not /ready: an ingester replaying its WAL or joining the ring is alive but not ready.
         livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 30, periodSeconds: 30, failureThreshold: 5 },
         resources: ingester ? p.ingesterResources : p.resources,
-        securityContext: containerSecurity(),
+        securityContext: restrictedContainerSecurity(),
         volumeMounts: [
           { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
           { name: 'data', mountPath: DATA_DIR },
@@ -237,15 +236,6 @@ function podTemplate(
   };
 }
 
-function containerSecurity(): k8s.SecurityContext {
-  return {
-    allowPrivilegeEscalation: false,
-    readOnlyRootFilesystem: true,
-    runAsNonRoot: true,
-    capabilities: { drop: ['ALL'] },
-    seccompProfile: { type: 'RuntimeDefault' },
-  };
-}
 
 /** An nginx in front: pushes to the distributors, everything else to the query-frontends. */
 function gateway(scope: Construct, p: ResolvedLoki): void {
@@ -285,7 +275,7 @@ function gateway(scope: Construct, p: ResolvedLoki): void {
         metadata: { labels },
         spec: {
           automountServiceAccountToken: false,
-          securityContext: { runAsNonRoot: true, runAsUser: 101, runAsGroup: 101, seccompProfile: { type: 'RuntimeDefault' } },
+          securityContext: restrictedPodSecurity(101),
           topologySpreadConstraints: [
             zoneSpreadConstraint(`${p.where} gateway`, p.topology, target, { maxSkew: p.maxSkew, matchLabelKeys: [RevisionLabel.POD_TEMPLATE_HASH] }),
             hostSpreadConstraint(`${p.where} gateway`, p.topology, target, { matchLabelKeys: [RevisionLabel.POD_TEMPLATE_HASH] }),
@@ -300,7 +290,7 @@ function gateway(scope: Construct, p: ResolvedLoki): void {
             readinessProbe: { httpGet: { path: '/ready', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
             livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') }, periodSeconds: 30 },
             resources: { requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') } },
-            securityContext: containerSecurity(),
+            securityContext: restrictedContainerSecurity(),
             volumeMounts: [
               { name: 'config', mountPath: '/etc/nginx/template', readOnly: true },
               { name: 'tmp', mountPath: '/tmp' },

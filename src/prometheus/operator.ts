@@ -5,6 +5,7 @@ import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { OperatorSharding, PrometheusScrapeClass, ResolvedPrometheus, ShardingMode } from './options';
 import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } from './placement';
 import { RelabelRule, toOperatorSpelling, zoneSelectionRules } from './relabel';
+import { NOBODY_UID, restrictedPodSecurity } from '../pod-security';
 
 /** The name of the default scrape class the construct adds when the user's classes have no default. */
 export const ZONE_SCRAPE_CLASS = 'zone-sharding';
@@ -84,9 +85,7 @@ function common(p: ResolvedPrometheus, serviceAccount: string): any {
     scrapeInterval: p.scrapeInterval,
     retention: p.retention,
     resources: k8s.toJson_ResourceRequirements(p.resources),
-    securityContext: {
-      runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' },
-    },
+    securityContext: restrictedPodSecurity(NOBODY_UID, NOBODY_UID),
     storage: p.storage && {
       volumeClaimTemplate: {
         spec: {

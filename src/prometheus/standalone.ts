@@ -6,6 +6,7 @@ import { kubernetesScrapeConfigs, prometheusConfig, renderConfig } from './confi
 import { ResolvedPrometheus, ShardingMode } from './options';
 import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } from './placement';
 import { hashShardRules, RelabelRule, zoneSelectionRules } from './relabel';
+import { NOBODY_UID, restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 
 const PORT = 9090;
 const CONFIG_DIR = '/etc/prometheus';
@@ -110,9 +111,7 @@ function podSpec(
     automountServiceAccountToken: true, // Kubernetes service discovery reads the API with it
     nodeSelector: Object.keys(shard.nodeSelector).length > 0 ? shard.nodeSelector : undefined,
     topologySpreadConstraints: podSpread(p, spreadLabels, shard.zone === undefined),
-    securityContext: {
-      runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' },
-    },
+    securityContext: restrictedPodSecurity(NOBODY_UID, NOBODY_UID),
     containers: [{
       name: 'prometheus',
       image: p.image!,
@@ -129,13 +128,7 @@ function podSpec(
       readinessProbe: probe('/-/ready', { failureThreshold: 3 }),
       livenessProbe: probe('/-/healthy', { failureThreshold: 6 }),
       resources: p.resources,
-      securityContext: {
-        allowPrivilegeEscalation: false,
-        readOnlyRootFilesystem: true,
-        runAsNonRoot: true,
-        capabilities: { drop: ['ALL'] },
-        seccompProfile: { type: 'RuntimeDefault' },
-      },
+      securityContext: restrictedContainerSecurity(),
       volumeMounts: [
         { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
         { name: 'data', mountPath: DATA_DIR },

@@ -7,6 +7,7 @@ import { parseBytes } from '../longhorn/quantity';
 import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { RedisShardLayout } from './layout';
 import { LAYOUT_KEY, layoutConfigMapName, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PORT } from './names';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
 import { ZoneAffinity } from '../topology/affinity';
 import { ZoneTopology } from '../topology/zone-topology';
 
@@ -229,9 +230,7 @@ export class ZonalRedisCluster extends Construct {
     });
     return {
       automountServiceAccountToken: false,
-      securityContext: {
-        runAsNonRoot: true, runAsUser: UID, runAsGroup: UID, fsGroup: UID, seccompProfile: { type: 'RuntimeDefault' },
-      },
+      securityContext: restrictedPodSecurity(UID, UID),
       affinity: {
         nodeAffinity: ZoneAffinity.pinToZone(props.topology, zone),
         podAntiAffinity: {
@@ -270,13 +269,7 @@ export class ZonalRedisCluster extends Construct {
           requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('256Mi') },
           limits: { memory: k8s.Quantity.fromString('256Mi') },
         },
-        securityContext: {
-          allowPrivilegeEscalation: false,
-          readOnlyRootFilesystem: true,
-          runAsNonRoot: true,
-          capabilities: { drop: ['ALL'] },
-          seccompProfile: { type: 'RuntimeDefault' },
-        },
+        securityContext: restrictedContainerSecurity(),
         volumeMounts: [
           { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
           { name: 'data', mountPath: DATA_DIR },
