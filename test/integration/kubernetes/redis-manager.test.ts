@@ -111,7 +111,8 @@ async function statusWhere(what: string, since: Date, check: (s: Status) => bool
   return waitFor(`the status ConfigMap to report ${what}`, async () => {
     controller?.assertRunning();
     const s = await status();
-    return { done: !!s && new Date(s.updated) > since && check(s), value: s, state: JSON.stringify(s && { healthy: s.healthy, mastersPerZone: s.mastersPerZone, issues: s.issues, skippedPods: s.skippedPods }) };
+    const state = JSON.stringify(s && { healthy: s.healthy, mastersPerZone: s.mastersPerZone, issues: s.issues, skippedPods: s.skippedPods });
+    return { done: !!s && new Date(s.updated) > since && check(s), value: s, state };
   }, { timeoutMs, intervalMs: 500 });
 }
 
@@ -203,7 +204,7 @@ test('zone-a back: the reconciler fails masters back so that no zone holds a maj
   await expectPlanned(s);
   expect(await missingKeys(redis.inventory, acked, PASSWORD)).toEqual([]);
   // one failover: zone-a's planned master, back as a replica in sync, took its shard back
-  expect(steps('failover').map((s) => s.on)).toEqual(layout.shards.filter((x) => layout.node(x.master).zone === 'zone-a').map((x) => x.master));
+  expect(steps('failover').map((f) => f.on)).toEqual(layout.shards.filter((x) => layout.node(x.master).zone === 'zone-a').map((x) => x.master));
   expect(controller!.logs.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
 });
 

@@ -30,7 +30,9 @@ export function redisServerPath(): string {
  * Starts redis-server with `args` (a config file first, then options), bound to `host:port`, with its
  * data and log in `dir`; resolves once it answers PING (with `password` when it requires one).
  */
-export async function startRedisServer(name: string, host: string, port: number, dir: string, args: string[], password?: string): Promise<ChildProcess> {
+export async function startRedisServer(
+  name: string, host: string, port: number, dir: string, args: string[], password?: string,
+): Promise<ChildProcess> {
   const child = spawn(redisServerPath(), [
     ...args, '--port', String(port), '--bind', host, '--dir', dir, '--logfile', path.join(dir, 'redis.log'), '--save', '',
   ], { stdio: 'ignore' });
