@@ -7,9 +7,10 @@
  * The real controller (`run --reconcilers redis`) finds the pods by label and their zones from their nodes,
  * reads the layout ConfigMap and the Secret, drives the cluster and writes the status ConfigMap.
  *
- * A zone loss is the loss of its Redis processes: kwok runs no containers, so the pods stay Running (as
- * after a crash or a network cut that the kubelet does not see yet) and the reconciler finds them at the
- * same addresses, not answering.
+ * Two zone losses: zone-a's Redis processes killed while kwok keeps its pods Running (a crash or a network
+ * cut the kubelet has not seen yet: the reconciler finds them at the same addresses, not answering); then
+ * zone-a's nodes deleted, so its pods are recreated Pending and come back on new pods, their servers started
+ * on the data folders of the old ones (their volumes).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -92,8 +93,8 @@ async function runPod(pod: any, configMap: any, secrets: Map<string, any>): Prom
     .map((a) => a.replace(/\$\((\w+)\)/g, (_, v) => env.get(v) ?? `$(${v})`))
     .map(local);
   const port = container.ports.find((p: any) => p.name === 'redis').containerPort;
-  const data = local('/data');
-  expect(data).not.toBe('/data'); // the data volume is mounted there
+  const data = args[args.indexOf('--dir') + 1];
+  expect(data.startsWith(podDir)).toBe(true); // on a mounted volume
   await redis.add({
     name: pod.metadata.name.slice(NAME.length + 1),
     zone: zoneOfNode(info, pod.spec.nodeName)!,
