@@ -5,6 +5,7 @@
  */
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 // ioredis is the controller package's dependency (one workspace, one node_modules)
@@ -33,6 +34,8 @@ export function redisServerPath(): string {
 export async function startRedisServer(
   name: string, host: string, port: number, dir: string, args: string[], password?: string,
 ): Promise<ChildProcess> {
+  // else the PING below could be answered by that other program
+  if (await listening(host, port)) throw new Error(`redis-server ${name}: ${host}:${port} is taken by another program (another test run?)`);
   const child = spawn(redisServerPath(), [
     ...args, '--port', String(port), '--bind', host, '--dir', dir, '--logfile', path.join(dir, 'redis.log'), '--save', '',
   ], { stdio: 'ignore' });
@@ -57,6 +60,15 @@ export async function startRedisServer(
   } finally {
     client.disconnect();
   }
+}
+
+/** Whether something accepts connections on host:port. */
+function listening(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 interface RedisProcess {
