@@ -20,7 +20,7 @@ fi
 
 start=$(date +%s)
 version="$(cd "$MOD_DIR" && go list -m -f '{{.Version}}' github.com/grafana/loki/v3)"
-echo "building loki ${version} from $MOD_DIR (with empty Go caches this downloads the modules and takes about 25 minutes on 2 cores)"
+echo "building loki ${version} from $MOD_DIR (with empty Go caches this downloads the modules and takes about 10 minutes on 2 cores)"
 out="$(mktemp -d "$CACHE_DIR/loki-build.XXXXXX")"
 trap 'rm -rf "$out"' EXIT
 # Go modules carry no release version: stamp it the way Loki's own build does, so `loki -version` tells it.
