@@ -4,8 +4,8 @@
  * reconciler declares (a missing verb is a 403 at run time, which no synth-time test would see).
  */
 import { Chart, Testing } from 'cdk8s';
+import { RECONCILERS } from '../../controller/src/reconcilers';
 import { WebhookTls, ZoneController } from '../../src';
-import { RECONCILERS } from '../src/reconcilers';
 
 test('ZoneController with every feature: each reconciler exists and each of its rules is granted', () => {
   const chart = new Chart(Testing.app(), 'c');
