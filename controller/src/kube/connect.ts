@@ -7,6 +7,7 @@
 import * as https from 'https';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PatchType, WatchEvent, WatchOptions } from './api';
+import { lineSplitter } from '../lines';
 
 export interface ConnectOptions {
   /** A kubeconfig file; without it: in-cluster config when running in a pod, else $KUBECONFIG / ~/.kube/config. */
@@ -106,22 +107,14 @@ export function connect(opts: ConnectOptions = {}): KubeApi {
           });
           return;
         }
-        let buffered = '';
+        const split = lineSplitter((line) => onEvent(JSON.parse(line) as WatchEvent<T>));
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
-          buffered += chunk;
-          let nl: number;
-          while ((nl = buffered.indexOf('\n')) >= 0) {
-            const line = buffered.slice(0, nl).trim();
-            buffered = buffered.slice(nl + 1);
-            if (!line) continue;
-            try {
-              onEvent(JSON.parse(line) as WatchEvent<T>);
-            } catch (err) { // an ERROR event (e.g. 410 Gone) or a handler's failure ends this watch
-              reject(err);
-              req.destroy();
-              return;
-            }
+          try {
+            split(chunk);
+          } catch (err) { // an ERROR event (e.g. 410 Gone) or a handler's failure ends this watch
+            reject(err);
+            req.destroy();
           }
         });
         res.on('end', () => resolve());

@@ -10,6 +10,7 @@ import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 import { ClusterInfo } from './control-plane';
 import { waitFor, WaitAborted, WaitOptions } from './wait';
+import { lineSplitter } from '../../../controller/src/lines';
 
 export const CONTROLLER_MAIN = path.join(REPO_ROOT, 'controller', 'lib', 'controller', 'src', 'main.js');
 
@@ -57,18 +58,14 @@ export class ControllerProcess {
 
   private constructor(private readonly child: ChildProcess, readonly name: string, readonly metricsPort: number, logFile: string) {
     const out = fs.createWriteStream(logFile, { flags: 'a' });
-    let partial = '';
+    const split = lineSplitter((line) => {
+      try { this.logs.push(JSON.parse(line)); } catch { this.logs.push({ level: 'raw', msg: line }); }
+    });
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
       out.write(chunk);
       this.stderrTail = (this.stderrTail + chunk).slice(-4000);
-      partial += chunk;
-      let nl: number;
-      while ((nl = partial.indexOf('\n')) >= 0) {
-        const line = partial.slice(0, nl);
-        partial = partial.slice(nl + 1);
-        try { this.logs.push(JSON.parse(line)); } catch { this.logs.push({ level: 'raw', msg: line }); }
-      }
+      split(chunk);
     });
     child.stdout!.resume();
     this.exited = new Promise((resolve) => child.on('exit', (code, signal) => {

@@ -5,6 +5,7 @@
 import * as fs from 'fs';
 import * as https from 'https';
 import { ClusterInfo } from './control-plane';
+import { lineSplitter } from '../../../controller/src/lines';
 
 export interface PodEvent {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -32,20 +33,12 @@ export async function watchPods(info: ClusterInfo, namespace: string, onEvent: (
         return;
       }
       markOpened();
-      let buffer = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          if (!line.trim()) continue;
-          const e = JSON.parse(line);
-          resourceVersion = e.object?.metadata?.resourceVersion ?? resourceVersion;
-          if (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED') onEvent({ type: e.type, pod: e.object });
-        }
-      });
+      res.on('data', lineSplitter((line) => {
+        const e = JSON.parse(line);
+        resourceVersion = e.object?.metadata?.resourceVersion ?? resourceVersion;
+        if (e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED') onEvent({ type: e.type, pod: e.object });
+      }));
       res.on('end', () => resolve());
       res.on('error', reject);
     });
