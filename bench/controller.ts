@@ -10,6 +10,7 @@ import { ControlPlane } from '../test/integration/kubernetes/control-plane';
 import { ControllerProcess } from '../test/integration/kubernetes/controller-process';
 import { deleteNamespace, restrictedNamespace } from '../test/integration/kubernetes/examples';
 import { watchPods } from '../test/integration/kubernetes/pod-watch';
+import { RESTRICTED_PAUSE_POD } from '../test/integration/kubernetes/scheduling';
 import { waitFor } from '../test/integration/kubernetes/wait';
 
 const LATENCY_PODS = 1000;
@@ -17,16 +18,6 @@ const WATCHED_PODS = 5000;
 const NODES_PER_ZONE = 10;
 const LONG = { timeoutMs: 1_200_000, intervalMs: 500 };
 const OPT_IN = { [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE };
-
-const RESTRICTED_POD = {
-  securityContext: { runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: 'RuntimeDefault' } },
-  containers: [{
-    name: 'app',
-    image: 'registry.k8s.io/pause:3.10',
-    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-    resources: { requests: { cpu: '1m', memory: '1Mi' } },
-  }],
-};
 
 /** When this process first saw each pod bound and first saw it annotated, from one watch of the namespace. */
 interface PodTimes {
@@ -63,7 +54,7 @@ async function latencySection(cp: ControlPlane): Promise<string> {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'latency', namespace: ns },
-      spec: { replicas: LATENCY_PODS, selector: { matchLabels: { app: 'latency' } }, template: { metadata: { labels: { app: 'latency', ...OPT_IN } }, spec: RESTRICTED_POD } },
+      spec: { replicas: LATENCY_PODS, selector: { matchLabels: { app: 'latency' } }, template: { metadata: { labels: { app: 'latency', ...OPT_IN } }, spec: RESTRICTED_PAUSE_POD } },
     });
     let lastReport = 0;
     await waitFor(`${LATENCY_PODS} pods annotated`, async () => {
@@ -118,7 +109,7 @@ async function memorySection(cp: ControlPlane): Promise<string> {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name, namespace: ns, labels: { app: 'watched', ...OPT_IN } },
-        spec: { ...RESTRICTED_POD, schedulingGates: [{ name: 'cdk8s-zones.bench/hold' }] },
+        spec: { ...RESTRICTED_PAUSE_POD, schedulingGates: [{ name: 'cdk8s-zones.bench/hold' }] },
       })));
     }
     const created = performance.now() - started;

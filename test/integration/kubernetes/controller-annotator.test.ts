@@ -8,7 +8,7 @@ import { ControllerProcess } from './controller-process';
 import { deleteNamespace, restrictedNamespace } from './examples';
 import { KubeObject } from './kube-client';
 import { HOSTNAME_KEY, KWOK_ANNOTATION, ZONE_KEY } from './nodes';
-import { livePods, testCluster, uniqueName } from './scheduling';
+import { livePods, RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
 
@@ -18,22 +18,12 @@ const ns = uniqueName('annotator');
 const OPT_IN = { [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE };
 const controllers: ControllerProcess[] = [];
 
-const restricted = {
-  securityContext: { runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: 'RuntimeDefault' } },
-  containers: [{
-    name: 'app',
-    image: 'registry.k8s.io/pause:3.10',
-    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
-    resources: { requests: { cpu: '1m', memory: '1Mi' } },
-  }],
-};
-
 function pod(name: string, extra: { nodeName?: string; labels?: Record<string, string> } = {}): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: ns, labels: { app: name, ...OPT_IN, ...extra.labels } },
-    spec: { ...restricted, nodeName: extra.nodeName, tolerations: [{ operator: 'Exists' }] },
+    spec: { ...RESTRICTED_PAUSE_POD, nodeName: extra.nodeName, tolerations: [{ operator: 'Exists' }] },
   };
 }
 
@@ -67,7 +57,7 @@ test('300 opted-in pods of a Deployment all get the zone of their node; pods not
     spec: {
       replicas: 300,
       selector: { matchLabels: { app: 'many' } },
-      template: { metadata: { labels: { app: 'many', ...OPT_IN } }, spec: restricted },
+      template: { metadata: { labels: { app: 'many', ...OPT_IN } }, spec: RESTRICTED_PAUSE_POD },
     },
   });
   await client.create(pod('not-opted-in', { labels: { [ZoneAnnotation.OPT_IN_LABEL]: 'disabled' } }));

@@ -8,6 +8,17 @@ import { KubeClient, KubeObject } from './kube-client';
 import { addNodes, FakeNode } from './nodes';
 import { waitFor, WaitOptions } from './wait';
 
+/** The spec of a pod that passes Pod Security "restricted" and asks for almost nothing: for tests of many pods. */
+export const RESTRICTED_PAUSE_POD = {
+  securityContext: { runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: 'RuntimeDefault' } },
+  containers: [{
+    name: 'app',
+    image: 'registry.k8s.io/pause:3.10',
+    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+    resources: { requests: { cpu: '1m', memory: '1Mi' } },
+  }],
+};
+
 /** The running test cluster, from a test file: its description and an admin client. */
 export interface TestCluster {
   readonly info: ClusterInfo;
