@@ -5,7 +5,7 @@
  */
 import { performance } from 'perf_hooks';
 import { BenchSection } from './harness';
-import { ZoneAnnotation } from '../src/controller/zone-annotation';
+import { ZoneAnnotation } from '../src/contract/zone-annotation';
 import { ControlPlane } from '../test/integration/kubernetes/control-plane';
 import { ControllerProcess } from '../test/integration/kubernetes/controller-process';
 import { deleteNamespace, restrictedNamespace } from '../test/integration/kubernetes/examples';

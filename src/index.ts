@@ -33,7 +33,7 @@ export { ShardRelabeling, ShardRelabelingProps, RelabelRule, RelabelAction } fro
 export { Hashmod } from './prometheus/hashmod';
 
 // The runtime controller's contracts shared with synth time.
-export { ZoneAnnotation } from './controller/zone-annotation';
+export { ZoneAnnotation } from './contract/zone-annotation';
 export { ZoneController, ZoneControllerProps } from './controller/zone-controller';
 export {
   WebhookTls, WebhookTlsMode, WebhookFailurePolicy, CertManagerTlsOptions, CertManagerIssuerKind,
@@ -45,7 +45,7 @@ export { ZoneDisruptionBudget, ZoneDisruptionBudgetProps } from './rollout/zone-
 export { ZoneRolloutCrds, ZoneRolloutCrdsProps } from './rollout/crds';
 
 // How a pod learns its zone (shared by zone-aware constructs).
-export { ZoneSource, ZoneSourceKind } from './topology/zone-source';
+export { ZoneSource, ZoneSourceKind } from './controller/zone-source';
 
 // Loki replication across zones.
 export { ZoneAwareLokiStack, ZoneAwareLokiStackProps } from './loki/loki-stack';

@@ -8,7 +8,7 @@ import { KubeApi } from './kube/api';
 import { EventRecorder } from './kube/events';
 import { Logger } from './log';
 import { Metrics } from './metrics';
-import type { ControllerRule } from '../../src/controller/rbac';
+import type { ControllerRule } from '../../src/contract/rbac';
 
 /** The settings of the `run` command that reconcilers read. */
 export interface ControllerSettings {

@@ -7,41 +7,17 @@
 import * as fs from 'fs';
 import { builtinModules } from 'module';
 import * as path from 'path';
+import { packageName, reachableFrom } from '../../test/import-graph';
 
 const CONTROLLER = path.resolve(__dirname, '..');
-/** Static imports and re-exports (`... from 'x'`) and dynamic imports (`import('x')`). */
-const IMPORT = /(?:(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+|\bimport\()'([^']+)'/g;
-
-/** Every bare module specifier reachable from `entry`, with a file that imports it. */
-function reachablePackages(entry: string): Map<string, string> {
-  const packages = new Map<string, string>();
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const [, specifier] of fs.readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      if (specifier.startsWith('.')) {
-        const target = path.resolve(path.dirname(file), specifier.replace(/\.js$/, ''));
-        visit(fs.existsSync(`${target}.ts`) ? `${target}.ts` : path.join(target, 'index.ts'));
-      } else {
-        packages.set(specifier, path.relative(CONTROLLER, file));
-      }
-    }
-  };
-  visit(entry);
-  return packages;
-}
-
-/** `@scope/name/sub` -> `@scope/name`, `name/sub` -> `name`, `node:fs` -> `fs`. */
-function packageName(specifier: string): string {
-  const parts = specifier.replace(/^node:/, '').split('/');
-  return parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
-}
 
 test('everything the controller imports is a Node.js built-in or a production dependency of its package', () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(CONTROLLER, 'package.json'), 'utf8'));
   const allowed = new Set([...Object.keys(manifest.dependencies ?? {}), ...builtinModules]);
-  const packages = reachablePackages(path.join(CONTROLLER, 'src', 'main.ts'));
+  const packages = new Map<string, string>();
+  for (const [file, imports] of reachableFrom(path.join(CONTROLLER, 'src', 'main.ts'))) {
+    for (const p of imports.packages) packages.set(p, path.relative(CONTROLLER, file));
+  }
   // the walk follows dynamic imports too: it reaches the API client through the run command
   expect(packages.get('@kubernetes/client-node')).toMatch(/^src\/kube\//);
   const missing = [...packages].filter(([name]) => !allowed.has(packageName(name)));

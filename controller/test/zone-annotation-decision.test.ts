@@ -1,7 +1,7 @@
 // fast-check is a dev dependency of the workspace root, whose jest runs these tests
 // eslint-disable-next-line import/no-extraneous-dependencies
 import * as fc from 'fast-check';
-import { ZoneAnnotation } from '../../src/controller/zone-annotation';
+import { ZoneAnnotation } from '../../src/contract/zone-annotation';
 import { KubeObject } from '../src/kube/api';
 import { boundAt, decideZoneAnnotation, topologyKeysOf } from '../src/reconcilers/zone-annotation-decision';
 

@@ -1,7 +1,7 @@
 import { Chart, Testing } from 'cdk8s';
 import { build, THREE_ZONES, ThreeZoneStorageChart } from './main';
 import { AntiAffinity, LonghornStorageClass, LonghornVolume } from '../../src';
-import { warningsOf } from '../../src/warnings';
+import { warningsOf } from '../../src/shared/warnings';
 
 describe('example longhorn-3-zones', () => {
   const app = Testing.app();

@@ -1,7 +1,7 @@
 import { Chart, Testing } from 'cdk8s';
 import { build, SINGLE_NODE, SingleNodeStorageChart } from './main';
 import { AntiAffinity, LonghornStorageClass, LonghornVolume } from '../../src';
-import { warningsOf } from '../../src/warnings';
+import { warningsOf } from '../../src/shared/warnings';
 
 describe('example longhorn-single-node-3-disks', () => {
   const app = Testing.app();

@@ -1,5 +1,5 @@
-import { invalidProp } from '../errors';
-import { isDnsLabel } from '../topology/labels';
+import { invalidProp } from '../shared/errors';
+import { isDnsLabel } from '../shared/kubernetes-names';
 
 /** Where the serving certificate of the controller's admission webhooks comes from. */
 export enum WebhookTlsMode {

@@ -1,15 +1,20 @@
 import { ApiObject, ApiObjectProps, JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { invalidProp } from '../errors';
-import { standardLabels } from '../standard-labels';
-import { ControllerRule, LEADER_ELECTION_RULES, mergeRules, REDIS_MANAGER_RULES, ZONE_ANNOTATOR_RULES } from './rbac';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
-import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP, ZONE_AWARE_UPDATE_RBAC, ZONE_DISRUPTION_BUDGET_RBAC } from '../rollout/api';
-import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../rollout/crds';
-import { isDnsLabel } from '../topology/labels';
-import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../topology/zone-topology';
+import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { ControllerRule, LEADER_ELECTION_RULES, mergeRules } from '../contract/rbac';
+import {
+  REDIS_MANAGER, REDIS_MANAGER_RULES, ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES, ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES,
+  ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES,
+} from '../contract/reconcilers';
+import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
+import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
+import { invalidProp } from '../shared/errors';
+import { isDnsLabel } from '../shared/kubernetes-names';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
+import { standardLabels } from '../shared/standard-labels';
+import { ZoneTopology } from '../topology/zone-topology';
 
 /** The port of /metrics, /healthz and /readyz. */
 const METRICS_PORT = 8080;
@@ -177,21 +182,21 @@ export class ZoneController extends Construct {
     const parts: Array<{ name: string; rules: readonly ControllerRule[] }> = [];
     const webhooks: ServedWebhook[] = [];
     const installCrds = props.installCrds ?? true;
-    if (props.zoneAnnotator ?? true) parts.push({ name: 'zone-annotator', rules: ZONE_ANNOTATOR_RULES });
+    if (props.zoneAnnotator ?? true) parts.push({ name: ZONE_ANNOTATOR, rules: ZONE_ANNOTATOR_RULES });
     if (props.zoneAwareUpdate ?? false) {
-      parts.push({ name: 'zone-aware-update', rules: ZONE_AWARE_UPDATE_RBAC });
-      if (installCrds) zoneAwareUpdateCrd(this, 'zoneawareupdate-crd');
+      parts.push({ name: ZONE_AWARE_UPDATE, rules: ZONE_AWARE_UPDATE_RULES });
+      if (installCrds) new ApiObject(this, 'zoneawareupdate-crd', zoneAwareUpdateCrd());
     }
     if (props.zoneDisruptionBudget ?? false) {
-      parts.push({ name: 'zone-disruption-budget', rules: ZONE_DISRUPTION_BUDGET_RBAC });
-      if (installCrds) zoneDisruptionBudgetCrd(this, 'zonedisruptionbudget-crd');
+      parts.push({ name: ZONE_DISRUPTION_BUDGET, rules: ZONE_DISRUPTION_BUDGET_RULES });
+      if (installCrds) new ApiObject(this, 'zonedisruptionbudget-crd', zoneDisruptionBudgetCrd());
       webhooks.push({
         name: `pods-eviction.${ROLLOUT_GROUP}`,
         path: EVICTION_WEBHOOK_PATH,
         rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods/eviction'], scope: 'Namespaced' }],
       });
     }
-    if (props.redisManager ?? false) parts.push({ name: 'redis', rules: REDIS_MANAGER_RULES });
+    if (props.redisManager ?? false) parts.push({ name: REDIS_MANAGER, rules: REDIS_MANAGER_RULES });
     if (parts.length === 0) {
       throw invalidProp(where, 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: the controller would do nothing');
     }

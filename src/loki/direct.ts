@@ -1,14 +1,15 @@
-import { createHash } from 'crypto';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { zoneSlugs } from '../prometheus/names';
-import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { lokiConfig, LokiStorageConfig, renderLokiConfig } from './config';
 import { LokiComponent, ResolvedLoki } from './options';
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
+import { CONFIG_HASH_ANNOTATION, LOKI_MEMBERLIST_LABEL, ZONE_LABEL } from '../contract/labels';
+import { ZoneSourceKind, zoneWiring } from '../controller/zone-source';
+import { configHash } from '../shared/config-hash';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
+import { standardLabels } from '../shared/standard-labels';
+import { zoneSlugs } from '../shared/zone-slug';
 import { zoneRequirements } from '../topology/affinity';
 import { hostSpreadConstraint, RevisionLabel, zoneSpreadConstraint } from '../topology/spread';
-import { ZoneSourceKind, zoneWiring } from '../topology/zone-source';
 
 export const HTTP_PORT = 3100;
 export const GRPC_PORT = 9095;
@@ -61,13 +62,13 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
     indexGatewayAddress: `dns:///${svc(LokiComponent.INDEX_GATEWAY)}:${GRPC_PORT}`,
     compactorAddress: `http://${svc(LokiComponent.COMPACTOR)}:${HTTP_PORT}`,
   }));
-  const configHash = createHash('sha256').update(config).digest('hex').slice(0, 16);
+  const hash = configHash(config);
   const configMap = new k8s.KubeConfigMap(scope, 'config', {
     metadata: { name: `${p.name}-config`, namespace: ns, labels: standardLabels('loki', p.name, 'config') },
     data: { 'config.yaml': config },
   });
 
-  const memberLabel = { [`${LABEL_PREFIX}/loki-memberlist`]: p.name };
+  const memberLabel = { [LOKI_MEMBERLIST_LABEL]: p.name };
   new k8s.KubeService(scope, 'memberlist', {
     metadata: { name: `${p.name}-memberlist`, namespace: ns, labels: standardLabels('loki', p.name, 'memberlist') },
     spec: {
@@ -104,7 +105,7 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
       // One compactor at a time: two would compact the same index.
       strategy: c === LokiComponent.COMPACTOR ? { type: 'Recreate' } : undefined,
       selector: { matchLabels: selectorOf(p, c) },
-      template: podTemplate(p, c, configMap.name, configHash, memberLabel, RevisionLabel.POD_TEMPLATE_HASH),
+      template: podTemplate(p, c, configMap.name, hash, memberLabel, RevisionLabel.POD_TEMPLATE_HASH),
     },
   }));
 
@@ -113,7 +114,7 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
   const ingesters = zones.map((zone) => {
     const suffix = zone === undefined ? '' : `-${slugs[p.topology.zones.indexOf(zone)]}`;
     const name = `${svc(LokiComponent.INGESTER)}${suffix}`;
-    const zoneLabel: { [key: string]: string } = zone === undefined ? {} : { [`${LABEL_PREFIX}/zone`]: zone };
+    const zoneLabel: { [key: string]: string } = zone === undefined ? {} : { [ZONE_LABEL]: zone };
     const labels = { ...standardLabels('loki', p.name, LokiComponent.INGESTER), ...zoneLabel };
     return new k8s.KubeStatefulSet(scope, `ingester${suffix}`, {
       metadata: { name, namespace: ns, labels },
@@ -122,7 +123,7 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
         serviceName: svc(LokiComponent.INGESTER),
         podManagementPolicy: 'Parallel',
         selector: { matchLabels: { ...selectorOf(p, LokiComponent.INGESTER), ...zoneLabel } },
-        template: podTemplate(p, LokiComponent.INGESTER, configMap.name, configHash, memberLabel, RevisionLabel.CONTROLLER_REVISION_HASH, zone),
+        template: podTemplate(p, LokiComponent.INGESTER, configMap.name, hash, memberLabel, RevisionLabel.CONTROLLER_REVISION_HASH, zone),
         volumeClaimTemplates: [{
           metadata: { name: 'data' },
           spec: {
@@ -149,7 +150,7 @@ function selectorOf(p: ResolvedLoki, c: LokiComponent): { [key: string]: string 
 }
 
 function podTemplate(
-  p: ResolvedLoki, c: LokiComponent, configMap: string, configHash: string, memberLabel: { [key: string]: string },
+  p: ResolvedLoki, c: LokiComponent, configMap: string, hash: string, memberLabel: { [key: string]: string },
   revision: RevisionLabel, zone?: string,
 ): k8s.PodTemplateSpec {
   const zoneAware = ZONE_AWARE.has(c);
@@ -167,7 +168,7 @@ function podTemplate(
     initSecurityContext: restrictedContainerSecurity(),
     initResources: { requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') } },
   }) : undefined;
-  const labels = { ...standardLabels('loki', p.name, c), ...memberLabel, ...(zone === undefined ? {} : { [`${LABEL_PREFIX}/zone`]: zone }), ...wiring?.podLabels };
+  const labels = { ...standardLabels('loki', p.name, c), ...memberLabel, ...(zone === undefined ? {} : { [ZONE_LABEL]: zone }), ...wiring?.podLabels };
   const target = { selector: { matchLabels: selectorOf(p, c) }, podLabels: labels };
   const spread: k8s.TopologySpreadConstraint[] = [];
   if (zoneAware && zone === undefined) {
@@ -188,7 +189,7 @@ function podTemplate(
   return {
     metadata: {
       labels,
-      annotations: { [`${LABEL_PREFIX}/config-hash`]: configHash, ...wiring?.podAnnotations },
+      annotations: { [CONFIG_HASH_ANNOTATION]: hash, ...wiring?.podAnnotations },
     },
     spec: {
       automountServiceAccountToken: false,

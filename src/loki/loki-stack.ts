@@ -1,19 +1,19 @@
 import { ApiObject, Chart, Names } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { invalidProp } from '../errors';
 import { directLoki } from './direct';
 import { operatorLokiStack } from './operator';
 import {
   LokiOperatorStorage, LokiOutput, LokiS3Storage, LokiStackSize, ResolvedLoki,
 } from './options';
 import { checkReplication } from './replication';
-import { parseBytes } from '../longhorn/quantity';
+import { checkZoneSource, ZoneSource } from '../controller/zone-source';
+import { invalidProp } from '../shared/errors';
+import { isDnsLabel, labelKeyProblem } from '../shared/kubernetes-names';
+import { parseBytes } from '../shared/quantity';
+import { addWarning } from '../shared/warnings';
 import { parseKubernetesVersion } from '../topology/kubernetes-version';
-import { isDnsLabel, labelKeyProblem } from '../topology/labels';
-import { checkZoneSource, ZoneSource } from '../topology/zone-source';
 import { ZoneTopology } from '../topology/zone-topology';
-import { addWarning } from '../warnings';
 
 /** The Loki image of the direct output (the release the integration tier proves). */
 export const DEFAULT_LOKI_IMAGE = 'docker.io/grafana/loki:3.7.8';

@@ -1,6 +1,6 @@
 import { k8s } from 'cdk8s-plus-28';
+import { ZoneSource } from '../controller/zone-source';
 import { KubernetesRelease } from '../topology/kubernetes-version';
-import { ZoneSource } from '../topology/zone-source';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /** What `ZoneAwareLokiStack` synthesizes. */

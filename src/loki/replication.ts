@@ -1,4 +1,4 @@
-import { invalidProp } from '../errors';
+import { invalidProp } from '../shared/errors';
 
 /** The outcome of `checkReplication`: warnings for layouts that work but lose writes in a zone outage. */
 export interface ReplicationCheck {

@@ -1,10 +1,10 @@
 import { Duration } from 'cdk8s';
 import { IConstruct } from 'constructs';
-import { describe, invalidProp } from '../errors';
-import { addWarning } from '../warnings';
 import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, ResolvedScheduling } from './options';
 import { LonghornPlacementPlan, planPlacement } from './planner';
+import { describe, invalidProp } from '../shared/errors';
+import { addWarning } from '../shared/warnings';
 
 /** Longhorn's namespace, where its Volume and Setting resources live. */
 export const LONGHORN_NAMESPACE = 'longhorn-system';

@@ -1,7 +1,7 @@
-import { invalidProp } from '../errors';
 import { checkTags } from './options';
-import { parseBytes } from './quantity';
-import { labelValueProblem } from '../topology/labels';
+import { invalidProp } from '../shared/errors';
+import { labelValueProblem } from '../shared/kubernetes-names';
+import { parseBytes } from '../shared/quantity';
 import { compare } from '../topology/survival';
 
 /** The kind of a Longhorn disk: v1 volumes use filesystem disks, v2 volumes block disks. */

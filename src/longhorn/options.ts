@@ -1,4 +1,4 @@
-import { invalidProp } from '../errors';
+import { invalidProp } from '../shared/errors';
 
 /**
  * Longhorn's replica anti-affinity mode at one level (zone, node or disk), as a StorageClass parameter or

@@ -1,10 +1,10 @@
-import { invalidProp } from '../errors';
 import { InventoryDisk, InventoryNode, LonghornDiskType, LonghornInventory } from './inventory';
 import {
   AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance, LonghornReplicaScheduling,
   ResolvedLevel, ResolvedScheduling, resolveScheduling,
 } from './options';
-import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from './quantity';
+import { invalidProp } from '../shared/errors';
+import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from '../shared/quantity';
 import { compare } from '../topology/survival';
 
 /** Where a replica of the volume already is. */

@@ -1,8 +1,8 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { invalidProp } from '../errors';
 import { LONGHORN_NAMESPACE, longhornLabels } from './check';
 import { AntiAffinity, LonghornSchedulingSettings, resolveSettings } from './options';
+import { invalidProp } from '../shared/errors';
 
 /** Props for `LonghornSettings`. */
 export interface LonghornSettingsProps extends LonghornSchedulingSettings {

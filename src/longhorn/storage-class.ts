@@ -1,11 +1,11 @@
 import { Duration } from 'cdk8s';
 import { k8s, PersistentVolumeReclaimPolicy } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { invalidProp } from '../errors';
 import { checkPlacement, enumOptions, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
 import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, resolveScheduling } from './options';
 import { LonghornPlacementPlan, replicaSizeOf } from './planner';
+import { invalidProp } from '../shared/errors';
 
 /** When a StorageClass binds and provisions a volume. */
 export enum VolumeBindingMode {

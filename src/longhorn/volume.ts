@@ -1,11 +1,11 @@
 import { ApiObject, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
-import { invalidProp } from '../errors';
 import { checkPlacement, enumOptions, LONGHORN_NAMESPACE, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
 import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, resolveScheduling } from './options';
 import { LonghornPlacementPlan } from './planner';
-import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from './quantity';
+import { invalidProp } from '../shared/errors';
+import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from '../shared/quantity';
 
 /** Props for `LonghornVolume`. */
 export interface LonghornVolumeProps extends LonghornReplicaScheduling {

@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { invalidProp } from '../errors';
+import { invalidProp } from '../shared/errors';
 
 /** Prometheus joins the values of a rule's `source_labels` with this separator unless the rule sets another. */
 export const DEFAULT_SEPARATOR = ';';

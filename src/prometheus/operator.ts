@@ -1,11 +1,12 @@
 import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { OperatorSharding, PrometheusScrapeClass, ResolvedPrometheus, ShardingMode } from './options';
 import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } from './placement';
 import { RelabelRule, toOperatorSpelling, zoneSelectionRules } from './relabel';
-import { NOBODY_UID, restrictedPodSecurity } from '../pod-security';
+import { INSTANCE_LABEL, ZONE_LABEL } from '../contract/labels';
+import { NOBODY_UID, restrictedPodSecurity } from '../shared/pod-security';
+import { standardLabels } from '../shared/standard-labels';
 
 /** The name of the default scrape class the construct adds when the user's classes have no default. */
 export const ZONE_SCRAPE_CLASS = 'zone-sharding';
@@ -36,7 +37,7 @@ export function operatorPrometheuses(scope: Construct, p: ResolvedPrometheus, se
   }
   return p.topology.zones.map((zone, zoneIndex) => {
     const zoneShards = p.plan.filter((s) => s.zone === zone).length;
-    const podLabels = { ...instanceLabels(p), [`${LABEL_PREFIX}/zone`]: zone };
+    const podLabels = { ...instanceLabels(p), [ZONE_LABEL]: zone };
     const rules = zoneSelectionRules(p.topology, p.sources, zone);
     const node = p.sources.nodeLabel ? true : undefined;
     const classes = p.scrapeClasses.map((c) => scrapeClass(c, rules, node ?? c.attachNodeMetadata));
@@ -56,7 +57,7 @@ export function operatorPrometheuses(scope: Construct, p: ResolvedPrometheus, se
 }
 
 function prometheus(scope: Construct, p: ResolvedPrometheus, name: string, zone: string | undefined, spec: any): ApiObject {
-  const labels = { ...standardLabels('prometheus', p.name, 'prometheus'), ...(zone !== undefined ? { [`${LABEL_PREFIX}/zone`]: zone } : {}) };
+  const labels = { ...standardLabels('prometheus', p.name, 'prometheus'), ...(zone !== undefined ? { [ZONE_LABEL]: zone } : {}) };
   return new ApiObject(scope, name, {
     apiVersion: 'monitoring.coreos.com/v1',
     kind: 'Prometheus',
@@ -110,7 +111,7 @@ function scrapeClass(c: PrometheusScrapeClass, appended: RelabelRule[], attachNo
 }
 
 function instanceLabels(p: ResolvedPrometheus): { [key: string]: string } {
-  return { [`${LABEL_PREFIX}/instance`]: p.name };
+  return { [INSTANCE_LABEL]: p.name };
 }
 
 function spread(p: ResolvedPrometheus, podLabels: { [key: string]: string }, acrossZones: boolean): any[] {

@@ -1,12 +1,6 @@
 import { ApiObject, Chart, Names } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { invalidProp } from '../errors';
-import { parseBytes } from '../longhorn/quantity';
-import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
-import { WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../topology/zone-topology';
-import { addWarning } from '../warnings';
-import { zoneSlugs } from './names';
 import { OPERATOR_EXTERNAL_LABELS, operatorPrometheuses, ZONE_SCRAPE_CLASS } from './operator';
 import { operatorTopologyShards } from './operator-formula';
 import {
@@ -16,7 +10,14 @@ import { discoveryRbac } from './rbac';
 import { isPrometheusLabelName, zoneSources } from './relabel';
 import { ShardPlan } from './shard-plan';
 import { REPLICA_EXTERNAL_LABEL, standaloneShards } from './standalone';
-import { isDnsLabel } from '../topology/labels';
+import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { invalidProp } from '../shared/errors';
+import { isDnsLabel } from '../shared/kubernetes-names';
+import { parseBytes } from '../shared/quantity';
+import { addWarning } from '../shared/warnings';
+import { zoneSlugs } from '../shared/zone-slug';
+import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
+import { ZoneTopology } from '../topology/zone-topology';
 
 /** The Prometheus image of the standalone output (3.5 is a long-term-support release). */
 export const DEFAULT_PROMETHEUS_IMAGE = 'quay.io/prometheus/prometheus:v3.5.0';

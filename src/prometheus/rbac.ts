@@ -1,8 +1,8 @@
 import { JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { standardLabels } from '../standard-labels';
 import { ResolvedPrometheus } from './options';
+import { standardLabels } from '../shared/standard-labels';
 
 /**
  * The ServiceAccount the Prometheus pods run as, and least-privilege read access for Kubernetes service

@@ -1,6 +1,7 @@
-import { invalidProp } from '../errors';
+import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { invalidProp } from '../shared/errors';
 import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
-import { WELL_KNOWN_ZONE_KEY, ZoneTopology } from '../topology/zone-topology';
+import { ZoneTopology } from '../topology/zone-topology';
 
 /** What a relabel rule does (Prometheus `relabel_config.action`). */
 export enum RelabelAction {

@@ -1,4 +1,4 @@
-import { describe, invalidProp } from '../errors';
+import { describe, invalidProp } from '../shared/errors';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /**

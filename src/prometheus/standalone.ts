@@ -1,12 +1,13 @@
-import { createHash } from 'crypto';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { kubernetesScrapeConfigs, prometheusConfig, renderConfig } from './config';
 import { ResolvedPrometheus, ShardingMode } from './options';
 import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } from './placement';
 import { hashShardRules, RelabelRule, zoneSelectionRules } from './relabel';
-import { NOBODY_UID, restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
+import { CONFIG_HASH_ANNOTATION, SHARD_LABEL, ZONE_LABEL } from '../contract/labels';
+import { configHash } from '../shared/config-hash';
+import { NOBODY_UID, restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
+import { standardLabels } from '../shared/standard-labels';
 
 const PORT = 9090;
 const CONFIG_DIR = '/etc/prometheus';
@@ -41,9 +42,9 @@ export function standaloneShards(scope: Construct, p: ResolvedPrometheus, servic
       { scrapeInterval: p.scrapeInterval, externalLabels: shard.externalLabels, replicaLabel: REPLICA_EXTERNAL_LABEL },
       kubernetesScrapeConfigs(shard.rules, nodeMetadata),
     ));
-    const zoneLabel: { [key: string]: string } = shard.zone === undefined ? {} : { [`${LABEL_PREFIX}/zone`]: shard.zone };
-    const labels = { ...standardLabels('prometheus', p.name, 'shard'), [`${LABEL_PREFIX}/shard`]: shard.id, ...zoneLabel };
-    const selector = { ...instance, [`${LABEL_PREFIX}/shard`]: shard.id };
+    const zoneLabel: { [key: string]: string } = shard.zone === undefined ? {} : { [ZONE_LABEL]: shard.zone };
+    const labels = { ...standardLabels('prometheus', p.name, 'shard'), [SHARD_LABEL]: shard.id, ...zoneLabel };
+    const selector = { ...instance, [SHARD_LABEL]: shard.id };
 
     new k8s.KubeConfigMap(scope, `${shard.id}-config`, {
       metadata: { name, namespace: p.metadataNamespace, labels },
@@ -60,7 +61,7 @@ export function standaloneShards(scope: Construct, p: ResolvedPrometheus, servic
           metadata: {
             labels,
             // A new prometheus.yml rolls the pods (Prometheus reads its configuration at start).
-            annotations: { [`${LABEL_PREFIX}/config-hash`]: createHash('sha256').update(config).digest('hex').slice(0, 16) },
+            annotations: { [CONFIG_HASH_ANNOTATION]: configHash(config) },
           },
           spec: podSpec(p, shard, serviceAccount, name, { ...instance, ...zoneLabel }),
         },

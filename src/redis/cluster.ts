@@ -1,13 +1,14 @@
-import { createHash } from 'crypto';
 import { Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { invalidProp } from '../errors';
-import { parseBytes } from '../longhorn/quantity';
-import { LABEL_PREFIX, standardLabels } from '../standard-labels';
 import { RedisShardLayout } from './layout';
-import { LAYOUT_KEY, layoutConfigMapName, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PORT } from './names';
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../pod-security';
+import { CONFIG_HASH_ANNOTATION, ZONE_LABEL } from '../contract/labels';
+import { LAYOUT_KEY, layoutConfigMapName, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PORT } from '../contract/redis';
+import { configHash } from '../shared/config-hash';
+import { invalidProp } from '../shared/errors';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
+import { parseBytes } from '../shared/quantity';
+import { standardLabels } from '../shared/standard-labels';
 import { ZoneAffinity } from '../topology/affinity';
 import { ZoneTopology } from '../topology/zone-topology';
 
@@ -176,10 +177,10 @@ export class ZonalRedisCluster extends Construct {
       spec: { selector, ports: [{ name: 'redis', port: REDIS_PORT, targetPort: k8s.IntOrString.fromString('redis') }] },
     });
 
-    const configHash = createHash('sha256').update(conf).digest('hex').slice(0, 16);
+    const hash = configHash(conf);
     for (const zone of props.topology.zones) {
-      const zoneLabels = { ...labels('node'), [`${LABEL_PREFIX}/zone`]: zone };
-      const zoneSelector = { ...selector, [`${LABEL_PREFIX}/zone`]: zone };
+      const zoneLabels = { ...labels('node'), [ZONE_LABEL]: zone };
+      const zoneSelector = { ...selector, [ZONE_LABEL]: zone };
       const statefulSet = `${name}-${zone}`;
       new k8s.KubeStatefulSet(this, zone, {
         metadata: { name: statefulSet, namespace, labels: zoneLabels },
@@ -191,7 +192,7 @@ export class ZonalRedisCluster extends Construct {
           updateStrategy: { type: 'OnDelete' },
           selector: { matchLabels: zoneSelector },
           template: {
-            metadata: { labels: zoneLabels, annotations: { [`${LABEL_PREFIX}/config-hash`]: configHash } },
+            metadata: { labels: zoneLabels, annotations: { [CONFIG_HASH_ANNOTATION]: hash } },
             spec: this.podSpec(props, zone, name, config.name, selector),
           },
           volumeClaimTemplates: props.storage && [{

@@ -1,5 +1,5 @@
-import { invalidProp } from '../errors';
 import { slotRange } from './slots';
+import { invalidProp } from '../shared/errors';
 import { Quorum, Survival, SurvivalVerdict } from '../topology/survival';
 
 /** The role a Redis node is planned to have in its shard. */

@@ -1,4 +1,4 @@
-import { invalidProp } from '../errors';
+import { invalidProp } from '../shared/errors';
 
 /**
  * `maxUnavailable` of a ZoneAwareUpdate or ZoneDisruptionBudget: an absolute number of pods (>= 1) or a

@@ -1,11 +1,11 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { invalidProp } from '../errors';
-import { standardLabels } from '../standard-labels';
-import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from './api';
 import { checkMaxUnavailable } from './max-unavailable';
-import { labelKeyProblem } from '../topology/labels';
+import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../contract/rollout';
+import { invalidProp } from '../shared/errors';
+import { labelKeyProblem } from '../shared/kubernetes-names';
+import { standardLabels } from '../shared/standard-labels';
 
 /** The workload a ZoneAwareUpdate rolls: one StatefulSet or one Deployment in the ZoneAwareUpdate's namespace. */
 export class RolloutTarget {

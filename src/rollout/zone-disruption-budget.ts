@@ -1,11 +1,11 @@
 import { ApiObject } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { invalidProp } from '../errors';
-import { standardLabels } from '../standard-labels';
-import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from './api';
 import { checkMaxUnavailable } from './max-unavailable';
-import { labelKeyProblem, labelValueProblem } from '../topology/labels';
+import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
+import { invalidProp } from '../shared/errors';
+import { labelKeyProblem, labelValueProblem } from '../shared/kubernetes-names';
+import { standardLabels } from '../shared/standard-labels';
 
 /** Props of `ZoneDisruptionBudget`. */
 export interface ZoneDisruptionBudgetProps {

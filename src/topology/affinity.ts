@@ -1,7 +1,7 @@
 import { k8s } from 'cdk8s-plus-28';
-import { invalidProp } from '../errors';
 import { checkSelector, SpreadTarget } from './spread';
 import { requireZone, ZoneTopology } from './zone-topology';
+import { invalidProp } from '../shared/errors';
 
 /** A level of the failure-domain hierarchy that pods can be kept apart at. */
 export enum FailureDomain {

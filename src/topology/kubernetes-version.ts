@@ -1,4 +1,4 @@
-import { invalidProp } from '../errors';
+import { invalidProp } from '../shared/errors';
 
 /** A Kubernetes release, major and minor (patch levels do not change API behaviour the library relies on). */
 export interface KubernetesRelease {

@@ -1,6 +1,6 @@
-import { invalidProp } from '../errors';
-import { labelKeyProblem, labelValueProblem } from './labels';
 import { ZoneTopology } from './zone-topology';
+import { invalidProp } from '../shared/errors';
+import { labelKeyProblem, labelValueProblem } from '../shared/kubernetes-names';
 
 /**
  * Builds node selectors (pure). The generated keys win over the user's value for the same key; every

@@ -1,7 +1,8 @@
 import { k8s } from 'cdk8s-plus-28';
-import { describe, invalidProp } from '../errors';
-import { labelKeyProblem, Selector, selectorIsEmpty, selectorMatches } from './labels';
+import { Selector, selectorIsEmpty, selectorMatches } from './selector';
 import { ZoneTopology } from './zone-topology';
+import { describe, invalidProp } from '../shared/errors';
+import { labelKeyProblem } from '../shared/kubernetes-names';
 
 /** What the scheduler does with a pod that would break a spread constraint. */
 export enum WhenUnsatisfiable {

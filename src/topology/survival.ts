@@ -1,4 +1,4 @@
-import { invalidProp } from '../errors';
+import { invalidProp } from '../shared/errors';
 
 /**
  * How many replicas must remain for a system to keep working.

@@ -1,10 +1,10 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import { k8s, Node, NodeLabelQuery, Workload } from 'cdk8s-plus-28';
-import { describe, invalidProp } from '../errors';
 import { zoneRequirements } from './affinity';
-import { selectorMatches } from './labels';
+import { selectorMatches } from './selector';
 import { hostSpreadConstraint, RevisionLabel, SpreadOptions, SpreadTarget, zoneSpreadConstraint } from './spread';
 import { requireZone, ZoneTopology } from './zone-topology';
+import { describe, invalidProp } from '../shared/errors';
 
 /**
  * Options for `Zonal.spread`. The top-level spread options apply to the zone constraint.

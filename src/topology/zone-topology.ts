@@ -1,12 +1,6 @@
-import { invalidProp } from '../errors';
-import { labelKeyProblem, labelValueProblem } from './labels';
-
-/** The well-known node label for the zone (set by cloud providers and kubelet). */
-export const WELL_KNOWN_ZONE_KEY = 'topology.kubernetes.io/zone';
-/** The well-known node label for the region. */
-export const WELL_KNOWN_REGION_KEY = 'topology.kubernetes.io/region';
-/** The well-known node label for the node's hostname. */
-export const WELL_KNOWN_HOSTNAME_KEY = 'kubernetes.io/hostname';
+import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { invalidProp } from '../shared/errors';
+import { labelKeyProblem, labelValueProblem } from '../shared/kubernetes-names';
 
 /**
  * Props for `ZoneTopology`.

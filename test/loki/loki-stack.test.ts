@@ -3,9 +3,9 @@ import {
   LokiComponent, LokiObjectStorageType, LokiOutput, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack, ZoneAwareLokiStackProps,
   ZoneController, ZoneSource, ZoneTopology,
 } from '../../src';
+import { zoneWiring } from '../../src/controller/zone-source';
 import { checkReplication, quorum } from '../../src/loki/replication';
-import { zoneWiring } from '../../src/topology/zone-source';
-import { warningsOf } from '../../src/warnings';
+import { warningsOf } from '../../src/shared/warnings';
 import { only, synth, testChart } from '../util';
 
 const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });

@@ -4,7 +4,7 @@ import {
   AntiAffinity, LonghornDataEngine, LonghornDataLocality, LonghornInventory, LonghornReplicaAutoBalance, LonghornSettings,
   LonghornStorageClass, VolumeBindingMode,
 } from '../../src';
-import { warningsOf } from '../../src/warnings';
+import { warningsOf } from '../../src/shared/warnings';
 import { only, synth, testChart } from '../util';
 
 const singleNode = new LonghornInventory({

@@ -2,7 +2,7 @@ import { Duration } from 'cdk8s';
 import {
   AntiAffinity, LonghornDataEngine, LonghornDataLocality, LonghornInventory, LonghornReplicaAutoBalance, LonghornVolume,
 } from '../../src';
-import { warningsOf } from '../../src/warnings';
+import { warningsOf } from '../../src/shared/warnings';
 import { only, synth, testChart } from '../util';
 
 const threeDisks = new LonghornInventory({

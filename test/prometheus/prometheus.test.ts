@@ -3,7 +3,7 @@ import * as yaml from 'yaml';
 import {
   OperatorSharding, PrometheusOutput, RelabelAction, ShardingMode, TopologyShardedPrometheus, TopologyShardedPrometheusProps, ZoneTopology,
 } from '../../src';
-import { warningsOf } from '../../src/warnings';
+import { warningsOf } from '../../src/shared/warnings';
 import { only } from '../util';
 
 const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });

@@ -7,6 +7,8 @@
 import { promises as fs } from 'fs';
 import * as os from 'os';
 import { parseArgs } from 'util';
+import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
+import { ZONE_ANNOTATOR } from '../../../src/contract/reconcilers';
 import { Command } from '../cli';
 import { Logger } from '../log';
 import { Reconciler } from '../reconciler';
@@ -93,7 +95,7 @@ export function parseRun(
     args,
     strict: true,
     options: {
-      'reconcilers': { type: 'string', default: 'zone-annotator' },
+      'reconcilers': { type: 'string', default: ZONE_ANNOTATOR },
       'kubeconfig': { type: 'string' },
       'leader-elect': { type: 'boolean', default: false },
       'lease-namespace': { type: 'string' },
@@ -102,7 +104,7 @@ export function parseRun(
       'renew-deadline': { type: 'string', default: '10' },
       'retry-period': { type: 'string', default: '2' },
       'identity': { type: 'string' },
-      'topology-keys': { type: 'string', default: 'topology.kubernetes.io/zone' },
+      'topology-keys': { type: 'string', default: WELL_KNOWN_ZONE_KEY },
       'metrics-port': { type: 'string', default: '8080' },
       'webhook-port': { type: 'string', default: '9443' },
       'tls-mode': { type: 'string', default: 'files' },

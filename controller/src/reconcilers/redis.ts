@@ -4,15 +4,16 @@
  * same manager as the `redis` CLI (bootstrap, heal, reshard, rebalance; never gives lost slots away) and
  * writes the state to the ConfigMap `<cluster>-status` (key `state.json`). Polls every `intervalMs`.
  */
-import { REDIS_MANAGER_RULES } from '../../../src/controller/rbac';
+import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
+import { REDIS_MANAGER, REDIS_MANAGER_RULES } from '../../../src/contract/reconcilers';
+import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
-import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/redis/names';
 import { isStatus, KubeObject, NODES, PODS, Resource, resourcePath, SECRETS } from '../kube/api';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { RedisClusterManager } from '../redis/manager';
 import { inventoryFromPods } from '../redis/pods';
 
-const NAME = 'redis';
+const NAME = REDIS_MANAGER;
 const CONFIGMAPS: Resource = { apiVersion: 'v1', plural: 'configmaps', namespaced: true };
 
 export interface RedisReconcilerTuning {
@@ -68,7 +69,7 @@ async function reconcileCluster(ctx: ReconcilerContext, namespace: string, clust
   for (const name of new Set(pods.map((p) => p.spec?.nodeName).filter((n): n is string => !!n))) {
     nodes.set(name, await ctx.kube.get(resourcePath(NODES, undefined, name)));
   }
-  const inventory = inventoryFromPods(cluster, pods, nodes, ctx.settings.topologyKeys[0] ?? 'topology.kubernetes.io/zone');
+  const inventory = inventoryFromPods(cluster, pods, nodes, ctx.settings.topologyKeys[0] ?? WELL_KNOWN_ZONE_KEY);
   let password: string | undefined;
   if (inventory.passwordSecret) {
     const secret: any = await ctx.kube.get(resourcePath(SECRETS, namespace, inventory.passwordSecret.name));

@@ -2,7 +2,7 @@
  * What the zone annotator does with one pod, given the pod and its node as the caches hold them: a pure
  * function, unit-tested without a cluster.
  */
-import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { KubeObject } from '../kube/api';
 
 export type ZoneAnnotationDecision =

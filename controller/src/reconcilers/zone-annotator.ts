@@ -5,8 +5,8 @@
  * label gets a Warning Event on the pod and counts in `cdk8s_zones_nodes_missing_zone_label`; the pod is
  * decided again as soon as the node's labels change.
  */
-import { ZONE_ANNOTATOR_RULES } from '../../../src/controller/rbac';
-import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
+import { ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES } from '../../../src/contract/reconcilers';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { isStatus, KubeObject, keyOf, NODES, PODS, resourcePath } from '../kube/api';
 import { Informer } from '../kube/informer';
 import { Reconciler, ReconcilerContext } from '../reconciler';
@@ -15,7 +15,7 @@ import { boundAt, decideZoneAnnotation } from './zone-annotation-decision';
 
 export const NODE_MISSING_LABEL_REASON = 'NodeMissingTopologyLabel';
 export const INVALID_KEYS_REASON = 'InvalidTopologyKeys';
-const NAME = 'zone-annotator';
+const NAME = ZONE_ANNOTATOR;
 
 export interface ZoneAnnotatorTuning {
   /** Patches in flight at once. @default 8 */

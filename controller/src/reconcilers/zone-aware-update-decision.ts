@@ -6,7 +6,7 @@
 import {
   deploymentPods, deploymentProblem, newReplicaSet, ownedReplicaSets, resize, runsTemplate, Scaling, scalingFor, TEMPLATE_HASH_LABEL, unsettled,
 } from './zone-aware-update-deployment';
-import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
 import { oldReplicasByZone, planUpdate, RolloutPod, RolloutState, UpdateDecision } from '../../../src/rollout/update-plan';
 

@@ -5,7 +5,8 @@
  * persisted in the status, so a restarted controller (or the other replica taking the Lease) resumes the
  * ramp where it was.
  */
-import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, ZONE_AWARE_UPDATE_RBAC } from '../../../src/rollout/api';
+import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
+import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL } from '../../../src/contract/rollout';
 import { isStatus, KubeObject, keyOf, NODES, PODS, Resource, resourcePath } from '../kube/api';
 import { Informer } from '../kube/informer';
 import { Reconciler, ReconcilerContext } from '../reconciler';
@@ -13,7 +14,7 @@ import { WorkQueue } from '../work-queue';
 import { decideZoneAwareUpdate, ZauAction } from './zone-aware-update-decision';
 import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION } from './zone-aware-update-deployment';
 
-const NAME = 'zone-aware-update';
+const NAME = ZONE_AWARE_UPDATE;
 export const ZONE_AWARE_UPDATES: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AWARE_UPDATE_PLURAL, namespaced: true };
 export const STATEFULSETS: Resource = { apiVersion: 'apps/v1', plural: 'statefulsets', namespaced: true };
 export const DEPLOYMENTS: Resource = { apiVersion: 'apps/v1', plural: 'deployments', namespaced: true };
@@ -32,7 +33,7 @@ export function zoneAwareUpdater(tuning: ZoneAwareUpdateTuning = {}): Reconciler
   return {
     name: NAME,
     summary: 'roll OnDelete StatefulSets and paused Deployments zone by zone in growing batches (ZoneAwareUpdate)',
-    rbac: ZONE_AWARE_UPDATE_RBAC,
+    rbac: ZONE_AWARE_UPDATE_RULES,
     run: (ctx, signal) => runZoneAwareUpdates(ctx, signal, tuning),
   };
 }

@@ -4,12 +4,12 @@
  * (src/rollout/disruption-budget.ts), unit-tested without a cluster.
  */
 import { Obj } from './zone-aware-update-decision';
-import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import {
   Budget, BudgetOwner, BudgetPod, computeBudget, evictionVerdict, EvictionVerdict, missingPods,
 } from '../../../src/rollout/disruption-budget';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
-import { Selector, selectorMatches } from '../../../src/topology/labels';
+import { Selector, selectorMatches } from '../../../src/topology/selector';
 
 /** Where a StatefulSet pod's volume was provisioned: the scheduler writes the node on the claim. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';

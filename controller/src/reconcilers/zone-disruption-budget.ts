@@ -6,7 +6,8 @@
  * pod cache shows the pod going, so two evictions racing each other cannot both pass in two zones (per
  * replica: two replicas serving the webhook do not share this memory).
  */
-import { EVICTION_WEBHOOK_PATH, ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL, ZONE_DISRUPTION_BUDGET_RBAC } from '../../../src/rollout/api';
+import { ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES } from '../../../src/contract/reconcilers';
+import { EVICTION_WEBHOOK_PATH, ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../../../src/contract/rollout';
 import { AdmissionRequest, AdmissionVerdict, AdmissionWebhook } from '../admission';
 import { isStatus, KubeObject, keyOf, NODES, PODS, Resource, resourcePath } from '../kube/api';
 import { Informer } from '../kube/informer';
@@ -14,7 +15,7 @@ import { Reconciler, ReconcilerContext } from '../reconciler';
 import { WorkQueue } from '../work-queue';
 import { budgetOf, budgetStatus, BudgetWorld, decideEviction, zoneOfNode } from './zone-disruption-budget-decision';
 
-const NAME = 'zone-disruption-budget';
+const NAME = ZONE_DISRUPTION_BUDGET;
 export const ZONE_DISRUPTION_BUDGETS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_DISRUPTION_BUDGET_PLURAL, namespaced: true };
 const STATEFULSETS: Resource = { apiVersion: 'apps/v1', plural: 'statefulsets', namespaced: true };
 const REPLICASETS: Resource = { apiVersion: 'apps/v1', plural: 'replicasets', namespaced: true };
@@ -104,7 +105,7 @@ export function zoneDisruptionBudgets(tuning: ZoneDisruptionBudgetTuning = {}): 
   return {
     name: NAME,
     summary: 'per-zone disruption budgets: status and the pods/eviction admission webhook (ZoneDisruptionBudget)',
-    rbac: ZONE_DISRUPTION_BUDGET_RBAC,
+    rbac: ZONE_DISRUPTION_BUDGET_RULES,
     run: (ctx, signal) => runStatus(ctx, signal, cachesFor(ctx, signal)),
     webhooks: (ctx, signal) => [evictionWebhook(ctx, cachesFor(ctx, signal), tuning)],
   };

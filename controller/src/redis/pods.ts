@@ -4,8 +4,8 @@
  * a node without the label) falls back to the zone its StatefulSet pins it to (`cdk8s-zones.dev/zone`).
  */
 import { InventoryNode } from './model';
-import { REDIS_PORT } from '../../../src/redis/names';
-import { LABEL_PREFIX } from '../../../src/standard-labels';
+import { ZONE_LABEL } from '../../../src/contract/labels';
+import { REDIS_PORT } from '../../../src/contract/redis';
 import { KubeObject } from '../kube/api';
 
 export interface PodInventory {
@@ -36,9 +36,9 @@ export function inventoryFromPods(cluster: string, pods: KubeObject[], nodes: Ma
       continue;
     }
     const node = pod.spec?.nodeName ? nodes.get(pod.spec.nodeName) : undefined;
-    const zone: string | undefined = node?.metadata.labels?.[zoneKey] ?? pod.metadata.labels?.[`${LABEL_PREFIX}/zone`];
+    const zone: string | undefined = node?.metadata.labels?.[zoneKey] ?? pod.metadata.labels?.[ZONE_LABEL];
     if (!zone) {
-      skipped.push(`${name}: zone unknown (node without ${zoneKey}, pod without ${LABEL_PREFIX}/zone)`);
+      skipped.push(`${name}: zone unknown (node without ${zoneKey}, pod without ${ZONE_LABEL})`);
       continue;
     }
     const env: any[] = pod.spec?.containers?.[0]?.env ?? [];

@@ -10,7 +10,7 @@ import { KubeObject } from './kube-client';
 import { HOSTNAME_KEY, KWOK_ANNOTATION, ZONE_KEY } from './nodes';
 import { livePods, RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
-import { ZoneAnnotation } from '../../../src/controller/zone-annotation';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 
 const cluster = testCluster();
 const { client, info } = cluster;

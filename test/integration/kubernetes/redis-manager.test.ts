@@ -21,9 +21,9 @@ import { KubeObject } from './kube-client';
 import { livePods, OutageMode, testCluster, uniqueName, zoneOfNode, zoneOutage } from './scheduling';
 import { waitFor } from './wait';
 import { ClusterState } from '../../../controller/src/redis/decide';
+import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
-import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/redis/names';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
 import { missingKeys, RedisProcesses, slotOwners, untilServedAndWritable, writeKeys } from '../redis/redis-cluster';
 

@@ -13,7 +13,7 @@ import { KubeApiError } from './kube-client';
 import { crds, isReady, statefulSet } from './rollout-fixtures';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
-import { EVICTION_WEBHOOK_PATH } from '../../../src/rollout/api';
+import { EVICTION_WEBHOOK_PATH } from '../../../src/contract/rollout';
 import { freePort } from '../processes';
 
 const { client, info } = testCluster();

@@ -1,5 +1,5 @@
 import * as fc from 'fast-check';
-import { formatBytes, parseBytes } from '../../src/longhorn/quantity';
+import { formatBytes, parseBytes } from '../../src/shared/quantity';
 
 describe('parseBytes', () => {
   test.each([

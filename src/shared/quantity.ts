@@ -1,4 +1,4 @@
-import { invalidProp } from '../errors';
+import { invalidProp } from './errors';
 
 /**
  * Byte quantities in the Kubernetes notation ('10Gi', '500M', '1073741824'), parsed exactly (BigInt) and

@@ -1,6 +1,6 @@
 import { Chart, Testing } from 'cdk8s';
 import { Construct } from 'constructs';
-import { addWarning, warningsOf } from '../src/warnings';
+import { addWarning, warningsOf } from '../../src/shared/warnings';
 
 test('warnings are printed and recorded on the construct, and found from any scope above it', () => {
   const chart = new Chart(Testing.app(), 'chart');

@@ -1,7 +1,6 @@
 /**
- * The API access of each part of the runtime controller, as data: the controller's reconcilers document
- * their needs with these lists and `ZoneController` grants exactly the lists of the parts it enables, so
- * the two cannot drift apart.
+ * RBAC rules as data: the controller's reconcilers declare what they call with these (`reconcilers.ts`),
+ * and `ZoneController` grants exactly the rules of the parts it enables, so the two cannot drift apart.
  */
 
 /** One RBAC rule; `namespaced` rules go into a Role in the controller's namespace, the others into its ClusterRole. */
@@ -12,7 +11,7 @@ export interface ControllerRule {
   readonly namespaced?: boolean;
 }
 
-const READ = ['get', 'list', 'watch'];
+export const READ_VERBS = ['get', 'list', 'watch'];
 
 /** Every replica: the Lease of leader election, in the controller's namespace. */
 export const LEADER_ELECTION_RULES: readonly ControllerRule[] = [
@@ -22,24 +21,6 @@ export const LEADER_ELECTION_RULES: readonly ControllerRule[] = [
 /** Events on the objects reconcilers act on (any namespace). */
 export const EVENT_RULES: readonly ControllerRule[] = [
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-];
-
-/** The zone annotator: watches opted-in pods and nodes, patches the pods' annotation. */
-export const ZONE_ANNOTATOR_RULES: readonly ControllerRule[] = [
-  { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'patch'] },
-  { apiGroups: [''], resources: ['nodes'], verbs: READ },
-  ...EVENT_RULES,
-];
-
-/**
- * The Redis cluster manager: lists the clusters' pods, gets their nodes (for the zone), the layout
- * ConfigMap and the password Secret, writes the status ConfigMap. It emits no Events.
- */
-export const REDIS_MANAGER_RULES: readonly ControllerRule[] = [
-  { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
-  { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
-  { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
 ];
 
 /**

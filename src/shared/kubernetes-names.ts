@@ -1,6 +1,6 @@
 /**
- * Kubernetes label rules (apimachinery validation.IsQualifiedName / IsValidLabelValue), and label
- * selector matching. Pure functions shared by every construct and by the runtime controller.
+ * Kubernetes naming rules (apimachinery validation: IsQualifiedName, IsValidLabelValue, IsDNS1123Label,
+ * ...), as pure functions that say why a name breaks them. Shared by every construct.
  */
 
 const NAME_MAX = 63;
@@ -50,53 +50,4 @@ export function labelValueProblem(value: string): string | undefined {
 /** True when `name` is a DNS-1123 label (names of Services, StatefulSets' pods, ...). */
 export function isDnsLabel(name: string): boolean {
   return name.length <= NAME_MAX && DNS1123_LABEL.test(name);
-}
-
-/** One requirement of a label selector, in the Kubernetes JSON shape. */
-export interface SelectorRequirement {
-  readonly key: string;
-  readonly operator: string;
-  readonly values?: string[];
-}
-
-/** A label selector in the Kubernetes JSON shape. */
-export interface Selector {
-  readonly matchLabels?: { [key: string]: string };
-  readonly matchExpressions?: SelectorRequirement[];
-}
-
-/**
- * True when `selector` selects an object carrying `labels` (Kubernetes semantics: every matchLabels
- * entry and every expression must hold). An empty selector matches everything.
- */
-export function selectorMatches(selector: Selector, labels: { [key: string]: string }): boolean {
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (labels[key] !== value) return false;
-  }
-  for (const req of selector.matchExpressions ?? []) {
-    const has = Object.prototype.hasOwnProperty.call(labels, req.key);
-    const values = req.values ?? [];
-    switch (req.operator) {
-      case 'In':
-        if (!has || !values.includes(labels[req.key])) return false;
-        break;
-      case 'NotIn':
-        if (has && values.includes(labels[req.key])) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        throw new Error(`label selector: operator ${JSON.stringify(req.operator)} is not one of In, NotIn, Exists, DoesNotExist`);
-    }
-  }
-  return true;
-}
-
-/** True when the selector has no requirement at all (it would select every pod in the namespace). */
-export function selectorIsEmpty(selector: Selector): boolean {
-  return Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
 }

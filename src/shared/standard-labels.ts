@@ -1,6 +1,3 @@
-/** The prefix of the labels cdk8s-zones itself puts on objects (zone, shard). */
-export const LABEL_PREFIX = 'cdk8s-zones.dev';
-
 /**
  * The recommended `app.kubernetes.io/*` labels of an object the library synthesizes: `name` is the
  * application (e.g. prometheus), `instance` the construct's name, `component` its part.

@@ -1,9 +1,10 @@
 import { k8s } from 'cdk8s-plus-28';
-import { ZoneAnnotation } from '../controller/zone-annotation';
-import { ZoneController } from '../controller/zone-controller';
-import { invalidProp } from '../errors';
-import { hasPodTopologyLabels, KubernetesRelease } from './kubernetes-version';
-import { WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY, ZoneTopology } from './zone-topology';
+import { ZoneController } from './zone-controller';
+import { WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { ZoneAnnotation } from '../contract/zone-annotation';
+import { invalidProp } from '../shared/errors';
+import { hasPodTopologyLabels, KubernetesRelease } from '../topology/kubernetes-version';
+import { ZoneTopology } from '../topology/zone-topology';
 
 /** How a pod learns the zone it runs in. */
 export enum ZoneSourceKind {

@@ -1,10 +1,12 @@
+import { PROJECT_DOMAIN } from './labels';
+
 /**
  * The contract between the runtime controller's zone annotator and the pods that use it. Pure data, so
  * the controller (run time) and the constructs (synth time) share one definition.
  */
 export class ZoneAnnotation {
   /** Pods opt in to the zone annotator with this label (value `enabled`). */
-  public static readonly OPT_IN_LABEL = 'cdk8s-zones.dev/zone-annotation';
+  public static readonly OPT_IN_LABEL = `${PROJECT_DOMAIN}/zone-annotation`;
 
   /** The value of `OPT_IN_LABEL` that opts a pod in. */
   public static readonly OPT_IN_VALUE = 'enabled';
@@ -13,13 +15,13 @@ export class ZoneAnnotation {
    * The annotation the controller writes once the pod is bound: the node's values of the topology keys,
    * in the order of `KEYS_ANNOTATION`, joined with `_` (e.g. `eu-west-1a` or `region-1_eu-west-1a`).
    */
-  public static readonly VALUE_ANNOTATION = 'cdk8s-zones.dev/zone';
+  public static readonly VALUE_ANNOTATION = `${PROJECT_DOMAIN}/zone`;
 
   /**
    * Optional pod annotation naming the node label keys to copy, comma-separated; without it the
    * controller uses its `--topology-keys` flag (by default `topology.kubernetes.io/zone`).
    */
-  public static readonly KEYS_ANNOTATION = 'cdk8s-zones.dev/zone-keys';
+  public static readonly KEYS_ANNOTATION = `${PROJECT_DOMAIN}/zone-keys`;
 
   /** The separator between the values of several topology keys. */
   public static readonly VALUE_SEPARATOR = '_';

@@ -1,4 +1,5 @@
-import { labelKeyProblem, labelValueProblem, selectorMatches } from '../../src/topology/labels';
+import { labelKeyProblem, labelValueProblem } from '../../src/shared/kubernetes-names';
+import { selectorMatches } from '../../src/topology/selector';
 
 describe('label keys', () => {
   test.each([

@@ -1,0 +1,60 @@
+/**
+ * The static import graph of the repository's TypeScript sources, for architecture tests: which modules a
+ * file imports (relative paths resolved to files, bare specifiers kept as packages), type-only imports
+ * included (a type import still ties one folder to another).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** Static imports and re-exports (`... from 'x'`, `import type`) and dynamic imports (`import('x')`). */
+const IMPORT = /(?:(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+|\bimport\()'([^']+)'/g;
+
+export interface Imports {
+  /** Repository files this file imports (absolute paths). */
+  readonly files: string[];
+  /** Bare module specifiers (packages and Node.js built-ins). */
+  readonly packages: string[];
+}
+
+/** What one file imports. */
+export function importsOf(file: string): Imports {
+  const files: string[] = [];
+  const packages: string[] = [];
+  for (const [, specifier] of fs.readFileSync(file, 'utf8').matchAll(IMPORT)) {
+    if (specifier.startsWith('.')) {
+      const target = path.resolve(path.dirname(file), specifier.replace(/\.js$/, ''));
+      files.push(fs.existsSync(`${target}.ts`) ? `${target}.ts` : path.join(target, 'index.ts'));
+    } else {
+      packages.push(specifier);
+    }
+  }
+  return { files, packages };
+}
+
+/** Every file reachable from `entry` (itself included), with what each imports. */
+export function reachableFrom(entry: string): Map<string, Imports> {
+  const graph = new Map<string, Imports>();
+  const visit = (file: string) => {
+    if (graph.has(file)) return;
+    const imports = importsOf(file);
+    graph.set(file, imports);
+    imports.files.forEach(visit);
+  };
+  visit(entry);
+  return graph;
+}
+
+/** Every .ts file under `dir`, recursively. */
+export function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(full);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** `@scope/name/sub` -> `@scope/name`, `name/sub` -> `name`, `node:fs` -> `fs`. */
+export function packageName(specifier: string): string {
+  const parts = specifier.replace(/^node:/, '').split('/');
+  return parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+}
