@@ -1,7 +1,8 @@
-import { App, Chart, ChartProps } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { LokiOutput, ZoneAwareLokiStack, ZoneSource, ZoneTopology } from '../../src';
+import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /**
  * Loki in microservices mode without an operator, replicating every stream to 3 ingesters in 3 zones:
@@ -9,18 +10,19 @@ import { LokiOutput, ZoneAwareLokiStack, ZoneSource, ZoneTopology } from '../../
  * component spread over the zones, chunks in an S3-compatible bucket.
  */
 export class LokiDirectChart extends Chart {
-  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
     super(scope, id, props);
+    const variant = props.variant ?? STANDARD_VARIANT;
 
     new k8s.KubeNamespace(this, 'namespace', {
       metadata: { name: 'logging', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
     });
 
-    new ZoneAwareLokiStack(this, 'loki', {
+    new ZoneAwareLokiStack(this, variant.id('loki'), {
       name: 'logs',
       namespace: 'logging',
       output: LokiOutput.DIRECT,
-      topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
+      topology: new ZoneTopology({ zones: variant.zones }),
       replicationFactor: 3,
       zoneSource: ZoneSource.perZoneStatefulSets(),
       ingesterReplicasPerZone: 2,
@@ -32,8 +34,8 @@ export class LokiDirectChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth` and the snapshot test). */
-export function build(app: App): void {
-  new LokiDirectChart(app, 'loki-direct-3-zones', { disableResourceNameHashes: true });
+export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
+  new LokiDirectChart(app, 'loki-direct-3-zones', { disableResourceNameHashes: true, variant });
 }
 
 if (require.main === module) {

@@ -1,9 +1,10 @@
-import { App, Chart, ChartProps } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   AntiAffinity, LonghornDiskInventory, LonghornInventory, LonghornReplicaAutoBalance, LonghornSettings, LonghornStorageClass,
   LonghornVolume,
 } from '../../src';
+import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /** Longhorn's default disk on a 1 TiB node disk, with Longhorn's default 30% reserved. */
 function defaultDisk(scheduled = '0'): LonghornDiskInventory {
@@ -17,16 +18,19 @@ const nvme: LonghornDiskInventory = { name: 'nvme', capacity: '500Gi', tags: ['s
  * Six Longhorn nodes in three zones. Some disks already hold other volumes' replicas (`scheduled`), and
  * node c2 is cordoned (Longhorn does not schedule to it).
  */
-export const THREE_ZONES = new LonghornInventory({
-  nodes: [
-    { name: 'a1', zone: 'zone-a', disks: [defaultDisk('400Gi'), nvme] },
-    { name: 'a2', zone: 'zone-a', disks: [defaultDisk()] },
-    { name: 'b1', zone: 'zone-b', disks: [defaultDisk(), nvme] },
-    { name: 'b2', zone: 'zone-b', disks: [defaultDisk('200Gi')] },
-    { name: 'c1', zone: 'zone-c', disks: [defaultDisk('100Gi'), nvme] },
-    { name: 'c2', zone: 'zone-c', allowScheduling: false, disks: [defaultDisk()] },
-  ],
-});
+/** Two storage nodes in each of three zones (`a`, `b`, `c` in the standard variant's zone names). */
+export function threeZones([a, b, c]: string[]): LonghornInventory {
+  return new LonghornInventory({
+    nodes: [
+      { name: 'a1', zone: a, disks: [defaultDisk('400Gi'), nvme] },
+      { name: 'a2', zone: a, disks: [defaultDisk()] },
+      { name: 'b1', zone: b, disks: [defaultDisk(), nvme] },
+      { name: 'b2', zone: b, disks: [defaultDisk('200Gi')] },
+      { name: 'c1', zone: c, disks: [defaultDisk('100Gi'), nvme] },
+      { name: 'c2', zone: c, allowScheduling: false, disks: [defaultDisk()] },
+    ],
+  });
+}
 
 /**
  * Longhorn storage that survives losing a zone: zone anti-affinity is hard cluster-wide, so no zone ever
@@ -34,46 +38,48 @@ export const THREE_ZONES = new LonghornInventory({
  * class's and volume's replicas.
  */
 export class ThreeZoneStorageChart extends Chart {
-  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
     super(scope, id, props);
+    const variant = props.variant ?? STANDARD_VARIANT;
 
-    const settings = new LonghornSettings(this, 'settings', {
+    const inventory = threeZones(variant.zones);
+    const settings = new LonghornSettings(this, variant.id('settings'), {
       replicaZoneSoftAntiAffinity: AntiAffinity.DISABLED,
       replicaAutoBalance: LonghornReplicaAutoBalance.LEAST_EFFORT,
       // Volumes without a disk selector stay off the tagged NVMe disks, which are for the SSD class.
       allowEmptyDiskSelectorVolume: false,
     });
 
-    new LonghornStorageClass(this, 'zonal', {
+    new LonghornStorageClass(this, variant.id('zonal'), {
       name: 'longhorn-zonal',
       numberOfReplicas: 3,
-      inventory: THREE_ZONES,
+      inventory,
       settings: settings.scheduling,
       representativeVolumeSize: '100Gi',
     });
 
-    new LonghornStorageClass(this, 'zonal-ssd', {
+    new LonghornStorageClass(this, variant.id('zonal-ssd'), {
       name: 'longhorn-zonal-ssd',
       numberOfReplicas: 3,
       diskSelector: ['ssd'],
-      inventory: THREE_ZONES,
+      inventory,
       settings: settings.scheduling,
       representativeVolumeSize: '200Gi',
     });
 
-    new LonghornVolume(this, 'archive', {
+    new LonghornVolume(this, variant.id('archive'), {
       name: 'archive',
       size: '400Gi',
       numberOfReplicas: 3,
-      inventory: THREE_ZONES,
+      inventory,
       settings: settings.scheduling,
     });
   }
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth` and the snapshot test). */
-export function build(app: App): void {
-  new ThreeZoneStorageChart(app, 'longhorn', { disableResourceNameHashes: true });
+export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
+  new ThreeZoneStorageChart(app, 'longhorn', { disableResourceNameHashes: true, variant });
 }
 
 if (require.main === module) {

@@ -1,6 +1,7 @@
-import { App, Chart, ChartProps } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import { AntiAffinity, LonghornInventory, LonghornSettings, LonghornStorageClass, LonghornVolume } from '../../src';
+import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /**
  * The node and disks of a single-node Longhorn cluster: one large NVMe disk and two smaller SATA disks.
@@ -23,17 +24,18 @@ export const SINGLE_NODE = new LonghornInventory({
  * volume, one per disk, so the volume survives losing any two disks.
  */
 export class SingleNodeStorageChart extends Chart {
-  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
     super(scope, id, props);
+    const variant = props.variant ?? STANDARD_VARIANT;
 
     // One node: replicas must be allowed to share it. Disks stay soft globally (Longhorn's default).
-    const settings = new LonghornSettings(this, 'settings', {
+    const settings = new LonghornSettings(this, variant.id('settings'), {
       replicaSoftAntiAffinity: AntiAffinity.ENABLED,
       replicaDiskSoftAntiAffinity: AntiAffinity.ENABLED,
     });
 
     // Story 1: spread replicas over the disks, and do the best it can when there are fewer disks.
-    new LonghornStorageClass(this, 'mirrored', {
+    new LonghornStorageClass(this, variant.id('mirrored'), {
       name: 'longhorn-mirrored',
       numberOfReplicas: 3,
       inventory: SINGLE_NODE,
@@ -42,7 +44,7 @@ export class SingleNodeStorageChart extends Chart {
     });
 
     // Story 2: every volume of this class must have its replicas on different disks, or fail obviously.
-    new LonghornStorageClass(this, 'mirrored-strict', {
+    new LonghornStorageClass(this, variant.id('mirrored-strict'), {
       name: 'longhorn-mirrored-strict',
       numberOfReplicas: 3,
       replicaDiskSoftAntiAffinity: AntiAffinity.DISABLED,
@@ -55,7 +57,7 @@ export class SingleNodeStorageChart extends Chart {
     // 150Gi, not 200Gi: Longhorn counts a volume's replicas on a node's other disks against each disk
     // (longhorn/longhorn#12653), so each 500Gi SATA disk must have room for all three replicas; the check
     // warns when it does not.
-    new LonghornVolume(this, 'critical', {
+    new LonghornVolume(this, variant.id('critical'), {
       name: 'critical-data',
       size: '150Gi',
       numberOfReplicas: 3,
@@ -67,8 +69,8 @@ export class SingleNodeStorageChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth` and the snapshot test). */
-export function build(app: App): void {
-  new SingleNodeStorageChart(app, 'longhorn', { disableResourceNameHashes: true });
+export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
+  new SingleNodeStorageChart(app, 'longhorn', { disableResourceNameHashes: true, variant });
 }
 
 if (require.main === module) {

@@ -1,7 +1,8 @@
-import { App, Chart, ChartProps } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { PrometheusOutput, TopologyShardedPrometheus, ZoneTopology } from '../../src';
+import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /**
  * Seven zone-local Prometheus shards over three zones, no operator: plain StatefulSets, one per shard,
@@ -10,15 +11,16 @@ import { PrometheusOutput, TopologyShardedPrometheus, ZoneTopology } from '../..
  * Pods and Services opt in to scraping with the `prometheus.io/scrape: "true"` annotation.
  */
 export class StandalonePrometheusChart extends Chart {
-  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
     super(scope, id, props);
+    const variant = props.variant ?? STANDARD_VARIANT;
 
     new k8s.KubeNamespace(this, 'namespace', {
       metadata: { name: 'monitoring', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
     });
 
-    const zones = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
-    new TopologyShardedPrometheus(this, 'prometheus', {
+    const zones = new ZoneTopology({ zones: variant.zones });
+    new TopologyShardedPrometheus(this, variant.id('prometheus'), {
       name: 'prometheus',
       namespace: 'monitoring',
       topology: zones,
@@ -30,8 +32,8 @@ export class StandalonePrometheusChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App): void {
-  new StandalonePrometheusChart(app, 'prometheus-standalone', { disableResourceNameHashes: true });
+export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
+  new StandalonePrometheusChart(app, 'prometheus-standalone', { disableResourceNameHashes: true, variant });
 }
 
 if (require.main === module) {

@@ -1,22 +1,33 @@
-import { App, Chart, ChartProps, Duration } from 'cdk8s';
+import { App, Chart, Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { ZonalRedisCluster, ZoneTopology } from '../../src';
+import { WebhookTls, ZonalRedisCluster, ZoneController, ZoneTopology } from '../../src';
+import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /**
  * A Redis Cluster of 3 masters with 1 replica each over 3 zones: one master and one replica per zone,
  * every replica in another zone than its master. Losing any zone leaves 2 of 3 masters (a majority) and a
- * replica of the lost master, which takes over after the cluster-node-timeout.
+ * replica of the lost master, which takes over after the cluster-node-timeout. Evictions go one zone at a
+ * time (a ZoneDisruptionBudget the controller's webhook enforces).
  */
 export class RedisChart extends Chart {
-  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
     super(scope, id, props);
+    const variant = props.variant ?? STANDARD_VARIANT;
     new k8s.KubeSecret(this, 'password', {
       metadata: { name: 'redis-password' },
       stringData: { password: 'change-me' },
     });
-    new ZonalRedisCluster(this, 'redis', {
-      topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
+    // The runtime controller bootstraps and heals the cluster, and its eviction webhook lets node drains
+    // take Redis pods from one zone at a time, so a master and its replica are never evicted together.
+    new ZoneController(this, variant.id('controller'), {
+      redisManager: true,
+      zoneDisruptionBudget: true,
+      webhookTls: WebhookTls.selfManaged(),
+    });
+    new ZonalRedisCluster(this, variant.id('redis'), {
+      name: 'redis',
+      topology: new ZoneTopology({ zones: variant.zones }),
       masters: 3,
       replicasPerMaster: 1,
       password: { name: 'redis-password', key: 'password' },
@@ -27,8 +38,8 @@ export class RedisChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App): void {
-  new RedisChart(app, 'redis-3-zones', { disableResourceNameHashes: true });
+export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
+  new RedisChart(app, 'redis-3-zones', { disableResourceNameHashes: true, variant });
 }
 
 if (require.main === module) {

@@ -1,16 +1,22 @@
-import { App, Chart, ChartProps } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { Construct } from 'constructs';
-import { ZonalRedisCluster, ZoneTopology } from '../../src';
+import { ZonalRedisCluster, ZoneController, ZoneTopology } from '../../src';
+import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /**
  * A Redis Cluster of 6 masters with 1 replica each over 3 zones: 2 masters per zone, the most that still
  * leaves a majority (4 of 6) when a zone is lost. Four pods per zone; pods of one shard never share a host.
  */
 export class RedisChart extends Chart {
-  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
     super(scope, id, props);
-    new ZonalRedisCluster(this, 'cache', {
-      topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
+    const variant = props.variant ?? STANDARD_VARIANT;
+    // The runtime controller's Redis manager bootstraps and heals the cluster. Without its eviction webhook,
+    // the cluster's disruption budget lets one pod go at a time.
+    new ZoneController(this, variant.id('controller'), { zoneAnnotator: false, redisManager: true });
+    new ZonalRedisCluster(this, variant.id('cache'), {
+      name: 'cache',
+      topology: new ZoneTopology({ zones: variant.zones }),
       masters: 6,
       replicasPerMaster: 1,
       requireFullCoverage: false,
@@ -19,8 +25,8 @@ export class RedisChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App): void {
-  new RedisChart(app, 'redis-6-masters', { disableResourceNameHashes: true });
+export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
+  new RedisChart(app, 'redis-6-masters', { disableResourceNameHashes: true, variant });
 }
 
 if (require.main === module) {

@@ -1,17 +1,19 @@
-import { App, Chart, ChartProps, Size } from 'cdk8s';
+import { App, Chart, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { Zonal, ZoneTopology } from '../../src';
+import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /**
  * A stateless web Deployment spread evenly over three zones: a zone outage leaves the other zones'
  * pods serving, and the scheduler keeps replacements Pending instead of packing them into two zones.
  */
 export class WebChart extends Chart {
-  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
     super(scope, id, props);
+    const variant = props.variant ?? STANDARD_VARIANT;
 
-    const zones = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
+    const zones = new ZoneTopology({ zones: variant.zones });
 
     const web = new kplus.Deployment(this, 'web', {
       replicas: 6,
@@ -39,8 +41,8 @@ export class WebChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App): void {
-  new WebChart(app, 'web', { disableResourceNameHashes: true });
+export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
+  new WebChart(app, 'web', { disableResourceNameHashes: true, variant });
 }
 
 if (require.main === module) {

@@ -1,10 +1,11 @@
-import { App, Chart, ChartProps, Size } from 'cdk8s';
+import { App, Chart, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import {
   RolloutTarget, WebhookTls, Zonal, ZoneAnnotation, ZoneAwareUpdate, ZoneController, ZoneDisruptionBudget, ZoneTopology,
 } from '../../src';
+import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /** Restricted Pod Security for every container of the example. */
 const RESTRICTED: k8s.SecurityContext = {
@@ -24,10 +25,11 @@ const RESTRICTED: k8s.SecurityContext = {
  *   and evictions (node drains) take pods from one zone at a time.
  */
 export class ZoneControllerChart extends Chart {
-  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
     super(scope, id, props);
-    const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
-    const controller = new ZoneController(this, 'controller', {
+    const variant = props.variant ?? STANDARD_VARIANT;
+    const topology = new ZoneTopology({ zones: variant.zones });
+    const controller = new ZoneController(this, variant.id('controller'), {
       topology,
       zoneAwareUpdate: true,
       zoneDisruptionBudget: true,
@@ -55,8 +57,8 @@ export class ZoneControllerChart extends Chart {
       }],
     });
     Zonal.spread(store, { topology });
-    new ZoneAwareUpdate(this, 'store-rollout', { target: RolloutTarget.statefulSet(store), maxUnavailable: 2 });
-    new ZoneDisruptionBudget(this, 'store-budget', { workload: store, maxUnavailable: 2 });
+    new ZoneAwareUpdate(this, variant.id('store-rollout'), { target: RolloutTarget.statefulSet(store), maxUnavailable: 2 });
+    new ZoneDisruptionBudget(this, variant.id('store-budget'), { workload: store, maxUnavailable: 2 });
 
     const labels = { 'app.kubernetes.io/name': 'zone-aware-app', [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE };
     const resources = {
@@ -104,8 +106,8 @@ export class ZoneControllerChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App): void {
-  new ZoneControllerChart(app, 'zone-controller', { disableResourceNameHashes: true });
+export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
+  new ZoneControllerChart(app, 'zone-controller', { disableResourceNameHashes: true, variant });
 }
 
 if (require.main === module) {

@@ -42,12 +42,11 @@ export const ZONE_DISRUPTION_BUDGET_RULES: readonly ControllerRule[] = [
 ];
 
 /**
- * The Redis cluster manager: lists the clusters' pods, gets their nodes (for the zone), the layout
+ * The Redis cluster manager: lists the clusters' pods (their zone is their own label), gets the layout
  * ConfigMap and the password Secret, writes the status ConfigMap. It emits no Events.
  */
 export const REDIS_MANAGER_RULES: readonly ControllerRule[] = [
   { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
-  { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
   { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
   { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
 ];

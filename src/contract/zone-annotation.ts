@@ -1,4 +1,5 @@
 import { PROJECT_DOMAIN } from './labels';
+import { checkArg, Props } from '../shared/props';
 
 /**
  * The contract between the runtime controller's zone annotator and the pods that use it. Pure data, so
@@ -28,6 +29,8 @@ export class ZoneAnnotation {
 
   /** The node's values for `keys`, joined; `undefined` when the node lacks one of the keys (or it is empty). */
   public static valueFor(nodeLabels: Record<string, string>, keys: string[]): string | undefined {
+    checkArg('ZoneAnnotation.valueFor', 'nodeLabels', nodeLabels, Props.mapOf(Props.string()));
+    checkArg('ZoneAnnotation.valueFor', 'keys', keys, Props.arrayOf(Props.string()));
     const values = keys.map((key) => nodeLabels[key]);
     if (values.some((v) => v === undefined || v === '')) return undefined;
     return values.join(ZoneAnnotation.VALUE_SEPARATOR);

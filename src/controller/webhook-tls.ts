@@ -1,5 +1,6 @@
 import { invalidProp } from '../shared/errors';
-import { isDnsLabel } from '../shared/kubernetes-names';
+import { KubeProps } from '../shared/kubernetes-props';
+import { checkProps, Props } from '../shared/props';
 
 /** Where the serving certificate of the controller's admission webhooks comes from. */
 export enum WebhookTlsMode {
@@ -54,9 +55,10 @@ export class WebhookTls {
    */
   public static certManager(options: CertManagerTlsOptions = {}): WebhookTls {
     const where = 'WebhookTls.certManager';
-    if (options.issuerName !== undefined && !isDnsLabel(options.issuerName)) {
-      throw invalidProp(where, 'issuerName', options.issuerName, 'must be the name of a cert-manager Issuer or ClusterIssuer (a DNS label)');
-    }
+    checkProps(where, options, {
+      issuerName: Props.optional(KubeProps.dnsSubdomain()),
+      issuerKind: Props.optional(Props.enumOf(CertManagerIssuerKind, 'CertManagerIssuerKind')),
+    }, 'CertManagerTlsOptions');
     if (options.issuerKind !== undefined && options.issuerName === undefined) {
       throw invalidProp(where, 'issuerKind', options.issuerKind, 'needs issuerName: the self-signed Issuer made without it is always an Issuer');
     }

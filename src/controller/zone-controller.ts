@@ -1,6 +1,6 @@
-import { ApiObject, ApiObjectProps, JsonPatch } from 'cdk8s';
+import { ApiObject, ApiObjectProps, Chart, JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ControllerRule, LEADER_ELECTION_RULES, mergeRules } from '../contract/rbac';
@@ -11,8 +11,9 @@ import {
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
 import { invalidProp } from '../shared/errors';
-import { isDnsLabel } from '../shared/kubernetes-names';
+import { KubeProps } from '../shared/kubernetes-props';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
+import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
 import { ZoneTopology } from '../topology/zone-topology';
 
@@ -148,6 +149,32 @@ export interface ZoneControllerProps {
   readonly resources?: k8s.ResourceRequirements;
 }
 
+const PROPS: PropSpec<ZoneControllerProps> = {
+  namespace: Props.optional(KubeProps.dnsLabel()),
+  createNamespace: Props.optional(Props.boolean()),
+  name: Props.optional(KubeProps.serviceName()),
+  image: Props.optional(KubeProps.image()),
+  replicas: Props.optional(Props.integer(1)),
+  topology: Props.optional(Props.instanceOf(ZoneTopology)),
+  zoneAnnotator: Props.optional(Props.boolean()),
+  zoneAwareUpdate: Props.optional(Props.boolean()),
+  zoneDisruptionBudget: Props.optional(Props.boolean()),
+  redisManager: Props.optional(Props.boolean()),
+  installCrds: Props.optional(Props.boolean()),
+  webhookTls: Props.optional(Props.instanceOf(WebhookTls)),
+  webhookFailurePolicy: Props.optional(Props.enumOf(WebhookFailurePolicy, 'WebhookFailurePolicy')),
+  resources: Props.optional(KubeProps.resources()),
+};
+
+/** Marks ZoneController instances (found by `zoneControllersOf` even across copies of the library). */
+const ZONE_CONTROLLER = Symbol.for('cdk8s-zones.ZoneController');
+
+/** Constructs waiting, per app, for a ZoneController to be created (see `whenZoneController`). */
+const WAITING = new WeakMap<IConstruct, Array<(controller: ZoneController) => boolean>>();
+
+/** The namespaces the eviction webhook never applies to, besides the controller's own. */
+const UNGUARDED_NAMESPACES = ['kube-system'];
+
 /**
  * Installs the cdk8s-zones runtime controller: a Deployment (2 replicas spread over zones, restricted
  * Pod Security, leader election on a Lease), its ServiceAccount with least-privilege RBAC for exactly the
@@ -157,6 +184,11 @@ export class ZoneController extends Construct {
   /** The image the controller runs when `image` is not given; build it from controller/Dockerfile. */
   public static readonly DEFAULT_IMAGE = 'ghcr.io/cdk8s-zones/controller:0.1.0';
 
+  /** True when `x` is a ZoneController. */
+  public static isZoneController(x: any): x is ZoneController {
+    return x !== null && typeof x === 'object' && ZONE_CONTROLLER in x;
+  }
+
   /** The controller's image (also the image of `wait-for-zone` init containers). */
   public readonly image: string;
   /** The controller's namespace. */
@@ -165,19 +197,27 @@ export class ZoneController extends Construct {
   public readonly name: string;
   /** The reconcilers it runs, in `--reconcilers` order. */
   public readonly reconcilers: string[];
+  /**
+   * What the API server does when the eviction webhook cannot be reached.
+   *
+   * @default - none: no enabled feature serves a webhook
+   */
+  public readonly webhookFailurePolicy?: WebhookFailurePolicy;
 
   constructor(scope: Construct, id: string, props: ZoneControllerProps = {}) {
     super(scope, id);
     const where = `ZoneController '${this.node.path}'`;
+    checkProps(where, props, PROPS, 'ZoneControllerProps');
+    const sibling = zoneControllersOf(this).find((c) => c !== this && Chart.of(c) === Chart.of(this));
+    if (sibling) {
+      throw new Error(`${where}: chart '${Chart.of(this).node.path}' already has ZoneController '${sibling.node.path}': one controller serves ` +
+        'the whole cluster; enable the features you need on that one');
+    }
+    Object.defineProperty(this, ZONE_CONTROLLER, { value: true });
     this.namespace = props.namespace ?? 'cdk8s-zones-system';
     this.name = props.name ?? 'cdk8s-zones-controller';
-    for (const [prop, value] of [['namespace', this.namespace], ['name', this.name]] as const) {
-      if (!isDnsLabel(value)) throw invalidProp(where, prop, value, 'must be a DNS label (lower-case letters, digits and -, at most 63 characters)');
-    }
     this.image = props.image ?? ZoneController.DEFAULT_IMAGE;
-    if (this.image.trim() === '') throw invalidProp(where, 'image', this.image, `must name an image, e.g. ${ZoneController.DEFAULT_IMAGE}`);
     const replicas = props.replicas ?? 2;
-    if (!Number.isInteger(replicas) || replicas < 1) throw invalidProp(where, 'replicas', replicas, 'must be an integer >= 1 (2 for high availability)');
 
     const parts: Array<{ name: string; rules: readonly ControllerRule[] }> = [];
     const webhooks: ServedWebhook[] = [];
@@ -201,6 +241,7 @@ export class ZoneController extends Construct {
       throw invalidProp(where, 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: the controller would do nothing');
     }
     this.reconcilers = parts.map((p) => p.name);
+    this.webhookFailurePolicy = webhooks.length > 0 ? props.webhookFailurePolicy ?? WebhookFailurePolicy.FAIL : undefined;
     if (webhooks.length === 0 && props.webhookTls) {
       throw invalidProp(where, 'webhookTls', props.webhookTls.mode, 'is set but no enabled feature serves an admission webhook: leave it out');
     }
@@ -220,7 +261,7 @@ export class ZoneController extends Construct {
     }
     const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: meta });
     const serving = webhooks.length > 0
-      ? this.webhooks(webhooks, props.webhookTls!, props.webhookFailurePolicy ?? WebhookFailurePolicy.FAIL, labels)
+      ? this.webhooks(webhooks, props.webhookTls!, this.webhookFailurePolicy!, labels)
       : { args: [], rules: [], volumes: [], mounts: [] };
     this.rbac(serviceAccount.name, labels, mergeRules([...LEADER_ELECTION_RULES, ...parts.flatMap((p) => p.rules), ...serving.rules]));
 
@@ -292,6 +333,21 @@ export class ZoneController extends Construct {
         spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
       });
     }
+    this.node.addValidation({ validate: () => duplicatesOf(this) });
+    // Constructs created before this controller that wait for one (see whenZoneController).
+    const root = this.node.root;
+    WAITING.set(root, (WAITING.get(root) ?? []).filter((bind) => !bind(this)));
+  }
+
+  /**
+   * True when the eviction webhook guards the pods of `namespace` and refuses evictions while it cannot be
+   * reached (failure policy FAIL), so a ZoneDisruptionBudget there is enforced.
+   *
+   * @internal
+   */
+  public _guardsEvictionsIn(namespace: string | undefined): boolean {
+    return this.webhookFailurePolicy === WebhookFailurePolicy.FAIL
+      && !(namespace !== undefined && [...UNGUARDED_NAMESPACES, this.namespace].includes(namespace));
   }
 
   /**
@@ -303,6 +359,8 @@ export class ZoneController extends Construct {
    */
   public waitForZoneCommand(file: string, timeoutSeconds?: number): string[] {
     const where = `ZoneController '${this.node.path}'.waitForZoneCommand`;
+    checkArg(where, 'file', file, Props.string());
+    checkArg(where, 'timeoutSeconds', timeoutSeconds, Props.optional(Props.finiteNumber()));
     if (!file.startsWith('/')) throw invalidProp(where, 'file', file, 'must be an absolute path (where the downward API volume is mounted)');
     if (timeoutSeconds !== undefined && !(timeoutSeconds > 0)) throw invalidProp(where, 'timeoutSeconds', timeoutSeconds, 'must be > 0');
     return ['cdk8s-zones-controller', 'wait-for-zone', '--file', file, ...(timeoutSeconds === undefined ? [] : ['--timeout', String(timeoutSeconds)])];
@@ -325,7 +383,7 @@ export class ZoneController extends Construct {
         rules: w.rules,
         failurePolicy,
         // never kube-system (the cluster must always be able to recover), nor the controller's own pods
-        namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', this.namespace] }] },
+        namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [...UNGUARDED_NAMESPACES, this.namespace] }] },
         sideEffects: 'None',
         admissionReviewVersions: ['v1'],
         timeoutSeconds: 5,
@@ -403,4 +461,34 @@ export class ZoneController extends Construct {
 /** cdk8s gives every object the chart's namespace; cluster-scoped objects must have none. */
 function clusterScoped(obj: ApiObject): void {
   if (obj.metadata.namespace !== undefined) obj.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
+}
+
+/** The ZoneControllers of the app `scope` belongs to, in construct order. */
+export function zoneControllersOf(scope: IConstruct): ZoneController[] {
+  return scope.node.root.node.findAll().filter((c): c is ZoneController => ZoneController.isZoneController(c));
+}
+
+/**
+ * Calls `bind` with each ZoneController of the app, those there now and those created later, until it
+ * returns true (it took that controller). Lets a construct depend on the app's controller whichever of
+ * the two is created first.
+ */
+export function whenZoneController(scope: IConstruct, bind: (controller: ZoneController) => boolean): void {
+  if (zoneControllersOf(scope).some(bind)) return;
+  const root = scope.node.root;
+  WAITING.set(root, [...(WAITING.get(root) ?? []), bind]);
+}
+
+/**
+ * Objects this controller emits that something else in the app emits too (a second ZoneController, the
+ * CRDs of ZoneRolloutCrds, the user's own Namespace): two manifests of one object, the last one applied wins.
+ */
+function duplicatesOf(controller: ZoneController): string[] {
+  const key = (o: ApiObject) => `${o.apiVersion.split('/')[0]} ${o.kind} ${o.metadata.namespace ?? ''}/${o.name}`;
+  const isObject = (c: IConstruct): c is ApiObject => c instanceof ApiObject;
+  const own = new Set(controller.node.findAll().filter(isObject));
+  const ownKeys = new Set([...own].map(key));
+  return controller.node.root.node.findAll().filter(isObject).filter((o) => !own.has(o) && ownKeys.has(key(o))).map((o) =>
+    `ZoneController '${controller.node.path}': emits ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.name}, ` +
+    `which '${o.node.path}' emits too: set another namespace or name, installCrds: false, or createNamespace: false`);
 }

@@ -1,4 +1,5 @@
 import { k8s } from 'cdk8s-plus-28';
+import { ZONE_ANNOTATOR_FEATURE } from './requirements';
 import { ZoneController } from './zone-controller';
 import { WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ZoneAnnotation } from '../contract/zone-annotation';
@@ -50,10 +51,15 @@ export class ZoneSource {
    * @param zoneController the installed controller (its image runs the init container)
    */
   public static controller(zoneController: ZoneController): ZoneSource {
-    if (zoneController === undefined || zoneController === null) {
-      throw invalidProp('ZoneSource.controller', 'zoneController', zoneController,
+    const where = 'ZoneSource.controller';
+    if (!ZoneController.isZoneController(zoneController)) {
+      throw invalidProp(where, 'zoneController', zoneController,
         'must be the installed ZoneController: without it no pod is ever annotated with its zone; ' +
         'use ZoneSource.podTopologyLabels() (Kubernetes >= 1.35) or ZoneSource.perZoneStatefulSets() instead');
+    }
+    if (!zoneController.reconcilers.includes(ZONE_ANNOTATOR_FEATURE.reconciler)) {
+      throw invalidProp(where, 'zoneController', `ZoneController '${zoneController.node.path}'`,
+        `runs no zone annotator (zoneAnnotator: false): ${ZONE_ANNOTATOR_FEATURE.without}. Turn zoneAnnotator on for it`);
     }
     return new ZoneSource(ZoneSourceKind.CONTROLLER, zoneController);
   }

@@ -1,17 +1,20 @@
-import { ApiObject, Chart, Names } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { directLoki } from './direct';
 import { operatorLokiStack } from './operator';
 import {
-  LokiOperatorStorage, LokiOutput, LokiS3Storage, LokiStackSize, ResolvedLoki,
+  LokiComponent, LokiObjectStorageType, LokiOperatorStorage, LokiOutput, LokiS3Storage, LokiStackSize, OPERATOR_INGESTERS, ResolvedLoki,
 } from './options';
-import { checkReplication } from './replication';
-import { checkZoneSource, ZoneSource } from '../controller/zone-source';
+import { fewestSurvivingIngesters, fewestZonesWithIngesters, quorum, writeSurvival } from './replication';
+import { checkZoneSource, ZoneSource, ZoneSourceKind } from '../controller/zone-source';
 import { invalidProp } from '../shared/errors';
-import { isDnsLabel, labelKeyProblem } from '../shared/kubernetes-names';
-import { parseBytes } from '../shared/quantity';
+import { MAX_STATEFULSET_NAME, NAME_MAX } from '../shared/kubernetes-names';
+import { KubeProps } from '../shared/kubernetes-props';
+import { derivedName, resolveNamespace } from '../shared/object-names';
+import { checkProps, Props, PropSpec } from '../shared/props';
 import { addWarning } from '../shared/warnings';
+import { zoneSlugs } from '../shared/zone-slug';
 import { parseKubernetesVersion } from '../topology/kubernetes-version';
 import { ZoneTopology } from '../topology/zone-topology';
 
@@ -69,6 +72,16 @@ export interface ZoneAwareLokiStackProps {
    * @default LokiStackSize.ONE_X_SMALL
    */
   readonly size?: LokiStackSize;
+
+  /**
+   * The ingesters of the LokiStack (operator output), written into `spec.template.ingester.replicas`. The
+   * construct checks that the write quorum holds with any one zone down for the worst placement the zone
+   * spread allows, and refuses a count that cannot.
+   *
+   * @default - the size's ingester count when it keeps writes going with a zone down, else the fewest that do
+   * (3 for replicationFactor 3 over 3 zones with 1x.small, which runs 2)
+   */
+  readonly ingesterReplicas?: number;
 
   /**
    * The object storage Secret the operator reads (operator output; required there).
@@ -181,6 +194,44 @@ export interface ZoneAwareLokiStackProps {
   readonly ingesterResources?: k8s.ResourceRequirements;
 }
 
+const S3_PROPS: PropSpec<LokiS3Storage> = {
+  bucket: KubeProps.dnsSubdomain(), // S3 bucket names: 3 to 63 lower-case letters, digits, '.' and '-'
+  endpoint: Props.optional(Props.string((e) => (/^[^\s/]+(:\d+)?$/.test(e) ? undefined : "must be host[:port] without a scheme or path, e.g. 'minio:9000'"), 'host[:port]')),
+  region: Props.optional(Props.nonEmptyString()),
+  credentialsSecretName: Props.optional(KubeProps.dnsSubdomain()),
+  insecure: Props.optional(Props.boolean()),
+  forcePathStyle: Props.optional(Props.boolean()),
+};
+
+const PROPS: PropSpec<ZoneAwareLokiStackProps> = {
+  topology: Props.instanceOf(ZoneTopology),
+  replicationFactor: Props.optional(Props.integer(1)),
+  output: Props.optional(Props.enumOf(LokiOutput, 'LokiOutput')),
+  maxSkew: Props.optional(Props.integer(1)),
+  name: Props.optional(KubeProps.serviceName()),
+  namespace: Props.optional(KubeProps.dnsLabel()),
+  size: Props.optional(Props.enumOf(LokiStackSize, 'LokiStackSize')),
+  ingesterReplicas: Props.optional(Props.integer(1)),
+  storage: Props.optional(Props.struct<LokiOperatorStorage>({
+    secretName: KubeProps.dnsSubdomain(),
+    type: Props.enumOf(LokiObjectStorageType, 'LokiObjectStorageType'),
+  }, 'LokiOperatorStorage')),
+  storageClassName: Props.optional(KubeProps.dnsSubdomain()),
+  extraTopologyKeys: Props.optional(Props.arrayOf(KubeProps.labelKey())),
+  zoneSource: Props.optional(Props.instanceOf(ZoneSource)),
+  kubernetesVersion: Props.optional(Props.string()),
+  ingesterReplicasPerZone: Props.optional(Props.integer(1, undefined, 'a zone without ingesters cannot hold its replica of each stream')),
+  replicas: Props.optional(Props.integer(1)),
+  s3: Props.optional(Props.struct(S3_PROPS, 'LokiS3Storage')),
+  ingesterStorageSize: Props.optional(KubeProps.bytes()),
+  ruler: Props.optional(Props.boolean()),
+  gateway: Props.optional(Props.boolean()),
+  image: Props.optional(KubeProps.image()),
+  gatewayImage: Props.optional(KubeProps.image()),
+  resources: Props.optional(KubeProps.resources()),
+  ingesterResources: Props.optional(KubeProps.resources()),
+};
+
 /**
  * Loki that replicates every log stream across zones and survives losing a zone: either a `LokiStack`
  * for the Loki operator with `spec.replication`, or Loki in microservices mode as plain Kubernetes
@@ -200,37 +251,37 @@ export class ZoneAwareLokiStack extends Construct {
   constructor(scope: Construct, id: string, props: ZoneAwareLokiStackProps) {
     super(scope, id);
     const where = `ZoneAwareLokiStack '${this.node.path}'`;
+    checkProps(where, props, PROPS, 'ZoneAwareLokiStackProps');
     const output = props.output ?? LokiOutput.OPERATOR;
     const topology = props.topology;
     checkOptions(where, props, output);
 
-    const replicationFactor = props.replicationFactor ?? 3;
-    const ingesterReplicasPerZone = props.ingesterReplicasPerZone ?? 1;
-    const check = checkReplication(where, replicationFactor,
-      Object.fromEntries(topology.zones.map((z) => [z, ingesterReplicasPerZone])));
-    for (const warning of check.warnings) addWarning(this, warning);
-
-    const maxSkew = props.maxSkew ?? 1;
-    if (!Number.isInteger(maxSkew) || maxSkew < 1) throw invalidProp(where, 'maxSkew', maxSkew, 'must be an integer >= 1');
     const release = props.kubernetesVersion === undefined
       ? undefined : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
     const zoneSource = output === LokiOutput.DIRECT
       ? checkZoneSource(where, props.zoneSource ?? ZoneSource.perZoneStatefulSets(), topology, release)
       : ZoneSource.perZoneStatefulSets(); // unused by the operator output
-    const replicas = props.replicas ?? topology.zoneCount;
-    if (!Number.isInteger(replicas) || replicas < 1) throw invalidProp(where, 'replicas', replicas, 'must be an integer >= 1');
+    const size = props.size ?? LokiStackSize.ONE_X_SMALL;
+    const maxSkew = props.maxSkew ?? 1;
+    const replicationFactor = props.replicationFactor ?? 3;
+    const ingesterReplicasPerZone = props.ingesterReplicasPerZone ?? 1;
+    const ingesterReplicas = output === LokiOutput.OPERATOR
+      ? checkOperatorIngesters(where, props, size, replicationFactor, maxSkew)
+      : checkDirectIngesters(where, props, zoneSource, replicationFactor, maxSkew, ingesterReplicasPerZone);
 
+    const slugs = zoneSlugs(topology.zones);
+    const room = nameRoom(output, zoneSource, slugs);
     const p: ResolvedLoki = {
       where,
       topology,
-      name: props.name ?? Names.toDnsLabel(this, { includeHash: false }),
-      metadataNamespace: props.namespace ?? Chart.of(this).namespace,
+      name: props.name ?? derivedName(this, room),
+      metadataNamespace: resolveNamespace(where, this, props.namespace),
       replicationFactor,
       maxSkew,
       release,
       zoneSource,
       ingesterReplicasPerZone,
-      replicas,
+      replicas: props.replicas ?? topology.zoneCount,
       image: props.image ?? DEFAULT_LOKI_IMAGE,
       gatewayImage: props.gatewayImage ?? DEFAULT_GATEWAY_IMAGE,
       s3: props.s3,
@@ -241,14 +292,15 @@ export class ZoneAwareLokiStack extends Construct {
       resources: props.resources ?? requests('100m', '256Mi'),
       ingesterResources: props.ingesterResources ?? requests('500m', '1Gi'),
     };
-    if (!isDnsLabel(p.name) || p.name.length > 40) {
-      throw invalidProp(where, 'name', p.name, 'must be a DNS label of at most 40 characters (object names append component and zone)');
+    if (p.name.length > room) {
+      throw invalidProp(where, 'name', p.name,
+        `is too long: at most ${room} characters leave room for what the object names append (component${output === LokiOutput.DIRECT ? ' and zone' : ''})`);
     }
-    parseBytes(where, 'ingesterStorageSize', p.ingesterStorageSize);
 
     if (output === LokiOutput.OPERATOR) {
       this.lokiStack = operatorLokiStack(this, p, {
-        size: props.size ?? LokiStackSize.ONE_X_SMALL,
+        size,
+        ingesterReplicas,
         storage: props.storage!,
         storageClassName: props.storageClassName!,
         extraTopologyKeys: props.extraTopologyKeys ?? [],
@@ -263,6 +315,76 @@ export class ZoneAwareLokiStack extends Construct {
       this.configMap = direct.configMap;
     }
   }
+}
+
+/**
+ * The ingester count of the operator output: the given one, or the size's when it survives a zone loss, else
+ * the fewest that do; refused (naming size, ingesters, zones and factor) when writes would stop with a zone down.
+ */
+function checkOperatorIngesters(
+  where: string, props: ZoneAwareLokiStackProps, size: LokiStackSize, replicationFactor: number, maxSkew: number,
+): number {
+  const zones = props.topology.zones;
+  const sized = OPERATOR_INGESTERS[size];
+  const ingesters = props.ingesterReplicas ?? fewestSurvivingIngesters(replicationFactor, zones, maxSkew, sized) ?? sized;
+  const covered = fewestZonesWithIngesters(ingesters, zones.length, maxSkew);
+  const verdict = writeSurvival(replicationFactor, zones, covered);
+  if (!verdict.survives) {
+    const layout = props.ingesterReplicas === undefined
+      ? `size ${size} (${ingesters} ingester${ingesters === 1 ? '' : 's'})` : `${ingesters} ingester${ingesters === 1 ? '' : 's'} (size ${size})`;
+    const fewest = fewestSurvivingIngesters(replicationFactor, zones, maxSkew, 1);
+    throw invalidProp(where, props.ingesterReplicas === undefined ? 'replicationFactor' : 'ingesterReplicas',
+      props.ingesterReplicas ?? replicationFactor,
+      `with ${layout}, replicationFactor ${replicationFactor} and maxSkew ${maxSkew} over ${zones.length} zone(s) [${zones.join(', ')}] ` +
+      `does not keep writes going with a zone down: ${spreadText(ingesters, covered, zones.length)}; ${verdict.reason}. ` +
+      (fewest === undefined ? noLayoutFix(replicationFactor, zones.length) : `Set ingesterReplicas to ${fewest} or more`));
+  }
+  return ingesters;
+}
+
+/** The direct output: per-zone StatefulSets cover every zone; one spread StatefulSet covers what its skew allows. */
+function checkDirectIngesters(
+  where: string, props: ZoneAwareLokiStackProps, source: ZoneSource, replicationFactor: number, maxSkew: number, perZone: number,
+): number {
+  const zones = props.topology.zones;
+  const ingesters = perZone * zones.length;
+  const covered = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? zones.length : fewestZonesWithIngesters(ingesters, zones.length, maxSkew);
+  const verdict = writeSurvival(replicationFactor, zones, covered);
+  if (!verdict.survives) {
+    throw invalidProp(where, 'replicationFactor', replicationFactor,
+      `with ${perZone} ingester(s) per zone and maxSkew ${maxSkew} over ${zones.length} zone(s) [${zones.join(', ')}] does not keep writes ` +
+      `going with a zone down: ${spreadText(ingesters, covered, zones.length)}; ${verdict.reason}. ` +
+      (covered < zones.length && replicationFactor >= 3 && replicationFactor <= zones.length
+        ? 'Use maxSkew 1, more ingesters per zone, or ZoneSource.perZoneStatefulSets()' : noLayoutFix(replicationFactor, zones.length)));
+  }
+  return ingesters;
+}
+
+function spreadText(ingesters: number, covered: number, zones: number): string {
+  return covered === zones ? 'every zone holds an ingester, so a stream has one replica per zone up to the factor'
+    : `${ingesters} ingester(s) may occupy only ${covered} of the ${zones} zones, so a stream may have only ${covered} replica(s)`;
+}
+
+/** What to change when no number of ingesters helps: the factor or the zones. */
+function noLayoutFix(replicationFactor: number, zones: number): string {
+  if (zones < 3) return `Loki needs 3 or more zones to survive losing one (the topology has ${zones}); use replicationFactor 3 over 3 zones`;
+  if (replicationFactor > zones) {
+    return `Loki silently shrinks each stream's replicas to the ${zones} zones while the write quorum stays ${quorum(replicationFactor)}: use replicationFactor <= ${zones}`;
+  }
+  return `replicationFactor ${replicationFactor} leaves no replica to spare (quorum ${quorum(replicationFactor)}): use replicationFactor 3 or more`;
+}
+
+/** The longest base name the output's object names leave room for. */
+function nameRoom(output: LokiOutput, source: ZoneSource, slugs: string[]): number {
+  if (output === LokiOutput.OPERATOR) {
+    // The operator names StatefulSets <name>-<component> (at most 52 characters), the longest component being index-gateway.
+    return MAX_STATEFULSET_NAME - `-${LokiComponent.INDEX_GATEWAY}`.length;
+  }
+  const longestSlug = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? Math.max(...slugs.map((s) => s.length + 1)) : 0;
+  return Math.min(
+    MAX_STATEFULSET_NAME - `-${LokiComponent.INGESTER}`.length - longestSlug,
+    NAME_MAX - `-${LokiComponent.QUERY_FRONTEND}`.length, // the longest Service name
+  );
 }
 
 function requests(cpu: string, memory: string): k8s.ResourceRequirements {
@@ -283,20 +405,19 @@ function checkOptions(where: string, props: ZoneAwareLokiStackProps, output: Lok
     if (props.storage === undefined) {
       throw invalidProp(where, 'storage', undefined, 'must be set with LokiOutput.OPERATOR: the Secret of the object storage (secretName, type)');
     }
-    if (!props.storage.secretName) throw invalidProp(where, 'storage.secretName', props.storage.secretName, 'must name the object storage Secret');
-    if (!props.storageClassName) {
+    if (props.storageClassName === undefined) {
       throw invalidProp(where, 'storageClassName', props.storageClassName, 'must be set with LokiOutput.OPERATOR (the LokiStack requires it)');
     }
     const keys = props.extraTopologyKeys ?? [];
     keys.forEach((key, i) => {
-      const problem = labelKeyProblem(key);
-      if (problem) throw invalidProp(where, `extraTopologyKeys[${i}]`, key, problem);
       if (key === props.topology.topologyKey || keys.indexOf(key) !== i) {
         throw invalidProp(where, `extraTopologyKeys[${i}]`, key, 'repeats a topology key (the zone key is always spread over)');
       }
     });
   } else {
-    const operatorOnly: [string, unknown][] = [['size', props.size], ['storage', props.storage], ['extraTopologyKeys', props.extraTopologyKeys]];
+    const operatorOnly: [string, unknown][] = [
+      ['size', props.size], ['ingesterReplicas', props.ingesterReplicas], ['storage', props.storage], ['extraTopologyKeys', props.extraTopologyKeys],
+    ];
     for (const [prop, value] of operatorOnly) {
       if (value !== undefined) throw invalidProp(where, prop, value, 'only applies to output LokiOutput.OPERATOR');
     }

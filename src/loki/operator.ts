@@ -6,6 +6,8 @@ import { standardLabels } from '../shared/standard-labels';
 /** What the operator output needs beyond the shared settings (internal). */
 export interface OperatorLokiStack {
   readonly size: LokiStackSize;
+  /** The ingesters (`spec.template.ingester.replicas`), checked against the replication factor and zones. */
+  readonly ingesterReplicas: number;
   readonly storage: LokiOperatorStorage;
   readonly storageClassName: string;
   /** Node label keys to spread over besides the topology's zone key. */
@@ -27,6 +29,8 @@ export function operatorLokiStack(scope: Construct, p: ResolvedLoki, o: Operator
       size: o.size,
       storage: { secret: { name: o.storage.secretName, type: o.storage.type } },
       storageClassName: o.storageClassName,
+      // Always explicit: the survival check counted these, whatever the operator's size table says.
+      template: { ingester: { replicas: o.ingesterReplicas } },
       replication: {
         factor: p.replicationFactor,
         zones: keys.map((topologyKey) => ({ topologyKey, maxSkew: p.maxSkew })),

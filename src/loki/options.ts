@@ -25,6 +25,19 @@ export enum LokiStackSize {
   ONE_X_MEDIUM = '1x.medium',
 }
 
+/**
+ * The ingesters each size runs (the Loki operator's size table, `spec.template.ingester.replicas` of its
+ * defaults, operator v0.11; releases before 1x.pico existed ran 1 for 1x.extra-small). The construct
+ * always writes the ingester count into the LokiStack, so the table only decides the default.
+ */
+export const OPERATOR_INGESTERS: { readonly [size in LokiStackSize]: number } = {
+  [LokiStackSize.ONE_X_DEMO]: 1,
+  [LokiStackSize.ONE_X_PICO]: 3,
+  [LokiStackSize.ONE_X_EXTRA_SMALL]: 2,
+  [LokiStackSize.ONE_X_SMALL]: 2,
+  [LokiStackSize.ONE_X_MEDIUM]: 3,
+};
+
 /** The object storage kinds the Loki operator's storage secret can describe. */
 export enum LokiObjectStorageType {
   /** Amazon S3 or an S3-compatible store. */

@@ -4,6 +4,7 @@ import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, ResolvedScheduling } from './options';
 import { LonghornPlacementPlan, planPlacement } from './planner';
 import { describe, invalidProp } from '../shared/errors';
+import { standardLabels } from '../shared/standard-labels';
 import { addWarning } from '../shared/warnings';
 
 /** Longhorn's namespace, where its Volume and Setting resources live. */
@@ -11,12 +12,7 @@ export const LONGHORN_NAMESPACE = 'longhorn-system';
 
 /** The standard labels of every object this library emits for Longhorn. */
 export function longhornLabels(scope: IConstruct, component: string): { [key: string]: string } {
-  return {
-    'app.kubernetes.io/name': 'longhorn',
-    'app.kubernetes.io/instance': scope.node.id,
-    'app.kubernetes.io/component': component,
-    'app.kubernetes.io/managed-by': 'cdk8s-zones',
-  };
+  return standardLabels('longhorn', scope.node.id, component);
 }
 
 /**

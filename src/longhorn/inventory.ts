@@ -1,6 +1,8 @@
 import { checkTags } from './options';
 import { invalidProp } from '../shared/errors';
 import { labelValueProblem } from '../shared/kubernetes-names';
+import { KubeProps } from '../shared/kubernetes-props';
+import { checkProps, Props, PropSpec } from '../shared/props';
 import { parseBytes } from '../shared/quantity';
 import { compare } from '../topology/survival';
 
@@ -126,6 +128,29 @@ export interface InventoryNode {
   readonly disks: InventoryDisk[];
 }
 
+const DISK_PROPS: PropSpec<LonghornDiskInventory> = {
+  name: Props.nonEmptyString(),
+  capacity: KubeProps.bytes(),
+  available: Props.optional(KubeProps.bytes()),
+  reserved: Props.optional(KubeProps.bytes()),
+  scheduled: Props.optional(KubeProps.bytes()),
+  diskType: Props.optional(Props.enumOf(LonghornDiskType, 'LonghornDiskType')),
+  tags: Props.optional(Props.arrayOf(Props.string())),
+  allowScheduling: Props.optional(Props.boolean()),
+};
+
+const NODE_PROPS: PropSpec<LonghornNodeInventory> = {
+  name: Props.nonEmptyString(),
+  zone: Props.optional(Props.string()),
+  disks: Props.arrayOf(Props.struct(DISK_PROPS, 'LonghornDiskInventory')),
+  tags: Props.optional(Props.arrayOf(Props.string())),
+  allowScheduling: Props.optional(Props.boolean()),
+};
+
+const PROPS: PropSpec<LonghornInventoryProps> = {
+  nodes: Props.arrayOf(Props.struct(NODE_PROPS, 'LonghornNodeInventory'), 1, 'a list of at least one node'),
+};
+
 /**
  * What a Longhorn cluster has to offer replicas: zones > nodes > disks with capacity, tags and
  * schedulable flags. Give it to `LonghornStorageClass`, `LonghornVolume` or `LonghornPlacement.plan` to
@@ -145,13 +170,10 @@ export class LonghornInventory {
 
   constructor(props: LonghornInventoryProps) {
     const where = 'LonghornInventory';
-    if (!props.nodes || props.nodes.length === 0) {
-      throw invalidProp(where, 'nodes', props.nodes ?? [], 'must list at least one node');
-    }
+    checkProps(where, props, PROPS, 'LonghornInventoryProps');
     const names = new Map<string, number>();
     this._nodes = props.nodes.map((node, i) => {
       const at = `nodes[${i}]`;
-      if (typeof node.name !== 'string' || node.name === '') throw invalidProp(where, `${at}.name`, node.name, 'must not be empty');
       if (names.has(node.name)) {
         throw invalidProp(where, `${at}.name`, node.name, `duplicates nodes[${names.get(node.name)}].name: every node must be listed once`);
       }
@@ -164,7 +186,6 @@ export class LonghornInventory {
       const diskNames = new Map<string, number>();
       const disks = (node.disks ?? []).map((disk, j): InventoryDisk => {
         const d = `${at}.disks[${j}]`;
-        if (typeof disk.name !== 'string' || disk.name === '') throw invalidProp(where, `${d}.name`, disk.name, 'must not be empty');
         if (diskNames.has(disk.name)) {
           throw invalidProp(where, `${d}.name`, disk.name,
             `duplicates ${at}.disks[${diskNames.get(disk.name)}].name: disk names must be unique on a node`);
@@ -177,9 +198,6 @@ export class LonghornInventory {
         if (available > capacity) throw invalidProp(where, `${d}.available`, disk.available, `exceeds the capacity ${JSON.stringify(disk.capacity)}`);
         if (reserved > capacity) throw invalidProp(where, `${d}.reserved`, disk.reserved, `exceeds the capacity ${JSON.stringify(disk.capacity)}`);
         const type = disk.diskType ?? LonghornDiskType.FILESYSTEM;
-        if (!Object.values(LonghornDiskType).includes(type)) {
-          throw invalidProp(where, `${d}.diskType`, type, `must be one of ${Object.values(LonghornDiskType).join(', ')}`);
-        }
         return {
           node: node.name,
           zone,

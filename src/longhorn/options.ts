@@ -1,4 +1,5 @@
 import { invalidProp } from '../shared/errors';
+import { Props, PropSpec } from '../shared/props';
 
 /**
  * Longhorn's replica anti-affinity mode at one level (zone, node or disk), as a StorageClass parameter or
@@ -219,6 +220,38 @@ export interface LonghornSchedulingSettings {
   readonly storageReservedPercentageForDefaultDisk?: number;
 }
 
+/** Longhorn accepts 1 to 20 replicas per volume (its replica-count validation). */
+export const MAX_LONGHORN_REPLICAS = 20;
+
+/** The run-time checks of `LonghornSchedulingSettings`. */
+export const SCHEDULING_SETTINGS_PROPS: PropSpec<LonghornSchedulingSettings> = {
+  replicaSoftAntiAffinity: Props.optional(Props.enumOf(AntiAffinity, 'AntiAffinity')),
+  replicaZoneSoftAntiAffinity: Props.optional(Props.enumOf(AntiAffinity, 'AntiAffinity')),
+  replicaDiskSoftAntiAffinity: Props.optional(Props.enumOf(AntiAffinity, 'AntiAffinity')),
+  storageOverProvisioningPercentage: Props.optional(Props.integer(0)),
+  storageMinimalAvailablePercentage: Props.optional(Props.integer(0, 100)),
+  replicaAutoBalance: Props.optional(Props.enumOf(LonghornReplicaAutoBalance, 'LonghornReplicaAutoBalance')),
+  defaultReplicaCount: Props.optional(Props.integer(1, MAX_LONGHORN_REPLICAS)),
+  defaultDataLocality: Props.optional(Props.enumOf(LonghornDataLocality, 'LonghornDataLocality')),
+  allowEmptyNodeSelectorVolume: Props.optional(Props.boolean()),
+  allowEmptyDiskSelectorVolume: Props.optional(Props.boolean()),
+  storageReservedPercentageForDefaultDisk: Props.optional(Props.integer(0, 100)),
+};
+
+/** The run-time checks of `LonghornReplicaScheduling` (tags are checked by `checkTags`). */
+export const REPLICA_SCHEDULING_PROPS: PropSpec<LonghornReplicaScheduling> = {
+  numberOfReplicas: Props.optional(Props.integer(1, MAX_LONGHORN_REPLICAS)),
+  replicaSoftAntiAffinity: Props.optional(Props.enumOf(AntiAffinity, 'AntiAffinity')),
+  replicaZoneSoftAntiAffinity: Props.optional(Props.enumOf(AntiAffinity, 'AntiAffinity')),
+  replicaDiskSoftAntiAffinity: Props.optional(Props.enumOf(AntiAffinity, 'AntiAffinity')),
+  diskSelector: Props.optional(Props.arrayOf(Props.string())),
+  nodeSelector: Props.optional(Props.arrayOf(Props.string())),
+  dataLocality: Props.optional(Props.enumOf(LonghornDataLocality, 'LonghornDataLocality')),
+  replicaAutoBalance: Props.optional(Props.enumOf(LonghornReplicaAutoBalance, 'LonghornReplicaAutoBalance')),
+  dataEngine: Props.optional(Props.enumOf(LonghornDataEngine, 'LonghornDataEngine')),
+  settings: Props.optional(Props.struct(SCHEDULING_SETTINGS_PROPS, 'LonghornSchedulingSettings')),
+};
+
 /** Longhorn's setting defaults (longhorn-manager types/setting.go). */
 export const LONGHORN_DEFAULTS = {
   replicaSoftAntiAffinity: AntiAffinity.DISABLED,
@@ -257,12 +290,6 @@ export function resolveSettings(where: string, settings: LonghornSchedulingSetti
         'must be ENABLED or DISABLED: a global setting has no level above it to defer to (IGNORED is for volumes)');
     }
   }
-  checkInteger(where, prefix + 'storageOverProvisioningPercentage', full.storageOverProvisioningPercentage, 0);
-  checkInteger(where, prefix + 'storageMinimalAvailablePercentage', full.storageMinimalAvailablePercentage, 0, 100);
-  checkInteger(where, prefix + 'storageReservedPercentageForDefaultDisk', full.storageReservedPercentageForDefaultDisk, 0, 100);
-  checkInteger(where, prefix + 'defaultReplicaCount', full.defaultReplicaCount, 1);
-  checkEnum(where, prefix + 'defaultDataLocality', full.defaultDataLocality, LonghornDataLocality);
-  checkEnum(where, prefix + 'replicaAutoBalance', full.replicaAutoBalance, LonghornReplicaAutoBalance);
   if (full.replicaAutoBalance === LonghornReplicaAutoBalance.IGNORED) {
     throw invalidProp(where, prefix + 'replicaAutoBalance', full.replicaAutoBalance, 'must not be IGNORED: IGNORED is for volumes');
   }
@@ -295,11 +322,9 @@ export interface ResolvedScheduling {
 export function resolveScheduling(where: string, options: LonghornReplicaScheduling): ResolvedScheduling {
   const settings = resolveSettings(where, options.settings);
   const replicas = options.numberOfReplicas ?? settings.defaultReplicaCount;
-  checkInteger(where, 'numberOfReplicas', replicas, 1);
 
   const levels = LEVELS.map(({ level, option, setting }): ResolvedLevel => {
     const own = options[option];
-    if (own !== undefined) checkEnum(where, option, own, AntiAffinity);
     if (own === AntiAffinity.ENABLED || own === AntiAffinity.DISABLED) {
       return { level, hard: own === AntiAffinity.DISABLED, origin: `${option}=${own}`, option };
     }
@@ -308,16 +333,13 @@ export function resolveScheduling(where: string, options: LonghornReplicaSchedul
   });
 
   const dataLocality = options.dataLocality ?? settings.defaultDataLocality;
-  checkEnum(where, 'dataLocality', dataLocality, LonghornDataLocality);
   if (dataLocality === LonghornDataLocality.STRICT_LOCAL && replicas !== 1) {
     throw invalidProp(where, 'numberOfReplicas', replicas,
       'must be 1 with dataLocality strict-local: Longhorn keeps the only replica on the node the volume is attached to');
   }
   const autoBalance = options.replicaAutoBalance === undefined || options.replicaAutoBalance === LonghornReplicaAutoBalance.IGNORED
     ? settings.replicaAutoBalance : options.replicaAutoBalance;
-  checkEnum(where, 'replicaAutoBalance', autoBalance, LonghornReplicaAutoBalance);
   const dataEngine = options.dataEngine ?? LonghornDataEngine.V1;
-  checkEnum(where, 'dataEngine', dataEngine, LonghornDataEngine);
 
   return {
     replicas,
@@ -346,16 +368,4 @@ export function checkTags(where: string, prop: string, tags: string[]): string[]
     }
   });
   return [...tags];
-}
-
-function checkInteger(where: string, prop: string, value: number, min: number, max?: number): void {
-  if (!Number.isInteger(value) || value < min || (max !== undefined && value > max)) {
-    throw invalidProp(where, prop, value, max === undefined ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${max}`);
-  }
-}
-
-function checkEnum(where: string, prop: string, value: unknown, values: object): void {
-  if (!Object.values(values).includes(value)) {
-    throw invalidProp(where, prop, value, `must be one of ${Object.values(values).join(', ')}`);
-  }
 }

@@ -1,9 +1,11 @@
 import { InventoryDisk, InventoryNode, LonghornDiskType, LonghornInventory } from './inventory';
 import {
   AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance, LonghornReplicaScheduling,
-  ResolvedLevel, ResolvedScheduling, resolveScheduling,
+  REPLICA_SCHEDULING_PROPS, ResolvedLevel, ResolvedScheduling, resolveScheduling,
 } from './options';
 import { invalidProp } from '../shared/errors';
+import { KubeProps } from '../shared/kubernetes-props';
+import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from '../shared/quantity';
 import { compare } from '../topology/survival';
 
@@ -33,6 +35,14 @@ export interface LonghornPlacementRequest extends LonghornReplicaScheduling {
    */
   readonly existingReplicas?: LonghornReplicaLocation[];
 }
+
+const PLACEMENT_REQUEST_PROPS: PropSpec<LonghornPlacementRequest> = {
+  ...REPLICA_SCHEDULING_PROPS,
+  size: Props.optional(KubeProps.bytes()),
+  existingReplicas: Props.optional(Props.arrayOf(Props.struct<LonghornReplicaLocation>({
+    node: Props.nonEmptyString(), disk: Props.nonEmptyString(),
+  }, 'LonghornReplicaLocation'))),
+};
 
 /** Where one replica goes, or why it cannot go anywhere. */
 export interface LonghornReplicaPlacement {
@@ -104,6 +114,8 @@ export class LonghornPlacement {
    */
   public static plan(inventory: LonghornInventory, request: LonghornPlacementRequest): LonghornPlacementPlan {
     const where = 'LonghornPlacement.plan';
+    checkArg(where, 'inventory', inventory, Props.instanceOf(LonghornInventory));
+    checkProps(where, request, PLACEMENT_REQUEST_PROPS, 'LonghornPlacementRequest');
     const resolved = resolveScheduling(where, request);
     return planPlacement(where, inventory, resolved, replicaSizeOf(where, 'size', request.size ?? '0'), request.existingReplicas ?? []);
   }

@@ -1,8 +1,10 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { LONGHORN_NAMESPACE, longhornLabels } from './check';
-import { AntiAffinity, LonghornSchedulingSettings, resolveSettings } from './options';
+import { AntiAffinity, LonghornSchedulingSettings, resolveSettings, SCHEDULING_SETTINGS_PROPS } from './options';
 import { invalidProp } from '../shared/errors';
+import { KubeProps } from '../shared/kubernetes-props';
+import { checkProps, Props, PropSpec } from '../shared/props';
 
 /** Props for `LonghornSettings`. */
 export interface LonghornSettingsProps extends LonghornSchedulingSettings {
@@ -39,6 +41,12 @@ const SETTING_NAMES: { [K in keyof LonghornSchedulingSettings]-?: string } = {
 
 const SETTING_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
+const PROPS: PropSpec<LonghornSettingsProps> = {
+  ...SCHEDULING_SETTINGS_PROPS,
+  namespace: Props.optional(KubeProps.dnsLabel()),
+  extraSettings: Props.optional(Props.mapOf(Props.string())),
+};
+
 /**
  * Longhorn's global scheduling settings as `Setting` resources (`longhorn.io/v1beta2`, one per setting,
  * named after it, with a top-level string `value`). Only the settings given are emitted; the others keep
@@ -54,6 +62,7 @@ export class LonghornSettings extends Construct {
   constructor(scope: Construct, id: string, props: LonghornSettingsProps = {}) {
     super(scope, id);
     const where = `LonghornSettings '${this.node.path}'`;
+    checkProps(where, props, PROPS, 'LonghornSettingsProps');
     const { namespace, extraSettings, ...given } = props;
     this.scheduling = resolveSettings(where, given, '');
 
@@ -67,7 +76,6 @@ export class LonghornSettings extends Construct {
     for (const [name, value] of Object.entries(extraSettings ?? {})) {
       if (!SETTING_NAME.test(name)) throw invalidProp(where, `extraSettings.${name}`, value, 'is not a Longhorn setting name (lowercase, digits and dashes)');
       if (name in values) throw invalidProp(where, `extraSettings.${name}`, value, `conflicts with the typed prop that sets it to ${JSON.stringify(values[name])}`);
-      if (typeof value !== 'string') throw invalidProp(where, `extraSettings.${name}`, value, 'must be a string (Longhorn stores every setting as a string)');
       values[name] = value;
     }
     if (Object.keys(values).length === 0) {

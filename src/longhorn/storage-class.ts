@@ -3,9 +3,12 @@ import { k8s, PersistentVolumeReclaimPolicy } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { checkPlacement, enumOptions, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
 import { LonghornInventory } from './inventory';
-import { LonghornReplicaScheduling, resolveScheduling } from './options';
+import { LonghornReplicaScheduling, REPLICA_SCHEDULING_PROPS, resolveScheduling } from './options';
 import { LonghornPlacementPlan, replicaSizeOf } from './planner';
 import { invalidProp } from '../shared/errors';
+import { KubeProps } from '../shared/kubernetes-props';
+import { ensureValidName } from '../shared/object-names';
+import { checkProps, Props, PropSpec } from '../shared/props';
 
 /** When a StorageClass binds and provisions a volume. */
 export enum VolumeBindingMode {
@@ -86,6 +89,19 @@ export interface LonghornStorageClassProps extends LonghornReplicaScheduling {
   readonly extraParameters?: { [key: string]: string };
 }
 
+const PROPS: PropSpec<LonghornStorageClassProps> = {
+  ...REPLICA_SCHEDULING_PROPS,
+  name: Props.optional(KubeProps.dnsSubdomain()),
+  staleReplicaTimeout: Props.optional(KubeProps.duration()),
+  volumeBindingMode: Props.optional(Props.enumOf(VolumeBindingMode, 'VolumeBindingMode')),
+  allowVolumeExpansion: Props.optional(Props.boolean()),
+  reclaimPolicy: Props.optional(Props.enumOf(PersistentVolumeReclaimPolicy, 'PersistentVolumeReclaimPolicy')),
+  defaultClass: Props.optional(Props.boolean()),
+  inventory: Props.optional(Props.instanceOf(LonghornInventory)),
+  representativeVolumeSize: Props.optional(KubeProps.bytes()),
+  extraParameters: Props.optional(Props.mapOf(Props.string())),
+};
+
 /**
  * A StorageClass for Longhorn (`driver.longhorn.io`) with typed replica placement options: replica count,
  * zone, node and disk anti-affinity, selectors, data locality. Given an inventory, it checks at synth time
@@ -106,6 +122,7 @@ export class LonghornStorageClass extends Construct {
   constructor(scope: Construct, id: string, props: LonghornStorageClassProps = {}) {
     super(scope, id);
     const where = `LonghornStorageClass '${this.node.path}'`;
+    checkProps(where, props, PROPS, 'LonghornStorageClassProps');
     const resolved = resolveScheduling(where, props);
     if (props.representativeVolumeSize !== undefined && !props.inventory) {
       throw invalidProp(where, 'representativeVolumeSize', props.representativeVolumeSize,
@@ -138,6 +155,6 @@ export class LonghornStorageClass extends Construct {
       volumeBindingMode: props.volumeBindingMode ?? VolumeBindingMode.IMMEDIATE,
       allowVolumeExpansion: props.allowVolumeExpansion ?? true,
     });
-    this.name = storageClass.name;
+    this.name = ensureValidName(storageClass);
   }
 }

@@ -2,9 +2,12 @@ import { ApiObject, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { checkPlacement, enumOptions, LONGHORN_NAMESPACE, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
 import { LonghornInventory } from './inventory';
-import { LonghornReplicaScheduling, resolveScheduling } from './options';
+import { LonghornReplicaScheduling, REPLICA_SCHEDULING_PROPS, resolveScheduling } from './options';
 import { LonghornPlacementPlan } from './planner';
 import { invalidProp } from '../shared/errors';
+import { KubeProps } from '../shared/kubernetes-props';
+import { ensureValidName } from '../shared/object-names';
+import { checkProps, Props, PropSpec } from '../shared/props';
 import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from '../shared/quantity';
 
 /** Props for `LonghornVolume`. */
@@ -54,6 +57,16 @@ export interface LonghornVolumeProps extends LonghornReplicaScheduling {
   readonly extraSpec?: { [key: string]: any };
 }
 
+const PROPS: PropSpec<LonghornVolumeProps> = {
+  ...REPLICA_SCHEDULING_PROPS,
+  size: KubeProps.bytes(),
+  name: Props.optional(KubeProps.dnsSubdomain()),
+  namespace: Props.optional(KubeProps.dnsLabel()),
+  staleReplicaTimeout: Props.optional(KubeProps.duration()),
+  inventory: Props.optional(Props.instanceOf(LonghornInventory)),
+  extraSpec: Props.optional(Props.mapOf(Props.any())),
+};
+
 /**
  * A Longhorn Volume (`longhorn.io/v1beta2`) with per-volume replica placement overrides. Given an
  * inventory, it checks at synth time that Longhorn can place every replica and says which level cannot be
@@ -74,6 +87,7 @@ export class LonghornVolume extends Construct {
   constructor(scope: Construct, id: string, props: LonghornVolumeProps) {
     super(scope, id);
     const where = `LonghornVolume '${this.node.path}'`;
+    checkProps(where, props, PROPS, 'LonghornVolumeProps');
     const resolved = resolveScheduling(where, props);
     this.sizeBytes = parseBytes(where, 'size', props.size);
     if (this.sizeBytes === 0 || this.sizeBytes % LONGHORN_SIZE_ALIGNMENT !== 0) {
@@ -104,6 +118,6 @@ export class LonghornVolume extends Construct {
       },
       spec: mergeExtra(where, 'extraSpec', typed, props.extraSpec),
     });
-    this.name = volume.name;
+    this.name = ensureValidName(volume);
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import { invalidProp } from '../shared/errors';
+import { checkArg, Props } from '../shared/props';
 
 /** Prometheus joins the values of a rule's `source_labels` with this separator unless the rule sets another. */
 export const DEFAULT_SEPARATOR = ';';
@@ -27,11 +28,13 @@ export class Hashmod {
    * rule's separator, `;` by default): `md5(value)[8..15]` as a big-endian uint64, modulo `modulus`.
    */
   public static bucket(value: string, modulus: number): number {
+    checkArg('Hashmod.bucket', 'value', value, Props.string());
     return hashmod(value, modulus);
   }
 
   /** The bucket of several source label values, joined with `;` as Prometheus does by default. */
   public static bucketOfLabels(values: string[], modulus: number): number {
+    checkArg('Hashmod.bucketOfLabels', 'values', values, Props.arrayOf(Props.string()));
     return hashmod(values.join(DEFAULT_SEPARATOR), modulus);
   }
 

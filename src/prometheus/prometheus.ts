@@ -1,4 +1,4 @@
-import { ApiObject, Chart, Names } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { OPERATOR_EXTERNAL_LABELS, operatorPrometheuses, ZONE_SCRAPE_CLASS } from './operator';
@@ -7,12 +7,15 @@ import {
   OperatorSharding, PrometheusOutput, PrometheusScrapeClass, ResolvedPrometheus, ShardingMode, ShardStorage,
 } from './options';
 import { discoveryRbac } from './rbac';
-import { isPrometheusLabelName, zoneSources } from './relabel';
-import { ShardPlan } from './shard-plan';
+import { isPrometheusLabelName, RELABEL_RULE_PROPS, zoneSources } from './relabel';
+import { checkShardCount, ShardPlan } from './shard-plan';
 import { REPLICA_EXTERNAL_LABEL, standaloneShards } from './standalone';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { invalidProp } from '../shared/errors';
-import { isDnsLabel } from '../shared/kubernetes-names';
+import { MAX_STATEFULSET_NAME } from '../shared/kubernetes-names';
+import { KubeProps } from '../shared/kubernetes-props';
+import { derivedName, resolveNamespace } from '../shared/object-names';
+import { checkProps, Props, PropSpec } from '../shared/props';
 import { parseBytes } from '../shared/quantity';
 import { addWarning } from '../shared/warnings';
 import { zoneSlugs } from '../shared/zone-slug';
@@ -21,8 +24,6 @@ import { ZoneTopology } from '../topology/zone-topology';
 
 /** The Prometheus image of the standalone output (3.5 is a long-term-support release). */
 export const DEFAULT_PROMETHEUS_IMAGE = 'quay.io/prometheus/prometheus:v3.5.0';
-/** A StatefulSet's name plus the controller-revision-hash suffix must fit the 63-character label limit. */
-const MAX_STATEFULSET_NAME = 52;
 const DURATION = /^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$/;
 
 /**
@@ -172,6 +173,42 @@ export interface TopologyShardedPrometheusProps {
   readonly monitorSelector?: k8s.LabelSelector;
 }
 
+const STORAGE_PROPS: PropSpec<ShardStorage> = {
+  size: KubeProps.bytes(),
+  storageClassName: Props.optional(KubeProps.dnsSubdomain()),
+};
+
+const SCRAPE_CLASS_PROPS: PropSpec<PrometheusScrapeClass> = {
+  name: Props.string(),
+  isDefault: Props.optional(Props.boolean()),
+  relabelings: Props.optional(Props.arrayOf(Props.struct(RELABEL_RULE_PROPS, 'RelabelRule'))),
+  metricRelabelings: Props.optional(Props.arrayOf(Props.struct(RELABEL_RULE_PROPS, 'RelabelRule'))),
+  attachNodeMetadata: Props.optional(Props.boolean()),
+};
+
+const PROPS: PropSpec<TopologyShardedPrometheusProps> = {
+  topology: Props.instanceOf(ZoneTopology),
+  shards: Props.integer(1),
+  shardsPerZone: Props.optional(Props.mapOf(Props.integer(1, undefined, 'a zone without a shard is not scraped'))),
+  replicas: Props.optional(Props.integer(1)),
+  mode: Props.optional(Props.enumOf(ShardingMode, 'ShardingMode')),
+  output: Props.optional(Props.enumOf(PrometheusOutput, 'PrometheusOutput')),
+  operatorSharding: Props.optional(Props.enumOf(OperatorSharding, 'OperatorSharding')),
+  externalLabelName: Props.optional(Props.string()),
+  externalLabels: Props.optional(Props.mapOf(Props.string())),
+  nodeSelector: Props.optional(KubeProps.labels()),
+  kubernetesVersion: Props.optional(Props.string()),
+  name: Props.optional(KubeProps.serviceName()),
+  namespace: Props.optional(KubeProps.dnsLabel()),
+  image: Props.optional(KubeProps.image()),
+  scrapeInterval: Props.optional(Props.string()),
+  retention: Props.optional(Props.string()),
+  resources: Props.optional(KubeProps.resources()),
+  storage: Props.optional(Props.struct(STORAGE_PROPS, 'ShardStorage')),
+  scrapeClasses: Props.optional(Props.arrayOf(Props.struct(SCRAPE_CLASS_PROPS, 'PrometheusScrapeClass'))),
+  monitorSelector: Props.optional(KubeProps.labelSelector()),
+};
+
 /**
  * Zone-local Prometheus shards: each shard runs in one zone and scrapes only that zone's targets, so
  * scrapes never cross zones, and every target is scraped by exactly one shard.
@@ -197,28 +234,26 @@ export class TopologyShardedPrometheus extends Construct {
     const where = `TopologyShardedPrometheus '${this.node.path}'`;
     const mode = props.mode ?? ShardingMode.TOPOLOGY;
     const output = props.output ?? PrometheusOutput.OPERATOR;
+    checkProps(where, props, PROPS, 'TopologyShardedPrometheusProps');
     checkOptions(where, props, mode, output);
 
     const topology = props.topology;
     this.plan = mode === ShardingMode.TOPOLOGY ? ShardPlan._of(where, topology.zones, props.shards, props.shardsPerZone) : undefined;
-    if (mode === ShardingMode.ADDRESS && (!Number.isInteger(props.shards) || props.shards < 1)) {
-      throw invalidProp(where, 'shards', props.shards, 'must be an integer >= 1');
-    }
+    if (mode === ShardingMode.ADDRESS) checkShardCount(where, props.shards);
     const release = props.kubernetesVersion === undefined
       ? undefined : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
     const sources = zoneSources(topology, release !== undefined && hasPodTopologyLabels(release));
-    const namespace = props.namespace ?? Chart.of(this).namespace;
+    const namespace = resolveNamespace(where, this, props.namespace);
     if (namespace === undefined) {
       throw invalidProp(where, 'namespace', namespace,
         "must be set (or the chart's namespace): the ClusterRoleBinding must name the ServiceAccount's namespace");
     }
 
-    const p: ResolvedPrometheus = {
+    const resolved: Omit<ResolvedPrometheus, 'name'> = {
       where,
       topology,
       mode,
       operatorSharding: props.operatorSharding ?? OperatorSharding.PER_ZONE,
-      name: props.name ?? Names.toDnsLabel(this, { includeHash: false }),
       namespace,
       metadataNamespace: props.namespace,
       shards: props.shards,
@@ -237,6 +272,9 @@ export class TopologyShardedPrometheus extends Construct {
       scrapeClasses: props.scrapeClasses ?? [],
       monitorSelector: props.monitorSelector ?? {},
     };
+    // A name of ours leaves room for what the longest StatefulSet name adds to it.
+    const room = MAX_STATEFULSET_NAME - longestStatefulSetName({ ...resolved, name: '' }, output).length;
+    const p: ResolvedPrometheus = { ...resolved, name: props.name ?? derivedName(this, room) };
     checkResolved(p, output);
 
     const nodeMetadata = (mode === ShardingMode.TOPOLOGY && (sources.nodeLabel || p.operatorSharding === OperatorSharding.SHARDING_STRATEGY))
@@ -290,7 +328,6 @@ function checkResolved(p: ResolvedPrometheus, output: PrometheusOutput): void {
       throw invalidProp(where, 'externalLabels', p.externalLabels, `sets ${JSON.stringify(name)}, which externalLabelName gives each shard's zone`);
     }
   }
-  if (!isDnsLabel(p.name)) throw invalidProp(where, 'name', p.name, 'must be a DNS label (lower case alphanumerics and -)');
   const longest = longestStatefulSetName(p, output);
   if (longest.length > MAX_STATEFULSET_NAME) {
     throw invalidProp(where, 'name', p.name,

@@ -1,5 +1,6 @@
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { invalidProp } from '../shared/errors';
+import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
 import { ZoneTopology } from '../topology/zone-topology';
 
@@ -83,6 +84,27 @@ export interface RelabelRule {
    */
   readonly action?: RelabelAction;
 }
+
+/** The run-time checks of `RelabelRule`. */
+export const RELABEL_RULE_PROPS: PropSpec<RelabelRule> = {
+  sourceLabels: Props.optional(Props.arrayOf(Props.string((s) => (isPrometheusLabelName(s) ? undefined : 'is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)'), 'a label name'))),
+  separator: Props.optional(Props.string()),
+  targetLabel: Props.optional(Props.nonEmptyString('a label name')),
+  regex: Props.optional(Props.string()),
+  modulus: Props.optional(Props.integer(1, Number.MAX_SAFE_INTEGER)),
+  replacement: Props.optional(Props.string()),
+  action: Props.optional(Props.enumOf(RelabelAction, 'RelabelAction')),
+};
+const RELABEL_RULES = Props.arrayOf(Props.struct(RELABEL_RULE_PROPS, 'RelabelRule'));
+
+const SHARD_RELABELING_PROPS: PropSpec<ShardRelabelingProps> = {
+  topology: Props.instanceOf(ZoneTopology),
+  zone: Props.string(),
+  inZoneIndex: Props.optional(Props.integer(0)),
+  zoneShards: Props.optional(Props.integer(1)),
+  kubernetesVersion: Props.optional(Props.string()),
+  hashLabel: Props.optional(Props.string()),
+};
 
 /** The label prometheus-operator and this library read a target's zone from (a scrape class may set it first). */
 export const TOPOLOGY_LABEL = '__tmp_topology';
@@ -261,6 +283,7 @@ export class ShardRelabeling {
    */
   public static forShard(props: ShardRelabelingProps): RelabelRule[] {
     const where = 'ShardRelabeling.forShard';
+    checkProps(where, props, SHARD_RELABELING_PROPS, 'ShardRelabelingProps');
     const selection = checkSelection(where, props.topology, {
       zone: props.zone, inZoneIndex: props.inZoneIndex ?? 0, zoneShards: props.zoneShards ?? 1,
     });
@@ -276,7 +299,8 @@ export class ShardRelabeling {
   /** Classic address sharding over `shards` shards (no zones): the rules of shard `index`. */
   public static byAddress(index: number, shards: number, hashLabel?: string): RelabelRule[] {
     const where = 'ShardRelabeling.byAddress';
-    if (!Number.isInteger(shards) || shards < 1) throw invalidProp(where, 'shards', shards, 'must be an integer >= 1');
+    checkArg(where, 'shards', shards, Props.integer(1));
+    checkArg(where, 'hashLabel', hashLabel, Props.optional(Props.string()));
     if (!Number.isInteger(index) || index < 0 || index >= shards) {
       throw invalidProp(where, 'index', index, `must be an integer from 0 to ${shards - 1}`);
     }
@@ -285,11 +309,13 @@ export class ShardRelabeling {
 
   /** The rules in Prometheus configuration spelling (`source_labels`, `target_label`), for a `prometheus.yml`. */
   public static toPrometheusConfig(rules: RelabelRule[]): any[] {
+    checkArg('ShardRelabeling.toPrometheusConfig', 'rules', rules, RELABEL_RULES);
     return rules.map(toConfigSpelling);
   }
 
   /** The rules in prometheus-operator spelling (`sourceLabels`, `targetLabel`), for monitors and scrape classes. */
   public static toOperator(rules: RelabelRule[]): any[] {
+    checkArg('ShardRelabeling.toOperator', 'rules', rules, RELABEL_RULES);
     return rules.map(toOperatorSpelling);
   }
 

@@ -1,4 +1,5 @@
 import { describe, invalidProp } from '../shared/errors';
+import { checkProps, Props, PropSpec } from '../shared/props';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /**
@@ -38,6 +39,19 @@ export interface ShardPlanProps {
 }
 
 /**
+ * The most shards a plan may have. Each shard is a Prometheus server (a StatefulSet, and with the
+ * standalone output its own prometheus.yml and PodDisruptionBudget); more than this is beyond any
+ * deployment a zone-sharded setup is meant for, and would only make a chart of thousands of objects.
+ */
+export const MAX_SHARDS = 1000;
+
+const PROPS: PropSpec<ShardPlanProps> = {
+  topology: Props.instanceOf(ZoneTopology),
+  shards: Props.integer(1),
+  shardsPerZone: Props.optional(Props.mapOf(Props.integer(1, undefined, 'a zone without a shard is not scraped'))),
+};
+
+/**
  * Which zone each Prometheus shard runs in, and which slice of that zone's targets it scrapes (pure).
  *
  * Shards are dealt round-robin over the zones in the topology's order, so without weights shard `i` is in
@@ -49,6 +63,7 @@ export interface ShardPlanProps {
 export class ShardPlan {
   /** Plans `shards` shards over the topology's zones; throws on a plan that would leave a zone unscraped. */
   public static plan(props: ShardPlanProps): ShardPlan {
+    checkProps('ShardPlan', props, PROPS, 'ShardPlanProps');
     return new ShardPlan(planShards('ShardPlan', props.topology.zones, props.shards, props.shardsPerZone));
   }
 
@@ -86,9 +101,7 @@ export class ShardPlan {
 export function planShards(
   where: string, zones: string[], shards: number, shardsPerZone?: { [zone: string]: number },
 ): ShardAssignment[] {
-  if (!Number.isInteger(shards) || shards < 1) {
-    throw invalidProp(where, 'shards', shards, 'must be an integer >= 1');
-  }
+  checkShardCount(where, shards);
   if (shards < zones.length) {
     throw invalidProp(where, 'shards', shards,
       `is less than the ${zones.length} zones [${zones.join(', ')}]: zone(s) ${zones.slice(shards).join(', ')} ` +
@@ -107,6 +120,13 @@ export function planShards(
     });
   }
   return assigned;
+}
+
+/** Refuses a shard count that is not a whole number from 1 to `MAX_SHARDS`. */
+export function checkShardCount(where: string, shards: number): void {
+  if (!Number.isInteger(shards) || shards < 1 || shards > MAX_SHARDS) {
+    throw invalidProp(where, 'shards', shards, `must be an integer from 1 to ${MAX_SHARDS} (each shard is a Prometheus server)`);
+  }
 }
 
 function evenCounts(zoneCount: number, shards: number): number[] {

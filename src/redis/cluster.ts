@@ -2,18 +2,25 @@ import { Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { RedisShardLayout } from './layout';
-import { CONFIG_HASH_ANNOTATION, ZONE_LABEL } from '../contract/labels';
-import { LAYOUT_KEY, layoutConfigMapName, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PORT } from '../contract/redis';
+import { CONFIG_HASH_ANNOTATION, STATEFULSET_POD_NAME_LABEL, ZONE_LABEL } from '../contract/labels';
+import {
+  LAYOUT_KEY, layoutConfigMapName, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PASSWORD_ENV, REDIS_PORT, redisPodName, redisStatefulSetName,
+} from '../contract/redis';
+import { REDIS_MANAGER_FEATURE, requireControllerFeature, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
+import { whenZoneController } from '../controller/zone-controller';
+import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
 import { configHash } from '../shared/config-hash';
 import { invalidProp } from '../shared/errors';
+import { MAX_STATEFULSET_NAME, NAME_MAX } from '../shared/kubernetes-names';
+import { KubeProps } from '../shared/kubernetes-props';
+import { derivedName, resolveNamespace } from '../shared/object-names';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
-import { parseBytes } from '../shared/quantity';
+import { checkProps, INT32_MAX, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
+import { zoneSlugs } from '../shared/zone-slug';
 import { ZoneAffinity } from '../topology/affinity';
 import { ZoneTopology } from '../topology/zone-topology';
 
-/** The label StatefulSets put on each pod with its own name. */
-const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 const UID = 999; // the redis user of the official image
 const DATA_DIR = '/data';
 const CONFIG_DIR = '/etc/redis';
@@ -57,16 +64,16 @@ export interface ZonalRedisClusterProps {
   readonly replicasPerMaster?: number;
 
   /**
-   * The name of the objects (StatefulSets are `<name>-<zone>`).
+   * The name of the objects: the client Service, `<name>-nodes` (headless), `<name>-<zone slug>` (StatefulSets).
    *
-   * @default - the construct's id
+   * @default - the construct's id when it is a valid name short enough, else one made from the construct path
    */
   readonly name?: string;
 
   /**
    * The namespace of every object.
    *
-   * @default - none (the namespace of the kubectl context)
+   * @default - the chart's namespace
    */
   readonly namespace?: string;
 
@@ -113,13 +120,48 @@ export interface ZonalRedisClusterProps {
    * @default false
    */
   readonly requireFullCoverage?: boolean;
+
+  /**
+   * The controller that bootstraps and heals the cluster (a `ZoneController` with `redisManager`) is installed
+   * by another app. Synth then warns instead of failing when this app has no such controller, and evictions
+   * are limited to one pod at a time (a PodDisruptionBudget), as nothing says that controller enforces
+   * zone disruption budgets.
+   *
+   * @default false: the app must contain a ZoneController with redisManager
+   */
+  readonly controllerInstalledElsewhere?: boolean;
 }
+
+const STORAGE_PROPS: PropSpec<RedisStorage> = {
+  size: KubeProps.bytes(),
+  storageClassName: Props.optional(KubeProps.dnsSubdomain()),
+};
+
+const PROPS: PropSpec<ZonalRedisClusterProps> = {
+  topology: Props.instanceOf(ZoneTopology),
+  masters: Props.integer(0, Number.MAX_SAFE_INTEGER),
+  replicasPerMaster: Props.optional(Props.integer(0, Number.MAX_SAFE_INTEGER)),
+  name: Props.optional(KubeProps.serviceName()),
+  namespace: Props.optional(KubeProps.dnsLabel()),
+  image: Props.optional(KubeProps.image()),
+  resources: Props.optional(KubeProps.resources()),
+  storage: Props.optional(Props.struct(STORAGE_PROPS, 'RedisStorage')),
+  password: Props.optional(Props.struct<RedisPasswordSecret>({ name: KubeProps.dnsSubdomain(), key: KubeProps.dataKey() }, 'RedisPasswordSecret')),
+  clusterNodeTimeout: Props.optional(KubeProps.duration()),
+  requireFullCoverage: Props.optional(Props.boolean()),
+  controllerInstalledElsewhere: Props.optional(Props.boolean()),
+};
+
+/** The most bytes of data a ConfigMap may hold (Kubernetes refuses more). */
+const CONFIG_MAP_MAX_BYTES = 1024 * 1024;
 
 /**
  * A Redis Cluster laid out to survive losing a zone: one StatefulSet per zone (pinned to it, pods of one
- * shard never on one host), a headless Service for the cluster bus, a client Service, redis.conf, a
- * PodDisruptionBudget per zone, and the planned shard layout as a ConfigMap that the runtime controller
- * (`cdk8s-zones-controller redis`) reads to bootstrap and heal the cluster.
+ * shard never on one host), a headless Service for the cluster bus, a client Service, redis.conf, the
+ * planned shard layout as a ConfigMap that the runtime controller (`cdk8s-zones-controller redis`) reads
+ * to bootstrap and heal the cluster, and a disruption budget that never lets a master and its replica be
+ * evicted together: a ZoneDisruptionBudget (evictions in one zone at a time) when the app's ZoneController
+ * enforces them, else a PodDisruptionBudget of one pod at a time.
  */
 export class ZonalRedisCluster extends Construct {
   /** The planned layout (which pod is which shard's master or replica). */
@@ -132,18 +174,28 @@ export class ZonalRedisCluster extends Construct {
   constructor(scope: Construct, id: string, props: ZonalRedisClusterProps) {
     super(scope, id);
     const where = `ZonalRedisCluster '${this.node.path}'`;
-    const name = props.name ?? id;
-    const namespace = props.namespace;
-    this.layout = RedisShardLayout._plan(where, {
-      zones: props.topology.zones, masters: props.masters, replicasPerMaster: props.replicasPerMaster ?? 1,
-    });
-    if (props.storage) parseBytes(where, 'storage.size', props.storage.size);
-    if (props.password && (!props.password.name || !props.password.key)) {
-      throw invalidProp(where, 'password', props.password, 'must name both the Secret (name) and the key in it that holds the password (key)');
+    checkProps(where, props, PROPS, 'ZonalRedisClusterProps');
+    const installedElsewhere = props.controllerInstalledElsewhere ?? false;
+    requireControllerFeature(this, where, REDIS_MANAGER_FEATURE, installedElsewhere);
+    const zones = props.topology.zones;
+    const slugs = zoneSlugs(zones);
+    // StatefulSets are <name>-<zone slug> (at most 52 characters); Services <name> and <name>-nodes (63).
+    const room = Math.min(MAX_STATEFULSET_NAME - 1 - Math.max(...slugs.map((z) => z.length)), NAME_MAX - '-nodes'.length);
+    const name = props.name ?? derivedName(this, room, id);
+    if (name.length > room) {
+      throw invalidProp(where, 'name', name, `is too long: at most ${room} characters leave room for the zone in the StatefulSet names (${redisStatefulSetName(name, slugs[0])}, ...)`);
+    }
+    const namespace = resolveNamespace(where, this, props.namespace);
+    this.layout = RedisShardLayout._plan(where, { zones, masters: props.masters, replicasPerMaster: props.replicasPerMaster ?? 1 });
+    const layoutJson = this.layout.toJson();
+    const layoutBytes = Buffer.byteLength(layoutJson) + LAYOUT_KEY.length;
+    if (layoutBytes > CONFIG_MAP_MAX_BYTES) {
+      throw invalidProp(where, 'masters', props.masters,
+        `with ${this.layout.nodes.length} nodes makes a layout of ${layoutBytes} bytes, over the ${CONFIG_MAP_MAX_BYTES} a ConfigMap may hold: use fewer masters or replicas`);
     }
     const timeout = (props.clusterNodeTimeout ?? Duration.seconds(5)).toMilliseconds();
-    if (!Number.isInteger(timeout) || timeout < 100) {
-      throw invalidProp(where, 'clusterNodeTimeout', `${timeout}ms`, 'must be a whole number of milliseconds >= 100');
+    if (!Number.isInteger(timeout) || timeout < 100 || timeout > INT32_MAX) {
+      throw invalidProp(where, 'clusterNodeTimeout', `${timeout}ms`, `must be a whole number of milliseconds from 100 to ${INT32_MAX}`);
     }
 
     const labels = (component: string) => ({ ...standardLabels('redis', name, component), [REDIS_CLUSTER_LABEL]: name });
@@ -157,7 +209,7 @@ export class ZonalRedisCluster extends Construct {
     this.layoutConfigMapName = layoutConfigMapName(name);
     new k8s.KubeConfigMap(this, 'layout', {
       metadata: { name: this.layoutConfigMapName, namespace, labels: labels('layout') },
-      data: { [LAYOUT_KEY]: this.layout.toJson() },
+      data: { [LAYOUT_KEY]: layoutJson },
     });
     const headless = new k8s.KubeService(this, 'nodes', {
       metadata: { name: `${name}-nodes`, namespace, labels: labels('node') },
@@ -178,12 +230,12 @@ export class ZonalRedisCluster extends Construct {
     });
 
     const hash = configHash(conf);
-    for (const zone of props.topology.zones) {
+    const peers = shardPeers(this.layout, name);
+    zones.forEach((zone, z) => {
       const zoneLabels = { ...labels('node'), [ZONE_LABEL]: zone };
       const zoneSelector = { ...selector, [ZONE_LABEL]: zone };
-      const statefulSet = `${name}-${zone}`;
-      new k8s.KubeStatefulSet(this, zone, {
-        metadata: { name: statefulSet, namespace, labels: zoneLabels },
+      new k8s.KubeStatefulSet(this, slugs[z], {
+        metadata: { name: redisStatefulSetName(name, slugs[z]), namespace, labels: zoneLabels },
         spec: {
           replicas: this.layout.nodesPerZone[zone],
           serviceName: headless.name,
@@ -193,7 +245,7 @@ export class ZonalRedisCluster extends Construct {
           selector: { matchLabels: zoneSelector },
           template: {
             metadata: { labels: zoneLabels, annotations: { [CONFIG_HASH_ANNOTATION]: hash } },
-            spec: this.podSpec(props, zone, name, config.name, selector),
+            spec: this.podSpec(props, zone, config.name, selector, peers.get(zone)!),
           },
           volumeClaimTemplates: props.storage && [{
             metadata: { name: 'data' },
@@ -205,25 +257,34 @@ export class ZonalRedisCluster extends Construct {
           }],
         },
       });
-      new k8s.KubePodDisruptionBudget(this, `${zone}-pdb`, {
-        metadata: { name: statefulSet, namespace, labels: zoneLabels },
-        spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: zoneSelector } },
+    });
+    this.disruptionBudget(name, namespace, selector, labels('node'), installedElsewhere);
+  }
+
+  /**
+   * No eviction may take a master and its replica down together, nor a majority of the masters. A zone holds
+   * neither (the layout keeps every replica out of its master's zone and a minority of masters per zone), so
+   * evictions in one zone at a time are safe: a ZoneDisruptionBudget, when the app's ZoneController enforces
+   * them for this namespace (its webhook fails closed). Otherwise one pod at a time: a PodDisruptionBudget.
+   */
+  private disruptionBudget(name: string, namespace: string | undefined, selector: { [key: string]: string },
+    labels: { [key: string]: string }, installedElsewhere: boolean): void {
+    new k8s.KubePodDisruptionBudget(this, 'pdb', {
+      metadata: { name, namespace, labels },
+      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
+    });
+    if (installedElsewhere) return;
+    whenZoneController(this, (controller) => {
+      if (!controller.reconcilers.includes(ZONE_DISRUPTION_BUDGET_FEATURE.reconciler) || !controller._guardsEvictionsIn(namespace)) return false;
+      this.node.tryRemoveChild('pdb');
+      new ZoneDisruptionBudget(this, 'zone-disruption-budget', {
+        name, namespace, selector, maxUnavailable: Math.max(...Object.values(this.layout.nodesPerZone)),
       });
-    }
+      return true;
+    });
   }
 
-  /** The pod names (`<name>-<zone>-<ordinal>`) that share a shard with a pod of `zone`, other than that pod. */
-  private shardPeersOf(zone: string, name: string): string[] {
-    const peers = new Set<string>();
-    for (const own of this.layout.nodesInZone(zone)) {
-      for (const other of this.layout.nodes) {
-        if (other.shard === own.shard && other.name !== own.name) peers.add(`${name}-${other.name}`);
-      }
-    }
-    return [...peers].sort();
-  }
-
-  private podSpec(props: ZonalRedisClusterProps, zone: string, name: string, configMap: string, selector: { [key: string]: string }): k8s.PodSpec {
+  private podSpec(props: ZonalRedisClusterProps, zone: string, configMap: string, selector: { [key: string]: string }, peers: string[]): k8s.PodSpec {
     const secret = props.password && { secretKeyRef: { name: props.password.name, key: props.password.key } };
     const auth = secret ? ['--requirepass', '$(REDIS_PASSWORD)', '--masterauth', '$(REDIS_PASSWORD)'] : [];
     const probe = (extra: Partial<k8s.Probe>): k8s.Probe => ({
@@ -240,7 +301,7 @@ export class ZonalRedisCluster extends Construct {
             topologyKey: props.topology.hostnameKey,
             labelSelector: {
               matchLabels: selector,
-              matchExpressions: [{ key: POD_NAME_LABEL, operator: 'In', values: this.shardPeersOf(zone, name) }],
+              matchExpressions: [{ key: STATEFULSET_POD_NAME_LABEL, operator: 'In', values: peers }],
             },
           }],
           // Soft: one Redis pod per host where there are hosts enough.
@@ -257,7 +318,7 @@ export class ZonalRedisCluster extends Construct {
         env: [
           { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
           ...(secret ? [
-            { name: 'REDIS_PASSWORD', valueFrom: secret },
+            { name: REDIS_PASSWORD_ENV, valueFrom: secret },
             { name: 'REDISCLI_AUTH', valueFrom: secret }, // redis-cli (the probes) reads it
           ] : []),
         ],
@@ -303,4 +364,20 @@ export function redisConf(clusterNodeTimeoutMs: number, requireFullCoverage: boo
     'protected-mode no',
     '',
   ].join('\n');
+}
+
+/**
+ * For each zone, the pods (`<name>-<node>`) that share a shard with a pod of that zone, other than those
+ * pods: they must never run on the same host. One pass over the shards, however large the layout.
+ */
+function shardPeers(layout: RedisShardLayout, name: string): Map<string, string[]> {
+  const peers = new Map(layout.zones.map((zone) => [zone, new Set<string>()]));
+  const byName = new Map(layout.nodes.map((n) => [n.name, n]));
+  for (const shard of layout.shards) {
+    const members = [shard.master, ...shard.replicas].map((n) => byName.get(n)!);
+    for (const own of members) {
+      for (const other of members) if (other !== own) peers.get(own.zone)!.add(redisPodName(name, other.name));
+    }
+  }
+  return new Map([...peers].map(([zone, set]) => [zone, [...set].sort()]));
 }

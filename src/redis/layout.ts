@@ -1,5 +1,9 @@
-import { slotRange } from './slots';
+import { REDIS_CLUSTER_SLOTS, slotRange } from './slots';
+import { redisNodeName } from '../contract/redis';
 import { invalidProp } from '../shared/errors';
+import { labelValueProblem } from '../shared/kubernetes-names';
+import { checkProps, Props, PropSpec } from '../shared/props';
+import { zoneSlug } from '../shared/zone-slug';
 import { Quorum, Survival, SurvivalVerdict } from '../topology/survival';
 
 /** The role a Redis node is planned to have in its shard. */
@@ -54,6 +58,19 @@ export interface RedisShardLayoutProps {
 }
 
 /**
+ * The most nodes a layout may plan. The layout is stored as JSON in a ConfigMap, which Kubernetes caps at
+ * 1 MiB, and each node takes at least 64 bytes of it: a larger plan could never be stored (and planning it
+ * would only use up memory). `ZonalRedisCluster` checks the exact size of its ConfigMap.
+ */
+export const MAX_REDIS_NODES = Math.floor((1024 * 1024) / 64);
+
+const PROPS: PropSpec<RedisShardLayoutProps> = {
+  zones: Props.arrayOf(Props.string(undefined, 'a zone name')),
+  masters: Props.integer(0, Number.MAX_SAFE_INTEGER),
+  replicasPerMaster: Props.integer(0, Number.MAX_SAFE_INTEGER),
+};
+
+/**
  * Where each master and replica of a Redis Cluster runs so that losing any one zone keeps the cluster
  * serving every slot (pure, deterministic).
  *
@@ -67,6 +84,7 @@ export interface RedisShardLayoutProps {
 export class RedisShardLayout {
   /** Plans the layout; throws when no layout of these numbers survives losing a zone. */
   public static plan(props: RedisShardLayoutProps): RedisShardLayout {
+    checkProps('RedisShardLayout', props, PROPS, 'RedisShardLayoutProps');
     return RedisShardLayout._plan('RedisShardLayout', props);
   }
 
@@ -81,8 +99,15 @@ export class RedisShardLayout {
    * re-plans from its numbers and throws when the nodes differ from the plan.
    */
   public static fromJson(json: string): RedisShardLayout {
-    const data = JSON.parse(json);
-    const layout = RedisShardLayout._plan('RedisShardLayout.fromJson', data);
+    const where = 'RedisShardLayout.fromJson';
+    let data: any;
+    try {
+      data = JSON.parse(json);
+    } catch (e) {
+      throw invalidProp(where, 'json', json, `is not JSON: ${(e as Error).message}`);
+    }
+    checkProps<RedisShardLayoutProps & { nodes: object[] }>(where, data ?? undefined, { ...PROPS, nodes: Props.any() }, 'layout');
+    const layout = RedisShardLayout._plan(where, data);
     if (JSON.stringify(layout.toData()) !== JSON.stringify(data)) {
       throw invalidProp('RedisShardLayout.fromJson', 'json', json.slice(0, 80), 'is not the plan of its own zones/masters/replicasPerMaster');
     }
@@ -119,21 +144,25 @@ export class RedisShardLayout {
     this.replicasPerMaster = replicasPerMaster;
     this.nodes = nodes;
     this.maxMastersPerZone = maxMastersPerZone;
-    this.shards = Array.from({ length: masters }, (_, index) => {
+    // One pass over the nodes (a layout may hold thousands): shards by index, counts by zone.
+    const members: RedisNodePlan[][] = Array.from({ length: masters }, () => []);
+    this.mastersPerZone = Object.fromEntries(zones.map((z) => [z, 0]));
+    this.nodesPerZone = Object.fromEntries(zones.map((z) => [z, 0]));
+    for (const n of nodes) {
+      members[n.shard].push(n);
+      this.nodesPerZone[n.zone]++;
+      if (n.role === RedisRole.MASTER) this.mastersPerZone[n.zone]++;
+    }
+    this.shards = members.map((shard, index) => {
       const [slotStart, slotEnd] = slotRange(index, masters);
-      const members = nodes.filter((n) => n.shard === index);
       return {
         index,
         slotStart,
         slotEnd,
-        master: members.find((n) => n.role === RedisRole.MASTER)!.name,
-        replicas: members.filter((n) => n.role === RedisRole.REPLICA).map((n) => n.name),
+        master: shard.find((n) => n.role === RedisRole.MASTER)!.name,
+        replicas: shard.filter((n) => n.role === RedisRole.REPLICA).map((n) => n.name),
       };
     });
-    const count = (role?: RedisRole) =>
-      Object.fromEntries(zones.map((z) => [z, nodes.filter((n) => n.zone === z && (role === undefined || n.role === role)).length]));
-    this.mastersPerZone = count(RedisRole.MASTER);
-    this.nodesPerZone = count();
     this.survival = Survival.check(this.mastersPerZone, Quorum.majority());
     this.replicasInDistinctZones = replicasPerMaster < zones.length;
   }
@@ -167,19 +196,28 @@ export class RedisShardLayout {
 
 function planLayout(where: string, props: RedisShardLayoutProps): { nodes: RedisNodePlan[]; maxMastersPerZone: number } {
   const { zones, masters, replicasPerMaster: replicas } = props;
-  if (!Array.isArray(zones) || new Set(zones).size !== zones.length || zones.some((z) => typeof z !== 'string' || z === '')) {
-    throw invalidProp(where, 'zones', zones, 'must be a list of distinct, non-empty zone names');
+  if (!Array.isArray(zones) || new Set(zones).size !== zones.length || zones.some((z) => typeof z !== 'string' || z === '' || labelValueProblem(z))) {
+    throw invalidProp(where, 'zones', zones, 'must be a list of distinct zone names (non-empty label values)');
+  }
+  const slugs = zones.map(zoneSlug);
+  if (new Set(slugs).size !== slugs.length) {
+    throw invalidProp(where, 'zones', zones, `must have distinct object-name slugs, but they are ${JSON.stringify(slugs)}`);
   }
   if (zones.length < 3) {
     throw invalidProp(where, 'zones', zones,
       `has ${zones.length} zone(s): a Redis Cluster over fewer than 3 zones never survives losing one (the zone with the most masters ` +
       'holds at least half of them, and failover needs a majority). Use 3 or more zones');
   }
-  if (!Number.isInteger(masters) || masters < 3) {
-    throw invalidProp(where, 'masters', masters, 'must be an integer >= 3 (Redis Cluster needs 3 masters to elect a failover)');
+  if (!Number.isInteger(masters) || masters < 3 || masters > REDIS_CLUSTER_SLOTS) {
+    throw invalidProp(where, 'masters', masters,
+      `must be an integer from 3 to ${REDIS_CLUSTER_SLOTS} (Redis Cluster needs 3 masters to elect a failover, and each master serves at least one of its ${REDIS_CLUSTER_SLOTS} hash slots)`);
   }
   if (!Number.isInteger(replicas) || replicas < 0) {
     throw invalidProp(where, 'replicasPerMaster', replicas, 'must be an integer >= 0');
+  }
+  if (masters * (replicas + 1) > MAX_REDIS_NODES) {
+    throw invalidProp(where, 'replicasPerMaster', replicas,
+      `with ${masters} masters makes ${masters * (replicas + 1)} nodes, more than the ${MAX_REDIS_NODES} whose layout fits the 1 MiB of a ConfigMap: use fewer masters or replicas`);
   }
   if (replicas === 0) {
     throw invalidProp(where, 'replicasPerMaster', replicas,
@@ -204,7 +242,7 @@ function planLayout(where: string, props: RedisShardLayoutProps): { nodes: Redis
   const nodes: RedisNodePlan[] = [];
   zones.forEach((zone, z) => {
     placed.filter((p) => p.zone === z).forEach((p, ordinal) => {
-      nodes.push({ name: `${zone}-${ordinal}`, zone, ordinal, shard: p.shard, role: p.role });
+      nodes.push({ name: redisNodeName(slugs[z], ordinal), zone, ordinal, shard: p.shard, role: p.role });
     });
   });
   return { nodes, maxMastersPerZone };

@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
+import { checkProps, Props } from '../shared/props';
 
 /** Props of `ZoneRolloutCrds`. */
 export interface ZoneRolloutCrdsProps {
@@ -27,6 +28,9 @@ export interface ZoneRolloutCrdsProps {
 export class ZoneRolloutCrds extends Construct {
   constructor(scope: Construct, id: string, props: ZoneRolloutCrdsProps = {}) {
     super(scope, id);
+    checkProps(`ZoneRolloutCrds '${this.node.path}'`, props, {
+      zoneAwareUpdate: Props.optional(Props.boolean()), zoneDisruptionBudget: Props.optional(Props.boolean()),
+    }, 'ZoneRolloutCrdsProps');
     if (props.zoneAwareUpdate ?? true) new ApiObject(this, 'zoneawareupdates', zoneAwareUpdateCrd());
     if (props.zoneDisruptionBudget ?? true) new ApiObject(this, 'zonedisruptionbudgets', zoneDisruptionBudgetCrd());
   }

@@ -3,8 +3,12 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { checkMaxUnavailable } from './max-unavailable';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../contract/rollout';
+import { requireControllerFeature, ZONE_AWARE_UPDATE_FEATURE } from '../controller/requirements';
 import { invalidProp } from '../shared/errors';
-import { labelKeyProblem } from '../shared/kubernetes-names';
+import { dnsSubdomainProblem, labelKeyProblem } from '../shared/kubernetes-names';
+import { KubeProps } from '../shared/kubernetes-props';
+import { ensureValidName } from '../shared/object-names';
+import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
 
 /** The workload a ZoneAwareUpdate rolls: one StatefulSet or one Deployment in the ZoneAwareUpdate's namespace. */
@@ -14,11 +18,13 @@ export class RolloutTarget {
    * any other strategy (Kubernetes would roll the pods itself, racing the controller).
    */
   public static statefulSet(statefulSet: kplus.StatefulSet): RolloutTarget {
+    checkArg('RolloutTarget.statefulSet', 'statefulSet', statefulSet, Props.instanceOf(kplus.StatefulSet, 'cdk8s-plus StatefulSet'));
     return new RolloutTarget('statefulset', statefulSet.name, statefulSet, undefined);
   }
 
   /** A StatefulSet by name (defined elsewhere; its updateStrategy must be OnDelete). */
   public static statefulSetName(name: string): RolloutTarget {
+    checkArg('RolloutTarget.statefulSetName', 'name', name, KubeProps.dnsSubdomain());
     return new RolloutTarget('statefulset', name, undefined, undefined);
   }
 
@@ -29,11 +35,13 @@ export class RolloutTarget {
    * docs/rollouts.md).
    */
   public static deployment(deployment: kplus.Deployment): RolloutTarget {
+    checkArg('RolloutTarget.deployment', 'deployment', deployment, Props.instanceOf(kplus.Deployment, 'cdk8s-plus Deployment'));
     return new RolloutTarget('deployment', deployment.name, undefined, deployment);
   }
 
   /** A Deployment by name (defined elsewhere; it must be paused, `spec.paused: true`, with strategy Recreate). */
   public static deploymentName(name: string): RolloutTarget {
+    checkArg('RolloutTarget.deploymentName', 'name', name, KubeProps.dnsSubdomain());
     return new RolloutTarget('deployment', name, undefined, undefined);
   }
 
@@ -118,9 +126,33 @@ export interface ZoneAwareUpdateProps {
    * @default - the cdk8s-plus workload's namespace, else the chart's
    */
   readonly namespace?: string;
+
+  /**
+   * The controller that rolls the workload (a `ZoneController` with `zoneAwareUpdate`) is installed by
+   * another app. Synth then warns instead of failing when this app has no such controller.
+   *
+   * @default false: the app must contain a ZoneController with zoneAwareUpdate
+   */
+  readonly controllerInstalledElsewhere?: boolean;
 }
 
-const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+const PAUSE_CONDITION_PROPS: PropSpec<ZoneAwareUpdatePauseCondition> = {
+  label: Props.optional(Props.string()),
+  annotation: Props.optional(Props.string()),
+  prometheusQueryUrl: Props.optional(Props.string()),
+};
+
+const PROPS: PropSpec<ZoneAwareUpdateProps> = {
+  target: Props.instanceOf(RolloutTarget),
+  maxUnavailable: Props.custom("a whole number of pods or a percentage such as '25%'",
+    (v) => (typeof v === 'number' || typeof v === 'string' ? undefined : "must be a whole number of pods or a percentage such as '25%'")),
+  exponentialFactor: Props.optional(Props.finiteNumber()),
+  dryRun: Props.optional(Props.boolean()),
+  pauseCondition: Props.optional(Props.struct(PAUSE_CONDITION_PROPS, 'ZoneAwareUpdatePauseCondition')),
+  name: Props.optional(KubeProps.dnsSubdomain()),
+  namespace: Props.optional(KubeProps.dnsLabel()),
+  controllerInstalledElsewhere: Props.optional(Props.boolean()),
+};
 
 /**
  * A ZoneAwareUpdate custom resource (group cdk8s-zones.dev): the runtime controller (`ZoneController` with
@@ -135,6 +167,8 @@ export class ZoneAwareUpdate extends Construct {
   constructor(scope: Construct, id: string, props: ZoneAwareUpdateProps) {
     super(scope, id);
     const where = `ZoneAwareUpdate '${this.node.path}'`;
+    checkProps(where, props, PROPS, 'ZoneAwareUpdateProps');
+    requireControllerFeature(this, where, ZONE_AWARE_UPDATE_FEATURE, props.controllerInstalledElsewhere ?? false);
     checkMaxUnavailable(where, 'maxUnavailable', props.maxUnavailable);
     const factor = props.exponentialFactor ?? 2;
     if (!Number.isFinite(factor) || factor < 0 || (factor > 0 && factor < 1)) {
@@ -160,9 +194,8 @@ export class ZoneAwareUpdate extends Construct {
       throw invalidProp(where, 'namespace', props.namespace,
         `must be the workload's namespace ${JSON.stringify(workloadNamespace)}: a ZoneAwareUpdate rolls a workload of its own namespace`);
     }
-    if (target.name.length > 253 || !OBJECT_NAME.test(target.name)) {
-      throw invalidProp(where, 'target', target.name, 'must name a workload (a DNS subdomain)');
-    }
+    const targetProblem = dnsSubdomainProblem(target.name);
+    if (targetProblem) throw invalidProp(where, 'target', target.name, `names no valid workload: ${targetProblem}`);
     if (target._statefulSet) {
       const strategy = target._statefulSet.strategy._toKube().type ?? 'RollingUpdate';
       if (strategy !== 'OnDelete') {
@@ -206,6 +239,6 @@ export class ZoneAwareUpdate extends Construct {
       },
       spec,
     });
-    this.name = resource.name;
+    this.name = ensureValidName(resource);
   }
 }

@@ -3,8 +3,11 @@ import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { checkMaxUnavailable } from './max-unavailable';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
+import { requireControllerFeature, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
 import { invalidProp } from '../shared/errors';
-import { labelKeyProblem, labelValueProblem } from '../shared/kubernetes-names';
+import { KubeProps } from '../shared/kubernetes-props';
+import { ensureValidName } from '../shared/object-names';
+import { checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
 
 /** Props of `ZoneDisruptionBudget`. */
@@ -51,7 +54,26 @@ export interface ZoneDisruptionBudgetProps {
    * @default - the workload's namespace, else the chart's
    */
   readonly namespace?: string;
+
+  /**
+   * The controller that enforces the budget (a `ZoneController` with `zoneDisruptionBudget`) is installed by
+   * another app. Synth then warns instead of failing when this app has no such controller.
+   *
+   * @default false: the app must contain a ZoneController with zoneDisruptionBudget
+   */
+  readonly controllerInstalledElsewhere?: boolean;
 }
+
+const PROPS: PropSpec<ZoneDisruptionBudgetProps> = {
+  selector: Props.optional(KubeProps.labels()),
+  workload: Props.optional(Props.instanceOf(kplus.Workload, 'cdk8s-plus Workload')),
+  maxUnavailable: Props.custom("a whole number of pods or a percentage such as '25%'",
+    (v) => (typeof v === 'number' || typeof v === 'string' ? undefined : "must be a whole number of pods or a percentage such as '25%'")),
+  dryRun: Props.optional(Props.boolean()),
+  name: Props.optional(KubeProps.dnsSubdomain()),
+  namespace: Props.optional(KubeProps.dnsLabel()),
+  controllerInstalledElsewhere: Props.optional(Props.boolean()),
+};
 
 /**
  * A ZoneDisruptionBudget custom resource (group cdk8s-zones.dev): the runtime controller's eviction webhook
@@ -66,6 +88,8 @@ export class ZoneDisruptionBudget extends Construct {
   constructor(scope: Construct, id: string, props: ZoneDisruptionBudgetProps) {
     super(scope, id);
     const where = `ZoneDisruptionBudget '${this.node.path}'`;
+    checkProps(where, props, PROPS, 'ZoneDisruptionBudgetProps');
+    requireControllerFeature(this, where, ZONE_DISRUPTION_BUDGET_FEATURE, props.controllerInstalledElsewhere ?? false);
     checkMaxUnavailable(where, 'maxUnavailable', props.maxUnavailable);
     if ((props.selector === undefined) === (props.workload === undefined)) {
       throw invalidProp(where, 'selector', props.selector, 'set exactly one of selector and workload');
@@ -73,10 +97,6 @@ export class ZoneDisruptionBudget extends Construct {
     const matchLabels = props.selector ?? props.workload!.matchLabels;
     if (Object.keys(matchLabels).length === 0) {
       throw invalidProp(where, 'selector', matchLabels, 'must not be empty: an empty selector guards every pod of the namespace');
-    }
-    for (const [key, value] of Object.entries(matchLabels)) {
-      const problem = labelKeyProblem(key) ?? labelValueProblem(value);
-      if (problem) throw invalidProp(where, 'selector', { [key]: value }, problem);
     }
     const workloadNamespace = props.workload?.metadata.namespace;
     if (props.namespace !== undefined && workloadNamespace !== undefined && props.namespace !== workloadNamespace) {
@@ -98,6 +118,6 @@ export class ZoneDisruptionBudget extends Construct {
         ...(props.dryRun !== undefined ? { dryRun: props.dryRun } : {}),
       },
     });
-    this.name = resource.name;
+    this.name = ensureValidName(resource);
   }
 }

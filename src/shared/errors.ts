@@ -6,9 +6,55 @@ export function invalidProp(where: string, prop: string, value: unknown, rule: s
   return new Error(`${where}: ${prop}=${describe(value)} ${rule}`);
 }
 
-/** Renders a value for an error message: strings quoted, objects as compact JSON. */
+/** The longest rendering of a value in a message; longer ones are cut with an ellipsis. */
+const MAX_DESCRIBED = 200;
+
+/**
+ * Renders a value for an error message the way a reader must see it: strings quoted, objects as compact
+ * JSON, and what JSON cannot spell (NaN, Infinity, undefined, bigint, functions, symbols, cycles) as
+ * itself rather than `null`. Long values are cut, so a huge input never makes a huge message.
+ */
 export function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === undefined) return 'undefined';
-  return JSON.stringify(value);
+  const text = render(value, new Set());
+  return text.length > MAX_DESCRIBED ? `${text.slice(0, MAX_DESCRIBED)}…` : text;
+}
+
+function render(value: unknown, seen: Set<object>): string {
+  switch (typeof value) {
+    case 'string': return JSON.stringify(value.length > MAX_DESCRIBED ? value.slice(0, MAX_DESCRIBED) : value);
+    case 'number': return Object.is(value, -0) ? '-0' : String(value); // NaN, Infinity as themselves
+    case 'bigint': return `${value}n`;
+    case 'undefined': return 'undefined';
+    case 'function': return `[function ${value.name || 'anonymous'}]`;
+    case 'symbol': return value.toString();
+    case 'boolean': return String(value);
+  }
+  if (value === null) return 'null';
+  const obj = value as object;
+  if (seen.has(obj)) return '[circular]';
+  seen.add(obj);
+  try {
+    if (Array.isArray(obj)) return `[${shortList(obj.map((v) => render(v, seen)))}]`;
+    const named = obj.constructor?.name;
+    if (named && named !== 'Object' && typeof (obj as any).toJSON !== 'function') {
+      // A class instance (ZoneTopology, Duration, ...): its class says more than its fields.
+      return `[${named}]`;
+    }
+    const fields = Object.entries(typeof (obj as any).toJSON === 'function' ? (obj as any).toJSON() : obj)
+      .filter(([, v]) => v !== undefined) // as JSON does: an unset field is no field
+      .map(([k, v]) => `${JSON.stringify(k)}:${render(v, seen)}`);
+    return `{${shortList(fields)}}`;
+  } finally {
+    seen.delete(obj);
+  }
+}
+
+/** Joins rendered items, stopping once the text is long enough to be cut anyway. */
+function shortList(items: string[]): string {
+  let text = '';
+  for (const [i, item] of items.entries()) {
+    text += (i > 0 ? ',' : '') + item;
+    if (text.length > MAX_DESCRIBED) return `${text},…`;
+  }
+  return text;
 }

@@ -1,13 +1,26 @@
 /**
  * Kubernetes naming rules (apimachinery validation: IsQualifiedName, IsValidLabelValue, IsDNS1123Label,
- * ...), as pure functions that say why a name breaks them. Shared by every construct.
+ * IsDNS1123Subdomain, IsDNS1035Label, IsConfigMapKey), as pure functions that say why a name breaks
+ * them; and the one way the library makes a valid name out of text that is not one (shortened or
+ * cleaned, with a hash of the original so two texts never give one name).
  */
+import { createHash } from 'crypto';
 
-const NAME_MAX = 63;
-const PREFIX_MAX = 253;
+/** The longest label name, label value and DNS label. */
+export const NAME_MAX = 63;
+/** The longest DNS subdomain (most object names). */
+export const SUBDOMAIN_MAX = 253;
+const PREFIX_MAX = SUBDOMAIN_MAX;
+/**
+ * The longest StatefulSet name: its pods carry the label `controller-revision-hash: <name>-<10-character
+ * hash>`, whose value may not exceed 63 characters.
+ */
+export const MAX_STATEFULSET_NAME = 52;
 const NAME_PATTERN = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DATA_KEY = /^[-._a-zA-Z0-9]+$/;
 
 export const LABEL_NAME_RULE =
   `must be ${NAME_MAX} characters or less, begin and end with an alphanumeric character ([a-z0-9A-Z]) ` +
@@ -50,4 +63,62 @@ export function labelValueProblem(value: string): string | undefined {
 /** True when `name` is a DNS-1123 label (names of Services, StatefulSets' pods, ...). */
 export function isDnsLabel(name: string): boolean {
   return name.length <= NAME_MAX && DNS1123_LABEL.test(name);
+}
+
+/** Why `name` is not a DNS-1123 label (Namespaces, most names a pod or host carries), or undefined. */
+export function dnsLabelProblem(name: string): string | undefined {
+  return isDnsLabel(name) ? undefined
+    : `is not a DNS label: at most ${NAME_MAX} characters, lower-case letters, digits and '-', starting and ending with a letter or digit`;
+}
+
+/** Why `name` is not a DNS-1035 label (Service names: a DNS label that starts with a letter), or undefined. */
+export function serviceNameProblem(name: string): string | undefined {
+  return name.length <= NAME_MAX && DNS1035_LABEL.test(name) ? undefined
+    : `is not a valid Service name (DNS-1035 label): at most ${NAME_MAX} characters, lower-case letters, digits and '-', ` +
+      'starting with a letter and ending with a letter or digit';
+}
+
+/** Why `name` is not a DNS-1123 subdomain (ConfigMaps, Secrets, StorageClasses, ...), or undefined. */
+export function dnsSubdomainProblem(name: string): string | undefined {
+  return name.length <= SUBDOMAIN_MAX && DNS1123_SUBDOMAIN.test(name) ? undefined
+    : `is not a DNS subdomain: at most ${SUBDOMAIN_MAX} characters of lower-case letters, digits, '-' and '.', ` +
+      'starting and ending with a letter or digit';
+}
+
+/** Why `key` cannot be a key of a Secret's or ConfigMap's data, or undefined. */
+export function dataKeyProblem(key: string): string | undefined {
+  return key.length <= SUBDOMAIN_MAX && DATA_KEY.test(key) && key !== '.' && key !== '..' ? undefined
+    : `is not a valid Secret or ConfigMap key: at most ${SUBDOMAIN_MAX} characters of letters, digits, '-', '_' and '.'`;
+}
+
+/** The first `length` hex digits of the SHA-256 of `text`: what tells shortened names apart. */
+export function shortHash(text: string, length = 8): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, length);
+}
+
+/**
+ * A DNS label (a DNS-1035 label when `letterFirst`) of at most `max` characters made from `text`: the text
+ * itself when it already is one, else its letters and digits lower-cased with every other run turned
+ * into '-', cut to fit, and followed by a hash of the original text (so 'Zone_A' and 'zone.a' stay apart).
+ */
+export function toDnsLabel(text: string, max: number = NAME_MAX, letterFirst = false, hashLength = 8): string {
+  const valid = (letterFirst ? serviceNameProblem(text) : dnsLabelProblem(text)) === undefined;
+  if (valid && text.length <= max) return text;
+  const hash = shortHash(text, hashLength);
+  let base = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  if (letterFirst && !/^[a-z]/.test(base)) base = `x${base ? `-${base}` : ''}`;
+  base = base.slice(0, Math.max(0, max - hash.length - 1)).replace(/-+$/, '');
+  return base ? `${base}-${hash}` : hash; // a hash of hex digits alone (letterFirst texts always keep their 'x')
+}
+
+/**
+ * A valid label value of at most 63 characters made from `text`: the text itself when it already is one,
+ * else its letters, digits, '-', '_' and '.' cut to fit and followed by a hash of the original text.
+ */
+export function toLabelValue(text: string): string {
+  if (labelValueProblem(text) === undefined) return text;
+  const hash = shortHash(text);
+  const base = text.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, NAME_MAX - hash.length - 1).replace(/[^A-Za-z0-9]+$/, '');
+  return base ? `${base}-${hash}` : hash;
 }

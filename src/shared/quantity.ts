@@ -21,29 +21,32 @@ export const LONGHORN_SIZE_ALIGNMENT = 2 * 1024 * 1024;
  * non-negative number of bytes: Kubernetes would round a fraction up, we refuse to guess.
  */
 export function parseBytes(where: string, prop: string, value: string): number {
-  if (typeof value !== 'string') {
-    throw invalidProp(where, prop, value, "must be a byte quantity string such as '10Gi', '500M' or '1073741824'");
-  }
-  const text = value.trim();
-  if (text.startsWith('-')) {
-    throw invalidProp(where, prop, value, 'must not be negative');
-  }
-  const m = QUANTITY.exec(text);
+  const parsed = bytesOf(value);
+  if (typeof parsed === 'string') throw invalidProp(where, prop, value, parsed);
+  return parsed;
+}
+
+/** Why `value` is not a whole, non-negative byte quantity, or undefined. */
+export function bytesProblem(value: unknown): string | undefined {
+  const parsed = bytesOf(value);
+  return typeof parsed === 'string' ? parsed : undefined;
+}
+
+/** The bytes of a quantity, or why it is not one. */
+function bytesOf(value: unknown): number | string {
+  if (typeof value !== 'string') return "must be a byte quantity string such as '10Gi', '500M' or '1073741824'";
+  if (value.startsWith('-')) return 'must not be negative';
+  const m = QUANTITY.exec(value);
   if (!m) {
-    throw invalidProp(where, prop, value,
-      "is not a byte quantity: use digits with an optional fraction and suffix (Ki, Mi, Gi, Ti, Pi, Ei, k, M, G, T, P, E), e.g. '10Gi'");
+    return "is not a byte quantity: use digits with an optional fraction and suffix (Ki, Mi, Gi, Ti, Pi, Ei, k, M, G, T, P, E) and no spaces, e.g. '10Gi'";
   }
   const [, whole, fraction = '', suffix = ''] = m;
   const unit = BINARY[suffix] ?? DECIMAL[suffix];
   const scale = 10n ** BigInt(fraction.length);
   const scaled = (BigInt(whole) * scale + BigInt(fraction || '0')) * unit;
-  if (scaled % scale !== 0n) {
-    throw invalidProp(where, prop, value, 'is not a whole number of bytes');
-  }
+  if (scaled % scale !== 0n) return 'is not a whole number of bytes';
   const bytes = scaled / scale;
-  if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw invalidProp(where, prop, value, `is larger than ${Number.MAX_SAFE_INTEGER} bytes`);
-  }
+  if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) return `is larger than ${Number.MAX_SAFE_INTEGER} bytes`;
   return Number(bytes);
 }
 
@@ -58,4 +61,16 @@ export function formatBytes(bytes: number): string {
     if (bytes % unit === 0) return `${bytes / unit}${suffix}`;
   }
   return String(bytes);
+}
+
+/** A Kubernetes quantity (resource.Quantity): a decimal number with an optional SI, binary or exponent suffix. */
+const ANY_QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
+
+/** Why `text` is not a non-negative Kubernetes quantity such as '500m', '1Gi' or '2' (resource requests, limits), or undefined. */
+export function quantityProblem(text: string): string | undefined {
+  if (!ANY_QUANTITY.test(text.trim()) || text.trim() !== text) {
+    return "is not a Kubernetes quantity: a number with an optional suffix (m, k, M, G, Ki, Mi, Gi, ... or an exponent), e.g. '500m' or '1Gi'";
+  }
+  if (text.startsWith('-') && !/^-0*(\.0*)?([a-zA-Z]|[eE][+-]?\d+)?$/.test(text)) return 'must not be negative';
+  return undefined;
 }

@@ -2,6 +2,8 @@ import { k8s } from 'cdk8s-plus-28';
 import { checkSelector, SpreadTarget } from './spread';
 import { requireZone, ZoneTopology } from './zone-topology';
 import { invalidProp } from '../shared/errors';
+import { KubeProps } from '../shared/kubernetes-props';
+import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 
 /** A level of the failure-domain hierarchy that pods can be kept apart at. */
 export enum FailureDomain {
@@ -46,6 +48,15 @@ export interface PodAntiAffinityProps {
   readonly weight?: number;
 }
 
+const POD_ANTI_AFFINITY_PROPS: PropSpec<PodAntiAffinityProps> = {
+  topology: Props.instanceOf(ZoneTopology),
+  domain: Props.enumOf(FailureDomain, 'FailureDomain'),
+  podLabels: KubeProps.labels(),
+  selector: Props.optional(KubeProps.labelSelector()),
+  required: Props.optional(Props.boolean()),
+  weight: Props.optional(Props.integer(1, 100)),
+};
+
 /**
  * Builds node and pod affinity for zones (pure: props in, a Kubernetes object out).
  */
@@ -54,6 +65,7 @@ export class ZoneAffinity {
    * Required node affinity that pins pods to one zone (and to the topology's region, when set).
    */
   public static pinToZone(topology: ZoneTopology, zone: string): k8s.NodeAffinity {
+    checkArg('ZoneAffinity.pinToZone', 'topology', topology, Props.instanceOf(ZoneTopology));
     requireZone(topology, 'ZoneAffinity.pinToZone', 'zone', zone);
     return requiredNodeAffinity(zoneRequirements(topology, [zone]));
   }
@@ -63,6 +75,7 @@ export class ZoneAffinity {
    * nodes in other zones are neither used nor counted by zone spreading.
    */
   public static restrictToZones(topology: ZoneTopology): k8s.NodeAffinity {
+    checkArg('ZoneAffinity.restrictToZones', 'topology', topology, Props.instanceOf(ZoneTopology));
     return requiredNodeAffinity(zoneRequirements(topology, topology.zones));
   }
 
@@ -70,6 +83,7 @@ export class ZoneAffinity {
    * Pod anti-affinity that keeps pods matching the selector apart by zone or by host.
    */
   public static podAntiAffinity(props: PodAntiAffinityProps): k8s.PodAntiAffinity {
+    checkProps('ZoneAffinity.podAntiAffinity', props, POD_ANTI_AFFINITY_PROPS, 'PodAntiAffinityProps');
     const selector = props.selector ?? { matchLabels: { ...props.podLabels } };
     return podAntiAffinity('ZoneAffinity.podAntiAffinity', props.topology, props.domain,
       { selector, podLabels: props.podLabels }, props.required ?? true, props.weight);

@@ -1,6 +1,7 @@
 import { ZoneTopology } from './zone-topology';
 import { invalidProp } from '../shared/errors';
 import { labelKeyProblem, labelValueProblem } from '../shared/kubernetes-names';
+import { checkArg, Props } from '../shared/props';
 
 /**
  * Builds node selectors (pure). The generated keys win over the user's value for the same key; every
@@ -14,6 +15,7 @@ export class NodeSelectors {
   public static merge(
     generated: { [key: string]: string }, user?: { [key: string]: string },
   ): { [key: string]: string } {
+    checkArg('NodeSelectors.merge', 'generated', generated, Props.mapOf(Props.string()));
     return mergeNodeSelector('NodeSelectors.merge', user, generated);
   }
 
@@ -21,6 +23,7 @@ export class NodeSelectors {
   public static forZone(
     topology: ZoneTopology, zone: string, user?: { [key: string]: string },
   ): { [key: string]: string } {
+    checkArg('NodeSelectors.forZone', 'topology', topology, Props.instanceOf(ZoneTopology));
     return mergeNodeSelector('NodeSelectors.forZone', user, topology.nodeLabelsForZone(zone));
   }
 
@@ -31,6 +34,7 @@ export class NodeSelectors {
 export function mergeNodeSelector(
   where: string, user: { [key: string]: string } | undefined, generated: { [key: string]: string },
 ): { [key: string]: string } {
+  checkArg(where, 'user', user, Props.optional(Props.mapOf(Props.string())));
   const merged: { [key: string]: string } = {};
   for (const [key, value] of Object.entries({ ...user, ...generated })) {
     const keyProblem = labelKeyProblem(key);

@@ -3,6 +3,8 @@ import { Selector, selectorIsEmpty, selectorMatches } from './selector';
 import { ZoneTopology } from './zone-topology';
 import { describe, invalidProp } from '../shared/errors';
 import { labelKeyProblem } from '../shared/kubernetes-names';
+import { KubeProps } from '../shared/kubernetes-props';
+import { checkProps, INT32_MAX, Props, PropSpec } from '../shared/props';
 
 /** What the scheduler does with a pod that would break a spread constraint. */
 export enum WhenUnsatisfiable {
@@ -100,6 +102,23 @@ export interface SpreadConstraintProps extends SpreadOptions {
   readonly selector?: k8s.LabelSelector;
 }
 
+/** The run-time checks of `SpreadOptions` (shared by every API that takes them). */
+export const SPREAD_OPTIONS_PROPS: PropSpec<SpreadOptions> = {
+  maxSkew: Props.optional(Props.integer(1)),
+  whenUnsatisfiable: Props.optional(Props.enumOf(WhenUnsatisfiable, 'WhenUnsatisfiable')),
+  minDomains: Props.optional(Props.integer(1)),
+  matchLabelKeys: Props.optional(Props.arrayOf(KubeProps.labelKey())),
+  nodeAffinityPolicy: Props.optional(Props.enumOf(NodeInclusionPolicy, 'NodeInclusionPolicy')),
+  nodeTaintsPolicy: Props.optional(Props.enumOf(NodeInclusionPolicy, 'NodeInclusionPolicy')),
+};
+
+const SPREAD_CONSTRAINT_PROPS: PropSpec<SpreadConstraintProps> = {
+  ...SPREAD_OPTIONS_PROPS,
+  topology: Props.instanceOf(ZoneTopology),
+  podLabels: KubeProps.labels(),
+  selector: Props.optional(KubeProps.labelSelector()),
+};
+
 /**
  * Builds topology spread constraints (pure: props in, a Kubernetes object out). Used by every construct
  * of the library and usable on any pod spec.
@@ -107,12 +126,16 @@ export interface SpreadConstraintProps extends SpreadOptions {
 export class TopologySpread {
   /** A constraint that spreads pods across the topology's zones. */
   public static acrossZones(props: SpreadConstraintProps): k8s.TopologySpreadConstraint {
-    return zoneSpreadConstraint('TopologySpread.acrossZones', props.topology, labelsToSelector(props), props);
+    const where = 'TopologySpread.acrossZones';
+    checkProps(where, props, SPREAD_CONSTRAINT_PROPS, 'SpreadConstraintProps');
+    return zoneSpreadConstraint(where, props.topology, labelsToSelector(props), props);
   }
 
   /** A constraint that spreads pods across nodes (the topology's hostname key). */
   public static acrossHosts(props: SpreadConstraintProps): k8s.TopologySpreadConstraint {
-    return hostSpreadConstraint('TopologySpread.acrossHosts', props.topology, labelsToSelector(props), props);
+    const where = 'TopologySpread.acrossHosts';
+    checkProps(where, props, SPREAD_CONSTRAINT_PROPS, 'SpreadConstraintProps');
+    return hostSpreadConstraint(where, props.topology, labelsToSelector(props), props);
   }
 
   private constructor() {}
@@ -154,16 +177,16 @@ function constraint(
   where: string, topologyKey: string, target: SpreadTarget, options: SpreadOptions,
 ): k8s.TopologySpreadConstraint {
   const maxSkew = options.maxSkew ?? 1;
-  if (!Number.isInteger(maxSkew) || maxSkew < 1) {
-    throw invalidProp(where, 'maxSkew', maxSkew, 'must be an integer >= 1');
+  if (!Number.isInteger(maxSkew) || maxSkew < 1 || maxSkew > INT32_MAX) {
+    throw invalidProp(where, 'maxSkew', maxSkew, `must be an integer from 1 to ${INT32_MAX}`);
   }
   if (options.minDomains !== undefined) {
     if (options.whenUnsatisfiable !== WhenUnsatisfiable.DO_NOT_SCHEDULE) {
       throw invalidProp(where, 'minDomains', options.minDomains,
         `is only allowed with whenUnsatisfiable=DoNotSchedule (got ${options.whenUnsatisfiable}): Kubernetes rejects it otherwise`);
     }
-    if (!Number.isInteger(options.minDomains) || options.minDomains < 1) {
-      throw invalidProp(where, 'minDomains', options.minDomains, 'must be an integer >= 1');
+    if (!Number.isInteger(options.minDomains) || options.minDomains < 1 || options.minDomains > INT32_MAX) {
+      throw invalidProp(where, 'minDomains', options.minDomains, `must be an integer from 1 to ${INT32_MAX}`);
     }
   }
   checkSelector(where, target);

@@ -1,4 +1,4 @@
-import { invalidProp } from '../shared/errors';
+import { checkArg, Props } from '../shared/props';
 
 /**
  * How many replicas must remain for a system to keep working.
@@ -14,9 +14,7 @@ export class Quorum {
 
   /** At least `count` replicas, whatever the total. */
   public static atLeast(count: number): Quorum {
-    if (!Number.isInteger(count) || count < 1) {
-      throw invalidProp('Quorum.atLeast', 'count', count, 'must be an integer >= 1');
-    }
+    checkArg('Quorum.atLeast', 'count', count, Props.integer(1, Number.MAX_SAFE_INTEGER));
     return new Quorum(`at least ${count}`, () => count);
   }
 
@@ -31,6 +29,9 @@ export class Quorum {
     return this.rule(total);
   }
 }
+
+/** A number of replicas or zones. */
+const COUNT = Props.integer(0, Number.MAX_SAFE_INTEGER);
 
 /**
  * The answer to "does this layout survive losing zones?".
@@ -66,15 +67,11 @@ export class Survival {
    * @param zonesLost how many zones are lost at once (default 1)
    */
   public static check(replicasPerZone: { [zone: string]: number }, quorum: Quorum, zonesLost?: number): SurvivalVerdict {
+    const where = 'Survival.check';
+    checkArg(where, 'replicasPerZone', replicasPerZone, Props.mapOf(COUNT));
+    checkArg(where, 'quorum', quorum, Props.instanceOf(Quorum));
+    checkArg(where, 'zonesLost', zonesLost, Props.optional(COUNT));
     const k = zonesLost ?? 1;
-    if (!Number.isInteger(k) || k < 0) {
-      throw invalidProp('Survival.check', 'zonesLost', k, 'must be an integer >= 0');
-    }
-    for (const [zone, count] of Object.entries(replicasPerZone)) {
-      if (!Number.isInteger(count) || count < 0) {
-        throw invalidProp('Survival.check', `replicasPerZone[${JSON.stringify(zone)}]`, count, 'must be an integer >= 0');
-      }
-    }
     const zones = Object.keys(replicasPerZone).sort((a, b) => replicasPerZone[b] - replicasPerZone[a] || compare(a, b));
     const worst = zones.slice(0, k);
     const total = zones.reduce((sum, z) => sum + replicasPerZone[z], 0);
@@ -86,7 +83,7 @@ export class Survival {
     const lostText = worst.length === 0
       ? 'losing no zone'
       : `losing ${worst.length === 1 ? 'zone' : 'zones'} ${worst.join(', ')} (${lost} of ${total} replicas)`;
-    const reason = `${lostText} leaves ${remaining}; ${quorum.description} quorum needs ${required}` +
+    const reason = `${lostText} leaves ${remaining}; the quorum (${quorum.description}) needs ${required}` +
       (survives ? '' : total < required ? ' (the layout is below quorum even with every zone up)' : '');
     return { survives, zonesLost: k, worstCaseZones: worst, total, remaining, required, reason };
   }
@@ -96,6 +93,10 @@ export class Survival {
    * for `total` replicas. Returns 0 when even that cannot work.
    */
   public static maxPerZone(total: number, quorum: Quorum, zonesLost?: number): number {
+    const where = 'Survival.maxPerZone';
+    checkArg(where, 'total', total, COUNT);
+    checkArg(where, 'quorum', quorum, Props.instanceOf(Quorum));
+    checkArg(where, 'zonesLost', zonesLost, Props.optional(COUNT));
     const k = zonesLost ?? 1;
     if (k === 0) return total;
     return Math.max(0, Math.floor((total - quorum.required(total)) / k));

@@ -2,9 +2,10 @@ import { ApiObject, JsonPatch } from 'cdk8s';
 import { k8s, Node, NodeLabelQuery, Workload } from 'cdk8s-plus-28';
 import { zoneRequirements } from './affinity';
 import { selectorMatches } from './selector';
-import { hostSpreadConstraint, RevisionLabel, SpreadOptions, SpreadTarget, zoneSpreadConstraint } from './spread';
+import { hostSpreadConstraint, RevisionLabel, SPREAD_OPTIONS_PROPS, SpreadOptions, SpreadTarget, zoneSpreadConstraint } from './spread';
 import { requireZone, ZoneTopology } from './zone-topology';
 import { describe, invalidProp } from '../shared/errors';
+import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 
 /**
  * Options for `Zonal.spread`. The top-level spread options apply to the zone constraint.
@@ -36,6 +37,14 @@ export interface ZonalSpreadOptions extends SpreadOptions {
   readonly restrictToZones?: boolean;
 }
 
+const ZONAL_SPREAD_PROPS: PropSpec<ZonalSpreadOptions> = {
+  ...SPREAD_OPTIONS_PROPS,
+  topology: Props.instanceOf(ZoneTopology),
+  spreadAcrossHosts: Props.optional(Props.boolean()),
+  hostSpread: Props.optional(Props.struct(SPREAD_OPTIONS_PROPS, 'SpreadOptions')),
+  restrictToZones: Props.optional(Props.boolean()),
+};
+
 /** The workload kinds `Zonal` supports, and the label that tells their pod revisions apart. */
 const SUPPORTED_KINDS: { [kind: string]: RevisionLabel | undefined } = {
   Deployment: RevisionLabel.POD_TEMPLATE_HASH,
@@ -66,6 +75,7 @@ export class Zonal {
    */
   public static spread(workload: Workload, options: ZonalSpreadOptions): void {
     const { kind, where, state } = Zonal.prepare(workload, 'Zonal.spread');
+    checkProps(where, options, ZONAL_SPREAD_PROPS, 'ZonalSpreadOptions');
     if (state.pinnedZone !== undefined) {
       throw new Error(`${where}: the workload is pinned to zone ${describe(state.pinnedZone)} by Zonal.pinToZone; ` +
         'it cannot also spread across zones (use Zonal.spreadAcrossHosts to spread it within its zone)');
@@ -94,6 +104,8 @@ export class Zonal {
    */
   public static spreadAcrossHosts(workload: Workload, topology: ZoneTopology, options?: SpreadOptions): void {
     const { kind, where, state } = Zonal.prepare(workload, 'Zonal.spreadAcrossHosts');
+    checkArg(where, 'topology', topology, Props.instanceOf(ZoneTopology));
+    checkArg(where, 'options', options, Props.optional(Props.struct(SPREAD_OPTIONS_PROPS, 'SpreadOptions')));
     const revision = SUPPORTED_KINDS[kind];
     const matchLabelKeys = options?.matchLabelKeys ?? (revision ? [revision] : undefined);
     const constraint = hostSpreadConstraint(where, topology, spreadTarget(workload, kind), { ...options, matchLabelKeys });
@@ -106,6 +118,7 @@ export class Zonal {
    */
   public static pinToZone(workload: Workload, topology: ZoneTopology, zone: string): void {
     const { where, state } = Zonal.prepare(workload, 'Zonal.pinToZone');
+    checkArg(where, 'topology', topology, Props.instanceOf(ZoneTopology));
     requireZone(topology, where, 'zone', zone);
     if (state.spreadAcrossZones) {
       throw new Error(`${where}: the workload is spread across zones by Zonal.spread; it cannot also be pinned to ${describe(zone)}`);
@@ -118,6 +131,7 @@ export class Zonal {
   }
 
   private static prepare(workload: Workload, method: string): { kind: string; where: string; state: ZonalState } {
+    checkArg(method, 'workload', workload, Props.instanceOf(Workload, 'cdk8s-plus Workload (Deployment, StatefulSet or Job)'));
     const kind = ApiObject.of(workload).kind;
     const where = `${method}(${kind} '${workload.node.path}')`;
     if (!(kind in SUPPORTED_KINDS)) {

@@ -1,6 +1,9 @@
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { invalidProp } from '../shared/errors';
-import { labelKeyProblem, labelValueProblem } from '../shared/kubernetes-names';
+import { labelValueProblem } from '../shared/kubernetes-names';
+import { KubeProps } from '../shared/kubernetes-props';
+import { checkProps, Props, PropSpec } from '../shared/props';
+import { zoneSlug } from '../shared/zone-slug';
 
 /**
  * Props for `ZoneTopology`.
@@ -43,6 +46,14 @@ export interface ZoneTopologyProps {
   readonly hostnameKey?: string;
 }
 
+const PROPS: PropSpec<ZoneTopologyProps> = {
+  zones: Props.arrayOf(Props.string(undefined, 'a zone name'), 1, 'a list of at least one zone name'),
+  topologyKey: Props.optional(KubeProps.labelKey()),
+  region: Props.optional(Props.string()),
+  regionKey: Props.optional(KubeProps.labelKey()),
+  hostnameKey: Props.optional(KubeProps.labelKey()),
+};
+
 /**
  * The failure domains a workload spans: zone names (label values) and the node labels that carry them.
  *
@@ -63,10 +74,9 @@ export class ZoneTopology {
 
   constructor(props: ZoneTopologyProps) {
     const where = 'ZoneTopology';
-    if (!props.zones || props.zones.length === 0) {
-      throw invalidProp(where, 'zones', props.zones ?? [], 'must list at least one zone');
-    }
+    checkProps(where, props, PROPS, 'ZoneTopologyProps');
     const seen = new Set<string>();
+    const slugs = new Map<string, number>();
     props.zones.forEach((zone, i) => {
       if (zone === '') {
         throw invalidProp(where, `zones[${i}]`, zone, 'must not be empty: nodes without a zone label are not a zone');
@@ -77,11 +87,17 @@ export class ZoneTopology {
         throw invalidProp(where, `zones[${i}]`, zone, `duplicates zones[${props.zones.indexOf(zone)}]: every zone must be listed once`);
       }
       seen.add(zone);
+      // Object names carry the zone's slug: two zones must never share one.
+      const slug = zoneSlug(zone);
+      if (slugs.has(slug)) {
+        throw invalidProp(where, `zones[${i}]`, zone, `has the object-name slug ${JSON.stringify(slug)} of zones[${slugs.get(slug)}]: rename one of them`);
+      }
+      slugs.set(slug, i);
     });
 
-    this.topologyKey = checkKey(where, 'topologyKey', props.topologyKey ?? WELL_KNOWN_ZONE_KEY);
-    this.regionKey = checkKey(where, 'regionKey', props.regionKey ?? WELL_KNOWN_REGION_KEY);
-    this.hostnameKey = checkKey(where, 'hostnameKey', props.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY);
+    this.topologyKey = props.topologyKey ?? WELL_KNOWN_ZONE_KEY;
+    this.regionKey = props.regionKey ?? WELL_KNOWN_REGION_KEY;
+    this.hostnameKey = props.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY;
     if (this.hostnameKey === this.topologyKey) {
       throw invalidProp(where, 'hostnameKey', this.hostnameKey, 'must differ from topologyKey: a zone is not a single node');
     }
@@ -120,10 +136,4 @@ export function requireZone(topology: ZoneTopology, where: string, prop: string,
   if (!topology.hasZone(zone)) {
     throw invalidProp(where, prop, zone, `is not one of the topology's zones [${topology.zones.join(', ')}]`);
   }
-}
-
-function checkKey(where: string, prop: string, key: string): string {
-  const problem = labelKeyProblem(key);
-  if (problem) throw invalidProp(where, prop, key, problem);
-  return key;
 }

@@ -92,9 +92,9 @@ describe('ZoneController', () => {
   });
 
   test('bad props name the construct, the prop, the value and the rule', () => {
-    expect(() => synth({ replicas: 0 })).toThrow("ZoneController 'c/zones': replicas=0 must be an integer >= 1");
-    expect(() => synth({ namespace: 'Bad_NS' })).toThrow("ZoneController 'c/zones': namespace=\"Bad_NS\" must be a DNS label");
-    expect(() => synth({ image: ' ' })).toThrow('image=" " must name an image');
+    expect(() => synth({ replicas: 0 })).toThrow("ZoneController 'c/zones': replicas=0 must be an integer from 1 to 2147483647");
+    expect(() => synth({ namespace: 'Bad_NS' })).toThrow("ZoneController 'c/zones': namespace=\"Bad_NS\" is not a DNS label");
+    expect(() => synth({ image: ' ' })).toThrow('image=" " must be an image reference without spaces');
     expect(() => synth({ zoneAnnotator: false })).toThrow('zoneAnnotator=false leaves no reconciler enabled');
   });
 
@@ -122,10 +122,9 @@ describe('ZoneController', () => {
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
     ]);
-    // alone, it only lists pods, gets nodes and emits no Events
+    // alone, it only lists pods (their zone is their own label) and emits no Events
     expect(synth({ zoneAnnotator: false, redisManager: true }).one('ClusterRole').rules).toEqual([
       { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
-      { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
     ]);
@@ -190,7 +189,7 @@ describe('WebhookTls', () => {
   });
 
   test('bad options are refused', () => {
-    expect(() => WebhookTls.certManager({ issuerName: 'Corp CA' })).toThrow('WebhookTls.certManager: issuerName="Corp CA" must be the name of a cert-manager Issuer');
+    expect(() => WebhookTls.certManager({ issuerName: 'Corp CA' })).toThrow('WebhookTls.certManager: issuerName="Corp CA" is not a DNS subdomain');
     expect(() => WebhookTls.certManager({ issuerKind: CertManagerIssuerKind.CLUSTER_ISSUER })).toThrow('issuerKind="ClusterIssuer" needs issuerName');
   });
 });

@@ -4,7 +4,8 @@ import {
   ZoneController, ZoneSource, ZoneTopology,
 } from '../../src';
 import { zoneWiring } from '../../src/controller/zone-source';
-import { checkReplication, quorum } from '../../src/loki/replication';
+import { OPERATOR_INGESTERS } from '../../src/loki/options';
+import { fewestZonesWithIngesters, quorum, writeSurvival } from '../../src/loki/replication';
 import { warningsOf } from '../../src/shared/warnings';
 import { only, synth, testChart } from '../util';
 
@@ -38,6 +39,8 @@ describe('operator output', () => {
       size: '1x.medium',
       storage: { secret: { name: 'loki-s3', type: 's3' } },
       storageClassName: 'gp3',
+      // 1x.medium runs 3, but with maxSkew 2 three ingesters may fill only 2 zones: 5 keep every zone occupied
+      template: { ingester: { replicas: 5 } },
       replication: {
         factor: 3,
         zones: [{ topologyKey: 'topology.kubernetes.io/zone', maxSkew: 2 }, { topologyKey: 'topology.kubernetes.io/region', maxSkew: 2 }],
@@ -198,11 +201,15 @@ describe('direct output', () => {
 
 describe('bad input', () => {
   test.each([
-    ['RF > zones', { replicationFactor: 4 }, /replicationFactor=4 exceeds the 3 zones of the topology: Loki silently shrinks .* to 3 while the write quorum stays 3/],
-    ['RF < 1', { replicationFactor: 0 }, /replicationFactor=0 must be an integer >= 1/],
-    ['1 zone with RF > 1', { topology: new ZoneTopology({ zones: ['only'] }), replicationFactor: 2 }, /replicationFactor=2 needs as many zones, but the topology has 1 zone/],
-    ['maxSkew < 1', { maxSkew: 0 }, /maxSkew=0 must be an integer >= 1/],
-    ['ingesters per zone < 1', { ingesterReplicasPerZone: 0 }, /ingesterReplicasPerZone\["zone-a"\]=0 must be an integer >= 1/],
+    ['RF > zones', { replicationFactor: 4 }, /replicationFactor=4 .* Loki silently shrinks each stream's replicas to the 3 zones while the write quorum stays 3: use replicationFactor <= 3/],
+    ['RF < 1', { replicationFactor: 0 }, /replicationFactor=0 must be an integer from 1 to 2147483647/],
+    ['1 zone with RF > 1', { topology: new ZoneTopology({ zones: ['only'] }), replicationFactor: 2 }, /replicationFactor=2 .* Loki needs 3 or more zones to survive losing one \(the topology has 1\)/],
+    ['RF 2 over 2 zones', { topology: new ZoneTopology({ zones: ['a', 'b'] }), replicationFactor: 2 }, /replicationFactor=2 .* does not keep writes going with a zone down: .* leaves 1; the quorum \(at least 2\) needs 2/],
+    ['RF 1', { replicationFactor: 1 }, /replicationFactor=1 .* use replicationFactor 3 or more/],
+    ['maxSkew < 1', { maxSkew: 0 }, /maxSkew=0 must be an integer from 1 to 2147483647/],
+    ['ingesters per zone < 1', { ingesterReplicasPerZone: 0 }, /ingesterReplicasPerZone=0 must be an integer from 1 to 2147483647: a zone without ingesters/],
+    ['a spread that may leave a zone without ingesters', { zoneSource: ZoneSource.podTopologyLabels(), maxSkew: 2 },
+      /replicationFactor=3 with 1 ingester\(s\) per zone and maxSkew 2 .* 3 ingester\(s\) may occupy only 2 of the 3 zones.* Use maxSkew 1/],
     ['podTopologyLabels before 1.35', { zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.34' }, /needs Kubernetes >= 1.35 .* kubernetesVersion is 1.34/],
     ['podTopologyLabels with a custom key', {
       zoneSource: ZoneSource.podTopologyLabels(), topology: new ZoneTopology({ zones: ['a', 'b', 'c'], topologyKey: 'example.com/rack' }),
@@ -221,29 +228,102 @@ describe('bad input', () => {
       where: 'X', source: ZoneSource.perZoneStatefulSets(), topology, envName: 'Z', zone: 'zone-d', initSecurityContext: {}, initResources: {},
     })).toThrow(/X: zone="zone-d" is not one of the topology's zones \[zone-a, zone-b, zone-c\]/);
   });
+});
 
-  test('RF 2 over 2 zones: a warning that one zone down blocks writes', () => {
-    const { warnings } = direct({ topology: new ZoneTopology({ zones: ['a', 'b'] }), replicationFactor: 2 });
-    expect(warnings).toContainEqual(expect.stringMatching(/replicationFactor 2 over 2 zones: the write quorum is 2, so one zone down blocks every write/));
+/** Every count of ingesters per zone that a hard zone spread of maxSkew allows (skew to empty zones included). */
+function placements(ingesters: number, zones: number, maxSkew: number): number[][] {
+  const found: number[][] = [];
+  const place = (left: number, counts: number[]) => {
+    if (counts.length === zones) {
+      if (left === 0 && Math.max(...counts) - Math.min(...counts) <= maxSkew) found.push(counts);
+      return;
+    }
+    for (let n = 0; n <= left; n++) place(left - n, [...counts, n]);
+  };
+  place(ingesters, []);
+  return found;
+}
+
+describe('operator sizes x zones x replication factor', () => {
+  /**
+   * Brute force, independent of the construct's formula: every placement of `ingesters` over the zones that
+   * a hard zone spread of maxSkew allows, every stream replica set dskit can pick (one ingester per occupied
+   * zone, up to RF), every zone lost: the write quorum floor(RF/2)+1 must remain.
+   */
+  function survivesEveryPlacement(ingesters: number, zones: number, maxSkew: number, rf: number): boolean {
+    const subsets = (items: number[], k: number): number[][] =>
+      (k === 0 ? [[]] : items.flatMap((x, i) => subsets(items.slice(i + 1), k - 1).map((rest) => [x, ...rest])));
+    return placements(ingesters, zones, maxSkew).every((counts) => {
+      const occupied = counts.map((n, z) => (n > 0 ? z : -1)).filter((z) => z >= 0);
+      const streams = subsets(occupied, Math.min(rf, occupied.length));
+      return streams.every((stream) => counts.every((_, lost) => stream.filter((z) => z !== lost).length >= Math.floor(rf / 2) + 1));
+    });
+  }
+
+  const sizes = Object.values(LokiStackSize);
+  const cases = sizes.flatMap((size) => [2, 3, 4].flatMap((zones) => [1, 2, 3, 4, 5].flatMap((rf) =>
+    [undefined, 1, 2, 3, 4, 6].flatMap((ingesterReplicas) => [1, 2].map((maxSkew) => ({ size, zones, rf, ingesterReplicas, maxSkew }))))));
+
+  test.each(cases)('%j: accepted exactly when every placement keeps writing with a zone down, refused saying why', ({ size, zones, rf, ingesterReplicas, maxSkew }) => {
+    const topo = new ZoneTopology({ zones: Array.from({ length: zones }, (_, i) => `z${i}`) });
+    let stack: any;
+    let error: Error | undefined;
+    try {
+      stack = only(operator({ topology: topo, size, replicationFactor: rf, ingesterReplicas, maxSkew }), 'LokiStack');
+    } catch (e) {
+      error = e as Error;
+    }
+    if (stack) {
+      const ingesters = stack.spec.template.ingester.replicas;
+      expect(survivesEveryPlacement(ingesters, zones, maxSkew, rf)).toBe(true);
+      if (ingesterReplicas !== undefined) expect(ingesters).toBe(ingesterReplicas);
+      // The default is the size's own count unless that one would stop writes with a zone down.
+      const sized = OPERATOR_INGESTERS[size];
+      if (ingesterReplicas === undefined && survivesEveryPlacement(sized, zones, maxSkew, rf)) expect(ingesters).toBe(sized);
+      return;
+    }
+    // Refused: the given count really loses writes; without one, no count from the size's up could help.
+    const counts = ingesterReplicas !== undefined ? [ingesterReplicas]
+      : Array.from({ length: zones * maxSkew + 3 }, (_, i) => OPERATOR_INGESTERS[size] + i);
+    expect(counts.filter((n) => survivesEveryPlacement(n, zones, maxSkew, rf))).toEqual([]);
+    expect(error!.message).toMatch(/^ZoneAwareLokiStack 'test\/loki': (replicationFactor|ingesterReplicas)=\d+ with /);
+    expect(error!.message).toContain(`size ${size}`);
+    expect(error!.message).toContain(`replicationFactor ${rf}`);
+    expect(error!.message).toContain(`over ${zones} zone(s)`);
+    expect(error!.message).toMatch(/ingester/);
+    expect(error!.message).toMatch(/Set ingesterReplicas to \d+ or more|use replicationFactor/);
+  });
+
+  test('the default for replicationFactor 3 over 3 zones survives for every size (1x.small runs 2 ingesters: 3 are set)', () => {
+    for (const size of sizes) {
+      const ingesters = only(operator({ size }), 'LokiStack').spec.template.ingester.replicas;
+      expect(survivesEveryPlacement(ingesters, 3, 1, 3)).toBe(true);
+    }
+    expect(only(operator({ size: LokiStackSize.ONE_X_SMALL }), 'LokiStack').spec.template.ingester.replicas).toBe(3);
+    expect(only(operator({ size: LokiStackSize.ONE_X_MEDIUM }), 'LokiStack').spec.template.ingester.replicas).toBe(3);
+  });
+
+  test('two ingesters over three zones with replicationFactor 3 is refused, naming size, ingesters, zones and factor', () => {
+    expect(() => operator({ size: LokiStackSize.ONE_X_SMALL, ingesterReplicas: 2 })).toThrow(
+      "ZoneAwareLokiStack 'test/loki': ingesterReplicas=2 with 2 ingesters (size 1x.small), replicationFactor 3 and maxSkew 1 over 3 zone(s) " +
+      '[zone-a, zone-b, zone-c] does not keep writes going with a zone down: 2 ingester(s) may occupy only 2 of the 3 zones, so a stream ' +
+      'may have only 2 replica(s); losing zone zone-a (1 of 2 replicas) leaves 1; the quorum (at least 2) needs 2. Set ingesterReplicas to 3 or more');
   });
 });
 
-describe('checkReplication (property)', () => {
-  test('accepts exactly RF in 1..zones (RF 1 or zones > 1) with >= 1 ingester per zone; warns only for 2 over 2', () => {
-    fc.assert(fc.property(
-      fc.integer({ min: -1, max: 7 }), fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 6 }),
-      (rf, counts) => {
-        const perZone = Object.fromEntries(counts.map((n, i) => [`z${i}`, n]));
-        const valid = rf >= 1 && rf <= counts.length && counts.every((n) => n >= 1);
-        if (!valid) {
-          expect(() => checkReplication('X', rf, perZone)).toThrow(/^X: /);
-          return;
-        }
-        const { warnings } = checkReplication('X', rf, perZone);
-        expect(warnings.length).toBe(rf === 2 && counts.length === 2 ? 1 : 0);
-        // A zone outage leaves rf-1 replicas of each stream: enough for the quorum exactly when rf >= 3 or rf = 1 is lost entirely.
-        expect(rf - 1 >= quorum(rf)).toBe(rf >= 3);
-      },
-    ));
+describe('write survival (survival math)', () => {
+  test('property: the fewest zones holding ingesters is the fewest over every placement the spread allows', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 4 }), (n, zones, skew) => {
+      const occupied = placements(n, zones, skew).map((counts) => counts.filter((c) => c > 0).length);
+      expect(fewestZonesWithIngesters(n, zones, skew)).toBe(Math.min(...occupied));
+    }));
+  });
+
+  test('a zone outage leaves rf-1 replicas of each stream: enough for the quorum exactly when rf >= 3', () => {
+    for (let rf = 1; rf <= 7; rf++) {
+      const zones = Array.from({ length: rf }, (_, i) => `z${i}`);
+      expect(writeSurvival(rf, zones, rf).survives).toBe(rf >= 3);
+      expect(rf - 1 >= quorum(rf)).toBe(rf >= 3);
+    }
   });
 });

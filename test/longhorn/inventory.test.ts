@@ -21,12 +21,12 @@ describe('LonghornInventory', () => {
   });
 
   test.each<[string, LonghornNodeInventory[], string]>([
-    ['no node', [], 'LonghornInventory: nodes=[] must list at least one node'],
+    ['no node', [], 'LonghornInventory: nodes=[] must be a list of at least one node'],
     ['duplicate node names', [{ name: 'n1', disks: [] }, { name: 'n1', disks: [] }],
       'LonghornInventory: nodes[1].name="n1" duplicates nodes[0].name: every node must be listed once'],
     ['duplicate disk names on a node', [{ name: 'n1', disks: [disk, disk] }],
       'LonghornInventory: nodes[0].disks[1].name="sda" duplicates nodes[0].disks[0].name: disk names must be unique on a node'],
-    ['an empty node name', [{ name: '', disks: [] }], 'nodes[0].name="" must not be empty'],
+    ['an empty node name', [{ name: '', disks: [] }], 'nodes[0].name="" must be a non-empty string'],
     ['negative capacity', [{ name: 'n1', disks: [{ name: 'sda', capacity: '-10Gi' }] }],
       'LonghornInventory: nodes[0].disks[0].capacity="-10Gi" must not be negative'],
     ['negative reserved', [{ name: 'n1', disks: [{ ...disk, reserved: '-1' }] }], 'nodes[0].disks[0].reserved="-1" must not be negative'],
@@ -38,7 +38,7 @@ describe('LonghornInventory', () => {
     ['an invalid zone label value', [{ name: 'n1', zone: 'eu west', disks: [] }], 'nodes[0].zone="eu west" is not a valid label value'],
     ['a tag with a comma', [{ name: 'n1', tags: ['a,b'], disks: [] }], 'nodes[0].tags[0]="a,b" must be a non-empty tag without commas or whitespace'],
     ['a duplicate disk tag', [{ name: 'n1', disks: [{ ...disk, tags: ['ssd', 'ssd'] }] }], 'nodes[0].disks[0].tags[1]="ssd" duplicates nodes[0].disks[0].tags[0]'],
-    ['an unknown disk type', [{ name: 'n1', disks: [{ ...disk, diskType: 'tape' as any }] }], 'diskType="tape" must be one of filesystem, block'],
+    ['an unknown disk type', [{ name: 'n1', disks: [{ ...disk, diskType: 'tape' as any }] }], 'diskType="tape" must be one of LonghornDiskType.FILESYSTEM ("filesystem"), LonghornDiskType.BLOCK ("block")'],
   ])('refuses %s', (_what, nodes, message) => {
     expect(() => new LonghornInventory({ nodes })).toThrow(message);
   });

@@ -1,5 +1,12 @@
-import { AntiAffinity, AntiAffinityLevel, LonghornDataLocality, LonghornReplicaAutoBalance } from '../../src';
+import {
+  AntiAffinity, AntiAffinityLevel, LonghornDataLocality, LonghornInventory, LonghornPlacement, LonghornPlacementRequest, LonghornReplicaAutoBalance,
+} from '../../src';
 import { LONGHORN_DEFAULTS, resolveScheduling, resolveSettings } from '../../src/longhorn/options';
+
+/** Plans on a small inventory: the public API that validates a request and resolves its options. */
+const plan = (request: LonghornPlacementRequest) => LonghornPlacement.plan(new LonghornInventory({
+  nodes: [1, 2, 3].map((n) => ({ name: `n${n}`, disks: [{ name: 'd', capacity: '100Gi' }] })),
+}), request);
 
 describe('resolveSettings', () => {
   test("fills in Longhorn's defaults", () => {
@@ -15,14 +22,16 @@ describe('resolveSettings', () => {
   });
 
   test.each([
-    [{ replicaSoftAntiAffinity: AntiAffinity.IGNORED }, 't: settings.replicaSoftAntiAffinity="ignored" must be ENABLED or DISABLED'],
+    [{ replicaSoftAntiAffinity: AntiAffinity.IGNORED }, 'LonghornPlacement.plan: settings.replicaSoftAntiAffinity="ignored" must be ENABLED or DISABLED'],
     [{ storageMinimalAvailablePercentage: 101 }, 'settings.storageMinimalAvailablePercentage=101 must be an integer from 0 to 100'],
-    [{ storageOverProvisioningPercentage: -1 }, 'settings.storageOverProvisioningPercentage=-1 must be an integer >= 0'],
-    [{ defaultReplicaCount: 0 }, 'settings.defaultReplicaCount=0 must be an integer >= 1'],
+    [{ storageOverProvisioningPercentage: -1 }, 'settings.storageOverProvisioningPercentage=-1 must be an integer from 0 to 2147483647'],
+    [{ defaultReplicaCount: 0 }, 'settings.defaultReplicaCount=0 must be an integer from 1 to 20'],
+    [{ defaultReplicaCount: 21 }, 'settings.defaultReplicaCount=21 must be an integer from 1 to 20'],
     [{ replicaAutoBalance: LonghornReplicaAutoBalance.IGNORED }, 'settings.replicaAutoBalance="ignored" must not be IGNORED'],
-    [{ defaultDataLocality: 'nearby' as any }, 'settings.defaultDataLocality="nearby" must be one of disabled, best-effort, strict-local'],
-  ])('refuses %j', (settings, message) => {
-    expect(() => resolveSettings('t', settings)).toThrow(message);
+    [{ defaultDataLocality: 'nearby' as any },
+      'settings.defaultDataLocality="nearby" must be one of LonghornDataLocality.DISABLED ("disabled"), LonghornDataLocality.BEST_EFFORT ("best-effort"), LonghornDataLocality.STRICT_LOCAL ("strict-local")'],
+  ])('refuses the settings %j', (settings, message) => {
+    expect(() => plan({ settings })).toThrow(message);
   });
 });
 
@@ -50,18 +59,20 @@ describe('resolveScheduling', () => {
   });
 
   test.each([
-    [{ numberOfReplicas: 0 }, 't: numberOfReplicas=0 must be an integer >= 1'],
-    [{ numberOfReplicas: -2 }, 'numberOfReplicas=-2 must be an integer >= 1'],
-    [{ numberOfReplicas: 1.5 }, 'numberOfReplicas=1.5 must be an integer >= 1'],
+    [{ numberOfReplicas: 0 }, 'LonghornPlacement.plan: numberOfReplicas=0 must be an integer from 1 to 20'],
+    [{ numberOfReplicas: -2 }, 'numberOfReplicas=-2 must be an integer from 1 to 20'],
+    [{ numberOfReplicas: 1.5 }, 'numberOfReplicas=1.5 must be an integer from 1 to 20'],
+    [{ numberOfReplicas: 21 }, 'numberOfReplicas=21 must be an integer from 1 to 20'],
     [{ numberOfReplicas: 2, dataLocality: LonghornDataLocality.STRICT_LOCAL },
-      't: numberOfReplicas=2 must be 1 with dataLocality strict-local: Longhorn keeps the only replica on the node the volume is attached to'],
+      'LonghornPlacement.plan: numberOfReplicas=2 must be 1 with dataLocality strict-local: Longhorn keeps the only replica on the node the volume is attached to'],
     [{ settings: { defaultDataLocality: LonghornDataLocality.STRICT_LOCAL } }, 'numberOfReplicas=3 must be 1 with dataLocality strict-local'],
     [{ diskSelector: ['ssd', ''] }, 'diskSelector[1]="" must be a non-empty tag without commas or whitespace'],
     [{ nodeSelector: ['a,b'] }, 'nodeSelector[0]="a,b" must be a non-empty tag'],
-    [{ replicaSoftAntiAffinity: 'maybe' as any }, 'replicaSoftAntiAffinity="maybe" must be one of ignored, enabled, disabled'],
-    [{ dataEngine: 'v3' as any }, 'dataEngine="v3" must be one of v1, v2'],
+    [{ replicaSoftAntiAffinity: 'maybe' as any },
+      'replicaSoftAntiAffinity="maybe" must be one of AntiAffinity.IGNORED ("ignored"), AntiAffinity.ENABLED ("enabled"), AntiAffinity.DISABLED ("disabled")'],
+    [{ dataEngine: 'v3' as any }, 'dataEngine="v3" must be one of LonghornDataEngine.V1 ("v1"), LonghornDataEngine.V2 ("v2")'],
   ])('refuses %j', (options, message) => {
-    expect(() => resolveScheduling('t', options)).toThrow(message);
+    expect(() => plan(options)).toThrow(message);
   });
 
   test('strict-local with one replica is fine', () => {

@@ -305,7 +305,7 @@ describe('eligibility', () => {
   test.each([
     [{ nodeSelector: ['gpu'] }, 'LonghornPlacement.plan: nodeSelector[0]="gpu" is a tag no node of the inventory has (node tags: storage): no replica could ever be scheduled'],
     [{ diskSelector: ['fast', 'nvme'] }, 'diskSelector[1]="nvme" is a tag no disk of the inventory has (disk tags: fast)'],
-    [{ numberOfReplicas: 0 }, 'LonghornPlacement.plan: numberOfReplicas=0 must be an integer >= 1'],
+    [{ numberOfReplicas: 0 }, 'LonghornPlacement.plan: numberOfReplicas=0 must be an integer from 1 to 20'],
     [{ numberOfReplicas: 2, dataLocality: LonghornDataLocality.STRICT_LOCAL }, 'numberOfReplicas=2 must be 1 with dataLocality strict-local'],
     [{ existingReplicas: [{ node: 'n9', disk: 'ssd' }] }, 'existingReplicas[0]={"node":"n9","disk":"ssd"} is not a disk of the inventory'],
     [{ numberOfReplicas: 1, existingReplicas: [{ node: 'n1', disk: 'ssd' }, { node: 'n2', disk: 'ssd' }] }, 'lists 2 replicas but numberOfReplicas is 1'],

@@ -57,11 +57,11 @@ describe('LonghornSettings', () => {
     [{}, "LonghornSettings 'test/s': no setting given"],
     [{ replicaDiskSoftAntiAffinity: AntiAffinity.IGNORED }, "LonghornSettings 'test/s': replicaDiskSoftAntiAffinity=\"ignored\" must be ENABLED or DISABLED"],
     [{ storageMinimalAvailablePercentage: 120 }, 'storageMinimalAvailablePercentage=120 must be an integer from 0 to 100'],
-    [{ defaultReplicaCount: 0 }, 'defaultReplicaCount=0 must be an integer >= 1'],
+    [{ defaultReplicaCount: 0 }, 'defaultReplicaCount=0 must be an integer from 1 to 20'],
     [{ replicaSoftAntiAffinity: AntiAffinity.ENABLED, extraSettings: { 'replica-soft-anti-affinity': 'false' } },
       'extraSettings.replica-soft-anti-affinity="false" conflicts with the typed prop that sets it to "true"'],
     [{ extraSettings: { 'Bad Name': '1' } }, 'extraSettings.Bad Name="1" is not a Longhorn setting name'],
-    [{ extraSettings: { 'x-y': 1 as any } }, 'extraSettings.x-y=1 must be a string'],
+    [{ extraSettings: { 'x-y': 1 as any } }, 'extraSettings["x-y"]=1 must be a string'],
   ])('refuses %j', (props, message) => {
     expect(() => new LonghornSettings(testChart(), 's', props)).toThrow(message);
   });

@@ -125,7 +125,7 @@ describe('LonghornStorageClass', () => {
   });
 
   test.each([
-    [{ numberOfReplicas: 0 }, "LonghornStorageClass 'test/sc': numberOfReplicas=0 must be an integer >= 1"],
+    [{ numberOfReplicas: 0 }, "LonghornStorageClass 'test/sc': numberOfReplicas=0 must be an integer from 1 to 20"],
     [{ numberOfReplicas: 2, dataLocality: LonghornDataLocality.STRICT_LOCAL }, 'numberOfReplicas=2 must be 1 with dataLocality strict-local'],
     [{ inventory: singleNode, diskSelector: ['nvme'] }, 'diskSelector[0]="nvme" is a tag no disk of the inventory has (disk tags: none)'],
     [{ inventory: singleNode, nodeSelector: ['storage'] }, 'nodeSelector[0]="storage" is a tag no node of the inventory has'],

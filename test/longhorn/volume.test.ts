@@ -95,7 +95,7 @@ describe('LonghornVolume', () => {
     [{ size: '1G' }, "LonghornVolume 'test/v': size=\"1G\" must be a positive multiple of 2Mi (2097152 bytes): Longhorn would round it up to 954Mi"],
     [{ size: '0' }, 'size="0" must be a positive multiple of 2Mi'],
     [{ size: '-5Gi' }, 'size="-5Gi" must not be negative'],
-    [{ size: '1Gi', numberOfReplicas: 0 }, "LonghornVolume 'test/v': numberOfReplicas=0 must be an integer >= 1"],
+    [{ size: '1Gi', numberOfReplicas: 0 }, "LonghornVolume 'test/v': numberOfReplicas=0 must be an integer from 1 to 20"],
     [{ size: '1Gi', numberOfReplicas: 3, dataLocality: LonghornDataLocality.STRICT_LOCAL }, 'numberOfReplicas=3 must be 1 with dataLocality strict-local'],
     [{ size: '1Gi', extraSpec: { size: '5' } }, 'extraSpec.size="5" conflicts with the typed prop that sets size="1073741824"'],
     [{ size: '1Gi', inventory: threeDisks, nodeSelector: ['gpu'] }, 'nodeSelector[0]="gpu" is a tag no node of the inventory has'],

@@ -224,10 +224,13 @@ describe('TopologyShardedPrometheus, standalone output', () => {
     const odd = new ZoneTopology({ zones: ['EU_West.1a', 'eu-west-1b'] });
     const names = synthesize({ topology: odd, shards: 2, output: PrometheusOutput.STANDALONE }).objects
       .filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name);
-    expect(names).toEqual(['mon-prom-eu-west-1a-0', 'mon-prom-eu-west-1b-0']);
+    // the valid zone keeps its name; the other one is cleaned and told apart by a hash of the zone
+    expect(names).toEqual([expect.stringMatching(/^mon-prom-eu-west-1a-[0-9a-f]{6}-0$/), 'mon-prom-eu-west-1b-0']);
     const clash = new ZoneTopology({ zones: ['a.b', 'a_b'] });
-    expect(synthesize({ topology: clash, shards: 2, output: PrometheusOutput.STANDALONE }).objects
-      .filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name)).toEqual(['mon-prom-zone-0-0', 'mon-prom-zone-1-0']);
+    const clashing = synthesize({ topology: clash, shards: 2, output: PrometheusOutput.STANDALONE }).objects
+      .filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name);
+    expect(clashing).toEqual([expect.stringMatching(/^mon-prom-a-b-[0-9a-f]{6}-0$/), expect.stringMatching(/^mon-prom-a-b-[0-9a-f]{6}-0$/)]);
+    expect(new Set(clashing).size).toBe(2);
   });
 });
 
@@ -235,15 +238,15 @@ describe('TopologyShardedPrometheus refuses bad input with a clear error', () =>
   const where = "TopologyShardedPrometheus 'mon/prom'";
   test.each<[Partial<TopologyShardedPrometheusProps>, string]>([
     [{ shards: 2 }, 'shards=2 is less than the 3 zones [zone-a, zone-b, zone-c]: zone(s) zone-c would not be scraped'],
-    [{ shards: 0 }, 'shards=0 must be an integer >= 1'],
-    [{ shards: 0, mode: ShardingMode.ADDRESS }, 'shards=0 must be an integer >= 1'],
+    [{ shards: 0 }, 'shards=0 must be an integer from 1 to 2147483647'],
+    [{ shards: 0, mode: ShardingMode.ADDRESS }, 'shards=0 must be an integer from 1 to 2147483647'],
     [{ shardsPerZone: { 'zone-a': 2, 'zone-b': 2, 'zone-c': 1 } }, 'shardsPerZone={"zone-a":2,"zone-b":2,"zone-c":1} sums to 5, not to shards=6'],
     [{ shardsPerZone: { 'zone-a': 2, 'zone-b': 2, 'zone-c': 1, 'zone-x': 1 } }, 'shardsPerZone["zone-x"]=1 names a zone that is not in the topology'],
     [{ mode: ShardingMode.ADDRESS, shardsPerZone: { 'zone-a': 6 } }, 'shardsPerZone={"zone-a":6} only applies to mode ShardingMode.TOPOLOGY'],
     [{ mode: ShardingMode.ADDRESS, externalLabelName: 'az' }, 'externalLabelName="az" only applies to mode ShardingMode.TOPOLOGY'],
     [{ mode: ShardingMode.ADDRESS, operatorSharding: OperatorSharding.SHARDING_STRATEGY }, 'operatorSharding="sharding-strategy" only applies to mode ShardingMode.TOPOLOGY'],
-    [{ replicas: 0 }, 'replicas=0 must be an integer >= 1'],
-    [{ replicas: 1.5 }, 'replicas=1.5 must be an integer >= 1'],
+    [{ replicas: 0 }, 'replicas=0 must be an integer from 1 to 2147483647'],
+    [{ replicas: 1.5 }, 'replicas=1.5 must be an integer from 1 to 2147483647'],
     [{ externalLabelName: 'zone-name' }, 'externalLabelName="zone-name" is not a valid label name'],
     [{ externalLabelName: '1zone' }, 'externalLabelName="1zone" is not a valid label name'],
     [{ externalLabelName: '__zone' }, 'externalLabelName="__zone" is not a valid label name'],
@@ -257,7 +260,7 @@ describe('TopologyShardedPrometheus refuses bad input with a clear error', () =>
     [{ scrapeClasses: [{ name: 'a', attachNodeMetadata: false }] }, 'scrapeClasses["a"].attachNodeMetadata=false cannot be false'],
     [{ name: 'a-name-long-enough-to-break-the-statefulset-name-limit' }, 'name="a-name-long-enough-to-break-the-statefulset-name-limit" is too long: ' +
       'it makes the StatefulSet name "prometheus-a-name-long-enough-to-break-the-statefulset-name-limit-zone-a-shard-1" (80 characters), over the 52'],
-    [{ name: 'Prom' }, 'name="Prom" must be a DNS label'],
+    [{ name: 'Prom' }, 'name="Prom" is not a valid Service name (DNS-1035 label)'],
     [{ scrapeInterval: '30 seconds' }, 'scrapeInterval="30 seconds" is not a Prometheus duration'],
     [{ storage: { size: '50 GB' } }, 'storage.size="50 GB" is not a byte quantity'],
     [{ kubernetesVersion: 'next' }, 'kubernetesVersion="next" is not a Kubernetes version'],

@@ -64,7 +64,7 @@ describe('ShardRelabeling.forShard', () => {
   test.each([
     [{ zone: 'eu-1d' }, "ShardRelabeling.forShard: zone=\"eu-1d\" is not one of the topology's zones [eu-1a, eu.1b, eu-1c]"],
     [{ zone: 'eu-1a', inZoneIndex: 2, zoneShards: 2 }, 'ShardRelabeling.forShard: inZoneIndex=2 must be an integer from 0 to zoneShards - 1 = 1'],
-    [{ zone: 'eu-1a', zoneShards: 0 }, 'ShardRelabeling.forShard: zoneShards=0 must be an integer >= 1'],
+    [{ zone: 'eu-1a', zoneShards: 0 }, 'ShardRelabeling.forShard: zoneShards=0 must be an integer from 1 to 2147483647'],
     [{ zone: 'eu-1a', hashLabel: 'not-a-label' }, 'ShardRelabeling.forShard: hashLabel="not-a-label" is not a Prometheus label name'],
     [{ zone: 'eu-1a', kubernetesVersion: 'latest' }, "ShardRelabeling.forShard: kubernetesVersion=\"latest\" is not a Kubernetes version like '1.35' or 'v1.35.2'"],
   ])('%j is refused', (props, message) => {
@@ -88,7 +88,7 @@ describe('ShardRelabeling.byAddress and the two spellings', () => {
 
   test.each([
     [5, 5, 'ShardRelabeling.byAddress: index=5 must be an integer from 0 to 4'],
-    [0, 0, 'ShardRelabeling.byAddress: shards=0 must be an integer >= 1'],
+    [0, 0, 'ShardRelabeling.byAddress: shards=0 must be an integer from 1 to 2147483647'],
   ])('byAddress(%d, %d) is refused', (index, shards, message) => {
     expect(() => ShardRelabeling.byAddress(index, shards)).toThrow(message);
   });

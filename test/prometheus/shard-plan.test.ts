@@ -26,11 +26,11 @@ describe('ShardPlan', () => {
 
   test.each([
     [{ shards: 2 }, 'ShardPlan: shards=2 is less than the 3 zones [a, b, c]: zone(s) c would not be scraped (every zone needs at least one shard)'],
-    [{ shards: 0 }, 'ShardPlan: shards=0 must be an integer >= 1'],
-    [{ shards: 2.5 }, 'ShardPlan: shards=2.5 must be an integer >= 1'],
+    [{ shards: 0 }, 'ShardPlan: shards=0 must be an integer from 1 to 2147483647'],
+    [{ shards: 2.5 }, 'ShardPlan: shards=2.5 must be an integer from 1 to 2147483647'],
     [{ shards: 6, shardsPerZone: { a: 2, b: 2, c: 1 } }, 'ShardPlan: shardsPerZone={"a":2,"b":2,"c":1} sums to 5, not to shards=6'],
     [{ shards: 6, shardsPerZone: { a: 2, b: 2, c: 1, d: 1 } }, 'ShardPlan: shardsPerZone["d"]=1 names a zone that is not in the topology [a, b, c]'],
-    [{ shards: 6, shardsPerZone: { a: 4, b: 2, c: 0 } }, 'ShardPlan: shardsPerZone["c"]=0 must be an integer >= 1: a zone without a shard is not scraped'],
+    [{ shards: 6, shardsPerZone: { a: 4, b: 2, c: 0 } }, 'ShardPlan: shardsPerZone["c"]=0 must be an integer from 1 to 2147483647: a zone without a shard is not scraped'],
     [{ shards: 6, shardsPerZone: { a: 4, b: 2 } }, 'ShardPlan: shardsPerZone={"a":4,"b":2} has no entry for zone(s) c: every zone of the topology needs at least one shard'],
   ])('%j is refused', (props, message) => {
     expect(() => ShardPlan.plan({ topology: abc, ...props })).toThrow(message);

@@ -80,7 +80,7 @@ describe('RedisShardLayout', () => {
     [{ zones: abc, masters: 4, replicasPerMaster: 1 },
       'RedisShardLayout: masters=4 over 3 zones puts 2 masters in one zone; losing that zone loses the majority of masters a failover needs (need at most 1 per zone, floor((masters - 1) / 2)). Use 3, 5, 6 or more masters'],
     [{ zones: ['a', 'b'], masters: 3, replicasPerMaster: 1 }, /zones=\["a","b"\] has 2 zone\(s\): a Redis Cluster over fewer than 3 zones never survives losing one .* Use 3 or more zones/],
-    [{ zones: abc, masters: 2, replicasPerMaster: 1 }, 'RedisShardLayout: masters=2 must be an integer >= 3'],
+    [{ zones: abc, masters: 2, replicasPerMaster: 1 }, 'RedisShardLayout: masters=2 must be an integer from 3 to 16384'],
     [{ zones: abc, masters: 3, replicasPerMaster: -1 }, 'RedisShardLayout: replicasPerMaster=-1 must be an integer >= 0'],
     [{ zones: abc, masters: 3, replicasPerMaster: 0 }, /replicasPerMaster=0 leaves the slots of a lost zone's masters with no replica/],
     [{ zones: ['a', 'a', 'b'], masters: 3, replicasPerMaster: 1 }, /zones=\["a","a","b"\] must be a list of distinct/],

@@ -3,6 +3,9 @@ import * as kplus from 'cdk8s-plus-28';
 import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds } from '../../src';
 import { only, synth, testChart } from '../util';
 
+/** The controller that acts on these resources runs outside the test apps (the requirement itself: test/controller/requirements.test.ts). */
+const elsewhere = { controllerInstalledElsewhere: true };
+
 function onDeleteStatefulSet(chart: Chart, strategy = kplus.StatefulSetUpdateStrategy.onDelete()): kplus.StatefulSet {
   return new kplus.StatefulSet(chart, 'db', {
     replicas: 12,
@@ -16,6 +19,7 @@ describe('ZoneAwareUpdate', () => {
     const chart = testChart();
     const sts = onDeleteStatefulSet(chart);
     new ZoneAwareUpdate(chart, 'rollout', {
+      ...elsewhere,
       target: RolloutTarget.statefulSet(sts),
       maxUnavailable: '25%',
       pauseCondition: { label: 'example.com/pause', prometheusQueryUrl: 'http://prometheus:9090/api/v1/query?query=ALERTS' },
@@ -35,7 +39,7 @@ describe('ZoneAwareUpdate', () => {
   test('a Deployment target is paused, so only the controller rolls it', () => {
     const chart = testChart();
     const web = new kplus.Deployment(chart, 'web', { replicas: 6, strategy: kplus.DeploymentStrategy.recreate(), containers: [{ image: 'nginx', portNumber: 8080 }] });
-    new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.deployment(web), maxUnavailable: 2, exponentialFactor: 0, dryRun: true, name: 'web' });
+    new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.deployment(web), maxUnavailable: 2, exponentialFactor: 0, dryRun: true, name: 'web' });
     const objects = synth(chart);
     expect(only(objects, 'Deployment').spec.paused).toBe(true);
     expect(only(objects, 'ZoneAwareUpdate', 'web').spec).toEqual({ deployment: web.name, maxUnavailable: 2, exponentialFactor: 0, dryRun: true });
@@ -44,13 +48,13 @@ describe('ZoneAwareUpdate', () => {
   test('refuses a Deployment that does not use Recreate', () => {
     const chart = testChart();
     const web = new kplus.Deployment(chart, 'web', { containers: [{ image: 'nginx', portNumber: 8080 }] });
-    expect(() => new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.deployment(web), maxUnavailable: 1 }))
+    expect(() => new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.deployment(web), maxUnavailable: 1 }))
       .toThrow("ZoneAwareUpdate 'test/rollout': target=\"Deployment test-web with strategy RollingUpdate\" must use Recreate");
   });
 
   test('a StatefulSet by name, in an explicit namespace', () => {
     const chart = testChart();
-    new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.statefulSetName('kafka'), maxUnavailable: 1, namespace: 'data' });
+    new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSetName('kafka'), maxUnavailable: 1, namespace: 'data' });
     const zau = only(synth(chart), 'ZoneAwareUpdate');
     expect(zau.metadata.namespace).toBe('data');
     expect(zau.spec.statefulset).toBe('kafka');
@@ -59,7 +63,7 @@ describe('ZoneAwareUpdate', () => {
   test('refuses a StatefulSet that does not use OnDelete', () => {
     const chart = testChart();
     const sts = onDeleteStatefulSet(chart, kplus.StatefulSetUpdateStrategy.rollingUpdate());
-    expect(() => new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.statefulSet(sts), maxUnavailable: 1 }))
+    expect(() => new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1 }))
       .toThrow("ZoneAwareUpdate 'test/rollout': target=\"StatefulSet test-db with updateStrategy RollingUpdate\" must use OnDelete");
   });
 
@@ -68,6 +72,7 @@ describe('ZoneAwareUpdate', () => {
     [{ maxUnavailable: '101%' }, "maxUnavailable=\"101%\" must be a percentage between '1%' and '100%'"],
     [{ maxUnavailable: '0%' }, "maxUnavailable=\"0%\" must be a percentage between '1%' and '100%'"],
     [{ exponentialFactor: -1 }, 'exponentialFactor=-1 must be 0 (ramp off: batches of maxUnavailable) or at least 1'],
+    [{ exponentialFactor: Number.NaN }, 'exponentialFactor=NaN must be a finite number'],
     [{ exponentialFactor: 0.5 }, 'exponentialFactor=0.5 must be 0'],
     [{ pauseCondition: { label: 'bad key!' } }, 'pauseCondition.label="bad key!" must be \'key\' or \'key=value\''],
     [{ pauseCondition: { prometheusQueryUrl: 'prometheus:9090' } }, 'pauseCondition.prometheusQueryUrl="prometheus:9090" must be an http(s)'],
@@ -77,7 +82,7 @@ describe('ZoneAwareUpdate', () => {
     const sts = new kplus.StatefulSet(chart, 'db', {
       metadata: { namespace: 'data' }, strategy: kplus.StatefulSetUpdateStrategy.onDelete(), containers: [{ image: 'postgres:17', portNumber: 5432 }],
     });
-    expect(() => new ZoneAwareUpdate(chart, 'rollout', { target: RolloutTarget.statefulSet(sts), maxUnavailable: 1, ...override }))
+    expect(() => new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1, ...override }))
       .toThrow(`ZoneAwareUpdate 'test/rollout': ${message}`);
   });
 });
@@ -86,7 +91,7 @@ describe('ZoneDisruptionBudget', () => {
   test('guards a workload by its selector', () => {
     const chart = testChart();
     const sts = onDeleteStatefulSet(chart);
-    new ZoneDisruptionBudget(chart, 'budget', { workload: sts, maxUnavailable: '10%' });
+    new ZoneDisruptionBudget(chart, 'budget', { ...elsewhere, workload: sts, maxUnavailable: '10%' });
     const objects = synth(chart);
     const zdb = only(objects, 'ZoneDisruptionBudget');
     expect(zdb.spec).toEqual({ selector: { matchLabels: sts.matchLabels }, maxUnavailable: '10%' });
@@ -96,7 +101,7 @@ describe('ZoneDisruptionBudget', () => {
 
   test('by labels, dry run', () => {
     const chart = testChart();
-    new ZoneDisruptionBudget(chart, 'budget', { selector: { app: 'kafka' }, maxUnavailable: 2, dryRun: true, name: 'kafka' });
+    new ZoneDisruptionBudget(chart, 'budget', { ...elsewhere, selector: { app: 'kafka' }, maxUnavailable: 2, dryRun: true, name: 'kafka' });
     expect(only(synth(chart), 'ZoneDisruptionBudget', 'kafka').spec).toEqual({ selector: { matchLabels: { app: 'kafka' } }, maxUnavailable: 2, dryRun: true });
   });
 
@@ -105,10 +110,11 @@ describe('ZoneDisruptionBudget', () => {
     [{ maxUnavailable: '150%', selector: { app: 'a' } }, 'maxUnavailable="150%" must be a percentage between'],
     [{ maxUnavailable: 1 }, 'selector=undefined set exactly one of selector and workload'],
     [{ maxUnavailable: 1, selector: {} }, 'selector={} must not be empty'],
-    [{ maxUnavailable: 1, selector: { 'a b': 'x' } }, 'selector={"a b":"x"} is not a valid label key'],
+    [{ maxUnavailable: 1, selector: { 'a b': 'x' } }, 'selector key="a b" is not a valid label key'],
+    [{ maxUnavailable: 1, selector: { app: 'a b' } }, 'selector["app"]="a b" is not a valid label value'],
   ])('refuses %p', (props, message) => {
     const chart = testChart();
-    expect(() => new ZoneDisruptionBudget(chart, 'budget', props)).toThrow(`ZoneDisruptionBudget 'test/budget': ${message}`);
+    expect(() => new ZoneDisruptionBudget(chart, 'budget', { ...elsewhere, ...props })).toThrow(`ZoneDisruptionBudget 'test/budget': ${message}`);
   });
 });
 

@@ -43,16 +43,16 @@ describe('TopologySpread.acrossZones', () => {
   });
 
   test.each([
-    [{ maxSkew: 0 }, 'TopologySpread.acrossZones: maxSkew=0 must be an integer >= 1'],
-    [{ maxSkew: 1.5 }, 'TopologySpread.acrossZones: maxSkew=1.5 must be an integer >= 1'],
+    [{ maxSkew: 0 }, 'TopologySpread.acrossZones: maxSkew=0 must be an integer from 1 to 2147483647'],
+    [{ maxSkew: 1.5 }, 'TopologySpread.acrossZones: maxSkew=1.5 must be an integer from 1 to 2147483647'],
     [{ whenUnsatisfiable: WhenUnsatisfiable.SCHEDULE_ANYWAY, minDomains: 2 },
       'TopologySpread.acrossZones: minDomains=2 is only allowed with whenUnsatisfiable=DoNotSchedule (got ScheduleAnyway)'],
     [{ minDomains: 4 }, 'TopologySpread.acrossZones: minDomains=4 exceeds the 3 zone(s) of the topology'],
-    [{ minDomains: 0 }, 'TopologySpread.acrossZones: minDomains=0 must be an integer >= 1'],
+    [{ minDomains: 0 }, 'TopologySpread.acrossZones: minDomains=0 must be an integer from 1 to 2147483647'],
     [{ matchLabelKeys: ['app.kubernetes.io/name'] },
       'TopologySpread.acrossZones: matchLabelKeys="app.kubernetes.io/name" is also a key of the label selector'],
     [{ matchLabelKeys: ['pod-template-hash', 'pod-template-hash'] }, 'matchLabelKeys="pod-template-hash" is listed twice'],
-    [{ matchLabelKeys: ['bad key'] }, 'matchLabelKeys="bad key" is not a valid label key'],
+    [{ matchLabelKeys: ['bad key'] }, 'matchLabelKeys[0]="bad key" is not a valid label key'],
     [{ selector: { matchLabels: { app: 'other' } } },
       'TopologySpread.acrossZones: selector={"matchLabels":{"app":"other"}} does not match the pod labels {"app.kubernetes.io/name":"web"}'],
     [{ podLabels: {} }, 'TopologySpread.acrossZones: selector={"matchLabels":{}} is empty'],

@@ -32,9 +32,9 @@ describe('Survival.check', () => {
 
   test('the reason names the lost zones, what remains and what the quorum needs', () => {
     expect(Survival.check({ a: 2, b: 1 }, Quorum.majority()).reason)
-      .toBe('losing zone a (2 of 3 replicas) leaves 1; majority quorum needs 2');
+      .toBe('losing zone a (2 of 3 replicas) leaves 1; the quorum (majority) needs 2');
     expect(Survival.check({ a: 1, b: 1 }, Quorum.atLeast(3), 0).reason)
-      .toBe('losing no zone leaves 2; at least 3 quorum needs 3 (the layout is below quorum even with every zone up)');
+      .toBe('losing no zone leaves 2; the quorum (at least 3) needs 3 (the layout is below quorum even with every zone up)');
   });
 
   test.each([

@@ -141,7 +141,7 @@ describe('bad input', () => {
   });
 
   test.each([
-    [{ maxSkew: 0 }, "Zonal.spread(Deployment 'test/w'): maxSkew=0 must be an integer >= 1"],
+    [{ maxSkew: 0 }, "Zonal.spread(Deployment 'test/w'): maxSkew=0 must be an integer from 1 to 2147483647"],
     [{ whenUnsatisfiable: WhenUnsatisfiable.SCHEDULE_ANYWAY, minDomains: 3 }, 'minDomains=3 is only allowed with whenUnsatisfiable=DoNotSchedule'],
     [{ minDomains: 5 }, 'minDomains=5 exceeds the 3 zone(s) of the topology'],
     [{ spreadAcrossHosts: false, hostSpread: { maxSkew: 2 } }, 'hostSpread={"maxSkew":2} is set but spreadAcrossHosts is false'],

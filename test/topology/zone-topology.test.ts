@@ -34,7 +34,7 @@ describe('ZoneTopology', () => {
   });
 
   test.each([
-    [{ zones: [] }, /ZoneTopology: zones=\[\] must list at least one zone/],
+    [{ zones: [] }, /ZoneTopology: zones=\[\] must be a list of at least one zone name/],
     [{ zones: ['a', 'b', 'a'] }, /ZoneTopology: zones\[2\]="a" duplicates zones\[0\]/],
     [{ zones: ['eu west'] }, /ZoneTopology: zones\[0\]="eu west" is not a valid label value/],
     [{ zones: ['a', ''] }, /ZoneTopology: zones\[1\]="" must not be empty/],

@@ -1,14 +1,13 @@
 /**
  * The `redis` reconciler: for every `ZonalRedisCluster` (pods labelled `cdk8s-zones.dev/redis-cluster`),
- * reads the planned layout ConfigMap, builds the inventory from the pods and their nodes' zones, runs the
+ * reads the planned layout ConfigMap, builds the inventory from the pods and their zone labels, runs the
  * same manager as the `redis` CLI (bootstrap, heal, reshard, rebalance; never gives lost slots away) and
  * writes the state to the ConfigMap `<cluster>-status` (key `state.json`). Polls every `intervalMs`.
  */
-import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
 import { REDIS_MANAGER, REDIS_MANAGER_RULES } from '../../../src/contract/reconcilers';
 import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
-import { isStatus, KubeObject, NODES, PODS, Resource, resourcePath, SECRETS } from '../kube/api';
+import { isStatus, KubeObject, PODS, Resource, resourcePath, SECRETS } from '../kube/api';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { RedisClusterManager } from '../redis/manager';
 import { inventoryFromPods } from '../redis/pods';
@@ -65,11 +64,7 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
 async function reconcileCluster(ctx: ReconcilerContext, namespace: string, cluster: string, pods: KubeObject[], timeoutMs: number): Promise<void> {
   const layoutMap = await ctx.kube.get(resourcePath(CONFIGMAPS, namespace, layoutConfigMapName(cluster)));
   const layout = RedisShardLayout.fromJson((layoutMap as any).data[LAYOUT_KEY]);
-  const nodes = new Map<string, KubeObject>();
-  for (const name of new Set(pods.map((p) => p.spec?.nodeName).filter((n): n is string => !!n))) {
-    nodes.set(name, await ctx.kube.get(resourcePath(NODES, undefined, name)));
-  }
-  const inventory = inventoryFromPods(cluster, pods, nodes, ctx.settings.topologyKeys[0] ?? WELL_KNOWN_ZONE_KEY);
+  const inventory = inventoryFromPods(cluster, pods);
   let password: string | undefined;
   if (inventory.passwordSecret) {
     const secret: any = await ctx.kube.get(resourcePath(SECRETS, namespace, inventory.passwordSecret.name));

@@ -1,11 +1,11 @@
 /**
- * Kubernetes mode of the Redis cluster manager (pure part): the pods of one `ZonalRedisCluster` and their
- * nodes -> the manager's inventory. A pod's zone is its node's topology label; a pod not yet bound (or on
- * a node without the label) falls back to the zone its StatefulSet pins it to (`cdk8s-zones.dev/zone`).
+ * Kubernetes mode of the Redis cluster manager (pure part): the pods of one `ZonalRedisCluster` -> the
+ * manager's inventory. A pod's zone is its own zone label (`cdk8s-zones.dev/zone`, the zone its StatefulSet
+ * pins it to), so the manager needs neither the pod's node nor read access to nodes.
  */
 import { InventoryNode } from './model';
 import { ZONE_LABEL } from '../../../src/contract/labels';
-import { REDIS_PORT } from '../../../src/contract/redis';
+import { REDIS_PASSWORD_ENV, REDIS_PORT, redisNodeOfPod } from '../../../src/contract/redis';
 import { KubeObject } from '../kube/api';
 
 export interface PodInventory {
@@ -16,13 +16,14 @@ export interface PodInventory {
   readonly passwordSecret?: { readonly name: string; readonly key: string };
 }
 
-export function inventoryFromPods(cluster: string, pods: KubeObject[], nodes: Map<string, KubeObject>, zoneKey: string): PodInventory {
+export function inventoryFromPods(cluster: string, pods: KubeObject[]): PodInventory {
   const out: InventoryNode[] = [];
   const skipped: string[] = [];
   let passwordSecret: PodInventory['passwordSecret'];
   for (const pod of [...pods].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
     const name: string = pod.metadata.name;
-    if (!name.startsWith(`${cluster}-`)) {
+    const node = redisNodeOfPod(cluster, name);
+    if (node === undefined) {
       skipped.push(`${name}: not named ${cluster}-<zone>-<ordinal>`);
       continue;
     }
@@ -35,17 +36,16 @@ export function inventoryFromPods(cluster: string, pods: KubeObject[], nodes: Ma
       skipped.push(`${name}: no pod IP yet`);
       continue;
     }
-    const node = pod.spec?.nodeName ? nodes.get(pod.spec.nodeName) : undefined;
-    const zone: string | undefined = node?.metadata.labels?.[zoneKey] ?? pod.metadata.labels?.[ZONE_LABEL];
+    const zone: string | undefined = pod.metadata.labels?.[ZONE_LABEL];
     if (!zone) {
-      skipped.push(`${name}: zone unknown (node without ${zoneKey}, pod without ${ZONE_LABEL})`);
+      skipped.push(`${name}: zone unknown (no ${ZONE_LABEL} label)`);
       continue;
     }
     const env: any[] = pod.spec?.containers?.[0]?.env ?? [];
-    const ref = env.find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef;
+    const ref = env.find((e) => e.name === REDIS_PASSWORD_ENV)?.valueFrom?.secretKeyRef;
     if (ref?.name && ref?.key) passwordSecret = { name: ref.name, key: ref.key };
     const host = ip.includes(':') ? `[${ip}]` : ip;
-    out.push({ name: name.slice(cluster.length + 1), zone, address: `${host}:${REDIS_PORT}` });
+    out.push({ name: node, zone, address: `${host}:${REDIS_PORT}` });
   }
   return { nodes: out, skipped, passwordSecret };
 }

@@ -1,0 +1,46 @@
+/**
+ * Every example, built in its standard and its hostile variant (zones with upper case, '_', '.' and 62
+ * characters; construct ids of 100 characters), synthesizes only names and labels Kubernetes accepts. The
+ * Kubernetes tier applies both variants to a real API server and rolls them out.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { App, Testing } from 'cdk8s';
+import { kubernetesProblems } from './kubernetes-validity';
+import { ExampleVariant, HOSTILE_VARIANT, STANDARD_VARIANT } from '../examples/variant';
+
+const EXAMPLES = path.resolve(__dirname, '..', 'examples');
+const names = fs.readdirSync(EXAMPLES).filter((n) => fs.existsSync(path.join(EXAMPLES, n, 'main.ts'))).sort();
+
+function synthesize(name: string, variant: ExampleVariant): any[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { build } = require(path.join(EXAMPLES, name, 'main.ts'));
+  const app: App = Testing.app();
+  build(app, variant);
+  return app.charts.flatMap((chart) => Testing.synth(chart));
+}
+
+test('the validity check finds what Kubernetes refuses', () => {
+  expect(kubernetesProblems([
+    { kind: 'StatefulSet', metadata: { name: 'redis-Zone_A' }, spec: { replicas: 1, template: { metadata: { labels: { app: 'x'.repeat(64) } }, spec: {} } } },
+    { kind: 'Service', metadata: { name: '1redis' } },
+    { kind: 'PodDisruptionBudget', metadata: { name: 'redis-ZONE.B', labels: { 'app.kubernetes.io/instance': 'a b' } } },
+    { kind: 'StatefulSet', metadata: { name: 's'.repeat(53) }, spec: { replicas: 1 } },
+  ])).toEqual([
+    'StatefulSet redis-Zone_A: invalid name "redis-Zone_A"',
+    'StatefulSet redis-Zone_A: pod name would be invalid "redis-Zone_A-0"',
+    `StatefulSet redis-Zone_A: invalid pod label value "app=${'x'.repeat(64)}"`,
+    'Service 1redis: invalid name "1redis"',
+    'PodDisruptionBudget redis-ZONE.B: invalid name "redis-ZONE.B"',
+    'PodDisruptionBudget redis-ZONE.B: invalid label value "app.kubernetes.io/instance=a b"',
+    `StatefulSet ${'s'.repeat(53)}: StatefulSet name longer than 52 characters (its controller-revision-hash label would be too long) "${'s'.repeat(53)}"`,
+  ]);
+});
+
+describe.each(names)('example %s', (name) => {
+  test.each([['standard', STANDARD_VARIANT], ['hostile', HOSTILE_VARIANT]])('%s variant: every name and label is valid for Kubernetes', (_, variant) => {
+    const objects = synthesize(name, variant as ExampleVariant);
+    expect(objects.length).toBeGreaterThan(0);
+    expect(kubernetesProblems(objects)).toEqual([]);
+  });
+});
