@@ -58,7 +58,7 @@ export class WebhookTls {
     checkProps(where, options, {
       issuerName: Props.optional(KubeProps.dnsSubdomain()),
       issuerKind: Props.optional(Props.enumOf(CertManagerIssuerKind, 'CertManagerIssuerKind')),
-    }, 'CertManagerTlsOptions');
+    }, 'CertManagerTlsOptions', 'options');
     if (options.issuerKind !== undefined && options.issuerName === undefined) {
       throw invalidProp(where, 'issuerKind', options.issuerKind, 'needs issuerName: the self-signed Issuer made without it is always an Issuer');
     }

@@ -115,7 +115,7 @@ export class LonghornPlacement {
   public static plan(inventory: LonghornInventory, request: LonghornPlacementRequest): LonghornPlacementPlan {
     const where = 'LonghornPlacement.plan';
     checkArg(where, 'inventory', inventory, Props.instanceOf(LonghornInventory));
-    checkProps(where, request, PLACEMENT_REQUEST_PROPS, 'LonghornPlacementRequest');
+    checkProps(where, request, PLACEMENT_REQUEST_PROPS, 'LonghornPlacementRequest', 'request');
     const resolved = resolveScheduling(where, request);
     return planPlacement(where, inventory, resolved, replicaSizeOf(where, 'size', request.size ?? '0'), request.existingReplicas ?? []);
   }

@@ -232,9 +232,9 @@ export class TopologyShardedPrometheus extends Construct {
   constructor(scope: Construct, id: string, props: TopologyShardedPrometheusProps) {
     super(scope, id);
     const where = `TopologyShardedPrometheus '${this.node.path}'`;
+    checkProps(where, props, PROPS, 'TopologyShardedPrometheusProps');
     const mode = props.mode ?? ShardingMode.TOPOLOGY;
     const output = props.output ?? PrometheusOutput.OPERATOR;
-    checkProps(where, props, PROPS, 'TopologyShardedPrometheusProps');
     checkOptions(where, props, mode, output);
 
     const topology = props.topology;

@@ -2,7 +2,7 @@ import { REDIS_CLUSTER_SLOTS, slotRange } from './slots';
 import { redisNodeName } from '../contract/redis';
 import { invalidProp } from '../shared/errors';
 import { labelValueProblem } from '../shared/kubernetes-names';
-import { checkProps, Props, PropSpec } from '../shared/props';
+import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { zoneSlug } from '../shared/zone-slug';
 import { Quorum, Survival, SurvivalVerdict } from '../topology/survival';
 
@@ -100,6 +100,7 @@ export class RedisShardLayout {
    */
   public static fromJson(json: string): RedisShardLayout {
     const where = 'RedisShardLayout.fromJson';
+    checkArg(where, 'json', json, Props.string());
     let data: any;
     try {
       data = JSON.parse(json);

@@ -52,8 +52,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * spec does not know (a misspelt prop would otherwise be ignored without a word). Throws in the library's
  * error format, naming `where`, the prop (with its path for nested values), the value and the rule.
  */
-export function checkProps<P>(where: string, props: P | undefined, spec: PropSpec<P>, typeName: string): void {
-  checkStruct(where, '', props ?? {}, spec as unknown as Record<string, Check & { optional: boolean }>, typeName);
+export function checkProps<P>(where: string, props: P | undefined, spec: PropSpec<P>, typeName: string, argName = 'props'): void {
+  if (props === null) throw invalidProp(where, argName, props, `must be a ${typeName} (an object of props), or left out`);
+  checkStruct(where, '', props ?? {}, spec as unknown as Record<string, Check & { optional: boolean }>, typeName, argName);
 }
 
 /** Checks one argument of a method (not a props object) the same way. */
@@ -61,8 +62,10 @@ export function checkArg(where: string, name: string, value: unknown, check: Req
   checkStruct(where, '', { [name]: value }, { [name]: check }, 'arguments');
 }
 
-function checkStruct(where: string, path: string, value: unknown, spec: Record<string, Check & { optional: boolean }>, typeName: string): void {
-  if (!isPlainObject(value)) throw invalidProp(where, path || 'props', value, `must be a ${typeName} (an object of props)`);
+function checkStruct(
+  where: string, path: string, value: unknown, spec: Record<string, Check & { optional: boolean }>, typeName: string, argName = 'props',
+): void {
+  if (!isPlainObject(value)) throw invalidProp(where, path || argName, value, `must be a ${typeName} (an object of props)`);
   const prefix = path ? `${path}.` : '';
   for (const key of Object.keys(value)) {
     if (!(key in spec)) {

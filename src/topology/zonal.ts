@@ -75,7 +75,7 @@ export class Zonal {
    */
   public static spread(workload: Workload, options: ZonalSpreadOptions): void {
     const { kind, where, state } = Zonal.prepare(workload, 'Zonal.spread');
-    checkProps(where, options, ZONAL_SPREAD_PROPS, 'ZonalSpreadOptions');
+    checkProps(where, options, ZONAL_SPREAD_PROPS, 'ZonalSpreadOptions', 'options');
     if (state.pinnedZone !== undefined) {
       throw new Error(`${where}: the workload is pinned to zone ${describe(state.pinnedZone)} by Zonal.pinToZone; ` +
         'it cannot also spread across zones (use Zonal.spreadAcrossHosts to spread it within its zone)');
