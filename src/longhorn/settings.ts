@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { LONGHORN_NAMESPACE, longhornLabels } from './check';
 import { AntiAffinity, LonghornSchedulingSettings, resolveSettings, SCHEDULING_SETTINGS_PROPS } from './options';
 import { invalidProp } from '../shared/errors';
+import { dnsLabelProblem } from '../shared/kubernetes-names';
 import { KubeProps } from '../shared/kubernetes-props';
 import { checkProps, Props, PropSpec } from '../shared/props';
 
@@ -39,7 +40,6 @@ const SETTING_NAMES: { [K in keyof LonghornSchedulingSettings]-?: string } = {
   storageReservedPercentageForDefaultDisk: 'storage-reserved-percentage-for-default-disk',
 };
 
-const SETTING_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 const PROPS: PropSpec<LonghornSettingsProps> = {
   ...SCHEDULING_SETTINGS_PROPS,
@@ -74,7 +74,8 @@ export class LonghornSettings extends Construct {
       values[name] = value === AntiAffinity.ENABLED ? 'true' : value === AntiAffinity.DISABLED ? 'false' : String(value);
     }
     for (const [name, value] of Object.entries(extraSettings ?? {})) {
-      if (!SETTING_NAME.test(name)) throw invalidProp(where, `extraSettings.${name}`, value, 'is not a Longhorn setting name (lowercase, digits and dashes)');
+      // A Setting is named after its setting: the name must be a valid object name.
+      if (dnsLabelProblem(name)) throw invalidProp(where, `extraSettings.${name}`, value, 'is not a Longhorn setting name (lowercase, digits and dashes, at most 63 characters)');
       if (name in values) throw invalidProp(where, `extraSettings.${name}`, value, `conflicts with the typed prop that sets it to ${JSON.stringify(values[name])}`);
       values[name] = value;
     }

@@ -1,4 +1,5 @@
 import { invalidProp } from '../shared/errors';
+import { Props } from '../shared/props';
 
 /**
  * `maxUnavailable` of a ZoneAwareUpdate or ZoneDisruptionBudget: an absolute number of pods (>= 1) or a
@@ -8,6 +9,10 @@ import { invalidProp } from '../shared/errors';
 export type MaxUnavailableValue = number | string;
 
 const PERCENT = /^([0-9]+)%$/;
+
+/** The run-time type check of a `maxUnavailable` prop (its value is checked by `checkMaxUnavailable`). */
+export const MAX_UNAVAILABLE_PROP = Props.custom("a whole number of pods or a percentage such as '25%'",
+  (v) => (typeof v === 'number' || typeof v === 'string' ? undefined : "must be a whole number of pods or a percentage such as '25%'"));
 
 /** Throws when `value` is not an integer >= 1 or a percentage in 1%..100%. */
 export function checkMaxUnavailable(where: string, prop: string, value: MaxUnavailableValue): void {

@@ -1,7 +1,7 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { checkMaxUnavailable } from './max-unavailable';
+import { checkMaxUnavailable, MAX_UNAVAILABLE_PROP } from './max-unavailable';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../contract/rollout';
 import { requireControllerFeature, ZONE_AWARE_UPDATE_FEATURE } from '../controller/requirements';
 import { invalidProp } from '../shared/errors';
@@ -144,8 +144,7 @@ const PAUSE_CONDITION_PROPS: PropSpec<ZoneAwareUpdatePauseCondition> = {
 
 const PROPS: PropSpec<ZoneAwareUpdateProps> = {
   target: Props.instanceOf(RolloutTarget),
-  maxUnavailable: Props.custom("a whole number of pods or a percentage such as '25%'",
-    (v) => (typeof v === 'number' || typeof v === 'string' ? undefined : "must be a whole number of pods or a percentage such as '25%'")),
+  maxUnavailable: MAX_UNAVAILABLE_PROP,
   exponentialFactor: Props.optional(Props.finiteNumber()),
   dryRun: Props.optional(Props.boolean()),
   pauseCondition: Props.optional(Props.struct(PAUSE_CONDITION_PROPS, 'ZoneAwareUpdatePauseCondition')),

@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { checkMaxUnavailable } from './max-unavailable';
+import { checkMaxUnavailable, MAX_UNAVAILABLE_PROP } from './max-unavailable';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
 import { requireControllerFeature, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
 import { invalidProp } from '../shared/errors';
@@ -67,8 +67,7 @@ export interface ZoneDisruptionBudgetProps {
 const PROPS: PropSpec<ZoneDisruptionBudgetProps> = {
   selector: Props.optional(KubeProps.labels()),
   workload: Props.optional(Props.instanceOf(kplus.Workload, 'cdk8s-plus Workload')),
-  maxUnavailable: Props.custom("a whole number of pods or a percentage such as '25%'",
-    (v) => (typeof v === 'number' || typeof v === 'string' ? undefined : "must be a whole number of pods or a percentage such as '25%'")),
+  maxUnavailable: MAX_UNAVAILABLE_PROP,
   dryRun: Props.optional(Props.boolean()),
   name: Props.optional(KubeProps.dnsSubdomain()),
   namespace: Props.optional(KubeProps.dnsLabel()),

@@ -6,7 +6,7 @@
  * compiler makes the spec list every prop, with the same optionality. The specs check types, formats
  * and the bounds of what Kubernetes can store (int32); domain rules stay with the code that knows why.
  */
-import { describe, invalidProp } from './errors';
+import { invalidProp } from './errors';
 
 /** The largest value of a Kubernetes int32 field (replicas, maxSkew, ports, ...). */
 export const INT32_MAX = 2147483647;
@@ -116,14 +116,6 @@ export const Props = {
     });
   },
 
-  /** A finite number from `min` to `max`. */
-  number(min: number, max: number): RequiredCheck {
-    const expected = `a number from ${min} to ${max}`;
-    return required(expected, (where, path, value) => {
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw fail(where, path, value, expected);
-    });
-  },
-
   /** Any finite number (the domain code checks its range and says why). */
   finiteNumber(): RequiredCheck {
     return required('a finite number', (where, path, value) => {
@@ -198,10 +190,3 @@ export const Props = {
     });
   },
 };
-
-/** Why `value` is not a plain object of strings, or undefined (for maps checked by hand). */
-export function notAStringMap(value: unknown): string | undefined {
-  if (!isPlainObject(value)) return 'must be an object of strings';
-  const bad = Object.entries(value).find(([, v]) => typeof v !== 'string');
-  return bad ? `must be an object of strings, but ${JSON.stringify(bad[0])} is ${describe(bad[1])}` : undefined;
-}

@@ -1,13 +1,18 @@
 /**
  * Every example, applied for real: the API server accepts every object (strict field validation, CEL
  * rules of the CRDs, Pod Security "restricted"), says nothing to warn about, and every workload's pods are
- * admitted, scheduled by the real scheduler and Ready.
+ * admitted, scheduled by the real scheduler and Ready. Then the hostile variant of every example (zones
+ * that are not DNS names, ids of 100 characters; examples/variant.ts) on nodes of those zones: the names
+ * the library derives from them must pass the API server and the workload controllers (pod names, the
+ * controller-revision-hash label) alike.
  */
 import {
   applyExample, ApplyResult, deleteApplied, deleteNamespace, exampleNames, RESTRICTED_LABELS, RolloutRejected, synthesizeExample, waitForRollout,
 } from './examples';
 import { KubeObject } from './kube-client';
+import { addNodes, planNodes } from './nodes';
 import { testCluster, uniqueName } from './scheduling';
+import { HOSTILE_VARIANT } from '../../../examples/variant';
 
 const { client } = testCluster();
 afterAll(() => client.close());
@@ -39,6 +44,25 @@ describe.each(names)('example %s', (name) => {
       expect((await client.get('v1', 'Namespace', ns)).metadata.labels).toMatchObject(RESTRICTED_LABELS);
     }
     await waitForRollout(client, result.applied);
+  });
+});
+
+describe('hostile names', () => {
+  // Two nodes in each of the variant's zones, for this block only (the tests of a project run one at a time).
+  const nodes = planNodes({ zones: HOSTILE_VARIANT.zones, nodesPerZone: 2, namePrefix: 'kwok-hostile', podCidrOctet: 245 });
+  beforeAll(() => addNodes(client, nodes));
+  afterAll(() => Promise.all(nodes.map((n) => client.delete('v1', 'Node', n.name))));
+
+  describe.each(names)('example %s', (name) => {
+    let result: ApplyResult | undefined;
+    afterAll(() => result && deleteApplied(client, result));
+
+    test('its hostile variant is applied with zero rejections and zero warnings, and every workload rolls out in those zones', async () => {
+      result = await applyExample(client, name, `hostile-${name}`, undefined, HOSTILE_VARIANT);
+      expect(result.rejections).toEqual([]);
+      expect(result.warnings).toEqual([]);
+      await waitForRollout(client, result.applied);
+    });
   });
 });
 

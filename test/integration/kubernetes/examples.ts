@@ -13,6 +13,7 @@ import { sharedCrds } from '../crd-schema';
 import { REPO_ROOT } from '../shared';
 import { KubeApiError, KubeClient, KubeObject } from './kube-client';
 import { WaitAborted, waitFor, WaitOptions } from './wait';
+import { ExampleVariant, STANDARD_VARIANT } from '../../../examples/variant';
 
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 const CRD = 'CustomResourceDefinition';
@@ -24,14 +25,14 @@ export function exampleNames(): string[] {
   return fs.readdirSync(EXAMPLES_DIR).filter((n) => fs.existsSync(path.join(EXAMPLES_DIR, n, 'main.ts'))).sort();
 }
 
-/** The objects `cdk8s synth` writes for an example, in the same order, without touching the disk. */
-export function synthesizeExample(name: string): KubeObject[] {
+/** The objects `cdk8s synth` writes for an example (in a variant), in the same order, without touching the disk. */
+export function synthesizeExample(name: string, variant: ExampleVariant = STANDARD_VARIANT): KubeObject[] {
   const main = path.join(EXAMPLES_DIR, name, 'main.ts');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(main);
   if (typeof mod.build !== 'function') throw new Error(`${path.relative(REPO_ROOT, main)} does not export build(app: App)`);
   const app = new App({ outdir: path.join(REPO_ROOT, '.cache', 'k8s', 'synth', name) });
-  mod.build(app);
+  mod.build(app, variant);
   return yaml.parseAllDocuments(app.synthYaml()).map((d) => d.toJS()).filter(Boolean);
 }
 
@@ -178,8 +179,9 @@ export async function deleteApplied(client: KubeClient, result: ApplyResult): Pr
 /** Synthesizes an example and applies it (see `applyManifests`); `transform` may alter the objects first. */
 export async function applyExample(
   client: KubeClient, name: string, namespace: string, transform: (objects: KubeObject[]) => KubeObject[] = (o) => o,
+  variant: ExampleVariant = STANDARD_VARIANT,
 ): Promise<ApplyResult> {
-  return applyManifests(client, transform(synthesizeExample(name)), namespace);
+  return applyManifests(client, transform(synthesizeExample(name, variant)), namespace);
 }
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job']);

@@ -22,6 +22,10 @@ export interface NodeLayout {
   readonly nodesPerZone?: number;
   /** @default 'region-1' */
   readonly region?: string;
+  /** Node names are `<namePrefix>-<zone, lower-cased, cleaned and cut to 24 characters>-<i>`. @default 'kwok' */
+  readonly namePrefix?: string;
+  /** The second octet of the pod CIDRs, `127.<octet>.<node>.0/24`, so two layouts in one cluster never share pod IPs. @default 244 */
+  readonly podCidrOctet?: number;
 }
 
 /** Allocatable resources of a node size (what the scheduler fits pods into). */
@@ -57,11 +61,11 @@ export function planNodes(layout: NodeLayout = {}): FakeNode[] {
   const region = layout.region ?? 'region-1';
   if (perZone < 1 || zones.length * perZone > 250) throw new Error(`NodeLayout: nodesPerZone=${perZone} must be 1..${Math.floor(250 / zones.length)}`);
   return zones.flatMap((zone, z) => Array.from({ length: perZone }, (_, i) => ({
-    name: `kwok-${zone}-${i + 1}`,
+    name: `${layout.namePrefix ?? 'kwok'}-${zone.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 24)}-${i + 1}`,
     zone,
     region,
     size: NODE_SIZES[i % NODE_SIZES.length],
-    podCidr: `127.244.${z * perZone + i}.0/24`,
+    podCidr: `127.${layout.podCidrOctet ?? 244}.${z * perZone + i}.0/24`,
   })));
 }
 

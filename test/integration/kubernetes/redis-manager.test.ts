@@ -4,7 +4,7 @@
  * is applied to the real API server; kwok makes its pods Running with IPs inside 127.0.0.0/8 (loopback on
  * Linux, see nodes.ts), and the test runs one redis-server per pod on that pod's IP with the pod's own
  * command line (the ConfigMap's redis.conf, `--cluster-announce-ip $(POD_IP)`, the password of the Secret).
- * The real controller (`run --reconcilers redis`) finds the pods by label and their zones from their nodes,
+ * The real controller (`run --reconcilers redis`) finds the pods by label and their zones from their own zone label,
  * reads the layout ConfigMap and the Secret, drives the cluster and writes the status ConfigMap.
  *
  * Two zone losses: zone-a's Redis processes killed while kwok keeps its pods Running (a crash or a network
@@ -52,6 +52,7 @@ function manifests(): KubeObject[] {
     password: { name: 'redis-password', key: 'password' },
     storage: { size: '1Gi' },
     clusterNodeTimeout: Duration.millis(NODE_TIMEOUT_MS),
+    controllerInstalledElsewhere: true, // the test runs the controller as a process
   });
   return chart.toJson();
 }

@@ -5,42 +5,24 @@
  * is disrupted, a second one in the same zone passes, and (upstream bug 28) a pod that is evicted and
  * cannot come back still counts as unavailable in its zone.
  */
-import * as fs from 'fs';
-import * as path from 'path';
-import { ControllerProcess } from './controller-process';
+import { blockPodCreation, evict as evictIn, EvictionWebhook } from './evictions';
 import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
-import { KubeApiError } from './kube-client';
 import { crds, isReady, statefulSet } from './rollout-fixtures';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
-import { EVICTION_WEBHOOK_PATH } from '../../../src/contract/rollout';
-import { freePort } from '../processes';
 
 const { client, info } = testCluster();
 const ns = uniqueName('zdb');
-const webhookName = uniqueName('zdb-evictions');
-const policyName = uniqueName('zdb-block-pods');
-let controller: ControllerProcess | undefined;
+let webhook: EvictionWebhook | undefined;
+let unblock: (() => Promise<void>) | undefined;
 afterAll(async () => {
-  await controller?.stop();
-  await client.delete('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', webhookName);
-  await client.delete('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding', policyName);
-  await client.delete('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', policyName);
+  await webhook?.stop();
+  await unblock?.();
   await deleteNamespace(client, ns);
   client.close();
 });
 
-/** Evicts a pod: 'allowed' (201), or the API server's status code and message. */
-async function evict(name: string, dryRun = false): Promise<{ status: number; message: string }> {
-  try {
-    await client.request('POST', `/api/v1/namespaces/${ns}/pods/${name}/eviction${dryRun ? '?dryRun=All' : ''}`,
-      { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } });
-    return { status: 201, message: 'allowed' };
-  } catch (err) {
-    if (err instanceof KubeApiError) return { status: err.status, message: err.detail };
-    throw err;
-  }
-}
+const evict = (name: string, dryRun = false) => evictIn(client, ns, name, dryRun);
 
 async function readyPodsByZone(): Promise<Record<string, string[]>> {
   const pods = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=db' })).filter((p) => isReady(p) && !p.metadata.deletionTimestamp);
@@ -61,11 +43,6 @@ async function zdbStatus(): Promise<any> {
   return (await client.get<any>('cdk8s-zones.dev/v1alpha1', 'ZoneDisruptionBudget', 'db', ns)).status ?? {};
 }
 
-async function webhookCalls(): Promise<number> {
-  const text = await controller!.metrics();
-  return text.split('\n').filter((l) => l.startsWith('cdk8s_zones_webhook_admissions_total{'))
-    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
-}
 
 test('evictions pass in one zone at a time, and a missing pod keeps its zone disrupted', async () => {
   await restrictedNamespace(client, ns);
@@ -75,26 +52,7 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
   expect(applied.rejections).toEqual([]);
   await allReady();
 
-  const pki = path.join(info.runDir, 'pki');
-  // The API server's own serving certificate (127.0.0.1, signed by the cluster CA) serves the webhook.
-  const webhookPort = await freePort();
-  controller = await ControllerProcess.start(info, 'zdb', ['--reconcilers', 'zone-disruption-budget', '--webhook-port', String(webhookPort),
-    '--tls-mode', 'files', '--tls-cert-file', path.join(pki, 'apiserver.crt'), '--tls-key-file', path.join(pki, 'apiserver.key')]);
-  await client.create({
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingWebhookConfiguration',
-    metadata: { name: webhookName },
-    webhooks: [{
-      name: 'evictions.cdk8s-zones.dev',
-      clientConfig: { url: `https://127.0.0.1:${webhookPort}${EVICTION_WEBHOOK_PATH}`, caBundle: fs.readFileSync(info.ca).toString('base64') },
-      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/eviction'], scope: 'Namespaced' }],
-      failurePolicy: 'Fail',
-      sideEffects: 'NoneOnDryRun',
-      admissionReviewVersions: ['v1'],
-      timeoutSeconds: 10,
-      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
-    }],
-  });
+  webhook = await EvictionWebhook.start(client, info, ns);
   const status = await waitFor('the budget status', async () => {
     const s = await zdbStatus();
     return { done: s.expectedPods === 6 && s.healthyPods === 6, value: s, state: JSON.stringify(s) };
@@ -102,12 +60,7 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
   expect(status.zones).toEqual(info.zones.map((zone) => ({ zone, expected: 2, healthy: 2, disruptionsAllowed: 2 })));
 
   let byZone = await allReady();
-  // The API server takes a moment to start calling a new webhook: dry-run evictions until it does.
-  await waitFor('the API server to call the webhook', async () => {
-    const before = await webhookCalls();
-    expect((await evict(byZone['zone-a'][0], true)).status).toBe(201);
-    return { done: (await webhookCalls()) > before };
-  });
+  await webhook.waitUntilCalled(ns, byZone['zone-a'][0]);
 
   // Zone a: the first eviction passes; zone b is then refused; a second one in zone a passes.
   expect(await evict(byZone['zone-a'][0])).toEqual({ status: 201, message: 'allowed' });
@@ -120,31 +73,7 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
   // Bug 28: block pod creation, evict a zone-a pod; it cannot come back. Once it is gone from the cluster
   // (and from the controller's memory of allowed evictions), it still counts as unavailable in zone a.
   byZone = await allReady();
-  await client.create({
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicy',
-    metadata: { name: policyName },
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
-      validations: [{ expression: 'false', message: 'pod creation blocked by the test' }],
-    },
-  });
-  await client.create({
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: { name: policyName },
-    spec: { policyName, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } } },
-  });
-  await waitFor('the policy to block pod creation', async () => {
-    try {
-      await client.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'probe', namespace: ns }, spec: sts.spec.template.spec });
-      await client.delete('v1', 'Pod', 'probe', ns, { gracePeriodSeconds: 0 });
-      return { done: false, state: 'a pod was created' };
-    } catch (err) {
-      return { done: err instanceof KubeApiError && /blocked by the test/.test(err.detail), state: String(err) };
-    }
-  });
+  unblock = await blockPodCreation(client, ns, sts.spec.template.spec);
   const gone = byZone['zone-a'][0];
   expect((await evict(gone)).status).toBe(201);
   const missing = await waitFor(`${gone} gone, counted as missing in zone-a`, async () => {
@@ -163,7 +92,8 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
   expect(await evict(byZone['zone-a'][1], true)).toEqual({ status: 201, message: 'allowed' });
 
   // Let the pod come back: zone b may be disrupted again.
-  await client.delete('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding', policyName);
+  await unblock();
+  unblock = undefined;
   await allReady();
   await waitFor('the budget to be whole again', async () => {
     const s = await zdbStatus();

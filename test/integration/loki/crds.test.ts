@@ -26,15 +26,18 @@ function configuration(props: Partial<ZoneAwareLokiStackProps>): any[] {
 const cases: [string, Partial<ZoneAwareLokiStackProps>][] = [
   ['defaults', {}],
   ['everything set', {
-    replicationFactor: 2,
+    replicationFactor: 3,
     size: LokiStackSize.ONE_X_MEDIUM,
+    ingesterReplicas: 6,
     maxSkew: 2,
     namespace: 'logs',
     name: 'audit',
     storage: { secretName: 'gcs', type: LokiObjectStorageType.GCS },
     extraTopologyKeys: ['topology.kubernetes.io/region', 'example.com/rack'],
   }],
-  ['one zone, RF 1', { topology: new ZoneTopology({ zones: ['only'] }), replicationFactor: 1, size: LokiStackSize.ONE_X_DEMO }],
+  ['four zones, RF 3, the demo size (its ingester count raised to survive a zone loss)', {
+    topology: new ZoneTopology({ zones: ['a', 'b', 'c', 'd'] }), replicationFactor: 3, size: LokiStackSize.ONE_X_DEMO,
+  }],
   ...Object.values(LokiObjectStorageType).map((type): [string, Partial<ZoneAwareLokiStackProps>] => [`storage ${type}`, { storage: { secretName: 'x', type } }]),
 ];
 
