@@ -25,6 +25,8 @@ const zones = fc.uniqueArray(zoneName, { minLength: 3, maxLength: 4 }).filter((z
 });
 const idUnit = fc.constantFrom(...'aZ09_.- é\u03a9xQ'.split(''));
 const id = fc.oneof(fc.string({ minLength: 1, maxLength: 100, unit: idUnit }), fc.string({ minLength: 80, maxLength: 100, unit: idUnit }));
+/** `n` distinct ids (siblings in one chart may not share one). */
+const ids = (n: number) => fc.uniqueArray(id, { minLength: n, maxLength: n });
 
 /** Our constructs in a chart named by a random id; the user's cdk8s-plus workloads, if any, in a chart of their own. */
 interface World {
@@ -49,7 +51,7 @@ const RUNS = { numRuns: 40 };
 test('ZonalRedisCluster, with the ZoneController that manages it', () => {
   const masterCounts = fc.constantFrom(3, 5, 6, 7);
   const replicaCounts = fc.integer({ min: 1, max: 2 });
-  fc.assert(fc.property(zones, id, id, id, masterCounts, replicaCounts, fc.boolean(), (z, chartId, redisId, controllerId, masters, replicas, zdb) => {
+  fc.assert(fc.property(zones, id, ids(2), masterCounts, replicaCounts, fc.boolean(), (z, chartId, [redisId, controllerId], masters, replicas, zdb) => {
     const w = world(z, chartId);
     new lib.ZoneController(w.chart, controllerId, zdb
       ? { redisManager: true, zoneDisruptionBudget: true, webhookTls: lib.WebhookTls.selfManaged(), topology: w.topology }
@@ -61,8 +63,8 @@ test('ZonalRedisCluster, with the ZoneController that manages it', () => {
 });
 
 test('ZoneAwareLokiStack, both outputs and every zone source', () => {
-  fc.assert(fc.property(zones, id, id, fc.constantFrom(...Object.values(lib.LokiStackSize)), fc.constantFrom('operator', 'per-zone', 'labels', 'controller'),
-    (z, chartId, lokiId, size, kind) => {
+  fc.assert(fc.property(zones, id, id.filter((i) => i !== 'controller'), fc.constantFrom(...Object.values(lib.LokiStackSize)),
+    fc.constantFrom('operator', 'per-zone', 'labels', 'controller'), (z, chartId, lokiId, size, kind) => {
       const w = world(z, chartId);
       if (kind === 'operator') {
         new lib.ZoneAwareLokiStack(w.chart, lokiId, { topology: w.topology, size, storage: { secretName: 's3', type: lib.LokiObjectStorageType.S3 }, storageClassName: 'gp3' });
@@ -95,7 +97,7 @@ test('TopologyShardedPrometheus, every output and sharding', () => {
 });
 
 test('ZoneController, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds', () => {
-  fc.assert(fc.property(zones, id, id, id, id, id, (z, chartId, controllerId, updateId, budgetId, crdsId) => {
+  fc.assert(fc.property(zones, id, ids(4), (z, chartId, [controllerId, updateId, budgetId, crdsId]) => {
     const w = world(z, chartId);
     new lib.ZoneController(w.chart, controllerId, {
       topology: w.topology, zoneAwareUpdate: true, zoneDisruptionBudget: true, installCrds: false, webhookTls: lib.WebhookTls.certManager(),
@@ -112,7 +114,7 @@ test('ZoneController, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds', (
 });
 
 test('Longhorn StorageClass, Volume and Settings', () => {
-  fc.assert(fc.property(zones, id, id, id, id, (z, chartId, classId, volumeId, settingsId) => {
+  fc.assert(fc.property(zones, id, ids(3), (z, chartId, [classId, volumeId, settingsId]) => {
     const w = world(z, chartId);
     const inventory = new lib.LonghornInventory({
       nodes: z.map((zone, i) => ({ name: `node-${i}`, zone, disks: [{ name: 'd', capacity: '1Ti' }] })),
