@@ -51,13 +51,14 @@ const RUNS = { numRuns: 40 };
 test('ZonalRedisCluster, with the ZoneController that manages it', () => {
   const masterCounts = fc.constantFrom(3, 5, 6, 7);
   const replicaCounts = fc.integer({ min: 1, max: 2 });
-  fc.assert(fc.property(zones, id, ids(2), masterCounts, replicaCounts, fc.boolean(), (z, chartId, [redisId, controllerId], masters, replicas, zdb) => {
+  const withWebhook = fc.boolean();
+  fc.assert(fc.property(zones, id, ids(2), masterCounts, replicaCounts, withWebhook, (z, chartId, [redisId, controllerId], masters, rpm, zdb) => {
     const w = world(z, chartId);
     new lib.ZoneController(w.chart, controllerId, zdb
       ? { redisManager: true, zoneDisruptionBudget: true, webhookTls: lib.WebhookTls.selfManaged(), topology: w.topology }
       : { redisManager: true, zoneAnnotator: false });
     fc.pre(Math.ceil(masters / z.length) <= Math.floor((masters - 1) / 2));
-    new lib.ZonalRedisCluster(w.chart, redisId, { topology: w.topology, masters, replicasPerMaster: replicas, storage: { size: '1Gi' } });
+    new lib.ZonalRedisCluster(w.chart, redisId, { topology: w.topology, masters, replicasPerMaster: rpm, storage: { size: '1Gi' } });
     check(w);
   }), RUNS);
 });
