@@ -103,7 +103,11 @@ export function shortHash(text: string, length = 8): string {
  */
 export function toDnsLabel(text: string, max: number = NAME_MAX, letterFirst = false, hashLength = 8): string {
   const valid = (letterFirst ? serviceNameProblem(text) : dnsLabelProblem(text)) === undefined;
-  if (valid && text.length <= max) return text;
+  return valid && text.length <= max ? text : hashedDnsLabel(text, max, letterFirst, hashLength);
+}
+
+/** `text` cleaned into a DNS label (or Service name) and cut to fit `max`, always followed by a hash of `text`. */
+export function hashedDnsLabel(text: string, max: number, letterFirst = false, hashLength = 8): string {
   const hash = shortHash(text, hashLength);
   let base = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
   if (letterFirst && !/^[a-z]/.test(base)) base = `x${base ? `-${base}` : ''}`;

@@ -6,11 +6,11 @@
 import { ApiObject, Chart, JsonPatch, Names } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { invalidProp } from './errors';
-import { dnsLabelProblem, dnsSubdomainProblem, SUBDOMAIN_MAX, serviceNameProblem, toDnsLabel } from './kubernetes-names';
+import { dnsLabelProblem, dnsSubdomainProblem, hashedDnsLabel, SUBDOMAIN_MAX, serviceNameProblem } from './kubernetes-names';
 
-/** The construct path as one DNS label (a Service name when `letterFirst`), cut to `max` with a hash of the path when needed. */
+/** The construct path as one DNS label (a Service name when `letterFirst`), cut to `max`, with a hash of the path. */
 function pathName(scope: IConstruct, max: number, letterFirst: boolean): string {
-  return toDnsLabel(scope.node.path.replace(/\//g, '-'), max, letterFirst);
+  return hashedDnsLabel(scope.node.path, max, letterFirst);
 }
 
 /**

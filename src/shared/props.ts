@@ -68,7 +68,7 @@ function checkStruct(
   if (!isPlainObject(value)) throw invalidProp(where, path || argName, value, `must be a ${typeName} (an object of props)`);
   const prefix = path ? `${path}.` : '';
   for (const key of Object.keys(value)) {
-    if (!(key in spec)) {
+    if (!Object.prototype.hasOwnProperty.call(spec, key)) {
       throw invalidProp(where, `${prefix}${key}`, value[key], `is not a prop of ${typeName}; its props are ${Object.keys(spec).join(', ')}`);
     }
   }
