@@ -93,7 +93,7 @@ export async function runController(opts: RunOptions, baseLog: Logger): Promise<
     metrics,
     kube,
     events: kubeEventRecorder(kube, 'cdk8s-zones-controller', opts.identity, log),
-    settings: { topologyKeys: opts.topologyKeys, namespace: opts.leaseNamespace, identity: opts.identity },
+    settings: { topologyKeys: opts.topologyKeys, namespace: opts.leaseNamespace, identity: opts.identity, redisNamespaces: opts.redisNamespaces },
   };
 
   const shutdown = new AbortController();
@@ -113,10 +113,11 @@ export async function runController(opts: RunOptions, baseLog: Logger): Promise<
   let ready = false;
   const servers = await startServers({
     metricsPort: opts.metricsPort,
-    webhook: tls && { port: opts.webhookPort, certificate: tls.certificate, webhooks },
+    metricsHost: opts.metricsHost,
+    webhook: tls && { port: opts.webhookPort, host: opts.webhookHost, certificate: tls.certificate, webhooks },
     metrics,
     log,
-    host: opts.host,
+    limits: { requestTimeoutMs: opts.requestTimeoutMs },
     ready: () => ready,
   });
   ready = true;

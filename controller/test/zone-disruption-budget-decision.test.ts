@@ -1,49 +1,6 @@
+import { all, pod, world, zdb } from './zone-disruption-budget-fixtures';
 import { Obj } from '../src/reconcilers/zone-aware-update-decision';
-import { budgetOf, budgetStatus, BudgetWorld, decideEviction, SELECTED_NODE_ANNOTATION } from '../src/reconcilers/zone-disruption-budget-decision';
-
-const ZONES: Record<string, string> = { 'node-a': 'zone-a', 'node-b': 'zone-b', 'node-c': 'zone-c', 'bare': '' };
-const nodeLabels = (node: string): Record<string, string> | undefined =>
-  node in ZONES ? (ZONES[node] ? { 'topology.kubernetes.io/zone': ZONES[node] } : {}) : undefined;
-
-const STS: Obj = {
-  kind: 'StatefulSet',
-  metadata: { name: 'db', namespace: 'ns', uid: 'sts' },
-  spec: { replicas: 6, template: { metadata: { labels: { app: 'db' } } }, volumeClaimTemplates: [{ metadata: { name: 'data' } }] },
-};
-
-function pod(i: number, opts: { ready?: boolean; node?: string; terminating?: boolean } = {}): Obj {
-  return {
-    metadata: {
-      name: `db-${i}`,
-      namespace: 'ns',
-      labels: { app: 'db' },
-      ownerReferences: [{ kind: 'StatefulSet', name: 'db', uid: 'sts', controller: true }],
-      ...(opts.terminating ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
-    },
-    spec: { nodeName: opts.node ?? ['node-a', 'node-b', 'node-c'][i % 3] },
-    status: { conditions: [{ type: 'Ready', status: opts.ready === false ? 'False' : 'True' }] },
-  };
-}
-
-const claim = (i: number): Obj => ({ metadata: { name: `data-db-${i}`, namespace: 'ns', annotations: { [SELECTED_NODE_ANNOTATION]: ['node-a', 'node-b', 'node-c'][i % 3] } } });
-
-function world(pods: Obj[], over: Partial<BudgetWorld> = {}): BudgetWorld {
-  return {
-    pods,
-    owners: [STS],
-    claims: [0, 1, 2, 3, 4, 5].map(claim),
-    nodeLabels,
-    topologyKeys: ['topology.kubernetes.io/zone'],
-    lastZones: new Map(),
-    evicted: new Set(),
-    ...over,
-  };
-}
-
-const zdb = (maxUnavailable: number | string, dryRun = false): Obj =>
-  ({ metadata: { name: 'db', namespace: 'ns', generation: 3 }, spec: { selector: { matchLabels: { app: 'db' } }, maxUnavailable, dryRun } });
-
-const all = () => [0, 1, 2, 3, 4, 5].map((i) => pod(i));
+import { budgetOf, budgetStatus, decideEviction } from '../src/reconcilers/zone-disruption-budget-decision';
 
 describe('zone-disruption-budget decision', () => {
   test('status: per zone expected, healthy, disruptions allowed; percent of the total rounded up', () => {
@@ -79,10 +36,21 @@ describe('zone-disruption-budget decision', () => {
     expect(budgetOf(zdb(2), world(pods)).budget.zones.map((z) => z.zone)).toEqual(['zone-a', 'zone-b', 'zone-c']);
   });
 
-  test('an eviction this controller allowed counts until the cache shows it', () => {
-    const w = world(all(), { evicted: new Set(['ns/db-1']) });
+  test('what the API server shows decides: a terminating pod is unavailable in its zone', () => {
+    const going = world(all().map((p) => (p.metadata.name === 'db-1' ? pod(1, { terminating: true }) : p)));
+    expect(decideEviction(pod(0), [zdb(2)], going)).toMatchObject({ allowed: false, zone: 'zone-a', message: expect.stringMatching(/zone-b \(1 unavailable\)/) });
+    expect(decideEviction(pod(4), [zdb(2)], going)).toMatchObject({ allowed: true, zone: 'zone-b', available: true });
+    // the terminating pod itself may go again (it is unavailable already: nothing to reserve)
+    expect(decideEviction(pod(1, { terminating: true }), [zdb(2)], going)).toMatchObject({ allowed: true, available: false });
+    expect(decideEviction(pod(0), [zdb(2)], world(all()))).toMatchObject({ allowed: true, available: true });
+  });
+
+  test('a reservation the deciding request could not wait out counts as unavailable; the status never sees one', () => {
+    const w = world(all(), { reserved: new Set(['ns/db-1']) });
     expect(decideEviction(pod(0), [zdb(2)], w).allowed).toBe(false);
     expect(decideEviction(pod(4), [zdb(2)], w).allowed).toBe(true);
+    expect(decideEviction(pod(4), [zdb(1)], w)).toMatchObject({ allowed: false, message: expect.stringMatching(/zone zone-b has 1 unavailable pod\(s\), maxUnavailable 1/) });
+    expect(budgetOf(zdb(2), world(all())).budget.healthy).toBe(6);
   });
 
   test('dry run allows, reporting the denial; no budget: allowed; node without the zone label: denied', () => {

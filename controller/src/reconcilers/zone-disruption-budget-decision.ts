@@ -1,7 +1,10 @@
 /**
  * What the zone-disruption-budget reconciler and its eviction webhook decide, given what the caches hold
  * (budgets, pods, their owners, nodes, claims): pure functions around the library's budget planner
- * (src/rollout/disruption-budget.ts), unit-tested without a cluster.
+ * (src/rollout/disruption-budget.ts), unit-tested without a cluster. Only what the API server shows
+ * counts: a pod is unavailable when it is not Ready, terminating or missing. The one exception is
+ * `reserved`: evictions allowed while the deciding request was waiting and not confirmed within its wait
+ * (zone-disruption-budget.ts explains the reservations).
  */
 import { Obj } from './zone-aware-update-decision';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
@@ -26,10 +29,11 @@ export interface BudgetWorld {
   /** Where pods were last seen running: pod key (namespace/name) -> zone. */
   readonly lastZones: ReadonlyMap<string, string>;
   /**
-   * Pods this controller let go (evictions it allowed) whose deletion the cache may not show yet:
-   * counted as unavailable, so two evictions racing each other cannot both pass.
+   * Pod keys whose eviction was allowed after the deciding request arrived and that the API server has
+   * not confirmed by the end of that request's wait: counted as unavailable, so evictions deciding at the
+   * same time cannot together exceed a budget. None for the status.
    */
-  readonly evicted: ReadonlySet<string>;
+  readonly reserved?: ReadonlySet<string>;
 }
 
 function isReady(pod: Obj): boolean {
@@ -38,6 +42,11 @@ function isReady(pod: Obj): boolean {
 }
 
 const keyOf = (o: Obj) => `${o.metadata.namespace}/${o.metadata.name}`;
+
+/** The API server has accepted the pod's deletion (an eviction is one): it counts as unavailable from now on. */
+export function isGoing(pod: Obj): boolean {
+  return Boolean(pod.metadata.deletionTimestamp);
+}
 
 /** The zone of a node (the topology label values joined, as the zone annotation), if it has the labels. */
 export function zoneOfNode(world: Pick<BudgetWorld, 'nodeLabels' | 'topologyKeys'>, node: string | undefined): string | undefined {
@@ -50,7 +59,7 @@ export function budgetPod(world: BudgetWorld, pod: Obj, fallbackZone?: string): 
   return {
     name: pod.metadata.name,
     zone: zoneOfNode(world, pod.spec?.nodeName) ?? (pod.spec?.nodeName ? undefined : fallbackZone),
-    healthy: isReady(pod) && !pod.metadata.deletionTimestamp && !world.evicted.has(keyOf(pod)),
+    healthy: isReady(pod) && !isGoing(pod) && !world.reserved?.has(keyOf(pod)),
   };
 }
 
@@ -73,8 +82,8 @@ export function budgetOf(zdb: Obj, world: BudgetWorld): { budget: Budget; pods: 
     .filter((o) => (o.spec?.replicas ?? 1) > 0 && selectorMatches(selector, o.spec?.template?.metadata?.labels ?? {}))
     .map((o) => {
       const own = world.pods.filter((p) => p.metadata.ownerReferences?.some((r) => r.controller && r.uid === o.metadata.uid));
-      const active = own.filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
-      const terminating = own.filter((p) => p.metadata.deletionTimestamp).map((p) => p.metadata.name);
+      const active = own.filter((p) => !isGoing(p)).map((p) => p.metadata.name);
+      const terminating = own.filter(isGoing).map((p) => p.metadata.name);
       if (o.kind === 'StatefulSet') {
         const start: number = o.spec?.ordinals?.start ?? 0;
         const replicas: number = o.spec?.replicas ?? 1;
@@ -114,6 +123,8 @@ export interface EvictionDecision {
   readonly dryRunDenials: string[];
   /** The budgets that select the pod. */
   readonly budgets: string[];
+  /** The pod counts as available now: letting it go lowers what the budgets see (so it needs a reservation). */
+  readonly available: boolean;
 }
 
 /** The verdict on evicting `pod` under every budget of its namespace that selects it. */
@@ -122,7 +133,9 @@ export function decideEviction(pod: Obj, budgets: readonly Obj[], world: BudgetW
     .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   const target = budgetPod(world, pod);
   if (matching.length === 0) {
-    return { allowed: true, zone: target.zone ?? 'none', message: 'no ZoneDisruptionBudget selects the pod', dryRunDenials: [], budgets: [] };
+    return {
+      allowed: true, zone: target.zone ?? 'none', message: 'no ZoneDisruptionBudget selects the pod', dryRunDenials: [], budgets: [], available: target.healthy,
+    };
   }
   const denials: string[] = [];
   const dryRunDenials: string[] = [];
@@ -139,5 +152,6 @@ export function decideEviction(pod: Obj, budgets: readonly Obj[], world: BudgetW
     message: denials.length > 0 ? `eviction of ${pod.metadata.name} denied: ${denials.join('; ')}` : `eviction of ${pod.metadata.name} allowed`,
     dryRunDenials,
     budgets: matching.map((b) => b.metadata.name),
+    available: target.healthy,
   };
 }

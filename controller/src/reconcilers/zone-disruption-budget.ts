@@ -2,18 +2,31 @@
  * The zone-disruption-budget reconciler: keeps every ZoneDisruptionBudget's status (per zone expected,
  * healthy, disruptions allowed) current on the leader, and serves the validating admission webhook on
  * `pods/eviction` on every replica: an eviction passes only when no other zone has an unavailable or
- * missing pod and its own zone's budget allows it. Evictions it allowed count as unavailable until the
- * pod cache shows the pod going, so two evictions racing each other cannot both pass in two zones (per
- * replica: two replicas serving the webhook do not share this memory).
+ * missing pod and its own zone's budget allows it.
+ *
+ * Anyone who reaches the webhook port can post a review, so a request alone changes nothing: verdicts
+ * come from what the API server shows (pods not Ready, terminating, missing). An allowed eviction of an
+ * available pod that a budget covers becomes a *reservation* for a short window (default 3 s): the
+ * API server confirms it by deleting the pod (the pod cache shows a deletionTimestamp or the pod gone,
+ * and from then on the observed state counts it), or it expires and is released, changing nothing. A
+ * request for a pod of the same namespace first waits until no reservation is pending, but never longer
+ * than one window after it arrived: so what was pending when it arrived has settled, a forged review
+ * (never confirmed) delays later evictions by one window at most and changes none of their verdicts, and
+ * two legitimate evictions in two zones cannot both pass (the second waits for the first's reservation,
+ * sees the pod going and is refused). A reservation made while a request waited and still pending when
+ * its window ends counts as unavailable for that request: evictions deciding at the same time (a drain
+ * evicts a node's pods together) cannot together exceed a budget; a flood of forged reviews can at worst
+ * turn verdicts into "retry later" (429) while it lasts, never let an unsafe eviction through.
+ * Reservations are per replica: two replicas serving the webhook do not share them.
  */
 import { ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES } from '../../../src/contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../../../src/contract/rollout';
 import { AdmissionRequest, AdmissionVerdict, AdmissionWebhook } from '../admission';
 import { isStatus, KubeObject, keyOf, NODES, PODS, Resource, resourcePath } from '../kube/api';
-import { Informer } from '../kube/informer';
+import { delay, Informer } from '../kube/informer';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { WorkQueue } from '../work-queue';
-import { budgetOf, budgetStatus, BudgetWorld, decideEviction, zoneOfNode } from './zone-disruption-budget-decision';
+import { budgetOf, budgetStatus, BudgetWorld, decideEviction, isGoing, zoneOfNode } from './zone-disruption-budget-decision';
 
 const NAME = ZONE_DISRUPTION_BUDGET;
 export const ZONE_DISRUPTION_BUDGETS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_DISRUPTION_BUDGET_PLURAL, namespaced: true };
@@ -21,19 +34,102 @@ const STATEFULSETS: Resource = { apiVersion: 'apps/v1', plural: 'statefulsets', 
 const REPLICASETS: Resource = { apiVersion: 'apps/v1', plural: 'replicasets', namespaced: true };
 const CLAIMS: Resource = { apiVersion: 'v1', plural: 'persistentvolumeclaims', namespaced: true };
 
+/**
+ * How long a review waits for the caches' first list before it is answered 500 (the API server then
+ * applies the failure policy): with a confirm window on top, well within the webhook's 10 s timeout.
+ */
+const SYNC_WAIT_MS = 4_000;
+
 export interface ZoneDisruptionBudgetTuning {
   /** @default 300_000 */
   readonly resyncMs?: number;
-  /** How long an allowed eviction counts as unavailable when the cache never shows the pod go. @default 60_000 */
-  readonly evictionMemoryMs?: number;
+  /**
+   * How long an allowed eviction stays reserved when the API server does not confirm it (a forged review,
+   * or another admission step refusing the eviction), and the longest a review waits for reservations.
+   * Keep it well under the webhook's timeoutSeconds. @default 3_000
+   */
+  readonly confirmWindowMs?: number;
   /** The most pods whose last zone is remembered. @default 100_000 */
   readonly rememberedPods?: number;
 }
 
+interface Reservation {
+  readonly namespace: string;
+  readonly settled: Promise<void>;
+  readonly settle: () => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
+ * Evictions the webhook allowed that the API server has not confirmed yet: at most one per pod, each
+ * confirmed (`confirm`, when the pod cache shows the pod going) or expired within `windowMs`.
+ */
+export class EvictionReservations {
+  private readonly pending = new Map<string, Reservation>();
+
+  constructor(private readonly windowMs: number, private readonly onExpired: (key: string) => void = () => undefined) {}
+
+  /** The pods (namespace/name) with a pending reservation: one each at most. */
+  pendingPods(): string[] {
+    return [...this.pending.keys()];
+  }
+
+  /** Reserves the eviction of pod `key` (namespace/name) unless one is pending already. */
+  reserve(namespace: string, key: string): void {
+    if (this.pending.has(key)) return;
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => { settle = resolve; });
+    const timer = setTimeout(() => { if (this.release(key)) this.onExpired(key); }, this.windowMs);
+    timer.unref();
+    this.pending.set(key, { namespace, settled, settle, timer });
+  }
+
+  /** The API server deleted the pod (or is deleting it): the observed state counts it from now on. */
+  confirm(key: string): void {
+    this.release(key);
+  }
+
+  /**
+   * Calls `decide` once no reservation of `namespace` is pending, or `windowMs` after now at the latest,
+   * with the keys still pending then. `decide` runs in the same turn as that check, so nothing can come
+   * between what it sees and what it reserves.
+   */
+  async decideWhenSettled<T>(namespace: string, decide: (reserved: ReadonlySet<string>) => T): Promise<T> {
+    const deadline = Date.now() + this.windowMs;
+    for (;;) {
+      const pending = [...this.pending].filter(([, r]) => r.namespace === namespace);
+      const left = deadline - Date.now();
+      if (pending.length === 0 || left <= 0) return decide(new Set(pending.map(([key]) => key)));
+      const timeout = new AbortController();
+      await Promise.race([Promise.all(pending.map(([, r]) => r.settled)), delay(left, timeout.signal)]);
+      timeout.abort();
+    }
+  }
+
+  private release(key: string): boolean {
+    const r = this.pending.get(key);
+    if (!r) return false;
+    clearTimeout(r.timer);
+    this.pending.delete(key);
+    r.settle();
+    return true;
+  }
+}
+
+/** What the eviction webhook reads: the caches (a fake in unit tests) and the reservations they confirm. */
+export interface EvictionView {
+  /** Resolves once the caches hold a first list. */
+  readonly synced: Promise<unknown>;
+  readonly reservations: EvictionReservations;
+  pod(key: string): KubeObject | undefined;
+  budgetsIn(namespace: string): KubeObject[];
+  world(namespace: string): BudgetWorld;
+}
+
 /** The caches both halves use (the webhook on every replica, the status writer on the leader). */
-class BudgetCaches {
+class BudgetCaches implements EvictionView {
   readonly lastZones = new Map<string, string>();
-  readonly evicted = new Map<string, number>();
+  readonly reservations: EvictionReservations;
   private readonly listeners: Array<(namespace: string) => void> = [];
   readonly budgets: Informer<KubeObject>;
   readonly pods: Informer<KubeObject>;
@@ -45,13 +141,17 @@ class BudgetCaches {
 
   constructor(private readonly ctx: ReconcilerContext, signal: AbortSignal, private readonly tuning: ZoneDisruptionBudgetTuning) {
     const log = ctx.log.with({ reconciler: NAME });
+    this.reservations = new EvictionReservations(tuning.confirmWindowMs ?? 3_000, (pod) => {
+      ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'reservation-expired' });
+      log.info('eviction reservation expired: the API server did not delete the pod', { pod });
+    });
     const changed = (obj: KubeObject) => this.listeners.forEach((l) => l(obj.metadata.namespace ?? ''));
     const informer = (resource: Resource, resyncMs = 0, onChange: (type: string, obj: KubeObject) => void = (_t, o) => changed(o)) =>
       new Informer<KubeObject>(ctx.kube, { path: resourcePath(resource), resyncMs, log, onChange });
     this.budgets = informer(ZONE_DISRUPTION_BUDGETS, tuning.resyncMs);
     this.pods = informer(PODS, 0, (type, pod) => {
       const key = keyOf(pod);
-      if (type === 'deleted' || pod.metadata.deletionTimestamp) this.evicted.delete(key);
+      if (type === 'deleted' || isGoing(pod)) this.reservations.confirm(key);
       const zone = zoneOfNode(this.worldBase(), pod.spec?.nodeName);
       if (zone !== undefined && type !== 'deleted') this.remember(key, zone);
       changed(pod);
@@ -79,10 +179,12 @@ class BudgetCaches {
     return { nodeLabels: (node: string) => this.nodes.get(node)?.metadata.labels, topologyKeys: this.ctx.settings.topologyKeys };
   }
 
+  pod(key: string): KubeObject | undefined {
+    return this.pods.get(key);
+  }
+
   /** What the decisions see of one namespace. */
   world(namespace: string): BudgetWorld {
-    const now = Date.now();
-    for (const [key, until] of this.evicted) if (until < now) this.evicted.delete(key);
     const inNs = (o: KubeObject) => o.metadata.namespace === namespace;
     return {
       ...this.worldBase(),
@@ -90,7 +192,6 @@ class BudgetCaches {
       owners: this.owners.flatMap((i) => i.list().filter(inNs).map((o) => ({ ...o, kind: i === this.owners[0] ? 'StatefulSet' : 'ReplicaSet' }))),
       claims: this.claims.list().filter(inNs),
       lastZones: this.lastZones,
-      evicted: new Set(this.evicted.keys()),
     };
   }
 
@@ -107,12 +208,45 @@ export function zoneDisruptionBudgets(tuning: ZoneDisruptionBudgetTuning = {}): 
     summary: 'per-zone disruption budgets: status and the pods/eviction admission webhook (ZoneDisruptionBudget)',
     rbac: ZONE_DISRUPTION_BUDGET_RULES,
     run: (ctx, signal) => runStatus(ctx, signal, cachesFor(ctx, signal)),
-    webhooks: (ctx, signal) => [evictionWebhook(ctx, cachesFor(ctx, signal), tuning)],
+    webhooks: (ctx, signal) => [evictionWebhook(ctx, cachesFor(ctx, signal))],
   };
 }
 
-function evictionWebhook(ctx: ReconcilerContext, caches: BudgetCaches, tuning: ZoneDisruptionBudgetTuning): AdmissionWebhook {
+/** Resolves once `view` is synced; throws after SYNC_WAIT_MS. */
+async function synced(view: EvictionView): Promise<void> {
+  const timeout = new AbortController();
+  const inTime = await Promise.race([view.synced.then(() => true), delay(SYNC_WAIT_MS, timeout.signal).then(() => false)]);
+  timeout.abort();
+  if (!inTime) throw new Error('the caches are not synced yet');
+}
+
+/** The `pods/eviction` webhook over `view`. */
+export function evictionWebhook(ctx: Pick<ReconcilerContext, 'log' | 'metrics' | 'events'>, view: EvictionView): AdmissionWebhook {
   const log = ctx.log.with({ webhook: NAME });
+
+  /** The verdict from what the caches show, and the reservation of an allowed eviction. Synchronous on purpose. */
+  const decide = (namespace: string, name: string | undefined, dryRun: boolean, reserved: ReadonlySet<string>): AdmissionVerdict => {
+    const key = `${namespace}/${name}`;
+    const pod = view.pod(key);
+    if (!pod) return { allowed: true, message: `pod ${key} is not known (the eviction will find out)` };
+    const decision = decideEviction(pod, view.budgetsIn(namespace), { ...view.world(namespace), reserved });
+    if (decision.budgets.length === 0) return { allowed: true, zone: decision.zone, message: decision.message };
+    for (const denial of decision.dryRunDenials) {
+      ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'would-deny' });
+      log.warn('dry run: eviction would be denied', { pod: key, denial });
+      void ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'EvictionWouldBeDenied', denial);
+    }
+    if (!decision.allowed) {
+      log.info('eviction denied', { pod: key, zone: decision.zone, message: decision.message, reserved: [...reserved] });
+      // 429 tells eviction clients (kubectl drain, the cluster autoscaler) to retry later.
+      return { allowed: false, code: 429, zone: decision.zone, message: decision.message };
+    }
+    const reserve = !dryRun && decision.available;
+    if (reserve) view.reservations.reserve(namespace, key);
+    log.info('eviction allowed', { pod: key, zone: decision.zone, budgets: decision.budgets, reserved: reserve });
+    return { allowed: true, zone: decision.zone, message: decision.message, warnings: decision.dryRunDenials };
+  };
+
   return {
     name: NAME,
     path: EVICTION_WEBHOOK_PATH,
@@ -120,25 +254,9 @@ function evictionWebhook(ctx: ReconcilerContext, caches: BudgetCaches, tuning: Z
       if (request.resource.resource !== 'pods' || request.subResource !== 'eviction' || request.operation !== 'CREATE') {
         return { allowed: true, message: 'not a pod eviction' };
       }
-      await caches.synced;
+      await synced(view);
       const namespace = request.namespace ?? '';
-      const pod = caches.pods.get(`${namespace}/${request.name}`);
-      if (!pod) return { allowed: true, message: `pod ${namespace}/${request.name} is not known (the eviction will find out)` };
-      const decision = decideEviction(pod, caches.budgetsIn(namespace), caches.world(namespace));
-      if (decision.budgets.length === 0) return { allowed: true, zone: decision.zone, message: decision.message };
-      for (const denial of decision.dryRunDenials) {
-        ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'would-deny' });
-        log.warn('dry run: eviction would be denied', { pod: keyOf(pod), denial });
-        void ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', 'EvictionWouldBeDenied', denial);
-      }
-      if (!decision.allowed) {
-        log.info('eviction denied', { pod: keyOf(pod), zone: decision.zone, message: decision.message });
-        // 429 tells eviction clients (kubectl drain, the cluster autoscaler) to retry later.
-        return { allowed: false, code: 429, zone: decision.zone, message: decision.message };
-      }
-      if (!request.dryRun) caches.evicted.set(keyOf(pod), Date.now() + (tuning.evictionMemoryMs ?? 60_000));
-      log.info('eviction allowed', { pod: keyOf(pod), zone: decision.zone, budgets: decision.budgets });
-      return { allowed: true, zone: decision.zone, message: decision.message, warnings: decision.dryRunDenials };
+      return view.reservations.decideWhenSettled(namespace, (reserved) => decide(namespace, request.name, request.dryRun === true, reserved));
     },
   };
 }

@@ -33,12 +33,17 @@ export interface LogLine {
 }
 
 export class ControllerProcess {
-  /** Starts `run <args>` with the cluster's kubeconfig and a free metrics port; waits until /readyz says ok. */
-  static async start(info: ClusterInfo, name: string, args: string[], opts: WaitOptions = {}): Promise<ControllerProcess> {
+  /**
+   * Starts `run <args>` with the cluster's admin kubeconfig (or `kubeconfig`) and a free metrics port; waits
+   * until /readyz says ok.
+   */
+  static async start(
+    info: ClusterInfo, name: string, args: string[], opts: WaitOptions = {}, kubeconfig = info.kubeconfig,
+  ): Promise<ControllerProcess> {
     buildController();
     const metricsPort = await freePort();
-    const child = spawn(process.execPath, [CONTROLLER_MAIN, 'run', '--kubeconfig', info.kubeconfig, '--identity', name,
-      '--metrics-port', String(metricsPort), '--bind-address', '127.0.0.1', ...args], {
+    const child = spawn(process.execPath, [CONTROLLER_MAIN, 'run', '--kubeconfig', kubeconfig, '--identity', name,
+      '--metrics-port', String(metricsPort), '--bind-address', '127.0.0.1', '--metrics-bind-address', '127.0.0.1', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'debug', KUBERNETES_SERVICE_HOST: '' },
     });
     stopWhenOrphaned(child.pid!);

@@ -5,10 +5,11 @@
  * is disrupted, a second one in the same zone passes, and (upstream bug 28) a pod that is evicted and
  * cannot come back still counts as unavailable in its zone.
  */
-import { blockPodCreation, evict as evictIn, EvictionWebhook } from './evictions';
-import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
-import { crds, isReady, statefulSet } from './rollout-fixtures';
-import { testCluster, uniqueName, zoneOfNode } from './scheduling';
+import {
+  blockPodCreation, budgetStatus, budgetWhole, evict as evictIn, EvictionWebhook, readyInEveryZone, zonalStatefulSet,
+} from './evictions';
+import { deleteNamespace } from './examples';
+import { testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 
 const { client, info } = testCluster();
@@ -23,40 +24,14 @@ afterAll(async () => {
 });
 
 const evict = (name: string, dryRun = false) => evictIn(client, ns, name, dryRun);
-
-async function readyPodsByZone(): Promise<Record<string, string[]>> {
-  const pods = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=db' })).filter((p) => isReady(p) && !p.metadata.deletionTimestamp);
-  const byZone: Record<string, string[]> = {};
-  for (const p of pods) (byZone[zoneOfNode(info, p.spec.nodeName)!] ??= []).push(p.metadata.name);
-  for (const zone of Object.keys(byZone)) byZone[zone].sort();
-  return byZone;
-}
-
-async function allReady(): Promise<Record<string, string[]>> {
-  return waitFor('6 Ready pods, 2 per zone', async () => {
-    const byZone = await readyPodsByZone();
-    return { done: info.zones.every((z) => byZone[z]?.length === 2), value: byZone, state: JSON.stringify(byZone) };
-  });
-}
-
-async function zdbStatus(): Promise<any> {
-  return (await client.get<any>('cdk8s-zones.dev/v1alpha1', 'ZoneDisruptionBudget', 'db', ns)).status ?? {};
-}
-
+const allReady = () => readyInEveryZone(client, info, ns, 'db');
+const zdbStatus = () => budgetStatus(client, ns, 'db');
 
 test('evictions pass in one zone at a time, and a missing pod keeps its zone disrupted', async () => {
-  await restrictedNamespace(client, ns);
-  const sts = statefulSet('db', ns, 6, { type: 'RollingUpdate' });
-  const applied = await applyManifests(client, [...crds(), sts,
-    { apiVersion: 'cdk8s-zones.dev/v1alpha1', kind: 'ZoneDisruptionBudget', metadata: { name: 'db', namespace: ns }, spec: { selector: { matchLabels: { app: 'db' } }, maxUnavailable: 2 } }], ns);
-  expect(applied.rejections).toEqual([]);
-  await allReady();
+  const sts = await zonalStatefulSet(client, info, ns, 'db', 2);
 
   webhook = await EvictionWebhook.start(client, info, ns);
-  const status = await waitFor('the budget status', async () => {
-    const s = await zdbStatus();
-    return { done: s.expectedPods === 6 && s.healthyPods === 6, value: s, state: JSON.stringify(s) };
-  });
+  const status = await budgetWhole(client, ns, 'db', 6);
   expect(status.zones).toEqual(info.zones.map((zone) => ({ zone, expected: 2, healthy: 2, disruptionsAllowed: 2 })));
 
   let byZone = await allReady();
@@ -70,8 +45,8 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
   expect(await evict(byZone['zone-a'][1])).toEqual({ status: 201, message: 'allowed' });
   expect((await evict(byZone['zone-c'][0])).status).toBe(429);
 
-  // Bug 28: block pod creation, evict a zone-a pod; it cannot come back. Once it is gone from the cluster
-  // (and from the controller's memory of allowed evictions), it still counts as unavailable in zone a.
+  // Bug 28: block pod creation, evict a zone-a pod; it cannot come back. Once it is gone from the cluster,
+  // it still counts as unavailable in zone a.
   byZone = await allReady();
   unblock = await blockPodCreation(client, ns, sts.spec.template.spec);
   const gone = byZone['zone-a'][0];
@@ -95,9 +70,6 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
   await unblock();
   unblock = undefined;
   await allReady();
-  await waitFor('the budget to be whole again', async () => {
-    const s = await zdbStatus();
-    return { done: s.healthyPods === 6, state: JSON.stringify(s) };
-  });
+  await budgetWhole(client, ns, 'db', 6);
   expect(await evict(byZone['zone-b'][0], true)).toEqual({ status: 201, message: 'allowed' });
 });

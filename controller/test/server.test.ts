@@ -1,0 +1,178 @@
+import * as https from 'https';
+import * as net from 'net';
+import * as forge from 'node-forge';
+import { denyZoneB, evictionReview } from './admission-fixtures';
+import { post, slowDrip, stall, TIMED_OUT } from './http-clients';
+import { AdmissionWebhook } from '../src/admission';
+import { createLogger } from '../src/log';
+import { createMetrics } from '../src/metrics';
+import { serverLimits, Servers, startServers } from '../src/server';
+
+const log = createLogger({ write: () => {} });
+
+const reviewOf = evictionReview;
+
+function selfSigned(cn: string): { cert: string; key: string } {
+  const keys = forge.pki.rsa.generateKeyPair(2048);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = '01';
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 3600_000);
+  cert.setSubject([{ name: 'commonName', value: cn }]);
+  cert.setIssuer([{ name: 'commonName', value: cn }]);
+  cert.setExtensions([{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  return { cert: forge.pki.certificateToPem(cert), key: forge.pki.privateKeyToPem(keys.privateKey) };
+}
+
+/** A connection that sent a whole request and got its answer (so the server counts it), then stays idle. */
+function hold(port: number): { served: Promise<void>; closed: Promise<void> } {
+  const socket = net.connect({ host: '127.0.0.1', port }, () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+  socket.on('error', () => undefined);
+  return {
+    served: new Promise((resolve) => socket.once('data', () => resolve())),
+    closed: new Promise((resolve) => socket.on('close', () => resolve())),
+  };
+}
+
+/** Generous: "prompt" on a loaded 2-core machine, still far below Node's defaults (minutes). */
+const PROMPT_MS = 15_000;
+
+describe('servers', () => {
+  const first = selfSigned('first');
+  let servers: Servers | undefined;
+  afterEach(async () => {
+    await servers?.close();
+    servers = undefined;
+  });
+
+  test('/healthz, /readyz follows readiness, /metrics, and webhooks over HTTPS with a replaceable certificate', async () => {
+    const metrics = createMetrics();
+    let ready = false;
+    servers = await startServers({
+      metricsPort: 0,
+      metricsHost: '127.0.0.1',
+      metrics,
+      log,
+      ready: () => ready,
+      webhook: { port: 0, host: '127.0.0.1', certificate: first, webhooks: [denyZoneB] },
+    });
+    const get = async (path: string) => { const r = await fetch(`http://127.0.0.1:${servers!.metricsPort}${path}`); return { status: r.status, text: await r.text() }; };
+    expect(await get('/healthz')).toEqual({ status: 200, text: 'ok\n' });
+    expect((await get('/readyz')).status).toBe(503);
+    ready = true;
+    expect((await get('/readyz')).status).toBe(200);
+    const denied = await post(servers.webhookPort!, first.cert, '/validate/test', reviewOf('u9', 'b'));
+    expect(denied).toMatchObject({ status: 200, peer: 'first', body: { response: { uid: 'u9', allowed: false } } });
+    expect(await post(servers.webhookPort!, first.cert, '/other', reviewOf('u9', 'b'))).toMatchObject({ status: 404, body: { error: 'no webhook at /other' } });
+    const m = await get('/metrics');
+    expect(m.text).toContain('cdk8s_zones_webhook_admissions_total{webhook="test",zone="zone-b",verdict="denied"} 1');
+    expect(m.text).toContain('cdk8s_zones_controller_process_resident_memory_bytes');
+
+    const second = selfSigned('second');
+    servers.setCertificate(second);
+    expect((await post(servers.webhookPort!, second.cert, '/validate/test', reviewOf('u10', 'a'))).peer).toBe('second');
+  });
+
+  test('defaults: 8 MiB bodies, 10 s per request, 5 s for headers, 256 connections', () => {
+    expect(serverLimits()).toEqual({
+      maxBodyBytes: 8 * 1024 * 1024, requestTimeoutMs: 10_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 5_000, maxConnections: 256,
+    });
+    // Node refuses a headers timeout above the request timeout
+    expect(serverLimits({ requestTimeoutMs: 1_000 })).toMatchObject({ requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 });
+  });
+
+  describe('against hostile clients', () => {
+    const limits = { requestTimeoutMs: 1_000, headersTimeoutMs: 500 };
+    const start = () => startServers({
+      metricsPort: 0,
+      metricsHost: '127.0.0.1',
+      metrics: createMetrics({ defaultMetrics: false }),
+      log,
+      ready: () => true,
+      limits,
+      webhook: { port: 0, host: '127.0.0.1', certificate: first, webhooks: [denyZoneB] },
+    });
+    const valid = async () => (await post(servers!.webhookPort!, first.cert, '/validate/test', reviewOf('ok', 'a'))).body.response;
+
+    test('malformed reviews get 400 and what is wrong; a handler that throws gets 500', async () => {
+      servers = await start();
+      const { request, ...noRequest } = reviewOf('u', 'a');
+      const { resource, ...noResource } = request;
+      for (const [body, error] of [
+        ['{"apiVersion":', 'malformed AdmissionReview: the body is not JSON'],
+        [noRequest, 'malformed AdmissionReview: request must be an object'],
+        [{ ...noRequest, request: noResource }, 'malformed AdmissionReview: request.resource must be an object with string group, version, resource'],
+      ] as const) {
+        expect(await post(servers.webhookPort!, first.cert, '/validate/test', body)).toMatchObject({ status: 400, body: { error } });
+      }
+      expect(await post(servers.webhookPort!, first.cert, '/validate/test', reviewOf('u', 'a', 'boom'))).toMatchObject({ status: 500, body: { error: 'cache not synced' } });
+      expect(await valid()).toEqual({ uid: 'ok', allowed: true });
+    });
+
+    test('a 9 MiB body gets 413, whether announced by Content-Length or streamed; the server answers afterwards', async () => {
+      servers = await start();
+      const big = Buffer.alloc(9 * 1024 * 1024, ' ');
+      const error = `the body is larger than ${8 * 1024 * 1024} bytes`;
+      // a client that closes its connection after the answer (Node's without an agent) once saw it closed under its writes
+      for (let i = 0; i < 3; i++) expect(await post(servers.webhookPort!, first.cert, '/validate/test', big)).toEqual({ status: 413, body: { error }, peer: 'first' });
+      const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = https.request({ host: '127.0.0.1', port: servers!.webhookPort, path: '/validate/test', method: 'POST', ca: first.cert, agent: false }, (res) => {
+          let body = '';
+          res.on('data', (c) => { body += c; });
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        for (let i = 0; i < 9; i++) req.write(big.subarray(0, 1024 * 1024));
+        req.end();
+      });
+      expect(streamed).toEqual({ status: 413, body: JSON.stringify({ error }) });
+      expect(await valid()).toEqual({ uid: 'ok', allowed: true });
+    });
+
+    test('a slow-drip client is cut after the request timeout, on both listeners, while others are served', async () => {
+      servers = await start();
+      const webhookDrip = stall(servers.webhookPort!, slowDrip('/validate/test'), first.cert);
+      const metricsDrip = stall(servers.metricsPort, slowDrip('/metrics'));
+      // served meanwhile
+      expect(await valid()).toEqual({ uid: 'ok', allowed: true });
+      expect((await fetch(`http://127.0.0.1:${servers.metricsPort}/healthz`)).status).toBe(200);
+      const [webhookCut, metricsCut] = [await webhookDrip, await metricsDrip];
+      expect(webhookCut.text).toBe(TIMED_OUT);
+      // the metrics listener answers a POST at once (405), then closes the connection when the body does not come
+      expect(metricsCut.text).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n[^]*\r\n\r\nmethod not allowed\n$/);
+      expect(Math.max(webhookCut.ms, metricsCut.ms)).toBeLessThan(PROMPT_MS);
+      expect(await valid()).toEqual({ uid: 'ok', allowed: true });
+    });
+
+    test('headers that never finish are cut after the headers timeout', async () => {
+      servers = await start();
+      const cut = await stall(servers.metricsPort, 'GET /metrics HTTP/1.1\r\nHost: x\r\n');
+      expect(cut.text).toBe(TIMED_OUT);
+      expect(cut.ms).toBeLessThan(PROMPT_MS);
+      // a TLS client that never says hello
+      const silent = await stall(servers.webhookPort!, '');
+      expect(silent.ms).toBeLessThan(PROMPT_MS);
+      expect(await valid()).toEqual({ uid: 'ok', allowed: true });
+    });
+
+    test('connections over the cap are closed at once; idle ones close after the keep-alive timeout', async () => {
+      servers = await startServers({
+        metricsPort: 0,
+        metricsHost: '127.0.0.1',
+        metrics: createMetrics({ defaultMetrics: false }),
+        log,
+        ready: () => true,
+        limits: { ...limits, maxConnections: 2, keepAliveTimeoutMs: 500 },
+      });
+      const port = servers.metricsPort;
+      const held = [hold(port), hold(port)];
+      await Promise.all(held.map((h) => h.served));
+      const refused = await stall(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(refused.text).toBe('');
+      await Promise.all(held.map((h) => h.closed));
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    });
+  });
+});
