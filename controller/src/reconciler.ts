@@ -18,6 +18,8 @@ export interface ControllerSettings {
   readonly namespace: string;
   /** This replica's name (pod name), in logs, Events and the Lease. */
   readonly identity: string;
+  /** The namespaces the redis reconciler lists pods in (`--redis-namespaces`); empty or unset: every namespace. */
+  readonly redisNamespaces?: readonly string[];
 }
 
 export interface ReconcilerContext {

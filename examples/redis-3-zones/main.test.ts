@@ -23,10 +23,16 @@ describe('example redis-3-zones', () => {
     ]);
   });
 
-  test('the password comes from the Secret through the environment, never in a manifest', () => {
-    const container = statefulSets[0].spec.template.spec.containers[0];
-    expect(container.env).toContainEqual({ name: 'REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: 'redis-password', key: 'password' } } });
-    expect(container.args).toEqual(['/etc/redis/redis.conf', '--dir', '/data', '--cluster-announce-ip', '$(POD_IP)', '--requirepass', '$(REDIS_PASSWORD)', '--masterauth', '$(REDIS_PASSWORD)']);
+  test('the password: a Secret made outside the app (none in it), mounted into the init container only, never in args or env', () => {
+    expect(manifests.filter((m) => m.kind === 'Secret')).toEqual([]);
+    const pod = statefulSets[0].spec.template.spec;
+    expect(pod.volumes).toContainEqual({
+      name: 'redis-password', secret: { secretName: 'redis-password', items: [{ key: 'password', path: 'password' }], defaultMode: 0o440 },
+    });
+    expect(pod.initContainers.map((c: any) => c.volumeMounts.map((m: any) => m.name))).toEqual([['redis-password', 'auth']]);
+    const container = pod.containers[0];
+    expect(container.args).toEqual(['/etc/redis/redis.conf', '--include', '/run/redis-auth/auth.conf', '--dir', '/data', '--cluster-announce-ip', '$(POD_IP)']);
+    expect(container.env).toEqual([{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }]);
     expect(manifests.find((m) => m.metadata.name === 'redis-config').data['redis.conf']).not.toMatch(/pass/);
   });
 });

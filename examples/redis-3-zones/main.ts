@@ -1,5 +1,4 @@
 import { App, Chart, Duration } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { WebhookTls, ZonalRedisCluster, ZoneController, ZoneTopology } from '../../src';
 import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
@@ -9,15 +8,16 @@ import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant'
  * every replica in another zone than its master. Losing any zone leaves 2 of 3 masters (a majority) and a
  * replica of the lost master, which takes over after the cluster-node-timeout. Evictions go one zone at a
  * time (a ZoneDisruptionBudget the controller's webhook enforces).
+ *
+ * Every node requires the password of the Secret `redis-password` (key `password`), which this app does not
+ * hold (a repository must never hold it): create it in the cluster's namespace before the pods start, e.g.
+ *   kubectl create secret generic redis-password --from-literal=password="$(openssl rand -base64 32)"
+ * or with sealed-secrets / external-secrets.
  */
 export class RedisChart extends Chart {
   constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
     super(scope, id, props);
     const variant = props.variant ?? STANDARD_VARIANT;
-    new k8s.KubeSecret(this, 'password', {
-      metadata: { name: 'redis-password' },
-      stringData: { password: 'change-me' },
-    });
     // The runtime controller bootstraps and heals the cluster, and its eviction webhook lets node drains
     // take Redis pods from one zone at a time, so a master and its replica are never evicted together.
     new ZoneController(this, variant.id('controller'), {
@@ -30,7 +30,7 @@ export class RedisChart extends Chart {
       topology: new ZoneTopology({ zones: variant.zones }),
       masters: 3,
       replicasPerMaster: 1,
-      password: { name: 'redis-password', key: 'password' },
+      password: { name: 'redis-password', key: 'password' }, // created outside the app (see above)
       storage: { size: '1Gi' },
       clusterNodeTimeout: Duration.seconds(5),
     });
@@ -39,7 +39,7 @@ export class RedisChart extends Chart {
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
 export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new RedisChart(app, 'redis-3-zones', { disableResourceNameHashes: true, variant });
+  new RedisChart(app, 'redis-3-zones', { disableResourceNameHashes: true, namespace: 'redis', variant });
 }
 
 if (require.main === module) {

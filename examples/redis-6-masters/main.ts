@@ -6,6 +6,7 @@ import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant'
 /**
  * A Redis Cluster of 6 masters with 1 replica each over 3 zones: 2 masters per zone, the most that still
  * leaves a majority (4 of 6) when a zone is lost. Four pods per zone; pods of one shard never share a host.
+ * The password is the key `password` of the Secret `cache-auth`, created outside the app (never in a repository).
  */
 export class RedisChart extends Chart {
   constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
@@ -19,6 +20,7 @@ export class RedisChart extends Chart {
       topology: new ZoneTopology({ zones: variant.zones }),
       masters: 6,
       replicasPerMaster: 1,
+      password: { name: 'cache-auth', key: 'password' },
       requireFullCoverage: false,
     });
   }
@@ -26,7 +28,7 @@ export class RedisChart extends Chart {
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
 export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new RedisChart(app, 'redis-6-masters', { disableResourceNameHashes: true, variant });
+  new RedisChart(app, 'redis-6-masters', { disableResourceNameHashes: true, namespace: 'cache', variant });
 }
 
 if (require.main === module) {

@@ -3,16 +3,19 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { RedisShardLayout } from './layout';
 import { CONFIG_HASH_ANNOTATION, STATEFULSET_POD_NAME_LABEL, ZONE_LABEL } from '../contract/labels';
+import { REDIS_MANAGER, redisClusterRules } from '../contract/reconcilers';
 import {
-  LAYOUT_KEY, layoutConfigMapName, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PASSWORD_ENV, REDIS_PORT, redisPodName, redisStatefulSetName,
+  LAYOUT_KEY, layoutConfigMapName, REDIS_AUTH_CONF, REDIS_AUTH_DIR, REDIS_AUTH_PASSWORD, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PASSWORD_DIR,
+  REDIS_PASSWORD_FILE, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisPodName, redisStatefulSetName,
 } from '../contract/redis';
 import { REDIS_MANAGER_FEATURE, requireControllerFeature, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
-import { whenZoneController } from '../controller/zone-controller';
+import { whenZoneController, zoneControllersOf } from '../controller/zone-controller';
 import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
 import { configHash } from '../shared/config-hash';
 import { invalidProp } from '../shared/errors';
 import { MAX_STATEFULSET_NAME, NAME_MAX } from '../shared/kubernetes-names';
 import { KubeProps } from '../shared/kubernetes-props';
+import { clientPeers, emitNetworkPolicy, NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
 import { derivedName, resolveNamespace } from '../shared/object-names';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
 import { checkProps, INT32_MAX, Props, PropSpec } from '../shared/props';
@@ -24,6 +27,43 @@ import { ZoneTopology } from '../topology/zone-topology';
 const UID = 999; // the redis user of the official image
 const DATA_DIR = '/data';
 const CONFIG_DIR = '/etc/redis';
+/** The in-memory volume at `REDIS_AUTH_DIR`. */
+const AUTH_VOLUME = 'auth';
+
+/**
+ * The init container's script (`sh -c`; $1 the password file, $2 auth.conf, $3 the probe's copy, $4 which
+ * Secret key, for messages): writes `requirepass` and `masterauth` with every byte of the password
+ * hex-escaped (`\xHH`), so quotes, backslashes, spaces, '$' or newlines in it can never break out of
+ * redis.conf's double-quoted strings. Refuses an empty password, and a NUL byte (which redis-cli's
+ * REDISCLI_AUTH, and most clients, cannot send).
+ */
+const AUTH_SCRIPT = String.raw`set -eu
+umask 077
+if [ ! -s "$1" ]; then
+  echo "redis-auth: the password ($4, mounted at $1) is empty: put the password in that Secret key" >&2
+  exit 1
+fi
+hex="$(od -An -v -tx1 < "$1" | tr -d ' \n' | sed 's/../\\x&/g')"
+case "$hex" in *'\x00'*)
+  echo "redis-auth: the password ($4) holds a NUL byte, which Redis clients cannot send: choose another" >&2
+  exit 1;;
+esac
+printf 'requirepass "%s"\nmasterauth "%s"\n' "$hex" "$hex" > "$2"
+cat "$1" > "$3"
+`;
+
+/**
+ * The readiness probe's script ($1 the password file, $2 the port): an authenticated PING. The password
+ * goes through redis-cli's environment (REDISCLI_AUTH), never its arguments; `printf x` keeps the trailing
+ * newlines that `$(...)` would strip. redis-cli exits 0 even on an error reply, hence the PONG comparison.
+ */
+const READY_SCRIPT = [
+  'REDISCLI_AUTH="$(cat "$1"; printf x)"',
+  'REDISCLI_AUTH="${REDISCLI_AUTH%x}"',
+  'export REDISCLI_AUTH',
+  '[ "$(redis-cli -h 127.0.0.1 -p "$2" ping)" = PONG ]',
+  '',
+].join('\n');
 
 /** Persistent storage for each Redis node. */
 export interface RedisStorage {
@@ -38,7 +78,12 @@ export interface RedisStorage {
   readonly storageClassName?: string;
 }
 
-/** A key of an existing Secret that holds the Redis password. */
+/**
+ * A key of a Secret, created outside the app, that holds the Redis password.
+ *
+ * Create it with `kubectl create secret generic`, sealed-secrets, external-secrets, ... Every byte of the
+ * value is the password (a trailing newline included); it must not be empty nor hold a NUL byte.
+ */
 export interface RedisPasswordSecret {
   /** The Secret's name (in the cluster's namespace). */
   readonly name: string;
@@ -99,12 +144,16 @@ export interface ZonalRedisClusterProps {
   readonly storage?: RedisStorage;
 
   /**
-   * The Secret key with the password (requirepass and masterauth, passed through the environment, never
-   * written into a manifest).
+   * The Secret key that holds the password every node requires.
    *
-   * @default - no password
+   * Redis gets it as `requirepass` and, for replication, `masterauth`. Required: a cluster without one
+   * answers anyone who reaches its pods. Not generated, since a generated password would either change on
+   * every synth or need the controller to create Secrets, and a GitOps repository must never hold it:
+   * create the Secret outside the app (sealed-secrets, external-secrets, `kubectl create secret generic`).
+   * An init container turns the key (mounted as a file) into an in-memory redis.conf include; the password
+   * is never in a manifest, a command line or the redis container's environment.
    */
-  readonly password?: RedisPasswordSecret;
+  readonly password: RedisPasswordSecret;
 
   /**
    * `cluster-node-timeout`: how long a master must be unreachable before its replica takes over.
@@ -130,6 +179,15 @@ export interface ZonalRedisClusterProps {
    * @default false: the app must contain a ZoneController with redisManager
    */
   readonly controllerInstalledElsewhere?: boolean;
+
+  /**
+   * The NetworkPolicy of the Redis pods: `clients` may connect to 6379; the cluster bus (16379) and 6379 are
+   * open between the cluster's own pods, and 6379 to the app's ZoneController (the Redis manager). A
+   * controller installed elsewhere must be named in `clients`.
+   *
+   * @default - a NetworkPolicy; clients from the cluster's namespace
+   */
+  readonly networkPolicy?: NetworkPolicyOptions;
 }
 
 const STORAGE_PROPS: PropSpec<RedisStorage> = {
@@ -146,10 +204,14 @@ const PROPS: PropSpec<ZonalRedisClusterProps> = {
   image: Props.optional(KubeProps.image()),
   resources: Props.optional(KubeProps.resources()),
   storage: Props.optional(Props.struct(STORAGE_PROPS, 'RedisStorage')),
-  password: Props.optional(Props.struct<RedisPasswordSecret>({ name: KubeProps.dnsSubdomain(), key: KubeProps.dataKey() }, 'RedisPasswordSecret')),
+  password: {
+    ...Props.struct<RedisPasswordSecret>({ name: KubeProps.dnsSubdomain(), key: KubeProps.dataKey() }, 'RedisPasswordSecret'),
+    expected: 'a RedisPasswordSecret, { name, key } of a Secret created outside the app that holds the password (a Redis Cluster is never left open)',
+  },
   clusterNodeTimeout: Props.optional(KubeProps.duration()),
   requireFullCoverage: Props.optional(Props.boolean()),
   controllerInstalledElsewhere: Props.optional(Props.boolean()),
+  networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
 };
 
 /** The most bytes of data a ConfigMap may hold (Kubernetes refuses more). */
@@ -176,7 +238,6 @@ export class ZonalRedisCluster extends Construct {
     const where = `ZonalRedisCluster '${this.node.path}'`;
     checkProps(where, props, PROPS, 'ZonalRedisClusterProps');
     const installedElsewhere = props.controllerInstalledElsewhere ?? false;
-    requireControllerFeature(this, where, REDIS_MANAGER_FEATURE, installedElsewhere);
     const zones = props.topology.zones;
     const slugs = zoneSlugs(zones);
     // StatefulSets are <name>-<zone slug> (at most 52 characters); Services <name> and <name>-nodes (63).
@@ -186,6 +247,10 @@ export class ZonalRedisCluster extends Construct {
       throw invalidProp(where, 'name', name, `is too long: at most ${room} characters leave room for the zone in the StatefulSet names (${redisStatefulSetName(name, slugs[0])}, ...)`);
     }
     const namespace = resolveNamespace(where, this, props.namespace);
+    // The manager may read this cluster's layout, status and password Secret, by name, in its namespace only.
+    requireControllerFeature(this, where, REDIS_MANAGER_FEATURE, installedElsewhere, {
+      namespace, rules: redisClusterRules(name, props.password.name),
+    });
     this.layout = RedisShardLayout._plan(where, { zones, masters: props.masters, replicasPerMaster: props.replicasPerMaster ?? 1 });
     const layoutJson = this.layout.toJson();
     const layoutBytes = Buffer.byteLength(layoutJson) + LAYOUT_KEY.length;
@@ -258,6 +323,17 @@ export class ZonalRedisCluster extends Construct {
         },
       });
     });
+    emitNetworkPolicy(this, 'network-policy', where, props.networkPolicy, {
+      name,
+      namespace,
+      labels: labels('network-policy'),
+      podSelector: selector,
+      ingress: [
+        { ports: ['redis', 'bus'], from: [{ podLabels: selector }] },
+        { ports: ['redis'], from: clientPeers(props.networkPolicy) },
+        { ports: ['redis'], from: () => zoneControllersOf(this).filter((c) => c.reconcilers.includes(REDIS_MANAGER)).map((c) => c._podPeer()) },
+      ],
+    });
     this.disruptionBudget(name, namespace, selector, labels('node'), installedElsewhere);
   }
 
@@ -285,11 +361,7 @@ export class ZonalRedisCluster extends Construct {
   }
 
   private podSpec(props: ZonalRedisClusterProps, zone: string, configMap: string, selector: { [key: string]: string }, peers: string[]): k8s.PodSpec {
-    const secret = props.password && { secretKeyRef: { name: props.password.name, key: props.password.key } };
-    const auth = secret ? ['--requirepass', '$(REDIS_PASSWORD)', '--masterauth', '$(REDIS_PASSWORD)'] : [];
-    const probe = (extra: Partial<k8s.Probe>): k8s.Probe => ({
-      exec: { command: ['redis-cli', '-h', '127.0.0.1', '-p', `${REDIS_PORT}`, 'ping'] }, periodSeconds: 10, timeoutSeconds: 5, ...extra,
-    });
+    const image = props.image ?? 'docker.io/library/redis:7.2.5';
     return {
       automountServiceAccountToken: false,
       securityContext: restrictedPodSecurity(UID, UID),
@@ -310,23 +382,24 @@ export class ZonalRedisCluster extends Construct {
           }],
         },
       },
+      initContainers: [authContainer(image, props.password)],
       containers: [{
         name: 'redis',
-        image: props.image ?? 'docker.io/library/redis:7.2.5',
+        image,
         command: ['redis-server'],
-        args: [`${CONFIG_DIR}/redis.conf`, '--dir', DATA_DIR, '--cluster-announce-ip', '$(POD_IP)', ...auth],
-        env: [
-          { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-          ...(secret ? [
-            { name: REDIS_PASSWORD_ENV, valueFrom: secret },
-            { name: 'REDISCLI_AUTH', valueFrom: secret }, // redis-cli (the probes) reads it
-          ] : []),
-        ],
+        args: [`${CONFIG_DIR}/redis.conf`, '--include', REDIS_AUTH_CONF, '--dir', DATA_DIR, '--cluster-announce-ip', '$(POD_IP)'],
+        env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }],
         ports: [{ name: 'redis', containerPort: REDIS_PORT }, { name: 'bus', containerPort: REDIS_BUS_PORT }],
-        // Loading a large append-only file can take a while after a restart.
-        startupProbe: probe({ failureThreshold: 30 }),
-        readinessProbe: probe({ failureThreshold: 3 }),
-        livenessProbe: probe({ failureThreshold: 6 }),
+        // Alive while it accepts connections (no password needed). No startup probe: the port opens before the
+        // data loads, so a long append-only file never gets a loading node killed; it is just not Ready yet.
+        livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('redis') }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 },
+        // Ready once it answers an authenticated PING (LOADING, or a wrong password, is not PONG).
+        readinessProbe: {
+          exec: { command: ['sh', '-c', READY_SCRIPT, 'redis-ready', REDIS_AUTH_PASSWORD, `${REDIS_PORT}`] },
+          periodSeconds: 10,
+          timeoutSeconds: 5,
+          failureThreshold: 3,
+        },
         resources: props.resources ?? {
           requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('256Mi') },
           limits: { memory: k8s.Quantity.fromString('256Mi') },
@@ -334,12 +407,20 @@ export class ZonalRedisCluster extends Construct {
         securityContext: restrictedContainerSecurity(),
         volumeMounts: [
           { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+          { name: AUTH_VOLUME, mountPath: REDIS_AUTH_DIR, readOnly: true },
           { name: 'data', mountPath: DATA_DIR },
           { name: 'tmp', mountPath: '/tmp' },
         ],
       }],
       volumes: [
         { name: 'config', configMap: { name: configMap } },
+        // Only the password key, readable by the redis group alone (fsGroup: the kubelet makes the file root:999).
+        {
+          name: REDIS_PASSWORD_VOLUME,
+          secret: { secretName: props.password.name, items: [{ key: props.password.key, path: REDIS_PASSWORD_FILE }], defaultMode: 0o440 },
+        },
+        // In memory: the auth files never touch a disk.
+        { name: AUTH_VOLUME, emptyDir: { medium: 'Memory', sizeLimit: k8s.Quantity.fromString('1Mi') } },
         { name: 'tmp', emptyDir: {} },
         ...(props.storage ? [] : [{ name: 'data', emptyDir: {} }]),
       ],
@@ -348,10 +429,33 @@ export class ZonalRedisCluster extends Construct {
 }
 
 /**
- * redis.conf for a cluster node (the same text the integration tier runs redis-server with); the data
- * directory is an argument (`--dir`), as the integration tier gives each process its own.
+ * The init container that writes the auth files (`AUTH_SCRIPT`) from the mounted Secret key, with the Redis
+ * image's own `sh`, and as restricted as the redis container.
  */
-export function redisConf(clusterNodeTimeoutMs: number, requireFullCoverage: boolean): string {
+function authContainer(image: string, password: RedisPasswordSecret): k8s.Container {
+  const file = `${REDIS_PASSWORD_DIR}/${REDIS_PASSWORD_FILE}`;
+  return {
+    name: 'auth',
+    image,
+    command: ['sh', '-c', AUTH_SCRIPT, 'redis-auth', file, REDIS_AUTH_CONF, REDIS_AUTH_PASSWORD, `Secret ${password.name} key ${password.key}`],
+    resources: {
+      requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('16Mi') },
+      limits: { memory: k8s.Quantity.fromString('16Mi') },
+    },
+    securityContext: restrictedContainerSecurity(),
+    volumeMounts: [
+      { name: REDIS_PASSWORD_VOLUME, mountPath: REDIS_PASSWORD_DIR, readOnly: true },
+      { name: AUTH_VOLUME, mountPath: REDIS_AUTH_DIR },
+    ],
+  };
+}
+
+/**
+ * redis.conf for a cluster node (the integration tiers run redis-server with the synthesized ConfigMap);
+ * the data directory is an argument (`--dir`), as the integration tier gives each process its own, and so
+ * is the auth.conf the init container writes (`--include`).
+ */
+function redisConf(clusterNodeTimeoutMs: number, requireFullCoverage: boolean): string {
   return [
     `port ${REDIS_PORT}`,
     'cluster-enabled yes',
@@ -361,7 +465,8 @@ export function redisConf(clusterNodeTimeoutMs: number, requireFullCoverage: boo
     // Replicas of a master that was away for long still take over: the zone-loss case.
     'cluster-replica-validity-factor 0',
     'appendonly yes',
-    'protected-mode no',
+    // The password comes with `--include` (auth.conf); without one, only loopback clients are answered.
+    'protected-mode yes',
     '',
   ].join('\n');
 }

@@ -5,6 +5,7 @@ import {
 import { warningsOf } from '../../src/shared/warnings';
 
 const topology = new ZoneTopology({ zones: ['a', 'b', 'c'] });
+const password = { name: 'redis-password', key: 'password' };
 
 /** The cluster's chart, in an app whose platform chart installs the controller (as a GitOps repository would). */
 function synth(props: Partial<ZonalRedisClusterProps> = {}, controller: ZoneControllerProps = { redisManager: true }): any[] {
@@ -13,9 +14,10 @@ function synth(props: Partial<ZonalRedisClusterProps> = {}, controller: ZoneCont
   return synthIn(app, props);
 }
 
+/** The cluster's chart has a namespace, as a controller that serves it requires. */
 function synthIn(app: App, props: Partial<ZonalRedisClusterProps> = {}): any[] {
-  const chart = new Chart(app, 'test');
-  new ZonalRedisCluster(chart, 'redis', { topology, masters: 3, ...props });
+  const chart = new Chart(app, 'test', { namespace: 'data' });
+  new ZonalRedisCluster(chart, 'redis', { topology, masters: 3, password, ...props } as ZonalRedisClusterProps);
   return Testing.synth(chart);
 }
 
@@ -31,7 +33,7 @@ describe('ZonalRedisCluster', () => {
   test('objects: config, layout, headless and client Services, a StatefulSet per zone, one disruption budget', () => {
     expect(kinds(manifests)).toEqual([
       'ConfigMap/redis-config', 'ConfigMap/redis-layout', 'Service/redis-nodes', 'Service/redis',
-      'StatefulSet/redis-a', 'StatefulSet/redis-b', 'StatefulSet/redis-c', 'PodDisruptionBudget/redis',
+      'StatefulSet/redis-a', 'StatefulSet/redis-b', 'StatefulSet/redis-c', 'NetworkPolicy/redis', 'PodDisruptionBudget/redis',
     ]);
     expect(manifests.find((m) => m.metadata.name === 'redis-nodes').spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
   });
@@ -74,9 +76,23 @@ describe('ZonalRedisCluster', () => {
       capabilities: { drop: ['ALL'] },
       seccompProfile: { type: 'RuntimeDefault' },
     });
-    expect(container.volumeMounts.map((v: any) => v.mountPath)).toEqual(['/etc/redis', '/data', '/tmp']);
-    expect(container.readinessProbe.exec.command).toEqual(['redis-cli', '-h', '127.0.0.1', '-p', '6379', 'ping']);
+    expect(container.volumeMounts.map((v: any) => [v.mountPath, v.readOnly ?? false])).toEqual([
+      ['/etc/redis', true], ['/run/redis-auth', true], ['/data', false], ['/tmp', false],
+    ]);
     expect(container.resources.requests).toEqual({ cpu: '100m', memory: '256Mi' });
+    const init = pod.initContainers[0];
+    expect(init.securityContext).toEqual(container.securityContext);
+    expect(init.resources).toEqual({ requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '16Mi' } });
+  });
+
+  test('probes: liveness is the open port (no password), readiness an authenticated PING whose password is in no argument', () => {
+    expect(container.livenessProbe).toEqual({ tcpSocket: { port: 'redis' }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 });
+    expect(container.startupProbe).toBeUndefined();
+    const [sh, c, script, name, ...args] = container.readinessProbe.exec.command;
+    expect([sh, c, name, args]).toEqual(['sh', '-c', 'redis-ready', ['/run/redis-auth/password', '6379']]);
+    expect(script).toMatch(/REDISCLI_AUTH="\$\(cat "\$1"; printf x\)"/);
+    expect(script).toMatch(/\[ "\$\(redis-cli -h 127.0.0.1 -p "\$2" ping\)" = PONG \]/);
+    expect(container.readinessProbe).not.toEqual(container.livenessProbe);
   });
 
   test('storage: a volume claim per pod of the given size and class', () => {
@@ -84,7 +100,7 @@ describe('ZonalRedisCluster', () => {
     expect(sts.spec.volumeClaimTemplates[0].spec).toEqual({
       accessModes: ['ReadWriteOnce'], storageClassName: 'zonal', resources: { requests: { storage: '5Gi' } },
     });
-    expect(sts.spec.template.spec.volumes.map((v: any) => v.name)).toEqual(['config', 'tmp']);
+    expect(sts.spec.template.spec.volumes.map((v: any) => v.name)).toEqual(['config', 'redis-password', 'auth', 'tmp']);
   });
 
   test.each([
@@ -102,10 +118,68 @@ describe('ZonalRedisCluster', () => {
     [{ masters: '3' }, "ZonalRedisCluster 'test/redis': masters=\"3\" must be an integer >= 0"],
     [{ topology: new ZoneTopology({ zones: ['a', 'b'] }) }, "ZonalRedisCluster 'test/redis': zones=[\"a\",\"b\"] has 2 zone(s)"],
     [{ password: { name: 'pw', key: '' } }, "ZonalRedisCluster 'test/redis': password.key=\"\" is not a valid Secret or ConfigMap key"],
+    [{ password: { name: 'Bad_Name', key: 'k' } }, "ZonalRedisCluster 'test/redis': password.name=\"Bad_Name\" is not a DNS subdomain"],
+    [{ password: 'hunter2' }, "ZonalRedisCluster 'test/redis': password=\"hunter2\" must be a RedisPasswordSecret"],
     [{ storage: { size: 'ten gigs' } }, "ZonalRedisCluster 'test/redis': storage.size=\"ten gigs\" is not a byte quantity"],
     [{ clusterNodeTimeout: Duration.millis(10) }, "ZonalRedisCluster 'test/redis': clusterNodeTimeout=\"10ms\" must be a whole number of milliseconds from 100 to 2147483647"],
   ])('refuses %j', (props, message) => {
     expect(() => synth(props as Partial<ZonalRedisClusterProps>)).toThrow(message);
+  });
+});
+
+describe('ZonalRedisCluster password: required, from a Secret key, through an in-memory file only', () => {
+  const objects = synth({ password: { name: 'cache-auth', key: 'redis-password' } });
+  const pods = objects.filter((m) => m.kind === 'StatefulSet').map((s) => s.spec.template.spec);
+  const [pod] = pods;
+  const [init] = pod.initContainers;
+  const volume = (name: string) => pod.volumes.find((v: any) => v.name === name);
+
+  test('only the password key is mounted, into the init container alone, readable by the redis group alone', () => {
+    expect(volume('redis-password')).toEqual({
+      name: 'redis-password',
+      secret: { secretName: 'cache-auth', items: [{ key: 'redis-password', path: 'password' }], defaultMode: 0o440 },
+    });
+    expect(pod.securityContext).toMatchObject({ runAsUser: 999, runAsGroup: 999, fsGroup: 999 });
+    expect(init.volumeMounts).toEqual([
+      { name: 'redis-password', mountPath: '/etc/redis-password', readOnly: true },
+      { name: 'auth', mountPath: '/run/redis-auth' },
+    ]);
+    expect(pod.containers[0].volumeMounts.map((m: any) => m.name)).not.toContain('redis-password');
+    expect(volume('auth')).toEqual({ name: 'auth', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } });
+  });
+
+  test('the init container runs the Redis image\'s sh with the paths as arguments; redis-server includes the auth.conf it writes', () => {
+    expect(init.image).toBe(pod.containers[0].image);
+    const [sh, c, script, name, ...args] = init.command;
+    expect([sh, c, name, args]).toEqual(['sh', '-c', 'redis-auth',
+      ['/etc/redis-password/password', '/run/redis-auth/auth.conf', '/run/redis-auth/password', 'Secret cache-auth key redis-password']]);
+    expect(script).toContain(String.raw`od -An -v -tx1 < "$1" | tr -d ' \n' | sed 's/../\\x&/g'`);
+    expect(script).toContain(String.raw`printf 'requirepass "%s"\nmasterauth "%s"\n' "$hex" "$hex" > "$2"`);
+    expect(script).toMatch(/^set -eu\numask 077\n/);
+    expect(pod.containers[0].args).toEqual(['/etc/redis/redis.conf', '--include', '/run/redis-auth/auth.conf', '--dir', '/data', '--cluster-announce-ip', '$(POD_IP)']);
+  });
+
+  test('no container has the password, nor its Secret, in its command, args or environment', () => {
+    for (const p of pods) {
+      for (const c of [...p.initContainers, ...p.containers]) {
+        expect([c.name, JSON.stringify(c.env ?? [])]).not.toEqual([c.name, expect.stringMatching(/secretKeyRef|PASSWORD|REDISCLI_AUTH/)]);
+        expect(c.envFrom).toBeUndefined();
+      }
+      expect(p.containers[0].env).toEqual([{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }]);
+    }
+    expect(JSON.stringify(objects)).not.toMatch(/requirepass \$|--requirepass|--masterauth/);
+  });
+
+  test('protected mode on', () => {
+    expect(objects[0].data['redis.conf']).toMatch(/^protected-mode yes$/m);
+    expect(objects[0].data['redis.conf']).not.toMatch(/protected-mode no/);
+  });
+
+  test('left out: a synth-time error naming the construct, the prop and the rule', () => {
+    const chart = new Chart(Testing.app(), 'test');
+    expect(() => new ZonalRedisCluster(chart, 'redis', { topology, masters: 3 } as ZonalRedisClusterProps)).toThrow(
+      "ZonalRedisCluster 'test/redis': password=undefined is required: a RedisPasswordSecret, { name, key } of a Secret created outside the app "
+      + 'that holds the password (a Redis Cluster is never left open)');
   });
 });
 
@@ -120,25 +194,71 @@ describe('ZonalRedisCluster disruption budget: never a master and its replica at
 
   test('whichever is created first: the controller after the cluster gives the same output', () => {
     const app = Testing.app();
-    const chart = new Chart(app, 'test');
-    new ZonalRedisCluster(chart, 'redis', { topology, masters: 3 });
+    const chart = new Chart(app, 'test', { namespace: 'data' });
+    new ZonalRedisCluster(chart, 'redis', { topology, masters: 3, password });
     new ZoneController(new Chart(app, 'platform'), 'controller', zdbController);
     expect(Testing.synth(chart)).toEqual(synth({}, zdbController));
   });
 
   test.each([
     ['no zoneDisruptionBudget feature', { redisManager: true }, {}],
-    ['a webhook that lets evictions through while it is down', { ...zdbController, webhookFailurePolicy: WebhookFailurePolicy.IGNORE }, {}],
-    ["the cluster in the controller's own namespace (the webhook never applies there)", zdbController, { namespace: 'cdk8s-zones-system' }],
+    // (the budgets the controller serves are elsewhere)
+    ['a webhook that lets evictions through while it is down', { ...zdbController, webhookFailurePolicy: WebhookFailurePolicy.IGNORE, workloadNamespaces: ['shop'] }, {}],
+    ["the cluster in the controller's own namespace (the webhook never applies there)", { ...zdbController, workloadNamespaces: ['shop'] }, { namespace: 'cdk8s-zones-system' }],
   ])('otherwise one pod at a time (a PodDisruptionBudget): %s', (_, controller, props) => {
     const objects = synth(props as any, controller as ZoneControllerProps);
     expect(objects.filter((o) => o.kind.endsWith('DisruptionBudget')).map((o) => [o.kind, o.spec.maxUnavailable]))
       .toEqual([['PodDisruptionBudget', 1]]);
   });
 
+  test('a NetworkPolicy: the bus between the cluster\'s pods only, 6379 from clients and the app\'s controller', () => {
+    const app = Testing.app();
+    new ZoneController(new Chart(app, 'platform'), 'controller', { redisManager: true });
+    const cache = new Chart(app, 'test', { namespace: 'data' });
+    new ZonalRedisCluster(cache, 'redis', { topology, masters: 3, password, networkPolicy: { clients: [{ podLabels: { app: 'web' } }] } });
+    const own = { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': 'redis' };
+    expect(Testing.synth(cache).find((o) => o.kind === 'NetworkPolicy').spec).toEqual({
+      podSelector: { matchLabels: own },
+      policyTypes: ['Ingress'],
+      ingress: [
+        { ports: [{ protocol: 'TCP', port: 'redis' }, { protocol: 'TCP', port: 'bus' }], from: [{ podSelector: { matchLabels: own } }] },
+        { ports: [{ protocol: 'TCP', port: 'redis' }], from: [{ podSelector: { matchLabels: { app: 'web' } } }] },
+        {
+          ports: [{ protocol: 'TCP', port: 'redis' }],
+          from: [{
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'cdk8s-zones-system' } },
+            podSelector: { matchLabels: { 'app.kubernetes.io/name': 'cdk8s-zones-controller', 'app.kubernetes.io/instance': 'cdk8s-zones-controller' } },
+          }],
+        },
+      ],
+    });
+    // a controller elsewhere is not known: the user names it among the clients
+    const elsewhere = new Chart(Testing.app(), 'test', { namespace: 'data' });
+    new ZonalRedisCluster(elsewhere, 'redis', { topology, masters: 3, password, controllerInstalledElsewhere: true });
+    expect(Testing.synth(elsewhere).find((o) => o.kind === 'NetworkPolicy').spec.ingress).toHaveLength(2);
+  });
+
+  test('the controller may read this cluster\'s Secret and ConfigMaps by name, in its namespace only', () => {
+    const app = Testing.app();
+    const platform = new Chart(app, 'platform');
+    new ZoneController(platform, 'controller', { redisManager: true, zoneAnnotator: false });
+    synthIn(app);
+    const roles = Testing.synth(platform).filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole');
+    expect(roles.map((r) => `${r.kind}/${r.metadata.namespace}`)).toEqual(['Role/cdk8s-zones-system', 'Role/data']);
+    expect(roles[1].rules).toEqual([
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: ['redis-layout'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], resourceNames: ['redis-status'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['redis-password'] },
+    ]);
+    const args = Testing.synth(platform).find((o) => o.kind === 'Deployment').spec.template.spec.containers[0].args;
+    expect(args).toEqual(expect.arrayContaining(['--redis-namespaces', 'data']));
+  });
+
   test('a controller installed by another app: a warning, and one pod at a time', () => {
     const chart = new Chart(Testing.app(), 'test');
-    const redis = new ZonalRedisCluster(chart, 'redis', { topology, masters: 3, controllerInstalledElsewhere: true });
+    const redis = new ZonalRedisCluster(chart, 'redis', { topology, masters: 3, password, controllerInstalledElsewhere: true });
     expect(kinds(Testing.synth(chart))).toContain('PodDisruptionBudget/redis');
     expect(warningsOf(redis)).toEqual([expect.stringMatching(/needs the cdk8s-zones controller with redisManager .* controllerInstalledElsewhere says it runs outside this app/)]);
   });

@@ -15,6 +15,7 @@ import { Logger } from '../log';
 import { Mode } from '../redis/decide';
 import { parseInventory } from '../redis/inventory';
 import { RedisClusterManager } from '../redis/manager';
+import { passwordFromBytes } from '../redis/password';
 
 const OPERATIONS = ['state', 'reconcile', 'fix', 'rebalance', 'forget-lost-nodes', 'reset'] as const;
 type Operation = typeof OPERATIONS[number];
@@ -28,16 +29,20 @@ const HELP = `usage: cdk8s-zones-controller redis <${OPERATIONS.join('|')}> --in
   forget-lost-nodes   CLUSTER FORGET every failed node
   reset               destroy every key and the cluster, then bootstrap again (needs --yes-destroy-data)
 
-  --inventory FILE    {"layout": <layout.json>, "nodes": [{"name","zone","address"}]} (required)
-  --timeout SECONDS   give up after this long (default 60)
-  --takeover          rebalance with CLUSTER FAILOVER TAKEOVER (only when a master cannot agree)
-  --yes-destroy-data  confirm 'reset'
-The password, if any, is read from REDIS_PASSWORD. Exit code 0 when the cluster ends healthy, 1 if not.
+  --inventory FILE      {"layout": <layout.json>, "nodes": [{"name","zone","address"}]} (required)
+  --password-file FILE  the password: every byte of the file, a trailing newline included, as the pods
+                        read their Secret key (e.g. kubectl get secret NAME -o jsonpath='{.data.KEY}' | base64 -d);
+                        never on the command line nor in the environment. Without it: no AUTH
+  --timeout SECONDS     give up after this long (default 60)
+  --takeover            rebalance with CLUSTER FAILOVER TAKEOVER (only when a master cannot agree)
+  --yes-destroy-data    confirm 'reset'
+Exit code 0 when the cluster ends healthy, 1 if not.
 `;
 
 export interface RedisOptions {
   readonly operation: Operation;
   readonly inventory: string;
+  readonly passwordFile?: string;
   readonly timeoutMs: number;
   readonly takeover: boolean;
 }
@@ -48,6 +53,7 @@ export function parseRedis(args: string[]): RedisOptions | 'help' {
     allowPositionals: true,
     options: {
       'inventory': { type: 'string' },
+      'password-file': { type: 'string' },
       'timeout': { type: 'string', default: '60' },
       'takeover': { type: 'boolean', default: false },
       'yes-destroy-data': { type: 'boolean', default: false },
@@ -66,7 +72,9 @@ export function parseRedis(args: string[]): RedisOptions | 'help' {
   if (!values.inventory) throw new Error('redis: --inventory is required');
   const seconds = Number(values.timeout);
   if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`redis: --timeout=${JSON.stringify(values.timeout)} must be a number of seconds > 0`);
-  return { operation: operation as Operation, inventory: values.inventory, timeoutMs: seconds * 1000, takeover: values.takeover! };
+  return {
+    operation: operation as Operation, inventory: values.inventory, passwordFile: values['password-file'], timeoutMs: seconds * 1000, takeover: values.takeover!,
+  };
 }
 
 export const redis: Command = {
@@ -86,9 +94,9 @@ export const redis: Command = {
       return 0;
     }
     const { layout, nodes } = parseInventory(await fs.readFile(opts.inventory, 'utf8'));
-    const manager = new RedisClusterManager(layout, nodes, {
-      password: process.env.REDIS_PASSWORD || undefined, timeoutMs: opts.timeoutMs, takeover: opts.takeover, log,
-    });
+    const file = opts.passwordFile;
+    const password = file === undefined ? undefined : passwordFromBytes(await fs.readFile(file), `--password-file ${file}`);
+    const manager = new RedisClusterManager(layout, nodes, { password, timeoutMs: opts.timeoutMs, takeover: opts.takeover, log });
     try {
       const state = opts.operation === 'state' ? await manager.state()
         : opts.operation === 'reset' ? await manager.resetDestroyingData()

@@ -5,6 +5,7 @@
  * watches, release the Lease and close the servers; losing the Lease exits 1 so the pod restarts clean.
  */
 import { promises as fs } from 'fs';
+import { isIP } from 'net';
 import * as os from 'os';
 import { parseArgs } from 'util';
 import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
@@ -28,6 +29,8 @@ export interface RunOptions {
   readonly retryPeriodMs: number;
   readonly identity: string;
   readonly topologyKeys: readonly string[];
+  /** The namespaces the redis reconciler lists pods in; empty: every namespace. */
+  readonly redisNamespaces: readonly string[];
   readonly metricsPort: number;
   readonly webhookPort: number;
   readonly tlsMode: TlsMode;
@@ -39,7 +42,12 @@ export interface RunOptions {
   readonly tlsHosts: readonly string[];
   /** self-managed: the ValidatingWebhookConfigurations whose caBundle the controller keeps current. */
   readonly webhookConfigurations: readonly string[];
-  readonly host: string;
+  /** The address the webhook listener binds. */
+  readonly webhookHost: string;
+  /** The address the metrics and probes listener binds. */
+  readonly metricsHost: string;
+  /** Both listeners: a request (headers and body) must arrive within this. */
+  readonly requestTimeoutMs: number;
 }
 
 export const RUN_HELP = `usage: cdk8s-zones-controller run [options]
@@ -55,6 +63,7 @@ Runs the controller: reconcilers on the leader, webhooks and metrics on every re
   --retry-period S        how often to renew / try to acquire (default 2)
   --identity NAME         default: $POD_NAME, else <hostname>-<pid>
   --topology-keys LIST    node label keys of the zone annotation (default topology.kubernetes.io/zone)
+  --redis-namespaces LIST namespaces the redis reconciler manages clusters in, one pod list each (default: every namespace)
   --metrics-port N        HTTP /metrics /healthz /readyz (default 8080)
   --webhook-port N        HTTPS admission webhooks (default 9443)
   --tls-mode MODE         files (--tls-cert-file, --tls-key-file) or self-managed (default files)
@@ -64,7 +73,11 @@ Runs the controller: reconcilers on the leader, webhooks and metrics on every re
   --webhook-service NAME  self-managed: the Service the API server calls (default <lease-name>)
   --tls-hosts LIST        self-managed: more DNS names or IPs for the certificate
   --webhook-configurations LIST  self-managed: ValidatingWebhookConfigurations to keep the caBundle of
-  --bind-address IP       default 0.0.0.0
+  --bind-address IP       the webhook listener's address (default 0.0.0.0)
+  --metrics-bind-address IP  the /metrics /healthz /readyz listener's address (default 0.0.0.0: the kubelet
+                          probes through the pod IP)
+  --request-timeout S     both listeners: a request's headers and body must arrive within this (default 10);
+                          bodies over 8 MiB are answered 413
 `;
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -83,8 +96,21 @@ function port(flag: string, raw: string): number {
   return n;
 }
 
+function ip(flag: string, raw: string): string {
+  if (isIP(raw) === 0) throw new Error(`run: --${flag}=${JSON.stringify(raw)} must be an IP address`);
+  return raw;
+}
+
 function list(raw: string): string[] {
   return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** A comma-separated list of namespace names (DNS labels). */
+function namespaces(flag: string, raw: string): string[] {
+  const names = list(raw);
+  const bad = names.find((n) => !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(n));
+  if (bad !== undefined) throw new Error(`run: --${flag}: ${JSON.stringify(bad)} is not a namespace name (a DNS label)`);
+  return names;
 }
 
 /** Parses `run`'s flags; `env` and `serviceAccountNamespace` supply defaults (POD_NAME, POD_NAMESPACE). */
@@ -105,6 +131,7 @@ export function parseRun(
       'retry-period': { type: 'string', default: '2' },
       'identity': { type: 'string' },
       'topology-keys': { type: 'string', default: WELL_KNOWN_ZONE_KEY },
+      'redis-namespaces': { type: 'string', default: '' },
       'metrics-port': { type: 'string', default: '8080' },
       'webhook-port': { type: 'string', default: '9443' },
       'tls-mode': { type: 'string', default: 'files' },
@@ -115,6 +142,8 @@ export function parseRun(
       'tls-hosts': { type: 'string', default: '' },
       'webhook-configurations': { type: 'string', default: '' },
       'bind-address': { type: 'string', default: '0.0.0.0' },
+      'metrics-bind-address': { type: 'string', default: '0.0.0.0' },
+      'request-timeout': { type: 'string', default: '10' },
       'help': { type: 'boolean', default: false },
     },
   });
@@ -163,6 +192,7 @@ export function parseRun(
     retryPeriodMs,
     identity: values.identity ?? env.POD_NAME ?? `${os.hostname()}-${process.pid}`,
     topologyKeys,
+    redisNamespaces: namespaces('redis-namespaces', values['redis-namespaces']!),
     metricsPort: port('metrics-port', values['metrics-port']!),
     webhookPort: port('webhook-port', values['webhook-port']!),
     tlsMode,
@@ -171,7 +201,9 @@ export function parseRun(
     tlsSecret: values['tls-secret'] ?? `${leaseName}-webhook-tls`,
     tlsHosts,
     webhookConfigurations,
-    host: values['bind-address']!,
+    webhookHost: ip('bind-address', values['bind-address']!),
+    metricsHost: ip('metrics-bind-address', values['metrics-bind-address']!),
+    requestTimeoutMs: positive('request-timeout', values['request-timeout']!) * 1000,
   };
 }
 

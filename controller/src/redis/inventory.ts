@@ -1,8 +1,8 @@
 /**
  * The static inventory of the `redis` CLI: the planned layout plus where each node runs, as JSON:
  * `{ "layout": <RedisShardLayout.toJson()>, "nodes": [{ "name": "zone-a-0", "zone": "zone-a", "address": "127.0.0.1:7000" }] }`.
- * Nodes the layout does not name are retired (drained, forgotten, reset); the password comes from the
- * environment (REDIS_PASSWORD), never from the file.
+ * Nodes the layout does not name are retired (drained, forgotten, reset); the password comes from
+ * `--password-file`, never from this file.
  */
 import { InventoryNode } from './model';
 import { RedisShardLayout } from '../../../src/redis/layout';

@@ -2,29 +2,49 @@
  * Kubernetes mode of the Redis cluster manager (pure part): the pods of one `ZonalRedisCluster` -> the
  * manager's inventory. A pod's zone is its own zone label (`cdk8s-zones.dev/zone`, the zone its StatefulSet
  * pins it to), so the manager needs neither the pod's node nor read access to nodes.
+ *
+ * The manager sends the password to every pod it counts, so a label is not enough: only a pod of one of the
+ * cluster's own StatefulSets (`<cluster>-<zone slug>`, its controller) counts, and the password Secret is
+ * the one those pods mount.
  */
 import { InventoryNode } from './model';
 import { ZONE_LABEL } from '../../../src/contract/labels';
-import { REDIS_PASSWORD_ENV, REDIS_PORT, redisNodeOfPod } from '../../../src/contract/redis';
+import { REDIS_PASSWORD_FILE, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisNodeOfPod, redisStatefulSetNames } from '../../../src/contract/redis';
 import { KubeObject } from '../kube/api';
+
+/** The key of a Secret that holds a password. */
+export interface SecretKey {
+  readonly name: string;
+  readonly key: string;
+}
 
 export interface PodInventory {
   readonly nodes: InventoryNode[];
-  /** Pods left out, and why (no IP yet, terminating). */
+  /** Pods left out, and why (not the cluster's, no IP yet, terminating). */
   readonly skipped: string[];
-  /** The Secret key the pods read their password from, if any. */
-  readonly passwordSecret?: { readonly name: string; readonly key: string };
+  /** The Secret key the counted pods read their password from (undefined when none mounts one). */
+  readonly passwordSecret?: SecretKey;
 }
 
-export function inventoryFromPods(cluster: string, pods: KubeObject[]): PodInventory {
+/**
+ * The inventory of cluster `cluster` (whose layout spans `zones`) from the pods labelled with its name.
+ * Throws when the counted pods mount different password Secrets: no password is sent anywhere then.
+ */
+export function inventoryFromPods(cluster: string, zones: readonly string[], pods: KubeObject[]): PodInventory {
+  const statefulSets = new Set(redisStatefulSetNames(cluster, zones));
   const out: InventoryNode[] = [];
   const skipped: string[] = [];
-  let passwordSecret: PodInventory['passwordSecret'];
+  const secrets = new Map<string, { secret: SecretKey; pods: string[] }>();
   for (const pod of [...pods].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
     const name: string = pod.metadata.name;
     const node = redisNodeOfPod(cluster, name);
     if (node === undefined) {
       skipped.push(`${name}: not named ${cluster}-<zone>-<ordinal>`);
+      continue;
+    }
+    const foreign = notOwnedBy(pod, statefulSets);
+    if (foreign) {
+      skipped.push(`${name}: ${foreign}`);
       continue;
     }
     if (pod.metadata.deletionTimestamp) {
@@ -41,11 +61,40 @@ export function inventoryFromPods(cluster: string, pods: KubeObject[]): PodInven
       skipped.push(`${name}: zone unknown (no ${ZONE_LABEL} label)`);
       continue;
     }
-    const env: any[] = pod.spec?.containers?.[0]?.env ?? [];
-    const ref = env.find((e) => e.name === REDIS_PASSWORD_ENV)?.valueFrom?.secretKeyRef;
-    if (ref?.name && ref?.key) passwordSecret = { name: ref.name, key: ref.key };
+    const secret = passwordSecretOf(pod);
+    if (secret) {
+      const key = JSON.stringify(secret);
+      secrets.set(key, { secret, pods: [...(secrets.get(key)?.pods ?? []), name] });
+    }
     const host = ip.includes(':') ? `[${ip}]` : ip;
     out.push({ name: node, zone, address: `${host}:${REDIS_PORT}` });
   }
-  return { nodes: out, skipped, passwordSecret };
+  if (secrets.size > 1) {
+    const which = [...secrets.values()].map((s) => `Secret ${s.secret.name} key ${s.secret.key} (${s.pods.join(', ')})`);
+    throw new Error(`the pods of cluster ${cluster} mount different password Secrets: ${which.join('; ')}; restart them so they agree`);
+  }
+  return { nodes: out, skipped, passwordSecret: [...secrets.values()][0]?.secret };
+}
+
+/**
+ * Why a pod is not one of the cluster's StatefulSet pods (`<statefulset>-<ordinal>`, controlled by one of
+ * `statefulSets`), or undefined when it is.
+ */
+function notOwnedBy(pod: KubeObject, statefulSets: ReadonlySet<string>): string | undefined {
+  const owner = pod.metadata.ownerReferences?.find((o) => o.controller === true);
+  if (!owner || owner.kind !== 'StatefulSet' || !owner.apiVersion.startsWith('apps/')) {
+    return `not controlled by a StatefulSet${owner ? ` (but by ${owner.kind} ${owner.name})` : ''}: not sent the password`;
+  }
+  const ordinal = pod.metadata.name.startsWith(`${owner.name}-`) ? pod.metadata.name.slice(owner.name.length + 1) : '';
+  if (!statefulSets.has(owner.name) || !/^\d+$/.test(ordinal)) {
+    return `controlled by StatefulSet ${owner.name}, not one of ${[...statefulSets].join(', ')}: not sent the password`;
+  }
+  return undefined;
+}
+
+/** The Secret key a pod mounts as its password file (the contract's volume and item path). */
+function passwordSecretOf(pod: KubeObject): SecretKey | undefined {
+  const volume = (pod.spec?.volumes ?? []).find((v: any) => v.name === REDIS_PASSWORD_VOLUME);
+  const item = (volume?.secret?.items ?? []).find((i: any) => i.path === REDIS_PASSWORD_FILE);
+  return volume?.secret?.secretName && item?.key ? { name: volume.secret.secretName, key: item.key } : undefined;
 }

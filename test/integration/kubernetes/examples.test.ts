@@ -7,7 +7,8 @@
  * controller-revision-hash label) alike.
  */
 import {
-  applyExample, ApplyResult, deleteApplied, deleteNamespace, exampleNames, RESTRICTED_LABELS, RolloutRejected, synthesizeExample, waitForRollout,
+  applyExample, ApplyResult, deleteApplied, deleteNamespace, exampleNames, operatorSecrets, RESTRICTED_LABELS, RolloutRejected, synthesizeExample,
+  waitForRollout,
 } from './examples';
 import { KubeObject } from './kube-client';
 import { addNodes, planNodes } from './nodes';
@@ -37,7 +38,8 @@ describe.each(names)('example %s', (name) => {
     result = await applyExample(client, name, `example-${name}`);
     expect(result.rejections).toEqual([]);
     expect(result.warnings).toEqual([]);
-    const applied = objects.filter((o) => o.kind !== 'CustomResourceDefinition').map((o) => `${o.kind}/${o.metadata.name}`);
+    // plus the Secrets an operator creates by hand (the Redis password: never in an example)
+    const applied = [...operatorSecrets(objects), ...objects].filter((o) => o.kind !== 'CustomResourceDefinition').map((o) => `${o.kind}/${o.metadata.name}`);
     expect(result.applied.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(applied.sort());
 
     for (const ns of result.namespaces) {

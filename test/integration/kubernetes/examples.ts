@@ -5,6 +5,7 @@
  * everything else with strict field validation, namespaced objects into a namespace that enforces Pod
  * Security "restricted". Every rejection and every API server warning is collected, never swallowed.
  */
+import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { App } from 'cdk8s';
@@ -14,6 +15,7 @@ import { REPO_ROOT } from '../shared';
 import { KubeApiError, KubeClient, KubeObject } from './kube-client';
 import { WaitAborted, waitFor, WaitOptions } from './wait';
 import { ExampleVariant, STANDARD_VARIANT } from '../../../examples/variant';
+import { REDIS_PASSWORD_VOLUME } from '../../../src/contract/redis';
 
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 const CRD = 'CustomResourceDefinition';
@@ -176,12 +178,35 @@ export async function deleteApplied(client: KubeClient, result: ApplyResult): Pr
   await Promise.all(result.namespaces.map((ns) => deleteNamespace(client, ns)));
 }
 
-/** Synthesizes an example and applies it (see `applyManifests`); `transform` may alter the objects first. */
+/**
+ * The Secrets that workloads among `objects` mount as their Redis password and that `objects` do not hold:
+ * a GitOps repository must never hold them, so an operator creates them out of band (here: with a random
+ * password), before the pods can start. One per namespace and name, with every key mounted.
+ */
+export function operatorSecrets(objects: readonly KubeObject[]): KubeObject[] {
+  const own = new Set(objects.filter((o) => o.kind === 'Secret').map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`));
+  const secrets = new Map<string, KubeObject>();
+  for (const w of objects.filter((o) => WORKLOADS.has(o.kind))) {
+    const volume = (w.spec.template.spec.volumes ?? []).find((v: any) => v.name === REDIS_PASSWORD_VOLUME)?.secret;
+    const id = `${w.metadata.namespace ?? ''}/${volume?.secretName}`;
+    if (!volume || own.has(id)) continue;
+    const secret = secrets.get(id) ?? { apiVersion: 'v1', kind: 'Secret', metadata: { name: volume.secretName, namespace: w.metadata.namespace }, stringData: {} };
+    for (const item of volume.items) secret.stringData[item.key] = randomBytes(24).toString('base64url');
+    secrets.set(id, secret);
+  }
+  return [...secrets.values()];
+}
+
+/**
+ * Synthesizes an example and applies it (see `applyManifests`) with the Secrets an operator would have
+ * created (`operatorSecrets`); `transform` may alter the objects first.
+ */
 export async function applyExample(
   client: KubeClient, name: string, namespace: string, transform: (objects: KubeObject[]) => KubeObject[] = (o) => o,
   variant: ExampleVariant = STANDARD_VARIANT,
 ): Promise<ApplyResult> {
-  return applyManifests(client, transform(synthesizeExample(name, variant)), namespace);
+  const objects = transform(synthesizeExample(name, variant));
+  return applyManifests(client, [...operatorSecrets(objects), ...objects], namespace);
 }
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job']);

@@ -13,7 +13,7 @@
  */
 import { App, Chart, Testing } from 'cdk8s';
 import { blockPodCreation, evict, EvictionWebhook } from './evictions';
-import { applyManifests, deleteNamespace, waitForRollout } from './examples';
+import { applyManifests, deleteNamespace, operatorSecrets, waitForRollout } from './examples';
 import { KubeObject } from './kube-client';
 import { isReady } from './rollout-fixtures';
 import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
@@ -33,11 +33,13 @@ function redis(ns: string, controller: ZoneControllerProps): { objects: KubeObje
   const app = new App();
   new ZoneController(new Chart(app, 'platform'), 'controller', controller);
   const chart = new Chart(app, 'redis', { namespace: ns, disableResourceNameHashes: true });
-  const cluster = new ZonalRedisCluster(chart, 'redis', { name: 'redis', topology: new ZoneTopology({ zones: [...info.zones] }), masters: 3, replicasPerMaster: 1 });
+  const cluster = new ZonalRedisCluster(chart, 'redis', {
+    name: 'redis', topology: new ZoneTopology({ zones: [...info.zones] }), masters: 3, replicasPerMaster: 1, password: { name: 'redis-password', key: 'password' },
+  });
   return { objects: Testing.synth(chart), cluster };
 }
 
-/** Applies the cluster into a fresh namespace, waits for its pods, then keeps evicted pods from coming back. */
+/** Applies the cluster (and its password Secret, as an operator makes it) into a fresh namespace, waits for its pods. */
 interface Deployed {
   readonly ns: string;
   readonly cluster: ZonalRedisCluster;
@@ -48,7 +50,7 @@ async function deploy(controller: ZoneControllerProps, extra: KubeObject[] = [])
   const ns = uniqueName('redis-evictions');
   cleanups.push(() => deleteNamespace(client, ns));
   const { objects, cluster } = redis(ns, controller);
-  const result = await applyManifests(client, [...extra, ...objects], ns);
+  const result = await applyManifests(client, [...extra, ...operatorSecrets(objects), ...objects], ns);
   expect(result.rejections).toEqual([]);
   await waitForRollout(client, result.applied);
   return { ns, cluster, objects };
@@ -114,6 +116,6 @@ test('without it: a PodDisruptionBudget of one pod at a time; the replica of an 
 /** The ZoneDisruptionBudget CRD, as a ZoneController with the feature installs it. */
 function zdbCrd(): KubeObject[] {
   const chart = new Chart(Testing.app(), 'crds');
-  new ZoneController(chart, 'controller', { zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged() });
+  new ZoneController(chart, 'controller', { zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), workloadNamespaces: ['any'] });
   return Testing.synth(chart).filter((o) => o.kind === 'CustomResourceDefinition');
 }

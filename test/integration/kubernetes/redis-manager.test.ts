@@ -2,36 +2,41 @@
  * The `redis` reconciler (the Kubernetes mode of the Redis cluster manager) end to end, with real
  * redis-server processes: a synthesized ZonalRedisCluster (3 masters x 1 replica over the tier's 3 zones)
  * is applied to the real API server; kwok makes its pods Running with IPs inside 127.0.0.0/8 (loopback on
- * Linux, see nodes.ts), and the test runs one redis-server per pod on that pod's IP with the pod's own
- * command line (the ConfigMap's redis.conf, `--cluster-announce-ip $(POD_IP)`, the password of the Secret).
- * The real controller (`run --reconcilers redis`) finds the pods by label and their zones from their own zone label,
- * reads the layout ConfigMap and the Secret, drives the cluster and writes the status ConfigMap.
+ * Linux, see nodes.ts), and the test runs each pod as its kubelet would, on that pod's IP: its init container
+ * (real `sh`) turns the Secret key mounted as a file into the auth.conf that redis-server includes, then the
+ * pod's own command line (the ConfigMap's redis.conf, `--include` of that file, `--cluster-announce-ip $(POD_IP)`).
+ * The real controller (`run --reconcilers redis --redis-namespaces <ns>`) finds its StatefulSets' pods by label
+ * and their zones from their own zone label, reads the layout ConfigMap and the Secret the pods mount, drives the
+ * cluster and writes the status ConfigMap. A labelled pod of no StatefulSet is never sent the password.
  *
  * Two zone losses: zone-a's Redis processes killed while kwok keeps its pods Running (a crash or a network
  * cut the kubelet has not seen yet: the reconciler finds them at the same addresses, not answering); then
  * zone-a's nodes deleted, so its pods are recreated Pending and come back on new pods, their servers started
  * on the data folders of the old ones (their volumes).
  */
-import * as fs from 'fs';
+import * as net from 'net';
 import * as path from 'path';
 import { ApiObject, App, Chart, Duration } from 'cdk8s';
 import { ControllerProcess } from './controller-process';
-import { applyManifests, deleteNamespace, waitForRollout } from './examples';
+import { applyManifests, deleteNamespace, restrictedNamespace, waitForRollout } from './examples';
 import { KubeObject } from './kube-client';
-import { livePods, OutageMode, testCluster, uniqueName, zoneOfNode, zoneOutage } from './scheduling';
+import { livePods, OutageMode, RESTRICTED_PAUSE_POD, testCluster, uniqueName, zoneOfNode, zoneOutage } from './scheduling';
 import { waitFor } from './wait';
 import { ClusterState } from '../../../controller/src/redis/decide';
 import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
-import { missingKeys, RedisProcesses, slotOwners, untilServedAndWritable, writeKeys } from '../redis/redis-cluster';
+import { EmulatedPod } from '../redis/pod-emulation';
+import {
+  AWKWARD_PASSWORD, exposesPassword, missingKeys, RedisProcesses, slotOwners, untilServedAndWritable, writeKeys,
+} from '../redis/redis-cluster';
 
 const cluster = testCluster();
 const { client, info } = cluster;
 const ns = uniqueName('redis-manager');
 const NAME = 'cache';
-const PASSWORD = 'pods-read-me-from-the-secret';
+const PASSWORD = AWKWARD_PASSWORD;
 const NODE_TIMEOUT_MS = 1000;
 const redis = new RedisProcesses(NODE_TIMEOUT_MS, PASSWORD);
 let controller: ControllerProcess | undefined;
@@ -58,49 +63,25 @@ function manifests(): KubeObject[] {
 }
 
 /**
- * Runs what the pod's container would run, on this machine: its command and args with `$(VAR)` expanded
- * from its env (the downward API's status.podIP, the Secret's key), its volume mounts mapped to folders
- * (the ConfigMap's files written out; the data volume one folder per pod, as a PersistentVolume would be).
- * redis-server listens on the pod's IP and its `redis` container port.
+ * Runs the pod as its kubelet would, on this machine (pod-emulation.ts): its volumes as folders (the data
+ * volume one folder per pod name, as a PersistentVolume would be, so the pod's successor finds its data),
+ * its init container, then its redis-server on the pod's IP and its `redis` container port.
  */
 async function runPod(pod: any, configMap: any, secrets: Map<string, any>): Promise<void> {
-  const container = pod.spec.containers[0];
-  expect(container.command).toEqual(['redis-server']);
-  const env = new Map<string, string>();
-  for (const e of container.env ?? []) {
-    const ref = e.valueFrom?.secretKeyRef;
-    const field = e.valueFrom?.fieldRef?.fieldPath;
-    if (ref) env.set(e.name, Buffer.from(secrets.get(ref.name).data[ref.key], 'base64').toString('utf8'));
-    else if (field === 'status.podIP') env.set(e.name, pod.status.podIP);
-    else if (e.value !== undefined) env.set(e.name, e.value);
-    else throw new Error(`env ${e.name} of ${pod.metadata.name}: not emulated (${JSON.stringify(e.valueFrom)})`);
-  }
-  const podDir = path.join(redis.root, pod.metadata.name); // the same folders for the pod's successor: its volume
-  const mounts = (container.volumeMounts as any[]).map((m) => {
-    const volume = pod.spec.volumes?.find((v: any) => v.name === m.name);
-    const dir = path.join(podDir, m.name);
-    fs.mkdirSync(dir, { recursive: true });
-    if (volume?.configMap) {
-      expect(volume.configMap.name).toBe(configMap.metadata.name);
-      for (const [file, text] of Object.entries<string>(configMap.data)) fs.writeFileSync(path.join(dir, file), text);
-    }
-    return { from: m.mountPath as string, to: dir };
+  const bytes = (data: Record<string, string>) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+  const decoded = new Map([...secrets].map(([name, secret]) => [name, bytes(secret.data)]));
+  const emulated = new EmulatedPod(pod.spec, path.join(redis.root, pod.metadata.name), {
+    configMaps: new Map([[configMap.metadata.name, configMap.data]]), secrets: decoded, podIP: pod.status.podIP,
   });
-  const local = (arg: string) => {
-    const m = mounts.find((x) => arg === x.from || arg.startsWith(`${x.from}/`));
-    return m ? m.to + arg.slice(m.from.length) : arg;
-  };
-  const args = (container.args as string[])
-    .map((a) => a.replace(/\$\((\w+)\)/g, (_, v) => env.get(v) ?? `$(${v})`))
-    .map(local);
-  const port = container.ports.find((p: any) => p.name === 'redis').containerPort;
+  const args = emulated.redisServerArgs();
+  const port = pod.spec.containers[0].ports.find((p: any) => p.name === 'redis').containerPort;
   const data = args[args.indexOf('--dir') + 1];
-  expect(data.startsWith(podDir)).toBe(true); // on a mounted volume
+  expect(data).toBe(emulated.volumeDir('data')); // on its volume
   await redis.add({
     name: pod.metadata.name.slice(NAME.length + 1),
     zone: zoneOfNode(info, pod.spec.nodeName)!,
     address: `${pod.status.podIP}:${port}`,
-  }, data, args);
+  }, data, args, emulated.env());
 }
 
 async function status(): Promise<Status | undefined> {
@@ -160,6 +141,7 @@ test('the pods of a ZonalRedisCluster run as real redis-server processes on thei
   const configMap = await client.get<any>('v1', 'ConfigMap', `${NAME}-config`, ns);
   const secrets = new Map([['redis-password', await client.get<any>('v1', 'Secret', 'redis-password', ns)]]);
   for (const p of pods) await runPod(p, configMap, secrets);
+  for (const n of redis.inventory) expect([n.name, exposesPassword(redis.pid(n.name)!, PASSWORD)]).toEqual([n.name, [false, false]]);
   // each pod is in its planned zone (the StatefulSet of the zone pins it there)
   expect(redis.inventory.map((n) => [n.name, n.zone]).sort()).toEqual(layout.nodes.map((n) => [n.name, n.zone]).sort());
   // not a cluster yet: every node knows only itself
@@ -168,13 +150,48 @@ test('the pods of a ZonalRedisCluster run as real redis-server processes on thei
 
 test('the reconciler bootstraps the planned layout and reports it healthy in the status ConfigMap', async () => {
   const since = new Date();
-  controller = await ControllerProcess.start(info, 'redis-manager', ['--reconcilers', 'redis']);
+  controller = await ControllerProcess.start(info, 'redis-manager', ['--reconcilers', 'redis', '--redis-namespaces', ns]);
   const s = await statusWhere('a healthy cluster', since, (x) => x.healthy);
   await expectPlanned(s);
   const { written, acked: replicated } = await writeKeys(await slotOwners(redis.inventory[0].address, PASSWORD), 'before', 2000, PASSWORD);
   expect([written.size, replicated.size]).toEqual([2000, 2000]);
   for (const [k, v] of replicated) acked.set(k, v);
   expect(steps('forget')).toEqual([]); // nothing to forget in a new cluster (a node in handshake is not a lost node)
+});
+
+test('labelled pods the controller must not manage: one of no StatefulSet is skipped and never sent the password; another namespace is never listed', async () => {
+  const since = new Date();
+  const impostor = `${NAME}-zone-a-9`;
+  const labels = { [REDIS_CLUSTER_LABEL]: NAME, 'cdk8s-zones.dev/zone': 'zone-a' };
+  await client.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: impostor, namespace: ns, labels }, spec: RESTRICTED_PAUSE_POD });
+  const other = `${ns}-other`;
+  await restrictedNamespace(client, other);
+  await client.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: impostor, namespace: other, labels }, spec: RESTRICTED_PAUSE_POD });
+  const ip = await waitFor('the impostor\'s pod IP', async () => {
+    const p = await client.get<any>('v1', 'Pod', impostor, ns);
+    return { done: !!p.status?.podIP, value: p.status?.podIP };
+  });
+  // a listener where its redis-server would be: the manager must never connect to it (what it is sent is kept)
+  const connections: string[] = [];
+  const listener = net.createServer((socket) => {
+    const i = connections.push('') - 1;
+    socket.on('data', (chunk) => { connections[i] += chunk.toString(); });
+    socket.on('error', () => undefined);
+    setTimeout(() => socket.destroy(), 1000);
+  });
+  await new Promise<void>((resolve) => listener.listen(6379, ip, resolve));
+  try {
+    const s = await statusWhere('the impostor skipped', since, (x) => x.skippedPods.length > 0 && x.healthy);
+    expect(s.skippedPods).toEqual([`${impostor}: not controlled by a StatefulSet: not sent the password`]);
+    expect({ ip, connections }).toEqual({ ip, connections: [] });
+  } finally {
+    listener.close();
+    await client.delete('v1', 'Pod', impostor, ns, { gracePeriodSeconds: 0 });
+    await deleteNamespace(client, other);
+  }
+  // the other namespace's labelled pod was never listed: no pass over a cluster there (it would fail: no layout ConfigMap)
+  expect(controller!.logs.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+  await statusWhere('no pod skipped any more', new Date(), (x) => x.skippedPods.length === 0);
 });
 
 test('zone-a\'s redis-servers killed: writes succeed on every slot, no acknowledged key lost, the status reports the loss', async () => {

@@ -1,7 +1,10 @@
 /**
  * Real redis-server processes on 127.0.0.1, one per planned node of a layout, each tagged with its zone;
- * started with the redis.conf the construct synthesizes (port and directory overridden), in a per-test
- * directory. Zones are killed and brought back with SIGKILL and a restart on the same port and directory.
+ * started as the construct's synthesized pod starts it (port and directories overridden): with a password,
+ * its init container's script run with real `sh` on the password file writes the auth.conf that
+ * redis-server includes (pod-emulation.ts); without one, only with the synthesized redis.conf (the bench).
+ * Each node has its folders in a per-test directory. Zones are killed and brought back with SIGKILL and a
+ * restart on the same port and directory.
  */
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -14,10 +17,19 @@ import Redis, { Cluster } from 'ioredis';
 import { ClusterState } from '../../../controller/src/redis/decide';
 import { splitAddress } from '../../../controller/src/redis/executor';
 import { InventoryNode } from '../../../controller/src/redis/model';
-import { redisConf } from '../../../src/redis/cluster';
+import { REDIS_PORT } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
+import { EmulatedPod, SynthesizedPod, synthesizedRedisPod } from './pod-emulation';
+
+/**
+ * A password with every kind of byte that could break out of a config file, a shell or a probe: quotes,
+ * a backslash, spaces, '$', a command substitution, non-ASCII, and a trailing newline.
+ */
+export const AWKWARD_PASSWORD = 'p"a\'s s\\w $HOME $(id) `id` \\x41 é 🔑\n';
+/** The Secret the synthesized pods name (the tier writes its key as the kubelet would). */
+export const PASSWORD_SECRET = { name: 'redis-password', key: 'password' };
 
 /** Debian's redis-server (test/integration/setup.d/30-redis.sh installs it). */
 export function redisServerPath(): string {
@@ -28,17 +40,18 @@ export function redisServerPath(): string {
 }
 
 /**
- * Starts redis-server with `args` (a config file first, then options), bound to `host:port`, with its
- * data and log in `dir`; resolves once it answers PING (with `password` when it requires one).
+ * Starts redis-server with `args` (a config file first, then options) and `env`, bound to `host:port`, with
+ * its data and log in `dir`; resolves once it answers PING (with `password` when it requires one). It keeps
+ * its command line as given (`--set-proc-title no`), so /proc/PID/cmdline shows what it was started with.
  */
 export async function startRedisServer(
-  name: string, host: string, port: number, dir: string, args: string[], password?: string,
+  name: string, host: string, port: number, dir: string, args: string[], password?: string, env: NodeJS.ProcessEnv = process.env,
 ): Promise<ChildProcess> {
   // else the PING below could be answered by that other program
   if (await listening(host, port)) throw new Error(`redis-server ${name}: ${host}:${port} is taken by another program (another test run?)`);
   const child = spawn(redisServerPath(), [
-    ...args, '--port', String(port), '--bind', host, '--dir', dir, '--logfile', path.join(dir, 'redis.log'), '--save', '',
-  ], { stdio: 'ignore' });
+    ...args, '--port', String(port), '--bind', host, '--dir', dir, '--logfile', path.join(dir, 'redis.log'), '--save', '', '--set-proc-title', 'no',
+  ], { stdio: 'ignore', env });
   stopWhenOrphaned(child.pid!);
   const client = new Redis({ host, port, password, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
   client.on('error', () => undefined);
@@ -62,6 +75,12 @@ export async function startRedisServer(
   }
 }
 
+/** Whether `password` is in a process's command line, and in its environment (/proc/PID/cmdline, /proc/PID/environ). */
+export function exposesPassword(pid: number, password: string): [boolean, boolean] {
+  const secret = Buffer.from(password);
+  return [fs.readFileSync(`/proc/${pid}/cmdline`).includes(secret), fs.readFileSync(`/proc/${pid}/environ`).includes(secret)];
+}
+
 /** Whether something accepts connections on host:port. */
 function listening(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -77,16 +96,32 @@ interface RedisProcess {
   readonly dir: string;
   /** The config file and options before `--port`, `--bind` and `--dir`. */
   readonly args: string[];
+  /** Its environment (the pod's container's, when started as the pod). */
+  readonly env?: NodeJS.ProcessEnv;
   child?: ChildProcess;
 }
 
 export class RedisProcesses {
   public readonly root: string;
+  /** The password in a file (for `redis --password-file`), when there is one. */
+  public readonly passwordFile?: string;
   private readonly processes = new Map<string, RedisProcess>();
+  private readonly pod: SynthesizedPod;
+  private readonly pods = new Map<string, EmulatedPod>();
 
-  /** `password`: the one every process requires (with its options in `args`); the helpers' clients use it. */
+  /** `password`: the one every process requires (and the helpers' clients use); none: no auth at all (the bench). */
   constructor(public readonly nodeTimeoutMs: number, public readonly password?: string) {
     this.root = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-it-'));
+    this.pod = synthesizedRedisPod(nodeTimeoutMs, PASSWORD_SECRET);
+    if (password !== undefined) {
+      this.passwordFile = path.join(this.root, 'password');
+      fs.writeFileSync(this.passwordFile, password, { mode: 0o600 });
+    }
+  }
+
+  /** The `redis` CLI's flag for the password, if there is one. */
+  public get cliAuth(): string[] {
+    return this.passwordFile ? ['--password-file', this.passwordFile] : [];
   }
 
   /** Starts a process for each node of `layout` not started yet (in the layout's zone). */
@@ -94,17 +129,41 @@ export class RedisProcesses {
     for (const n of layout.nodes) {
       if (this.processes.has(n.name)) continue;
       const port = await freePort();
-      const dir = path.join(this.root, n.name);
-      fs.mkdirSync(dir);
-      fs.writeFileSync(path.join(dir, 'redis.conf'), redisConf(this.nodeTimeoutMs, false));
-      await this.add({ name: n.name, zone: n.zone, address: `127.0.0.1:${port}` }, dir, [path.join(dir, 'redis.conf')]);
+      const node = { name: n.name, zone: n.zone, address: `127.0.0.1:${port}` };
+      if (this.password === undefined) {
+        const [config, data] = ['config', 'data'].map((d) => path.join(this.root, n.name, d));
+        [config, data].forEach((d) => fs.mkdirSync(d, { recursive: true }));
+        const configMap = this.pod.spec.volumes.find((v: any) => v.configMap).configMap.name;
+        fs.writeFileSync(path.join(config, 'redis.conf'), this.pod.configMaps.get(configMap)!['redis.conf']);
+        await this.add(node, data, [path.join(config, 'redis.conf')]);
+        continue;
+      }
+      const pod = this.emulatedPod(n.name);
+      await this.add(node, pod.volumeDir('data'), pod.redisServerArgs(), pod.env());
     }
   }
 
-  /** Starts a process for `node`, listening on its address, with `args` (a config file first) and its data in `dir`. */
-  public async add(node: InventoryNode, dir: string, args: string[]): Promise<void> {
+  /** The synthesized pod of node `name` (with a password): its volumes in the node's own folder. */
+  public emulatedPod(name: string): EmulatedPod {
+    let pod = this.pods.get(name);
+    if (!pod) {
+      const secrets = new Map([[PASSWORD_SECRET.name, { [PASSWORD_SECRET.key]: Buffer.from(this.password!) }]]);
+      pod = new EmulatedPod(this.pod.spec, path.join(this.root, name), { configMaps: this.pod.configMaps, secrets, podIP: '127.0.0.1' });
+      this.pods.set(name, pod);
+    }
+    return pod;
+  }
+
+  /** Whether the synthesized readiness probe of node `name` passes, run for real (on the node's port rather than the pod's). */
+  public ready(name: string): boolean {
+    const port = String(splitAddress(this.get(name).node.address)[1]);
+    return this.emulatedPod(name).ready((a) => (a === String(REDIS_PORT) ? port : a));
+  }
+
+  /** Starts a process for `node`, listening on its address, with `args` (a config file first), `env` and its data in `dir`. */
+  public async add(node: InventoryNode, dir: string, args: string[], env?: NodeJS.ProcessEnv): Promise<void> {
     if (this.processes.has(node.name)) throw new Error(`redis process ${node.name} exists already`);
-    this.processes.set(node.name, { node, dir, args });
+    this.processes.set(node.name, { node, dir, args, env });
     await this.start(node.name);
   }
 
@@ -126,10 +185,10 @@ export class RedisProcesses {
     const p = this.get(name);
     if (p.child) throw new Error(`${name} is already running`);
     if (fresh) {
-      for (const f of fs.readdirSync(p.dir)) if (f !== 'redis.conf') fs.rmSync(path.join(p.dir, f), { recursive: true });
+      for (const f of fs.readdirSync(p.dir)) fs.rmSync(path.join(p.dir, f), { recursive: true });
     }
     const [host, port] = splitAddress(p.node.address);
-    p.child = await startRedisServer(name, host, port, p.dir, p.args, this.password);
+    p.child = await startRedisServer(name, host, port, p.dir, p.args, this.password, p.env);
     const child = p.child;
     child.on('exit', () => { if (p.child === child) p.child = undefined; });
   }

@@ -1,9 +1,10 @@
 /**
  * Resharding and rolling restarts with real redis-server processes: 3 masters grow to 5 (the manager
  * moves slots with their keys to the new shards; no key is lost), then every node is restarted, replicas
- * first, each master after a failover, while every slot stays served.
+ * first, each master after a failover, while every slot stays served. Every process requires the awkward
+ * password (started as the synthesized pods start them); the manager authenticates.
  */
-import { missingKeys, RedisProcesses, slotOwners, writeKeys } from './redis-cluster';
+import { AWKWARD_PASSWORD, missingKeys, RedisProcesses, slotOwners, writeKeys } from './redis-cluster';
 import { createLogger } from '../../../controller/src/log';
 import { RedisClusterManager } from '../../../controller/src/redis/manager';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
@@ -11,11 +12,12 @@ import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 const zones = ['a', 'b', 'c'];
 const three = RedisShardLayout.plan({ zones, masters: 3, replicasPerMaster: 1 });
 const five = RedisShardLayout.plan({ zones, masters: 5, replicasPerMaster: 1 });
-const redis = new RedisProcesses(1000);
+const password = AWKWARD_PASSWORD;
+const redis = new RedisProcesses(1000, password);
 const managers: RedisClusterManager[] = [];
 const keys = new Map<string, string>();
 const manager = (layout: RedisShardLayout) => {
-  const m = new RedisClusterManager(layout, redis.inventory, { timeoutMs: 60_000, log: createLogger({ level: 'warn' }) });
+  const m = new RedisClusterManager(layout, redis.inventory, { timeoutMs: 60_000, password, log: createLogger({ level: 'warn' }) });
   managers.push(m);
   return m;
 };
@@ -30,7 +32,7 @@ test('3 masters, bootstrapped with keys acknowledged by replicas', async () => {
   await redis.addLayout(three);
   const state = await manager(three).converge();
   expect(state.healthy).toBe(true);
-  const { acked } = await writeKeys(await slotOwners(address('a-0')), 'k', 5000);
+  const { acked } = await writeKeys(await slotOwners(address('a-0'), password), 'k', 5000, password);
   expect(acked.size).toBe(5000);
   for (const [k, v] of acked) keys.set(k, v);
 });
@@ -40,13 +42,13 @@ test('scale-up to 5 masters: new nodes join, slots move to the new shards with t
   expect(redis.inventory).toHaveLength(10);
   const state = await manager(five).converge();
   expect({ healthy: state.healthy, issues: state.issues }).toEqual({ healthy: true, issues: [] });
-  const owners = await slotOwners(address('a-0'));
+  const owners = await slotOwners(address('a-0'), password);
   for (const shard of five.shards) {
     expect(new Set(owners.slice(shard.slotStart, shard.slotEnd + 1))).toEqual(new Set([address(shard.master)]));
   }
   for (const n of state.nodes) expect([n.name, n.role]).toEqual([n.name, n.plannedRole]);
   expect(Math.max(...Object.values(state.mastersPerZone))).toBeLessThanOrEqual(five.maxMastersPerZone);
-  expect(await missingKeys(redis.inventory, keys)).toEqual([]);
+  expect(await missingKeys(redis.inventory, keys, password)).toEqual([]);
 });
 
 test('rolling restart: replicas first, masters after a failover; every slot served throughout, nothing lost', async () => {
@@ -58,7 +60,7 @@ test('rolling restart: replicas first, masters after a failover; every slot serv
   const watcher = (async () => {
     while (watching) {
       const live = redis.inventory.filter((n) => redis.pid(n.name) !== undefined);
-      const owners = live.length > 0 ? await slotOwners(live[0].address).catch(() => undefined) : undefined;
+      const owners = live.length > 0 ? await slotOwners(live[0].address, password).catch(() => undefined) : undefined;
       if (owners) unserved.push(owners.filter((o) => o === undefined).length);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -79,5 +81,5 @@ test('rolling restart: replicas first, masters after a failover; every slot serv
   for (const n of redis.inventory) expect(redis.pid(n.name)).not.toBe(pids.get(n.name));
   expect(unserved.length).toBeGreaterThan(0);
   expect(Math.max(...unserved)).toBe(0);
-  expect(await missingKeys(redis.inventory, keys)).toEqual([]);
+  expect(await missingKeys(redis.inventory, keys, password)).toEqual([]);
 });

@@ -1,16 +1,20 @@
 /**
  * The Redis Cluster proof with real redis-server processes: 3 masters x 1 replica over zones a, b, c as
- * RedisShardLayout plans them, bootstrapped by the manager (through its CLI), surviving the loss of a
+ * RedisShardLayout plans them, started as the synthesized pods start them (an awkward password required,
+ * from the init container's auth.conf), bootstrapped by the manager (through its CLI), surviving the loss of a
  * whole zone with no acknowledged key lost, rebalanced when the zone comes back; one master lost; a
  * master lost with all its replicas reported, then fixed.
  */
-import { buildController, keySlots, missingKeys, RedisProcesses, runCli, slotOwners, untilServedAndWritable, writeKeys } from './redis-cluster';
+import {
+  AWKWARD_PASSWORD, buildController, keySlots, missingKeys, RedisProcesses, runCli, slotOwners, untilServedAndWritable, writeKeys,
+} from './redis-cluster';
 import { RedisClusterManager } from '../../../controller/src/redis/manager';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 
 const NODE_TIMEOUT_MS = 1000;
 const layout = RedisShardLayout.plan({ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 });
-const redis = new RedisProcesses(NODE_TIMEOUT_MS);
+const redis = new RedisProcesses(NODE_TIMEOUT_MS, AWKWARD_PASSWORD);
+const password = AWKWARD_PASSWORD;
 let manager: RedisClusterManager;
 let inventoryFile: string;
 const acked = new Map<string, string>();
@@ -19,7 +23,7 @@ beforeAll(async () => {
   buildController();
   await redis.addLayout(layout);
   inventoryFile = redis.writeInventory(layout);
-  manager = new RedisClusterManager(layout, redis.inventory, { timeoutMs: 30_000 });
+  manager = new RedisClusterManager(layout, redis.inventory, { timeoutMs: 30_000, password });
 });
 afterAll(async () => {
   manager?.close();
@@ -46,24 +50,30 @@ function expectPlanned(state: NonNullable<ReturnType<typeof runCli>['state']>) {
   expect(state.mastersPerZone).toEqual({ a: 1, b: 1, c: 1 });
 }
 
+test('without the password the CLI reaches no node', () => {
+  const denied = runCli(['redis', 'state', '--inventory', inventoryFile]);
+  expect(denied.code).toBe(1);
+  expect(denied.state!.nodes.map((n) => n.reachable)).toEqual(layout.nodes.map(() => false));
+});
+
 test('the CLI bootstraps the cluster to the planned layout', async () => {
-  const before = runCli(['redis', 'state', '--inventory', inventoryFile]);
+  const before = runCli(['redis', 'state', '--inventory', inventoryFile, ...redis.cliAuth]);
   expect(before.code).toBe(1);
   expect(before.state!.slotsServed).toBe(0);
   expect(before.state!.nextSteps.map((s) => s.kind)).toEqual(['meet', 'meet', 'meet', 'meet', 'meet']);
 
-  const result = runCli(['redis', 'reconcile', '--inventory', inventoryFile, '--timeout', '30']);
+  const result = runCli(['redis', 'reconcile', '--inventory', inventoryFile, '--timeout', '30', ...redis.cliAuth]);
   expect(result.problems).toEqual([]);
   expect(result.code).toBe(0);
   expectPlanned(result.state!);
-  const owners = await slotOwners(address('a-0'));
+  const owners = await slotOwners(address('a-0'), password);
   for (const shard of layout.shards) {
     expect(new Set(owners.slice(shard.slotStart, shard.slotEnd + 1))).toEqual(new Set([address(shard.master)]));
   }
 });
 
 test('keys written with WAIT 1 are acknowledged by a replica', async () => {
-  const { written, acked: replicated } = await writeKeys(await slotOwners(address('a-0')), 'before', 3000);
+  const { written, acked: replicated } = await writeKeys(await slotOwners(address('a-0'), password), 'before', 3000, password);
   expect(written.size).toBe(3000);
   expect(replicated.size).toBe(3000);
   for (const [k, v] of replicated) acked.set(k, v);
@@ -72,7 +82,7 @@ test('keys written with WAIT 1 are acknowledged by a replica', async () => {
 test('losing zone a: every slot is served again, writes succeed, no acknowledged key is lost', async () => {
   expect(await redis.killZone('a')).toEqual(['a-0', 'a-1']);
   await allSlotsServedAndWritable('during-a-loss');
-  expect(await missingKeys(live(), acked)).toEqual([]);
+  expect(await missingKeys(live(), acked, password)).toEqual([]);
   const state = await manager.state();
   expect(state.issues.filter((i) => i.kind === 'unreachable').map((i) => i.message)).toEqual([
     expect.stringMatching(/^a-0 /), expect.stringMatching(/^a-1 /),
@@ -85,19 +95,19 @@ test('zone a back: the manager fails masters back so no zone holds a majority', 
   await redis.start('a-0');
   await redis.start('a-1');
   // rebalance waits for a-0 to rejoin as a replica in sync, then fails over to it
-  const rebalanced = runCli(['redis', 'rebalance', '--inventory', inventoryFile, '--timeout', '30']);
+  const rebalanced = runCli(['redis', 'rebalance', '--inventory', inventoryFile, '--timeout', '30', ...redis.cliAuth]);
   expect([rebalanced.code, rebalanced.problems]).toEqual([0, []]);
   expectPlanned(rebalanced.state!);
-  expect(await missingKeys(redis.inventory, acked)).toEqual([]);
+  expect(await missingKeys(redis.inventory, acked, password)).toEqual([]);
 });
 
 test('losing one master only: its replica takes over; back, it is master again', async () => {
   await redis.kill('b-1'); // master of shard 1
   await allSlotsServedAndWritable('during-b1-loss');
-  expect(await missingKeys(live(), acked)).toEqual([]);
+  expect(await missingKeys(live(), acked, password)).toEqual([]);
   await redis.start('b-1');
   expectPlanned(await manager.converge());
-  expect(await missingKeys(redis.inventory, acked)).toEqual([]);
+  expect(await missingKeys(redis.inventory, acked, password)).toEqual([]);
 });
 
 test('losing a master and all its replicas is reported as lost slots; fix serves them again (empty)', async () => {
@@ -119,11 +129,11 @@ test('losing a master and all its replicas is reported as lost slots; fix serves
   await redis.start('a-1', true);
   const reconciled = await manager.converge({ timeoutMs: 5_000 });
   expect(reconciled.issues.map((i) => i.kind)).toContain('slots-unassigned'); // reconcile never gives away slots
-  const fixed = runCli(['redis', 'fix', '--inventory', inventoryFile, '--timeout', '30']);
+  const fixed = runCli(['redis', 'fix', '--inventory', inventoryFile, '--timeout', '30', ...redis.cliAuth]);
   expect([fixed.code, fixed.problems]).toEqual([0, []]);
   expectPlanned(fixed.state!);
-  const missing = await missingKeys(redis.inventory, acked);
+  const missing = await missingKeys(redis.inventory, acked, password);
   expect(missing.length).toBeGreaterThan(0); // shard 2's keys are gone, as reported
-  const slots = await keySlots(address('a-0'), missing);
+  const slots = await keySlots(address('a-0'), missing, password);
   expect(slots.every((s) => s >= shard.slotStart && s <= shard.slotEnd)).toBe(true);
 });
