@@ -32,6 +32,9 @@ export { ShardPlan, ShardPlanProps, ShardAssignment } from './prometheus/shard-p
 export { ShardRelabeling, ShardRelabelingProps, RelabelRule, RelabelAction } from './prometheus/relabel';
 export { Hashmod } from './prometheus/hashmod';
 
+// Who may connect to the pods of each construct (the NetworkPolicies they emit).
+export { NetworkPolicyOptions, NetworkPeer } from './shared/network-policy';
+
 // The runtime controller's contracts shared with synth time.
 export { ZoneAnnotation } from './contract/zone-annotation';
 export { ZoneController, ZoneControllerProps } from './controller/zone-controller';

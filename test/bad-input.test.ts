@@ -17,6 +17,8 @@ const ASSEMBLY = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '.jsii
 const TYPES: Record<string, any> = ASSEMBLY.types;
 
 const topology = () => new lib.ZoneTopology({ zones: ['a', 'b', 'c'] });
+/** The Redis password Secret key a ZonalRedisCluster requires. */
+const PW: lib.RedisPasswordSecret = { name: 'redis-auth', key: 'password' };
 const quantity = (q: string) => k8s.Quantity.fromString(q);
 const resources = () => ({ requests: { cpu: quantity('100m'), memory: quantity('128Mi') }, limits: { memory: quantity('256Mi') } });
 const inventory = () => new lib.LonghornInventory(INVENTORY);
@@ -55,11 +57,14 @@ const SCHEDULING: lib.LonghornReplicaScheduling = {
 };
 const RULE: lib.RelabelRule = { sourceLabels: ['__address__'], separator: ';', targetLabel: 'x', regex: '(.*)', modulus: 3, replacement: '$1', action: lib.RelabelAction.HASHMOD };
 
-/** A chart in an app whose platform chart runs the controller with every feature (the constructs' requirement). */
+/**
+ * A chart in an app whose platform chart runs the controller with every feature (the constructs' requirement),
+ * serving the chart's namespace.
+ */
 function chart(): Chart {
   const app = Testing.app();
   new lib.ZoneController(new Chart(app, 'platform'), 'controller', {
-    redisManager: true, zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: lib.WebhookTls.selfManaged(),
+    redisManager: true, zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: lib.WebhookTls.selfManaged(), workloadNamespaces: ['apps'],
   });
   return new Chart(app, 'test', { namespace: 'apps' });
 }
@@ -196,6 +201,8 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
       webhookTls: lib.WebhookTls.certManager({ issuerName: 'ca' }),
       webhookFailurePolicy: lib.WebhookFailurePolicy.FAIL,
       resources: resources(),
+      workloadNamespaces: ['apps', 'shop'],
+      networkPolicy: { enabled: true, clients: [{ namespaceLabels: { team: 'ops' }, podLabels: { app: 'prometheus' } }] },
     }],
     call: ([c, id, p]) => { new lib.ZoneController(c, id, p); synth(c); },
   },
@@ -425,7 +432,7 @@ test.each(cases)('%s %s: refused with a clear error', (entryName, _label, index,
 describe('the inputs of the outside audit, each refused with who, prop, value and rule', () => {
   const app = () => chart();
   test.each<[string, () => unknown, RegExp]>([
-    ['Redis name with upper case', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 3, name: 'Redis_Main' }), /ZonalRedisCluster 'test\/r': name="Redis_Main" is not a valid Service name/],
+    ['Redis name with upper case', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 3, name: 'Redis_Main', password: PW }), /ZonalRedisCluster 'test\/r': name="Redis_Main" is not a valid Service name/],
     ['LonghornStorageClass name', () => new lib.LonghornStorageClass(app(), 'sc', { name: 'Bad_Name' }), /LonghornStorageClass 'test\/sc': name="Bad_Name" is not a DNS subdomain/],
     ['Prometheus namespace', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 3, namespace: 'Bad_NS' }), /namespace="Bad_NS" is not a DNS label/],
     ['a Secret key with a space', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 3, password: { name: 'pw', key: 'bad key' } }), /password.key="bad key" is not a valid Secret or ConfigMap key/],
@@ -433,14 +440,14 @@ describe('the inputs of the outside audit, each refused with who, prop, value an
     ['maxSkew beyond int32', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, maxSkew: 3e9 }), /maxSkew=3000000000 must be an integer from 1 to 2147483647/],
     ['invalid podLabels', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { 'bad key': 'x' } }), /podLabels key="bad key" is not a valid label key/],
     ['an enum string that does not exist', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, whenUnsatisfiable: 'Sometimes' as any }), /whenUnsatisfiable="Sometimes" must be one of WhenUnsatisfiable.DO_NOT_SCHEDULE/],
-    ['20,000 Redis masters', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 20_000 }), /masters=20000 must be an integer from 3 to 16384/],
-    ['a Redis layout over 1 MiB', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 4500 }), /masters=4500 with 9000 nodes makes a layout of \d+ bytes, over the 1048576 a ConfigMap may hold/],
+    ['20,000 Redis masters', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 20_000, password: PW }), /masters=20000 must be an integer from 3 to 16384/],
+    ['a Redis layout over 1 MiB', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 4500, password: PW }), /masters=4500 with 9000 nodes makes a layout of \d+ bytes, over the 1048576 a ConfigMap may hold/],
     ['1e9 Prometheus shards', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 1e9 }), /shards=1000000000 must be an integer from 1 to 1000/],
-    ['1e9 Redis masters', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 1e9 }), /masters=1000000000 must be an integer from 3 to 16384/],
+    ['1e9 Redis masters', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 1e9, password: PW }), /masters=1000000000 must be an integer from 3 to 16384/],
     ['1e5 standalone shards', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 1e5, output: lib.PrometheusOutput.STANDALONE }), /shards=100000 must be an integer from 1 to 1000/],
     ['zones as a string', () => new lib.ZoneTopology({ zones: 'zone-a' as any }), /ZoneTopology: zones="zone-a" must be a list of at least one zone name/],
     ['a null zone', () => new lib.ZoneTopology({ zones: [null as any] }), /ZoneTopology: zones\[0\]=null must be a zone name/],
-    ['NaN printed as NaN', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: Number.NaN }), /masters=NaN must be/],
+    ['NaN printed as NaN', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: Number.NaN, password: PW }), /masters=NaN must be/],
     ['Infinity printed as Infinity', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, maxSkew: Number.POSITIVE_INFINITY }), /maxSkew=Infinity must be/],
   ])('%s', (_, make, message) => {
     // Constructs are synthesized too: some limits are checked with the whole app.
@@ -460,7 +467,7 @@ describe('the inputs of the outside audit, each refused with who, prop, value an
   });
 
   test('the biggest inputs are refused before anything is planned that could not be stored', () => {
-    expect(() => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 16_384 })).toThrow(/replicasPerMaster=1 with 16384 masters makes 32768 nodes/);
+    expect(() => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 16_384, password: PW })).toThrow(/replicasPerMaster=1 with 16384 masters makes 32768 nodes/);
     expect(() => lib.RedisShardLayout.plan({ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1e9 })).toThrow(/replicasPerMaster=1000000000 with 3 masters/);
   });
 });

@@ -3,22 +3,9 @@
  * characters; construct ids of 100 characters), synthesizes only names and labels Kubernetes accepts. The
  * Kubernetes tier applies both variants to a real API server and rolls them out.
  */
-import * as fs from 'fs';
-import * as path from 'path';
-import { App, Testing } from 'cdk8s';
+import { EXAMPLE_NAMES, synthesizeExample } from './example-apps';
 import { kubernetesProblems } from './kubernetes-validity';
 import { ExampleVariant, HOSTILE_VARIANT, STANDARD_VARIANT } from '../examples/variant';
-
-const EXAMPLES = path.resolve(__dirname, '..', 'examples');
-const names = fs.readdirSync(EXAMPLES).filter((n) => fs.existsSync(path.join(EXAMPLES, n, 'main.ts'))).sort();
-
-function synthesize(name: string, variant: ExampleVariant): any[] {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { build } = require(path.join(EXAMPLES, name, 'main.ts'));
-  const app: App = Testing.app();
-  build(app, variant);
-  return app.charts.flatMap((chart) => Testing.synth(chart));
-}
 
 test('the validity check finds what Kubernetes refuses', () => {
   expect(kubernetesProblems([
@@ -37,9 +24,9 @@ test('the validity check finds what Kubernetes refuses', () => {
   ]);
 });
 
-describe.each(names)('example %s', (name) => {
+describe.each(EXAMPLE_NAMES)('example %s', (name) => {
   test.each([['standard', STANDARD_VARIANT], ['hostile', HOSTILE_VARIANT]])('%s variant: every name and label is valid for Kubernetes', (_, variant) => {
-    const objects = synthesize(name, variant as ExampleVariant);
+    const objects = synthesizeExample(name, variant as ExampleVariant);
     expect(objects.length).toBeGreaterThan(0);
     expect(kubernetesProblems(objects)).toEqual([]);
   });

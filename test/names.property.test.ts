@@ -38,7 +38,11 @@ interface World {
 
 function world(zoneNames: string[], chartId: string): World {
   const app = Testing.app();
-  return { app, chart: new Chart(app, chartId), workloads: new Chart(app, 'workloads'), topology: new lib.ZoneTopology({ zones: zoneNames }) };
+  // A namespace: the controller is granted its rights in the namespaces of the workloads it serves.
+  const namespace = 'apps';
+  return {
+    app, chart: new Chart(app, chartId, { namespace }), workloads: new Chart(app, 'workloads', { namespace }), topology: new lib.ZoneTopology({ zones: zoneNames }),
+  };
 }
 
 function check(w: World): void {
@@ -58,7 +62,9 @@ test('ZonalRedisCluster, with the ZoneController that manages it', () => {
       ? { redisManager: true, zoneDisruptionBudget: true, webhookTls: lib.WebhookTls.selfManaged(), topology: w.topology }
       : { redisManager: true, zoneAnnotator: false });
     fc.pre(Math.ceil(masters / z.length) <= Math.floor((masters - 1) / 2));
-    new lib.ZonalRedisCluster(w.chart, redisId, { topology: w.topology, masters, replicasPerMaster: rpm, storage: { size: '1Gi' } });
+    new lib.ZonalRedisCluster(w.chart, redisId, {
+      topology: w.topology, masters, replicasPerMaster: rpm, storage: { size: '1Gi' }, password: { name: 'redis-auth', key: 'password' },
+    });
     check(w);
   }), RUNS);
 });

@@ -1,5 +1,6 @@
 import { App, Chart, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
+import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { Zonal, ZoneTopology } from '../../src';
 import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
@@ -7,6 +8,7 @@ import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant'
 /**
  * A stateless web Deployment spread evenly over three zones: a zone outage leaves the other zones'
  * pods serving, and the scheduler keeps replacements Pending instead of packing them into two zones.
+ * Drains take one pod at a time, and a NetworkPolicy admits HTTP only.
  */
 export class WebChart extends Chart {
   constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
@@ -22,6 +24,8 @@ export class WebChart extends Chart {
         image: 'registry.k8s.io/e2e-test-images/agnhost:2.53',
         args: ['netexec', '--http-port=8080'],
         portNumber: 8080,
+        readiness: kplus.Probe.fromHttpGet('/healthz', { port: 8080 }),
+        liveness: kplus.Probe.fromTcpSocket({ port: 8080 }),
         resources: {
           cpu: { request: kplus.Cpu.millis(50), limit: kplus.Cpu.millis(200) },
           memory: { request: Size.mebibytes(32), limit: Size.mebibytes(64) },
@@ -37,6 +41,19 @@ export class WebChart extends Chart {
     });
     Zonal.spread(web, { topology: zones });
     web.exposeViaService({ name: 'web', ports: [{ port: 80, targetPort: 8080 }] });
+    new k8s.KubePodDisruptionBudget(this, 'web-pdb', {
+      metadata: { name: 'web' },
+      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: web.matchLabels } },
+    });
+    // HTTP from anywhere (an ingress controller in its own namespace, other apps); nothing else.
+    new k8s.KubeNetworkPolicy(this, 'web-network-policy', {
+      metadata: { name: 'web' },
+      spec: {
+        podSelector: { matchLabels: web.matchLabels },
+        policyTypes: ['Ingress'],
+        ingress: [{ ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(8080) }], from: [{ namespaceSelector: {} }] }],
+      },
+    });
   }
 }
 

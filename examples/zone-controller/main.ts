@@ -44,6 +44,8 @@ export class ZoneControllerChart extends Chart {
         image: 'registry.k8s.io/e2e-test-images/agnhost:2.53',
         args: ['netexec', '--http-port=8080'],
         portNumber: 8080,
+        readiness: kplus.Probe.fromHttpGet('/healthz', { port: 8080 }),
+        liveness: kplus.Probe.fromTcpSocket({ port: 8080 }),
         resources: {
           cpu: { request: kplus.Cpu.millis(10), limit: kplus.Cpu.millis(100) },
           memory: { request: Size.mebibytes(16), limit: Size.mebibytes(64) },
@@ -59,6 +61,16 @@ export class ZoneControllerChart extends Chart {
     Zonal.spread(store, { topology });
     new ZoneAwareUpdate(this, variant.id('store-rollout'), { target: RolloutTarget.statefulSet(store), maxUnavailable: 2 });
     new ZoneDisruptionBudget(this, variant.id('store-budget'), { workload: store, maxUnavailable: 2 });
+
+    // The namespace's pods accept HTTP from the namespace only.
+    new k8s.KubeNetworkPolicy(this, 'http-from-namespace', {
+      metadata: { name: 'http-from-namespace' },
+      spec: {
+        podSelector: {},
+        policyTypes: ['Ingress'],
+        ingress: [{ ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(8080) }], from: [{ podSelector: {} }] }],
+      },
+    });
 
     const labels = { 'app.kubernetes.io/name': 'zone-aware-app', [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE };
     const resources = {
@@ -89,6 +101,7 @@ export class ZoneControllerChart extends Chart {
               args: ['netexec', '--http-port=8080'],
               ports: [{ name: 'http', containerPort: 8080 }],
               readinessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('http') } },
+              livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') } },
               env: [{ name: 'ZONE_FILE', value: '/etc/zone/zone' }],
               volumeMounts: [{ name: 'zone', mountPath: '/etc/zone', readOnly: true }],
               resources,
@@ -102,12 +115,16 @@ export class ZoneControllerChart extends Chart {
         },
       },
     });
+    new k8s.KubePodDisruptionBudget(this, 'app-pdb', {
+      metadata: { name: 'zone-aware-app' },
+      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: { 'app.kubernetes.io/name': 'zone-aware-app' } } },
+    });
   }
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
 export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new ZoneControllerChart(app, 'zone-controller', { disableResourceNameHashes: true, variant });
+  new ZoneControllerChart(app, 'zone-controller', { disableResourceNameHashes: true, namespace: 'zone-aware-store', variant });
 }
 
 if (require.main === module) {

@@ -1,39 +1,84 @@
 /**
  * RBAC rules as data: the controller's reconcilers declare what they call with these (`reconcilers.ts`),
- * and `ZoneController` grants exactly the rules of the parts it enables, so the two cannot drift apart.
+ * and `ZoneController` grants exactly the rules of the parts it enables, each where it applies, so the
+ * two cannot drift apart.
  */
 
-/** One RBAC rule; `namespaced` rules go into a Role in the controller's namespace, the others into its ClusterRole. */
+/**
+ * Where a rule is granted:
+ * - `cluster`: a ClusterRole, for cluster-scoped resources and for watches over every namespace;
+ * - `controller`: a Role in the controller's own namespace (its Lease, its webhook Secret);
+ * - `workloads`: a Role in each namespace whose workloads the part serves (and nowhere else).
+ */
+export type RuleScope = 'cluster' | 'controller' | 'workloads';
+
+/** One RBAC rule and where it is granted. */
 export interface ControllerRule {
   readonly apiGroups: string[];
   readonly resources: string[];
   readonly verbs: string[];
-  readonly namespaced?: boolean;
+  readonly scope: RuleScope;
+  /**
+   * The only objects the rule reaches. Kubernetes checks names for get, update, patch and delete, never
+   * for create, list or watch, so a named rule holds only those verbs.
+   */
+  readonly resourceNames?: string[];
 }
 
 export const READ_VERBS = ['get', 'list', 'watch'];
 
-/** Every replica: the Lease of leader election, in the controller's namespace. */
-export const LEADER_ELECTION_RULES: readonly ControllerRule[] = [
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'], namespaced: true },
-];
+/** The verbs Kubernetes can limit to named objects. */
+export const NAMEABLE_VERBS = ['get', 'update', 'patch', 'delete'];
 
-/** Events on the objects reconcilers act on (any namespace). */
-export const EVENT_RULES: readonly ControllerRule[] = [
-  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-];
+/** Every replica: the Lease of leader election, in the controller's namespace (it creates it, then updates it by name). */
+export function leaderElectionRules(leaseName: string): ControllerRule[] {
+  return [
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'], scope: 'controller' },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], scope: 'controller', resourceNames: [leaseName] },
+  ];
+}
+
+/** Events about the objects a reconciler acts on, in the namespaces given by `scope`. */
+export function eventRules(scope: RuleScope): ControllerRule[] {
+  return [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'], scope }];
+}
+
+/** Throws when a rule names objects but holds a verb Kubernetes does not check names for (it would reach every object). */
+export function checkNamedRule(rule: ControllerRule): void {
+  const unnameable = rule.verbs.filter((v) => !NAMEABLE_VERBS.includes(v));
+  if (rule.resourceNames !== undefined && (rule.resourceNames.length === 0 || unnameable.length > 0)) {
+    throw new Error(`RBAC rule on ${rule.resources.join(',')}: resourceNames ${JSON.stringify(rule.resourceNames)} with verbs ` +
+      `${unnameable.join(',')} would reach every object; named rules hold only ${NAMEABLE_VERBS.join(', ')}`);
+  }
+}
 
 /**
- * The rules of several parts merged: one rule per (scope, apiGroups, resources) with the union of their
- * verbs, in a stable order, so a Role lists each resource once.
+ * The rules of several parts merged: each resource once per (scope, apiGroups, resourceNames) with the
+ * union of its verbs, then the resources with the same verbs in one rule, in first-seen order.
  */
 export function mergeRules(rules: readonly ControllerRule[]): ControllerRule[] {
-  const merged = new Map<string, ControllerRule>();
+  const byResource = new Map<string, { rule: ControllerRule; resource: string; verbs: Set<string> }>();
   for (const r of rules) {
-    const key = `${r.namespaced ? 'ns' : 'cluster'}|${r.apiGroups.join(',')}|${r.resources.join(',')}`;
-    const prev = merged.get(key);
-    const verbs = [...new Set([...(prev?.verbs ?? []), ...r.verbs])];
-    merged.set(key, { apiGroups: r.apiGroups, resources: r.resources, verbs, ...(r.namespaced ? { namespaced: true } : {}) });
+    checkNamedRule(r);
+    const names = r.resourceNames ? [...new Set(r.resourceNames)].sort() : undefined;
+    for (const resource of r.resources) {
+      const key = [r.scope, r.apiGroups.join(','), resource, names?.join(',') ?? '*'].join('|');
+      const entry = byResource.get(key) ?? { rule: { ...r, resourceNames: names }, resource, verbs: new Set<string>() };
+      r.verbs.forEach((v) => entry.verbs.add(v));
+      byResource.set(key, entry);
+    }
   }
-  return [...merged.values()];
+  const grouped = new Map<string, ControllerRule>();
+  for (const { rule, resource, verbs } of byResource.values()) {
+    const key = [rule.scope, rule.apiGroups.join(','), rule.resourceNames?.join(',') ?? '*', [...verbs].join(',')].join('|');
+    const prev = grouped.get(key);
+    grouped.set(key, {
+      apiGroups: rule.apiGroups,
+      resources: [...(prev?.resources ?? []), resource],
+      verbs: [...verbs],
+      scope: rule.scope,
+      ...(rule.resourceNames ? { resourceNames: rule.resourceNames } : {}),
+    });
+  }
+  return [...grouped.values()];
 }

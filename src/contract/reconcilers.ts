@@ -1,9 +1,16 @@
 /**
  * The runtime controller's reconcilers: the name `ZoneController` passes in `--reconcilers` and the API
- * access each one needs. The controller's reconcilers declare these rules and `ZoneController` grants
- * them, from this one list.
+ * access each one needs, and where. The controller's reconcilers declare these rules and `ZoneController`
+ * grants them, from this one list.
+ *
+ * What stays cluster-wide, and why: the zone annotator patches opted-in pods in any namespace (a pod opts
+ * in by its label, wherever it runs) and reads nodes (cluster-scoped); the zone-aware-update and
+ * zone-disruption-budget reconcilers watch their resources, pods and owners in every namespace (one watch
+ * each, however many namespaces) and read nodes, claims and volumes for zones. Every write of those two is
+ * granted in the namespaces of their workloads only; the Redis manager has nothing cluster-wide.
  */
-import { ControllerRule, EVENT_RULES, READ_VERBS } from './rbac';
+import { ControllerRule, eventRules, READ_VERBS } from './rbac';
+import { layoutConfigMapName, statusConfigMapName } from './redis';
 import { ROLLOUT_GROUP, ZONE_AWARE_UPDATE_PLURAL, ZONE_DISRUPTION_BUDGET_PLURAL } from './rollout';
 
 /** The reconciler names (`run --reconcilers`). */
@@ -14,39 +21,57 @@ export const REDIS_MANAGER = 'redis';
 
 /** The zone annotator: watches opted-in pods and nodes, patches the pods' annotation. */
 export const ZONE_ANNOTATOR_RULES: readonly ControllerRule[] = [
-  { apiGroups: [''], resources: ['pods'], verbs: [...READ_VERBS, 'patch'] },
-  { apiGroups: [''], resources: ['nodes'], verbs: READ_VERBS },
-  ...EVENT_RULES,
+  { apiGroups: [''], resources: ['pods'], verbs: [...READ_VERBS, 'patch'], scope: 'cluster' },
+  { apiGroups: [''], resources: ['nodes'], verbs: READ_VERBS, scope: 'cluster' },
+  ...eventRules('cluster'),
 ];
 
-/** The zone-aware-update reconciler, cluster-wide. */
+/** The zone-aware-update reconciler: watches everywhere, writes in its workloads' namespaces. */
 export const ZONE_AWARE_UPDATE_RULES: readonly ControllerRule[] = [
-  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_AWARE_UPDATE_PLURAL], verbs: READ_VERBS },
-  { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_AWARE_UPDATE_PLURAL}/status`], verbs: ['get', 'patch', 'update'] },
-  { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: READ_VERBS },
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_AWARE_UPDATE_PLURAL], verbs: READ_VERBS, scope: 'cluster' },
+  { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_AWARE_UPDATE_PLURAL}/status`], verbs: ['get', 'patch', 'update'], scope: 'workloads' },
+  { apiGroups: ['apps'], resources: ['statefulsets', 'deployments', 'replicasets'], verbs: READ_VERBS, scope: 'cluster' },
   // A Deployment is rolled by creating its new ReplicaSet and scaling its ReplicaSets.
-  { apiGroups: ['apps'], resources: ['replicasets'], verbs: [...READ_VERBS, 'create', 'patch'] },
+  { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['create', 'patch'], scope: 'workloads' },
+  { apiGroups: [''], resources: ['pods', 'nodes'], verbs: READ_VERBS, scope: 'cluster' },
   // StatefulSet pods are deleted; a Deployment's batch is marked with the pod deletion cost.
-  { apiGroups: [''], resources: ['pods'], verbs: [...READ_VERBS, 'delete', 'patch'] },
-  { apiGroups: [''], resources: ['nodes'], verbs: READ_VERBS },
-  ...EVENT_RULES,
+  { apiGroups: [''], resources: ['pods'], verbs: ['delete', 'patch'], scope: 'workloads' },
+  ...eventRules('workloads'),
 ];
 
-/** The zone-disruption-budget reconciler and its eviction webhook, cluster-wide. */
+/** The zone-disruption-budget reconciler and its eviction webhook: read everywhere, status in its budgets' namespaces. */
 export const ZONE_DISRUPTION_BUDGET_RULES: readonly ControllerRule[] = [
-  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_DISRUPTION_BUDGET_PLURAL], verbs: READ_VERBS },
-  { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_DISRUPTION_BUDGET_PLURAL}/status`], verbs: ['get', 'patch', 'update'] },
-  { apiGroups: ['apps'], resources: ['statefulsets', 'replicasets'], verbs: READ_VERBS },
-  { apiGroups: [''], resources: ['pods', 'nodes', 'persistentvolumeclaims', 'persistentvolumes'], verbs: READ_VERBS },
-  ...EVENT_RULES,
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_DISRUPTION_BUDGET_PLURAL], verbs: READ_VERBS, scope: 'cluster' },
+  { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_DISRUPTION_BUDGET_PLURAL}/status`], verbs: ['get', 'patch', 'update'], scope: 'workloads' },
+  { apiGroups: ['apps'], resources: ['statefulsets', 'replicasets'], verbs: READ_VERBS, scope: 'cluster' },
+  { apiGroups: [''], resources: ['pods', 'nodes', 'persistentvolumeclaims', 'persistentvolumes'], verbs: READ_VERBS, scope: 'cluster' },
+  ...eventRules('workloads'),
 ];
 
 /**
- * The Redis cluster manager: lists the clusters' pods (their zone is their own label), gets the layout
- * ConfigMap and the password Secret, writes the status ConfigMap. It emits no Events.
+ * The Redis cluster manager, in each cluster's namespace: lists the cluster's pods (their zone is their
+ * own label), creates its status ConfigMap. The rules on named objects are `redisClusterRules`. It emits
+ * no Events.
  */
 export const REDIS_MANAGER_RULES: readonly ControllerRule[] = [
-  { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
-  { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['list'], scope: 'workloads' },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['create'], scope: 'workloads' },
+];
+
+/** What the Redis manager reads and writes of cluster `cluster`: its layout, its status, its password Secret. */
+export function redisClusterRules(cluster: string, passwordSecret: string): ControllerRule[] {
+  return [
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], scope: 'workloads', resourceNames: [layoutConfigMapName(cluster)] },
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], scope: 'workloads', resourceNames: [statusConfigMapName(cluster)] },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get'], scope: 'workloads', resourceNames: [passwordSecret] },
+  ];
+}
+
+/**
+ * The Redis manager's rights in a namespace whose clusters this app does not know (`workloadNamespaces`):
+ * their names being unknown, the ConfigMaps and Secrets of that namespace.
+ */
+export const REDIS_UNNAMED_CLUSTER_RULES: readonly ControllerRule[] = [
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], scope: 'workloads' },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get'], scope: 'workloads' },
 ];

@@ -1,17 +1,22 @@
-import { ApiObject, ApiObjectProps, Chart, JsonPatch } from 'cdk8s';
+import { ApiObject, ApiObjectProps, Chart, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct, IConstruct } from 'constructs';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
-import { ControllerRule, LEADER_ELECTION_RULES, mergeRules } from '../contract/rbac';
+import { ControllerRule, leaderElectionRules, mergeRules } from '../contract/rbac';
 import {
-  REDIS_MANAGER, REDIS_MANAGER_RULES, ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES, ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES,
-  ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES,
+  REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES, ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES, ZONE_AWARE_UPDATE,
+  ZONE_AWARE_UPDATE_RULES, ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES,
 } from '../contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
+import { containerResources } from '../shared/container-resources';
 import { invalidProp } from '../shared/errors';
 import { KubeProps } from '../shared/kubernetes-props';
+import {
+  clientPeers, emitNetworkPolicy, NETWORK_POLICY_PROPS, NetworkPeer, NetworkPolicyOptions, podsInNamespace,
+} from '../shared/network-policy';
+import { clusterScoped } from '../shared/object-names';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
@@ -33,6 +38,16 @@ interface ServedWebhook {
   /** The HTTPS path the controller serves it on. */
   readonly path: string;
   readonly rules: k8s.RuleWithOperations[];
+  /** The feature whose workloads' namespaces the webhook applies to. */
+  readonly feature: string;
+}
+
+/** A part of the controller: a reconciler and the rules it needs. */
+interface Part {
+  readonly name: string;
+  readonly rules: readonly ControllerRule[];
+  /** The rules it needs in a namespace whose workloads this app does not know (`workloadNamespaces`). */
+  readonly unnamedRules?: readonly ControllerRule[];
 }
 
 /**
@@ -142,11 +157,31 @@ export interface ZoneControllerProps {
   readonly webhookFailurePolicy?: WebhookFailurePolicy;
 
   /**
-   * CPU and memory of each controller container.
+   * CPU and memory of each controller container (with a memory limit).
    *
    * @default - requests 50m CPU and 64Mi memory, limit 256Mi memory
    */
   readonly resources?: k8s.ResourceRequirements;
+
+  /**
+   * Namespaces whose workloads the enabled features serve besides those of this app's constructs (which are
+   * added on their own): ZoneAwareUpdates, ZoneDisruptionBudgets and ZonalRedisClusters made by other apps
+   * or by hand. The controller writes only in the namespaces it serves (a Role in each), the eviction
+   * webhook guards only those, and the Redis manager looks for clusters only there. In a namespace listed
+   * here the Redis manager may read that namespace's Secrets and ConfigMaps, as it cannot know the
+   * clusters' names; a cluster in this app gets rights on its own objects only.
+   *
+   * @default - only the namespaces of this app's constructs
+   */
+  readonly workloadNamespaces?: string[];
+
+  /**
+   * The controller's NetworkPolicy: the webhook port admits any source (the API server calling it has no
+   * pod labels); `clients` may scrape /metrics.
+   *
+   * @default - a NetworkPolicy; /metrics from pods of the controller's namespace
+   */
+  readonly networkPolicy?: NetworkPolicyOptions;
 }
 
 const PROPS: PropSpec<ZoneControllerProps> = {
@@ -164,6 +199,8 @@ const PROPS: PropSpec<ZoneControllerProps> = {
   webhookTls: Props.optional(Props.instanceOf(WebhookTls)),
   webhookFailurePolicy: Props.optional(Props.enumOf(WebhookFailurePolicy, 'WebhookFailurePolicy')),
   resources: Props.optional(KubeProps.resources()),
+  workloadNamespaces: Props.optional(Props.arrayOf(KubeProps.dnsLabel())),
+  networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
 };
 
 /** Marks ZoneController instances (found by `zoneControllersOf` even across copies of the library). */
@@ -174,6 +211,9 @@ const WAITING = new WeakMap<IConstruct, Array<(controller: ZoneController) => bo
 
 /** The namespaces the eviction webhook never applies to, besides the controller's own. */
 const UNGUARDED_NAMESPACES = ['kube-system'];
+
+/** The label the API server puts on every namespace, with its name. */
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
 /**
  * Installs the cdk8s-zones runtime controller: a Deployment (2 replicas spread over zones, restricted
@@ -204,6 +244,12 @@ export class ZoneController extends Construct {
    */
   public readonly webhookFailurePolicy?: WebhookFailurePolicy;
 
+  private readonly parts: readonly Part[];
+  private readonly labels: { [key: string]: string };
+  private readonly podSelector: { [key: string]: string };
+  /** The namespaces whose workloads the controller serves: which features, and the rules it needs there. */
+  private readonly served = new Map<string, { features: Set<string>; rules: ControllerRule[] }>();
+
   constructor(scope: Construct, id: string, props: ZoneControllerProps = {}) {
     super(scope, id);
     const where = `ZoneController '${this.node.path}'`;
@@ -219,28 +265,30 @@ export class ZoneController extends Construct {
     this.image = props.image ?? ZoneController.DEFAULT_IMAGE;
     const replicas = props.replicas ?? 2;
 
-    const parts: Array<{ name: string; rules: readonly ControllerRule[] }> = [];
+    const parts: Part[] = [];
     const webhooks: ServedWebhook[] = [];
     const installCrds = props.installCrds ?? true;
     if (props.zoneAnnotator ?? true) parts.push({ name: ZONE_ANNOTATOR, rules: ZONE_ANNOTATOR_RULES });
     if (props.zoneAwareUpdate ?? false) {
       parts.push({ name: ZONE_AWARE_UPDATE, rules: ZONE_AWARE_UPDATE_RULES });
-      if (installCrds) new ApiObject(this, 'zoneawareupdate-crd', zoneAwareUpdateCrd());
+      if (installCrds) clusterScoped(new ApiObject(this, 'zoneawareupdate-crd', zoneAwareUpdateCrd()));
     }
     if (props.zoneDisruptionBudget ?? false) {
       parts.push({ name: ZONE_DISRUPTION_BUDGET, rules: ZONE_DISRUPTION_BUDGET_RULES });
-      if (installCrds) new ApiObject(this, 'zonedisruptionbudget-crd', zoneDisruptionBudgetCrd());
+      if (installCrds) clusterScoped(new ApiObject(this, 'zonedisruptionbudget-crd', zoneDisruptionBudgetCrd()));
       webhooks.push({
         name: `pods-eviction.${ROLLOUT_GROUP}`,
         path: EVICTION_WEBHOOK_PATH,
         rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods/eviction'], scope: 'Namespaced' }],
+        feature: ZONE_DISRUPTION_BUDGET,
       });
     }
-    if (props.redisManager ?? false) parts.push({ name: REDIS_MANAGER, rules: REDIS_MANAGER_RULES });
+    if (props.redisManager ?? false) parts.push({ name: REDIS_MANAGER, rules: REDIS_MANAGER_RULES, unnamedRules: REDIS_UNNAMED_CLUSTER_RULES });
     if (parts.length === 0) {
       throw invalidProp(where, 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: the controller would do nothing');
     }
     this.reconcilers = parts.map((p) => p.name);
+    this.parts = parts;
     this.webhookFailurePolicy = webhooks.length > 0 ? props.webhookFailurePolicy ?? WebhookFailurePolicy.FAIL : undefined;
     if (webhooks.length === 0 && props.webhookTls) {
       throw invalidProp(where, 'webhookTls', props.webhookTls.mode, 'is set but no enabled feature serves an admission webhook: leave it out');
@@ -250,8 +298,10 @@ export class ZoneController extends Construct {
         `is required: ${webhooks.map((w) => w.name).join(', ')} must be served over HTTPS; use WebhookTls.certManager() or WebhookTls.selfManaged()`);
     }
 
-    const labels = standardLabels('cdk8s-zones-controller', this.name, 'controller');
-    const selector = { 'app.kubernetes.io/name': 'cdk8s-zones-controller', 'app.kubernetes.io/instance': this.name };
+    this.labels = standardLabels('cdk8s-zones-controller', this.name, 'controller');
+    this.podSelector = { 'app.kubernetes.io/name': 'cdk8s-zones-controller', 'app.kubernetes.io/instance': this.name };
+    const labels = this.labels;
+    const selector = this.podSelector;
     const meta = { name: this.name, namespace: this.namespace, labels };
 
     if (props.createNamespace ?? true) {
@@ -263,7 +313,16 @@ export class ZoneController extends Construct {
     const serving = webhooks.length > 0
       ? this.webhooks(webhooks, props.webhookTls!, this.webhookFailurePolicy!, labels)
       : { args: [], rules: [], volumes: [], mounts: [] };
-    this.rbac(serviceAccount.name, labels, mergeRules([...LEADER_ELECTION_RULES, ...parts.flatMap((p) => p.rules), ...serving.rules]));
+    const rules = mergeRules([...leaderElectionRules(this.name), ...parts.flatMap((p) => p.rules), ...serving.rules]);
+    this.rbac(rules);
+    for (const namespace of props.workloadNamespaces ?? []) {
+      for (const part of parts) {
+        if (part.rules.some((r) => r.scope === 'workloads')) this._serve(part.name, namespace, part.unnamedRules ?? []);
+      }
+    }
+    const redisNamespaces = this.reconcilers.includes(REDIS_MANAGER)
+      ? ['--redis-namespaces', Lazy.any({ produce: () => this.servedNamespaces(REDIS_MANAGER).join(',') })]
+      : [];
 
     const zoneKey = props.topology?.topologyKey ?? WELL_KNOWN_ZONE_KEY;
     const hostKey = props.topology?.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY;
@@ -297,6 +356,7 @@ export class ZoneController extends Construct {
                 '--topology-keys', zoneKey,
                 '--metrics-port', String(METRICS_PORT),
                 ...serving.args,
+                ...redisNamespaces,
               ],
               env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
               ports: [
@@ -306,10 +366,7 @@ export class ZoneController extends Construct {
               volumeMounts: serving.mounts.length > 0 ? serving.mounts : undefined,
               readinessProbe: probe('/readyz', 3),
               livenessProbe: probe('/healthz', 6),
-              resources: props.resources ?? {
-                requests: { cpu: k8s.Quantity.fromString('50m'), memory: k8s.Quantity.fromString('64Mi') },
-                limits: { memory: k8s.Quantity.fromString('256Mi') },
-              },
+              resources: props.resources ?? containerResources('50m', '64Mi', '256Mi'),
               securityContext: restrictedContainerSecurity(),
             }],
             volumes: serving.volumes.length > 0 ? serving.volumes : undefined,
@@ -327,16 +384,53 @@ export class ZoneController extends Construct {
         ],
       },
     });
+    emitNetworkPolicy(this, 'network-policy', where, props.networkPolicy, {
+      ...meta,
+      podSelector: selector,
+      ingress: [
+        { ports: ['metrics'], from: clientPeers(props.networkPolicy) },
+        ...(webhooks.length > 0 ? [{ ports: ['webhook'], from: 'anywhere' as const }] : []),
+      ],
+    });
     if (replicas > 1) {
       new k8s.KubePodDisruptionBudget(this, 'pdb', {
         metadata: meta,
         spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
       });
     }
-    this.node.addValidation({ validate: () => duplicatesOf(this) });
+    this.node.addValidation({ validate: () => [...this.unservedFeatures(where), ...duplicatesOf(this)] });
     // Constructs created before this controller that wait for one (see whenZoneController).
     const root = this.node.root;
     WAITING.set(root, (WAITING.get(root) ?? []).filter((bind) => !bind(this)));
+  }
+
+  /**
+   * Serves the workloads of `feature` in `namespace`: the controller gets the feature's rights there (a Role
+   * with its `workloads` rules and `rules`, on the workload's own objects), the eviction webhook guards it,
+   * the Redis manager looks there. Called by the constructs that need the feature.
+   *
+   * @internal
+   */
+  public _serve(feature: string, namespace: string, rules: readonly ControllerRule[]): void {
+    const part = this.parts.find((p) => p.name === feature);
+    if (!part) throw new Error(`ZoneController '${this.node.path}' does not run ${feature}`);
+    let served = this.served.get(namespace);
+    if (!served) {
+      served = { features: new Set(), rules: [] };
+      this.served.set(namespace, served);
+      this.namespaceRole(namespace, served);
+    }
+    served.features.add(feature);
+    served.rules.push(...part.rules.filter((r) => r.scope === 'workloads'), ...rules);
+  }
+
+  /**
+   * The controller's pods, as a NetworkPolicy peer (for the workloads it connects to, e.g. Redis).
+   *
+   * @internal
+   */
+  public _podPeer(): NetworkPeer {
+    return podsInNamespace(this.namespace, this.podSelector);
   }
 
   /**
@@ -347,7 +441,7 @@ export class ZoneController extends Construct {
    */
   public _guardsEvictionsIn(namespace: string | undefined): boolean {
     return this.webhookFailurePolicy === WebhookFailurePolicy.FAIL
-      && !(namespace !== undefined && [...UNGUARDED_NAMESPACES, this.namespace].includes(namespace));
+      && namespace !== undefined && !this.unguardedNamespaces().includes(namespace);
   }
 
   /**
@@ -371,7 +465,7 @@ export class ZoneController extends Construct {
    * objects and the mounted Secret, or the self-managed flags and the access to its Secret and caBundle.
    */
   private webhooks(webhooks: ServedWebhook[], tls: WebhookTls, failurePolicy: WebhookFailurePolicy, labels: { [key: string]: string }) {
-    const configName = `${this.namespace}-${this.name}`;
+    const configName = this.clusterWideName();
     const secretName = `${this.name}-webhook-tls`;
     const certificateName = `${this.name}-webhook`;
     const annotations = tls.mode === WebhookTlsMode.CERT_MANAGER ? { 'cert-manager.io/inject-ca-from': `${this.namespace}/${certificateName}` } : undefined;
@@ -382,19 +476,26 @@ export class ZoneController extends Construct {
         clientConfig: { service: { name: this.name, namespace: this.namespace, path: w.path, port: 443 } },
         rules: w.rules,
         failurePolicy,
-        // never kube-system (the cluster must always be able to recover), nor the controller's own pods
-        namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [...UNGUARDED_NAMESPACES, this.namespace] }] },
-        sideEffects: 'None',
+        // Only the namespaces that hold the feature's workloads, so an outage of the controller blocks
+        // evictions of those pods alone. (An object selector cannot do it: it sees the Eviction, which has no labels.)
+        namespaceSelector: {
+          matchExpressions: [{ key: NAMESPACE_NAME_LABEL, operator: 'In', values: Lazy.any({ produce: () => this.guardedNamespaces(w.feature) }) as any }],
+        },
+        // An allowed eviction reserves the pod until the API server deletes it (never on a dry run).
+        sideEffects: 'NoneOnDryRun',
         admissionReviewVersions: ['v1'],
-        timeoutSeconds: 5,
+        // The webhook may wait out another eviction's reservation (a few seconds) before it answers.
+        timeoutSeconds: 10,
       })),
     }));
     if (tls.mode === WebhookTlsMode.SELF_MANAGED) {
       return {
         args: ['--tls-mode', 'self-managed', '--tls-secret', secretName, '--webhook-service', this.name, '--webhook-configurations', configName],
         rules: [
-          { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'], namespaced: true },
-          { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], verbs: ['get', 'patch'] },
+          { apiGroups: [''], resources: ['secrets'], verbs: ['create'], scope: 'controller' },
+          { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'update'], scope: 'controller', resourceNames: [secretName] },
+          // its own configuration only: patching another webhook's caBundle could weaken that webhook
+          { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], verbs: ['get', 'patch'], scope: 'cluster', resourceNames: [configName] },
         ] as ControllerRule[],
         volumes: [] as k8s.Volume[],
         mounts: [] as k8s.VolumeMount[],
@@ -431,36 +532,84 @@ export class ZoneController extends Construct {
     };
   }
 
-  /** A ClusterRole for the cluster-wide rules, a Role in the controller's namespace for the others. */
-  private rbac(serviceAccount: string, labels: { [key: string]: string }, rules: ControllerRule[]): void {
-    const subjects = [{ kind: 'ServiceAccount', name: serviceAccount, namespace: this.namespace }];
-    const toRule = (r: ControllerRule): k8s.PolicyRule => ({ apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs });
-    const clusterName = `${this.namespace}-${this.name}`;
-    const clusterRules = rules.filter((r) => !r.namespaced).map(toRule);
+  /** A ClusterRole for the cluster-wide rules, a Role in the controller's namespace for its own objects. */
+  private rbac(rules: ControllerRule[]): void {
+    const clusterName = this.clusterWideName();
+    const clusterRules = rules.filter((r) => r.scope === 'cluster');
     if (clusterRules.length > 0) {
-      const role = new k8s.KubeClusterRole(this, 'cluster-role', { metadata: { name: clusterName, labels }, rules: clusterRules });
+      const role = new k8s.KubeClusterRole(this, 'cluster-role', { metadata: { name: clusterName, labels: this.labels }, rules: clusterRules.map(toPolicyRule) });
       const binding = new k8s.KubeClusterRoleBinding(this, 'cluster-role-binding', {
-        metadata: { name: clusterName, labels },
+        metadata: { name: clusterName, labels: this.labels },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.name },
-        subjects,
+        subjects: [this.subject()],
       });
       clusterScoped(role);
       clusterScoped(binding);
     }
-    const role = new k8s.KubeRole(this, 'role', {
-      metadata: { name: this.name, namespace: this.namespace, labels }, rules: rules.filter((r) => r.namespaced).map(toRule),
-    });
-    new k8s.KubeRoleBinding(this, 'role-binding', {
-      metadata: { name: this.name, namespace: this.namespace, labels },
+    this.role('role', this.name, this.namespace, () => rules.filter((r) => r.scope === 'controller'));
+  }
+
+  /** The Role (and its binding) that grants the rules of the features served in `namespace`. */
+  private namespaceRole(namespace: string, served: { rules: ControllerRule[] }): void {
+    this.role(`role-${namespace}`, this.clusterWideName(), namespace, () => mergeRules(served.rules));
+  }
+
+  private role(id: string, name: string, namespace: string, rules: () => ControllerRule[]): void {
+    const metadata = { name, namespace, labels: this.labels };
+    const role = new k8s.KubeRole(this, id, { metadata, rules: Lazy.any({ produce: () => rules().map(toPolicyRule) }) as any });
+    new k8s.KubeRoleBinding(this, `${id}-binding`, {
+      metadata,
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.name },
-      subjects,
+      subjects: [this.subject()],
     });
+  }
+
+  /** The controller's ServiceAccount (named as its Deployment). */
+  private subject(): k8s.Subject {
+    return { kind: 'ServiceAccount', name: this.name, namespace: this.namespace };
+  }
+
+  /** The name of what is cluster-wide (the ClusterRole, the webhook configuration) or lives in other namespaces. */
+  private clusterWideName(): string {
+    return `${this.namespace}-${this.name}`;
+  }
+
+  /** The namespaces served for `feature`, sorted. */
+  private servedNamespaces(feature: string): string[] {
+    return [...this.served].filter(([, s]) => s.features.has(feature)).map(([ns]) => ns).sort();
+  }
+
+  /** The namespaces the webhook of `feature` applies to: those served, never the unguarded ones. */
+  private guardedNamespaces(feature: string): string[] {
+    return this.servedNamespaces(feature).filter((ns) => !this.unguardedNamespaces().includes(ns));
+  }
+
+  /** Never guarded: kube-system (the cluster must always be able to recover) and the controller's own namespace. */
+  private unguardedNamespaces(): string[] {
+    return [...UNGUARDED_NAMESPACES, this.namespace];
+  }
+
+  /** Features enabled with no namespace to serve (they could write nowhere), and budgets the webhook cannot guard. */
+  private unservedFeatures(where: string): string[] {
+    const problems: string[] = [];
+    for (const part of this.parts) {
+      if (!part.rules.some((r) => r.scope === 'workloads') || this.servedNamespaces(part.name).length > 0) continue;
+      problems.push(invalidProp(where, 'workloadNamespaces', undefined,
+        `names no namespace, and no construct of this app needs ${part.name}: the controller would be allowed to act nowhere. ` +
+        'Add the constructs that use it to this app, name the namespaces of their workloads, or turn the feature off').message);
+    }
+    const unguarded = this.servedNamespaces(ZONE_DISRUPTION_BUDGET).filter((ns) => this.unguardedNamespaces().includes(ns));
+    if (unguarded.length > 0) {
+      problems.push(invalidProp(where, 'namespace', this.namespace,
+        `leaves zone disruption budgets in ${unguarded.join(', ')} unguarded: the eviction webhook never applies to ${UNGUARDED_NAMESPACES.join(', ')} ` +
+        'or the controller\'s own namespace (so the cluster and the controller can always recover); put the workloads in another namespace').message);
+    }
+    return problems;
   }
 }
 
-/** cdk8s gives every object the chart's namespace; cluster-scoped objects must have none. */
-function clusterScoped(obj: ApiObject): void {
-  if (obj.metadata.namespace !== undefined) obj.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
+function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
+  return { apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}) };
 }
 
 /** The ZoneControllers of the app `scope` belongs to, in construct order. */

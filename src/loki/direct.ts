@@ -5,6 +5,8 @@ import { LokiComponent, ResolvedLoki } from './options';
 import { CONFIG_HASH_ANNOTATION, LOKI_MEMBERLIST_LABEL, ZONE_LABEL } from '../contract/labels';
 import { ZoneSourceKind, zoneWiring } from '../controller/zone-source';
 import { configHash } from '../shared/config-hash';
+import { containerResources } from '../shared/container-resources';
+import { clientPeers, emitNetworkPolicy } from '../shared/network-policy';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
 import { standardLabels } from '../shared/standard-labels';
 import { zoneSlugs } from '../shared/zone-slug';
@@ -84,11 +86,12 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
     LokiComponent.COMPACTOR, ...(p.ruler ? [LokiComponent.RULER] : []),
   ];
   for (const c of [...components, LokiComponent.INGESTER]) {
-    // gRPC clients (queriers to index gateways and frontends) resolve every pod: headless services.
     new k8s.KubeService(scope, `${c}-service`, {
       metadata: { name: svc(c), namespace: ns, labels: standardLabels('loki', p.name, c) },
       spec: {
-        clusterIp: c === LokiComponent.INDEX_GATEWAY || c === LokiComponent.QUERY_FRONTEND ? 'None' : undefined,
+        // Index gateways and frontends: gRPC clients resolve every pod. Ingesters: the StatefulSets' governing
+        // Service, which gives each pod its DNS name.
+        clusterIp: [LokiComponent.INDEX_GATEWAY, LokiComponent.QUERY_FRONTEND, LokiComponent.INGESTER].includes(c) ? 'None' : undefined,
         selector: selectorOf(p, c),
         ports: [
           { name: 'http', port: HTTP_PORT, targetPort: k8s.IntOrString.fromString('http') },
@@ -108,6 +111,13 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
       template: podTemplate(p, c, configMap.name, hash, memberLabel, RevisionLabel.POD_TEMPLATE_HASH),
     },
   }));
+  // A drain takes one replica of a component at a time (the compactor, alone by design, is left to the drain).
+  for (const c of components.filter((x) => x !== LokiComponent.COMPACTOR && p.replicas > 1)) {
+    new k8s.KubePodDisruptionBudget(scope, `${c}-pdb`, {
+      metadata: { name: svc(c), namespace: ns, labels: standardLabels('loki', p.name, c) },
+      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selectorOf(p, c) } },
+    });
+  }
 
   const zones = p.zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? p.topology.zones : [undefined];
   const slugs = zoneSlugs(p.topology.zones);
@@ -141,7 +151,36 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
   });
 
   if (p.gateway) gateway(scope, p);
+  networkPolicies(scope, p, memberLabel);
   return { configMap, ingesters, deployments };
+}
+
+/**
+ * The components talk to one another on every port (HTTP, gRPC, memberlist); clients push, query and
+ * scrape over HTTP and gRPC, directly or through the gateway, which admits HTTP from clients.
+ */
+function networkPolicies(scope: Construct, p: ResolvedLoki, memberLabel: { [key: string]: string }): void {
+  const ns = p.metadataNamespace;
+  const clients = clientPeers(p.networkPolicy);
+  const gatewayPods = p.gateway ? [{ podLabels: selectorOf(p, LokiComponent.GATEWAY) }] : [];
+  emitNetworkPolicy(scope, 'network-policy', p.where, p.networkPolicy, {
+    name: p.name,
+    namespace: ns,
+    labels: standardLabels('loki', p.name, 'network-policy'),
+    podSelector: memberLabel,
+    ingress: [
+      { ports: ['http', 'grpc', 'memberlist'], from: [{ podLabels: memberLabel }] },
+      { ports: ['http', 'grpc'], from: [...clients, ...gatewayPods] },
+    ],
+  });
+  if (!p.gateway) return;
+  emitNetworkPolicy(scope, 'gateway-network-policy', p.where, p.networkPolicy, {
+    name: `${p.name}-${LokiComponent.GATEWAY}`,
+    namespace: ns,
+    labels: standardLabels('loki', p.name, LokiComponent.GATEWAY),
+    podSelector: selectorOf(p, LokiComponent.GATEWAY),
+    ingress: [{ ports: ['http'], from: clients }],
+  });
 }
 
 /** The labels a component's pods are selected by (and counted by in its spread constraints). */
@@ -166,7 +205,7 @@ function podTemplate(
     release: p.release,
     zone,
     initSecurityContext: restrictedContainerSecurity(),
-    initResources: { requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') } },
+    initResources: containerResources('10m', '32Mi'),
   }) : undefined;
   const labels = { ...standardLabels('loki', p.name, c), ...memberLabel, ...(zone === undefined ? {} : { [ZONE_LABEL]: zone }), ...wiring?.podLabels };
   const target = { selector: { matchLabels: selectorOf(p, c) }, podLabels: labels };
@@ -290,7 +329,7 @@ function gateway(scope: Construct, p: ResolvedLoki): void {
             ports: [{ name: 'http', containerPort: GATEWAY_PORT }],
             readinessProbe: { httpGet: { path: '/ready', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
             livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') }, periodSeconds: 30 },
-            resources: { requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('32Mi') } },
+            resources: containerResources('10m', '32Mi', '64Mi'),
             securityContext: restrictedContainerSecurity(),
             volumeMounts: [
               { name: 'config', mountPath: '/etc/nginx/template', readOnly: true },
@@ -302,6 +341,12 @@ function gateway(scope: Construct, p: ResolvedLoki): void {
       },
     },
   });
+  if (p.replicas > 1) {
+    new k8s.KubePodDisruptionBudget(scope, 'gateway-pdb', {
+      metadata: { name, namespace: ns, labels },
+      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
+    });
+  }
   new k8s.KubeService(scope, 'gateway-service', {
     metadata: { name, namespace: ns, labels },
     spec: { selector, ports: [{ name: 'http', port: 80, targetPort: k8s.IntOrString.fromString('http') }] },

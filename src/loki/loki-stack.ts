@@ -8,9 +8,11 @@ import {
 } from './options';
 import { fewestSurvivingIngesters, fewestZonesWithIngesters, quorum, writeSurvival } from './replication';
 import { checkZoneSource, ZoneSource, ZoneSourceKind } from '../controller/zone-source';
+import { containerResources } from '../shared/container-resources';
 import { invalidProp } from '../shared/errors';
 import { MAX_STATEFULSET_NAME, NAME_MAX } from '../shared/kubernetes-names';
 import { KubeProps } from '../shared/kubernetes-props';
+import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
 import { derivedName, resolveNamespace } from '../shared/object-names';
 import { checkProps, Props, PropSpec } from '../shared/props';
 import { addWarning } from '../shared/warnings';
@@ -182,16 +184,25 @@ export interface ZoneAwareLokiStackProps {
   /**
    * Resources of every component but the ingesters (direct output).
    *
-   * @default - requests cpu 100m, memory 256Mi
+   * @default - requests cpu 100m, memory 256Mi; limits memory 512Mi
    */
   readonly resources?: k8s.ResourceRequirements;
 
   /**
    * Resources of the ingesters (direct output).
    *
-   * @default - requests cpu 500m, memory 1Gi
+   * @default - requests cpu 500m, memory 1Gi; limits memory 2Gi
    */
   readonly ingesterResources?: k8s.ResourceRequirements;
+
+  /**
+   * NetworkPolicies (direct output): the components accept HTTP, gRPC and memberlist from one another,
+   * HTTP and gRPC (pushes, queries, /metrics) from `clients` and the gateway; the gateway accepts HTTP
+   * from `clients`. With the operator output the Loki operator owns the pods and their policies.
+   *
+   * @default - policies that admit clients from the stack's own namespace
+   */
+  readonly networkPolicy?: NetworkPolicyOptions;
 }
 
 const S3_PROPS: PropSpec<LokiS3Storage> = {
@@ -230,6 +241,7 @@ const PROPS: PropSpec<ZoneAwareLokiStackProps> = {
   gatewayImage: Props.optional(KubeProps.image()),
   resources: Props.optional(KubeProps.resources()),
   ingesterResources: Props.optional(KubeProps.resources()),
+  networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
 };
 
 /**
@@ -289,8 +301,9 @@ export class ZoneAwareLokiStack extends Construct {
       ingesterStorageSize: props.ingesterStorageSize ?? '10Gi',
       ruler: props.ruler ?? false,
       gateway: props.gateway ?? false,
-      resources: props.resources ?? requests('100m', '256Mi'),
-      ingesterResources: props.ingesterResources ?? requests('500m', '1Gi'),
+      resources: props.resources ?? containerResources('100m', '256Mi', '512Mi'),
+      ingesterResources: props.ingesterResources ?? containerResources('500m', '1Gi', '2Gi'),
+      networkPolicy: props.networkPolicy,
     };
     if (p.name.length > room) {
       throw invalidProp(where, 'name', p.name,
@@ -387,10 +400,6 @@ function nameRoom(output: LokiOutput, source: ZoneSource, slugs: string[]): numb
   );
 }
 
-function requests(cpu: string, memory: string): k8s.ResourceRequirements {
-  return { requests: { cpu: k8s.Quantity.fromString(cpu), memory: k8s.Quantity.fromString(memory) } };
-}
-
 /** Options that only make sense with one output, and what the operator output requires. */
 function checkOptions(where: string, props: ZoneAwareLokiStackProps, output: LokiOutput): void {
   if (output === LokiOutput.OPERATOR) {
@@ -398,6 +407,7 @@ function checkOptions(where: string, props: ZoneAwareLokiStackProps, output: Lok
       ['zoneSource', props.zoneSource], ['ingesterReplicasPerZone', props.ingesterReplicasPerZone], ['replicas', props.replicas],
       ['s3', props.s3], ['ingesterStorageSize', props.ingesterStorageSize], ['ruler', props.ruler], ['gateway', props.gateway],
       ['image', props.image], ['gatewayImage', props.gatewayImage], ['resources', props.resources], ['ingesterResources', props.ingesterResources],
+      ['networkPolicy', props.networkPolicy],
     ];
     for (const [prop, value] of directOnly) {
       if (value !== undefined) throw invalidProp(where, prop, value, 'only applies to output LokiOutput.DIRECT (the operator decides it from size)');

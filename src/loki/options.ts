@@ -1,5 +1,6 @@
 import { k8s } from 'cdk8s-plus-28';
 import { ZoneSource } from '../controller/zone-source';
+import { NetworkPolicyOptions } from '../shared/network-policy';
 import { KubernetesRelease } from '../topology/kubernetes-version';
 import { ZoneTopology } from '../topology/zone-topology';
 
@@ -143,4 +144,5 @@ export interface ResolvedLoki {
   readonly gateway: boolean;
   readonly resources: k8s.ResourceRequirements;
   readonly ingesterResources: k8s.ResourceRequirements;
+  readonly networkPolicy?: NetworkPolicyOptions;
 }

@@ -7,7 +7,7 @@ import { LonghornReplicaScheduling, REPLICA_SCHEDULING_PROPS, resolveScheduling 
 import { LonghornPlacementPlan, replicaSizeOf } from './planner';
 import { invalidProp } from '../shared/errors';
 import { KubeProps } from '../shared/kubernetes-props';
-import { ensureValidName } from '../shared/object-names';
+import { clusterScoped, ensureValidName } from '../shared/object-names';
 import { checkProps, Props, PropSpec } from '../shared/props';
 
 /** When a StorageClass binds and provisions a volume. */
@@ -142,7 +142,7 @@ export class LonghornStorageClass extends Construct {
     if (resolved.nodeSelector.length > 0) typed.nodeSelector = resolved.nodeSelector.join(',');
     this.parameters = mergeExtra(where, 'extraParameters', typed, props.extraParameters);
 
-    const storageClass = new k8s.KubeStorageClass(this, 'Resource', {
+    const storageClass = clusterScoped(new k8s.KubeStorageClass(this, 'Resource', {
       // cdk8s generates a name only when the key is absent, not when it is undefined.
       metadata: {
         ...(props.name !== undefined ? { name: props.name } : {}),
@@ -154,7 +154,7 @@ export class LonghornStorageClass extends Construct {
       reclaimPolicy: props.reclaimPolicy ?? PersistentVolumeReclaimPolicy.DELETE,
       volumeBindingMode: props.volumeBindingMode ?? VolumeBindingMode.IMMEDIATE,
       allowVolumeExpansion: props.allowVolumeExpansion ?? true,
-    });
+    }));
     this.name = ensureValidName(storageClass);
   }
 }

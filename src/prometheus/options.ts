@@ -1,6 +1,7 @@
 import { k8s } from 'cdk8s-plus-28';
 import { RelabelRule, ZoneSources } from './relabel';
 import { ShardAssignment } from './shard-plan';
+import { NetworkPolicyOptions } from '../shared/network-policy';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /** How targets are divided between shards. */
@@ -119,4 +120,5 @@ export interface ResolvedPrometheus {
   readonly storage?: ShardStorage;
   readonly scrapeClasses: PrometheusScrapeClass[];
   readonly monitorSelector: k8s.LabelSelector;
+  readonly networkPolicy?: NetworkPolicyOptions;
 }

@@ -11,9 +11,11 @@ import { isPrometheusLabelName, RELABEL_RULE_PROPS, zoneSources } from './relabe
 import { checkShardCount, ShardPlan } from './shard-plan';
 import { REPLICA_EXTERNAL_LABEL, standaloneShards } from './standalone';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { containerResources } from '../shared/container-resources';
 import { invalidProp } from '../shared/errors';
 import { MAX_STATEFULSET_NAME } from '../shared/kubernetes-names';
 import { KubeProps } from '../shared/kubernetes-props';
+import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
 import { derivedName, resolveNamespace } from '../shared/object-names';
 import { checkProps, Props, PropSpec } from '../shared/props';
 import { parseBytes } from '../shared/quantity';
@@ -145,7 +147,7 @@ export interface TopologyShardedPrometheusProps {
   /**
    * Resources of each Prometheus container.
    *
-   * @default - requests cpu 100m, memory 512Mi
+   * @default - requests cpu 100m, memory 512Mi; limits memory 2Gi
    */
   readonly resources?: k8s.ResourceRequirements;
 
@@ -171,6 +173,14 @@ export interface TopologyShardedPrometheusProps {
    * @default - all of them
    */
   readonly monitorSelector?: k8s.LabelSelector;
+
+  /**
+   * The NetworkPolicy of the shards (standalone output): `clients` may reach the web port (9090: queries,
+   * federation, /metrics); egress stays open, as a shard scrapes targets anywhere.
+   *
+   * @default - a NetworkPolicy; the web port from pods of the shards' namespace
+   */
+  readonly networkPolicy?: NetworkPolicyOptions;
 }
 
 const STORAGE_PROPS: PropSpec<ShardStorage> = {
@@ -207,6 +217,7 @@ const PROPS: PropSpec<TopologyShardedPrometheusProps> = {
   storage: Props.optional(Props.struct(STORAGE_PROPS, 'ShardStorage')),
   scrapeClasses: Props.optional(Props.arrayOf(Props.struct(SCRAPE_CLASS_PROPS, 'PrometheusScrapeClass'))),
   monitorSelector: Props.optional(KubeProps.labelSelector()),
+  networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
 };
 
 /**
@@ -267,10 +278,11 @@ export class TopologyShardedPrometheus extends Construct {
       image: props.image ?? (output === PrometheusOutput.STANDALONE ? DEFAULT_PROMETHEUS_IMAGE : undefined),
       scrapeInterval: checkDuration(where, 'scrapeInterval', props.scrapeInterval ?? '30s'),
       retention: checkDuration(where, 'retention', props.retention ?? '24h'),
-      resources: props.resources ?? { requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('512Mi') } },
+      resources: props.resources ?? containerResources('100m', '512Mi', '2Gi'),
       storage: props.storage,
       scrapeClasses: props.scrapeClasses ?? [],
       monitorSelector: props.monitorSelector ?? {},
+      networkPolicy: props.networkPolicy,
     };
     // A name of ours leaves room for what the longest StatefulSet name adds to it.
     const room = MAX_STATEFULSET_NAME - longestStatefulSetName({ ...resolved, name: '' }, output).length;
@@ -302,6 +314,9 @@ function checkOptions(where: string, props: TopologyShardedPrometheusProps, mode
         throw invalidProp(where, prop, value, 'only applies to mode ShardingMode.TOPOLOGY (address mode does not shard by zone)');
       }
     }
+  }
+  if (output === PrometheusOutput.OPERATOR && props.networkPolicy !== undefined) {
+    throw invalidProp(where, 'networkPolicy', props.networkPolicy, 'only applies to output PrometheusOutput.STANDALONE (prometheus-operator owns its pods)');
   }
   if (output === PrometheusOutput.STANDALONE) {
     const operatorOnly: [string, unknown][] = [

@@ -1,7 +1,7 @@
-import { JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { ResolvedPrometheus } from './options';
+import { clusterScoped } from '../shared/object-names';
 import { standardLabels } from '../shared/standard-labels';
 
 /**
@@ -27,9 +27,7 @@ export function discoveryRbac(scope: Construct, p: ResolvedPrometheus, nodeMetad
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.name },
     subjects: [{ kind: 'ServiceAccount', name: serviceAccount.name, namespace: p.namespace }],
   });
-  // cdk8s gives every object the chart's namespace; cluster-scoped objects have none.
-  for (const clusterScoped of [role, binding]) {
-    if (clusterScoped.metadata.namespace !== undefined) clusterScoped.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
-  }
+  clusterScoped(role);
+  clusterScoped(binding);
   return serviceAccount;
 }

@@ -6,6 +6,7 @@ import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } f
 import { hashShardRules, RelabelRule, zoneSelectionRules } from './relabel';
 import { CONFIG_HASH_ANNOTATION, SHARD_LABEL, ZONE_LABEL } from '../contract/labels';
 import { configHash } from '../shared/config-hash';
+import { clientPeers, emitNetworkPolicy } from '../shared/network-policy';
 import { NOBODY_UID, restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
 import { standardLabels } from '../shared/standard-labels';
 
@@ -36,7 +37,7 @@ export function standaloneShards(scope: Construct, p: ResolvedPrometheus, servic
     spec: { clusterIp: 'None', selector: instance, ports: [{ name: 'web', port: PORT, targetPort: k8s.IntOrString.fromString('web') }] },
   });
   const nodeMetadata = p.mode === ShardingMode.TOPOLOGY && p.sources.nodeLabel;
-  return shards(p).map((shard) => {
+  const statefulSets = shards(p).map((shard) => {
     const name = `${p.name}-${shard.id}`;
     const config = renderConfig(prometheusConfig(
       { scrapeInterval: p.scrapeInterval, externalLabels: shard.externalLabels, replicaLabel: REPLICA_EXTERNAL_LABEL },
@@ -81,6 +82,14 @@ export function standaloneShards(scope: Construct, p: ResolvedPrometheus, servic
     });
     return statefulSet;
   });
+  emitNetworkPolicy(scope, 'network-policy', p.where, p.networkPolicy, {
+    name: p.name,
+    namespace: p.metadataNamespace,
+    labels: standardLabels('prometheus', p.name, 'network-policy'),
+    podSelector: instance,
+    ingress: [{ ports: ['web'], from: clientPeers(p.networkPolicy) }],
+  });
+  return statefulSets;
 }
 
 function shards(p: ResolvedPrometheus): StandaloneShard[] {

@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
+import { clusterScoped } from '../shared/object-names';
 import { checkProps, Props } from '../shared/props';
 
 /** Props of `ZoneRolloutCrds`. */
@@ -31,7 +32,7 @@ export class ZoneRolloutCrds extends Construct {
     checkProps(`ZoneRolloutCrds '${this.node.path}'`, props, {
       zoneAwareUpdate: Props.optional(Props.boolean()), zoneDisruptionBudget: Props.optional(Props.boolean()),
     }, 'ZoneRolloutCrdsProps');
-    if (props.zoneAwareUpdate ?? true) new ApiObject(this, 'zoneawareupdates', zoneAwareUpdateCrd());
-    if (props.zoneDisruptionBudget ?? true) new ApiObject(this, 'zonedisruptionbudgets', zoneDisruptionBudgetCrd());
+    if (props.zoneAwareUpdate ?? true) clusterScoped(new ApiObject(this, 'zoneawareupdates', zoneAwareUpdateCrd()));
+    if (props.zoneDisruptionBudget ?? true) clusterScoped(new ApiObject(this, 'zonedisruptionbudgets', zoneDisruptionBudgetCrd()));
   }
 }

@@ -167,7 +167,6 @@ export class ZoneAwareUpdate extends Construct {
     super(scope, id);
     const where = `ZoneAwareUpdate '${this.node.path}'`;
     checkProps(where, props, PROPS, 'ZoneAwareUpdateProps');
-    requireControllerFeature(this, where, ZONE_AWARE_UPDATE_FEATURE, props.controllerInstalledElsewhere ?? false);
     checkMaxUnavailable(where, 'maxUnavailable', props.maxUnavailable);
     const factor = props.exponentialFactor ?? 2;
     if (!Number.isFinite(factor) || factor < 0 || (factor > 0 && factor < 1)) {
@@ -239,5 +238,7 @@ export class ZoneAwareUpdate extends Construct {
       spec,
     });
     this.name = ensureValidName(resource);
+    const installedElsewhere = props.controllerInstalledElsewhere ?? false;
+    requireControllerFeature(this, where, ZONE_AWARE_UPDATE_FEATURE, installedElsewhere, { namespace: resource.metadata.namespace });
   }
 }

@@ -88,7 +88,6 @@ export class ZoneDisruptionBudget extends Construct {
     super(scope, id);
     const where = `ZoneDisruptionBudget '${this.node.path}'`;
     checkProps(where, props, PROPS, 'ZoneDisruptionBudgetProps');
-    requireControllerFeature(this, where, ZONE_DISRUPTION_BUDGET_FEATURE, props.controllerInstalledElsewhere ?? false);
     checkMaxUnavailable(where, 'maxUnavailable', props.maxUnavailable);
     if ((props.selector === undefined) === (props.workload === undefined)) {
       throw invalidProp(where, 'selector', props.selector, 'set exactly one of selector and workload');
@@ -118,5 +117,7 @@ export class ZoneDisruptionBudget extends Construct {
       },
     });
     this.name = ensureValidName(resource);
+    const installedElsewhere = props.controllerInstalledElsewhere ?? false;
+    requireControllerFeature(this, where, ZONE_DISRUPTION_BUDGET_FEATURE, installedElsewhere, { namespace: resource.metadata.namespace });
   }
 }

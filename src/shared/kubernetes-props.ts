@@ -31,8 +31,8 @@ export const KubeProps = {
   bytes: (): RequiredCheck => Props.custom("a byte quantity such as '10Gi'", bytesProblem),
   /** A cdk8s `Duration`. */
   duration: (): RequiredCheck => Props.instanceOf(Duration, 'Duration'),
-  /** Container resources: quantities by resource name, requests at most the limits. */
-  resources: (): RequiredCheck => Props.custom('k8s.ResourceRequirements ({ requests, limits } of quantities)', resourcesProblem),
+  /** Container resources: quantities by resource name, requests at most the limits, a memory limit. */
+  resources: (): RequiredCheck => Props.custom('k8s.ResourceRequirements ({ requests, limits } of quantities, with limits.memory)', resourcesProblem),
   /** A label selector (matchLabels and matchExpressions) as Kubernetes validates it. */
   labelSelector: (): RequiredCheck => Props.custom('a k8s.LabelSelector', labelSelectorProblem),
 };
@@ -61,6 +61,10 @@ function resourcesProblem(value: unknown): string | undefined {
       if (problem) return `${field}.${resource}=${JSON.stringify(text)} ${problem}`;
       parsed[field][resource] = text;
     }
+  }
+  if (parsed.limits?.memory === undefined) {
+    return 'must set limits.memory: every container the library emits has a memory limit, so one that leaks is OOM-killed alone ' +
+      'instead of starving the other pods of its node';
   }
   for (const [resource, request] of Object.entries(parsed.requests ?? {})) {
     const limit = parsed.limits?.[resource];

@@ -44,3 +44,9 @@ export function resolveNamespace(where: string, scope: IConstruct, given: string
   if (problem) throw invalidProp(where, "the chart's namespace", namespace, problem);
   return namespace;
 }
+
+/** cdk8s gives every object the chart's namespace; a cluster-scoped object must have none. */
+export function clusterScoped<T extends ApiObject>(obj: T): T {
+  if (obj.metadata.namespace !== undefined) obj.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
+  return obj;
+}

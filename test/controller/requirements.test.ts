@@ -16,7 +16,7 @@ const synthAll = (chart: Chart) => (chart.node.root as App).charts.map((c) => Te
 
 /** Each construct that needs a feature of the controller, and the feature. */
 const NEEDS: [string, keyof ZoneControllerProps, (chart: Chart, elsewhere?: boolean) => void][] = [
-  ['ZonalRedisCluster', 'redisManager', (c, e) => new ZonalRedisCluster(c, 'needs', { topology, masters: 3, controllerInstalledElsewhere: e })],
+  ['ZonalRedisCluster', 'redisManager', (c, e) => new ZonalRedisCluster(c, 'needs', { topology, masters: 3, password: { name: 'redis-auth', key: 'password' }, controllerInstalledElsewhere: e })],
   ['ZoneAwareUpdate', 'zoneAwareUpdate', (c, e) => new ZoneAwareUpdate(c, 'needs', { target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1, controllerInstalledElsewhere: e })],
   ['ZoneDisruptionBudget', 'zoneDisruptionBudget', (c, e) => new ZoneDisruptionBudget(c, 'needs', { selector: { app: 'db' }, maxUnavailable: 1, controllerInstalledElsewhere: e })],
 ];
@@ -45,10 +45,22 @@ describe.each(NEEDS)('%s needs a ZoneController with %s', (kind, feature, make) 
       const app = Testing.app();
       const platform = new Chart(app, 'platform');
       if (controllerFirst) new ZoneController(platform, 'controller', withFeature(feature));
-      make(new Chart(app, 'app'));
+      make(new Chart(app, 'app', { namespace: 'shop' }));
       if (!controllerFirst) new ZoneController(platform, 'controller', withFeature(feature));
       expect(() => app.charts.map((c) => Testing.synth(c))).not.toThrow();
+      // the controller is granted its rights in the construct's namespace, and nowhere else
+      const roles = Testing.synth(platform).filter((o) => o.kind === 'Role').map((o) => o.metadata.namespace);
+      expect(roles).toEqual(['cdk8s-zones-system', 'shop']);
     }
+  });
+
+  test('one with the feature, and the construct in no namespace: synth asks for one', () => {
+    const app = Testing.app();
+    new ZoneController(new Chart(app, 'platform'), 'controller', withFeature(feature));
+    make(new Chart(app, 'app'));
+    expect(() => app.charts.map((c) => Testing.synth(c))).toThrow(
+      `${kind} 'app/needs': namespace=undefined must be set (on the construct or its chart): ZoneController 'platform/controller' is granted its rights ` +
+      'in the namespaces of the workloads it serves');
   });
 
   test('installed by another app: a warning that says what it must run', () => {
@@ -96,15 +108,15 @@ describe('the controller is installed once', () => {
 
   test('the CRDs of ZoneRolloutCrds beside a controller that installs them too', () => {
     const app = Testing.app();
-    new ZoneController(new Chart(app, 'platform'), 'controller', { zoneAwareUpdate: true });
+    new ZoneController(new Chart(app, 'platform'), 'controller', { zoneAwareUpdate: true, workloadNamespaces: ['shop'] });
     new ZoneRolloutCrds(new Chart(app, 'crds'), 'crds');
     expect(() => Testing.synth(app.charts[0])).toThrow(/emits CustomResourceDefinition zoneawareupdates.cdk8s-zones.dev, which 'crds\/crds\/zoneawareupdates' emits too: .*installCrds: false/);
   });
 
   test('two controllers apart (namespace and name) in two charts, CRDs installed once: fine', () => {
     const app = Testing.app();
-    new ZoneController(new Chart(app, 'a'), 'controller', { zoneAwareUpdate: true });
-    new ZoneController(new Chart(app, 'b'), 'controller', { namespace: 'zones-b', name: 'zones-b', zoneAwareUpdate: true, installCrds: false });
+    new ZoneController(new Chart(app, 'a'), 'controller', { zoneAwareUpdate: true, workloadNamespaces: ['shop'] });
+    new ZoneController(new Chart(app, 'b'), 'controller', { namespace: 'zones-b', name: 'zones-b', zoneAwareUpdate: true, installCrds: false, workloadNamespaces: ['blog'] });
     expect(() => app.charts.map((c) => Testing.synth(c))).not.toThrow();
   });
 });

@@ -21,6 +21,7 @@ describe('ZoneController', () => {
       'RoleBinding/cdk8s-zones-system/cdk8s-zones-controller',
       'Deployment/cdk8s-zones-system/cdk8s-zones-controller',
       'Service/cdk8s-zones-system/cdk8s-zones-controller',
+      'NetworkPolicy/cdk8s-zones-system/cdk8s-zones-controller',
       'PodDisruptionBudget/cdk8s-zones-system/cdk8s-zones-controller',
     ]);
     expect(controller.reconcilers).toEqual(['zone-annotator']);
@@ -60,7 +61,11 @@ describe('ZoneController', () => {
       { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
     ]);
-    expect(one('Role').rules).toEqual([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }]);
+    // It creates its Lease, then reads and renews that one only.
+    expect(one('Role').rules).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: ['cdk8s-zones-controller'] },
+    ]);
     expect(one('ClusterRoleBinding').subjects).toEqual([{ kind: 'ServiceAccount', name: 'cdk8s-zones-controller', namespace: 'cdk8s-zones-system' }]);
     expect(one('ClusterRole').metadata.namespace).toBeUndefined();
   });
@@ -98,40 +103,63 @@ describe('ZoneController', () => {
     expect(() => synth({ zoneAnnotator: false })).toThrow('zoneAnnotator=false leaves no reconciler enabled');
   });
 
-  test('zone-aware rollouts: the reconciler, its CRD and its RBAC; no webhook', () => {
-    const { controller, of, one } = synth({ zoneAwareUpdate: true });
+  test('zone-aware rollouts: the reconciler, its CRD; it watches everywhere and writes only in the namespaces it serves', () => {
+    const { controller, of, one } = synth({ zoneAwareUpdate: true, workloadNamespaces: ['shop', 'blog'] });
     expect(controller.reconcilers).toEqual(['zone-annotator', 'zone-aware-update']);
     expect(of('CustomResourceDefinition').map((c) => c.metadata.name)).toEqual(['zoneawareupdates.cdk8s-zones.dev']);
     expect(of('ValidatingWebhookConfiguration')).toEqual([]);
     expect(one('Deployment').spec.template.spec.containers[0].args.slice(0, 3)).toEqual(['run', '--reconcilers', 'zone-annotator,zone-aware-update']);
-    const rules = one('ClusterRole').rules;
-    expect(rules).toContainEqual({ apiGroups: ['cdk8s-zones.dev'], resources: ['zoneawareupdates'], verbs: ['get', 'list', 'watch'] });
-    expect(rules).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch', 'delete'] });
+    const cluster = one('ClusterRole').rules;
+    expect(cluster).toContainEqual({ apiGroups: ['cdk8s-zones.dev'], resources: ['zoneawareupdates'], verbs: ['get', 'list', 'watch'] });
+    expect(cluster).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] });
+    expect(cluster.filter((r: any) => r.verbs.some((v: string) => ['create', 'delete', 'update'].includes(v)) && r.resources[0] !== 'events')).toEqual([]);
+    const roles = of('Role').filter((r) => r.metadata.namespace !== 'cdk8s-zones-system');
+    expect(roles.map((r) => `${r.metadata.namespace}/${r.metadata.name}`)).toEqual(['shop/cdk8s-zones-system-cdk8s-zones-controller', 'blog/cdk8s-zones-system-cdk8s-zones-controller']);
+    for (const role of roles) {
+      expect(role.rules).toEqual([
+        { apiGroups: ['cdk8s-zones.dev'], resources: ['zoneawareupdates/status'], verbs: ['get', 'patch', 'update'] },
+        { apiGroups: ['apps'], resources: ['replicasets'], verbs: ['create', 'patch'] },
+        { apiGroups: [''], resources: ['pods'], verbs: ['delete', 'patch'] },
+        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      ]);
+    }
+    const bindings = of('RoleBinding').filter((r) => r.metadata.namespace === 'shop');
+    expect(bindings.map((b) => [b.roleRef.name, b.subjects])).toEqual([
+      ['cdk8s-zones-system-cdk8s-zones-controller', [{ kind: 'ServiceAccount', name: 'cdk8s-zones-controller', namespace: 'cdk8s-zones-system' }]],
+    ]);
   });
 
-  test('redisManager: the redis reconciler and exactly its RBAC; no CRD, no webhook', () => {
-    const { controller, of, one } = synth({ redisManager: true });
+  test('a feature that serves no namespace is refused: the controller could act nowhere', () => {
+    expect(() => synth({ zoneAwareUpdate: true })).toThrow(
+      "ZoneController 'c/zones': workloadNamespaces=undefined names no namespace, and no construct of this app needs zone-aware-update");
+  });
+
+  test('redisManager: the redis reconciler, nothing cluster-wide; in a namespace of unknown clusters, its ConfigMaps and Secrets', () => {
+    const { controller, of, one } = synth({ redisManager: true, workloadNamespaces: ['cache'] });
     expect(controller.reconcilers).toEqual(['zone-annotator', 'redis']);
-    expect(one('Deployment').spec.template.spec.containers[0].args.slice(0, 3)).toEqual(['run', '--reconcilers', 'zone-annotator,redis']);
+    const args = one('Deployment').spec.template.spec.containers[0].args;
+    expect(args.slice(0, 3)).toEqual(['run', '--reconcilers', 'zone-annotator,redis']);
+    expect(args).toEqual(expect.arrayContaining(['--redis-namespaces', 'cache']));
     expect(of('CustomResourceDefinition')).toEqual([]);
     expect(of('ValidatingWebhookConfiguration')).toEqual([]);
     expect(one('ClusterRole').rules).toEqual([
       { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] },
       { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
-      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
     ]);
-    // alone, it only lists pods (their zone is their own label) and emits no Events
-    expect(synth({ zoneAnnotator: false, redisManager: true }).one('ClusterRole').rules).toEqual([
+    expect(of('Role').find((r) => r.metadata.namespace === 'cache')!.rules).toEqual([
       { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'update'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get', 'update'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
     ]);
+    // alone, it has no ClusterRole at all
+    expect(synth({ zoneAnnotator: false, redisManager: true, workloadNamespaces: ['cache'] }).of('ClusterRole')).toEqual([]);
   });
 
-  test('zone disruption budgets: the eviction webhook (validating, Fail, never kube-system) with self-managed TLS', () => {
-    const { controller, of, one } = synth({ zoneAnnotator: false, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged() });
+  test('zone disruption budgets: the eviction webhook (validating, Fail) on the served namespaces only, with self-managed TLS', () => {
+    const { controller, of, one } = synth({
+      zoneAnnotator: false, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), workloadNamespaces: ['shop', 'blog'],
+    });
     expect(controller.reconcilers).toEqual(['zone-disruption-budget']);
     expect(of('CustomResourceDefinition').map((c) => c.metadata.name)).toEqual(['zonedisruptionbudgets.cdk8s-zones.dev']);
     const config = one('ValidatingWebhookConfiguration');
@@ -141,20 +169,54 @@ describe('ZoneController', () => {
     expect(webhook.name).toBe('pods-eviction.cdk8s-zones.dev');
     expect(webhook.rules).toEqual([{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods/eviction'], scope: 'Namespaced' }]);
     expect(webhook.failurePolicy).toBe('Fail');
+    expect(webhook.sideEffects).toBe('NoneOnDryRun');
+    expect(webhook.timeoutSeconds).toBe(10);
     expect(webhook.clientConfig.service).toEqual({ name: 'cdk8s-zones-controller', namespace: 'cdk8s-zones-system', path: '/validate/pods-eviction', port: 443 });
-    expect(webhook.namespaceSelector.matchExpressions).toEqual([
-      { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', 'cdk8s-zones-system'] },
-    ]);
+    expect(webhook.namespaceSelector).toEqual({ matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['blog', 'shop'] }] });
+    expect(webhook.objectSelector).toBeUndefined();
     const container = one('Deployment').spec.template.spec.containers[0];
     expect(container.args).toEqual(expect.arrayContaining(['--tls-mode', 'self-managed', '--webhook-configurations', config.metadata.name]));
     expect(container.ports).toContainEqual({ name: 'webhook', containerPort: 9443 });
     expect(one('Service').spec.ports).toContainEqual({ name: 'webhook', port: 443, targetPort: 'webhook' });
-    expect(one('ClusterRole').rules).toContainEqual({ apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], verbs: ['get', 'patch'] });
+    // its own webhook configuration and TLS Secret, by name
+    expect(one('ClusterRole').rules).toContainEqual({
+      apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], verbs: ['get', 'patch'], resourceNames: [config.metadata.name],
+    });
+    expect(of('Role').find((r) => r.metadata.namespace === 'cdk8s-zones-system')!.rules).toEqual(expect.arrayContaining([
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'update'], resourceNames: ['cdk8s-zones-controller-webhook-tls'] },
+    ]));
+  });
+
+  test('the webhook never guards kube-system or the controller\'s own namespace', () => {
+    expect(() => synth({ zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), workloadNamespaces: ['kube-system'] }))
+      .toThrow("ZoneController 'c/zones': namespace=\"cdk8s-zones-system\" leaves zone disruption budgets in kube-system unguarded");
+  });
+
+  test('NetworkPolicy: the webhook port from anywhere, /metrics from the chosen clients, or none', () => {
+    const policy = synth({ zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), workloadNamespaces: ['shop'] }).one('NetworkPolicy');
+    expect(policy.spec).toEqual({
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'cdk8s-zones-controller', 'app.kubernetes.io/instance': 'cdk8s-zones-controller' } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        { ports: [{ protocol: 'TCP', port: 'metrics' }], from: [{ podSelector: { matchLabels: {} } }] },
+        { ports: [{ protocol: 'TCP', port: 'webhook' }] },
+      ],
+    });
+    const monitoring = { namespaceLabels: { 'kubernetes.io/metadata.name': 'monitoring' }, podLabels: { app: 'prometheus' } };
+    expect(synth({ networkPolicy: { clients: [monitoring] } }).one('NetworkPolicy').spec.ingress).toEqual([{
+      ports: [{ protocol: 'TCP', port: 'metrics' }],
+      from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: { matchLabels: { app: 'prometheus' } } }],
+    }]);
+    // nobody scrapes: the policy admits nothing on that port
+    expect(synth({ networkPolicy: { clients: [] } }).one('NetworkPolicy').spec.ingress).toEqual([]);
+    expect(synth({ networkPolicy: { enabled: false } }).of('NetworkPolicy')).toEqual([]);
+    expect(() => synth({ networkPolicy: { enabled: false, clients: [] } })).toThrow('networkPolicy.clients=[] is set while networkPolicy.enabled is false');
   });
 
   test('zone disruption budgets with cert-manager: Certificate, Issuer, CA injection; failure policy configurable', () => {
     const { of, one } = synth({
-      zoneDisruptionBudget: true, webhookTls: WebhookTls.certManager(), webhookFailurePolicy: WebhookFailurePolicy.IGNORE,
+      zoneDisruptionBudget: true, webhookTls: WebhookTls.certManager(), webhookFailurePolicy: WebhookFailurePolicy.IGNORE, workloadNamespaces: ['shop'],
     });
     const config = one('ValidatingWebhookConfiguration');
     expect(config.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': 'cdk8s-zones-system/cdk8s-zones-controller-webhook' });
@@ -164,7 +226,7 @@ describe('ZoneController', () => {
   });
 
   test('installCrds: false leaves the CRDs to ZoneRolloutCrds', () => {
-    const { of } = synth({ zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), installCrds: false });
+    const { of } = synth({ zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), installCrds: false, workloadNamespaces: ['shop'] });
     expect(of('CustomResourceDefinition')).toEqual([]);
   });
 

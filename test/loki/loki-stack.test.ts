@@ -68,6 +68,42 @@ describe('direct output', () => {
     expect(direct({ ruler: true, gateway: true }).manifests).toMatchSnapshot();
   });
 
+  test('NetworkPolicies: components admit one another on every port, clients on HTTP and gRPC; the gateway admits clients', () => {
+    const members = { 'cdk8s-zones.dev/loki-memberlist': 'loki' };
+    const gatewayPods = { 'app.kubernetes.io/instance': 'loki', 'app.kubernetes.io/component': 'gateway' };
+    const ports = (...names: string[]) => names.map((port) => ({ protocol: 'TCP', port }));
+    const agents = { namespaceLabels: { 'kubernetes.io/metadata.name': 'agents' } };
+    const { manifests } = direct({ gateway: true, networkPolicy: { clients: [agents] } });
+    const agentPeer = { namespaceSelector: { matchLabels: agents.namespaceLabels }, podSelector: { matchLabels: {} } };
+    expect(only(manifests, 'NetworkPolicy', 'loki').spec).toEqual({
+      podSelector: { matchLabels: members },
+      policyTypes: ['Ingress'],
+      ingress: [
+        { ports: ports('http', 'grpc', 'memberlist'), from: [{ podSelector: { matchLabels: members } }] },
+        { ports: ports('http', 'grpc'), from: [agentPeer, { podSelector: { matchLabels: gatewayPods } }] },
+      ],
+    });
+    expect(only(manifests, 'NetworkPolicy', 'loki-gateway').spec).toEqual({
+      podSelector: { matchLabels: gatewayPods }, policyTypes: ['Ingress'], ingress: [{ ports: ports('http'), from: [agentPeer] }],
+    });
+    // every component pod carries the member label the policy selects by
+    for (const w of manifests.filter((o) => ['Deployment', 'StatefulSet'].includes(o.kind) && !o.metadata.name.endsWith('gateway'))) {
+      expect(w.spec.template.metadata.labels).toMatchObject(members);
+    }
+    expect(direct({ networkPolicy: { enabled: false } }).manifests.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
+    expect(() => operator({ networkPolicy: { enabled: false } })).toThrow('networkPolicy={"enabled":false} only applies to output LokiOutput.DIRECT');
+  });
+
+  test('every container has a memory limit; the ingesters\' governing Service is headless', () => {
+    const { manifests } = direct({ gateway: true, ruler: true });
+    for (const w of manifests.filter((o) => ['Deployment', 'StatefulSet'].includes(o.kind))) {
+      for (const c of [...w.spec.template.spec.containers, ...(w.spec.template.spec.initContainers ?? [])]) {
+        expect([w.metadata.name, c.name, c.resources.limits?.memory]).toEqual([w.metadata.name, c.name, expect.any(String)]);
+      }
+      if (w.kind === 'StatefulSet') expect(only(manifests, 'Service', w.spec.serviceName).spec.clusterIP).toBe('None');
+    }
+  });
+
   test('the Loki config enables zone awareness, reads the zone from the environment and sets the replication factor', () => {
     const config = only(direct().manifests, 'ConfigMap', 'loki-config').data['config.yaml'];
     expect(config).toContain('zone_awareness_enabled: true');

@@ -100,7 +100,7 @@ describe('TopologyShardedPrometheus, operator output, one Prometheus per zone (d
       accessModes: ['ReadWriteOnce'], storageClassName: 'zonal', resources: { requests: { storage: '50Gi' } },
     });
     expect(a.spec.image).toBe('example.com/prometheus:v3');
-    expect(a.spec.resources).toEqual({ requests: { cpu: '100m', memory: '512Mi' } });
+    expect(a.spec.resources).toEqual({ requests: { cpu: '100m', memory: '512Mi' }, limits: { memory: '2Gi' } });
     expect(a.spec.podMonitorSelector).toEqual({ matchLabels: { team: 'infra' } });
   });
 });
@@ -167,6 +167,23 @@ describe('TopologyShardedPrometheus, standalone output', () => {
     expect(only(objects, 'PodDisruptionBudget', 'mon-prom-zone-a-1').spec).toEqual({
       maxUnavailable: 1, selector: statefulSets[3].spec.selector,
     });
+  });
+
+  test('a NetworkPolicy isolates the shards: the web port from the namespace by default, or from the clients named; ingress only', () => {
+    const instance = { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': 'mon-prom' };
+    expect(only(objects, 'NetworkPolicy').spec).toEqual({
+      podSelector: { matchLabels: instance },
+      policyTypes: ['Ingress'],
+      ingress: [{ ports: [{ protocol: 'TCP', port: 'web' }], from: [{ podSelector: { matchLabels: {} } }] }],
+    });
+    const grafana = { namespaceLabels: { team: 'observability' }, podLabels: { app: 'grafana' } };
+    const custom = synthesize({ shards: 3, output: PrometheusOutput.STANDALONE, networkPolicy: { clients: [grafana] } }).objects;
+    expect(only(custom, 'NetworkPolicy').spec.ingress).toEqual([{
+      ports: [{ protocol: 'TCP', port: 'web' }],
+      from: [{ namespaceSelector: { matchLabels: { team: 'observability' } }, podSelector: { matchLabels: { app: 'grafana' } } }],
+    }]);
+    const off = synthesize({ shards: 3, output: PrometheusOutput.STANDALONE, networkPolicy: { enabled: false } }).objects;
+    expect(off.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
   });
 
   test('each shard is pinned to its zone and its prometheus.yml keeps only its slice of its zone', () => {
@@ -253,6 +270,10 @@ describe('TopologyShardedPrometheus refuses bad input with a clear error', () =>
     [{ externalLabelName: 'prometheus_replica' }, 'externalLabelName="prometheus_replica" is set on every Prometheus already'],
     [{ externalLabels: { zone: 'x' } }, 'externalLabels={"zone":"x"} sets "zone", which externalLabelName gives each shard\'s zone'],
     [{ output: PrometheusOutput.STANDALONE, scrapeClasses: [] }, 'scrapeClasses=[] only applies to output PrometheusOutput.OPERATOR'],
+    [{ networkPolicy: { enabled: false } }, 'networkPolicy={"enabled":false} only applies to output PrometheusOutput.STANDALONE'],
+    [{ output: PrometheusOutput.STANDALONE, networkPolicy: { clients: [{ podLabels: { 'bad key': 'x' } }] } },
+      'networkPolicy.clients[0].podLabels key="bad key" is not a valid label key'],
+    [{ resources: { requests: {} } as any }, 'resources={"requests":{}} must set limits.memory'],
     [{ operatorSharding: OperatorSharding.SHARDING_STRATEGY, shardsPerZone: { 'zone-a': 4, 'zone-b': 1, 'zone-c': 1 } },
       'shardsPerZone={"zone-a":4,"zone-b":1,"zone-c":1} cannot be expressed with prometheus-operator\'s shardingStrategy'],
     [{ scrapeClasses: [{ name: 'a', isDefault: true }, { name: 'b', isDefault: true }] }, 'scrapeClasses=["a","b"] has more than one default class'],
