@@ -117,9 +117,8 @@ const controller = new typescript.TypeScriptProject({
   packageManager: javascript.NodePackageManager.NPM,
   minNodeVersion: '20.0.0',
   typescriptVersion: '~5.9',
-  // client-node 1.x is ESM-only: Node >= 20.19 require()s it and TypeScript's "node20" module mode compiles
-  // CommonJS that does. Jest cannot load it, so only the thin IO layer (src/kube/) imports it.
-  deps: ['@kubernetes/client-node@1.4.0', 'prom-client@15.1.3', 'ioredis@6.0.0', 'node-forge@1.4.3'],
+  // The controller speaks to the API server with its own small client (src/kube/); yaml reads kubeconfig files.
+  deps: ['yaml@2.9.1', 'prom-client@15.1.3', 'ioredis@6.0.0', 'node-forge@1.4.3'],
   devDeps: ['@types/node-forge@1.3.14'],
   entrypoint: 'lib/controller/src/main.js',
   bin: { 'cdk8s-zones-controller': 'lib/controller/src/main.js' },

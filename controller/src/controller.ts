@@ -1,11 +1,11 @@
 /**
  * The running controller process: connects to the API server, serves metrics and webhooks, campaigns for
  * the Lease (with --leader-elect), runs the reconcilers while leading, and shuts down in order on
- * SIGTERM/SIGINT. Loads the API client, so only the compiled program uses it (tests start the program).
+ * SIGTERM/SIGINT. `run` (commands/run.ts) parses the flags and loads this module only when it runs: the
+ * flags, RunOptions included, are checked without connecting to anything.
  */
 import { promises as fs } from 'fs';
 import { AdmissionWebhook } from './admission';
-import { RunOptions } from './commands/run';
 import { KubeApi } from './kube/api';
 import { connect } from './kube/connect';
 import { kubeEventRecorder } from './kube/events';
@@ -13,9 +13,45 @@ import { delay } from './kube/informer';
 import { kubeLeaseStore, LeaderElector } from './kube/leader';
 import { Logger } from './log';
 import { createMetrics } from './metrics';
-import { ReconcilerContext } from './reconciler';
+import { Reconciler, ReconcilerContext } from './reconciler';
 import { Certificate, startServers } from './server';
-import { ensureWebhookPki, injectCaBundle, SelfManagedTlsOptions } from './tls/self-managed';
+import type { SelfManagedTlsOptions } from './tls/self-managed';
+
+export type TlsMode = 'files' | 'self-managed';
+
+export interface RunOptions {
+  readonly reconcilers: readonly Reconciler[];
+  readonly kubeconfig?: string;
+  /** Requests each reconciler keeps in flight to the API server (`--api-concurrency`). */
+  readonly apiConcurrency: number;
+  readonly leaderElect: boolean;
+  readonly leaseNamespace: string;
+  readonly leaseName: string;
+  readonly leaseDurationSeconds: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly identity: string;
+  readonly topologyKeys: readonly string[];
+  /** The namespaces the redis reconciler lists pods in; empty: every namespace. */
+  readonly redisNamespaces: readonly string[];
+  readonly metricsPort: number;
+  readonly webhookPort: number;
+  readonly tlsMode: TlsMode;
+  readonly tlsCertFile?: string;
+  readonly tlsKeyFile?: string;
+  /** self-managed: the Secret holding the CA and serving certificate. */
+  readonly tlsSecret: string;
+  /** self-managed: the names the serving certificate covers (the webhook Service's, plus --tls-hosts). */
+  readonly tlsHosts: readonly string[];
+  /** self-managed: the ValidatingWebhookConfigurations whose caBundle the controller keeps current. */
+  readonly webhookConfigurations: readonly string[];
+  /** The address the webhook listener binds. */
+  readonly webhookHost: string;
+  /** The address the metrics and probes listener binds. */
+  readonly metricsHost: string;
+  /** Both listeners: a request (headers and body) must arrive within this. */
+  readonly requestTimeoutMs: number;
+}
 
 /** How long reconcilers get to finish their current work after the stop signal. */
 const STOP_GRACE_MS = 10_000;
@@ -59,6 +95,8 @@ async function webhookTls(opts: RunOptions, webhooks: readonly AdmissionWebhook[
       },
     };
   }
+  // Loaded only in this mode: the certificate library is large, and files mode never needs it.
+  const { ensureWebhookPki, injectCaBundle } = await import('./tls/self-managed.js');
   const tlsOpts: SelfManagedTlsOptions = {
     namespace: opts.leaseNamespace, secretName: opts.tlsSecret, hosts: opts.tlsHosts, webhookConfigurations: opts.webhookConfigurations, log,
   };
@@ -86,14 +124,21 @@ async function webhookTls(opts: RunOptions, webhooks: readonly AdmissionWebhook[
 
 export async function runController(opts: RunOptions, baseLog: Logger): Promise<number> {
   const log = baseLog.with({ identity: opts.identity });
-  const kube = connect({ kubeconfig: opts.kubeconfig });
+  // Twice the reconcilers' concurrency: the lease, Events and webhook TLS always find a connection.
+  const kube = connect({ kubeconfig: opts.kubeconfig, maxSockets: 2 * opts.apiConcurrency });
   const metrics = createMetrics();
   const ctx: ReconcilerContext = {
     log,
     metrics,
     kube,
     events: kubeEventRecorder(kube, 'cdk8s-zones-controller', opts.identity, log),
-    settings: { topologyKeys: opts.topologyKeys, namespace: opts.leaseNamespace, identity: opts.identity, redisNamespaces: opts.redisNamespaces },
+    settings: {
+      topologyKeys: opts.topologyKeys,
+      namespace: opts.leaseNamespace,
+      identity: opts.identity,
+      redisNamespaces: opts.redisNamespaces,
+      apiConcurrency: opts.apiConcurrency,
+    },
   };
 
   const shutdown = new AbortController();

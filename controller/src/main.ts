@@ -1,4 +1,6 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1
+// A young generation of 1 MiB semi-spaces (V8's default grows to 16 MiB): a burst of watch events would
+// otherwise grow it and the process keep the pages (RSS with 5,000 pods watched: bench/results.md).
 import { dispatch } from './cli';
 import { COMMANDS } from './commands';
 import { createLogger, Level } from './log';

@@ -10,6 +10,9 @@ import { Logger } from './log';
 import { Metrics } from './metrics';
 import type { ControllerRule } from '../../src/contract/rbac';
 
+/** Requests a reconciler may keep in flight to the API server, unless `--api-concurrency` says otherwise. */
+export const DEFAULT_API_CONCURRENCY = 32;
+
 /** The settings of the `run` command that reconcilers read. */
 export interface ControllerSettings {
   /** Node label keys a pod's zone annotation is made of, unless the pod names its own. */
@@ -20,6 +23,8 @@ export interface ControllerSettings {
   readonly identity: string;
   /** The namespaces the redis reconciler lists pods in (`--redis-namespaces`); empty or unset: every namespace. */
   readonly redisNamespaces?: readonly string[];
+  /** Requests in flight to the API server per reconciler (`--api-concurrency`). @default DEFAULT_API_CONCURRENCY */
+  readonly apiConcurrency?: number;
 }
 
 export interface ReconcilerContext {

@@ -1,7 +1,7 @@
 /**
  * A keyed work queue, as client-go's: a key queued twice before it is processed is processed once; a key
  * is never processed by two workers at once (queued again while in work, it runs once more afterwards);
- * a failure is retried with a per-key exponential backoff.
+ * a failure is retried with a per-key exponential backoff; `addAfter` queues a key later.
  */
 export interface WorkQueueOptions {
   /** Keys processed at once. @default 4 */
@@ -21,6 +21,7 @@ export class WorkQueue {
   private readonly again = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly later = new Map<string, NodeJS.Timeout>();
   private running = 0;
   private stopped = false;
   private idleWaiters: Array<() => void> = [];
@@ -39,6 +40,13 @@ export class WorkQueue {
     this.pump();
   }
 
+  /** Queues `key` in `delayMs`; a second call before then replaces the first. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.later.get(key));
+    this.later.set(key, setTimeout(() => { this.later.delete(key); this.add(key); }, delayMs));
+  }
+
   get length(): number {
     return this.queue.length + this.active.size;
   }
@@ -54,8 +62,9 @@ export class WorkQueue {
     this.stopped = true;
     this.queue.length = 0;
     this.queued.clear();
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of [...this.timers.values(), ...this.later.values()]) clearTimeout(t);
     this.timers.clear();
+    this.later.clear();
   }
 
   private pump(): void {

@@ -1,5 +1,5 @@
 import { KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../src/kube/api';
-import { ChangeType, Informer } from '../src/kube/informer';
+import { byController, byNamespace, ChangeType, Informer } from '../src/kube/informer';
 import { createLogger } from '../src/log';
 import { WorkQueue } from '../src/work-queue';
 
@@ -93,6 +93,57 @@ describe('Informer', () => {
   });
 });
 
+describe('Informer transforms and indexes', () => {
+  const pod = (ns: string, name: string, rv: string, owner?: string): KubeObject => ({
+    metadata: {
+      name,
+      namespace: ns,
+      resourceVersion: rv,
+      managedFields: [{ big: true }],
+      ownerReferences: owner ? [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: owner, uid: owner, controller: true }] : undefined,
+    } as any,
+    spec: { containers: [{ name: 'c', image: 'x' }] },
+  });
+
+  test('the cache and the handler hold what the transform keeps; indexes follow adds, moves and deletes', async () => {
+    const api = new ScriptedApi();
+    api.lists = [{ items: [pod('a', 'p1', '1', 'rs1'), pod('a', 'p2', '1', 'rs1'), pod('b', 'p3', '1', 'rs2')], rv: '5' }];
+    let release!: () => void;
+    const released = new Promise<void>((r) => { release = r; });
+    api.watches = [async (on) => {
+      on({ type: 'MODIFIED', object: pod('a', 'p2', '6', 'rs2') }); // another owner
+      on({ type: 'DELETED', object: pod('a', 'p1', '7', 'rs1') });
+      on({ type: 'ADDED', object: pod('b', 'p4', '8') });
+      release();
+    }];
+    const handled: KubeObject[] = [];
+    const informer = new Informer(api as unknown as KubeApi, {
+      path: '/api/v1/pods',
+      log,
+      resyncMs: 0,
+      transform: ({ metadata: { name, namespace, resourceVersion, ownerReferences } }) =>
+        ({ metadata: { name, namespace, resourceVersion, ownerReferences } }),
+      indexes: { namespace: byNamespace, controller: byController },
+      onChange: (_t, o) => handled.push(o),
+    });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await informer.synced;
+    expect(informer.byIndex('controller', 'rs1').map((p) => p.metadata.name).sort()).toEqual(['p1', 'p2']);
+    await released;
+    stop.abort();
+    await running;
+    const names = (objs: KubeObject[]) => objs.map((p) => p.metadata.name).sort();
+    expect(names(informer.byIndex('controller', 'rs1'))).toEqual([]);
+    expect(names(informer.byIndex('controller', 'rs2'))).toEqual(['p2', 'p3']);
+    expect(names(informer.byIndex('namespace', 'a'))).toEqual(['p2']);
+    expect(names(informer.byIndex('namespace', 'b'))).toEqual(['p3', 'p4']);
+    expect(informer.get('a/p2')).toEqual({ metadata: { name: 'p2', namespace: 'a', resourceVersion: '6', ownerReferences: pod('a', 'p2', '6', 'rs2').metadata.ownerReferences } });
+    expect(handled.every((o) => !('spec' in o) && !('managedFields' in o.metadata))).toBe(true);
+    expect(handled).toHaveLength(6);
+  });
+});
+
 describe('WorkQueue', () => {
   test('deduplicates queued keys, never runs a key twice at once, reruns a key queued during its work', async () => {
     const runs: string[] = [];
@@ -130,5 +181,22 @@ describe('WorkQueue', () => {
     // waits of 10, 20, 40 ms (timers may fire a little late, never early)
     expect(times[3] - times[0]).toBeGreaterThanOrEqual(69);
     q.stop();
+  });
+
+  test('addAfter queues a key later; a second call replaces the first; stop cancels it', async () => {
+    const runs: Array<[string, number]> = [];
+    const start = Date.now();
+    const q = new WorkQueue(async (key) => { runs.push([key, Date.now() - start]); });
+    q.addAfter('a', 40);
+    q.addAfter('a', 20);
+    q.addAfter('b', 10);
+    q.addAfter('c', 10);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(runs.map(([k]) => k)).toEqual(['b', 'c', 'a']);
+    expect(runs[2][1]).toBeGreaterThanOrEqual(19);
+    q.addAfter('d', 10);
+    q.stop();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(runs).toHaveLength(3);
   });
 });

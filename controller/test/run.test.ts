@@ -20,6 +20,7 @@ describe('run flags', () => {
       webhookHost: '0.0.0.0',
       metricsHost: '0.0.0.0',
       requestTimeoutMs: 10_000,
+      apiConcurrency: 32,
     });
     expect(parseRun([], {}, 'from-sa')).toMatchObject({ leaseNamespace: 'from-sa' });
     expect(parseRun(['--help'])).toBe('help');
@@ -30,8 +31,9 @@ describe('run flags', () => {
       '--reconcilers', 'zone-annotator', '--leader-elect', '--lease-namespace', 'ns', '--lease-name', 'l', '--lease-duration', '4',
       '--renew-deadline', '3', '--retry-period', '0.5', '--identity', 'me', '--topology-keys', 'topology.kubernetes.io/region, topology.kubernetes.io/zone',
       '--metrics-port', '0', '--webhook-port', '9444', '--tls-mode', 'files', '--tls-cert-file', 'c', '--tls-key-file', 'k', '--kubeconfig', 'kc',
-      '--bind-address', '127.0.0.1', '--metrics-bind-address', '::1', '--request-timeout', '2.5',
+      '--bind-address', '127.0.0.1', '--metrics-bind-address', '::1', '--request-timeout', '2.5', '--api-concurrency', '64',
     ], { POD_NAME: 'ignored' })).toMatchObject({
+      apiConcurrency: 64,
       leaderElect: true,
       leaseNamespace: 'ns',
       leaseName: 'l',
@@ -80,6 +82,7 @@ describe('run flags', () => {
     expect(() => parseRun(['--metrics-bind-address', '10.0.0.300'])).toThrow('--metrics-bind-address="10.0.0.300" must be an IP address');
     expect(() => parseRun(['--bind-address', ''])).toThrow('--bind-address="" must be an IP address');
     expect(() => parseRun(['--request-timeout', '0'])).toThrow('--request-timeout="0" must be a number > 0');
+    expect(() => parseRun(['--api-concurrency', '2.5'])).toThrow('--api-concurrency="2.5" must be an integer > 0');
   });
 
   test('the usage text names both bind addresses and what each binds', () => {

@@ -1,7 +1,8 @@
 import * as crypto from 'crypto';
 import { KubeApi, KubeApiError, KubeObject } from '../src/kube/api';
 import { createLogger } from '../src/log';
-import { createWebhookPki, issueServing, pkiProblem, serviceHosts } from '../src/tls/certificates';
+import { createWebhookPki, issueServing, pkiProblem } from '../src/tls/certificates';
+import { serviceHosts } from '../src/tls/hosts';
 import { ensureWebhookPki, injectCaBundle, SelfManagedTlsOptions } from '../src/tls/self-managed';
 
 const log = createLogger({ write: () => {} });

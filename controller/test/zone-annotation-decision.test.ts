@@ -3,7 +3,8 @@
 import * as fc from 'fast-check';
 import { ZoneAnnotation } from '../../src/contract/zone-annotation';
 import { KubeObject } from '../src/kube/api';
-import { boundAt, decideZoneAnnotation, topologyKeysOf } from '../src/reconcilers/zone-annotation-decision';
+import { slimPod } from '../src/kube/transforms';
+import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged, topologyKeysOf } from '../src/reconcilers/zone-annotation-decision';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const REGION = 'topology.kubernetes.io/region';
@@ -77,4 +78,60 @@ test('boundAt reads the PodScheduled condition', () => {
   const p: KubeObject = { metadata: { name: 'p' }, status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:09Z' }, { type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:05Z' }] } };
   expect(boundAt(p)).toBe(Date.parse('2026-01-01T00:00:05Z'));
   expect(boundAt({ metadata: { name: 'p' }, status: { conditions: [{ type: 'PodScheduled', status: 'False' }] } })).toBeUndefined();
+});
+
+describe('which watch events need a reconcile', () => {
+  const VALUE = ZoneAnnotation.VALUE_ANNOTATION;
+  const status = (p: KubeObject, phase: string): KubeObject => ({ ...p, status: { phase } });
+
+  test('binding, deletion, the keys or value annotations and the opt-in label do; status churn does not', () => {
+    const unbound = pod();
+    const bound = pod({ node: 'n1' });
+    expect(decisionInputsChanged(unbound, bound)).toBe(true);
+    expect(decisionInputsChanged(bound, pod({ node: 'n1', deleting: true }))).toBe(true);
+    expect(decisionInputsChanged(bound, pod({ node: 'n1', annotations: { [ZoneAnnotation.KEYS_ANNOTATION]: 'k' } }))).toBe(true);
+    expect(decisionInputsChanged(bound, pod({ node: 'n1', annotations: { [VALUE]: 'zone-a' } }))).toBe(true);
+    expect(decisionInputsChanged(bound, pod({ node: 'n1', optIn: false }))).toBe(true);
+    expect(decisionInputsChanged(bound, status(bound, 'Running'))).toBe(false);
+  });
+
+  test('the echo of the annotator\'s own patch does not; a status change before the echo arrives still does not', () => {
+    const bound = pod({ node: 'n1' });
+    const echo = pod({ node: 'n1', annotations: { [VALUE]: 'zone-a' } });
+    expect(decisionInputsChanged(bound, echo, 'zone-a')).toBe(false);
+    expect(decisionInputsChanged(bound, status(bound, 'Running'), 'zone-a')).toBe(false);
+    // someone else wrote another value meanwhile: decided again (and corrected)
+    expect(decisionInputsChanged(bound, pod({ node: 'n1', annotations: { [VALUE]: 'zone-b' } }), 'zone-a')).toBe(true);
+  });
+
+  test('the cache keeps only what the decision reads, and the decision is the same on it', () => {
+    const full: KubeObject = {
+      metadata: {
+        name: 'p',
+        namespace: 'ns',
+        uid: 'u',
+        resourceVersion: '7',
+        labels: { [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE, app: 'web' },
+        annotations: { [ZoneAnnotation.KEYS_ANNOTATION]: ZONE, 'kubectl.kubernetes.io/last-applied-configuration': 'x'.repeat(4000) },
+      },
+      spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'web' }] },
+      status: { phase: 'Running', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:05Z' }, { type: 'Ready', status: 'True' }] },
+    };
+    const slim = slimPod(full, ANNOTATOR_POD_SHAPE);
+    expect(slim).toEqual({
+      metadata: {
+        name: 'p',
+        namespace: 'ns',
+        uid: 'u',
+        resourceVersion: '7',
+        labels: { [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE },
+        annotations: { [ZoneAnnotation.KEYS_ANNOTATION]: ZONE },
+      },
+      spec: { nodeName: 'n1' },
+      status: { conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:05Z' }] },
+    });
+    const n = node({ [ZONE]: 'zone-a' });
+    expect(decideZoneAnnotation(slim, n, KEYS)).toEqual(decideZoneAnnotation(full, n, KEYS));
+    expect(boundAt(slim)).toBe(boundAt(full));
+  });
 });

@@ -1,9 +1,10 @@
-import { decideZoneAwareUpdate, keyValueHolds, Obj, ZauInput } from '../src/reconcilers/zone-aware-update-decision';
+import { KubeObject } from '../src/kube/api';
+import { decideZoneAwareUpdate, expectationMet, expectationOf, keyValueHolds, reportOf, ZauAction, ZauInput } from '../src/reconcilers/zone-aware-update-decision';
 
 const ZONES: Record<string, string> = { 'node-a': 'zone-a', 'node-b': 'zone-b', 'node-c': 'zone-c' };
 const nodeLabels = (node: string) => (ZONES[node] ? { 'topology.kubernetes.io/zone': ZONES[node] } : node === 'bare' ? {} : undefined);
 
-function sts(extra: { strategy?: string; labels?: Record<string, string>; generation?: number; observed?: number } = {}): Obj {
+function sts(extra: { strategy?: string; labels?: Record<string, string>; generation?: number; observed?: number } = {}): KubeObject {
   return {
     metadata: { name: 'db', namespace: 'ns', uid: 'sts-uid', generation: extra.generation ?? 2, labels: extra.labels },
     spec: { replicas: 6, updateStrategy: { type: extra.strategy ?? 'OnDelete' } },
@@ -11,14 +12,14 @@ function sts(extra: { strategy?: string; labels?: Record<string, string>; genera
   };
 }
 
-function pod(i: number, revision: string, ready = true, terminating = false): Obj {
+function pod(i: number, revision: string, ready = true, terminating = false): KubeObject {
   return {
     metadata: {
       name: `db-${i}`,
       namespace: 'ns',
       uid: `pod-${i}`,
       labels: { 'controller-revision-hash': revision },
-      ownerReferences: [{ kind: 'StatefulSet', name: 'db', uid: 'sts-uid', controller: true }],
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: 'sts-uid', controller: true }],
       ...(terminating ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
     },
     spec: { nodeName: ['node-a', 'node-b', 'node-c'][i % 3] },
@@ -26,7 +27,7 @@ function pod(i: number, revision: string, ready = true, terminating = false): Ob
   };
 }
 
-function zau(spec: object, status?: object): Obj {
+function zau(spec: object, status?: object): KubeObject {
   return { metadata: { name: 'db', namespace: 'ns', generation: 1 }, spec: { statefulset: 'db', maxUnavailable: 2, exponentialFactor: 2, ...spec }, status };
 }
 
@@ -102,5 +103,51 @@ describe('zone-aware-update decision', () => {
     const pods = [0, 1, 2, 3, 4, 5].map((i) => pod(i, 'db-new'));
     expect(decideZoneAwareUpdate(input({ pods, zau: zau({}, { updateRevision: 'db-new', step: 4 }) })))
       .toMatchObject({ kind: 'status', status: { phase: 'Done', step: 4, oldReplicas: 0, currentRevision: 'db-new' } });
+  });
+});
+
+describe('after an action: what the caches must show, what is told', () => {
+  test('a deleted batch: the next decision waits until the caches show its pods going or gone', () => {
+    const first = input({});
+    const action = decideZoneAwareUpdate(first);
+    const expectation = expectationOf(action, first)!;
+    expect(expectation).toEqual({ kind: 'pods-going', pods: [{ key: 'ns/db-3', uid: 'pod-3' }] });
+    const cache = (p?: KubeObject) => ({ pod: () => p, replicaSet: () => undefined });
+    expect(expectationMet(expectation, cache(pod(3, 'db-old')))).toBe(false);
+    expect(expectationMet(expectation, cache(pod(3, 'db-old', false, true)))).toBe(true);
+    expect(expectationMet(expectation, cache(undefined))).toBe(true);
+    // the StatefulSet made a new pod of the same name: the deleted one is gone
+    expect(expectationMet(expectation, cache({ ...pod(3, 'db-new'), metadata: { ...pod(3, 'db-new').metadata, uid: 'new' } }))).toBe(true);
+  });
+
+  test('created and scaled ReplicaSets: their cache entries at the new state', () => {
+    const rs = (replicas: number): KubeObject => ({ metadata: { name: 'web-2', namespace: 'ns' }, spec: { replicas } });
+    const status = { step: 1, oldReplicas: 0, zones: [], paused: false, phase: 'Rolling' as const, message: 'm' };
+    const created: ZauAction = { kind: 'create-replicaset', replicaSet: rs(0), status };
+    expect(expectationOf(created, input({}))).toEqual({ kind: 'replicaset-created', key: 'ns/web-2' });
+    expect(expectationMet(expectationOf(created, input({}))!, { pod: () => undefined, replicaSet: () => undefined })).toBe(false);
+    expect(expectationMet(expectationOf(created, input({}))!, { pod: () => undefined, replicaSet: () => rs(0) })).toBe(true);
+    const scaled: ZauAction = { kind: 'scale', pods: ['web-1-a'], zone: 'zone-a', scaling: { up: { name: 'web-2', replicas: 1 }, down: [{ name: 'web-1', replicas: 2 }] }, status };
+    const expectation = expectationOf(scaled, input({}))!;
+    expect(expectation).toEqual({ kind: 'replicas', targets: [{ key: 'ns/web-2', replicas: 1 }, { key: 'ns/web-1', replicas: 2 }] });
+    expect(expectationMet(expectation, { pod: () => undefined, replicaSet: (k) => (k === 'ns/web-2' ? rs(1) : rs(3)) })).toBe(false);
+    expect(expectationMet(expectation, { pod: () => undefined, replicaSet: (k) => (k === 'ns/web-2' ? rs(1) : rs(2)) })).toBe(true);
+    expect(expectationOf(decideZoneAwareUpdate(input({ zau: zau({ dryRun: true }) })), input({}))).toBeUndefined();
+  });
+
+  test('reports: a batch is counted and told; a pause is told once, and looked at again', () => {
+    expect(reportOf(decideZoneAwareUpdate(input({})), undefined)).toEqual({
+      decision: 'delete-batch',
+      log: { level: 'info', msg: 'deleted a batch', fields: { zone: 'zone-a', pods: ['db-3'], step: 0 } },
+      event: { type: 'Normal', reason: 'DeletedBatch', message: expect.stringMatching(/^zone zone-a: deleted db-3 \(/) },
+      recheck: false,
+    });
+    const paused = decideZoneAwareUpdate(input({ prometheusPause: 'Prometheus query returned 1 series' }));
+    const first = reportOf(paused, undefined);
+    expect(first).toMatchObject({ decision: 'paused', log: { level: 'warn', msg: 'rollout paused' }, event: { type: 'Warning', reason: 'Paused' }, recheck: true });
+    expect(reportOf(paused, { ...paused.status })).toEqual({ decision: 'paused', recheck: true });
+    expect(reportOf(decideZoneAwareUpdate(input({ zau: zau({ dryRun: true }) })), undefined)).toMatchObject({ decision: 'dry-run', recheck: true });
+    const error = decideZoneAwareUpdate(input({ statefulSet: undefined }));
+    expect(reportOf(error, undefined)).toMatchObject({ decision: 'error', event: { type: 'Warning', reason: 'InvalidTarget', message: 'StatefulSet db not found in namespace ns' }, recheck: false });
   });
 });

@@ -1,4 +1,5 @@
-import { decideZoneAwareUpdate, Obj } from '../src/reconcilers/zone-aware-update-decision';
+import { KubeObject } from '../src/kube/api';
+import { decideZoneAwareUpdate } from '../src/reconcilers/zone-aware-update-decision';
 import { newReplicaSet, resize, runsTemplate, templateHash } from '../src/reconcilers/zone-aware-update-deployment';
 
 const ZONES: Record<string, string> = { 'node-a': 'zone-a', 'node-b': 'zone-b', 'node-c': 'zone-c' };
@@ -6,36 +7,36 @@ const nodeLabels = (node: string) => (ZONES[node] ? { 'topology.kubernetes.io/zo
 
 const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } });
 
-function deployment(image = 'web:2', extra: object = {}): Obj {
+function deployment(image = 'web:2', extra: object = {}): KubeObject {
   return {
     metadata: { name: 'web', namespace: 'ns', uid: 'dep' },
     spec: { replicas: 6, paused: true, strategy: { type: 'Recreate' }, selector: { matchLabels: { app: 'web' } }, template: template(image), ...extra },
   };
 }
 
-function rs(name: string, image: string, replicas: number, hash: string): Obj {
+function rs(name: string, image: string, replicas: number, hash: string): KubeObject {
   return {
-    metadata: { name, namespace: 'ns', uid: `uid-${name}`, generation: 1, labels: { 'app': 'web', 'pod-template-hash': hash }, ownerReferences: [{ kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] },
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, generation: 1, labels: { 'app': 'web', 'pod-template-hash': hash }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] },
     spec: { replicas, template: { ...template(image), metadata: { labels: { 'app': 'web', 'pod-template-hash': hash } } } },
     status: { replicas, observedGeneration: 1 },
   };
 }
 
-function pod(i: number, owner: Obj, created: string): Obj {
+function pod(i: number, owner: KubeObject, created: string): KubeObject {
   return {
     metadata: {
       name: `${owner.metadata.name}-p${i}`,
       namespace: 'ns',
       creationTimestamp: created,
       labels: { 'pod-template-hash': owner.metadata.labels!['pod-template-hash'] },
-      ownerReferences: [{ kind: 'ReplicaSet', name: owner.metadata.name, uid: owner.metadata.uid!, controller: true }],
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: owner.metadata.name, uid: owner.metadata.uid!, controller: true }],
     },
     spec: { nodeName: ['node-a', 'node-b', 'node-c'][i % 3] },
     status: { conditions: [{ type: 'Ready', status: 'True' }] },
   };
 }
 
-const zau = (status?: object): Obj => ({ metadata: { name: 'web', namespace: 'ns', generation: 1 }, spec: { deployment: 'web', maxUnavailable: 2, exponentialFactor: 2 }, status });
+const zau = (status?: object): KubeObject => ({ metadata: { name: 'web', namespace: 'ns', generation: 1 }, spec: { deployment: 'web', maxUnavailable: 2, exponentialFactor: 2 }, status });
 const base = { nodeLabels, topologyKeys: ['topology.kubernetes.io/zone'] };
 
 describe('rolling a Deployment through its ReplicaSets', () => {
@@ -56,7 +57,7 @@ describe('rolling a Deployment through its ReplicaSets', () => {
     const created = (action as any).replicaSet;
     const hash = templateHash(template('web:2'));
     expect(created).toMatchObject({
-      metadata: { name: `web-${hash}`, labels: { 'app': 'web', 'pod-template-hash': hash }, annotations: { 'deployment.kubernetes.io/revision': '4' }, ownerReferences: [{ kind: 'Deployment', uid: 'dep', controller: true }] },
+      metadata: { name: `web-${hash}`, labels: { 'app': 'web', 'pod-template-hash': hash }, annotations: { 'deployment.kubernetes.io/revision': '4' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep', controller: true }] },
       spec: { replicas: 0, selector: { matchLabels: { 'app': 'web', 'pod-template-hash': hash } }, template: { metadata: { labels: { 'pod-template-hash': hash } } } },
     });
     expect(newReplicaSet(deployment(), [old]).spec.template.spec).toEqual(template('web:2').spec);

@@ -1,5 +1,5 @@
 import { all, pod, world, zdb } from './zone-disruption-budget-fixtures';
-import { Obj } from '../src/reconcilers/zone-aware-update-decision';
+import { KubeObject } from '../src/kube/api';
 import { budgetOf, budgetStatus, decideEviction } from '../src/reconcilers/zone-disruption-budget-decision';
 
 describe('zone-disruption-budget decision', () => {
@@ -64,9 +64,9 @@ describe('zone-disruption-budget decision', () => {
   });
 
   test('ReplicaSet owners: a missing pod (zone unknown) blocks every zone', () => {
-    const rs: Obj = { kind: 'ReplicaSet', metadata: { name: 'web-1', namespace: 'ns', uid: 'rs' }, spec: { replicas: 3, template: { metadata: { labels: { app: 'web' } } } } };
-    const web = (i: number): Obj => ({
-      metadata: { name: `web-1-${i}`, namespace: 'ns', labels: { app: 'web' }, ownerReferences: [{ kind: 'ReplicaSet', name: 'web-1', uid: 'rs', controller: true }] },
+    const rs: KubeObject = { kind: 'ReplicaSet', metadata: { name: 'web-1', namespace: 'ns', uid: 'rs' }, spec: { replicas: 3, template: { metadata: { labels: { app: 'web' } } } } };
+    const web = (i: number): KubeObject => ({
+      metadata: { name: `web-1-${i}`, namespace: 'ns', labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: 'rs', controller: true }] },
       spec: { nodeName: ['node-a', 'node-b'][i] },
       status: { conditions: [{ type: 'Ready', status: 'True' }] },
     });

@@ -4,9 +4,9 @@
  */
 import { all, pod, world, zdb } from './zone-disruption-budget-fixtures';
 import { AdmissionRequest, AdmissionVerdict } from '../src/admission';
+import { KubeObject } from '../src/kube/api';
 import { createLogger } from '../src/log';
 import { createMetrics } from '../src/metrics';
-import { Obj } from '../src/reconcilers/zone-aware-update-decision';
 import { EvictionReservations, evictionWebhook } from '../src/reconcilers/zone-disruption-budget';
 
 const WINDOW = 3_000;
@@ -43,7 +43,7 @@ function cluster(maxUnavailable = 2) {
     },
     /** The API server deletes db-i (a deletionTimestamp), and the informer, having cached it, confirms. */
     delete(i: number) {
-      const going: Obj = pod(i, { terminating: true });
+      const going: KubeObject = pod(i, { terminating: true });
       pods.set(`ns/db-${i}`, going);
       reservations.confirm(`ns/db-${i}`);
     },

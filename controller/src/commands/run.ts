@@ -7,54 +7,25 @@
 import { promises as fs } from 'fs';
 import { isIP } from 'net';
 import * as os from 'os';
+import * as path from 'path';
 import { parseArgs } from 'util';
 import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
 import { ZONE_ANNOTATOR } from '../../../src/contract/reconcilers';
 import { Command } from '../cli';
+import type { RunOptions, TlsMode } from '../controller';
+import { serviceAccountDir } from '../kube/config';
 import { Logger } from '../log';
-import { Reconciler } from '../reconciler';
+import { DEFAULT_API_CONCURRENCY, Reconciler } from '../reconciler';
 import { RECONCILERS } from '../reconcilers';
-import { serviceHosts } from '../tls/certificates';
-
-export type TlsMode = 'files' | 'self-managed';
-
-export interface RunOptions {
-  readonly reconcilers: readonly Reconciler[];
-  readonly kubeconfig?: string;
-  readonly leaderElect: boolean;
-  readonly leaseNamespace: string;
-  readonly leaseName: string;
-  readonly leaseDurationSeconds: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
-  readonly identity: string;
-  readonly topologyKeys: readonly string[];
-  /** The namespaces the redis reconciler lists pods in; empty: every namespace. */
-  readonly redisNamespaces: readonly string[];
-  readonly metricsPort: number;
-  readonly webhookPort: number;
-  readonly tlsMode: TlsMode;
-  readonly tlsCertFile?: string;
-  readonly tlsKeyFile?: string;
-  /** self-managed: the Secret holding the CA and serving certificate. */
-  readonly tlsSecret: string;
-  /** self-managed: the names the serving certificate covers (the webhook Service's, plus --tls-hosts). */
-  readonly tlsHosts: readonly string[];
-  /** self-managed: the ValidatingWebhookConfigurations whose caBundle the controller keeps current. */
-  readonly webhookConfigurations: readonly string[];
-  /** The address the webhook listener binds. */
-  readonly webhookHost: string;
-  /** The address the metrics and probes listener binds. */
-  readonly metricsHost: string;
-  /** Both listeners: a request (headers and body) must arrive within this. */
-  readonly requestTimeoutMs: number;
-}
+import { serviceHosts } from '../tls/hosts';
 
 export const RUN_HELP = `usage: cdk8s-zones-controller run [options]
 
 Runs the controller: reconcilers on the leader, webhooks and metrics on every replica.
   --reconcilers LIST      comma-separated, of: ${RECONCILERS.map((r) => r.name).join(', ')} (default zone-annotator)
   --kubeconfig FILE       default: in-cluster service account, else $KUBECONFIG or ~/.kube/config
+  --api-concurrency N     requests each reconciler keeps in flight to the API server, with up to 2N
+                          keep-alive connections (default ${DEFAULT_API_CONCURRENCY})
   --leader-elect          only the holder of the Lease runs reconcilers (use with 2 replicas)
   --lease-namespace NS    default: $POD_NAMESPACE, else the service account's namespace, else default
   --lease-name NAME       default cdk8s-zones-controller
@@ -79,8 +50,6 @@ Runs the controller: reconcilers on the leader, webhooks and metrics on every re
   --request-timeout S     both listeners: a request's headers and body must arrive within this (default 10);
                           bodies over 8 MiB are answered 413
 `;
-
-const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 function positive(flag: string, raw: string, integer = false): number {
   const n = Number(raw);
@@ -123,6 +92,7 @@ export function parseRun(
     options: {
       'reconcilers': { type: 'string', default: ZONE_ANNOTATOR },
       'kubeconfig': { type: 'string' },
+      'api-concurrency': { type: 'string', default: String(DEFAULT_API_CONCURRENCY) },
       'leader-elect': { type: 'boolean', default: false },
       'lease-namespace': { type: 'string' },
       'lease-name': { type: 'string', default: 'cdk8s-zones-controller' },
@@ -184,6 +154,7 @@ export function parseRun(
   return {
     reconcilers,
     kubeconfig: values.kubeconfig,
+    apiConcurrency: positive('api-concurrency', values['api-concurrency']!, true),
     leaderElect: values['leader-elect']!,
     leaseNamespace,
     leaseName,
@@ -213,7 +184,7 @@ export const run: Command = {
   async run(args: string[], log: Logger): Promise<number> {
     let opts: RunOptions | 'help';
     try {
-      const saNamespace = await fs.readFile(SERVICE_ACCOUNT_NAMESPACE, 'utf8').then((s) => s.trim(), () => undefined);
+      const saNamespace = await fs.readFile(path.join(serviceAccountDir(), 'namespace'), 'utf8').then((s) => s.trim(), () => undefined);
       opts = parseRun(args, process.env, saNamespace);
     } catch (err) {
       log.error('bad arguments', { error: err });

@@ -1,7 +1,6 @@
 /**
- * The controller's view of the Kubernetes API: plain interfaces, so reconcilers and their tests never load
- * `@kubernetes/client-node` (ESM-only; jest cannot load it). `connect.ts` is the one implementation over
- * HTTPS; tests pass fakes.
+ * The controller's view of the Kubernetes API: plain interfaces, so reconcilers and their tests work on
+ * fakes. `connect.ts` is the one implementation over HTTPS (`config.ts` says where and as whom).
  */
 
 export interface OwnerReference {
@@ -17,6 +16,7 @@ export interface ObjectMeta {
   readonly namespace?: string;
   readonly uid?: string;
   readonly resourceVersion?: string;
+  readonly generation?: number;
   readonly labels?: Record<string, string>;
   readonly annotations?: Record<string, string>;
   readonly deletionTimestamp?: string;
@@ -24,12 +24,12 @@ export interface ObjectMeta {
   readonly ownerReferences?: ReadonlyArray<OwnerReference>;
 }
 
-/** Any Kubernetes object as JSON. */
+/** Any Kubernetes object as JSON (the one object type of the controller: caches, decisions, requests). */
 export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  [field: string]: any;
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+  readonly [field: string]: any;
 }
 
 /** A kind of object: where its REST path is and whether it lives in namespaces. */
@@ -46,6 +46,11 @@ export const NODES: Resource = { apiVersion: 'v1', plural: 'nodes', namespaced: 
 export const EVENTS: Resource = { apiVersion: 'v1', plural: 'events', namespaced: true };
 export const SECRETS: Resource = { apiVersion: 'v1', plural: 'secrets', namespaced: true };
 export const LEASES: Resource = { apiVersion: 'coordination.k8s.io/v1', plural: 'leases', namespaced: true };
+export const CONFIGMAPS: Resource = { apiVersion: 'v1', plural: 'configmaps', namespaced: true };
+export const CLAIMS: Resource = { apiVersion: 'v1', plural: 'persistentvolumeclaims', namespaced: true };
+export const STATEFULSETS: Resource = { apiVersion: 'apps/v1', plural: 'statefulsets', namespaced: true };
+export const DEPLOYMENTS: Resource = { apiVersion: 'apps/v1', plural: 'deployments', namespaced: true };
+export const REPLICASETS: Resource = { apiVersion: 'apps/v1', plural: 'replicasets', namespaced: true };
 
 /** The REST path of a collection (no name) or of one object, optionally a subresource (`status`, `eviction`). */
 export function resourcePath(resource: Resource, namespace?: string, name?: string, subresource?: string): string {
@@ -121,4 +126,19 @@ export function isStatus(err: unknown, status: number): boolean {
 /** `namespace/name` (or `name` for cluster-scoped objects): the key of caches and work queues. */
 export function keyOf(obj: { metadata: { name: string; namespace?: string } }): string {
   return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
+}
+
+/** The owner reference of the object's controller (a pod's StatefulSet or ReplicaSet), if any. */
+export function controllerOf(obj: KubeObject): OwnerReference | undefined {
+  return obj.metadata.ownerReferences?.find((o) => o.controller === true);
+}
+
+/** True when the object whose uid is `ownerUid` is the controller of `obj`. */
+export function isControlledBy(obj: KubeObject, ownerUid: string | undefined): boolean {
+  return ownerUid !== undefined && controllerOf(obj)?.uid === ownerUid;
+}
+
+/** True when the pod's condition `type` (e.g. `Ready`) has status True. */
+export function conditionHolds(pod: KubeObject, type: string): boolean {
+  return (pod.status?.conditions as Array<{ type: string; status: string }> | undefined)?.some((c) => c.type === type && c.status === 'True') ?? false;
 }

@@ -1,18 +1,21 @@
 /**
- * The one implementation of `KubeApi`: JSON over HTTPS to the API server, credentials from the pod's
- * service account (in the cluster) or a kubeconfig. This is the only module that loads
- * `@kubernetes/client-node`, and only for its kubeconfig handling (files, in-cluster token refresh, exec
- * plugins); requests use one keep-alive agent so a burst of patches does not pay a TLS handshake each.
+ * The one implementation of `KubeApi`: JSON over HTTPS to the API server that `config.ts` names. The TLS
+ * agents are built once: requests share keep-alive connections (a burst of patches pays no handshake
+ * each), and watches, which hold a connection for minutes, have their own so they never take a request's.
+ * The bearer token is read from its source on each request (a file is re-read as it rotates, and at once
+ * when the server answers 401, after which the request is tried once more).
  */
+import * as http from 'http';
 import * as https from 'https';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PatchType, WatchEvent, WatchOptions } from './api';
+import { ClusterConfig, ConfigSelection, loadClusterConfig } from './config';
 import { lineSplitter } from '../lines';
 
-export interface ConnectOptions {
-  /** A kubeconfig file; without it: in-cluster config when running in a pod, else $KUBECONFIG / ~/.kube/config. */
-  readonly kubeconfig?: string;
-  /** Requests in flight at most (the agent's socket limit). @default 32 */
+/** Connections to the API server that requests (not watches) may hold at once. */
+export const DEFAULT_MAX_SOCKETS = 64;
+
+export interface ConnectOptions extends ConfigSelection {
+  /** Keep-alive connections for requests at most; more requests wait for one. @default DEFAULT_MAX_SOCKETS */
   readonly maxSockets?: number;
 }
 
@@ -22,64 +25,73 @@ const CONTENT_TYPES: Record<PatchType, string> = {
   json: 'application/json-patch+json',
 };
 
+const USER_AGENT = 'cdk8s-zones-controller';
+
+/** An answer that is not a watch stream can be kept whole in memory, but not forever. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
 function query(params: Record<string, string | number | boolean | undefined>): string {
   const q = Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
   return q.length ? `?${q.join('&')}` : '';
 }
 
-export function loadKubeConfig(file?: string): KubeConfig {
-  const kc = new KubeConfig();
-  if (file) kc.loadFromFile(file);
-  else if (process.env.KUBERNETES_SERVICE_HOST && !process.env.KUBECONFIG) kc.loadFromCluster();
-  else kc.loadFromDefault();
-  if (!kc.getCurrentCluster()) throw new Error(`no Kubernetes cluster configured (kubeconfig ${file ?? process.env.KUBECONFIG ?? 'default'})`);
-  return kc;
+/** The body of an answer as JSON when it is JSON (a Status names the reason of a failure). */
+function readJson(res: http.IncomingMessage): Promise<{ text: string; json: any }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('error', reject);
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let json: any;
+      try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+      resolve({ text, json });
+    });
+  });
 }
 
+const apiError = (method: string, path: string, res: http.IncomingMessage, body: { text: string; json: any }) =>
+  new KubeApiError(method, path, res.statusCode ?? 0, body.json?.reason ?? res.statusMessage ?? '', body.json?.message ?? body.text.slice(0, 500));
+
+/** Connects to the cluster `opts` selects (see `loadClusterConfig`). */
 export function connect(opts: ConnectOptions = {}): KubeApi {
-  const kc = loadKubeConfig(opts.kubeconfig);
-  const server = new URL(kc.getCurrentCluster()!.server);
-  let agent: https.Agent | undefined;
+  return kubeApi(loadClusterConfig(opts), opts.maxSockets);
+}
 
-  /** Headers with fresh credentials (tokens are re-read as they rotate) and the shared agent. */
-  async function requestOptions(method: string, path: string, headers: Record<string, string>): Promise<https.RequestOptions> {
-    const o: https.RequestOptions & { headers: Record<string, any> } = { headers: { Accept: 'application/json', ...headers } };
-    await kc.applyToHTTPSOptions(o);
-    agent ??= new https.Agent({
-      keepAlive: true,
-      maxSockets: opts.maxSockets ?? 32,
-      ca: o.ca,
-      cert: o.cert,
-      key: o.key,
-      rejectUnauthorized: o.rejectUnauthorized,
-      servername: (o as any).servername,
-    });
-    return { method, hostname: server.hostname, port: server.port || 443, path, headers: o.headers, auth: o.auth, agent };
-  }
+export function kubeApi(config: ClusterConfig, maxSockets = DEFAULT_MAX_SOCKETS): KubeApi {
+  const tls: https.AgentOptions = { ca: config.ca, cert: config.cert, key: config.key, servername: config.serverName };
+  const requests = new https.Agent({ ...tls, keepAlive: true, maxSockets });
+  const watches = new https.Agent({ ...tls, keepAlive: false });
+  const { hostname, port } = config.server;
+  const base = { hostname: hostname.replace(/^\[(.*)\]$/, '$1'), port: port || 443 };
 
-  async function request<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: Record<string, string> = payload ? { 'Content-Type': contentType, 'Content-Length': String(payload.length) } : {};
-    const options = await requestOptions(method, path, headers);
+  const headers = (extra: Record<string, string>): Record<string, string> => ({
+    'Accept': 'application/json',
+    'User-Agent': USER_AGENT,
+    ...(config.token ? { Authorization: `Bearer ${config.token.current()}` } : {}),
+    ...extra,
+  });
+
+  /** One request, answered whole; `retried` after a 401 that made the token source read a new token. */
+  function send<T>(method: string, path: string, payload: Buffer | undefined, contentType: string, retried = false): Promise<T> {
+    const extra: Record<string, string> = payload ? { 'Content-Type': contentType, 'Content-Length': String(payload.length) } : {};
     return new Promise<T>((resolve, reject) => {
-      const req = https.request(options, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: any;
-          try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+      const req = https.request({ ...base, method, path, headers: headers(extra), agent: requests }, (res) => {
+        readJson(res).then((body) => {
           const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) resolve(parsed as T);
-          else reject(new KubeApiError(method, path, status, parsed?.reason ?? res.statusMessage ?? '', parsed?.message ?? text.slice(0, 500)));
-        });
+          if (status >= 200 && status < 300) return resolve(body.json as T);
+          if (status === 401 && !retried && config.token?.refresh()) return resolve(send<T>(method, path, payload, contentType, true));
+          reject(apiError(method, path, res, body));
+        }, reject);
       });
-      req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${path}: no answer within 60 s`)));
+      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
       req.on('error', reject);
       req.end(payload);
     });
   }
+
+  const request = <T>(method: string, path: string, body?: unknown, contentType = 'application/json') =>
+    send<T>(method, path, body === undefined ? undefined : Buffer.from(JSON.stringify(body)), contentType);
 
   async function watch<T extends KubeObject>(
     path: string, wo: WatchOptions, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal,
@@ -93,18 +105,11 @@ export function connect(opts: ConnectOptions = {}): KubeApi {
       fieldSelector: wo.fieldSelector,
       timeoutSeconds: wo.timeoutSeconds,
     });
-    const options = { ...(await requestOptions('GET', path + q, {})), signal };
     return new Promise<void>((resolve, reject) => {
-      const req = https.request(options, (res) => {
+      const req = https.request({ ...base, method: 'GET', path: path + q, headers: headers({}), agent: watches, signal }, (res) => {
         if (res.statusCode !== 200) {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: any;
-            try { parsed = JSON.parse(text); } catch { parsed = undefined; }
-            reject(new KubeApiError('WATCH', path, res.statusCode ?? 0, parsed?.reason ?? '', parsed?.message ?? text.slice(0, 500)));
-          });
+          if (res.statusCode === 401) config.token?.refresh(); // the informer retries the watch with the new token
+          readJson(res).then((body) => reject(apiError('WATCH', path, res, body)), reject);
           return;
         }
         const split = lineSplitter((line) => onEvent(JSON.parse(line) as WatchEvent<T>));

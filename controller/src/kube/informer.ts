@@ -3,17 +3,28 @@
  * resumes from it (bookmarks keep it fresh), a watch the server ends is resumed, an error is retried with
  * exponential backoff, and 410 Gone (the version was compacted away) relists. Every `resyncMs` the
  * handler sees every cached object again, so a reconcile that failed quietly is retried.
+ *
+ * The cache holds what `transform` keeps of each object (the fields its reconcilers read: a pod as the API
+ * server sends it is ten times larger), and `indexes` find objects by a secondary key (namespace, owner)
+ * without a scan of the whole cache.
  */
 import { Logger } from '../log';
-import { KubeApi, KubeApiError, KubeObject, keyOf, ListOptions, WatchEvent } from './api';
+import { controllerOf, KubeApi, KubeApiError, KubeObject, keyOf, ListOptions, WatchEvent } from './api';
 
 export type ChangeType = 'added' | 'modified' | 'deleted' | 'resync';
 
-export interface InformerOptions<T extends KubeObject> {
+/** The secondary keys of an object under one index (none: not in that index). */
+export type IndexFn<T> = (obj: T) => readonly string[];
+
+export interface InformerOptions<T extends KubeObject, I extends string = never> {
   /** The collection's path, e.g. `resourcePath(PODS)` for pods in every namespace. */
   readonly path: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /** What the cache keeps of each object (keep `metadata.resourceVersion`: relists compare it). @default the whole object */
+  readonly transform?: (obj: KubeObject) => T;
+  /** Named secondary keys; `byIndex(name, key)` lists the objects under one. */
+  readonly indexes?: Readonly<Record<I, IndexFn<T>>>;
   /** Called for every change, after the cache holds it (for `deleted`, the last known object). */
   readonly onChange: (type: ChangeType, obj: T, old?: T) => void;
   /** @default 300_000 (5 min); 0 turns it off */
@@ -29,21 +40,67 @@ export interface InformerOptions<T extends KubeObject> {
   readonly log: Logger;
 }
 
-export class Informer<T extends KubeObject> {
+/** The objects of a cache by one secondary key: key -> (cache key -> object). */
+class Index<T> {
+  private readonly buckets = new Map<string, Map<string, T>>();
+
+  constructor(private readonly keysOf: IndexFn<T>) {}
+
+  add(cacheKey: string, obj: T): void {
+    for (const k of this.keysOf(obj)) {
+      let bucket = this.buckets.get(k);
+      if (!bucket) this.buckets.set(k, (bucket = new Map()));
+      bucket.set(cacheKey, obj);
+    }
+  }
+
+  remove(cacheKey: string, obj: T): void {
+    for (const k of this.keysOf(obj)) {
+      const bucket = this.buckets.get(k);
+      if (bucket?.delete(cacheKey) && bucket.size === 0) this.buckets.delete(k);
+    }
+  }
+
+  get(k: string): T[] {
+    const bucket = this.buckets.get(k);
+    return bucket ? [...bucket.values()] : [];
+  }
+}
+
+/** Index by namespace (`''` for cluster-scoped objects). */
+export const byNamespace: IndexFn<KubeObject> = (obj) => [obj.metadata.namespace ?? ''];
+
+/** Index by the uid of the object's controller (a pod's StatefulSet or ReplicaSet, a ReplicaSet's Deployment). */
+export const byController: IndexFn<KubeObject> = (obj) => {
+  const uid = controllerOf(obj)?.uid;
+  return uid ? [uid] : [];
+};
+
+export class Informer<T extends KubeObject, I extends string = never> {
   private readonly cache = new Map<string, T>();
+  private readonly indexes: ReadonlyMap<I, Index<T>>;
   private resourceVersion: string | undefined;
   private markSynced!: () => void;
   /** Resolves once the first list is in the cache. */
   readonly synced = new Promise<void>((resolve) => { this.markSynced = resolve; });
 
-  constructor(private readonly api: KubeApi, private readonly opts: InformerOptions<T>) {}
+  constructor(private readonly api: KubeApi, private readonly opts: InformerOptions<T, I>) {
+    const fns = Object.entries(opts.indexes ?? {}) as Array<[I, IndexFn<T>]>;
+    this.indexes = new Map(fns.map(([name, fn]) => [name, new Index(fn)]));
+  }
 
   get(key: string): T | undefined {
     return this.cache.get(key);
   }
 
+  /** A copy of the whole cache: for small caches (custom resources), never pods. */
   list(): T[] {
     return [...this.cache.values()];
+  }
+
+  /** The cached objects under `key` of index `index`. */
+  byIndex(index: I, key: string): T[] {
+    return this.indexes.get(index)!.get(key);
   }
 
   get size(): number {
@@ -59,7 +116,7 @@ export class Informer<T extends KubeObject> {
       while (!signal.aborted) {
         try {
           if (this.resourceVersion === undefined) await this.relist();
-          await this.api.watch<T>(this.opts.path, {
+          await this.api.watch(this.opts.path, {
             labelSelector: this.opts.labelSelector,
             fieldSelector: this.opts.fieldSelector,
             resourceVersion: this.resourceVersion,
@@ -92,20 +149,19 @@ export class Informer<T extends KubeObject> {
       const opts: ListOptions = {
         labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector, limit: this.opts.pageSize ?? 500, continue: cont,
       };
-      const page = await this.api.list<T>(this.opts.path, opts);
-      for (const item of page.items) fresh.set(keyOf(item), item);
+      const page = await this.api.list(this.opts.path, opts);
+      for (const item of page.items) fresh.set(keyOf(item), this.shape(item));
       cont = page.metadata.continue || undefined;
       rv = page.metadata.resourceVersion;
     } while (cont);
     for (const [key, old] of this.cache) {
       if (!fresh.has(key)) {
-        this.cache.delete(key);
+        this.remove(key);
         this.opts.onChange('deleted', old);
       }
     }
     for (const [key, obj] of fresh) {
-      const old = this.cache.get(key);
-      this.cache.set(key, obj);
+      const old = this.put(key, obj);
       if (!old) this.opts.onChange('added', obj);
       else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.opts.onChange('modified', obj, old);
     }
@@ -113,7 +169,7 @@ export class Informer<T extends KubeObject> {
     this.markSynced();
   }
 
-  private apply(e: WatchEvent<T>): void {
+  private apply(e: WatchEvent): void {
     if (e.type === 'ERROR') {
       const status = e.object as unknown as { code?: number; reason?: string; message?: string };
       throw new KubeApiError('WATCH', this.opts.path, status.code ?? 0, status.reason ?? '', status.message ?? '');
@@ -121,14 +177,34 @@ export class Informer<T extends KubeObject> {
     this.resourceVersion = e.object.metadata.resourceVersion ?? this.resourceVersion;
     if (e.type === 'BOOKMARK') return;
     const key = keyOf(e.object);
-    const old = this.cache.get(key);
+    const obj = this.shape(e.object);
     if (e.type === 'DELETED') {
-      this.cache.delete(key);
-      this.opts.onChange('deleted', e.object, old);
+      this.opts.onChange('deleted', obj, this.remove(key));
     } else {
-      this.cache.set(key, e.object);
-      this.opts.onChange(old ? 'modified' : 'added', e.object, old);
+      const old = this.put(key, obj);
+      this.opts.onChange(old ? 'modified' : 'added', obj, old);
     }
+  }
+
+  private shape(obj: KubeObject): T {
+    return this.opts.transform ? this.opts.transform(obj) : obj as T;
+  }
+
+  /** Caches `obj` under `key` (and its index keys); returns what it replaces. */
+  private put(key: string, obj: T): T | undefined {
+    const old = this.remove(key);
+    this.cache.set(key, obj);
+    for (const index of this.indexes.values()) index.add(key, obj);
+    return old;
+  }
+
+  /** Drops `key` from the cache and the indexes; returns what was there. */
+  private remove(key: string): T | undefined {
+    const old = this.cache.get(key);
+    if (old === undefined) return undefined;
+    this.cache.delete(key);
+    for (const index of this.indexes.values()) index.remove(key, old);
+    return old;
   }
 
   private resync(): void {

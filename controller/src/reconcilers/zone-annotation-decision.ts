@@ -4,6 +4,14 @@
  */
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { KubeObject } from '../kube/api';
+import { PodShape } from '../kube/transforms';
+
+/** What the annotator reads of a pod: the cache keeps nothing else. */
+export const ANNOTATOR_POD_SHAPE: PodShape = {
+  labels: [ZoneAnnotation.OPT_IN_LABEL],
+  annotations: [ZoneAnnotation.VALUE_ANNOTATION, ZoneAnnotation.KEYS_ANNOTATION],
+  conditions: ['PodScheduled'],
+};
 
 export type ZoneAnnotationDecision =
   /** Nothing to do: not opted in, not bound yet, being deleted, or already carrying the right value. */
@@ -47,4 +55,26 @@ export function boundAt(pod: KubeObject): number | undefined {
     ?.find((c) => c.type === 'PodScheduled' && c.status === 'True');
   const t = scheduled?.lastTransitionTime ? Date.parse(scheduled.lastTransitionTime) : NaN;
   return Number.isNaN(t) ? undefined : t;
+}
+
+/** The fields of a pod the decision depends on (status churn is not among them). */
+function decisionInputs(pod: KubeObject, value = pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION]): unknown[] {
+  return [
+    pod.spec?.nodeName,
+    pod.metadata.deletionTimestamp !== undefined,
+    pod.metadata.labels?.[ZoneAnnotation.OPT_IN_LABEL],
+    pod.metadata.annotations?.[ZoneAnnotation.KEYS_ANNOTATION],
+    value,
+  ];
+}
+
+/**
+ * Whether a pod's change from `old` to `pod` can change the decision. `written` is the value the annotator
+ * patched onto it and has not seen come back yet: the patch's own echo changes nothing.
+ */
+export function decisionInputsChanged(old: KubeObject, pod: KubeObject, written?: string): boolean {
+  const echoed = written !== undefined && pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] === written;
+  const before = decisionInputs(old, echoed ? written : old.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION]);
+  const after = decisionInputs(pod);
+  return before.some((v, i) => v !== after[i]);
 }

@@ -9,16 +9,17 @@ import { ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES } from '../../../src/contract/reco
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { isStatus, KubeObject, keyOf, NODES, PODS, resourcePath } from '../kube/api';
 import { Informer } from '../kube/informer';
-import { Reconciler, ReconcilerContext } from '../reconciler';
-import { WorkQueue } from '../work-queue';
-import { boundAt, decideZoneAnnotation } from './zone-annotation-decision';
+import { slimNode, slimPod } from '../kube/transforms';
+import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
+import { DEFAULT_API_CONCURRENCY, Reconciler, ReconcilerContext } from '../reconciler';
+import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged } from './zone-annotation-decision';
 
 export const NODE_MISSING_LABEL_REASON = 'NodeMissingTopologyLabel';
 export const INVALID_KEYS_REASON = 'InvalidTopologyKeys';
 const NAME = ZONE_ANNOTATOR;
 
 export interface ZoneAnnotatorTuning {
-  /** Patches in flight at once. @default 8 */
+  /** Patches in flight at once. @default the run's `--api-concurrency` */
   readonly concurrency?: number;
   /** @default 300_000 */
   readonly resyncMs?: number;
@@ -38,6 +39,8 @@ async function runZoneAnnotator(ctx: ReconcilerContext, signal: AbortSignal, tun
   /** Pods waiting on a node (unknown, or lacking labels), by node name; and the nodes lacking labels. */
   const waiting = new Map<string, Set<string>>();
   const missingLabel = new Set<string>();
+  /** The value patched onto each pod whose watch has not shown it yet: that echo needs no reconcile. */
+  const written = new Map<string, string>();
   const updateGauge = () => ctx.metrics.nodesMissingZoneLabel.set(missingLabel.size);
   const wait = (node: string, podKey: string) => {
     if (!waiting.has(node)) waiting.set(node, new Set());
@@ -51,51 +54,67 @@ async function runZoneAnnotator(ctx: ReconcilerContext, signal: AbortSignal, tun
     if (missingLabel.delete(node)) updateGauge();
   };
 
-  const nodes: Informer<KubeObject> = new Informer(ctx.kube, {
+  const nodes = new Informer(ctx.kube, {
     path: resourcePath(NODES),
+    transform: slimNode,
     resyncMs: 0, // pods resync; a node matters only through its pods
     log,
     onChange: (type, node) => {
       if (type === 'deleted') return;
-      for (const podKey of waiting.get(node.metadata.name) ?? []) queue.add(podKey);
+      for (const podKey of waiting.get(node.metadata.name) ?? []) loop.enqueue(podKey);
     },
   });
-  const pods: Informer<KubeObject> = new Informer(ctx.kube, {
+  const pods = new Informer(ctx.kube, {
     path: resourcePath(PODS),
     labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
+    transform: (pod) => slimPod(pod, ANNOTATOR_POD_SHAPE),
     resyncMs: tuning.resyncMs,
     log,
     onChange: (type, pod, old) => {
+      const podKey = keyOf(pod);
       if (type === 'deleted') {
-        unwait(pod.spec?.nodeName, keyOf(pod));
+        unwait(pod.spec?.nodeName, podKey);
+        written.delete(podKey);
         return;
       }
-      // Only what can change the decision: binding, labels, annotations, deletion (not status churn).
-      if (type === 'modified' && old && old.spec?.nodeName === pod.spec?.nodeName && !pod.metadata.deletionTimestamp
-        && old.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] === pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION]
-        && old.metadata.annotations?.[ZoneAnnotation.KEYS_ANNOTATION] === pod.metadata.annotations?.[ZoneAnnotation.KEYS_ANNOTATION]) return;
-      queue.add(keyOf(pod));
+      const echo = written.get(podKey);
+      if (echo !== undefined && pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] === echo) written.delete(podKey);
+      if (type === 'modified' && old && !decisionInputsChanged(old, pod, echo)) return;
+      loop.enqueue(podKey);
     },
   });
 
-  const queue = new WorkQueue(async (podKey) => {
+  /** Writes the annotation; false when the pod is gone. */
+  const annotate = async (pod: KubeObject, podKey: string, value: string): Promise<boolean> => {
+    written.set(podKey, value); // before the request: the watch may show the echo before the answer arrives
+    try {
+      const patch = { metadata: { annotations: { [ZoneAnnotation.VALUE_ANNOTATION]: value } } };
+      await ctx.kube.patch(resourcePath(PODS, pod.metadata.namespace, pod.metadata.name), patch);
+      return true;
+    } catch (err) {
+      written.delete(podKey);
+      if (isStatus(err, 404)) return false; // deleted meanwhile
+      throw err;
+    }
+  };
+
+  const reconcile = async (podKey: string): Promise<ReconcileResult> => {
     const pod = pods.get(podKey);
-    if (!pod) return;
+    if (!pod) return {};
     const nodeName: string | undefined = pod.spec?.nodeName;
     const decision = decideZoneAnnotation(pod, nodeName ? nodes.get(nodeName) : undefined, ctx.settings.topologyKeys);
-    ctx.metrics.reconciles.inc({ reconciler: NAME });
     if (decision.kind !== 'wait-for-node' && decision.kind !== 'missing-label') unwait(nodeName, podKey);
     switch (decision.kind) {
       case 'skip':
-        return;
+        return {};
       case 'wait-for-node':
         wait(decision.node, podKey);
-        return;
+        return {};
       case 'invalid-keys':
         ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.kind });
         await ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', INVALID_KEYS_REASON,
           `annotation ${ZoneAnnotation.KEYS_ANNOTATION}=${JSON.stringify(decision.raw)} names no node label key; give comma-separated keys such as topology.kubernetes.io/zone`);
-        return;
+        return {};
       case 'missing-label': {
         wait(decision.node, podKey);
         if (!missingLabel.has(decision.node)) {
@@ -106,36 +125,21 @@ async function runZoneAnnotator(ctx: ReconcilerContext, signal: AbortSignal, tun
         log.warn('node lacks topology labels', { pod: podKey, node: decision.node, missing: decision.missing });
         await ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', NODE_MISSING_LABEL_REASON,
           `node ${decision.node} has no label ${decision.missing.join(', ')}: ${ZoneAnnotation.VALUE_ANNOTATION} is set once the node is labelled`);
-        return;
+        return {};
       }
       case 'annotate': {
-        try {
-          await ctx.kube.patch(resourcePath(PODS, pod.metadata.namespace, pod.metadata.name),
-            { metadata: { annotations: { [ZoneAnnotation.VALUE_ANNOTATION]: decision.value } } });
-        } catch (err) {
-          if (isStatus(err, 404)) return; // deleted meanwhile
-          throw err;
-        }
+        if (!await annotate(pod, podKey, decision.value)) return {};
         ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.previous === undefined ? 'annotated' : 'corrected' });
         const bound = boundAt(pod);
         if (bound !== undefined) ctx.metrics.annotationLatency.observe(Math.max(0, Date.now() - bound) / 1000);
         log.debug('annotated', { pod: podKey, value: decision.value, previous: decision.previous });
-        return;
+        return {};
       }
     }
-  }, {
-    concurrency: tuning.concurrency ?? 8,
-    onError: (podKey, err, failures) => {
-      ctx.metrics.reconcileErrors.inc({ reconciler: NAME });
-      log.warn('reconcile failed, retrying', { pod: podKey, error: err, failures });
-    },
-  });
+  };
 
-  const nodesRun = nodes.run(signal);
-  await Promise.race([nodes.synced, nodesRun]); // pods decided before the nodes are known would all wait
-  const podsRun = pods.run(signal);
-  log.info('started', { topologyKeys: ctx.settings.topologyKeys });
-  await Promise.all([nodesRun, podsRun]);
-  queue.stop();
-  await queue.idle();
+  const concurrency = tuning.concurrency ?? ctx.settings.apiConcurrency ?? DEFAULT_API_CONCURRENCY;
+  const loop = new ReconcileLoop(ctx, { name: NAME, reconcile, concurrency });
+  // Pods decided before the nodes are known would all wait.
+  await loop.run(signal, { caches: [nodes], primaries: [pods], startedFields: { topologyKeys: ctx.settings.topologyKeys } });
 }

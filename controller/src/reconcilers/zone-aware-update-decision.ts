@@ -1,38 +1,18 @@
 /**
  * What the zone-aware-update reconciler does with one ZoneAwareUpdate, given what the caches hold (the
  * custom resource, its StatefulSet, the StatefulSet's pods, the nodes): a pure function around the
- * library's planner (src/rollout/update-plan.ts), unit-tested without a cluster.
+ * library's planner (src/rollout/update-plan.ts), unit-tested without a cluster. Also pure: what the
+ * caches must show of an action before the next decision (`expectationOf`, `expectationMet`) and what
+ * an action reports (`reportOf`: metric, log, Event, recheck). zone-aware-update.ts does the I/O.
  */
+import { statusHolds } from './status';
 import {
   deploymentPods, deploymentProblem, newReplicaSet, ownedReplicaSets, resize, runsTemplate, Scaling, scalingFor, TEMPLATE_HASH_LABEL, unsettled,
 } from './zone-aware-update-deployment';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
 import { oldReplicasByZone, planUpdate, RolloutPod, RolloutState, UpdateDecision } from '../../../src/rollout/update-plan';
-
-export interface OwnerReference {
-  readonly apiVersion?: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly controller?: boolean;
-}
-
-/** The fields of a Kubernetes object the decisions read (any object from the API server fits). */
-export interface Obj {
-  readonly metadata: {
-    readonly name: string;
-    readonly namespace?: string;
-    readonly uid?: string;
-    readonly generation?: number;
-    readonly labels?: Record<string, string>;
-    readonly annotations?: Record<string, string>;
-    readonly deletionTimestamp?: string;
-    readonly creationTimestamp?: string;
-    readonly ownerReferences?: ReadonlyArray<OwnerReference>;
-  };
-  readonly [field: string]: any;
-}
+import { conditionHolds, isControlledBy, KubeObject } from '../kube/api';
 
 /** The StatefulSet pod label holding the revision the pod was created from. */
 export const REVISION_LABEL = 'controller-revision-hash';
@@ -56,22 +36,22 @@ export type ZauAction =
   /** Deployment: mark `pods` cheapest to delete, scale the new ReplicaSet up and the old ones down, then write `status`. */
   | { readonly kind: 'scale'; readonly pods: string[]; readonly zone: string; readonly scaling: Scaling; readonly status: ZauStatus }
   /** Deployment: create its new ReplicaSet (0 replicas), then write `status`. */
-  | { readonly kind: 'create-replicaset'; readonly replicaSet: Obj; readonly status: ZauStatus }
+  | { readonly kind: 'create-replicaset'; readonly replicaSet: KubeObject; readonly status: ZauStatus }
   /** Dry run: the pods that would be deleted; write `status` (the step does not advance). */
   | { readonly kind: 'dry-run'; readonly pods: string[]; readonly zone: string; readonly status: ZauStatus }
   /** Only write `status` (waiting, paused, done, or an error in the spec or the workload). */
   | { readonly kind: 'status'; readonly status: ZauStatus };
 
 export interface ZauInput {
-  readonly zau: Obj;
+  readonly zau: KubeObject;
   /** The StatefulSet `spec.statefulset` names, if the cache has it. */
-  readonly statefulSet?: Obj;
+  readonly statefulSet?: KubeObject;
   /** The Deployment `spec.deployment` names, if the cache has it. */
-  readonly deployment?: Obj;
-  /** ReplicaSets of the namespace (for a Deployment). */
-  readonly replicaSets?: readonly Obj[];
-  /** Pods of the namespace (the decision keeps those the StatefulSet controls). */
-  readonly pods: readonly Obj[];
+  readonly deployment?: KubeObject;
+  /** ReplicaSets, at least those the Deployment controls (the decision keeps those). */
+  readonly replicaSets?: readonly KubeObject[];
+  /** Pods, at least those the workload's StatefulSet or ReplicaSets control (the decision keeps those). */
+  readonly pods: readonly KubeObject[];
   /** Node labels by node name. */
   readonly nodeLabels: (node: string) => Record<string, string> | undefined;
   /** The node label keys a zone is made of. */
@@ -81,7 +61,7 @@ export interface ZauInput {
 }
 
 /** The persisted step of a ZoneAwareUpdate (its status), for a restarted controller to resume. */
-export function persistedState(zau: Obj): RolloutState | undefined {
+export function persistedState(zau: KubeObject): RolloutState | undefined {
   const s = zau.status;
   if (!s || typeof s.updateRevision !== 'string' || typeof s.step !== 'number') return undefined;
   return { revision: s.updateRevision, step: s.step };
@@ -95,20 +75,15 @@ export function keyValueHolds(condition: string, map: Record<string, string> | u
   return eq < 0 || map[key] === condition.slice(eq + 1);
 }
 
-function isReady(pod: Obj): boolean {
-  return (pod.status?.conditions as Array<{ type: string; status: string }> | undefined)
-    ?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-}
-
 function ordinalOf(stsName: string, podName: string): number {
   const n = Number(podName.slice(stsName.length + 1));
   return Number.isInteger(n) ? n : -1;
 }
 
 /** The StatefulSet's pods as the planner sees them. */
-export function rolloutPods(sts: Obj, pods: readonly Obj[], nodeLabels: ZauInput['nodeLabels'], topologyKeys: readonly string[]): RolloutPod[] {
+export function rolloutPods(sts: KubeObject, pods: readonly KubeObject[], nodeLabels: ZauInput['nodeLabels'], topologyKeys: readonly string[]): RolloutPod[] {
   return pods
-    .filter((p) => p.metadata.ownerReferences?.some((o) => o.controller && o.kind === 'StatefulSet' && o.uid === sts.metadata.uid))
+    .filter((p) => isControlledBy(p, sts.metadata.uid))
     .map((p) => {
       const node: string | undefined = p.spec?.nodeName;
       const labels = node ? nodeLabels(node) : undefined;
@@ -117,7 +92,7 @@ export function rolloutPods(sts: Obj, pods: readonly Obj[], nodeLabels: ZauInput
         order: ordinalOf(sts.metadata.name, p.metadata.name),
         zone: labels ? ZoneAnnotation.valueFor(labels, [...topologyKeys]) : undefined,
         revision: p.metadata.labels?.[REVISION_LABEL] ?? '',
-        ready: isReady(p),
+        ready: conditionHolds(p, 'Ready'),
         terminating: p.metadata.deletionTimestamp !== undefined,
       };
     });
@@ -125,14 +100,14 @@ export function rolloutPods(sts: Obj, pods: readonly Obj[], nodeLabels: ZauInput
 
 /** What is being rolled, as the planner needs it. */
 interface Workload {
-  readonly obj: Obj;
+  readonly obj: KubeObject;
   readonly kind: 'StatefulSet' | 'Deployment';
   readonly pods: RolloutPod[];
   readonly replicas: number;
   readonly updateRevision: string;
   /** Deployment: its ReplicaSets and the new one. */
-  readonly owned?: Obj[];
-  readonly newRs?: Obj;
+  readonly owned?: KubeObject[];
+  readonly newRs?: KubeObject;
 }
 
 export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
@@ -144,7 +119,7 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
     kind: 'status',
     status: { ...base, currentRevision: zau.status?.currentRevision, updateRevision: previous?.revision, phase, message },
   });
-  const zoneOf = (pod: Obj) => {
+  const zoneOf = (pod: KubeObject) => {
     const labels = pod.spec?.nodeName ? input.nodeLabels(pod.spec.nodeName) : undefined;
     return labels ? ZoneAnnotation.valueFor(labels, [...input.topologyKeys]) : undefined;
   };
@@ -242,4 +217,114 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
     return { kind: 'scale', pods: decision.pods, zone: decision.zone, scaling: scalingFor(decision.pods, workload.newRs!, workload.owned!, input.pods), status: rolling };
   }
   return { kind: 'delete', pods: decision.pods, zone: decision.zone, status: rolling };
+}
+
+/**
+ * What the caches must show of an action before the next decision: deciding on caches that do not show it
+ * yet would repeat it (delete the next batch while the last is still running, create the ReplicaSet twice).
+ */
+export type Expectation =
+  /** The deleted pods (namespace/name, uid) gone or terminating. */
+  | { readonly kind: 'pods-going'; readonly pods: ReadonlyArray<{ readonly key: string; readonly uid?: string }> }
+  /** The created ReplicaSet (namespace/name) in the cache. */
+  | { readonly kind: 'replicaset-created'; readonly key: string }
+  /** The ReplicaSets (namespace/name) at their new replicas. */
+  | { readonly kind: 'replicas'; readonly targets: ReadonlyArray<{ readonly key: string; readonly replicas: number }> };
+
+export function expectationOf(action: ZauAction, input: ZauInput): Expectation | undefined {
+  const keyOf = (name: string) => `${input.zau.metadata.namespace}/${name}`;
+  switch (action.kind) {
+    case 'delete':
+      return {
+        kind: 'pods-going',
+        pods: input.pods.filter((p) => action.pods.includes(p.metadata.name)).map((p) => ({ key: keyOf(p.metadata.name), uid: p.metadata.uid })),
+      };
+    case 'create-replicaset':
+      return { kind: 'replicaset-created', key: keyOf(action.replicaSet.metadata.name) };
+    case 'scale': {
+      const { up, down } = action.scaling;
+      return { kind: 'replicas', targets: [...(up ? [up] : []), ...down].map((t) => ({ key: keyOf(t.name), replicas: t.replicas })) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The caches an expectation is checked against. */
+export interface CachedObjects {
+  pod(key: string): KubeObject | undefined;
+  replicaSet(key: string): KubeObject | undefined;
+}
+
+export function expectationMet(expectation: Expectation, caches: CachedObjects): boolean {
+  switch (expectation.kind) {
+    case 'pods-going':
+      return expectation.pods.every(({ key, uid }) => {
+        const pod = caches.pod(key);
+        return !pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp !== undefined;
+      });
+    case 'replicaset-created':
+      return caches.replicaSet(expectation.key) !== undefined;
+    case 'replicas':
+      return expectation.targets.every((t) => caches.replicaSet(t.key)?.spec?.replicas === t.replicas);
+  }
+}
+
+/** What an action tells: a decision counted, a log line, an Event on the ZoneAwareUpdate, and whether to look again. */
+export interface ZauReport {
+  /** The `decision` label of `cdk8s_zones_decisions_total`. */
+  readonly decision?: string;
+  readonly log?: { readonly level: 'info' | 'warn'; readonly msg: string; readonly fields: Record<string, unknown> };
+  readonly event?: { readonly type: 'Normal' | 'Warning'; readonly reason: string; readonly message: string };
+  /** Look again after the recheck period: no watch reports the end of a pause (Prometheus) or of a dry run. */
+  readonly recheck: boolean;
+}
+
+/** The report of `action`; `current` is the status stored (a pause or an error is told once, when it starts). */
+export function reportOf(action: ZauAction, current: Record<string, unknown> | undefined): ZauReport {
+  const zone = 'zone' in action ? action.zone || '<unknown>' : '';
+  switch (action.kind) {
+    case 'delete':
+      return {
+        decision: 'delete-batch',
+        log: { level: 'info', msg: 'deleted a batch', fields: { zone: action.zone, pods: action.pods, step: action.status.step - 1 } },
+        event: { type: 'Normal', reason: 'DeletedBatch', message: `zone ${zone}: deleted ${action.pods.join(', ')} (${action.status.message})` },
+        recheck: false,
+      };
+    case 'create-replicaset':
+      return {
+        log: { level: 'info', msg: 'created the new ReplicaSet', fields: { replicaSet: action.replicaSet.metadata.name } },
+        event: { type: 'Normal', reason: 'CreatedReplicaSet', message: action.status.message },
+        recheck: false,
+      };
+    case 'scale':
+      if (action.pods.length === 0) return { log: { level: 'info', msg: 'resized the ReplicaSets', fields: { scaling: action.scaling } }, recheck: false };
+      return {
+        decision: 'scale-batch',
+        log: { level: 'info', msg: 'deleted a batch', fields: { zone: action.zone, pods: action.pods, step: action.status.step - 1, scaling: action.scaling } },
+        event: { type: 'Normal', reason: 'ReplacedBatch', message: `zone ${zone}: replacing ${action.pods.join(', ')} (${action.status.message})` },
+        recheck: false,
+      };
+    case 'dry-run':
+      return {
+        decision: 'dry-run',
+        log: { level: 'info', msg: 'dry run: would delete a batch', fields: { zone: action.zone, pods: action.pods } },
+        event: { type: 'Normal', reason: 'DryRun', message: action.status.message },
+        recheck: true,
+      };
+    case 'status': {
+      const { phase, message } = action.status;
+      if (phase !== 'Paused' && phase !== 'Error') return { recheck: false };
+      const paused = phase === 'Paused';
+      const news = !statusHolds(current, action.status);
+      return {
+        decision: phase.toLowerCase(),
+        ...(news ? {
+          log: { level: 'warn', msg: paused ? 'rollout paused' : 'cannot roll', fields: { message } },
+          event: { type: 'Warning', reason: paused ? 'Paused' : 'InvalidTarget', message },
+        } as const : {}),
+        recheck: paused,
+      };
+    }
+  }
 }

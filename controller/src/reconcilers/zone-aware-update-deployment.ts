@@ -5,8 +5,8 @@
  * with the batch's pods marked as the cheapest to delete. See docs/rollouts.md.
  */
 import { createHash } from 'crypto';
-import { Obj } from './zone-aware-update-decision';
 import { RolloutPod } from '../../../src/rollout/update-plan';
+import { conditionHolds, isControlledBy, KubeObject } from '../kube/api';
 
 /** The label a Deployment's ReplicaSets and pods carry to tell revisions apart. */
 export const TEMPLATE_HASH_LABEL = 'pod-template-hash';
@@ -32,7 +32,7 @@ function withoutHash(template: any): unknown {
 }
 
 /** True when a ReplicaSet runs the Deployment's current template (the Deployment controller's test). */
-export function runsTemplate(rs: Obj, deployment: Obj): boolean {
+export function runsTemplate(rs: KubeObject, deployment: KubeObject): boolean {
   return canonical(withoutHash(rs.spec?.template)) === canonical(withoutHash(deployment.spec?.template));
 }
 
@@ -43,18 +43,13 @@ export function templateHash(template: unknown): string {
   return [...String(n)].map((c) => alphabet[c.charCodeAt(0) % alphabet.length]).join('');
 }
 
-/** True when `owner` is the controller of `obj`. */
-function controlledBy(obj: Obj, owner: Obj): boolean {
-  return obj.metadata.ownerReferences?.some((o) => o.controller && o.uid === owner.metadata.uid) ?? false;
-}
-
 /** The Deployment's ReplicaSets (controlled by it). */
-export function ownedReplicaSets(deployment: Obj, replicaSets: readonly Obj[]): Obj[] {
-  return replicaSets.filter((rs) => controlledBy(rs, deployment));
+export function ownedReplicaSets(deployment: KubeObject, replicaSets: readonly KubeObject[]): KubeObject[] {
+  return replicaSets.filter((rs) => isControlledBy(rs, deployment.metadata.uid));
 }
 
 /** The new ReplicaSet the controller creates for the Deployment's template (0 replicas). */
-export function newReplicaSet(deployment: Obj, owned: readonly Obj[]): Obj {
+export function newReplicaSet(deployment: KubeObject, owned: readonly KubeObject[]): KubeObject {
   const template = deployment.spec.template;
   const hash = templateHash(template);
   const revision = Math.max(0, ...owned.map((rs) => Number(rs.metadata.annotations?.[REVISION_ANNOTATION] ?? 0))) + 1;
@@ -86,7 +81,7 @@ export function newReplicaSet(deployment: Obj, owned: readonly Obj[]): Obj {
 }
 
 /** Why the Deployment cannot be rolled by the controller, or undefined. */
-export function deploymentProblem(deployment: Obj): string | undefined {
+export function deploymentProblem(deployment: KubeObject): string | undefined {
   const strategy = deployment.spec?.strategy?.type ?? 'RollingUpdate';
   if (deployment.spec?.paused !== true || strategy !== 'Recreate') {
     return `Deployment ${deployment.metadata.name} must be paused (spec.paused: true, now ${deployment.spec?.paused ?? false}) with strategy Recreate ` +
@@ -95,14 +90,11 @@ export function deploymentProblem(deployment: Obj): string | undefined {
   return undefined;
 }
 
-const isReady = (pod: Obj) => (pod.status?.conditions as Array<{ type: string; status: string }> | undefined)
-  ?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-
 /** Why the ReplicaSets have not caught up with their spec (so the pods seen are not yet what they will be). */
-export function unsettled(owned: readonly Obj[], pods: readonly Obj[]): string | undefined {
+export function unsettled(owned: readonly KubeObject[], pods: readonly KubeObject[]): string | undefined {
   for (const rs of owned) {
     const want = rs.spec?.replicas ?? 1;
-    const active = pods.filter((p) => !p.metadata.deletionTimestamp && controlledBy(p, rs)).length;
+    const active = pods.filter((p) => !p.metadata.deletionTimestamp && isControlledBy(p, rs.metadata.uid)).length;
     if ((rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 0) || (rs.status?.replicas ?? 0) !== want || active !== want) {
       return `waiting for ReplicaSet ${rs.metadata.name}: ${want} wanted, status ${rs.status?.replicas ?? 0}, ${active} pods seen`;
     }
@@ -111,7 +103,9 @@ export function unsettled(owned: readonly Obj[], pods: readonly Obj[]): string |
 }
 
 /** The pods of the Deployment's ReplicaSets as the planner sees them (newest first within a zone). */
-export function deploymentPods(owned: readonly Obj[], pods: readonly Obj[], zoneOf: (pod: Obj) => string | undefined): RolloutPod[] {
+export function deploymentPods(
+  owned: readonly KubeObject[], pods: readonly KubeObject[], zoneOf: (pod: KubeObject) => string | undefined,
+): RolloutPod[] {
   const uids = new Set(owned.map((rs) => rs.metadata.uid));
   return pods
     .filter((p) => p.metadata.ownerReferences?.some((o) => o.controller && uids.has(o.uid)))
@@ -120,7 +114,7 @@ export function deploymentPods(owned: readonly Obj[], pods: readonly Obj[], zone
       order: Date.parse(p.metadata.creationTimestamp ?? '') || 0,
       zone: zoneOf(p),
       revision: p.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
-      ready: isReady(p),
+      ready: conditionHolds(p, 'Ready'),
       terminating: p.metadata.deletionTimestamp !== undefined,
     }));
 }
@@ -139,11 +133,11 @@ export interface Scaling {
  * new ReplicaSet in the same step, first: while the old ReplicaSet is the only one with replicas, the paused
  * Deployment controller would scale it back to the Deployment's replicas.
  */
-export function scalingFor(batch: readonly string[], newRs: Obj, owned: readonly Obj[], pods: readonly Obj[]): Scaling {
+export function scalingFor(batch: readonly string[], newRs: KubeObject, owned: readonly KubeObject[], pods: readonly KubeObject[]): Scaling {
   const down = owned
     .filter((rs) => rs !== newRs)
     .map((rs) => {
-      const leaving = pods.filter((p) => batch.includes(p.metadata.name) && controlledBy(p, rs)).length;
+      const leaving = pods.filter((p) => batch.includes(p.metadata.name) && isControlledBy(p, rs.metadata.uid)).length;
       return { name: rs.metadata.name, replicas: (rs.spec?.replicas ?? 1) - leaving, leaving };
     })
     .filter((d) => d.leaving > 0)
@@ -157,7 +151,7 @@ export function scalingFor(batch: readonly string[], newRs: Obj, owned: readonly
  * own controller does not do it), the scaling that fixes it: the new ReplicaSet takes the difference, and
  * gives back first when there are too many.
  */
-export function resize(deployment: Obj, newRs: Obj, owned: readonly Obj[]): Scaling | undefined {
+export function resize(deployment: KubeObject, newRs: KubeObject, owned: readonly KubeObject[]): Scaling | undefined {
   const want: number = deployment.spec?.replicas ?? 1;
   const sum = owned.reduce((s, rs) => s + (rs.spec?.replicas ?? 1), 0);
   if (sum === want) return undefined;

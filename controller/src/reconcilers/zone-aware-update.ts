@@ -1,24 +1,28 @@
 /**
- * The zone-aware-update reconciler: for every ZoneAwareUpdate, watches its StatefulSet, the pods and the
- * nodes, asks the decision (and through it the library's planner) what to do, deletes the batch it names,
+ * The zone-aware-update reconciler: for every ZoneAwareUpdate, watches its workload, the pods and the
+ * nodes; each reconcile decides (pure: zone-aware-update-decision.ts, and through it the library's
+ * planner), then acts (deletes the batch, or creates and scales ReplicaSets), tells (metric, log, Event)
  * and writes the status (per-zone old replicas, step, phase) through the status subresource. The step is
  * persisted in the status, so a restarted controller (or the other replica taking the Lease) resumes the
  * ramp where it was.
  */
+import { patchStatus, statusHolds } from './status';
 import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL } from '../../../src/contract/rollout';
-import { isStatus, KubeObject, keyOf, NODES, PODS, Resource, resourcePath } from '../kube/api';
-import { Informer } from '../kube/informer';
+import {
+  controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
+} from '../kube/api';
+import { byController, Informer } from '../kube/informer';
+import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
+import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
-import { WorkQueue } from '../work-queue';
-import { decideZoneAwareUpdate, ZauAction } from './zone-aware-update-decision';
-import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION } from './zone-aware-update-deployment';
+import {
+  decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, reportOf, REVISION_LABEL, ZauAction, ZauInput, ZauReport, ZauStatus,
+} from './zone-aware-update-decision';
+import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION, TEMPLATE_HASH_LABEL } from './zone-aware-update-deployment';
 
 const NAME = ZONE_AWARE_UPDATE;
 export const ZONE_AWARE_UPDATES: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AWARE_UPDATE_PLURAL, namespaced: true };
-export const STATEFULSETS: Resource = { apiVersion: 'apps/v1', plural: 'statefulsets', namespaced: true };
-export const DEPLOYMENTS: Resource = { apiVersion: 'apps/v1', plural: 'deployments', namespaced: true };
-export const REPLICASETS: Resource = { apiVersion: 'apps/v1', plural: 'replicasets', namespaced: true };
 
 export interface ZoneAwareUpdateTuning {
   /** @default 300_000 */
@@ -53,184 +57,160 @@ export async function prometheusPause(url: string, timeoutMs: number): Promise<s
   }
 }
 
-function sameStatus(current: any, next: object): boolean {
-  if (!current) return false;
-  return Object.entries(next).every(([k, v]) => JSON.stringify(current[k]) === JSON.stringify(v));
+/** What the reconciler reads of a pod: the revision labels, owners, node, deletion and readiness. */
+const rolloutPod = (pod: KubeObject) => slimPod(pod, { labels: [REVISION_LABEL, TEMPLATE_HASH_LABEL], conditions: ['Ready'] });
+
+/** The index key of a workload a ZoneAwareUpdate names. */
+const workloadKey = (namespace: string | undefined, kind: 'StatefulSet' | 'Deployment', name: string) => `${namespace}/${kind}/${name}`;
+
+/** The workloads a ZoneAwareUpdate names (its index keys). */
+function workloadsOf(zau: KubeObject): string[] {
+  const { namespace } = zau.metadata;
+  return [
+    ...(zau.spec?.statefulset ? [workloadKey(namespace, 'StatefulSet', zau.spec.statefulset)] : []),
+    ...(zau.spec?.deployment ? [workloadKey(namespace, 'Deployment', zau.spec.deployment)] : []),
+  ];
+}
+
+/** Carries out an action's writes (the status aside): deletes, a ReplicaSet, scalings. */
+async function act(kube: KubeApi, namespace: string, action: ZauAction): Promise<void> {
+  if (action.kind === 'delete') {
+    // All at once: the batch is one step, not a sequence.
+    await Promise.all(action.pods.map((name) => kube.delete(resourcePath(PODS, namespace, name)).catch((err) => {
+      if (!isStatus(err, 404)) throw err;
+    })));
+  } else if (action.kind === 'create-replicaset') {
+    await kube.create(resourcePath(REPLICASETS, namespace), action.replicaSet).catch((err) => {
+      if (!isStatus(err, 409)) throw err;
+    });
+  } else if (action.kind === 'scale') {
+    const { up, down } = action.scaling;
+    // The ReplicaSet controller removes the pods with the lowest deletion cost first: the batch.
+    await Promise.all(action.pods.map((name) => kube.patch(resourcePath(PODS, namespace, name),
+      { metadata: { annotations: { [DELETION_COST_ANNOTATION]: BATCH_DELETION_COST } } }, 'merge')));
+    for (const t of [...(up ? [up] : []), ...down]) {
+      await kube.patch(resourcePath(REPLICASETS, namespace, t.name), { spec: { replicas: t.replicas } }, 'merge');
+    }
+  }
 }
 
 async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAwareUpdateTuning): Promise<void> {
   const log = ctx.log.with({ reconciler: NAME });
-  const recheckMs = tuning.recheckMs ?? 15_000;
-  /**
-   * Per ZoneAwareUpdate, a test that is true while the caches do not show the last action yet (deleted
-   * pods still alive, ReplicaSets not at their new scale): deciding then would repeat the batch.
-   */
-  const inFlight = new Map<string, () => boolean>();
+  /** Per ZoneAwareUpdate, what the caches must show of the last action before the next decision. */
+  const expected = new Map<string, Expectation>();
   /**
    * The status this process last wrote per ZoneAwareUpdate: the cache may not show it yet, and deciding on
    * an older status would regress the step.
    */
-  const written = new Map<string, object>();
-  const timers = new Set<NodeJS.Timeout>();
-  const later = (key: string) => {
-    const t = setTimeout(() => { timers.delete(t); queue.add(key); }, recheckMs);
-    timers.add(t);
-  };
-  /** ZoneAwareUpdates naming a workload, for pod and workload changes. */
-  const byWorkload = (namespace: string | undefined, field: 'statefulset' | 'deployment', name: string) => zaus.list()
-    .filter((z) => z.metadata.namespace === namespace && z.spec?.[field] === name)
-    .map((z) => keyOf(z));
-  const ownerOf = (obj: KubeObject) => obj.metadata.ownerReferences?.find((o) => o.controller);
-  /** The ZoneAwareUpdates a pod's change matters to: through its StatefulSet, or its ReplicaSet's Deployment. */
-  const forPod = (pod: KubeObject): string[] => {
-    const owner = ownerOf(pod);
-    if (owner?.kind === 'StatefulSet') return byWorkload(pod.metadata.namespace, 'statefulset', owner.name);
-    if (owner?.kind !== 'ReplicaSet') return [];
-    const rsOwner = ownerOf(replicaSets.get(`${pod.metadata.namespace}/${owner.name}`) ?? { metadata: { name: '' } });
-    return rsOwner?.kind === 'Deployment' ? byWorkload(pod.metadata.namespace, 'deployment', rsOwner.name) : [];
+  const written = new Map<string, ZauStatus>();
+  /** Reconciles the ZoneAwareUpdates that name a workload. */
+  const requeue = (workload: string) => zaus.byIndex('workload', workload).forEach((z) => loop.enqueue(keyOf(z)));
+  /** A pod's change matters through its StatefulSet, or its ReplicaSet's Deployment. */
+  const podChanged = (pod: KubeObject) => {
+    const { namespace } = pod.metadata;
+    const owner = controllerOf(pod);
+    if (owner?.kind === 'StatefulSet') return requeue(workloadKey(namespace, 'StatefulSet', owner.name));
+    const rs = owner?.kind === 'ReplicaSet' ? replicaSets.get(`${namespace}/${owner.name}`) : undefined;
+    const deployment = rs && controllerOf(rs);
+    if (deployment?.kind === 'Deployment') requeue(workloadKey(namespace, 'Deployment', deployment.name));
   };
 
-  const zaus: Informer<KubeObject> = new Informer(ctx.kube, {
+  const zaus = new Informer(ctx.kube, {
     path: resourcePath(ZONE_AWARE_UPDATES),
+    transform: withoutManagedFields,
+    indexes: { workload: workloadsOf },
     resyncMs: tuning.resyncMs,
     log,
     onChange: (type, zau) => {
-      if (type === 'deleted') {
-        inFlight.delete(keyOf(zau));
-        written.delete(keyOf(zau));
-      } else {
-        queue.add(keyOf(zau));
-      }
+      if (type !== 'deleted') return loop.enqueue(keyOf(zau));
+      expected.delete(keyOf(zau));
+      written.delete(keyOf(zau));
     },
   });
-  const statefulSets: Informer<KubeObject> = new Informer(ctx.kube, {
-    path: resourcePath(STATEFULSETS),
+  const workloads = (resource: Resource, kind: 'StatefulSet' | 'Deployment') => new Informer(ctx.kube, {
+    path: resourcePath(resource),
+    transform: withoutManagedFields,
     resyncMs: 0,
     log,
-    onChange: (_type, sts) => byWorkload(sts.metadata.namespace, 'statefulset', sts.metadata.name).forEach((k) => queue.add(k)),
+    onChange: (_type, obj) => requeue(workloadKey(obj.metadata.namespace, kind, obj.metadata.name)),
   });
-  const deployments: Informer<KubeObject> = new Informer(ctx.kube, {
-    path: resourcePath(DEPLOYMENTS),
-    resyncMs: 0,
-    log,
-    onChange: (_type, dep) => byWorkload(dep.metadata.namespace, 'deployment', dep.metadata.name).forEach((k) => queue.add(k)),
-  });
-  const replicaSets: Informer<KubeObject> = new Informer(ctx.kube, {
+  const statefulSets = workloads(STATEFULSETS, 'StatefulSet');
+  const deployments = workloads(DEPLOYMENTS, 'Deployment');
+  const replicaSets = new Informer(ctx.kube, {
     path: resourcePath(REPLICASETS),
+    transform: withoutManagedFields,
+    indexes: { controller: byController },
     resyncMs: 0,
     log,
     onChange: (_type, rs) => {
-      const owner = ownerOf(rs);
-      if (owner?.kind === 'Deployment') byWorkload(rs.metadata.namespace, 'deployment', owner.name).forEach((k) => queue.add(k));
+      const owner = controllerOf(rs);
+      if (owner?.kind === 'Deployment') requeue(workloadKey(rs.metadata.namespace, 'Deployment', owner.name));
     },
   });
-  const pods: Informer<KubeObject> = new Informer(ctx.kube, {
+  const pods = new Informer(ctx.kube, {
     path: resourcePath(PODS),
+    transform: rolloutPod,
+    indexes: { controller: byController },
     resyncMs: 0,
     log,
-    onChange: (_type, pod) => forPod(pod).forEach((k) => queue.add(k)),
+    onChange: (_type, pod) => podChanged(pod),
   });
-  const nodes: Informer<KubeObject> = new Informer(ctx.kube, { path: resourcePath(NODES), resyncMs: 0, log, onChange: () => undefined });
+  const nodes = new Informer(ctx.kube, { path: resourcePath(NODES), transform: slimNode, resyncMs: 0, log, onChange: () => undefined });
+  const cached = { pod: (key: string) => pods.get(key), replicaSet: (key: string) => replicaSets.get(key) };
 
-  const queue = new WorkQueue(async (key) => {
-    const cached = zaus.get(key);
-    if (!cached) return;
-    const zau = written.has(key) ? { ...cached, status: { ...cached.status, ...written.get(key) } } : cached;
+  /** What the decision reads of one ZoneAwareUpdate's world, from the caches' indexes. */
+  const inputOf = async (zau: KubeObject): Promise<ZauInput> => {
     const namespace = zau.metadata.namespace!;
-    const nsPods = pods.list().filter((p) => p.metadata.namespace === namespace);
-    // The caches do not show the last action yet: deciding now would act twice. Their events requeue the key.
-    if (inFlight.get(key)?.()) return;
-    inFlight.delete(key);
-    const subject = { ...zau, apiVersion: ROLLOUT_API_VERSION, kind: ZONE_AWARE_UPDATE_KIND };
+    const statefulSet = zau.spec?.statefulset ? statefulSets.get(`${namespace}/${zau.spec.statefulset}`) : undefined;
+    const deployment = zau.spec?.deployment ? deployments.get(`${namespace}/${zau.spec.deployment}`) : undefined;
+    const owned = deployment?.metadata.uid ? replicaSets.byIndex('controller', deployment.metadata.uid) : [];
+    const owners = statefulSet ? [statefulSet] : owned;
     const url: string | undefined = zau.spec?.pauseCondition?.prometheusQueryUrl;
-    const action: ZauAction = decideZoneAwareUpdate({
+    return {
       zau,
-      statefulSet: zau.spec?.statefulset ? statefulSets.get(`${namespace}/${zau.spec.statefulset}`) : undefined,
-      deployment: zau.spec?.deployment ? deployments.get(`${namespace}/${zau.spec.deployment}`) : undefined,
-      replicaSets: zau.spec?.deployment ? replicaSets.list().filter((rs) => rs.metadata.namespace === namespace) : undefined,
-      pods: nsPods,
+      statefulSet,
+      deployment,
+      replicaSets: zau.spec?.deployment ? owned : undefined,
+      pods: owners.flatMap((o) => (o.metadata.uid ? pods.byIndex('controller', o.metadata.uid) : [])),
       nodeLabels: (node) => nodes.get(node)?.metadata.labels,
       topologyKeys: ctx.settings.topologyKeys,
       prometheusPause: url ? await prometheusPause(url, tuning.queryTimeoutMs ?? 5_000) : undefined,
-    });
-    ctx.metrics.reconciles.inc({ reconciler: NAME });
+    };
+  };
 
-    if (action.kind === 'delete') {
-      const uids = new Set(nsPods.filter((p) => action.pods.includes(p.metadata.name)).map((p) => p.metadata.uid));
-      inFlight.set(key, () => pods.list().some((p) => uids.has(p.metadata.uid) && !p.metadata.deletionTimestamp));
-      // All at once: the batch is one step, not a sequence.
-      await Promise.all(action.pods.map((name) => ctx.kube.delete(resourcePath(PODS, namespace, name)).catch((err) => {
-        if (!isStatus(err, 404)) throw err;
-      })));
-      ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'delete-batch' });
-      log.info('deleted a batch', { zoneAwareUpdate: key, zone: action.zone, pods: action.pods, step: action.status.step - 1 });
-      await ctx.events.record(subject, 'Normal', 'DeletedBatch', `zone ${action.zone || '<unknown>'}: deleted ${action.pods.join(', ')} (${action.status.message})`);
-    } else if (action.kind === 'create-replicaset') {
-      const rs = action.replicaSet;
-      inFlight.set(key, () => !replicaSets.get(`${namespace}/${rs.metadata.name}`));
-      try {
-        await ctx.kube.create(resourcePath(REPLICASETS, namespace), rs);
-      } catch (err) {
-        if (!isStatus(err, 409)) throw err;
-      }
-      log.info('created the new ReplicaSet', { zoneAwareUpdate: key, replicaSet: rs.metadata.name });
-      await ctx.events.record(subject, 'Normal', 'CreatedReplicaSet', action.status.message);
-    } else if (action.kind === 'scale') {
-      const { up, down } = action.scaling;
-      const targets = [...(up ? [up] : []), ...down];
-      inFlight.set(key, () => targets.some((t) => replicaSets.get(`${namespace}/${t.name}`)?.spec?.replicas !== t.replicas));
-      // The ReplicaSet controller removes the pods with the lowest deletion cost first: the batch.
-      await Promise.all(action.pods.map((name) => ctx.kube.patch(resourcePath(PODS, namespace, name),
-        { metadata: { annotations: { [DELETION_COST_ANNOTATION]: BATCH_DELETION_COST } } }, 'merge')));
-      for (const t of targets) {
-        await ctx.kube.patch(resourcePath(REPLICASETS, namespace, t.name), { spec: { replicas: t.replicas } }, 'merge');
-      }
-      if (action.pods.length === 0) {
-        log.info('resized the ReplicaSets', { zoneAwareUpdate: key, scaling: action.scaling });
-      } else {
-        ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'scale-batch' });
-        log.info('deleted a batch', { zoneAwareUpdate: key, zone: action.zone, pods: action.pods, step: action.status.step - 1, scaling: action.scaling });
-        await ctx.events.record(subject, 'Normal', 'ReplacedBatch', `zone ${action.zone || '<unknown>'}: replacing ${action.pods.join(', ')} (${action.status.message})`);
-      }
-    } else if (action.kind === 'dry-run') {
-      ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'dry-run' });
-      log.info('dry run: would delete a batch', { zoneAwareUpdate: key, zone: action.zone, pods: action.pods });
-      await ctx.events.record(subject, 'Normal', 'DryRun', action.status.message);
-      later(key);
-    } else {
-      const phase = action.status.phase;
-      if (phase === 'Paused') later(key);
-      if (phase === 'Paused' || phase === 'Error') {
-        ctx.metrics.decisions.inc({ reconciler: NAME, decision: phase.toLowerCase() });
-        if (!sameStatus(zau.status, action.status)) {
-          log.warn(phase === 'Paused' ? 'rollout paused' : 'cannot roll', { zoneAwareUpdate: key, message: action.status.message });
-          await ctx.events.record(subject, 'Warning', phase === 'Paused' ? 'Paused' : 'InvalidTarget', action.status.message);
-        }
-      }
+  const tell = async (key: string, zau: KubeObject, report: ZauReport) => {
+    if (report.decision) ctx.metrics.decisions.inc({ reconciler: NAME, decision: report.decision });
+    if (report.log) log[report.log.level](report.log.msg, { zoneAwareUpdate: key, ...report.log.fields });
+    if (report.event) {
+      const subject = { ...zau, apiVersion: ROLLOUT_API_VERSION, kind: ZONE_AWARE_UPDATE_KIND };
+      await ctx.events.record(subject, report.event.type, report.event.reason, report.event.message);
     }
-    if (sameStatus(zau.status, action.status) && sameStatus(cached.status, action.status)) return;
-    try {
-      await ctx.kube.patch(resourcePath(ZONE_AWARE_UPDATES, namespace, zau.metadata.name, 'status'), { status: action.status }, 'merge');
-      written.set(key, action.status);
-    } catch (err) {
-      if (!isStatus(err, 404)) throw err;
-    }
-  }, {
-    concurrency: 4,
-    onError: (key, err, failures) => {
-      ctx.metrics.reconcileErrors.inc({ reconciler: NAME });
-      log.warn('reconcile failed, retrying', { zoneAwareUpdate: key, error: err, failures });
-    },
+  };
+
+  const reconcile = async (key: string): Promise<ReconcileResult> => {
+    const stored = zaus.get(key);
+    if (!stored) return {};
+    // The caches do not show the last action yet: deciding now would act twice. Their events requeue the key.
+    const expectation = expected.get(key);
+    if (expectation && !expectationMet(expectation, cached)) return {};
+    expected.delete(key);
+    const zau = written.has(key) ? { ...stored, status: { ...stored.status, ...written.get(key) } } : stored;
+    const input = await inputOf(zau);
+    const action = decideZoneAwareUpdate(input);
+    const next = expectationOf(action, input);
+    if (next) expected.set(key, next);
+    await act(ctx.kube, zau.metadata.namespace!, action);
+    const report = reportOf(action, zau.status);
+    await tell(key, zau, report);
+    const changed = !statusHolds(zau.status, action.status) || !statusHolds(stored.status, action.status);
+    if (changed && await patchStatus(ctx.kube, ZONE_AWARE_UPDATES, zau, action.status)) written.set(key, action.status);
+    return report.recheck ? { requeueAfter: tuning.recheckMs ?? 15_000 } : {};
+  };
+
+  const loop = new ReconcileLoop(ctx, { name: NAME, reconcile, concurrency: 4 });
+  await loop.run(signal, {
+    caches: [nodes, statefulSets, deployments, replicaSets, pods],
+    primaries: [zaus],
+    startedFields: { topologyKeys: ctx.settings.topologyKeys },
   });
-
-  // Decide only once every cache is full: a half-listed pod cache would look like missing pods.
-  const caches = [nodes, statefulSets, deployments, replicaSets, pods];
-  const runs = caches.map((i) => i.run(signal));
-  await Promise.race([Promise.all(caches.map((i) => i.synced)), Promise.all(runs)]);
-  const zausRun = zaus.run(signal);
-  log.info('started', { topologyKeys: ctx.settings.topologyKeys });
-  await Promise.all([...runs, zausRun]);
-  for (const t of timers) clearTimeout(t);
-  queue.stop();
-  await queue.idle();
 }

@@ -6,24 +6,24 @@
  * `reserved`: evictions allowed while the deciding request was waiting and not confirmed within its wait
  * (zone-disruption-budget.ts explains the reservations).
  */
-import { Obj } from './zone-aware-update-decision';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import {
   Budget, BudgetOwner, BudgetPod, computeBudget, evictionVerdict, EvictionVerdict, missingPods,
 } from '../../../src/rollout/disruption-budget';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
 import { Selector, selectorMatches } from '../../../src/topology/selector';
+import { conditionHolds, isControlledBy, KubeObject, keyOf } from '../kube/api';
 
 /** Where a StatefulSet pod's volume was provisioned: the scheduler writes the node on the claim. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
 
 export interface BudgetWorld {
   /** Pods of the budget's namespace. */
-  readonly pods: readonly Obj[];
+  readonly pods: readonly KubeObject[];
   /** StatefulSets and ReplicaSets of the budget's namespace. */
-  readonly owners: readonly Obj[];
+  readonly owners: readonly KubeObject[];
   /** PersistentVolumeClaims of the namespace. */
-  readonly claims: readonly Obj[];
+  readonly claims: readonly KubeObject[];
   readonly nodeLabels: (node: string) => Record<string, string> | undefined;
   readonly topologyKeys: readonly string[];
   /** Where pods were last seen running: pod key (namespace/name) -> zone. */
@@ -36,15 +36,8 @@ export interface BudgetWorld {
   readonly reserved?: ReadonlySet<string>;
 }
 
-function isReady(pod: Obj): boolean {
-  return (pod.status?.conditions as Array<{ type: string; status: string }> | undefined)
-    ?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-}
-
-const keyOf = (o: Obj) => `${o.metadata.namespace}/${o.metadata.name}`;
-
 /** The API server has accepted the pod's deletion (an eviction is one): it counts as unavailable from now on. */
-export function isGoing(pod: Obj): boolean {
+export function isGoing(pod: KubeObject): boolean {
   return Boolean(pod.metadata.deletionTimestamp);
 }
 
@@ -55,16 +48,16 @@ export function zoneOfNode(world: Pick<BudgetWorld, 'nodeLabels' | 'topologyKeys
 }
 
 /** A pod as the budget sees it; an unscheduled StatefulSet pod is placed by `fallbackZone` (its claim's zone). */
-export function budgetPod(world: BudgetWorld, pod: Obj, fallbackZone?: string): BudgetPod {
+export function budgetPod(world: BudgetWorld, pod: KubeObject, fallbackZone?: string): BudgetPod {
   return {
     name: pod.metadata.name,
     zone: zoneOfNode(world, pod.spec?.nodeName) ?? (pod.spec?.nodeName ? undefined : fallbackZone),
-    healthy: isReady(pod) && !isGoing(pod) && !world.reserved?.has(keyOf(pod)),
+    healthy: conditionHolds(pod, 'Ready') && !isGoing(pod) && !world.reserved?.has(keyOf(pod)),
   };
 }
 
 /** The zone a StatefulSet pod returns to: where a claim of it was provisioned, else where it last ran. */
-function knownZone(world: BudgetWorld, sts: Obj, podName: string): string | undefined {
+function knownZone(world: BudgetWorld, sts: KubeObject, podName: string): string | undefined {
   const templates: Array<{ metadata?: { name?: string } }> = sts.spec?.volumeClaimTemplates ?? [];
   for (const t of templates) {
     const claim = world.claims.find((c) => c.metadata.name === `${t.metadata?.name}-${podName}`);
@@ -75,13 +68,13 @@ function knownZone(world: BudgetWorld, sts: Obj, podName: string): string | unde
 }
 
 /** The selected pods' budget: existing pods plus the ones their owners want but do not have (bug 28). */
-export function budgetOf(zdb: Obj, world: BudgetWorld): { budget: Budget; pods: Obj[] } {
+export function budgetOf(zdb: KubeObject, world: BudgetWorld): { budget: Budget; pods: KubeObject[] } {
   const selector: Selector = zdb.spec.selector;
   const pods = world.pods.filter((p) => selectorMatches(selector, p.metadata.labels ?? {}));
   const owners: BudgetOwner[] = world.owners
     .filter((o) => (o.spec?.replicas ?? 1) > 0 && selectorMatches(selector, o.spec?.template?.metadata?.labels ?? {}))
     .map((o) => {
-      const own = world.pods.filter((p) => p.metadata.ownerReferences?.some((r) => r.controller && r.uid === o.metadata.uid));
+      const own = world.pods.filter((p) => isControlledBy(p, o.metadata.uid));
       const active = own.filter((p) => !isGoing(p)).map((p) => p.metadata.name);
       const terminating = own.filter(isGoing).map((p) => p.metadata.name);
       if (o.kind === 'StatefulSet') {
@@ -104,7 +97,7 @@ export function budgetOf(zdb: Obj, world: BudgetWorld): { budget: Budget; pods: 
 }
 
 /** The ZoneDisruptionBudget status for `budget`. */
-export function budgetStatus(zdb: Obj, budget: Budget): object {
+export function budgetStatus(zdb: KubeObject, budget: Budget): object {
   return {
     observedGeneration: zdb.metadata.generation,
     expectedPods: budget.expected,
@@ -128,7 +121,7 @@ export interface EvictionDecision {
 }
 
 /** The verdict on evicting `pod` under every budget of its namespace that selects it. */
-export function decideEviction(pod: Obj, budgets: readonly Obj[], world: BudgetWorld): EvictionDecision {
+export function decideEviction(pod: KubeObject, budgets: readonly KubeObject[], world: BudgetWorld): EvictionDecision {
   const matching = budgets.filter((b) => selectorMatches(b.spec.selector, pod.metadata.labels ?? {}))
     .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   const target = budgetPod(world, pod);

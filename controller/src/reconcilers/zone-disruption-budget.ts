@@ -22,17 +22,16 @@
 import { ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES } from '../../../src/contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../../../src/contract/rollout';
 import { AdmissionRequest, AdmissionVerdict, AdmissionWebhook } from '../admission';
-import { isStatus, KubeObject, keyOf, NODES, PODS, Resource, resourcePath } from '../kube/api';
-import { delay, Informer } from '../kube/informer';
+import { CLAIMS, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS } from '../kube/api';
+import { byNamespace, delay, Informer } from '../kube/informer';
+import { slimMeta, slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
+import { ReconcileLoop } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
-import { WorkQueue } from '../work-queue';
-import { budgetOf, budgetStatus, BudgetWorld, decideEviction, isGoing, zoneOfNode } from './zone-disruption-budget-decision';
+import { patchStatus, statusHolds } from './status';
+import { budgetOf, budgetStatus, BudgetWorld, decideEviction, isGoing, SELECTED_NODE_ANNOTATION, zoneOfNode } from './zone-disruption-budget-decision';
 
 const NAME = ZONE_DISRUPTION_BUDGET;
 export const ZONE_DISRUPTION_BUDGETS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_DISRUPTION_BUDGET_PLURAL, namespaced: true };
-const STATEFULSETS: Resource = { apiVersion: 'apps/v1', plural: 'statefulsets', namespaced: true };
-const REPLICASETS: Resource = { apiVersion: 'apps/v1', plural: 'replicasets', namespaced: true };
-const CLAIMS: Resource = { apiVersion: 'v1', plural: 'persistentvolumeclaims', namespaced: true };
 
 /**
  * How long a review waits for the caches' first list before it is answered 500 (the API server then
@@ -126,15 +125,29 @@ export interface EvictionView {
   world(namespace: string): BudgetWorld;
 }
 
-/** The caches both halves use (the webhook on every replica, the status writer on the leader). */
+/** What the budgets read of a StatefulSet or ReplicaSet (`kind` set: list items carry none). */
+function budgetOwner(kind: 'StatefulSet' | 'ReplicaSet'): (obj: KubeObject) => KubeObject {
+  return (o) => ({
+    kind,
+    metadata: slimMeta(o.metadata),
+    spec: {
+      replicas: o.spec?.replicas,
+      ordinals: o.spec?.ordinals,
+      template: { metadata: { labels: o.spec?.template?.metadata?.labels } },
+      volumeClaimTemplates: o.spec?.volumeClaimTemplates?.map((t: KubeObject) => ({ metadata: { name: t.metadata?.name } })),
+    },
+  });
+}
+
+/** The caches both halves use (the webhook on every replica, the status writer on the leader), by namespace. */
 class BudgetCaches implements EvictionView {
   readonly lastZones = new Map<string, string>();
   readonly reservations: EvictionReservations;
-  private readonly listeners: Array<(namespace: string) => void> = [];
-  readonly budgets: Informer<KubeObject>;
-  readonly pods: Informer<KubeObject>;
-  readonly owners: Array<Informer<KubeObject>>;
-  readonly claims: Informer<KubeObject>;
+  private readonly listeners = new Set<(namespace: string) => void>();
+  readonly budgets: Informer<KubeObject, 'namespace'>;
+  readonly pods: Informer<KubeObject, 'namespace'>;
+  readonly owners: Array<Informer<KubeObject, 'namespace'>>;
+  readonly claims: Informer<KubeObject, 'namespace'>;
   readonly nodes: Informer<KubeObject>;
   readonly synced: Promise<unknown>;
   readonly done: Promise<unknown>;
@@ -146,27 +159,37 @@ class BudgetCaches implements EvictionView {
       log.info('eviction reservation expired: the API server did not delete the pod', { pod });
     });
     const changed = (obj: KubeObject) => this.listeners.forEach((l) => l(obj.metadata.namespace ?? ''));
-    const informer = (resource: Resource, resyncMs = 0, onChange: (type: string, obj: KubeObject) => void = (_t, o) => changed(o)) =>
-      new Informer<KubeObject>(ctx.kube, { path: resourcePath(resource), resyncMs, log, onChange });
-    this.budgets = informer(ZONE_DISRUPTION_BUDGETS, tuning.resyncMs);
-    this.pods = informer(PODS, 0, (type, pod) => {
+    const informer = (
+      resource: Resource, transform: (obj: KubeObject) => KubeObject, onChange: (type: string, obj: KubeObject) => void = (_t, o) => changed(o),
+    ) => new Informer(ctx.kube, { path: resourcePath(resource), transform, indexes: { namespace: byNamespace }, resyncMs: 0, log, onChange });
+    this.budgets = new Informer(ctx.kube, {
+      path: resourcePath(ZONE_DISRUPTION_BUDGETS),
+      transform: withoutManagedFields,
+      indexes: { namespace: byNamespace },
+      resyncMs: tuning.resyncMs,
+      log,
+      onChange: (_t, o) => changed(o),
+    });
+    this.pods = informer(PODS, (pod) => slimPod(pod, { labels: 'all', conditions: ['Ready'] }), (type, pod) => {
       const key = keyOf(pod);
       if (type === 'deleted' || isGoing(pod)) this.reservations.confirm(key);
       const zone = zoneOfNode(this.worldBase(), pod.spec?.nodeName);
       if (zone !== undefined && type !== 'deleted') this.remember(key, zone);
       changed(pod);
     });
-    this.owners = [informer(STATEFULSETS), informer(REPLICASETS)];
-    this.claims = informer(CLAIMS);
-    this.nodes = informer(NODES, 0, () => undefined);
+    this.owners = [informer(STATEFULSETS, budgetOwner('StatefulSet')), informer(REPLICASETS, budgetOwner('ReplicaSet'))];
+    this.claims = informer(CLAIMS, (claim) => ({ metadata: slimMeta(claim.metadata, { annotations: [SELECTED_NODE_ANNOTATION] }) }));
+    this.nodes = new Informer(ctx.kube, { path: resourcePath(NODES), transform: slimNode, resyncMs: 0, log, onChange: () => undefined });
     const all = [this.nodes, this.pods, ...this.owners, this.claims, this.budgets];
     const runs = all.map((i) => i.run(signal));
     this.done = Promise.all(runs);
     this.synced = Promise.race([Promise.all(all.map((i) => i.synced)), this.done]);
   }
 
-  onNamespaceChange(listener: (namespace: string) => void): void {
-    this.listeners.push(listener);
+  /** Calls `listener` with the namespace of every change; returns what stops it. */
+  onNamespaceChange(listener: (namespace: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   private remember(key: string, zone: string): void {
@@ -185,18 +208,17 @@ class BudgetCaches implements EvictionView {
 
   /** What the decisions see of one namespace. */
   world(namespace: string): BudgetWorld {
-    const inNs = (o: KubeObject) => o.metadata.namespace === namespace;
     return {
       ...this.worldBase(),
-      pods: this.pods.list().filter(inNs),
-      owners: this.owners.flatMap((i) => i.list().filter(inNs).map((o) => ({ ...o, kind: i === this.owners[0] ? 'StatefulSet' : 'ReplicaSet' }))),
-      claims: this.claims.list().filter(inNs),
+      pods: this.pods.byIndex('namespace', namespace),
+      owners: this.owners.flatMap((i) => i.byIndex('namespace', namespace)),
+      claims: this.claims.byIndex('namespace', namespace),
       lastZones: this.lastZones,
     };
   }
 
   budgetsIn(namespace: string): KubeObject[] {
-    return this.budgets.list().filter((b) => b.metadata.namespace === namespace);
+    return this.budgets.byIndex('namespace', namespace);
   }
 }
 
@@ -261,32 +283,24 @@ export function evictionWebhook(ctx: Pick<ReconcilerContext, 'log' | 'metrics' |
   };
 }
 
+/** Keeps every budget's status current, on the leader, over the caches the webhook started. */
 async function runStatus(ctx: ReconcilerContext, signal: AbortSignal, caches: BudgetCaches): Promise<void> {
-  const log = ctx.log.with({ reconciler: NAME });
-  const queue = new WorkQueue(async (key) => {
-    const zdb = caches.budgets.get(key);
-    if (!zdb) return;
-    const namespace = zdb.metadata.namespace!;
-    const status = budgetStatus(zdb, budgetOf(zdb, caches.world(namespace)).budget) as Record<string, unknown>;
-    ctx.metrics.reconciles.inc({ reconciler: NAME });
-    if (zdb.status && Object.entries(status).every(([k, v]) => JSON.stringify(zdb.status[k]) === JSON.stringify(v))) return;
-    try {
-      await ctx.kube.patch(resourcePath(ZONE_DISRUPTION_BUDGETS, namespace, zdb.metadata.name, 'status'), { status }, 'merge');
-    } catch (err) {
-      if (!isStatus(err, 404)) throw err;
-    }
-  }, {
+  const loop = new ReconcileLoop(ctx, {
+    name: NAME,
     concurrency: 2,
-    onError: (key, err, failures) => {
-      ctx.metrics.reconcileErrors.inc({ reconciler: NAME });
-      log.warn('status update failed, retrying', { zoneDisruptionBudget: key, error: err, failures });
+    reconcile: async (key) => {
+      const zdb = caches.budgets.get(key);
+      if (!zdb) return;
+      const namespace = zdb.metadata.namespace!;
+      const status = budgetStatus(zdb, budgetOf(zdb, caches.world(namespace)).budget);
+      if (!statusHolds(zdb.status, status)) await patchStatus(ctx.kube, ZONE_DISRUPTION_BUDGETS, zdb, status);
     },
   });
-  caches.onNamespaceChange((namespace) => caches.budgetsIn(namespace).forEach((b) => queue.add(keyOf(b))));
-  await caches.synced;
-  caches.budgets.list().forEach((b) => queue.add(keyOf(b)));
-  log.info('started');
-  await Promise.race([caches.done, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
-  queue.stop();
-  await queue.idle();
+  const stopListening = caches.onNamespaceChange((namespace) => caches.budgetsIn(namespace).forEach((b) => loop.enqueue(keyOf(b))));
+  try {
+    // The caches run for the webhook on every replica, started already; the leader only waits for them.
+    await loop.run(signal, { caches: [{ synced: caches.synced, run: () => caches.done }], seed: () => caches.budgets.list().map(keyOf) });
+  } finally {
+    stopListening();
+  }
 }

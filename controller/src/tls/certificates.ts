@@ -94,8 +94,3 @@ export function pkiProblem(
   if (missing.length > 0) return `the serving certificate does not cover ${missing.join(', ')}`;
   return undefined;
 }
-
-/** The DNS names a Service is reached by from the API server. */
-export function serviceHosts(service: string, namespace: string): string[] {
-  return [`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`, `${service}.${namespace}`, service];
-}

@@ -1,6 +1,7 @@
 /**
  * The project's runtime controller as a real process against the test cluster: compiled once per test
- * file (`tsc -p controller/tsconfig.json`), started with the cluster's admin kubeconfig, its JSON log
+ * file (`tsc -p controller/tsconfig.json`), started with the cluster's admin kubeconfig (or another
+ * kubeconfig, or in-cluster mode with its service account files in a folder of the test's), its JSON log
  * lines kept (and written to the run's logs folder), stopped or killed by the test.
  */
 import { ChildProcess, execFileSync, spawn } from 'child_process';
@@ -10,9 +11,17 @@ import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 import { ClusterInfo } from './control-plane';
 import { waitFor, WaitAborted, WaitOptions } from './wait';
+import { SERVICE_ACCOUNT_DIR_ENV } from '../../../controller/src/kube/config';
 import { lineSplitter } from '../../../controller/src/lines';
 
 export const CONTROLLER_MAIN = path.join(REPO_ROOT, 'controller', 'lib', 'controller', 'src', 'main.js');
+
+/** The Node.js flags of the program's `#!/usr/bin/env -S node ...` line: the test runs it as the image does. */
+export function nodeFlagsOf(main: string): string[] {
+  const shebang = fs.readFileSync(main, 'utf8').split('\n', 1)[0];
+  const words = shebang.replace(/^#!\s*/, '').split(/\s+/);
+  return words.slice(words.indexOf('node') + 1);
+}
 
 let built = false;
 /** Compiles the controller (controller/lib), so the test runs the code of this checkout. */
@@ -32,19 +41,34 @@ export interface LogLine {
   readonly [field: string]: unknown;
 }
 
+/** The controller as a pod runs it: no kubeconfig, the API server in KUBERNETES_SERVICE_HOST/PORT, token, CA, namespace in `dir`. */
+export interface InCluster {
+  readonly inCluster: { readonly host: string; readonly port: string; readonly dir: string };
+}
+
+/** The flags and environment that make the controller connect as `connection` says (and nothing else). */
+function connectionOf(connection: string | InCluster): { args: string[]; env: NodeJS.ProcessEnv } {
+  const env = { ...process.env, KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '', KUBERNETES_SERVICE_PORT: '' };
+  if (typeof connection === 'string') return { args: ['--kubeconfig', connection], env };
+  const { host, port, dir } = connection.inCluster;
+  return { args: [], env: { ...env, KUBERNETES_SERVICE_HOST: host, KUBERNETES_SERVICE_PORT: port, [SERVICE_ACCOUNT_DIR_ENV]: dir } };
+}
+
 export class ControllerProcess {
   /**
-   * Starts `run <args>` with the cluster's admin kubeconfig (or `kubeconfig`) and a free metrics port; waits
-   * until /readyz says ok.
+   * Starts `run <args>` with the cluster's admin kubeconfig (or `connection`: another kubeconfig, or
+   * in-cluster) and a free metrics port; waits until /readyz says ok.
    */
   static async start(
-    info: ClusterInfo, name: string, args: string[], opts: WaitOptions = {}, kubeconfig = info.kubeconfig,
+    info: Pick<ClusterInfo, 'kubeconfig' | 'logsDir'>, name: string, args: string[], opts: WaitOptions = {},
+    connection: string | InCluster = info.kubeconfig,
   ): Promise<ControllerProcess> {
     buildController();
     const metricsPort = await freePort();
-    const child = spawn(process.execPath, [CONTROLLER_MAIN, 'run', '--kubeconfig', kubeconfig, '--identity', name,
+    const connect = connectionOf(connection);
+    const child = spawn(process.execPath, [...nodeFlagsOf(CONTROLLER_MAIN), CONTROLLER_MAIN, 'run', ...connect.args, '--identity', name,
       '--metrics-port', String(metricsPort), '--bind-address', '127.0.0.1', '--metrics-bind-address', '127.0.0.1', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'debug', KUBERNETES_SERVICE_HOST: '' },
+      stdio: ['ignore', 'pipe', 'pipe'], env: { ...connect.env, LOG_LEVEL: 'debug' },
     });
     stopWhenOrphaned(child.pid!);
     const controller = new ControllerProcess(child, name, metricsPort, path.join(info.logsDir, `controller-${name}.log`));

@@ -81,6 +81,11 @@ async function waitEstablished(client: KubeClient, crds: readonly KubeObject[], 
       const conditions: any[] = (await client.get('apiextensions.k8s.io/v1', CRD, crd.metadata.name) as any).status?.conditions ?? [];
       return { done: conditions.some((c) => c.type === 'Established' && c.status === 'True'), state: JSON.stringify(conditions) };
     }, opts);
+    // Discovery lists a new kind a moment after its CRD is Established: wait for it there too.
+    for (const version of (crd.spec.versions as any[]).filter((v) => v.served)) {
+      const apiVersion = `${crd.spec.group}/${version.name}`;
+      await waitFor(`${apiVersion} ${crd.spec.names.kind} in discovery`, async () => ({ done: await client.serves(apiVersion, crd.spec.names.kind) }), opts);
+    }
   }
 }
 

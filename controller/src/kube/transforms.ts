@@ -1,0 +1,73 @@
+/**
+ * What the caches keep of an object (`InformerOptions.transform`): only the fields the reconcilers read.
+ * A pod as the API server sends it is about 6 KiB of heap, mostly its spec, status and managedFields; the
+ * zone annotator reads a few hundred bytes of it. Every shape keeps `metadata.resourceVersion` (a relist
+ * compares it) and what Events name (uid).
+ */
+import { KubeObject, ObjectMeta } from './api';
+
+/** Which labels or annotations to keep: all of them, or the named keys. */
+export type Keep = 'all' | readonly string[];
+
+export interface MetaShape {
+  /** @default none */
+  readonly labels?: Keep;
+  /** @default none */
+  readonly annotations?: Keep;
+}
+
+function pick(map: Record<string, string> | undefined, keep: Keep | undefined): Record<string, string> | undefined {
+  if (!map || !keep) return undefined;
+  if (keep === 'all') return map;
+  const kept = keep.filter((k) => k in map);
+  return kept.length > 0 ? Object.fromEntries(kept.map((k) => [k, map[k]])) : undefined;
+}
+
+/** Drops undefined fields, so a slim object has only what its source had. */
+function defined<T extends object>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Identity, version, owners, deletion and the chosen labels and annotations. */
+export function slimMeta(meta: ObjectMeta, shape: MetaShape = {}): ObjectMeta {
+  return defined({
+    name: meta.name,
+    namespace: meta.namespace,
+    uid: meta.uid,
+    resourceVersion: meta.resourceVersion,
+    generation: meta.generation,
+    creationTimestamp: meta.creationTimestamp,
+    deletionTimestamp: meta.deletionTimestamp,
+    ownerReferences: meta.ownerReferences?.map(({ apiVersion, kind, name, uid, controller }) => defined({ apiVersion, kind, name, uid, controller })),
+    labels: pick(meta.labels, shape.labels),
+    annotations: pick(meta.annotations, shape.annotations),
+  });
+}
+
+export interface PodShape extends MetaShape {
+  /** The status conditions to keep (type, status, lastTransitionTime), e.g. `Ready`. @default none */
+  readonly conditions?: readonly string[];
+}
+
+/** A pod as `shape` says: metadata, `spec.nodeName`, the chosen conditions. */
+export function slimPod(pod: KubeObject, shape: PodShape = {}): KubeObject {
+  const conditions = (pod.status?.conditions as Array<{ type: string; status: string; lastTransitionTime?: string }> | undefined)
+    ?.filter((c) => shape.conditions?.includes(c.type))
+    .map((c) => defined({ type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime }));
+  return {
+    metadata: slimMeta(pod.metadata, shape),
+    spec: defined({ nodeName: pod.spec?.nodeName as string | undefined }),
+    status: conditions?.length ? { conditions } : {},
+  };
+}
+
+/** A node: its name and labels (the topology labels a zone is made of). */
+export function slimNode(node: KubeObject): KubeObject {
+  return { metadata: slimMeta(node.metadata, { labels: 'all' }) };
+}
+
+/** The whole object but its managedFields (server-side apply bookkeeping, often half of it). */
+export function withoutManagedFields(obj: KubeObject): KubeObject {
+  const { managedFields, ...metadata } = obj.metadata as ObjectMeta & { managedFields?: unknown };
+  return managedFields === undefined ? obj : { ...obj, metadata };
+}
