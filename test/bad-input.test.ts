@@ -294,6 +294,8 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
       storage: { size: '1Gi', storageClassName: 'zonal' },
       password: { name: 'redis', key: 'password' },
       clusterNodeTimeout: Duration.seconds(5),
+      zoneLossFailover: true,
+      zoneLossFailoverAfter: Duration.seconds(1),
       requireFullCoverage: false,
       controllerInstalledElsewhere: false,
     }],

@@ -4,7 +4,7 @@ import * as fc from 'fast-check';
 import { FakeCluster } from './redis-fake-cluster';
 import { RedisRole, RedisShardLayout } from '../../src/redis/layout';
 import { decide, DecideOptions, summarize } from '../src/redis/decide';
-import { parseClusterNodes } from '../src/redis/executor';
+import { parseClusterNodes, replicationOffset } from '../src/redis/executor';
 import { parseInventory } from '../src/redis/inventory';
 
 const zones = ['a', 'b', 'c'];
@@ -76,6 +76,116 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     const rounds = converge(fake);
     expect(rounds).toEqual([[{ kind: 'failover', on: 'a-0', takeover: false }]]);
     expectPlanned(fake);
+  });
+
+  describe('zone loss with the fast path (zoneLossFailoverAfterMs)', () => {
+    const fast: DecideOptions = { zoneLossFailoverAfterMs: 250 };
+    /** What the decision says about zones: its zone issues and its steps. */
+    const onZones = (d: ReturnType<typeof decide>) => ({ zoneIssues: d.issues.filter((i) => i.kind.startsWith('zone-')).map((i) => i.kind), steps: d.steps });
+    const nothing = { zoneIssues: [], steps: [] };
+    /** The cluster as planned, whose nodes flag a stopped node failed 1.5 s after it stopped (Redis with a 1 s node timeout). */
+    const redisLike = (layout = three) => {
+      const fake = new FakeCluster(inventoryOf(layout), { failAfterMs: 1500 });
+      converge(fake, layout);
+      return fake;
+    };
+
+    test('the zone falls silent: the manager watches; silent for the setting: its master fails over (FORCE), long before Redis would', () => {
+      const fake = redisLike();
+      fake.kill('a-0');
+      fake.kill('a-1');
+      // just stopped: the masters have not missed an answer yet (nothing tells a cut-off manager from a lost zone)
+      expect(onZones(decide(three, fake.observe(), fast))).toEqual(nothing);
+      fake.advance(100);
+      const silent = decide(three, fake.observe(), fast);
+      expect(silent).toMatchObject({ steps: [], waiting: true });
+      expect(silent.issues.filter((i) => i.kind.startsWith('zone-')).map((i) => i.message))
+        .toEqual(['zone a does not answer and has been silent to every surviving master for 100 ms: its masters fail over at 250 ms']);
+      fake.advance(150);
+      const lost = decide(three, fake.observe(), fast);
+      // only a-0 is a master in zone a; b-0, its replica in zone b, takes over
+      expect(lost.steps).toEqual([{ kind: 'force-failover', on: 'b-0', master: 'a-0', zone: 'a' }]);
+      expect(lost.issues.find((i) => i.kind === 'zone-lost')!.message)
+        .toBe('zone a is lost: no node answers and every surviving master (b-1, c-1) has heard nothing from them for 250 ms or more: ' +
+          'its masters fail over to replicas in other zones');
+      for (const step of lost.steps) fake.apply(step);
+      const after = summarize(three, fake.observe(), decide(three, fake.observe(), fast));
+      expect([after.slotsServed, after.mastersPerZone, after.nextSteps]).toEqual([16384, { a: 0, b: 2, c: 1 }, []]);
+
+      // zone a back: its old master rejoins as a replica and is failed back gracefully (never FORCE, never TAKEOVER)
+      fake.start('a-0');
+      fake.start('a-1');
+      expect(converge(fake, three, fast)).toEqual([[{ kind: 'failover', on: 'a-0', takeover: false }]]);
+      expectPlanned(fake);
+    });
+
+    test('zones that Redis already flags failed fail over at once; without the setting the manager leaves them to Redis', () => {
+      const fake = redisLike();
+      fake.kill('c-1');
+      fake.kill('c-0');
+      fake.advance(1500);
+      expect(decide(three, fake.observe()).steps).toEqual([]);
+      expect(decide(three, fake.observe(), fast).steps).toEqual([{ kind: 'force-failover', on: 'a-1', master: 'c-1', zone: 'c' }]);
+      expect(decide(three, fake.observe(), { ...fast, mode: 'rebalance' }).steps).toEqual([]);
+    });
+
+    test('the manager cut off from a zone the masters still hear: nothing to do', () => {
+      const fake = redisLike();
+      const cutOff = fake.observe().map((n) => (n.zone === 'a' ? { name: n.name, zone: n.zone, address: n.address, reachable: false } : n));
+      expect(onZones(decide(three, cutOff, fast))).toEqual(nothing);
+    });
+
+    test('two zones dark to the manager: no loss the layout survives, left to Redis', () => {
+      const fake = redisLike();
+      fake.kill('a-0');
+      fake.kill('a-1');
+      fake.advance(1000);
+      const cutOff = fake.observe().map((n) => (n.zone === 'b' ? { name: n.name, zone: n.zone, address: n.address, reachable: false } : n));
+      const d = decide(three, cutOff, fast);
+      expect(d.steps).toEqual([]);
+      expect(d.issues.find((i) => i.kind === 'zone-silent')!.message).toMatch(/^zones a, b do not answer: more than one zone is no loss the layout survives/);
+    });
+
+    test('a minority of masters answering the manager: a forced failover could not be elected, none is tried', () => {
+      const fake = redisLike();
+      fake.kill('a-0');
+      fake.kill('a-1');
+      fake.advance(1000);
+      const cutOff = fake.observe().map((n) => (n.name === 'c-1' ? { name: n.name, zone: n.zone, address: n.address, reachable: false } : n));
+      const d = decide(three, cutOff, fast);
+      expect(d.steps).toEqual([]);
+      expect(d.issues.find((i) => i.kind === 'zone-silent')!.message)
+        .toBe('zone a does not answer, but only 1 of 3 masters do: a forced failover could not be elected, left to Redis');
+    });
+
+    test('one surviving master still hears from a node of the zone: not lost', () => {
+      const fake = redisLike();
+      fake.kill('a-0');
+      fake.kill('a-1');
+      fake.advance(1000);
+      const a1 = fake.byName('a-1').address;
+      const observed = fake.observe().map((n) => (n.name !== 'c-1' ? n : {
+        ...n, view: n.view!.map((e) => (e.address === a1 ? { ...e, flags: e.flags.filter((f) => f !== 'fail'), pingPendingSinceMs: undefined } : e)),
+      }));
+      expect(onZones(decide(three, observed, fast))).toEqual(nothing);
+    });
+
+    test('the heir is the reachable replica with the most replication offset; each of the zone\'s masters fails over', () => {
+      const layout = RedisShardLayout.plan({ zones, masters: 6, replicasPerMaster: 2 });
+      const fake = redisLike(layout);
+      const lostMasters = layout.shards.filter((s) => layout.node(s.master).zone === 'a');
+      expect(lostMasters.map((s) => [s.master, s.replicas])).toEqual([['a-0', ['b-0', 'c-0']], ['a-3', ['b-3', 'c-3']]]);
+      fake.byName('c-0').replOffset = 900;
+      fake.byName('b-0').replOffset = 800;
+      fake.byName('b-3').replOffset = 500;
+      fake.byName('c-3').replOffset = 400;
+      for (const n of layout.nodesInZone('a')) fake.kill(n.name);
+      fake.advance(300);
+      expect(decide(layout, fake.observe(), fast).steps).toEqual([
+        { kind: 'force-failover', on: 'c-0', master: 'a-0', zone: 'a' },
+        { kind: 'force-failover', on: 'b-3', master: 'a-3', zone: 'a' },
+      ]);
+    });
   });
 
   test('rebalance mode only fails over; takeover only when asked', () => {
@@ -199,7 +309,10 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     expectPlanned(fake);
   });
 
-  test('property: after any sequence of zone losses, node losses and returns, the manager brings every node back to the plan', () => {
+  test.each([
+    ['Redis fails over alone', {}],
+    ['the manager fails lost zones over', { zoneLossFailoverAfterMs: 250 }],
+  ])('property: after any sequence of zone losses, node losses and returns, the manager brings every node back to the plan (%s)', (_, options) => {
     const layout = RedisShardLayout.plan({ zones, masters: 5, replicasPerMaster: 1 });
     const names = layout.nodes.map((n) => n.name);
     const event = fc.oneof(
@@ -212,10 +325,12 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
       for (const e of events) {
         const lost = e.kind === 'zone' ? layout.nodes.filter((n) => n.zone === e.zone).map((n) => n.name) : [e.name];
         lost.forEach((n) => fake.kill(n));
-        fake.autoFailover();
-        converge(fake, layout); // while down: nothing harmful
+        fake.advance(250);
+        converge(fake, layout, options); // while down: nothing harmful (a lost zone's masters fail over with the fast path)
+        fake.autoFailover(); // whatever is left to Redis
+        converge(fake, layout, options);
         for (const n of lost) fake.start(n, e.kind === 'node' && e.fresh && fake.role(n) === RedisRole.REPLICA);
-        converge(fake, layout);
+        converge(fake, layout, options);
       }
       expectPlanned(fake, layout);
     }), { numRuns: 25 });
@@ -226,11 +341,16 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
       'e7d1 127.0.0.1:30004@40004,host-a myself,slave 67ed 0 1426238317239 4 connected',
       '67ed 127.0.0.1:30002@40002 master,fail - 0 1426238316232 2 connected 0-5460 5462 [5461->-e7d1]',
       'a0b1 :0@0 noaddr,master - 0 0 0 disconnected',
+      'c3d4 127.0.0.1:30005@40005 master,fail? - 1426238318000 1426238316900 5 disconnected 5463-6000',
     ].join('\n'))).toEqual([
       { id: 'e7d1', address: '127.0.0.1:30004', flags: ['myself', 'slave'], masterId: '67ed', connected: true, slots: [] },
       { id: '67ed', address: '127.0.0.1:30002', flags: ['master', 'fail'], masterId: undefined, connected: true, slots: [[0, 5460], [5462, 5462]] },
       { id: 'a0b1', address: ':0', flags: ['noaddr', 'master'], masterId: undefined, connected: false, slots: [] },
+      // ping-sent set: a ping it has not answered yet
+      { id: 'c3d4', address: '127.0.0.1:30005', flags: ['master', 'fail?'], connected: false, slots: [[5463, 6000]], pingPendingSinceMs: 1426238318000 },
     ]);
+    expect(replicationOffset('# Replication\r\nrole:slave\r\nslave_repl_offset:4242\r\nmaster_repl_offset:4242\r\n')).toBe(4242);
+    expect(replicationOffset('# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_repl_offset:17\r\n')).toBe(17);
   });
 
   test('the static inventory: layout re-planned and checked, zones must match the plan', () => {

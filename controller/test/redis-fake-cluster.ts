@@ -2,7 +2,8 @@
  * An in-memory Redis Cluster for the manager's unit tests: one truth (who is master of what, who owns
  * which slot, who knows whom), the steps of decide.ts applied as Redis would apply them, and the automatic
  * failover Redis does after cluster-node-timeout (a replica of a lost master takes over when a majority of
- * the masters that serve slots is up).
+ * the masters that serve slots is up). A clock (`advance`) times how long each stopped node has been
+ * silent: the others have a ping to it pending since it stopped, and flag it failed `failAfterMs` later.
  */
 import { Step } from '../src/redis/decide';
 import { ClusterNodeEntry, InventoryNode, ObservedNode, toRanges } from '../src/redis/model';
@@ -13,8 +14,16 @@ interface FakeNode {
   readonly zone: string;
   readonly address: string;
   up: boolean;
+  /** When it stopped (the fake's clock). */
+  downSince?: number;
   masterId?: string;
   known: Set<string>;
+  replOffset: number;
+}
+
+export interface FakeClusterOptions {
+  /** How long after a node stops the others flag it failed (Redis: about 1.5 x cluster-node-timeout). @default 0 */
+  readonly failAfterMs?: number;
 }
 
 export class FakeCluster {
@@ -24,14 +33,21 @@ export class FakeCluster {
   private ids = 0;
   private readonly takeovers = new Map<string, string>(); // promoted id -> former master id
   private readonly former = new Map<string, string>(); // id of a replaced node -> its address
+  /** The clock (ms) every node shares. */
+  private now = 1_000_000;
 
-  constructor(inventory: InventoryNode[]) {
+  constructor(inventory: InventoryNode[], private readonly options: FakeClusterOptions = {}) {
     for (const n of inventory) this.add(n);
   }
 
   public add(n: InventoryNode): void {
     const id = this.newId();
-    this.nodes.set(n.name, { ...n, id, up: true, known: new Set([id]) });
+    this.nodes.set(n.name, { ...n, id, up: true, known: new Set([id]), replOffset: 0 });
+  }
+
+  /** Time passes. */
+  public advance(ms: number): void {
+    this.now += ms;
   }
 
   public get inventory(): InventoryNode[] {
@@ -69,13 +85,16 @@ export class FakeCluster {
       if (!n.up) return { name: n.name, zone: n.zone, address: n.address, reachable: false };
       const view: ClusterNodeEntry[] = [...n.known].map((id) => this.entry(id, id === n.id, ranges.get(id) ?? []));
       const master = this.byId(n.masterId);
-      return { name: n.name, zone: n.zone, address: n.address, reachable: true, id: n.id, view, linkUp: master?.up === true };
+      const observed = { name: n.name, zone: n.zone, address: n.address, reachable: true, id: n.id, view };
+      return { ...observed, linkUp: master?.up === true, replOffset: n.replOffset, clockMs: this.now };
     });
   }
 
-  /** Stops `name` (its process dies). */
+  /** Stops `name` (its process dies, or is cut off from everyone). */
   public kill(name: string): void {
-    this.byName(name).up = false;
+    const n = this.byName(name);
+    n.up = false;
+    n.downSince = this.now;
   }
 
   /**
@@ -85,6 +104,7 @@ export class FakeCluster {
   public start(name: string, fresh = false): void {
     const n = this.byName(name);
     n.up = true;
+    n.downSince = undefined;
     if (fresh) {
       const old = n.id;
       this.former.set(old, n.address);
@@ -107,9 +127,8 @@ export class FakeCluster {
 
   /** What Redis does after cluster-node-timeout: a replica of each lost master takes over, given a majority. */
   public autoFailover(): void {
+    if (!this.majorityUp()) return;
     const masters = [...this.nodes.values()].filter((n) => n.masterId === undefined && this.slotsOf(n.id).length > 0);
-    const upMasters = masters.filter((m) => m.up).length;
-    if (upMasters <= masters.length / 2) return;
     for (const m of masters.filter((x) => !x.up)) {
       const replica = [...this.nodes.values()].find((r) => r.up && r.masterId === m.id);
       if (!replica) continue;
@@ -157,6 +176,14 @@ export class FakeCluster {
         if (master.up) master.masterId = n.id;
         return;
       }
+      case 'force-failover': {
+        const n = on(step.on);
+        const master = this.byId(n.masterId);
+        if (!master) throw new Error('ERR You should send CLUSTER FAILOVER to a replica');
+        if (!this.majorityUp()) throw new Error(`timed out waiting for ${step.on} to take over ${step.master}`); // no election won
+        this.promote(n, master);
+        return;
+      }
       case 'forget':
         for (const name of step.on) {
           const n = on(name);
@@ -200,6 +227,12 @@ export class FakeCluster {
     throw new Error(`no convergence after ${max} rounds; last: ${JSON.stringify(rounds[rounds.length - 1])}`);
   }
 
+  /** Whether a majority of the masters that serve slots is up (an election can be won). */
+  private majorityUp(): boolean {
+    const masters = [...this.nodes.values()].filter((n) => n.masterId === undefined && this.slotsOf(n.id).length > 0);
+    return masters.filter((m) => m.up).length > masters.length / 2;
+  }
+
   private promote(replica: FakeNode, master: FakeNode): void {
     this.owner.forEach((o, s) => { if (o === master.id) this.owner[s] = replica.id; });
     replica.masterId = undefined;
@@ -213,8 +246,9 @@ export class FakeCluster {
       // a node replaced (new id): the others still remember the old one, failed
       return { id, address: this.former.get(id) ?? '', flags: ['master', 'fail'], connected: false, slots };
     }
-    const flags = [...(myself ? ['myself'] : []), n.masterId === undefined ? 'master' : 'slave', ...(n.up ? [] : ['fail'])];
-    return { id, address: n.address, flags, masterId: n.masterId, connected: n.up, slots };
+    const failed = !n.up && this.now - n.downSince! >= (this.options.failAfterMs ?? 0);
+    const flags = [...(myself ? ['myself'] : []), n.masterId === undefined ? 'master' : 'slave', ...(failed ? ['fail'] : [])];
+    return { id, address: n.address, flags, masterId: n.masterId, connected: n.up, slots, ...(n.up ? {} : { pingPendingSinceMs: n.downSince }) };
   }
 
   private newId(): string {

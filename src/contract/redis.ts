@@ -16,6 +16,54 @@ export const REDIS_CLUSTER_LABEL = `${PROJECT_DOMAIN}/redis-cluster`;
 export const LAYOUT_KEY = 'layout.json';
 /** The key of the status ConfigMap the runtime manager writes. */
 export const STATUS_KEY = 'state.json';
+/** The key of the layout ConfigMap that holds the manager's failover policy (`failoverPolicyJson`). */
+export const FAILOVER_POLICY_KEY = 'failover.json';
+
+/** How the manager treats a lost zone (the layout ConfigMap's `failover.json`). */
+export interface RedisFailoverPolicy {
+  /** The nodes' `cluster-node-timeout`, in ms. */
+  readonly clusterNodeTimeoutMs: number;
+  /**
+   * How long every node of a zone must have been silent to every surviving master (and not answer the manager)
+   * before the manager fails the zone's masters over (`CLUSTER FAILOVER FORCE`), in ms; undefined: it never
+   * does, Redis fails them over by itself (about 1.6 x cluster-node-timeout + 0.7 s).
+   */
+  readonly zoneLossFailoverAfterMs?: number;
+}
+
+/**
+ * Why `zoneLossFailoverAfterMs` cannot go with `clusterNodeTimeoutMs` (undefined when it can): a whole
+ * number of ms above 0 and below the node timeout, by which Redis starts its own failover anyway.
+ */
+export function zoneLossFailoverAfterProblem(afterMs: number, clusterNodeTimeoutMs: number): string | undefined {
+  if (!Number.isInteger(afterMs) || afterMs <= 0 || afterMs >= clusterNodeTimeoutMs) {
+    return `must be a whole number of milliseconds above 0 and below clusterNodeTimeout (${clusterNodeTimeoutMs}ms), ` +
+      'after which Redis starts its own failover';
+  }
+  return undefined;
+}
+
+/** The policy as the layout ConfigMap holds it (`zoneLossFailoverAfterMs: null` when the manager leaves failovers to Redis). */
+export function failoverPolicyJson(policy: RedisFailoverPolicy): string {
+  const { clusterNodeTimeoutMs, zoneLossFailoverAfterMs } = policy;
+  return JSON.stringify({ clusterNodeTimeoutMs, zoneLossFailoverAfterMs: zoneLossFailoverAfterMs ?? null }, undefined, 2);
+}
+
+/** Reads `failoverPolicyJson` back; throws, naming the key, when it is not a valid policy. */
+export function parseFailoverPolicy(json: string): RedisFailoverPolicy {
+  let data: any;
+  try {
+    data = JSON.parse(json);
+  } catch (e) {
+    throw new Error(`${FAILOVER_POLICY_KEY}: not JSON: ${(e as Error).message}`);
+  }
+  const timeout = data?.clusterNodeTimeoutMs;
+  if (!Number.isInteger(timeout) || timeout <= 0) throw new Error(`${FAILOVER_POLICY_KEY}: clusterNodeTimeoutMs=${JSON.stringify(timeout)} must be a whole number of ms above 0`);
+  const after = data.zoneLossFailoverAfterMs ?? undefined;
+  const problem = after === undefined ? undefined : zoneLossFailoverAfterProblem(after, timeout);
+  if (problem) throw new Error(`${FAILOVER_POLICY_KEY}: zoneLossFailoverAfterMs=${JSON.stringify(after)} ${problem}`);
+  return { clusterNodeTimeoutMs: timeout, zoneLossFailoverAfterMs: after };
+}
 
 /**
  * The pod volume of the password Secret (only its password key, as `REDIS_PASSWORD_FILE`). Only the init

@@ -5,8 +5,9 @@ import { RedisShardLayout } from './layout';
 import { CONFIG_HASH_ANNOTATION, STATEFULSET_POD_NAME_LABEL, ZONE_LABEL } from '../contract/labels';
 import { REDIS_MANAGER, redisClusterRules } from '../contract/reconcilers';
 import {
-  LAYOUT_KEY, layoutConfigMapName, REDIS_AUTH_CONF, REDIS_AUTH_DIR, REDIS_AUTH_PASSWORD, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PASSWORD_DIR,
-  REDIS_PASSWORD_FILE, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisPodName, redisStatefulSetName,
+  FAILOVER_POLICY_KEY, failoverPolicyJson, LAYOUT_KEY, layoutConfigMapName, REDIS_AUTH_CONF, REDIS_AUTH_DIR, REDIS_AUTH_PASSWORD, REDIS_BUS_PORT,
+  REDIS_CLUSTER_LABEL, REDIS_PASSWORD_DIR, REDIS_PASSWORD_FILE, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisPodName, redisStatefulSetName,
+  zoneLossFailoverAfterProblem,
 } from '../contract/redis';
 import { REDIS_MANAGER_FEATURE, requireControllerFeature, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
 import { whenZoneController, zoneControllersOf } from '../controller/zone-controller';
@@ -163,6 +164,27 @@ export interface ZonalRedisClusterProps {
   readonly clusterNodeTimeout?: Duration;
 
   /**
+   * Whether the manager fails a lost zone's masters over itself, sooner than Redis: once every node of a zone
+   * has been silent to every surviving master for `zoneLossFailoverAfter` and does not answer the manager, it
+   * runs `CLUSTER FAILOVER FORCE` on the best replica of each of the zone's masters (still elected by a
+   * majority of the masters, so a cut-off minority never wins). With false, Redis fails them over by itself,
+   * about 1.6 x clusterNodeTimeout + 0.7 s after the loss, refusing writes to their slots until then.
+   *
+   * @default true
+   */
+  readonly zoneLossFailover?: boolean;
+
+  /**
+   * How long every node of a zone must be silent before the manager fails its masters over
+   * (`zoneLossFailover`): above 0 and below `clusterNodeTimeout`. The trade-off: a zone only slow or cut off
+   * for longer than this also gets its masters failed over, and writes they took without replicating them
+   * are lost when they come back (docs/redis.md).
+   *
+   * @default - a quarter of clusterNodeTimeout
+   */
+  readonly zoneLossFailoverAfter?: Duration;
+
+  /**
    * `cluster-require-full-coverage`: refuse every query while any slot is unserved (Redis's default).
    * With false, the slots still served keep answering during a failover.
    *
@@ -209,6 +231,8 @@ const PROPS: PropSpec<ZonalRedisClusterProps> = {
     expected: 'a RedisPasswordSecret, { name, key } of a Secret created outside the app that holds the password (a Redis Cluster is never left open)',
   },
   clusterNodeTimeout: Props.optional(KubeProps.duration()),
+  zoneLossFailover: Props.optional(Props.boolean()),
+  zoneLossFailoverAfter: Props.optional(KubeProps.duration()),
   requireFullCoverage: Props.optional(Props.boolean()),
   controllerInstalledElsewhere: Props.optional(Props.boolean()),
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
@@ -230,7 +254,7 @@ export class ZonalRedisCluster extends Construct {
   public readonly layout: RedisShardLayout;
   /** The name of the client Service. */
   public readonly serviceName: string;
-  /** The name of the ConfigMap that holds the planned layout (key `layout.json`). */
+  /** The name of the ConfigMap that holds the planned layout (key `layout.json`) and the failover policy (key `failover.json`). */
   public readonly layoutConfigMapName: string;
 
   constructor(scope: Construct, id: string, props: ZonalRedisClusterProps) {
@@ -252,15 +276,16 @@ export class ZonalRedisCluster extends Construct {
       namespace, rules: redisClusterRules(name, props.password.name),
     });
     this.layout = RedisShardLayout._plan(where, { zones, masters: props.masters, replicasPerMaster: props.replicasPerMaster ?? 1 });
-    const layoutJson = this.layout.toJson();
-    const layoutBytes = Buffer.byteLength(layoutJson) + LAYOUT_KEY.length;
-    if (layoutBytes > CONFIG_MAP_MAX_BYTES) {
-      throw invalidProp(where, 'masters', props.masters,
-        `with ${this.layout.nodes.length} nodes makes a layout of ${layoutBytes} bytes, over the ${CONFIG_MAP_MAX_BYTES} a ConfigMap may hold: use fewer masters or replicas`);
-    }
     const timeout = (props.clusterNodeTimeout ?? Duration.seconds(5)).toMilliseconds();
     if (!Number.isInteger(timeout) || timeout < 100 || timeout > INT32_MAX) {
       throw invalidProp(where, 'clusterNodeTimeout', `${timeout}ms`, `must be a whole number of milliseconds from 100 to ${INT32_MAX}`);
+    }
+    const policy = { clusterNodeTimeoutMs: timeout, zoneLossFailoverAfterMs: zoneLossFailoverAfterMs(where, props, timeout) };
+    const layoutData = { [LAYOUT_KEY]: this.layout.toJson(), [FAILOVER_POLICY_KEY]: failoverPolicyJson(policy) };
+    const layoutBytes = Object.entries(layoutData).reduce((sum, [key, text]) => sum + key.length + Buffer.byteLength(text), 0);
+    if (layoutBytes > CONFIG_MAP_MAX_BYTES) {
+      throw invalidProp(where, 'masters', props.masters,
+        `with ${this.layout.nodes.length} nodes makes a layout of ${layoutBytes} bytes, over the ${CONFIG_MAP_MAX_BYTES} a ConfigMap may hold: use fewer masters or replicas`);
     }
 
     const labels = (component: string) => ({ ...standardLabels('redis', name, component), [REDIS_CLUSTER_LABEL]: name });
@@ -274,7 +299,7 @@ export class ZonalRedisCluster extends Construct {
     this.layoutConfigMapName = layoutConfigMapName(name);
     new k8s.KubeConfigMap(this, 'layout', {
       metadata: { name: this.layoutConfigMapName, namespace, labels: labels('layout') },
-      data: { [LAYOUT_KEY]: layoutJson },
+      data: layoutData,
     });
     const headless = new k8s.KubeService(this, 'nodes', {
       metadata: { name: `${name}-nodes`, namespace, labels: labels('node') },
@@ -426,6 +451,24 @@ export class ZonalRedisCluster extends Construct {
       ],
     };
   }
+}
+
+/**
+ * The manager's zone-loss failover delay in ms (undefined: off, Redis fails over by itself). By default a
+ * quarter of the node timeout: every surviving master has a ping pending to a silent node at most half the
+ * node timeout after it fell silent (Redis pings each node at least that often), so silence is confirmed
+ * and the failover done within the node timeout.
+ */
+function zoneLossFailoverAfterMs(where: string, props: ZonalRedisClusterProps, clusterNodeTimeoutMs: number): number | undefined {
+  const after = props.zoneLossFailoverAfter?.toMilliseconds({ integral: false });
+  if (props.zoneLossFailover === false) {
+    if (after !== undefined) throw invalidProp(where, 'zoneLossFailoverAfter', `${after}ms`, 'is set but zoneLossFailover is false: leave one of them out');
+    return undefined;
+  }
+  if (after === undefined) return Math.max(1, Math.round(clusterNodeTimeoutMs / 4));
+  const problem = zoneLossFailoverAfterProblem(after, clusterNodeTimeoutMs);
+  if (problem) throw invalidProp(where, 'zoneLossFailoverAfter', `${after}ms`, problem);
+  return after;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { App, Chart, Duration, Testing } from 'cdk8s';
+import { failoverOptions } from '../../controller/src/redis/manager';
 import {
   RedisShardLayout, WebhookFailurePolicy, WebhookTls, ZonalRedisCluster, ZonalRedisClusterProps, ZoneController, ZoneControllerProps, ZoneTopology,
 } from '../../src';
@@ -50,6 +51,20 @@ describe('ZonalRedisCluster', () => {
   test('the layout ConfigMap holds the planned layout', () => {
     const json = manifests[1].data['layout.json'];
     expect(RedisShardLayout.fromJson(json).nodes).toEqual(RedisShardLayout.plan({ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 }).nodes);
+  });
+
+  test('the layout ConfigMap holds the failover policy the manager reads: by default a zone-loss failover after a quarter of the node timeout', () => {
+    const policy = (props: Partial<ZonalRedisClusterProps>) => JSON.parse(synth(props)[1].data['failover.json']);
+    expect(JSON.parse(manifests[1].data['failover.json'])).toEqual({ clusterNodeTimeoutMs: 1500, zoneLossFailoverAfterMs: 375 });
+    expect(policy({})).toEqual({ clusterNodeTimeoutMs: 5000, zoneLossFailoverAfterMs: 1250 });
+    expect(policy({ zoneLossFailoverAfter: Duration.millis(400) })).toEqual({ clusterNodeTimeoutMs: 5000, zoneLossFailoverAfterMs: 400 });
+    expect(policy({ zoneLossFailover: false })).toEqual({ clusterNodeTimeoutMs: 5000, zoneLossFailoverAfterMs: null });
+    // the manager's side of the contract
+    expect(failoverOptions(manifests[1].data)).toEqual({ zoneLossFailoverAfterMs: 375 });
+    expect(failoverOptions(synth({ zoneLossFailover: false })[1].data)).toEqual({ zoneLossFailoverAfterMs: undefined });
+    expect(failoverOptions({ 'layout.json': '{}' })).toEqual({}); // a layout synthesized before the policy existed: Redis alone
+    expect(() => failoverOptions({ 'failover.json': '{"clusterNodeTimeoutMs":1000,"zoneLossFailoverAfterMs":1000}' }))
+      .toThrow('failover.json: zoneLossFailoverAfterMs=1000 must be a whole number of milliseconds above 0 and below clusterNodeTimeout (1000ms)');
   });
 
   test('each StatefulSet is pinned to its zone; pods of a shard are kept off one host, hard', () => {
@@ -122,6 +137,15 @@ describe('ZonalRedisCluster', () => {
     [{ password: 'hunter2' }, "ZonalRedisCluster 'test/redis': password=\"hunter2\" must be a RedisPasswordSecret"],
     [{ storage: { size: 'ten gigs' } }, "ZonalRedisCluster 'test/redis': storage.size=\"ten gigs\" is not a byte quantity"],
     [{ clusterNodeTimeout: Duration.millis(10) }, "ZonalRedisCluster 'test/redis': clusterNodeTimeout=\"10ms\" must be a whole number of milliseconds from 100 to 2147483647"],
+    [{ zoneLossFailoverAfter: Duration.seconds(5) }, "ZonalRedisCluster 'test/redis': zoneLossFailoverAfter=\"5000ms\" must be a whole number of milliseconds above 0 " +
+      'and below clusterNodeTimeout (5000ms), after which Redis starts its own failover'],
+    [{ clusterNodeTimeout: Duration.seconds(1), zoneLossFailoverAfter: Duration.seconds(2) },
+      'zoneLossFailoverAfter="2000ms" must be a whole number of milliseconds above 0 and below clusterNodeTimeout (1000ms)'],
+    [{ zoneLossFailoverAfter: Duration.millis(0) }, "ZonalRedisCluster 'test/redis': zoneLossFailoverAfter=\"0ms\" must be a whole number of milliseconds above 0"],
+    [{ zoneLossFailoverAfter: Duration.millis(0.5) }, "ZonalRedisCluster 'test/redis': zoneLossFailoverAfter=\"0.5ms\" must be a whole number of milliseconds above 0"],
+    [{ zoneLossFailover: false, zoneLossFailoverAfter: Duration.seconds(1) },
+      "ZonalRedisCluster 'test/redis': zoneLossFailoverAfter=\"1000ms\" is set but zoneLossFailover is false: leave one of them out"],
+    [{ zoneLossFailover: 'no' }, "ZonalRedisCluster 'test/redis': zoneLossFailover=\"no\" must be"],
   ])('refuses %j', (props, message) => {
     expect(() => synth(props as Partial<ZonalRedisClusterProps>)).toThrow(message);
   });

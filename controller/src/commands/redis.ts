@@ -14,7 +14,6 @@ import { Command } from '../cli';
 import { Logger } from '../log';
 import { Mode } from '../redis/decide';
 import { parseInventory } from '../redis/inventory';
-import { RedisClusterManager } from '../redis/manager';
 import { passwordFromBytes } from '../redis/password';
 
 const OPERATIONS = ['state', 'reconcile', 'fix', 'rebalance', 'forget-lost-nodes', 'reset'] as const;
@@ -35,6 +34,11 @@ const HELP = `usage: cdk8s-zones-controller redis <${OPERATIONS.join('|')}> --in
                         never on the command line nor in the environment. Without it: no AUTH
   --timeout SECONDS     give up after this long (default 60)
   --takeover            rebalance with CLUSTER FAILOVER TAKEOVER (only when a master cannot agree)
+  --zone-loss-failover-after SECONDS
+                        reconcile, fix: when no node of a zone answers and every surviving master has heard
+                        nothing from them for this long, fail the zone's masters over (CLUSTER FAILOVER FORCE,
+                        still elected by a majority of masters); below cluster-node-timeout, like the
+                        cluster's zoneLossFailoverAfter. Without it, Redis fails them over by itself
   --yes-destroy-data    confirm 'reset'
 Exit code 0 when the cluster ends healthy, 1 if not.
 `;
@@ -45,6 +49,7 @@ export interface RedisOptions {
   readonly passwordFile?: string;
   readonly timeoutMs: number;
   readonly takeover: boolean;
+  readonly zoneLossFailoverAfterMs?: number;
 }
 
 export function parseRedis(args: string[]): RedisOptions | 'help' {
@@ -56,6 +61,7 @@ export function parseRedis(args: string[]): RedisOptions | 'help' {
       'password-file': { type: 'string' },
       'timeout': { type: 'string', default: '60' },
       'takeover': { type: 'boolean', default: false },
+      'zone-loss-failover-after': { type: 'string' },
       'yes-destroy-data': { type: 'boolean', default: false },
       'help': { type: 'boolean', default: false },
     },
@@ -72,8 +78,18 @@ export function parseRedis(args: string[]): RedisOptions | 'help' {
   if (!values.inventory) throw new Error('redis: --inventory is required');
   const seconds = Number(values.timeout);
   if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`redis: --timeout=${JSON.stringify(values.timeout)} must be a number of seconds > 0`);
+  const after = values['zone-loss-failover-after'];
+  const afterMs = after === undefined ? undefined : Math.round(Number(after) * 1000);
+  if (after !== undefined && !(Number.isFinite(afterMs) && afterMs! > 0)) {
+    throw new Error(`redis: --zone-loss-failover-after=${JSON.stringify(after)} must be a number of seconds of at least 0.001`);
+  }
   return {
-    operation: operation as Operation, inventory: values.inventory, passwordFile: values['password-file'], timeoutMs: seconds * 1000, takeover: values.takeover!,
+    operation: operation as Operation,
+    inventory: values.inventory,
+    passwordFile: values['password-file'],
+    timeoutMs: seconds * 1000,
+    takeover: values.takeover!,
+    zoneLossFailoverAfterMs: afterMs,
   };
 }
 
@@ -96,7 +112,11 @@ export const redis: Command = {
     const { layout, nodes } = parseInventory(await fs.readFile(opts.inventory, 'utf8'));
     const file = opts.passwordFile;
     const password = file === undefined ? undefined : passwordFromBytes(await fs.readFile(file), `--password-file ${file}`);
-    const manager = new RedisClusterManager(layout, nodes, { password, timeoutMs: opts.timeoutMs, takeover: opts.takeover, log });
+    // Loaded here, not at the top: every command of the CLI (`run` too) loads this file, and the Redis client is large.
+    const { RedisClusterManager } = await import('../redis/manager.js');
+    const manager = new RedisClusterManager(layout, nodes, {
+      password, timeoutMs: opts.timeoutMs, takeover: opts.takeover, zoneLossFailoverAfterMs: opts.zoneLossFailoverAfterMs, log,
+    });
     try {
       const state = opts.operation === 'state' ? await manager.state()
         : opts.operation === 'reset' ? await manager.resetDestroyingData()

@@ -4,19 +4,29 @@
  * inventory from the cluster's StatefulSet pods and their zone labels, gets the one password Secret they
  * mount (by name: never a list of Secrets), runs the same manager as the `redis` CLI (bootstrap, heal,
  * reshard, rebalance; never gives lost slots away) and writes the state to the ConfigMap `<cluster>-status`
- * (key `state.json`). Polls every `intervalMs`.
+ * (key `state.json`).
+ *
+ * It polls (its Role lets it list pods, not watch them): the key DISCOVER lists the labelled pods every
+ * `intervalMs` and queues each cluster it finds (`namespace/cluster`) for a full pass: the layout ConfigMap
+ * and the Secret read again, the manager rebuilt if they or the pods changed, the cluster driven, the status
+ * written. Between full passes, a cluster whose layout ConfigMap turns on the zone-loss failover is watched
+ * closely: quick passes with the same manager (its connections kept; no API request) every `watchMs`, so a
+ * lost zone's masters fail over within the policy's delay rather than at the next listing. A quick pass
+ * writes the status only when it changed.
  */
 import { REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES } from '../../../src/contract/reconcilers';
 import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
-import { isStatus, KubeApi, KubeObject, PODS, Resource, resourcePath, SECRETS } from '../kube/api';
+import { CONFIGMAPS, isStatus, KubeApi, KubeObject, PODS, resourcePath, SECRETS } from '../kube/api';
+import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
-import { RedisClusterManager } from '../redis/manager';
+import type { RedisClusterManager } from '../redis/manager';
 import { passwordFromBytes } from '../redis/password';
 import { inventoryFromPods, SecretKey } from '../redis/pods';
 
 const NAME = REDIS_MANAGER;
-const CONFIGMAPS: Resource = { apiVersion: 'v1', plural: 'configmaps', namespaced: true };
+/** The key of the pod listing that finds the clusters (never a `namespace/cluster`: no namespace is named `*`). */
+const DISCOVER = '*';
 
 export interface RedisReconcilerTuning {
   /** @default 15_000 */
@@ -37,33 +47,114 @@ export function redisReconciler(tuning: RedisReconcilerTuning = {}): Reconciler 
 
 async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: RedisReconcilerTuning): Promise<void> {
   const log = ctx.log.with({ reconciler: NAME });
-  log.info('started');
-  while (!signal.aborted) {
-    try {
-      const { pods, failures } = await listRedisPods(ctx.kube, ctx.settings.redisNamespaces ?? []);
-      for (const [namespace, error] of failures) log.warn('listing redis pods failed', { namespace, error });
-      const clusters = new Map<string, KubeObject[]>();
-      for (const pod of pods) {
-        const key = `${pod.metadata.namespace}/${pod.metadata.labels![REDIS_CLUSTER_LABEL]}`;
-        clusters.set(key, [...(clusters.get(key) ?? []), pod]);
-      }
-      for (const [key, members] of clusters) {
-        if (signal.aborted) break;
-        const [namespace, cluster] = key.split('/');
-        await reconcileCluster(ctx, namespace, cluster, members, tuning.passTimeoutMs ?? 60_000)
-          .catch((error) => {
-            ctx.metrics.reconcileErrors.inc({ reconciler: NAME });
-            log.warn('redis cluster reconcile failed', { cluster: key, error });
-          });
-      }
-    } catch (error) {
-      log.warn('listing redis pods failed', { error });
+  const intervalMs = tuning.intervalMs ?? 15_000;
+  /** Each cluster's pods as the last listing showed them, by `namespace/cluster`. */
+  let clusters = new Map<string, KubeObject[]>();
+  /** The clusters a listing found since their last full pass. */
+  const due = new Set<string>();
+  const watched = new Map<string, WatchedCluster>();
+
+  const discover = async (): Promise<ReconcileResult> => {
+    const { pods, failures } = await listRedisPods(ctx.kube, ctx.settings.redisNamespaces ?? []);
+    for (const [namespace, error] of failures) log.warn('listing redis pods failed', { namespace, error });
+    clusters = new Map();
+    for (const pod of pods) {
+      const key = `${pod.metadata.namespace}/${pod.metadata.labels![REDIS_CLUSTER_LABEL]}`;
+      clusters.set(key, [...(clusters.get(key) ?? []), pod]);
     }
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, tuning.intervalMs ?? 15_000);
-      signal.addEventListener('abort', () => { clearTimeout(timer); resolve(undefined); }, { once: true });
-    });
+    for (const [key, w] of watched) {
+      if (clusters.has(key) || failures.length > 0) continue;
+      w.manager.close();
+      watched.delete(key);
+    }
+    for (const key of clusters.keys()) {
+      due.add(key);
+      loop.enqueue(key);
+    }
+    return { requeueAfter: intervalMs };
+  };
+
+  const reconcile = async (key: string): Promise<ReconcileResult> => {
+    if (key === DISCOVER) return discover();
+    const members = clusters.get(key);
+    if (!members) return {}; // gone from the last listing
+    const [namespace, cluster] = key.split('/');
+    let w = watched.get(key);
+    const full = due.delete(key) || !w;
+    if (full) {
+      w = await prepare(ctx, namespace, cluster, members, tuning.passTimeoutMs ?? 60_000, w);
+      watched.set(key, w);
+    }
+    const state = await w!.manager.converge();
+    const status = JSON.stringify({ ...state, skippedPods: w!.skipped });
+    if (full || status !== w!.lastStatus || Date.now() - w!.writtenAt >= intervalMs) {
+      await writeStatus(ctx, namespace, cluster, { ...state, skippedPods: w!.skipped, updated: new Date().toISOString() });
+      w!.lastStatus = status;
+      w!.writtenAt = Date.now();
+    }
+    return w!.watchMs === undefined ? {} : { requeueAfter: w!.watchMs };
+  };
+
+  const loop = new ReconcileLoop(ctx, {
+    name: NAME,
+    // Clusters are independent: one busy resharding never delays another's failover (a key is never run twice at once).
+    concurrency: 4,
+    retryMs: Math.min(intervalMs, 1000),
+    maxRetryMs: intervalMs,
+    reconcile,
+  });
+  try {
+    await loop.run(signal, { seed: () => [DISCOVER] });
+  } finally {
+    for (const w of watched.values()) w.manager.close();
   }
+}
+
+/** What a cluster's full pass set up, and its quick passes reuse. */
+interface WatchedCluster {
+  readonly manager: RedisClusterManager;
+  /** What the manager was built from (layout, inventory, password, policy): a new manager when it changes. */
+  readonly inputs: string;
+  readonly skipped: string[];
+  /** How often the cluster is observed between full passes; undefined: only at full passes. */
+  readonly watchMs?: number;
+  /** The status last written, without its time. */
+  lastStatus?: string;
+  writtenAt: number;
+}
+
+/**
+ * How often a cluster with a zone-loss failover delay of `afterMs` is observed: twice within the delay, so the
+ * manager notices a silent zone early enough to act when it expires (and no more often than every 100 ms).
+ */
+export function watchIntervalMs(afterMs: number | undefined): number | undefined {
+  return afterMs === undefined ? undefined : Math.max(100, Math.floor(afterMs / 2));
+}
+
+/** Reads the cluster's layout ConfigMap and password Secret, and (re)builds its manager when they or the pods changed. */
+async function prepare(
+  ctx: ReconcilerContext, namespace: string, cluster: string, pods: KubeObject[], timeoutMs: number, last: WatchedCluster | undefined,
+): Promise<WatchedCluster> {
+  // Loaded on the first cluster: the Redis client is the largest module the controller has, and most runs never need it.
+  const { failoverOptions, RedisClusterManager: Manager } = await import('../redis/manager.js');
+  const layoutMap = await ctx.kube.get(resourcePath(CONFIGMAPS, namespace, layoutConfigMapName(cluster)));
+  const data: Record<string, string> | undefined = (layoutMap as any).data;
+  const layout = RedisShardLayout.fromJson(data?.[LAYOUT_KEY] ?? '');
+  const failover = failoverOptions(data);
+  const inventory = inventoryFromPods(cluster, layout.zones, pods);
+  const ref = inventory.passwordSecret;
+  const password = ref && passwordOf(namespace, ref, await ctx.kube.get(resourcePath(SECRETS, namespace, ref.name)));
+  const inputs = JSON.stringify([data?.[LAYOUT_KEY], failover, inventory.nodes, password]);
+  const rest = {
+    skipped: inventory.skipped,
+    watchMs: watchIntervalMs(failover.zoneLossFailoverAfterMs),
+    lastStatus: last?.lastStatus,
+    writtenAt: last?.writtenAt ?? 0,
+  };
+  if (last && last.inputs === inputs) return { ...last, ...rest };
+  last?.manager.close();
+  const manager = new Manager(layout, inventory.nodes, { password, timeoutMs, ...failover, log: ctx.log.with({ reconciler: NAME, cluster }) });
+  return { manager, inputs, ...rest };
 }
 
 /**
@@ -85,22 +176,6 @@ export function passwordOf(namespace: string, ref: SecretKey, secret: KubeObject
   const value: string | undefined = secret.data?.[ref.key];
   if (value === undefined) throw new Error(`${what} does not exist: the Redis pods read their password from it`);
   return passwordFromBytes(Buffer.from(value, 'base64'), what);
-}
-
-async function reconcileCluster(ctx: ReconcilerContext, namespace: string, cluster: string, pods: KubeObject[], timeoutMs: number): Promise<void> {
-  const layoutMap = await ctx.kube.get(resourcePath(CONFIGMAPS, namespace, layoutConfigMapName(cluster)));
-  const layout = RedisShardLayout.fromJson((layoutMap as any).data[LAYOUT_KEY]);
-  const inventory = inventoryFromPods(cluster, layout.zones, pods);
-  const ref = inventory.passwordSecret;
-  const password = ref && passwordOf(namespace, ref, await ctx.kube.get(resourcePath(SECRETS, namespace, ref.name)));
-  const manager = new RedisClusterManager(layout, inventory.nodes, { password, timeoutMs, log: ctx.log.with({ reconciler: NAME, cluster }) });
-  try {
-    const state = await manager.converge();
-    ctx.metrics.reconciles.inc({ reconciler: NAME });
-    await writeStatus(ctx, namespace, cluster, { ...state, skippedPods: inventory.skipped, updated: new Date().toISOString() });
-  } finally {
-    manager.close();
-  }
 }
 
 async function writeStatus(ctx: ReconcilerContext, namespace: string, cluster: string, state: object): Promise<void> {

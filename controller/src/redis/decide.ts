@@ -1,10 +1,11 @@
 /**
  * The Redis cluster manager's decisions (pure): from the planned layout and what the nodes report, the next
  * steps towards the plan. The executor runs the steps, observes again and asks again, until nothing is
- * left to do. Order of the phases: forget stale nodes, introduce unknown nodes (CLUSTER MEET), wait for
- * gossip, assign slots (bootstrap; lost slots only in `fix` mode), attach replicas (CLUSTER REPLICATE),
- * move slots to the planned shards (reshard), fail masters back to their planned nodes (rebalance), and
- * retire nodes the plan no longer has.
+ * left to do. First, when a whole zone is lost and the fast path is on, its masters fail over to replicas in
+ * other zones (CLUSTER FAILOVER FORCE) before Redis would do it by itself. Then, in order: forget stale nodes,
+ * introduce unknown nodes (CLUSTER MEET), wait for gossip, assign slots (bootstrap; lost slots only in `fix`
+ * mode), attach replicas (CLUSTER REPLICATE), move slots to the planned shards (reshard), fail masters back to
+ * their planned nodes (rebalance), and retire nodes the plan no longer has.
  */
 import { ClusterNodeEntry, isFailed, isMaster, ObservedNode, self, slotCount, toRanges } from './model';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
@@ -19,6 +20,11 @@ export type Step =
   | { readonly kind: 'replicate'; readonly on: string; readonly master: string; readonly masterId: string }
   /** `CLUSTER FAILOVER` (or `TAKEOVER`) on the replica `on`: it becomes its shard's master. */
   | { readonly kind: 'failover'; readonly on: string; readonly takeover: boolean }
+  /**
+   * `CLUSTER FAILOVER FORCE` on the replica `on` of `master`, a master of the lost `zone`: it takes over without
+   * its master's agreement, but is still elected by a majority of the masters.
+   */
+  | { readonly kind: 'force-failover'; readonly on: string; readonly master: string; readonly zone: string }
   /** `CLUSTER FORGET id` on every node in `on`. */
   | { readonly kind: 'forget'; readonly id: string; readonly address: string; readonly on: string[] }
   /** Move the slots `ranges` with their keys from `from` to `to` (SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE). */
@@ -27,7 +33,8 @@ export type Step =
   | { readonly kind: 'retire'; readonly on: string; readonly id: string };
 
 export type IssueKind =
-  | 'unreachable' | 'converging' | 'resharding' | 'replica-syncing' | 'failover-pending' | 'slots-lost' | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped';
+  | 'unreachable' | 'zone-silent' | 'zone-lost' | 'converging' | 'resharding' | 'replica-syncing' | 'failover-pending' | 'slots-lost'
+  | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped';
 
 /** Something not as planned that the steps do not (yet) fix. */
 export interface Issue {
@@ -58,6 +65,12 @@ export interface DecideOptions {
   readonly mode?: Mode;
   /** Rebalance with `CLUSTER FAILOVER TAKEOVER` (no agreement of the master; only when asked). */
   readonly takeover?: boolean;
+  /**
+   * In `reconcile` and `fix`: fail the masters of a lost zone over (`force-failover`) once no node of the zone
+   * answers and every surviving master has heard nothing from any of them for this long (ms). Undefined: never;
+   * Redis does it by itself, about 1.6 x cluster-node-timeout + 0.7 s after the loss.
+   */
+  readonly zoneLossFailoverAfterMs?: number;
 }
 
 /** The cluster as the manager understands it: the nodes by name and id, and the authoritative view. */
@@ -137,7 +150,11 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
     issues.push({ kind: 'unreachable', message: `${n.name} (${n.address}, zone ${n.zone}) does not answer` });
   }
   if (!c.anchor) return { steps: [], issues, waiting: false };
-  const done = (steps: Step[], waiting = false): Decision => ({ steps, issues, waiting });
+  const after = options.zoneLossFailoverAfterMs;
+  const zoneLoss = after !== undefined && (mode === 'reconcile' || mode === 'fix') ? zoneLossPhase(c, after, issues) : { steps: [], waiting: false };
+  if (zoneLoss.steps.length > 0) return { steps: zoneLoss.steps, issues, waiting: false };
+  // while a zone falls silent, observe again soon: its masters may have to fail over
+  const done = (steps: Step[], waiting = false): Decision => ({ steps, issues, waiting: waiting || zoneLoss.waiting });
 
   const forgets = forgetSteps(c, mode);
   if (forgets.length > 0 || mode === 'forget-lost-nodes') return done(forgets);
@@ -180,6 +197,86 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
 
   const retire = retireSteps(c);
   return done(retire, retire.length === 0 && syncing.length > 0);
+}
+
+/**
+ * A zone loss confirmed from both sides: no node of the zone answers the manager, and every surviving master
+ * (the reachable ones, a majority of all masters, as a forced failover must still be elected) has had a ping
+ * to each of them unanswered for `afterMs` (by its own clock), or flags it failing. Then the best replica of
+ * each of the zone's masters takes over (reachable, so in another zone; the most replication offset, so every
+ * write any reachable replica acknowledged). Two zones silent at once is no loss the layout survives, and more
+ * likely the manager cut off: failovers are left to Redis.
+ */
+function zoneLossPhase(c: ClusterAnalysis, afterMs: number, issues: Issue[]): { steps: Step[]; waiting: boolean } {
+  const none = { steps: [], waiting: false };
+  const dark = c.layout.zones.map((zone) => darkZone(c, zone)).filter((z): z is DarkZone => z !== undefined);
+  if (dark.length === 0) return none;
+  if (dark.length > 1) {
+    issues.push({
+      kind: 'zone-silent',
+      message: `zones ${dark.map((z) => z.zone).join(', ')} do not answer: more than one zone is no loss the layout survives ` +
+        '(the manager may be the one cut off), so their failovers are left to Redis',
+    });
+    return none;
+  }
+  const { zone, masters, members } = dark[0];
+  const voters = c.reachable.filter((n) => isMaster(self(n)) && slotCount(self(n)!.slots) > 0);
+  const total = c.view.filter((e) => isMaster(e) && e.slots.length > 0).length;
+  if (voters.length * 2 <= total) {
+    issues.push({
+      kind: 'zone-silent',
+      message: `zone ${zone} does not answer, but only ${voters.length} of ${total} masters do: a forced failover could not be elected, left to Redis`,
+    });
+    return none;
+  }
+  const silentMs = Math.min(...voters.flatMap((v) => members.map((m) => silence(v, m))));
+  if (silentMs === 0) return none; // the masters still hear from it: only the manager is cut off
+  if (silentMs < afterMs) {
+    issues.push({
+      kind: 'zone-silent',
+      message: `zone ${zone} does not answer and has been silent to every surviving master for ${silentMs} ms: its masters fail over at ${afterMs} ms`,
+    });
+    return { steps: [], waiting: true };
+  }
+  issues.push({
+    kind: 'zone-lost',
+    message: `zone ${zone} is lost: no node answers and every surviving master (${voters.map((v) => v.name).join(', ')}) has heard nothing ` +
+      `from them for ${afterMs} ms or more: its masters fail over to replicas in other zones`,
+  });
+  const steps: Step[] = [];
+  for (const master of masters) {
+    const heir = c.reachable.filter((n) => !isMaster(self(n)) && self(n)!.masterId === master.id)
+      .sort((a, b) => (b.replOffset ?? 0) - (a.replOffset ?? 0) || cmp(a.name, b.name))[0];
+    if (heir) steps.push({ kind: 'force-failover', on: heir.name, master: c.nameAt(master.address) ?? master.address, zone });
+  }
+  return { steps, waiting: false };
+}
+
+interface DarkZone {
+  readonly zone: string;
+  /** The masters with slots of the zone (the anchor's view). */
+  readonly masters: ClusterNodeEntry[];
+  /** Its nodes that are cluster members (by address). */
+  readonly members: string[];
+}
+
+/** `zone` when none of its nodes answers the manager and it holds masters with slots; else undefined. */
+function darkZone(c: ClusterAnalysis, zone: string): DarkZone | undefined {
+  const nodes = c.nodes.filter((n) => n.zone === zone);
+  if (nodes.length === 0 || nodes.some((n) => c.reachable.includes(n))) return undefined;
+  const addresses = new Set(nodes.map((n) => n.address));
+  const known = c.view.filter((e) => addresses.has(e.address) && !e.flags.includes('handshake'));
+  const masters = known.filter((e) => isMaster(e) && e.slots.length > 0);
+  return masters.length === 0 ? undefined : { zone, masters, members: known.map((e) => e.address) };
+}
+
+/** How long (ms) `viewer` has heard nothing from the node at `address`: Infinity when it flags it failing, 0 when it answers. */
+function silence(viewer: ObservedNode, address: string): number {
+  const e = viewer.view!.find((x) => x.address === address && !x.flags.includes('handshake'));
+  if (!e) return 0;
+  if (e.flags.includes('fail') || e.flags.includes('fail?')) return Infinity;
+  if (e.pingPendingSinceMs === undefined || viewer.clockMs === undefined) return 0;
+  return Math.max(0, viewer.clockMs - e.pingPendingSinceMs);
 }
 
 function forgetSteps(c: ClusterAnalysis, mode: Mode): Step[] {

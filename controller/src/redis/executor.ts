@@ -9,7 +9,7 @@ import { ClusterNodeEntry, InventoryNode, isMaster, ObservedNode, self } from '.
 /** Parses `CLUSTER NODES` (one node per line). */
 export function parseClusterNodes(text: string): ClusterNodeEntry[] {
   return text.split('\n').filter((l) => l.trim() !== '').map((line) => {
-    const [id, addr, flags, master, , , , link, ...slots] = line.trim().split(' ');
+    const [id, addr, flags, master, pingSent, , , link, ...slots] = line.trim().split(' ');
     const hostPort = addr.split('@')[0];
     return {
       id,
@@ -21,6 +21,7 @@ export function parseClusterNodes(text: string): ClusterNodeEntry[] {
         const [a, b] = s.split('-').map(Number);
         return [a, b ?? a] as [number, number];
       }),
+      ...(Number(pingSent) > 0 ? { pingPendingSinceMs: Number(pingSent) } : {}),
     };
   });
 }
@@ -89,12 +90,22 @@ export class RedisNodes {
   public async observe(inventory: readonly InventoryNode[]): Promise<ObservedNode[]> {
     return Promise.all(inventory.map(async (n): Promise<ObservedNode> => {
       try {
-        const [id, nodes, info] = await Promise.all([
+        // TIME right after CLUSTER NODES (one connection, in order): the node's pending pings against its own clock
+        const [id, nodes, [seconds, micros], info] = await Promise.all([
           this.call(n.address, 'CLUSTER', 'MYID'),
           this.call(n.address, 'CLUSTER', 'NODES'),
+          this.call(n.address, 'TIME'),
           this.call(n.address, 'INFO', 'replication'),
-        ]) as [string, string, string];
-        return { ...n, reachable: true, id, view: parseClusterNodes(nodes), linkUp: /master_link_status:up/.test(info) };
+        ]) as [string, string, [string, string], string];
+        return {
+          ...n,
+          reachable: true,
+          id,
+          view: parseClusterNodes(nodes),
+          linkUp: /master_link_status:up/.test(info),
+          replOffset: replicationOffset(info),
+          clockMs: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
+        };
       } catch {
         this.drop(n.address);
         return { ...n, reachable: false };
@@ -112,6 +123,15 @@ export class RedisNodes {
     this.clients.delete(address);
   }
 }
+
+/** A node's replication offset from `INFO replication`: what it processed as a replica, else its own as a master. */
+export function replicationOffset(info: string): number | undefined {
+  const m = /^slave_repl_offset:(\d+)/m.exec(info) ?? /^master_repl_offset:(\d+)/m.exec(info);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Redis gives up a manual failover (FORCE included) after 5 s (CLUSTER_MF_TIMEOUT); the step waits a little longer. */
+const FORCE_FAILOVER_WAIT_MS = 6_000;
 
 /** Runs one step. */
 export async function execute(redis: RedisNodes, step: Step, c: ClusterAnalysis, password?: string): Promise<void> {
@@ -136,6 +156,14 @@ export async function execute(redis: RedisNodes, step: Step, c: ClusterAnalysis,
       const address = at(step.on);
       await redis.call(address, 'CLUSTER', 'FAILOVER', ...(step.takeover ? ['TAKEOVER'] : []));
       await until(async () => ((await redis.call(address, 'ROLE')) as string[])[0] === 'master', 15_000, `${step.on} to become master`);
+      return;
+    }
+    case 'force-failover': {
+      // One attempt, awaited: a second one would restart the election, and masters that voted in the first
+      // refuse to vote for a replica of the same master again for 2 x cluster-node-timeout.
+      const address = at(step.on);
+      await redis.call(address, 'CLUSTER', 'FAILOVER', 'FORCE');
+      await until(async () => ((await redis.call(address, 'ROLE')) as string[])[0] === 'master', FORCE_FAILOVER_WAIT_MS, `${step.on} to take over ${step.master}`, 20);
       return;
     }
     case 'forget':

@@ -3,9 +3,10 @@
  * nothing more can be done). Used by the `redis` CLI (static inventory) and, with pods as inventory, by
  * the Kubernetes reconciler.
  */
+import { FAILOVER_POLICY_KEY, parseFailoverPolicy } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { Logger } from '../log';
-import { ClusterAnalysis, ClusterState, decide, DecideOptions, summarize } from './decide';
+import { ClusterAnalysis, ClusterState, decide, DecideOptions, Step, summarize } from './decide';
 import { execute, RedisNodes, until } from './executor';
 import { InventoryNode, isMaster, ObservedNode, self } from './model';
 
@@ -14,6 +15,15 @@ export interface ManagerOptions extends DecideOptions {
   /** Give up after this long (default 60 s). */
   readonly timeoutMs?: number;
   readonly log?: Logger;
+}
+
+/**
+ * The manager's options from the data of a cluster's layout ConfigMap: its failover policy (`failover.json`).
+ * A ConfigMap synthesized before that key existed has none: failovers are then left to Redis.
+ */
+export function failoverOptions(layoutConfigMapData: { readonly [key: string]: string } | undefined): Pick<DecideOptions, 'zoneLossFailoverAfterMs'> {
+  const text = layoutConfigMapData?.[FAILOVER_POLICY_KEY];
+  return text === undefined ? {} : { zoneLossFailoverAfterMs: parseFailoverPolicy(text).zoneLossFailoverAfterMs };
 }
 
 export class RedisClusterManager {
@@ -51,10 +61,13 @@ export class RedisClusterManager {
         return summarize(this.layout, nodes, decision);
       }
       const c = new ClusterAnalysis(this.layout, nodes);
-      for (const step of decision.steps) {
+      const run = (step: Step) => {
         this.options.log?.info('redis step', { step });
-        await execute(this.redis, step, c, this.options.password).catch((error) => this.options.log?.warn('redis step failed', { step, error }));
-      }
+        return execute(this.redis, step, c, this.options.password).catch((error) => this.options.log?.warn('redis step failed', { step, error }));
+      };
+      // a lost zone's masters fail over together: each shard's writes are refused until its replica takes over
+      if (decision.steps.every((s) => s.kind === 'force-failover')) await Promise.all(decision.steps.map(run));
+      else for (const step of decision.steps) await run(step);
       if (decision.steps.length === 0 || decision.steps.some((s) => s.kind !== 'migrate')) await sleep(100);
     }
   }

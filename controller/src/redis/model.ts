@@ -26,6 +26,11 @@ export interface ClusterNodeEntry {
   readonly connected: boolean;
   /** The slot ranges it serves, [first, last] inclusive. */
   readonly slots: [number, number][];
+  /**
+   * When the viewing node sent the ping this node has not answered yet (the viewer's clock, ms); undefined
+   * when none is pending. Redis flags a node PFAIL once this is older than cluster-node-timeout.
+   */
+  readonly pingPendingSinceMs?: number;
 }
 
 /** A node of the inventory as observed. */
@@ -38,6 +43,10 @@ export interface ObservedNode extends InventoryNode {
   readonly view?: ClusterNodeEntry[];
   /** For a replica: whether its replication link to its master is up (`master_link_status:up`). */
   readonly linkUp?: boolean;
+  /** How much of the replication stream it has (`INFO replication`): the most is the best heir of a lost master. */
+  readonly replOffset?: number;
+  /** Its clock when it answered (`TIME`, ms), against which its `pingPendingSinceMs` are measured. */
+  readonly clockMs?: number;
 }
 
 /** The entry a node has about itself. */

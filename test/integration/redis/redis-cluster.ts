@@ -4,7 +4,8 @@
  * its init container's script run with real `sh` on the password file writes the auth.conf that
  * redis-server includes (pod-emulation.ts); without one, only with the synthesized redis.conf (the bench).
  * Each node has its folders in a per-test directory. Zones are killed and brought back with SIGKILL and a
- * restart on the same port and directory.
+ * restart on the same port and directory; with a `ZoneNetwork`, each zone has its own address and can be cut
+ * off from the others instead (a network partition: its nodes run on and keep their data).
  */
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -13,15 +14,17 @@ import * as os from 'os';
 import * as path from 'path';
 // ioredis is the controller package's dependency (one workspace, one node_modules)
 // eslint-disable-next-line import/no-extraneous-dependencies
-import Redis, { Cluster } from 'ioredis';
+import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { ClusterState } from '../../../controller/src/redis/decide';
 import { splitAddress } from '../../../controller/src/redis/executor';
+import { RedisClusterManager } from '../../../controller/src/redis/manager';
 import { InventoryNode } from '../../../controller/src/redis/model';
-import { REDIS_PORT } from '../../../src/contract/redis';
+import { LAYOUT_KEY, REDIS_PORT } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 import { EmulatedPod, SynthesizedPod, synthesizedRedisPod } from './pod-emulation';
+import { ZoneNetwork } from './zone-network';
 
 /**
  * A password with every kind of byte that could break out of a config file, a shell or a probe: quotes,
@@ -91,7 +94,10 @@ function listening(host: string, port: number): Promise<boolean> {
 }
 
 interface RedisProcess {
+  /** The node as the cluster and the manager reach it (through its proxy, with a `ZoneNetwork`). */
   readonly node: InventoryNode;
+  /** Where redis-server listens (default: the node's address). */
+  readonly listen?: string;
   /** Its data directory (`--dir`). */
   readonly dir: string;
   /** The config file and options before `--port`, `--bind` and `--dir`. */
@@ -109,8 +115,11 @@ export class RedisProcesses {
   private readonly pod: SynthesizedPod;
   private readonly pods = new Map<string, EmulatedPod>();
 
-  /** `password`: the one every process requires (and the helpers' clients use); none: no auth at all (the bench). */
-  constructor(public readonly nodeTimeoutMs: number, public readonly password?: string) {
+  /**
+   * `password`: the one every process requires (and the helpers' clients use); none: no auth at all (the bench).
+   * `network`: each zone on its own address, behind proxies that can partition it (none: every node on 127.0.0.1).
+   */
+  constructor(public readonly nodeTimeoutMs: number, public readonly password?: string, private readonly network?: ZoneNetwork) {
     this.root = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-it-'));
     this.pod = synthesizedRedisPod(nodeTimeoutMs, PASSWORD_SECRET);
     if (password !== undefined) {
@@ -124,31 +133,51 @@ export class RedisProcesses {
     return this.passwordFile ? ['--password-file', this.passwordFile] : [];
   }
 
+  /** The data of the synthesized layout ConfigMap (`layout.json`, `failover.json`), which the manager reads in Kubernetes. */
+  public get layoutConfigMap(): Record<string, string> {
+    return [...this.pod.configMaps.values()].find((data) => LAYOUT_KEY in data)!;
+  }
+
   /** Starts a process for each node of `layout` not started yet (in the layout's zone). */
   public async addLayout(layout: RedisShardLayout): Promise<void> {
     for (const n of layout.nodes) {
       if (this.processes.has(n.name)) continue;
-      const port = await freePort();
-      const node = { name: n.name, zone: n.zone, address: `127.0.0.1:${port}` };
+      const host = this.network?.address(n.zone) ?? '127.0.0.1';
+      const listen = `${host}:${await freePort()}`;
+      const { address, args } = await this.wire(n.zone, listen);
+      const node = { name: n.name, zone: n.zone, address };
       if (this.password === undefined) {
         const [config, data] = ['config', 'data'].map((d) => path.join(this.root, n.name, d));
         [config, data].forEach((d) => fs.mkdirSync(d, { recursive: true }));
         const configMap = this.pod.spec.volumes.find((v: any) => v.configMap).configMap.name;
         fs.writeFileSync(path.join(config, 'redis.conf'), this.pod.configMaps.get(configMap)!['redis.conf']);
-        await this.add(node, data, [path.join(config, 'redis.conf')]);
+        await this.add(node, data, [path.join(config, 'redis.conf'), ...args], undefined, listen);
         continue;
       }
-      const pod = this.emulatedPod(n.name);
-      await this.add(node, pod.volumeDir('data'), pod.redisServerArgs(), pod.env());
+      const pod = this.emulatedPod(n.name, host);
+      await this.add(node, pod.volumeDir('data'), [...pod.redisServerArgs(), ...args], pod.env(), listen);
     }
   }
 
+  /**
+   * How a node listening on `listen` is reached: there, or with a network through proxies on its zone's address
+   * for its client and bus ports, which it announces (and it connects out from its zone's address).
+   */
+  private async wire(zone: string, listen: string): Promise<{ address: string; args: string[] }> {
+    if (!this.network) return { address: listen, args: [] };
+    const [host] = splitAddress(listen);
+    const bus = await freePort();
+    const port = await this.network.exposeNode(zone, listen, `${host}:${bus}`);
+    const args = ['--cluster-port', bus, '--cluster-announce-port', port, '--cluster-announce-bus-port', port + 10_000, '--bind-source-addr', host];
+    return { address: `${host}:${port}`, args: args.map(String) };
+  }
+
   /** The synthesized pod of node `name` (with a password): its volumes in the node's own folder. */
-  public emulatedPod(name: string): EmulatedPod {
+  public emulatedPod(name: string, podIP = '127.0.0.1'): EmulatedPod {
     let pod = this.pods.get(name);
     if (!pod) {
       const secrets = new Map([[PASSWORD_SECRET.name, { [PASSWORD_SECRET.key]: Buffer.from(this.password!) }]]);
-      pod = new EmulatedPod(this.pod.spec, path.join(this.root, name), { configMaps: this.pod.configMaps, secrets, podIP: '127.0.0.1' });
+      pod = new EmulatedPod(this.pod.spec, path.join(this.root, name), { configMaps: this.pod.configMaps, secrets, podIP });
       this.pods.set(name, pod);
     }
     return pod;
@@ -160,10 +189,13 @@ export class RedisProcesses {
     return this.emulatedPod(name).ready((a) => (a === String(REDIS_PORT) ? port : a));
   }
 
-  /** Starts a process for `node`, listening on its address, with `args` (a config file first), `env` and its data in `dir`. */
-  public async add(node: InventoryNode, dir: string, args: string[], env?: NodeJS.ProcessEnv): Promise<void> {
+  /**
+   * Starts a process for `node`, listening on `listen` (default: its address), with `args` (a config file
+   * first), `env` and its data in `dir`.
+   */
+  public async add(node: InventoryNode, dir: string, args: string[], env?: NodeJS.ProcessEnv, listen?: string): Promise<void> {
     if (this.processes.has(node.name)) throw new Error(`redis process ${node.name} exists already`);
-    this.processes.set(node.name, { node, dir, args, env });
+    this.processes.set(node.name, { node, dir, args, env, listen });
     await this.start(node.name);
   }
 
@@ -187,7 +219,7 @@ export class RedisProcesses {
     if (fresh) {
       for (const f of fs.readdirSync(p.dir)) fs.rmSync(path.join(p.dir, f), { recursive: true });
     }
-    const [host, port] = splitAddress(p.node.address);
+    const [host, port] = splitAddress(p.listen ?? p.node.address);
     p.child = await startRedisServer(name, host, port, p.dir, p.args, this.password, p.env);
     const child = p.child;
     child.on('exit', () => { if (p.child === child) p.child = undefined; });
@@ -247,24 +279,25 @@ export function buildController(): void {
   execFileSync('npx', ['tsc', '-p', path.join(REPO_ROOT, 'controller', 'tsconfig.json')], { cwd: REPO_ROOT, stdio: 'inherit' });
 }
 
-/** A client of one node that fails fast (no retries); the caller disconnects it. */
-function nodeClient(address: string, password?: string): Redis {
+/** A client of one node that fails fast (no retries; `timeoutMs` per command); the caller disconnects it. */
+function nodeClient(address: string, password?: string, options: { timeoutMs?: number; Connector?: RedisOptions['Connector'] } = {}): Redis {
   const [host, port] = splitAddress(address);
-  const c = new Redis({ host, port, password, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  const timeouts = { connectTimeout: options.timeoutMs, commandTimeout: options.timeoutMs };
+  const c = new Redis({ host, port, password, retryStrategy: () => null, maxRetriesPerRequest: 0, ...timeouts, Connector: options.Connector });
   c.on('error', () => undefined);
   return c;
 }
 
-/** Who serves which slot, as one live node sees it (`CLUSTER SLOTS`): the master's address per slot. */
-export async function slotOwners(address: string, password?: string): Promise<(string | undefined)[]> {
-  const c = nodeClient(address, password);
+/** Who serves which slot, as one live node sees it (`CLUSTER SLOTS`): the master's address per slot. `client`: one to use (kept). */
+export async function slotOwners(address: string, password?: string, client?: Redis): Promise<(string | undefined)[]> {
+  const c = client ?? nodeClient(address, password);
   try {
     const slots = await c.call('CLUSTER', 'SLOTS') as [number, number, [string, number, string]][];
     const owners = new Array<string | undefined>(16384).fill(undefined);
     for (const [a, b, [h, p]] of slots) for (let s = a; s <= b; s++) owners[s] = `${h}:${p}`;
     return owners;
   } finally {
-    c.disconnect();
+    if (!client) c.disconnect();
   }
 }
 
@@ -284,9 +317,29 @@ export async function keySlots(address: string, keys: readonly string[], passwor
 }
 
 /**
- * Writes keys straight to the master of their slot, each master's batch followed by `WAIT 1` (at least one
- * replica has it); `written` has the keys whose SET succeeded, `acked` those a replica acknowledged.
- * `owners` maps slots to master addresses.
+ * Writes `keys` (all of one master) with SET in one round trip, then asks the master for its connected
+ * replicas (ROLE): with one, `WAIT 1` must count it for the keys to be acknowledged; with none (its replica
+ * is lost) the master's OK is the acknowledgement, as a WAIT would only wait out its timeout. Throws when a
+ * SET fails (MOVED, CLUSTERDOWN, timeout): no key of the batch counts then.
+ */
+async function setAcknowledged(c: Redis, keys: readonly string[], waitMs: number): Promise<boolean> {
+  const pipeline = c.pipeline();
+  for (const k of keys) pipeline.set(k, valueOf(k));
+  pipeline.call('ROLE');
+  const results = (await pipeline.exec()) ?? [];
+  const failed = results.find(([err]) => err);
+  if (failed) throw failed[0];
+  const [role, , replicas] = results[results.length - 1][1] as [string, number, unknown[]];
+  if (role !== 'master') throw new Error('not a master');
+  return replicas.length === 0 || (await c.call('WAIT', '1', String(waitMs)) as number) >= 1;
+}
+
+const valueOf = (key: string) => `value-of-${key}`;
+
+/**
+ * Writes keys straight to the master of their slot, each master's batch acknowledged as `setAcknowledged`
+ * says; `written` has the keys whose SET succeeded, `acked` those acknowledged. `owners` maps slots to
+ * master addresses.
  */
 export async function writeKeys(
   owners: (string | undefined)[], prefix: string, count: number, password?: string,
@@ -306,12 +359,9 @@ export async function writeKeys(
   await Promise.all([...byMaster].map(async ([address, batch]) => {
     const c = nodeClient(address, password);
     try {
-      const pipeline = c.pipeline();
-      for (const k of batch) pipeline.set(k, `value-of-${k}`);
-      const results = await pipeline.exec();
-      if (results && results.every(([err]) => !err)) for (const k of batch) written.set(k, `value-of-${k}`);
-      const replicas = await c.call('WAIT', '1', '2000') as number;
-      if (replicas >= 1) for (const k of batch) acked.set(k, `value-of-${k}`);
+      const ok = await setAcknowledged(c, batch, 2000).catch(() => undefined);
+      for (const k of ok === undefined ? [] : batch) written.set(k, valueOf(k));
+      for (const k of ok ? batch : []) acked.set(k, valueOf(k));
     } finally {
       c.disconnect();
     }
@@ -343,8 +393,9 @@ export async function missingKeys(inventory: InventoryNode[], expected: Map<stri
 }
 
 /**
- * Polls until a live node sees every slot served by a live master and a write of `count` keys to every
- * master succeeds; resolves to the milliseconds that took and the keys a replica acknowledged.
+ * Polls until a live node sees every slot served by a live master and a write of `count` keys spread over
+ * every master is acknowledged (`setAcknowledged`: by a replica where the master still has one); resolves
+ * to the milliseconds that took and the keys acknowledged.
  */
 export async function untilServedAndWritable(redis: RedisProcesses, prefix: string, timeoutMs = 30_000, count = 300):
 Promise<{ ms: number; acked: Map<string, string> }> {
@@ -354,10 +405,127 @@ Promise<{ ms: number; acked: Map<string, string> }> {
     const liveAddresses = new Set(live.map((n) => n.address));
     const owners = await slotOwners(live[0].address, redis.password).catch(() => []);
     if (owners.length === 16384 && owners.every((o) => o !== undefined && liveAddresses.has(o))) {
-      const { written, acked } = await writeKeys(owners, `${prefix}-${round}`, count, redis.password).catch(() => ({ written: new Map(), acked: new Map() }));
-      if (written.size === count) return { ms: Date.now() - start, acked };
+      const { acked } = await writeKeys(owners, `${prefix}-${round}`, count, redis.password).catch(() => ({ acked: new Map<string, string>() }));
+      if (acked.size === count) return { ms: Date.now() - start, acked };
     }
     if (Date.now() - start > timeoutMs) throw new Error(`slots not all served and writable after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * Runs the manager as the controller does, but without pause: a `converge` pass after another until
+ * stopped, so it sees a zone loss as it happens. Resolves `stop()` once the pass under way has ended.
+ */
+export function keepConverging(manager: RedisClusterManager): { stop(): Promise<void> } {
+  let stopped = false;
+  const running = (async () => {
+    while (!stopped) {
+      await manager.converge({ timeoutMs: 5000 }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await running;
+    },
+  };
+}
+
+export interface WriterOptions {
+  /** The nodes to ask for the slot map (CLUSTER SLOTS), in order, after a start and after any failure. */
+  readonly seeds: () => string[];
+  /** The slot ranges to write to: one slot of each (by a hash tag), keys `{tag}:<prefix>:<n>`. */
+  readonly ranges: readonly [number, number][];
+  readonly prefix: string;
+  readonly password?: string;
+  /** How its connections are made (ZoneNetwork.clientFrom: a client inside a zone). */
+  readonly Connector?: RedisOptions['Connector'];
+  /** Keys per slot per round. @default 10 */
+  readonly batch?: number;
+}
+
+/**
+ * A client that writes until stopped, in rounds: `batch` keys to the master of each of its slots (as the
+ * slot map says), acknowledged as `setAcknowledged` says. Records every key whose SET succeeded
+ * (`written`) and the acknowledged ones (`acked`); a key whose write failed or timed out is in neither.
+ */
+export class ContinuousWriter {
+  /** Starts writing; the first seed computes the hash tags' slots. */
+  public static async start(options: WriterOptions): Promise<ContinuousWriter> {
+    const candidates = Array.from({ length: 2000 }, (_, i) => `t${i}`);
+    const slots = await keySlots(options.seeds()[0], candidates, options.password);
+    const tags = new Map(options.ranges.map(([a, b]) => {
+      const i = slots.findIndex((s) => s >= a && s <= b);
+      if (i < 0) throw new Error(`no hash tag found for slots ${a}-${b}`);
+      return [slots[i], candidates[i]] as [number, string];
+    }));
+    const writer = new ContinuousWriter(tags, options);
+    writer.running = writer.loop();
+    return writer;
+  }
+
+  public readonly written = new Map<string, string>();
+  public readonly acked = new Map<string, string>();
+  private readonly clients = new Map<string, Redis>();
+  private stopped = false;
+  private running?: Promise<void>;
+  private count = 0;
+
+  /** `tags`: the hash tag of each slot it writes to. */
+  private constructor(public readonly tags: ReadonlyMap<number, string>, private readonly options: WriterOptions) {}
+
+  public async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+    for (const c of this.clients.values()) c.disconnect();
+  }
+
+  private async loop(): Promise<void> {
+    let owners: (string | undefined)[] | undefined;
+    while (!this.stopped) {
+      try {
+        owners ??= await this.slotMap();
+        await this.round(owners);
+      } catch {
+        owners = undefined; // failed over, cut off, or not served: ask again
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  }
+
+  private async slotMap(): Promise<(string | undefined)[]> {
+    for (const seed of this.options.seeds()) {
+      const owners = await slotOwners(seed, this.options.password, this.client(seed)).catch(() => undefined);
+      if (owners) return owners;
+    }
+    throw new Error('no seed answers');
+  }
+
+  private async round(owners: (string | undefined)[]): Promise<void> {
+    const results = await Promise.allSettled([...this.tags].map(async ([slot, tag]) => {
+      const owner = owners[slot];
+      if (!owner) throw new Error(`slot ${slot} is not served`);
+      const keys = Array.from({ length: this.options.batch ?? 10 }, () => `{${tag}}:${this.options.prefix}:${this.count++}`);
+      const acked = await setAcknowledged(this.client(owner), keys, WRITER_WAIT_MS);
+      for (const k of keys) this.written.set(k, valueOf(k));
+      for (const k of acked ? keys : []) this.acked.set(k, valueOf(k));
+    }));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  private client(address: string): Redis {
+    let c = this.clients.get(address);
+    if (!c || c.status === 'end') {
+      c = nodeClient(address, this.options.password, { timeoutMs: WRITER_TIMEOUT_MS, Connector: this.options.Connector });
+      this.clients.set(address, c);
+    }
+    return c;
+  }
+}
+
+/** How long the writer's WAIT waits for a replica, and its commands for an answer (a cut-off node never answers). */
+const WRITER_WAIT_MS = 200;
+const WRITER_TIMEOUT_MS = 500;
