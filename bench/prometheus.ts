@@ -1,16 +1,21 @@
 /**
  * TopologyShardedPrometheus: where 10,000 synthetic targets are scraped from (cross-zone fraction) and
  * how evenly the shards share them (max / mean targets per shard), for this library's shard plan,
- * prometheus-operator's topology formula and classic address sharding, on the same targets; and the
- * synthesis time for 1, 64 and 1,000 shards. Target-to-shard assignment uses the TypeScript hashmod,
+ * prometheus-operator's topology formula and classic address sharding, on the same targets; the
+ * synthesis time for 1, 64 and 1,000 shards; and the standalone output's cost per shard against its floor
+ * (the same documents as plain ApiObjects). Target-to-shard assignment uses the TypeScript hashmod,
  * which test/integration/prometheus proves equal to Prometheus's own.
  */
 import { App, Chart } from 'cdk8s';
-import { BenchCase, BenchSection, measureSideBySide, timingTable } from './harness';
+import { BenchCase, BenchSection, measureSideBySide, Timing, timingTable } from './harness';
+import { floorOf } from './synth';
 import { Hashmod, PrometheusOutput, ShardPlan, TopologyShardedPrometheus, ZoneTopology } from '../src';
 import { operatorTopologyShards } from '../src/prometheus/operator-formula';
 
 const TARGETS = 10_000;
+
+/** Repetitions of each synthesis case (the 1,000-shard ones take a second or two each). */
+const SYNTH_REPS = 11;
 
 /** One target in a hundred has no known zone (no zone label, or a zone outside the topology). */
 const UNZONED_EVERY = 100;
@@ -121,29 +126,52 @@ function placementTable(): string {
   ].join('\n');
 }
 
+function prometheusApp(zones: string[], shards: number, output: PrometheusOutput): App {
+  const app = new App({ outdir: 'bench/out' });
+  const chart = new Chart(app, 'bench', { disableResourceNameHashes: true });
+  new TopologyShardedPrometheus(chart, 'prom', { topology: new ZoneTopology({ zones }), shards, output, namespace: 'monitoring' });
+  return app;
+}
+
 function synthCase(name: string, zones: string[], shards: number, output: PrometheusOutput): BenchCase {
+  return { name, fn: () => prometheusApp(zones, shards, output).synthYaml() };
+}
+
+/** The standalone output at `shards` shards, and its floor (the same documents as plain ApiObjects). */
+function standaloneWithFloor(zones: string[], shards: number): { example: BenchCase; floor: BenchCase } {
+  const label = `standalone, ${shards.toLocaleString('en')} shards`;
+  const pair = floorOf(label, () => prometheusApp(zones, shards, PrometheusOutput.STANDALONE));
   return {
-    name,
-    fn: () => {
-      const app = new App({ outdir: 'bench/out' });
-      const chart = new Chart(app, 'bench', { disableResourceNameHashes: true });
-      new TopologyShardedPrometheus(chart, 'prom', { topology: new ZoneTopology({ zones }), shards, output, namespace: 'monitoring' });
-      app.synthYaml();
-    },
+    example: { name: label, fn: () => pair.build().synthYaml() },
+    floor: { name: `floor of ${label} (${pair.documents} plain ApiObjects)`, fn: () => pair.floor().synthYaml() },
   };
+}
+
+/** Per-shard cost from the slope between two shard counts, against the floor's slope. */
+function perShardTable(low: number, high: number, timings: { example: Timing; floor: Timing }[]): string {
+  const slope = (pick: 'example' | 'floor') => (timings[1][pick].medianMs - timings[0][pick].medianMs) / (high - low);
+  const ms = (t: Timing) => t.medianMs.toFixed(1);
+  return [
+    `| output | ${low} shards ms | ${high.toLocaleString('en')} shards ms | per shard ms (slope) | ratio to floor |`,
+    '| --- | ---: | ---: | ---: | ---: |',
+    `| standalone | ${ms(timings[0].example)} | ${ms(timings[1].example)} | ${slope('example').toFixed(3)} | ${(slope('example') / slope('floor')).toFixed(2)} |`,
+    `| floor: the same documents as plain ApiObjects | ${ms(timings[0].floor)} | ${ms(timings[1].floor)} | ${slope('floor').toFixed(3)} | 1.00 |`,
+  ].join('\n');
 }
 
 export function prometheusBench(): BenchSection {
   const one = ['zone-a'];
   const three = ['zone-a', 'zone-b', 'zone-c'];
+  const [low, high] = [64, 1000];
+  const standalone = [standaloneWithFloor(three, low), standaloneWithFloor(three, high)];
   const timings = measureSideBySide([
     synthCase('operator, 1 shard', one, 1, PrometheusOutput.OPERATOR),
     synthCase('operator, 64 shards', three, 64, PrometheusOutput.OPERATOR),
     synthCase('operator, 1,000 shards', three, 1000, PrometheusOutput.OPERATOR),
     synthCase('standalone, 1 shard', one, 1, PrometheusOutput.STANDALONE),
-    synthCase('standalone, 64 shards', three, 64, PrometheusOutput.STANDALONE),
-    synthCase('standalone, 1,000 shards', three, 1000, PrometheusOutput.STANDALONE),
-  ], { warmup: 1, reps: 7 });
+    ...standalone.flatMap((s) => [s.example, s.floor]),
+  ], { warmup: 1, reps: SYNTH_REPS });
+  const timingOf = (c: BenchCase) => timings.find((t) => t.name === c.name)!;
   return {
     title: 'TopologyShardedPrometheus: zone locality, load balance, synthesis time',
     body: [
@@ -158,11 +186,17 @@ export function prometheusBench(): BenchSection {
       '',
       placementTable(),
       '',
-      'Synthesis time (`App.synthYaml()`, in-process, cases interleaved, 1 warm-up, 7 repetitions; 1 shard uses a one-zone ' +
+      `Synthesis time (\`App.synthYaml()\`, in-process, cases interleaved, 1 warm-up, ${SYNTH_REPS} repetitions; 1 shard uses a one-zone ` +
       'topology). The operator output is one `Prometheus` per zone whatever the shard count; the standalone output is a ' +
       'ConfigMap, StatefulSet and PodDisruptionBudget per shard.',
       '',
       timingTable(timings, timings[0]),
+      '',
+      `Per shard, standalone: the slope between ${low} and ${high.toLocaleString('en')} shards (the medians above), against the ` +
+      'slope of its floor, the same documents as plain cdk8s `ApiObject`s (each output synthesized once; the floor writes ' +
+      'the same YAML, byte for byte). Synthesis is synchronous and single-threaded: on an idle core its time is its CPU time.',
+      '',
+      perShardTable(low, high, standalone.map((s) => ({ example: timingOf(s.example), floor: timingOf(s.floor) }))),
     ].join('\n'),
   };
 }

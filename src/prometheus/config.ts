@@ -1,5 +1,6 @@
 import { Yaml } from 'cdk8s';
 import { RelabelAction, RelabelRule, toConfigSpelling } from './relabel';
+import { writeYaml } from './yaml-writer';
 
 /** The `global` section of a shard's prometheus.yml. */
 export interface GlobalConfig {
@@ -24,9 +25,13 @@ export function prometheusConfig(global: GlobalConfig, scrapeConfigs: any[]): an
   };
 }
 
-/** The YAML text of a prometheus.yml object. */
+/**
+ * The YAML text of a prometheus.yml object, as cdk8s's YAML writes it: by the small writer of
+ * yaml-writer.ts; by the yaml library only for what that leaves to it (a line break in a user's
+ * external label value, say).
+ */
 export function renderConfig(config: any): string {
-  return Yaml.stringify(config);
+  return writeYaml(config) ?? Yaml.stringify(config);
 }
 
 /**

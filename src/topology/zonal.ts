@@ -142,8 +142,8 @@ export class Zonal {
     if (!state) {
       state = { constraints: [], requiredTerms: [], spreadAcrossZones: false };
       STATE.set(workload, state);
-      const validateState = state;
-      workload.node.addValidation({ validate: () => validateSynthesized(workload, validateState) });
+      const created = state;
+      workload.node.addValidation({ validate: () => validateState(workload, created) });
     }
     return { kind, where, state };
   }
@@ -183,30 +183,34 @@ export class Zonal {
  * of its own (Kubernetes generates one), so its pods are selected by their template labels.
  */
 function spreadTarget(workload: Workload, kind: string): SpreadTarget {
-  const podLabels: { [key: string]: string } = workload.podMetadata.toJson().labels ?? {};
+  const podLabels = podLabelsOf(workload);
   if (kind === 'Job') return { selector: { matchLabels: { ...podLabels } }, podLabels };
   const expressions = workload.matchExpressions.map((e) => ({ key: e.key, operator: e.operator, values: e.values }));
   const selector = { matchLabels: workload.matchLabels, matchExpressions: expressions.length > 0 ? expressions : undefined };
   return { selector, podLabels };
 }
 
+/** The labels of the workload's pod template, as cdk8s-plus renders them. */
+function podLabelsOf(workload: Workload): { [key: string]: string } {
+  return workload.podMetadata.toJson().labels ?? {};
+}
+
 /**
- * Checks the synthesized object, not our own bookkeeping: the pods must still carry the labels the
- * constraints count, and no other required node affinity term may let pods escape the zones (Kubernetes
- * ORs the terms).
+ * Checks at synthesis what may have changed since Zonal placed the workload, from the workload's own
+ * state (rendering the whole workload here would cost a render per validation, and cdk8s validates
+ * twice per synth): the pods must still carry the labels the constraints count, and no other required
+ * node affinity term may let pods escape the zones (Kubernetes ORs the terms).
  */
-function validateSynthesized(workload: Workload, state: ZonalState): string[] {
-  const json = ApiObject.of(workload).toJson();
-  const template = json.spec?.template ?? {};
-  const podLabels: { [key: string]: string } = template.metadata?.labels ?? {};
+function validateState(workload: Workload, state: ZonalState): string[] {
+  const podLabels = podLabelsOf(workload);
   const errors: string[] = [];
-  for (const c of (template.spec?.topologySpreadConstraints ?? []) as any[]) {
+  for (const c of state.constraints) {
     if (!selectorMatches(c.labelSelector ?? {}, podLabels)) {
-      errors.push(`the ${c.topologyKey} spread constraint selects ${describe(c.labelSelector)} but the pods are ` +
+      errors.push(`the ${c.topologyKey} spread constraint selects ${describe(k8s.toJson_LabelSelector(c.labelSelector))} but the pods are ` +
         `labelled ${describe(podLabels)}: it would never count them (were the pod labels or selector changed after Zonal?)`);
     }
   }
-  const terms: any[] = template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  const terms = requiredNodeTerms(workload);
   for (const required of state.requiredTerms) {
     const escaping = terms.filter((term) => !required.expressions.every((e) =>
       (term.matchExpressions ?? []).some((t: any) => t.key === e.key && t.operator === e.operator &&
@@ -218,4 +222,19 @@ function validateSynthesized(workload: Workload, state: ZonalState): string[] {
     }
   }
   return errors;
+}
+
+/**
+ * The required node affinity terms cdk8s-plus renders into the pod spec, as JSON. It keeps them private;
+ * its scheduling's `_toKube` is what the pod spec's affinity is rendered from, without the rest of the pod.
+ * A cdk8s-plus without it costs a render of the whole workload instead.
+ */
+function requiredNodeTerms(workload: Workload): any[] {
+  const scheduling = workload.scheduling as unknown as { _toKube?(): { affinity?: k8s.Affinity } };
+  if (typeof scheduling._toKube !== 'function') {
+    const affinity = ApiObject.of(workload).toJson().spec?.template?.spec?.affinity;
+    return affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  }
+  const terms = scheduling._toKube().affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  return terms.map((term) => k8s.toJson_NodeSelectorTerm(term));
 }

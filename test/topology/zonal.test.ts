@@ -1,3 +1,4 @@
+import { ApiObject } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { WhenUnsatisfiable, Zonal, ZoneTopology } from '../../src';
 import { only, synth, testChart } from '../util';
@@ -130,6 +131,39 @@ describe('bad input', () => {
     Zonal.spread(d, { topology: zones });
     d.podMetadata.addLabel('app', 'api');
     expect(() => synth(chart)).toThrow(/the topology.kubernetes.io\/zone spread constraint selects .* but the pods are labelled \{"app":"api",/);
+  });
+
+  test('the synthesis errors, word for word (selector and terms as the manifest spells them)', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container], select: false });
+    d.podMetadata.addLabel('tier', 'web');
+    d.select(kplus.LabelSelector.of({ labels: { tier: 'web' }, expressions: [kplus.LabelExpression.exists('tier')] }));
+    Zonal.spread(d, { topology: new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' }), spreadAcrossHosts: false });
+    d.podMetadata.addLabel('tier', 'api');
+    d.scheduling.attract(kplus.Node.labeled(kplus.NodeLabelQuery.exists('disk')));
+    let message = '';
+    try {
+      synth(chart);
+    } catch (e) {
+      message = (e as Error).message.replace(/test-w-[0-9a-f]+/, 'test-w-HASH');
+    }
+    expect(message).toBe('Validation failed with the following errors:\n' +
+      '  [test/w] the topology.kubernetes.io/zone spread constraint selects {"matchExpressions":[{"key":"tier","operator":"Exists"}],' +
+      '"matchLabels":{"tier":"web"}} but the pods are labelled {"cdk8s.io/metadata.addr":"test-w-HASH","tier":"api"}: it would never count them (were the pod labels or ' +
+      'selector changed after Zonal?)\n' +
+      "  [test/w] Zonal.spread(Deployment 'test/w') requires nodes with [{\"key\":\"topology.kubernetes.io/zone\",\"operator\":\"In\"," +
+      '"values":["a","b"]},{"key":"topology.kubernetes.io/region","operator":"In","values":["eu-1"]}], but the pod also has required ' +
+      'node affinity term(s) [{"matchExpressions":[{"key":"disk","operator":"Exists"}]}]; Kubernetes ORs the terms, so pods could run ' +
+      'outside the zones. Add the zone requirement to those terms, or pass restrictToZones: false');
+  });
+
+  test('validation reads the workload\'s state: a synthesis renders the workload once', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container] });
+    Zonal.spread(d, { topology: zones });
+    const render = jest.spyOn(ApiObject.of(d), 'toJson');
+    synth(chart);
+    expect(render).toHaveBeenCalledTimes(1);
   });
 
   test('another required node affinity term would let pods escape the zones', () => {
