@@ -339,12 +339,22 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
   test('parses CLUSTER NODES', () => {
     expect(parseClusterNodes([
       'e7d1 127.0.0.1:30004@40004,host-a myself,slave 67ed 0 1426238317239 4 connected',
-      '67ed 127.0.0.1:30002@40002 master,fail - 0 1426238316232 2 connected 0-5460 5462 [5461->-e7d1]',
+      '67ed 127.0.0.1:30002@40002 master,fail - 0 1426238316232 2 connected 0-5460 5462 [5461->-e7d1] [7000-<-c3d4]',
       'a0b1 :0@0 noaddr,master - 0 0 0 disconnected',
       'c3d4 127.0.0.1:30005@40005 master,fail? - 1426238318000 1426238316900 5 disconnected 5463-6000',
     ].join('\n'))).toEqual([
       { id: 'e7d1', address: '127.0.0.1:30004', flags: ['myself', 'slave'], masterId: '67ed', connected: true, slots: [] },
-      { id: '67ed', address: '127.0.0.1:30002', flags: ['master', 'fail'], masterId: undefined, connected: true, slots: [[0, 5460], [5462, 5462]] },
+      // open slots of a resharding: migrating 5461 to e7d1, importing 7000 from c3d4
+      {
+        id: '67ed',
+        address: '127.0.0.1:30002',
+        flags: ['master', 'fail'],
+        masterId: undefined,
+        connected: true,
+        slots: [[0, 5460], [5462, 5462]],
+        migrating: [[5461, 'e7d1']],
+        importing: [[7000, 'c3d4']],
+      },
       { id: 'a0b1', address: ':0', flags: ['noaddr', 'master'], masterId: undefined, connected: false, slots: [] },
       // ping-sent set: a ping it has not answered yet
       { id: 'c3d4', address: '127.0.0.1:30005', flags: ['master', 'fail?'], connected: false, slots: [[5463, 6000]], pingPendingSinceMs: 1426238318000 },

@@ -27,6 +27,8 @@ export type Step =
   | { readonly kind: 'force-failover'; readonly on: string; readonly master: string; readonly zone: string }
   /** `CLUSTER FORGET id` on every node in `on`. */
   | { readonly kind: 'forget'; readonly id: string; readonly address: string; readonly on: string[] }
+  /** `CLUSTER SETSLOT slot STABLE` on `on` for each of `slots`: an open slot with no node left to complete it with. */
+  | { readonly kind: 'stable'; readonly on: string; readonly slots: number[] }
   /** Move the slots `ranges` with their keys from `from` to `to` (SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE). */
   | { readonly kind: 'migrate'; readonly from: string; readonly to: string; readonly toId: string; readonly ranges: [number, number][] }
   /** A node outside the plan, holding no slots: forgotten by the others, then `CLUSTER RESET HARD`. */
@@ -172,6 +174,10 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
   const slots = slotPhase(c, mode === 'fix', issues);
   if (slots.steps.length > 0 || slots.waiting || !slots.bootstrapped) return done(slots.steps, slots.waiting);
 
+  if (mode !== 'rebalance') {
+    const open = openSlotSteps(c, issues);
+    if (open.length > 0) return done(open);
+  }
   if (mode !== 'rebalance') {
     const replicas = replicaSteps(c, issues);
     if (replicas.length > 0) return done(replicas);
@@ -405,6 +411,56 @@ function replicaSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
     const emptyMaster = isMaster(me) && me.slots.length === 0;
     const wrongMaster = !isMaster(me) && me.masterId !== target.id;
     if (emptyMaster || wrongMaster) steps.push({ kind: 'replicate', on: n.name, master: target.name, masterId: target.id! });
+  }
+  return steps;
+}
+
+/**
+ * Slots a resharding left open: MIGRATING on their owner and/or IMPORTING on another master (a `migrate`
+ * interrupted by a stopped manager, a restarted node, or by hand). A key of such a slot may be on either node,
+ * and clients are redirected between them until it is closed. As `redis-cli --cluster fix` does, each is
+ * completed towards the node it was moving to: the keys left on the owner follow, and the node takes the slot
+ * (the reshard phase then moves it on if the plan wants it elsewhere). A slot whose other node is gone or no
+ * master is made STABLE where it is open: the keys on that node are out of reach either way.
+ */
+function openSlotSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
+  const owners = c.owners();
+  const moves = new Map<number, { from: ObservedNode; to: ObservedNode }>();
+  const stable = new Map<string, number[]>();
+  const closeOn = (node: ObservedNode, slot: number) => stable.set(node.name, [...(stable.get(node.name) ?? []), slot]);
+  const liveMaster = (id: string) => {
+    const n = c.node(id);
+    return n && isMaster(self(n)) ? n : undefined;
+  };
+  for (const node of c.reachable.filter((n) => isMaster(self(n)))) {
+    const me = self(node)!;
+    for (const [slot, toId] of me.migrating ?? []) {
+      const to = liveMaster(toId);
+      if (to && owners[slot]?.id === me.id) moves.set(slot, { from: node, to });
+      else closeOn(node, slot);
+    }
+    for (const [slot] of me.importing ?? []) {
+      const owner = owners[slot];
+      const from = owner && owner.id !== me.id ? liveMaster(owner.id) : undefined;
+      if (from) {
+        if (!moves.has(slot)) moves.set(slot, { from, to: node });
+      } else {
+        closeOn(node, slot);
+      }
+    }
+  }
+  const steps: Step[] = [];
+  for (const [on, slots] of stable) steps.push({ kind: 'stable', on, slots });
+  const byPair = new Map<string, { from: ObservedNode; to: ObservedNode; slots: number[] }>();
+  for (const [slot, { from, to }] of [...moves].sort(([a], [b]) => a - b)) {
+    const key = `${from.name}>${to.name}`;
+    if (!byPair.has(key)) byPair.set(key, { from, to, slots: [] });
+    byPair.get(key)!.slots.push(slot);
+  }
+  for (const m of byPair.values()) steps.push({ kind: 'migrate', from: m.from.name, to: m.to.name, toId: m.to.id!, ranges: toRanges(m.slots) });
+  if (steps.length > 0) {
+    const count = moves.size + [...stable.values()].reduce((n, s) => n + s.length, 0);
+    issues.push({ kind: 'resharding', message: `${count} slot(s) left open by an interrupted resharding (MIGRATING/IMPORTING): closing them` });
   }
   return steps;
 }

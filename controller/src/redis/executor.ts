@@ -11,6 +11,8 @@ export function parseClusterNodes(text: string): ClusterNodeEntry[] {
   return text.split('\n').filter((l) => l.trim() !== '').map((line) => {
     const [id, addr, flags, master, pingSent, , , link, ...slots] = line.trim().split(' ');
     const hostPort = addr.split('@')[0];
+    const open = slots.map((s) => /^\[(\d+)-([<>])-([0-9a-f]+)\]$/.exec(s)).filter((m): m is RegExpExecArray => m !== null);
+    const openSlots = (arrow: string) => open.filter((m) => m[2] === arrow).map((m): [number, string] => [Number(m[1]), m[3]]);
     return {
       id,
       address: hostPort,
@@ -22,6 +24,7 @@ export function parseClusterNodes(text: string): ClusterNodeEntry[] {
         return [a, b ?? a] as [number, number];
       }),
       ...(Number(pingSent) > 0 ? { pingPendingSinceMs: Number(pingSent) } : {}),
+      ...(open.length > 0 ? { migrating: openSlots('>'), importing: openSlots('<') } : {}),
     };
   });
 }
@@ -175,6 +178,9 @@ export async function execute(redis: RedisNodes, step: Step, c: ClusterAnalysis,
       await redis.call(at(step.on), 'CLUSTER', 'RESET', 'HARD');
       return;
     }
+    case 'stable':
+      await redis.pipeline(at(step.on), step.slots.map((s) => ['CLUSTER', 'SETSLOT', s, 'STABLE']));
+      return;
     case 'migrate':
       await migrate(redis, c, at(step.from), at(step.to), step.toId, step.ranges, password);
       return;

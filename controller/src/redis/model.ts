@@ -27,6 +27,12 @@ export interface ClusterNodeEntry {
   /** The slot ranges it serves, [first, last] inclusive. */
   readonly slots: [number, number][];
   /**
+   * Open slots of a resharding, on the node's own line only: `[slot, id]` it is migrating to node `id`
+   * (`[slot->-id]`), or importing from node `id` (`[slot-<-id]`).
+   */
+  readonly migrating?: [number, string][];
+  readonly importing?: [number, string][];
+  /**
    * When the viewing node sent the ping this node has not answered yet (the viewer's clock, ms); undefined
    * when none is pending. Redis flags a node PFAIL once this is older than cluster-node-timeout.
    */
