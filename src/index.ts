@@ -26,7 +26,7 @@ export { LonghornSettings, LonghornSettingsProps } from './longhorn/settings';
 // Zone-local Prometheus shards.
 export { TopologyShardedPrometheus, TopologyShardedPrometheusProps } from './prometheus/prometheus';
 export {
-  ShardingMode, PrometheusOutput, OperatorSharding, PrometheusScrapeClass, ShardStorage,
+  ShardingMode, PrometheusOutput, OperatorSharding, PrometheusScrapeClass, ShardStorage, PrometheusRemoteWrite, PrometheusSecretKey,
 } from './prometheus/options';
 export { ShardPlan, ShardPlanProps, ShardAssignment } from './prometheus/shard-plan';
 export { ShardRelabeling, ShardRelabelingProps, RelabelRule, RelabelAction } from './prometheus/relabel';

@@ -138,7 +138,7 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
           metadata: { name: 'data' },
           spec: {
             accessModes: ['ReadWriteOnce'],
-            storageClassName: p.storageClassName,
+            storageClassName: p.storageClasses.forZone(zone),
             resources: { requests: { storage: k8s.Quantity.fromString(p.ingesterStorageSize) } },
           },
         }],

@@ -18,6 +18,7 @@ import { checkProps, Props, PropSpec } from '../shared/props';
 import { addWarning } from '../shared/warnings';
 import { zoneSlugs } from '../shared/zone-slug';
 import { parseKubernetesVersion } from '../topology/kubernetes-version';
+import { STORAGE_CLASS_PER_ZONE_PROP, ZoneStorageClasses } from '../topology/storage-classes';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /** The Loki image of the direct output (the release the integration tier proves). */
@@ -100,6 +101,14 @@ export interface ZoneAwareLokiStackProps {
    * @default - none with the operator output (required); the cluster's default class with the direct output
    */
   readonly storageClassName?: string;
+
+  /**
+   * A storage class per zone (zone -> class name) for the volumes of that zone's ingesters (direct output
+   * with per-zone StatefulSets); zones it does not name use `storageClassName`.
+   *
+   * @default - `storageClassName` in every zone
+   */
+  readonly storageClassNamePerZone?: { [zone: string]: string };
 
   /**
    * Further node label keys to spread over, besides the topology's zone key (operator output: one
@@ -228,6 +237,7 @@ const PROPS: PropSpec<ZoneAwareLokiStackProps> = {
     type: Props.enumOf(LokiObjectStorageType, 'LokiObjectStorageType'),
   }, 'LokiOperatorStorage')),
   storageClassName: Props.optional(KubeProps.dnsSubdomain()),
+  storageClassNamePerZone: STORAGE_CLASS_PER_ZONE_PROP,
   extraTopologyKeys: Props.optional(Props.arrayOf(KubeProps.labelKey())),
   zoneSource: Props.optional(Props.instanceOf(ZoneSource)),
   kubernetesVersion: Props.optional(Props.string()),
@@ -297,7 +307,10 @@ export class ZoneAwareLokiStack extends Construct {
       image: props.image ?? DEFAULT_LOKI_IMAGE,
       gatewayImage: props.gatewayImage ?? DEFAULT_GATEWAY_IMAGE,
       s3: props.s3,
-      storageClassName: props.storageClassName,
+      storageClasses: ZoneStorageClasses.of(where, 'storageClassNamePerZone', topology, props.storageClassName, props.storageClassNamePerZone,
+        output === LokiOutput.OPERATOR ? { ok: false, why: 'only applies to output LokiOutput.DIRECT (a LokiStack has one storageClassName)' }
+          : zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? { ok: true }
+            : { ok: false, why: 'needs ingesters of one zone each: ZoneSource.perZoneStatefulSets()' }),
       ingesterStorageSize: props.ingesterStorageSize ?? '10Gi',
       ruler: props.ruler ?? false,
       gateway: props.gateway ?? false,

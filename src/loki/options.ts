@@ -2,6 +2,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { ZoneSource } from '../controller/zone-source';
 import { NetworkPolicyOptions } from '../shared/network-policy';
 import { KubernetesRelease } from '../topology/kubernetes-version';
+import { ZoneStorageClasses } from '../topology/storage-classes';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /** What `ZoneAwareLokiStack` synthesizes. */
@@ -138,7 +139,8 @@ export interface ResolvedLoki {
   readonly image: string;
   readonly gatewayImage: string;
   readonly s3?: LokiS3Storage;
-  readonly storageClassName?: string;
+  /** The storage class of each zone's ingester volumes. */
+  readonly storageClasses: ZoneStorageClasses;
   readonly ingesterStorageSize: string;
   readonly ruler: boolean;
   readonly gateway: boolean;

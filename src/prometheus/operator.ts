@@ -10,18 +10,26 @@ import { standardLabels } from '../shared/standard-labels';
 
 /** The name of the default scrape class the construct adds when the user's classes have no default. */
 export const ZONE_SCRAPE_CLASS = 'zone-sharding';
-/** The external labels prometheus-operator sets itself on every Prometheus. */
+/** prometheus-operator's kinds the operator outputs emit: a Prometheus server, or Prometheus in agent mode. */
+export interface OperatorKind {
+  readonly apiVersion: string;
+  readonly kind: 'Prometheus' | 'PrometheusAgent';
+}
+export const PROMETHEUS_KIND: OperatorKind = { apiVersion: 'monitoring.coreos.com/v1', kind: 'Prometheus' };
+export const AGENT_KIND: OperatorKind = { apiVersion: 'monitoring.coreos.com/v1alpha1', kind: 'PrometheusAgent' };
+
+/** The external labels prometheus-operator sets itself on every Prometheus (and PrometheusAgent). */
 export const OPERATOR_EXTERNAL_LABELS = ['prometheus', 'prometheus_replica'];
 
 /**
- * prometheus-operator `Prometheus` resources: one per zone (topology mode, PER_ZONE), one with
- * `spec.shardingStrategy` (topology mode, SHARDING_STRATEGY) or one with classic address sharding
- * (address mode). Returns them in zone order.
+ * prometheus-operator `Prometheus` (or `PrometheusAgent`) resources: one per zone (topology mode, PER_ZONE),
+ * one with `spec.shardingStrategy` (topology mode, SHARDING_STRATEGY) or one with classic address sharding
+ * (address mode). Returns them in zone order. Both kinds share the scraping, sharding and placement fields.
  */
-export function operatorPrometheuses(scope: Construct, p: ResolvedPrometheus, serviceAccount: string): ApiObject[] {
+export function operatorPrometheuses(scope: Construct, p: ResolvedPrometheus, serviceAccount: string, kind: OperatorKind): ApiObject[] {
   if (p.mode === ShardingMode.ADDRESS || p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) {
     const topology = p.mode === ShardingMode.TOPOLOGY;
-    return [prometheus(scope, p, p.name, undefined, {
+    return [prometheus(scope, p, kind, p.name, undefined, {
       ...common(p, serviceAccount),
       shards: p.shards,
       // With shardingStrategy the operator sets the zone key of each shard's StatefulSet itself.
@@ -44,8 +52,8 @@ export function operatorPrometheuses(scope: Construct, p: ResolvedPrometheus, se
     if (!p.scrapeClasses.some((c) => c.isDefault)) {
       classes.unshift(scrapeClass({ name: ZONE_SCRAPE_CLASS, isDefault: true }, rules, node));
     }
-    return prometheus(scope, p, `${p.name}-${p.zoneNames[zoneIndex]}`, zone, {
-      ...common(p, serviceAccount),
+    return prometheus(scope, p, kind, `${p.name}-${p.zoneNames[zoneIndex]}`, zone, {
+      ...common(p, serviceAccount, zone),
       shards: zoneShards,
       nodeSelector: zoneNodeSelector(p, zone),
       externalLabels: nonEmpty(zoneExternalLabels(p, zone)),
@@ -56,18 +64,18 @@ export function operatorPrometheuses(scope: Construct, p: ResolvedPrometheus, se
   });
 }
 
-function prometheus(scope: Construct, p: ResolvedPrometheus, name: string, zone: string | undefined, spec: any): ApiObject {
+function prometheus(scope: Construct, p: ResolvedPrometheus, kind: OperatorKind, name: string, zone: string | undefined, spec: any): ApiObject {
   const labels = { ...standardLabels('prometheus', p.name, 'prometheus'), ...(zone !== undefined ? { [ZONE_LABEL]: zone } : {}) };
   return new ApiObject(scope, name, {
-    apiVersion: 'monitoring.coreos.com/v1',
-    kind: 'Prometheus',
+    apiVersion: kind.apiVersion,
+    kind: kind.kind,
     metadata: { name, namespace: p.metadataNamespace, labels },
     spec: { podMetadata: { labels: instanceLabels(p) }, ...spec },
   });
 }
 
-/** The fields every Prometheus of the construct shares. */
-function common(p: ResolvedPrometheus, serviceAccount: string): any {
+/** The fields every Prometheus of the construct shares (`zone`: the zone of a per-zone resource). */
+function common(p: ResolvedPrometheus, serviceAccount: string, zone?: string): any {
   const selector = k8s.toJson_LabelSelector(p.monitorSelector);
   return {
     replicas: p.replicas,
@@ -85,13 +93,18 @@ function common(p: ResolvedPrometheus, serviceAccount: string): any {
     scrapeConfigNamespaceSelector: {},
     scrapeInterval: p.scrapeInterval,
     retention: p.retention,
+    remoteWrite: nonEmpty(p.remoteWrite.map((r) => ({
+      url: r.url,
+      name: r.name,
+      authorization: r.bearerTokenSecret && { type: 'Bearer', credentials: { name: r.bearerTokenSecret.name, key: r.bearerTokenSecret.key } },
+    }))),
     resources: k8s.toJson_ResourceRequirements(p.resources),
     securityContext: restrictedPodSecurity(NOBODY_UID, NOBODY_UID),
     storage: p.storage && {
       volumeClaimTemplate: {
         spec: {
           accessModes: ['ReadWriteOnce'],
-          storageClassName: p.storage.storageClassName,
+          storageClassName: p.storageClasses.forZone(zone),
           resources: { requests: { storage: p.storage.size } },
         },
       },

@@ -2,6 +2,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { RelabelRule, ZoneSources } from './relabel';
 import { ShardAssignment } from './shard-plan';
 import { NetworkPolicyOptions } from '../shared/network-policy';
+import { ZoneStorageClasses } from '../topology/storage-classes';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /** How targets are divided between shards. */
@@ -18,6 +19,41 @@ export enum PrometheusOutput {
   OPERATOR = 'operator',
   /** Plain Kubernetes objects, no operator: a StatefulSet and a prometheus.yml ConfigMap per shard. */
   STANDALONE = 'standalone',
+  /**
+   * prometheus-operator `PrometheusAgent` resources (`monitoring.coreos.com/v1alpha1`), sharded as
+   * `OPERATOR` is: Prometheus in agent mode scrapes and forwards every sample by remote write (`remoteWrite`
+   * is required), with no local queries, rules or retention.
+   */
+  AGENT = 'agent',
+}
+
+/** A key of a Secret (created outside the app) in the Prometheus namespace. */
+export interface PrometheusSecretKey {
+  /** The Secret's name. */
+  readonly name: string;
+  /** The key in the Secret. */
+  readonly key: string;
+}
+
+/** Where the shards send their samples (prometheus-operator `remoteWrite`). */
+export interface PrometheusRemoteWrite {
+  /** The endpoint, an http:// or https:// URL, e.g. `https://mimir.example.com/api/v1/push`. */
+  readonly url: string;
+
+  /**
+   * A name for the queue, unique among the endpoints (in metrics and logs).
+   *
+   * @default - Prometheus names it from a hash of the configuration
+   */
+  readonly name?: string;
+
+  /**
+   * A bearer token sent as `Authorization: Bearer <token>`, read by prometheus-operator from this Secret
+   * key (never written into the app).
+   *
+   * @default - no Authorization header
+   */
+  readonly bearerTokenSecret?: PrometheusSecretKey;
 }
 
 /** How the operator output expresses topology sharding. */
@@ -88,6 +124,15 @@ export interface ShardStorage {
    * @default - the cluster's default storage class
    */
   readonly storageClassName?: string;
+
+  /**
+   * A storage class per zone (zone -> class name) for the claims of that zone's shards; zones it does not
+   * name use `storageClassName`. Needs shards of one zone each: topology mode with `OperatorSharding.PER_ZONE`
+   * or the standalone output.
+   *
+   * @default - `storageClassName` in every zone
+   */
+  readonly storageClassNamePerZone?: { [zone: string]: string };
 }
 
 /** Validated, defaulted settings the outputs render (internal). */
@@ -115,9 +160,13 @@ export interface ResolvedPrometheus {
   readonly nodeSelector?: { [key: string]: string };
   readonly image?: string;
   readonly scrapeInterval: string;
-  readonly retention: string;
+  /** Undefined for the agent output (no local storage of samples to keep). */
+  readonly retention?: string;
+  readonly remoteWrite: PrometheusRemoteWrite[];
   readonly resources: k8s.ResourceRequirements;
   readonly storage?: ShardStorage;
+  /** The storage class of each zone's claims. */
+  readonly storageClasses: ZoneStorageClasses;
   readonly scrapeClasses: PrometheusScrapeClass[];
   readonly monitorSelector: k8s.LabelSelector;
   readonly networkPolicy?: NetworkPolicyOptions;

@@ -1,10 +1,11 @@
 import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { OPERATOR_EXTERNAL_LABELS, operatorPrometheuses, ZONE_SCRAPE_CLASS } from './operator';
+import { AGENT_KIND, OPERATOR_EXTERNAL_LABELS, operatorPrometheuses, PROMETHEUS_KIND, ZONE_SCRAPE_CLASS } from './operator';
 import { operatorTopologyShards } from './operator-formula';
 import {
-  OperatorSharding, PrometheusOutput, PrometheusScrapeClass, ResolvedPrometheus, ShardingMode, ShardStorage,
+  OperatorSharding, PrometheusOutput, PrometheusRemoteWrite, PrometheusScrapeClass, PrometheusSecretKey, ResolvedPrometheus,
+  ShardingMode, ShardStorage,
 } from './options';
 import { discoveryRbac } from './rbac';
 import { isPrometheusLabelName, RELABEL_RULE_PROPS, zoneSources } from './relabel';
@@ -22,6 +23,7 @@ import { parseBytes } from '../shared/quantity';
 import { addWarning } from '../shared/warnings';
 import { zoneSlugs } from '../shared/zone-slug';
 import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
+import { STORAGE_CLASS_PER_ZONE_PROP, ZonalVolumes, ZoneStorageClasses } from '../topology/storage-classes';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /** The Prometheus image of the standalone output (3.5 is a long-term-support release). */
@@ -64,7 +66,8 @@ export interface TopologyShardedPrometheusProps {
   readonly mode?: ShardingMode;
 
   /**
-   * What to synthesize: prometheus-operator resources or plain Kubernetes objects.
+   * What to synthesize: prometheus-operator `Prometheus` or `PrometheusAgent` resources, or plain
+   * Kubernetes objects.
    *
    * @default PrometheusOutput.OPERATOR
    */
@@ -138,11 +141,20 @@ export interface TopologyShardedPrometheusProps {
   readonly scrapeInterval?: string;
 
   /**
-   * How long samples are kept, a Prometheus duration.
+   * How long samples are kept, a Prometheus duration (not with `PrometheusOutput.AGENT`, which keeps
+   * samples only until they are sent).
    *
    * @default '24h'
    */
   readonly retention?: string;
+
+  /**
+   * Where every shard sends its samples (operator outputs). Required with `PrometheusOutput.AGENT`,
+   * whose samples are only forwarded; optional with `PrometheusOutput.OPERATOR`.
+   *
+   * @default - none
+   */
+  readonly remoteWrite?: PrometheusRemoteWrite[];
 
   /**
    * Resources of each Prometheus container.
@@ -186,6 +198,7 @@ export interface TopologyShardedPrometheusProps {
 const STORAGE_PROPS: PropSpec<ShardStorage> = {
   size: KubeProps.bytes(),
   storageClassName: Props.optional(KubeProps.dnsSubdomain()),
+  storageClassNamePerZone: STORAGE_CLASS_PER_ZONE_PROP,
 };
 
 const SCRAPE_CLASS_PROPS: PropSpec<PrometheusScrapeClass> = {
@@ -195,6 +208,30 @@ const SCRAPE_CLASS_PROPS: PropSpec<PrometheusScrapeClass> = {
   metricRelabelings: Props.optional(Props.arrayOf(Props.struct(RELABEL_RULE_PROPS, 'RelabelRule'))),
   attachNodeMetadata: Props.optional(Props.boolean()),
 };
+
+const SECRET_KEY_PROPS: PropSpec<PrometheusSecretKey> = {
+  name: KubeProps.dnsSubdomain(),
+  key: Props.string((k) => (/^[-._a-zA-Z0-9]+$/.test(k) ? undefined : 'must be a Secret key: letters, digits, -, _ and .'), 'a Secret key'),
+};
+
+const REMOTE_WRITE_PROPS: PropSpec<PrometheusRemoteWrite> = {
+  url: Props.string(httpUrlProblem, 'an http:// or https:// URL'),
+  name: Props.optional(Props.nonEmptyString()),
+  bearerTokenSecret: Props.optional(Props.struct(SECRET_KEY_PROPS, 'PrometheusSecretKey')),
+};
+
+/** Why `url` is not an http(s) URL Prometheus can send to; undefined when it is. */
+function httpUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be an http:// or https:// URL';
+  if (parsed.username !== '' || parsed.password !== '') return 'must not hold credentials: give bearerTokenSecret';
+  return undefined;
+}
 
 const PROPS: PropSpec<TopologyShardedPrometheusProps> = {
   topology: Props.instanceOf(ZoneTopology),
@@ -213,6 +250,7 @@ const PROPS: PropSpec<TopologyShardedPrometheusProps> = {
   image: Props.optional(KubeProps.image()),
   scrapeInterval: Props.optional(Props.string()),
   retention: Props.optional(Props.string()),
+  remoteWrite: Props.optional(Props.arrayOf(Props.struct(REMOTE_WRITE_PROPS, 'PrometheusRemoteWrite'))),
   resources: Props.optional(KubeProps.resources()),
   storage: Props.optional(Props.struct(STORAGE_PROPS, 'ShardStorage')),
   scrapeClasses: Props.optional(Props.arrayOf(Props.struct(SCRAPE_CLASS_PROPS, 'PrometheusScrapeClass'))),
@@ -231,7 +269,7 @@ export class TopologyShardedPrometheus extends Construct {
   /** The shard plan (topology mode; undefined in address mode). */
   public readonly plan: ShardPlan | undefined;
 
-  /** The prometheus-operator `Prometheus` resources (operator output), in zone order. */
+  /** The prometheus-operator `Prometheus` (operator output) or `PrometheusAgent` (agent output) resources, in zone order. */
   public readonly prometheuses: ApiObject[];
 
   /** The StatefulSets of the shards (standalone output), in shard order. */
@@ -277,9 +315,12 @@ export class TopologyShardedPrometheus extends Construct {
       nodeSelector: props.nodeSelector,
       image: props.image ?? (output === PrometheusOutput.STANDALONE ? DEFAULT_PROMETHEUS_IMAGE : undefined),
       scrapeInterval: checkDuration(where, 'scrapeInterval', props.scrapeInterval ?? '30s'),
-      retention: checkDuration(where, 'retention', props.retention ?? '24h'),
+      retention: output === PrometheusOutput.AGENT ? undefined : checkDuration(where, 'retention', props.retention ?? '24h'),
+      remoteWrite: props.remoteWrite ?? [],
       resources: props.resources ?? containerResources('100m', '512Mi', '2Gi'),
       storage: props.storage,
+      storageClasses: ZoneStorageClasses.of(where, 'storage.storageClassNamePerZone', topology, props.storage?.storageClassName,
+        props.storage?.storageClassNamePerZone, zonalShards(mode, output, props.operatorSharding)),
       scrapeClasses: props.scrapeClasses ?? [],
       monitorSelector: props.monitorSelector ?? {},
       networkPolicy: props.networkPolicy,
@@ -292,8 +333,8 @@ export class TopologyShardedPrometheus extends Construct {
     const nodeMetadata = (mode === ShardingMode.TOPOLOGY && (sources.nodeLabel || p.operatorSharding === OperatorSharding.SHARDING_STRATEGY))
       || p.scrapeClasses.some((c) => c.attachNodeMetadata);
     this.serviceAccount = discoveryRbac(this, p, nodeMetadata);
-    if (output === PrometheusOutput.OPERATOR) {
-      this.prometheuses = operatorPrometheuses(this, p, this.serviceAccount.name);
+    if (output !== PrometheusOutput.STANDALONE) {
+      this.prometheuses = operatorPrometheuses(this, p, this.serviceAccount.name, output === PrometheusOutput.AGENT ? AGENT_KIND : PROMETHEUS_KIND);
       this.statefulSets = [];
       if (mode === ShardingMode.TOPOLOGY && p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) warnIdleShards(this, p);
     } else {
@@ -301,6 +342,15 @@ export class TopologyShardedPrometheus extends Construct {
       this.statefulSets = standaloneShards(this, p, this.serviceAccount.name);
     }
   }
+}
+
+/** Whether every shard (and so its volume) is in one zone. */
+function zonalShards(mode: ShardingMode, output: PrometheusOutput, sharding: OperatorSharding | undefined): ZonalVolumes {
+  if (mode === ShardingMode.ADDRESS) return { ok: false, why: 'needs shards of one zone each: address mode spreads every shard over the zones' };
+  if (output !== PrometheusOutput.STANDALONE && sharding === OperatorSharding.SHARDING_STRATEGY) {
+    return { ok: false, why: 'needs shards of one zone each: with shardingStrategy one resource (one storage class) spans the zones; use OperatorSharding.PER_ZONE' };
+  }
+  return { ok: true };
 }
 
 /** Options that only make sense with a mode or output. */
@@ -315,17 +365,29 @@ function checkOptions(where: string, props: TopologyShardedPrometheusProps, mode
       }
     }
   }
-  if (output === PrometheusOutput.OPERATOR && props.networkPolicy !== undefined) {
+  if (output !== PrometheusOutput.STANDALONE && props.networkPolicy !== undefined) {
     throw invalidProp(where, 'networkPolicy', props.networkPolicy, 'only applies to output PrometheusOutput.STANDALONE (prometheus-operator owns its pods)');
   }
   if (output === PrometheusOutput.STANDALONE) {
     const operatorOnly: [string, unknown][] = [
       ['operatorSharding', props.operatorSharding], ['scrapeClasses', props.scrapeClasses], ['monitorSelector', props.monitorSelector],
+      ['remoteWrite', props.remoteWrite],
     ];
     for (const [prop, value] of operatorOnly) {
-      if (value !== undefined) throw invalidProp(where, prop, value, 'only applies to output PrometheusOutput.OPERATOR');
+      if (value !== undefined) throw invalidProp(where, prop, value, 'only applies to outputs PrometheusOutput.OPERATOR and PrometheusOutput.AGENT');
     }
   }
+  if (output === PrometheusOutput.AGENT) {
+    if (props.retention !== undefined) {
+      throw invalidProp(where, 'retention', props.retention, 'does not apply to output PrometheusOutput.AGENT: an agent keeps samples only until remote write sends them');
+    }
+    if ((props.remoteWrite ?? []).length === 0) {
+      throw invalidProp(where, 'remoteWrite', props.remoteWrite, 'must name at least one endpoint with output PrometheusOutput.AGENT: an agent only forwards what it scrapes');
+    }
+  }
+  const queues = (props.remoteWrite ?? []).map((r) => r.name).filter((n): n is string => n !== undefined);
+  const repeated = queues.find((n, i) => queues.indexOf(n) !== i);
+  if (repeated !== undefined) throw invalidProp(where, 'remoteWrite[].name', repeated, 'must be unique among the endpoints');
   if (props.operatorSharding === OperatorSharding.SHARDING_STRATEGY && props.shardsPerZone !== undefined) {
     throw invalidProp(where, 'shardsPerZone', props.shardsPerZone,
       "cannot be expressed with prometheus-operator's shardingStrategy (it deals shards evenly): use OperatorSharding.PER_ZONE");
@@ -363,7 +425,7 @@ function checkExternalLabelName(where: string, prop: string, name: string, outpu
   if (!isPrometheusLabelName(name) || name.startsWith('__')) {
     throw invalidProp(where, prop, name, 'is not a valid label name: [a-zA-Z_][a-zA-Z0-9_]*, not starting with __ (reserved)');
   }
-  const reserved = output === PrometheusOutput.OPERATOR ? OPERATOR_EXTERNAL_LABELS : [REPLICA_EXTERNAL_LABEL];
+  const reserved = output === PrometheusOutput.STANDALONE ? [REPLICA_EXTERNAL_LABEL] : OPERATOR_EXTERNAL_LABELS;
   if (reserved.includes(name)) {
     throw invalidProp(where, prop, name, `is set on every Prometheus already (${reserved.join(', ')}); pick another name`);
   }
@@ -399,7 +461,8 @@ function longestStatefulSetName(p: ResolvedPrometheus, output: PrometheusOutput)
     const ids = p.mode === ShardingMode.ADDRESS ? [`${lastShard}`] : p.plan.map((s) => `${p.zoneNames[s.zoneIndex]}-${s.inZoneIndex}`);
     return ids.map((id) => `${p.name}-${id}`).reduce((a, b) => (b.length > a.length ? b : a));
   }
-  // prometheus-operator names its StatefulSets prometheus-<name> and prometheus-<name>-shard-<n>.
+  // prometheus-operator names its StatefulSets prometheus-<name> and prometheus-<name>-shard-<n>; an agent's,
+  // prom-agent-<name>[-shard-<n>]: a prefix of the same length.
   if (p.mode === ShardingMode.TOPOLOGY && p.operatorSharding === OperatorSharding.PER_ZONE) {
     return p.topology.zones.map((zone, z) => {
       const zoneShards = p.plan.filter((s) => s.zone === zone).length;

@@ -70,7 +70,7 @@ export function standaloneShards(scope: Construct, p: ResolvedPrometheus, servic
           metadata: { name: 'data' },
           spec: {
             accessModes: ['ReadWriteOnce'],
-            storageClassName: p.storage.storageClassName,
+            storageClassName: p.storageClasses.forZone(shard.zone),
             resources: { requests: { storage: k8s.Quantity.fromString(p.storage.size) } },
           },
         }],

@@ -23,6 +23,7 @@ import { checkProps, INT32_MAX, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
 import { zoneSlugs } from '../shared/zone-slug';
 import { ZoneAffinity } from '../topology/affinity';
+import { STORAGE_CLASS_PER_ZONE_PROP, ZoneStorageClasses } from '../topology/storage-classes';
 import { ZoneTopology } from '../topology/zone-topology';
 
 const UID = 999; // the redis user of the official image
@@ -77,6 +78,14 @@ export interface RedisStorage {
    * @default - the cluster's default StorageClass
    */
   readonly storageClassName?: string;
+
+  /**
+   * A StorageClass per zone (zone -> class name), for the volumes of that zone's StatefulSet; zones it does
+   * not name use `storageClassName`.
+   *
+   * @default - `storageClassName` in every zone
+   */
+  readonly storageClassNamePerZone?: { [zone: string]: string };
 }
 
 /**
@@ -215,6 +224,7 @@ export interface ZonalRedisClusterProps {
 const STORAGE_PROPS: PropSpec<RedisStorage> = {
   size: KubeProps.bytes(),
   storageClassName: Props.optional(KubeProps.dnsSubdomain()),
+  storageClassNamePerZone: STORAGE_CLASS_PER_ZONE_PROP,
 };
 
 const PROPS: PropSpec<ZonalRedisClusterProps> = {
@@ -263,6 +273,8 @@ export class ZonalRedisCluster extends Construct {
     checkProps(where, props, PROPS, 'ZonalRedisClusterProps');
     const installedElsewhere = props.controllerInstalledElsewhere ?? false;
     const zones = props.topology.zones;
+    const storageClasses = ZoneStorageClasses.of(where, 'storage.storageClassNamePerZone', props.topology, props.storage?.storageClassName,
+      props.storage?.storageClassNamePerZone);
     const slugs = zoneSlugs(zones);
     // StatefulSets are <name>-<zone slug> (at most 52 characters); Services <name> and <name>-nodes (63).
     const room = Math.min(MAX_STATEFULSET_NAME - 1 - Math.max(...slugs.map((z) => z.length)), NAME_MAX - '-nodes'.length);
@@ -341,7 +353,7 @@ export class ZonalRedisCluster extends Construct {
             metadata: { name: 'data' },
             spec: {
               accessModes: ['ReadWriteOnce'],
-              storageClassName: props.storage.storageClassName,
+              storageClassName: storageClasses.forZone(zone),
               resources: { requests: { storage: k8s.Quantity.fromString(props.storage.size) } },
             },
           }],

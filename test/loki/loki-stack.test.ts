@@ -235,6 +235,26 @@ describe('direct output', () => {
   });
 });
 
+describe('storage classes per zone', () => {
+  test('direct output: each zone\'s ingester StatefulSet claims its zone\'s class; zones not named get storageClassName', () => {
+    const { manifests } = direct({ storageClassName: 'standard', storageClassNamePerZone: { 'zone-b': 'ssd-b' } });
+    const ingesters = manifests.filter((m) => m.kind === 'StatefulSet');
+    expect(ingesters.map((m) => [m.metadata.name, m.spec.volumeClaimTemplates[0].spec.storageClassName]))
+      .toEqual([['loki-ingester-zone-a', 'standard'], ['loki-ingester-zone-b', 'ssd-b'], ['loki-ingester-zone-c', 'standard']]);
+  });
+
+  test.each([
+    ['a zone outside the topology', () => direct({ storageClassNamePerZone: { 'zone-d': 'ssd' } }),
+      /storageClassNamePerZone key="zone-d" is not one of the topology's zones/],
+    ['ingesters not of one zone each', () => direct({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35', storageClassNamePerZone: { 'zone-a': 'ssd' } }),
+      /storageClassNamePerZone=\{"zone-a":"ssd"\} needs ingesters of one zone each: ZoneSource.perZoneStatefulSets\(\)/],
+    ['the operator output', () => operator({ storageClassNamePerZone: { 'zone-a': 'ssd' } }),
+      /storageClassNamePerZone=\{"zone-a":"ssd"\} only applies to output LokiOutput.DIRECT \(a LokiStack has one storageClassName\)/],
+  ])('refused: %s', (_, build, message) => {
+    expect(build).toThrow(message);
+  });
+});
+
 describe('bad input', () => {
   test.each([
     ['RF > zones', { replicationFactor: 4 }, /replicationFactor=4 .* Loki silently shrinks each stream's replicas to the 3 zones while the write quorum stays 3: use replicationFactor <= 3/],

@@ -105,6 +105,59 @@ describe('TopologyShardedPrometheus, operator output, one Prometheus per zone (d
   });
 });
 
+describe('TopologyShardedPrometheus, agent output (PrometheusAgent)', () => {
+  const remoteWrite = [{ url: 'https://mimir.example/api/v1/push', name: 'mimir', bearerTokenSecret: { name: 'mimir-token', key: 'token' } }];
+  const agents = (objects: any[]) => objects.filter((o) => o.kind === 'PrometheusAgent');
+
+  test('one PrometheusAgent per zone with the same zone-local sharding as the Prometheus output; samples go by remote write', () => {
+    const server = synthesize({ shards: 7 }).objects;
+    const agent = synthesize({ shards: 7, output: PrometheusOutput.AGENT, remoteWrite }).objects;
+    expect(prometheuses(agent)).toEqual([]);
+    const proms = prometheuses(server);
+    const ags = agents(agent);
+    expect(ags.map((a) => [a.apiVersion, a.metadata.name])).toEqual(proms.map((p) => ['monitoring.coreos.com/v1alpha1', p.metadata.name]));
+    ags.forEach((a, i) => {
+      // what decides which shard scrapes what, and where it runs, is the same field for field
+      for (const field of ['shards', 'nodeSelector', 'externalLabels', 'scrapeClasses', 'podMetadata', 'topologySpreadConstraints', 'serviceAccountName']) {
+        expect([field, a.spec[field]]).toEqual([field, proms[i].spec[field]]);
+      }
+      expect(a.spec.remoteWrite).toEqual([
+        { url: 'https://mimir.example/api/v1/push', name: 'mimir', authorization: { type: 'Bearer', credentials: { name: 'mimir-token', key: 'token' } } },
+      ]);
+      expect(a.spec.retention).toBeUndefined();
+    });
+    // the ServiceAccount and its discovery RBAC are the same
+    const rbac = (objects: any[]) => objects.filter((o) => /Role|ServiceAccount/.test(o.kind));
+    expect(rbac(agent)).toEqual(rbac(server));
+  });
+
+  test('shardingStrategy and address mode work the same way', () => {
+    const strategy = agents(synthesize({
+      shards: 9, output: PrometheusOutput.AGENT, remoteWrite, operatorSharding: OperatorSharding.SHARDING_STRATEGY,
+    }).objects);
+    expect(strategy.map((a) => [a.metadata.name, a.spec.shards, a.spec.shardingStrategy])).toEqual([
+      ['mon-prom', 9, { mode: 'Topology', topology: { values: ['zone-a', 'zone-b', 'zone-c'], externalLabelName: 'zone' } }],
+    ]);
+    const address = agents(synthesize({ shards: 4, output: PrometheusOutput.AGENT, remoteWrite, mode: ShardingMode.ADDRESS }).objects);
+    expect(address.map((a) => [a.metadata.name, a.spec.shards, a.spec.shardingStrategy])).toEqual([['mon-prom', 4, undefined]]);
+  });
+
+  test('address mode and shardingStrategy emit the same object: switching between them changes it in place', () => {
+    for (const output of [PrometheusOutput.OPERATOR, PrometheusOutput.AGENT]) {
+      const names = [{ mode: ShardingMode.ADDRESS }, { operatorSharding: OperatorSharding.SHARDING_STRATEGY }]
+        .map((props) => synthesize({ ...props, output, remoteWrite }).objects.filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'))
+          .map((o) => `${o.kind}/${o.metadata.name}`));
+      expect(names[0]).toEqual(names[1]);
+    }
+  });
+
+  test('the Prometheus output may remote-write too; without remoteWrite it has none', () => {
+    expect(prometheuses(synthesize({ remoteWrite: [{ url: 'http://thanos-receive:19291/api/v1/receive' }] }).objects)
+      .map((p) => p.spec.remoteWrite)).toEqual(Array(3).fill([{ url: 'http://thanos-receive:19291/api/v1/receive' }]));
+    expect(prometheuses(synthesize({}).objects).map((p) => p.spec.remoteWrite)).toEqual(Array(3).fill(undefined));
+  });
+});
+
 describe('TopologyShardedPrometheus, operator output with spec.shardingStrategy', () => {
   test('one Prometheus with upstream\'s topology sharding; no warning when shards is a multiple of the zones', () => {
     const { objects, chart } = synthesize({ operatorSharding: OperatorSharding.SHARDING_STRATEGY, shards: 9 });
@@ -251,6 +304,33 @@ describe('TopologyShardedPrometheus, standalone output', () => {
   });
 });
 
+describe('TopologyShardedPrometheus storage classes per zone', () => {
+  const storage = { size: '50Gi', storageClassName: 'standard', storageClassNamePerZone: { 'zone-a': 'ssd-a', 'zone-c': 'ssd-c' } };
+  const classOf = (claimTemplate: any) => claimTemplate.spec.storageClassName;
+
+  test.each([PrometheusOutput.OPERATOR, PrometheusOutput.AGENT])('%s output, one resource per zone: each zone\'s claims get its class', (output) => {
+    const objects = synthesize({ storage, output, remoteWrite: [{ url: 'https://m.example/push' }] }).objects
+      .filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'));
+    expect(objects.map((o) => [o.metadata.labels['cdk8s-zones.dev/zone'], classOf(o.spec.storage.volumeClaimTemplate)]))
+      .toEqual([['zone-a', 'ssd-a'], ['zone-b', 'standard'], ['zone-c', 'ssd-c']]);
+  });
+
+  test('standalone output: every shard\'s StatefulSet claims its zone\'s class', () => {
+    const sts = synthesize({ storage, output: PrometheusOutput.STANDALONE, shards: 4 }).objects.filter((o) => o.kind === 'StatefulSet');
+    expect(sts.map((o) => [o.metadata.name, classOf(o.spec.volumeClaimTemplates[0])]).sort()).toEqual([
+      ['mon-prom-zone-a-0', 'ssd-a'], ['mon-prom-zone-a-1', 'ssd-a'], ['mon-prom-zone-b-0', 'standard'], ['mon-prom-zone-c-0', 'ssd-c'],
+    ]);
+  });
+
+  test.each<[Partial<TopologyShardedPrometheusProps>, string]>([
+    [{ storage: { size: '1Gi', storageClassNamePerZone: { 'zone-x': 'ssd' } } }, 'storage.storageClassNamePerZone key="zone-x" is not one of the topology\'s zones'],
+    [{ storage, mode: ShardingMode.ADDRESS }, 'needs shards of one zone each: address mode spreads every shard over the zones'],
+    [{ storage, operatorSharding: OperatorSharding.SHARDING_STRATEGY }, 'with shardingStrategy one resource (one storage class) spans the zones'],
+  ])('refused: %j', (props, message) => {
+    expect(() => synthesize(props)).toThrow(message);
+  });
+});
+
 describe('TopologyShardedPrometheus refuses bad input with a clear error', () => {
   const where = "TopologyShardedPrometheus 'mon/prom'";
   test.each<[Partial<TopologyShardedPrometheusProps>, string]>([
@@ -269,7 +349,22 @@ describe('TopologyShardedPrometheus refuses bad input with a clear error', () =>
     [{ externalLabelName: '__zone' }, 'externalLabelName="__zone" is not a valid label name'],
     [{ externalLabelName: 'prometheus_replica' }, 'externalLabelName="prometheus_replica" is set on every Prometheus already'],
     [{ externalLabels: { zone: 'x' } }, 'externalLabels={"zone":"x"} sets "zone", which externalLabelName gives each shard\'s zone'],
-    [{ output: PrometheusOutput.STANDALONE, scrapeClasses: [] }, 'scrapeClasses=[] only applies to output PrometheusOutput.OPERATOR'],
+    [{ output: PrometheusOutput.STANDALONE, scrapeClasses: [] }, 'scrapeClasses=[] only applies to outputs PrometheusOutput.OPERATOR and PrometheusOutput.AGENT'],
+    [{ output: PrometheusOutput.STANDALONE, remoteWrite: [{ url: 'https://m.example/push' }] },
+      'remoteWrite=[{"url":"https://m.example/push"}] only applies to outputs PrometheusOutput.OPERATOR and PrometheusOutput.AGENT'],
+    [{ output: PrometheusOutput.AGENT }, 'remoteWrite=undefined must name at least one endpoint with output PrometheusOutput.AGENT'],
+    [{ output: PrometheusOutput.AGENT, remoteWrite: [] }, 'remoteWrite=[] must name at least one endpoint with output PrometheusOutput.AGENT'],
+    [{ output: PrometheusOutput.AGENT, remoteWrite: [{ url: 'https://m.example/push' }], retention: '15d' },
+      'retention="15d" does not apply to output PrometheusOutput.AGENT'],
+    [{ output: PrometheusOutput.AGENT, remoteWrite: [{ url: 'https://m.example/push' }], networkPolicy: {} },
+      'networkPolicy={} only applies to output PrometheusOutput.STANDALONE'],
+    [{ remoteWrite: [{ url: 'mimir:9009/push' }] }, 'remoteWrite[0].url="mimir:9009/push" must be an http:// or https:// URL'],
+    [{ remoteWrite: [{ url: 'not a url' }] }, 'remoteWrite[0].url="not a url" is not a URL'],
+    [{ remoteWrite: [{ url: 'https://user:secret@m.example/push' }] }, 'remoteWrite[0].url="https://user:secret@m.example/push" must not hold credentials: give bearerTokenSecret'],
+    [{ remoteWrite: [{ url: 'https://a.example', name: 'q' }, { url: 'https://b.example', name: 'q' }] }, 'remoteWrite[].name="q" must be unique among the endpoints'],
+    [{ remoteWrite: [{ url: 'https://a.example', bearerTokenSecret: { name: 'Token', key: 'token' } }] }, 'remoteWrite[0].bearerTokenSecret.name="Token"'],
+    [{ remoteWrite: [{ url: 'https://a.example', bearerTokenSecret: { name: 'token', key: 'a/b' } }] },
+      'remoteWrite[0].bearerTokenSecret.key="a/b" must be a Secret key'],
     [{ networkPolicy: { enabled: false } }, 'networkPolicy={"enabled":false} only applies to output PrometheusOutput.STANDALONE'],
     [{ output: PrometheusOutput.STANDALONE, networkPolicy: { clients: [{ podLabels: { 'bad key': 'x' } }] } },
       'networkPolicy.clients[0].podLabels key="bad key" is not a valid label key'],

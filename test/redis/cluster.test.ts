@@ -118,7 +118,20 @@ describe('ZonalRedisCluster', () => {
     expect(sts.spec.template.spec.volumes.map((v: any) => v.name)).toEqual(['config', 'redis-password', 'auth', 'tmp']);
   });
 
+  test('storage classes per zone: each zone\'s StatefulSet claims its zone\'s class; zones not named get storageClassName', () => {
+    const objects = synth({ storage: { size: '5Gi', storageClassName: 'zonal', storageClassNamePerZone: { a: 'ssd-a', c: 'ssd-c' } } });
+    const classes = objects.filter((m) => m.kind === 'StatefulSet')
+      .map((sts) => [sts.spec.template.metadata.labels['cdk8s-zones.dev/zone'], sts.spec.volumeClaimTemplates[0].spec.storageClassName]);
+    expect(classes).toEqual([['a', 'ssd-a'], ['b', 'zonal'], ['c', 'ssd-c']]);
+    const withoutDefault = synth({ storage: { size: '5Gi', storageClassNamePerZone: { b: 'ssd-b' } } }).filter((m) => m.kind === 'StatefulSet');
+    expect(withoutDefault.map((sts) => sts.spec.volumeClaimTemplates[0].spec.storageClassName)).toEqual([undefined, 'ssd-b', undefined]);
+  });
+
   test.each([
+    [{ storage: { size: '1Gi', storageClassNamePerZone: { d: 'ssd' } } },
+      "ZonalRedisCluster 'test/redis': storage.storageClassNamePerZone key=\"d\" is not one of the topology's zones [a, b, c]"],
+    [{ storage: { size: '1Gi', storageClassNamePerZone: { a: 'Bad_Class' } } },
+      "ZonalRedisCluster 'test/redis': storage.storageClassNamePerZone[\"a\"]=\"Bad_Class\" is not a DNS subdomain"],
     [{ masters: 2 }, "ZonalRedisCluster 'test/redis': masters=2 must be an integer from 3 to 16384"],
     [{ masters: 20_000 }, "ZonalRedisCluster 'test/redis': masters=20000 must be an integer from 3 to 16384"],
     [{ masters: 1e9 }, "ZonalRedisCluster 'test/redis': masters=1000000000 must be an integer from 3 to 16384"],

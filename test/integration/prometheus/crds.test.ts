@@ -6,7 +6,7 @@ import { App, Chart, Testing } from 'cdk8s';
 import { build as build3Zones } from '../../../examples/prometheus-3-zones/main';
 import { build as buildStandalone } from '../../../examples/prometheus-standalone/main';
 import {
-  OperatorSharding, RelabelAction, ShardingMode, TopologyShardedPrometheus, TopologyShardedPrometheusProps, ZoneTopology,
+  OperatorSharding, PrometheusOutput, RelabelAction, ShardingMode, TopologyShardedPrometheus, TopologyShardedPrometheusProps, ZoneTopology,
 } from '../../../src';
 import { CrdSchemas } from '../crd-schema';
 
@@ -47,7 +47,26 @@ const cases: [string, Partial<TopologyShardedPrometheusProps>][] = [
   ['shardingStrategy', { operatorSharding: OperatorSharding.SHARDING_STRATEGY, shards: 9, externalLabelName: 'az', scrapeClasses: [{ name: 'x', isDefault: true }] }],
   ['shardingStrategy, no zone label', { operatorSharding: OperatorSharding.SHARDING_STRATEGY, externalLabelName: '' }],
   ['address mode', { mode: ShardingMode.ADDRESS, shards: 4, scrapeClasses: [{ name: 'nodes', isDefault: true, attachNodeMetadata: true }] }],
+  ['per zone, remote write with a bearer token', { remoteWrite: [{ url: 'https://mimir.example/api/v1/push', name: 'mimir', bearerTokenSecret: { name: 'mimir', key: 'token' } }] }],
+  ...agentCases(),
 ];
+
+/** The agent output (PrometheusAgent) in every layout above that an agent can have (no retention). */
+function agentCases(): [string, Partial<TopologyShardedPrometheusProps>][] {
+  const remoteWrite = [{ url: 'https://mimir.example/api/v1/push', name: 'mimir', bearerTokenSecret: { name: 'mimir', key: 'token' } }];
+  return [
+    ['agent, per zone', {}],
+    ['agent, per zone, weighted, storage, scrape classes', {
+      shards: 7,
+      shardsPerZone: { 'eu-west-1a': 3, 'eu-west-1b': 2, 'eu-west-1c': 2 },
+      replicas: 2,
+      storage: { size: '10Gi', storageClassName: 'gp3' },
+      scrapeClasses: [{ name: 'default', isDefault: true, relabelings: [{ sourceLabels: ['__meta_kubernetes_pod_label_app'], targetLabel: 'app' }] }],
+    }],
+    ['agent, shardingStrategy', { operatorSharding: OperatorSharding.SHARDING_STRATEGY, shards: 9 }],
+    ['agent, address mode', { mode: ShardingMode.ADDRESS, shards: 4 }],
+  ].map(([name, props]) => [name as string, { ...props as object, output: PrometheusOutput.AGENT, remoteWrite }]);
+}
 
 describe('every emitted custom resource passes the upstream CRD schema', () => {
   test.each(cases)('%s', (_, props) => {
@@ -66,6 +85,13 @@ describe('every emitted custom resource passes the upstream CRD schema', () => {
     const resources = customResources(manifests);
     expect(resources).toHaveLength(expected);
     for (const r of resources) expect({ name: r.metadata.name, errors: schemas.errors(r) }).toEqual({ name: r.metadata.name, errors: [] });
+  });
+
+  test('the agent cases are checked against the PrometheusAgent CRD', () => {
+    const [agent] = customResources(configuration(agentCases()[0][1]));
+    expect([agent.apiVersion, agent.kind]).toEqual(['monitoring.coreos.com/v1alpha1', 'PrometheusAgent']);
+    // a field only Prometheus has fails against the agent's schema
+    expect(schemas.errors({ ...agent, spec: { ...agent.spec, retention: '24h' } }).join('\n')).toMatch(/additional properties \(retention\)/);
   });
 
   test('the validator is strict: a misspelt field of the emitted Prometheus fails', () => {

@@ -6,17 +6,18 @@
  * One pool of processes serves every configuration: process i carries one scrape job per configuration
  * with more than i shards (shard i's rules), so 2, 3 and 4 zones with every shard count from Z to 3Z+1
  * run side by side in 13 processes, started once. The examples' output (the standalone prometheus.yml
- * files, the operator output's scrape classes) then runs on the same processes, reloaded.
+ * files, the operator output's scrape classes, and the same as PrometheusAgents) then runs on the same
+ * processes, reloaded.
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { App, Testing } from 'cdk8s';
+import { App, Chart, Testing } from 'cdk8s';
 import * as yaml from 'yaml';
 import { activeShards, ShardPool } from './shard-pool';
 import { expectedZone, fileSdTargets, KubernetesTarget, kubernetesTargets, SyntheticTarget, syntheticTargets } from './targets';
 import { build as build3Zones } from '../../../examples/prometheus-3-zones/main';
 import { build as buildStandalone } from '../../../examples/prometheus-standalone/main';
-import { Hashmod, ShardPlan, ShardRelabeling, ZoneTopology } from '../../../src';
+import { Hashmod, PrometheusOutput, ShardPlan, ShardRelabeling, TopologyShardedPrometheus, ZoneTopology } from '../../../src';
 import { prometheusConfig, renderConfig } from '../../../src/prometheus/config';
 
 const pool = new ShardPool();
@@ -192,8 +193,28 @@ describe('the examples, with a real Prometheus', () => {
     expectExactlyOnce(endpoints, byJob.get('kubernetes-service-endpoints')!, shardOf);
   });
 
-  test('prometheus-3-zones: each Prometheus resource\'s scrape class plus prometheus-operator\'s address sharding scrapes every target exactly once, in its zone', async () => {
-    const prometheuses = manifestsOf(build3Zones).filter((m) => m.kind === 'Prometheus');
+  /** The prometheus-3-zones example's TopologyShardedPrometheus with the agent output (PrometheusAgent resources). */
+  const agentsOf3Zones = () => {
+    const chart = new Chart(new App(), 'agents', { disableResourceNameHashes: true });
+    new TopologyShardedPrometheus(chart, 'prometheus', {
+      name: 'prometheus',
+      namespace: 'monitoring',
+      topology: new ZoneTopology({ zones: EXAMPLE_ZONES }),
+      shards: 6,
+      replicas: 2,
+      externalLabels: { cluster: 'example' },
+      output: PrometheusOutput.AGENT,
+      remoteWrite: [{ url: 'https://mimir.example/api/v1/push' }],
+    });
+    return Testing.synth(chart).filter((m) => m.kind === 'PrometheusAgent');
+  };
+
+  test.each([
+    ['prometheus-3-zones: each Prometheus', () => manifestsOf(build3Zones).filter((m) => m.kind === 'Prometheus')],
+    ['the same as PrometheusAgents: each PrometheusAgent', agentsOf3Zones],
+  ])('%s resource\'s scrape class plus prometheus-operator\'s address sharding scrapes every target exactly once, in its zone', async (_what, resources) => {
+    const prometheuses = resources();
+    expect(prometheuses).toHaveLength(EXAMPLE_ZONES.length);
     // prometheus-operator runs spec.shards StatefulSets per Prometheus; shard n appends classic address
     // sharding (hashmod spec.shards, keep n) after the scrape class's relabelings.
     const shards = prometheuses.flatMap((p) => Array.from({ length: p.spec.shards }, (_, n) => ({ prometheus: p, n })));
