@@ -34,6 +34,8 @@ export interface RunOptions {
   readonly topologyKeys: readonly string[];
   /** The namespaces the redis reconciler lists pods in; empty: every namespace. */
   readonly redisNamespaces: readonly string[];
+  /** How often the redis reconciler runs a full pass (`--redis-interval`). */
+  readonly redisIntervalMs: number;
   readonly metricsPort: number;
   readonly webhookPort: number;
   readonly tlsMode: TlsMode;
@@ -137,6 +139,7 @@ export async function runController(opts: RunOptions, baseLog: Logger): Promise<
       namespace: opts.leaseNamespace,
       identity: opts.identity,
       redisNamespaces: opts.redisNamespaces,
+      redisIntervalMs: opts.redisIntervalMs,
       apiConcurrency: opts.apiConcurrency,
     },
   };

@@ -21,6 +21,12 @@ export interface Metrics {
   readonly nodesMissingZoneLabel: Gauge<never>;
   /** 1 while this replica holds the leader lease. */
   readonly leader: Gauge<never>;
+  /** Each ZonalRedisCluster's phase: 1 for the current one, 0 for the others. */
+  readonly redisPhase: Gauge<'namespace' | 'cluster' | 'phase'>;
+  /** Each ZonalRedisCluster's consecutive healthy or unhealthy passes. */
+  readonly redisPasses: Gauge<'namespace' | 'cluster' | 'result'>;
+  /** 1 once a ZonalRedisCluster has been healthy for 10 passes in a row. */
+  readonly redisFinalized: Gauge<'namespace' | 'cluster'>;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
@@ -43,5 +49,17 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     }),
     nodesMissingZoneLabel: new Gauge({ name: 'cdk8s_zones_nodes_missing_zone_label', help: 'Nodes running opted-in pods that lack a topology label', registers }),
     leader: new Gauge({ name: 'cdk8s_zones_leader', help: '1 while this replica holds the leader lease', registers }),
+    redisPhase: new Gauge({
+      name: 'cdk8s_zones_redis_cluster_phase', help: 'The phase of each ZonalRedisCluster (1: current)', labelNames: ['namespace', 'cluster', 'phase'], registers,
+    }),
+    redisPasses: new Gauge({
+      name: 'cdk8s_zones_redis_cluster_consecutive_passes',
+      help: 'Consecutive healthy or unhealthy passes of the Redis manager over each ZonalRedisCluster',
+      labelNames: ['namespace', 'cluster', 'result'],
+      registers,
+    }),
+    redisFinalized: new Gauge({
+      name: 'cdk8s_zones_redis_cluster_finalized', help: '1 once a ZonalRedisCluster has been healthy for 10 passes in a row', labelNames: ['namespace', 'cluster'], registers,
+    }),
   };
 }

@@ -23,6 +23,8 @@ export interface ControllerSettings {
   readonly identity: string;
   /** The namespaces the redis reconciler lists pods in (`--redis-namespaces`); empty or unset: every namespace. */
   readonly redisNamespaces?: readonly string[];
+  /** How often the redis reconciler lists the pods and runs a full pass over each cluster (`--redis-interval`). @default 15_000 */
+  readonly redisIntervalMs?: number;
   /** Requests in flight to the API server per reconciler (`--api-concurrency`). @default DEFAULT_API_CONCURRENCY */
   readonly apiConcurrency?: number;
 }

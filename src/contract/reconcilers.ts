@@ -56,6 +56,7 @@ export const ZONE_DISRUPTION_BUDGET_RULES: readonly ControllerRule[] = [
 export const REDIS_MANAGER_RULES: readonly ControllerRule[] = [
   { apiGroups: [''], resources: ['pods'], verbs: ['list'], scope: 'workloads' },
   { apiGroups: [''], resources: ['configmaps'], verbs: ['create'], scope: 'workloads' },
+  ...eventRules('workloads'),
 ];
 
 /** What the Redis manager reads and writes of cluster `cluster`: its layout, its status, its password Secret. */

@@ -18,8 +18,10 @@ import { REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES } from 
 import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { CONFIGMAPS, isStatus, KubeApi, KubeObject, PODS, resourcePath, SECRETS } from '../kube/api';
+import { EventSubject } from '../kube/events';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
+import { healthEvents, nextHealth, phaseOf, RedisHealth, RedisPhase } from '../redis/health';
 import type { RedisClusterManager } from '../redis/manager';
 import { passwordFromBytes } from '../redis/password';
 import { inventoryFromPods, SecretKey } from '../redis/pods';
@@ -47,7 +49,7 @@ export function redisReconciler(tuning: RedisReconcilerTuning = {}): Reconciler 
 
 async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: RedisReconcilerTuning): Promise<void> {
   const log = ctx.log.with({ reconciler: NAME });
-  const intervalMs = tuning.intervalMs ?? 15_000;
+  const intervalMs = tuning.intervalMs ?? ctx.settings.redisIntervalMs ?? 15_000;
   /** Each cluster's pods as the last listing showed them, by `namespace/cluster`. */
   let clusters = new Map<string, KubeObject[]>();
   /** The clusters a listing found since their last full pass. */
@@ -66,6 +68,7 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
       if (clusters.has(key) || failures.length > 0) continue;
       w.manager.close();
       watched.delete(key);
+      forgetHealthMetrics(ctx, key);
     }
     for (const key of clusters.keys()) {
       due.add(key);
@@ -86,9 +89,16 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
       watched.set(key, w);
     }
     const state = await w!.manager.converge();
-    const status = JSON.stringify({ ...state, skippedPods: w!.skipped });
+    // A pass counts towards the health counters when it is a full one, or when the phase changed since the last.
+    if (full || phaseOf(state, w!.health?.phase) !== w!.health?.phase) {
+      const health = nextHealth(w!.health, state, new Date());
+      for (const e of healthEvents(w!.health, health, state)) await ctx.events.record(w!.subject, e.type, e.reason, e.message);
+      w!.health = health;
+      recordHealthMetrics(ctx, key, health);
+    }
+    const status = JSON.stringify({ ...state, health: w!.health, skippedPods: w!.skipped });
     if (full || status !== w!.lastStatus || Date.now() - w!.writtenAt >= intervalMs) {
-      await writeStatus(ctx, namespace, cluster, { ...state, skippedPods: w!.skipped, updated: new Date().toISOString() });
+      await writeStatus(ctx, namespace, cluster, { ...state, health: w!.health, skippedPods: w!.skipped, updated: new Date().toISOString() });
       w!.lastStatus = status;
       w!.writtenAt = Date.now();
     }
@@ -118,9 +128,42 @@ interface WatchedCluster {
   readonly skipped: string[];
   /** How often the cluster is observed between full passes; undefined: only at full passes. */
   readonly watchMs?: number;
+  /** The layout ConfigMap: the object the cluster's Events are about. */
+  readonly subject: EventSubject;
   /** The status last written, without its time. */
   lastStatus?: string;
   writtenAt: number;
+  /** The health over the passes so far (carried over from the status ConfigMap when the controller starts). */
+  health?: RedisHealth;
+}
+
+const PHASES: readonly RedisPhase[] = ['initializing', 'healthy', 'recovering', 'scaling'];
+
+/** The cluster's health as gauges: its phase (1 for the current one), consecutive passes by result, finalized. */
+function recordHealthMetrics(ctx: ReconcilerContext, key: string, health: RedisHealth): void {
+  const [namespace, cluster] = key.split('/');
+  for (const phase of PHASES) ctx.metrics.redisPhase.set({ namespace, cluster, phase }, phase === health.phase ? 1 : 0);
+  ctx.metrics.redisPasses.set({ namespace, cluster, result: 'healthy' }, health.healthyPasses);
+  ctx.metrics.redisPasses.set({ namespace, cluster, result: 'unhealthy' }, health.unhealthyPasses);
+  ctx.metrics.redisFinalized.set({ namespace, cluster }, health.finalized ? 1 : 0);
+}
+
+function forgetHealthMetrics(ctx: ReconcilerContext, key: string): void {
+  const [namespace, cluster] = key.split('/');
+  for (const phase of PHASES) ctx.metrics.redisPhase.remove({ namespace, cluster, phase });
+  for (const result of ['healthy', 'unhealthy']) ctx.metrics.redisPasses.remove({ namespace, cluster, result });
+  ctx.metrics.redisFinalized.remove({ namespace, cluster });
+}
+
+/** The health a status ConfigMap recorded (a controller that restarts carries the counters on); undefined if none. */
+export function recordedHealth(statusMap: KubeObject | undefined): RedisHealth | undefined {
+  try {
+    const health = JSON.parse(statusMap?.data?.[STATUS_KEY] ?? 'null')?.health;
+    const counts = ['healthyPasses', 'unhealthyPasses'].every((k) => Number.isInteger(health?.[k]) && health[k] >= 0);
+    return counts && PHASES.includes(health.phase) && typeof health.finalized === 'boolean' ? health : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -145,7 +188,13 @@ async function prepare(
   const ref = inventory.passwordSecret;
   const password = ref && passwordOf(namespace, ref, await ctx.kube.get(resourcePath(SECRETS, namespace, ref.name)));
   const inputs = JSON.stringify([data?.[LAYOUT_KEY], failover, inventory.nodes, password]);
+  const health = last?.health ?? recordedHealth(await ctx.kube.get(resourcePath(CONFIGMAPS, namespace, statusConfigMapName(cluster))).catch((err) => {
+    if (isStatus(err, 404)) return undefined;
+    throw err;
+  }));
   const rest = {
+    subject: { ...layoutMap, apiVersion: 'v1', kind: 'ConfigMap' },
+    health,
     skipped: inventory.skipped,
     watchMs: watchIntervalMs(failover.zoneLossFailoverAfterMs),
     lastStatus: last?.lastStatus,

@@ -23,6 +23,7 @@ import { KubeObject } from './kube-client';
 import { livePods, OutageMode, RESTRICTED_PAUSE_POD, testCluster, uniqueName, zoneOfNode, zoneOutage } from './scheduling';
 import { waitFor } from './wait';
 import { ClusterState } from '../../../controller/src/redis/decide';
+import { FINALIZED_AFTER_PASSES, RedisHealth } from '../../../controller/src/redis/health';
 import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
@@ -43,7 +44,13 @@ let controller: ControllerProcess | undefined;
 let layout: RedisShardLayout;
 const acked = new Map<string, string>();
 
-type Status = ClusterState & { skippedPods: string[]; updated: string };
+type Status = ClusterState & { skippedPods: string[]; updated: string; health: RedisHealth };
+
+/** The reasons of the Events about the cluster (on its layout ConfigMap), oldest first. */
+async function clusterEvents(): Promise<{ type: string; reason: string; message: string }[]> {
+  const events = await client.list<any>('v1', 'Event', { namespace: ns, fieldSelector: `involvedObject.name=${layoutConfigMapName(NAME)}` });
+  return events.sort((a, b) => (a.firstTimestamp < b.firstTimestamp ? -1 : 1)).map((e) => ({ type: e.type, reason: e.reason, message: e.message }));
+}
 
 function manifests(): KubeObject[] {
   const app = new App();
@@ -150,9 +157,19 @@ test('the pods of a ZonalRedisCluster run as real redis-server processes on thei
 
 test('the reconciler bootstraps the planned layout and reports it healthy in the status ConfigMap', async () => {
   const since = new Date();
-  controller = await ControllerProcess.start(info, 'redis-manager', ['--reconcilers', 'redis', '--redis-namespaces', ns]);
+  // a full pass every second: the health counters move faster than with the default 15 s
+  controller = await ControllerProcess.start(info, 'redis-manager', ['--reconcilers', 'redis', '--redis-namespaces', ns, '--redis-interval', '1']);
   const s = await statusWhere('a healthy cluster', since, (x) => x.healthy);
   await expectPlanned(s);
+  // healthy for 10 full passes in a row: finalized, in the status, an Event and the metrics
+  const settled = await statusWhere('finalized', since, (x) => x.health?.finalized === true);
+  expect(settled.health).toMatchObject({ phase: 'healthy', unhealthyPasses: 0, finalized: true });
+  expect(settled.health.healthyPasses).toBeGreaterThanOrEqual(FINALIZED_AFTER_PASSES);
+  // (the first pass may bootstrap it to healthy in one go: then no phase Event before)
+  const reasons = (await clusterEvents()).map((e) => `${e.type} ${e.reason}`);
+  expect([reasons.filter((r) => r.startsWith('Warning')), reasons[reasons.length - 1]]).toEqual([[], 'Normal RedisFinalized']);
+  expect(await controller.metric(`cdk8s_zones_redis_cluster_finalized{namespace="${ns}",cluster="${NAME}"}`)).toBe(1);
+  expect(await controller.metric(`cdk8s_zones_redis_cluster_phase{namespace="${ns}",cluster="${NAME}",phase="healthy"}`)).toBe(1);
   const { written, acked: replicated } = await writeKeys(await slotOwners(redis.inventory[0].address, PASSWORD), 'before', 2000, PASSWORD);
   expect([written.size, replicated.size]).toEqual([2000, 2000]);
   for (const [k, v] of replicated) acked.set(k, v);
@@ -218,6 +235,11 @@ test('zone-a\'s redis-servers killed: the reconciler fails its master over withi
   const heir = layout.node(shard.replicas[0]).zone;
   expect(s.mastersPerZone).toEqual({ ...Object.fromEntries(info.zones.map((z) => [z, 1])), 'zone-a': 0, [heir]: 2 });
   expect(s.issues.map((i) => i.kind)).toContain('zone-majority');
+  // not finalized any more; a warning Event says why
+  expect(s.health).toMatchObject({ phase: 'recovering', healthyPasses: 0, finalized: false });
+  expect((await clusterEvents()).filter((e) => e.reason === 'RedisRecovering')).toEqual([
+    { type: 'Warning', reason: 'RedisRecovering', message: expect.stringContaining(`phase recovering (was healthy): zone-a-0 (${address('zone-a-0')}, zone zone-a) does not answer`) },
+  ]);
 });
 
 test('zone-a back: the reconciler fails masters back so that no zone holds a majority', async () => {
