@@ -62,7 +62,8 @@ export const REDIS_MANAGER_RULES: readonly ControllerRule[] = [
 /** What the Redis manager reads and writes of cluster `cluster`: its layout, its status, its password Secret. */
 export function redisClusterRules(cluster: string, passwordSecret: string): ControllerRule[] {
   return [
-    { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], scope: 'workloads', resourceNames: [layoutConfigMapName(cluster)] },
+    // patch: to remove a manual operation's annotation once it ran (REDIS_OPERATION_ANNOTATION)
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch'], scope: 'workloads', resourceNames: [layoutConfigMapName(cluster)] },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], scope: 'workloads', resourceNames: [statusConfigMapName(cluster)] },
     { apiGroups: [''], resources: ['secrets'], verbs: ['get'], scope: 'workloads', resourceNames: [passwordSecret] },
   ];
@@ -73,6 +74,6 @@ export function redisClusterRules(cluster: string, passwordSecret: string): Cont
  * their names being unknown, the ConfigMaps and Secrets of that namespace.
  */
 export const REDIS_UNNAMED_CLUSTER_RULES: readonly ControllerRule[] = [
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], scope: 'workloads' },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update', 'patch'], scope: 'workloads' },
   { apiGroups: [''], resources: ['secrets'], verbs: ['get'], scope: 'workloads' },
 ];

@@ -16,6 +16,24 @@ export const REDIS_CLUSTER_LABEL = `${PROJECT_DOMAIN}/redis-cluster`;
 export const LAYOUT_KEY = 'layout.json';
 /** The key of the status ConfigMap the runtime manager writes. */
 export const STATUS_KEY = 'state.json';
+/**
+ * A manual operation asked of the in-cluster manager, as an annotation on the cluster's layout ConfigMap
+ * (`kubectl annotate configmap <name>-layout cdk8s-zones.dev/redis-operation=fix`): who may patch that
+ * ConfigMap may run it. The manager runs it at its next full pass, then removes the annotation and reports
+ * the result in the status ConfigMap (`lastOperation`) and as an Event.
+ */
+export const REDIS_OPERATION_ANNOTATION = `${PROJECT_DOMAIN}/redis-operation`;
+/** The operations the annotation may ask for (`reset` destroys every key and needs REDIS_RESET_CONFIRM_ANNOTATION too). */
+export const REDIS_OPERATIONS = ['fix', 'rebalance', 'forget-lost-nodes', 'reset'] as const;
+export type RedisOperation = typeof REDIS_OPERATIONS[number];
+/** The second annotation `reset` needs, with the value `redisResetConfirmation(cluster)`. */
+export const REDIS_RESET_CONFIRM_ANNOTATION = `${PROJECT_DOMAIN}/redis-reset-confirm`;
+
+/** The value of REDIS_RESET_CONFIRM_ANNOTATION that confirms a reset of `cluster` (its name, so it is typed on purpose). */
+export function redisResetConfirmation(cluster: string): string {
+  return `destroy-all-data-of-${cluster}`;
+}
+
 /** The key of the layout ConfigMap that holds the manager's failover policy (`failoverPolicyJson`). */
 export const FAILOVER_POLICY_KEY = 'failover.json';
 

@@ -149,7 +149,7 @@ describe('ZoneController', () => {
     ]);
     expect(of('Role').find((r) => r.metadata.namespace === 'cache')!.rules).toEqual([
       { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get', 'update'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get', 'update', 'patch'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }, // the cluster's health, on its layout ConfigMap
       { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
     ]);

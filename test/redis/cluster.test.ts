@@ -285,7 +285,9 @@ describe('ZonalRedisCluster disruption budget: never a master and its replica at
     expect(roles[1].rules).toEqual([
       { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: ['redis-layout'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      // patch: the manager removes a manual operation's annotation once it ran
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch'], resourceNames: ['redis-layout'] },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], resourceNames: ['redis-status'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['redis-password'] },
     ]);

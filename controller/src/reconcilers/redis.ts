@@ -15,14 +15,16 @@
  * writes the status only when it changed.
  */
 import { REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES } from '../../../src/contract/reconcilers';
-import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
+import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, RedisOperation, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { CONFIGMAPS, isStatus, KubeApi, KubeObject, PODS, resourcePath, SECRETS } from '../kube/api';
 import { EventSubject } from '../kube/events';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
+import type { ClusterState } from '../redis/decide';
 import { healthEvents, nextHealth, phaseOf, RedisHealth, RedisPhase } from '../redis/health';
 import type { RedisClusterManager } from '../redis/manager';
+import { clearRequestPatch, OperationRequest, operationRequest } from '../redis/operations';
 import { passwordFromBytes } from '../redis/password';
 import { inventoryFromPods, SecretKey } from '../redis/pods';
 
@@ -88,7 +90,9 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
       w = await prepare(ctx, namespace, cluster, members, tuning.passTimeoutMs ?? 60_000, w);
       watched.set(key, w);
     }
-    const state = await w!.manager.converge();
+    const request = full ? operationRequest(w!.subject.metadata.annotations, cluster) : undefined;
+    const state = request && 'operation' in request ? await runOperation(w!.manager, request.operation) : await w!.manager.converge();
+    if (request) await acknowledge(ctx, namespace, cluster, w!, request, state);
     // A pass counts towards the health counters when it is a full one, or when the phase changed since the last.
     if (full || phaseOf(state, w!.health?.phase) !== w!.health?.phase) {
       const health = nextHealth(w!.health, state, new Date());
@@ -96,9 +100,10 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
       w!.health = health;
       recordHealthMetrics(ctx, key, health);
     }
-    const status = JSON.stringify({ ...state, health: w!.health, skippedPods: w!.skipped });
+    const report = { ...state, health: w!.health, lastOperation: w!.lastOperation, skippedPods: w!.skipped };
+    const status = JSON.stringify(report);
     if (full || status !== w!.lastStatus || Date.now() - w!.writtenAt >= intervalMs) {
-      await writeStatus(ctx, namespace, cluster, { ...state, health: w!.health, skippedPods: w!.skipped, updated: new Date().toISOString() });
+      await writeStatus(ctx, namespace, cluster, { ...report, updated: new Date().toISOString() });
       w!.lastStatus = status;
       w!.writtenAt = Date.now();
     }
@@ -135,6 +140,36 @@ interface WatchedCluster {
   writtenAt: number;
   /** The health over the passes so far (carried over from the status ConfigMap when the controller starts). */
   health?: RedisHealth;
+  /** The last manual operation asked by annotation, and how it went. */
+  lastOperation?: OperationReport;
+}
+
+/** A manual operation in the status ConfigMap. */
+interface OperationReport {
+  readonly operation: string;
+  readonly result: 'done' | 'refused';
+  /** Why it was refused, or whether the cluster ended healthy. */
+  readonly message: string;
+  readonly at: string;
+}
+
+/** Runs a manual operation (the manager's modes; reset destroys every key first). */
+async function runOperation(manager: RedisClusterManager, operation: RedisOperation): Promise<ClusterState> {
+  return operation === 'reset' ? manager.resetDestroyingData() : manager.converge({ mode: operation });
+}
+
+/** Removes the request's annotations and reports it: in the status (`lastOperation`), in the log and as an Event. */
+async function acknowledge(
+  ctx: ReconcilerContext, namespace: string, cluster: string, w: WatchedCluster, request: OperationRequest, state: ClusterState,
+): Promise<void> {
+  await ctx.kube.patch(resourcePath(CONFIGMAPS, namespace, layoutConfigMapName(cluster)), clearRequestPatch());
+  const report: OperationReport = 'operation' in request
+    ? { operation: request.operation, result: 'done', message: state.healthy ? 'the cluster ended healthy' : 'the cluster is not healthy yet (see issues)', at: new Date().toISOString() }
+    : { operation: request.asked, result: 'refused', message: request.refused, at: new Date().toISOString() };
+  w.lastOperation = report;
+  ctx.log.with({ reconciler: NAME, cluster }).info('redis operation', { ...report });
+  await ctx.events.record(w.subject, report.result === 'done' ? 'Normal' : 'Warning',
+    report.result === 'done' ? 'RedisOperation' : 'RedisOperationRefused', `${report.operation}: ${report.message}`);
 }
 
 const PHASES: readonly RedisPhase[] = ['initializing', 'healthy', 'recovering', 'scaling'];
@@ -153,6 +188,16 @@ function forgetHealthMetrics(ctx: ReconcilerContext, key: string): void {
   for (const phase of PHASES) ctx.metrics.redisPhase.remove({ namespace, cluster, phase });
   for (const result of ['healthy', 'unhealthy']) ctx.metrics.redisPasses.remove({ namespace, cluster, result });
   ctx.metrics.redisFinalized.remove({ namespace, cluster });
+}
+
+/** The last operation a status ConfigMap recorded; undefined if none. */
+function recordedOperation(statusMap: KubeObject | undefined): OperationReport | undefined {
+  try {
+    const op = JSON.parse(statusMap?.data?.[STATUS_KEY] ?? 'null')?.lastOperation;
+    return typeof op?.operation === 'string' && (op.result === 'done' || op.result === 'refused') ? op : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The health a status ConfigMap recorded (a controller that restarts carries the counters on); undefined if none. */
@@ -188,13 +233,15 @@ async function prepare(
   const ref = inventory.passwordSecret;
   const password = ref && passwordOf(namespace, ref, await ctx.kube.get(resourcePath(SECRETS, namespace, ref.name)));
   const inputs = JSON.stringify([data?.[LAYOUT_KEY], failover, inventory.nodes, password]);
-  const health = last?.health ?? recordedHealth(await ctx.kube.get(resourcePath(CONFIGMAPS, namespace, statusConfigMapName(cluster))).catch((err) => {
+  const statusMap = last ? undefined : await ctx.kube.get(resourcePath(CONFIGMAPS, namespace, statusConfigMapName(cluster))).catch((err) => {
     if (isStatus(err, 404)) return undefined;
     throw err;
-  }));
+  });
+  const health = last?.health ?? recordedHealth(statusMap);
   const rest = {
     subject: { ...layoutMap, apiVersion: 'v1', kind: 'ConfigMap' },
     health,
+    lastOperation: last?.lastOperation ?? recordedOperation(statusMap),
     skipped: inventory.skipped,
     watchMs: watchIntervalMs(failover.zoneLossFailoverAfterMs),
     lastStatus: last?.lastStatus,

@@ -24,13 +24,16 @@ import { livePods, OutageMode, RESTRICTED_PAUSE_POD, testCluster, uniqueName, zo
 import { waitFor } from './wait';
 import { ClusterState } from '../../../controller/src/redis/decide';
 import { FINALIZED_AFTER_PASSES, RedisHealth } from '../../../controller/src/redis/health';
-import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
+import {
+  LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION, redisResetConfirmation, STATUS_KEY,
+  layoutConfigMapName, statusConfigMapName,
+} from '../../../src/contract/redis';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
 import { EmulatedPod } from '../redis/pod-emulation';
 import {
-  AWKWARD_PASSWORD, exposesPassword, missingKeys, RedisProcesses, slotOwners, untilServedAndWritable, writeKeys,
+  AWKWARD_PASSWORD, exposesPassword, keySlots, missingKeys, RedisProcesses, slotOwners, untilServedAndWritable, writeKeys,
 } from '../redis/redis-cluster';
 
 const cluster = testCluster();
@@ -44,7 +47,9 @@ let controller: ControllerProcess | undefined;
 let layout: RedisShardLayout;
 const acked = new Map<string, string>();
 
-type Status = ClusterState & { skippedPods: string[]; updated: string; health: RedisHealth };
+type Status = ClusterState & {
+  skippedPods: string[]; updated: string; health: RedisHealth; lastOperation?: { operation: string; result: string; message: string; at: string };
+};
 
 /** The reasons of the Events about the cluster (on its layout ConfigMap), oldest first. */
 async function clusterEvents(): Promise<{ type: string; reason: string; message: string }[]> {
@@ -285,4 +290,64 @@ test('zone-a\'s nodes deleted: its pods wait Pending (reported); back on new pod
   expect(s.nodes.map((n) => [n.name, n.id])).toEqual(s.nodes.map((n) => [n.name, ids.get(n.name)]));
   expect(steps('forget')).toEqual([]);
   expect(controller!.logs.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+});
+
+/** Annotates the layout ConfigMap (null removes an annotation), as `kubectl annotate` does. */
+async function annotate(annotations: Record<string, string | null>): Promise<void> {
+  await client.patch('v1', 'ConfigMap', layoutConfigMapName(NAME), { metadata: { annotations } }, ns);
+}
+
+/** The status once it reports `operation` asked after `since`, and `check` holds. */
+async function operationReported(operation: string, since: Date, check: (s: Status) => boolean = () => true): Promise<Status> {
+  return statusWhere(`operation ${operation} reported`, since, (x) =>
+    x.lastOperation?.operation === operation && new Date(x.lastOperation.at) > since && check(x));
+}
+
+test('manual operations by annotation: an unknown one and a reset without its confirmation are refused, nothing destroyed, the annotations removed', async () => {
+  for (const [asked, extra, message] of [
+    ['defrag', {}, 'unknown operation "defrag": one of fix, rebalance, forget-lost-nodes, reset'],
+    ['reset', { [REDIS_RESET_CONFIRM_ANNOTATION]: 'yes' }, `it also needs the annotation ${REDIS_RESET_CONFIRM_ANNOTATION}=${redisResetConfirmation(NAME)}`],
+  ] as const) {
+    const since = new Date();
+    await annotate({ [REDIS_OPERATION_ANNOTATION]: asked, ...extra });
+    const s = await operationReported(asked, since);
+    expect(s.lastOperation).toMatchObject({ operation: asked, result: 'refused', message: expect.stringContaining(message) });
+    const annotations = (await client.get<any>('v1', 'ConfigMap', layoutConfigMapName(NAME), ns)).metadata.annotations ?? {};
+    expect([annotations[REDIS_OPERATION_ANNOTATION], annotations[REDIS_RESET_CONFIRM_ANNOTATION]]).toEqual([undefined, undefined]);
+  }
+  expect((await clusterEvents()).filter((e) => e.reason === 'RedisOperationRefused').map((e) => e.type)).toEqual(['Warning', 'Warning']);
+  expect(await missingKeys(redis.inventory, acked, PASSWORD)).toEqual([]);
+});
+
+test('fix by annotation: a shard\'s master and replica replaced by empty nodes; the reconciler reports the slots unserved, fix serves them again', async () => {
+  const shard = layout.shards[0];
+  const replaced = [shard.master, ...shard.replicas];
+  for (const n of replaced) await redis.kill(n);
+  for (const n of replaced) await redis.start(n, true); // a new id, no data: as new volumes would
+  let since = new Date();
+  // the replaced nodes are forgotten (another id answers at their addresses): their slots belong to no master,
+  // and reconcile never gives them away
+  const lost = await statusWhere('the shard\'s slots unassigned', since, (x) => x.issues.some((i) => i.kind === 'slots-unassigned'));
+  expect(lost.slotsServed).toBe(16384 - (shard.slotEnd - shard.slotStart + 1));
+  expect(lost.issues.find((i) => i.kind === 'slots-unassigned')!.message).toContain(`${shard.slotStart}-${shard.slotEnd}`);
+  since = new Date();
+  await annotate({ [REDIS_OPERATION_ANNOTATION]: 'fix' });
+  const fixed = await operationReported('fix', since, (x) => x.healthy);
+  await expectPlanned(fixed);
+  // only the keys of that shard are gone
+  const missing = await missingKeys(redis.inventory, acked, PASSWORD);
+  expect(missing.length).toBeGreaterThan(0);
+  const slots = await keySlots(address(shard.master), missing, PASSWORD);
+  expect(slots.filter((s) => s < shard.slotStart || s > shard.slotEnd)).toEqual([]);
+  for (const k of missing) acked.delete(k);
+  expect((await clusterEvents()).filter((e) => e.reason === 'RedisOperation').map((e) => e.message)).toEqual(['fix: the cluster ended healthy']);
+});
+
+test('reset by annotation, confirmed: every key destroyed, the cluster bootstrapped again as planned', async () => {
+  const since = new Date();
+  await annotate({ [REDIS_OPERATION_ANNOTATION]: 'reset', [REDIS_RESET_CONFIRM_ANNOTATION]: redisResetConfirmation(NAME) });
+  const s = await operationReported('reset', since, (x) => x.healthy);
+  await expectPlanned(s);
+  expect(s.lastOperation).toMatchObject({ result: 'done' });
+  expect((await missingKeys(redis.inventory, acked, PASSWORD)).length).toBe(acked.size);
 });
