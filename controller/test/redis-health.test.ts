@@ -1,4 +1,4 @@
-import { recordedHealth } from '../src/reconcilers/redis';
+import { recordedStatus } from '../src/reconcilers/redis';
 import { ClusterState, Issue, Step } from '../src/redis/decide';
 import { FINALIZED_AFTER_PASSES, healthEvents, nextHealth, phaseOf, RedisHealth } from '../src/redis/health';
 
@@ -60,12 +60,16 @@ test('events: each phase change (a warning when it starts recovering) and finali
   expect(events).toEqual([{ type: 'Normal', reason: 'RedisFinalized', message: `healthy for ${FINALIZED_AFTER_PASSES} passes in a row` }]);
 });
 
-test('the health a status ConfigMap recorded carries over a restart; anything else is ignored', () => {
+test('the health and last operation a status ConfigMap recorded carry over a restart; anything else is ignored', () => {
   const [health] = run([HEALTHY]);
+  const lastOperation = { operation: 'fix', result: 'done', message: 'the cluster ended healthy', at: '2026-01-01T00:00:00.000Z' };
   const map = (data: Record<string, string>) => ({ metadata: { name: 'cache-status' }, data });
-  expect(recordedHealth(map({ 'state.json': JSON.stringify({ healthy: true, health }) }))).toEqual(health);
-  for (const broken of ['{', JSON.stringify({ health: { ...health, phase: 'dancing' } }), JSON.stringify({ health: { ...health, healthyPasses: -1 } }), '{}']) {
-    expect(recordedHealth(map({ 'state.json': broken }))).toBeUndefined();
+  expect(recordedStatus(map({ 'state.json': JSON.stringify({ healthy: true, health, lastOperation }) }))).toEqual({ health, lastOperation });
+  for (const broken of [
+    '{', '{}', 'null', JSON.stringify({ health: { ...health, phase: 'dancing' }, lastOperation: { ...lastOperation, result: 'maybe' } }),
+    JSON.stringify({ health: { ...health, healthyPasses: -1 }, lastOperation: { result: 'done' } }),
+  ]) {
+    expect(recordedStatus(map({ 'state.json': broken }))).toEqual({ health: undefined, lastOperation: undefined });
   }
-  expect(recordedHealth(undefined)).toBeUndefined();
+  expect(recordedStatus(undefined)).toEqual({ health: undefined, lastOperation: undefined });
 });

@@ -190,25 +190,23 @@ function forgetHealthMetrics(ctx: ReconcilerContext, key: string): void {
   ctx.metrics.redisFinalized.remove({ namespace, cluster });
 }
 
-/** The last operation a status ConfigMap recorded; undefined if none. */
-function recordedOperation(statusMap: KubeObject | undefined): OperationReport | undefined {
+/**
+ * What a status ConfigMap recorded that outlives the controller process: the health counters and the last
+ * manual operation (each undefined when absent or malformed).
+ */
+export function recordedStatus(statusMap: KubeObject | undefined): { health?: RedisHealth; lastOperation?: OperationReport } {
+  let recorded: any;
   try {
-    const op = JSON.parse(statusMap?.data?.[STATUS_KEY] ?? 'null')?.lastOperation;
-    return typeof op?.operation === 'string' && (op.result === 'done' || op.result === 'refused') ? op : undefined;
+    recorded = JSON.parse(statusMap?.data?.[STATUS_KEY] ?? 'null');
   } catch {
-    return undefined;
+    return {};
   }
-}
-
-/** The health a status ConfigMap recorded (a controller that restarts carries the counters on); undefined if none. */
-export function recordedHealth(statusMap: KubeObject | undefined): RedisHealth | undefined {
-  try {
-    const health = JSON.parse(statusMap?.data?.[STATUS_KEY] ?? 'null')?.health;
-    const counts = ['healthyPasses', 'unhealthyPasses'].every((k) => Number.isInteger(health?.[k]) && health[k] >= 0);
-    return counts && PHASES.includes(health.phase) && typeof health.finalized === 'boolean' ? health : undefined;
-  } catch {
-    return undefined;
-  }
+  const { health, lastOperation: op } = recorded ?? {};
+  const counts = ['healthyPasses', 'unhealthyPasses'].every((k) => Number.isInteger(health?.[k]) && health[k] >= 0);
+  return {
+    health: counts && PHASES.includes(health.phase) && typeof health.finalized === 'boolean' ? health : undefined,
+    lastOperation: typeof op?.operation === 'string' && (op.result === 'done' || op.result === 'refused') ? op : undefined,
+  };
 }
 
 /**
@@ -237,11 +235,11 @@ async function prepare(
     if (isStatus(err, 404)) return undefined;
     throw err;
   });
-  const health = last?.health ?? recordedHealth(statusMap);
+  const recorded = last ?? recordedStatus(statusMap);
   const rest = {
     subject: { ...layoutMap, apiVersion: 'v1', kind: 'ConfigMap' },
-    health,
-    lastOperation: last?.lastOperation ?? recordedOperation(statusMap),
+    health: recorded.health,
+    lastOperation: recorded.lastOperation,
     skipped: inventory.skipped,
     watchMs: watchIntervalMs(failover.zoneLossFailoverAfterMs),
     lastStatus: last?.lastStatus,

@@ -449,15 +449,8 @@ function openSlotSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
       }
     }
   }
-  const steps: Step[] = [];
-  for (const [on, slots] of stable) steps.push({ kind: 'stable', on, slots });
-  const byPair = new Map<string, { from: ObservedNode; to: ObservedNode; slots: number[] }>();
-  for (const [slot, { from, to }] of [...moves].sort(([a], [b]) => a - b)) {
-    const key = `${from.name}>${to.name}`;
-    if (!byPair.has(key)) byPair.set(key, { from, to, slots: [] });
-    byPair.get(key)!.slots.push(slot);
-  }
-  for (const m of byPair.values()) steps.push({ kind: 'migrate', from: m.from.name, to: m.to.name, toId: m.to.id!, ranges: toRanges(m.slots) });
+  const steps: Step[] = [...stable].map(([on, slots]): Step => ({ kind: 'stable', on, slots }));
+  steps.push(...migrateSteps([...moves].sort(([a], [b]) => a - b).map(([slot, m]) => ({ slot, ...m }))));
   if (steps.length > 0) {
     const count = moves.size + [...stable.values()].reduce((n, s) => n + s.length, 0);
     issues.push({ kind: 'resharding', message: `${count} slot(s) left open by an interrupted resharding (MIGRATING/IMPORTING): closing them` });
@@ -469,20 +462,31 @@ function reshardSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
   const N = c.layout.masters;
   const targets = c.layout.shards.map((s) => c.shardMaster(s.index));
   if (targets.some((t) => t === undefined)) return [];
-  const moves = new Map<string, { from: ObservedNode; to: ObservedNode; slots: number[] }>();
+  const moves: SlotMove[] = [];
   c.owners().forEach((owner, slot) => {
     const to = targets[shardOfSlot(slot, N)]!;
-    if (!owner || owner.id === to.id) return;
-    const from = c.node(owner.id);
-    if (!from) return;
-    const key = `${from.name}>${to.name}`;
-    if (!moves.has(key)) moves.set(key, { from, to, slots: [] });
-    moves.get(key)!.slots.push(slot);
+    const from = owner && owner.id !== to.id ? c.node(owner.id) : undefined;
+    if (from) moves.push({ slot, from, to });
   });
-  if (moves.size > 0) {
-    issues.push({ kind: 'resharding', message: `${[...moves.values()].reduce((s, m) => s + m.slots.length, 0)} slots are not on their planned shard (resharding)` });
+  if (moves.length > 0) issues.push({ kind: 'resharding', message: `${moves.length} slots are not on their planned shard (resharding)` });
+  return migrateSteps(moves);
+}
+
+interface SlotMove {
+  readonly slot: number;
+  readonly from: ObservedNode;
+  readonly to: ObservedNode;
+}
+
+/** One `migrate` step per (from, to) pair, with its slots as ranges (`moves` in slot order). */
+function migrateSteps(moves: readonly SlotMove[]): Step[] {
+  const byPair = new Map<string, { from: ObservedNode; to: ObservedNode; slots: number[] }>();
+  for (const { slot, from, to } of moves) {
+    const key = `${from.name}>${to.name}`;
+    if (!byPair.has(key)) byPair.set(key, { from, to, slots: [] });
+    byPair.get(key)!.slots.push(slot);
   }
-  return [...moves.values()].map((m) => ({ kind: 'migrate', from: m.from.name, to: m.to.name, toId: m.to.id!, ranges: toRanges(m.slots) }));
+  return [...byPair.values()].map((m) => ({ kind: 'migrate', from: m.from.name, to: m.to.name, toId: m.to.id!, ranges: toRanges(m.slots) }));
 }
 
 function rebalanceSteps(c: ClusterAnalysis, takeover: boolean): Step[] {
