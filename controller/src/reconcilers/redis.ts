@@ -84,30 +84,28 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
     const members = clusters.get(key);
     if (!members) return {}; // gone from the last listing
     const [namespace, cluster] = key.split('/');
-    let w = watched.get(key);
-    const full = due.delete(key) || !w;
-    if (full) {
-      w = await prepare(ctx, namespace, cluster, members, tuning.passTimeoutMs ?? 60_000, w);
-      watched.set(key, w);
-    }
-    const request = full ? operationRequest(w!.subject.metadata.annotations, cluster) : undefined;
-    const state = request && 'operation' in request ? await runOperation(w!.manager, request.operation) : await w!.manager.converge();
-    if (request) await acknowledge(ctx, namespace, cluster, w!, request, state);
+    const last = watched.get(key);
+    const full = due.delete(key) || !last;
+    const w = full ? await prepare(ctx, namespace, cluster, members, tuning.passTimeoutMs ?? 60_000, last) : last;
+    watched.set(key, w);
+    const request = full ? operationRequest(w.subject.metadata.annotations, cluster) : undefined;
+    const state = request && 'operation' in request ? await runOperation(w.manager, request.operation) : await w.manager.converge();
+    if (request) await acknowledge(ctx, namespace, cluster, w, request, state);
     // A pass counts towards the health counters when it is a full one, or when the phase changed since the last.
-    if (full || phaseOf(state, w!.health?.phase) !== w!.health?.phase) {
-      const health = nextHealth(w!.health, state, new Date());
-      for (const e of healthEvents(w!.health, health, state)) await ctx.events.record(w!.subject, e.type, e.reason, e.message);
-      w!.health = health;
+    if (full || phaseOf(state, w.health?.phase) !== w.health?.phase) {
+      const health = nextHealth(w.health, state, new Date());
+      for (const e of healthEvents(w.health, health, state)) await ctx.events.record(w.subject, e.type, e.reason, e.message);
+      w.health = health;
       recordHealthMetrics(ctx, key, health);
     }
-    const report = { ...state, health: w!.health, lastOperation: w!.lastOperation, skippedPods: w!.skipped };
+    const report = { ...state, health: w.health, lastOperation: w.lastOperation, skippedPods: w.skipped };
     const status = JSON.stringify(report);
-    if (full || status !== w!.lastStatus || Date.now() - w!.writtenAt >= intervalMs) {
+    if (full || status !== w.lastStatus || Date.now() - w.writtenAt >= intervalMs) {
       await writeStatus(ctx, namespace, cluster, { ...report, updated: new Date().toISOString() });
-      w!.lastStatus = status;
-      w!.writtenAt = Date.now();
+      w.lastStatus = status;
+      w.writtenAt = Date.now();
     }
-    return w!.watchMs === undefined ? {} : { requeueAfter: w!.watchMs };
+    return w.watchMs === undefined ? {} : { requeueAfter: w.watchMs };
   };
 
   const loop = new ReconcileLoop(ctx, {
