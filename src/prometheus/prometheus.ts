@@ -18,7 +18,7 @@ import { MAX_STATEFULSET_NAME } from '../shared/kubernetes-names';
 import { KubeProps } from '../shared/kubernetes-props';
 import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
 import { derivedName, resolveNamespace } from '../shared/object-names';
-import { checkProps, Props, PropSpec } from '../shared/props';
+import { checkProps, Props, PropSpec, RequiredCheck } from '../shared/props';
 import { parseBytes } from '../shared/quantity';
 import { addWarning } from '../shared/warnings';
 import { zoneSlugs } from '../shared/zone-slug';
@@ -214,8 +214,27 @@ const SECRET_KEY_PROPS: PropSpec<PrometheusSecretKey> = {
   key: Props.string((k) => (/^[-._a-zA-Z0-9]+$/.test(k) ? undefined : 'must be a Secret key: letters, digits, -, _ and .'), 'a Secret key'),
 };
 
+/**
+ * An http(s) URL Prometheus can send to. A URL refused for holding credentials is shown with them masked:
+ * the message ends up in CI logs.
+ */
+const HTTP_URL: RequiredCheck = {
+  optional: false,
+  expected: 'an http:// or https:// URL',
+  check(where, path, value) {
+    Props.string().check(where, path, value);
+    const problem = httpUrlProblem(value as string);
+    if (problem !== undefined) throw invalidProp(where, path, maskCredentials(value as string), problem);
+  },
+};
+
+/** `url` with any user information before `@` replaced by `<credentials>`. */
+function maskCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@]+@/i, '$1<credentials>@');
+}
+
 const REMOTE_WRITE_PROPS: PropSpec<PrometheusRemoteWrite> = {
-  url: Props.string(httpUrlProblem, 'an http:// or https:// URL'),
+  url: HTTP_URL,
   name: Props.optional(Props.nonEmptyString()),
   bearerTokenSecret: Props.optional(Props.struct(SECRET_KEY_PROPS, 'PrometheusSecretKey')),
 };
