@@ -78,8 +78,15 @@ const PROPS: PropSpec<RedisShardLayoutProps> = {
  * survives. So no zone may hold more than floor((masters - 1) / 2) masters, and every replica lives in a
  * zone other than its master's (and other than its sibling replicas' while zones allow). Masters are dealt
  * round-robin over the zones (shard `i` in zone `i % zones`), replica `j` of shard `i` in zone
- * `(i + 1 + j % (zones - 1)) % zones`; each zone lists its nodes by shard, so raising `masters` only
- * appends nodes to each zone and never changes the role of an existing one.
+ * `(i + 1 + j % (zones - 1)) % zones`.
+ *
+ * Each zone lists its nodes (the ordinals of its StatefulSet) by tier, then shard: tier 0 holds every
+ * master and every first replica, tier j the replicas j. So the plan is stable where a StatefulSet can
+ * follow it (it only adds or removes its highest ordinals): changing `replicasPerMaster` only appends or
+ * removes the highest tiers, and changing `masters` while `replicasPerMaster` is 1 only appends or removes
+ * the highest ordinals of each zone; every node that stays keeps its shard and role. Changing `masters`
+ * with 2 or more replicas per master inserts or removes tier-0 nodes before the higher tiers: the replicas
+ * of those tiers change ordinal, hence shard (docs/redis.md).
  */
 export class RedisShardLayout {
   /** Plans the layout; throws when no layout of these numbers survives losing a zone. */
@@ -233,18 +240,17 @@ function planLayout(where: string, props: RedisShardLayoutProps): { nodes: Redis
   }
 
   const Z = zones.length;
-  const placed: { zone: number; shard: number; role: RedisRole }[] = [];
-  for (let shard = 0; shard < masters; shard++) {
-    placed.push({ zone: shard % Z, shard, role: RedisRole.MASTER });
-    for (let j = 0; j < replicas; j++) {
-      placed.push({ zone: (shard + 1 + (j % (Z - 1))) % Z, shard, role: RedisRole.REPLICA });
+  // Each zone lists its nodes by tier, then shard (see planTiers): one list per zone, filled in that order.
+  const byZone: { shard: number; role: RedisRole }[][] = zones.map(() => []);
+  for (let tier = 0; tier < replicas; tier++) {
+    for (let shard = 0; shard < masters; shard++) {
+      if (tier === 0) byZone[shard % Z].push({ shard, role: RedisRole.MASTER });
+      byZone[(shard + 1 + (tier % (Z - 1))) % Z].push({ shard, role: RedisRole.REPLICA });
     }
   }
   const nodes: RedisNodePlan[] = [];
   zones.forEach((zone, z) => {
-    placed.filter((p) => p.zone === z).forEach((p, ordinal) => {
-      nodes.push({ name: redisNodeName(slugs[z], ordinal), zone, ordinal, shard: p.shard, role: p.role });
-    });
+    byZone[z].forEach((p, ordinal) => nodes.push({ name: redisNodeName(slugs[z], ordinal), zone, ordinal, shard: p.shard, role: p.role }));
   });
   return { nodes, maxMastersPerZone };
 }

@@ -33,7 +33,8 @@ function anyMasterPlacementSurvives(masters: number, zones: number): boolean {
 describe('RedisShardLayout', () => {
   test.each([
     [3, 1, ['a-0:M0', 'a-1:R2', 'b-0:R0', 'b-1:M1', 'c-0:R1', 'c-1:M2']],
-    [3, 2, ['a-0:M0', 'a-1:R1', 'a-2:R2', 'b-0:R0', 'b-1:M1', 'b-2:R2', 'c-0:R0', 'c-1:R1', 'c-2:M2']],
+    // tier 0 (masters and first replicas) by shard, then tier 1 (second replicas) by shard
+    [3, 2, ['a-0:M0', 'a-1:R2', 'a-2:R1', 'b-0:R0', 'b-1:M1', 'b-2:R2', 'c-0:R1', 'c-1:M2', 'c-2:R0']],
     [5, 1, ['a-0:M0', 'a-1:R2', 'a-2:M3', 'b-0:R0', 'b-1:M1', 'b-2:R3', 'b-3:M4', 'c-0:R1', 'c-1:M2', 'c-2:R4']],
   ])('%d masters x %d replicas over [a, b, c]', (masters, replicasPerMaster, expected) => {
     const layout = RedisShardLayout.plan({ zones: abc, masters, replicasPerMaster });
@@ -134,5 +135,46 @@ describe('RedisShardLayout', () => {
         expect(layout.mastersPerZone[zone]).toBeLessThanOrEqual(Math.floor((masters - 1) / 2));
       }
     }), { numRuns: 500 });
+  });
+
+  /** True when every node of `small` is in `big` with the same zone, ordinal, shard and role, and `big` only adds higher ordinals. */
+  function extends_(small: RedisShardLayout, big: RedisShardLayout): boolean {
+    return small.nodes.every((n) => JSON.stringify(big.nodes.find((b) => b.name === n.name)) === JSON.stringify(n))
+      && small.zones.every((z) => big.nodesInZone(z).length >= small.nodesInZone(z).length);
+  }
+  const validMasters = (zones: number) => fc.integer({ min: 3, max: 40 }).filter((m) => Math.ceil(m / zones) <= Math.floor((m - 1) / 2));
+
+  test('property: changing replicasPerMaster only adds or removes the highest ordinals of each zone; every other node keeps shard and role', () => {
+    fc.assert(fc.property(fc.integer({ min: 3, max: 6 }).chain((z) => fc.tuple(fc.constant(z), validMasters(z))),
+      fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 5 }), ([zoneCount, masters], r1, r2) => {
+        const zones = Array.from({ length: zoneCount }, (_, i) => `z${i}`);
+        const [low, high] = [Math.min(r1, r2), Math.max(r1, r2)].map((replicasPerMaster) => RedisShardLayout.plan({ zones, masters, replicasPerMaster }));
+        expect(extends_(low, high)).toBe(true);
+      }), { numRuns: 300 });
+  });
+
+  test('property: with 1 replica per master, changing masters only adds or removes the highest ordinals of each zone', () => {
+    fc.assert(fc.property(fc.integer({ min: 3, max: 6 }).chain((z) => fc.tuple(fc.constant(z), validMasters(z), validMasters(z))),
+      ([zoneCount, m1, m2]) => {
+        const zones = Array.from({ length: zoneCount }, (_, i) => `z${i}`);
+        const [low, high] = [Math.min(m1, m2), Math.max(m1, m2)].map((masters) => RedisShardLayout.plan({ zones, masters, replicasPerMaster: 1 }));
+        expect(extends_(low, high)).toBe(true);
+      }), { numRuns: 300 });
+  });
+
+  test('with 2 replicas per master, changing masters moves second replicas: the plan is not stable (documented)', () => {
+    const three = RedisShardLayout.plan({ zones: abc, masters: 3, replicasPerMaster: 2 });
+    const five = RedisShardLayout.plan({ zones: abc, masters: 5, replicasPerMaster: 2 });
+    // a-2 is shard 1's second replica with 3 masters; shard 3's master (a new tier-0 node) takes ordinal 2 with 5
+    expect([brief([three.node('a-2')]), brief([five.node('a-2')])]).toEqual([['a-2:R1'], ['a-2:M3']]);
+    expect(extends_(three, five)).toBe(false);
+  });
+
+  test('the stable cases of the issue: 1 -> 2 -> 1 replicas at 5 masters, and 5 -> 3 masters at 1 replica', () => {
+    const plan = (masters: number, replicasPerMaster: number) => RedisShardLayout.plan({ zones: abc, masters, replicasPerMaster });
+    expect(extends_(plan(5, 1), plan(5, 2))).toBe(true);
+    expect(extends_(plan(3, 1), plan(5, 1))).toBe(true);
+    expect(brief(plan(5, 2).nodes.filter((n) => !plan(5, 1).nodes.some((o) => o.name === n.name))))
+      .toEqual(['a-3:R1', 'a-4:R4', 'b-4:R2', 'c-3:R0', 'c-4:R3']);
   });
 });
