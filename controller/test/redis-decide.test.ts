@@ -174,16 +174,17 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
       const layout = RedisShardLayout.plan({ zones, masters: 6, replicasPerMaster: 2 });
       const fake = redisLike(layout);
       const lostMasters = layout.shards.filter((s) => layout.node(s.master).zone === 'a');
-      expect(lostMasters.map((s) => [s.master, s.replicas])).toEqual([['a-0', ['b-0', 'c-0']], ['a-3', ['b-3', 'c-3']]]);
-      fake.byName('c-0').replOffset = 900;
+      // (each zone lists its masters and first replicas, then its second replicas)
+      expect(lostMasters.map((s) => [s.master, s.replicas])).toEqual([['a-0', ['b-0', 'c-4']], ['a-2', ['b-2', 'c-5']]]);
+      fake.byName('c-4').replOffset = 900;
       fake.byName('b-0').replOffset = 800;
-      fake.byName('b-3').replOffset = 500;
-      fake.byName('c-3').replOffset = 400;
+      fake.byName('b-2').replOffset = 500;
+      fake.byName('c-5').replOffset = 400;
       for (const n of layout.nodesInZone('a')) fake.kill(n.name);
       fake.advance(300);
       expect(decide(layout, fake.observe(), fast).steps).toEqual([
-        { kind: 'force-failover', on: 'c-0', master: 'a-0', zone: 'a' },
-        { kind: 'force-failover', on: 'b-3', master: 'a-3', zone: 'a' },
+        { kind: 'force-failover', on: 'c-4', master: 'a-0', zone: 'a' },
+        { kind: 'force-failover', on: 'b-2', master: 'a-2', zone: 'a' },
       ]);
     });
   });

@@ -11,11 +11,11 @@ describe('example redis-3-zones', () => {
     expect(manifests).toMatchSnapshot();
   });
 
-  test('one StatefulSet of 2 pods per zone, pinned to it; the layout ConfigMap names each pod\'s role', () => {
+  test('one StatefulSet per zone, pinned to it, scaled by the manager; the layout ConfigMap names each pod\'s role', () => {
     const pinnedTo = (s: any) =>
       s.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values;
     expect(statefulSets.map((s) => [s.metadata.name, s.spec.replicas, pinnedTo(s)])).toEqual([
-      ['redis-zone-a', 2, ['zone-a']], ['redis-zone-b', 2, ['zone-b']], ['redis-zone-c', 2, ['zone-c']],
+      ['redis-zone-a', undefined, ['zone-a']], ['redis-zone-b', undefined, ['zone-b']], ['redis-zone-c', undefined, ['zone-c']],
     ]);
     const layout = JSON.parse(manifests.find((m) => m.metadata.name === 'redis-layout').data['layout.json']);
     expect(layout.nodes.map((n: any) => `${n.name}:${n.role}${n.shard}`)).toEqual([

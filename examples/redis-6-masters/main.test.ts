@@ -10,12 +10,13 @@ describe('example redis-6-masters', () => {
     expect(manifests).toMatchSnapshot();
   });
 
-  test('four pods per zone, two of them masters', () => {
+  test('four pods per zone, two of them masters (the manager scales each zone\'s StatefulSet to the layout: no replicas in it)', () => {
     expect(manifests.filter((m) => m.kind === 'StatefulSet').map((s) => [s.metadata.name, s.spec.replicas])).toEqual([
-      ['cache-zone-a', 4], ['cache-zone-b', 4], ['cache-zone-c', 4],
+      ['cache-zone-a', undefined], ['cache-zone-b', undefined], ['cache-zone-c', undefined],
     ]);
     const layout = JSON.parse(manifests.find((m) => m.metadata.name === 'cache-layout').data['layout.json']);
     for (const zone of ['zone-a', 'zone-b', 'zone-c']) {
+      expect(layout.nodes.filter((n: any) => n.zone === zone)).toHaveLength(4);
       expect(layout.nodes.filter((n: any) => n.zone === zone && n.role === 'master')).toHaveLength(2);
     }
   });

@@ -19,16 +19,20 @@ export interface ControllerRule {
   readonly verbs: string[];
   readonly scope: RuleScope;
   /**
-   * The only objects the rule reaches. Kubernetes checks names for get, update, patch and delete, never
-   * for create, list or watch, so a named rule holds only those verbs.
+   * The only objects the rule reaches. Kubernetes checks names for get, update, patch and delete, and for
+   * list and watch only when the request selects one object (`fieldSelector=metadata.name=<name>`); never for
+   * create or deletecollection, so a named rule holds only NAMEABLE_VERBS.
    */
   readonly resourceNames?: string[];
 }
 
 export const READ_VERBS = ['get', 'list', 'watch'];
 
-/** The verbs Kubernetes can limit to named objects. */
-export const NAMEABLE_VERBS = ['get', 'update', 'patch', 'delete'];
+/**
+ * The verbs Kubernetes can limit to named objects (a named list or watch is authorized only with the field
+ * selector `metadata.name=<name>`: a watch of one object).
+ */
+export const NAMEABLE_VERBS = ['get', 'update', 'patch', 'delete', 'list', 'watch'];
 
 /** Every replica: the Lease of leader election, in the controller's namespace (it creates it, then updates it by name). */
 export function leaderElectionRules(leaseName: string): ControllerRule[] {

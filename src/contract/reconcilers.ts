@@ -49,31 +49,54 @@ export const ZONE_DISRUPTION_BUDGET_RULES: readonly ControllerRule[] = [
 ];
 
 /**
- * The Redis cluster manager, in each cluster's namespace: lists the cluster's pods (their zone is their
- * own label), creates its status ConfigMap. The rules on named objects are `redisClusterRules`. It emits
- * no Events.
+ * The Redis cluster manager, in each cluster's namespace: lists and watches the cluster's pods (their zone
+ * is their own label), creates its status ConfigMap, records Events. The rules on named objects are
+ * `redisClusterRules`.
  */
 export const REDIS_MANAGER_RULES: readonly ControllerRule[] = [
-  { apiGroups: [''], resources: ['pods'], verbs: ['list'], scope: 'workloads' },
+  { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'], scope: 'workloads' },
   { apiGroups: [''], resources: ['configmaps'], verbs: ['create'], scope: 'workloads' },
   ...eventRules('workloads'),
 ];
 
-/** What the Redis manager reads and writes of cluster `cluster`: its layout, its status, its password Secret. */
-export function redisClusterRules(cluster: string, passwordSecret: string): ControllerRule[] {
+/** The objects of cluster `cluster` the manager reads and writes by name. */
+export interface RedisClusterObjects {
+  readonly cluster: string;
+  /** The Secret that holds the password. */
+  readonly passwordSecret: string;
+  /** Its StatefulSets (one per zone). */
+  readonly statefulSets: readonly string[];
+  /** Its planned pods: the only ones the manager may delete (to replace an out-of-date one). */
+  readonly pods: readonly string[];
+}
+
+/**
+ * What the Redis manager reads and writes of one cluster, by name: its layout (watched: a manual operation is
+ * an annotation), its status, its password Secret, its StatefulSets (read for their revision; scaled, since
+ * the manager owns their replicas) and its planned pods (deleted one by one to replace out-of-date ones).
+ * Kubernetes cannot restrict a delete by label, so the pods are named: a pod the plan does not have is never
+ * deleted by the manager (a StatefulSet scale-down removes it).
+ */
+export function redisClusterRules(objects: RedisClusterObjects): ControllerRule[] {
+  const { cluster, passwordSecret, statefulSets, pods } = objects;
   return [
-    // patch: to remove a manual operation's annotation once it ran (REDIS_OPERATION_ANNOTATION)
-    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch'], scope: 'workloads', resourceNames: [layoutConfigMapName(cluster)] },
+    // patch: to remove a manual operation's annotation once it ran (REDIS_OPERATION_ANNOTATION); list and watch
+    // with the field selector metadata.name=<name>: the manager sees an annotation within a second
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch', 'list', 'watch'], scope: 'workloads', resourceNames: [layoutConfigMapName(cluster)] },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], scope: 'workloads', resourceNames: [statusConfigMapName(cluster)] },
     { apiGroups: [''], resources: ['secrets'], verbs: ['get'], scope: 'workloads', resourceNames: [passwordSecret] },
+    { apiGroups: ['apps'], resources: ['statefulsets', 'statefulsets/scale'], verbs: ['get', 'patch'], scope: 'workloads', resourceNames: [...statefulSets] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['delete'], scope: 'workloads', resourceNames: [...pods] },
   ];
 }
 
 /**
  * The Redis manager's rights in a namespace whose clusters this app does not know (`workloadNamespaces`):
- * their names being unknown, the ConfigMaps and Secrets of that namespace.
+ * their names being unknown, the ConfigMaps, Secrets, StatefulSets and pods of that namespace.
  */
 export const REDIS_UNNAMED_CLUSTER_RULES: readonly ControllerRule[] = [
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update', 'patch'], scope: 'workloads' },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update', 'patch', 'list', 'watch'], scope: 'workloads' },
   { apiGroups: [''], resources: ['secrets'], verbs: ['get'], scope: 'workloads' },
+  { apiGroups: ['apps'], resources: ['statefulsets', 'statefulsets/scale'], verbs: ['get', 'patch'], scope: 'workloads' },
+  { apiGroups: [''], resources: ['pods'], verbs: ['delete'], scope: 'workloads' },
 ];

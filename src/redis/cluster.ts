@@ -283,11 +283,18 @@ export class ZonalRedisCluster extends Construct {
       throw invalidProp(where, 'name', name, `is too long: at most ${room} characters leave room for the zone in the StatefulSet names (${redisStatefulSetName(name, slugs[0])}, ...)`);
     }
     const namespace = resolveNamespace(where, this, props.namespace);
-    // The manager may read this cluster's layout, status and password Secret, by name, in its namespace only.
-    requireControllerFeature(this, where, REDIS_MANAGER_FEATURE, installedElsewhere, {
-      namespace, rules: redisClusterRules(name, props.password.name),
-    });
     this.layout = RedisShardLayout._plan(where, { zones, masters: props.masters, replicasPerMaster: props.replicasPerMaster ?? 1 });
+    // The manager may read this cluster's layout, status and password Secret, scale its StatefulSets and delete its
+    // planned pods, by name, in its namespace only.
+    requireControllerFeature(this, where, REDIS_MANAGER_FEATURE, installedElsewhere, {
+      namespace,
+      rules: redisClusterRules({
+        cluster: name,
+        passwordSecret: props.password.name,
+        statefulSets: slugs.map((slug) => redisStatefulSetName(name, slug)),
+        pods: this.layout.nodes.map((n) => redisPodName(name, n.name)),
+      }),
+    });
     const timeout = (props.clusterNodeTimeout ?? Duration.seconds(5)).toMilliseconds();
     if (!Number.isInteger(timeout) || timeout < 100 || timeout > INT32_MAX) {
       throw invalidProp(where, 'clusterNodeTimeout', `${timeout}ms`, `must be a whole number of milliseconds from 100 to ${INT32_MAX}`);
@@ -339,10 +346,12 @@ export class ZonalRedisCluster extends Construct {
       new k8s.KubeStatefulSet(this, slugs[z], {
         metadata: { name: redisStatefulSetName(name, slugs[z]), namespace, labels: zoneLabels },
         spec: {
-          replicas: this.layout.nodesPerZone[zone],
+          // No `replicas`: the manager owns it (as an HPA would). It scales a zone up to the layout at once, and down
+          // only once the nodes the layout no longer has are drained of slots and forgotten: applied as-is, a
+          // scale-down would delete a shard's master and replica before their slots moved.
           serviceName: headless.name,
           podManagementPolicy: 'Parallel',
-          // The runtime controller restarts pods itself (replicas first, masters after a failover).
+          // The manager replaces out-of-date pods itself (replicas first, masters after a failover, a zone at a time).
           updateStrategy: { type: 'OnDelete' },
           selector: { matchLabels: zoneSelector },
           template: {

@@ -148,10 +148,12 @@ describe('ZoneController', () => {
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
     ]);
     expect(of('Role').find((r) => r.metadata.namespace === 'cache')!.rules).toEqual([
-      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get', 'update', 'patch'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch', 'delete'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'get', 'update', 'patch', 'list', 'watch'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }, // the cluster's health, on its layout ConfigMap
       { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+      // the StatefulSets' revision and replicas (the manager owns them)
+      { apiGroups: ['apps'], resources: ['statefulsets', 'statefulsets/scale'], verbs: ['get', 'patch'] },
     ]);
     // alone, it has no ClusterRole at all
     expect(synth({ zoneAnnotator: false, redisManager: true, workloadNamespaces: ['cache'] }).of('ClusterRole')).toEqual([]);

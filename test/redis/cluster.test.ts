@@ -80,6 +80,8 @@ describe('ZonalRedisCluster', () => {
       },
     }]);
     expect(statefulSets.map((s) => s.spec.updateStrategy.type)).toEqual(['OnDelete', 'OnDelete', 'OnDelete']);
+    // the manager owns the replicas: scaled up to the layout, down only once the retired nodes are drained and forgotten
+    expect(statefulSets.map((s) => 'replicas' in s.spec)).toEqual([false, false, false]);
   });
 
   test('restricted pod security: non-root, read-only root, writable data and tmp, probes, requests', () => {
@@ -283,13 +285,22 @@ describe('ZonalRedisCluster disruption budget: never a master and its replica at
     const roles = Testing.synth(platform).filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole');
     expect(roles.map((r) => `${r.kind}/${r.metadata.namespace}`)).toEqual(['Role/cdk8s-zones-system', 'Role/data']);
     expect(roles[1].rules).toEqual([
-      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-      // patch: the manager removes a manual operation's annotation once it ran
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch'], resourceNames: ['redis-layout'] },
+      // patch: the manager removes a manual operation's annotation once it ran; list and watch it by name
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch', 'list', 'watch'], resourceNames: ['redis-layout'] },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], resourceNames: ['redis-status'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['redis-password'] },
+      // its StatefulSets, read for their revision and scaled (the manager owns their replicas)
+      { apiGroups: ['apps'], resources: ['statefulsets', 'statefulsets/scale'], verbs: ['get', 'patch'], resourceNames: ['redis-a', 'redis-b', 'redis-c'] },
+      // its planned pods, by name: deleted one at a time to replace an out-of-date one
+      {
+        apiGroups: [''],
+        resources: ['pods'],
+        verbs: ['delete'],
+        resourceNames: ['redis-a-0', 'redis-a-1', 'redis-b-0', 'redis-b-1', 'redis-c-0', 'redis-c-1'],
+      },
     ]);
     const args = Testing.synth(platform).find((o) => o.kind === 'Deployment').spec.template.spec.containers[0].args;
     expect(args).toEqual(expect.arrayContaining(['--redis-namespaces', 'data']));
