@@ -43,7 +43,7 @@ export {
 } from './controller/webhook-tls';
 
 // Zone-aware rollouts and disruption budgets (custom resources the runtime controller acts on).
-export { ZoneAwareUpdate, ZoneAwareUpdateProps, ZoneAwareUpdatePauseCondition, RolloutTarget } from './rollout/zone-aware-update';
+export { ZoneAwareUpdate, ZoneAwareUpdateProps, ZoneAwareUpdatePauseCondition, ZoneAwareUpdateReadyCheck, RolloutTarget } from './rollout/zone-aware-update';
 export { ZoneDisruptionBudget, ZoneDisruptionBudgetProps } from './rollout/zone-disruption-budget';
 export { ZoneRolloutCrds, ZoneRolloutCrdsProps } from './rollout/crds';
 
@@ -52,6 +52,7 @@ export { ZoneSource, ZoneSourceKind } from './controller/zone-source';
 
 // Loki replication across zones.
 export { ZoneAwareLokiStack, ZoneAwareLokiStackProps } from './loki/loki-stack';
+export { IngesterRollout } from './loki/rollout';
 export {
   LokiOutput, LokiStackSize, LokiObjectStorageType, LokiOperatorStorage, LokiS3Storage, LokiComponent,
 } from './loki/options';

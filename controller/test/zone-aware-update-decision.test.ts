@@ -151,3 +151,100 @@ describe('after an action: what the caches must show, what is told', () => {
     expect(reportOf(error, undefined)).toMatchObject({ decision: 'error', event: { type: 'Warning', reason: 'InvalidTarget', message: 'StatefulSet db not found in namespace ns' }, recheck: false });
   });
 });
+
+describe('zone-aware-update decision: a group of per-zone StatefulSets', () => {
+  const ZONE_OF: Record<string, string> = { a: 'node-a', b: 'node-b', c: 'node-c' };
+  /** StatefulSet `ing-<z>` with 2 replicas, all in zone <z>. */
+  const member = (z: string, updateRevision = `ing-${z}-new`, extra: { labels?: Record<string, string>; strategy?: string } = {}): KubeObject => ({
+    metadata: { name: `ing-${z}`, namespace: 'ns', uid: `uid-${z}`, generation: 1, labels: extra.labels },
+    spec: { replicas: 2, updateStrategy: { type: extra.strategy ?? 'OnDelete' } },
+    status: { observedGeneration: 1, updateRevision },
+  });
+  const groupPod = (z: string, i: number, revision: 'old' | 'new', ready = true): KubeObject => ({
+    metadata: {
+      name: `ing-${z}-${i}`,
+      namespace: 'ns',
+      uid: `pod-${z}-${i}`,
+      labels: { 'controller-revision-hash': `ing-${z}-${revision}` },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: `ing-${z}`, uid: `uid-${z}`, controller: true }],
+    },
+    spec: { nodeName: ZONE_OF[z] },
+    status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }], podIP: `127.0.0.${i}` },
+  });
+  const allPods = (revisions: Record<string, ['old' | 'new', 'old' | 'new']>, notReady: string[] = []) =>
+    Object.entries(revisions).flatMap(([z, revs]) => revs.map((r, i) => groupPod(z, i, r, !notReady.includes(`ing-${z}-${i}`))));
+  const groupZau = (status?: object, extra: object = {}) => ({
+    metadata: { name: 'ing', namespace: 'ns', generation: 1 },
+    spec: { statefulsets: ['ing-a', 'ing-b', 'ing-c'], maxUnavailable: 2, exponentialFactor: 2, ...extra },
+    status,
+  });
+  const groupInput = (over: Partial<ZauInput>): ZauInput => ({
+    zau: groupZau(),
+    statefulSets: [member('a'), member('b'), member('c')],
+    pods: allPods({ a: ['old', 'old'], b: ['old', 'old'], c: ['old', 'old'] }),
+    nodeLabels,
+    topologyKeys: ['topology.kubernetes.io/zone'],
+    ...over,
+  });
+  const revision = 'ing-a=ing-a-new,ing-b=ing-b-new,ing-c=ing-c-new';
+
+  test('rolls the group zone after zone across its StatefulSets, growing batches', () => {
+    expect(decideZoneAwareUpdate(groupInput({}))).toMatchObject({
+      kind: 'delete',
+      zone: 'zone-a',
+      pods: ['ing-a-1'],
+      status: { step: 1, updateRevision: revision, oldReplicas: 6, zones: [{ zone: 'zone-a', oldReplicas: 2 }, { zone: 'zone-b', oldReplicas: 2 }, { zone: 'zone-c', oldReplicas: 2 }] },
+    });
+    const groupRes = groupZau({ updateRevision: revision, step: 2 });
+    const pods = allPods({ a: ['new', 'new'], b: ['old', 'old'], c: ['old', 'old'] });
+    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods }))).toMatchObject({ kind: 'delete', zone: 'zone-b', pods: ['ing-b-1', 'ing-b-0'] });
+  });
+
+  test('a zone is rolled only while every pod of the other zones is Ready, old ones too', () => {
+    const groupRes = groupZau({ updateRevision: revision, step: 2 });
+    const pods = allPods({ a: ['new', 'new'], b: ['old', 'old'], c: ['old', 'old'] }, ['ing-c-0']);
+    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods }))).toMatchObject({
+      kind: 'status',
+      status: { phase: 'Waiting', message: 'waiting for 1 pod(s) outside zone zone-b to be Ready before rolling it: ing-c-0' },
+    });
+    // A not-Ready old pod of the zone being rolled does not hold it: rolling it may be the fix.
+    const sick = allPods({ a: ['new', 'new'], b: ['old', 'old'], c: ['old', 'old'] }, ['ing-b-0']);
+    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods: sick }))).toMatchObject({ kind: 'delete', zone: 'zone-b' });
+  });
+
+  test('a pod failing the ready check counts as not Ready, and the rollout waits for it', () => {
+    const groupRes = groupZau({ updateRevision: revision, step: 1 }, { readyCheck: { path: '/ready', port: 3100 } });
+    const pods = allPods({ a: ['old', 'new'], b: ['old', 'old'], c: ['old', 'old'] });
+    const failures = new Map([['ing-a-1', 'GET http://127.0.0.1:3100/ready: HTTP 503']]);
+    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods, readyCheckFailures: failures }))).toMatchObject({
+      kind: 'status', status: { phase: 'Waiting', message: 'waiting for 1 updated pod(s) to be Ready: ing-a-1' },
+    });
+    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods, readyCheckFailures: new Map() }))).toMatchObject({ kind: 'delete', pods: ['ing-a-0'] });
+  });
+
+  test('a new revision of any member restarts the ramp; pods of the others on their revision are not old', () => {
+    const groupRes = groupZau({ updateRevision: revision, step: 3 });
+    const statefulSets = [member('a'), member('b', 'ing-b-newer'), member('c')];
+    const pods = allPods({ a: ['new', 'new'], b: ['new', 'new'], c: ['new', 'new'] });
+    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods, statefulSets }))).toMatchObject({
+      kind: 'delete', zone: 'zone-b', pods: ['ing-b-1'], status: { step: 1, oldReplicas: 2, updateRevision: 'ing-a=ing-a-new,ing-b=ing-b-newer,ing-c=ing-c-new' },
+    });
+  });
+
+  test('a missing or RollingUpdate member, or one not yet observed, holds the whole group', () => {
+    expect(decideZoneAwareUpdate(groupInput({ statefulSets: [member('a'), member('c')] })))
+      .toMatchObject({ kind: 'status', status: { phase: 'Error', message: 'StatefulSet(s) ing-b of the group not found in namespace ns' } });
+    expect(decideZoneAwareUpdate(groupInput({ statefulSets: [member('a'), member('b', undefined, { strategy: 'RollingUpdate' }), member('c')] })).status)
+      .toMatchObject({ phase: 'Error', message: expect.stringContaining('ing-b has updateStrategy RollingUpdate') });
+    const unobserved = { ...member('c'), metadata: { ...member('c').metadata, generation: 2 } };
+    expect(decideZoneAwareUpdate(groupInput({ statefulSets: [member('a'), member('b'), unobserved] })).status)
+      .toMatchObject({ phase: 'Waiting', message: 'waiting for the StatefulSet controller to observe generation 2 of ing-c' });
+  });
+
+  test('a pause label on any member pauses the group', () => {
+    const groupRes = groupZau(undefined, { pauseCondition: { label: 'hold' } });
+    const statefulSets = [member('a'), member('b'), member('c', undefined, { labels: { hold: '' } })];
+    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, statefulSets })))
+      .toMatchObject({ kind: 'status', status: { phase: 'Paused', paused: true, message: expect.stringContaining('label hold on StatefulSet ing-c') } });
+  });
+});

@@ -1,13 +1,15 @@
 import { App, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { LokiOutput, ZoneAwareLokiStack, ZoneSource, ZoneTopology } from '../../src';
+import { LokiOutput, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
 import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /**
  * Loki in microservices mode without an operator, replicating every stream to 3 ingesters in 3 zones:
  * one ingester StatefulSet per zone (2 ingesters each) with the zone in its arguments, every other
- * component spread over the zones, chunks in an S3-compatible bucket.
+ * component spread over the zones, chunks in an S3-compatible bucket. The runtime controller rolls a change
+ * out to the ingesters one zone at a time (a ZoneAwareUpdate over the three StatefulSets, each ingester
+ * ACTIVE in the ring before the next batch).
  */
 export class LokiDirectChart extends Chart {
   constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
@@ -30,6 +32,7 @@ export class LokiDirectChart extends Chart {
       s3: { bucket: 'logs', endpoint: 'minio.storage.svc:9000', insecure: true, credentialsSecretName: 'logs-s3' },
       gateway: true,
     });
+    new ZoneController(this, variant.id('controller'), { zoneAnnotator: false, zoneAwareUpdate: true });
   }
 }
 

@@ -3,7 +3,8 @@
  * constructs emit and the runtime controller reads, as plain manifests (schema fragments in our own words).
  */
 import {
-  ROLLOUT_GROUP, ROLLOUT_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, ZONE_DISRUPTION_BUDGET_KIND, ZONE_DISRUPTION_BUDGET_PLURAL,
+  MAX_GROUP_SIZE, ROLLOUT_GROUP, ROLLOUT_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL,
+  ZONE_DISRUPTION_BUDGET_KIND, ZONE_DISRUPTION_BUDGET_PLURAL,
 } from './rollout';
 import { standardLabels } from '../shared/standard-labels';
 
@@ -108,11 +109,28 @@ function crd(kind: string, plural: string, shortName: string, spec: object, stat
 export function zoneAwareUpdateCrd(): CrdManifest {
   const spec = {
     'type': 'object',
-    'description': 'Rolls the pods of one OnDelete StatefulSet (or Deployment) zone by zone in growing batches.',
+    'description': 'Rolls the pods of one OnDelete StatefulSet, a group of them, or a Deployment, zone by zone in growing batches.',
     'required': ['maxUnavailable'],
     'properties': {
       statefulset: { ...NAME, description: 'The StatefulSet in the same namespace (its updateStrategy must be OnDelete).' },
+      statefulsets: {
+        'type': 'array',
+        'minItems': 1,
+        'maxItems': MAX_GROUP_SIZE,
+        'x-kubernetes-list-type': 'set',
+        'items': NAME,
+        'description': 'OnDelete StatefulSets in the same namespace rolled as one group: zone after zone across all of them, a zone only while every pod of the others is Ready.',
+      },
       deployment: { ...NAME, description: 'The Deployment in the same namespace (see docs/rollouts.md for the strategy it needs).' },
+      readyCheck: {
+        type: 'object',
+        required: ['path', 'port'],
+        description: 'An HTTP GET every pod must answer with 2xx, besides its Ready condition, before the next batch.',
+        properties: {
+          path: { type: 'string', pattern: '^/[\\x21-\\x7e]*$', maxLength: 1024 },
+          port: { type: 'integer', minimum: 1, maximum: 65535 },
+        },
+      },
       maxUnavailable: MAX_UNAVAILABLE,
       exponentialFactor: {
         type: 'number',
@@ -136,8 +154,8 @@ export function zoneAwareUpdateCrd(): CrdManifest {
       },
     },
     'x-kubernetes-validations': [{
-      rule: 'has(self.statefulset) != has(self.deployment)',
-      message: 'set exactly one of statefulset and deployment',
+      rule: '(has(self.statefulset) ? 1 : 0) + (has(self.statefulsets) ? 1 : 0) + (has(self.deployment) ? 1 : 0) == 1',
+      message: 'set exactly one of statefulset, statefulsets and deployment',
     }, {
       rule: '!has(self.exponentialFactor) || self.exponentialFactor == 0.0 || self.exponentialFactor >= 1.0',
       message: 'exponentialFactor must be 0 (off) or >= 1 (a factor below 1 would shrink the batches)',
@@ -169,6 +187,7 @@ export function zoneAwareUpdateCrd(): CrdManifest {
   };
   return crd(ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, 'zau', spec, status, [
     { name: 'StatefulSet', type: 'string', jsonPath: '.spec.statefulset' },
+    { name: 'StatefulSets', type: 'string', jsonPath: '.spec.statefulsets', priority: 1 },
     { name: 'Deployment', type: 'string', jsonPath: '.spec.deployment', priority: 1 },
     { name: 'Max-Unavailable', type: 'string', jsonPath: '.spec.maxUnavailable' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },

@@ -13,6 +13,8 @@ export const ROLLOUT_API_VERSION = `${ROLLOUT_GROUP}/${ROLLOUT_VERSION}`;
 
 export const ZONE_AWARE_UPDATE_KIND = 'ZoneAwareUpdate';
 export const ZONE_AWARE_UPDATE_PLURAL = 'zoneawareupdates';
+/** The most StatefulSets one ZoneAwareUpdate group may hold (a group is one component's StatefulSets, one per zone). */
+export const MAX_GROUP_SIZE = 64;
 export const ZONE_DISRUPTION_BUDGET_KIND = 'ZoneDisruptionBudget';
 export const ZONE_DISRUPTION_BUDGET_PLURAL = 'zonedisruptionbudgets';
 

@@ -126,12 +126,15 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
     const name = `${svc(LokiComponent.INGESTER)}${suffix}`;
     const zoneLabel: { [key: string]: string } = zone === undefined ? {} : { [ZONE_LABEL]: zone };
     const labels = { ...standardLabels('loki', p.name, LokiComponent.INGESTER), ...zoneLabel };
+    const replicas = zone === undefined ? p.ingesterReplicasPerZone * p.topology.zoneCount : p.ingesterReplicasPerZone;
     return new k8s.KubeStatefulSet(scope, `ingester${suffix}`, {
       metadata: { name, namespace: ns, labels },
       spec: {
-        replicas: zone === undefined ? p.ingesterReplicasPerZone * p.topology.zoneCount : p.ingesterReplicasPerZone,
+        replicas,
         serviceName: svc(LokiComponent.INGESTER),
         podManagementPolicy: 'Parallel',
+        // Nothing rolls until a zone's partition is lowered: see rollout.ts (replaced by OnDelete when the controller rolls).
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: replicas } },
         selector: { matchLabels: { ...selectorOf(p, LokiComponent.INGESTER), ...zoneLabel } },
         template: podTemplate(p, LokiComponent.INGESTER, configMap.name, hash, memberLabel, RevisionLabel.CONTROLLER_REVISION_HASH, zone),
         volumeClaimTemplates: [{
@@ -184,7 +187,7 @@ function networkPolicies(scope: Construct, p: ResolvedLoki, memberLabel: { [key:
 }
 
 /** The labels a component's pods are selected by (and counted by in its spread constraints). */
-function selectorOf(p: ResolvedLoki, c: LokiComponent): { [key: string]: string } {
+export function selectorOf(p: ResolvedLoki, c: LokiComponent): { [key: string]: string } {
   return { 'app.kubernetes.io/instance': p.name, 'app.kubernetes.io/component': c };
 }
 

@@ -7,6 +7,7 @@ import {
   LokiComponent, LokiObjectStorageType, LokiOperatorStorage, LokiOutput, LokiS3Storage, LokiStackSize, OPERATOR_INGESTERS, ResolvedLoki,
 } from './options';
 import { fewestSurvivingIngesters, fewestZonesWithIngesters, quorum, writeSurvival } from './replication';
+import { IngesterRollout, ingesterRollout } from './rollout';
 import { checkZoneSource, ZoneSource, ZoneSourceKind } from '../controller/zone-source';
 import { containerResources } from '../shared/container-resources';
 import { invalidProp } from '../shared/errors';
@@ -212,6 +213,24 @@ export interface ZoneAwareLokiStackProps {
    * @default - policies that admit clients from the stack's own namespace
    */
   readonly networkPolicy?: NetworkPolicyOptions;
+
+  /**
+   * How the ingesters take a new revision (direct output): zone by zone by the runtime controller (a
+   * ZoneAwareUpdate over the ingester StatefulSets, waiting for each ingester's `/ready`), or a partitioned
+   * RollingUpdate you step through zone by zone. See docs/loki.md, "Rolling out a change".
+   *
+   * @default IngesterRollout.AUTO: zone-aware when the app has a ZoneController with zoneAwareUpdate, else partitioned (with a synth warning)
+   */
+  readonly ingesterRollout?: IngesterRollout;
+
+  /**
+   * The controller that rolls the ingesters (a ZoneController with `zoneAwareUpdate`) is installed by another
+   * app (direct output): the ingesters roll zone-aware, and synth warns instead of failing when this app has
+   * no such controller. Admit that controller to the ingesters' HTTP port through `networkPolicy.clients`.
+   *
+   * @default false
+   */
+  readonly controllerInstalledElsewhere?: boolean;
 }
 
 const S3_PROPS: PropSpec<LokiS3Storage> = {
@@ -252,6 +271,8 @@ const PROPS: PropSpec<ZoneAwareLokiStackProps> = {
   resources: Props.optional(KubeProps.resources()),
   ingesterResources: Props.optional(KubeProps.resources()),
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
+  ingesterRollout: Props.optional(Props.enumOf(IngesterRollout, 'IngesterRollout')),
+  controllerInstalledElsewhere: Props.optional(Props.boolean()),
 };
 
 /**
@@ -339,6 +360,10 @@ export class ZoneAwareLokiStack extends Construct {
       const direct = directLoki(this, p);
       this.ingesters = direct.ingesters;
       this.configMap = direct.configMap;
+      ingesterRollout(this, p, direct.ingesters, {
+        mode: props.ingesterRollout ?? IngesterRollout.AUTO,
+        controllerInstalledElsewhere: props.controllerInstalledElsewhere ?? false,
+      });
     }
   }
 }
@@ -420,7 +445,8 @@ function checkOptions(where: string, props: ZoneAwareLokiStackProps, output: Lok
       ['zoneSource', props.zoneSource], ['ingesterReplicasPerZone', props.ingesterReplicasPerZone], ['replicas', props.replicas],
       ['s3', props.s3], ['ingesterStorageSize', props.ingesterStorageSize], ['ruler', props.ruler], ['gateway', props.gateway],
       ['image', props.image], ['gatewayImage', props.gatewayImage], ['resources', props.resources], ['ingesterResources', props.ingesterResources],
-      ['networkPolicy', props.networkPolicy],
+      ['networkPolicy', props.networkPolicy], ['ingesterRollout', props.ingesterRollout],
+      ['controllerInstalledElsewhere', props.controllerInstalledElsewhere],
     ];
     for (const [prop, value] of directOnly) {
       if (value !== undefined) throw invalidProp(where, prop, value, 'only applies to output LokiOutput.DIRECT (the operator decides it from size)');

@@ -44,6 +44,12 @@ export interface UpdatePlanInput {
   readonly exponentialFactor: number;
   /** The persisted state (undefined for a new ZoneAwareUpdate). */
   readonly state?: RolloutState;
+  /**
+   * Roll a zone only while every pod of the other zones is Ready (old ones too): a group of StatefulSets whose
+   * zones replicate one another (Loki's ingesters) is down in two zones at once otherwise.
+   * @default false
+   */
+  readonly otherZonesReady?: boolean;
 }
 
 /** The zone name used for old pods whose zone is unknown; they form the last group, after every zone. */
@@ -111,6 +117,12 @@ export function planUpdate(input: UpdatePlanInput): UpdateDecision {
   }
 
   const zone = old[0].zone ?? UNKNOWN_ZONE;
+  if (input.otherZonesReady) {
+    const elsewhere = pods.filter((p) => !p.ready && (p.zone ?? UNKNOWN_ZONE) !== zone).map((p) => p.name).sort();
+    if (elsewhere.length > 0) {
+      return { action: 'wait', state, reason: `waiting for ${elsewhere.length} pod(s) outside zone ${zoneName(zone)} to be Ready before rolling it: ${list(elsewhere)}` };
+    }
+  }
   const inZone = old.filter((p) => (p.zone ?? UNKNOWN_ZONE) === zone);
   const size = batchSize(state.step, input.exponentialFactor, input.maxUnavailable);
   const batch = inZone.slice(0, size).map((p) => p.name);
@@ -120,8 +132,12 @@ export function planUpdate(input: UpdatePlanInput): UpdateDecision {
     pods: batch,
     state: { revision: updateRevision, step: state.step + 1 },
     reason: `step ${state.step}: deleting ${batch.length} of ${inZone.length} old pod(s) in zone ` +
-      `${zone === UNKNOWN_ZONE ? '<unknown>' : zone} (batch size ${size}, ${old.length - batch.length} old pod(s) left after it)`,
+      `${zoneName(zone)} (batch size ${size}, ${old.length - batch.length} old pod(s) left after it)`,
   };
+}
+
+function zoneName(zone: string): string {
+  return zone === UNKNOWN_ZONE ? '<unknown>' : zone;
 }
 
 function list(names: string[]): string {

@@ -2,7 +2,7 @@ import { ApiObject, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { checkMaxUnavailable, MAX_UNAVAILABLE_PROP } from './max-unavailable';
-import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../contract/rollout';
+import { MAX_GROUP_SIZE, ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../contract/rollout';
 import { requireControllerFeature, ZONE_AWARE_UPDATE_FEATURE } from '../controller/requirements';
 import { invalidProp } from '../shared/errors';
 import { dnsSubdomainProblem, labelKeyProblem } from '../shared/kubernetes-names';
@@ -11,7 +11,10 @@ import { ensureValidName } from '../shared/object-names';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
 
-/** The workload a ZoneAwareUpdate rolls: one StatefulSet or one Deployment in the ZoneAwareUpdate's namespace. */
+/**
+ * The workload a ZoneAwareUpdate rolls, in the ZoneAwareUpdate's namespace: one StatefulSet, one Deployment, or a
+ * group of StatefulSets rolled as one (e.g. the per-zone StatefulSets of one component).
+ */
 export class RolloutTarget {
   /**
    * A cdk8s-plus StatefulSet. It must use `StatefulSetUpdateStrategy.onDelete()`: the construct refuses
@@ -19,13 +22,29 @@ export class RolloutTarget {
    */
   public static statefulSet(statefulSet: kplus.StatefulSet): RolloutTarget {
     checkArg('RolloutTarget.statefulSet', 'statefulSet', statefulSet, Props.instanceOf(kplus.StatefulSet, 'cdk8s-plus StatefulSet'));
-    return new RolloutTarget('statefulset', statefulSet.name, statefulSet, undefined);
+    return new RolloutTarget('statefulset', [statefulSet.name], [statefulSet], undefined);
+  }
+
+  /**
+   * cdk8s-plus StatefulSets rolled as one group (all OnDelete): zone after zone across all of them, never two
+   * zones at once, and a zone only while every pod of the other zones is Ready. For the per-zone StatefulSets
+   * of one component, whose zones replicate one another.
+   */
+  public static statefulSetGroup(statefulSets: kplus.StatefulSet[]): RolloutTarget {
+    checkArg('RolloutTarget.statefulSetGroup', 'statefulSets', statefulSets, Props.arrayOf(Props.instanceOf(kplus.StatefulSet, 'cdk8s-plus StatefulSet')));
+    return RolloutTarget.group('RolloutTarget.statefulSetGroup', 'statefulSets', statefulSets.map((s) => s.name), statefulSets);
+  }
+
+  /** StatefulSets by name (defined elsewhere; each with updateStrategy OnDelete), rolled as one group (see `statefulSetGroup`). */
+  public static statefulSetGroupNames(names: string[]): RolloutTarget {
+    checkArg('RolloutTarget.statefulSetGroupNames', 'names', names, Props.arrayOf(KubeProps.dnsSubdomain()));
+    return RolloutTarget.group('RolloutTarget.statefulSetGroupNames', 'names', names, []);
   }
 
   /** A StatefulSet by name (defined elsewhere; its updateStrategy must be OnDelete). */
   public static statefulSetName(name: string): RolloutTarget {
     checkArg('RolloutTarget.statefulSetName', 'name', name, KubeProps.dnsSubdomain());
-    return new RolloutTarget('statefulset', name, undefined, undefined);
+    return new RolloutTarget('statefulset', [name], [], undefined);
   }
 
   /**
@@ -36,21 +55,46 @@ export class RolloutTarget {
    */
   public static deployment(deployment: kplus.Deployment): RolloutTarget {
     checkArg('RolloutTarget.deployment', 'deployment', deployment, Props.instanceOf(kplus.Deployment, 'cdk8s-plus Deployment'));
-    return new RolloutTarget('deployment', deployment.name, undefined, deployment);
+    return new RolloutTarget('deployment', [deployment.name], [], deployment);
   }
 
   /** A Deployment by name (defined elsewhere; it must be paused, `spec.paused: true`, with strategy Recreate). */
   public static deploymentName(name: string): RolloutTarget {
     checkArg('RolloutTarget.deploymentName', 'name', name, KubeProps.dnsSubdomain());
-    return new RolloutTarget('deployment', name, undefined, undefined);
+    return new RolloutTarget('deployment', [name], [], undefined);
   }
 
+  private static group(where: string, prop: string, names: string[], statefulSets: kplus.StatefulSet[]): RolloutTarget {
+    if (names.length === 0 || names.length > MAX_GROUP_SIZE || new Set(names).size !== names.length) {
+      throw invalidProp(where, prop, names, `must name 1 to ${MAX_GROUP_SIZE} distinct StatefulSets`);
+    }
+    return new RolloutTarget('statefulsets', names, statefulSets, undefined);
+  }
+
+  /** The workload's name (a group's first StatefulSet). */
+  public readonly name: string;
+
   private constructor(
-    /** @internal */ public readonly _field: 'statefulset' | 'deployment',
-    /** The workload's name. */ public readonly name: string,
-    /** @internal */ public readonly _statefulSet: kplus.StatefulSet | undefined,
+    /** @internal */ public readonly _field: 'statefulset' | 'statefulsets' | 'deployment',
+    /** The names of the workloads rolled (one, or a group's StatefulSets). */ public readonly names: string[],
+    /** @internal */ public readonly _statefulSets: kplus.StatefulSet[],
     /** @internal */ public readonly _deployment: kplus.Deployment | undefined,
-  ) {}
+  ) {
+    this.name = names[0];
+  }
+}
+
+/**
+ * An HTTP check the controller makes on every pod of the workload before each batch: a pod counts as Ready
+ * only while its Ready condition holds AND `GET http://<pod IP>:<port><path>` answers 2xx. For readiness the
+ * kubelet's probe does not see, e.g. a Loki ingester ACTIVE in its ring (`/ready`). The pods' NetworkPolicy
+ * must admit the controller on that port.
+ */
+export interface ZoneAwareUpdateReadyCheck {
+  /** The path, starting with '/' (e.g. '/ready'). */
+  readonly path: string;
+  /** The container port (1-65535). */
+  readonly port: number;
 }
 
 /** When a zone-aware rollout pauses (any condition that holds pauses it). */
@@ -114,6 +158,13 @@ export interface ZoneAwareUpdateProps {
   readonly pauseCondition?: ZoneAwareUpdatePauseCondition;
 
   /**
+   * An HTTP check every pod must pass (besides its Ready condition) before the next batch is deleted.
+   *
+   * @default - the pods' Ready condition only
+   */
+  readonly readyCheck?: ZoneAwareUpdateReadyCheck;
+
+  /**
    * The ZoneAwareUpdate's name.
    *
    * @default - generated from the construct path
@@ -148,6 +199,7 @@ const PROPS: PropSpec<ZoneAwareUpdateProps> = {
   exponentialFactor: Props.optional(Props.finiteNumber()),
   dryRun: Props.optional(Props.boolean()),
   pauseCondition: Props.optional(Props.struct(PAUSE_CONDITION_PROPS, 'ZoneAwareUpdatePauseCondition')),
+  readyCheck: Props.optional(Props.struct<ZoneAwareUpdateReadyCheck>({ path: Props.string(), port: Props.integer(1, 65535) }, 'ZoneAwareUpdateReadyCheck')),
   name: Props.optional(KubeProps.dnsSubdomain()),
   namespace: Props.optional(KubeProps.dnsLabel()),
   controllerInstalledElsewhere: Props.optional(Props.boolean()),
@@ -186,18 +238,29 @@ export class ZoneAwareUpdate extends Construct {
         "must be an http(s) Prometheus instant-query URL with a query, e.g. 'http://prometheus:9090/api/v1/query?query=up==0'");
     }
 
+    const readyCheck = props.readyCheck;
+    if (readyCheck && !/^\/[\x21-\x7e]*$/.test(readyCheck.path)) {
+      throw invalidProp(where, 'readyCheck.path', readyCheck.path, "must be an absolute URL path ('/ready'): '/' then printable characters, no spaces");
+    }
+
     const target = props.target;
-    const workloadNamespace = (target._statefulSet ?? target._deployment)?.metadata.namespace;
+    const workloadNamespace = (target._statefulSets[0] ?? target._deployment)?.metadata.namespace;
     if (props.namespace !== undefined && workloadNamespace !== undefined && props.namespace !== workloadNamespace) {
       throw invalidProp(where, 'namespace', props.namespace,
         `must be the workload's namespace ${JSON.stringify(workloadNamespace)}: a ZoneAwareUpdate rolls a workload of its own namespace`);
     }
-    const targetProblem = dnsSubdomainProblem(target.name);
-    if (targetProblem) throw invalidProp(where, 'target', target.name, `names no valid workload: ${targetProblem}`);
-    if (target._statefulSet) {
-      const strategy = target._statefulSet.strategy._toKube().type ?? 'RollingUpdate';
+    for (const name of target.names) {
+      const targetProblem = dnsSubdomainProblem(name);
+      if (targetProblem) throw invalidProp(where, 'target', name, `names no valid workload: ${targetProblem}`);
+    }
+    for (const sts of target._statefulSets) {
+      if (sts.metadata.namespace !== workloadNamespace) {
+        throw invalidProp(where, 'target', `StatefulSet ${sts.name} in namespace ${sts.metadata.namespace ?? '<the chart\'s>'}`,
+          `must be in the namespace of the group's other StatefulSets (${workloadNamespace ?? '<the chart\'s>'}): a ZoneAwareUpdate rolls workloads of its own namespace`);
+      }
+      const strategy = sts.strategy._toKube().type ?? 'RollingUpdate';
       if (strategy !== 'OnDelete') {
-        throw invalidProp(where, 'target', `StatefulSet ${target.name} with updateStrategy ${strategy}`,
+        throw invalidProp(where, 'target', `StatefulSet ${sts.name} with updateStrategy ${strategy}`,
           'must use OnDelete, or Kubernetes rolls the pods itself, racing the controller: create the StatefulSet with ' +
           '`strategy: StatefulSetUpdateStrategy.onDelete()` (the construct refuses rather than change it for you)');
       }
@@ -214,7 +277,7 @@ export class ZoneAwareUpdate extends Construct {
 
     const namespace = props.namespace ?? workloadNamespace;
     const spec: { [key: string]: any } = {
-      [target._field]: target.name,
+      [target._field]: target._field === 'statefulsets' ? [...target.names] : target.name,
       maxUnavailable: props.maxUnavailable,
       exponentialFactor: factor,
     };
@@ -227,6 +290,7 @@ export class ZoneAwareUpdate extends Construct {
         ...(prometheusQueryUrl !== undefined ? { prometheusQueryUrl } : {}),
       };
     }
+    if (readyCheck) spec.readyCheck = { path: readyCheck.path, port: readyCheck.port };
     const resource = new ApiObject(this, 'Resource', {
       apiVersion: ROLLOUT_API_VERSION,
       kind: ZONE_AWARE_UPDATE_KIND,

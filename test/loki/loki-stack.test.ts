@@ -1,6 +1,7 @@
+import { Chart, Testing } from 'cdk8s';
 import * as fc from 'fast-check';
 import {
-  LokiComponent, LokiObjectStorageType, LokiOutput, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack, ZoneAwareLokiStackProps,
+  IngesterRollout, LokiComponent, LokiObjectStorageType, LokiOutput, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack, ZoneAwareLokiStackProps,
   ZoneController, ZoneSource, ZoneTopology,
 } from '../../src';
 import { zoneWiring } from '../../src/controller/zone-source';
@@ -229,7 +230,7 @@ describe('direct output', () => {
   });
 
   test('filesystem storage warns that it is only for tests', () => {
-    const { manifests, warnings } = direct({ s3: undefined });
+    const { manifests, warnings } = direct({ s3: undefined, ingesterRollout: IngesterRollout.PARTITIONED });
     expect(only(manifests, 'ConfigMap', 'loki-config').data['config.yaml']).toContain('chunks_directory: /var/loki/storage/chunks');
     expect(warnings).toEqual([expect.stringMatching(/no s3 storage: .* only for tests/)]);
   });
@@ -381,5 +382,90 @@ describe('write survival (survival math)', () => {
       expect(writeSurvival(rf, zones, rf).survives).toBe(rf >= 3);
       expect(rf - 1 >= quorum(rf)).toBe(rf >= 3);
     }
+  });
+});
+
+describe('direct output: how the ingesters roll out a change', () => {
+  const IMAGE = 'ghcr.io/example/cdk8s-zones-controller:0.1.0';
+  /** The stack in one chart, optionally with a ZoneController (zoneAwareUpdate) in another chart of the same app, created before or after it. */
+  function app(props: Partial<ZoneAwareLokiStackProps>, controllerAt?: 'before' | 'after', controllerProps: object = { zoneAwareUpdate: true }) {
+    const a = Testing.app();
+    const platform = new Chart(a, 'platform');
+    const addController = () => new ZoneController(platform, 'controller', { image: IMAGE, ...controllerProps });
+    if (controllerAt === 'before') addController();
+    const chart = new Chart(a, 'logs', { disableResourceNameHashes: true });
+    new ZoneAwareLokiStack(chart, 'loki', {
+      topology,
+      output: LokiOutput.DIRECT,
+      namespace: 'logs',
+      name: 'loki',
+      ingesterReplicasPerZone: 2,
+      s3: { bucket: 'logs', endpoint: 'minio:9000', credentialsSecretName: 'minio' },
+      ...props,
+    });
+    if (controllerAt === 'after') addController();
+    return { a, chart, platform };
+  }
+  const ingesters = (objects: any[]) => objects.filter((o) => o.kind === 'StatefulSet');
+
+  test.each(['before', 'after'] as const)('with the app\'s ZoneController (created %s the stack): OnDelete, one ZoneAwareUpdate over every zone\'s ingesters, /ready checked', (at) => {
+    const { chart, platform } = app({}, at);
+    const objects = synth(chart);
+    expect(ingesters(objects).map((s) => [s.metadata.name, s.spec.updateStrategy])).toEqual(['zone-a', 'zone-b', 'zone-c'].map((z) => [`loki-ingester-${z}`, { type: 'OnDelete' }]));
+    const zau = only(objects, 'ZoneAwareUpdate');
+    expect(zau.metadata).toMatchObject({ name: 'loki-ingester', namespace: 'logs' });
+    expect(zau.spec).toEqual({
+      statefulsets: ['loki-ingester-zone-a', 'loki-ingester-zone-b', 'loki-ingester-zone-c'],
+      maxUnavailable: 2,
+      exponentialFactor: 2,
+      readyCheck: { path: '/ready', port: 3100 },
+    });
+    // The ingesters' HTTP port admits the controller's pods (it asks /ready), and only the ingesters'.
+    const policy = only(objects, 'NetworkPolicy', 'loki-ingester-rollout');
+    const ingesterSelector = ingesters(objects)[0].spec.selector.matchLabels;
+    expect(Object.entries(policy.spec.podSelector.matchLabels).every(([k, v]) => ingesterSelector[k] === v)).toBe(true);
+    const controllerPods = only(synth(platform), 'Deployment').spec.template.metadata.labels;
+    expect(policy.spec.ingress).toEqual([{
+      ports: [{ protocol: 'TCP', port: 'http' }],
+      from: [{ namespaceSelector: expect.anything(), podSelector: { matchLabels: expect.objectContaining({ 'app.kubernetes.io/name': controllerPods['app.kubernetes.io/name'] }) } }],
+    }]);
+    expect(warningsOf(chart)).toEqual([]);
+  });
+
+  test('without one: a partitioned RollingUpdate that rolls nothing until a zone\'s partition is lowered, and a warning that says so', () => {
+    const { chart } = app({}, 'after', { zoneAwareUpdate: false, zoneAnnotator: true });
+    const objects = synth(chart);
+    expect(ingesters(objects).map((s) => s.spec.updateStrategy)).toEqual(Array(3).fill({ type: 'RollingUpdate', rollingUpdate: { partition: 2 } }));
+    expect(objects.filter((o) => o.kind === 'ZoneAwareUpdate')).toEqual([]);
+    expect(warningsOf(chart)).toEqual([expect.stringContaining('no ZoneController with zoneAwareUpdate in this app: the ingester StatefulSets use a partitioned RollingUpdate')]);
+  });
+
+  test('one StatefulSet for every zone (pod topology labels): the partition is all its pods; zone-aware it is a group of one', () => {
+    const partitioned = synth(app({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35', ingesterRollout: IngesterRollout.PARTITIONED }).chart);
+    expect(ingesters(partitioned).map((s) => s.spec.updateStrategy)).toEqual([{ type: 'RollingUpdate', rollingUpdate: { partition: 6 } }]);
+    const rolled = synth(app({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35' }, 'before').chart);
+    expect(only(rolled, 'ZoneAwareUpdate').spec.statefulsets).toEqual(['loki-ingester']);
+  });
+
+  test('PARTITIONED keeps the partition even with a controller, without a warning', () => {
+    const { chart } = app({ ingesterRollout: IngesterRollout.PARTITIONED }, 'before', { zoneAwareUpdate: true, workloadNamespaces: ['logs'] });
+    const objects = synth(chart);
+    expect(objects.filter((o) => o.kind === 'ZoneAwareUpdate')).toEqual([]);
+    expect(ingesters(objects)[0].spec.updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { partition: 2 } });
+    expect(warningsOf(chart)).toEqual([]);
+  });
+
+  test('ZONE_AWARE needs the controller: in this app, or installed elsewhere (then a warning says what it must run)', () => {
+    const { a } = app({ ingesterRollout: IngesterRollout.ZONE_AWARE });
+    expect(() => a.synth()).toThrow(/needs a ZoneController with zoneAwareUpdate: true in this app/);
+    const elsewhere = app({ controllerInstalledElsewhere: true });
+    expect(only(synth(elsewhere.chart), 'ZoneAwareUpdate').spec.statefulsets).toHaveLength(3);
+    expect(warningsOf(elsewhere.chart)).toEqual([expect.stringContaining('needs the cdk8s-zones controller with zoneAwareUpdate')]);
+  });
+
+  test('the operator output refuses the direct output\'s rollout props', () => {
+    expect(() => operator({ ingesterRollout: IngesterRollout.ZONE_AWARE })).toThrow('ingesterRollout="zone-aware" only applies to output LokiOutput.DIRECT');
+    expect(() => operator({ controllerInstalledElsewhere: true })).toThrow('controllerInstalledElsewhere=true only applies to output LokiOutput.DIRECT');
+    expect(() => direct({ ingesterRollout: 'sideways' as any })).toThrow('ingesterRollout="sideways" must be');
   });
 });

@@ -77,6 +77,10 @@ describe('ZoneAwareUpdate', () => {
     [{ pauseCondition: { label: 'bad key!' } }, 'pauseCondition.label="bad key!" must be \'key\' or \'key=value\''],
     [{ pauseCondition: { prometheusQueryUrl: 'prometheus:9090' } }, 'pauseCondition.prometheusQueryUrl="prometheus:9090" must be an http(s)'],
     [{ namespace: 'other' }, 'namespace="other" must be the workload\'s namespace "data"'],
+    [{ readyCheck: { path: 'ready', port: 3100 } }, 'readyCheck.path="ready" must be an absolute URL path'],
+    [{ readyCheck: { path: '/a b', port: 3100 } }, 'readyCheck.path="/a b" must be an absolute URL path'],
+    [{ readyCheck: { path: '/ready', port: 0 } }, 'readyCheck.port=0 must be an integer from 1 to 65535'],
+    [{ readyCheck: { path: '/ready' } }, 'readyCheck.port=undefined is required'],
   ])('refuses %p', (override, message) => {
     const chart = testChart();
     const sts = new kplus.StatefulSet(chart, 'db', {
@@ -84,6 +88,51 @@ describe('ZoneAwareUpdate', () => {
     });
     expect(() => new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1, ...override }))
       .toThrow(`ZoneAwareUpdate 'test/rollout': ${message}`);
+  });
+});
+
+describe('ZoneAwareUpdate of a group of StatefulSets', () => {
+  const member = (chart: Chart, zone: string, namespace?: string, strategy = kplus.StatefulSetUpdateStrategy.onDelete()) =>
+    new kplus.StatefulSet(chart, `ingester-${zone}`, { metadata: { namespace }, strategy, containers: [{ image: 'loki:3', portNumber: 3100 }] });
+
+  test('names every StatefulSet of the group and carries the ready check', () => {
+    const chart = testChart();
+    const group = ['a', 'b', 'c'].map((z) => member(chart, z, 'logs'));
+    new ZoneAwareUpdate(chart, 'rollout', {
+      ...elsewhere, target: RolloutTarget.statefulSetGroup(group), maxUnavailable: 2, readyCheck: { path: '/ready', port: 3100 },
+    });
+    const zau = only(synth(chart), 'ZoneAwareUpdate');
+    expect(zau.metadata.namespace).toBe('logs');
+    expect(zau.spec).toEqual({
+      statefulsets: group.map((s) => s.name), maxUnavailable: 2, exponentialFactor: 2, readyCheck: { path: '/ready', port: 3100 },
+    });
+  });
+
+  test('by names', () => {
+    const chart = testChart();
+    new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSetGroupNames(['x', 'y']), maxUnavailable: 1, namespace: 'data' });
+    expect(only(synth(chart), 'ZoneAwareUpdate').spec.statefulsets).toEqual(['x', 'y']);
+  });
+
+  test.each([
+    [() => RolloutTarget.statefulSetGroupNames([]), 'RolloutTarget.statefulSetGroupNames: names=[] must name 1 to 64 distinct StatefulSets'],
+    [() => RolloutTarget.statefulSetGroupNames(['x', 'x']), 'names=["x","x"] must name 1 to 64 distinct StatefulSets'],
+    [() => RolloutTarget.statefulSetGroupNames(['Bad_Name']), 'names[0]="Bad_Name"'],
+    [() => RolloutTarget.statefulSetGroupNames(Array.from({ length: 65 }, (_, i) => `s${i}`)), 'must name 1 to 64 distinct StatefulSets'],
+    [() => RolloutTarget.statefulSetGroupNames('x' as any), 'names="x" must be a list'],
+    [() => RolloutTarget.statefulSetGroup([{} as any]), 'statefulSets[0]'],
+  ])('refuses a bad group %#', (make, message) => {
+    expect(make).toThrow(message);
+  });
+
+  test('refuses a member that is not OnDelete, or in another namespace', () => {
+    const chart = testChart();
+    const rolling = [member(chart, 'a', 'logs'), member(chart, 'b', 'logs', kplus.StatefulSetUpdateStrategy.rollingUpdate())];
+    expect(() => new ZoneAwareUpdate(chart, 'r1', { ...elsewhere, target: RolloutTarget.statefulSetGroup(rolling), maxUnavailable: 1 }))
+      .toThrow(`ZoneAwareUpdate 'test/r1': target="StatefulSet ${rolling[1].name} with updateStrategy RollingUpdate" must use OnDelete`);
+    const split = [member(chart, 'c', 'logs'), member(chart, 'd', 'other')];
+    expect(() => new ZoneAwareUpdate(chart, 'r2', { ...elsewhere, target: RolloutTarget.statefulSetGroup(split), maxUnavailable: 1 }))
+      .toThrow(`ZoneAwareUpdate 'test/r2': target="StatefulSet ${split[1].name} in namespace other" must be in the namespace of the group's other StatefulSets (logs)`);
   });
 });
 

@@ -82,4 +82,26 @@ describe('ZoneAwareUpdate planner properties', () => {
       expect(d.action).toBe('wait');
     }), { numRuns: 200 });
   });
+
+  test('with otherZonesReady, no batch is planned while a pod outside its zone is not Ready; without a sick pod elsewhere it rolls as before', () => {
+    const sickArb = fc.record({ c: caseArb, ready: fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }) });
+    fc.assert(fc.property(sickArb, ({ c, ready }) => {
+      const pods: RolloutPod[] = c.pods.map((p, i) => ({
+        name: `p-${i}`, order: i, zone: p.zone, revision: p.old ? 'v1' : 'v2', ready: ready[i], terminating: false,
+      }));
+      const input = { pods, replicas: pods.length, updateRevision: 'v2', maxUnavailable: c.maxUnavailable, exponentialFactor: c.exponentialFactor };
+      const guarded = planUpdate({ ...input, otherZonesReady: true });
+      const plain = planUpdate(input);
+      if (guarded.action === 'delete') {
+        expect(pods.filter((p) => !p.ready && (p.zone ?? UNKNOWN_ZONE) !== guarded.zone)).toEqual([]);
+        expect(guarded).toEqual(plain);
+      } else if (plain.action === 'delete') {
+        const unready = pods.filter((p) => !p.ready && (p.zone ?? UNKNOWN_ZONE) !== plain.zone).map((p) => p.name);
+        expect(unready.length).toBeGreaterThan(0);
+        expect(guarded).toMatchObject({ action: 'wait', reason: expect.stringContaining(unready[0]) });
+      } else {
+        expect(guarded).toEqual(plain);
+      }
+    }), { numRuns: 500 });
+  });
 });

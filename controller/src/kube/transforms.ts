@@ -47,6 +47,8 @@ export function slimMeta(meta: ObjectMeta, shape: MetaShape = {}): ObjectMeta {
 export interface PodShape extends MetaShape {
   /** The status conditions to keep (type, status, lastTransitionTime), e.g. `Ready`. @default none */
   readonly conditions?: readonly string[];
+  /** Keep `status.podIP`. @default false */
+  readonly podIP?: boolean;
 }
 
 /** A pod as `shape` says: metadata, `spec.nodeName`, the chosen conditions. */
@@ -57,7 +59,10 @@ export function slimPod(pod: KubeObject, shape: PodShape = {}): KubeObject {
   return {
     metadata: slimMeta(pod.metadata, shape),
     spec: defined({ nodeName: pod.spec?.nodeName as string | undefined }),
-    status: conditions?.length ? { conditions } : {},
+    status: defined({
+      conditions: conditions?.length ? conditions : undefined,
+      podIP: shape.podIP ? pod.status?.podIP as string | undefined : undefined,
+    }),
   };
 }
 

@@ -46,6 +46,8 @@ export interface ZauInput {
   readonly zau: KubeObject;
   /** The StatefulSet `spec.statefulset` names, if the cache has it. */
   readonly statefulSet?: KubeObject;
+  /** The StatefulSets of the group `spec.statefulsets` names that the cache has. */
+  readonly statefulSets?: readonly KubeObject[];
   /** The Deployment `spec.deployment` names, if the cache has it. */
   readonly deployment?: KubeObject;
   /** ReplicaSets, at least those the Deployment controls (the decision keeps those). */
@@ -58,6 +60,49 @@ export interface ZauInput {
   readonly topologyKeys: readonly string[];
   /** Why the Prometheus pause condition holds (query non-empty or failing), if it does. */
   readonly prometheusPause?: string;
+  /** Pods (by name) that failed the spec's `readyCheck`, and why: they count as not Ready. */
+  readonly readyCheckFailures?: ReadonlyMap<string, string>;
+}
+
+/** The group's StatefulSets `spec.statefulsets` names, as the cache shows them, or what keeps them from being rolled. */
+function groupOf(names: readonly string[], found: readonly KubeObject[], namespace: string | undefined): { statefulSets: KubeObject[] } | { problem: string; phase: 'Error' | 'Waiting' } {
+  const byName = new Map(found.map((s) => [s.metadata.name, s]));
+  const missing = names.filter((n) => !byName.has(n));
+  if (missing.length > 0) return { phase: 'Error', problem: `StatefulSet(s) ${missing.join(', ')} of the group not found in namespace ${namespace}` };
+  const statefulSets = names.map((n) => byName.get(n)!);
+  for (const sts of statefulSets) {
+    const problem = statefulSetProblem(sts);
+    if (problem) return problem;
+  }
+  return { statefulSets };
+}
+
+/** What keeps a StatefulSet from being rolled now: a strategy other than OnDelete, or a generation its controller has not seen. */
+function statefulSetProblem(sts: KubeObject): { problem: string; phase: 'Error' | 'Waiting' } | undefined {
+  const strategy = sts.spec?.updateStrategy?.type ?? 'RollingUpdate';
+  if (strategy !== 'OnDelete') {
+    return { phase: 'Error', problem: `StatefulSet ${sts.metadata.name} has updateStrategy ${strategy}: set it to OnDelete, or Kubernetes rolls the pods itself` };
+  }
+  if (!sts.status?.updateRevision || (sts.status?.observedGeneration ?? 0) < (sts.metadata.generation ?? 0)) {
+    return { phase: 'Waiting', problem: `waiting for the StatefulSet controller to observe generation ${sts.metadata.generation} of ${sts.metadata.name}` };
+  }
+  return undefined;
+}
+
+/**
+ * The group's pods as the planner sees them: a pod on its own StatefulSet's update revision carries the
+ * group's revision (the StatefulSets' update revisions together), so one new revision of any of them restarts
+ * the ramp, as a new revision of a single StatefulSet does.
+ */
+function groupPods(
+  statefulSets: readonly KubeObject[], pods: readonly KubeObject[], input: ZauInput,
+): { pods: RolloutPod[]; updateRevision: string } {
+  const updateRevision = statefulSets.map((s) => `${s.metadata.name}=${s.status.updateRevision}`).join(',');
+  return {
+    updateRevision,
+    pods: statefulSets.flatMap((sts) => rolloutPods(sts, pods, input.nodeLabels, input.topologyKeys)
+      .map((p) => (p.revision === sts.status.updateRevision ? { ...p, revision: updateRevision } : { ...p, revision: `${sts.metadata.name}=${p.revision}` }))),
+  };
 }
 
 /** The persisted step of a ZoneAwareUpdate (its status), for a restarted controller to resume. */
@@ -100,8 +145,13 @@ export function rolloutPods(sts: KubeObject, pods: readonly KubeObject[], nodeLa
 
 /** What is being rolled, as the planner needs it. */
 interface Workload {
+  /** The workload (a group's first StatefulSet). */
   readonly obj: KubeObject;
   readonly kind: 'StatefulSet' | 'Deployment';
+  /** The workloads (a group's StatefulSets): a pause condition on any of them holds. */
+  readonly objs: readonly KubeObject[];
+  /** A group of StatefulSets: a zone is rolled only while the other zones' pods are Ready. */
+  readonly group?: boolean;
   readonly pods: RolloutPod[];
   readonly replicas: number;
   readonly updateRevision: string;
@@ -154,31 +204,42 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
     workload = {
       obj: dep,
       kind: 'Deployment',
+      objs: [dep],
       pods: deploymentPods(owned, input.pods, zoneOf),
       replicas: dep.spec?.replicas ?? 1,
       updateRevision: newRs.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
       owned,
       newRs,
     };
+  } else if (Array.isArray(spec.statefulsets)) {
+    const group = groupOf(spec.statefulsets, input.statefulSets ?? [], zau.metadata.namespace);
+    if ('problem' in group) return status(group.phase, group.problem);
+    const { pods, updateRevision } = groupPods(group.statefulSets, input.pods, input);
+    workload = {
+      obj: group.statefulSets[0],
+      kind: 'StatefulSet',
+      objs: group.statefulSets,
+      pods,
+      replicas: group.statefulSets.reduce((sum, s) => sum + (s.spec?.replicas ?? 1), 0),
+      updateRevision,
+      group: true,
+    };
   } else {
     const sts = input.statefulSet;
     if (!sts) return status('Error', `StatefulSet ${spec.statefulset} not found in namespace ${zau.metadata.namespace}`);
-    const strategy = sts.spec?.updateStrategy?.type ?? 'RollingUpdate';
-    if (strategy !== 'OnDelete') {
-      return status('Error', `StatefulSet ${sts.metadata.name} has updateStrategy ${strategy}: set it to OnDelete, or Kubernetes rolls the pods itself`);
-    }
-    const updateRevision: string | undefined = sts.status?.updateRevision;
-    if (!updateRevision || (sts.status?.observedGeneration ?? 0) < (sts.metadata.generation ?? 0)) {
-      return status('Waiting', `waiting for the StatefulSet controller to observe generation ${sts.metadata.generation}`);
-    }
+    const problem = statefulSetProblem(sts);
+    if (problem) return status(problem.phase, problem.problem);
     workload = {
       obj: sts,
       kind: 'StatefulSet',
+      objs: [sts],
       pods: rolloutPods(sts, input.pods, input.nodeLabels, input.topologyKeys),
       replicas: sts.spec?.replicas ?? 1,
-      updateRevision,
+      updateRevision: sts.status.updateRevision,
     };
   }
+  const failures = input.readyCheckFailures;
+  if (failures?.size) workload = { ...workload, pods: workload.pods.map((p) => (p.ready && failures.has(p.name) ? { ...p, ready: false } : p)) };
 
   let maxUnavailable: number;
   try {
@@ -186,12 +247,18 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   } catch (err) {
     return status('Error', `spec.maxUnavailable: ${(err as Error).message}`);
   }
-  const { pods, updateRevision, obj } = workload;
+  const { pods, updateRevision } = workload;
   const zones = [...oldReplicasByZone(pods, updateRevision)].map(([zone, oldReplicas]) => ({ zone, oldReplicas }));
   const oldReplicas = zones.reduce((sum, z) => sum + z.oldReplicas, 0);
   const currentRevision = pods.find((p) => p.revision !== updateRevision && !p.terminating)?.revision ?? updateRevision;
   const decision: UpdateDecision = planUpdate({
-    pods, replicas: workload.replicas, updateRevision, maxUnavailable, exponentialFactor: spec.exponentialFactor ?? 2, state: previous,
+    pods,
+    replicas: workload.replicas,
+    updateRevision,
+    maxUnavailable,
+    exponentialFactor: spec.exponentialFactor ?? 2,
+    state: previous,
+    otherZonesReady: workload.group,
   });
   const next = { ...base, currentRevision, updateRevision, step: decision.state.step, oldReplicas, zones };
 
@@ -199,10 +266,13 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   if (decision.action === 'wait') return { kind: 'status', status: { ...next, phase: 'Waiting', message: decision.reason } };
 
   const pause = spec.pauseCondition ?? {};
-  const what = `${workload.kind} ${obj.metadata.name}`;
+  const holds = (condition: string | undefined, field: 'labels' | 'annotations') => (condition === undefined ? undefined
+    : workload.objs.find((o) => keyValueHolds(condition, o.metadata[field])));
+  const labelled = holds(pause.label, 'labels');
+  const annotated = holds(pause.annotation, 'annotations');
   const pausedBy = [
-    pause.label !== undefined && keyValueHolds(pause.label, obj.metadata.labels) ? `label ${pause.label} on ${what}` : undefined,
-    pause.annotation !== undefined && keyValueHolds(pause.annotation, obj.metadata.annotations) ? `annotation ${pause.annotation} on ${what}` : undefined,
+    labelled ? `label ${pause.label} on ${workload.kind} ${labelled.metadata.name}` : undefined,
+    annotated ? `annotation ${pause.annotation} on ${workload.kind} ${annotated.metadata.name}` : undefined,
     input.prometheusPause,
   ].filter((r): r is string => r !== undefined);
   const pending = { ...next, step: previous?.revision === updateRevision ? previous.step : 0 };

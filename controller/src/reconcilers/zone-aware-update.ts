@@ -10,7 +10,7 @@ import { patchStatus, statusHolds } from './status';
 import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL } from '../../../src/contract/rollout';
 import {
-  controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
+  conditionHolds, controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
 } from '../kube/api';
 import { byController, Informer } from '../kube/informer';
 import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
@@ -31,6 +31,10 @@ export interface ZoneAwareUpdateTuning {
   readonly recheckMs?: number;
   /** Timeout of one Prometheus query. @default 5_000 */
   readonly queryTimeoutMs?: number;
+  /** How often a rollout waiting on pods that fail its `readyCheck` looks again. @default 2_000 */
+  readonly readyCheckIntervalMs?: number;
+  /** Timeout of one `readyCheck` request. @default 2_000 */
+  readonly readyCheckTimeoutMs?: number;
 }
 
 export function zoneAwareUpdater(tuning: ZoneAwareUpdateTuning = {}): Reconciler {
@@ -57,8 +61,31 @@ export async function prometheusPause(url: string, timeoutMs: number): Promise<s
   }
 }
 
-/** What the reconciler reads of a pod: the revision labels, owners, node, deletion and readiness. */
-const rolloutPod = (pod: KubeObject) => slimPod(pod, { labels: [REVISION_LABEL, TEMPLATE_HASH_LABEL], conditions: ['Ready'] });
+/** What the reconciler reads of a pod: the revision labels, owners, node, IP, deletion and readiness. */
+const rolloutPod = (pod: KubeObject) => slimPod(pod, { labels: [REVISION_LABEL, TEMPLATE_HASH_LABEL], conditions: ['Ready'], podIP: true });
+
+/**
+ * The pods that fail a ZoneAwareUpdate's `readyCheck` (`GET http://<pod IP>:<port><path>` not 2xx within the
+ * timeout), and why. Only live pods whose Ready condition holds are asked: the others count as not Ready anyway.
+ */
+export async function readyCheckFailures(
+  check: { path: string; port: number }, pods: readonly KubeObject[], timeoutMs: number,
+): Promise<Map<string, string>> {
+  const asked = pods.filter((p) => !p.metadata.deletionTimestamp && conditionHolds(p, 'Ready'));
+  const answers = await Promise.all(asked.map(async (pod): Promise<[string, string | undefined]> => {
+    const ip: string | undefined = pod.status?.podIP;
+    if (!ip) return [pod.metadata.name, 'no pod IP'];
+    const url = `http://${ip.includes(':') ? `[${ip}]` : ip}:${check.port}${check.path}`;
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+      await res.body?.cancel();
+      return [pod.metadata.name, res.status >= 200 && res.status < 300 ? undefined : `GET ${url}: HTTP ${res.status}`];
+    } catch (err) {
+      return [pod.metadata.name, `GET ${url}: ${err instanceof Error ? err.message : String(err)}`];
+    }
+  }));
+  return new Map(answers.filter((a): a is [string, string] => a[1] !== undefined));
+}
 
 /** The index key of a workload a ZoneAwareUpdate names. */
 const workloadKey = (namespace: string | undefined, kind: 'StatefulSet' | 'Deployment', name: string) => `${namespace}/${kind}/${name}`;
@@ -66,8 +93,10 @@ const workloadKey = (namespace: string | undefined, kind: 'StatefulSet' | 'Deplo
 /** The workloads a ZoneAwareUpdate names (its index keys). */
 function workloadsOf(zau: KubeObject): string[] {
   const { namespace } = zau.metadata;
+  const group: unknown[] = Array.isArray(zau.spec?.statefulsets) ? zau.spec.statefulsets : [];
   return [
     ...(zau.spec?.statefulset ? [workloadKey(namespace, 'StatefulSet', zau.spec.statefulset)] : []),
+    ...group.filter((n): n is string => typeof n === 'string').map((n) => workloadKey(namespace, 'StatefulSet', n)),
     ...(zau.spec?.deployment ? [workloadKey(namespace, 'Deployment', zau.spec.deployment)] : []),
   ];
 }
@@ -162,19 +191,26 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
   const inputOf = async (zau: KubeObject): Promise<ZauInput> => {
     const namespace = zau.metadata.namespace!;
     const statefulSet = zau.spec?.statefulset ? statefulSets.get(`${namespace}/${zau.spec.statefulset}`) : undefined;
+    const group = Array.isArray(zau.spec?.statefulsets)
+      ? (zau.spec.statefulsets as unknown[]).map((n) => statefulSets.get(`${namespace}/${n}`)).filter((s): s is KubeObject => s !== undefined)
+      : undefined;
     const deployment = zau.spec?.deployment ? deployments.get(`${namespace}/${zau.spec.deployment}`) : undefined;
     const owned = deployment?.metadata.uid ? replicaSets.byIndex('controller', deployment.metadata.uid) : [];
-    const owners = statefulSet ? [statefulSet] : owned;
+    const owners = group ?? (statefulSet ? [statefulSet] : owned);
+    const workloadPods = owners.flatMap((o) => (o.metadata.uid ? pods.byIndex('controller', o.metadata.uid) : []));
     const url: string | undefined = zau.spec?.pauseCondition?.prometheusQueryUrl;
+    const check = zau.spec?.readyCheck;
     return {
       zau,
       statefulSet,
+      statefulSets: group,
       deployment,
       replicaSets: zau.spec?.deployment ? owned : undefined,
-      pods: owners.flatMap((o) => (o.metadata.uid ? pods.byIndex('controller', o.metadata.uid) : [])),
+      pods: workloadPods,
       nodeLabels: (node) => nodes.get(node)?.metadata.labels,
       topologyKeys: ctx.settings.topologyKeys,
       prometheusPause: url ? await prometheusPause(url, tuning.queryTimeoutMs ?? 5_000) : undefined,
+      readyCheckFailures: check ? await readyCheckFailures(check, workloadPods, tuning.readyCheckTimeoutMs ?? 2_000) : undefined,
     };
   };
 
@@ -204,7 +240,12 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
     await tell(key, zau, report);
     const changed = !statusHolds(zau.status, action.status) || !statusHolds(stored.status, action.status);
     if (changed && await patchStatus(ctx.kube, ZONE_AWARE_UPDATES, zau, action.status)) written.set(key, action.status);
-    return report.recheck ? { requeueAfter: tuning.recheckMs ?? 15_000 } : {};
+    if (report.recheck) return { requeueAfter: tuning.recheckMs ?? 15_000 };
+    // No watch tells when a pod starts passing the ready check: look again soon.
+    if (action.kind === 'status' && action.status.phase === 'Waiting' && input.readyCheckFailures?.size) {
+      return { requeueAfter: tuning.readyCheckIntervalMs ?? 2_000 };
+    }
+    return {};
   };
 
   const loop = new ReconcileLoop(ctx, { name: NAME, reconcile, concurrency: 4 });
