@@ -36,7 +36,7 @@ export type Step =
 
 export type IssueKind =
   | 'unreachable' | 'zone-silent' | 'zone-lost' | 'converging' | 'resharding' | 'replica-syncing' | 'failover-pending' | 'slots-lost'
-  | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped';
+  | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped' | 'absent' | 'upgrade-blocked';
 
 /** Something not as planned that the steps do not (yet) fix. */
 export interface Issue {
@@ -150,6 +150,12 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
   const issues: Issue[] = [];
   for (const n of nodes.filter((x) => !c.reachable.includes(x))) {
     issues.push({ kind: 'unreachable', message: `${n.name} (${n.address}, zone ${n.zone}) does not answer` });
+  }
+  // a planned node with no instance at all (a pod not created yet, Pending, or replaced) is no healthy cluster either
+  const present = new Set(nodes.map((n) => n.name));
+  const absent = layout.nodes.filter((p) => !present.has(p.name)).map((p) => p.name);
+  if (absent.length > 0) {
+    issues.push({ kind: 'absent', message: `planned nodes with no instance in the inventory (no pod, or no pod IP yet): ${absent.join(', ')}` });
   }
   if (!c.anchor) return { steps: [], issues, waiting: false };
   const after = options.zoneLossFailoverAfterMs;
