@@ -158,7 +158,7 @@ describe('the StatefulSets\' replicas, owned by the manager', () => {
     // the manager reshards and retires them
     fake.run((nodes) => decide(three, nodes));
     d = decideScale(three, replicasOf(five), fake.observe(), slug);
-    expect(d).toEqual({ changes: [{ ...replicasOf(five)[0], to: 2 }, { ...replicasOf(five)[1], to: 2 }, { ...replicasOf(five)[2], to: 2 }], waiting: [] });
+    expect(d).toEqual({ changes: replicasOf(five).map((z) => ({ ...z, to: 2 })), waiting: [] });
   });
 
   test('a node already gone (its pod deleted, unknown to the cluster) does not hold a scale-down', () => {

@@ -31,7 +31,9 @@ export interface ScaleDecision {
  * What to scale now. `nodes` is the inventory as just observed (nodes named `<zone slug>-<ordinal>`, in their
  * zone); `slugOf` gives a zone's slug (the node name prefix).
  */
-export function decideScale(layout: RedisShardLayout, zones: readonly ZoneScale[], nodes: readonly ObservedNode[], slugOf: (zone: string) => string): ScaleDecision {
+export function decideScale(
+  layout: RedisShardLayout, zones: readonly ZoneScale[], nodes: readonly ObservedNode[], slugOf: (zone: string) => string,
+): ScaleDecision {
   const changes: ScaleChange[] = [];
   const waiting: string[] = [];
   const planned = nodes.filter((n) => n.reachable && layout.nodes.some((p) => p.name === n.name));
