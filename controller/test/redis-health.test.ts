@@ -33,6 +33,21 @@ test('the phase of one pass', () => {
   expect(phaseOf(LOST, 'healthy')).toBe('recovering');
 });
 
+test('upgrading while pods run an out-of-date revision (a replaced pod away is part of it); scaling while a StatefulSet is not at the layout\'s size', () => {
+  expect(phaseOf(HEALTHY, 'healthy', { upgrading: true })).toBe('upgrading');
+  expect(phaseOf(LOST, 'upgrading', { upgrading: true })).toBe('upgrading');
+  expect(phaseOf(HEALTHY, 'upgrading')).toBe('healthy'); // the last pod replaced and back
+  expect(phaseOf(HEALTHY, 'healthy', { scaling: true })).toBe('scaling');
+  expect(phaseOf(LOST, 'healthy', { scaling: true })).toBe('scaling');
+  // a new cluster is initializing, whatever its pods' revisions
+  expect(phaseOf(NEW, undefined, { upgrading: true, scaling: true })).toBe('initializing');
+  const [healthy, upgrading, done] = run([HEALTHY, HEALTHY, HEALTHY]);
+  const during = nextHealth(healthy, HEALTHY, new Date(Date.UTC(2026, 0, 1, 0, 1)), { upgrading: true });
+  expect([during.phase, during.healthyPasses, during.unhealthyPasses]).toEqual(['upgrading', 0, 1]);
+  expect(healthEvents(healthy, during, HEALTHY)).toEqual([{ type: 'Normal', reason: 'RedisUpgrading', message: 'phase upgrading (was healthy)' }]);
+  expect([upgrading.phase, done.phase]).toEqual(['healthy', 'healthy']);
+});
+
 test('consecutive passes: a healthy pass resets the unhealthy count and the other way round; finalized after 10 healthy in a row', () => {
   const healths = run([NEW, NEW, ...Array(FINALIZED_AFTER_PASSES).fill(HEALTHY), LOST, HEALTHY]);
   expect(healths.map((h) => [h.phase, h.healthyPasses, h.unhealthyPasses, h.finalized])).toEqual([

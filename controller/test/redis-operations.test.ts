@@ -6,9 +6,9 @@ const ask = (operation: string, extra: Record<string, string> = {}) => operation
 test('the operations an annotation may ask for', () => {
   expect(operationRequest(undefined, 'cache')).toBeUndefined();
   expect(operationRequest({ other: 'x' }, 'cache')).toBeUndefined();
-  for (const operation of ['fix', 'rebalance', 'forget-lost-nodes']) expect(ask(operation)).toEqual({ operation });
+  for (const operation of ['fix', 'rebalance', 'forget-lost-nodes', 'force-reconcile']) expect(ask(operation)).toEqual({ operation });
   expect(ask(' fix ')).toEqual({ operation: 'fix' });
-  expect(ask('defrag')).toEqual({ asked: 'defrag', refused: 'unknown operation "defrag": one of fix, rebalance, forget-lost-nodes, reset' });
+  expect(ask('defrag')).toEqual({ asked: 'defrag', refused: 'unknown operation "defrag": one of fix, rebalance, forget-lost-nodes, force-reconcile, reset' });
 });
 
 test('reset needs the second annotation, naming the cluster', () => {

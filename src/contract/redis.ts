@@ -23,8 +23,12 @@ export const STATUS_KEY = 'state.json';
  * the result in the status ConfigMap (`lastOperation`) and as an Event.
  */
 export const REDIS_OPERATION_ANNOTATION = `${PROJECT_DOMAIN}/redis-operation`;
-/** The operations the annotation may ask for (`reset` destroys every key and needs REDIS_RESET_CONFIRM_ANNOTATION too). */
-export const REDIS_OPERATIONS = ['fix', 'rebalance', 'forget-lost-nodes', 'reset'] as const;
+/**
+ * The operations the annotation may ask for: `force-reconcile` runs a full pass now with everything read again
+ * (new connections too: after a change made by hand); `reset` destroys every key and needs
+ * REDIS_RESET_CONFIRM_ANNOTATION too.
+ */
+export const REDIS_OPERATIONS = ['fix', 'rebalance', 'forget-lost-nodes', 'force-reconcile', 'reset'] as const;
 export type RedisOperation = typeof REDIS_OPERATIONS[number];
 /** The second annotation `reset` needs, with the value `redisResetConfirmation(cluster)`. */
 export const REDIS_RESET_CONFIRM_ANNOTATION = `${PROJECT_DOMAIN}/redis-reset-confirm`;
@@ -134,6 +138,9 @@ export function redisStatefulSetNames(cluster: string, zones: readonly string[])
 export function redisPodName(cluster: string, node: string): string {
   return `${cluster}-${node}`;
 }
+
+/** The label the StatefulSet controller puts on each pod: the template revision the pod was made from. */
+export const CONTROLLER_REVISION_LABEL = 'controller-revision-hash';
 
 /** The planned node a pod of cluster `cluster` is, or undefined when the pod is not named after one. */
 export function redisNodeOfPod(cluster: string, podName: string): string | undefined {

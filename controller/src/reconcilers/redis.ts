@@ -3,24 +3,34 @@
  * the namespaces of `--redis-namespaces`, else in all), reads the planned layout ConfigMap, builds the
  * inventory from the cluster's StatefulSet pods and their zone labels, gets the one password Secret they
  * mount (by name: never a list of Secrets), runs the same manager as the `redis` CLI (bootstrap, heal,
- * reshard, rebalance; never gives lost slots away) and writes the state to the ConfigMap `<cluster>-status`
+ * reshard, rebalance; never gives lost slots away), then scales the cluster's StatefulSets to the layout and
+ * replaces out-of-date pods (redis-workloads.ts), and writes the state to the ConfigMap `<cluster>-status`
  * (key `state.json`).
  *
- * It polls (its Role lets it list pods, not watch them): the key DISCOVER lists the labelled pods every
- * `intervalMs` and queues each cluster it finds (`namespace/cluster`) for a full pass: the layout ConfigMap
- * and the Secret read again, the manager rebuilt if they or the pods changed, the cluster driven, the status
- * written. Between full passes, a cluster whose layout ConfigMap turns on the zone-loss failover is watched
- * closely: quick passes with the same manager (its connections kept; no API request) every `watchMs`, so a
- * lost zone's masters fail over within the policy's delay rather than at the next listing. A quick pass
- * writes the status only when it changed.
+ * What starts a full pass of a cluster (the layout ConfigMap and the Secret read again, the manager rebuilt if
+ * they or the pods changed, the cluster driven, the status written):
+ * - a watch event: a change of one of its pods (a pod of the served namespaces, by label) or of its layout
+ *   ConfigMap (watched by name: a manual operation is an annotation there), debounced by DEBOUNCE_MS;
+ * - the poll, a backstop: the key DISCOVER lists the labelled pods every `intervalMs` and queues every cluster.
+ * Between full passes, a cluster whose layout ConfigMap turns on the zone-loss failover is watched closely:
+ * quick passes with the same manager (its connections kept; no API request) every `watchMs`, so a lost zone's
+ * masters fail over within the policy's delay rather than at the next listing. A quick pass writes the status
+ * only when it changed, and never scales nor replaces pods.
  */
+import { ZONE_LABEL } from '../../../src/contract/labels';
 import { REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES } from '../../../src/contract/reconcilers';
-import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, RedisOperation, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
+import {
+  CONTROLLER_REVISION_LABEL, LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_PASSWORD_VOLUME, REDIS_RESET_CONFIRM_ANNOTATION,
+  RedisOperation, STATUS_KEY, layoutConfigMapName, statusConfigMapName,
+} from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { CONFIGMAPS, isStatus, KubeApi, KubeObject, PODS, resourcePath, SECRETS } from '../kube/api';
 import { EventSubject } from '../kube/events';
+import { Informer } from '../kube/informer';
+import { slimMeta } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
+import { driveWorkloads, WorkloadReport } from './redis-workloads';
 import type { ClusterState } from '../redis/decide';
 import { healthEvents, nextHealth, phaseOf, RedisHealth, RedisPhase } from '../redis/health';
 import type { RedisClusterManager } from '../redis/manager';
@@ -31,12 +41,16 @@ import { inventoryFromPods, SecretKey } from '../redis/pods';
 const NAME = REDIS_MANAGER;
 /** The key of the pod listing that finds the clusters (never a `namespace/cluster`: no namespace is named `*`). */
 const DISCOVER = '*';
+/** How long a watch event waits for the events that come with it (a pod deleted, recreated, given an IP) before its pass. */
+const DEBOUNCE_MS = 250;
 
 export interface RedisReconcilerTuning {
   /** @default 15_000 */
   readonly intervalMs?: number;
   /** How long one pass may drive one cluster. @default 60_000 */
   readonly passTimeoutMs?: number;
+  /** Out-of-date pods replaced per pass. @default DEFAULT_REPLACED_PER_PASS (redis/upgrade.ts) */
+  readonly replacedPerPass?: number;
 }
 
 export function redisReconciler(tuning: RedisReconcilerTuning = {}): Reconciler {
@@ -58,21 +72,40 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
   const due = new Set<string>();
   const watched = new Map<string, WatchedCluster>();
 
+  /** A watch event about cluster `key`: a full pass soon, once the events that come with it are in. */
+  const debounce = new Map<string, NodeJS.Timeout>();
+  const changed = (key: string) => {
+    due.add(key);
+    if (debounce.has(key) || signal.aborted) return;
+    debounce.set(key, setTimeout(() => {
+      debounce.delete(key);
+      loop.enqueue(key);
+    }, DEBOUNCE_MS));
+  };
+  const pods = watchPods(ctx, ctx.settings.redisNamespaces ?? [], (key, members) => {
+    if (members.length > 0) clusters.set(key, members);
+    changed(key);
+  });
+  const layouts = new Map<string, AbortController>();
+
   const discover = async (): Promise<ReconcileResult> => {
-    const { pods, failures } = await listRedisPods(ctx.kube, ctx.settings.redisNamespaces ?? []);
+    const { pods: listed, failures } = await listRedisPods(ctx.kube, ctx.settings.redisNamespaces ?? []);
     for (const [namespace, error] of failures) log.warn('listing redis pods failed', { namespace, error });
     clusters = new Map();
-    for (const pod of pods) {
-      const key = `${pod.metadata.namespace}/${pod.metadata.labels![REDIS_CLUSTER_LABEL]}`;
+    for (const pod of listed) {
+      const key = clusterKey(pod);
       clusters.set(key, [...(clusters.get(key) ?? []), pod]);
     }
     for (const [key, w] of watched) {
       if (clusters.has(key) || failures.length > 0) continue;
       w.manager.close();
       watched.delete(key);
+      layouts.get(key)?.abort();
+      layouts.delete(key);
       forgetHealthMetrics(ctx, key);
     }
     for (const key of clusters.keys()) {
+      if (!layouts.has(key)) layouts.set(key, watchLayout(ctx, key, signal, () => changed(key)));
       due.add(key);
       loop.enqueue(key);
     }
@@ -89,16 +122,32 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
     const w = full ? await prepare(ctx, namespace, cluster, members, tuning.passTimeoutMs ?? 60_000, last) : last;
     watched.set(key, w);
     const request = full ? operationRequest(w.subject.metadata.annotations, cluster) : undefined;
-    const state = request && 'operation' in request ? await runOperation(w.manager, request.operation) : await w.manager.converge();
+    const converged = request && 'operation' in request ? await runOperation(w.manager, request.operation) : await w.manager.converge();
+    if (full) {
+      w.workloads = await driveWorkloads({
+        ctx,
+        namespace,
+        cluster,
+        manager: w.manager,
+        pods: members,
+        healthy: converged.healthy,
+        subject: w.subject,
+        maxPerPass: tuning.replacedPerPass,
+        growing: w.growing,
+      });
+    }
+    const state = { ...converged, issues: [...converged.issues, ...(w.workloads?.issues ?? [])] };
     if (request) await acknowledge(ctx, namespace, cluster, w, request, state);
     // A pass counts towards the health counters when it is a full one, or when the phase changed since the last.
-    if (full || phaseOf(state, w.health?.phase) !== w.health?.phase) {
-      const health = nextHealth(w.health, state, new Date());
+    const activity = { upgrading: w.workloads?.upgrading, scaling: w.workloads?.scaling };
+    if (full || phaseOf(state, w.health?.phase, activity) !== w.health?.phase) {
+      const health = nextHealth(w.health, state, new Date(), activity);
       for (const e of healthEvents(w.health, health, state)) await ctx.events.record(w.subject, e.type, e.reason, e.message);
       w.health = health;
       recordHealthMetrics(ctx, key, health);
     }
-    const report = { ...state, health: w.health, lastOperation: w.lastOperation, skippedPods: w.skipped };
+    const { upgrade, statefulSets, scaleWaiting } = w.workloads ?? {};
+    const report = { ...state, health: w.health, lastOperation: w.lastOperation, skippedPods: w.skipped, upgrade, statefulSets, scaleWaiting };
     const status = JSON.stringify(report);
     if (full || status !== w.lastStatus || Date.now() - w.writtenAt >= intervalMs) {
       await writeStatus(ctx, namespace, cluster, { ...report, updated: new Date().toISOString() });
@@ -117,10 +166,72 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
     reconcile,
   });
   try {
-    await loop.run(signal, { seed: () => [DISCOVER] });
+    await loop.run(signal, { seed: () => [DISCOVER], primaries: pods });
   } finally {
+    for (const t of debounce.values()) clearTimeout(t);
     for (const w of watched.values()) w.manager.close();
   }
+}
+
+/** `namespace/cluster` of a labelled pod. */
+function clusterKey(pod: KubeObject): string {
+  return `${pod.metadata.namespace}/${pod.metadata.labels![REDIS_CLUSTER_LABEL]}`;
+}
+
+/** What the pod caches keep: what the inventory and the revision check read. */
+function redisPodShape(pod: KubeObject): KubeObject {
+  return {
+    metadata: slimMeta(pod.metadata, { labels: [REDIS_CLUSTER_LABEL, ZONE_LABEL, CONTROLLER_REVISION_LABEL] }),
+    spec: { volumes: (pod.spec?.volumes ?? []).filter((v: any) => v.name === REDIS_PASSWORD_VOLUME) },
+    status: { podIP: pod.status?.podIP },
+  };
+}
+
+/**
+ * Watches the labelled pods of the served namespaces (one watch each, as namespaced Roles allow; every
+ * namespace when none is named): `onChange(key, members)` with a cluster's pods as cached, on each change.
+ * A namespace that cannot be watched is retried by its informer without holding the others.
+ */
+function watchPods(ctx: ReconcilerContext, namespaces: readonly string[], onChange: (key: string, members: KubeObject[]) => void) {
+  const scopes = namespaces.length === 0 ? [undefined] : namespaces;
+  return scopes.map((ns) => {
+    const informer: Informer<KubeObject, 'cluster'> = new Informer(ctx.kube, {
+      path: resourcePath(PODS, ns),
+      labelSelector: REDIS_CLUSTER_LABEL,
+      transform: redisPodShape,
+      indexes: { cluster: (pod) => [clusterKey(pod)] },
+      onChange: (type, pod) => {
+        if (type !== 'resync') onChange(clusterKey(pod), informer.byIndex('cluster', clusterKey(pod)));
+      },
+      resyncMs: 0, // the poll is the backstop
+      log: ctx.log.with({ reconciler: NAME }),
+    });
+    // never blocks the loop: a namespace that cannot be watched still has its poll
+    return { synced: Promise.resolve(), run: (signal: AbortSignal) => informer.run(signal) };
+  });
+}
+
+/**
+ * Watches the layout ConfigMap of cluster `key` by name (list and watch with `metadata.name=`, which a Role
+ * rule naming it allows): `onChange` on each change (a manual operation's annotation, a new layout), until the
+ * cluster is gone or `signal` aborts.
+ */
+function watchLayout(ctx: ReconcilerContext, key: string, signal: AbortSignal, onChange: () => void): AbortController {
+  const [namespace, cluster] = key.split('/');
+  const stop = new AbortController();
+  signal.addEventListener('abort', () => stop.abort(), { once: true });
+  const informer = new Informer(ctx.kube, {
+    path: resourcePath(CONFIGMAPS, namespace),
+    fieldSelector: `metadata.name=${layoutConfigMapName(cluster)}`,
+    transform: (cm) => ({ metadata: slimMeta(cm.metadata, { annotations: [REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION] }) }),
+    onChange: (type) => {
+      if (type !== 'resync') onChange();
+    },
+    resyncMs: 0,
+    log: ctx.log.with({ reconciler: NAME, cluster: key }),
+  });
+  void informer.run(stop.signal);
+  return stop;
 }
 
 /** What a cluster's full pass set up, and its quick passes reuse. */
@@ -140,6 +251,10 @@ interface WatchedCluster {
   health?: RedisHealth;
   /** The last manual operation asked by annotation, and how it went. */
   lastOperation?: OperationReport;
+  /** What the last full pass did to the StatefulSets and pods. */
+  workloads?: WorkloadReport;
+  /** Nodes a scale-up added, until the cluster is first healthy with them. */
+  readonly growing: Set<string>;
 }
 
 /** A manual operation in the status ConfigMap. */
@@ -151,9 +266,11 @@ interface OperationReport {
   readonly at: string;
 }
 
-/** Runs a manual operation (the manager's modes; reset destroys every key first). */
+/** Runs a manual operation (the manager's modes; reset destroys every key first; force-reconcile is a plain pass). */
 async function runOperation(manager: RedisClusterManager, operation: RedisOperation): Promise<ClusterState> {
-  return operation === 'reset' ? manager.resetDestroyingData() : manager.converge({ mode: operation });
+  if (operation === 'reset') return manager.resetDestroyingData();
+  if (operation === 'force-reconcile') return manager.converge();
+  return manager.converge({ mode: operation });
 }
 
 /** Removes the request's annotations and reports it: in the status (`lastOperation`), in the log and as an Event. */
@@ -170,7 +287,7 @@ async function acknowledge(
     report.result === 'done' ? 'RedisOperation' : 'RedisOperationRefused', `${report.operation}: ${report.message}`);
 }
 
-const PHASES: readonly RedisPhase[] = ['initializing', 'healthy', 'recovering', 'scaling'];
+const PHASES: readonly RedisPhase[] = ['initializing', 'healthy', 'recovering', 'scaling', 'upgrading'];
 
 /** The cluster's health as gauges: its phase (1 for the current one), consecutive passes by result, finalized. */
 function recordHealthMetrics(ctx: ReconcilerContext, key: string, health: RedisHealth): void {
@@ -242,8 +359,11 @@ async function prepare(
     watchMs: watchIntervalMs(failover.zoneLossFailoverAfterMs),
     lastStatus: last?.lastStatus,
     writtenAt: last?.writtenAt ?? 0,
+    growing: last?.growing ?? new Set<string>(),
   };
-  if (last && last.inputs === inputs) return { ...last, ...rest };
+  // force-reconcile: everything afresh, new connections included (after a change made by hand)
+  const forced = operationRequest(layoutMap.metadata.annotations, cluster);
+  if (last && last.inputs === inputs && !(forced && 'operation' in forced && forced.operation === 'force-reconcile')) return { ...last, ...rest };
   last?.manager.close();
   const manager = new Manager(layout, inventory.nodes, { password, timeoutMs, ...failover, log: ctx.log.with({ reconciler: NAME, cluster }) });
   return { manager, inputs, ...rest };

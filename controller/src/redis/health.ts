@@ -7,7 +7,15 @@
 import { ClusterState } from './decide';
 
 /** What the cluster is doing, from one pass. */
-export type RedisPhase = 'initializing' | 'healthy' | 'recovering' | 'scaling';
+export type RedisPhase = 'initializing' | 'healthy' | 'recovering' | 'scaling' | 'upgrading';
+
+/** What the reconciler knows besides the Redis state: its pods' revisions and its StatefulSets' replicas. */
+export interface PassActivity {
+  /** Pods run an out-of-date template revision (being replaced). */
+  readonly upgrading?: boolean;
+  /** A StatefulSet is not at the layout's size yet (scaled up and its pods not all there, or waiting to scale down). */
+  readonly scaling?: boolean;
+}
 
 /** Healthy passes in a row after which the cluster is `finalized`. */
 export const FINALIZED_AFTER_PASSES = 10;
@@ -35,23 +43,25 @@ export interface HealthEvent {
 
 /**
  * The phase of one pass after `previous`: `initializing` until the cluster is first healthy (slots assigned,
- * replicas attached and in sync); `scaling` while slots move to other shards or nodes retire; `healthy` when
- * nothing is left to do; `recovering` for anything else (a node lost, a failover, replicas syncing, masters
- * to fail back).
+ * replicas attached and in sync); `upgrading` while pods run an out-of-date revision (a replaced pod away or
+ * syncing is part of it); `scaling` while slots move to other shards, nodes retire or a StatefulSet is not at
+ * the layout's size; `healthy` when nothing is left to do; `recovering` for anything else (a node lost, a
+ * failover, replicas syncing, masters to fail back).
  */
-export function phaseOf(state: ClusterState, previous?: RedisPhase): RedisPhase {
-  if (state.healthy) return 'healthy';
-  if (previous === 'initializing') return 'initializing';
+export function phaseOf(state: ClusterState, previous?: RedisPhase, activity: PassActivity = {}): RedisPhase {
+  if (state.healthy && !activity.upgrading && !activity.scaling) return 'healthy';
+  if (previous === 'initializing' && !state.healthy) return 'initializing';
   const kinds = new Set(state.issues.map((i) => i.kind));
   const steps = new Set(state.nextSteps.map((s) => s.kind));
   if (kinds.has('not-bootstrapped') || steps.has('add-slots') || (state.slotsServed === 0 && !kinds.has('slots-lost'))) return 'initializing';
-  if (kinds.has('resharding') || steps.has('migrate') || steps.has('retire')) return 'scaling';
+  if (activity.upgrading) return 'upgrading';
+  if (activity.scaling || kinds.has('resharding') || steps.has('migrate') || steps.has('retire')) return 'scaling';
   return 'recovering';
 }
 
 /** The health after one more pass whose state is `state`, at `now`. */
-export function nextHealth(previous: RedisHealth | undefined, state: ClusterState, now: Date): RedisHealth {
-  const phase = phaseOf(state, previous?.phase);
+export function nextHealth(previous: RedisHealth | undefined, state: ClusterState, now: Date, activity: PassActivity = {}): RedisHealth {
+  const phase = phaseOf(state, previous?.phase, activity);
   const healthy = phase === 'healthy';
   const healthyPasses = healthy ? (previous?.healthyPasses ?? 0) + 1 : 0;
   const finalized = healthyPasses >= FINALIZED_AFTER_PASSES;

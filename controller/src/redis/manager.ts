@@ -116,6 +116,17 @@ export class RedisClusterManager {
     return this.state();
   }
 
+  /**
+   * `CLUSTER FAILOVER` on the replica `on` (it waits until the replica has every write of its master), then
+   * the nodes as observed afterwards. Resolves once `on` is a master; throws when it did not become one.
+   */
+  public async failover(on: string): Promise<ObservedNode[]> {
+    const nodes = await this.observe();
+    this.options.log?.info('redis step', { step: { kind: 'failover', on, takeover: false } });
+    await execute(this.redis, { kind: 'failover', on, takeover: false }, new ClusterAnalysis(this.layout, nodes));
+    return this.observe();
+  }
+
   public close(): void {
     this.redis.close();
   }

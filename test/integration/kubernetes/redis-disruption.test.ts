@@ -52,6 +52,11 @@ async function deploy(controller: ZoneControllerProps, extra: KubeObject[] = [])
   const { objects, cluster } = redis(ns, controller);
   const result = await applyManifests(client, [...extra, ...operatorSecrets(objects), ...objects], ns);
   expect(result.rejections).toEqual([]);
+  // the StatefulSets hold no replicas: the Redis manager (not run here) scales them to the layout; the test does it for it
+  for (const s of objects.filter((o) => o.kind === 'StatefulSet')) {
+    const zone = s.metadata.labels!['cdk8s-zones.dev/zone'];
+    await client.patch('apps/v1', 'StatefulSet', s.metadata.name, { spec: { replicas: cluster.layout.nodesPerZone[zone] } }, ns);
+  }
   await waitForRollout(client, result.applied);
   return { ns, cluster, objects };
 }

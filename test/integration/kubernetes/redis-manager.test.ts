@@ -141,13 +141,26 @@ afterAll(async () => {
   client.close();
 });
 
-test('the pods of a ZonalRedisCluster run as real redis-server processes on their kwok pod IPs', async () => {
+/** When the controller started. */
+let started: Date;
+
+test('the manager scales the StatefulSets (which hold no replicas) to the layout; their pods run as real redis-server processes on their kwok pod IPs', async () => {
   const { applied, rejections, warnings } = await applyManifests(client, manifests(), ns);
   expect({ rejections, warnings }).toEqual({ rejections: [], warnings: [] });
+  // a full pass every second: the health counters move faster than with the default 15 s
+  started = new Date();
+  controller = await ControllerProcess.start(info, 'redis-manager', ['--reconcilers', 'redis', '--redis-namespaces', ns, '--redis-interval', '1']);
+  const sets = await waitFor('the manager to scale each zone\'s StatefulSet to the layout', async () => {
+    const all = await client.list<any>('apps/v1', 'StatefulSet', { namespace: ns });
+    return { done: all.length === 3 && all.every((x) => x.spec.replicas === 2), value: all, state: JSON.stringify(all.map((x) => x.spec.replicas)) };
+  });
+  expect(sets.map((x) => [x.metadata.name, x.spec.replicas])).toEqual(info.zones.map((z) => [`${NAME}-${z}`, 2]));
   await waitForRollout(client, applied);
   const pods = await livePods(client, ns, `${REDIS_CLUSTER_LABEL}=${NAME}`);
   expect(pods.map((p) => p.metadata.name).sort()).toEqual(['zone-a-0', 'zone-a-1', 'zone-b-0', 'zone-b-1', 'zone-c-0', 'zone-c-1'].map((n) => `${NAME}-${n}`));
   for (const p of pods) expect([p.metadata.name, p.status.phase, p.status.podIP]).toEqual([p.metadata.name, 'Running', expect.stringMatching(/^127\./)]);
+  expect((await clusterEvents()).filter((e) => e.reason === 'RedisScaled').map((e) => e.message).sort())
+    .toEqual(info.zones.map((z) => `StatefulSet ${NAME}-${z} scaled from 1 to 2 replicas (to the layout)`));
 
   layout = RedisShardLayout.fromJson((await client.get<any>('v1', 'ConfigMap', layoutConfigMapName(NAME), ns)).data[LAYOUT_KEY]);
   const configMap = await client.get<any>('v1', 'ConfigMap', `${NAME}-config`, ns);
@@ -156,14 +169,10 @@ test('the pods of a ZonalRedisCluster run as real redis-server processes on thei
   for (const n of redis.inventory) expect([n.name, exposesPassword(redis.pid(n.name)!, PASSWORD)]).toEqual([n.name, [false, false]]);
   // each pod is in its planned zone (the StatefulSet of the zone pins it there)
   expect(redis.inventory.map((n) => [n.name, n.zone]).sort()).toEqual(layout.nodes.map((n) => [n.name, n.zone]).sort());
-  // not a cluster yet: every node knows only itself
-  expect(await slotOwners(redis.inventory[0].address, PASSWORD)).toEqual(new Array(16384).fill(undefined));
 });
 
 test('the reconciler bootstraps the planned layout and reports it healthy in the status ConfigMap', async () => {
-  const since = new Date();
-  // a full pass every second: the health counters move faster than with the default 15 s
-  controller = await ControllerProcess.start(info, 'redis-manager', ['--reconcilers', 'redis', '--redis-namespaces', ns, '--redis-interval', '1']);
+  const since = started;
   const s = await statusWhere('a healthy cluster', since, (x) => x.healthy);
   await expectPlanned(s);
   // healthy for 10 full passes in a row: finalized, in the status, an Event and the metrics
@@ -173,8 +182,8 @@ test('the reconciler bootstraps the planned layout and reports it healthy in the
   // (the first pass may bootstrap it to healthy in one go: then no phase Event before)
   const reasons = (await clusterEvents()).map((e) => `${e.type} ${e.reason}`);
   expect([reasons.filter((r) => r.startsWith('Warning')), reasons[reasons.length - 1]]).toEqual([[], 'Normal RedisFinalized']);
-  expect(await controller.metric(`cdk8s_zones_redis_cluster_finalized{namespace="${ns}",cluster="${NAME}"}`)).toBe(1);
-  expect(await controller.metric(`cdk8s_zones_redis_cluster_phase{namespace="${ns}",cluster="${NAME}",phase="healthy"}`)).toBe(1);
+  expect(await controller!.metric(`cdk8s_zones_redis_cluster_finalized{namespace="${ns}",cluster="${NAME}"}`)).toBe(1);
+  expect(await controller!.metric(`cdk8s_zones_redis_cluster_phase{namespace="${ns}",cluster="${NAME}",phase="healthy"}`)).toBe(1);
   const { written, acked: replicated } = await writeKeys(await slotOwners(redis.inventory[0].address, PASSWORD), 'before', 2000, PASSWORD);
   expect([written.size, replicated.size]).toEqual([2000, 2000]);
   for (const [k, v] of replicated) acked.set(k, v);
@@ -305,7 +314,7 @@ async function operationReported(operation: string, since: Date, check: (s: Stat
 
 test('manual operations by annotation: an unknown one and a reset without its confirmation are refused, nothing destroyed, the annotations removed', async () => {
   for (const [asked, extra, message] of [
-    ['defrag', {}, 'unknown operation "defrag": one of fix, rebalance, forget-lost-nodes, reset'],
+    ['defrag', {}, 'unknown operation "defrag": one of fix, rebalance, forget-lost-nodes, force-reconcile, reset'],
     ['reset', { [REDIS_RESET_CONFIRM_ANNOTATION]: 'yes' }, `it also needs the annotation ${REDIS_RESET_CONFIRM_ANNOTATION}=${redisResetConfirmation(NAME)}`],
   ] as const) {
     const since = new Date();

@@ -468,6 +468,13 @@ export class ContinuousWriter {
 
   public readonly written = new Map<string, string>();
   public readonly acked = new Map<string, string>();
+  /**
+   * The longest time (ms) one slot refused writes: from the start of the first failed SET (moved, down, no
+   * answer) to the start of the next one that succeeded, whether or not a replica acknowledged it.
+   */
+  public longestRefusalMs = 0;
+  /** Each slot's start of a refusal under way. */
+  private readonly refusedSince = new Map<number, number>();
   private readonly clients = new Map<string, Redis>();
   private stopped = false;
   private running?: Promise<void>;
@@ -505,12 +512,21 @@ export class ContinuousWriter {
 
   private async round(owners: (string | undefined)[]): Promise<void> {
     const results = await Promise.allSettled([...this.tags].map(async ([slot, tag]) => {
-      const owner = owners[slot];
-      if (!owner) throw new Error(`slot ${slot} is not served`);
-      const keys = Array.from({ length: this.options.batch ?? 10 }, () => `{${tag}}:${this.options.prefix}:${this.count++}`);
-      const acked = await setAcknowledged(this.client(owner), keys, WRITER_WAIT_MS);
-      for (const k of keys) this.written.set(k, valueOf(k));
-      for (const k of acked ? keys : []) this.acked.set(k, valueOf(k));
+      const started = Date.now();
+      try {
+        const owner = owners[slot];
+        if (!owner) throw new Error(`slot ${slot} is not served`);
+        const keys = Array.from({ length: this.options.batch ?? 10 }, () => `{${tag}}:${this.options.prefix}:${this.count++}`);
+        const acked = await setAcknowledged(this.client(owner), keys, WRITER_WAIT_MS);
+        for (const k of keys) this.written.set(k, valueOf(k));
+        for (const k of acked ? keys : []) this.acked.set(k, valueOf(k));
+      } catch (err) {
+        if (!this.refusedSince.has(slot)) this.refusedSince.set(slot, started);
+        throw err;
+      }
+      const since = this.refusedSince.get(slot);
+      if (since !== undefined) this.longestRefusalMs = Math.max(this.longestRefusalMs, started - since);
+      this.refusedSince.delete(slot);
     }));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
