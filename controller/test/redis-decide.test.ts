@@ -189,6 +189,23 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     });
   });
 
+  test('masters 5 -> 3 with shard 2\'s planned master adrift (Redis 7 made the emptied master a replica of its last slot\'s taker): reset, met again, given its slots', () => {
+    const five = RedisShardLayout.plan({ zones, masters: 5, replicasPerMaster: 1 });
+    const fake = new FakeCluster(inventoryOf(five));
+    converge(fake, five);
+    // shard 2's old range (6553-9829) is all within shard 1's new one: c-1 loses every slot to b-1 and follows it
+    const b1 = fake.byName('b-1');
+    const c1 = fake.byName('c-1');
+    fake.owner.forEach((o, slot) => { if (o === c1.id) fake.owner[slot] = b1.id; });
+    c1.masterId = b1.id;
+    const d = decide(three, fake.observe());
+    expect(d.steps).toEqual([{ kind: 'retire', on: 'c-1', id: c1.id }]);
+    expect(d.issues.map((i) => i.message)).toContain('shard 2 has no master: its planned master c-1 is a replica of b-1 (another shard): reset as an empty master');
+    const rounds = converge(fake, three);
+    expect(kinds(rounds).slice(0, 3)).toEqual(['retire', 'meet', 'migrate']);
+    expectPlanned(fake);
+  });
+
   test('rebalance mode only fails over; takeover only when asked', () => {
     const fake = cluster();
     fake.kill('b-1');

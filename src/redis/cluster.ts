@@ -528,6 +528,10 @@ function redisConf(clusterNodeTimeoutMs: number, requireFullCoverage: boolean): 
     `cluster-require-full-coverage ${requireFullCoverage ? 'yes' : 'no'}`,
     // Replicas of a master that was away for long still take over: the zone-loss case.
     'cluster-replica-validity-factor 0',
+    // A master emptied by a resharding stays a master (Redis 7 would make it a replica of whoever took its last
+    // slot: masters 5 -> 3 moves every slot of shard 2's master away before it gets its new range). The manager
+    // attaches every replica itself, as planned.
+    'cluster-allow-replica-migration no',
     'appendonly yes',
     // The password comes with `--include` (auth.conf); without one, only loopback clients are answered.
     'protected-mode yes',

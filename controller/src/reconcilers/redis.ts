@@ -43,6 +43,8 @@ const NAME = REDIS_MANAGER;
 const DISCOVER = '*';
 /** How long a watch event waits for the events that come with it (a pod deleted, recreated, given an IP) before its pass. */
 const DEBOUNCE_MS = 250;
+/** How soon a cluster being upgraded or scaled gets its next full pass. */
+const SETTLING_MS = 1000;
 
 export interface RedisReconcilerTuning {
   /** @default 15_000 */
@@ -118,7 +120,7 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
     if (!members) return {}; // gone from the last listing
     const [namespace, cluster] = key.split('/');
     const last = watched.get(key);
-    const full = due.delete(key) || !last;
+    const full = due.delete(key) || !last || (last.fullPassAt !== undefined && Date.now() >= last.fullPassAt);
     const w = full ? await prepare(ctx, namespace, cluster, members, tuning.passTimeoutMs ?? 60_000, last) : last;
     watched.set(key, w);
     const request = full ? operationRequest(w.subject.metadata.annotations, cluster) : undefined;
@@ -154,6 +156,10 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
       w.lastStatus = status;
       w.writtenAt = Date.now();
     }
+    // pods being replaced or a StatefulSet being scaled: the next step waits for Redis (a replica to sync), which
+    // no watch reports, so the next full pass comes soon rather than at the poll
+    if (full) w.fullPassAt = w.workloads?.upgrading || w.workloads?.scaling ? Date.now() + SETTLING_MS : undefined;
+    if (w.fullPassAt !== undefined) return { requeueAfter: Math.min(SETTLING_MS, w.watchMs ?? SETTLING_MS) };
     return w.watchMs === undefined ? {} : { requeueAfter: w.watchMs };
   };
 
@@ -255,6 +261,8 @@ interface WatchedCluster {
   workloads?: WorkloadReport;
   /** Nodes a scale-up added, until the cluster is first healthy with them. */
   readonly growing: Set<string>;
+  /** When the next full pass is due without a watch event (while pods are replaced or a StatefulSet scaled). */
+  fullPassAt?: number;
 }
 
 /** A manual operation in the status ConfigMap. */

@@ -31,7 +31,10 @@ export type Step =
   | { readonly kind: 'stable'; readonly on: string; readonly slots: number[] }
   /** Move the slots `ranges` with their keys from `from` to `to` (SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE). */
   | { readonly kind: 'migrate'; readonly from: string; readonly to: string; readonly toId: string; readonly ranges: [number, number][] }
-  /** A node outside the plan, holding no slots: forgotten by the others, then `CLUSTER RESET HARD`. */
+  /**
+   * A node holding no slots of its own, forgotten by the others, then `CLUSTER RESET HARD` (a new id, empty): a
+   * node outside the plan, or a planned master adrift as another shard's replica.
+   */
   | { readonly kind: 'retire'; readonly on: string; readonly id: string };
 
 export type IssueKind =
@@ -185,6 +188,8 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
     if (open.length > 0) return done(open);
   }
   if (mode !== 'rebalance') {
+    const adrift = adriftMasterSteps(c, issues);
+    if (adrift.length > 0) return done(adrift);
     const replicas = replicaSteps(c, issues);
     if (replicas.length > 0) return done(replicas);
     if (!slots.blocked) {
@@ -400,6 +405,27 @@ function slotPhase(c: ClusterAnalysis, fix: boolean, issues: Issue[]): { steps: 
     if (fix) return { steps: [...byShard].map(([on, slots]) => ({ kind: 'add-slots', on, ranges: toRanges(slots) })), waiting, blocked, bootstrapped: true };
   }
   return { steps: [], waiting, blocked, bootstrapped: true };
+}
+
+/**
+ * A shard with no master at all whose planned master is a replica of another shard's master: what Redis 7 does
+ * to a master a resharding empties (`cluster-allow-replica-migration yes`, the default before the synthesized
+ * redis.conf turned it off), e.g. shard 2's master when masters 5 -> 3 moves all of its old slots to shard 1
+ * before shard 2 gets its new range. Its data is the other shard's, so it is reset (a new, empty master, met
+ * again) and the reshard then gives it its shard's slots.
+ */
+function adriftMasterSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
+  const steps: Step[] = [];
+  for (const shard of c.layout.shards) {
+    if (c.shardMaster(shard.index)) continue;
+    const planned = c.byName(shard.master);
+    const me = planned && self(planned);
+    const master = me && !isMaster(me) ? c.node(me.masterId) : undefined;
+    if (!master || c.shardOf(master.name) === shard.index) continue;
+    issues.push({ kind: 'no-master', message: `shard ${shard.index} has no master: its planned master ${shard.master} is a replica of ${master.name} (another shard): reset as an empty master` });
+    steps.push({ kind: 'retire', on: planned.name, id: planned.id! });
+  }
+  return steps;
 }
 
 function replicaSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
