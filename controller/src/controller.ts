@@ -36,6 +36,8 @@ export interface RunOptions {
   readonly redisNamespaces: readonly string[];
   /** How often the redis reconciler runs a full pass (`--redis-interval`). */
   readonly redisIntervalMs: number;
+  /** Out-of-date Redis pods replaced per pass (`--redis-replaced-per-pass`). */
+  readonly redisReplacedPerPass?: number;
   readonly metricsPort: number;
   readonly webhookPort: number;
   readonly tlsMode: TlsMode;
@@ -140,6 +142,7 @@ export async function runController(opts: RunOptions, baseLog: Logger): Promise<
       identity: opts.identity,
       redisNamespaces: opts.redisNamespaces,
       redisIntervalMs: opts.redisIntervalMs,
+      redisReplacedPerPass: opts.redisReplacedPerPass,
       apiConcurrency: opts.apiConcurrency,
     },
   };

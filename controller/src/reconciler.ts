@@ -25,6 +25,8 @@ export interface ControllerSettings {
   readonly redisNamespaces?: readonly string[];
   /** How often the redis reconciler lists the pods and runs a full pass over each cluster (`--redis-interval`). @default 15_000 */
   readonly redisIntervalMs?: number;
+  /** Out-of-date Redis pods replaced per pass (`--redis-replaced-per-pass`). @default 1 */
+  readonly redisReplacedPerPass?: number;
   /** Requests in flight to the API server per reconciler (`--api-concurrency`). @default DEFAULT_API_CONCURRENCY */
   readonly apiConcurrency?: number;
 }

@@ -36,6 +36,7 @@ Runs the controller: reconcilers on the leader, webhooks and metrics on every re
   --topology-keys LIST    node label keys of the zone annotation (default topology.kubernetes.io/zone)
   --redis-namespaces LIST namespaces the redis reconciler manages clusters in, one pod list each (default: every namespace)
   --redis-interval S      how often the redis reconciler lists the pods and runs a full pass over each cluster (default 15)
+  --redis-replaced-per-pass N  out-of-date Redis pods replaced per pass, all of one zone (default 1)
   --metrics-port N        HTTP /metrics /healthz /readyz (default 8080)
   --webhook-port N        HTTPS admission webhooks (default 9443)
   --tls-mode MODE         files (--tls-cert-file, --tls-key-file) or self-managed (default files)
@@ -104,6 +105,7 @@ export function parseRun(
       'topology-keys': { type: 'string', default: WELL_KNOWN_ZONE_KEY },
       'redis-namespaces': { type: 'string', default: '' },
       'redis-interval': { type: 'string', default: '15' },
+      'redis-replaced-per-pass': { type: 'string', default: '1' },
       'metrics-port': { type: 'string', default: '8080' },
       'webhook-port': { type: 'string', default: '9443' },
       'tls-mode': { type: 'string', default: 'files' },
@@ -167,6 +169,7 @@ export function parseRun(
     topologyKeys,
     redisNamespaces: namespaces('redis-namespaces', values['redis-namespaces']!),
     redisIntervalMs: positive('redis-interval', values['redis-interval']!) * 1000,
+    redisReplacedPerPass: positive('redis-replaced-per-pass', values['redis-replaced-per-pass']!, true),
     metricsPort: port('metrics-port', values['metrics-port']!),
     webhookPort: port('webhook-port', values['webhook-port']!),
     tlsMode,

@@ -134,7 +134,7 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
         pods: members,
         healthy: converged.healthy,
         subject: w.subject,
-        maxPerPass: tuning.replacedPerPass,
+        maxPerPass: tuning.replacedPerPass ?? ctx.settings.redisReplacedPerPass,
         growing: w.growing,
       });
     }

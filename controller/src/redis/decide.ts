@@ -421,8 +421,11 @@ function adriftMasterSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
     const planned = c.byName(shard.master);
     const me = planned && self(planned);
     const master = me && !isMaster(me) ? c.node(me.masterId) : undefined;
-    if (!master || c.shardOf(master.name) === shard.index) continue;
-    issues.push({ kind: 'no-master', message: `shard ${shard.index} has no master: its planned master ${shard.master} is a replica of ${master.name} (another shard): reset as an empty master` });
+    if (!planned || !master || c.shardOf(master.name) === shard.index) continue;
+    issues.push({
+      kind: 'no-master',
+      message: `shard ${shard.index} has no master: its planned master ${shard.master} is a replica of ${master.name} (another shard): reset as an empty master`,
+    });
     steps.push({ kind: 'retire', on: planned.name, id: planned.id! });
   }
   return steps;
