@@ -84,7 +84,7 @@ export class LokiCluster {
         if (!taken.has(p)) return taken.add(p), p;
       }
     };
-    const ports = [];
+    const ports: { http: number; grpc: number; memberlist: number }[] = [];
     for (const _ of members) ports.push({ http: await port(), grpc: await port(), memberlist: await port() });
     const join = ports.map((p) => `127.0.0.1:${p.memberlist}`);
     const storage = path.join(dir, 'storage');
