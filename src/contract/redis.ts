@@ -124,6 +124,11 @@ export function redisNodeName(zoneSlug: string, ordinal: number): string {
   return `${zoneSlug}-${ordinal}`;
 }
 
+/** The slug of `zone` in object and node names (`zoneSlugs`, one zone at a time). */
+export function redisZoneSlug(zone: string): string {
+  return zoneSlugs([zone])[0];
+}
+
 /** The StatefulSet of cluster `cluster` in the zone whose slug is `zoneSlug`. */
 export function redisStatefulSetName(cluster: string, zoneSlug: string): string {
   return `${cluster}-${zoneSlug}`;

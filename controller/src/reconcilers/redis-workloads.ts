@@ -4,9 +4,8 @@
  * and its out-of-date pods are replaced (`redis/upgrade.ts` decides which). Only the cluster's own
  * StatefulSets (by name) are read and scaled, and only its planned pods are deleted: what its Role allows.
  */
-import { CONTROLLER_REVISION_LABEL, redisNodeOfPod, redisPodName, redisStatefulSetName } from '../../../src/contract/redis';
+import { CONTROLLER_REVISION_LABEL, redisNodeOfPod, redisPodName, redisStatefulSetName, redisZoneSlug as zoneSlug } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
-import { zoneSlug } from '../../../src/shared/zone-slug';
 import { controllerOf, isStatus, KubeObject, PODS, resourcePath, STATEFULSETS } from '../kube/api';
 import { EventSubject } from '../kube/events';
 import { ReconcilerContext } from '../reconciler';
