@@ -4,10 +4,11 @@
  * SIGTERM/SIGINT. `run` (commands/run.ts) parses the flags and loads this module only when it runs: the
  * flags, RunOptions included, are checked without connecting to anything.
  */
+import { setMaxListeners } from 'events';
 import { promises as fs } from 'fs';
 import { AdmissionWebhook } from './admission';
 import { KubeApi } from './kube/api';
-import { connect } from './kube/connect';
+import { connect, MAX_SIGNAL_LISTENERS } from './kube/connect';
 import { kubeEventRecorder } from './kube/events';
 import { delay } from './kube/informer';
 import { kubeLeaseStore, LeaderElector } from './kube/leader';
@@ -148,6 +149,8 @@ export async function runController(opts: RunOptions, baseLog: Logger): Promise<
   };
 
   const shutdown = new AbortController();
+  // Every open watch and request listens to it (one listener each, removed when it ends): not a leak.
+  setMaxListeners(MAX_SIGNAL_LISTENERS, shutdown.signal);
   let exitCode = 0;
   const stop = (why: string, code: number) => {
     if (shutdown.signal.aborted) return;

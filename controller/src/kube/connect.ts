@@ -12,6 +12,12 @@ import { ClusterConfig, ConfigSelection, loadClusterConfig } from './config';
 import { lineSplitter } from '../lines';
 
 /** Connections to the API server that requests (not watches) may hold at once. */
+/**
+ * The abort listeners a run's signal may hold before Node warns of a leak: every open watch and request adds
+ * one (removed when it ends), and a controller holds a watch per informer and up to --api-concurrency requests.
+ */
+export const MAX_SIGNAL_LISTENERS = 1000;
+
 export const DEFAULT_MAX_SOCKETS = 64;
 
 export interface ConnectOptions extends ConfigSelection {

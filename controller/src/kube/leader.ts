@@ -6,8 +6,10 @@
  * A leader that cannot renew within `renewDeadlineMs` stops leading (the caller exits, as client-go
  * advises). On shutdown the leader releases the lease so the other replica takes over at once.
  */
+import { setMaxListeners } from 'events';
 import { Logger } from '../log';
 import { isStatus, KubeApi, LEASES, resourcePath } from './api';
+import { MAX_SIGNAL_LISTENERS } from './connect';
 import { delay } from './informer';
 
 /** The fields of a Lease's spec that leader election uses. */
@@ -117,6 +119,7 @@ export class LeaderElector {
         lastRenewMs = now;
         if (!this.leading) {
           this.leading = new AbortController();
+          setMaxListeners(MAX_SIGNAL_LISTENERS, this.leading.signal); // one per open watch and request
           this.opts.log.info('became the leader', { identity: this.opts.identity });
           this.work = callbacks.onStartedLeading(this.leading.signal);
         }
