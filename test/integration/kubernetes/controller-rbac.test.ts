@@ -2,8 +2,9 @@
  * The controller runs on exactly the RBAC `ZoneController` synthesizes: its ServiceAccount's token (not the
  * admin's certificate) against the real API server's RBAC authorizer. With every feature on, the leader
  * takes its Lease, self-managed TLS makes its Secret and patches its own webhook configuration, the zone
- * annotator annotates a pod, and the budget and rollout reconcilers write their status in the served
- * namespace, with no request refused. And the API server confirms what it may not do: Secrets and writes
+ * annotator annotates a pod, the budget and rollout reconcilers write their status in the served
+ * namespace, and the Redis manager (its rules by object name) watches its layout ConfigMap by name, reads
+ * its Secret, scales its StatefulSets and writes its status, with no request refused. And the API server confirms what it may not do: Secrets and writes
  * elsewhere, another webhook configuration.
  */
 import * as fs from 'fs';
@@ -15,7 +16,8 @@ import { KubeObject } from './kube-client';
 import { crds, statefulSet } from './rollout-fixtures';
 import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
-import { RolloutTarget, WebhookTls, ZoneAwareUpdate, ZoneController, ZoneDisruptionBudget } from '../../../src';
+import { RolloutTarget, WebhookTls, ZonalRedisCluster, ZoneAwareUpdate, ZoneController, ZoneDisruptionBudget, ZoneTopology } from '../../../src';
+import { layoutConfigMapName, redisStatefulSetNames, statusConfigMapName } from '../../../src/contract/redis';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { freePort } from '../processes';
 
@@ -23,6 +25,7 @@ const { client, info } = testCluster();
 const zonesNs = uniqueName('rbac-zones');
 const appsNs = uniqueName('rbac-apps');
 const NAME = 'zones';
+const REDIS = 'cache';
 let controller: ControllerProcess | undefined;
 let applied: KubeObject[] = [];
 
@@ -30,11 +33,24 @@ let applied: KubeObject[] = [];
 function synthesize(): { objects: KubeObject[]; controller: ZoneController } {
   const app = Testing.app();
   const zones = new ZoneController(new Chart(app, 'platform'), 'zones', {
-    namespace: zonesNs, name: NAME, zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), installCrds: false,
+    namespace: zonesNs,
+    name: NAME,
+    zoneAwareUpdate: true,
+    zoneDisruptionBudget: true,
+    redisManager: true,
+    webhookTls: WebhookTls.selfManaged(),
+    installCrds: false,
   });
   const apps = new Chart(app, 'apps', { namespace: appsNs });
   new ZoneDisruptionBudget(apps, 'db-budget', { name: 'db', selector: { app: 'db' }, maxUnavailable: 1 });
   new ZoneAwareUpdate(apps, 'db-rollout', { name: 'db', target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
+  new ZonalRedisCluster(apps, 'cache', {
+    name: REDIS,
+    topology: new ZoneTopology({ zones: [...info.zones] }),
+    masters: 3,
+    replicasPerMaster: 1,
+    password: { name: 'cache-password', key: 'password' },
+  });
   return { objects: app.charts.flatMap((c) => Testing.synth(c)), controller: zones };
 }
 
@@ -88,7 +104,8 @@ test('with its own ServiceAccount the controller does all its work and is refuse
   applied = objects.filter((o) => !['Deployment', 'Namespace'].includes(o.kind)).map((o) => (o.kind !== 'ValidatingWebhookConfiguration' ? o : {
     ...o, webhooks: o.webhooks.map((w: any) => ({ ...w, failurePolicy: 'Ignore' })),
   }));
-  for (const o of [...crds(), ...applied, statefulSet('db', appsNs, 3, { type: 'OnDelete' })]) await client.apply(o);
+  const password = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cache-password', namespace: appsNs }, stringData: { password: 'not-used' } };
+  for (const o of [...crds(), ...applied, statefulSet('db', appsNs, 3, { type: 'OnDelete' }), password]) await client.apply(o);
 
   const deployment = objects.find((o) => o.kind === 'Deployment')!;
   const args: string[] = deployment.spec.template.spec.containers[0].args.slice(1); // after `run`
@@ -131,9 +148,20 @@ test('with its own ServiceAccount the controller does all its work and is refuse
     return { done: pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] === node.zone };
   });
 
+  // The Redis manager: no redis-server answers here, but it scales its StatefulSets (they have no replicas of their own),
+  // reads its Secret and layout, and writes its status ConfigMap.
+  await waitFor('the Redis StatefulSets scaled by the manager and its status written', async () => {
+    const statefulSets = redisStatefulSetNames(REDIS, [...info.zones]);
+    const replicas = await Promise.all(statefulSets.map(async (n) => (await client.get<any>('apps/v1', 'StatefulSet', n, appsNs)).spec.replicas));
+    const status = await client.find<any>('v1', 'ConfigMap', statusConfigMapName(REDIS), appsNs);
+    return { done: replicas.every((r) => r === 2) && status !== undefined, state: JSON.stringify(replicas) };
+  });
+  // Its layout is watched by name (a Role rule with resourceNames authorizes list and watch only with that field selector).
+  expect(controller.logs.filter((l) => l.level === 'warn' || l.level === 'error').map((l) => l.msg)).not.toContain('watch failed, retrying');
+
   const refused = controller.logs.filter((l) => /forbidden|\b403\b/i.test(JSON.stringify(l)));
   expect(refused).toEqual([]);
-  expect(zones.reconcilers).toEqual(['zone-annotator', 'zone-aware-update', 'zone-disruption-budget']);
+  expect(zones.reconcilers).toEqual(['zone-annotator', 'zone-aware-update', 'zone-disruption-budget', 'redis']);
 });
 
 test('the API server refuses it what it does not need: Secrets, writes outside the served namespaces, other webhooks', async () => {
@@ -141,7 +169,10 @@ test('the API server refuses it what it does not need: Secrets, writes outside t
   expect(await allowed({ verb: 'create', group: 'apps', resource: 'replicasets', namespace: appsNs })).toBe(true);
   expect(await allowed({ verb: 'get', resource: 'secrets', namespace: zonesNs, name: `${NAME}-webhook-tls` })).toBe(true);
   expect(await allowed({ verb: 'list', resource: 'pods', namespace: 'kube-system' })).toBe(true); // reads are cluster-wide
+  expect(await allowed({ verb: 'watch', resource: 'configmaps', namespace: appsNs, name: layoutConfigMapName(REDIS) })).toBe(true);
+  expect(await allowed({ verb: 'delete', resource: 'pods', namespace: appsNs, name: `${redisStatefulSetNames(REDIS, [...info.zones])[0]}-0` })).toBe(true);
   // what it may not
+  expect(await allowed({ verb: 'watch', resource: 'configmaps', namespace: appsNs })).toBe(false);
   expect(await allowed({ verb: 'create', group: 'apps', resource: 'replicasets', namespace: 'default' })).toBe(false);
   expect(await allowed({ verb: 'delete', resource: 'pods', namespace: 'kube-system' })).toBe(false);
   expect(await allowed({ verb: 'get', resource: 'secrets', namespace: 'kube-system', name: 'anything' })).toBe(false);
