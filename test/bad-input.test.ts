@@ -227,6 +227,8 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
   'ZoneSource.controller': { args: () => [new lib.ZoneController(new Chart(Testing.app(), 'c'), 'zones')], call: ([zc]) => lib.ZoneSource.controller(zc) },
   'RolloutTarget.statefulSet': { args: () => [statefulSet(chart())], call: ([s]) => lib.RolloutTarget.statefulSet(s) },
   'RolloutTarget.statefulSetName': { args: () => ['db'], call: ([n]) => lib.RolloutTarget.statefulSetName(n) },
+  'RolloutTarget.statefulSetGroup': { args: () => [[statefulSet(chart())]], call: ([g]) => lib.RolloutTarget.statefulSetGroup(g) },
+  'RolloutTarget.statefulSetGroupNames': { args: () => [['ingester-a', 'ingester-b']], call: ([g]) => lib.RolloutTarget.statefulSetGroupNames(g) },
   'RolloutTarget.deployment': { args: () => [deployment(chart())], call: ([d]) => lib.RolloutTarget.deployment(d) },
   'RolloutTarget.deploymentName': { args: () => ['web'], call: ([n]) => lib.RolloutTarget.deploymentName(n) },
   'ZoneAwareUpdate.<init>': {
@@ -240,6 +242,7 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
         name: 'db',
         namespace: 'apps',
         pauseCondition: { label: 'example.com/pause', annotation: 'example.com/pause=true', prometheusQueryUrl: 'http://prom:9090/api/v1/query?query=up' },
+        readyCheck: { path: '/ready', port: 3100 },
         controllerInstalledElsewhere: false,
       }];
     },
@@ -287,6 +290,7 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
       ingesterResources: resources(),
       storageClassName: 'zonal',
       storageClassNamePerZone: { a: 'zonal-a', c: 'zonal-c' },
+      ingesterRollout: lib.IngesterRollout.ZONE_AWARE, // the app's ZoneController rolls them
     }],
     call: ([c, id, p]) => { new lib.ZoneAwareLokiStack(c, id, p); synth(c); },
   },
