@@ -13,6 +13,10 @@
  * cut the kubelet has not seen yet: the reconciler finds them at the same addresses, not answering); then
  * zone-a's nodes deleted, so its pods are recreated Pending and come back on new pods, their servers started
  * on the data folders of the old ones (their volumes).
+ *
+ * Then the manual operations, each asked by annotating the layout ConfigMap: refused ones, fix, rebalance,
+ * forget-lost-nodes and a confirmed reset; and an interrupted resharding (a slot left open half way) repaired
+ * by the reconciler's own pass.
  */
 import * as net from 'net';
 import * as path from 'path';
@@ -23,6 +27,7 @@ import { KubeObject } from './kube-client';
 import { livePods, OutageMode, RESTRICTED_PAUSE_POD, testCluster, uniqueName, zoneOfNode, zoneOutage } from './scheduling';
 import { waitFor } from './wait';
 import { ClusterState } from '../../../controller/src/redis/decide';
+import { splitAddress } from '../../../controller/src/redis/executor';
 import { FINALIZED_AFTER_PASSES, RedisHealth } from '../../../controller/src/redis/health';
 import {
   LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION, redisResetConfirmation, STATUS_KEY,
@@ -33,7 +38,7 @@ import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
 import { EmulatedPod } from '../redis/pod-emulation';
 import {
-  AWKWARD_PASSWORD, exposesPassword, keySlots, missingKeys, RedisProcesses, slotOwners, untilServedAndWritable, writeKeys,
+  AWKWARD_PASSWORD, exposesPassword, keySlots, missingKeys, nodeClient, RedisProcesses, slotOwners, untilServedAndWritable, writeKeys,
 } from '../redis/redis-cluster';
 
 const cluster = testCluster();
@@ -350,6 +355,96 @@ test('fix by annotation: a shard\'s master and replica replaced by empty nodes; 
   expect(slots.filter((s) => s < shard.slotStart || s > shard.slotEnd)).toEqual([]);
   for (const k of missing) acked.delete(k);
   expect((await clusterEvents()).filter((e) => e.reason === 'RedisOperation').map((e) => e.message)).toEqual(['fix: the cluster ended healthy']);
+});
+
+/** One command on the planned node `name` (a client of that node alone). */
+async function call(name: string, ...args: (string | number)[]): Promise<any> {
+  const c = nodeClient(address(name), PASSWORD, { timeoutMs: 10_000 });
+  try {
+    return await c.call(String(args[0]), ...args.slice(1).map(String));
+  } finally {
+    c.disconnect();
+  }
+}
+
+/** The open slots (`[slot->-id]`, `[slot-<-id]`) each live node reports of itself. */
+async function openSlots(): Promise<string[]> {
+  const open: string[] = [];
+  for (const n of redis.live()) {
+    const mine = ((await call(n.name, 'CLUSTER', 'NODES')) as string).split('\n').find((l) => l.includes('myself'))!;
+    open.push(...mine.split(' ').filter((t) => t.startsWith('[')).map((t) => `${n.name} ${t}`));
+  }
+  return open;
+}
+
+test('an interrupted resharding (a slot left MIGRATING and IMPORTING, half its keys moved) is repaired by the reconciler in the cluster: the slot closed and back on its shard, no key lost', async () => {
+  const [src, dst] = [layout.shards[1].master, layout.shards[2].master];
+  const shard = layout.shards[1];
+  // 200 keys in one slot of shard 1 (a hash tag whose slot it serves), written to its master.
+  let tag = 0;
+  while (Number(await call(src, 'CLUSTER', 'KEYSLOT', `{open-${tag}}`)) < shard.slotStart
+    || Number(await call(src, 'CLUSTER', 'KEYSLOT', `{open-${tag}}`)) > shard.slotEnd) tag++;
+  const slot = Number(await call(src, 'CLUSTER', 'KEYSLOT', `{open-${tag}}`));
+  for (let i = 0; i < 200; i++) {
+    const key = `{open-${tag}}-${i}`;
+    expect(await call(src, 'SET', key, `v${i}`)).toBe('OK');
+    acked.set(key, `v${i}`);
+  }
+  const [srcId, dstId] = [await call(src, 'CLUSTER', 'MYID'), await call(dst, 'CLUSTER', 'MYID')];
+  // What a migration killed half way leaves: both sides open, the keys split between them.
+  await call(dst, 'CLUSTER', 'SETSLOT', slot, 'IMPORTING', srcId);
+  await call(src, 'CLUSTER', 'SETSLOT', slot, 'MIGRATING', dstId);
+  const keys = (await call(src, 'CLUSTER', 'GETKEYSINSLOT', slot, 1000)) as string[];
+  const [host, port] = splitAddress(address(dst));
+  await call(src, 'MIGRATE', host, port, '', 0, 10_000, 'AUTH', PASSWORD, 'KEYS', ...keys.slice(0, Math.ceil(keys.length / 2)));
+  expect((await openSlots()).length).toBe(2);
+  const since = new Date();
+  const movesOf = () => steps('migrate').filter((m) => JSON.stringify(m.ranges) === JSON.stringify([[slot, slot]]));
+  const before = movesOf().length;
+  // A pass that began before the slot was opened may still report healthy: wait for the moves of this slot.
+  const closed = await statusWhere('the open slot closed', since, (x) => x.healthy && movesOf().length >= before + 2);
+  await expectPlanned(closed);
+  expect(await openSlots()).toEqual([]);
+  expect((await slotOwners(address(src), PASSWORD))[slot]).toBe(address(src));
+  expect(await missingKeys(redis.inventory, acked, PASSWORD)).toEqual([]);
+  // closed towards dst, then back to its planned shard
+  expect(movesOf().slice(before).map((m) => [m.from, m.to])).toEqual([[src, dst], [dst, src]]);
+});
+
+test('rebalance by annotation: a master failed over by hand to its replica in another zone is failed back as planned', async () => {
+  const shard = layout.shards[1];
+  const [replica] = shard.replicas;
+  await call(replica, 'CLUSTER', 'FAILOVER');
+  await waitFor(`${replica} serving shard 1`, async () => ({ done: (await slotOwners(address(shard.master), PASSWORD))[shard.slotStart] === address(replica) }));
+  const since = new Date();
+  await annotate({ [REDIS_OPERATION_ANNOTATION]: 'rebalance' });
+  const s = await operationReported('rebalance', since, (x) => x.healthy && x.mastersPerZone[layout.node(shard.master).zone] === 1);
+  expect(s.lastOperation).toMatchObject({ result: 'done' });
+  await expectPlanned(s);
+  expect(await missingKeys(redis.inventory, acked, PASSWORD)).toEqual([]);
+});
+
+test('forget-lost-nodes by annotation: a replica whose server is gone for good is forgotten by every node; a new node in its place joins as planned', async () => {
+  const shard = layout.shards[2];
+  const [gone] = shard.replicas;
+  const goneId = await call(gone, 'CLUSTER', 'MYID');
+  await redis.kill(gone);
+  const others = redis.live().map((n) => n.name).filter((n) => n !== gone);
+  await waitFor(`${gone} flagged failed`, async () => {
+    const views = await Promise.all(others.map((n) => call(n, 'CLUSTER', 'NODES') as Promise<string>));
+    return { done: views.every((v) => v.split('\n').some((l) => l.startsWith(goneId) && l.split(' ')[2].split(',').includes('fail'))) };
+  });
+  const since = new Date();
+  await annotate({ [REDIS_OPERATION_ANNOTATION]: 'forget-lost-nodes' });
+  const s = await operationReported('forget-lost-nodes', since);
+  expect(s.lastOperation).toMatchObject({ result: 'done' });
+  for (const n of others) expect(((await call(n, 'CLUSTER', 'NODES')) as string).includes(goneId)).toBe(false);
+  // A new volume in its place: a new node id, which the reconciler meets and attaches to the shard's master.
+  const back = new Date();
+  await redis.start(gone, true);
+  await expectPlanned(await statusWhere('the new node attached as planned', back, (x) => x.healthy));
+  expect(await call(gone, 'CLUSTER', 'MYID')).not.toBe(goneId);
+  expect(await missingKeys(redis.inventory, acked, PASSWORD)).toEqual([]);
 });
 
 test('reset by annotation, confirmed: every key destroyed, the cluster bootstrapped again as planned', async () => {

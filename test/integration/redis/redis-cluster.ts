@@ -280,7 +280,7 @@ export function buildController(): void {
 }
 
 /** A client of one node that fails fast (no retries; `timeoutMs` per command); the caller disconnects it. */
-function nodeClient(address: string, password?: string, options: { timeoutMs?: number; Connector?: RedisOptions['Connector'] } = {}): Redis {
+export function nodeClient(address: string, password?: string, options: { timeoutMs?: number; Connector?: RedisOptions['Connector'] } = {}): Redis {
   const [host, port] = splitAddress(address);
   const timeouts = { connectTimeout: options.timeoutMs, commandTimeout: options.timeoutMs };
   const c = new Redis({ host, port, password, retryStrategy: () => null, maxRetriesPerRequest: 0, ...timeouts, Connector: options.Connector });
