@@ -25,7 +25,9 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   cdk8sVersion: CDK8S_VERSION,
   constructsVersion: CONSTRUCTS_VERSION,
   peerDeps: [`cdk8s-plus-28@^${CDK8S_PLUS_VERSION}`],
-  devDeps: ['fast-check@^4', 'yaml@^2', 'ajv@^8'],
+  // cdk8s-plus-33 (what `cdk8s init` scaffolds) beside -28: the library is type-checked and tested against both.
+  // esbuild bundles the controller into one file for its image.
+  devDeps: ['fast-check@^4', 'yaml@^2', 'ajv@^8', 'cdk8s-plus-33@2.5.57', 'esbuild@0.28.2'],
 
   // CI is .ci/run on a clean checkout; no GitHub workflows, no release pipeline.
   github: false,
@@ -103,7 +105,7 @@ apiCheck.exec('diff -u API.md .cache/API.md || (echo "API.md is out of date: run
 // First, so a jsii error fails fast and test/api-docs.test.ts can read the fresh assembly (.jsii).
 project.testTask.prependSpawn(apiCheck);
 // jsii prints a banner about Node.js 20's end of life on every run; the toolchain is pinned to Node 20 on purpose.
-project.tasks.addEnvironment('JSII_SILENCE_SUPPORT_WARNING', '1');
+project.tasks.addEnvironment('JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION', '1');
 
 // The runtime controller: a Node.js program (not jsii) in controller/, an npm workspace of this package so
 // the root `npm ci` installs it. It imports the library's pure planners from ../src by relative path.
