@@ -29,6 +29,12 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   // esbuild bundles the controller into one file for its image.
   devDeps: ['fast-check@^4', 'yaml@^2', 'ajv@^8', 'cdk8s-plus-33@2.5.57', 'esbuild@0.28.2'],
 
+  // jsii targets, named as the cdk8s packages are (cdk8s-plus-28: org.cdk8s.plus28, Org.Cdk8s.Plus28, cdk8s-plus-go).
+  publishToPypi: { distName: 'cdk8s-zones', module: 'cdk8s_zones' },
+  publishToMaven: { javaPackage: 'dev.cdk8szones', mavenGroupId: 'dev.cdk8s-zones', mavenArtifactId: 'cdk8s-zones' },
+  publishToNuget: { dotNetNamespace: 'Cdk8sZones', packageId: 'Cdk8sZones' },
+  publishToGo: { moduleName: 'github.com/cdk8s-zones/cdk8s-zones-go' },
+
   // CI is .ci/run on a clean checkout; no GitHub workflows, no release pipeline.
   github: false,
   release: false,
