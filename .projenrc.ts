@@ -57,7 +57,11 @@ const project = new cdk8s.ConstructLibraryCdk8s({
     },
   },
   gitignore: ['/.cache/', '/bench/out/'],
-  npmIgnoreOptions: { ignorePatterns: ['/examples/', '/bench/', '/scripts/', '/docs/', '/.ci/', '/controller/'] },
+  // The tarball holds lib/, .jsii, README.md, API.md, LICENSE and package.json: nothing of the working tree's
+  // caches (.cache/ holds test binaries and keys), tests, tooling or the controller (an image of its own).
+  npmIgnoreOptions: {
+    ignorePatterns: ['/examples/', '/bench/', '/scripts/', '/docs/', '/.ci/', '/controller/', '/.cache/', '/.dockerignore', '/dist/', '/.gitignore', '/.npmignore'],
+  },
 });
 
 // The registry lacks most platform bindings of unrs-resolver 1.13 (an optional dependency of the eslint
