@@ -117,6 +117,10 @@ project.testTask.prependSpawn(apiCheck);
 // jsii prints a banner about Node.js 20's end of life on every run; the toolchain is pinned to Node 20 on purpose.
 project.tasks.addEnvironment('JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION', '1');
 
+// The library's default controller image carries the package's version: src/version.ts is written from
+// package.json before every compile (a release bumps the version first).
+project.preCompileTask.exec('node scripts/version-file.js');
+
 // The runtime controller: a Node.js program (not jsii) in controller/, an npm workspace of this package so
 // the root `npm ci` installs it. It imports the library's pure planners from ../src by relative path.
 project.package.addField('workspaces', ['controller']);

@@ -21,6 +21,7 @@ import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/po
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
 import { ZoneTopology } from '../topology/zone-topology';
+import { PACKAGE_VERSION } from '../version';
 
 /** The port of /metrics, /healthz and /readyz. */
 const METRICS_PORT = 8080;
@@ -212,6 +213,9 @@ const WAITING = new WeakMap<IConstruct, Array<(controller: ZoneController) => bo
 /** The namespaces the eviction webhook never applies to, besides the controller's own. */
 const UNGUARDED_NAMESPACES = ['kube-system'];
 
+/** Where the release pushes the controller image. */
+const CONTROLLER_IMAGE_REPOSITORY = 'ghcr.io/cdk8s-zones/controller';
+
 /** The label the API server puts on every namespace, with its name. */
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -221,8 +225,11 @@ const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
  * enabled reconcilers, a Service for metrics and a PodDisruptionBudget.
  */
 export class ZoneController extends Construct {
-  /** The image the controller runs when `image` is not given; build it from controller/Dockerfile. */
-  public static readonly DEFAULT_IMAGE = 'ghcr.io/cdk8s-zones/controller:0.1.0';
+  /**
+   * The image the controller runs when `image` is not given: the one the release of this package version
+   * builds from controller/Dockerfile and pushes, tagged with the version.
+   */
+  public static readonly DEFAULT_IMAGE = `${CONTROLLER_IMAGE_REPOSITORY}:${PACKAGE_VERSION}`;
 
   /** True when `x` is a ZoneController. */
   public static isZoneController(x: any): x is ZoneController {

@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode, ZoneAnnotation, ZoneController, ZoneTopology } from '../../src';
 
@@ -256,5 +258,12 @@ describe('WebhookTls', () => {
   test('bad options are refused', () => {
     expect(() => WebhookTls.certManager({ issuerName: 'Corp CA' })).toThrow('WebhookTls.certManager: issuerName="Corp CA" is not a DNS subdomain');
     expect(() => WebhookTls.certManager({ issuerKind: CertManagerIssuerKind.CLUSTER_ISSUER })).toThrow('issuerKind="ClusterIssuer" needs issuerName');
+  });
+});
+
+describe('the default image', () => {
+  test('is the controller image of this package version (src/version.ts is written from package.json before every compile)', () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+    expect(ZoneController.DEFAULT_IMAGE).toBe(`ghcr.io/cdk8s-zones/controller:${version}`);
   });
 });
