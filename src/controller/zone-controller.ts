@@ -21,7 +21,7 @@ import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/po
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
 import { ZoneTopology } from '../topology/zone-topology';
-import { PACKAGE_VERSION } from '../version';
+import { packageVersion } from '../shared/package-version';
 
 /** The port of /metrics, /healthz and /readyz. */
 const METRICS_PORT = 8080;
@@ -229,7 +229,7 @@ export class ZoneController extends Construct {
    * The image the controller runs when `image` is not given: the one the release of this package version
    * builds from controller/Dockerfile and pushes, tagged with the version.
    */
-  public static readonly DEFAULT_IMAGE = `${CONTROLLER_IMAGE_REPOSITORY}:${PACKAGE_VERSION}`;
+  public static readonly DEFAULT_IMAGE = `${CONTROLLER_IMAGE_REPOSITORY}:${packageVersion()}`;
 
   /** True when `x` is a ZoneController. */
   public static isZoneController(x: any): x is ZoneController {
