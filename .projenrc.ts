@@ -154,6 +154,11 @@ project.release?.addJobs({
   },
 });
 
+project.addTask('release:check', {
+  description: 'Run the release workflow\'s bump and npm packaging on a throwaway clone and check the released library (scripts/release-check.sh)',
+  exec: 'bash scripts/release-check.sh',
+});
+
 // The runtime controller: a Node.js program (not jsii) in controller/, an npm workspace of this package so
 // the root `npm ci` installs it. It imports the library's pure planners from ../src by relative path.
 project.package.addField('workspaces', ['controller']);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The release workflow's steps that can run here, on a throwaway clone: projen's bump from conventional commits
+# (after a v0.0.0 tag and one `feat:` commit, so the bump has something to do), the jsii build and the npm
+# tarball; then that tarball installed in a fresh app, whose default controller image must be the one the
+# release pushes: tagged with the version the bump chose. Leaves the checkout untouched.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+git_as_ci() { git -c user.name=release-check -c user.email=release-check@localhost "$@"; }
+
+git clone -q "$root" "$work/repo"
+cd "$work/repo"
+ln -s "$root/node_modules" node_modules
+git_as_ci tag v0.0.0
+git_as_ci commit -q --allow-empty -m "feat: release check"
+npx projen bump >/dev/null
+version=$(cat dist/version.txt)
+if [ "$version" = 0.0.0 ]; then echo "release-check: the bump after a feat: commit kept version 0.0.0" >&2; exit 1; fi
+grep -q 'release check' dist/changelog.md || { echo "release-check: the changelog does not list the feat: commit" >&2; exit 1; }
+npx projen compile >/dev/null
+npx projen package:js >/dev/null
+tarball=$(ls "$PWD"/dist/js/*.tgz)
+
+mkdir "$work/app"
+cd "$work/app"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --loglevel=error "$tarball" cdk8s@2.70.97 cdk8s-plus-28@2.5.6 constructs@10.3.2 >/dev/null
+node -e '
+  const { ZoneController } = require("cdk8s-zones");
+  const want = `ghcr.io/cdk8s-zones/controller:${process.argv[1]}`;
+  if (ZoneController.DEFAULT_IMAGE !== want) {
+    console.error(`release-check: the released library names ${ZoneController.DEFAULT_IMAGE}, not ${want}`);
+    process.exit(1);
+  }
+  console.log(`release-check: version ${process.argv[1]}, tarball ${require("path").basename(process.argv[2])}, default image ${want}`);
+' "$version" "$tarball"
