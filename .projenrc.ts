@@ -187,9 +187,10 @@ const controller = new typescript.TypeScriptProject({
   jest: false, // the root's jest runs controller/test/
   eslint: false, // the root's eslint lints controller/
   projenrcTs: false,
-  licensed: false,
+  licensed: false, // the repository's LICENSE covers it
   package: false,
 });
+controller.package.addField('license', 'Apache-2.0');
 // The workspace root installs the controller's dependencies; the subproject must not install on its own
 // (that would create a second lock file and node_modules in controller/).
 (controller.package as any).installDependencies = () => {}; // protected in projen; no public switch exists
