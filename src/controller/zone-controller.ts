@@ -17,11 +17,11 @@ import {
   clientPeers, emitNetworkPolicy, NETWORK_POLICY_PROPS, NetworkPeer, NetworkPolicyOptions, podsInNamespace,
 } from '../shared/network-policy';
 import { clusterScoped } from '../shared/object-names';
+import { packageVersion } from '../shared/package-version';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
 import { ZoneTopology } from '../topology/zone-topology';
-import { packageVersion } from '../shared/package-version';
 
 /** The port of /metrics, /healthz and /readyz. */
 const METRICS_PORT = 8080;
