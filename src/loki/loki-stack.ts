@@ -227,6 +227,7 @@ export interface ZoneAwareLokiStackProps {
    * The controller that rolls the ingesters (a ZoneController with `zoneAwareUpdate`) is installed by another
    * app (direct output): the ingesters roll zone-aware, and synth warns instead of failing when this app has
    * no such controller. Admit that controller to the ingesters' HTTP port through `networkPolicy.clients`.
+   * Refused with `IngesterRollout.PARTITIONED`, which no controller rolls.
    *
    * @default false
    */

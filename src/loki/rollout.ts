@@ -13,6 +13,7 @@ import { LokiComponent, ResolvedLoki } from './options';
 import { ZONE_AWARE_UPDATE } from '../contract/reconcilers';
 import { whenZoneController, zoneControllersOf } from '../controller/zone-controller';
 import { RolloutTarget, ZoneAwareUpdate } from '../rollout/zone-aware-update';
+import { invalidProp } from '../shared/errors';
 import { emitNetworkPolicy } from '../shared/network-policy';
 import { standardLabels } from '../shared/standard-labels';
 import { addWarning } from '../shared/warnings';
@@ -73,6 +74,10 @@ export function ingesterRollout(scope: Construct, p: ResolvedLoki, ingesters: re
     });
   };
 
+  if (options.mode === IngesterRollout.PARTITIONED && options.controllerInstalledElsewhere) {
+    throw invalidProp(p.where, 'controllerInstalledElsewhere', true,
+      'names the controller that rolls the ingesters, but ingesterRollout is IngesterRollout.PARTITIONED (no controller rolls them): drop one of the two');
+  }
   const mode = options.mode === IngesterRollout.AUTO && options.controllerInstalledElsewhere ? IngesterRollout.ZONE_AWARE : options.mode;
   if (mode === IngesterRollout.ZONE_AWARE) {
     rollZoneAware();

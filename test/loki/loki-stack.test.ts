@@ -463,9 +463,11 @@ describe('direct output: how the ingesters roll out a change', () => {
     expect(warningsOf(elsewhere.chart)).toEqual([expect.stringContaining('needs the cdk8s-zones controller with zoneAwareUpdate')]);
   });
 
-  test('the operator output refuses the direct output\'s rollout props', () => {
+  test('the rollout props: the operator output refuses them; PARTITIONED refuses a controller installed elsewhere', () => {
     expect(() => operator({ ingesterRollout: IngesterRollout.ZONE_AWARE })).toThrow('ingesterRollout="zone-aware" only applies to output LokiOutput.DIRECT');
     expect(() => operator({ controllerInstalledElsewhere: true })).toThrow('controllerInstalledElsewhere=true only applies to output LokiOutput.DIRECT');
     expect(() => direct({ ingesterRollout: 'sideways' as any })).toThrow('ingesterRollout="sideways" must be');
+    expect(() => direct({ ingesterRollout: IngesterRollout.PARTITIONED, controllerInstalledElsewhere: true }))
+      .toThrow("ZoneAwareLokiStack 'test/loki': controllerInstalledElsewhere=true names the controller that rolls the ingesters, but ingesterRollout is IngesterRollout.PARTITIONED");
   });
 });
