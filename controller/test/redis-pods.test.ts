@@ -1,7 +1,7 @@
 import { KubeApi } from '../src/kube/api';
 import { listRedisPods, passwordOf } from '../src/reconcilers/redis';
 import { passwordFromBytes } from '../src/redis/password';
-import { inventoryFromPods } from '../src/redis/pods';
+import { inventoryFromPods, withoutDeletedPods } from '../src/redis/pods';
 
 const ZONES = ['zone-a', 'Zone_B', 'zone-c'];
 /** The StatefulSet of Zone_B is named after its slug, as the construct names it. */
@@ -21,6 +21,34 @@ const pod = (set: string, ordinal: number, extra: any = {}) => ({
   },
   spec: { containers: [{ name: 'redis' }], volumes: extra.volumes ?? [passwordVolume('pw', 'password')] },
   status: { podIP: extra.ip },
+});
+
+describe('pods the manager deleted are away until a listing shows their successors', () => {
+  const withUid = (ordinal: number, uid: string, ip = '10.0.0.1') => pod('redis-zone-a', ordinal, { zone: 'zone-a', ip, metadata: { uid } });
+  const planned = new Set(['zone-a-0', 'zone-a-1']);
+
+  test('the deleted pod, still listed as it was (its process may still answer), is not counted', () => {
+    const r = withoutDeletedPods('redis', [withUid(0, 'old'), withUid(1, 'other', '10.0.0.2')] as any, new Map([['zone-a-0', 'old']]), planned);
+    expect(r.pods.map((p) => p.metadata.name)).toEqual(['redis-zone-a-1']);
+    expect(r.skipped).toEqual(['redis-zone-a-0: deleted by the manager, its successor not listed yet']);
+    expect([...r.pending]).toEqual([['zone-a-0', 'old']]);
+  });
+
+  test('no pod listed for it yet: still pending', () => {
+    const r = withoutDeletedPods('redis', [] as any, new Map([['zone-a-0', 'old']]), planned);
+    expect([...r.pending]).toEqual([['zone-a-0', 'old']]);
+  });
+
+  test('its successor (another uid), even at the same IP, is counted and the deletion forgotten', () => {
+    const r = withoutDeletedPods('redis', [withUid(0, 'new')] as any, new Map([['zone-a-0', 'old']]), planned);
+    expect(r.pods.map((p) => p.metadata.uid)).toEqual(['new']);
+    expect(r.skipped).toEqual([]);
+    expect(r.pending.size).toBe(0);
+  });
+
+  test('a node the layout no longer plans is forgotten (scaled down)', () => {
+    expect(withoutDeletedPods('redis', [] as any, new Map([['zone-a-5', 'old']]), planned).pending.size).toBe(0);
+  });
 });
 
 describe('Redis pods -> manager inventory', () => {

@@ -45,6 +45,8 @@ interface Pass {
   readonly maxPerPass?: number;
   /** The nodes a scale-up added that have not been seen in a healthy cluster yet (kept by the caller between passes). */
   readonly growing: Set<string>;
+  /** The pods this reconciler deleted whose successors are not listed yet: node -> pod uid (kept by the caller between passes). */
+  readonly deleted: Map<string, string>;
 }
 
 /** Scales the cluster's StatefulSets and replaces out-of-date pods, as far as is safe now. */
@@ -138,6 +140,10 @@ async function replace(p: Pass, r: Replacement): Promise<boolean> {
   }
   const pod = redisPodName(p.cluster, r.node);
   await p.ctx.kube.delete(resourcePath(PODS, p.namespace, pod));
+  // Away from now on, not once the watch shows the pod terminating: its process may still answer meanwhile, and a
+  // pass in between would fail its shard back to it (redis/pods.ts withoutDeletedPods).
+  p.deleted.set(r.node, p.pods.find((x) => x.metadata.name === pod)?.metadata.uid ?? '');
+  p.manager.inventory = p.manager.inventory.filter((n) => n.name !== r.node);
   const how = r.kind === 'master' ? `a master: failed over to ${r.heir} first, deleted as its replica` : 'a replica';
   log.info('redis pod replaced', { pod, node: r.node, kind: r.kind, heir: r.kind === 'master' ? r.heir : undefined });
   await p.ctx.events.record(p.subject, 'Normal', 'RedisPodReplaced', `pod ${pod} (${how}) deleted: its StatefulSet recreates it at the current revision`);

@@ -36,7 +36,7 @@ import { healthEvents, nextHealth, phaseOf, RedisHealth, RedisPhase } from '../r
 import type { RedisClusterManager } from '../redis/manager';
 import { clearRequestPatch, OperationRequest, operationRequest } from '../redis/operations';
 import { passwordFromBytes } from '../redis/password';
-import { inventoryFromPods, SecretKey } from '../redis/pods';
+import { inventoryFromPods, SecretKey, withoutDeletedPods } from '../redis/pods';
 
 const NAME = REDIS_MANAGER;
 /** The key of the pod listing that finds the clusters (never a `namespace/cluster`: no namespace is named `*`). */
@@ -136,7 +136,10 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
         subject: w.subject,
         maxPerPass: tuning.replacedPerPass ?? ctx.settings.redisReplacedPerPass,
         growing: w.growing,
+        deleted: w.deleted,
       });
+      // its inventory lost the deleted pods: rebuilt at the next full pass, whatever the listing shows then
+      if (w.workloads.upgrade.replaced.length > 0) w.inputs = '';
     }
     const state = { ...converged, issues: [...converged.issues, ...(w.workloads?.issues ?? [])] };
     if (request) await acknowledge(ctx, namespace, cluster, w, request, state);
@@ -244,7 +247,7 @@ function watchLayout(ctx: ReconcilerContext, key: string, signal: AbortSignal, o
 interface WatchedCluster {
   readonly manager: RedisClusterManager;
   /** What the manager was built from (layout, inventory, password, policy): a new manager when it changes. */
-  readonly inputs: string;
+  inputs: string;
   readonly skipped: string[];
   /** How often the cluster is observed between full passes; undefined: only at full passes. */
   readonly watchMs?: number;
@@ -261,6 +264,8 @@ interface WatchedCluster {
   workloads?: WorkloadReport;
   /** Nodes a scale-up added, until the cluster is first healthy with them. */
   readonly growing: Set<string>;
+  /** Pods deleted to replace them (node -> uid), until a listing shows their successors. */
+  readonly deleted: Map<string, string>;
   /** When the next full pass is due without a watch event (while pods are replaced or a StatefulSet scaled). */
   fullPassAt?: number;
 }
@@ -350,7 +355,8 @@ async function prepare(
   const data: Record<string, string> | undefined = (layoutMap as any).data;
   const layout = RedisShardLayout.fromJson(data?.[LAYOUT_KEY] ?? '');
   const failover = failoverOptions(data);
-  const inventory = inventoryFromPods(cluster, layout.zones, pods);
+  const counted = withoutDeletedPods(cluster, pods, last?.deleted ?? new Map(), new Set(layout.nodes.map((n) => n.name)));
+  const inventory = inventoryFromPods(cluster, layout.zones, counted.pods);
   const ref = inventory.passwordSecret;
   const password = ref && passwordOf(namespace, ref, await ctx.kube.get(resourcePath(SECRETS, namespace, ref.name)));
   const inputs = JSON.stringify([data?.[LAYOUT_KEY], failover, inventory.nodes, password]);
@@ -363,11 +369,12 @@ async function prepare(
     subject: { ...layoutMap, apiVersion: 'v1', kind: 'ConfigMap' },
     health: recorded.health,
     lastOperation: recorded.lastOperation,
-    skipped: inventory.skipped,
+    skipped: [...counted.skipped, ...inventory.skipped],
     watchMs: watchIntervalMs(failover.zoneLossFailoverAfterMs),
     lastStatus: last?.lastStatus,
     writtenAt: last?.writtenAt ?? 0,
     growing: last?.growing ?? new Set<string>(),
+    deleted: counted.pending,
   };
   // force-reconcile: everything afresh, new connections included (after a change made by hand)
   const forced = operationRequest(layoutMap.metadata.annotations, cluster);

@@ -62,7 +62,7 @@ export class RedisClusterManager {
       }
       const c = new ClusterAnalysis(this.layout, nodes);
       const run = (step: Step) => {
-        this.options.log?.info('redis step', { step });
+        this.options.log?.info('redis step', { step, ...failoverTarget(step, nodes) });
         return execute(this.redis, step, c, this.options.password).catch((error) => this.options.log?.warn('redis step failed', { step, error }));
       };
       // a lost zone's masters fail over together: each shard's writes are refused until its replica takes over
@@ -122,14 +122,22 @@ export class RedisClusterManager {
    */
   public async failover(on: string): Promise<ObservedNode[]> {
     const nodes = await this.observe();
-    this.options.log?.info('redis step', { step: { kind: 'failover', on, takeover: false } });
-    await execute(this.redis, { kind: 'failover', on, takeover: false }, new ClusterAnalysis(this.layout, nodes));
+    const step: Step = { kind: 'failover', on, takeover: false };
+    this.options.log?.info('redis step', { step, ...failoverTarget(step, nodes) });
+    await execute(this.redis, step, new ClusterAnalysis(this.layout, nodes));
     return this.observe();
   }
 
   public close(): void {
     this.redis.close();
   }
+}
+
+/** For the log of a failover step: where its replica stood when it was asked (a failover that hangs pauses its shard's writes). */
+function failoverTarget(step: Step, nodes: readonly ObservedNode[]): { target?: object } {
+  if (step.kind !== 'failover' && step.kind !== 'force-failover') return {};
+  const n = nodes.find((x) => x.name === step.on);
+  return { target: { address: n?.address, reachable: n?.reachable, linkUp: n?.linkUp, replOffset: n?.replOffset } };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -98,3 +98,24 @@ function passwordSecretOf(pod: KubeObject): SecretKey | undefined {
   const item = (volume?.secret?.items ?? []).find((i: any) => i.path === REDIS_PASSWORD_FILE);
   return volume?.secret?.secretName && item?.key ? { name: volume.secret.secretName, key: item.key } : undefined;
 }
+
+/**
+ * The pods to count while some pods the manager deleted (`deleted`: node -> the deleted pod's uid) have no
+ * successor listed yet. A deleted pod's process may answer for a moment after the delete, and the pod may be
+ * listed as it was until the watch shows it terminating: counted, it would look like its node back in sync, and
+ * a failover to it would pause its shard's writes until Redis gives the failover up. `pending` keeps the
+ * deletions whose node has no pod of another uid yet and is still planned (`planned`).
+ */
+export function withoutDeletedPods(
+  cluster: string, pods: readonly KubeObject[], deleted: ReadonlyMap<string, string>, planned: ReadonlySet<string>,
+): { pods: KubeObject[]; skipped: string[]; pending: Map<string, string> } {
+  const successorListed = (node: string, uid: string) =>
+    pods.some((p) => redisNodeOfPod(cluster, p.metadata.name) === node && p.metadata.uid !== uid);
+  const pending = new Map([...deleted].filter(([node, uid]) => planned.has(node) && !successorListed(node, uid)));
+  const isDeleted = (p: KubeObject) => pending.get(redisNodeOfPod(cluster, p.metadata.name) ?? '') === p.metadata.uid;
+  return {
+    pods: pods.filter((p) => !isDeleted(p)),
+    skipped: pods.filter(isDeleted).map((p) => `${p.metadata.name}: deleted by the manager, its successor not listed yet`),
+    pending,
+  };
+}
