@@ -58,7 +58,8 @@ const project = new cdk8s.ConstructLibraryCdk8s({
         '<rootDir>/controller/test/**/*.test.ts',
       ],
       // Tests that start real programs or read ../shared live in their own tier.
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/integration/'],
+      // test/user-app/ is a user's app, tested from the packed tarball by scripts/release-check.sh.
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/integration/', '<rootDir>/test/user-app/'],
       collectCoverage: false,
     },
   },
@@ -120,6 +121,13 @@ apiCheck.exec('jsii-docgen -o .cache/API.md');
 apiCheck.exec('diff -u API.md .cache/API.md || (echo "API.md is out of date: run npx projen build (or npx projen compile && npx projen docgen)" >&2; exit 1)');
 // First, so a jsii error fails fast and test/api-docs.test.ts can read the fresh assembly (.jsii).
 project.testTask.prependSpawn(apiCheck);
+// ts-jest only transpiles (isolatedModules): the tests are type-checked here, e.g. that cdk8s-plus-33 workloads
+// are accepted where the API takes a workload (test/topology/workloads.test.ts).
+project.tryFindObjectFile('test/tsconfig.json')?.addToArray('exclude', 'user-app');
+project.testTask.spawn(project.addTask('test:types', {
+  description: 'Type-check the tests',
+  exec: 'tsc --noEmit -p test/tsconfig.json --isolatedModules false',
+}));
 // jsii prints a banner about Node.js 20's end of life on every run; the toolchain is pinned to Node 20 on purpose.
 // Its value is the list of Node.js major versions to stay silent about.
 project.tasks.addEnvironment('JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION', '20');
@@ -195,6 +203,7 @@ controller.package.addField('license', 'Apache-2.0');
 // The workspace root installs the controller's dependencies; the subproject must not install on its own
 // (that would create a second lock file and node_modules in controller/).
 (controller.package as any).installDependencies = () => {}; // protected in projen; no public switch exists
+project.eslint?.addIgnorePattern('test/user-app/'); // a user's app, with its own dependencies
 project.eslint?.addLintPattern('controller/src');
 project.eslint?.addLintPattern('controller/test');
 // `npm test` type-checks and builds the controller too.

@@ -6,7 +6,7 @@ export {
 export { ZoneAffinity, PodAntiAffinityProps, FailureDomain } from './topology/affinity';
 export { NodeSelectors } from './topology/node-selector';
 export { Quorum, Survival, SurvivalVerdict } from './topology/survival';
-export { Zonal, ZonalSpreadOptions } from './topology/zonal';
+export { Zonal, ZonalHostSpreadOptions, ZonalPinOptions, ZonalSpreadOptions } from './topology/zonal';
 
 // Longhorn: replica anti-affinity at zone, node and disk level, and the synth-time placement planner.
 export {

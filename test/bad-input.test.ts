@@ -112,14 +112,14 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
     vary: [0, 1],
   },
   'Zonal.spreadAcrossHosts': {
-    args: () => { const c = chart(); return [deployment(c), topology(), { maxSkew: 1 }, c]; },
-    call: ([w, t, o, c]) => { lib.Zonal.spreadAcrossHosts(w, t, o); synth(c); },
-    vary: [0, 1, 2],
+    args: () => { const c = chart(); return [deployment(c), { topology: topology(), maxSkew: 1 }, c]; },
+    call: ([w, o, c]) => { lib.Zonal.spreadAcrossHosts(w, o); synth(c); },
+    vary: [0, 1],
   },
   'Zonal.pinToZone': {
-    args: () => { const c = chart(); return [deployment(c), topology(), 'a', c]; },
-    call: ([w, t, z, c]) => { lib.Zonal.pinToZone(w, t, z); synth(c); },
-    vary: [0, 1, 2],
+    args: () => { const c = chart(); return [deployment(c), { topology: topology(), zone: 'a' }, c]; },
+    call: ([w, o, c]) => { lib.Zonal.pinToZone(w, o); synth(c); },
+    vary: [0, 1],
   },
   'LonghornInventory.<init>': { args: () => [INVENTORY], call: ([p]) => new lib.LonghornInventory(p) },
   'LonghornPlacement.plan': {

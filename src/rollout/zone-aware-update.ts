@@ -1,6 +1,5 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { checkMaxUnavailable, MAX_UNAVAILABLE_PROP } from './max-unavailable';
 import { MAX_GROUP_SIZE, ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../contract/rollout';
 import { requireControllerFeature, ZONE_AWARE_UPDATE_FEATURE } from '../controller/requirements';
@@ -10,6 +9,7 @@ import { KubeProps } from '../shared/kubernetes-props';
 import { ensureValidName } from '../shared/object-names';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
+import { transformRendered, workloadApiObject } from '../topology/workload';
 
 /**
  * The workload a ZoneAwareUpdate rolls, in the ZoneAwareUpdate's namespace: one StatefulSet, one Deployment, or a
@@ -17,12 +17,13 @@ import { standardLabels } from '../shared/standard-labels';
  */
 export class RolloutTarget {
   /**
-   * A cdk8s-plus StatefulSet. It must use `StatefulSetUpdateStrategy.onDelete()`: the construct refuses
-   * any other strategy (Kubernetes would roll the pods itself, racing the controller).
+   * A StatefulSet: a cdk8s-plus one (any version from 28 to 33) or a raw `k8s.KubeStatefulSet`. It must use the
+   * OnDelete update strategy (cdk8s-plus: `StatefulSetUpdateStrategy.onDelete()`): synthesis refuses any other
+   * (Kubernetes would roll the pods itself, racing the controller).
    */
-  public static statefulSet(statefulSet: kplus.StatefulSet): RolloutTarget {
-    checkArg('RolloutTarget.statefulSet', 'statefulSet', statefulSet, Props.instanceOf(kplus.StatefulSet, 'cdk8s-plus StatefulSet'));
-    return new RolloutTarget('statefulset', [statefulSet.name], [statefulSet], undefined);
+  public static statefulSet(statefulSet: IConstruct): RolloutTarget {
+    const api = workloadApiObject('RolloutTarget.statefulSet', 'statefulSet', statefulSet, ['StatefulSet']);
+    return new RolloutTarget('statefulset', [api.name], [api], undefined);
   }
 
   /**
@@ -30,9 +31,11 @@ export class RolloutTarget {
    * zones at once, and a zone only while every pod of the other zones is Ready. For the per-zone StatefulSets
    * of one component, whose zones replicate one another.
    */
-  public static statefulSetGroup(statefulSets: kplus.StatefulSet[]): RolloutTarget {
-    checkArg('RolloutTarget.statefulSetGroup', 'statefulSets', statefulSets, Props.arrayOf(Props.instanceOf(kplus.StatefulSet, 'cdk8s-plus StatefulSet')));
-    return RolloutTarget.group('RolloutTarget.statefulSetGroup', 'statefulSets', statefulSets.map((s) => s.name), statefulSets);
+  public static statefulSetGroup(statefulSets: IConstruct[]): RolloutTarget {
+    const where = 'RolloutTarget.statefulSetGroup';
+    checkArg(where, 'statefulSets', statefulSets, Props.arrayOf(Props.any()));
+    const apis = statefulSets.map((s, i) => workloadApiObject(where, `statefulSets[${i}]`, s, ['StatefulSet']));
+    return RolloutTarget.group(where, 'statefulSets', apis.map((a) => a.name), apis);
   }
 
   /** StatefulSets by name (defined elsewhere; each with updateStrategy OnDelete), rolled as one group (see `statefulSetGroup`). */
@@ -48,14 +51,14 @@ export class RolloutTarget {
   }
 
   /**
-   * A cdk8s-plus Deployment with `strategy: DeploymentStrategy.recreate()` (the construct refuses another
-   * strategy). The construct sets `spec.paused: true` on it (cdk8s-plus has no prop for it): a paused
-   * Deployment does not roll its pods itself; the controller does, by scaling its ReplicaSets (see
-   * docs/rollouts.md).
+   * A Deployment (cdk8s-plus 28 to 33, or a raw `k8s.KubeDeployment`) with the Recreate strategy (cdk8s-plus:
+   * `strategy: DeploymentStrategy.recreate()`; synthesis refuses another). The construct sets
+   * `spec.paused: true` on it (cdk8s-plus has no prop for it): a paused Deployment does not roll its pods
+   * itself; the controller does, by scaling its ReplicaSets (see docs/rollouts.md).
    */
-  public static deployment(deployment: kplus.Deployment): RolloutTarget {
-    checkArg('RolloutTarget.deployment', 'deployment', deployment, Props.instanceOf(kplus.Deployment, 'cdk8s-plus Deployment'));
-    return new RolloutTarget('deployment', [deployment.name], [], deployment);
+  public static deployment(deployment: IConstruct): RolloutTarget {
+    const api = workloadApiObject('RolloutTarget.deployment', 'deployment', deployment, ['Deployment']);
+    return new RolloutTarget('deployment', [api.name], [], api);
   }
 
   /** A Deployment by name (defined elsewhere; it must be paused, `spec.paused: true`, with strategy Recreate). */
@@ -64,7 +67,7 @@ export class RolloutTarget {
     return new RolloutTarget('deployment', [name], [], undefined);
   }
 
-  private static group(where: string, prop: string, names: string[], statefulSets: kplus.StatefulSet[]): RolloutTarget {
+  private static group(where: string, prop: string, names: string[], statefulSets: ApiObject[]): RolloutTarget {
     if (names.length === 0 || names.length > MAX_GROUP_SIZE || new Set(names).size !== names.length) {
       throw invalidProp(where, prop, names, `must name 1 to ${MAX_GROUP_SIZE} distinct StatefulSets`);
     }
@@ -77,8 +80,8 @@ export class RolloutTarget {
   private constructor(
     /** @internal */ public readonly _field: 'statefulset' | 'statefulsets' | 'deployment',
     /** The names of the workloads rolled (one, or a group's StatefulSets). */ public readonly names: string[],
-    /** @internal */ public readonly _statefulSets: kplus.StatefulSet[],
-    /** @internal */ public readonly _deployment: kplus.Deployment | undefined,
+    /** @internal */ public readonly _statefulSets: ApiObject[],
+    /** @internal */ public readonly _deployment: ApiObject | undefined,
   ) {
     this.name = names[0];
   }
@@ -258,21 +261,29 @@ export class ZoneAwareUpdate extends Construct {
         throw invalidProp(where, 'target', `StatefulSet ${sts.name} in namespace ${sts.metadata.namespace ?? '<the chart\'s>'}`,
           `must be in the namespace of the group's other StatefulSets (${workloadNamespace ?? '<the chart\'s>'}): a ZoneAwareUpdate rolls workloads of its own namespace`);
       }
-      const strategy = sts.strategy._toKube().type ?? 'RollingUpdate';
-      if (strategy !== 'OnDelete') {
-        throw invalidProp(where, 'target', `StatefulSet ${sts.name} with updateStrategy ${strategy}`,
-          'must use OnDelete, or Kubernetes rolls the pods itself, racing the controller: create the StatefulSet with ' +
-          '`strategy: StatefulSetUpdateStrategy.onDelete()` (the construct refuses rather than change it for you)');
-      }
+      // checked as rendered, whatever set the strategy (cdk8s-plus of any version, a raw object, a patch)
+      transformRendered(sts, (json) => {
+        const strategy = json.spec?.updateStrategy?.type ?? 'RollingUpdate';
+        if (strategy !== 'OnDelete') {
+          throw invalidProp(where, 'target', `StatefulSet ${sts.name} with updateStrategy ${strategy}`,
+            'must use OnDelete, or Kubernetes rolls the pods itself, racing the controller: create the StatefulSet with ' +
+            '`strategy: StatefulSetUpdateStrategy.onDelete()` (the construct refuses rather than change it for you)');
+        }
+        return json;
+      });
     }
-    if (target._deployment) {
-      const strategy = target._deployment.strategy._toKube().type ?? 'RollingUpdate';
-      if (strategy !== 'Recreate') {
-        throw invalidProp(where, 'target', `Deployment ${target.name} with strategy ${strategy}`,
-          'must use Recreate: the controller rolls a paused Deployment by scaling its ReplicaSets, and a paused Deployment with ' +
-          'a RollingUpdate strategy still rescales them itself; create it with `strategy: DeploymentStrategy.recreate()`');
-      }
-      ApiObject.of(target._deployment).addJsonPatch(JsonPatch.add('/spec/paused', true));
+    const deployment = target._deployment;
+    if (deployment) {
+      transformRendered(deployment, (json) => {
+        const strategy = json.spec?.strategy?.type ?? 'RollingUpdate';
+        if (strategy !== 'Recreate') {
+          throw invalidProp(where, 'target', `Deployment ${deployment.name} with strategy ${strategy}`,
+            'must use Recreate: the controller rolls a paused Deployment by scaling its ReplicaSets, and a paused Deployment with ' +
+            'a RollingUpdate strategy still rescales them itself; create it with `strategy: DeploymentStrategy.recreate()`');
+        }
+        return json;
+      });
+      deployment.addJsonPatch(JsonPatch.add('/spec/paused', true));
     }
 
     const namespace = props.namespace ?? workloadNamespace;

@@ -1,6 +1,5 @@
 import { ApiObject } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { checkMaxUnavailable, MAX_UNAVAILABLE_PROP } from './max-unavailable';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
 import { requireControllerFeature, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
@@ -9,6 +8,8 @@ import { KubeProps } from '../shared/kubernetes-props';
 import { ensureValidName } from '../shared/object-names';
 import { checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
+import { Selector, selectorIsEmpty } from '../topology/selector';
+import { lazySelector, workloadApiObject } from '../topology/workload';
 
 /** Props of `ZoneDisruptionBudget`. */
 export interface ZoneDisruptionBudgetProps {
@@ -20,12 +21,13 @@ export interface ZoneDisruptionBudgetProps {
   readonly selector?: { [key: string]: string };
 
   /**
-   * A cdk8s-plus workload (Deployment, StatefulSet, ...) whose pods the budget guards. Set this or
-   * `selector`.
+   * The workload whose pods the budget guards, by its pod selector as synthesized: a cdk8s-plus Deployment,
+   * StatefulSet or Job (any version from 28 to 33) or a raw `k8s.KubeDeployment`, `KubeStatefulSet` or
+   * `KubeJob`. Set this or `selector`.
    *
    * @default - `selector`
    */
-  readonly workload?: kplus.Workload;
+  readonly workload?: IConstruct;
 
   /**
    * The most unavailable pods per zone after an eviction: a whole number >= 1, or a percentage of all
@@ -66,7 +68,7 @@ export interface ZoneDisruptionBudgetProps {
 
 const PROPS: PropSpec<ZoneDisruptionBudgetProps> = {
   selector: Props.optional(KubeProps.labels()),
-  workload: Props.optional(Props.instanceOf(kplus.Workload, 'cdk8s-plus Workload')),
+  workload: Props.optional(Props.any()),
   maxUnavailable: MAX_UNAVAILABLE_PROP,
   dryRun: Props.optional(Props.boolean()),
   name: Props.optional(KubeProps.dnsSubdomain()),
@@ -92,11 +94,14 @@ export class ZoneDisruptionBudget extends Construct {
     if ((props.selector === undefined) === (props.workload === undefined)) {
       throw invalidProp(where, 'selector', props.selector, 'set exactly one of selector and workload');
     }
-    const matchLabels = props.selector ?? props.workload!.matchLabels;
-    if (Object.keys(matchLabels).length === 0) {
-      throw invalidProp(where, 'selector', matchLabels, 'must not be empty: an empty selector guards every pod of the namespace');
-    }
-    const workloadNamespace = props.workload?.metadata.namespace;
+    const workload = props.workload && workloadApiObject(where, 'workload', props.workload, ['Deployment', 'StatefulSet', 'Job']);
+    const notEmpty = (selector: Selector, shown: unknown = selector) => {
+      if (selectorIsEmpty(selector)) {
+        throw invalidProp(where, 'selector', shown, 'must not be empty: an empty selector guards every pod of the namespace');
+      }
+    };
+    if (props.selector) notEmpty({ matchLabels: props.selector }, props.selector);
+    const workloadNamespace = workload?.metadata.namespace;
     if (props.namespace !== undefined && workloadNamespace !== undefined && props.namespace !== workloadNamespace) {
       throw invalidProp(where, 'namespace', props.namespace,
         `must be the workload's namespace ${JSON.stringify(workloadNamespace)}: a budget guards pods of its own namespace`);
@@ -108,10 +113,11 @@ export class ZoneDisruptionBudget extends Construct {
       metadata: {
         ...(props.name !== undefined ? { name: props.name } : {}),
         ...(namespace !== undefined ? { namespace } : {}),
-        labels: standardLabels(props.workload?.name ?? this.node.id, this.node.id, 'zone-disruption-budget'),
+        labels: standardLabels(workload?.name ?? this.node.id, this.node.id, 'zone-disruption-budget'),
       },
       spec: {
-        selector: { matchLabels: { ...matchLabels } },
+        // the workload's selector as it is synthesized, whatever changed it after this construct
+        selector: workload ? lazySelector(workload, notEmpty) : { matchLabels: { ...props.selector } },
         maxUnavailable: props.maxUnavailable,
         ...(props.dryRun !== undefined ? { dryRun: props.dryRun } : {}),
       },

@@ -151,10 +151,25 @@ function labelsToSelector(props: SpreadConstraintProps): SpreadTarget {
   return { selector: props.selector ?? { matchLabels: { ...props.podLabels } }, podLabels: props.podLabels };
 }
 
+/** A spread constraint whose options are checked, before it is told which pods it counts. */
+export type SpreadFields = Omit<k8s.TopologySpreadConstraint, 'labelSelector'>;
+
 /** A zone spread constraint; `where` names the caller in error messages. */
 export function zoneSpreadConstraint(
   where: string, topology: ZoneTopology, target: SpreadTarget, options: SpreadOptions = {},
 ): k8s.TopologySpreadConstraint {
+  return withTarget(where, zoneSpreadFields(where, topology, options), target);
+}
+
+/** A host spread constraint; `where` names the caller in error messages. */
+export function hostSpreadConstraint(
+  where: string, topology: ZoneTopology, target: SpreadTarget, options: SpreadOptions = {},
+): k8s.TopologySpreadConstraint {
+  return withTarget(where, hostSpreadFields(where, topology, options), target);
+}
+
+/** A zone spread constraint's fields but its selector (the options checked now). */
+export function zoneSpreadFields(where: string, topology: ZoneTopology, options: SpreadOptions = {}): SpreadFields {
   const when = options.whenUnsatisfiable ?? WhenUnsatisfiable.DO_NOT_SCHEDULE;
   const minDomains = options.minDomains ?? (when === WhenUnsatisfiable.DO_NOT_SCHEDULE ? topology.zoneCount : undefined);
   if (minDomains !== undefined && minDomains > topology.zoneCount) {
@@ -162,20 +177,16 @@ export function zoneSpreadConstraint(
       `exceeds the ${topology.zoneCount} zone(s) of the topology: with fewer domains than minDomains the ` +
       'scheduler counts the global minimum as 0, so no zone could ever hold more than maxSkew pods');
   }
-  return constraint(where, topology.topologyKey, target, { ...options, whenUnsatisfiable: when, minDomains });
+  return fields(where, topology.topologyKey, { ...options, whenUnsatisfiable: when, minDomains });
 }
 
-/** A host spread constraint; `where` names the caller in error messages. */
-export function hostSpreadConstraint(
-  where: string, topology: ZoneTopology, target: SpreadTarget, options: SpreadOptions = {},
-): k8s.TopologySpreadConstraint {
+/** A host spread constraint's fields but its selector (the options checked now). */
+export function hostSpreadFields(where: string, topology: ZoneTopology, options: SpreadOptions = {}): SpreadFields {
   const when = options.whenUnsatisfiable ?? WhenUnsatisfiable.SCHEDULE_ANYWAY;
-  return constraint(where, topology.hostnameKey, target, { ...options, whenUnsatisfiable: when });
+  return fields(where, topology.hostnameKey, { ...options, whenUnsatisfiable: when });
 }
 
-function constraint(
-  where: string, topologyKey: string, target: SpreadTarget, options: SpreadOptions,
-): k8s.TopologySpreadConstraint {
+function fields(where: string, topologyKey: string, options: SpreadOptions): SpreadFields {
   const maxSkew = options.maxSkew ?? 1;
   if (!Number.isInteger(maxSkew) || maxSkew < 1 || maxSkew > INT32_MAX) {
     throw invalidProp(where, 'maxSkew', maxSkew, `must be an integer from 1 to ${INT32_MAX}`);
@@ -189,22 +200,49 @@ function constraint(
       throw invalidProp(where, 'minDomains', options.minDomains, `must be an integer from 1 to ${INT32_MAX}`);
     }
   }
-  checkSelector(where, target);
   const matchLabelKeys = options.matchLabelKeys ?? [];
-  checkMatchLabelKeys(where, matchLabelKeys, target.selector);
-
+  const seen = new Set<string>();
+  for (const key of matchLabelKeys) {
+    const problem = labelKeyProblem(key);
+    if (problem) throw invalidProp(where, 'matchLabelKeys', key, problem);
+    if (seen.has(key)) throw invalidProp(where, 'matchLabelKeys', key, 'is listed twice');
+    seen.add(key);
+  }
   return {
     topologyKey,
     maxSkew,
     whenUnsatisfiable: options.whenUnsatisfiable!,
     minDomains: options.minDomains,
+    matchLabelKeys: matchLabelKeys.length > 0 ? [...matchLabelKeys] : undefined,
+    nodeAffinityPolicy: options.nodeAffinityPolicy,
+    nodeTaintsPolicy: options.nodeTaintsPolicy,
+  };
+}
+
+/** The constraint `fields` counting the pods of `target` (which its selector must select; no matchLabelKey may be a selector key). */
+export function withTarget(where: string, spread: SpreadFields, target: SpreadTarget): k8s.TopologySpreadConstraint {
+  checkSelector(where, target);
+  const selectorKeys = new Set([
+    ...Object.keys(target.selector.matchLabels ?? {}),
+    ...(target.selector.matchExpressions ?? []).map((e) => e.key),
+  ]);
+  const overlap = (spread.matchLabelKeys ?? []).find((key) => selectorKeys.has(key));
+  if (overlap !== undefined) {
+    throw invalidProp(where, 'matchLabelKeys', overlap, 'is also a key of the label selector, which Kubernetes rejects');
+  }
+  const { topologyKey, maxSkew, whenUnsatisfiable, minDomains, matchLabelKeys, nodeAffinityPolicy, nodeTaintsPolicy } = spread;
+  return {
+    topologyKey,
+    maxSkew,
+    whenUnsatisfiable,
+    minDomains,
     labelSelector: {
       matchLabels: target.selector.matchLabels && { ...target.selector.matchLabels },
       matchExpressions: target.selector.matchExpressions?.map((e) => ({ ...e, values: e.values && [...e.values] })),
     },
-    matchLabelKeys: matchLabelKeys.length > 0 ? [...matchLabelKeys] : undefined,
-    nodeAffinityPolicy: options.nodeAffinityPolicy,
-    nodeTaintsPolicy: options.nodeTaintsPolicy,
+    matchLabelKeys: matchLabelKeys && [...matchLabelKeys],
+    nodeAffinityPolicy,
+    nodeTaintsPolicy,
   };
 }
 
@@ -220,19 +258,3 @@ export function checkSelector(where: string, target: SpreadTarget): void {
   }
 }
 
-function checkMatchLabelKeys(where: string, keys: string[], selector: Selector): void {
-  const selectorKeys = new Set([
-    ...Object.keys(selector.matchLabels ?? {}),
-    ...(selector.matchExpressions ?? []).map((e) => e.key),
-  ]);
-  const seen = new Set<string>();
-  for (const key of keys) {
-    const problem = labelKeyProblem(key);
-    if (problem) throw invalidProp(where, 'matchLabelKeys', key, problem);
-    if (seen.has(key)) throw invalidProp(where, 'matchLabelKeys', key, 'is listed twice');
-    if (selectorKeys.has(key)) {
-      throw invalidProp(where, 'matchLabelKeys', key, 'is also a key of the label selector, which Kubernetes rejects');
-    }
-    seen.add(key);
-  }
-}

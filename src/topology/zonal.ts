@@ -1,11 +1,12 @@
-import { ApiObject, JsonPatch } from 'cdk8s';
-import { k8s, Node, NodeLabelQuery, Workload } from 'cdk8s-plus-28';
+import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { IConstruct } from 'constructs';
 import { zoneRequirements } from './affinity';
-import { selectorMatches } from './selector';
-import { hostSpreadConstraint, RevisionLabel, SPREAD_OPTIONS_PROPS, SpreadOptions, SpreadTarget, zoneSpreadConstraint } from './spread';
+import { hostSpreadFields, RevisionLabel, SPREAD_OPTIONS_PROPS, SpreadFields, SpreadOptions, withTarget, zoneSpreadFields } from './spread';
+import { renderedPodLabels, renderedSelector, transformRendered, workloadApiObject } from './workload';
 import { requireZone, ZoneTopology } from './zone-topology';
 import { describe, invalidProp } from '../shared/errors';
-import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
+import { checkProps, Props, PropSpec } from '../shared/props';
 
 /**
  * Options for `Zonal.spread`. The top-level spread options apply to the zone constraint.
@@ -37,6 +38,21 @@ export interface ZonalSpreadOptions extends SpreadOptions {
   readonly restrictToZones?: boolean;
 }
 
+/** Options for `Zonal.spreadAcrossHosts`. */
+export interface ZonalHostSpreadOptions extends SpreadOptions {
+  /** The topology whose hostname key the pods spread over. */
+  readonly topology: ZoneTopology;
+}
+
+/** Options for `Zonal.pinToZone`. */
+export interface ZonalPinOptions {
+  /** The topology the zone belongs to. */
+  readonly topology: ZoneTopology;
+
+  /** The zone the pods run in (one of the topology's zones). */
+  readonly zone: string;
+}
+
 const ZONAL_SPREAD_PROPS: PropSpec<ZonalSpreadOptions> = {
   ...SPREAD_OPTIONS_PROPS,
   topology: Props.instanceOf(ZoneTopology),
@@ -45,6 +61,10 @@ const ZONAL_SPREAD_PROPS: PropSpec<ZonalSpreadOptions> = {
   restrictToZones: Props.optional(Props.boolean()),
 };
 
+const ZONAL_HOST_SPREAD_PROPS: PropSpec<ZonalHostSpreadOptions> = { ...SPREAD_OPTIONS_PROPS, topology: Props.instanceOf(ZoneTopology) };
+
+const ZONAL_PIN_PROPS: PropSpec<ZonalPinOptions> = { topology: Props.instanceOf(ZoneTopology), zone: Props.string() };
+
 /** The workload kinds `Zonal` supports, and the label that tells their pod revisions apart. */
 const SUPPORTED_KINDS: { [kind: string]: RevisionLabel | undefined } = {
   Deployment: RevisionLabel.POD_TEMPLATE_HASH,
@@ -52,20 +72,22 @@ const SUPPORTED_KINDS: { [kind: string]: RevisionLabel | undefined } = {
   Job: undefined,
 };
 
-/** What Zonal has done to one workload, so repeated or conflicting calls get a clear error. */
+/** What Zonal asked of one workload: applied to its rendered JSON at every synthesis (placeRendered). */
 interface ZonalState {
-  readonly constraints: k8s.TopologySpreadConstraint[];
+  /** The spread constraints, each with the call that asked for it; their selector is the workload's, as rendered. */
+  readonly spreads: { readonly where: string; readonly fields: SpreadFields }[];
   /** Node selector requirements every required node affinity term must carry. */
-  readonly requiredTerms: { readonly by: string; readonly expressions: k8s.NodeSelectorRequirement[] }[];
+  readonly required: k8s.NodeSelectorRequirement[];
   pinnedZone?: string;
   spreadAcrossZones: boolean;
 }
 
-const STATE = new WeakMap<Workload, ZonalState>();
+const STATE = new WeakMap<ApiObject, ZonalState>();
 
 /**
- * Zone placement for any cdk8s-plus-28 `Deployment`, `StatefulSet` or `Job` (cdk8s-plus emits no
- * topology spread constraints of its own).
+ * Zone placement for any Deployment, StatefulSet or Job: a cdk8s-plus workload of any version (28 to 33) or a
+ * raw `k8s.KubeDeployment`, `KubeStatefulSet` or `KubeJob`. It applies to the workload as rendered at
+ * synthesis, so it composes with what is added to the workload afterwards (labels, other node affinity).
  */
 export class Zonal {
   /**
@@ -73,7 +95,7 @@ export class Zonal {
    * minDomains = number of zones so a lost zone blocks scheduling instead of packing pods into the
    * others) and across nodes (soft), counting only the current revision's pods.
    */
-  public static spread(workload: Workload, options: ZonalSpreadOptions): void {
+  public static spread(workload: IConstruct, options: ZonalSpreadOptions): void {
     const { kind, where, state } = Zonal.prepare(workload, 'Zonal.spread');
     checkProps(where, options, ZONAL_SPREAD_PROPS, 'ZonalSpreadOptions', 'options');
     if (state.pinnedZone !== undefined) {
@@ -83,42 +105,38 @@ export class Zonal {
     if (state.spreadAcrossZones) {
       throw new Error(`${where}: the workload is already spread across zones; call Zonal.spread once per workload`);
     }
-    const target = spreadTarget(workload, kind);
     const revision = SUPPORTED_KINDS[kind];
     const matchLabelKeys = options.matchLabelKeys ?? (revision ? [revision] : undefined);
-    const added = [zoneSpreadConstraint(where, options.topology, target, { ...options, matchLabelKeys })];
+    const added = [zoneSpreadFields(where, options.topology, { ...options, matchLabelKeys })];
     if (options.spreadAcrossHosts ?? true) {
-      added.push(hostSpreadConstraint(where, options.topology, target, { matchLabelKeys, ...options.hostSpread }));
+      added.push(hostSpreadFields(where, options.topology, { matchLabelKeys, ...options.hostSpread }));
     } else if (options.hostSpread) {
       throw invalidProp(where, 'hostSpread', options.hostSpread, 'is set but spreadAcrossHosts is false');
     }
+    Zonal.addSpreads(state, where, added);
     state.spreadAcrossZones = true;
-    Zonal.addConstraints(workload, state, where, added);
-    if (options.restrictToZones ?? true) {
-      Zonal.requireNodes(workload, state, where, zoneRequirements(options.topology, options.topology.zones));
-    }
+    if (options.restrictToZones ?? true) state.required.push(...zoneRequirements(options.topology, options.topology.zones));
   }
 
   /**
    * Spreads the workload's pods across nodes only (for example a workload pinned to one zone).
    */
-  public static spreadAcrossHosts(workload: Workload, topology: ZoneTopology, options?: SpreadOptions): void {
+  public static spreadAcrossHosts(workload: IConstruct, options: ZonalHostSpreadOptions): void {
     const { kind, where, state } = Zonal.prepare(workload, 'Zonal.spreadAcrossHosts');
-    checkArg(where, 'topology', topology, Props.instanceOf(ZoneTopology));
-    checkArg(where, 'options', options, Props.optional(Props.struct(SPREAD_OPTIONS_PROPS, 'SpreadOptions')));
+    checkProps(where, options, ZONAL_HOST_SPREAD_PROPS, 'ZonalHostSpreadOptions', 'options');
     const revision = SUPPORTED_KINDS[kind];
-    const matchLabelKeys = options?.matchLabelKeys ?? (revision ? [revision] : undefined);
-    const constraint = hostSpreadConstraint(where, topology, spreadTarget(workload, kind), { ...options, matchLabelKeys });
-    Zonal.addConstraints(workload, state, where, [constraint]);
+    const matchLabelKeys = options.matchLabelKeys ?? (revision ? [revision] : undefined);
+    Zonal.addSpreads(state, where, [hostSpreadFields(where, options.topology, { ...options, matchLabelKeys })]);
   }
 
   /**
    * Pins the workload's pods to one zone with required node affinity `topologyKey In [zone]` (and the
    * region, when the topology has one).
    */
-  public static pinToZone(workload: Workload, topology: ZoneTopology, zone: string): void {
+  public static pinToZone(workload: IConstruct, options: ZonalPinOptions): void {
     const { where, state } = Zonal.prepare(workload, 'Zonal.pinToZone');
-    checkArg(where, 'topology', topology, Props.instanceOf(ZoneTopology));
+    checkProps(where, options, ZONAL_PIN_PROPS, 'ZonalPinOptions', 'options');
+    const { topology, zone } = options;
     requireZone(topology, where, 'zone', zone);
     if (state.spreadAcrossZones) {
       throw new Error(`${where}: the workload is spread across zones by Zonal.spread; it cannot also be pinned to ${describe(zone)}`);
@@ -127,114 +145,72 @@ export class Zonal {
       throw new Error(`${where}: the workload is already pinned to zone ${describe(state.pinnedZone)}`);
     }
     state.pinnedZone = zone;
-    Zonal.requireNodes(workload, state, where, zoneRequirements(topology, [zone]));
+    state.required.push(...zoneRequirements(topology, [zone]));
   }
 
-  private static prepare(workload: Workload, method: string): { kind: string; where: string; state: ZonalState } {
-    checkArg(method, 'workload', workload, Props.instanceOf(Workload, 'cdk8s-plus Workload (Deployment, StatefulSet or Job)'));
-    const kind = ApiObject.of(workload).kind;
-    const where = `${method}(${kind} '${workload.node.path}')`;
-    if (!(kind in SUPPORTED_KINDS)) {
-      throw new Error(`${where}: kind ${kind} is not supported; Zonal places Deployment, StatefulSet and Job pods` +
-        (kind === 'DaemonSet' ? ' (a DaemonSet already runs one pod on every node)' : ''));
-    }
-    let state = STATE.get(workload);
+  private static prepare(workload: IConstruct, method: string): { kind: string; where: string; state: ZonalState } {
+    const api = workloadApiObject(method, 'workload', workload, Object.keys(SUPPORTED_KINDS),
+      (kind) => (kind === 'DaemonSet' ? ' (a DaemonSet already runs one pod on every node)' : ''));
+    const where = `${method}(${api.kind} '${workload.node.path}')`;
+    let state = STATE.get(api);
     if (!state) {
-      state = { constraints: [], requiredTerms: [], spreadAcrossZones: false };
-      STATE.set(workload, state);
-      const created = state;
-      workload.node.addValidation({ validate: () => validateState(workload, created) });
+      const created: ZonalState = { spreads: [], required: [], spreadAcrossZones: false };
+      STATE.set(api, created);
+      transformRendered(api, (json) => placeRendered(json, created));
+      state = created;
     }
-    return { kind, where, state };
+    return { kind: api.kind, where, state };
   }
 
-  private static addConstraints(
-    workload: Workload, state: ZonalState, where: string, added: k8s.TopologySpreadConstraint[],
-  ): void {
+  private static addSpreads(state: ZonalState, where: string, added: SpreadFields[]): void {
     for (const c of added) {
-      const clash = state.constraints.find((o) => o.topologyKey === c.topologyKey && o.whenUnsatisfiable === c.whenUnsatisfiable);
-      if (clash) {
+      if (state.spreads.some((o) => sameDomain(o.fields, c))) {
         throw new Error(`${where}: the workload already has a ${c.whenUnsatisfiable} spread constraint on ` +
           `${c.topologyKey}; Kubernetes rejects two with the same topologyKey and whenUnsatisfiable`);
       }
     }
-    const path = '/spec/template/spec/topologySpreadConstraints';
-    const json = added.map((c) => k8s.toJson_TopologySpreadConstraint(c)!);
-    // The first call creates the list; later calls append to it (a second `add` would replace it).
-    const patches = state.constraints.length === 0
-      ? [JsonPatch.add(path, json)]
-      : json.map((c) => JsonPatch.add(`${path}/-`, c));
-    ApiObject.of(workload).addJsonPatch(...patches);
-    state.constraints.push(...added);
-  }
-
-  private static requireNodes(
-    workload: Workload, state: ZonalState, where: string, expressions: k8s.NodeSelectorRequirement[],
-  ): void {
-    workload.scheduling.attract(Node.labeled(...expressions.map((e) => NodeLabelQuery.in(e.key, e.values!))));
-    state.requiredTerms.push({ by: where, expressions });
+    state.spreads.push(...added.map((fields) => ({ where, fields })));
   }
 
   private constructor() {}
 }
 
-/**
- * The workload's pod selector and pod labels; the selector must select the pods. A Job has no selector
- * of its own (Kubernetes generates one), so its pods are selected by their template labels.
- */
-function spreadTarget(workload: Workload, kind: string): SpreadTarget {
-  const podLabels = podLabelsOf(workload);
-  if (kind === 'Job') return { selector: { matchLabels: { ...podLabels } }, podLabels };
-  const expressions = workload.matchExpressions.map((e) => ({ key: e.key, operator: e.operator, values: e.values }));
-  const selector = { matchLabels: workload.matchLabels, matchExpressions: expressions.length > 0 ? expressions : undefined };
-  return { selector, podLabels };
-}
-
-/** The labels of the workload's pod template, as cdk8s-plus renders them. */
-function podLabelsOf(workload: Workload): { [key: string]: string } {
-  return workload.podMetadata.toJson().labels ?? {};
+/** Kubernetes allows one spread constraint per topologyKey and whenUnsatisfiable. */
+function sameDomain(a: { topologyKey?: string; whenUnsatisfiable?: string }, b: { topologyKey?: string; whenUnsatisfiable?: string }): boolean {
+  return a.topologyKey === b.topologyKey && a.whenUnsatisfiable === b.whenUnsatisfiable;
 }
 
 /**
- * Checks at synthesis what may have changed since Zonal placed the workload, from the workload's own
- * state (rendering the whole workload here would cost a render per validation, and cdk8s validates
- * twice per synth): the pods must still carry the labels the constraints count, and no other required
- * node affinity term may let pods escape the zones (Kubernetes ORs the terms).
+ * The rendered workload with what Zonal asked: the spread constraints (selecting the pods by the workload's
+ * selector as rendered) appended to its own, and the zone requirements added to every required node
+ * affinity term (Kubernetes ORs the terms: a term without them would let pods run outside the zones), or as
+ * the one term when it has none.
  */
-function validateState(workload: Workload, state: ZonalState): string[] {
-  const podLabels = podLabelsOf(workload);
-  const errors: string[] = [];
-  for (const c of state.constraints) {
-    if (!selectorMatches(c.labelSelector ?? {}, podLabels)) {
-      errors.push(`the ${c.topologyKey} spread constraint selects ${describe(k8s.toJson_LabelSelector(c.labelSelector))} but the pods are ` +
-        `labelled ${describe(podLabels)}: it would never count them (were the pod labels or selector changed after Zonal?)`);
+function placeRendered(json: any, state: ZonalState): any {
+  const template = json.spec?.template ?? {};
+  const pod = { ...template.spec };
+  const target = { selector: renderedSelector(json), podLabels: renderedPodLabels(json) };
+  const own: any[] = pod.topologySpreadConstraints ?? [];
+  const added = state.spreads.map(({ where, fields }) => {
+    const c = k8s.toJson_TopologySpreadConstraint(withTarget(where, fields, target))!;
+    if (own.some((o) => sameDomain(o, c))) {
+      throw new Error(`${where}: the workload already has a ${c.whenUnsatisfiable} spread constraint on ${c.topologyKey} of its own; ` +
+        'Kubernetes rejects two with the same topologyKey and whenUnsatisfiable');
     }
+    return c;
+  });
+  if (added.length > 0) pod.topologySpreadConstraints = [...own, ...added];
+  if (state.required.length > 0) {
+    const nodeAffinity = { ...pod.affinity?.nodeAffinity };
+    const required = state.required.map((r) => k8s.toJson_NodeSelectorRequirement(r));
+    const terms: any[] = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+    nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = {
+      ...nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution,
+      nodeSelectorTerms: terms.length === 0
+        ? [{ matchExpressions: required }]
+        : terms.map((t) => ({ ...t, matchExpressions: [...(t.matchExpressions ?? []), ...required] })),
+    };
+    pod.affinity = { ...pod.affinity, nodeAffinity };
   }
-  const terms = requiredNodeTerms(workload);
-  for (const required of state.requiredTerms) {
-    const escaping = terms.filter((term) => !required.expressions.every((e) =>
-      (term.matchExpressions ?? []).some((t: any) => t.key === e.key && t.operator === e.operator &&
-        JSON.stringify(t.values) === JSON.stringify(e.values))));
-    if (escaping.length > 0) {
-      errors.push(`${required.by} requires nodes with ${describe(required.expressions)}, but the pod also has required ` +
-        `node affinity term(s) ${describe(escaping)}; Kubernetes ORs the terms, so pods could run outside the zones. ` +
-        'Add the zone requirement to those terms, or pass restrictToZones: false');
-    }
-  }
-  return errors;
-}
-
-/**
- * The required node affinity terms cdk8s-plus renders into the pod spec, as JSON. It keeps them private;
- * its scheduling's `_toKube` is what the pod spec's affinity is rendered from, without the rest of the pod.
- * A cdk8s-plus without it costs a render of the whole workload instead.
- */
-function requiredNodeTerms(workload: Workload): any[] {
-  const scheduling = workload.scheduling as unknown as { _toKube?(): { affinity?: k8s.Affinity } };
-  if (typeof scheduling._toKube !== 'function') {
-    const affinity = ApiObject.of(workload).toJson().spec?.template?.spec?.affinity;
-    return affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
-  }
-  const terms = scheduling._toKube().affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
-  return terms.map((term) => k8s.toJson_NodeSelectorTerm(term));
+  return { ...json, spec: { ...json.spec, template: { ...template, spec: pod } } };
 }

@@ -48,8 +48,9 @@ describe('ZoneAwareUpdate', () => {
   test('refuses a Deployment that does not use Recreate', () => {
     const chart = testChart();
     const web = new kplus.Deployment(chart, 'web', { containers: [{ image: 'nginx', portNumber: 8080 }] });
-    expect(() => new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.deployment(web), maxUnavailable: 1 }))
-      .toThrow("ZoneAwareUpdate 'test/rollout': target=\"Deployment test-web with strategy RollingUpdate\" must use Recreate");
+    new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.deployment(web), maxUnavailable: 1 });
+    // checked as synthesized: whatever sets the strategy (any cdk8s-plus, a raw object, a patch) is seen
+    expect(() => synth(chart)).toThrow("ZoneAwareUpdate 'test/rollout': target=\"Deployment test-web with strategy RollingUpdate\" must use Recreate");
   });
 
   test('a StatefulSet by name, in an explicit namespace', () => {
@@ -63,8 +64,8 @@ describe('ZoneAwareUpdate', () => {
   test('refuses a StatefulSet that does not use OnDelete', () => {
     const chart = testChart();
     const sts = onDeleteStatefulSet(chart, kplus.StatefulSetUpdateStrategy.rollingUpdate());
-    expect(() => new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1 }))
-      .toThrow("ZoneAwareUpdate 'test/rollout': target=\"StatefulSet test-db with updateStrategy RollingUpdate\" must use OnDelete");
+    new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1 });
+    expect(() => synth(chart)).toThrow("ZoneAwareUpdate 'test/rollout': target=\"StatefulSet test-db with updateStrategy RollingUpdate\" must use OnDelete");
   });
 
   test.each([
@@ -86,7 +87,7 @@ describe('ZoneAwareUpdate', () => {
     const sts = new kplus.StatefulSet(chart, 'db', {
       metadata: { namespace: 'data' }, strategy: kplus.StatefulSetUpdateStrategy.onDelete(), containers: [{ image: 'postgres:17', portNumber: 5432 }],
     });
-    expect(() => new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1, ...override }))
+    expect(() => new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1, ...override } as any))
       .toThrow(`ZoneAwareUpdate 'test/rollout': ${message}`);
   });
 });
@@ -128,7 +129,8 @@ describe('ZoneAwareUpdate of a group of StatefulSets', () => {
   test('refuses a member that is not OnDelete, or in another namespace', () => {
     const chart = testChart();
     const rolling = [member(chart, 'a', 'logs'), member(chart, 'b', 'logs', kplus.StatefulSetUpdateStrategy.rollingUpdate())];
-    expect(() => new ZoneAwareUpdate(chart, 'r1', { ...elsewhere, target: RolloutTarget.statefulSetGroup(rolling), maxUnavailable: 1 }))
+    new ZoneAwareUpdate(chart, 'r1', { ...elsewhere, target: RolloutTarget.statefulSetGroup(rolling), maxUnavailable: 1 });
+    expect(() => synth(chart))
       .toThrow(`ZoneAwareUpdate 'test/r1': target="StatefulSet ${rolling[1].name} with updateStrategy RollingUpdate" must use OnDelete`);
     const split = [member(chart, 'c', 'logs'), member(chart, 'd', 'other')];
     expect(() => new ZoneAwareUpdate(chart, 'r2', { ...elsewhere, target: RolloutTarget.statefulSetGroup(split), maxUnavailable: 1 }))

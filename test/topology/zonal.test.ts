@@ -1,5 +1,6 @@
 import { ApiObject } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
+const { k8s } = kplus;
 import { WhenUnsatisfiable, Zonal, ZoneTopology } from '../../src';
 import { only, synth, testChart } from '../util';
 
@@ -96,8 +97,8 @@ describe('Zonal.pinToZone and spreadAcrossHosts', () => {
   test('pins with node affinity In [zone] and spreads over hosts inside it', () => {
     const chart = testChart();
     const d = new kplus.StatefulSet(chart, 'w', { containers: [container], service: new kplus.Service(chart, 's', { ports: [{ port: 80 }] }) });
-    Zonal.pinToZone(d, zones, 'b');
-    Zonal.spreadAcrossHosts(d, zones);
+    Zonal.pinToZone(d, { topology: zones, zone: 'b' });
+    Zonal.spreadAcrossHosts(d, { topology: zones });
     const spec = podSpec(only(synth(chart), 'StatefulSet'));
     expect(spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
       { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['b'] }] },
@@ -113,48 +114,36 @@ describe('bad input', () => {
     const chart = testChart();
     const d = new kplus.Deployment(chart, 'w', { containers: [container], select: false });
     d.select(kplus.LabelSelector.of({ labels: { app: 'web' } }));
-    expect(() => Zonal.spread(d, { topology: zones }))
+    Zonal.spread(d, { topology: zones });
+    expect(() => synth(chart))
       .toThrow(/^Zonal.spread\(Deployment 'test\/w'\): selector=\{"matchLabels":\{"app":"web"\}\} does not match the pod labels \{"cdk8s.io\/metadata.addr":"test-w-[0-9a-f]+"\}: the constraint would count other pods and never these$/);
   });
 
   test('a workload without any selector', () => {
     const chart = testChart();
     const d = new kplus.Deployment(chart, 'w', { containers: [container], select: false });
-    expect(() => Zonal.spread(d, { topology: zones })).toThrow(/selector=\{"matchLabels":\{\}\} is empty/);
+    Zonal.spread(d, { topology: zones });
+    expect(() => synth(chart)).toThrow(/^Zonal.spread\(Deployment 'test\/w'\): selector=\{\} is empty/);
   });
 
-  test('pod labels changed after spreading are caught at synth', () => {
+  test('the constraints select the pods as synthesized: labels and selector changed after spreading are followed', () => {
+    const chart = testChart();
+    const d = new kplus.Deployment(chart, 'w', { containers: [container], select: false });
+    d.podMetadata.addLabel('app', 'web');
+    Zonal.spread(d, { topology: zones });
+    d.select(kplus.LabelSelector.of({ labels: { app: 'web' } }));
+    const spec = podSpec(only(synth(chart), 'Deployment'));
+    expect(spec.topologySpreadConstraints.map((c: any) => c.labelSelector)).toEqual([{ matchLabels: { app: 'web' } }, { matchLabels: { app: 'web' } }]);
+  });
+
+  test('pod labels changed after spreading so that the selector misses them are caught at synth', () => {
     const chart = testChart();
     const d = new kplus.Deployment(chart, 'w', { containers: [container], select: false });
     d.podMetadata.addLabel('app', 'web');
     d.select(kplus.LabelSelector.of({ labels: { app: 'web' } }));
     Zonal.spread(d, { topology: zones });
     d.podMetadata.addLabel('app', 'api');
-    expect(() => synth(chart)).toThrow(/the topology.kubernetes.io\/zone spread constraint selects .* but the pods are labelled \{"app":"api",/);
-  });
-
-  test('the synthesis errors, word for word (selector and terms as the manifest spells them)', () => {
-    const chart = testChart();
-    const d = new kplus.Deployment(chart, 'w', { containers: [container], select: false });
-    d.podMetadata.addLabel('tier', 'web');
-    d.select(kplus.LabelSelector.of({ labels: { tier: 'web' }, expressions: [kplus.LabelExpression.exists('tier')] }));
-    Zonal.spread(d, { topology: new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' }), spreadAcrossHosts: false });
-    d.podMetadata.addLabel('tier', 'api');
-    d.scheduling.attract(kplus.Node.labeled(kplus.NodeLabelQuery.exists('disk')));
-    let message = '';
-    try {
-      synth(chart);
-    } catch (e) {
-      message = (e as Error).message.replace(/test-w-[0-9a-f]+/, 'test-w-HASH');
-    }
-    expect(message).toBe('Validation failed with the following errors:\n' +
-      '  [test/w] the topology.kubernetes.io/zone spread constraint selects {"matchExpressions":[{"key":"tier","operator":"Exists"}],' +
-      '"matchLabels":{"tier":"web"}} but the pods are labelled {"cdk8s.io/metadata.addr":"test-w-HASH","tier":"api"}: it would never count them (were the pod labels or ' +
-      'selector changed after Zonal?)\n' +
-      "  [test/w] Zonal.spread(Deployment 'test/w') requires nodes with [{\"key\":\"topology.kubernetes.io/zone\",\"operator\":\"In\"," +
-      '"values":["a","b"]},{"key":"topology.kubernetes.io/region","operator":"In","values":["eu-1"]}], but the pod also has required ' +
-      'node affinity term(s) [{"matchExpressions":[{"key":"disk","operator":"Exists"}]}]; Kubernetes ORs the terms, so pods could run ' +
-      'outside the zones. Add the zone requirement to those terms, or pass restrictToZones: false');
+    expect(() => synth(chart)).toThrow(/^Zonal.spread\(Deployment 'test\/w'\): selector=\{"matchLabels":\{"app":"web"\}\} does not match the pod labels \{"app":"api",/);
   });
 
   test('validation reads the workload\'s state: a synthesis renders the workload once', () => {
@@ -166,12 +155,38 @@ describe('bad input', () => {
     expect(render).toHaveBeenCalledTimes(1);
   });
 
-  test('another required node affinity term would let pods escape the zones', () => {
+  test('required node affinity added after Zonal (ORed terms) gets the zone requirement in every term', () => {
     const chart = testChart();
     const d = new kplus.Deployment(chart, 'w', { containers: [container] });
-    Zonal.spread(d, { topology: zones });
+    Zonal.spread(d, { topology: new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' }) });
     d.scheduling.attract(kplus.Node.labeled(kplus.NodeLabelQuery.is('disk', 'ssd')));
-    expect(() => synth(chart)).toThrow(/Kubernetes ORs the terms, so pods could run outside the zones/);
+    d.scheduling.attract(kplus.Node.labeled(kplus.NodeLabelQuery.exists('gpu')));
+    const zone = [
+      { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a', 'b'] },
+      { key: 'topology.kubernetes.io/region', operator: 'In', values: ['eu-1'] },
+    ];
+    expect(podSpec(only(synth(chart), 'Deployment')).affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+      { matchExpressions: [{ key: 'disk', operator: 'In', values: ['ssd'] }, ...zone] },
+      { matchExpressions: [{ key: 'gpu', operator: 'Exists' }, ...zone] },
+    ]);
+  });
+
+  test('a spread constraint of the workload\'s own on the same key and whenUnsatisfiable is refused at synth', () => {
+    const chart = testChart();
+    const d = new k8s.KubeDeployment(chart, 'w', {
+      spec: {
+        selector: { matchLabels: { app: 'w' } },
+        template: {
+          metadata: { labels: { app: 'w' } },
+          spec: {
+            containers: [{ name: 'c', image: 'nginx' }],
+            topologySpreadConstraints: [{ topologyKey: 'kubernetes.io/hostname', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'w' } } }],
+          },
+        },
+      },
+    });
+    Zonal.spread(d, { topology: zones });
+    expect(() => synth(chart)).toThrow("Zonal.spread(Deployment 'test/w'): the workload already has a ScheduleAnyway spread constraint on kubernetes.io/hostname of its own");
   });
 
   test.each([
@@ -190,14 +205,14 @@ describe('bad input', () => {
     const spread = new kplus.Deployment(chart, 's', { containers: [container] });
     Zonal.spread(spread, { topology: zones });
     expect(() => Zonal.spread(spread, { topology: zones })).toThrow('already spread across zones; call Zonal.spread once per workload');
-    expect(() => Zonal.pinToZone(spread, zones, 'a')).toThrow('it cannot also be pinned to "a"');
-    expect(() => Zonal.spreadAcrossHosts(spread, zones)).toThrow('already has a ScheduleAnyway spread constraint on kubernetes.io/hostname');
+    expect(() => Zonal.pinToZone(spread, { topology: zones, zone: 'a' })).toThrow('it cannot also be pinned to "a"');
+    expect(() => Zonal.spreadAcrossHosts(spread, { topology: zones })).toThrow('already has a ScheduleAnyway spread constraint on kubernetes.io/hostname');
 
     const pinned = new kplus.Deployment(chart, 'p', { containers: [container] });
-    Zonal.pinToZone(pinned, zones, 'a');
+    Zonal.pinToZone(pinned, { topology: zones, zone: 'a' });
     expect(() => Zonal.spread(pinned, { topology: zones })).toThrow('is pinned to zone "a" by Zonal.pinToZone');
-    expect(() => Zonal.pinToZone(pinned, zones, 'b')).toThrow('already pinned to zone "a"');
-    expect(() => Zonal.pinToZone(new kplus.Deployment(chart, 'q', { containers: [container] }), zones, 'x'))
+    expect(() => Zonal.pinToZone(pinned, { topology: zones, zone: 'b' })).toThrow('already pinned to zone "a"');
+    expect(() => Zonal.pinToZone(new kplus.Deployment(chart, 'q', { containers: [container] }), { topology: zones, zone: 'x' }))
       .toThrow("Zonal.pinToZone(Deployment 'test/q'): zone=\"x\" is not one of the topology's zones [a, b, c]");
   });
 
@@ -205,6 +220,6 @@ describe('bad input', () => {
     const chart = testChart();
     const ds = new kplus.DaemonSet(chart, 'd', { containers: [container] });
     expect(() => Zonal.spread(ds, { topology: zones }))
-      .toThrow("Zonal.spread(DaemonSet 'test/d'): kind DaemonSet is not supported; Zonal places Deployment, StatefulSet and Job pods (a DaemonSet already runs one pod on every node)");
+      .toThrow("Zonal.spread: workload 'test/d' is a DaemonSet, not one of Deployment, StatefulSet, Job (a DaemonSet already runs one pod on every node)");
   });
 });
