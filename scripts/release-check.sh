@@ -2,7 +2,8 @@
 # The release workflow's steps that can run here, on a throwaway clone: projen's bump from conventional commits
 # (after a v0.0.0 tag and one `feat:` commit, so the bump has something to do), the jsii build and the npm
 # tarball; then that tarball installed in a fresh app, whose default controller image must be the one the
-# release pushes: tagged with the version the bump chose. Leaves the checkout untouched.
+# release pushes: tagged with the version the bump chose; and a cdk8s-plus-33 user app (test/user-app) on that
+# tarball, synthesized with the cdk8s CLI and snapshot-tested. Leaves the checkout untouched.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -35,3 +36,19 @@ node -e '
   }
   console.log(`release-check: version ${process.argv[1]}, tarball ${require("path").basename(process.argv[2])}, default image ${want}`);
 ' "$version" "$tarball"
+
+# A user's app as `cdk8s init typescript-app` makes one today (cdk8s-plus-33; test/user-app), with the tarball
+# installed: type-checked, synthesized by the cdk8s CLI, and its snapshot test passing (--ci: a missing or
+# different snapshot fails).
+cp -r "$root/test/user-app" "$work/user-app"
+cd "$work/user-app"
+npm install --no-audit --no-fund --loglevel=error >/dev/null
+npm install --no-audit --no-fund --loglevel=error "$tarball" >/dev/null
+npx tsc --noEmit -p .
+npx cdk8s synth >/dev/null 2>"$work/synth.log" || { cat "$work/synth.log" >&2; exit 1; }
+for kind in Deployment StatefulSet ZoneDisruptionBudget ZoneAwareUpdate; do
+  grep -q "^kind: $kind\$" dist/my-zonal-app.k8s.yaml || { echo "release-check: the user app's synth has no $kind" >&2; exit 1; }
+done
+test "$(grep -c 'topology.kubernetes.io/zone' dist/my-zonal-app.k8s.yaml)" -ge 4 || { echo "release-check: the user app's workloads are not spread across zones" >&2; exit 1; }
+npx jest --ci
+echo "release-check: a cdk8s-plus-33 app synthesized with the cdk8s CLI and passed its snapshot test, from the tarball"
