@@ -74,3 +74,16 @@ export function quantityProblem(text: string): string | undefined {
   if (text.startsWith('-') && !/^-0*(\.0*)?([a-zA-Z]|[eE][+-]?\d+)?$/.test(text)) return 'must not be negative';
   return undefined;
 }
+
+const QUANTITY_SUFFIX: { [suffix: string]: number } = {
+  'm': 1e-3, '': 1, 'k': 1e3, 'M': 1e6, 'G': 1e9, 'T': 1e12, 'P': 1e15, 'E': 1e18,
+  'Ki': 2 ** 10, 'Mi': 2 ** 20, 'Gi': 2 ** 30, 'Ti': 2 ** 40, 'Pi': 2 ** 50, 'Ei': 2 ** 60,
+};
+
+/** The value of a Kubernetes quantity as a number ('500m' -> 0.5, '1Gi' -> 1073741824), or undefined when it is none. */
+export function quantityValue(text: string): number | undefined {
+  if (typeof text !== 'string' || quantityProblem(text) !== undefined) return undefined;
+  const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(.*)$/.exec(text)!;
+  const exponent = /^[eE]([+-]?\d+)$/.exec(m[2]);
+  return Number(m[1]) * (exponent ? 10 ** Number(exponent[1]) : QUANTITY_SUFFIX[m[2]]);
+}

@@ -1,0 +1,283 @@
+/**
+ * The zone check (pure, deterministic): for every workload of a set of manifests, where its pods can be on an
+ * inventory of zones and nodes, and what losing each zone leaves of it. Only hard constraints count (what the
+ * scheduler guarantees); the placement math is spread-bounds.ts, exact for the model it describes.
+ */
+import { affinityAdmits, podRequests, roomOn, selects, selfTerms, toleratesTaints } from './eligibility';
+import { CheckNode, ZoneInventory } from './inventory';
+import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
+import { searchLayouts } from './node-search';
+import { HardSpread, placementBounds } from './spread-bounds';
+import { CheckBudget, CheckInput, CheckStorageClass, CheckWorkload, QUORUM_ANNOTATION, readManifests } from './workloads';
+
+/** Checks `manifests` (parsed Kubernetes objects) against `inventory`. */
+export function analyzeManifests(manifests: readonly unknown[], inventory: ZoneInventory): ZoneReportData {
+  const input = readManifests(manifests, inventory.topologyKey);
+  return {
+    zones: [...inventory.zones],
+    workloads: input.workloads.map((w) => analyzeWorkload(w, input, inventory)),
+    findings: input.findings,
+  };
+}
+
+function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInventory): WorkloadReport {
+  const findings: ZoneFinding[] = [];
+  const add = (rule: string, severity: FindingSeverity, message: string, fix: string) => findings.push({ rule, severity, message, fix });
+  const zones = inventory.zones;
+  const nodes = inventory._nodes;
+  const pod = w.pod;
+  const requests = podRequests(pod);
+  const admits = (n: CheckNode) => affinityAdmits(pod, n) && toleratesTaints(pod, n);
+  const room = new Map(nodes.map((n) => [n.name, admits(n) ? roomOn(n, requests) : 0]));
+
+  // volumes: a class limited to some zones keeps the pods out of the others; Immediate binding picks each
+  // volume's zone before the pod is scheduled, so the hard spread no longer decides where the pods go
+  const classes = w.claimClasses.map((name) => storageClassOf(name, input.storageClasses));
+  for (const c of classes) {
+    if (!c) continue;
+    if (c.zones) for (const n of nodes) if (!c.zones.includes(n.zone)) room.set(n.name, 0);
+  }
+  const immediate = classes.find((c) => c?.immediate && (c.zones === undefined || c.zones.length > 1));
+  if (immediate) {
+    add('immediate-binding', FindingSeverity.WARNING,
+      `its volumes use StorageClass ${immediate.name} with volumeBindingMode Immediate: each volume's zone is chosen before its pod is scheduled, ` +
+      'so the zone spread cannot hold and every replica may end up in one zone', 'Use a StorageClass with volumeBindingMode: WaitForFirstConsumer.');
+  }
+
+  const antiZone = selfTerms(pod, w.podLabels, 'podAntiAffinity');
+  if (antiZone.includes(inventory.hostnameKey)) for (const [name, r] of room) room.set(name, Math.min(r, 1));
+  const colocated = selfTerms(pod, w.podLabels, 'podAffinity').includes(inventory.topologyKey);
+  const constraints = hardConstraints(pod, w, inventory, add);
+
+  if (w.kind === 'DaemonSet') return daemonSet(w, nodes, room, zones, findings);
+
+  const replicas = w.replicas ?? 1;
+  const zoneSpread = constraints.zone && !immediate ? zoneSpreadOf(constraints.zone, nodes, pod, zones) : undefined;
+  const zoneCaps = (rooms: Map<string, number>) => {
+    const caps = zones.map((z) => nodes.filter((n) => n.zone === z).reduce((sum, n) => sum + rooms.get(n.name)!, 0));
+    return antiZone.includes(inventory.topologyKey) ? caps.map((c) => Math.min(c, 1)) : caps;
+  };
+  const host = hostSpreadRoom(constraints.host, nodes, room, pod, replicas);
+  const caps = zoneCaps(host.most);
+  let bounds: Bounds = placementBounds(replicas, caps, zoneSpread);
+  if (host.spread && zoneSpread) {
+    // A hard host spread and a hard zone spread together can stop placement earlier than either alone (a zone
+    // that may not grow keeps its nodes' counts down, which holds the other nodes back): every placement order
+    // is tried, or, when there are too many, the pods placed are those sure to fit with maxSkew per node.
+    const least = placementBounds(replicas, zoneCaps(host.least), zoneSpread);
+    const most = bounds;
+    const searched = antiZone.includes(inventory.topologyKey) ? undefined : searchLayouts({
+      replicas,
+      zones: zones.length,
+      nodes: nodes.map((n) => ({ zone: zones.indexOf(n.zone), room: Math.min(room.get(n.name)!, replicas) })),
+      zoneSpread,
+      hostSpread: host.spread,
+    });
+    bounds = searched ?? { placed: least.placed, lo: least.lo.map((v, i) => Math.min(v, most.lo[i])), hi: most.hi.map((v, i) => Math.max(v, least.hi[i])) };
+  }
+  if (colocated) {
+    // the first pod picks a zone and every other one follows it: any zone may hold them all
+    const usable = caps.filter((c) => c > 0);
+    const placed = Math.min(replicas, usable.length > 0 ? Math.min(...usable) : 0);
+    bounds = { placed, lo: caps.map(() => 0), hi: caps.map((c) => Math.min(c, replicas)) };
+    add('self-affinity-one-zone', FindingSeverity.ERROR,
+      `required pod affinity to its own pods on ${inventory.topologyKey} puts every replica in the zone of the first one`,
+      'Remove the required pod affinity, or make it preferred.');
+  }
+
+  if (bounds.placed < replicas) {
+    add('pending', FindingSeverity.ERROR, `${replicas - bounds.placed} of ${replicas} replicas can stay Pending with every zone up ` +
+      `(room per zone for its pods: ${zones.map((z, i) => `${z} ${fmt(caps[i])}`).join(', ')}${zoneSpread ? `; zone spread maxSkew ${zoneSpread.maxSkew}` : ''})`,
+    'Give its pods room in every zone (nodes its affinity and tolerations admit, allocatable for its requests), or lower replicas.');
+  }
+  const unreachable = zones.filter((_, i) => caps[i] === 0);
+  if (unreachable.length > 0 && replicas > 0) {
+    add('zone-unusable', FindingSeverity.WARNING, `its pods cannot run in zone(s) ${unreachable.join(', ')} (node affinity, taints, resources or volumes)`,
+      'Check its nodeSelector, node affinity, tolerations and requests against the nodes of those zones.');
+  }
+
+  const need = needed(w, replicas, input.budgets, add);
+  const budget = budgetOf(w, input.budgets);
+  const zoneLoss: ZoneLoss[] = zones.map((zone, z) => {
+    const survivors = bounds.survivors?.[z] ?? bounds.placed - bounds.hi[z];
+    const lost = bounds.hi[z];
+    const pending = replacementsPending(w, z, lost, bounds, caps, zoneSpread, constraints.zone);
+    const drainBlocked = budget !== undefined && bounds.placed - pending < budgetNeed(budget, replicas);
+    return { zone, survivors, survives: survivors >= need.count, replacementsPending: pending, drainBlocked };
+  });
+  reportLosses(replicas, zoneLoss, need, zoneSpread, constraints.zone !== undefined, add);
+  return {
+    kind: w.kind,
+    ...(w.namespace !== undefined ? { namespace: w.namespace } : {}),
+    name: w.name,
+    replicas,
+    perZone: Object.fromEntries(zones.map((z, i) => [z, { guaranteed: bounds.lo[i], worstCase: bounds.hi[i] }])),
+    pendingWorstCase: replicas - bounds.placed,
+    needed: need.count,
+    neededBecause: need.because,
+    zoneLoss,
+    survives: Object.fromEntries(zoneLoss.map((l) => [l.zone, l.survives])),
+    findings,
+  };
+}
+
+/** Where the pods can be: placed in every final layout, per zone the fewest and most, per zone lost the fewest left (when known exactly). */
+interface Bounds {
+  readonly placed: number;
+  readonly lo: number[];
+  readonly hi: number[];
+  readonly survivors?: number[];
+}
+
+type Add = (rule: string, severity: FindingSeverity, message: string, fix: string) => void;
+
+/** The pod's hard spread constraints on the zone and hostname keys that select its own pods. */
+function hardConstraints(pod: any, w: CheckWorkload, inventory: ZoneInventory, add: Add): { zone?: any; host?: any } {
+  const all: any[] = Array.isArray(pod.topologySpreadConstraints) ? pod.topologySpreadConstraints : [];
+  const out: { zone?: any; host?: any } = {};
+  for (const c of all) {
+    const key = c?.topologyKey === inventory.topologyKey ? 'zone' : c?.topologyKey === inventory.hostnameKey ? 'host' : undefined;
+    if (!key) continue;
+    if (!selects(c.labelSelector, w.podLabels)) {
+      add('spread-selector-mismatch', FindingSeverity.WARNING,
+        `its ${c.topologyKey} spread constraint selects ${JSON.stringify(c.labelSelector ?? {})}, which does not match the pod labels ` +
+        `${JSON.stringify(w.podLabels)}: the constraint does nothing for these pods`, 'Make the labelSelector select the pod template\'s labels.');
+      continue;
+    }
+    if (c.whenUnsatisfiable !== 'DoNotSchedule') {
+      if (key === 'zone') {
+        add('soft-zone-spread', FindingSeverity.INFO, `its zone spread is ${c.whenUnsatisfiable ?? 'ScheduleAnyway'}: the scheduler may pack its pods into fewer zones under pressure`,
+          'Use whenUnsatisfiable: DoNotSchedule for a guarantee.');
+      }
+      continue;
+    }
+    const maxSkew = Number.isInteger(c.maxSkew) && c.maxSkew >= 1 ? c.maxSkew : 1;
+    if (!out[key] || maxSkew < out[key].maxSkew) out[key] = { ...c, maxSkew };
+  }
+  return out;
+}
+
+/** The zone spread as spread-bounds models it: its domains are the zones of the nodes its policies count. */
+function zoneSpreadOf(c: any, nodes: readonly CheckNode[], pod: any, zones: readonly string[]): HardSpread {
+  const counted = (n: CheckNode) => (c.nodeAffinityPolicy === 'Ignore' || affinityAdmits(pod, n)) && (c.nodeTaintsPolicy !== 'Honor' || toleratesTaints(pod, n));
+  const domains = zones.map((z) => nodes.some((n) => n.zone === z && counted(n)));
+  const count = domains.filter(Boolean).length;
+  return { maxSkew: c.maxSkew, minIsZero: Number.isInteger(c.minDomains) && count < c.minDomains, domains };
+}
+
+/**
+ * Each node's room under a hard host spread: at most the emptiest counted node's room + maxSkew (the emptiest
+ * node holds at most its room; maxSkew alone while there are fewer nodes than minDomains), and at least
+ * maxSkew, which it is sure to take while any counted node is still empty.
+ */
+function hostSpreadRoom(
+  c: any, nodes: readonly CheckNode[], room: Map<string, number>, pod: any, replicas: number,
+): { most: Map<string, number>; least: Map<string, number>; spread?: HardSpread } {
+  if (!c) return { most: room, least: room };
+  const counted = nodes.filter((n) => (c.nodeAffinityPolicy === 'Ignore' || affinityAdmits(pod, n)) && (c.nodeTaintsPolicy !== 'Honor' || toleratesTaints(pod, n)));
+  if (counted.length === 0) return { most: room, least: room };
+  const minIsZero = Number.isInteger(c.minDomains) && counted.length < c.minDomains;
+  const capMin = minIsZero ? 0 : Math.min(...counted.map((n) => room.get(n.name)!));
+  const most = new Map(nodes.map((n) => [n.name, Math.min(room.get(n.name)!, capMin + c.maxSkew, replicas)]));
+  const least = new Map(nodes.map((n) => [n.name, Math.min(most.get(n.name)!, c.maxSkew)]));
+  return { most, least, spread: { maxSkew: c.maxSkew, minIsZero, domains: nodes.map((n) => counted.includes(n)) } };
+}
+
+/**
+ * Replacements for the pods of lost zone `z` that stay Pending: all of them for a StatefulSet with volumes
+ * (its claims are bound to volumes in that zone); with a hard zone spread, the lost zone's nodes (NotReady)
+ * still count as a domain with no pods unless nodeTaintsPolicy is Honor, so no other zone may grow beyond
+ * maxSkew; without one, they pack into the other zones' room.
+ */
+function replacementsPending(
+  w: CheckWorkload, z: number, lost: number, bounds: Bounds, caps: number[], spread: HardSpread | undefined, c: any,
+): number {
+  if (lost === 0 || w.kind === 'Job') return 0;
+  if (w.claimClasses.length > 0) return lost;
+  const others = caps.map((_, i) => i).filter((i) => i !== z);
+  if (!spread) return Math.max(0, lost - (others.reduce((s, i) => s + caps[i], 0) - (bounds.placed - lost)));
+  const stillDomain = c?.nodeTaintsPolicy !== 'Honor';
+  const domainsLeft = spread.domains.filter((d, i) => d && i !== z).length;
+  if (stillDomain || spread.minIsZero || (Number.isInteger(c?.minDomains) && domainsLeft < c.minDomains)) {
+    // the minimum is 0: another zone takes a replacement only while it holds fewer than maxSkew pods
+    const room = others.reduce((s, i) => s + Math.max(0, Math.min(caps[i], spread.maxSkew) - bounds.lo[i]), 0);
+    return Math.max(0, lost - room);
+  }
+  const after = placementBounds(bounds.placed, caps.map((cap, i) => (i === z ? 0 : cap)), { ...spread, domains: spread.domains.map((d, i) => d && i !== z) });
+  return Math.max(0, bounds.placed - after.placed);
+}
+
+/** How many replicas the workload needs, and why: its quorum annotation, else its PodDisruptionBudget, else 1. */
+function needed(w: CheckWorkload, replicas: number, budgets: readonly CheckBudget[], add: Add): { count: number; because: string } {
+  const quorum = w.annotations[QUORUM_ANNOTATION];
+  if (quorum !== undefined) {
+    if (quorum === 'majority') return { count: Math.floor(replicas / 2) + 1, because: `${QUORUM_ANNOTATION}: majority of ${replicas}` };
+    if (/^\d+$/.test(quorum) && Number(quorum) >= 1) return { count: Number(quorum), because: `${QUORUM_ANNOTATION}: ${quorum}` };
+    add('quorum-annotation-invalid', FindingSeverity.ERROR, `${QUORUM_ANNOTATION}=${JSON.stringify(quorum)} is neither "majority" nor a whole number >= 1`,
+      `Set ${QUORUM_ANNOTATION} to "majority" or to the replicas the workload needs.`);
+  }
+  const budget = budgetOf(w, budgets);
+  if (budget) {
+    const count = budgetNeed(budget, replicas);
+    if (count > 0) return { count, because: `PodDisruptionBudget ${budget.name}: ${budget.minAvailable !== undefined ? `minAvailable ${budget.minAvailable}` : `maxUnavailable ${budget.maxUnavailable}`}` };
+  }
+  return { count: replicas === 0 ? 0 : 1, because: replicas === 0 ? 'no replicas' : 'at least one replica' };
+}
+
+function budgetOf(w: CheckWorkload, budgets: readonly CheckBudget[]): CheckBudget | undefined {
+  return budgets.find((b) => b.namespace === w.namespace && selects(b.selector, w.podLabels));
+}
+
+/** The pods a budget keeps available out of `replicas` (percentages rounded up, as Kubernetes does). */
+function budgetNeed(b: CheckBudget, replicas: number): number {
+  const value = (v: number | string) => (typeof v === 'string' && v.endsWith('%') ? Math.ceil((Number(v.slice(0, -1)) * replicas) / 100) : Number(v));
+  if (b.minAvailable !== undefined) return Math.min(replicas, Math.max(0, value(b.minAvailable) || 0));
+  if (b.maxUnavailable !== undefined) return Math.max(0, replicas - (value(b.maxUnavailable) || 0));
+  return 0;
+}
+
+function reportLosses(
+  replicas: number, losses: ZoneLoss[], need: { count: number; because: string }, spread: HardSpread | undefined, hasZoneSpread: boolean, add: Add,
+): void {
+  const failing = losses.filter((l) => !l.survives);
+  if (failing.length === 0) return;
+  if (replicas === 1) {
+    add('single-replica', FindingSeverity.ERROR, 'it has one replica: losing its zone loses it', 'Run at least 2 replicas spread across zones (3 for a quorum).');
+  }
+  add('zone-loss', FindingSeverity.ERROR,
+    `losing ${failing.map((l) => `${l.zone} leaves ${l.survivors}`).join(', ')} in the worst case; it needs ${need.count} (${need.because})`,
+    spread ? 'Add replicas or lower maxSkew so that no zone holds more than it can lose.' : 'Spread it across zones with a hard constraint (Zonal.spread, or a topologySpreadConstraint on the zone key with DoNotSchedule).');
+  if (!hasZoneSpread && replicas > 1) {
+    add('no-hard-zone-spread', FindingSeverity.WARNING, 'nothing keeps its pods from all landing in one zone (no DoNotSchedule spread constraint on the zone key)',
+      'Add a zone topology spread constraint with whenUnsatisfiable: DoNotSchedule (Zonal.spread does).');
+  }
+}
+
+/** A DaemonSet runs one pod on every node it admits: its layout is known, and it lives as long as one zone does. */
+function daemonSet(w: CheckWorkload, nodes: readonly CheckNode[], room: Map<string, number>, zones: readonly string[], findings: ZoneFinding[]): WorkloadReport {
+  const perZone = zones.map((z) => nodes.filter((n) => n.zone === z && room.get(n.name)! > 0).length);
+  const replicas = perZone.reduce((a, b) => a + b, 0);
+  const need = { count: replicas === 0 ? 0 : 1, because: 'at least one pod (one per node)' };
+  const zoneLoss = zones.map((zone, i) => ({ zone, survivors: replicas - perZone[i], survives: replicas - perZone[i] >= need.count, replacementsPending: 0, drainBlocked: false }));
+  return {
+    kind: w.kind,
+    ...(w.namespace !== undefined ? { namespace: w.namespace } : {}),
+    name: w.name,
+    replicas,
+    perZone: Object.fromEntries(zones.map((z, i) => [z, { guaranteed: perZone[i], worstCase: perZone[i] }])),
+    pendingWorstCase: 0,
+    needed: need.count,
+    neededBecause: need.because,
+    zoneLoss,
+    survives: Object.fromEntries(zoneLoss.map((l) => [l.zone, l.survives])),
+    findings,
+  };
+}
+
+function storageClassOf(name: string | undefined, classes: readonly CheckStorageClass[]): CheckStorageClass | undefined {
+  return name === undefined ? classes.find((c) => c.isDefault) : classes.find((c) => c.name === name);
+}
+
+function fmt(n: number): string {
+  return n === Infinity ? 'unlimited' : String(n);
+}

@@ -1,0 +1,77 @@
+/**
+ * Which nodes a workload's pods may run on and how many fit on each (pure), from the pod spec's hard
+ * constraints only: nodeSelector, required node affinity, taints and tolerations, resource requests against
+ * allocatable, required pod anti-affinity to its own pods. Soft constraints (preferences, ScheduleAnyway) never
+ * keep a pod off a node, so they are ignored: the check reports what is guaranteed.
+ */
+import { CheckNode } from './inventory';
+import { quantityValue } from '../shared/quantity';
+
+/** True when the node selector requirement holds on `labels` (In, NotIn, Exists, DoesNotExist, Gt, Lt). */
+export function requirementHolds(r: any, labels: { readonly [key: string]: string }): boolean {
+  const has = Object.prototype.hasOwnProperty.call(labels, r?.key);
+  const values: unknown[] = Array.isArray(r?.values) ? r.values : [];
+  switch (r?.operator) {
+    case 'In': return has && values.includes(labels[r.key]);
+    case 'NotIn': return !has || !values.includes(labels[r.key]);
+    case 'Exists': return has;
+    case 'DoesNotExist': return !has;
+    case 'Gt': return has && /^-?\d+$/.test(labels[r.key]) && Number(labels[r.key]) > Number(values[0]);
+    case 'Lt': return has && /^-?\d+$/.test(labels[r.key]) && Number(labels[r.key]) < Number(values[0]);
+    default: return false; // an operator Kubernetes does not know matches nothing (it would reject the object)
+  }
+}
+
+/** True when a label selector (matchLabels, matchExpressions) selects `labels`; a malformed one selects nothing. */
+export function selects(selector: any, labels: { readonly [key: string]: string }): boolean {
+  if (typeof selector !== 'object' || selector === null) return false;
+  const exprs: any[] = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
+  if (exprs.some((e) => !['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e?.operator))) return false;
+  return Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v) && exprs.every((e) => requirementHolds(e, labels));
+}
+
+/** True when the pod's nodeSelector and required node affinity admit the node. */
+export function affinityAdmits(pod: any, node: CheckNode): boolean {
+  const selector = pod.nodeSelector ?? {};
+  if (!Object.entries(selector).every(([k, v]) => node.labels[k] === v)) return false;
+  const terms = pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  if (!Array.isArray(terms)) return true;
+  // Kubernetes ORs the terms; a term ANDs its expressions; an empty term matches nothing
+  return terms.some((t: any) => {
+    const exprs: any[] = [...(Array.isArray(t?.matchExpressions) ? t.matchExpressions : []), ...(Array.isArray(t?.matchFields) ? t.matchFields.map((f: any) => ({ ...f, key: f.key === 'metadata.name' ? '\u0000name' : f.key })) : [])];
+    const labels = { ...node.labels, '\u0000name': node.name };
+    return exprs.length > 0 && exprs.every((e) => requirementHolds(e, labels));
+  });
+}
+
+/** True when the pod tolerates every NoSchedule and NoExecute taint of the node. */
+export function toleratesTaints(pod: any, node: CheckNode): boolean {
+  const tolerations: any[] = Array.isArray(pod.tolerations) ? pod.tolerations : [];
+  return node.taints.filter((t) => t.effect !== 'PreferNoSchedule').every((t) => tolerations.some((tol) => {
+    if (tol?.effect && tol.effect !== t.effect) return false;
+    if (tol?.operator === 'Exists') return !tol.key || tol.key === t.key;
+    return tol?.key === t.key && (tol.value ?? '') === (t.value ?? '');
+  }));
+}
+
+/** The pod's requests (CPU cores, memory bytes): the containers' sum, or the largest init container's if larger. */
+export function podRequests(pod: any): { cpu: number; memory: number } {
+  const of = (c: any, r: 'cpu' | 'memory') => quantityValue(String(c?.resources?.requests?.[r] ?? '0')) ?? 0;
+  const containers: any[] = Array.isArray(pod.containers) ? pod.containers : [];
+  const inits: any[] = Array.isArray(pod.initContainers) ? pod.initContainers : [];
+  const total = (r: 'cpu' | 'memory') => Math.max(containers.reduce((s, c) => s + of(c, r), 0), ...inits.map((c) => of(c, r)));
+  return { cpu: total('cpu'), memory: total('memory') };
+}
+
+/** How many of the pods fit on `node` by its allocatable resources (Infinity: no limit). */
+export function roomOn(node: CheckNode, requests: { cpu: number; memory: number }): number {
+  const fit = (have: number, need: number) => (need <= 0 ? Infinity : Math.floor(have / need + 1e-9));
+  return Math.min(fit(node.cpu, requests.cpu), fit(node.memory, requests.memory), node.pods);
+}
+
+/** The pod's required pod (anti-)affinity terms that select its own pods, by topology key. */
+export function selfTerms(pod: any, podLabels: { readonly [key: string]: string }, kind: 'podAffinity' | 'podAntiAffinity'): string[] {
+  const terms: any[] = pod.affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (!Array.isArray(terms)) return [];
+  return terms.filter((t) => selects(t?.labelSelector, podLabels)).map((t) => String(t.topologyKey));
+}

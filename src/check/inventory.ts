@@ -1,0 +1,164 @@
+/**
+ * The cluster the zone check places workloads on: its zones, and either N equal nodes per zone or the nodes
+ * themselves (labels, taints, allocatable CPU and memory), as `kubectl get nodes -o json` shows them.
+ */
+import { invalidProp } from '../shared/errors';
+import { checkProps, Props, PropSpec } from '../shared/props';
+import { quantityValue } from '../shared/quantity';
+
+/** A node taint. */
+export interface InventoryTaint {
+  readonly key: string;
+  /** @default - none */
+  readonly value?: string;
+  /** NoSchedule, PreferNoSchedule or NoExecute. */
+  readonly effect: string;
+}
+
+/** One node of the inventory. */
+export interface InventoryNode {
+  readonly name: string;
+  /** Its zone (one of the inventory's zones). */
+  readonly zone: string;
+  /**
+   * Its labels (the zone and hostname labels are added when missing).
+   *
+   * @default - the zone and hostname labels only
+   */
+  readonly labels?: { [key: string]: string };
+  /** @default - none */
+  readonly taints?: InventoryTaint[];
+  /**
+   * Allocatable CPU (a Kubernetes quantity, e.g. "4" or "3500m").
+   *
+   * @default - unlimited: CPU never keeps a pod off the node
+   */
+  readonly allocatableCpu?: string;
+  /**
+   * Allocatable memory (a Kubernetes quantity, e.g. "16Gi").
+   *
+   * @default - unlimited
+   */
+  readonly allocatableMemory?: string;
+  /**
+   * Allocatable pods.
+   *
+   * @default 110
+   */
+  readonly allocatablePods?: number;
+}
+
+/** Props of `ZoneInventory`. */
+export interface ZoneInventoryProps {
+  /** The zones, by their zone label value. */
+  readonly zones: string[];
+  /**
+   * This many equal nodes per zone, unlimited in CPU and memory, with no taints. Set this or `nodes`.
+   *
+   * @default - `nodes`
+   */
+  readonly nodesPerZone?: number;
+  /**
+   * The nodes. Set this or `nodesPerZone`.
+   *
+   * @default - `nodesPerZone`
+   */
+  readonly nodes?: InventoryNode[];
+  /**
+   * The node label that holds the zone.
+   *
+   * @default "topology.kubernetes.io/zone"
+   */
+  readonly topologyKey?: string;
+  /**
+   * The node label that holds the node's name.
+   *
+   * @default "kubernetes.io/hostname"
+   */
+  readonly hostnameKey?: string;
+}
+
+const TAINT_PROPS: PropSpec<InventoryTaint> = {
+  key: Props.nonEmptyString(),
+  value: Props.optional(Props.string()),
+  effect: Props.string((v) => (['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(v) ? undefined : 'must be NoSchedule, PreferNoSchedule or NoExecute')),
+};
+
+const NODE_PROPS: PropSpec<InventoryNode> = {
+  name: Props.nonEmptyString(),
+  zone: Props.nonEmptyString(),
+  labels: Props.optional(Props.mapOf(Props.string())),
+  taints: Props.optional(Props.arrayOf(Props.struct(TAINT_PROPS, 'InventoryTaint'))),
+  allocatableCpu: Props.optional(Props.string()),
+  allocatableMemory: Props.optional(Props.string()),
+  allocatablePods: Props.optional(Props.integer(0)),
+};
+
+const PROPS: PropSpec<ZoneInventoryProps> = {
+  zones: Props.arrayOf(Props.nonEmptyString(), 1),
+  nodesPerZone: Props.optional(Props.integer(1, 10_000)),
+  nodes: Props.optional(Props.arrayOf(Props.struct(NODE_PROPS, 'InventoryNode'))),
+  topologyKey: Props.optional(Props.nonEmptyString()),
+  hostnameKey: Props.optional(Props.nonEmptyString()),
+};
+
+/** A node as the check uses it: labels complete, resources as numbers (Infinity: unlimited). */
+export interface CheckNode {
+  readonly name: string;
+  readonly zone: string;
+  readonly labels: { readonly [key: string]: string };
+  readonly taints: readonly InventoryTaint[];
+  /** CPU cores. */
+  readonly cpu: number;
+  /** Bytes. */
+  readonly memory: number;
+  readonly pods: number;
+}
+
+/** The cluster the check places workloads on. */
+export class ZoneInventory {
+  /** N equal nodes in each zone, unlimited in CPU and memory. */
+  public static equalNodes(zones: string[], nodesPerZone: number): ZoneInventory {
+    return new ZoneInventory({ zones, nodesPerZone });
+  }
+
+  public readonly zones: string[];
+  public readonly topologyKey: string;
+  public readonly hostnameKey: string;
+  /** @internal */
+  public readonly _nodes: CheckNode[];
+
+  constructor(props: ZoneInventoryProps) {
+    const where = 'ZoneInventory';
+    checkProps(where, props, PROPS, 'ZoneInventoryProps');
+    if ((props.nodes === undefined) === (props.nodesPerZone === undefined)) {
+      throw invalidProp(where, 'nodesPerZone', props.nodesPerZone, 'set exactly one of nodesPerZone and nodes');
+    }
+    if (new Set(props.zones).size !== props.zones.length) throw invalidProp(where, 'zones', props.zones, 'lists a zone twice');
+    this.zones = [...props.zones];
+    this.topologyKey = props.topologyKey ?? 'topology.kubernetes.io/zone';
+    this.hostnameKey = props.hostnameKey ?? 'kubernetes.io/hostname';
+    const nodes: InventoryNode[] = props.nodes ?? props.zones.flatMap((zone) => Array.from({ length: props.nodesPerZone! }, (_, i) => ({ name: `${zone}-node-${i}`, zone })));
+    const names = new Set<string>();
+    this._nodes = nodes.map((n, i) => {
+      if (!props.zones.includes(n.zone)) throw invalidProp(where, `nodes[${i}].zone`, n.zone, `is not one of the zones [${props.zones.join(', ')}]`);
+      if (names.has(n.name)) throw invalidProp(where, `nodes[${i}].name`, n.name, 'names another node too');
+      names.add(n.name);
+      const quantity = (prop: string, value: string | undefined, unit: 'cpu' | 'memory') => {
+        if (value === undefined) return Infinity;
+        const parsed = quantityValue(value);
+        if (parsed === undefined || parsed < 0) throw invalidProp(where, `nodes[${i}].${prop}`, value, `is not a Kubernetes ${unit} quantity`);
+        return parsed;
+      };
+      return {
+        name: n.name,
+        zone: n.zone,
+        labels: { ...n.labels, [this.topologyKey]: n.zone, [this.hostnameKey]: n.labels?.[this.hostnameKey] ?? n.name },
+        taints: [...(n.taints ?? [])],
+        cpu: quantity('allocatableCpu', n.allocatableCpu, 'cpu'),
+        memory: quantity('allocatableMemory', n.allocatableMemory, 'memory'),
+        pods: n.allocatablePods ?? 110,
+      };
+    });
+  }
+}

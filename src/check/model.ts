@@ -1,0 +1,79 @@
+/**
+ * What the zone check reports (`ZoneReport`): plain data, the same for the library API, the CLI's JSON, and
+ * every format rendered from it (text, SARIF, HTML).
+ */
+
+/** How bad a finding is. */
+export enum FindingSeverity {
+  /** The workload does not survive losing a zone, or cannot be placed as written. */
+  ERROR = 'error',
+  /** Works today, but is fragile or relies on something the check cannot see. */
+  WARNING = 'warning',
+  /** Worth knowing; nothing to fix. */
+  INFO = 'info',
+}
+
+/** One finding about a workload, with a stable rule id (see docs/check.md for the list). */
+export interface ZoneFinding {
+  /** The rule's stable id, e.g. `spread-selector-mismatch`. */
+  readonly rule: string;
+  readonly severity: FindingSeverity;
+  /** What is wrong and why it matters, in one or two sentences. */
+  readonly message: string;
+  /** What to change. */
+  readonly fix: string;
+}
+
+/** The replicas one zone holds, whatever order the scheduler places them in. */
+export interface ZoneCount {
+  /** The fewest pods the zone can end up with (its hard constraints guarantee at least this many). */
+  readonly guaranteed: number;
+  /** The most pods the zone can end up with (the worst case its hard constraints allow). */
+  readonly worstCase: number;
+}
+
+/** What losing one zone does to a workload. */
+export interface ZoneLoss {
+  /** The zone lost. */
+  readonly zone: string;
+  /** Replicas left in the other zones in the worst case (before any replacement is scheduled). */
+  readonly survivors: number;
+  /** Whether `survivors` meets what the workload needs (`WorkloadReport.needed`). */
+  readonly survives: boolean;
+  /** Of the lost replicas, how many replacements stay Pending in the worst case (the rest pack into the other zones). */
+  readonly replacementsPending: number;
+  /** Whether a PodDisruptionBudget would block draining this zone's nodes (evictions refused before the zone is empty). */
+  readonly drainBlocked: boolean;
+}
+
+/** The check of one workload. */
+export interface WorkloadReport {
+  /** Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, or a custom resource the check knows. */
+  readonly kind: string;
+  /** The namespace, when the manifest sets one. */
+  readonly namespace?: string;
+  readonly name: string;
+  /** Replicas asked for (a DaemonSet: one per eligible node). */
+  readonly replicas: number;
+  /** Per zone: the pods it can be guaranteed, and the most it may get. */
+  readonly perZone: { [zone: string]: ZoneCount };
+  /** Replicas that may stay Pending with every zone up (no eligible capacity, or hard constraints that cannot all hold). */
+  readonly pendingWorstCase: number;
+  /** The replicas that must remain for the workload to work. */
+  readonly needed: number;
+  /** Why it needs that many (e.g. "PodDisruptionBudget web: minAvailable 4", "Raft majority of 5"). */
+  readonly neededBecause: string;
+  /** Per zone lost. */
+  readonly zoneLoss: ZoneLoss[];
+  /** Per zone: whether the workload survives losing it. */
+  readonly survives: { [zone: string]: boolean };
+  readonly findings: ZoneFinding[];
+}
+
+/** A whole check. */
+export interface ZoneReportData {
+  readonly zones: string[];
+  readonly workloads: WorkloadReport[];
+  /** Findings about the input as a whole (objects the check skipped, and why). */
+  readonly findings: ZoneFinding[];
+}

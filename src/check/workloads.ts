@@ -1,0 +1,117 @@
+/**
+ * The objects of a set of manifests the zone check reads (pure): the workloads with their pod templates, the
+ * PodDisruptionBudgets, and the StorageClasses their volumes use. Anything else is left alone; a malformed
+ * object becomes a finding, never an exception.
+ */
+import { FindingSeverity, ZoneFinding } from './model';
+
+/** The annotation that declares how many replicas a workload needs, e.g. `majority` or `3`. */
+export const QUORUM_ANNOTATION = 'cdk8s-zones.dev/quorum';
+
+/** A workload the check places. */
+export interface CheckWorkload {
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+  /** Replicas asked for; undefined for a DaemonSet (one per eligible node). */
+  readonly replicas?: number;
+  /** The pod template's `metadata.labels`. */
+  readonly podLabels: { readonly [key: string]: string };
+  /** The pod template's `spec`. */
+  readonly pod: any;
+  /** The StatefulSet's volumeClaimTemplates' storage class names (undefined: the default class). */
+  readonly claimClasses: readonly (string | undefined)[];
+  readonly annotations: { readonly [key: string]: string };
+}
+
+/** A PodDisruptionBudget. */
+export interface CheckBudget {
+  readonly namespace?: string;
+  readonly name: string;
+  readonly selector: any;
+  readonly minAvailable?: number | string;
+  readonly maxUnavailable?: number | string;
+}
+
+/** A StorageClass, as far as placement goes. */
+export interface CheckStorageClass {
+  readonly name: string;
+  readonly immediate: boolean;
+  readonly isDefault: boolean;
+  /** Zones its volumes may be provisioned in (allowedTopologies on the zone key); undefined: any. */
+  readonly zones?: readonly string[];
+}
+
+export interface CheckInput {
+  readonly workloads: CheckWorkload[];
+  readonly budgets: CheckBudget[];
+  readonly storageClasses: CheckStorageClass[];
+  readonly findings: ZoneFinding[];
+}
+
+const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job'];
+
+/** Reads the manifests (objects; `List`s expanded) the check needs. */
+export function readManifests(manifests: readonly unknown[], topologyKey: string): CheckInput {
+  const input: CheckInput = { workloads: [], budgets: [], storageClasses: [], findings: [] };
+  const objects = manifests.flatMap((m: any) => (m?.kind === 'List' && Array.isArray(m.items) ? m.items : [m]));
+  objects.forEach((o: any, i) => {
+    if (typeof o !== 'object' || o === null || Array.isArray(o) || typeof o.kind !== 'string') {
+      input.findings.push(skipped(`object ${i}`, 'is not a Kubernetes object (no kind)'));
+      return;
+    }
+    const name = typeof o.metadata?.name === 'string' ? o.metadata.name : undefined;
+    const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : undefined;
+    const what = `${o.kind} ${namespace ? `${namespace}/` : ''}${name ?? `(object ${i}, no name)`}`;
+    if (WORKLOAD_KINDS.includes(o.kind)) {
+      if (name === undefined) return input.findings.push(skipped(what, 'has no metadata.name'));
+      const template = o.spec?.template;
+      if (typeof template?.spec !== 'object' || template.spec === null) return input.findings.push(skipped(what, 'has no pod template'));
+      const replicas = o.kind === 'DaemonSet' ? undefined : o.kind === 'Job' ? o.spec.parallelism ?? 1 : o.spec.replicas ?? 1;
+      if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 0)) {
+        return input.findings.push(skipped(what, `has replicas ${JSON.stringify(replicas)}, not a whole number`));
+      }
+      input.workloads.push({
+        kind: o.kind,
+        namespace,
+        name,
+        replicas,
+        podLabels: stringMap(template.metadata?.labels),
+        pod: template.spec,
+        claimClasses: o.kind === 'StatefulSet' && Array.isArray(o.spec.volumeClaimTemplates)
+          ? o.spec.volumeClaimTemplates.map((t: any) => (typeof t?.spec?.storageClassName === 'string' ? t.spec.storageClassName : undefined))
+          : [],
+        annotations: stringMap(o.metadata?.annotations),
+      });
+    } else if (o.kind === 'PodDisruptionBudget' && name !== undefined) {
+      input.budgets.push({ namespace, name, selector: o.spec?.selector ?? {}, minAvailable: o.spec?.minAvailable, maxUnavailable: o.spec?.maxUnavailable });
+    } else if (o.kind === 'StorageClass' && name !== undefined) {
+      const zones = (Array.isArray(o.allowedTopologies) ? o.allowedTopologies : [])
+        .flatMap((t: any) => (Array.isArray(t?.matchLabelExpressions) ? t.matchLabelExpressions : []))
+        .filter((e: any) => e?.key === topologyKey && Array.isArray(e.values))
+        .flatMap((e: any) => e.values as string[]);
+      input.storageClasses.push({
+        name,
+        immediate: (o.volumeBindingMode ?? 'Immediate') === 'Immediate',
+        isDefault: o.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true',
+        zones: zones.length > 0 ? zones : undefined,
+      });
+    }
+    return undefined;
+  });
+  return input;
+}
+
+function skipped(what: string, why: string): ZoneFinding {
+  return {
+    rule: 'object-skipped',
+    severity: FindingSeverity.WARNING,
+    message: `${what} ${why}: not checked`,
+    fix: 'Give it the fields Kubernetes requires; the API server would reject it as it is.',
+  };
+}
+
+function stringMap(value: unknown): { [key: string]: string } {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v === 'string')) as { [key: string]: string };
+}
