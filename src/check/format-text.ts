@@ -1,0 +1,86 @@
+/**
+ * The zone report as a person reads it in a terminal: one row per workload, its replicas per zone, what losing
+ * each zone leaves, failing cells marked in plain text (colour only on request), then the findings.
+ */
+import { allFindings, verdict, workloadId } from './format-common';
+import { WorkloadReport, ZoneReportData } from './model';
+
+/** Options of `formatText`. */
+export interface TextFormatOptions {
+  /** ANSI colours (red failing cells, green survived ones); the plain-text markers stay either way. */
+  readonly color?: boolean;
+}
+
+const RED = '\x1b[31m';
+const GREEN = '\x1b[32m';
+const YELLOW = '\x1b[33m';
+const RESET = '\x1b[0m';
+
+/** A table cell: its text, and the colour it gets when colours are on. */
+interface Cell {
+  readonly text: string;
+  readonly colour?: string;
+}
+
+/** Renders the report as a table and a list of findings. The same data always gives the same text. */
+export function formatText(data: ZoneReportData, options: TextFormatOptions = {}): string {
+  const paint = (cell: Cell, width: number, last: boolean) => {
+    const padded = last ? cell.text : cell.text.padEnd(width); // no trailing blanks (inside colour codes, trimEnd misses them)
+    return options.color && cell.colour ? `${cell.colour}${padded}${RESET}` : padded;
+  };
+  const header: Cell[] = [
+    { text: 'WORKLOAD' }, { text: 'REPLICAS' }, { text: 'NEEDS' },
+    ...data.zones.map((z) => ({ text: z })),
+    ...data.zones.map((z) => ({ text: `LOSE ${z}` })),
+  ];
+  const rows: Cell[][] = data.workloads.map((w) => [
+    { text: workloadId(w) },
+    { text: String(w.replicas) },
+    { text: String(w.needed) },
+    ...data.zones.map((z) => countCell(w, z)),
+    ...data.zones.map((z) => lossCell(w, z)),
+  ]);
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i].text.length)));
+  const line = (cells: Cell[]) => cells.map((c, i) => paint(c, widths[i], i === cells.length - 1)).join('  ');
+
+  const out: string[] = [];
+  out.push(`Zone check: ${data.zones.length} zone${data.zones.length === 1 ? '' : 's'} (${data.zones.join(', ')}), ${data.workloads.length} workload${data.workloads.length === 1 ? '' : 's'}`);
+  out.push('');
+  if (data.workloads.length > 0) {
+    out.push(line(header));
+    for (const row of rows) out.push(line(row));
+    out.push('');
+    out.push('Per zone: guaranteed-worstCase replicas. LOSE <zone>: replicas left in the worst case / replicas needed;');
+    out.push('✗ LOST marks a zone whose loss breaks the workload.');
+    out.push('');
+  }
+  const findings = allFindings(data);
+  if (findings.length > 0) {
+    out.push(`Findings (${findings.length}):`);
+    for (const { finding, workload } of findings) {
+      const severity = finding.severity.toUpperCase();
+      const colour = finding.severity === 'error' ? RED : finding.severity === 'warning' ? YELLOW : undefined;
+      out.push(`  ${options.color && colour ? `${colour}${severity}${RESET}` : severity} [${finding.rule}] ${workload ? workloadId(workload) : '(input)'}`);
+      out.push(`    ${finding.message}`);
+      if (finding.fix) out.push(`    fix: ${finding.fix}`);
+    }
+    out.push('');
+  }
+  out.push(verdict(data));
+  return out.join('\n') + '\n';
+}
+
+function countCell(w: WorkloadReport, zone: string): Cell {
+  const c = w.perZone[zone];
+  return { text: c ? `${c.guaranteed}-${c.worstCase}` : '?' };
+}
+
+function lossCell(w: WorkloadReport, zone: string): Cell {
+  const loss = w.zoneLoss.find((l) => l.zone === zone);
+  const survives = w.survives[zone] ?? loss?.survives;
+  const mark = survives === undefined ? '?' : survives ? 'ok' : '✗ LOST';
+  let text = loss ? `${mark} ${loss.survivors}/${w.needed}` : mark;
+  if (loss && loss.replacementsPending > 0) text += `, ${loss.replacementsPending} pending`;
+  if (loss?.drainBlocked) text += ', drain blocked';
+  return { text, colour: survives === false ? RED : survives ? GREEN : undefined };
+}
