@@ -64,3 +64,9 @@ export {
 export {
   ZonalRedisCluster, ZonalRedisClusterProps, RedisStorage, RedisPasswordSecret,
 } from './redis/cluster';
+
+// The zone check: will these manifests survive losing a zone? (docs/check.md)
+export { ZoneInventory, ZoneInventoryProps, InventoryNode, InventoryTaint } from './check/inventory';
+export { FindingSeverity, ZoneFinding, ZoneCount, ZoneLoss, WorkloadReport, ZoneReportData } from './check/model';
+export { ZoneCheckValidation, ZoneCheckValidationProps, ZoneCheckFailOn } from './check/validation-plugin';
+export { ZoneReport } from './check/zone-report';

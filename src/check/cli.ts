@@ -1,0 +1,311 @@
+#!/usr/bin/env node
+/**
+ * `cdk8s-zones check`: reads manifests (files, directories, stdin), checks them against a zone inventory and
+ * prints the report. Exit 0: every workload survives losing any one zone; 1: some do not; 2: bad input.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { LineCounter, parseAllDocuments, parseDocument, YAMLError } from 'yaml';
+import { analyzeManifests } from './analyze';
+import { survivesAnyZone } from './format-common';
+import { formatHtml } from './format-html';
+import { formatSarif, SarifInput } from './format-sarif';
+import { formatText } from './format-text';
+import { InventoryNode, InventoryTaint, ZoneInventory, ZoneInventoryProps } from './inventory';
+import { ZoneReportData } from './model';
+
+/** What `main` reads from and writes to (the process's, or a test's). */
+export interface CliIo {
+  readonly stdin: NodeJS.ReadableStream;
+  readonly stdout: (s: string) => void;
+  readonly stderr: (s: string) => void;
+  /** Reads a file as UTF-8 text. @default fs.readFileSync */
+  readonly readFile?: (file: string) => string;
+}
+
+export const USAGE = 'Usage: cdk8s-zones check --zones ZONE,ZONE,... [--nodes-per-zone N | --inventory FILE] ' +
+  '[--format text|json|sarif|html] [--color] FILE|DIR|- ...';
+
+const FORMATS = ['text', 'json', 'sarif', 'html'] as const;
+type Format = typeof FORMATS[number];
+const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
+const ZONE_LABELS = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'];
+
+/** Bad input: exit 2 with the message and the usage line. */
+class InputError extends Error {}
+
+/** The parsed command line of `check`. */
+interface CheckArgs {
+  readonly zones?: string[];
+  readonly nodesPerZone?: number;
+  readonly inventory?: string;
+  readonly format: Format;
+  readonly color: boolean;
+  readonly inputs: string[];
+}
+
+/** One object of the input and where it came from. */
+export interface ManifestObject {
+  readonly value: unknown;
+  readonly file: string;
+  /** The line its document starts at (1-based). */
+  readonly line: number;
+}
+
+/** Runs the CLI on `argv` (the arguments after the program name) and returns the exit code. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  try {
+    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+      (argv.length === 0 ? io.stderr : io.stdout)(`${USAGE}\nSee docs/check.md.\n`);
+      return argv.length === 0 ? 2 : 0;
+    }
+    if (argv[0] !== 'check') throw new InputError(`unknown command ${JSON.stringify(argv[0])}: the only command is check`);
+    if (argv.slice(1).some((a) => a === '--help' || a === '-h')) {
+      io.stdout(`${USAGE}\nSee docs/check.md.\n`);
+      return 0;
+    }
+    const args = parseCheckArgs(argv.slice(1));
+    const readFile = io.readFile ?? ((file: string) => fs.readFileSync(file, 'utf8'));
+    const inventory = loadInventory(args, readFile);
+    const objects: ManifestObject[] = [];
+    for (const input of args.inputs) objects.push(...await readInput(input, io.stdin, readFile));
+    const data = analyzeManifests(objects.map((o) => o.value), inventory);
+    io.stdout(render(data, args, objects));
+    return data.workloads.every(survivesAnyZone) ? 0 : 1;
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    io.stderr(`cdk8s-zones: ${e.message}\n${USAGE}\n`);
+    return 2;
+  }
+}
+
+function render(data: ZoneReportData, args: CheckArgs, objects: readonly ManifestObject[]): string {
+  switch (args.format) {
+    case 'json': return JSON.stringify(data, undefined, 2) + '\n';
+    case 'sarif': return formatSarif(data, sarifInputs(objects)) + '\n';
+    case 'html': return formatHtml(data);
+    case 'text': return formatText(data, { color: args.color });
+  }
+}
+
+/** Where each named object came from, for SARIF locations. */
+function sarifInputs(objects: readonly ManifestObject[]): SarifInput[] {
+  const inputs: SarifInput[] = [];
+  for (const o of objects) {
+    const v = o.value as any;
+    if (typeof v?.kind !== 'string' || typeof v?.metadata?.name !== 'string') continue;
+    const namespace = typeof v.metadata.namespace === 'string' ? v.metadata.namespace : undefined;
+    inputs.push({ file: o.file, line: o.line, object: { kind: v.kind, namespace, name: v.metadata.name } });
+  }
+  return inputs;
+}
+
+/** Parses the flags and inputs of `check` (`--flag value` or `--flag=value`). */
+function parseCheckArgs(argv: string[]): CheckArgs {
+  let zones: string[] | undefined;
+  let nodesPerZone: number | undefined;
+  let inventory: string | undefined;
+  let format: Format = 'text';
+  let color = false;
+  const inputs: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-' || !arg.startsWith('-')) {
+      inputs.push(arg);
+      continue;
+    }
+    if (arg === '--') {
+      inputs.push(...argv.slice(i + 1));
+      break;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const value = (): string => {
+      if (eq > 0) return arg.slice(eq + 1);
+      const next = argv[++i];
+      if (next === undefined || (next.startsWith('-') && next !== '-')) throw new InputError(`${flag} needs a value`);
+      return next;
+    };
+    switch (flag) {
+      case '--zones':
+        zones = value().split(',').map((z) => z.trim());
+        if (zones.some((z) => z === '')) throw new InputError(`--zones=${JSON.stringify(zones.join(','))} holds an empty zone name`);
+        break;
+      case '--nodes-per-zone': {
+        const v = value();
+        nodesPerZone = /^[0-9]+$/.test(v) ? Number(v) : NaN;
+        if (!Number.isInteger(nodesPerZone) || nodesPerZone < 1) throw new InputError(`--nodes-per-zone=${JSON.stringify(v)} must be a whole number >= 1`);
+        break;
+      }
+      case '--inventory': inventory = value(); break;
+      case '--format': {
+        const v = value();
+        if (!(FORMATS as readonly string[]).includes(v)) throw new InputError(`--format=${JSON.stringify(v)} must be one of ${FORMATS.join(', ')}`);
+        format = v as Format;
+        break;
+      }
+      case '--color':
+        if (eq > 0) throw new InputError('--color takes no value');
+        color = true;
+        break;
+      case '--kubeconfig':
+        throw new InputError('--kubeconfig is not supported yet; pass --inventory with `kubectl get nodes -o json`');
+      default: throw new InputError(`unknown flag ${JSON.stringify(flag)}`);
+    }
+  }
+  if (nodesPerZone !== undefined && inventory !== undefined) throw new InputError('set --nodes-per-zone or --inventory, not both');
+  if (zones === undefined && inventory === undefined) throw new InputError('--zones is required (or --inventory, whose nodes name the zones)');
+  if (inputs.length === 0) throw new InputError('no input: name manifest files, directories, or - for stdin');
+  if (inputs.filter((i) => i === '-').length > 1) throw new InputError('- (stdin) is named twice');
+  return { zones, nodesPerZone, inventory, format, color, inputs };
+}
+
+/** The inventory the flags describe: `--inventory FILE`, or N equal nodes per zone (3 unless told). */
+function loadInventory(args: CheckArgs, readFile: (file: string) => string): ZoneInventory {
+  const where = args.inventory === undefined ? '--zones' : `--inventory ${args.inventory}`;
+  try {
+    if (args.inventory === undefined) return new ZoneInventory({ zones: args.zones!, nodesPerZone: args.nodesPerZone ?? 3 });
+    const value = parseDocumentOf(args.inventory, readText(args.inventory, readFile));
+    return new ZoneInventory(inventoryProps(value, args.zones));
+  } catch (e) {
+    if (e instanceof InputError) throw e; // unreadable or not YAML: the message names the file
+    throw new InputError(`${where}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * ZoneInventoryProps from an inventory file: the props themselves (zones may come from `--zones`), or a
+ * `kubectl get nodes -o json` listing (a NodeList, or a List of Nodes).
+ */
+export function inventoryProps(value: any, zones: string[] | undefined): ZoneInventoryProps {
+  const isNodeList = value?.kind === 'NodeList' || (value?.kind === 'List' && Array.isArray(value.items) && value.items.every((n: any) => n?.kind === 'Node'));
+  if (!isNodeList) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new Error('the inventory must be ZoneInventoryProps ({ zones, nodesPerZone | nodes }) or a NodeList (kubectl get nodes -o json)');
+    }
+    if (zones !== undefined && value.zones !== undefined && JSON.stringify(value.zones) !== JSON.stringify(zones)) {
+      throw new Error(`--zones=${JSON.stringify(zones.join(','))} differs from the inventory's zones ${JSON.stringify(value.zones)}`);
+    }
+    return { ...value, zones: value.zones ?? zones };
+  }
+  const topologyKey = ZONE_LABELS.find((k) => value.items.some((n: any) => typeof n?.metadata?.labels?.[k] === 'string')) ?? ZONE_LABELS[0];
+  const nodes: InventoryNode[] = value.items.map((n: any, i: number) => nodeOf(n, i, topologyKey));
+  const zonesSeen = [...new Set(nodes.map((n) => n.zone))].sort();
+  // With --zones, a node in another zone is an error (ZoneInventory says so): the user named the zones.
+  return { zones: zones ?? zonesSeen, nodes, topologyKey };
+}
+
+/** One Node object of a NodeList as an InventoryNode. */
+function nodeOf(node: any, index: number, topologyKey: string): InventoryNode {
+  const name = node?.metadata?.name;
+  if (typeof name !== 'string') throw new Error(`items[${index}] is a Node without metadata.name`);
+  const labels: { [key: string]: string } = node.metadata.labels ?? {};
+  const zone = labels[topologyKey];
+  if (typeof zone !== 'string') throw new Error(`node ${name} has no ${topologyKey} label: the check cannot tell its zone`);
+  const taints: InventoryTaint[] | undefined = node.spec?.taints?.map((t: any) => ({ key: t.key, value: t.value, effect: t.effect }));
+  const allocatable = node.status?.allocatable ?? {};
+  const pods = allocatable.pods === undefined ? undefined : Number(allocatable.pods);
+  return {
+    name,
+    zone,
+    labels,
+    taints,
+    allocatableCpu: allocatable.cpu === undefined ? undefined : String(allocatable.cpu),
+    allocatableMemory: allocatable.memory === undefined ? undefined : String(allocatable.memory),
+    allocatablePods: pods,
+  };
+}
+
+/** The objects of one input: a file, a directory (its manifest files, recursively, sorted), or `-` (stdin). */
+async function readInput(input: string, stdin: NodeJS.ReadableStream, readFile: (file: string) => string): Promise<ManifestObject[]> {
+  if (input === '-') return parseManifests('stdin', await readStream(stdin));
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(input);
+  } catch (e) {
+    throw new InputError(`cannot read ${input}: ${(e as Error).message}`);
+  }
+  const files = stat.isDirectory() ? manifestFiles(input) : [input];
+  return files.flatMap((file) => parseManifests(file, readText(file, readFile)));
+}
+
+/** The manifest files under `dir`, recursively, in sorted order (the same on every machine). */
+function manifestFiles(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const p = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (MANIFEST_EXTENSIONS.includes(path.extname(entry.name).toLowerCase())) found.push(p);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+function readText(file: string, readFile: (file: string) => string): string {
+  try {
+    return readFile(file);
+  } catch (e) {
+    throw new InputError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c) => chunks.push(typeof c === 'string' ? Buffer.from(c) : c));
+    stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    stream.on('error', (e) => reject(new InputError(`cannot read stdin: ${e.message}`)));
+  });
+}
+
+/**
+ * The objects of a multi-document YAML (or JSON) text, with the line each starts at: empty documents are
+ * dropped (Helm leaves them), a List's items expanded. A syntax error names the file and line.
+ */
+export function parseManifests(file: string, text: string): ManifestObject[] {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter });
+  const objects: ManifestObject[] = [];
+  for (const doc of Array.isArray(docs) ? docs : []) {
+    const error = doc.errors[0];
+    if (error) throw syntaxError(file, error, lineCounter);
+    const line = lineCounter.linePos((doc.contents?.range ?? doc.range)[0]).line;
+    const expand = (value: unknown) => {
+      if (value === null || value === undefined) return;
+      const v = value as any;
+      if (typeof v.kind === 'string' && v.kind.endsWith('List') && Array.isArray(v.items)) v.items.forEach(expand);
+      else objects.push({ value, file, line });
+    };
+    expand(doc.toJS());
+  }
+  return objects;
+}
+
+/** One YAML document (an inventory file). */
+function parseDocumentOf(file: string, text: string): unknown {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  if (doc.errors[0]) throw syntaxError(file, doc.errors[0], lineCounter);
+  return doc.toJS();
+}
+
+/** A YAML parse error as `file:line:col: message` (yaml's message is several lines with a code excerpt: the first says it). */
+function syntaxError(file: string, error: YAMLError, lineCounter: LineCounter): InputError {
+  const pos = error.linePos?.[0] ?? lineCounter.linePos(error.pos[0]);
+  return new InputError(`${file}:${pos.line}:${pos.col}: ${error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`);
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), {
+    stdin: process.stdin,
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+  }).then((code) => {
+    process.exitCode = code;
+  }, (e) => {
+    process.stderr.write(`cdk8s-zones: internal error: ${(e as Error).stack ?? e}\n`);
+    process.exitCode = 3;
+  });
+}

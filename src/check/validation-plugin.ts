@@ -1,0 +1,117 @@
+/**
+ * The zone check as a cdk8s CLI validation plugin: listed under `validations` in cdk8s.yaml, it checks what
+ * `cdk8s synth` wrote and fails the synth (or only warns) when a workload does not survive losing a zone.
+ */
+import { analyzeManifests } from './analyze';
+import { allFindings, severityRank, survivesAnyZone, verdict, workloadId, zoneLossFindings } from './format-common';
+import { ZoneInventory } from './inventory';
+import { FindingSeverity } from './model';
+import { checkProps, Props, PropSpec } from '../shared/props';
+
+/** Which findings fail `cdk8s synth`. */
+export enum ZoneCheckFailOn {
+  /** A workload that does not survive losing a zone, or any error finding. */
+  ERROR = 'error',
+  /** As ERROR, and any warning too. */
+  WARNING = 'warning',
+  /** Nothing: the findings are reported, the synth succeeds. */
+  NEVER = 'never',
+}
+
+/** Props of `ZoneCheckValidation` (the `properties` of its entry in cdk8s.yaml). */
+export interface ZoneCheckValidationProps {
+  /** The zones, by their zone label value. */
+  readonly zones: string[];
+  /**
+   * Equal nodes per zone, unlimited in CPU and memory.
+   *
+   * @default 3
+   */
+  readonly nodesPerZone?: number;
+  /**
+   * Which findings fail the synth.
+   *
+   * @default ZoneCheckFailOn.ERROR
+   */
+  readonly failOn?: ZoneCheckFailOn;
+}
+
+const PROPS: PropSpec<ZoneCheckValidationProps> = {
+  zones: Props.arrayOf(Props.nonEmptyString(), 1),
+  nodesPerZone: Props.optional(Props.integer(1, 10_000)),
+  failOn: Props.optional(Props.enumOf(ZoneCheckFailOn, 'ZoneCheckFailOn')),
+};
+
+/** Where the cdk8s report points: the object's spec (a finding is about the workload as a whole). */
+const LOCATION = 'spec';
+
+/**
+ * A cdk8s CLI validation plugin running the zone check over the synthesized manifests.
+ *
+ * In cdk8s.yaml: `validations: [{ package: cdk8s-zones, version: <version>, class: ZoneCheckValidation,
+ * properties: { zones: [zone-a, zone-b, zone-c] } }]`.
+ */
+export class ZoneCheckValidation {
+  private readonly inventory: ZoneInventory;
+  private readonly failOn: ZoneCheckFailOn;
+
+  constructor(props: ZoneCheckValidationProps) {
+    checkProps('ZoneCheckValidation', props, PROPS, 'ZoneCheckValidationProps');
+    this.inventory = ZoneInventory.equalNodes(props.zones, props.nodesPerZone ?? 3);
+    this.failOn = props.failOn ?? ZoneCheckFailOn.ERROR;
+  }
+
+  /**
+   * Checks the manifests of `context` (a cdk8s CLI `ValidationContext`), adds a violation per finding at
+   * warning or error severity, and submits the report.
+   */
+  public async validate(context: any): Promise<void> {
+    const values: unknown[] = [];
+    // The manifest file of each object, by kind/namespace/name, for the violations.
+    const files = new Map<string, string>();
+    for (const manifest of context.manifests as string[]) {
+      for (const value of expandLists(context.parseManifest(manifest))) {
+        values.push(value);
+        const v = value as any;
+        const id = workloadId({ kind: String(v?.kind), namespace: v?.metadata?.namespace, name: String(v?.metadata?.name) });
+        if (!files.has(id)) files.set(id, manifest);
+      }
+    }
+    const data = analyzeManifests(values, this.inventory);
+
+    const located = [...allFindings(data), ...zoneLossFindings(data)];
+    for (const { finding, workload } of located) {
+      if (finding.severity === FindingSeverity.INFO) {
+        context.logger.log(`[${finding.rule}] ${workload ? workloadId(workload) : '(input)'}: ${finding.message}`);
+        continue;
+      }
+      const manifestPath = workload && files.get(workloadId(workload));
+      context.report.addViolation({
+        ruleName: `${finding.rule} (${finding.severity})`,
+        recommendation: finding.message,
+        fix: finding.fix,
+        violatingResources: workload && manifestPath ? [{ resourceName: workload.name, locations: [LOCATION], manifestPath }] : [],
+      });
+    }
+
+    const threshold = this.failOn === ZoneCheckFailOn.NEVER ? -1 : severityRank(this.failOn);
+    const fails = threshold >= 0 &&
+      (!data.workloads.every(survivesAnyZone) || located.some(({ finding }) => severityRank(finding.severity) <= threshold));
+    context.report.submit(fails ? 'failure' : 'success', {
+      zones: data.zones.join(', '),
+      workloads: String(data.workloads.length),
+      verdict: verdict(data),
+      failOn: this.failOn,
+    });
+  }
+}
+
+/** The objects of parsed documents: empty documents dropped, a List's items expanded. */
+function expandLists(docs: readonly unknown[]): unknown[] {
+  return docs.flatMap((doc) => {
+    const v = doc as any;
+    if (doc === null || doc === undefined) return [];
+    if (typeof v.kind === 'string' && v.kind.endsWith('List') && Array.isArray(v.items)) return expandLists(v.items);
+    return [doc];
+  });
+}

@@ -1,0 +1,135 @@
+/**
+ * ZoneCheckValidation as the cdk8s CLI runs it: `new Class(properties)`, then `validate(context)` with a
+ * ValidationContext (the manifests' paths, parseManifest, report, logger), faked here as cdk8s-cli 2.x has it.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseAllDocuments } from 'yaml';
+import { ZoneCheckFailOn, ZoneCheckValidation } from '../../src';
+
+const SPREAD = `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  replicas: 6
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec:
+      topologySpreadConstraints:
+        - { maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: { matchLabels: { app: web } } }
+      containers: [{ name: c, image: nginx }]
+`;
+const SINGLE = `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: single }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: single } }
+  template:
+    metadata: { labels: { app: single } }
+    spec:
+      containers: [{ name: c, image: nginx }]
+`;
+/** A Deployment the check skips with a warning (no pod template). */
+const TEMPLATELESS = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: odd }\nspec: { replicas: 2 }\n';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zone-check-plugin-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A fake cdk8s ValidationContext over manifest files holding `texts`; records what the plugin reports. */
+function context(...texts: string[]) {
+  const manifests = texts.map((t, i) => {
+    const file = path.join(dir, `${i}-chart.k8s.yaml`);
+    fs.writeFileSync(file, t);
+    return file;
+  });
+  const violations: any[] = [];
+  const logs: string[] = [];
+  const submitted: { status?: string; metadata?: Record<string, string> } = {};
+  return {
+    manifests,
+    violations,
+    logs,
+    submitted,
+    pkg: 'cdk8s-zones',
+    version: '0.0.0',
+    // as cdk8s-cli's ValidationContext.parseManifest
+    parseManifest: (p: string) => parseAllDocuments(fs.readFileSync(p, 'utf8')).map((d: any) => d.toJS()),
+    logger: { log: (m: string) => logs.push(m) },
+    report: {
+      addViolation: (v: any) => {
+        if (submitted.status) throw new Error('Violations cannot be added to report after its submitted');
+        violations.push(v);
+      },
+      submit: (status: string, metadata?: Record<string, string>) => Object.assign(submitted, { status, metadata }),
+    },
+  };
+}
+
+test('zone-safe output: success, no violations, the verdict in the summary', async () => {
+  const ctx = context(SPREAD);
+  await new ZoneCheckValidation({ zones: ['zone-a', 'zone-b', 'zone-c'] }).validate(ctx);
+  expect(ctx.violations).toEqual([]);
+  expect(ctx.submitted).toEqual({
+    status: 'success',
+    metadata: { zones: 'zone-a, zone-b, zone-c', workloads: '1', verdict: 'The workload survives losing any one zone.', failOn: 'error' },
+  });
+});
+
+test('a workload that does not survive a zone loss: failure, a violation per finding naming the resource and its manifest', async () => {
+  const ctx = context(SPREAD, `${TEMPLATELESS}---\n${SINGLE}`);
+  await new ZoneCheckValidation({ zones: ['zone-a', 'zone-b', 'zone-c'] }).validate(ctx);
+  expect(ctx.submitted.status).toBe('failure');
+  const single = ctx.violations.find((v) => v.ruleName === 'single-replica (error)');
+  expect(single).toMatchObject({
+    recommendation: expect.stringContaining('one replica'),
+    fix: expect.any(String),
+    violatingResources: [{ resourceName: 'single', locations: ['spec'], manifestPath: ctx.manifests[1] }],
+  });
+  // every violation has a rule, a recommendation and a fix; the skipped object is reported too
+  for (const v of ctx.violations) expect(v.ruleName && v.recommendation && v.fix !== undefined).toBeTruthy();
+  expect(ctx.violations.map((v) => v.ruleName)).toContain('object-skipped (warning)');
+});
+
+test('failOn: error fails on errors only, warning on warnings too, never fails but still reports', async () => {
+  const warnOnly = async (failOn?: ZoneCheckFailOn) => {
+    const ctx = context(SPREAD, TEMPLATELESS);
+    await new ZoneCheckValidation({ zones: ['zone-a', 'zone-b', 'zone-c'], failOn }).validate(ctx);
+    expect(ctx.violations.map((v) => v.ruleName)).toEqual(['object-skipped (warning)']);
+    return ctx.submitted.status;
+  };
+  expect(await warnOnly()).toBe('success');
+  expect(await warnOnly(ZoneCheckFailOn.ERROR)).toBe('success');
+  expect(await warnOnly(ZoneCheckFailOn.WARNING)).toBe('failure');
+
+  const ctx = context(SINGLE);
+  await new ZoneCheckValidation({ zones: ['zone-a', 'zone-b', 'zone-c'], failOn: 'never' as ZoneCheckFailOn }).validate(ctx);
+  expect(ctx.submitted.status).toBe('success');
+  expect(ctx.violations.length).toBeGreaterThan(0);
+});
+
+test('nodesPerZone sizes the inventory (one pod per node: 3 of 6 cannot be placed on 1 node per zone)', async () => {
+  const anti = SPREAD.replace('      topologySpreadConstraints:\n        - { maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: { matchLabels: { app: web } } }',
+    '      affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: kubernetes.io/hostname, labelSelector: { matchLabels: { app: web } } }] } }');
+  const one = context(anti);
+  await new ZoneCheckValidation({ zones: ['a', 'b', 'c'], nodesPerZone: 1 }).validate(one);
+  const three = context(anti);
+  await new ZoneCheckValidation({ zones: ['a', 'b', 'c'] }).validate(three);
+  expect(one.violations.map((v) => v.ruleName)).toContain('pending (error)');
+  expect(three.violations.map((v) => v.ruleName)).not.toContain('pending (error)');
+});
+
+test('properties from cdk8s.yaml are checked when the plugin is loaded, naming the prop, value and rule', () => {
+  const make = (props: any) => () => new ZoneCheckValidation(props);
+  expect(make({})).toThrow('ZoneCheckValidation: zones=undefined is required: a list of at least 1 (of a non-empty string)');
+  expect(make({ zones: 'a,b' })).toThrow('ZoneCheckValidation: zones="a,b" must be a list of at least 1');
+  expect(make({ zones: ['a'], failOn: 'sometimes' })).toThrow('ZoneCheckValidation: failOn="sometimes" must be one of ZoneCheckFailOn.ERROR ("error")');
+  expect(make({ zones: ['a'], nodesPerZone: 0 })).toThrow('ZoneCheckValidation: nodesPerZone=0 must be an integer from 1 to 10000');
+  expect(make({ zones: ['a'], nodePerZone: 2 })).toThrow('ZoneCheckValidation: nodePerZone=2 is not a prop of ZoneCheckValidationProps');
+  expect(make({ zones: ['a', 'a'] })).toThrow('ZoneInventory: zones=["a","a"] lists a zone twice');
+});
