@@ -121,6 +121,25 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
     call: ([w, o, c]) => { lib.Zonal.pinToZone(w, o); synth(c); },
     vary: [0, 1],
   },
+  'ZoneInventory.<init>': {
+    args: () => [{
+      zones: ['a', 'b', 'c'],
+      nodes: [{ name: 'n1', zone: 'a', labels: { disk: 'ssd' }, taints: [{ key: 'k', value: 'v', effect: 'NoSchedule' }], allocatableCpu: '4', allocatableMemory: '16Gi', allocatablePods: 110 }],
+      topologyKey: 'topology.kubernetes.io/zone',
+      hostnameKey: 'kubernetes.io/hostname',
+    }],
+    call: ([p]) => new lib.ZoneInventory(p),
+  },
+  'ZoneInventory.equalNodes': { args: () => [['a', 'b', 'c'], 2], call: ([z, n]) => lib.ZoneInventory.equalNodes(z, n) },
+  'ZoneReport.analyze': {
+    args: () => [[{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w' }, spec: { replicas: 3, selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } }], lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)],
+    call: ([m, i]) => lib.ZoneReport.analyze(m, i),
+  },
+  'ZoneReport.of': { args: () => { const c = chart(); deployment(c); return [c, lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)]; }, call: ([c, i]) => lib.ZoneReport.of(c, i) },
+  'ZoneCheckValidation.<init>': {
+    args: () => [{ zones: ['a', 'b', 'c'], nodesPerZone: 3, failOn: lib.ZoneCheckFailOn.ERROR }],
+    call: ([p]) => new lib.ZoneCheckValidation(p),
+  },
   'LonghornInventory.<init>': { args: () => [INVENTORY], call: ([p]) => new lib.LonghornInventory(p) },
   'LonghornPlacement.plan': {
     args: () => [inventory(), { ...SCHEDULING, size: '10Gi', existingReplicas: [{ node: 'n-a', disk: 'd1' }] }],
@@ -320,10 +339,14 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
   },
 };
 
-/** Queries that answer about a value rather than build from it (a wrong value gets a wrong-value answer). */
+/**
+ * Queries that answer about a value rather than build from it (a wrong value gets a wrong-value answer), and
+ * ZoneCheckValidation.validate, whose argument is the cdk8s CLI's context (test/check/validation-plugin.test.ts).
+ */
 const QUERIES = new Set([
   'ZoneTopology.hasZone', 'ZoneTopology.nodeLabelsForZone', 'Quorum.required', 'ShardPlan.shardFor', 'ShardPlan.shardsInZone',
   'RedisShardLayout.node', 'RedisShardLayout.nodesInZone', 'RedisShardLayout.toJson', 'ZoneController.isZoneController',
+  'ZoneReport.survivesLossOf', 'ZoneReport.failingOnLossOf', 'ZoneCheckValidation.validate',
 ]);
 
 /** Every callable of the assembly with parameters: `Class.<init>` and `Class.method`, with the jsii types of its parameters. */

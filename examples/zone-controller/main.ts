@@ -77,7 +77,7 @@ export class ZoneControllerChart extends Chart {
       requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('16Mi') },
       limits: { memory: k8s.Quantity.fromString('64Mi') },
     };
-    new k8s.KubeDeployment(this, 'app', {
+    const app = new k8s.KubeDeployment(this, 'app', {
       metadata: { name: 'zone-aware-app' },
       spec: {
         replicas: 3,
@@ -115,6 +115,8 @@ export class ZoneControllerChart extends Chart {
         },
       },
     });
+    // Zonal takes raw k8s objects too: one replica per zone, so losing one leaves two.
+    Zonal.spread(app, { topology });
     new k8s.KubePodDisruptionBudget(this, 'app-pdb', {
       metadata: { name: 'zone-aware-app' },
       spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: { 'app.kubernetes.io/name': 'zone-aware-app' } } },

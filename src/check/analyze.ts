@@ -8,14 +8,16 @@ import { CheckNode, ZoneInventory } from './inventory';
 import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 import { searchLayouts } from './node-search';
 import { HardSpread, placementBounds } from './spread-bounds';
-import { CheckBudget, CheckInput, CheckStorageClass, CheckWorkload, QUORUM_ANNOTATION, readManifests } from './workloads';
+import { CheckBudget, CheckInput, CheckStorageClass, CheckWorkload, readManifests } from './workloads';
+import { QUORUM_ANNOTATION, QUORUM_REASON_ANNOTATION, ZONE_GROUP_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
 
 /** Checks `manifests` (parsed Kubernetes objects) against `inventory`. */
 export function analyzeManifests(manifests: readonly unknown[], inventory: ZoneInventory): ZoneReportData {
   const input = readManifests(manifests, inventory.topologyKey);
+  const workloads = input.workloads.map((w) => analyzeWorkload(w, input, inventory));
   return {
     zones: [...inventory.zones],
-    workloads: input.workloads.map((w) => analyzeWorkload(w, input, inventory)),
+    workloads: [...workloads, ...zoneGroups(input.workloads, workloads, inventory.zones)],
     findings: input.findings,
   };
 }
@@ -73,7 +75,11 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
       zoneSpread,
       hostSpread: host.spread,
     });
-    bounds = searched ?? { placed: least.placed, lo: least.lo.map((v, i) => Math.min(v, most.lo[i])), hi: most.hi.map((v, i) => Math.max(v, least.hi[i])) };
+    bounds = searched ?? {
+      placed: least.placed,
+      lo: least.lo.map((v, i) => Math.min(v, most.lo[i])),
+      hi: most.hi.map((v, i) => Math.max(v, least.hi[i])),
+    };
   }
   if (colocated) {
     // the first pod picks a zone and every other one follows it: any zone may hold them all
@@ -87,23 +93,28 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
 
   if (bounds.placed < replicas) {
     add('pending', FindingSeverity.ERROR, `${replicas - bounds.placed} of ${replicas} replicas can stay Pending with every zone up ` +
-      `(room per zone for its pods: ${zones.map((z, i) => `${z} ${fmt(caps[i])}`).join(', ')}${zoneSpread ? `; zone spread maxSkew ${zoneSpread.maxSkew}` : ''})`,
+      `(room per zone for its pods: ${zones.map((z, i) => `${z} ${fmt(caps[i])}`).join(', ')}` +
+      `${zoneSpread ? `; zone spread maxSkew ${zoneSpread.maxSkew}` : ''})`,
     'Give its pods room in every zone (nodes its affinity and tolerations admit, allocatable for its requests), or lower replicas.');
   }
   const unreachable = zones.filter((_, i) => caps[i] === 0);
-  if (unreachable.length > 0 && replicas > 0) {
-    add('zone-unusable', FindingSeverity.WARNING, `its pods cannot run in zone(s) ${unreachable.join(', ')} (node affinity, taints, resources or volumes)`,
+  const group = w.annotations[ZONE_GROUP_ANNOTATION];
+  if (unreachable.length > 0 && replicas > 0 && group === undefined) {
+    add('zone-unusable', FindingSeverity.INFO,
+      `its pods cannot run in zone(s) ${unreachable.join(', ')} (node affinity, taints, resources or volumes)`,
       'Check its nodeSelector, node affinity, tolerations and requests against the nodes of those zones.');
   }
 
-  const need = needed(w, replicas, input.budgets, add);
+  // a member of a zone group is judged with its group (zoneGroups), not alone
+  const need = group !== undefined ? { count: 0, because: `judged with its zone group ${group}` } : needed(w, replicas, input.budgets, add);
   const budget = budgetOf(w, input.budgets);
   const zoneLoss: ZoneLoss[] = zones.map((zone, z) => {
     const survivors = bounds.survivors?.[z] ?? bounds.placed - bounds.hi[z];
     const lost = bounds.hi[z];
     const pending = replacementsPending(w, z, lost, bounds, caps, zoneSpread, constraints.zone);
     const drainBlocked = budget !== undefined && bounds.placed - pending < budgetNeed(budget, replicas);
-    return { zone, survivors, survives: survivors >= need.count, replacementsPending: pending, drainBlocked };
+    const survives = need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
+    return { zone, survivors, survives, replacementsPending: pending, drainBlocked };
   });
   reportLosses(replicas, zoneLoss, need, zoneSpread, constraints.zone !== undefined, add);
   return {
@@ -146,7 +157,8 @@ function hardConstraints(pod: any, w: CheckWorkload, inventory: ZoneInventory, a
     }
     if (c.whenUnsatisfiable !== 'DoNotSchedule') {
       if (key === 'zone') {
-        add('soft-zone-spread', FindingSeverity.INFO, `its zone spread is ${c.whenUnsatisfiable ?? 'ScheduleAnyway'}: the scheduler may pack its pods into fewer zones under pressure`,
+        add('soft-zone-spread', FindingSeverity.INFO,
+          `its zone spread is ${c.whenUnsatisfiable ?? 'ScheduleAnyway'}: the scheduler may pack its pods into fewer zones under pressure`,
           'Use whenUnsatisfiable: DoNotSchedule for a guarantee.');
       }
       continue;
@@ -157,10 +169,14 @@ function hardConstraints(pod: any, w: CheckWorkload, inventory: ZoneInventory, a
   return out;
 }
 
+/** Whether a spread constraint `c` counts node `n` as a domain, by its nodeAffinityPolicy (default Honor) and nodeTaintsPolicy (default Ignore). */
+function countedBy(c: any, pod: any, n: CheckNode): boolean {
+  return (c.nodeAffinityPolicy === 'Ignore' || affinityAdmits(pod, n)) && (c.nodeTaintsPolicy !== 'Honor' || toleratesTaints(pod, n));
+}
+
 /** The zone spread as spread-bounds models it: its domains are the zones of the nodes its policies count. */
 function zoneSpreadOf(c: any, nodes: readonly CheckNode[], pod: any, zones: readonly string[]): HardSpread {
-  const counted = (n: CheckNode) => (c.nodeAffinityPolicy === 'Ignore' || affinityAdmits(pod, n)) && (c.nodeTaintsPolicy !== 'Honor' || toleratesTaints(pod, n));
-  const domains = zones.map((z) => nodes.some((n) => n.zone === z && counted(n)));
+  const domains = zones.map((z) => nodes.some((n) => n.zone === z && countedBy(c, pod, n)));
   const count = domains.filter(Boolean).length;
   return { maxSkew: c.maxSkew, minIsZero: Number.isInteger(c.minDomains) && count < c.minDomains, domains };
 }
@@ -174,7 +190,7 @@ function hostSpreadRoom(
   c: any, nodes: readonly CheckNode[], room: Map<string, number>, pod: any, replicas: number,
 ): { most: Map<string, number>; least: Map<string, number>; spread?: HardSpread } {
   if (!c) return { most: room, least: room };
-  const counted = nodes.filter((n) => (c.nodeAffinityPolicy === 'Ignore' || affinityAdmits(pod, n)) && (c.nodeTaintsPolicy !== 'Honor' || toleratesTaints(pod, n)));
+  const counted = nodes.filter((n) => countedBy(c, pod, n));
   if (counted.length === 0) return { most: room, least: room };
   const minIsZero = Number.isInteger(c.minDomains) && counted.length < c.minDomains;
   const capMin = minIsZero ? 0 : Math.min(...counted.map((n) => room.get(n.name)!));
@@ -203,25 +219,116 @@ function replacementsPending(
     const room = others.reduce((s, i) => s + Math.max(0, Math.min(caps[i], spread.maxSkew) - bounds.lo[i]), 0);
     return Math.max(0, lost - room);
   }
-  const after = placementBounds(bounds.placed, caps.map((cap, i) => (i === z ? 0 : cap)), { ...spread, domains: spread.domains.map((d, i) => d && i !== z) });
+  const without = { ...spread, domains: spread.domains.map((d, i) => d && i !== z) };
+  const after = placementBounds(bounds.placed, caps.map((cap, i) => (i === z ? 0 : cap)), without);
   return Math.max(0, bounds.placed - after.placed);
 }
 
-/** How many replicas the workload needs, and why: its quorum annotation, else its PodDisruptionBudget, else 1. */
-function needed(w: CheckWorkload, replicas: number, budgets: readonly CheckBudget[], add: Add): { count: number; because: string } {
-  const quorum = w.annotations[QUORUM_ANNOTATION];
-  if (quorum !== undefined) {
-    if (quorum === 'majority') return { count: Math.floor(replicas / 2) + 1, because: `${QUORUM_ANNOTATION}: majority of ${replicas}` };
-    if (/^\d+$/.test(quorum) && Number(quorum) >= 1) return { count: Number(quorum), because: `${QUORUM_ANNOTATION}: ${quorum}` };
-    add('quorum-annotation-invalid', FindingSeverity.ERROR, `${QUORUM_ANNOTATION}=${JSON.stringify(quorum)} is neither "majority" nor a whole number >= 1`,
-      `Set ${QUORUM_ANNOTATION} to "majority" or to the replicas the workload needs.`);
+/** What a workload needs: a number of replicas, or (zone-majority) pods in more than half of its zones. */
+interface Need {
+  readonly count: number;
+  readonly because: string;
+  readonly zoneMajority?: boolean;
+}
+
+/** How many replicas the workload needs, and why: its quorum annotation, else its PodDisruptionBudget's minAvailable, else 1. */
+function needed(w: CheckWorkload, replicas: number, budgets: readonly CheckBudget[], add: Add): Need {
+  const quorum = parseQuorum(w.annotations[QUORUM_ANNOTATION], replicas, w.annotations[QUORUM_REASON_ANNOTATION]);
+  if (typeof quorum === 'string') {
+    add('quorum-annotation-invalid', FindingSeverity.ERROR, quorum, `Set ${QUORUM_ANNOTATION} to "majority", "${ZONE_MAJORITY}" or a whole number.`);
+  } else if (quorum) {
+    return quorum;
   }
+  // a budget's minAvailable says what the workload needs; a maxUnavailable only paces voluntary disruptions
   const budget = budgetOf(w, budgets);
-  if (budget) {
+  if (budget?.minAvailable !== undefined) {
     const count = budgetNeed(budget, replicas);
-    if (count > 0) return { count, because: `PodDisruptionBudget ${budget.name}: ${budget.minAvailable !== undefined ? `minAvailable ${budget.minAvailable}` : `maxUnavailable ${budget.maxUnavailable}`}` };
+    if (count > 0) return { count, because: `PodDisruptionBudget ${budget.name}: minAvailable ${budget.minAvailable}` };
   }
   return { count: replicas === 0 ? 0 : 1, because: replicas === 0 ? 'no replicas' : 'at least one replica' };
+}
+
+/** A quorum annotation's need (undefined: none; a string: why it is invalid). */
+function parseQuorum(value: string | undefined, replicas: number, reason: string | undefined): Need | string | undefined {
+  if (value === undefined) return undefined;
+  const why = (what: string) => `${QUORUM_ANNOTATION}: ${what}${reason ? ` (${reason})` : ''}`;
+  if (value === 'majority') return { count: Math.floor(replicas / 2) + 1, because: why(`majority of ${replicas}`) };
+  if (value === ZONE_MAJORITY) return { count: 0, because: why('pods in a majority of its zones'), zoneMajority: true };
+  if (/^\d+$/.test(value)) return { count: Number(value), because: why(value) };
+  return `${QUORUM_ANNOTATION}=${JSON.stringify(value)} is neither "majority", "${ZONE_MAJORITY}" nor a whole number`;
+}
+
+/** True when, without zone `lost`, pods are sure to remain in more than half of the zones that may hold some. */
+function zonesLeft(lo: readonly number[], hi: readonly number[], lost: number): boolean {
+  const used = hi.filter((h) => h > 0).length;
+  return lo.filter((l, z) => z !== lost && l > 0).length >= Math.floor(used / 2) + 1;
+}
+
+/**
+ * The zone groups (workloads annotated with one group name in one namespace) as one workload each, kind
+ * `ZoneGroup`: its pods summed over the members, judged by the group's quorum.
+ */
+function zoneGroups(workloads: readonly CheckWorkload[], reports: readonly WorkloadReport[], zones: readonly string[]): WorkloadReport[] {
+  const groups = new Map<string, number[]>();
+  workloads.forEach((w, i) => {
+    const group = w.annotations[ZONE_GROUP_ANNOTATION];
+    if (group === undefined) return;
+    const key = JSON.stringify([w.namespace ?? '', group]);
+    groups.set(key, [...(groups.get(key) ?? []), i]);
+  });
+  return [...groups.entries()].map(([key, members]) => {
+    const [namespace, name] = JSON.parse(key) as [string, string];
+    const findings: ZoneFinding[] = [];
+    const quorums = new Set(members.map((i) => workloads[i].annotations[QUORUM_ANNOTATION] ?? 'majority'));
+    const replicas = members.reduce((sum, i) => sum + reports[i].replicas, 0);
+    const first = workloads[members[0]];
+    let need = parseQuorum(first.annotations[QUORUM_ANNOTATION] ?? 'majority', replicas, first.annotations[QUORUM_REASON_ANNOTATION]);
+    if (quorums.size > 1 || typeof need !== 'object') {
+      findings.push({
+        rule: 'quorum-annotation-invalid',
+        severity: FindingSeverity.ERROR,
+        message: `the members of zone group ${name} declare ${[...quorums].map((q) => JSON.stringify(q)).join(', ')} as their quorum: ` +
+          'one valid value is needed',
+        fix: `Give every member the same ${QUORUM_ANNOTATION}.`,
+      });
+      need = { count: Math.floor(replicas / 2) + 1, because: `majority of ${replicas} (the members disagree)` };
+    }
+    const lo = zones.map((z) => members.reduce((sum, i) => sum + reports[i].perZone[z].guaranteed, 0));
+    const hi = zones.map((z) => members.reduce((sum, i) => sum + reports[i].perZone[z].worstCase, 0));
+    const zoneLoss: ZoneLoss[] = zones.map((zone, z) => {
+      const survivors = members.reduce((sum, i) => sum + reports[i].zoneLoss[z].survivors, 0);
+      return {
+        zone,
+        survivors,
+        survives: (need as Need).zoneMajority ? zonesLeft(lo, hi, z) : survivors >= (need as Need).count,
+        replacementsPending: members.reduce((sum, i) => sum + reports[i].zoneLoss[z].replacementsPending, 0),
+        drainBlocked: members.some((i) => reports[i].zoneLoss[z].drainBlocked),
+      };
+    });
+    const failing = zoneLoss.filter((l) => !l.survives).map((l) => l.zone);
+    if (failing.length > 0) {
+      findings.push({
+        rule: 'zone-loss',
+        severity: FindingSeverity.ERROR,
+        message: `zone group ${name} (${members.map((i) => workloads[i].name).join(', ')}) does not survive losing ${failing.join(', ')}; ` +
+          `it needs ${need.because}`,
+        fix: 'Spread the group over more zones, or give it more replicas in each.',
+      });
+    }
+    return {
+      kind: 'ZoneGroup',
+      ...(namespace !== '' ? { namespace } : {}),
+      name,
+      replicas,
+      perZone: Object.fromEntries(zones.map((z, i) => [z, { guaranteed: lo[i], worstCase: hi[i] }])),
+      pendingWorstCase: members.reduce((sum, i) => sum + reports[i].pendingWorstCase, 0),
+      needed: need.count,
+      neededBecause: need.because,
+      zoneLoss,
+      survives: Object.fromEntries(zoneLoss.map((l) => [l.zone, l.survives])),
+      findings,
+    };
+  });
 }
 
 function budgetOf(w: CheckWorkload, budgets: readonly CheckBudget[]): CheckBudget | undefined {
@@ -237,28 +344,38 @@ function budgetNeed(b: CheckBudget, replicas: number): number {
 }
 
 function reportLosses(
-  replicas: number, losses: ZoneLoss[], need: { count: number; because: string }, spread: HardSpread | undefined, hasZoneSpread: boolean, add: Add,
+  replicas: number, losses: ZoneLoss[], need: Need, spread: HardSpread | undefined, hasZoneSpread: boolean, add: Add,
 ): void {
   const failing = losses.filter((l) => !l.survives);
   if (failing.length === 0) return;
   if (replicas === 1) {
-    add('single-replica', FindingSeverity.ERROR, 'it has one replica: losing its zone loses it', 'Run at least 2 replicas spread across zones (3 for a quorum).');
+    add('single-replica', FindingSeverity.ERROR, 'it has one replica: losing its zone loses it',
+      'Run at least 2 replicas spread across zones (3 for a quorum).');
   }
   add('zone-loss', FindingSeverity.ERROR,
-    `losing ${failing.map((l) => `${l.zone} leaves ${l.survivors}`).join(', ')} in the worst case; it needs ${need.count} (${need.because})`,
-    spread ? 'Add replicas or lower maxSkew so that no zone holds more than it can lose.' : 'Spread it across zones with a hard constraint (Zonal.spread, or a topologySpreadConstraint on the zone key with DoNotSchedule).');
+    `losing ${failing.map((l) => `${l.zone} leaves ${l.survivors}`).join(', ')} in the worst case; ` +
+    `it needs ${need.zoneMajority ? need.because : `${need.count} (${need.because})`}`,
+    spread
+      ? 'Add replicas or lower maxSkew so that no zone holds more than it can lose.'
+      : 'Spread it across zones with a hard constraint (Zonal.spread, or a topologySpreadConstraint on the zone key with DoNotSchedule).');
   if (!hasZoneSpread && replicas > 1) {
-    add('no-hard-zone-spread', FindingSeverity.WARNING, 'nothing keeps its pods from all landing in one zone (no DoNotSchedule spread constraint on the zone key)',
+    add('no-hard-zone-spread', FindingSeverity.WARNING,
+      'nothing keeps its pods from all landing in one zone (no DoNotSchedule spread constraint on the zone key)',
       'Add a zone topology spread constraint with whenUnsatisfiable: DoNotSchedule (Zonal.spread does).');
   }
 }
 
 /** A DaemonSet runs one pod on every node it admits: its layout is known, and it lives as long as one zone does. */
-function daemonSet(w: CheckWorkload, nodes: readonly CheckNode[], room: Map<string, number>, zones: readonly string[], findings: ZoneFinding[]): WorkloadReport {
+function daemonSet(
+  w: CheckWorkload, nodes: readonly CheckNode[], room: Map<string, number>, zones: readonly string[], findings: ZoneFinding[],
+): WorkloadReport {
   const perZone = zones.map((z) => nodes.filter((n) => n.zone === z && room.get(n.name)! > 0).length);
   const replicas = perZone.reduce((a, b) => a + b, 0);
   const need = { count: replicas === 0 ? 0 : 1, because: 'at least one pod (one per node)' };
-  const zoneLoss = zones.map((zone, i) => ({ zone, survivors: replicas - perZone[i], survives: replicas - perZone[i] >= need.count, replacementsPending: 0, drainBlocked: false }));
+  const zoneLoss = zones.map((zone, i) => {
+    const survivors = replicas - perZone[i];
+    return { zone, survivors, survives: survivors >= need.count, replacementsPending: 0, drainBlocked: false };
+  });
   return {
     kind: w.kind,
     ...(w.namespace !== undefined ? { namespace: w.namespace } : {}),

@@ -8,8 +8,13 @@ import { quantityValue } from '../shared/quantity';
 
 /** A node taint. */
 export interface InventoryTaint {
+  /** The taint's key. */
   readonly key: string;
-  /** @default - none */
+  /**
+   * The taint's value.
+   *
+   * @default - none
+   */
   readonly value?: string;
   /** NoSchedule, PreferNoSchedule or NoExecute. */
   readonly effect: string;
@@ -17,6 +22,7 @@ export interface InventoryTaint {
 
 /** One node of the inventory. */
 export interface InventoryNode {
+  /** The node's name (its hostname label too, unless `labels` sets one). */
   readonly name: string;
   /** Its zone (one of the inventory's zones). */
   readonly zone: string;
@@ -26,7 +32,11 @@ export interface InventoryNode {
    * @default - the zone and hostname labels only
    */
   readonly labels?: { [key: string]: string };
-  /** @default - none */
+  /**
+   * Its taints.
+   *
+   * @default - none
+   */
   readonly taints?: InventoryTaint[];
   /**
    * Allocatable CPU (a Kubernetes quantity, e.g. "4" or "3500m").
@@ -122,8 +132,11 @@ export class ZoneInventory {
     return new ZoneInventory({ zones, nodesPerZone });
   }
 
+  /** The zones. */
   public readonly zones: string[];
+  /** The node label that holds the zone. */
   public readonly topologyKey: string;
+  /** The node label that holds the node's name. */
   public readonly hostnameKey: string;
   /** @internal */
   public readonly _nodes: CheckNode[];

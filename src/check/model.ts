@@ -17,6 +17,7 @@ export enum FindingSeverity {
 export interface ZoneFinding {
   /** The rule's stable id, e.g. `spread-selector-mismatch`. */
   readonly rule: string;
+  /** How bad it is. */
   readonly severity: FindingSeverity;
   /** What is wrong and why it matters, in one or two sentences. */
   readonly message: string;
@@ -50,8 +51,13 @@ export interface ZoneLoss {
 export interface WorkloadReport {
   /** Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, or a custom resource the check knows. */
   readonly kind: string;
-  /** The namespace, when the manifest sets one. */
+  /**
+   * The namespace, when the manifest sets one.
+   *
+   * @default - none: the namespace it is applied to
+   */
   readonly namespace?: string;
+  /** Its name (a zone group's: the group's). */
   readonly name: string;
   /** Replicas asked for (a DaemonSet: one per eligible node). */
   readonly replicas: number;
@@ -67,12 +73,15 @@ export interface WorkloadReport {
   readonly zoneLoss: ZoneLoss[];
   /** Per zone: whether the workload survives losing it. */
   readonly survives: { [zone: string]: boolean };
+  /** What is wrong or worth knowing about it. */
   readonly findings: ZoneFinding[];
 }
 
 /** A whole check. */
 export interface ZoneReportData {
+  /** The zones of the inventory. */
   readonly zones: string[];
+  /** Every workload checked, then every zone group. */
   readonly workloads: WorkloadReport[];
   /** Findings about the input as a whole (objects the check skipped, and why). */
   readonly findings: ZoneFinding[];

@@ -5,9 +5,6 @@
  */
 import { FindingSeverity, ZoneFinding } from './model';
 
-/** The annotation that declares how many replicas a workload needs, e.g. `majority` or `3`. */
-export const QUORUM_ANNOTATION = 'cdk8s-zones.dev/quorum';
-
 /** A workload the check places. */
 export interface CheckWorkload {
   readonly kind: string;
@@ -84,7 +81,8 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
         annotations: stringMap(o.metadata?.annotations),
       });
     } else if (o.kind === 'PodDisruptionBudget' && name !== undefined) {
-      input.budgets.push({ namespace, name, selector: o.spec?.selector ?? {}, minAvailable: o.spec?.minAvailable, maxUnavailable: o.spec?.maxUnavailable });
+      const { selector = {}, minAvailable, maxUnavailable } = o.spec ?? {};
+      input.budgets.push({ namespace, name, selector, minAvailable, maxUnavailable });
     } else if (o.kind === 'StorageClass' && name !== undefined) {
       const zones = (Array.isArray(o.allowedTopologies) ? o.allowedTopologies : [])
         .flatMap((t: any) => (Array.isArray(t?.matchLabelExpressions) ? t.matchLabelExpressions : []))

@@ -348,9 +348,10 @@ export class ZoneController extends Construct {
             serviceAccountName: serviceAccount.name,
             automountServiceAccountToken: true, // it talks to the API server
             securityContext: restrictedPodSecurity(RUN_AS),
-            // Soft spreading: a controller in one surviving zone is better than none.
-            topologySpreadConstraints: [zoneKey, hostKey].map((topologyKey) => ({
-              topologyKey, maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector }, matchLabelKeys: ['pod-template-hash'],
+            // Its replicas in different zones, so one survives a zone (a soft zone spread could put both in one); no
+            // minDomains, so a cluster with a single zone still runs both. Hosts: soft.
+            topologySpreadConstraints: [[zoneKey, 'DoNotSchedule'], [hostKey, 'ScheduleAnyway']].map(([topologyKey, whenUnsatisfiable]) => ({
+              topologyKey, maxSkew: 1, whenUnsatisfiable, labelSelector: { matchLabels: selector }, matchLabelKeys: ['pod-template-hash'],
             })),
             containers: [{
               name: 'controller',

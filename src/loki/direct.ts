@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { lokiConfig, LokiStorageConfig, renderLokiConfig } from './config';
 import { LokiComponent, ResolvedLoki } from './options';
 import { CONFIG_HASH_ANNOTATION, LOKI_MEMBERLIST_LABEL, ZONE_LABEL } from '../contract/labels';
+import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
 import { ZoneSourceKind, zoneWiring } from '../controller/zone-source';
 import { configHash } from '../shared/config-hash';
 import { containerResources } from '../shared/container-resources';
@@ -102,7 +103,13 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
   }
 
   const deployments = components.map((c) => new k8s.KubeDeployment(scope, c, {
-    metadata: { name: svc(c), namespace: ns, labels: standardLabels('loki', p.name, c) },
+    metadata: {
+      name: svc(c),
+      namespace: ns,
+      labels: standardLabels('loki', p.name, c),
+      // for the zone check: Loki works on while its one compactor is away with its zone
+      annotations: c === LokiComponent.COMPACTOR ? quorumAnnotations('0', 'one compactor by design: compaction and retention pause while it is away; reads and writes go on') : undefined,
+    },
     spec: {
       replicas: c === LokiComponent.COMPACTOR ? 1 : p.replicas,
       // One compactor at a time: two would compact the same index.
@@ -127,8 +134,11 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
     const zoneLabel: { [key: string]: string } = zone === undefined ? {} : { [ZONE_LABEL]: zone };
     const labels = { ...standardLabels('loki', p.name, LokiComponent.INGESTER), ...zoneLabel };
     const replicas = zone === undefined ? p.ingesterReplicasPerZone * p.topology.zoneCount : p.ingesterReplicasPerZone;
+    // for the zone check: zone-aware replication writes each stream to every zone; a majority of them is a quorum
+    const quorum = quorumAnnotations(ZONE_MAJORITY, `zone-aware replication, factor ${p.replicationFactor}: a write needs a majority of the zones`,
+      zone === undefined ? undefined : svc(LokiComponent.INGESTER));
     return new k8s.KubeStatefulSet(scope, `ingester${suffix}`, {
-      metadata: { name, namespace: ns, labels },
+      metadata: { name, namespace: ns, labels, annotations: quorum },
       spec: {
         replicas,
         serviceName: svc(LokiComponent.INGESTER),

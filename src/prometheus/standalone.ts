@@ -5,6 +5,7 @@ import { ResolvedPrometheus, ShardingMode } from './options';
 import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } from './placement';
 import { hashShardRules, RelabelRule, zoneSelectionRules } from './relabel';
 import { CONFIG_HASH_ANNOTATION, SHARD_LABEL, ZONE_LABEL } from '../contract/labels';
+import { quorumAnnotations } from '../contract/zone-check';
 import { configHash } from '../shared/config-hash';
 import { clientPeers, emitNetworkPolicy } from '../shared/network-policy';
 import { NOBODY_UID, restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
@@ -51,8 +52,10 @@ export function standaloneShards(scope: Construct, p: ResolvedPrometheus, servic
       metadata: { name, namespace: p.metadataNamespace, labels },
       data: { 'prometheus.yml': config },
     });
+    // for the zone check: a zone's shard scrapes only that zone's targets, which go down with it
+    const quorum = shard.zone === undefined ? undefined : quorumAnnotations('0', `zone-local shard: scrapes only the targets of zone ${shard.zone}, lost with them`);
     const statefulSet = new k8s.KubeStatefulSet(scope, shard.id, {
-      metadata: { name, namespace: p.metadataNamespace, labels },
+      metadata: { name, namespace: p.metadataNamespace, labels, annotations: quorum },
       spec: {
         replicas: p.replicas,
         serviceName: service.name,

@@ -9,6 +9,7 @@ import {
   REDIS_CLUSTER_LABEL, REDIS_PASSWORD_DIR, REDIS_PASSWORD_FILE, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisPodName, redisStatefulSetName,
   zoneLossFailoverAfterProblem,
 } from '../contract/redis';
+import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
 import { REDIS_MANAGER_FEATURE, requireControllerFeature, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
 import { whenZoneController, zoneControllersOf } from '../controller/zone-controller';
 import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
@@ -340,11 +341,13 @@ export class ZonalRedisCluster extends Construct {
 
     const hash = configHash(conf);
     const peers = shardPeers(this.layout, name);
+    // for the zone check: the per-zone StatefulSets are one cluster, judged together
+    const zoneCheck = quorumAnnotations(ZONE_MAJORITY, 'its layout keeps every shard and a majority of masters when one zone is lost (checked at synth)', name);
     zones.forEach((zone, z) => {
       const zoneLabels = { ...labels('node'), [ZONE_LABEL]: zone };
       const zoneSelector = { ...selector, [ZONE_LABEL]: zone };
       new k8s.KubeStatefulSet(this, slugs[z], {
-        metadata: { name: redisStatefulSetName(name, slugs[z]), namespace, labels: zoneLabels },
+        metadata: { name: redisStatefulSetName(name, slugs[z]), namespace, labels: zoneLabels, annotations: zoneCheck },
         spec: {
           // No `replicas`: the manager owns it (as an HPA would). It scales a zone up to the layout at once, and down
           // only once the nodes the layout no longer has are drained of slots and forgotten: applied as-is, a

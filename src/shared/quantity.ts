@@ -76,8 +76,20 @@ export function quantityProblem(text: string): string | undefined {
 }
 
 const QUANTITY_SUFFIX: { [suffix: string]: number } = {
-  'm': 1e-3, '': 1, 'k': 1e3, 'M': 1e6, 'G': 1e9, 'T': 1e12, 'P': 1e15, 'E': 1e18,
-  'Ki': 2 ** 10, 'Mi': 2 ** 20, 'Gi': 2 ** 30, 'Ti': 2 ** 40, 'Pi': 2 ** 50, 'Ei': 2 ** 60,
+  'm': 1e-3,
+  '': 1,
+  'k': 1e3,
+  'M': 1e6,
+  'G': 1e9,
+  'T': 1e12,
+  'P': 1e15,
+  'E': 1e18,
+  'Ki': 2 ** 10,
+  'Mi': 2 ** 20,
+  'Gi': 2 ** 30,
+  'Ti': 2 ** 40,
+  'Pi': 2 ** 50,
+  'Ei': 2 ** 60,
 };
 
 /** The value of a Kubernetes quantity as a number ('500m' -> 0.5, '1Gi' -> 1073741824), or undefined when it is none. */

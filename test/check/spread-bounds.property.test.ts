@@ -17,7 +17,8 @@ function finalLayouts(replicas: number, caps: number[], spread?: HardSpread): nu
     const placed = counts.reduce((a, b) => a + b, 0);
     const domainCounts = counts.filter((_, z) => spread?.domains[z]);
     const min = !spread || spread.minIsZero || domainCounts.length === 0 ? 0 : Math.min(...domainCounts);
-    const next = counts.map((_, z) => z).filter((z) => counts[z] < caps[z] && (!spread || (spread.domains[z] && counts[z] + 1 - min <= spread.maxSkew)));
+    const allowed = (z: number) => !spread || (spread.domains[z] && counts[z] + 1 - min <= spread.maxSkew);
+    const next = counts.map((_, z) => z).filter((z) => counts[z] < caps[z] && allowed(z));
     if (placed === replicas || next.length === 0) {
       finals.set(key, counts);
       return;

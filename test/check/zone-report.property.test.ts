@@ -44,26 +44,36 @@ type Workload = typeof workloadArb extends fc.Arbitrary<infer T> ? T : never;
 
 function manifests(w: Workload): any[] {
   const labels = { app: 'w' };
-  const terms = [{ matchExpressions: [
-    ...(w.zones ? [{ key: ZONE_KEY, operator: 'In', values: w.zones }] : []),
-    ...(w.ssd ? [{ key: 'disk', operator: 'Exists' }] : []),
-  ] }].filter((t) => t.matchExpressions.length > 0);
+  const terms = [{
+    matchExpressions: [
+      ...(w.zones ? [{ key: ZONE_KEY, operator: 'In', values: w.zones }] : []),
+      ...(w.ssd ? [{ key: 'disk', operator: 'Exists' }] : []),
+    ],
+  }].filter((t) => t.matchExpressions.length > 0);
   const spread = [
     ...(w.zoneSpread ? [{
-      topologyKey: ZONE_KEY, maxSkew: w.zoneSpread.maxSkew, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: labels },
+      topologyKey: ZONE_KEY,
+      maxSkew: w.zoneSpread.maxSkew,
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: labels },
       ...(w.zoneSpread.minDomains ? { minDomains: w.zoneSpread.minDomains } : {}),
       ...(w.zoneSpread.taintsHonor ? { nodeTaintsPolicy: 'Honor' } : {}),
       ...(w.zoneSpread.affinityIgnore ? { nodeAffinityPolicy: 'Ignore' } : {}),
     }] : []),
-    ...(w.hostSpread ? [{ topologyKey: HOST_KEY, maxSkew: w.hostSpread, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: labels } }] : []),
+    ...(w.hostSpread
+      ? [{ topologyKey: HOST_KEY, maxSkew: w.hostSpread, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: labels } }]
+      : []),
   ];
   const anti = [...(w.antiHost ? [HOST_KEY] : []), ...(w.antiZone ? [ZONE_KEY] : [])]
     .map((topologyKey) => ({ topologyKey, labelSelector: { matchLabels: labels } }));
   return [
     {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w' },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'w' },
       spec: {
-        replicas: w.replicas, selector: { matchLabels: labels },
+        replicas: w.replicas,
+        selector: { matchLabels: labels },
         template: {
           metadata: { labels },
           spec: {
@@ -78,7 +88,9 @@ function manifests(w: Workload): any[] {
         },
       },
     },
-    ...(w.minAvailable ? [{ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb' }, spec: { minAvailable: w.minAvailable, selector: { matchLabels: labels } } }] : []),
+    ...(w.minAvailable
+      ? [{ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb' }, spec: { minAvailable: w.minAvailable, selector: { matchLabels: labels } } }]
+      : []),
   ];
 }
 
@@ -88,7 +100,8 @@ function finalLayouts(w: Workload, nodes: Node[]): number[][] {
   const taintOk = (n: Node) => !n.tainted || w.tolerates;
   const room = nodes.map((n) => (affinityOk(n) && taintOk(n) ? (w.cpu === 0 ? 110 : Math.floor(n.cpu / w.cpu)) : 0));
   const zs = w.zoneSpread;
-  const zoneDomains = ZONES.filter((z) => nodes.some((n) => n.zone === z && (zs?.affinityIgnore || affinityOk(n)) && (!zs?.taintsHonor || taintOk(n))));
+  const countedByZoneSpread = (n: Node) => (zs?.affinityIgnore || affinityOk(n)) && (!zs?.taintsHonor || taintOk(n));
+  const zoneDomains = ZONES.filter((z) => nodes.some((n) => n.zone === z && countedByZoneSpread(n)));
   const hostDomains = nodes.map((n, i) => i).filter((i) => affinityOk(nodes[i]));
   const finals: number[][] = [];
   const seen = new Set<string>();
@@ -128,7 +141,9 @@ test('a zone loss the report says is survived is survived by every final layout'
   fc.assert(fc.property(inventoryArb, workloadArb, (nodes, w) => {
     const inventory = new ZoneInventory({
       zones: ZONES,
-      nodes: nodes.map((n) => ({ name: n.name, zone: n.zone, labels: n.labels, taints: n.tainted ? [{ key: 'dedicated', effect: 'NoSchedule' }] : [], allocatableCpu: String(n.cpu) })),
+      nodes: nodes.map((n) => ({
+        name: n.name, zone: n.zone, labels: n.labels, taints: n.tainted ? [{ key: 'dedicated', effect: 'NoSchedule' }] : [], allocatableCpu: String(n.cpu),
+      })),
     });
     const report = ZoneReport.analyze(manifests(w), inventory).workloads[0];
     const finals = finalLayouts(w, nodes);

@@ -45,7 +45,7 @@ describe('ZoneController', () => {
     });
     expect(deployment.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     expect(deployment.spec.template.spec.topologySpreadConstraints.map((c: any) => [c.topologyKey, c.whenUnsatisfiable])).toEqual([
-      ['topology.kubernetes.io/zone', 'ScheduleAnyway'], ['kubernetes.io/hostname', 'ScheduleAnyway'],
+      ['topology.kubernetes.io/zone', 'DoNotSchedule'], ['kubernetes.io/hostname', 'ScheduleAnyway'],
     ]);
     expect(deployment.spec.template.spec.serviceAccountName).toBe('cdk8s-zones-controller');
   });
