@@ -101,6 +101,10 @@ project.addTask('synth', {
 
 // The integration tier: real programs (a Kubernetes control plane, Prometheus, redis-server, Loki) and
 // the upstream CRDs beside the repository (../shared). Not part of `npm test`.
+project.addTask('check:examples', {
+  description: 'Run the zone check (the cdk8s-zones CLI) over every example in dist/ (after synth)',
+  exec: 'bash scripts/check-examples.sh',
+});
 project.addTask('test:integration:setup', {
   description: 'Build or install every program the integration tier runs into .cache/ (idempotent, timed)',
   exec: 'bash test/integration/setup.sh',

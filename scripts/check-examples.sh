@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The zone check (the cdk8s-zones CLI, lib/check/cli.js) over every example's synthesized output, dist/<example>/
+# from `npm run synth`, with the zones the examples use: fails when one does not survive losing a zone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for main in examples/*/main.ts; do
+  name=$(basename "$(dirname "$main")")
+  echo "== $name"
+  node lib/check/cli.js check --zones zone-a,zone-b,zone-c --nodes-per-zone 3 "dist/$name"
+done

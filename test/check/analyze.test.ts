@@ -1,0 +1,176 @@
+/** The zone check's rules, one table row each: the manifest, what the report says, the finding's rule id. */
+import { ZoneInventory, ZoneReport } from '../../src';
+
+const ZONES = ['a', 'b', 'c'];
+const ZONE_KEY = 'topology.kubernetes.io/zone';
+const inventory = ZoneInventory.equalNodes(ZONES, 2);
+
+/** A Deployment `name` with `replicas`, pods labelled app=<name>, and `pod` merged into its pod spec. */
+function deployment(name: string, replicas: number, pod: any = {}, meta: any = {}): any {
+  return {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, ...meta },
+    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }], ...pod } } },
+  };
+}
+const zoneSpread = (app: string, extra: any = {}) => ({
+  topologySpreadConstraints: [{ topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app } }, ...extra }],
+});
+const check = (...objects: any[]) => ZoneReport.analyze(objects, inventory);
+const rules = (r: ZoneReport, i = 0) => r.workloads[i].findings.map((f) => f.rule).sort();
+
+describe('survival', () => {
+  test('6 replicas with a hard zone spread: 2 per zone, survives every zone', () => {
+    const r = check(deployment('web', 6, zoneSpread('web')));
+    expect(r.workloads[0].perZone).toEqual({ a: { guaranteed: 2, worstCase: 2 }, b: { guaranteed: 2, worstCase: 2 }, c: { guaranteed: 2, worstCase: 2 } });
+    expect(r.survivesAnyZoneLoss()).toBe(true);
+    expect(rules(r)).toEqual([]);
+  });
+
+  test('no hard zone spread: all replicas may land in one zone', () => {
+    const r = check(deployment('web', 6));
+    expect(r.workloads[0].perZone.a).toEqual({ guaranteed: 0, worstCase: 6 });
+    expect(r.survivesLossOf('a')).toBe(false);
+    expect(rules(r)).toEqual(['no-hard-zone-spread', 'zone-loss']);
+  });
+
+  test('one replica never survives its zone', () => {
+    const r = check(deployment('web', 1, zoneSpread('web')));
+    expect(r.failingOnLossOf('a')).toEqual(['Deployment web']);
+    expect(rules(r)).toEqual(['single-replica', 'zone-loss']);
+  });
+
+  test('a PodDisruptionBudget\'s minAvailable is what it needs (percent rounded up); maxUnavailable is not a need', () => {
+    const pdb = (spec: any) => ({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'p' }, spec: { selector: { matchLabels: { app: 'web' } }, ...spec } });
+    expect(check(deployment('web', 6, zoneSpread('web')), pdb({ minAvailable: '70%' })).workloads[0]).toMatchObject({ needed: 5, survives: { a: false } });
+    expect(check(deployment('web', 6, zoneSpread('web')), pdb({ minAvailable: 4 })).workloads[0]).toMatchObject({ needed: 4, survives: { a: true } });
+    expect(check(deployment('web', 6, zoneSpread('web')), pdb({ maxUnavailable: 1 })).workloads[0]).toMatchObject({ needed: 1, survives: { a: true } });
+  });
+
+  test('the quorum annotation: majority, a number, 0, and a value it refuses', () => {
+    const q = (value: string) => check(deployment('db', 5, zoneSpread('db'), { annotations: { 'cdk8s-zones.dev/quorum': value } })).workloads[0];
+    expect(q('majority')).toMatchObject({ needed: 3, survives: { a: true } }); // 2+2+1: losing 2 leaves 3
+    expect(q('4')).toMatchObject({ needed: 4, survives: { a: false } });
+    expect(q('0').survives).toEqual({ a: true, b: true, c: true });
+    expect(q('most').findings.map((f) => f.rule)).toContain('quorum-annotation-invalid');
+  });
+});
+
+describe('placement rules', () => {
+  test('a spread selector that does not match the pod labels does nothing', () => {
+    const r = check(deployment('web', 6, zoneSpread('other')));
+    expect(rules(r)).toContain('spread-selector-mismatch');
+    expect(r.workloads[0].perZone.a.worstCase).toBe(6);
+  });
+
+  test('a soft zone spread guarantees nothing', () => {
+    expect(rules(check(deployment('web', 6, zoneSpread('web', { whenUnsatisfiable: 'ScheduleAnyway' }))))).toEqual(['no-hard-zone-spread', 'soft-zone-spread', 'zone-loss']);
+  });
+
+  test('node affinity to two zones with a hard spread and minDomains 3: the minimum counts as 0, so 1 per zone, the rest Pending', () => {
+    const pod = {
+      ...zoneSpread('web', { minDomains: 3 }),
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: ['a', 'b'] }] }] } } },
+    };
+    const w = check(deployment('web', 6, pod)).workloads[0];
+    expect(w.perZone).toEqual({ a: { guaranteed: 1, worstCase: 1 }, b: { guaranteed: 1, worstCase: 1 }, c: { guaranteed: 0, worstCase: 0 } });
+    expect(w.pendingWorstCase).toBe(4);
+    expect(w.findings.map((f) => f.rule)).toEqual(expect.arrayContaining(['pending', 'zone-unusable']));
+  });
+
+  test('taints keep pods off nodes unless tolerated; requests against allocatable', () => {
+    const nodes = ZONES.map((zone) => ({ name: `n-${zone}`, zone, allocatableCpu: '2', taints: zone === 'c' ? [{ key: 'gpu', effect: 'NoSchedule' }] : [] }));
+    const inv = new ZoneInventory({ zones: ZONES, nodes });
+    const pod = { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '500m' } } }] };
+    expect(ZoneReport.analyze([deployment('w', 12, pod)], inv).workloads[0]).toMatchObject({
+      pendingWorstCase: 4, perZone: { a: { worstCase: 4 }, b: { worstCase: 4 }, c: { worstCase: 0 } },
+    });
+    const tolerating = { ...pod, tolerations: [{ key: 'gpu', operator: 'Exists' }] };
+    expect(ZoneReport.analyze([deployment('w', 12, tolerating)], inv).workloads[0].pendingWorstCase).toBe(0);
+  });
+
+  test('required pod anti-affinity to its own pods per host: one per node', () => {
+    const anti = { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'w' } } }] } } };
+    expect(check(deployment('w', 8, anti)).workloads[0].pendingWorstCase).toBe(2);
+  });
+
+  test('required pod affinity to its own pods per zone puts them all in one zone', () => {
+    const colocate = { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: ZONE_KEY, labelSelector: { matchLabels: { app: 'w' } } }] } } };
+    const r = check(deployment('w', 3, colocate));
+    expect(rules(r)).toEqual(expect.arrayContaining(['self-affinity-one-zone', 'zone-loss']));
+  });
+
+  test('a StatefulSet on an Immediate-binding StorageClass: the spread cannot hold', () => {
+    const sc = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'x', volumeBindingMode: 'Immediate' };
+    const sts = {
+      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' },
+      spec: {
+        replicas: 3, serviceName: 'db', selector: { matchLabels: { app: 'db' } },
+        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'x' }], ...zoneSpread('db') } },
+        volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { storageClassName: 'fast' } }],
+      },
+    };
+    const w = check(sc, sts).workloads[0];
+    expect(w.findings.map((f) => f.rule)).toContain('immediate-binding');
+    expect(w.perZone.a.worstCase).toBe(3);
+    // with WaitForFirstConsumer, the spread holds, and a lost zone's replica waits for its volume's zone
+    const w2 = check({ ...sc, volumeBindingMode: 'WaitForFirstConsumer' }, sts).workloads[0];
+    expect(w2.perZone.a).toEqual({ guaranteed: 1, worstCase: 1 });
+    expect(w2.zoneLoss[0].replacementsPending).toBe(1);
+  });
+
+  test('a DaemonSet runs on the nodes it admits; a Job by its parallelism', () => {
+    const ds = { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
+    expect(check(ds).workloads[0]).toMatchObject({ replicas: 6, perZone: { a: { guaranteed: 2, worstCase: 2 } }, survives: { a: true } });
+    const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { parallelism: 3, template: { metadata: { labels: { app: 'j' } }, spec: { containers: [{ name: 'c', image: 'x' }], ...zoneSpread('j') } } } };
+    expect(check(job).workloads[0]).toMatchObject({ replicas: 3, perZone: { a: { guaranteed: 1, worstCase: 1 } } });
+  });
+});
+
+describe('zone groups', () => {
+  const member = (zone: string, quorum = 'zone-majority') => deployment(`ing-${zone}`, 2, {
+    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [zone] }] }] } } },
+  }, { annotations: { 'cdk8s-zones.dev/quorum': quorum, 'cdk8s-zones.dev/zone-group': 'ingesters' } });
+
+  test('per-zone members judged together: a majority of zones survives any one zone', () => {
+    const r = check(member('a'), member('b'), member('c'));
+    const group = r.workloads.find((w) => w.kind === 'ZoneGroup')!;
+    expect(group).toMatchObject({ name: 'ingesters', replicas: 6, survives: { a: true, b: true, c: true } });
+    expect(r.survivesAnyZoneLoss()).toBe(true);
+  });
+
+  test('two zones of three: losing one leaves one of two, no majority', () => {
+    const r = check(member('a'), member('b'));
+    expect(r.workloads.find((w) => w.kind === 'ZoneGroup')!.survives).toEqual({ a: false, b: false, c: true });
+  });
+
+  test('members that disagree on the quorum are reported', () => {
+    const r = check(member('a'), member('b', 'majority'), member('c'));
+    expect(r.workloads.find((w) => w.kind === 'ZoneGroup')!.findings.map((f) => f.rule)).toContain('quorum-annotation-invalid');
+  });
+});
+
+describe('hostile input: findings, never exceptions', () => {
+  test.each([
+    ['null', null],
+    ['a string', 'Deployment'],
+    ['no kind', { metadata: { name: 'x' } }],
+    ['no name', { kind: 'Deployment', spec: { template: { spec: {} } } }],
+    ['no template', { kind: 'Deployment', metadata: { name: 'x' }, spec: {} }],
+    ['replicas NaN', { kind: 'Deployment', metadata: { name: 'x' }, spec: { replicas: 'many', template: { spec: {} } } }],
+  ])('%s', (_what, object) => {
+    const r = check(object);
+    expect(r.workloads).toEqual([]);
+    expect(r.data.findings.map((f) => f.rule)).toEqual(['object-skipped']);
+  });
+
+  test('malformed constraints and selectors are read as Kubernetes would read nothing, without a crash', () => {
+    const pod = {
+      topologySpreadConstraints: [null, { topologyKey: ZONE_KEY, whenUnsatisfiable: 'DoNotSchedule', maxSkew: 'x', labelSelector: { matchExpressions: [{ key: 'app', operator: 'Bogus' }] } }],
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'k', operator: 'Gt', values: ['x'] }] }] } } },
+      tolerations: [null],
+      containers: [{ resources: { requests: { cpu: 'lots' } } }],
+    };
+    expect(() => check(deployment('w', 3, pod))).not.toThrow();
+    expect(check({ kind: 'List', items: [deployment('w', 3, zoneSpread('w'))] }).workloads).toHaveLength(1);
+  });
+});
