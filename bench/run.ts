@@ -5,6 +5,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { checkBench } from './check';
 import { controllerBench } from './controller';
 import { BenchSection } from './harness';
 import { kubernetesBench } from './kubernetes';
@@ -20,6 +21,7 @@ const sections: { name: string; run: () => BenchSection | Promise<BenchSection> 
   { name: 'controller', run: controllerBench },
   { name: 'rollout', run: rolloutBench },
   { name: 'redis', run: redisBench },
+  { name: 'check', run: checkBench },
 ];
 
 async function main(): Promise<void> {

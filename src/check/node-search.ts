@@ -21,7 +21,20 @@ export interface SearchResult {
   readonly survivors: number[];
 }
 
-export function searchLayouts(p: NodeSearch, maxStates = 50_000): SearchResult | undefined {
+export function searchLayouts(p: NodeSearch, maxStates = 20_000): SearchResult | undefined {
+  // Nodes alike (zone, room, counted by the host spread) are interchangeable: a layout is kept with each class's
+  // counts sorted, so the search visits one of the layouts that differ only by which alike node holds what.
+  const classOf = p.nodes.map((n, i) => `${n.zone}|${n.room}|${p.hostSpread?.domains[i] ?? ''}`);
+  const members = new Map<string, number[]>();
+  classOf.forEach((c, i) => members.set(c, [...(members.get(c) ?? []), i]));
+  const canonical = (counts: number[]) => {
+    const out = [...counts];
+    for (const idx of members.values()) {
+      const sorted = idx.map((i) => counts[i]).sort((a, b) => b - a);
+      idx.forEach((i, k) => { out[i] = sorted[k]; });
+    }
+    return out;
+  };
   const seen = new Set<string>();
   const lo = new Array<number>(p.zones).fill(Infinity);
   const hi = new Array<number>(p.zones).fill(0);
@@ -55,7 +68,14 @@ export function searchLayouts(p: NodeSearch, maxStates = 50_000): SearchResult |
       });
       continue;
     }
-    for (const i of next) stack.push(counts.map((c, j) => (j === i ? c + 1 : c)));
+    // one node per class and count: the others would give the same layout, up to alike nodes
+    const tried = new Set<string>();
+    for (const i of next) {
+      const key2 = `${classOf[i]}#${counts[i]}`;
+      if (tried.has(key2)) continue;
+      tried.add(key2);
+      stack.push(canonical(counts.map((c, j) => (j === i ? c + 1 : c))));
+    }
   }
   return { placed, lo, hi, survivors };
 }
