@@ -12,6 +12,7 @@ import { formatHtml } from './format-html';
 import { formatSarif, SarifInput } from './format-sarif';
 import { formatText } from './format-text';
 import { InventoryNode, InventoryTaint, ZoneInventory, ZoneInventoryProps } from './inventory';
+import { kubeConnection, listNodes } from './kubeconfig';
 import { ZoneReportData } from './model';
 
 /** What `main` reads from and writes to (the process's, or a test's). */
@@ -23,7 +24,7 @@ export interface CliIo {
   readonly readFile?: (file: string) => string;
 }
 
-export const USAGE = 'Usage: cdk8s-zones check --zones ZONE,ZONE,... [--nodes-per-zone N | --inventory FILE] ' +
+export const USAGE = 'Usage: cdk8s-zones check --zones ZONE,ZONE,... [--nodes-per-zone N | --inventory FILE | --kubeconfig FILE] ' +
   '[--format text|json|sarif|html] [--color] FILE|DIR|- ...';
 
 const FORMATS = ['text', 'json', 'sarif', 'html'] as const;
@@ -39,6 +40,7 @@ interface CheckArgs {
   readonly zones?: string[];
   readonly nodesPerZone?: number;
   readonly inventory?: string;
+  readonly kubeconfig?: string;
   readonly format: Format;
   readonly color: boolean;
   readonly inputs: string[];
@@ -66,7 +68,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
     const args = parseCheckArgs(argv.slice(1));
     const readFile = io.readFile ?? ((file: string) => fs.readFileSync(file, 'utf8'));
-    const inventory = loadInventory(args, readFile);
+    const inventory = args.kubeconfig === undefined ? loadInventory(args, readFile) : await clusterInventory(args.kubeconfig, args.zones);
     const objects: ManifestObject[] = [];
     for (const input of args.inputs) objects.push(...await readInput(input, io.stdin, readFile));
     const data = analyzeManifests(objects.map((o) => o.value), inventory);
@@ -105,6 +107,7 @@ function parseCheckArgs(argv: string[]): CheckArgs {
   let zones: string[] | undefined;
   let nodesPerZone: number | undefined;
   let inventory: string | undefined;
+  let kubeconfig: string | undefined;
   let format: Format = 'text';
   let color = false;
   const inputs: string[] = [];
@@ -148,16 +151,28 @@ function parseCheckArgs(argv: string[]): CheckArgs {
         if (eq > 0) throw new InputError('--color takes no value');
         color = true;
         break;
-      case '--kubeconfig':
-        throw new InputError('--kubeconfig is not supported yet; pass --inventory with `kubectl get nodes -o json`');
+      case '--kubeconfig': kubeconfig = value(); break;
       default: throw new InputError(`unknown flag ${JSON.stringify(flag)}`);
     }
   }
-  if (nodesPerZone !== undefined && inventory !== undefined) throw new InputError('set --nodes-per-zone or --inventory, not both');
-  if (zones === undefined && inventory === undefined) throw new InputError('--zones is required (or --inventory, whose nodes name the zones)');
+  if ([nodesPerZone, inventory, kubeconfig].filter((v) => v !== undefined).length > 1) {
+    throw new InputError('set one of --nodes-per-zone, --inventory and --kubeconfig');
+  }
+  if (zones === undefined && inventory === undefined && kubeconfig === undefined) {
+    throw new InputError('--zones is required (or --inventory or --kubeconfig, whose nodes name the zones)');
+  }
   if (inputs.length === 0) throw new InputError('no input: name manifest files, directories, or - for stdin');
   if (inputs.filter((i) => i === '-').length > 1) throw new InputError('- (stdin) is named twice');
-  return { zones, nodesPerZone, inventory, format, color, inputs };
+  return { zones, nodesPerZone, inventory, kubeconfig, format, color, inputs };
+}
+
+/** The nodes of the cluster `--kubeconfig FILE` reaches (its current context), as an inventory. */
+async function clusterInventory(file: string, zones: string[] | undefined): Promise<ZoneInventory> {
+  try {
+    return new ZoneInventory(inventoryProps(await listNodes(kubeConnection(file)), zones));
+  } catch (e) {
+    throw new InputError(`--kubeconfig ${file}: ${(e as Error).message}`);
+  }
 }
 
 /** The inventory the flags describe: `--inventory FILE`, or N equal nodes per zone (3 unless told). */
@@ -202,7 +217,11 @@ function nodeOf(node: any, index: number, topologyKey: string): InventoryNode {
   const labels: { [key: string]: string } = node.metadata.labels ?? {};
   const zone = labels[topologyKey];
   if (typeof zone !== 'string') throw new Error(`node ${name} has no ${topologyKey} label: the check cannot tell its zone`);
-  const taints: InventoryTaint[] | undefined = node.spec?.taints?.map((t: any) => ({ key: t.key, value: t.value, effect: t.effect }));
+  // a cordoned node is, to the scheduler, one with the unschedulable taint
+  const taints: InventoryTaint[] = [
+    ...(node.spec?.taints ?? []).map((t: any) => ({ key: t.key, value: t.value, effect: t.effect })),
+    ...(node.spec?.unschedulable === true ? [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] : []),
+  ];
   const allocatable = node.status?.allocatable ?? {};
   const pods = allocatable.pods === undefined ? undefined : Number(allocatable.pods);
   return {
