@@ -8,7 +8,9 @@ const inventory = ZoneInventory.equalNodes(ZONES, 2);
 /** A Deployment `name` with `replicas`, pods labelled app=<name>, and `pod` merged into its pod spec. */
 function deployment(name: string, replicas: number, pod: any = {}, meta: any = {}): any {
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, ...meta },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, ...meta },
     spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }], ...pod } } },
   };
 }
@@ -21,7 +23,8 @@ const rules = (r: ZoneReport, i = 0) => r.workloads[i].findings.map((f) => f.rul
 describe('survival', () => {
   test('6 replicas with a hard zone spread: 2 per zone, survives every zone', () => {
     const r = check(deployment('web', 6, zoneSpread('web')));
-    expect(r.workloads[0].perZone).toEqual({ a: { guaranteed: 2, worstCase: 2 }, b: { guaranteed: 2, worstCase: 2 }, c: { guaranteed: 2, worstCase: 2 } });
+    const two = { guaranteed: 2, worstCase: 2 };
+    expect(r.workloads[0].perZone).toEqual({ a: two, b: two, c: two });
     expect(r.survivesAnyZoneLoss()).toBe(true);
     expect(rules(r)).toEqual([]);
   });
@@ -102,9 +105,13 @@ describe('placement rules', () => {
   test('a StatefulSet on an Immediate-binding StorageClass: the spread cannot hold', () => {
     const sc = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'x', volumeBindingMode: 'Immediate' };
     const sts = {
-      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' },
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db' },
       spec: {
-        replicas: 3, serviceName: 'db', selector: { matchLabels: { app: 'db' } },
+        replicas: 3,
+        serviceName: 'db',
+        selector: { matchLabels: { app: 'db' } },
         template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'x' }], ...zoneSpread('db') } },
         volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { storageClassName: 'fast' } }],
       },

@@ -1,6 +1,6 @@
 /** Every example of this repository, in both variants, survives losing any one zone, as the zone check sees it. */
-import { ZoneInventory, ZoneReport } from '../../src';
 import { HOSTILE_VARIANT, STANDARD_VARIANT } from '../../examples/variant';
+import { ZoneInventory, ZoneReport } from '../../src';
 import { EXAMPLE_NAMES, synthesizeExample } from '../example-apps';
 
 describe.each([['standard', STANDARD_VARIANT], ['hostile', HOSTILE_VARIANT]])('%s variant', (_name, variant) => {
