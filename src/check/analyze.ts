@@ -113,7 +113,8 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
     const lost = bounds.hi[z];
     const pending = replacementsPending(w, z, lost, bounds, caps, zoneSpread, constraints.zone);
     const drainBlocked = budget !== undefined && bounds.placed - pending < budgetNeed(budget, replicas);
-    const survives = need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
+    const survives = need.ring !== undefined ? ringSurvives(need.ring, bounds.lo, bounds.hi, z)
+      : need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
     return { zone, survivors, survives, replacementsPending: pending, drainBlocked };
   });
   reportLosses(replicas, zoneLoss, need, zoneSpread, constraints.zone !== undefined, add);
@@ -229,10 +230,16 @@ interface Need {
   readonly count: number;
   readonly because: string;
   readonly zoneMajority?: boolean;
+  /** A Loki ring's replication factor: a quorum of each stream's replicas, one per zone, must remain. */
+  readonly ring?: number;
 }
 
 /** How many replicas the workload needs, and why: its quorum annotation, else its PodDisruptionBudget's minAvailable, else 1. */
 function needed(w: CheckWorkload, replicas: number, budgets: readonly CheckBudget[], add: Add): Need {
+  if (w.ringReplicationFactor !== undefined) {
+    const rf = w.ringReplicationFactor;
+    return { count: Math.floor(rf / 2) + 1, because: `a quorum (${Math.floor(rf / 2) + 1}) of each stream's ${rf} replicas, one per zone`, ring: rf };
+  }
   const quorum = parseQuorum(w.annotations[QUORUM_ANNOTATION], replicas, w.annotations[QUORUM_REASON_ANNOTATION]);
   if (typeof quorum === 'string') {
     add('quorum-annotation-invalid', FindingSeverity.ERROR, quorum, `Set ${QUORUM_ANNOTATION} to "majority", "${ZONE_MAJORITY}" or a whole number.`);
@@ -262,6 +269,18 @@ function parseQuorum(value: string | undefined, replicas: number, reason: string
 function zonesLeft(lo: readonly number[], hi: readonly number[], lost: number): boolean {
   const used = hi.filter((h) => h > 0).length;
   return lo.filter((l, z) => z !== lost && l > 0).length >= Math.floor(used / 2) + 1;
+}
+
+/**
+ * Whether a zone-aware ring keeps a quorum of every stream without zone `lost`: a stream's replicas are one per
+ * zone in min(factor, zones with ingesters) zones (dskit shrinks the replica set to the zones it has, the quorum
+ * stays factor / 2 + 1), so losing a zone that may hold ingesters costs a stream one replica in the worst case.
+ * Only zones sure to hold ingesters are counted.
+ */
+function ringSurvives(factor: number, lo: readonly number[], hi: readonly number[], lost: number): boolean {
+  if (hi[lost] === 0) return true;
+  const zones = lo.filter((l) => l > 0).length;
+  return Math.min(factor, zones) - 1 >= Math.floor(factor / 2) + 1;
 }
 
 /**

@@ -19,6 +19,8 @@ export interface CheckWorkload {
   /** The StatefulSet's volumeClaimTemplates' storage class names (undefined: the default class). */
   readonly claimClasses: readonly (string | undefined)[];
   readonly annotations: { readonly [key: string]: string };
+  /** A Loki ring's replication factor (a LokiStack's ingesters): what a write needs is a quorum of each stream's replicas. */
+  readonly ringReplicationFactor?: number;
 }
 
 /** A PodDisruptionBudget. */
@@ -80,6 +82,10 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
           : [],
         annotations: stringMap(o.metadata?.annotations),
       });
+    } else if (o.kind === 'LokiStack' && name !== undefined && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('loki.grafana.com/')) {
+      const ingesters = lokiStackIngesters(o, name, namespace);
+      if (typeof ingesters === 'string') input.findings.push(skipped(what, ingesters));
+      else input.workloads.push(ingesters);
     } else if (o.kind === 'PodDisruptionBudget' && name !== undefined) {
       const { selector = {}, minAvailable, maxUnavailable } = o.spec ?? {};
       input.budgets.push({ namespace, name, selector, minAvailable, maxUnavailable });
@@ -98,6 +104,38 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     return undefined;
   });
   return input;
+}
+
+/**
+ * A LokiStack's ingesters, as the Loki operator places them: a StatefulSet of `spec.template.ingester.replicas`
+ * pods labelled with the component and instance, one DoNotSchedule spread constraint per `spec.replication.zones`
+ * entry, volumes from `spec.storageClassName`; a write needs a quorum of each stream's `replication.factor`
+ * replicas. Or why it cannot be placed from the manifest alone.
+ */
+function lokiStackIngesters(o: any, name: string, namespace: string | undefined): CheckWorkload | string {
+  const replicas = o.spec?.template?.ingester?.replicas;
+  if (!Number.isInteger(replicas) || replicas < 0) {
+    return 'sets no spec.template.ingester.replicas: its ingesters come from the operator\'s size table, which the check does not know';
+  }
+  const factor = o.spec?.replication?.factor ?? o.spec?.replicationFactor ?? 1;
+  const podLabels = { 'app.kubernetes.io/component': 'ingester', 'app.kubernetes.io/instance': name };
+  const zones: any[] = Array.isArray(o.spec?.replication?.zones) ? o.spec.replication.zones : [];
+  return {
+    kind: 'LokiStack',
+    namespace,
+    name: `${name} (ingesters)`,
+    replicas,
+    podLabels,
+    pod: {
+      containers: [],
+      topologySpreadConstraints: zones.map((z) => ({
+        topologyKey: z?.topologyKey, maxSkew: z?.maxSkew ?? 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: podLabels },
+      })),
+    },
+    claimClasses: [typeof o.spec?.storageClassName === 'string' ? o.spec.storageClassName : undefined],
+    annotations: {},
+    ringReplicationFactor: Number.isInteger(factor) && factor >= 1 ? factor : 1,
+  };
 }
 
 function skipped(what: string, why: string): ZoneFinding {

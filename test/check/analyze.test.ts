@@ -156,6 +156,40 @@ describe('zone groups', () => {
   });
 });
 
+describe('a LokiStack: its ingesters as the Loki operator places them, judged by the ring\'s quorum', () => {
+  const stack = (factor: number, replicas: number | null = 6) => ({
+    apiVersion: 'loki.grafana.com/v1',
+    kind: 'LokiStack',
+    metadata: { name: 'logs' },
+    spec: {
+      size: '1x.small',
+      storageClassName: 'gp3',
+      ...(replicas !== null ? { template: { ingester: { replicas } } } : {}),
+      replication: { factor, zones: [{ topologyKey: ZONE_KEY, maxSkew: 1 }] },
+    },
+  });
+
+  test('factor 3 over 3 zones: a stream loses one replica of three, keeps its quorum', () => {
+    const w = check(stack(3)).workloads[0];
+    expect(w).toMatchObject({ kind: 'LokiStack', name: 'logs (ingesters)', replicas: 6, needed: 2, survives: { a: true, b: true, c: true } });
+    expect(w.perZone.a).toEqual({ guaranteed: 2, worstCase: 2 });
+    // its ingesters' volumes are in the lost zone: replacements wait for it
+    expect(w.zoneLoss[0].replacementsPending).toBe(2);
+  });
+
+  test('factor 3 over 2 zones (dskit shrinks the replica set, the quorum stays 2), and factor 2: a zone loss is an outage', () => {
+    const twoZones = ZoneReport.analyze([stack(3)], ZoneInventory.equalNodes(['a', 'b'], 2)).workloads[0];
+    expect(twoZones.survives).toEqual({ a: false, b: false });
+    expect(check(stack(2)).workloads[0].survives).toEqual({ a: false, b: false, c: false });
+  });
+
+  test('ingester replicas left to the operator\'s size table are not guessed', () => {
+    const r = check(stack(3, null));
+    expect(r.workloads).toEqual([]);
+    expect(r.data.findings[0].message).toContain('sets no spec.template.ingester.replicas');
+  });
+});
+
 describe('hostile input: findings, never exceptions', () => {
   test.each([
     ['null', null],
