@@ -52,3 +52,21 @@ done
 test "$(grep -c 'topology.kubernetes.io/zone' dist/my-zonal-app.k8s.yaml)" -ge 4 || { echo "release-check: the user app's workloads are not spread across zones" >&2; exit 1; }
 npx jest --ci
 echo "release-check: a cdk8s-plus-33 app synthesized with the cdk8s CLI and passed its snapshot test, from the tarball"
+
+# Its cdk8s.yaml runs the zone check as a validation plugin: the synth above passed it; the same app with a
+# one-replica Deployment added must fail the synth, naming the rule and the workload.
+cat > unsafe.ts <<'TS'
+import { App } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-33';
+import { MyChart } from './main';
+const app = new App();
+const chart = new MyChart(app, 'unsafe');
+new kplus.Deployment(chart, 'singleton', { replicas: 1, containers: [{ image: 'registry.k8s.io/pause:3.10', portNumber: 8080 }] });
+app.synth();
+TS
+if npx cdk8s synth --app 'npx ts-node unsafe.ts' >"$work/unsafe.log" 2>&1; then
+  cat "$work/unsafe.log" >&2; echo "release-check: a zone-unsafe app passed the validation plugin" >&2; exit 1
+fi
+grep -q 'single-replica' "$work/unsafe.log" && grep -q 'singleton' "$work/unsafe.log" \
+  || { cat "$work/unsafe.log" >&2; echo "release-check: the validation plugin failed the synth without naming the rule and the workload" >&2; exit 1; }
+echo "release-check: the zone check, as a cdk8s validation plugin, passed the app and failed it with a one-replica Deployment"
