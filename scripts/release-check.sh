@@ -51,6 +51,8 @@ for kind in Deployment StatefulSet ZoneDisruptionBudget ZoneAwareUpdate; do
 done
 test "$(grep -c 'topology.kubernetes.io/zone' dist/my-zonal-app.k8s.yaml)" -ge 4 || { echo "release-check: the user app's workloads are not spread across zones" >&2; exit 1; }
 npx jest --ci
+# the package's CLI, as installed: the app survives losing any zone
+npx cdk8s-zones check --zones zone-a,zone-b,zone-c dist/ >"$work/check.txt" || { cat "$work/check.txt" >&2; exit 1; }
 echo "release-check: a cdk8s-plus-33 app synthesized with the cdk8s CLI and passed its snapshot test, from the tarball"
 
 # Its cdk8s.yaml runs the zone check as a validation plugin: the synth above passed it; the same app with a
