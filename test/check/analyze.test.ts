@@ -204,6 +204,11 @@ describe('hostile input: findings, never exceptions', () => {
     expect(r.data.findings.map((f) => f.rule)).toEqual(['object-skipped']);
   });
 
+  test('manifests that are no list are refused, naming the call and the prop', () => {
+    expect(() => ZoneReport.analyze('x' as any, inventory)).toThrow('ZoneReport.analyze: manifests="x" must be a list');
+    expect(() => ZoneReport.analyze([], 'x' as any)).toThrow('ZoneReport.analyze: inventory="x" must be a ZoneInventory');
+  });
+
   test('malformed constraints and selectors are read as Kubernetes would read nothing, without a crash', () => {
     const pod = {
       topologySpreadConstraints: [null, { topologyKey: ZONE_KEY, whenUnsatisfiable: 'DoNotSchedule', maxSkew: 'x', labelSelector: { matchExpressions: [{ key: 'app', operator: 'Bogus' }] } }],
