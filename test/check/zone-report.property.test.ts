@@ -102,7 +102,7 @@ function finalLayouts(w: Workload, nodes: Node[]): number[][] {
   const zs = w.zoneSpread;
   const countedByZoneSpread = (n: Node) => (zs?.affinityIgnore || affinityOk(n)) && (!zs?.taintsHonor || taintOk(n));
   const zoneDomains = ZONES.filter((z) => nodes.some((n) => n.zone === z && countedByZoneSpread(n)));
-  const hostDomains = nodes.map((n, i) => i).filter((i) => affinityOk(nodes[i]));
+  const hostDomains = nodes.map((_, i) => i).filter((i) => affinityOk(nodes[i]));
   const finals: number[][] = [];
   const seen = new Set<string>();
   const visit = (counts: number[]) => {
