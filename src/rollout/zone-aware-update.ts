@@ -261,28 +261,15 @@ export class ZoneAwareUpdate extends Construct {
         throw invalidProp(where, 'target', `StatefulSet ${sts.name} in namespace ${sts.metadata.namespace ?? '<the chart\'s>'}`,
           `must be in the namespace of the group's other StatefulSets (${workloadNamespace ?? '<the chart\'s>'}): a ZoneAwareUpdate rolls workloads of its own namespace`);
       }
-      // checked as rendered, whatever set the strategy (cdk8s-plus of any version, a raw object, a patch)
-      transformRendered(sts, (json) => {
-        const strategy = json.spec?.updateStrategy?.type ?? 'RollingUpdate';
-        if (strategy !== 'OnDelete') {
-          throw invalidProp(where, 'target', `StatefulSet ${sts.name} with updateStrategy ${strategy}`,
-            'must use OnDelete, or Kubernetes rolls the pods itself, racing the controller: create the StatefulSet with ' +
-            '`strategy: StatefulSetUpdateStrategy.onDelete()` (the construct refuses rather than change it for you)');
-        }
-        return json;
-      });
+      requireStrategy(where, sts, 'updateStrategy', 'OnDelete',
+        'must use OnDelete, or Kubernetes rolls the pods itself, racing the controller: create the StatefulSet with ' +
+        '`strategy: StatefulSetUpdateStrategy.onDelete()` (the construct refuses rather than change it for you)');
     }
     const deployment = target._deployment;
     if (deployment) {
-      transformRendered(deployment, (json) => {
-        const strategy = json.spec?.strategy?.type ?? 'RollingUpdate';
-        if (strategy !== 'Recreate') {
-          throw invalidProp(where, 'target', `Deployment ${deployment.name} with strategy ${strategy}`,
-            'must use Recreate: the controller rolls a paused Deployment by scaling its ReplicaSets, and a paused Deployment with ' +
-            'a RollingUpdate strategy still rescales them itself; create it with `strategy: DeploymentStrategy.recreate()`');
-        }
-        return json;
-      });
+      requireStrategy(where, deployment, 'strategy', 'Recreate',
+        'must use Recreate: the controller rolls a paused Deployment by scaling its ReplicaSets, and a paused Deployment with ' +
+        'a RollingUpdate strategy still rescales them itself; create it with `strategy: DeploymentStrategy.recreate()`');
       deployment.addJsonPatch(JsonPatch.add('/spec/paused', true));
     }
 
@@ -316,4 +303,16 @@ export class ZoneAwareUpdate extends Construct {
     const installedElsewhere = props.controllerInstalledElsewhere ?? false;
     requireControllerFeature(this, where, ZONE_AWARE_UPDATE_FEATURE, installedElsewhere, { namespace: resource.metadata.namespace });
   }
+}
+
+/**
+ * Refuses, when `api` synthesizes, a `spec.<field>.type` other than `wanted`: checked as rendered, whatever set
+ * it (cdk8s-plus of any version, a raw object, a JSON patch).
+ */
+function requireStrategy(where: string, api: ApiObject, field: 'updateStrategy' | 'strategy', wanted: string, rule: string): void {
+  transformRendered(api, (json) => {
+    const strategy = json.spec?.[field]?.type ?? 'RollingUpdate';
+    if (strategy !== wanted) throw invalidProp(where, 'target', `${api.kind} ${api.name} with ${field} ${strategy}`, rule);
+    return json;
+  });
 }

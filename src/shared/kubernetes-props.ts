@@ -8,7 +8,7 @@ import {
   dataKeyProblem, dnsLabelProblem, dnsSubdomainProblem, labelKeyProblem, labelValueProblem, serviceNameProblem,
 } from './kubernetes-names';
 import { Props, RequiredCheck } from './props';
-import { bytesProblem, quantityProblem } from './quantity';
+import { bytesProblem, quantityProblem, quantityValue } from './quantity';
 
 const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 
@@ -75,30 +75,9 @@ function resourcesProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-const SUFFIX: Record<string, number> = {
-  '': 1,
-  'm': 1e-3,
-  'k': 1e3,
-  'M': 1e6,
-  'G': 1e9,
-  'T': 1e12,
-  'P': 1e15,
-  'E': 1e18,
-  'Ki': 2 ** 10,
-  'Mi': 2 ** 20,
-  'Gi': 2 ** 30,
-  'Ti': 2 ** 40,
-  'Pi': 2 ** 50,
-  'Ei': 2 ** 60,
-};
-
 /** Orders two valid quantities (close enough for the request <= limit check). */
 function compareQuantities(a: string, b: string): number {
-  const value = (q: string) => {
-    const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))([a-zA-Z]*|[eE][+-]?\d+)$/.exec(q)!;
-    return Number(m[1]) * (m[2] in SUFFIX ? SUFFIX[m[2]] : 10 ** Number(m[2].slice(1)));
-  };
-  return Math.sign(value(a) - value(b));
+  return Math.sign(quantityValue(a)! - quantityValue(b)!);
 }
 
 function labelSelectorProblem(value: unknown): string | undefined {
