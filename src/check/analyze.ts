@@ -46,50 +46,12 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
       'so the zone spread cannot hold and every replica may end up in one zone', 'Use a StorageClass with volumeBindingMode: WaitForFirstConsumer.');
   }
 
-  const antiZone = selfTerms(pod, w.podLabels, 'podAntiAffinity');
-  if (antiZone.includes(inventory.hostnameKey)) for (const [name, r] of room) room.set(name, Math.min(r, 1));
-  const colocated = selfTerms(pod, w.podLabels, 'podAffinity').includes(inventory.topologyKey);
-  const constraints = hardConstraints(pod, w, inventory, add);
-
-  if (w.kind === 'DaemonSet') return daemonSet(w, nodes, room, zones, findings);
-
+  if (w.kind === 'DaemonSet') {
+    hardConstraints(pod, w, inventory, add); // its findings (a DaemonSet's pods are placed one per node anyway)
+    return daemonSet(w, nodes, room, zones, findings);
+  }
   const replicas = w.replicas ?? 1;
-  const zoneSpread = constraints.zone && !immediate ? zoneSpreadOf(constraints.zone, nodes, pod, zones) : undefined;
-  const zoneCaps = (rooms: Map<string, number>) => {
-    const caps = zones.map((z) => nodes.filter((n) => n.zone === z).reduce((sum, n) => sum + rooms.get(n.name)!, 0));
-    return antiZone.includes(inventory.topologyKey) ? caps.map((c) => Math.min(c, 1)) : caps;
-  };
-  const host = hostSpreadRoom(constraints.host, nodes, room, pod, replicas);
-  const caps = zoneCaps(host.most);
-  let bounds: Bounds = placementBounds(replicas, caps, zoneSpread);
-  if (host.spread && zoneSpread) {
-    // A hard host spread and a hard zone spread together can stop placement earlier than either alone (a zone
-    // that may not grow keeps its nodes' counts down, which holds the other nodes back): every placement order
-    // is tried, or, when there are too many, the pods placed are those sure to fit with maxSkew per node.
-    const least = placementBounds(replicas, zoneCaps(host.least), zoneSpread);
-    const most = bounds;
-    const searched = antiZone.includes(inventory.topologyKey) ? undefined : searchLayouts({
-      replicas,
-      zones: zones.length,
-      nodes: nodes.map((n) => ({ zone: zones.indexOf(n.zone), room: Math.min(room.get(n.name)!, replicas) })),
-      zoneSpread,
-      hostSpread: host.spread,
-    });
-    bounds = searched ?? {
-      placed: least.placed,
-      lo: least.lo.map((v, i) => Math.min(v, most.lo[i])),
-      hi: most.hi.map((v, i) => Math.max(v, least.hi[i])),
-    };
-  }
-  if (colocated) {
-    // the first pod picks a zone and every other one follows it: any zone may hold them all
-    const usable = caps.filter((c) => c > 0);
-    const placed = Math.min(replicas, usable.length > 0 ? Math.min(...usable) : 0);
-    bounds = { placed, lo: caps.map(() => 0), hi: caps.map((c) => Math.min(c, replicas)) };
-    add('self-affinity-one-zone', FindingSeverity.ERROR,
-      `required pod affinity to its own pods on ${inventory.topologyKey} puts every replica in the zone of the first one`,
-      'Remove the required pod affinity, or make it preferred.');
-  }
+  const { bounds, caps, zoneSpread, constraints } = placement(w, replicas, room, immediate !== undefined, inventory, add);
 
   if (bounds.placed < replicas) {
     add('pending', FindingSeverity.ERROR, `${replicas - bounds.placed} of ${replicas} replicas can stay Pending with every zone up ` +
@@ -131,6 +93,59 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
     survives: Object.fromEntries(zoneLoss.map((l) => [l.zone, l.survives])),
     findings,
   };
+}
+
+/**
+ * Where the workload's `replicas` pods can be, from the room each node has for them: its hard spread
+ * constraints, pod (anti-)affinity to its own pods, and (with `immediate` volume binding) no zone spread.
+ */
+function placement(
+  w: CheckWorkload, replicas: number, room: Map<string, number>, immediate: boolean, inventory: ZoneInventory, add: Add,
+): { bounds: Bounds; caps: number[]; zoneSpread?: HardSpread; constraints: { zone?: any; host?: any } } {
+  const { zones, _nodes: nodes } = inventory;
+  const pod = w.pod;
+  const antiZone = selfTerms(pod, w.podLabels, 'podAntiAffinity');
+  if (antiZone.includes(inventory.hostnameKey)) for (const [name, r] of room) room.set(name, Math.min(r, 1));
+  const colocated = selfTerms(pod, w.podLabels, 'podAffinity').includes(inventory.topologyKey);
+  const constraints = hardConstraints(pod, w, inventory, add);
+  const zoneSpread = constraints.zone && !immediate ? zoneSpreadOf(constraints.zone, nodes, pod, zones) : undefined;
+  const zoneCaps = (rooms: Map<string, number>) => {
+    const caps = zones.map((z) => nodes.filter((n) => n.zone === z).reduce((sum, n) => sum + rooms.get(n.name)!, 0));
+    return antiZone.includes(inventory.topologyKey) ? caps.map((c) => Math.min(c, 1)) : caps;
+  };
+  const host = hostSpreadRoom(constraints.host, nodes, room, pod, replicas);
+  const caps = zoneCaps(host.most);
+  let bounds: Bounds = placementBounds(replicas, caps, zoneSpread);
+  if (host.spread && zoneSpread) {
+    // A hard host spread and a hard zone spread together can stop placement earlier than either alone (a zone
+    // that may not grow keeps its nodes' counts down, which holds the other nodes back): every placement order
+    // is tried, or, when there are too many, the pods placed are those sure to fit with maxSkew per node.
+    const least = placementBounds(replicas, zoneCaps(host.least), zoneSpread);
+    const most = bounds;
+    const searched = antiZone.includes(inventory.topologyKey) ? undefined : searchLayouts({
+      replicas,
+      zones: zones.length,
+      nodes: nodes.map((n) => ({ zone: zones.indexOf(n.zone), room: Math.min(room.get(n.name)!, replicas) })),
+      zoneSpread,
+      hostSpread: host.spread,
+    });
+    bounds = searched ?? {
+      placed: least.placed,
+      lo: least.lo.map((v, i) => Math.min(v, most.lo[i])),
+      hi: most.hi.map((v, i) => Math.max(v, least.hi[i])),
+    };
+  }
+  if (colocated) {
+    // the first pod picks a zone and every other one follows it: any zone may hold them all
+    const usable = caps.filter((c) => c > 0);
+    const placed = Math.min(replicas, usable.length > 0 ? Math.min(...usable) : 0);
+    bounds = { placed, lo: caps.map(() => 0), hi: caps.map((c) => Math.min(c, replicas)) };
+    add('self-affinity-one-zone', FindingSeverity.ERROR,
+      `required pod affinity to its own pods on ${inventory.topologyKey} puts every replica in the zone of the first one`,
+      'Remove the required pod affinity, or make it preferred.');
+  }
+
+  return { bounds, caps, zoneSpread, constraints };
 }
 
 /** Where the pods can be: placed in every final layout, per zone the fewest and most, per zone lost the fewest left (when known exactly). */
