@@ -10,7 +10,9 @@
  * pools with a smaller zone, an uneven pool; every corpus workload selects its pool, so all the files run at
  * once in their own namespaces and one outage per zone serves them all. Three rounds, one per zone: each
  * applies everything into fresh namespaces, compares the placement, takes that zone down, compares, and
- * cleans up. A disagreement is a bug in the analysis: the test lists each one with the report's figures, and
+ * cleans up. Then, per zone, the files with a PodDisruptionBudget are drained from it (cordon, evictions through
+ * the Eviction API, refusals retried): a drain that stays blocked must be one the report calls drainBlocked
+ * (and exactly those, where the layout is exact). A disagreement is a bug in the analysis: the test lists each one with the report's figures, and
  * .cache/check-agreement/observed.json keeps what the scheduler did beside each report.
  *
  * Examples: their Deployments, StatefulSets, DaemonSets, ReplicaSets, Jobs, budgets and service accounts, moved
@@ -25,7 +27,7 @@ import { applyManifests, deleteNamespace, exampleNames, synthesizeExample } from
 import { KubeObject } from './kube-client';
 import { HOSTNAME_KEY, KWOK_ANNOTATION, nodeObject, ZONE_KEY, ZONES } from './nodes';
 import { OUTAGE_TAINT, testCluster, unschedulableReason } from './scheduling';
-import { waitFor } from './wait';
+import { sleep, waitFor } from './wait';
 import { analyzeManifests } from '../../../src/check/analyze';
 import { InventoryNode, ZoneInventory } from '../../../src/check/inventory';
 import { WorkloadReport } from '../../../src/check/model';
@@ -227,6 +229,39 @@ async function zoneUp(zone: string): Promise<void> {
   }));
 }
 
+/**
+ * `kubectl drain` of a zone: its nodes cordoned, every pod of `namespaces` on them evicted through the Eviction
+ * API, refusals (429: a PodDisruptionBudget) retried until nothing has moved for 8 s. Returns the pods still
+ * there, by namespace and owner: what a budget blocked.
+ */
+async function drainZone(zone: string, rounds: { ns: string; workloads: KubeObject[] }[]): Promise<Set<string>> {
+  const names = new Set(zoneNodes(zone));
+  await Promise.all([...names].map((name) => client.patch('v1', 'Node', name, { spec: { unschedulable: true } })));
+  const namespaces = new Set(rounds.map((r) => r.ns));
+  let lastMove = Date.now();
+  let left: any[] = [];
+  for (;;) {
+    left = (await client.list('v1', 'Pod')).filter((p: any) => namespaces.has(p.metadata.namespace) && names.has(p.spec.nodeName) && !p.metadata.deletionTimestamp);
+    if (left.length === 0 || Date.now() - lastMove > 8000) break;
+    for (const p of left) {
+      try {
+        await client.request('POST', `/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}/eviction`,
+          { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: p.metadata.name, namespace: p.metadata.namespace } });
+        lastMove = Date.now();
+      } catch (err: any) {
+        if (err.status !== 429) throw err;
+      }
+    }
+    await sleep(500);
+  }
+  const owners = await Promise.all([...namespaces].map(async (ns) => {
+    const seen = await observeNamespace(ns, rounds.find((r) => r.ns === ns)!.workloads);
+    const uids = new Set(left.map((p: any) => p.metadata.uid));
+    return [...seen.entries()].filter(([, o]) => [...o.bound.keys()].some((uid) => uids.has(uid))).map(([key]) => `${ns} ${key}`);
+  }));
+  return new Set(owners.flat());
+}
+
 const cases = [...corpusCases(), ...exampleCases()];
 const disagreements: string[] = [];
 /** What the scheduler did, per round and workload, next to the report: kept in .cache/check-agreement/observed.json. */
@@ -241,7 +276,7 @@ function check(ok: boolean, what: () => string): void {
 }
 
 const fmtReport = (r: WorkloadReport) => `report: perZone ${ZONES.map((z) => `${z} ${r.perZone[z].guaranteed}..${r.perZone[z].worstCase}`).join(', ')}; ` +
-  `pendingWorstCase ${r.pendingWorstCase}; zoneLoss ${r.zoneLoss.map((l) => `${l.zone}: survivors ${l.survivors}, replacementsPending ${l.replacementsPending}`).join('; ')}`;
+  `pendingWorstCase ${r.pendingWorstCase}; zoneLoss ${r.zoneLoss.map((l) => `${l.zone}: survivors ${l.survivors}, replacementsPending ${l.replacementsPending}, drainBlocked ${l.drainBlocked}`).join('; ')}`;
 const countsOf = (o: Observed) => ZONES.map((z) => `${z} ${[...o.bound.values()].filter((v) => v === z).length}`).join(', ');
 const exactLayout = (r: WorkloadReport) => ZONES.every((z) => r.perZone[z].guaranteed === r.perZone[z].worstCase);
 
@@ -330,6 +365,43 @@ test.each(ZONES.map((z, i) => [i + 1, z] as [number, string]))('round %i: placem
   // eslint-disable-next-line no-console
   console.log(`round ${zone}: ${cases.length} cases, ${rounds.reduce((s, r) => s + r.c.reports.length, 0)} workloads, ${checks} checks so far, ` +
     `${disagreements.length} disagreements so far, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+});
+
+const drainCases = cases.filter((c) => c.objects.some((o) => o.kind === 'PodDisruptionBudget'));
+
+test.each([...ZONES])('draining %s is blocked by a PodDisruptionBudget where the report says drainBlocked', async (zone) => {
+  const started = Date.now();
+  const rounds = drainCases.map((c, i) => ({ c, ns: `drain-${i}-${zone}-${Date.now().toString(36)}`, workloads: [] as KubeObject[] }));
+  try {
+    const applied = await Promise.all(rounds.map((r) => applyManifests(client, r.c.objects, r.ns)));
+    expect(applied.flatMap((a) => a.rejections)).toEqual([]);
+    rounds.forEach((r, i) => r.workloads.push(...applied[i].applied.filter((o) => WORKLOAD_KINDS.includes(o.kind))));
+    const before = await settle(rounds);
+    let blocked: Set<string>;
+    try {
+      blocked = await drainZone(zone, rounds);
+    } finally {
+      await Promise.all(zoneNodes(zone).map((name) => client.patch('v1', 'Node', name, { spec: { unschedulable: null } })));
+    }
+    for (const r of rounds) {
+      for (const report of r.c.reports) {
+        const key = `${report.kind}/${report.name}`;
+        const o = before.get(r.ns)!.get(key)!;
+        const inZone = [...o.bound.values()].filter((z) => z === zone).length;
+        if (inZone === 0) continue;
+        const loss = report.zoneLoss.find((l) => l.zone === zone)!;
+        const was = blocked.has(`${r.ns} ${key}`);
+        const where = `${r.c.id} ${key} (draining ${zone}, ${inZone} pods there)`;
+        observed.push({ case: r.c.id, workload: key, drained: zone, before: `${countsOf(o)}, ${o.pending} Pending`, blocked: was, report: `drainBlocked ${loss.drainBlocked}` });
+        check(!was || loss.drainBlocked, () => `${where}: the drain was blocked, the report says drainBlocked false; ${fmtReport(report)}`);
+        if (exactLayout(report)) check(was === loss.drainBlocked, () => `${where}: drain blocked ${was}, the report's exact layout says ${loss.drainBlocked}; ${fmtReport(report)}`);
+      }
+    }
+  } finally {
+    await Promise.all(rounds.map((r) => deleteNamespace(client, r.ns)));
+  }
+  // eslint-disable-next-line no-console
+  console.log(`drain ${zone}: ${drainCases.length} cases, ${checks} checks so far, ${disagreements.length} disagreements so far, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 });
 
 test('the scheduler never disagrees with the report', () => {
