@@ -47,11 +47,11 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   }
 
   if (w.kind === 'DaemonSet') {
-    hardConstraints(pod, w, inventory, add); // its findings (a DaemonSet's pods are placed one per node anyway)
+    hardConstraints(pod, w, input.workloads, inventory, add); // its findings (a DaemonSet's pods are placed one per node anyway)
     return daemonSet(w, nodes, room, zones, findings);
   }
   const replicas = w.replicas ?? 1;
-  const { bounds, caps, zoneSpread, constraints } = placement(w, replicas, room, immediate !== undefined, inventory, add);
+  const { bounds, caps, zoneSpread, constraints } = placement(w, replicas, room, immediate !== undefined, input.workloads, inventory, add);
 
   if (bounds.placed < replicas) {
     add('pending', FindingSeverity.ERROR, `${replicas - bounds.placed} of ${replicas} replicas can stay Pending with every zone up ` +
@@ -100,14 +100,22 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
  * constraints, pod (anti-)affinity to its own pods, and (with `immediate` volume binding) no zone spread.
  */
 function placement(
-  w: CheckWorkload, replicas: number, room: Map<string, number>, immediate: boolean, inventory: ZoneInventory, add: Add,
+  w: CheckWorkload, replicas: number, room: Map<string, number>, immediate: boolean, others: readonly CheckWorkload[], inventory: ZoneInventory, add: Add,
 ): { bounds: Bounds; caps: number[]; zoneSpread?: HardSpread; constraints: { zone?: any; host?: any } } {
   const { zones, _nodes: nodes } = inventory;
   const pod = w.pod;
-  const antiZone = selfTerms(pod, w.podLabels, 'podAntiAffinity');
+  let constraints = hardConstraints(pod, w, others, inventory, add);
+  let antiZone = selfTerms(pod, w.podLabels, 'podAntiAffinity');
+  if (w.kind === 'Job' && (constraints.zone || constraints.host || antiZone.length > 0)) {
+    // the scheduler counts only running pods: a finished pod frees its place for the next, in any zone
+    add('job-constraints-while-running', FindingSeverity.INFO,
+      'its spread and anti-affinity count only its running pods: once some finish, the others may go anywhere, so the check does not rely on them',
+      'Nothing to fix; give it parallelism and a budget if its pods must be spread while they run.');
+    constraints = {};
+    antiZone = [];
+  }
   if (antiZone.includes(inventory.hostnameKey)) for (const [name, r] of room) room.set(name, Math.min(r, 1));
   const colocated = selfTerms(pod, w.podLabels, 'podAffinity').includes(inventory.topologyKey);
-  const constraints = hardConstraints(pod, w, inventory, add);
   const zoneSpread = constraints.zone && !immediate ? zoneSpreadOf(constraints.zone, nodes, pod, zones) : undefined;
   const zoneCaps = (rooms: Map<string, number>) => {
     const caps = zones.map((z) => nodes.filter((n) => n.zone === z).reduce((sum, n) => sum + rooms.get(n.name)!, 0));
@@ -159,7 +167,12 @@ interface Bounds {
 type Add = (rule: string, severity: FindingSeverity, message: string, fix: string) => void;
 
 /** The pod's hard spread constraints on the zone and hostname keys that select its own pods. */
-function hardConstraints(pod: any, w: CheckWorkload, inventory: ZoneInventory, add: Add): { zone?: any; host?: any } {
+/**
+ * The pod's hard spread constraints on the zone and hostname keys that select its own pods and only those: a
+ * selector that also selects another workload's pods spreads both together, which guarantees nothing about
+ * this one's pods (the other's may fill a zone), so it is reported and not relied on.
+ */
+function hardConstraints(pod: any, w: CheckWorkload, others: readonly CheckWorkload[], inventory: ZoneInventory, add: Add): { zone?: any; host?: any } {
   const all: any[] = Array.isArray(pod.topologySpreadConstraints) ? pod.topologySpreadConstraints : [];
   const out: { zone?: any; host?: any } = {};
   for (const c of all) {
@@ -169,6 +182,13 @@ function hardConstraints(pod: any, w: CheckWorkload, inventory: ZoneInventory, a
       add('spread-selector-mismatch', FindingSeverity.WARNING,
         `its ${c.topologyKey} spread constraint selects ${JSON.stringify(c.labelSelector ?? {})}, which does not match the pod labels ` +
         `${JSON.stringify(w.podLabels)}: the constraint does nothing for these pods`, 'Make the labelSelector select the pod template\'s labels.');
+      continue;
+    }
+    const shared = others.filter((o) => o !== w && o.namespace === w.namespace && selects(c.labelSelector, o.podLabels));
+    if (shared.length > 0) {
+      add('spread-selector-shared', FindingSeverity.WARNING,
+        `its ${c.topologyKey} spread constraint also selects the pods of ${shared.map((o) => `${o.kind} ${o.name}`).join(', ')}: ` +
+        'it spreads them together, so it guarantees nothing about this workload\'s own pods', 'Select only this workload\'s pods (add a label only it has).');
       continue;
     }
     if (c.whenUnsatisfiable !== 'DoNotSchedule') {
@@ -198,9 +218,9 @@ function zoneSpreadOf(c: any, nodes: readonly CheckNode[], pod: any, zones: read
 }
 
 /**
- * Each node's room under a hard host spread: at most the emptiest counted node's room + maxSkew (the emptiest
- * node holds at most its room; maxSkew alone while there are fewer nodes than minDomains), and at least
- * maxSkew, which it is sure to take while any counted node is still empty.
+ * Each node's room under a hard host spread: at most the emptiest counted node's count + maxSkew, that count
+ * being at most its room and at most the average (maxSkew alone while there are fewer nodes than minDomains),
+ * and at least maxSkew, which it is sure to take while any counted node is still empty.
  */
 function hostSpreadRoom(
   c: any, nodes: readonly CheckNode[], room: Map<string, number>, pod: any, replicas: number,
@@ -209,7 +229,8 @@ function hostSpreadRoom(
   const counted = nodes.filter((n) => countedBy(c, pod, n));
   if (counted.length === 0) return { most: room, least: room };
   const minIsZero = Number.isInteger(c.minDomains) && counted.length < c.minDomains;
-  const capMin = minIsZero ? 0 : Math.min(...counted.map((n) => room.get(n.name)!));
+  // the emptiest counted node holds at most its room, and at most the average
+  const capMin = minIsZero ? 0 : Math.min(...counted.map((n) => room.get(n.name)!), Math.floor(replicas / counted.length));
   const most = new Map(nodes.map((n) => [n.name, Math.min(room.get(n.name)!, capMin + c.maxSkew, replicas)]));
   const least = new Map(nodes.map((n) => [n.name, Math.min(most.get(n.name)!, c.maxSkew)]));
   return { most, least, spread: { maxSkew: c.maxSkew, minIsZero, domains: nodes.map((n) => counted.includes(n)) } };

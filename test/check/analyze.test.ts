@@ -59,6 +59,22 @@ describe('survival', () => {
 });
 
 describe('placement rules', () => {
+  test('a spread selector that also selects another workload\'s pods guarantees nothing about this one\'s', () => {
+    const other = { ...deployment('pinned', 2), spec: { ...deployment('pinned', 2).spec, template: { metadata: { labels: { app: 'pinned', tier: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
+    const shared = deployment('spread', 3, { topologySpreadConstraints: [{ topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { tier: 'web' } } }] });
+    shared.spec.template.metadata.labels.tier = 'web';
+    const w = check(other, shared).workloads[1];
+    expect(w.findings.map((f) => f.rule)).toContain('spread-selector-shared');
+    expect(w.perZone.a).toEqual({ guaranteed: 0, worstCase: 3 });
+  });
+
+  test('a hard host spread caps each node near the average: 6 pods on 9 nodes hold at most 1 each, 3 per zone', () => {
+    const hosts = { topologySpreadConstraints: [{ topologyKey: 'kubernetes.io/hostname', maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'w' } } }] };
+    const w = ZoneReport.analyze([deployment('w', 6, hosts)], ZoneInventory.equalNodes(ZONES, 3)).workloads[0];
+    expect(w.perZone.a.worstCase).toBe(3);
+    expect(w.zoneLoss.every((l) => l.survivors >= 3)).toBe(true);
+  });
+
   test('a spread selector that does not match the pod labels does nothing', () => {
     const r = check(deployment('web', 6, zoneSpread('other')));
     expect(rules(r)).toContain('spread-selector-mismatch');
@@ -129,7 +145,10 @@ describe('placement rules', () => {
     const ds = { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
     expect(check(ds).workloads[0]).toMatchObject({ replicas: 6, perZone: { a: { guaranteed: 2, worstCase: 2 } }, survives: { a: true } });
     const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { parallelism: 3, template: { metadata: { labels: { app: 'j' } }, spec: { containers: [{ name: 'c', image: 'x' }], ...zoneSpread('j') } } } };
-    expect(check(job).workloads[0]).toMatchObject({ replicas: 3, perZone: { a: { guaranteed: 1, worstCase: 1 } } });
+    // its spread counts running pods only: finished pods free their places, so it is not relied on
+    const j = check(job).workloads[0];
+    expect(j).toMatchObject({ replicas: 3, perZone: { a: { guaranteed: 0, worstCase: 3 } } });
+    expect(j.findings.map((f) => f.rule)).toContain('job-constraints-while-running');
   });
 });
 
