@@ -100,7 +100,8 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
  * constraints, pod (anti-)affinity to its own pods, and (with `immediate` volume binding) no zone spread.
  */
 function placement(
-  w: CheckWorkload, replicas: number, room: Map<string, number>, immediate: boolean, others: readonly CheckWorkload[], inventory: ZoneInventory, add: Add,
+  w: CheckWorkload, replicas: number, room: Map<string, number>, immediate: boolean, others: readonly CheckWorkload[],
+  inventory: ZoneInventory, add: Add,
 ): { bounds: Bounds; caps: number[]; zoneSpread?: HardSpread; constraints: { zone?: any; host?: any } } {
   const { zones, _nodes: nodes } = inventory;
   const pod = w.pod;
@@ -172,7 +173,9 @@ type Add = (rule: string, severity: FindingSeverity, message: string, fix: strin
  * selector that also selects another workload's pods spreads both together, which guarantees nothing about
  * this one's pods (the other's may fill a zone), so it is reported and not relied on.
  */
-function hardConstraints(pod: any, w: CheckWorkload, others: readonly CheckWorkload[], inventory: ZoneInventory, add: Add): { zone?: any; host?: any } {
+function hardConstraints(
+  pod: any, w: CheckWorkload, others: readonly CheckWorkload[], inventory: ZoneInventory, add: Add,
+): { zone?: any; host?: any } {
   const all: any[] = Array.isArray(pod.topologySpreadConstraints) ? pod.topologySpreadConstraints : [];
   const out: { zone?: any; host?: any } = {};
   for (const c of all) {
