@@ -73,7 +73,8 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   const zoneLoss: ZoneLoss[] = zones.map((zone, z) => {
     const survivors = bounds.survivors?.[z] ?? bounds.placed - bounds.hi[z];
     const lost = bounds.hi[z];
-    const pending = replacementsPending(w, z, lost, bounds, caps, zoneSpread, constraints.zone);
+    // a hard constraint the scheduler enforces but the check cannot model may keep every replacement Pending
+    const pending = constraints.unmodelled ? lost : replacementsPending(w, z, lost, bounds, caps, zoneSpread, constraints.zone);
     const drainBlocked = budget !== undefined && bounds.placed - pending < budgetNeed(budget, replicas);
     const survives = need.ring !== undefined ? ringSurvives(need.ring, bounds.lo, bounds.hi, z)
       : need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
@@ -102,10 +103,10 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
 function placement(
   w: CheckWorkload, replicas: number, room: Map<string, number>, immediate: boolean, others: readonly CheckWorkload[],
   inventory: ZoneInventory, add: Add,
-): { bounds: Bounds; caps: number[]; zoneSpread?: HardSpread; constraints: { zone?: any; host?: any } } {
+): { bounds: Bounds; caps: number[]; zoneSpread?: HardSpread; constraints: Constraints } {
   const { zones, _nodes: nodes } = inventory;
   const pod = w.pod;
-  let constraints = hardConstraints(pod, w, others, inventory, add);
+  let constraints: Constraints = hardConstraints(pod, w, others, inventory, add);
   let antiZone = selfTerms(pod, w.podLabels, 'podAntiAffinity');
   if (w.kind === 'Job' && (constraints.zone || constraints.host || antiZone.length > 0)) {
     // the scheduler counts only running pods: a finished pod frees its place for the next, in any zone
@@ -175,9 +176,9 @@ type Add = (rule: string, severity: FindingSeverity, message: string, fix: strin
  */
 function hardConstraints(
   pod: any, w: CheckWorkload, others: readonly CheckWorkload[], inventory: ZoneInventory, add: Add,
-): { zone?: any; host?: any } {
+): Constraints {
   const all: any[] = Array.isArray(pod.topologySpreadConstraints) ? pod.topologySpreadConstraints : [];
-  const out: { zone?: any; host?: any } = {};
+  const out: { zone?: any; host?: any; unmodelled?: boolean } = {};
   for (const c of all) {
     const key = c?.topologyKey === inventory.topologyKey ? 'zone' : c?.topologyKey === inventory.hostnameKey ? 'host' : undefined;
     if (!key) continue;
@@ -191,7 +192,9 @@ function hardConstraints(
     if (shared.length > 0) {
       add('spread-selector-shared', FindingSeverity.WARNING,
         `its ${c.topologyKey} spread constraint also selects the pods of ${shared.map((o) => `${o.kind} ${o.name}`).join(', ')}: ` +
-        'it spreads them together, so it guarantees nothing about this workload\'s own pods', 'Select only this workload\'s pods (add a label only it has).');
+        'it spreads them together, so it guarantees nothing about this workload\'s own pods (and replacements after a zone loss may all stay Pending)',
+        'Select only this workload\'s pods (add a label only it has).');
+      out.unmodelled = true;
       continue;
     }
     if (c.whenUnsatisfiable !== 'DoNotSchedule') {
@@ -206,6 +209,13 @@ function hardConstraints(
     if (!out[key] || maxSkew < out[key].maxSkew) out[key] = { ...c, maxSkew };
   }
   return out;
+}
+
+/** The hard spread constraints the check relies on, and whether one it cannot model (a shared selector) binds too. */
+interface Constraints {
+  readonly zone?: any;
+  readonly host?: any;
+  readonly unmodelled?: boolean;
 }
 
 /** Whether a spread constraint `c` counts node `n` as a domain, by its nodeAffinityPolicy (default Honor) and nodeTaintsPolicy (default Ignore). */
