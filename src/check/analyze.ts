@@ -8,7 +8,7 @@ import { CheckNode, ZoneInventory } from './inventory';
 import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 import { searchLayouts } from './node-search';
 import { HardSpread, placementBounds } from './spread-bounds';
-import { CheckBudget, CheckInput, CheckStorageClass, CheckWorkload, readManifests } from './workloads';
+import { CheckBudget, CheckInput, CheckStorageClass, CheckWorkload, readManifests, volumeOf } from './workloads';
 import { QUORUM_ANNOTATION, QUORUM_REASON_ANNOTATION, ZONE_GROUP_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
 
 /** Checks `manifests` (parsed Kubernetes objects) against `inventory`. */
@@ -46,12 +46,16 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
       'so the zone spread cannot hold and every replica may end up in one zone', 'Use a StorageClass with volumeBindingMode: WaitForFirstConsumer.');
   }
 
+  pinByVolumes(w, input, nodes, room, add);
+
   if (w.kind === 'DaemonSet') {
     hardConstraints(pod, w, input.workloads, inventory, add); // its findings (a DaemonSet's pods are placed one per node anyway)
     return daemonSet(w, nodes, room, zones, findings);
   }
   const replicas = w.replicas ?? 1;
-  const { bounds, caps, zoneSpread, constraints } = placement(w, replicas, room, immediate !== undefined, input.workloads, inventory, add);
+  const placed = placement(w, replicas, room, immediate !== undefined, input.workloads, inventory, add);
+  const { caps, zoneSpread, constraints } = placed;
+  const bounds = ordinalLayout(w, replicas, input, inventory, room) ?? placed.bounds;
 
   if (bounds.placed < replicas) {
     add('pending', FindingSeverity.ERROR, `${replicas - bounds.placed} of ${replicas} replicas can stay Pending with every zone up ` +
@@ -156,6 +160,48 @@ function placement(
   }
 
   return { bounds, caps, zoneSpread, constraints };
+}
+
+/** A pod spec that requires the nodes a PersistentVolume's node affinity names. */
+function volumeNodes(terms: any[]): any {
+  return { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } };
+}
+
+/**
+ * The claims every pod mounts (the pod template's), bound to PersistentVolumes with node affinity, keep the
+ * pods on those volumes' nodes.
+ */
+function pinByVolumes(w: CheckWorkload, input: CheckInput, nodes: readonly CheckNode[], room: Map<string, number>, add: Add): void {
+  for (const claim of w.podClaims) {
+    const volume = volumeOf(input, w.namespace, claim);
+    if (!volume) continue;
+    for (const n of nodes) if (!affinityAdmits(volumeNodes(volume.nodeTerms), n)) room.set(n.name, 0);
+    add('volume-pinned', FindingSeverity.INFO, `its claim ${claim} is bound to PersistentVolume ${volume.name}, whose node affinity keeps its pods on its nodes`,
+      'Nothing to fix if that is intended; a zonal volume pins every pod that mounts it to its zone.');
+  }
+}
+
+/**
+ * A StatefulSet whose every pod has a claim bound in advance to a PersistentVolume in one zone (node
+ * affinity): pod i runs in its volume's zone, so the layout is known exactly (undefined otherwise).
+ */
+function ordinalLayout(
+  w: CheckWorkload, replicas: number, input: CheckInput, inventory: ZoneInventory, room: Map<string, number>,
+): Bounds | undefined {
+  if (w.kind !== 'StatefulSet' || w.claimTemplates.length === 0 || replicas === 0) return undefined;
+  const counts = inventory.zones.map(() => 0);
+  for (let i = 0; i < replicas; i++) {
+    const zones = new Set<number>();
+    for (const t of w.claimTemplates) {
+      const volume = volumeOf(input, w.namespace, `${t}-${w.name}-${i}`);
+      if (!volume) continue;
+      const usable = inventory._nodes.filter((n) => room.get(n.name)! > 0 && affinityAdmits(volumeNodes(volume.nodeTerms), n));
+      usable.forEach((n) => zones.add(inventory.zones.indexOf(n.zone)));
+    }
+    if (zones.size !== 1) return undefined;
+    counts[[...zones][0]]++;
+  }
+  return { placed: replicas, lo: counts, hi: [...counts] };
 }
 
 /** Where the pods can be: placed in every final layout, per zone the fewest and most, per zone lost the fewest left (when known exactly). */

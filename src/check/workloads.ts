@@ -18,6 +18,10 @@ export interface CheckWorkload {
   readonly pod: any;
   /** The StatefulSet's volumeClaimTemplates' storage class names (undefined: the default class). */
   readonly claimClasses: readonly (string | undefined)[];
+  /** The StatefulSet's volumeClaimTemplates' names (its pod i's claims are `<template>-<name>-<i>`). */
+  readonly claimTemplates: readonly string[];
+  /** The claims its pod template mounts (`persistentVolumeClaim.claimName`). */
+  readonly podClaims: readonly string[];
   readonly annotations: { readonly [key: string]: string };
   /** A Loki ring's replication factor (a LokiStack's ingesters): what a write needs is a quorum of each stream's replicas. */
   readonly ringReplicationFactor?: number;
@@ -41,10 +45,21 @@ export interface CheckStorageClass {
   readonly zones?: readonly string[];
 }
 
+/** A PersistentVolume with node affinity: the claim bound to it (claimRef) runs its pods only on those nodes. */
+export interface CheckVolume {
+  readonly name: string;
+  /** `spec.nodeAffinity.required.nodeSelectorTerms`. */
+  readonly nodeTerms: any[];
+  readonly claim?: { readonly namespace?: string; readonly name: string };
+}
+
 export interface CheckInput {
   readonly workloads: CheckWorkload[];
   readonly budgets: CheckBudget[];
   readonly storageClasses: CheckStorageClass[];
+  readonly volumes: CheckVolume[];
+  /** PersistentVolumeClaims bound by name (`spec.volumeName`), by `namespace/name`. */
+  readonly claimVolumes: Map<string, string>;
   readonly findings: ZoneFinding[];
 }
 
@@ -52,7 +67,7 @@ const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 
 
 /** Reads the manifests (objects; `List`s expanded) the check needs. */
 export function readManifests(manifests: readonly unknown[], topologyKey: string): CheckInput {
-  const input: CheckInput = { workloads: [], budgets: [], storageClasses: [], findings: [] };
+  const input: CheckInput = { workloads: [], budgets: [], storageClasses: [], volumes: [], claimVolumes: new Map(), findings: [] };
   const objects = manifests.flatMap((m: any) => (m?.kind === 'List' && Array.isArray(m.items) ? m.items : [m]));
   objects.forEach((o: any, i) => {
     if (typeof o !== 'object' || o === null || Array.isArray(o) || typeof o.kind !== 'string') {
@@ -66,6 +81,7 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
       if (name === undefined) return input.findings.push(skipped(what, 'has no metadata.name'));
       const template = o.spec?.template;
       if (typeof template?.spec !== 'object' || template.spec === null) return input.findings.push(skipped(what, 'has no pod template'));
+      const templates: any[] = o.kind === 'StatefulSet' && Array.isArray(o.spec.volumeClaimTemplates) ? o.spec.volumeClaimTemplates : [];
       const replicas = o.kind === 'DaemonSet' ? undefined : o.kind === 'Job' ? o.spec.parallelism ?? 1 : o.spec.replicas ?? 1;
       if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 0)) {
         return input.findings.push(skipped(what, `has replicas ${JSON.stringify(replicas)}, not a whole number`));
@@ -77,15 +93,24 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
         replicas,
         podLabels: stringMap(template.metadata?.labels),
         pod: template.spec,
-        claimClasses: o.kind === 'StatefulSet' && Array.isArray(o.spec.volumeClaimTemplates)
-          ? o.spec.volumeClaimTemplates.map((t: any) => (typeof t?.spec?.storageClassName === 'string' ? t.spec.storageClassName : undefined))
-          : [],
+        claimClasses: templates.map((t: any) => (typeof t?.spec?.storageClassName === 'string' ? t.spec.storageClassName : undefined)),
+        claimTemplates: templates.map((t: any) => t?.metadata?.name).filter((n: unknown): n is string => typeof n === 'string'),
+        podClaims: (Array.isArray(template.spec.volumes) ? template.spec.volumes : [])
+          .map((v: any) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),
         annotations: stringMap(o.metadata?.annotations),
       });
     } else if (o.kind === 'LokiStack' && name !== undefined && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('loki.grafana.com/')) {
       const ingesters = lokiStackIngesters(o, name, namespace);
       if (typeof ingesters === 'string') input.findings.push(skipped(what, ingesters));
       else input.workloads.push(ingesters);
+    } else if (o.kind === 'PersistentVolume' && name !== undefined) {
+      const nodeTerms = o.spec?.nodeAffinity?.required?.nodeSelectorTerms;
+      const ref = o.spec?.claimRef;
+      if (Array.isArray(nodeTerms)) {
+        input.volumes.push({ name, nodeTerms, claim: typeof ref?.name === 'string' ? { namespace: ref.namespace, name: ref.name } : undefined });
+      }
+    } else if (o.kind === 'PersistentVolumeClaim' && name !== undefined && typeof o.spec?.volumeName === 'string') {
+      input.claimVolumes.set(`${namespace ?? ''}/${name}`, o.spec.volumeName);
     } else if (o.kind === 'PodDisruptionBudget' && name !== undefined) {
       const { selector = {}, minAvailable, maxUnavailable } = o.spec ?? {};
       input.budgets.push({ namespace, name, selector, minAvailable, maxUnavailable });
@@ -104,6 +129,13 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     return undefined;
   });
   return input;
+}
+
+/** The PersistentVolume (with node affinity) claim `namespace/claim` is bound to: by the claim's volumeName, or the volume's claimRef. */
+export function volumeOf(input: CheckInput, namespace: string | undefined, claim: string): CheckVolume | undefined {
+  const byName = input.claimVolumes.get(`${namespace ?? ''}/${claim}`);
+  return input.volumes.find((v) => (byName !== undefined ? v.name === byName
+    : v.claim?.name === claim && (v.claim.namespace ?? '') === (namespace ?? '')));
 }
 
 /**
@@ -133,6 +165,8 @@ function lokiStackIngesters(o: any, name: string, namespace: string | undefined)
       })),
     },
     claimClasses: [typeof o.spec?.storageClassName === 'string' ? o.spec.storageClassName : undefined],
+    claimTemplates: [],
+    podClaims: [],
     annotations: {},
     ringReplicationFactor: Number.isInteger(factor) && factor >= 1 ? factor : 1,
   };

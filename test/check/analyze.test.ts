@@ -141,6 +141,42 @@ describe('placement rules', () => {
     expect(w2.zoneLoss[0].replacementsPending).toBe(1);
   });
 
+  test('PersistentVolumes with node affinity pin the pods whose claims are bound to them', () => {
+    const pv = (name: string, zone: string, claim: string) => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name },
+      spec: {
+        capacity: { storage: '1Gi' },
+        accessModes: ['ReadWriteOnce'],
+        claimRef: { namespace: 'db', name: claim },
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [zone] }] }] } },
+      },
+    });
+    const sts = {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'pg', namespace: 'db', annotations: { 'cdk8s-zones.dev/quorum': 'majority' } },
+      spec: {
+        replicas: 3,
+        serviceName: 'pg',
+        selector: { matchLabels: { app: 'pg' } },
+        template: { metadata: { labels: { app: 'pg' } }, spec: { containers: [{ name: 'c', image: 'x' }], ...zoneSpread('pg') } },
+        volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: {} }],
+      },
+    };
+    // pod i runs where its claim data-pg-<i> is bound: two in zone a, whatever the spread says
+    const w = check(sts, pv('v0', 'a', 'data-pg-0'), pv('v1', 'a', 'data-pg-1'), pv('v2', 'b', 'data-pg-2')).workloads[0];
+    expect(w.perZone).toEqual({ a: { guaranteed: 2, worstCase: 2 }, b: { guaranteed: 1, worstCase: 1 }, c: { guaranteed: 0, worstCase: 0 } });
+    expect(w.survives).toEqual({ a: false, b: true, c: true });
+    // a claim every pod mounts, bound to a volume in zone b: every pod in zone b
+    const web = deployment('web', 3, { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'shared' } }] }, { namespace: 'db' });
+    const pinned = check(web, pv('v9', 'b', 'shared')).workloads[0];
+    expect(pinned.perZone.b.worstCase).toBe(3);
+    expect(pinned.perZone.a.worstCase).toBe(0);
+    expect(pinned.findings.map((f) => f.rule)).toContain('volume-pinned');
+  });
+
   test('a DaemonSet runs on the nodes it admits; a Job by its parallelism', () => {
     const ds = { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
     expect(check(ds).workloads[0]).toMatchObject({ replicas: 6, perZone: { a: { guaranteed: 2, worstCase: 2 } }, survives: { a: true } });
