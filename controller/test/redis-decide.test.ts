@@ -215,6 +215,15 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     expect(decide(three, fake.observe(), { mode: 'rebalance', takeover: true }).steps).toEqual([{ kind: 'failover', on: 'b-1', takeover: true }]);
   });
 
+  test('no failover back to a planned master an upgrade holds (failed over away from, not replaced yet)', () => {
+    const fake = cluster();
+    fake.kill('b-1');
+    fake.autoFailover();
+    fake.start('b-1');
+    expect(decide(three, fake.observe(), { holdFailBack: new Set(['b-1']) }).steps.filter((s) => s.kind === 'failover')).toEqual([]);
+    expect(decide(three, fake.observe(), { holdFailBack: new Set(['a-1']) }).steps).toEqual([{ kind: 'failover', on: 'b-1', takeover: false }]);
+  });
+
   test('no failover back while the planned master is not in sync', () => {
     const fake = cluster();
     fake.kill('b-1');

@@ -10,10 +10,16 @@ import { controllerOf, isStatus, KubeObject, PODS, resourcePath, STATEFULSETS } 
 import { EventSubject } from '../kube/events';
 import { ReconcilerContext } from '../reconciler';
 import type { Issue } from '../redis/decide';
+import { until } from '../redis/executor';
 import type { RedisClusterManager } from '../redis/manager';
 import { isMaster, self } from '../redis/model';
 import { decideScale, ScaleChange } from '../redis/scale';
 import { decideUpgrade, outdatedNodes, Replacement, UpgradeDecision } from '../redis/upgrade';
+
+/** How long a master failed over away from for an upgrade is kept from taking its shard back, unless replaced sooner. */
+const HOLD_FAIL_BACK_MS = 30_000;
+/** How long the upgrade waits for a master it failed over away from to report itself a replica. */
+const DEMOTION_WAIT_MS = 5_000;
 
 /** What the day-2 work did and saw in one pass (in the status ConfigMap). */
 export interface WorkloadReport {
@@ -47,6 +53,8 @@ interface Pass {
   readonly growing: Set<string>;
   /** The pods this reconciler deleted whose successors are not listed yet: node -> pod uid (kept by the caller between passes). */
   readonly deleted: Map<string, string>;
+  /** Planned masters failed over away from and not replaced yet: node -> until when no pass fails back to them (kept by the caller). */
+  readonly heldFailBack: Map<string, number>;
 }
 
 /** Scales the cluster's StatefulSets and replaces out-of-date pods, as far as is safe now. */
@@ -131,18 +139,29 @@ async function scaleTo(p: Pass, change: ScaleChange): Promise<void> {
 async function replace(p: Pass, r: Replacement): Promise<boolean> {
   const log = p.ctx.log.with({ cluster: p.cluster });
   if (r.kind === 'master') {
+    // No pass fails the shard back to it before it is replaced, even if this failover completes late: that would
+    // undo it, and the next one would come while the masters still refuse a second vote for the shard, and hang
+    // with the shard's writes paused.
+    p.heldFailBack.set(r.node, Date.now() + HOLD_FAIL_BACK_MS);
     const after = await p.manager.failover(r.heir).catch((error) => {
       log.warn('redis upgrade: failover before replacing a master failed', { master: r.node, heir: r.heir, error });
       return undefined;
     });
-    const node = after?.find((n) => n.name === r.node);
-    if (!node?.reachable || isMaster(self(node))) return false;
+    if (!after) return false;
+    // It must report itself a replica (gossip) before its pod goes: deleted earlier, its shard would lose the
+    // master it still thinks it is.
+    const demoted = await until(async () => {
+      const node = (await p.manager.observe()).find((n) => n.name === r.node);
+      return !!node?.reachable && !isMaster(self(node));
+    }, DEMOTION_WAIT_MS, `${r.node} to report itself a replica`).then(() => true, () => false);
+    if (!demoted) return false;
   }
   const pod = redisPodName(p.cluster, r.node);
   await p.ctx.kube.delete(resourcePath(PODS, p.namespace, pod));
   // Away from now on, not once the watch shows the pod terminating: its process may still answer meanwhile, and a
   // pass in between would fail its shard back to it (redis/pods.ts withoutDeletedPods).
   p.deleted.set(r.node, p.pods.find((x) => x.metadata.name === pod)?.metadata.uid ?? '');
+  p.heldFailBack.delete(r.node); // away until its successor is listed, which then takes the shard back
   p.manager.inventory = p.manager.inventory.filter((n) => n.name !== r.node);
   const how = r.kind === 'master' ? `a master: failed over to ${r.heir} first, deleted as its replica` : 'a replica';
   log.info('redis pod replaced', { pod, node: r.node, kind: r.kind, heir: r.kind === 'master' ? r.heir : undefined });

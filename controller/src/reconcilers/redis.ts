@@ -124,7 +124,10 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
     const w = full ? await prepare(ctx, namespace, cluster, members, tuning.passTimeoutMs ?? 60_000, last) : last;
     watched.set(key, w);
     const request = full ? operationRequest(w.subject.metadata.annotations, cluster) : undefined;
-    const converged = request && 'operation' in request ? await runOperation(w.manager, request.operation) : await w.manager.converge();
+    for (const [node, until] of w.heldFailBack) if (until <= Date.now()) w.heldFailBack.delete(node);
+    const converged = request && 'operation' in request
+      ? await runOperation(w.manager, request.operation)
+      : await w.manager.converge({ holdFailBack: new Set(w.heldFailBack.keys()) });
     if (full) {
       w.workloads = await driveWorkloads({
         ctx,
@@ -137,6 +140,7 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
         maxPerPass: tuning.replacedPerPass ?? ctx.settings.redisReplacedPerPass,
         growing: w.growing,
         deleted: w.deleted,
+        heldFailBack: w.heldFailBack,
       });
       // its inventory lost the deleted pods: rebuilt at the next full pass, whatever the listing shows then
       if (w.workloads.upgrade.replaced.length > 0) w.inputs = '';
@@ -266,6 +270,8 @@ interface WatchedCluster {
   readonly growing: Set<string>;
   /** Pods deleted to replace them (node -> uid), until a listing shows their successors. */
   readonly deleted: Map<string, string>;
+  /** Planned masters an upgrade failed over away from and has not replaced yet: no fail-back to them until then (ms). */
+  readonly heldFailBack: Map<string, number>;
   /** When the next full pass is due without a watch event (while pods are replaced or a StatefulSet scaled). */
   fullPassAt?: number;
 }
@@ -375,6 +381,7 @@ async function prepare(
     writtenAt: last?.writtenAt ?? 0,
     growing: last?.growing ?? new Set<string>(),
     deleted: counted.pending,
+    heldFailBack: last?.heldFailBack ?? new Map<string, number>(),
   };
   // force-reconcile: everything afresh, new connections included (after a change made by hand)
   const forced = operationRequest(layoutMap.metadata.annotations, cluster);

@@ -76,6 +76,12 @@ export interface DecideOptions {
    * Redis does it by itself, about 1.6 x cluster-node-timeout + 0.7 s after the loss.
    */
   readonly zoneLossFailoverAfterMs?: number;
+  /**
+   * Planned masters not to fail their shards back to (yet): ones an upgrade just failed over away from, to
+   * replace their pods. A fail-back now would undo the upgrade's failover, and the upgrade's next one would
+   * come while the masters still refuse a second vote for that shard, and hang with the shard's writes paused.
+   */
+  readonly holdFailBack?: ReadonlySet<string>;
 }
 
 /** The cluster as the manager understands it: the nodes by name and id, and the authoritative view. */
@@ -198,7 +204,7 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
     }
   }
 
-  const failovers = rebalanceSteps(c, options.takeover ?? false);
+  const failovers = rebalanceSteps(c, options.takeover ?? false, options.holdFailBack);
   const perZone = c.mastersPerZone();
   for (const [zone, count] of Object.entries(perZone)) {
     if (count > layout.maxMastersPerZone) {
@@ -524,12 +530,12 @@ function migrateSteps(moves: readonly SlotMove[]): Step[] {
   return [...byPair.values()].map((m) => ({ kind: 'migrate', from: m.from.name, to: m.to.name, toId: m.to.id!, ranges: toRanges(m.slots) }));
 }
 
-function rebalanceSteps(c: ClusterAnalysis, takeover: boolean): Step[] {
+function rebalanceSteps(c: ClusterAnalysis, takeover: boolean, hold?: ReadonlySet<string>): Step[] {
   const steps: Step[] = [];
   for (const shard of c.layout.shards) {
     const current = c.shardMaster(shard.index);
     const planned = c.byName(shard.master);
-    if (!current || !planned || current === planned) continue;
+    if (!current || !planned || current === planned || hold?.has(planned.name)) continue;
     const me = self(planned)!;
     if (!isMaster(me) && me.masterId === current.id && planned.linkUp) {
       steps.push({ kind: 'failover', on: planned.name, takeover });
