@@ -14,6 +14,7 @@ import { formatText } from './format-text';
 import { InventoryNode, InventoryTaint, ZoneInventory, ZoneInventoryProps } from './inventory';
 import { kubeConnection, listNodes } from './kubeconfig';
 import { ZoneReportData } from './model';
+import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 
 /** What `main` reads from and writes to (the process's, or a test's). */
 export interface CliIo {
@@ -30,7 +31,7 @@ export const USAGE = 'Usage: cdk8s-zones check --zones ZONE,ZONE,... [--nodes-pe
 const FORMATS = ['text', 'json', 'sarif', 'html'] as const;
 type Format = typeof FORMATS[number];
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
-const ZONE_LABELS = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'];
+const ZONE_LABELS = [WELL_KNOWN_ZONE_KEY, 'failure-domain.beta.kubernetes.io/zone'];
 
 /** Bad input: exit 2 with the message and the usage line. */
 class InputError extends Error {}

@@ -6,6 +6,7 @@
  */
 import { CheckNode } from './inventory';
 import { quantityValue } from '../shared/quantity';
+import { selectorMatches } from '../topology/selector';
 
 /** True when the node selector requirement holds on `labels` (In, NotIn, Exists, DoesNotExist, Gt, Lt). */
 export function requirementHolds(r: any, labels: { readonly [key: string]: string }): boolean {
@@ -22,13 +23,21 @@ export function requirementHolds(r: any, labels: { readonly [key: string]: strin
   }
 }
 
-/** True when a label selector (matchLabels, matchExpressions) selects `labels`; a malformed one selects nothing. */
+/**
+ * True when a label selector (matchLabels, matchExpressions) selects `labels`, by the one matching rule
+ * (topology/selector.ts); a malformed one, which Kubernetes would reject, selects nothing.
+ */
 export function selects(selector: any, labels: { readonly [key: string]: string }): boolean {
   if (typeof selector !== 'object' || selector === null) return false;
   const exprs: any[] = Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [];
-  if (exprs.some((e) => !['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e?.operator))) return false;
-  return Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v) && exprs.every((e) => requirementHolds(e, labels));
+  if (exprs.some((e) => !LABEL_SELECTOR_OPERATORS.includes(e?.operator) || typeof e.key !== 'string')) return false;
+  return selectorMatches({
+    matchLabels: selector.matchLabels ?? undefined,
+    matchExpressions: exprs.map((e) => ({ key: e.key, operator: e.operator, values: Array.isArray(e.values) ? e.values : [] })),
+  }, labels);
 }
+
+const LABEL_SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 
 /** True when the pod's nodeSelector and required node affinity admit the node. */
 export function affinityAdmits(pod: any, node: CheckNode): boolean {

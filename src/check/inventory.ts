@@ -2,6 +2,7 @@
  * The cluster the zone check places workloads on: its zones, and either N equal nodes per zone or the nodes
  * themselves (labels, taints, allocatable CPU and memory), as `kubectl get nodes -o json` shows them.
  */
+import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
 import { quantityValue } from '../shared/quantity';
@@ -149,8 +150,8 @@ export class ZoneInventory {
     }
     if (new Set(props.zones).size !== props.zones.length) throw invalidProp(where, 'zones', props.zones, 'lists a zone twice');
     this.zones = [...props.zones];
-    this.topologyKey = props.topologyKey ?? 'topology.kubernetes.io/zone';
-    this.hostnameKey = props.hostnameKey ?? 'kubernetes.io/hostname';
+    this.topologyKey = props.topologyKey ?? WELL_KNOWN_ZONE_KEY;
+    this.hostnameKey = props.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY;
     const nodes: InventoryNode[] = props.nodes ?? props.zones.flatMap((zone) => Array.from({ length: props.nodesPerZone! }, (_, i) => ({ name: `${zone}-node-${i}`, zone })));
     const names = new Set<string>();
     this._nodes = nodes.map((n, i) => {
