@@ -99,7 +99,7 @@ project.addTask('synth', {
   exec: 'ts-node --project scripts/tsconfig.json scripts/synth-examples.ts',
 });
 
-// The integration tier: real programs (a Kubernetes control plane, Prometheus, redis-server, Loki) and
+// The integration tier: real programs (a Kubernetes control plane, Prometheus, redis-server, Cortex for Loki's ring) and
 // the upstream CRDs beside the repository (../shared). Not part of `npm test`.
 project.addTask('check:examples', {
   description: 'Run the zone check (the cdk8s-zones CLI) over every example in dist/ (after synth)',

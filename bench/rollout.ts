@@ -5,10 +5,11 @@
  * disrupted at once" is the most zones that had an unavailable pod at the same moment; "zone changes + 1"
  * counts the runs of consecutive waves in one zone (3 = zone by zone over 3 zones).
  *
- * Then Loki's ingesters (the direct output: 3 zones x 2, a StatefulSet per zone) with real Loki processes on
- * the pods' IPs (loki-on-kwok.ts): a config change rolled by the three StatefulSets' own RollingUpdate against
- * the ZoneAwareUpdate group the library emits. A pod counts as down from its deletion until its successor
- * answers Loki's /ready (kwok's Ready condition knows nothing of Loki).
+ * Then Loki's ingesters (the direct output: 3 zones x 2, a StatefulSet per zone) with their ring run by real
+ * Cortex ingesters on the pods' IPs (ring-on-kwok.ts; Cortex shares Loki's ring and is Apache-2.0): a config
+ * change rolled by the three StatefulSets' own RollingUpdate against the ZoneAwareUpdate group the library emits.
+ * A pod counts as down from its deletion until its successor answers /ready (ACTIVE in the ring; kwok's Ready
+ * condition knows nothing of the ring).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -19,8 +20,8 @@ import { IngesterRollout } from '../src';
 import { ControlPlane } from '../test/integration/kubernetes/control-plane';
 import { ControllerProcess } from '../test/integration/kubernetes/controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace } from '../test/integration/kubernetes/examples';
-import { INGESTER_PREFIX, lokiIngesterManifests, LokiOnKwok } from '../test/integration/kubernetes/loki-on-kwok';
 import { watchPods } from '../test/integration/kubernetes/pod-watch';
+import { INGESTER_PREFIX, lokiIngesterManifests, lokiObjects, RingOnKwok } from '../test/integration/kubernetes/ring-on-kwok';
 import { crds, isReady, RolloutObserver, statefulSet } from '../test/integration/kubernetes/rollout-fixtures';
 import { zoneOfNode } from '../test/integration/kubernetes/scheduling';
 import { waitFor } from '../test/integration/kubernetes/wait';
@@ -88,20 +89,20 @@ async function rollLoki(cp: ControlPlane, rollout: IngesterRollout, i: number): 
   const zones = [...cp.info.zones];
   const pods = zones.length * LOKI_PER_ZONE;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-loki-'));
-  const loki = await LokiOnKwok.start(root, INGESTER_PREFIX);
+  const loki = await RingOnKwok.start(root, INGESTER_PREFIX, lokiObjects(ns, zones, LOKI_PER_ZONE, 'minio:9000', rollout));
   // RollingUpdate: the StatefulSets' own, as without the library (the PARTITIONED fallback with its partition taken away).
   const strategy = (objects: any[]) => (rollout === IngesterRollout.ZONE_AWARE ? objects : objects.map((o) => (o.kind === 'StatefulSet'
     ? { ...o, spec: { ...o.spec, updateStrategy: { type: 'RollingUpdate' } } } : o)));
   const watch = await watchPods(cp.info, ns, (e) => loki.onPod(e.type, e.pod));
   try {
-    const applied = await applyManifests(client, strategy(lokiIngesterManifests(ns, zones, LOKI_PER_ZONE, 'minio:9000', rollout)), ns);
+    const applied = await applyManifests(client, strategy(lokiIngesterManifests(lokiObjects(ns, zones, LOKI_PER_ZONE, 'minio:9000', rollout))), ns);
     if (applied.rejections.length) throw new Error(applied.rejections.join('; '));
     await waitFor(`${pods} ingesters ACTIVE`, async () => {
       loki.assertRunning();
-      return { done: (await loki.ring()).filter((m) => m.state === 'ACTIVE').length === pods };
+      return { done: (await loki.serving()).length === pods };
     }, LONG);
     const started = performance.now();
-    for (const o of strategy(lokiIngesterManifests(ns, zones, LOKI_PER_ZONE, 'minio.storage:9000', rollout))) {
+    for (const o of strategy(lokiIngesterManifests(lokiObjects(ns, zones, LOKI_PER_ZONE, 'minio.storage:9000', rollout)))) {
       if (o.kind === 'StatefulSet' || o.kind === 'ConfigMap') await client.apply(o);
     }
     const poller = loki.pollContinuously();
@@ -168,9 +169,10 @@ export async function rolloutBench(): Promise<BenchSection> {
         '| --- | ---: | --- | ---: | ---: | ---: | ---: |',
         ...rows,
         '',
-        `Loki's ingesters (direct output, ${cp.info.zones.length} zones x ${LOKI_PER_ZONE}, one StatefulSet per zone, replication factor 3), real Loki ` +
-        'processes on the pods\' IPs; a config change (new config hash in every ingester template) rolled to the end, each case once. ' +
-        'A pod is down from its deletion until its successor answers Loki\'s /ready (the ingester ACTIVE in the ring); a wave is the pods ' +
+        `Loki's ingesters (direct output, ${cp.info.zones.length} zones x ${LOKI_PER_ZONE}, one StatefulSet per zone, replication factor 3), ` +
+        'their ring run by real Cortex ingester processes on the pods\' IPs (Cortex shares Loki\'s ring; Apache-2.0, where Loki\'s own ' +
+        'build is AGPL), with the flags translated from the Loki objects; a config change (new config hash in every ingester template) rolled ' +
+        'to the end, each case once. A pod is down from its deletion until its successor answers /ready (the ingester ACTIVE in the ring); a wave is the pods ' +
         'down together. The StatefulSets\' RollingUpdate waits only for the Ready condition, which kwok sets at once: in a cluster the ' +
         'readiness probe would slow it, not keep its zones apart.',
         '',

@@ -1,23 +1,24 @@
 /**
- * The direct Loki output's ingesters rolled by the real controller while a client pushes, with real Loki
- * processes: 3 zones x 2 ingesters (one StatefulSet per zone, replication factor 3), the ZoneAwareUpdate the
- * library emits over them, and the controller process (`--reconcilers zone-aware-update`). kwok runs the pods
- * (Running and Ready at once, IPs inside 127.0.0.0/8); the test runs each ingester pod as its kubelet would, a
- * Loki ingester on the pod's IP (HTTP 3100, gRPC 9095, memberlist 7946, the zone its arguments name, a data
- * folder per pod name as its volume), stopped (SIGTERM) when the pod is deleted. A distributor, a querier and a
- * compactor run beside them on 127.0.0.1. The only readiness the controller can trust is Loki's own `/ready`
- * (the ingester ACTIVE in the ring): kwok's Ready condition says nothing.
+ * The direct Loki output's ingesters rolled by the real controller while a client pushes, with the ring run by
+ * real Cortex processes (Apache-2.0; the ring Loki shares with it, ../cortex/ring-layout.ts translating the
+ * Loki objects' settings): 3 zones x 2 ingesters (one StatefulSet per zone, replication factor 3), the
+ * ZoneAwareUpdate the library emits over them, and the controller process (`--reconcilers zone-aware-update`).
+ * kwok runs the pods (Running and Ready at once, IPs inside 127.0.0.0/8); the test runs each ingester pod as
+ * its kubelet would, an ingester on the pod's IP (HTTP 3100, gRPC 9095, memberlist 7946, the zone its arguments
+ * name, a data folder per pod name as its volume), stopped (SIGTERM) when the pod is deleted. A distributor and
+ * a querier run beside them on 127.0.0.1. The only readiness the controller can trust is the ingester's own
+ * `/ready` (ACTIVE in the ring): kwok's Ready condition says nothing.
  *
  * A config change (the S3 endpoint: a new config hash in every ingester template) is rolled while a client
- * pushes a line every 25 ms: at no moment are ingesters of two zones down (down = from the pod's deletion
- * until its successor answers /ready), no push is refused, and every line pushed is returned by a query.
+ * pushes a sample every 25 ms: at no moment are ingesters of two zones down (down = from the pod's deletion
+ * until its successor answers /ready), no push is refused, and every sample pushed is returned by a query.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace } from './examples';
-import { INGESTER_PREFIX, lokiIngesterManifests, LokiOnKwok } from './loki-on-kwok';
 import { PodWatch, watchPods } from './pod-watch';
+import { INGESTER_PREFIX, lokiIngesterManifests, lokiObjects, RingOnKwok } from './ring-on-kwok';
 import { crds } from './rollout-fixtures';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
@@ -28,13 +29,13 @@ const ns = uniqueName('loki-rollout');
 const ZONES = [...info.zones];
 const PER_ZONE = 2;
 
-let loki: LokiOnKwok;
+let loki: RingOnKwok;
 let controller: ControllerProcess | undefined;
 let watch: PodWatch | undefined;
 
 beforeAll(async () => {
   // The processes' homes (config, data, log) are kept with the run's logs.
-  loki = await LokiOnKwok.start(fs.mkdtempSync(path.join(info.logsDir, 'loki-rollout-')), INGESTER_PREFIX);
+  loki = await RingOnKwok.start(fs.mkdtempSync(path.join(info.logsDir, 'loki-rollout-')), INGESTER_PREFIX, lokiObjects(ns, ZONES, PER_ZONE, 'minio:9000'));
 });
 
 afterAll(async () => {
@@ -63,8 +64,8 @@ function plannedBatches(): { zone: string; size: number }[] {
 
 const zauStatus = async () => (await client.get<any>('cdk8s-zones.dev/v1alpha1', 'ZoneAwareUpdate', 'logs-ingester', ns)).status ?? {};
 
-test('a config change rolls zone by zone under continuous pushes: never two zones down, no push refused, no line lost', async () => {
-  const applied = await applyManifests(client, [...crds(), ...lokiIngesterManifests(ns, ZONES, PER_ZONE, 'minio:9000')], ns);
+test('a config change rolls zone by zone under continuous pushes: never two zones down, no push refused, no sample lost', async () => {
+  const applied = await applyManifests(client, [...crds(), ...lokiIngesterManifests(lokiObjects(ns, ZONES, PER_ZONE, 'minio:9000'))], ns);
   expect(applied.rejections).toEqual([]);
   watch = await watchPods(info, ns, (e) => {
     if (e.type !== 'DELETED' && e.pod.status?.podIP && e.pod.metadata.name.startsWith(INGESTER_PREFIX)) {
@@ -75,7 +76,7 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
   });
   await waitFor(`${ZONES.length * PER_ZONE} ingesters ACTIVE in the ring`, async () => {
     const members = await loki.ring();
-    const active = members.filter((m) => m.state === 'ACTIVE');
+    const active = await loki.serving();
     const done = active.length === ZONES.length * PER_ZONE && new Set(active.map((m) => m.zone)).size === ZONES.length;
     return { done, state: JSON.stringify(members) };
   }, { timeoutMs: 180_000 });
@@ -85,18 +86,16 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
     return { done: s.phase === 'Done', value: s, state: JSON.stringify(s) };
   });
 
-  // Push a line every 25 ms from now until the rollout is done.
-  const stream = { job: 'rollout', run: ns };
+  // Push a sample every 25 ms from now until the rollout is done.
+  const series = { __name__: 'rollout_proof', run: ns };
   const pushed: string[] = [];
   const acceptedAt: number[] = [];
   const refused: string[] = [];
   let pushing = true;
-  const start = BigInt(Date.now()) * 1_000_000n;
   const pusher = (async () => {
     for (let i = 0; pushing; i++) {
-      const line = `line ${i}`;
-      const res = await loki.push(stream, line);
-      if (res.status === 204) pushed.push(line), acceptedAt.push(Date.now()); else refused.push(`${line}: ${res.status} ${res.body.trim()}`);
+      const res = await loki.push(series, i);
+      if (res.status === 200) pushed.push(` ${i}`), acceptedAt.push(Date.now()); else refused.push(`sample ${i}: ${res.status} ${res.body}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   })();
@@ -105,7 +104,7 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
   const poller = loki.pollContinuously();
   try {
     await new Promise((r) => setTimeout(r, 2_000));
-    const changed = lokiIngesterManifests(ns, ZONES, PER_ZONE, 'minio.storage:9000');
+    const changed = lokiIngesterManifests(lokiObjects(ns, ZONES, PER_ZONE, 'minio.storage:9000'));
     for (const sts of changed.filter((o) => o.kind === 'StatefulSet' || o.kind === 'ConfigMap')) await client.apply(sts);
     await waitFor('every ingester replaced and the rollout Done', async () => {
       controller!.assertRunning();
@@ -134,12 +133,12 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
   const acceptedWhileDown = Object.fromEntries(ZONES.map((z) => [z, whileDown(z) > 0]));
   expect(acceptedWhileDown).toEqual(Object.fromEntries(ZONES.map((z) => [z, true])));
 
-  const end = BigInt(Date.now()) * 1_000_000n;
-  const returned = await waitFor('every pushed line returned by a query', async () => {
-    const lines = await loki.queryAll(`{job="rollout",run="${ns}"}`, start, end);
-    return { done: typeof lines !== 'string' && lines.length >= pushed.length, value: lines as string[], state: typeof lines === 'string' ? lines : `${lines.length} of ${pushed.length}` };
+  const returned = await waitFor('every pushed sample returned by a query', async () => {
+    const values = await loki.query(`{__name__="rollout_proof",run="${ns}"}`, '1h');
+    return { done: typeof values !== 'string' && values.length >= pushed.length, value: values as string[], state: typeof values === 'string' ? values : `${values.length} of ${pushed.length}` };
   }, { timeoutMs: 60_000 });
-  expect(pushed.filter((l) => !returned.includes(l))).toEqual([]);
-  console.log(`loki rollout: ${pushed.length} lines pushed, 0 refused; ${loki.downs.length} ingesters replaced zone by zone, ` +
+  const returnedSet = new Set(returned);
+  expect(pushed.filter((v) => !returnedSet.has(v))).toEqual([]);
+  console.log(`loki rollout: ${pushed.length} samples pushed, 0 refused; ${loki.downs.length} ingesters replaced zone by zone, ` +
     `longest down ${Math.max(...loki.downs.map((d) => d.to! - d.from))} ms`);
 });

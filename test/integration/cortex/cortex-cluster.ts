@@ -1,0 +1,229 @@
+/**
+ * The ring of a Loki layout, run as real Cortex processes on 127.0.0.1 (the binary `npm run
+ * test:integration:setup` builds from Go modules): one distributor, every ingester of the layout's ingester
+ * workloads (`<workload>-<ordinal>`, in the workload's zone), and one querier, each started with the flags
+ * ring-layout.ts translates from the Loki objects, joined in one memberlist ring, blocks on a filesystem store
+ * in a temporary folder. Only the ring is under test: the distributor and querier Deployments' replicas are
+ * stateless copies of one, and queries read the ingesters alone (the store only for data older than 12 h).
+ */
+import { ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { remoteWriteBody, Series } from './remote-write';
+import { cortexFlags, RingWorkload } from './ring-layout';
+import { freePort, stopWhenOrphaned, waitFor } from '../processes';
+import { programPath } from '../programs';
+
+/**
+ * Test pacing, not part of the layout: heartbeats every second and an ingester unhealthy after 6 s of silence
+ * (Cortex's defaults are 5 s and 1 min), so a zone outage shows in the ring within a test's time.
+ */
+export const TEST_HEARTBEAT = { period: '1s', timeout: '6s', timeoutMs: 6_000 };
+
+/** Flags every process shares: no auth (one tenant), the memberlist ring, a filesystem blocks store. */
+function baseFlags(dir: string, listen: string, ports: Ports, join: string[]): string[] {
+  return [
+    '-auth.enabled=false',
+    '-ring.store=memberlist',
+    `-server.http-listen-address=${listen}`, `-server.http-listen-port=${ports.http}`,
+    `-server.grpc-listen-address=${listen}`, `-server.grpc-listen-port=${ports.grpc}`,
+    `-memberlist.bind-addr=${listen}`, `-memberlist.bind-port=${ports.memberlist}`,
+    `-memberlist.advertise-addr=${listen}`, `-memberlist.advertise-port=${ports.memberlist}`,
+    ...join.map((j) => `-memberlist.join=${j}`),
+    '-blocks-storage.backend=filesystem', `-blocks-storage.filesystem.dir=${path.join(dir, 'store')}`,
+    `-ring.heartbeat-timeout=${TEST_HEARTBEAT.timeout}`,
+  ];
+}
+
+export interface Ports { readonly http: number; readonly grpc: number; readonly memberlist: number }
+
+/** One Cortex process. */
+export class CortexProcess {
+  public exited = false;
+  constructor(
+    public readonly name: string,
+    public readonly target: string,
+    public readonly zone: string | undefined,
+    public readonly url: string,
+    public readonly child: ChildProcess,
+    public readonly logFile: string,
+  ) {
+    child.once('exit', () => { this.exited = true; });
+  }
+
+  /** SIGKILL, as a zone outage does it: no flush, no leaving the ring. Resolves once the process is gone. */
+  public async kill(): Promise<void> {
+    if (this.exited) return;
+    const gone = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGKILL');
+    await gone;
+  }
+
+  public async stop(): Promise<void> {
+    if (this.exited) return;
+    const gone = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await gone;
+    clearTimeout(timer);
+  }
+
+  public log(): string {
+    return fs.readFileSync(this.logFile, 'utf8');
+  }
+}
+
+/** Starts Cortex as `member` (its translated flags, then the process's own addresses) with its home in `home`. */
+export function startCortex(
+  member: Pick<RingWorkload, 'target' | 'zone' | 'ring'>, name: string, home: string, store: string, listen: string, ports: Ports, join: string[],
+): CortexProcess {
+  fs.mkdirSync(home, { recursive: true });
+  const args = [...baseFlags(store, listen, ports, join), ...cortexFlags(member)];
+  if (member.target === 'ingester') {
+    args.push(
+      `-ingester.lifecycler.ID=${name}`, `-ingester.lifecycler.addr=${listen}`, `-ingester.lifecycler.port=${ports.grpc}`,
+      `-ingester.heartbeat-period=${TEST_HEARTBEAT.period}`, '-ingester.join-after=0s', '-ingester.final-sleep=0s',
+      `-blocks-storage.tsdb.dir=${path.join(home, 'tsdb')}`,
+    );
+  }
+  if (member.target === 'querier') {
+    // The querier's store gateway runs in the same process; the store holds nothing a test asks for.
+    args.push(`-querier.store-gateway-addresses=${listen}:${ports.grpc}`, '-store-gateway.sharding-enabled=false',
+      '-querier.query-store-after=12h', `-blocks-storage.bucket-store.sync-dir=${path.join(home, 'sync')}`,
+      // Its own folder for the active-query log (default: ./active-query-tracker in the working directory).
+      `-querier.active-query-tracker-dir=${path.join(home, 'active-query-tracker')}`);
+  }
+  const logFile = path.join(home, 'cortex.log');
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(programPath('cortex'), args, { stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  stopWhenOrphaned(child.pid!);
+  return new CortexProcess(name, member.target, member.zone, `http://${listen}:${ports.http}`, child, logFile);
+}
+
+/** A ring member as the ring's JSON page lists it (its tokens counted). */
+export interface RingEntry {
+  readonly id: string;
+  readonly state: string;
+  readonly zone: string;
+  readonly tokens: number;
+}
+
+/**
+ * An instance the ring routes to: ACTIVE and holding its tokens. Just after a join a process's view may show an
+ * instance ACTIVE with no tokens yet (for about a second here): it then owns no series.
+ */
+export function isServing(entry: RingEntry): boolean {
+  return entry.state === 'ACTIVE' && entry.tokens > 0;
+}
+
+/** The state the ring's page shows for an instance whose heartbeat timed out. */
+export const UNHEALTHY = 'Unhealthy';
+
+/** The ingester ring as the process at `url` sees it ([] while it cannot tell). */
+export async function ringOf(url: string): Promise<RingEntry[]> {
+  const res = await fetch(`${url}/ingester/ring`, { headers: { Accept: 'application/json' } }).catch(() => undefined);
+  if (!res?.ok) return [];
+  const shards = ((await res.json()) as { shards: { id: string; state: string; zone: string; tokens: number[] | null }[] }).shards;
+  return shards.map((s) => ({ id: s.id, state: s.state, zone: s.zone, tokens: s.tokens?.length ?? 0 }));
+}
+
+/** Pushes `series` through the distributor at `url`; resolves to the HTTP status (0: no answer) and body. */
+export async function push(url: string, series: readonly Series[]): Promise<{ status: number; body: string }> {
+  return fetch(`${url}/api/v1/push`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Write-Version': '0.1.0' },
+    body: remoteWriteBody(series),
+  }).then(async (r) => ({ status: r.status, body: (await r.text()).trim() }), (err) => ({ status: 0, body: String(err) }));
+}
+
+/** How many samples the ingester at `url` has taken in (its `cortex_ingester_ingested_samples_total`). */
+export async function ingestedSamples(url: string): Promise<number> {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  const line = metrics.split('\n').find((l) => l.startsWith('cortex_ingester_ingested_samples_total '));
+  if (!line) throw new Error(`${url}/metrics has no cortex_ingester_ingested_samples_total`);
+  return Number(line.split(' ')[1]);
+}
+
+/** Every sample of the series `selector` selects in the last `window`, as `<series> <value>` strings, sorted; a failed query as an Error. */
+export async function samples(querierUrl: string, selector: string, window = '1h'): Promise<string[]> {
+  // An explicit evaluation time just ahead: without one this querier evaluates at a moment that may precede the last push.
+  const params = new URLSearchParams({ query: `${selector}[${window}]`, time: String(Date.now() / 1000 + 1) });
+  const res = await fetch(`${querierUrl}/prometheus/api/v1/query?${params}`);
+  const body = await res.text();
+  if (!res.ok) throw new Error(`query ${selector}: HTTP ${res.status}: ${body.trim()}`);
+  const result = JSON.parse(body).data.result as { metric: Record<string, string>; values: [number, string][] }[];
+  return result.flatMap((r) => r.values.map((v) => `${r.metric.series ?? ''} ${v[1]}`)).sort();
+}
+
+/** A cluster of one distributor, the layout's ingesters and one querier. */
+export class CortexCluster {
+  public static async start(layout: RingWorkload[]): Promise<CortexCluster> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cortex-ring-'));
+    const one = (target: string) => {
+      const w = layout.find((m) => m.target === target);
+      if (!w) throw new Error(`the layout has no ${target}`);
+      return w;
+    };
+    const members = [
+      { name: 'distributor', member: one('distributor') },
+      ...layout.filter((w) => w.target === 'ingester')
+        .flatMap((w) => Array.from({ length: w.replicas }, (_, i) => ({ name: `${w.name}-${i}`, member: w }))),
+      { name: 'querier', member: one('querier') },
+    ];
+    const taken = new Set<number>();
+    const port = async (): Promise<number> => {
+      for (;;) {
+        const p = await freePort(); // the OS may hand out a port twice once it is free again
+        if (!taken.has(p)) return taken.add(p), p;
+      }
+    };
+    const ports: Ports[] = [];
+    for (const _ of members) ports.push({ http: await port(), grpc: await port(), memberlist: await port() });
+    const join = ports.map((p) => `127.0.0.1:${p.memberlist}`);
+    const cluster = new CortexCluster(dir);
+    members.forEach((m, i) => cluster.processes.push(
+      startCortex(m.member, m.name, path.join(dir, m.name), dir, '127.0.0.1', ports[i], join.filter((_, j) => j !== i))));
+    try {
+      for (const p of cluster.processes) {
+        await waitFor(`${p.name} to be ready (log: ${p.logFile})`, 120_000, async () => {
+          const res = await fetch(`${p.url}/ready`).catch(() => undefined);
+          return res?.ok ? true : undefined;
+        }, () => (p.exited ? `exited with code ${p.child.exitCode}: ${p.log().slice(-2000)}` : undefined));
+      }
+      const ingesters = cluster.ingesters().length;
+      for (const p of [cluster.distributor, cluster.querier]) {
+        await waitFor(`${p.name} to see ${ingesters} ACTIVE ingesters with their tokens`, 60_000, async () => {
+          const ring = await ringOf(p.url);
+          return ring.filter(isServing).length === ingesters ? true : undefined;
+        });
+      }
+    } catch (err) {
+      await cluster.stop();
+      throw err;
+    }
+    return cluster;
+  }
+
+  public readonly processes: CortexProcess[] = [];
+
+  private constructor(public readonly dir: string) {}
+
+  public get distributor(): CortexProcess {
+    return this.processes.find((p) => p.target === 'distributor')!;
+  }
+
+  public get querier(): CortexProcess {
+    return this.processes.find((p) => p.target === 'querier')!;
+  }
+
+  public ingesters(zone?: string): CortexProcess[] {
+    return this.processes.filter((p) => p.target === 'ingester' && (zone === undefined || p.zone === zone));
+  }
+
+  public async stop(): Promise<void> {
+    await Promise.all(this.processes.map((p) => p.stop()));
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
