@@ -5,12 +5,13 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import { parse, stringify } from 'yaml';
-import { LokiOutput, ZoneAwareLokiStack, ZoneSource, ZoneTopology } from '../../src';
+import { LokiOutput, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
 import { ZONE_FLAG } from '../../src/loki/direct';
 import { cortexFlags, lokiRing } from '../integration/cortex/ring-layout';
 
 function objects(props: { zones?: string[]; replicationFactor?: number; perZone?: number; zoneSource?: ZoneSource } = {}): any[] {
   const chart = new Chart(Testing.app(), 'c', { disableResourceNameHashes: true });
+  new ZoneController(chart, 'zones', { workloadNamespaces: ['logs'], zoneAwareUpdate: true }); // rolls the ingesters out
   new ZoneAwareLokiStack(chart, 'loki', {
     name: 'logs',
     namespace: 'logs',
