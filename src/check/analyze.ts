@@ -57,8 +57,15 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   const { caps, zoneSpread, constraints } = placed;
   const bounds = ordinalLayout(w, replicas, input, inventory, room) ?? placed.bounds;
 
+  // a run-to-completion workload is not judged for availability unless it asks to be (a quorum annotation)
+  const judged = !w.runToCompletion || w.annotations[QUORUM_ANNOTATION] !== undefined;
+  if (!judged) {
+    add('run-to-completion', FindingSeverity.INFO,
+      `a ${w.kind}'s pods run to completion: it is not judged for availability (a zone loss delays it; its pods are retried elsewhere)`,
+      `Nothing to fix; set the ${QUORUM_ANNOTATION} annotation if it must keep pods running through a zone loss.`);
+  }
   if (bounds.placed < replicas) {
-    add('pending', FindingSeverity.ERROR, `${replicas - bounds.placed} of ${replicas} replicas can stay Pending with every zone up ` +
+    add('pending', judged ? FindingSeverity.ERROR : FindingSeverity.INFO, `${replicas - bounds.placed} of ${replicas} replicas can stay Pending with every zone up ` +
       `(room per zone for its pods: ${zones.map((z, i) => `${z} ${fmt(caps[i])}`).join(', ')}` +
       `${zoneSpread ? `; zone spread maxSkew ${zoneSpread.maxSkew}` : ''})`,
     'Give its pods room in every zone (nodes its affinity and tolerations admit, allocatable for its requests), or lower replicas.');
@@ -72,7 +79,8 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   }
 
   // a member of a zone group is judged with its group (zoneGroups), not alone
-  const need = group !== undefined ? { count: 0, because: `judged with its zone group ${group}` } : needed(w, replicas, input.budgets, add);
+  const need = group !== undefined ? { count: 0, because: `judged with its zone group ${group}` }
+    : !judged ? { count: 0, because: 'runs to completion: not an availability workload' } : needed(w, replicas, input.budgets, add);
   const budget = budgetOf(w, input.budgets);
   const zoneLoss: ZoneLoss[] = zones.map((zone, z) => {
     const survivors = bounds.survivors?.[z] ?? bounds.placed - bounds.hi[z];
@@ -84,12 +92,13 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
       : need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
     return { zone, survivors, survives, replacementsPending: pending, drainBlocked };
   });
-  reportLosses(replicas, zoneLoss, need, zoneSpread, constraints.zone !== undefined, add);
+  reportLosses(replicas, w.replicasFrom, zoneLoss, need, zoneSpread, constraints.zone !== undefined, add);
   return {
     kind: w.kind,
     ...(w.namespace !== undefined ? { namespace: w.namespace } : {}),
     name: w.name,
     replicas,
+    ...(w.replicasFrom !== undefined ? { replicasFrom: w.replicasFrom } : {}),
     perZone: Object.fromEntries(zones.map((z, i) => [z, { guaranteed: bounds.lo[i], worstCase: bounds.hi[i] }])),
     pendingWorstCase: replicas - bounds.placed,
     needed: need.count,
@@ -112,7 +121,7 @@ function placement(
   const pod = w.pod;
   let constraints: Constraints = hardConstraints(pod, w, others, inventory, add);
   let antiZone = selfTerms(pod, w.podLabels, 'podAntiAffinity');
-  if (w.kind === 'Job' && (constraints.zone || constraints.host || antiZone.length > 0)) {
+  if (w.runToCompletion && (constraints.zone || constraints.host || antiZone.length > 0)) {
     // the scheduler counts only running pods: a finished pod frees its place for the next, in any zone
     add('job-constraints-while-running', FindingSeverity.INFO,
       'its spread and anti-affinity count only its running pods: once some finish, the others may go anywhere, so the check does not rely on them',
@@ -304,7 +313,7 @@ function hostSpreadRoom(
 function replacementsPending(
   w: CheckWorkload, z: number, lost: number, bounds: Bounds, caps: number[], spread: HardSpread | undefined, c: any,
 ): number {
-  if (lost === 0 || w.kind === 'Job') return 0;
+  if (lost === 0 || w.runToCompletion) return 0;
   if (w.claimClasses.length > 0) return lost;
   const others = caps.map((_, i) => i).filter((i) => i !== z);
   if (!spread) return Math.max(0, lost - (others.reduce((s, i) => s + caps[i], 0) - (bounds.placed - lost)));
@@ -458,15 +467,16 @@ function budgetNeed(b: CheckBudget, replicas: number): number {
 }
 
 function reportLosses(
-  replicas: number, losses: ZoneLoss[], need: Need, spread: HardSpread | undefined, hasZoneSpread: boolean, add: Add,
+  replicas: number, replicasFrom: string | undefined, losses: ZoneLoss[], need: Need, spread: HardSpread | undefined, hasZoneSpread: boolean, add: Add,
 ): void {
   const failing = losses.filter((l) => !l.survives);
   if (failing.length === 0) return;
   if (replicas === 1) {
-    add('single-replica', FindingSeverity.ERROR, 'it has one replica: losing its zone loses it',
+    add('single-replica', FindingSeverity.ERROR, `it has one replica${replicasFrom ? ` (${replicasFrom})` : ''}: losing its zone loses it`,
       'Run at least 2 replicas spread across zones (3 for a quorum).');
   }
   add('zone-loss', FindingSeverity.ERROR,
+    `${replicasFrom ? `of its ${replicas} replicas (${replicasFrom}), ` : ''}` +
     `losing ${failing.map((l) => `${l.zone} leaves ${l.survivors}`).join(', ')} in the worst case; ` +
     `it needs ${need.zoneMajority ? need.because : `${need.count} (${need.because})`}`,
     spread

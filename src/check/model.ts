@@ -59,8 +59,15 @@ export interface WorkloadReport {
   readonly namespace?: string;
   /** Its name (a zone group's: the group's). */
   readonly name: string;
-  /** Replicas asked for (a DaemonSet: one per eligible node). */
+  /** Replicas asked for (a DaemonSet: one per eligible node; an autoscaled workload: the fewest it is scaled down to). */
   readonly replicas: number;
+  /**
+   * Where `replicas` comes from when not from the manifest's own field (e.g. "HorizontalPodAutoscaler web:
+   * minReplicas 3 (replicas unset)").
+   *
+   * @default - the manifest's replicas
+   */
+  readonly replicasFrom?: string;
   /** Per zone: the pods it can be guaranteed, and the most it may get. */
   readonly perZone: { [zone: string]: ZoneCount };
   /** Replicas that may stay Pending with every zone up (no eligible capacity, or hard constraints that cannot all hold). */

@@ -3,6 +3,7 @@
  * PodDisruptionBudgets, and the StorageClasses their volumes use. Anything else is left alone; a malformed
  * object becomes a finding, never an exception.
  */
+import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
 import { FindingSeverity, ZoneFinding } from './model';
 
 /** A workload the check places. */
@@ -10,8 +11,14 @@ export interface CheckWorkload {
   readonly kind: string;
   readonly namespace?: string;
   readonly name: string;
-  /** Replicas asked for; undefined for a DaemonSet (one per eligible node). */
+  /** Replicas asked for (an autoscaler's minimum where one owns the count); undefined for a DaemonSet (one per eligible node). */
   readonly replicas?: number;
+  /** Where `replicas` comes from when not the manifest's own field (an autoscaler), for messages. */
+  readonly replicasFrom?: string;
+  /** `spec.replicas` as the manifest sets it (undefined: unset). */
+  readonly replicasInManifest?: number;
+  /** A Job or a CronJob's Job: its pods run to completion, so it is no availability workload unless it says so. */
+  readonly runToCompletion?: boolean;
   /** The pod template's `metadata.labels`. */
   readonly podLabels: { readonly [key: string]: string };
   /** The pod template's `spec`. */
@@ -63,12 +70,14 @@ export interface CheckInput {
   readonly findings: ZoneFinding[];
 }
 
-const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job'];
+const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job', 'CronJob'];
+const RUN_TO_COMPLETION = ['Job', 'CronJob'];
 
 /** Reads the manifests (objects; `List`s expanded) the check needs. */
 export function readManifests(manifests: readonly unknown[], topologyKey: string): CheckInput {
   const input: CheckInput = { workloads: [], budgets: [], storageClasses: [], volumes: [], claimVolumes: new Map(), findings: [] };
   const objects = manifests.flatMap((m: any) => (m?.kind === 'List' && Array.isArray(m.items) ? m.items : [m]));
+  const autoscalers: CheckAutoscaler[] = [];
   objects.forEach((o: any, i) => {
     if (typeof o !== 'object' || o === null || Array.isArray(o) || typeof o.kind !== 'string') {
       input.findings.push(skipped(`object ${i}`, 'is not a Kubernetes object (no kind)'));
@@ -79,10 +88,12 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     const what = `${o.kind} ${namespace ? `${namespace}/` : ''}${name ?? `(object ${i}, no name)`}`;
     if (WORKLOAD_KINDS.includes(o.kind)) {
       if (name === undefined) return input.findings.push(skipped(what, 'has no metadata.name'));
-      const template = o.spec?.template;
+      // a CronJob's pods are those of the Job it makes from its jobTemplate
+      const spec = o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec : o.spec;
+      const template = spec?.template;
       if (typeof template?.spec !== 'object' || template.spec === null) return input.findings.push(skipped(what, 'has no pod template'));
-      const templates: any[] = o.kind === 'StatefulSet' && Array.isArray(o.spec.volumeClaimTemplates) ? o.spec.volumeClaimTemplates : [];
-      const replicas = o.kind === 'DaemonSet' ? undefined : o.kind === 'Job' ? o.spec.parallelism ?? 1 : o.spec.replicas ?? 1;
+      const templates: any[] = o.kind === 'StatefulSet' && Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : [];
+      const replicas = o.kind === 'DaemonSet' ? undefined : RUN_TO_COMPLETION.includes(o.kind) ? spec.parallelism ?? 1 : spec.replicas ?? 1;
       if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 0)) {
         return input.findings.push(skipped(what, `has replicas ${JSON.stringify(replicas)}, not a whole number`));
       }
@@ -91,6 +102,8 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
         namespace,
         name,
         replicas,
+        replicasInManifest: o.kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(o.kind) ? undefined : spec.replicas,
+        runToCompletion: RUN_TO_COMPLETION.includes(o.kind) || undefined,
         podLabels: stringMap(template.metadata?.labels),
         pod: template.spec,
         claimClasses: templates.map((t: any) => (typeof t?.spec?.storageClassName === 'string' ? t.spec.storageClassName : undefined)),
@@ -103,6 +116,10 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
       const ingesters = lokiStackIngesters(o, name, namespace);
       if (typeof ingesters === 'string') input.findings.push(skipped(what, ingesters));
       else input.workloads.push(ingesters);
+    } else if (name !== undefined && autoscalerOf(o, name, namespace) !== undefined) {
+      const autoscaler = autoscalerOf(o, name, namespace)!;
+      if (typeof autoscaler === 'string') input.findings.push(skipped(what, autoscaler));
+      else autoscalers.push(autoscaler);
     } else if (o.kind === 'PersistentVolume' && name !== undefined) {
       const nodeTerms = o.spec?.nodeAffinity?.required?.nodeSelectorTerms;
       const ref = o.spec?.claimRef;
@@ -128,7 +145,16 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     }
     return undefined;
   });
-  return input;
+  return { ...input, workloads: input.workloads.map((w) => scaledBy(w, autoscalers)) };
+}
+
+/** The workload with the replicas its autoscaler may scale it down to, when one targets it. */
+function scaledBy(w: CheckWorkload, autoscalers: readonly CheckAutoscaler[]): CheckWorkload {
+  const a = w.replicas === undefined ? undefined : autoscalerFor(autoscalers, w.kind, w.name, w.namespace);
+  if (!a) return w;
+  const manifest = w.replicasInManifest === undefined ? 'replicas unset'
+    : `replicas ${w.replicasInManifest} in the manifest${w.replicasInManifest > a.min ? ', which it may scale down' : ', which it raises'}`;
+  return { ...w, replicas: a.min, replicasFrom: `${a.source} (${manifest})` };
 }
 
 /** The PersistentVolume (with node affinity) claim `namespace/claim` is bound to: by the claim's volumeName, or the volume's claimRef. */
