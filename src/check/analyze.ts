@@ -3,7 +3,7 @@
  * inventory of zones and nodes, and what losing each zone leaves of it. Only hard constraints count (what the
  * scheduler guarantees); the placement math is spread-bounds.ts, exact for the model it describes.
  */
-import { affinityAdmits, podRequests, roomOn, selects, selfTerms, toleratesTaints } from './eligibility';
+import { affinityAdmits, exclusionOf, podRequests, roomOn, selects, selfTerms, toleratesTaints } from './eligibility';
 import { CheckNode, ZoneInventory } from './inventory';
 import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 import { searchLayouts } from './node-search';
@@ -67,7 +67,7 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   if (bounds.placed < replicas) {
     add('pending', judged ? FindingSeverity.ERROR : FindingSeverity.INFO, `${replicas - bounds.placed} of ${replicas} replicas can stay Pending with every zone up ` +
       `(room per zone for its pods: ${zones.map((z, i) => `${z} ${fmt(caps[i])}`).join(', ')}` +
-      `${zoneSpread ? `; zone spread maxSkew ${zoneSpread.maxSkew}` : ''})`,
+      `${zoneSpread ? `; zone spread maxSkew ${zoneSpread.maxSkew}` : ''})${excluded(pod, nodes, requests)}`,
     'Give its pods room in every zone (nodes its affinity and tolerations admit, allocatable for its requests), or lower replicas.');
   }
   const unreachable = zones.filter((_, i) => caps[i] === 0);
@@ -467,7 +467,8 @@ function budgetNeed(b: CheckBudget, replicas: number): number {
 }
 
 function reportLosses(
-  replicas: number, replicasFrom: string | undefined, losses: ZoneLoss[], need: Need, spread: HardSpread | undefined, hasZoneSpread: boolean, add: Add,
+  replicas: number, replicasFrom: string | undefined, losses: ZoneLoss[], need: Need, spread: HardSpread | undefined,
+  hasZoneSpread: boolean, add: Add,
 ): void {
   const failing = losses.filter((l) => !l.survives);
   if (failing.length === 0) return;
@@ -517,6 +518,17 @@ function daemonSet(
 
 function storageClassOf(name: string | undefined, classes: readonly CheckStorageClass[]): CheckStorageClass | undefined {
   return name === undefined ? classes.find((c) => c.isDefault) : classes.find((c) => c.name === name);
+}
+
+/** What keeps nodes from taking any of the pods, with how many nodes each reason excludes ("" when every node takes some). */
+function excluded(pod: any, nodes: readonly CheckNode[], requests: { cpu: number; memory: number }): string {
+  const why = new Map<string, number>();
+  for (const n of nodes) {
+    const reason = exclusionOf(pod, n, requests);
+    if (reason !== undefined) why.set(reason, (why.get(reason) ?? 0) + 1);
+  }
+  if (why.size === 0) return '';
+  return `; nodes it cannot use: ${[...why].map(([reason, count]) => `${count} of ${nodes.length} by ${reason}`).join(', ')}`;
 }
 
 function fmt(n: number): string {

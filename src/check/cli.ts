@@ -25,8 +25,8 @@ export interface CliIo {
   readonly readFile?: (file: string) => string;
 }
 
-export const USAGE = 'Usage: cdk8s-zones check --zones ZONE,ZONE,... [--nodes-per-zone N | --inventory FILE | --kubeconfig FILE] ' +
-  '[--format text|json|sarif|html] [--color] FILE|DIR|- ...';
+export const USAGE = 'Usage: cdk8s-zones check --zones ZONE,ZONE,... [--nodes-per-zone N] [--node-labels K=V,...] [--node-taints K[=V]:EFFECT,...] ' +
+  '[--inventory FILE | --kubeconfig FILE] [--format text|json|sarif|html] [--color] FILE|DIR|- ...';
 
 const FORMATS = ['text', 'json', 'sarif', 'html'] as const;
 type Format = typeof FORMATS[number];
@@ -40,6 +40,8 @@ class InputError extends Error {}
 interface CheckArgs {
   readonly zones?: string[];
   readonly nodesPerZone?: number;
+  readonly nodeLabels?: { [key: string]: string };
+  readonly nodeTaints?: InventoryTaint[];
   readonly inventory?: string;
   readonly kubeconfig?: string;
   readonly format: Format;
@@ -107,6 +109,8 @@ function sarifInputs(objects: readonly ManifestObject[]): SarifInput[] {
 function parseCheckArgs(argv: string[]): CheckArgs {
   let zones: string[] | undefined;
   let nodesPerZone: number | undefined;
+  let nodeLabels: { [key: string]: string } | undefined;
+  let nodeTaints: InventoryTaint[] | undefined;
   let inventory: string | undefined;
   let kubeconfig: string | undefined;
   let format: Format = 'text';
@@ -141,6 +145,8 @@ function parseCheckArgs(argv: string[]): CheckArgs {
         if (!Number.isInteger(nodesPerZone) || nodesPerZone < 1) throw new InputError(`--nodes-per-zone=${JSON.stringify(v)} must be a whole number >= 1`);
         break;
       }
+      case '--node-labels': nodeLabels = { ...nodeLabels, ...parseNodeLabels(value()) }; break;
+      case '--node-taints': nodeTaints = [...nodeTaints ?? [], ...parseNodeTaints(value())]; break;
       case '--inventory': inventory = value(); break;
       case '--format': {
         const v = value();
@@ -162,9 +168,30 @@ function parseCheckArgs(argv: string[]): CheckArgs {
   if (zones === undefined && inventory === undefined && kubeconfig === undefined) {
     throw new InputError('--zones is required (or --inventory or --kubeconfig, whose nodes name the zones)');
   }
+  if ((nodeLabels !== undefined || nodeTaints !== undefined) && (inventory !== undefined || kubeconfig !== undefined)) {
+    throw new InputError('--node-labels and --node-taints describe the --nodes-per-zone nodes: an --inventory or --kubeconfig names its nodes\' own');
+  }
   if (inputs.length === 0) throw new InputError('no input: name manifest files, directories, or - for stdin');
   if (inputs.filter((i) => i === '-').length > 1) throw new InputError('- (stdin) is named twice');
-  return { zones, nodesPerZone, inventory, kubeconfig, format, color, inputs };
+  return { zones, nodesPerZone, nodeLabels, nodeTaints, inventory, kubeconfig, format, color, inputs };
+}
+
+/** `--node-labels key=value,key=value`. */
+function parseNodeLabels(text: string): { [key: string]: string } {
+  return Object.fromEntries(text.split(',').map((pair) => {
+    const m = /^([^=\s]+)=([^=\s]*)$/.exec(pair.trim());
+    if (!m) throw new InputError(`--node-labels=${JSON.stringify(text)}: ${JSON.stringify(pair)} is not key=value`);
+    return [m[1], m[2]];
+  }));
+}
+
+/** `--node-taints key[=value]:Effect,...`, as kubectl taint writes them. */
+function parseNodeTaints(text: string): InventoryTaint[] {
+  return text.split(',').map((item) => {
+    const m = /^([^=:\s]+)(?:=([^=:\s]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/.exec(item.trim());
+    if (!m) throw new InputError(`--node-taints=${JSON.stringify(text)}: ${JSON.stringify(item)} is not key[=value]:NoSchedule|PreferNoSchedule|NoExecute`);
+    return { key: m[1], ...(m[2] !== undefined && m[2] !== '' ? { value: m[2] } : {}), effect: m[3] };
+  });
 }
 
 /** The nodes of the cluster `--kubeconfig FILE` reaches (its current context), as an inventory. */
@@ -180,7 +207,10 @@ async function clusterInventory(file: string, zones: string[] | undefined): Prom
 function loadInventory(args: CheckArgs, readFile: (file: string) => string): ZoneInventory {
   const where = args.inventory === undefined ? '--zones' : `--inventory ${args.inventory}`;
   try {
-    if (args.inventory === undefined) return new ZoneInventory({ zones: args.zones!, nodesPerZone: args.nodesPerZone ?? 3 });
+    if (args.inventory === undefined) {
+      const { zones, nodesPerZone = 3, nodeLabels, nodeTaints } = args;
+      return new ZoneInventory({ zones: zones!, nodesPerZone, nodeLabels, nodeTaints });
+    }
     const value = parseDocumentOf(args.inventory, readText(args.inventory, readFile));
     return new ZoneInventory(inventoryProps(value, args.zones));
   } catch (e) {

@@ -84,3 +84,22 @@ export function selfTerms(pod: any, podLabels: { readonly [key: string]: string 
   if (!Array.isArray(terms)) return [];
   return terms.filter((t) => selects(t?.labelSelector, podLabels)).map((t) => String(t.topologyKey));
 }
+
+/**
+ * Why the node takes none of the pods, in the manifest's own terms (undefined: it takes some): the first of its
+ * nodeSelector entries, required node affinity, untolerated taints and requests against allocatable that fails.
+ */
+export function exclusionOf(pod: any, node: CheckNode, requests: { cpu: number; memory: number }): string | undefined {
+  const selector = pod.nodeSelector ?? {};
+  const unmatched = Object.entries(selector).find(([k, v]) => node.labels[k] !== v);
+  if (unmatched) return `nodeSelector ${unmatched[0]}=${String(unmatched[1])}`;
+  if (!affinityAdmits({ affinity: pod.affinity }, node)) return 'required node affinity';
+  const taint = node.taints.find((t) => t.effect !== 'PreferNoSchedule' && !toleratesTaints(pod, { ...node, taints: [t] }));
+  if (taint) return `taint ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}, not tolerated`;
+  if (roomOn(node, requests) === 0) {
+    const over = [requests.cpu > node.cpu ? `cpu ${requests.cpu} > ${node.cpu}` : '', requests.memory > node.memory ? `memory ${requests.memory} > ${node.memory} bytes` : '']
+      .filter(Boolean);
+    return over.length > 0 ? `requests over allocatable (${over.join(', ')})` : `no room for one more pod (allocatable pods ${node.pods})`;
+  }
+  return undefined;
+}

@@ -2,7 +2,7 @@
  * The cluster the zone check places workloads on: its zones, and either N equal nodes per zone or the nodes
  * themselves (labels, taints, allocatable CPU and memory), as `kubectl get nodes -o json` shows them.
  */
-import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
 import { quantityValue } from '../shared/quantity';
@@ -28,9 +28,10 @@ export interface InventoryNode {
   /** Its zone (one of the inventory's zones). */
   readonly zone: string;
   /**
-   * Its labels (the zone and hostname labels are added when missing).
+   * Its labels. The labels every node has are added when missing: zone, hostname, region, and the kubelet's
+   * `kubernetes.io/os: linux` and `kubernetes.io/arch: amd64` (and their `beta.` forms).
    *
-   * @default - the zone and hostname labels only
+   * @default - the labels every node has
    */
   readonly labels?: { [key: string]: string };
   /**
@@ -76,6 +77,19 @@ export interface ZoneInventoryProps {
    */
   readonly nodes?: InventoryNode[];
   /**
+   * Labels of every one of the `nodesPerZone` nodes, over the labels every node has (e.g. `kubernetes.io/arch:
+   * arm64`, or a node pool's label that manifests select).
+   *
+   * @default - the labels every node has: zone, hostname, region, `kubernetes.io/os: linux`, `kubernetes.io/arch: amd64`
+   */
+  readonly nodeLabels?: { [key: string]: string };
+  /**
+   * Taints of every one of the `nodesPerZone` nodes.
+   *
+   * @default - none
+   */
+  readonly nodeTaints?: InventoryTaint[];
+  /**
    * The node label that holds the zone.
    *
    * @default "topology.kubernetes.io/zone"
@@ -111,7 +125,26 @@ const PROPS: PropSpec<ZoneInventoryProps> = {
   nodes: Props.optional(Props.arrayOf(Props.struct(NODE_PROPS, 'InventoryNode'))),
   topologyKey: Props.optional(Props.nonEmptyString()),
   hostnameKey: Props.optional(Props.nonEmptyString()),
+  nodeLabels: Props.optional(Props.mapOf(Props.string())),
+  nodeTaints: Props.optional(Props.arrayOf(Props.struct(TAINT_PROPS, 'InventoryTaint'))),
 };
+
+/** The labels the kubelet sets on every node (kubernetes.io/os and arch, and their deprecated beta. forms it still sets). */
+export const KUBELET_LABELS: { readonly [key: string]: string } = {
+  'kubernetes.io/os': 'linux',
+  'kubernetes.io/arch': 'amd64',
+  'beta.kubernetes.io/os': 'linux',
+  'beta.kubernetes.io/arch': 'amd64',
+};
+
+/**
+ * The region of a zone named as the large clouds name them (AWS eu-west-1a, GCP us-central1-a, Azure
+ * westeurope-1: the name without its last part), or "region".
+ */
+export function regionOf(zone: string): string {
+  const m = /^(.+[0-9])[a-z]$/.exec(zone) ?? /^(.+)-[a-z0-9]$/.exec(zone);
+  return m ? m[1] : 'region';
+}
 
 /** A node as the check uses it: labels complete, resources as numbers (Infinity: unlimited). */
 export interface CheckNode {
@@ -149,10 +182,15 @@ export class ZoneInventory {
       throw invalidProp(where, 'nodesPerZone', props.nodesPerZone, 'set exactly one of nodesPerZone and nodes');
     }
     if (new Set(props.zones).size !== props.zones.length) throw invalidProp(where, 'zones', props.zones, 'lists a zone twice');
+    for (const prop of ['nodeLabels', 'nodeTaints'] as const) {
+      if (props[prop] !== undefined && props.nodes !== undefined) throw invalidProp(where, prop, props[prop], 'applies to the nodesPerZone nodes: with nodes, give each node its own');
+    }
     this.zones = [...props.zones];
     this.topologyKey = props.topologyKey ?? WELL_KNOWN_ZONE_KEY;
     this.hostnameKey = props.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY;
-    const nodes: InventoryNode[] = props.nodes ?? props.zones.flatMap((zone) => Array.from({ length: props.nodesPerZone! }, (_, i) => ({ name: `${zone}-node-${i}`, zone })));
+    const nodes: InventoryNode[] = props.nodes ?? props.zones.flatMap((zone) => Array.from({ length: props.nodesPerZone! }, (_, i) => ({
+      name: `${zone}-node-${i}`, zone, labels: props.nodeLabels, taints: props.nodeTaints,
+    })));
     const names = new Set<string>();
     this._nodes = nodes.map((n, i) => {
       if (!props.zones.includes(n.zone)) throw invalidProp(where, `nodes[${i}].zone`, n.zone, `is not one of the zones [${props.zones.join(', ')}]`);
@@ -167,7 +205,13 @@ export class ZoneInventory {
       return {
         name: n.name,
         zone: n.zone,
-        labels: { ...n.labels, [this.topologyKey]: n.zone, [this.hostnameKey]: n.labels?.[this.hostnameKey] ?? n.name },
+        labels: {
+          ...KUBELET_LABELS,
+          [WELL_KNOWN_REGION_KEY]: regionOf(n.zone),
+          ...n.labels,
+          [this.topologyKey]: n.zone,
+          [this.hostnameKey]: n.labels?.[this.hostnameKey] ?? n.name,
+        },
         taints: [...(n.taints ?? [])],
         cpu: quantity('allocatableCpu', n.allocatableCpu, 'cpu'),
         memory: quantity('allocatableMemory', n.allocatableMemory, 'memory'),

@@ -25,11 +25,11 @@ import * as path from 'path';
 import * as yaml from 'yaml';
 import { applyManifests, deleteNamespace, exampleNames, synthesizeExample } from './examples';
 import { KubeObject } from './kube-client';
-import { HOSTNAME_KEY, KWOK_ANNOTATION, nodeObject, ZONE_KEY, ZONES } from './nodes';
+import { HOSTNAME_KEY, KWOK_ANNOTATION, nodeObject, REGION_KEY, ZONE_KEY, ZONES } from './nodes';
 import { OUTAGE_TAINT, testCluster, unschedulableReason } from './scheduling';
 import { sleep, waitFor } from './wait';
 import { analyzeManifests } from '../../../src/check/analyze';
-import { InventoryNode, ZoneInventory } from '../../../src/check/inventory';
+import { InventoryNode, KUBELET_LABELS, regionOf, ZoneInventory } from '../../../src/check/inventory';
 import { WorkloadReport } from '../../../src/check/model';
 import { REPO_ROOT } from '../shared';
 
@@ -85,7 +85,12 @@ function poolNodeObject(n: PoolNode): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: n.name, labels: { ...n.labels, [ZONE_KEY]: n.zone, [HOSTNAME_KEY]: n.name, 'kubernetes.io/os': 'linux' }, annotations: { [KWOK_ANNOTATION]: 'fake' } },
+    // the labels a kubelet and the cloud set (those the check's inventory gives every node), and the pool's
+    metadata: {
+      name: n.name,
+      labels: { ...KUBELET_LABELS, [REGION_KEY]: regionOf(n.zone), ...n.labels, [ZONE_KEY]: n.zone, [HOSTNAME_KEY]: n.name },
+      annotations: { [KWOK_ANNOTATION]: 'fake' },
+    },
     spec: n.taints.length ? { taints: n.taints } : {},
     status: { allocatable: resources, capacity: resources },
   };

@@ -5,6 +5,7 @@
  */
 import { KubeClient, KubeObject } from './kube-client';
 import { waitFor, WaitOptions } from './wait';
+import { KUBELET_LABELS } from '../../../src/check/inventory';
 
 export const ZONE_KEY = 'topology.kubernetes.io/zone';
 export const REGION_KEY = 'topology.kubernetes.io/region';
@@ -81,8 +82,7 @@ export function nodeObject(node: FakeNode): KubeObject {
         [ZONE_KEY]: node.zone,
         [REGION_KEY]: node.region,
         [HOSTNAME_KEY]: node.name,
-        'kubernetes.io/os': 'linux',
-        'kubernetes.io/arch': 'amd64',
+        ...KUBELET_LABELS, // as a kubelet labels its node (and the zone check's inventory does)
         'node.kubernetes.io/instance-type': node.size.name,
         'type': 'kwok',
       },
