@@ -5,7 +5,6 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { LineCounter, parseAllDocuments, parseDocument, YAMLError } from 'yaml';
 import { analyzeManifests } from './analyze';
 import { survivesAnyZone } from './format-common';
 import { formatHtml } from './format-html';
@@ -13,6 +12,7 @@ import { formatSarif, SarifInput } from './format-sarif';
 import { formatText } from './format-text';
 import { InventoryNode, InventoryTaint, ZoneInventory, ZoneInventoryProps } from './inventory';
 import { kubeConnection, listNodes } from './kubeconfig';
+import { ManifestObject, ManifestTextError, parseManifests, parseSingleDocument } from './manifest-text';
 import { ZoneReportData } from './model';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 
@@ -26,7 +26,7 @@ export interface CliIo {
 }
 
 export const USAGE = 'Usage: cdk8s-zones check --zones ZONE,ZONE,... [--nodes-per-zone N] [--node-labels K=V,...] [--node-taints K[=V]:EFFECT,...] ' +
-  '[--inventory FILE | --kubeconfig FILE] [--format text|json|sarif|html] [--color] FILE|DIR|- ...';
+  '[--inventory FILE | --kubeconfig FILE] [--format text|json|sarif|html] [--color] [--allow-empty] FILE|DIR|- ...';
 
 const FORMATS = ['text', 'json', 'sarif', 'html'] as const;
 type Format = typeof FORMATS[number];
@@ -46,15 +46,9 @@ interface CheckArgs {
   readonly kubeconfig?: string;
   readonly format: Format;
   readonly color: boolean;
+  /** Exit 0 on an input without workloads (else it is bad input: a failed render upstream in a pipe). */
+  readonly allowEmpty: boolean;
   readonly inputs: string[];
-}
-
-/** One object of the input and where it came from. */
-export interface ManifestObject {
-  readonly value: unknown;
-  readonly file: string;
-  /** The line its document starts at (1-based). */
-  readonly line: number;
 }
 
 /** Runs the CLI on `argv` (the arguments after the program name) and returns the exit code. */
@@ -75,6 +69,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     const objects: ManifestObject[] = [];
     for (const input of args.inputs) objects.push(...await readInput(input, io.stdin, readFile));
     const data = analyzeManifests(objects.map((o) => o.value), inventory);
+    if (data.workloads.length === 0 && !args.allowEmpty) {
+      throw new InputError(`no workload in ${args.inputs.map((i) => (i === '-' ? 'stdin' : i)).join(', ')}` +
+        `${objects.length === 0 ? ' (it is empty: a render that failed earlier in a pipe?)' : ` (${objects.length} objects, none of them a workload)`}: ` +
+        'nothing was checked; --allow-empty accepts that');
+    }
     io.stdout(render(data, args, objects));
     return data.workloads.every(survivesAnyZone) ? 0 : 1;
   } catch (e) {
@@ -115,6 +114,7 @@ function parseCheckArgs(argv: string[]): CheckArgs {
   let kubeconfig: string | undefined;
   let format: Format = 'text';
   let color = false;
+  let allowEmpty = false;
   const inputs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -159,6 +159,10 @@ function parseCheckArgs(argv: string[]): CheckArgs {
         color = true;
         break;
       case '--kubeconfig': kubeconfig = value(); break;
+      case '--allow-empty':
+        if (eq > 0) throw new InputError('--allow-empty takes no value');
+        allowEmpty = true;
+        break;
       default: throw new InputError(`unknown flag ${JSON.stringify(flag)}`);
     }
   }
@@ -173,7 +177,7 @@ function parseCheckArgs(argv: string[]): CheckArgs {
   }
   if (inputs.length === 0) throw new InputError('no input: name manifest files, directories, or - for stdin');
   if (inputs.filter((i) => i === '-').length > 1) throw new InputError('- (stdin) is named twice');
-  return { zones, nodesPerZone, nodeLabels, nodeTaints, inventory, kubeconfig, format, color, inputs };
+  return { zones, nodesPerZone, nodeLabels, nodeTaints, inventory, kubeconfig, format, color, allowEmpty, inputs };
 }
 
 /** `--node-labels key=value,key=value`. */
@@ -211,7 +215,7 @@ function loadInventory(args: CheckArgs, readFile: (file: string) => string): Zon
       const { zones, nodesPerZone = 3, nodeLabels, nodeTaints } = args;
       return new ZoneInventory({ zones: zones!, nodesPerZone, nodeLabels, nodeTaints });
     }
-    const value = parseDocumentOf(args.inventory, readText(args.inventory, readFile));
+    const value = readDocument(args.inventory, readText(args.inventory, readFile));
     return new ZoneInventory(inventoryProps(value, args.zones));
   } catch (e) {
     if (e instanceof InputError) throw e; // unreadable or not YAML: the message names the file
@@ -268,7 +272,7 @@ function nodeOf(node: any, index: number, topologyKey: string): InventoryNode {
 
 /** The objects of one input: a file, a directory (its manifest files, recursively, sorted), or `-` (stdin). */
 async function readInput(input: string, stdin: NodeJS.ReadableStream, readFile: (file: string) => string): Promise<ManifestObject[]> {
-  if (input === '-') return parseManifests('stdin', await readStream(stdin));
+  if (input === '-') return readManifests('stdin', await readStream(stdin));
   let stat: fs.Stats;
   try {
     stat = fs.statSync(input);
@@ -276,7 +280,7 @@ async function readInput(input: string, stdin: NodeJS.ReadableStream, readFile: 
     throw new InputError(`cannot read ${input}: ${(e as Error).message}`);
   }
   const files = stat.isDirectory() ? manifestFiles(input) : [input];
-  return files.flatMap((file) => parseManifests(file, readText(file, readFile)));
+  return files.flatMap((file) => readManifests(file, readText(file, readFile)));
 }
 
 /** The manifest files under `dir`, recursively, in sorted order (the same on every machine). */
@@ -291,6 +295,23 @@ function manifestFiles(dir: string): string[] {
   };
   walk(dir);
   return found;
+}
+
+/** The objects of a manifest text; text it cannot read is bad input (exit 2), with the file and line. */
+function readManifests(file: string, text: string): ManifestObject[] {
+  try {
+    return parseManifests(file, text);
+  } catch (e) {
+    throw e instanceof ManifestTextError ? new InputError(e.message) : e;
+  }
+}
+
+function readDocument(file: string, text: string): unknown {
+  try {
+    return parseSingleDocument(file, text);
+  } catch (e) {
+    throw e instanceof ManifestTextError ? new InputError(e.message) : e;
+  }
 }
 
 function readText(file: string, readFile: (file: string) => string): string {
@@ -308,43 +329,6 @@ function readStream(stream: NodeJS.ReadableStream): Promise<string> {
     stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     stream.on('error', (e) => reject(new InputError(`cannot read stdin: ${e.message}`)));
   });
-}
-
-/**
- * The objects of a multi-document YAML (or JSON) text, with the line each starts at: empty documents are
- * dropped (Helm leaves them), a List's items expanded. A syntax error names the file and line.
- */
-export function parseManifests(file: string, text: string): ManifestObject[] {
-  const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter });
-  const objects: ManifestObject[] = [];
-  for (const doc of Array.isArray(docs) ? docs : []) {
-    const error = doc.errors[0];
-    if (error) throw syntaxError(file, error, lineCounter);
-    const line = lineCounter.linePos((doc.contents?.range ?? doc.range)[0]).line;
-    const expand = (value: unknown) => {
-      if (value === null || value === undefined) return;
-      const v = value as any;
-      if (typeof v.kind === 'string' && v.kind.endsWith('List') && Array.isArray(v.items)) v.items.forEach(expand);
-      else objects.push({ value, file, line });
-    };
-    expand(doc.toJS());
-  }
-  return objects;
-}
-
-/** One YAML document (an inventory file). */
-function parseDocumentOf(file: string, text: string): unknown {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter });
-  if (doc.errors[0]) throw syntaxError(file, doc.errors[0], lineCounter);
-  return doc.toJS();
-}
-
-/** A YAML parse error as `file:line:col: message` (yaml's message is several lines with a code excerpt: the first says it). */
-function syntaxError(file: string, error: YAMLError, lineCounter: LineCounter): InputError {
-  const pos = error.linePos?.[0] ?? lineCounter.linePos(error.pos[0]);
-  return new InputError(`${file}:${pos.line}:${pos.col}: ${error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`);
 }
 
 if (require.main === module) {

@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as https from 'https';
 import * as path from 'path';
-import { parse } from 'yaml';
+import { parseSingleDocument } from './manifest-text';
 
 /** A kubeconfig's connection for its current context. */
 export interface KubeConnection {
@@ -22,7 +22,7 @@ export interface KubeConnection {
 
 /** The connection of `file`'s current context; throws an Error naming the file and the reason. */
 export function kubeConnection(file: string, readFile: (file: string) => Buffer = fs.readFileSync): KubeConnection {
-  const config = parse(readFile(file).toString('utf8'));
+  const config = parseSingleDocument(file, readFile(file).toString('utf8')) as any;
   const fail = (why: string) => new Error(`kubeconfig ${file}: ${why}`);
   const contextName = config?.['current-context'];
   if (typeof contextName !== 'string' || contextName === '') throw fail('has no current-context');
@@ -67,20 +67,25 @@ export function kubeConnection(file: string, readFile: (file: string) => Buffer 
   };
 }
 
-/** Every Node of the cluster, as a NodeList (`kubectl get nodes -o json`). */
-export async function listNodes(connection: KubeConnection): Promise<{ kind: 'NodeList'; items: any[] }> {
+/** How long listing the nodes may take, all pages together, before the check gives up. */
+export const LIST_NODES_TIMEOUT_MS = 30_000;
+
+/** Every Node of the cluster, as a NodeList (`kubectl get nodes -o json`), within `timeoutMs` in all. */
+export async function listNodes(connection: KubeConnection, timeoutMs = LIST_NODES_TIMEOUT_MS): Promise<{ kind: 'NodeList'; items: any[] }> {
+  const deadline = Date.now() + timeoutMs;
   const items: any[] = [];
   let cont: string | undefined;
   do {
     const query = new URLSearchParams({ limit: '500', ...(cont ? { continue: cont } : {}) });
-    const page = await getJson(connection, `/api/v1/nodes?${query}`);
+    const page = await getJson(connection, `/api/v1/nodes?${query}`, deadline, timeoutMs);
     items.push(...(Array.isArray(page.items) ? page.items : []));
     cont = page.metadata?.continue || undefined;
   } while (cont);
   return { kind: 'NodeList', items: items.map((n) => ({ kind: 'Node', ...n })) };
 }
 
-function getJson(c: KubeConnection, pathAndQuery: string): Promise<any> {
+/** GET as JSON; the request is cut at `deadline` whatever stage it is in (connecting, TLS, waiting, reading). */
+function getJson(c: KubeConnection, pathAndQuery: string, deadline: number, timeoutMs: number): Promise<any> {
   const base = c.server.pathname.replace(/\/$/, '');
   return new Promise((resolve, reject) => {
     const req = https.request({
@@ -94,11 +99,12 @@ function getJson(c: KubeConnection, pathAndQuery: string): Promise<any> {
       key: c.key,
       servername: c.servername,
       headers: { Accept: 'application/json', ...(c.token ? { Authorization: `Bearer ${c.token}` } : {}) },
-      timeout: 30_000,
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (d) => chunks.push(d));
+      res.on('error', reject);
       res.on('end', () => {
+        clearTimeout(timer);
         const body = Buffer.concat(chunks).toString('utf8');
         if (res.statusCode !== 200) return reject(new Error(`GET ${c.server.origin}${base}${pathAndQuery}: HTTP ${res.statusCode} ${body.slice(0, 200)}`));
         try {
@@ -108,8 +114,11 @@ function getJson(c: KubeConnection, pathAndQuery: string): Promise<any> {
         }
       });
     });
-    req.on('timeout', () => req.destroy(new Error(`GET ${c.server.origin}: no answer in 30 s`)));
-    req.on('error', reject);
+    const timer = setTimeout(() => req.destroy(new Error(`GET ${c.server.origin}: no answer within ${timeoutMs / 1000} s`)), Math.max(0, deadline - Date.now()));
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
     req.end();
   });
 }

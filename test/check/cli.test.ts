@@ -114,7 +114,7 @@ describe('exit codes', () => {
     expect(r.code).toBe(2);
     // the unclosed { is noticed on the next line
     const line = text.split('\n').indexOf('spec: {}') + 1;
-    expect(r.err).toContain(`cdk8s-zones: ${file}:${line}:1: Flow map in block collection must be sufficiently indented and end with a }\n`);
+    expect(r.err).toContain(`cdk8s-zones: ${file}:${line}:1: not valid YAML (deficient indentation)\n`);
     expect(r.err).toContain(USAGE);
   });
 
@@ -262,7 +262,7 @@ describe('inventory', () => {
     }
     // a syntax error names the file and line itself
     const syntax = write('syntax.yaml', 'zones: [a\n');
-    expect((await run(['check', '--inventory', syntax, file])).err).toContain(`cdk8s-zones: ${syntax}:2:1: Flow sequence in block collection must be sufficiently indented and end with a ]\n`);
+    expect((await run(['check', '--inventory', syntax, file])).err).toContain(`cdk8s-zones: ${syntax}:2:1: not valid YAML (deficient indentation)\n`);
     const other = write('other.yaml', 'zones: [a, b]\nnodesPerZone: 1\n');
     const r = await run(['check', '--zones', 'a,c', '--inventory', other, file]);
     expect(r.err).toContain('--zones="a,c" differs from the inventory\'s zones ["a","b"]');

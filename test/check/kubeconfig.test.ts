@@ -1,9 +1,10 @@
 /** `cdk8s-zones check --kubeconfig`: the connection read as kubectl reads it, and what is refused. */
 import * as fs from 'fs';
+import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { stringify } from 'yaml';
-import { kubeConnection } from '../../src/check/kubeconfig';
+import { kubeConnection, listNodes } from '../../src/check/kubeconfig';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubeconfig-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -45,4 +46,30 @@ test.each([
 ])('refuses %s, naming the file', (_what, config, why) => {
   const file = write('refused', config);
   expect(() => kubeConnection(file)).toThrow(`kubeconfig ${file}: ${why}`);
+});
+
+describe('an API server that never answers', () => {
+  /** A TCP server on 127.0.0.1 that accepts connections and never says anything (not even TLS). */
+  let server: net.Server;
+  let port: number;
+  const sockets: net.Socket[] = [];
+  beforeAll(async () => {
+    server = net.createServer((s) => sockets.push(s));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as net.AddressInfo).port;
+  });
+  afterAll(() => {
+    sockets.forEach((s) => s.destroy());
+    server.close();
+  });
+
+  test('the listing gives up at the timeout its message states, not later', async () => {
+    const file = write('silent', { cluster: { 'server': `https://127.0.0.1:${port}`, 'insecure-skip-tls-verify': undefined }, user: { token: 't' } });
+    const timeoutMs = 3_000;
+    const started = Date.now();
+    await expect(listNodes(kubeConnection(file), timeoutMs)).rejects.toThrow(`GET https://127.0.0.1:${port}: no answer within 3 s`);
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(timeoutMs - 50);
+    expect(took).toBeLessThan(2 * timeoutMs); // the bug this guards against: twice the stated time
+  });
 });

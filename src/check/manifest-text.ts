@@ -1,0 +1,128 @@
+/**
+ * Manifest text to objects for the zone check (pure): multi-document YAML or JSON, each object with the line its
+ * document starts at (for SARIF and messages). Parsed with js-yaml (the fastest YAML parser measured for this:
+ * bench/check.ts) on YAML 1.2's core schema, as Kubernetes reads manifests (no timestamps, `<<` an ordinary key).
+ *
+ * Hostile input is bad input, never a crash: binary data, a syntax error, nesting deeper than any manifest and
+ * aliases that expand past the size of the text (an "alias bomb") each throw a `ManifestTextError` naming the
+ * file, the line and what is wrong, in bounded time and memory.
+ */
+import { CORE_SCHEMA, loadAll } from 'js-yaml';
+
+/** One object of the input and where it came from. */
+export interface ManifestObject {
+  readonly value: unknown;
+  readonly file: string;
+  /** The line its document starts at (1-based). */
+  readonly line: number;
+}
+
+/** Text the check cannot read: `file:line[:column]: what is wrong`. */
+export class ManifestTextError extends Error {}
+
+/** Deeper than any Kubernetes object; the analysis walks objects recursively. */
+export const MAX_DEPTH = 256;
+
+/**
+ * The objects of a multi-document YAML (or JSON) text, with the line each starts at: empty documents are
+ * dropped (Helm leaves them), a List's items expanded.
+ */
+export function parseManifests(file: string, text: string): ManifestObject[] {
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) throw new ManifestTextError(`${file}:${lineAt(text, nul)}: holds binary data (a NUL byte), not YAML or JSON text`);
+  const objects: ManifestObject[] = [];
+  for (const doc of documents(text)) {
+    for (const value of parseDocuments(file, doc.text, doc.firstLine, doc.contentLine)) {
+      const expand = (v: any) => {
+        if (v === null || v === undefined) return;
+        if (typeof v.kind === 'string' && v.kind.endsWith('List') && Array.isArray(v.items)) v.items.forEach(expand);
+        else objects.push({ value: v, file, line: doc.contentLine });
+      };
+      expand(value);
+    }
+  }
+  return objects;
+}
+
+/** One YAML or JSON document (an inventory, a kubeconfig): its value, or a `ManifestTextError`. */
+export function parseSingleDocument(file: string, text: string): unknown {
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) throw new ManifestTextError(`${file}:${lineAt(text, nul)}: holds binary data (a NUL byte), not YAML or JSON text`);
+  const values = parseDocuments(file, text, 1, 1);
+  if (values.length > 1) throw new ManifestTextError(`${file}: holds ${values.length} YAML documents, where one is expected`);
+  return values[0];
+}
+
+/**
+ * The documents of a text: split before each `---` at the start of a line (a document marker in any context),
+ * unless what comes before it is only comments and directives (then the marker starts that same document).
+ */
+function documents(text: string): { text: string; firstLine: number; contentLine: number }[] {
+  const lines = text.split('\n');
+  const docs: { text: string; firstLine: number; contentLine: number }[] = [];
+  let start = 0;
+  let content = -1; // the chunk's first line of content
+  const push = (end: number) => {
+    if (content >= 0) docs.push({ text: lines.slice(start, end).join('\n'), firstLine: start + 1, contentLine: content + 1 });
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const marker = line.startsWith('---') && (line.length === 3 || ' \t\r'.includes(line[3]));
+    if (marker && content >= 0) {
+      push(i);
+      start = i;
+      content = -1;
+    }
+    const rest = marker ? line.slice(3) : line;
+    if (content < 0 && !/^\s*(#.*)?$/.test(rest) && !(line.startsWith('%') && !marker)) content = i;
+  }
+  push(lines.length);
+  return docs;
+}
+
+/** The values of one chunk of text (usually one document), checked for depth and alias expansion. */
+function parseDocuments(file: string, text: string, firstLine: number, contentLine: number): unknown[] {
+  const tooDeep = `nested deeper than ${MAX_DEPTH} levels, which no Kubernetes object is: not checked`;
+  let values: unknown[];
+  try {
+    values = [];
+    loadAll(text, (v) => values.push(v), { schema: CORE_SCHEMA, filename: file, maxDepth: MAX_DEPTH });
+  } catch (e) {
+    if (e instanceof RangeError) throw new ManifestTextError(`${file}:${contentLine}: ${tooDeep}`);
+    const mark = (e as any)?.mark;
+    const reason = String((e as any)?.reason ?? (e as Error).message);
+    if (/nesting exceeded maxDepth/.test(reason)) throw new ManifestTextError(`${file}:${contentLine}: ${tooDeep}`);
+    const where = mark && Number.isInteger(mark.line) ? `${firstLine + mark.line}:${mark.column + 1}` : `${firstLine}`;
+    throw new ManifestTextError(`${file}:${where}: not valid YAML (${reason})`);
+  }
+  for (const v of values) {
+    const problem = oversized(v, text.length * 4 + 10_000);
+    if (problem) throw new ManifestTextError(`${file}:${contentLine}: ${problem}`);
+  }
+  return values;
+}
+
+/**
+ * Why a parsed value is too big to check (undefined: it is not): nested deeper than `MAX_DEPTH`, or more nodes
+ * than `limit` once aliases are expanded (shared references counted each time). Stops at the first excess, so
+ * its time is bounded by `limit`.
+ */
+function oversized(value: unknown, limit: number): string | undefined {
+  let nodes = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (++nodes > limit) return `expands to more than ${limit} values through YAML aliases (an alias bomb?): not checked`;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > MAX_DEPTH) return `nested deeper than ${MAX_DEPTH} levels, which no Kubernetes object is: not checked`;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return undefined;
+}
+
+/** The 1-based line of offset `at` in `text`. */
+function lineAt(text: string, at: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
