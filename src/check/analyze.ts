@@ -9,6 +9,7 @@ import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData 
 import { searchLayouts } from './node-search';
 import { HardSpread, placementBounds } from './spread-bounds';
 import { CheckBudget, CheckInput, CheckStorageClass, CheckWorkload, readManifests, volumeOf } from './workloads';
+import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { QUORUM_ANNOTATION, QUORUM_REASON_ANNOTATION, ZONE_GROUP_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
 
 /** Checks `manifests` (parsed Kubernetes objects) against `inventory`. */
@@ -47,6 +48,7 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   }
 
   pinByVolumes(w, input, nodes, room, add);
+  softZoneRules(pod, w.podLabels, inventory.topologyKey, add);
 
   if (w.kind === 'DaemonSet') {
     hardConstraints(pod, w, input.workloads, inventory, add); // its findings (a DaemonSet's pods are placed one per node anyway)
@@ -92,7 +94,7 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
       : need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
     return { zone, survivors, survives, replacementsPending: pending, drainBlocked };
   });
-  reportLosses(replicas, w.replicasFrom, zoneLoss, need, zoneSpread, constraints.zone !== undefined, add);
+  reportLosses(w, replicas, zoneLoss, need, zoneSpread, constraints.zone !== undefined, add);
   return {
     kind: w.kind,
     ...(w.namespace !== undefined ? { namespace: w.namespace } : {}),
@@ -187,6 +189,24 @@ function pinByVolumes(w: CheckWorkload, input: CheckInput, nodes: readonly Check
     for (const n of nodes) if (!affinityAdmits(volumeNodes(volume.nodeTerms), n)) room.set(n.name, 0);
     add('volume-pinned', FindingSeverity.INFO, `its claim ${claim} is bound to PersistentVolume ${volume.name}, whose node affinity keeps its pods on its nodes`,
       'Nothing to fix if that is intended; a zonal volume pins every pod that mounts it to its zone.');
+  }
+}
+
+/**
+ * Preferred (soft) rules on the zone key, which the scheduler may set aside under pressure: pod anti-affinity to
+ * its own pods and node affinity. They guarantee nothing, so the check does not count them; an info note says so.
+ */
+function softZoneRules(pod: any, podLabels: { readonly [key: string]: string }, zoneKey: string, add: Add): void {
+  const weighted = (rules: unknown) => (Array.isArray(rules) ? rules : []).map((r: any) => r?.podAffinityTerm ?? r?.preference);
+  const antiAffinity = weighted(pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution)
+    .some((t: any) => t?.topologyKey === zoneKey && selects(t.labelSelector, podLabels));
+  const nodeAffinity = weighted(pod.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution)
+    .some((t: any) => (Array.isArray(t?.matchExpressions) ? t.matchExpressions : []).some((e: any) => e?.key === zoneKey));
+  for (const [present, what] of [[antiAffinity, 'pod anti-affinity to its own pods'], [nodeAffinity, 'node affinity']] as const) {
+    if (!present) continue;
+    add('soft-zone-affinity', FindingSeverity.INFO,
+      `its preferred (soft) ${what} on ${zoneKey} guarantees nothing: the scheduler may set it aside and put its pods in fewer zones`,
+      'Use a topologySpreadConstraint with whenUnsatisfiable: DoNotSchedule (or a required rule) if the zones must hold.');
   }
 }
 
@@ -467,11 +487,13 @@ function budgetNeed(b: CheckBudget, replicas: number): number {
 }
 
 function reportLosses(
-  replicas: number, replicasFrom: string | undefined, losses: ZoneLoss[], need: Need, spread: HardSpread | undefined,
-  hasZoneSpread: boolean, add: Add,
+  w: CheckWorkload, replicas: number, losses: ZoneLoss[], need: Need, spread: HardSpread | undefined, hasZoneSpread: boolean, add: Add,
 ): void {
   const failing = losses.filter((l) => !l.survives);
   if (failing.length === 0) return;
+  const replicasFrom = w.replicasFrom;
+  // the library's construct is named only to users of the library (its own objects)
+  const spreadHint = w.fromLibrary ? ' (in cdk8s-zones: Zonal.spread)' : '';
   if (replicas === 1) {
     add('single-replica', FindingSeverity.ERROR, `it has one replica${replicasFrom ? ` (${replicasFrom})` : ''}: losing its zone loses it`,
       'Run at least 2 replicas spread across zones (3 for a quorum).');
@@ -482,11 +504,11 @@ function reportLosses(
     `it needs ${need.zoneMajority ? need.because : `${need.count} (${need.because})`}`,
     spread
       ? 'Add replicas or lower maxSkew so that no zone holds more than it can lose.'
-      : 'Spread it across zones with a hard constraint (Zonal.spread, or a topologySpreadConstraint on the zone key with DoNotSchedule).');
+      : `Spread it across zones: a topologySpreadConstraint on ${WELL_KNOWN_ZONE_KEY} with whenUnsatisfiable: DoNotSchedule${spreadHint}.`);
   if (!hasZoneSpread && replicas > 1) {
     add('no-hard-zone-spread', FindingSeverity.WARNING,
       'nothing keeps its pods from all landing in one zone (no DoNotSchedule spread constraint on the zone key)',
-      'Add a zone topology spread constraint with whenUnsatisfiable: DoNotSchedule (Zonal.spread does).');
+      `Add a topologySpreadConstraint on ${WELL_KNOWN_ZONE_KEY} with whenUnsatisfiable: DoNotSchedule${spreadHint}.`);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
 import { FindingSeverity, ZoneFinding } from './model';
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../shared/standard-labels';
 
 /** A workload the check places. */
 export interface CheckWorkload {
@@ -19,6 +20,8 @@ export interface CheckWorkload {
   readonly replicasInManifest?: number;
   /** A Job or a CronJob's Job: its pods run to completion, so it is no availability workload unless it says so. */
   readonly runToCompletion?: boolean;
+  /** Made by this library (its managed-by label): fixes may name the library's constructs. */
+  readonly fromLibrary?: boolean;
   /** The pod template's `metadata.labels`. */
   readonly podLabels: { readonly [key: string]: string };
   /** The pod template's `spec`. */
@@ -104,6 +107,7 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
         replicas,
         replicasInManifest: o.kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(o.kind) ? undefined : spec.replicas,
         runToCompletion: RUN_TO_COMPLETION.includes(o.kind) || undefined,
+        fromLibrary: o.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE || undefined,
         podLabels: stringMap(template.metadata?.labels),
         pod: template.spec,
         claimClasses: templates.map((t: any) => (typeof t?.spec?.storageClassName === 'string' ? t.spec.storageClassName : undefined)),

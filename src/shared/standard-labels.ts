@@ -1,5 +1,9 @@
 import { toLabelValue } from './kubernetes-names';
 
+/** The recommended label naming the tool that manages an object, and its value on the library's own objects. */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY_VALUE = 'cdk8s-zones';
+
 /**
  * The recommended `app.kubernetes.io/*` labels of an object the library synthesizes: `name` is the
  * application (e.g. prometheus), `instance` the construct's name, `component` its part. A value that is
@@ -10,6 +14,6 @@ export function standardLabels(name: string, instance: string, component: string
     'app.kubernetes.io/name': toLabelValue(name),
     'app.kubernetes.io/instance': toLabelValue(instance),
     'app.kubernetes.io/component': toLabelValue(component),
-    'app.kubernetes.io/managed-by': 'cdk8s-zones',
+    [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
   };
 }
