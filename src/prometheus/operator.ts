@@ -5,6 +5,7 @@ import { OperatorSharding, PrometheusScrapeClass, ResolvedPrometheus, ShardingMo
 import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } from './placement';
 import { RelabelRule, toOperatorSpelling, zoneSelectionRules } from './relabel';
 import { INSTANCE_LABEL, ZONE_LABEL } from '../contract/labels';
+import { quorumAnnotations } from '../contract/zone-check';
 import { NOBODY_UID, restrictedPodSecurity } from '../shared/pod-security';
 import { standardLabels } from '../shared/standard-labels';
 
@@ -66,10 +67,12 @@ export function operatorPrometheuses(scope: Construct, p: ResolvedPrometheus, se
 
 function prometheus(scope: Construct, p: ResolvedPrometheus, kind: OperatorKind, name: string, zone: string | undefined, spec: any): ApiObject {
   const labels = { ...standardLabels('prometheus', p.name, 'prometheus'), ...(zone !== undefined ? { [ZONE_LABEL]: zone } : {}) };
+  // for the zone check: a zone's Prometheus scrapes only that zone's targets, which go down with it
+  const annotations = zone === undefined ? undefined : quorumAnnotations('0', `zone-local shards: scrape only the targets of zone ${zone}, lost with them`);
   return new ApiObject(scope, name, {
     apiVersion: kind.apiVersion,
     kind: kind.kind,
-    metadata: { name, namespace: p.metadataNamespace, labels },
+    metadata: { name, namespace: p.metadataNamespace, labels, annotations },
     spec: { podMetadata: { labels: instanceLabels(p) }, ...spec },
   });
 }
