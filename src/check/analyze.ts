@@ -50,7 +50,7 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   pinByVolumes(w, input, nodes, room, add);
   softZoneRules(pod, w.podLabels, inventory.topologyKey, add);
 
-  if (w.kind === 'DaemonSet') {
+  if (w.perNode) {
     hardConstraints(pod, w, input.workloads, inventory, add); // its findings (a DaemonSet's pods are placed one per node anyway)
     return daemonSet(w, nodes, room, zones, findings);
   }
@@ -263,7 +263,8 @@ function hardConstraints(
         `${JSON.stringify(w.podLabels)}: the constraint does nothing for these pods`, 'Make the labelSelector select the pod template\'s labels.');
       continue;
     }
-    const shared = others.filter((o) => o !== w && o.namespace === w.namespace && selects(c.labelSelector, o.podLabels));
+    // a workload scaled to 0 (a Deployment an Argo Rollout took over with workloadRef) has no pods to share
+    const shared = others.filter((o) => o !== w && o.replicas !== 0 && o.namespace === w.namespace && selects(c.labelSelector, o.podLabels));
     if (shared.length > 0) {
       add('spread-selector-shared', FindingSeverity.WARNING,
         `its ${c.topologyKey} spread constraint also selects the pods of ${shared.map((o) => `${o.kind} ${o.name}`).join(', ')}: ` +

@@ -5,6 +5,7 @@
  */
 import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
 import { FindingSeverity, ZoneFinding } from './model';
+import { looksLikeWorkload, operatorWorkloads, stringMap } from './operators';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../shared/standard-labels';
 
 /** A workload the check places. */
@@ -22,6 +23,8 @@ export interface CheckWorkload {
   readonly runToCompletion?: boolean;
   /** Made by this library (its managed-by label): fixes may name the library's constructs. */
   readonly fromLibrary?: boolean;
+  /** One pod on every node it admits (a DaemonSet, an operator's per-node mode); `replicas` is then unset. */
+  readonly perNode?: boolean;
   /** The pod template's `metadata.labels`. */
   readonly podLabels: { readonly [key: string]: string };
   /** The pod template's `spec`. */
@@ -107,6 +110,7 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
         replicas,
         replicasInManifest: o.kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(o.kind) ? undefined : spec.replicas,
         runToCompletion: RUN_TO_COMPLETION.includes(o.kind) || undefined,
+        perNode: o.kind === 'DaemonSet' || undefined,
         fromLibrary: o.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE || undefined,
         podLabels: stringMap(template.metadata?.labels),
         pod: template.spec,
@@ -116,10 +120,10 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
           .map((v: any) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),
         annotations: stringMap(o.metadata?.annotations),
       });
-    } else if (o.kind === 'LokiStack' && name !== undefined && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('loki.grafana.com/')) {
-      const ingesters = lokiStackIngesters(o, name, namespace);
-      if (typeof ingesters === 'string') input.findings.push(skipped(what, ingesters));
-      else input.workloads.push(ingesters);
+    } else if (name !== undefined && operatorWorkloads(o, name, namespace, objects) !== undefined) {
+      const placed = operatorWorkloads(o, name, namespace, objects)!;
+      if (typeof placed === 'string') input.findings.push(skipped(what, placed));
+      else input.workloads.push(...placed);
     } else if (name !== undefined && autoscalerOf(o, name, namespace) !== undefined) {
       const autoscaler = autoscalerOf(o, name, namespace)!;
       if (typeof autoscaler === 'string') input.findings.push(skipped(what, autoscaler));
@@ -146,6 +150,9 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
         isDefault: o.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true',
         zones: zones.length > 0 ? zones : undefined,
       });
+    } else if (looksLikeWorkload(o) !== undefined) {
+      input.findings.push(skipped(what, `runs pods (its ${looksLikeWorkload(o)}), but the check does not know how its operator places them (${o.apiVersion})`,
+        'Check the pods it makes: render them, or check the cluster they run in with --kubeconfig.'));
     }
     return undefined;
   });
@@ -168,50 +175,6 @@ export function volumeOf(input: CheckInput, namespace: string | undefined, claim
     : v.claim?.name === claim && (v.claim.namespace ?? '') === (namespace ?? '')));
 }
 
-/**
- * A LokiStack's ingesters, as the Loki operator places them: a StatefulSet of `spec.template.ingester.replicas`
- * pods labelled with the component and instance, one DoNotSchedule spread constraint per `spec.replication.zones`
- * entry, volumes from `spec.storageClassName`; a write needs a quorum of each stream's `replication.factor`
- * replicas. Or why it cannot be placed from the manifest alone.
- */
-function lokiStackIngesters(o: any, name: string, namespace: string | undefined): CheckWorkload | string {
-  const replicas = o.spec?.template?.ingester?.replicas;
-  if (!Number.isInteger(replicas) || replicas < 0) {
-    return 'sets no spec.template.ingester.replicas: its ingesters come from the operator\'s size table, which the check does not know';
-  }
-  const factor = o.spec?.replication?.factor ?? o.spec?.replicationFactor ?? 1;
-  const podLabels = { 'app.kubernetes.io/component': 'ingester', 'app.kubernetes.io/instance': name };
-  const zones: any[] = Array.isArray(o.spec?.replication?.zones) ? o.spec.replication.zones : [];
-  return {
-    kind: 'LokiStack',
-    namespace,
-    name: `${name} (ingesters)`,
-    replicas,
-    podLabels,
-    pod: {
-      containers: [],
-      topologySpreadConstraints: zones.map((z) => ({
-        topologyKey: z?.topologyKey, maxSkew: z?.maxSkew ?? 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: podLabels },
-      })),
-    },
-    claimClasses: [typeof o.spec?.storageClassName === 'string' ? o.spec.storageClassName : undefined],
-    claimTemplates: [],
-    podClaims: [],
-    annotations: {},
-    ringReplicationFactor: Number.isInteger(factor) && factor >= 1 ? factor : 1,
-  };
-}
-
-function skipped(what: string, why: string): ZoneFinding {
-  return {
-    rule: 'object-skipped',
-    severity: FindingSeverity.WARNING,
-    message: `${what} ${why}: not checked`,
-    fix: 'Give it the fields Kubernetes requires; the API server would reject it as it is.',
-  };
-}
-
-function stringMap(value: unknown): { [key: string]: string } {
-  if (typeof value !== 'object' || value === null) return {};
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v === 'string')) as { [key: string]: string };
+function skipped(what: string, why: string, fix = 'Give it the fields Kubernetes requires; the API server would reject it as it is.'): ZoneFinding {
+  return { rule: 'object-skipped', severity: FindingSeverity.WARNING, message: `${what} ${why}: not checked`, fix };
 }
