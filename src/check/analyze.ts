@@ -9,21 +9,23 @@ import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData 
 import { searchLayouts } from './node-search';
 import { HardSpread, placementBounds } from './spread-bounds';
 import { CheckBudget, CheckInput, CheckStorageClass, CheckWorkload, readManifests, volumeOf } from './workloads';
+import { GroupMembership, groupMemberships, zoneGroupReports } from './zone-groups';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
-import { QUORUM_ANNOTATION, QUORUM_REASON_ANNOTATION, ZONE_GROUP_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
+import { QUORUM_ANNOTATION, QUORUM_REASON_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
 
 /** Checks `manifests` (parsed Kubernetes objects) against `inventory`. */
 export function analyzeManifests(manifests: readonly unknown[], inventory: ZoneInventory): ZoneReportData {
   const input = readManifests(manifests, inventory.topologyKey);
-  const workloads = input.workloads.map((w) => analyzeWorkload(w, input, inventory));
+  const groups = groupMemberships(input.workloads, inventory.zones);
+  const workloads = input.workloads.map((w, i) => analyzeWorkload(w, input, inventory, groups.get(i)));
   return {
     zones: [...inventory.zones],
-    workloads: [...workloads, ...zoneGroups(input.workloads, workloads, inventory.zones)],
+    workloads: [...workloads, ...zoneGroupReports(input.workloads, workloads, inventory.zones, groups)],
     findings: input.findings,
   };
 }
 
-function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInventory): WorkloadReport {
+function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInventory, group: GroupMembership | undefined): WorkloadReport {
   const findings: ZoneFinding[] = [];
   const add = (rule: string, severity: FindingSeverity, message: string, fix: string) => findings.push({ rule, severity, message, fix });
   const zones = inventory.zones;
@@ -73,15 +75,14 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
     'Give its pods room in every zone (nodes its affinity and tolerations admit, allocatable for its requests), or lower replicas.');
   }
   const unreachable = zones.filter((_, i) => caps[i] === 0);
-  const group = w.annotations[ZONE_GROUP_ANNOTATION];
   if (unreachable.length > 0 && replicas > 0 && group === undefined) {
     add('zone-unusable', FindingSeverity.INFO,
       `its pods cannot run in zone(s) ${unreachable.join(', ')} (node affinity, taints, resources or volumes)`,
       'Check its nodeSelector, node affinity, tolerations and requests against the nodes of those zones.');
   }
 
-  // a member of a zone group is judged with its group (zoneGroups), not alone
-  const need = group !== undefined ? { count: 0, because: `judged with its zone group ${group}` }
+  // a member of a zone group is judged with its group (zone-groups.ts), not alone
+  const need = group !== undefined ? { count: 0, because: `judged with its zone group ${group.name}` }
     : !judged ? { count: 0, because: 'runs to completion: not an availability workload' } : needed(w, replicas, input.budgets, add);
   const budget = budgetOf(w, input.budgets);
   const zoneLoss: ZoneLoss[] = zones.map((zone, z) => {
@@ -406,73 +407,6 @@ function ringSurvives(factor: number, lo: readonly number[], hi: readonly number
   if (hi[lost] === 0) return true;
   const zones = lo.filter((l) => l > 0).length;
   return Math.min(factor, zones) - 1 >= Math.floor(factor / 2) + 1;
-}
-
-/**
- * The zone groups (workloads annotated with one group name in one namespace) as one workload each, kind
- * `ZoneGroup`: its pods summed over the members, judged by the group's quorum.
- */
-function zoneGroups(workloads: readonly CheckWorkload[], reports: readonly WorkloadReport[], zones: readonly string[]): WorkloadReport[] {
-  const groups = new Map<string, number[]>();
-  workloads.forEach((w, i) => {
-    const group = w.annotations[ZONE_GROUP_ANNOTATION];
-    if (group === undefined) return;
-    const key = JSON.stringify([w.namespace ?? '', group]);
-    groups.set(key, [...(groups.get(key) ?? []), i]);
-  });
-  return [...groups.entries()].map(([key, members]) => {
-    const [namespace, name] = JSON.parse(key) as [string, string];
-    const findings: ZoneFinding[] = [];
-    const quorums = new Set(members.map((i) => workloads[i].annotations[QUORUM_ANNOTATION] ?? 'majority'));
-    const replicas = members.reduce((sum, i) => sum + reports[i].replicas, 0);
-    const first = workloads[members[0]];
-    let need = parseQuorum(first.annotations[QUORUM_ANNOTATION] ?? 'majority', replicas, first.annotations[QUORUM_REASON_ANNOTATION]);
-    if (quorums.size > 1 || typeof need !== 'object') {
-      findings.push({
-        rule: 'quorum-annotation-invalid',
-        severity: FindingSeverity.ERROR,
-        message: `the members of zone group ${name} declare ${[...quorums].map((q) => JSON.stringify(q)).join(', ')} as their quorum: ` +
-          'one valid value is needed',
-        fix: `Give every member the same ${QUORUM_ANNOTATION}.`,
-      });
-      need = { count: Math.floor(replicas / 2) + 1, because: `majority of ${replicas} (the members disagree)` };
-    }
-    const lo = zones.map((z) => members.reduce((sum, i) => sum + reports[i].perZone[z].guaranteed, 0));
-    const hi = zones.map((z) => members.reduce((sum, i) => sum + reports[i].perZone[z].worstCase, 0));
-    const zoneLoss: ZoneLoss[] = zones.map((zone, z) => {
-      const survivors = members.reduce((sum, i) => sum + reports[i].zoneLoss[z].survivors, 0);
-      return {
-        zone,
-        survivors,
-        survives: (need as Need).zoneMajority ? zonesLeft(lo, hi, z) : survivors >= (need as Need).count,
-        replacementsPending: members.reduce((sum, i) => sum + reports[i].zoneLoss[z].replacementsPending, 0),
-        drainBlocked: members.some((i) => reports[i].zoneLoss[z].drainBlocked),
-      };
-    });
-    const failing = zoneLoss.filter((l) => !l.survives).map((l) => l.zone);
-    if (failing.length > 0) {
-      findings.push({
-        rule: 'zone-loss',
-        severity: FindingSeverity.ERROR,
-        message: `zone group ${name} (${members.map((i) => workloads[i].name).join(', ')}) does not survive losing ${failing.join(', ')}; ` +
-          `it needs ${need.because}`,
-        fix: 'Spread the group over more zones, or give it more replicas in each.',
-      });
-    }
-    return {
-      kind: 'ZoneGroup',
-      ...(namespace !== '' ? { namespace } : {}),
-      name,
-      replicas,
-      perZone: Object.fromEntries(zones.map((z, i) => [z, { guaranteed: lo[i], worstCase: hi[i] }])),
-      pendingWorstCase: members.reduce((sum, i) => sum + reports[i].pendingWorstCase, 0),
-      needed: need.count,
-      neededBecause: need.because,
-      zoneLoss,
-      survives: Object.fromEntries(zoneLoss.map((l) => [l.zone, l.survives])),
-      findings,
-    };
-  });
 }
 
 function budgetOf(w: CheckWorkload, budgets: readonly CheckBudget[]): CheckBudget | undefined {

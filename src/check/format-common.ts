@@ -2,11 +2,21 @@
  * What every format of a zone report (text, SARIF, HTML) says the same way: how a workload is named, whether
  * it survives, and the order findings are listed in.
  */
-import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneReportData } from './model';
+import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 
 /** A workload as `kind/namespace/name` (namespace `-` when the manifest sets none). */
 export function workloadId(w: { readonly kind: string; readonly namespace?: string; readonly name: string }): string {
   return `${w.kind}/${w.namespace ?? '-'}/${w.name}`;
+}
+
+/** What the workload needs, as a cell shows it: replicas, or zones (`2 zones`) for a group that needs a majority of its zones. */
+export function neededText(w: WorkloadReport): string {
+  return w.neededZones !== undefined ? `${w.neededZones} zone${w.neededZones === 1 ? '' : 's'}` : String(w.needed);
+}
+
+/** What losing a zone leaves against what it needs: `left/needed` replicas, or `left/needed zones`. */
+export function leftText(w: WorkloadReport, loss: ZoneLoss): string {
+  return w.neededZones !== undefined && loss.zonesLeft !== undefined ? `${loss.zonesLeft}/${w.neededZones} zones` : `${loss.survivors}/${w.needed}`;
 }
 
 /** Whether the workload survives losing any one zone. */
@@ -64,7 +74,8 @@ export function zoneLossFindings(data: ZoneReportData): LocatedFinding[] {
     .map((w) => {
       const zones = lostZones(data, w);
       const left = Math.min(...w.zoneLoss.filter((l) => zones.includes(l.zone)).map((l) => l.survivors));
-      const message = `${workloadId(w)} does not survive losing ${zones.join(', ')}: it needs ${w.needed} replica${w.needed === 1 ? '' : 's'}` +
+      const needs = w.neededZones !== undefined ? neededText(w) : `${w.needed} replica${w.needed === 1 ? '' : 's'}`;
+      const message = `${workloadId(w)} does not survive losing ${zones.join(', ')}: it needs ${needs}` +
         (w.neededBecause ? ` (${w.neededBecause})` : '') +
         (Number.isFinite(left) ? `, and ${left} remain${left === 1 ? 's' : ''} in the worst case.` : '.');
       return {

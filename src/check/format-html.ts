@@ -2,7 +2,7 @@
  * The zone report as one self-contained HTML page (inline CSS, no script, no external URL): a zone map of
  * workloads by zones, red where losing the zone breaks the workload, the survival verdict, and the findings.
  */
-import { allFindings, survivesAnyZone, verdict, workloadId } from './format-common';
+import { allFindings, leftText, neededText, survivesAnyZone, verdict, workloadId } from './format-common';
 import { WorkloadReport, ZoneReportData } from './model';
 
 const CSS = `
@@ -35,7 +35,7 @@ export function formatHtml(data: ZoneReportData): string {
   const rows = data.workloads.map((w) => {
     const ok = survivesAnyZone(w);
     return `<tr data-workload="${e(workloadId(w))}">` +
-      `<td class="workload">${e(workloadId(w))}</td><td>${w.replicas}</td><td title="${e(w.neededBecause)}">${w.needed}</td>` +
+      `<td class="workload">${e(workloadId(w))}</td><td>${w.replicas}</td><td title="${e(w.neededBecause)}">${e(neededText(w))}</td>` +
       data.zones.map((z) => zoneCell(w, z)).join('') +
       `<td class="verdict ${ok ? 'survives' : 'lost'}">${ok ? 'yes' : 'no'}</td></tr>`;
   });
@@ -66,7 +66,7 @@ function zoneCell(w: WorkloadReport, zone: string): string {
   const c = w.perZone[zone];
   const loss = w.zoneLoss.find((l) => l.zone === zone);
   const survives = w.survives[zone] ?? loss?.survives ?? true;
-  const notes = loss ? [`${loss.survivors}/${w.needed} left`] : [];
+  const notes = loss ? [`${leftText(w, loss)} left`] : [];
   if (loss && loss.replacementsPending > 0) notes.push(`${loss.replacementsPending} pending`);
   if (loss?.drainBlocked) notes.push('drain blocked');
   return `<td class="${survives ? 'survives' : 'lost'}" data-zone="${e(zone)}">` +

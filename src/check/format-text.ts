@@ -2,7 +2,7 @@
  * The zone report as a person reads it in a terminal: one row per workload, its replicas per zone, what losing
  * each zone leaves, failing cells marked in plain text (colour only on request), then the findings.
  */
-import { allFindings, verdict, workloadId } from './format-common';
+import { allFindings, leftText, neededText, verdict, workloadId } from './format-common';
 import { WorkloadReport, ZoneReportData } from './model';
 
 /** Options of `formatText`. */
@@ -36,7 +36,7 @@ export function formatText(data: ZoneReportData, options: TextFormatOptions = {}
   const rows: Cell[][] = data.workloads.map((w) => [
     { text: workloadId(w) },
     { text: String(w.replicas) },
-    { text: String(w.needed) },
+    { text: neededText(w) },
     ...data.zones.map((z) => countCell(w, z)),
     ...data.zones.map((z) => lossCell(w, z)),
   ]);
@@ -50,7 +50,7 @@ export function formatText(data: ZoneReportData, options: TextFormatOptions = {}
     out.push(line(header));
     for (const row of rows) out.push(line(row));
     out.push('');
-    out.push('Per zone: guaranteed-worstCase replicas. LOSE <zone>: replicas left in the worst case / replicas needed;');
+    out.push('Per zone: guaranteed-worstCase replicas. LOSE <zone>: replicas (or a group\'s zones) left in the worst case / needed;');
     out.push('✗ LOST marks a zone whose loss breaks the workload.');
     out.push('');
   }
@@ -79,7 +79,7 @@ function lossCell(w: WorkloadReport, zone: string): Cell {
   const loss = w.zoneLoss.find((l) => l.zone === zone);
   const survives = w.survives[zone] ?? loss?.survives;
   const mark = survives === undefined ? '?' : survives ? 'ok' : '✗ LOST';
-  let text = loss ? `${mark} ${loss.survivors}/${w.needed}` : mark;
+  let text = loss ? `${mark} ${leftText(w, loss)}` : mark;
   if (loss && loss.replacementsPending > 0) text += `, ${loss.replacementsPending} pending`;
   if (loss?.drainBlocked) text += ', drain blocked';
   return { text, colour: survives === false ? RED : survives ? GREEN : undefined };

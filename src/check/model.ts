@@ -39,6 +39,12 @@ export interface ZoneLoss {
   readonly zone: string;
   /** Replicas left in the other zones in the worst case (before any replacement is scheduled). */
   readonly survivors: number;
+  /**
+   * Zones still sure to hold some of its pods (a zone group that needs pods in a majority of its zones).
+   *
+   * @default - not counted: the workload needs replicas, not zones
+   */
+  readonly zonesLeft?: number;
   /** Whether `survivors` meets what the workload needs (`WorkloadReport.needed`). */
   readonly survives: boolean;
   /** Of the lost replicas, how many replacements stay Pending in the worst case (the rest pack into the other zones). */
@@ -74,6 +80,12 @@ export interface WorkloadReport {
   readonly pendingWorstCase: number;
   /** The replicas that must remain for the workload to work. */
   readonly needed: number;
+  /**
+   * Zones that must keep pods (a zone group that needs pods in a majority of its zones); `needed` is then 0.
+   *
+   * @default - it needs replicas (`needed`), not zones
+   */
+  readonly neededZones?: number;
   /** Why it needs that many (e.g. "PodDisruptionBudget web: minAvailable 4", "Raft majority of 5"). */
   readonly neededBecause: string;
   /** Per zone lost. */

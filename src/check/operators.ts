@@ -80,6 +80,7 @@ function prometheusOperator(o: any, name: string, namespace: string | undefined,
       claimTemplates: [],
       podClaims: [],
       annotations: stringMap(o.metadata?.annotations),
+      labels: stringMap(o.metadata?.labels),
     };
   });
 }
@@ -137,6 +138,7 @@ function cloudNativePg(o: any, name: string, namespace: string | undefined): Che
     claimTemplates: [],
     podClaims: [],
     annotations: stringMap(o.metadata?.annotations),
+    labels: stringMap(o.metadata?.labels),
   }];
 }
 
@@ -169,6 +171,7 @@ function argoRollout(o: any, name: string, namespace: string | undefined, others
     podClaims: (Array.isArray(template.spec.volumes) ? template.spec.volumes : [])
       .map((v: any) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),
     annotations: stringMap(o.metadata?.annotations),
+    labels: stringMap(o.metadata?.labels),
   }];
 }
 
@@ -202,6 +205,7 @@ function lokiStackIngesters(o: any, name: string, namespace: string | undefined)
     claimTemplates: [],
     podClaims: [],
     annotations: {},
+    labels: {},
     ringReplicationFactor: Number.isInteger(factor) && factor >= 1 ? factor : 1,
   }];
 }

@@ -36,6 +36,8 @@ export interface CheckWorkload {
   /** The claims its pod template mounts (`persistentVolumeClaim.claimName`). */
   readonly podClaims: readonly string[];
   readonly annotations: { readonly [key: string]: string };
+  /** The workload's own `metadata.labels` (rollout-operator groups StatefulSets by one). */
+  readonly labels: { readonly [key: string]: string };
   /** A Loki ring's replication factor (a LokiStack's ingesters): what a write needs is a quorum of each stream's replicas. */
   readonly ringReplicationFactor?: number;
 }
@@ -119,6 +121,7 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
         podClaims: (Array.isArray(template.spec.volumes) ? template.spec.volumes : [])
           .map((v: any) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),
         annotations: stringMap(o.metadata?.annotations),
+        labels: stringMap(o.metadata?.labels),
       });
     } else if (name !== undefined && operatorWorkloads(o, name, namespace, objects) !== undefined) {
       const placed = operatorWorkloads(o, name, namespace, objects)!;
