@@ -65,7 +65,8 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   const judged = !w.runToCompletion || w.annotations[QUORUM_ANNOTATION] !== undefined;
   if (!judged) {
     add('run-to-completion', FindingSeverity.INFO,
-      `a ${w.kind}'s pods run to completion: it is not judged for availability (a zone loss delays it; its pods are retried elsewhere)`,
+      `${w.kind === 'Pod' ? 'a Pod that is not restarted (restartPolicy Never or OnFailure) runs' : `a ${w.kind}'s pods run`} to completion: ` +
+      'it is not judged for availability (a zone loss delays it; its pods are retried elsewhere)',
       `Nothing to fix; set the ${QUORUM_ANNOTATION} annotation if it must keep pods running through a zone loss.`);
   }
   if (bounds.placed < replicas) {

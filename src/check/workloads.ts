@@ -78,8 +78,11 @@ export interface CheckInput {
   readonly findings: ZoneFinding[];
 }
 
-const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job', 'CronJob'];
+const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job', 'CronJob', 'Pod'];
 const RUN_TO_COMPLETION = ['Job', 'CronJob'];
+
+/** A bare Pod that is not restarted (restartPolicy Never or OnFailure: a Helm test, a one-off task) runs to completion. */
+const runsToCompletion = (o: any) => RUN_TO_COMPLETION.includes(o.kind) || (o.kind === 'Pod' && ['Never', 'OnFailure'].includes(o.spec?.restartPolicy));
 
 /** Reads the manifests (objects; `List`s expanded) the check needs. */
 export function readManifests(manifests: readonly unknown[], topologyKey: string): CheckInput {
@@ -96,8 +99,8 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     const what = `${o.kind} ${namespace ? `${namespace}/` : ''}${name ?? `(object ${i}, no name)`}`;
     if (WORKLOAD_KINDS.includes(o.kind)) {
       if (name === undefined) return input.findings.push(skipped(what, 'has no metadata.name'));
-      // a CronJob's pods are those of the Job it makes from its jobTemplate
-      const spec = o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec : o.spec;
+      // a CronJob's pods are those of the Job it makes from its jobTemplate; a bare Pod is its own template
+      const spec = o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec : o.kind === 'Pod' ? { template: o } : o.spec;
       const template = spec?.template;
       if (typeof template?.spec !== 'object' || template.spec === null) return input.findings.push(skipped(what, 'has no pod template'));
       const templates: any[] = o.kind === 'StatefulSet' && Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : [];
@@ -111,7 +114,7 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
         name,
         replicas,
         replicasInManifest: o.kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(o.kind) ? undefined : spec.replicas,
-        runToCompletion: RUN_TO_COMPLETION.includes(o.kind) || undefined,
+        runToCompletion: runsToCompletion(o) || undefined,
         perNode: o.kind === 'DaemonSet' || undefined,
         fromLibrary: o.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE || undefined,
         podLabels: stringMap(template.metadata?.labels),

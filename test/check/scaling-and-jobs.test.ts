@@ -129,3 +129,22 @@ describe('run-to-completion workloads', () => {
     expect(r.data.findings.map((f) => f.message)).toEqual(['CronJob c has no pod template: not checked']);
   });
 });
+
+describe('bare Pods', () => {
+  const pod = (restartPolicy?: string, annotations?: Record<string, string>) => ({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 'p' }, ...(annotations ? { annotations } : {}) },
+    spec: { ...(restartPolicy ? { restartPolicy } : {}), containers: [{ name: 'c', image: 'x' }] },
+  });
+
+  test('a Helm test Pod (restartPolicy Never) runs to completion: an info note', () => {
+    const w = check(pod('Never', { 'helm.sh/hook': 'test' })).workloads[0];
+    expect(w).toMatchObject({ kind: 'Pod', replicas: 1, needed: 0, survives: { a: true } });
+    expect(rules(w)).toEqual(['run-to-completion']);
+  });
+
+  test('a Pod that is restarted (restartPolicy Always, the default) is one replica nothing replaces', () => {
+    const w = check(pod()).workloads[0];
+    expect(w).toMatchObject({ kind: 'Pod', replicas: 1, survives: { a: false } });
+    expect(rules(w)).toEqual(['single-replica', 'zone-loss']);
+  });
+});
