@@ -214,17 +214,37 @@ function lokiStackIngesters(o: any, name: string, namespace: string | undefined)
 const KUBERNETES_GROUP = /(^|\.)k8s\.io$|^(apps|batch|policy|autoscaling|v1)$/;
 
 /** The spec fields that say an object runs pods. */
-const WORKLOAD_FIELDS = new Set(['replicas', 'replicaCount', 'instances', 'shards', 'parallelism', 'podTemplate', 'nodeSets']);
+const WORKLOAD_FIELDS = new Set(['replicas', 'replicaCount', 'instances', 'numInstances', 'shards', 'parallelism', 'podTemplate', 'nodeSets']);
+
+/**
+ * Kinds of widely used operators that run pods even when their spec names no count (their defaults do): the
+ * VictoriaMetrics, Strimzi, K8ssandra/cass-operator, M3, OpenSearch, Elastic, RabbitMQ, KEDA and CloudNativePG
+ * resources that make pods.
+ */
+const POD_RUNNING_KINDS: { readonly [group: string]: readonly string[] } = {
+  'operator.victoriametrics.com': ['VMAgent', 'VMAlert', 'VMAlertmanager', 'VMAuth', 'VMCluster', 'VMSingle', 'VLogs', 'VLSingle', 'VLCluster'],
+  'kafka.strimzi.io': ['Kafka', 'KafkaNodePool', 'KafkaConnect', 'KafkaBridge', 'KafkaMirrorMaker2'],
+  'cassandra.datastax.com': ['CassandraDatacenter'],
+  'operator.m3db.io': ['M3DBCluster'],
+  'opensearch.opster.io': ['OpenSearchCluster'],
+  'elasticsearch.k8s.elastic.co': ['Elasticsearch'],
+  'kibana.k8s.elastic.co': ['Kibana'],
+  'rabbitmq.com': ['RabbitmqCluster'],
+  'keda.sh': ['ScaledJob'],
+  'postgresql.cnpg.io': ['Pooler'],
+};
 
 /**
  * Where a custom resource the check does not model shows that it runs pods (a pod template, a replica count,
- * within three levels of its spec), e.g. `spec.kafka.replicas`; undefined when it does not look like a workload.
+ * within three levels of its spec, e.g. `spec.kafka.replicas`; or a kind known to run pods, named `its kind`);
+ * undefined when it does not look like a workload.
  */
 export function looksLikeWorkload(o: any): string | undefined {
   const group = typeof o.apiVersion === 'string' && o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : 'v1';
   if (KUBERNETES_GROUP.test(group)) return undefined;
   const search = (v: any, path: string, depth: number): string | undefined => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v) || depth > 3) return undefined;
+    if (typeof v !== 'object' || v === null || depth > 3) return undefined;
+    if (Array.isArray(v)) return v.map((child, i) => search(child, `${path}[${i}]`, depth + 1)).find((f) => f !== undefined);
     if (typeof v.template?.spec === 'object' && Array.isArray(v.template.spec?.containers)) return `${path}.template`;
     for (const [k, child] of Object.entries(v)) {
       if (WORKLOAD_FIELDS.has(k) && (typeof child === 'number' || typeof child === 'object')) return `${path}.${k}`;
@@ -235,7 +255,7 @@ export function looksLikeWorkload(o: any): string | undefined {
     }
     return undefined;
   };
-  return search(o.spec, 'spec', 1);
+  return search(o.spec, 'spec', 1) ?? (POD_RUNNING_KINDS[group]?.includes(o.kind) ? 'kind' : undefined);
 }
 
 /** The string-valued entries of a labels or annotations map (anything else is dropped). */

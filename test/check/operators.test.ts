@@ -131,3 +131,10 @@ describe('everything else that runs pods is listed as skipped, with why', () => 
     expect(check(o).data.findings).toEqual([]);
   });
 });
+
+test.each([
+  [{ apiVersion: 'cassandra.datastax.com/v1beta1', kind: 'CassandraDatacenter', metadata: { name: 'dc1' }, spec: { size: 3 } }, 'CassandraDatacenter dc1 runs pods (its kind)'],
+  [{ apiVersion: 'operator.m3db.io/v1alpha1', kind: 'Other', metadata: { name: 'm' }, spec: { isolationGroups: [{ name: 'a', numInstances: 1 }] } }, 'Other m runs pods (its spec.isolationGroups[0].numInstances)'],
+])('a kind known to run pods, or a count inside a list, is found: %#', (o, message) => {
+  expect(check(o).data.findings.map((f) => f.message).join('\n')).toContain(message);
+});
