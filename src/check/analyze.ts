@@ -3,7 +3,7 @@
  * inventory of zones and nodes, and what losing each zone leaves of it. Only hard constraints count (what the
  * scheduler guarantees); the placement math is spread-bounds.ts, exact for the model it describes.
  */
-import { affinityAdmits, exclusionOf, podRequests, roomOn, selects, selfTerms, toleratesTaints } from './eligibility';
+import { affinityAdmits, exclusionOf, podRequests, roomOn, selects, selfTerms, toleratesTaints, usesHostPorts } from './eligibility';
 import { CheckNode, ZoneInventory } from './inventory';
 import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 import { searchLayouts } from './node-search';
@@ -133,7 +133,8 @@ function placement(
     constraints = {};
     antiZone = [];
   }
-  if (antiZone.includes(inventory.hostnameKey)) for (const [name, r] of room) room.set(name, Math.min(r, 1));
+  // a host port (or the host's network) is the node's: two of its pods never share a node (the scheduler's NodePorts filter)
+  if (antiZone.includes(inventory.hostnameKey) || usesHostPorts(pod)) for (const [name, r] of room) room.set(name, Math.min(r, 1));
   const colocated = selfTerms(pod, w.podLabels, 'podAffinity').includes(inventory.topologyKey);
   const zoneSpread = constraints.zone && !immediate ? zoneSpreadOf(constraints.zone, nodes, pod, zones) : undefined;
   const zoneCaps = (rooms: Map<string, number>) => {

@@ -123,3 +123,20 @@ describe('the CLI: --node-labels and --node-taints', () => {
     expect(r.err).toContain(message);
   });
 });
+
+describe('host ports', () => {
+  const inventory = ZoneInventory.equalNodes(['a', 'b', 'c'], 1);
+  const withPort = (pod: any) => deployment('web', pod);
+  test.each([
+    ['a container hostPort', { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80, hostPort: 80 }] }] }],
+    ['hostNetwork with a container port', { hostNetwork: true, containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80 }] }] }],
+  ])('%s: at most one of its pods per node (4 replicas on 3 nodes: one stays Pending)', (_, pod) => {
+    const w = ZoneReport.analyze([{ ...withPort(pod), spec: { ...withPort(pod).spec, replicas: 4 } }], inventory).workloads[0];
+    expect(w.pendingWorstCase).toBe(1);
+    expect(w.findings.map((f) => f.rule)).toContain('pending');
+  });
+  test('no host port: no such limit', () => {
+    const w = ZoneReport.analyze([{ ...deployment('web'), spec: { ...deployment('web').spec, replicas: 4 } }], inventory).workloads[0];
+    expect(w.pendingWorstCase).toBe(0);
+  });
+});
