@@ -106,7 +106,8 @@ export function exclusionOf(pod: any, node: CheckNode, requests: { cpu: number; 
 
 /** True when the pod takes a port of its node: a container port with `hostPort` (with hostNetwork, every container port is one). */
 export function usesHostPorts(pod: any): boolean {
-  const containers: any[] = [...(Array.isArray(pod.containers) ? pod.containers : []), ...(Array.isArray(pod.initContainers) ? pod.initContainers : [])];
-  return containers.some((c) => (Array.isArray(c?.ports) ? c.ports : []).some((p: any) => Number.isInteger(p?.hostPort) && p.hostPort > 0
+  const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+  const containers = [...list(pod.containers), ...list(pod.initContainers)];
+  return containers.some((c) => list(c?.ports).some((p: any) => Number.isInteger(p?.hostPort) && p.hostPort > 0
     || (pod.hostNetwork === true && Number.isInteger(p?.containerPort))));
 }

@@ -132,7 +132,9 @@ describe('run-to-completion workloads', () => {
 
 describe('bare Pods', () => {
   const pod = (restartPolicy?: string, annotations?: Record<string, string>) => ({
-    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 'p' }, ...(annotations ? { annotations } : {}) },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', labels: { app: 'p' }, ...(annotations ? { annotations } : {}) },
     spec: { ...(restartPolicy ? { restartPolicy } : {}), containers: [{ name: 'c', image: 'x' }] },
   });
 
