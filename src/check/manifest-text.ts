@@ -1,13 +1,14 @@
 /**
  * Manifest text to objects for the zone check (pure): multi-document YAML or JSON, each object with the line its
  * document starts at (for SARIF and messages). Parsed with js-yaml (the fastest YAML parser measured for this:
- * bench/check.ts) on YAML 1.2's core schema, as Kubernetes reads manifests (no timestamps, `<<` an ordinary key).
+ * bench/check.ts) as kubectl reads manifests (sigs.k8s.io/yaml on go-yaml v2, YAML 1.1): `yes`, `on` and `y`
+ * are booleans, `0755` is octal, `<<` merges; timestamps stay strings.
  *
  * Hostile input is bad input, never a crash: binary data, a syntax error, nesting deeper than any manifest and
  * aliases that expand past the size of the text (an "alias bomb") each throw a `ManifestTextError` naming the
  * file, the line and what is wrong, in bounded time and memory.
  */
-import { CORE_SCHEMA, loadAll } from 'js-yaml';
+import { loadAll, Schema, YAML11_SCHEMA } from 'js-yaml';
 
 /** One object of the input and where it came from. */
 export interface ManifestObject {
@@ -16,6 +17,9 @@ export interface ManifestObject {
   /** The line its document starts at (1-based). */
   readonly line: number;
 }
+
+/** YAML 1.1's types without `!!timestamp`: Kubernetes keeps an unquoted date a string. */
+const KUBERNETES_SCHEMA = new Schema(YAML11_SCHEMA.tags.filter((t) => t.tagName !== 'tag:yaml.org,2002:timestamp'));
 
 /** Text the check cannot read: `file:line[:column]: what is wrong`. */
 export class ManifestTextError extends Error {}
@@ -86,7 +90,7 @@ function parseDocuments(file: string, text: string, firstLine: number, contentLi
   let values: unknown[];
   try {
     values = [];
-    loadAll(text, (v) => values.push(v), { schema: CORE_SCHEMA, filename: file, maxDepth: MAX_DEPTH });
+    loadAll(text, (v) => values.push(v), { schema: KUBERNETES_SCHEMA, filename: file, maxDepth: MAX_DEPTH });
   } catch (e) {
     if (e instanceof RangeError) throw new ManifestTextError(`${file}:${contentLine}: ${tooDeep}`);
     const mark = (e as any)?.mark;

@@ -59,11 +59,11 @@ describe('bad YAML of any kind: exit 2 with the file and line, no stack trace', 
     expect((objects[0].value as any).data.f).toBe('a\n---\nb\n');
   });
 
-  test('JSON, and YAML 1.2 core as Kubernetes reads it: dates and yes stay strings, << is an ordinary key', () => {
+  test('JSON, and YAML as kubectl reads it (YAML 1.1): yes and on are true, 0755 is octal, << merges, a date stays a string', () => {
     const [json] = parseManifests('x.json', '{"kind": "ConfigMap", "data": {"a": "1"}}');
     expect(json.value).toEqual({ kind: 'ConfigMap', data: { a: '1' } });
-    const [yaml] = parseManifests('x.yaml', 'kind: ConfigMap\ndata: { day: 2024-01-01, yes: yes, <<: x }\n');
-    expect((yaml.value as any).data).toEqual({ 'day': '2024-01-01', 'yes': 'yes', '<<': 'x' });
+    const [yaml] = parseManifests('x.yaml', 'kind: Pod\nspec: { day: 2024-01-01, a: yes, b: on, mode: 0755, c: "yes" }\nbase: &b { x: 1 }\nm: { <<: *b, z: 2 }\n');
+    expect(yaml.value).toMatchObject({ spec: { day: '2024-01-01', a: true, b: true, mode: 493, c: 'yes' }, m: { x: 1, z: 2 } });
   });
 });
 
