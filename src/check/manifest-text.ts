@@ -32,8 +32,7 @@ export const MAX_DEPTH = 256;
  * dropped (Helm leaves them), a List's items expanded.
  */
 export function parseManifests(file: string, text: string): ManifestObject[] {
-  const nul = text.indexOf('\u0000');
-  if (nul >= 0) throw new ManifestTextError(`${file}:${lineAt(text, nul)}: holds binary data (a NUL byte), not YAML or JSON text`);
+  rejectBinary(file, text);
   const objects: ManifestObject[] = [];
   for (const doc of documents(text)) {
     for (const value of parseDocuments(file, doc.text, doc.firstLine, doc.contentLine)) {
@@ -50,8 +49,7 @@ export function parseManifests(file: string, text: string): ManifestObject[] {
 
 /** One YAML or JSON document (an inventory, a kubeconfig): its value, or a `ManifestTextError`. */
 export function parseSingleDocument(file: string, text: string): unknown {
-  const nul = text.indexOf('\u0000');
-  if (nul >= 0) throw new ManifestTextError(`${file}:${lineAt(text, nul)}: holds binary data (a NUL byte), not YAML or JSON text`);
+  rejectBinary(file, text);
   const values = parseDocuments(file, text, 1, 1);
   if (values.length > 1) throw new ManifestTextError(`${file}: holds ${values.length} YAML documents, where one is expected`);
   return values[0];
@@ -122,6 +120,12 @@ function oversized(value: unknown, limit: number): string | undefined {
     for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
   }
   return undefined;
+}
+
+/** Binary data (a NUL byte, which no YAML or JSON text holds) is refused at its line. */
+function rejectBinary(file: string, text: string): void {
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) throw new ManifestTextError(`${file}:${lineAt(text, nul)}: holds binary data (a NUL byte), not YAML or JSON text`);
 }
 
 /** The 1-based line of offset `at` in `text`. */

@@ -97,6 +97,9 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     const name = typeof o.metadata?.name === 'string' ? o.metadata.name : undefined;
     const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : undefined;
     const what = `${o.kind} ${namespace ? `${namespace}/` : ''}${name ?? `(object ${i}, no name)`}`;
+    // what an operator's resource or an autoscaler is (each read once: a custom resource is read in full)
+    const placed = name === undefined || WORKLOAD_KINDS.includes(o.kind) ? undefined : operatorWorkloads(o, name, namespace, objects);
+    const autoscaler = name === undefined || placed !== undefined ? undefined : autoscalerOf(o, name, namespace);
     if (WORKLOAD_KINDS.includes(o.kind)) {
       if (name === undefined) return input.findings.push(skipped(what, 'has no metadata.name'));
       // a CronJob's pods are those of the Job it makes from its jobTemplate; a bare Pod is its own template
@@ -126,12 +129,10 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
         annotations: stringMap(o.metadata?.annotations),
         labels: stringMap(o.metadata?.labels),
       });
-    } else if (name !== undefined && operatorWorkloads(o, name, namespace, objects) !== undefined) {
-      const placed = operatorWorkloads(o, name, namespace, objects)!;
+    } else if (placed !== undefined) {
       if (typeof placed === 'string') input.findings.push(skipped(what, placed));
       else input.workloads.push(...placed);
-    } else if (name !== undefined && autoscalerOf(o, name, namespace) !== undefined) {
-      const autoscaler = autoscalerOf(o, name, namespace)!;
+    } else if (autoscaler !== undefined) {
       if (typeof autoscaler === 'string') input.findings.push(skipped(what, autoscaler));
       else autoscalers.push(autoscaler);
     } else if (o.kind === 'PersistentVolume' && name !== undefined) {
@@ -156,9 +157,12 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
         isDefault: o.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true',
         zones: zones.length > 0 ? zones : undefined,
       });
-    } else if (looksLikeWorkload(o) !== undefined) {
-      input.findings.push(skipped(what, `runs pods (its ${looksLikeWorkload(o)}), but the check does not know how its operator places them (${o.apiVersion})`,
-        'Check the pods it makes: render them, or check the cluster they run in with --kubeconfig.'));
+    } else {
+      const field = looksLikeWorkload(o);
+      if (field !== undefined) {
+        input.findings.push(skipped(what, `runs pods (its ${field}), but the check does not know how its operator places them (${o.apiVersion})`,
+          'Check the pods it makes: render them, or check the cluster they run in with --kubeconfig.'));
+      }
     }
     return undefined;
   });
