@@ -13,22 +13,16 @@ import { BenchSection, measureSideBySide, timingTable } from './harness';
 import { analyzeManifests } from '../src/check/analyze';
 import { ZoneInventory } from '../src/check/inventory';
 import { parseManifests } from '../src/check/manifest-text';
+import { realCorpusFiles } from '../test/check/real-corpus-files';
 
 const ZONES = ['zone-a', 'zone-b', 'zone-c'];
 const WORKLOADS = 1000;
-const CORPUS = path.join(__dirname, '..', 'test', 'check', 'real-corpus');
 const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Pod']);
 const KUBE_SCORE = path.join(__dirname, '..', '.cache', 'bin', 'kube-score');
 
 /** The corpus's objects, copied into namespaces copy-<n>-... until the copies hold `WORKLOADS` workloads. */
 function corpusText(): { text: string; workloads: number; objects: number } {
-  const files: string[] = [];
-  (function walk(dir: string) {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (e.isDirectory()) walk(path.join(dir, e.name));
-      else if (e.name.endsWith('.yaml') && !e.name.startsWith('verdicts')) files.push(path.join(dir, e.name));
-    }
-  }(CORPUS));
+  const files = realCorpusFiles();
   const objects = files.flatMap((f) => {
     const docs: any[] = [];
     loadAll(fs.readFileSync(f, 'utf8'), (d) => docs.push(d), { schema: CORE_SCHEMA });

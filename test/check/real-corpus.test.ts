@@ -8,13 +8,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
+import { REAL_CORPUS, realCorpusFiles } from './real-corpus-files';
 import { analyzeManifests } from '../../src/check/analyze';
 import { workloadId } from '../../src/check/format-common';
 import { ZoneInventory } from '../../src/check/inventory';
 import { parseManifests } from '../../src/check/manifest-text';
 import { FindingSeverity } from '../../src/check/model';
 
-const CORPUS = path.join(__dirname, 'real-corpus');
+const CORPUS = REAL_CORPUS;
 const ZONES = ['zone-a', 'zone-b', 'zone-c'];
 /** The CLI's default inventory for `--zones zone-a,zone-b,zone-c`. */
 const INVENTORY = new ZoneInventory({ zones: ZONES, nodesPerZone: 3 });
@@ -31,10 +32,7 @@ interface Verdict {
 const verdicts: Verdict[] = fs.readdirSync(CORPUS).filter((f) => /^verdicts.*\.yaml$/.test(f)).sort()
   .flatMap((f) => parse(fs.readFileSync(path.join(CORPUS, f), 'utf8')) as Verdict[]);
 
-const files = (function walk(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name))
-    : e.name.endsWith('.yaml') && !e.name.startsWith('verdicts') ? [path.relative(CORPUS, path.join(dir, e.name))] : []));
-}(CORPUS)).sort();
+const files = realCorpusFiles().map((f) => path.relative(CORPUS, f));
 
 /** What the check says of each workload of a file (and of each object it skipped), keyed as the verdicts name them. */
 function observed(file: string): Map<string, { survives?: boolean; skipped?: boolean; rules: string[] }> {
