@@ -91,7 +91,10 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
     const lost = bounds.hi[z];
     // a hard constraint the scheduler enforces but the check cannot model may keep every replacement Pending
     const pending = constraints.unmodelled ? lost : replacementsPending(w, z, lost, bounds, caps, zoneSpread, constraints.zone);
-    const drainBlocked = budget !== undefined && bounds.placed - pending < budgetNeed(budget, replicas);
+    // A budget allows an eviction only while the pods left healthy stay at its need, and a replacement exists
+    // only after its eviction: the zone's first eviction needs placed - 1, and its pending replacements
+    // (evicted last) leave placed - pending.
+    const drainBlocked = budget !== undefined && lost > 0 && bounds.placed - Math.max(1, pending) < budgetNeed(budget, replicas);
     const survives = need.ring !== undefined ? ringSurvives(need.ring, bounds.lo, bounds.hi, z)
       : need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
     return { zone, survivors, survives, replacementsPending: pending, drainBlocked };

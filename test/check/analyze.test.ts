@@ -49,6 +49,21 @@ describe('survival', () => {
     expect(check(deployment('web', 6, zoneSpread('web')), pdb({ maxUnavailable: 1 })).workloads[0]).toMatchObject({ needed: 1, survives: { a: true } });
   });
 
+  test('a drain is blocked where a budget leaves too few pods, never by a DaemonSet (kubectl drain leaves its pods)', () => {
+    const pdb = (budget: object) => ({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'p' }, spec: { selector: { matchLabels: { app: 'web' } }, ...budget } });
+    const blocked = (w: any, budget: object = { minAvailable: 6 }) => check(w, pdb(budget)).workloads[0].zoneLoss.map((l) => l.drainBlocked);
+    expect(blocked(deployment('web', 6, zoneSpread('web')))).toEqual([true, true, true]);
+    // one pod and minAvailable 1: its eviction is refused (its replacement would come only after it)
+    expect(blocked(deployment('web', 1, zoneSpread('web')), { minAvailable: 1 })).toEqual([true, true, true]);
+    expect(blocked(deployment('web', 1, zoneSpread('web')), { maxUnavailable: 0 })).toEqual([true, true, true]);
+    // six without a zone spread, minAvailable 5: one eviction at a time, each replaced in another zone
+    expect(blocked(deployment('web', 6), { minAvailable: 5 })).toEqual([false, false, false]);
+    // with a hard zone spread the drained zone's replacements wait (its cordoned nodes still count as a domain): 6 - 2 < 5
+    expect(blocked(deployment('web', 6, zoneSpread('web')), { minAvailable: 5 })).toEqual([true, true, true]);
+    const daemons = deployment('web', 0);
+    expect(blocked({ ...daemons, kind: 'DaemonSet', spec: { selector: daemons.spec.selector, template: daemons.spec.template } })).toEqual([false, false, false]);
+  });
+
   test('the quorum annotation: majority, a number, 0, and a value it refuses', () => {
     const q = (value: string) => check(deployment('db', 5, zoneSpread('db'), { annotations: { 'cdk8s-zones.dev/quorum': value } })).workloads[0];
     expect(q('majority')).toMatchObject({ needed: 3, survives: { a: true } }); // 2+2+1: losing 2 leaves 3
