@@ -38,6 +38,7 @@ export { NetworkPolicyOptions, NetworkPeer } from './shared/network-policy';
 // The runtime controller's contracts shared with synth time.
 export { ZoneAnnotation } from './contract/zone-annotation';
 export { ZoneController, ZoneControllerProps } from './controller/zone-controller';
+export { IZoneController, InstalledZoneControllerProps } from './controller/controller-reference';
 export {
   WebhookTls, WebhookTlsMode, WebhookFailurePolicy, CertManagerTlsOptions, CertManagerIssuerKind,
 } from './controller/webhook-tls';

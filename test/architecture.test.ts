@@ -87,7 +87,7 @@ test('the contract is pure: no package but Node.js built-ins anywhere below it',
 const PLANNERS = [
   'src/redis/layout.ts', 'src/redis/slots.ts',
   'src/rollout/update-plan.ts', 'src/rollout/max-unavailable.ts', 'src/rollout/disruption-budget.ts',
-  'src/topology/selector.ts',
+  'src/shared/label-selector.ts',
 ];
 
 test('the runtime controller imports from src/ only the contract and the pure planners', () => {

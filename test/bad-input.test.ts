@@ -63,10 +63,19 @@ const RULE: lib.RelabelRule = { sourceLabels: ['__address__'], separator: ';', t
  */
 function chart(): Chart {
   const app = Testing.app();
-  new lib.ZoneController(new Chart(app, 'platform'), 'controller', {
+  const controller = new lib.ZoneController(new Chart(app, 'platform'), 'controller', {
     redisManager: true, zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: lib.WebhookTls.selfManaged(), workloadNamespaces: ['apps'],
   });
-  return new Chart(app, 'test', { namespace: 'apps' });
+  const made = new Chart(app, 'test', { namespace: 'apps' });
+  CONTROLLER.set(made, controller);
+  return made;
+}
+/** The controller of each chart() (the constructs name it in their `controller` prop). */
+const CONTROLLER = new WeakMap<Chart, lib.ZoneController>();
+/** A chart() and its controller. */
+function chartAndController(): [Chart, lib.ZoneController] {
+  const c = chart();
+  return [c, CONTROLLER.get(c)!];
 }
 const synth = (scope: Chart) => Testing.synth(scope);
 const statefulSet = (scope: Chart) => new kplus.StatefulSet(scope, 'db', {
@@ -246,6 +255,20 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
     offset: 1,
   },
   'WebhookTls.certManager': { args: () => [{ issuerName: 'ca', issuerKind: lib.CertManagerIssuerKind.CLUSTER_ISSUER }], call: ([o]) => lib.WebhookTls.certManager(o) },
+  'ZoneController.fromInstalled': {
+    args: () => [{
+      workloadNamespaces: ['apps'],
+      namespace: 'platform',
+      name: 'zones',
+      image: 'registry.example.com/zones:1',
+      zoneAnnotator: true,
+      zoneAwareUpdate: true,
+      zoneDisruptionBudget: true,
+      redisManager: true,
+      webhookFailurePolicy: lib.WebhookFailurePolicy.IGNORE,
+    }],
+    call: ([p]) => lib.ZoneController.fromInstalled(p),
+  },
   'ZoneSource.controller': { args: () => [new lib.ZoneController(new Chart(Testing.app(), 'c'), 'zones')], call: ([zc]) => lib.ZoneSource.controller(zc) },
   'RolloutTarget.statefulSet': { args: () => [statefulSet(chart())], call: ([s]) => lib.RolloutTarget.statefulSet(s) },
   'RolloutTarget.statefulSetName': { args: () => ['db'], call: ([n]) => lib.RolloutTarget.statefulSetName(n) },
@@ -255,8 +278,9 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
   'RolloutTarget.deploymentName': { args: () => ['web'], call: ([n]) => lib.RolloutTarget.deploymentName(n) },
   'ZoneAwareUpdate.<init>': {
     args: () => {
-      const c = chart();
+      const [c, controller] = chartAndController();
       return [c, 'rollout', {
+        controller,
         target: lib.RolloutTarget.statefulSet(statefulSet(c)),
         maxUnavailable: 2,
         exponentialFactor: 2,
@@ -265,13 +289,15 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
         namespace: 'apps',
         pauseCondition: { label: 'example.com/pause', annotation: 'example.com/pause=true', prometheusQueryUrl: 'http://prom:9090/api/v1/query?query=up' },
         readyCheck: { path: '/ready', port: 3100 },
-        controllerInstalledElsewhere: false,
       }];
     },
     call: ([c, id, p]) => { new lib.ZoneAwareUpdate(c, id, p); synth(c); },
   },
   'ZoneDisruptionBudget.<init>': {
-    args: () => [chart(), 'budget', { selector: { app: 'db' }, maxUnavailable: '25%', dryRun: false, name: 'db', namespace: 'apps', controllerInstalledElsewhere: false }],
+    args: () => {
+      const [c, controller] = chartAndController();
+      return [c, 'budget', { controller, selector: { app: 'db' }, maxUnavailable: '25%', dryRun: false, name: 'db', namespace: 'apps' }];
+    },
     call: ([c, id, p]) => { new lib.ZoneDisruptionBudget(c, id, p); synth(c); },
   },
   'ZoneRolloutCrds.<init>': {
@@ -296,24 +322,28 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
     call: ([c, id, p]) => { new lib.ZoneAwareLokiStack(c, id, p); synth(c); },
   },
   'ZoneAwareLokiStack.<init> (direct)': {
-    args: () => [chart(), 'loki', {
-      topology: topology(),
-      output: lib.LokiOutput.DIRECT,
-      zoneSource: lib.ZoneSource.perZoneStatefulSets(),
-      ingesterReplicasPerZone: 2,
-      replicas: 3,
-      s3: { bucket: 'logs', endpoint: 'minio:9000', region: 'eu', credentialsSecretName: 'minio', insecure: true, forcePathStyle: true },
-      ingesterStorageSize: '10Gi',
-      ruler: true,
-      gateway: true,
-      image: 'docker.io/grafana/loki:3.7.8',
-      gatewayImage: 'docker.io/nginxinc/nginx-unprivileged:1.29-alpine',
-      resources: resources(),
-      ingesterResources: resources(),
-      storageClassName: 'zonal',
-      storageClassNamePerZone: { a: 'zonal-a', c: 'zonal-c' },
-      ingesterRollout: lib.IngesterRollout.ZONE_AWARE, // the app's ZoneController rolls them
-    }],
+    args: () => {
+      const [c, controller] = chartAndController();
+      return [c, 'loki', {
+        controller,
+        topology: topology(),
+        output: lib.LokiOutput.DIRECT,
+        zoneSource: lib.ZoneSource.perZoneStatefulSets(),
+        ingesterReplicasPerZone: 2,
+        replicas: 3,
+        s3: { bucket: 'logs', endpoint: 'minio:9000', region: 'eu', credentialsSecretName: 'minio', insecure: true, forcePathStyle: true },
+        ingesterStorageSize: '10Gi',
+        ruler: true,
+        gateway: true,
+        image: 'docker.io/grafana/loki:3.7.8',
+        gatewayImage: 'docker.io/nginxinc/nginx-unprivileged:1.29-alpine',
+        resources: resources(),
+        ingesterResources: resources(),
+        storageClassName: 'zonal',
+        storageClassNamePerZone: { a: 'zonal-a', c: 'zonal-c' },
+        ingesterRollout: lib.IngesterRollout.ZONE_AWARE,
+      }];
+    },
     call: ([c, id, p]) => { new lib.ZoneAwareLokiStack(c, id, p); synth(c); },
   },
   'RedisShardLayout.plan': { args: () => [{ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 }], call: ([p]) => lib.RedisShardLayout.plan(p) },
@@ -322,22 +352,25 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
     call: ([j]) => lib.RedisShardLayout.fromJson(j),
   },
   'ZonalRedisCluster.<init>': {
-    args: () => [chart(), 'redis', {
-      topology: topology(),
-      masters: 3,
-      replicasPerMaster: 1,
-      name: 'redis',
-      namespace: 'data',
-      image: 'docker.io/library/redis:7.2.5',
-      resources: resources(),
-      storage: { size: '1Gi', storageClassName: 'zonal', storageClassNamePerZone: { b: 'zonal-b' } },
-      password: { name: 'redis', key: 'password' },
-      clusterNodeTimeout: Duration.seconds(5),
-      zoneLossFailover: true,
-      zoneLossFailoverAfter: Duration.seconds(1),
-      requireFullCoverage: false,
-      controllerInstalledElsewhere: false,
-    }],
+    args: () => {
+      const [c, controller] = chartAndController();
+      return [c, 'redis', {
+        controller,
+        topology: topology(),
+        masters: 3,
+        replicasPerMaster: 1,
+        name: 'redis',
+        namespace: 'data',
+        image: 'docker.io/library/redis:7.2.5',
+        resources: resources(),
+        storage: { size: '1Gi', storageClassName: 'zonal', storageClassNamePerZone: { b: 'zonal-b' } },
+        password: { name: 'redis', key: 'password' },
+        clusterNodeTimeout: Duration.seconds(5),
+        zoneLossFailover: true,
+        zoneLossFailoverAfter: Duration.seconds(1),
+        requireFullCoverage: false,
+      }];
+    },
     call: ([c, id, p]) => { new lib.ZonalRedisCluster(c, id, p); synth(c); },
   },
 };
@@ -476,23 +509,26 @@ test.each(cases)('%s %s: refused with a clear error', (entryName, _label, index,
 
 describe('the inputs of the outside audit, each refused with who, prop, value and rule', () => {
   const app = () => chart();
+  /** Props of a ZonalRedisCluster in `c`, with its controller and `props`. */
+  /** A ZonalRedisCluster in `c`, served by its controller. */
+  const newRedis = (c: Chart, props: Omit<lib.ZonalRedisClusterProps, 'controller'>) => new lib.ZonalRedisCluster(c, 'r', { controller: CONTROLLER.get(c)!, ...props });
   test.each<[string, () => unknown, RegExp]>([
-    ['Redis name with upper case', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 3, name: 'Redis_Main', password: PW }), /ZonalRedisCluster 'test\/r': name="Redis_Main" is not a valid Service name/],
+    ['Redis name with upper case', () => newRedis(app(), { topology: topology(), masters: 3, name: 'Redis_Main', password: PW }), /ZonalRedisCluster 'test\/r': name="Redis_Main" is not a valid Service name/],
     ['LonghornStorageClass name', () => new lib.LonghornStorageClass(app(), 'sc', { name: 'Bad_Name' }), /LonghornStorageClass 'test\/sc': name="Bad_Name" is not a DNS subdomain/],
     ['Prometheus namespace', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 3, namespace: 'Bad_NS' }), /namespace="Bad_NS" is not a DNS label/],
-    ['a Secret key with a space', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 3, password: { name: 'pw', key: 'bad key' } }), /password.key="bad key" is not a valid Secret or ConfigMap key/],
+    ['a Secret key with a space', () => newRedis(app(), { topology: topology(), masters: 3, password: { name: 'pw', key: 'bad key' } }), /password.key="bad key" is not a valid Secret or ConfigMap key/],
     ['an empty S3 bucket', () => new lib.ZoneAwareLokiStack(app(), 'l', { topology: topology(), output: lib.LokiOutput.DIRECT, s3: { bucket: '' } }), /s3.bucket="" is not a DNS subdomain/],
     ['maxSkew beyond int32', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, maxSkew: 3e9 }), /maxSkew=3000000000 must be an integer from 1 to 2147483647/],
     ['invalid podLabels', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { 'bad key': 'x' } }), /podLabels key="bad key" is not a valid label key/],
     ['an enum string that does not exist', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, whenUnsatisfiable: 'Sometimes' as any }), /whenUnsatisfiable="Sometimes" must be one of WhenUnsatisfiable.DO_NOT_SCHEDULE/],
-    ['20,000 Redis masters', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 20_000, password: PW }), /masters=20000 must be an integer from 3 to 16384/],
-    ['a Redis layout over 1 MiB', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 4500, password: PW }), /masters=4500 with 9000 nodes makes a layout of \d+ bytes, over the 1048576 a ConfigMap may hold/],
+    ['20,000 Redis masters', () => newRedis(app(), { topology: topology(), masters: 20_000, password: PW }), /masters=20000 must be an integer from 3 to 16384/],
+    ['a Redis layout over 1 MiB', () => newRedis(app(), { topology: topology(), masters: 4500, password: PW }), /masters=4500 with 9000 nodes makes a layout of \d+ bytes, over the 1048576 a ConfigMap may hold/],
     ['1e9 Prometheus shards', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 1e9 }), /shards=1000000000 must be an integer from 1 to 1000/],
-    ['1e9 Redis masters', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 1e9, password: PW }), /masters=1000000000 must be an integer from 3 to 16384/],
+    ['1e9 Redis masters', () => newRedis(app(), { topology: topology(), masters: 1e9, password: PW }), /masters=1000000000 must be an integer from 3 to 16384/],
     ['1e5 standalone shards', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 1e5, output: lib.PrometheusOutput.STANDALONE }), /shards=100000 must be an integer from 1 to 1000/],
     ['zones as a string', () => new lib.ZoneTopology({ zones: 'zone-a' as any }), /ZoneTopology: zones="zone-a" must be a list of at least one zone name/],
     ['a null zone', () => new lib.ZoneTopology({ zones: [null as any] }), /ZoneTopology: zones\[0\]=null must be a zone name/],
-    ['NaN printed as NaN', () => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: Number.NaN, password: PW }), /masters=NaN must be/],
+    ['NaN printed as NaN', () => newRedis(app(), { topology: topology(), masters: Number.NaN, password: PW }), /masters=NaN must be/],
     ['Infinity printed as Infinity', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, maxSkew: Number.POSITIVE_INFINITY }), /maxSkew=Infinity must be/],
   ])('%s', (_, make, message) => {
     // Constructs are synthesized too: some limits are checked with the whole app.
@@ -505,14 +541,14 @@ describe('the inputs of the outside audit, each refused with who, prop, value an
   test('a long construct id becomes a valid label value and object name', () => {
     const c = app();
     const id = `Long_Construct.Id-${'x'.repeat(80)}`;
-    new lib.ZoneDisruptionBudget(c, id, { selector: { app: 'db' }, maxUnavailable: 1 });
+    new lib.ZoneDisruptionBudget(c, id, { controller: CONTROLLER.get(c)!, selector: { app: 'db' }, maxUnavailable: 1 });
     const zdb = synth(c).find((o) => o.kind === 'ZoneDisruptionBudget');
     expect(zdb.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
     expect(zdb.metadata.labels['app.kubernetes.io/instance']).toMatch(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/);
   });
 
   test('the biggest inputs are refused before anything is planned that could not be stored', () => {
-    expect(() => new lib.ZonalRedisCluster(app(), 'r', { topology: topology(), masters: 16_384, password: PW })).toThrow(/replicasPerMaster=1 with 16384 masters makes 32768 nodes/);
+    expect(() => newRedis(app(), { topology: topology(), masters: 16_384, password: PW })).toThrow(/replicasPerMaster=1 with 16384 masters makes 32768 nodes/);
     expect(() => lib.RedisShardLayout.plan({ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1e9 })).toThrow(/replicasPerMaster=1000000000 with 3 masters/);
   });
 });

@@ -58,12 +58,17 @@ test('ZonalRedisCluster, with the ZoneController that manages it', () => {
   const withWebhook = fc.boolean();
   fc.assert(fc.property(zones, id, ids(2), masterCounts, replicaCounts, withWebhook, (z, chartId, [redisId, controllerId], masters, rpm, zdb) => {
     const w = world(z, chartId);
-    new lib.ZoneController(w.chart, controllerId, zdb
+    const controller = new lib.ZoneController(w.chart, controllerId, zdb
       ? { redisManager: true, zoneDisruptionBudget: true, webhookTls: lib.WebhookTls.selfManaged(), topology: w.topology }
       : { redisManager: true, zoneAnnotator: false });
     fc.pre(Math.ceil(masters / z.length) <= Math.floor((masters - 1) / 2));
     new lib.ZonalRedisCluster(w.chart, redisId, {
-      topology: w.topology, masters, replicasPerMaster: rpm, storage: { size: '1Gi' }, password: { name: 'redis-auth', key: 'password' },
+      controller,
+      topology: w.topology,
+      masters,
+      replicasPerMaster: rpm,
+      storage: { size: '1Gi' },
+      password: { name: 'redis-auth', key: 'password' },
     });
     check(w);
   }), RUNS);
@@ -106,15 +111,15 @@ test('TopologyShardedPrometheus, every output and sharding', () => {
 test('ZoneController, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds', () => {
   fc.assert(fc.property(zones, id, ids(4), (z, chartId, [controllerId, updateId, budgetId, crdsId]) => {
     const w = world(z, chartId);
-    new lib.ZoneController(w.chart, controllerId, {
+    const controller = new lib.ZoneController(w.chart, controllerId, {
       topology: w.topology, zoneAwareUpdate: true, zoneDisruptionBudget: true, installCrds: false, webhookTls: lib.WebhookTls.certManager(),
     });
     new lib.ZoneRolloutCrds(w.chart, crdsId);
     const db = new kplus.StatefulSet(w.workloads, 'db', {
       strategy: kplus.StatefulSetUpdateStrategy.onDelete(), containers: [{ image: 'postgres:17', portNumber: 5432 }],
     });
-    new lib.ZoneAwareUpdate(w.chart, updateId, { target: lib.RolloutTarget.statefulSetName(db.name), maxUnavailable: 1 });
-    new lib.ZoneDisruptionBudget(w.chart, budgetId, { selector: db.matchLabels, maxUnavailable: '50%' });
+    new lib.ZoneAwareUpdate(w.chart, updateId, { controller, target: lib.RolloutTarget.statefulSetName(db.name), maxUnavailable: 1 });
+    new lib.ZoneDisruptionBudget(w.chart, budgetId, { controller, selector: db.matchLabels, maxUnavailable: '50%' });
     lib.Zonal.spread(db, { topology: w.topology });
     check(w);
   }), RUNS);

@@ -20,7 +20,10 @@ export class LokiDirectChart extends Chart {
       metadata: { name: 'logging', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
     });
 
+    // The runtime controller rolls a change to the ingesters zone by zone.
+    const controller = new ZoneController(this, variant.id('controller'), { zoneAnnotator: false, zoneAwareUpdate: true });
     new ZoneAwareLokiStack(this, variant.id('loki'), {
+      controller,
       name: 'logs',
       namespace: 'logging',
       output: LokiOutput.DIRECT,
@@ -32,7 +35,6 @@ export class LokiDirectChart extends Chart {
       s3: { bucket: 'logs', endpoint: 'minio.storage.svc:9000', insecure: true, credentialsSecretName: 'logs-s3' },
       gateway: true,
     });
-    new ZoneController(this, variant.id('controller'), { zoneAnnotator: false, zoneAwareUpdate: true });
   }
 }
 

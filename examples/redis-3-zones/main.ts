@@ -20,12 +20,13 @@ export class RedisChart extends Chart {
     const variant = props.variant ?? STANDARD_VARIANT;
     // The runtime controller bootstraps and heals the cluster, and its eviction webhook lets node drains
     // take Redis pods from one zone at a time, so a master and its replica are never evicted together.
-    new ZoneController(this, variant.id('controller'), {
+    const controller = new ZoneController(this, variant.id('controller'), {
       redisManager: true,
       zoneDisruptionBudget: true,
       webhookTls: WebhookTls.selfManaged(),
     });
     new ZonalRedisCluster(this, variant.id('redis'), {
+      controller,
       name: 'redis',
       topology: new ZoneTopology({ zones: variant.zones }),
       masters: 3,

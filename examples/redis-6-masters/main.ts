@@ -14,8 +14,9 @@ export class RedisChart extends Chart {
     const variant = props.variant ?? STANDARD_VARIANT;
     // The runtime controller's Redis manager bootstraps and heals the cluster. Without its eviction webhook,
     // the cluster's disruption budget lets one pod go at a time.
-    new ZoneController(this, variant.id('controller'), { zoneAnnotator: false, redisManager: true });
+    const controller = new ZoneController(this, variant.id('controller'), { zoneAnnotator: false, redisManager: true });
     new ZonalRedisCluster(this, variant.id('cache'), {
+      controller,
       name: 'cache',
       topology: new ZoneTopology({ zones: variant.zones }),
       masters: 6,

@@ -59,8 +59,8 @@ export class ZoneControllerChart extends Chart {
       }],
     });
     Zonal.spread(store, { topology });
-    new ZoneAwareUpdate(this, variant.id('store-rollout'), { target: RolloutTarget.statefulSet(store), maxUnavailable: 2 });
-    new ZoneDisruptionBudget(this, variant.id('store-budget'), { workload: store, maxUnavailable: 2 });
+    new ZoneAwareUpdate(this, variant.id('store-rollout'), { controller, target: RolloutTarget.statefulSet(store), maxUnavailable: 2 });
+    new ZoneDisruptionBudget(this, variant.id('store-budget'), { controller, workload: store, maxUnavailable: 2 });
 
     // The namespace's pods accept HTTP from the namespace only.
     new k8s.KubeNetworkPolicy(this, 'http-from-namespace', {

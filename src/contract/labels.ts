@@ -29,3 +29,6 @@ export const INSTANCE_LABEL = `${PROJECT_DOMAIN}/instance`;
 export const LOKI_MEMBERLIST_LABEL = `${PROJECT_DOMAIN}/loki-memberlist`;
 /** A hash of the configuration a pod template mounts, so a new configuration rolls the pods. */
 export const CONFIG_HASH_ANNOTATION = `${PROJECT_DOMAIN}/config-hash`;
+
+/** The application the controller's pods and objects belong to (`app.kubernetes.io/name`), whatever their name. */
+export const CONTROLLER_APP_NAME = 'cdk8s-zones-controller';

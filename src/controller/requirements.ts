@@ -1,15 +1,15 @@
 /**
- * What a construct needs from the runtime controller, checked across the app at synth time: a
- * `ZonalRedisCluster` is bootstrapped only by a controller running the Redis manager, a `ZoneAwareUpdate`
- * rolls only with the zone-aware-update reconciler, and so on. Without it the manifests apply cleanly and
- * nothing ever happens, which is what these checks prevent.
+ * What a construct needs from the runtime controller it names in its `controller` prop, checked when it is
+ * created: a `ZonalRedisCluster` is bootstrapped only by a controller running the Redis manager, a
+ * `ZoneAwareUpdate` rolls only with the zone-aware-update reconciler, and so on. Without it the manifests
+ * apply cleanly and nothing ever happens, which is what these checks prevent.
  */
-import { IConstruct } from 'constructs';
-import { whenZoneController, zoneControllersOf } from './zone-controller';
+import { InstalledZoneController, IZoneController } from './controller-reference';
+import { ZoneController } from './zone-controller';
 import { ControllerRule } from '../contract/rbac';
 import { REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET } from '../contract/reconcilers';
 import { invalidProp } from '../shared/errors';
-import { addWarning } from '../shared/warnings';
+import { Props } from '../shared/props';
 
 /** A feature of the runtime controller: its reconciler, the `ZoneController` prop that enables it, and what is lost without it. */
 export interface ControllerFeature {
@@ -38,48 +38,47 @@ export interface ServedWorkload {
   readonly rules?: readonly ControllerRule[];
 }
 
+/** The check of a `controller` prop: a ZoneController of this app, or `ZoneController.fromInstalled(...)`. */
+export const CONTROLLER_PROP = Props.custom('a ZoneController of this app, or ZoneController.fromInstalled(...)',
+  (value) => (isControllerReference(value) ? undefined : 'must be a ZoneController of this app, or ZoneController.fromInstalled(...) for one another app installs'));
+
+function isControllerReference(value: unknown): value is IZoneController {
+  return ZoneController.isZoneController(value) || InstalledZoneController.isInstalledZoneController(value);
+}
+
+/** How an error names the controller. */
+export function describeController(controller: IZoneController): string {
+  return ZoneController.isZoneController(controller) ? `ZoneController '${controller.node.path}'` : String(controller);
+}
+
 /**
- * Checks at synth time that the app has a `ZoneController` running `feature` for `construct`, and has that
- * controller serve `served` (its rights there, e.g. a Role in the namespace). When `installedElsewhere`
- * (the construct's `controllerInstalledElsewhere` prop), the controller runs outside this app: a warning
- * says what it must run, and a controller of this app with the feature is an error (two controllers would
- * both act).
+ * Has `controller` (a construct's `controller` prop) serve the construct's workload: it must run `feature`;
+ * a ZoneController of this app is granted its rights in the workload's namespace, one installed by another
+ * app must already serve that namespace. Throws, naming the construct and the prop, when it cannot.
  */
-export function requireControllerFeature(
-  construct: IConstruct, where: string, feature: ControllerFeature, installedElsewhere: boolean, served?: ServedWorkload,
-): void {
-  if (installedElsewhere) {
-    addWarning(construct, `needs the cdk8s-zones controller with ${feature.prop} (reconciler ${feature.reconciler}); ` +
-      'controllerInstalledElsewhere says it runs outside this app: make sure it does, and that it serves ' +
-      `${served?.namespace !== undefined ? `the namespace ${served.namespace}` : 'this namespace'} (its workloadNamespaces), or ${feature.without}`);
-  } else if (served?.namespace !== undefined) {
-    const namespace = served.namespace;
-    whenZoneController(construct, (controller) => {
-      if (!controller.reconcilers.includes(feature.reconciler)) return false;
-      controller._serve(feature.reconciler, namespace, served.rules ?? []);
-      return true;
-    });
+export function serveWith(where: string, controller: IZoneController, feature: ControllerFeature, served: ServedWorkload): IZoneController {
+  if (!controller.reconcilers.includes(feature.reconciler)) {
+    throw invalidProp(where, 'controller', describeController(controller),
+      `runs no ${feature.reconciler} (${feature.prop} is off): ${feature.without}. Turn ${feature.prop} on for it`);
   }
-  construct.node.addValidation({
-    validate: () => {
-      const running = zoneControllersOf(construct).filter((c) => c.reconcilers.includes(feature.reconciler));
-      if (installedElsewhere && running.length > 0) {
-        return [invalidProp(where, 'controllerInstalledElsewhere', true,
-          `but ZoneController '${running[0].node.path}' of this app runs ${feature.reconciler} too: two controllers would both act; ` +
-          'drop the prop, or the feature from that controller').message];
-      }
-      if (!installedElsewhere && running.length > 0 && served !== undefined && served.namespace === undefined) {
-        return [invalidProp(where, 'namespace', undefined,
-          `must be set (on the construct or its chart): ZoneController '${running[0].node.path}' is granted its rights in the ` +
-          'namespaces of the workloads it serves, and this one would be applied to whichever namespace kubectl or the GitOps tool picks').message];
-      }
-      if (!installedElsewhere && running.length === 0) {
-        return [invalidProp(where, 'controllerInstalledElsewhere', false,
-          `needs a ZoneController with ${feature.prop}: true in this app: without it ${feature.without}. ` +
-          `Add one (new ZoneController(chart, 'controller', { ${feature.prop}: true })), or set controllerInstalledElsewhere: true ` +
-          'when another app installs it').message];
-      }
-      return [];
-    },
-  });
+  const namespace = served.namespace;
+  if (namespace === undefined) {
+    throw invalidProp(where, 'namespace', undefined,
+      `must be set (on the construct or its chart): ${describeController(controller)} serves the namespaces of the workloads it is given, ` +
+      'and this one would be applied to whichever namespace kubectl or the GitOps tool picks');
+  }
+  if (ZoneController.isZoneController(controller)) {
+    controller._serve(feature.reconciler, namespace, served.rules ?? []);
+  } else if (InstalledZoneController.isInstalledZoneController(controller) && !controller.workloadNamespaces.includes(namespace)) {
+    throw invalidProp(where, 'controller', describeController(controller),
+      `serves the namespaces ${controller.workloadNamespaces.join(', ') || '(none)'} (its workloadNamespaces), not ${namespace}: ` +
+      `add ${namespace} to them where it is installed, and to ZoneController.fromInstalled here`);
+  }
+  return controller;
+}
+
+/** True when the controller's eviction webhook guards `namespace` and fails closed, so a ZoneDisruptionBudget there is enforced. */
+export function guardsEvictionsIn(controller: IZoneController, namespace: string | undefined): boolean {
+  if (ZoneController.isZoneController(controller)) return controller._guardsEvictionsIn(namespace);
+  return InstalledZoneController.isInstalledZoneController(controller) && controller.guardsEvictionsIn(namespace);
 }

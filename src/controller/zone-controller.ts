@@ -1,8 +1,12 @@
-import { ApiObject, ApiObjectProps, Chart, Lazy } from 'cdk8s';
+import { ApiObject, ApiObjectProps, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct, IConstruct } from 'constructs';
+import {
+  controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE, InstalledZoneController,
+  InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES, waitForZoneCommand, webhookMayGuard,
+} from './controller-reference';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
-import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ControllerRule, leaderElectionRules, mergeRules } from '../contract/rbac';
 import {
   REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES, ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES, ZONE_AWARE_UPDATE,
@@ -14,10 +18,9 @@ import { containerResources } from '../shared/container-resources';
 import { invalidProp } from '../shared/errors';
 import { KubeProps } from '../shared/kubernetes-props';
 import {
-  clientPeers, emitNetworkPolicy, NETWORK_POLICY_PROPS, NetworkPeer, NetworkPolicyOptions, podsInNamespace,
+  clientPeers, emitNetworkPolicy, NETWORK_POLICY_PROPS, NetworkPolicyOptions,
 } from '../shared/network-policy';
 import { clusterScoped } from '../shared/object-names';
-import { packageVersion } from '../shared/package-version';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
@@ -204,17 +207,20 @@ const PROPS: PropSpec<ZoneControllerProps> = {
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
 };
 
-/** Marks ZoneController instances (found by `zoneControllersOf` even across copies of the library). */
+const INSTALLED_PROPS: PropSpec<InstalledZoneControllerProps> = {
+  workloadNamespaces: Props.arrayOf(KubeProps.dnsLabel()),
+  namespace: Props.optional(KubeProps.dnsLabel()),
+  name: Props.optional(KubeProps.serviceName()),
+  image: Props.optional(KubeProps.image()),
+  zoneAnnotator: Props.optional(Props.boolean()),
+  zoneAwareUpdate: Props.optional(Props.boolean()),
+  zoneDisruptionBudget: Props.optional(Props.boolean()),
+  redisManager: Props.optional(Props.boolean()),
+  webhookFailurePolicy: Props.optional(Props.enumOf(WebhookFailurePolicy, 'WebhookFailurePolicy')),
+};
+
+/** Marks ZoneController instances (recognised by `isZoneController` even across copies of the library). */
 const ZONE_CONTROLLER = Symbol.for('cdk8s-zones.ZoneController');
-
-/** Constructs waiting, per app, for a ZoneController to be created (see `whenZoneController`). */
-const WAITING = new WeakMap<IConstruct, Array<(controller: ZoneController) => boolean>>();
-
-/** The namespaces the eviction webhook never applies to, besides the controller's own. */
-const UNGUARDED_NAMESPACES = ['kube-system'];
-
-/** Where the release pushes the controller image. */
-const CONTROLLER_IMAGE_REPOSITORY = 'ghcr.io/cdk8s-zones/controller';
 
 /** The label the API server puts on every namespace, with its name. */
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
@@ -224,12 +230,24 @@ const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
  * Pod Security, leader election on a Lease), its ServiceAccount with least-privilege RBAC for exactly the
  * enabled reconcilers, a Service for metrics and a PodDisruptionBudget.
  */
-export class ZoneController extends Construct {
+export class ZoneController extends Construct implements IZoneController {
   /**
    * The image the controller runs when `image` is not given: the one the release of this package version
    * builds from controller/Dockerfile and pushes, tagged with the version.
    */
-  public static readonly DEFAULT_IMAGE = `${CONTROLLER_IMAGE_REPOSITORY}:${packageVersion()}`;
+  public static readonly DEFAULT_IMAGE = DEFAULT_CONTROLLER_IMAGE;
+
+  /**
+   * The controller another app installs (its own `ZoneController`), for the constructs of this app it serves:
+   * they name it in their `controller` prop, and each must be in one of its `workloadNamespaces`.
+   */
+  public static fromInstalled(props: InstalledZoneControllerProps): IZoneController {
+    checkProps('ZoneController.fromInstalled', props, INSTALLED_PROPS, 'InstalledZoneControllerProps');
+    if (reconcilersOf(props).length === 0) {
+      throw invalidProp('ZoneController.fromInstalled', 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: a controller runs at least one');
+    }
+    return new InstalledZoneController(props);
+  }
 
   /** True when `x` is a ZoneController. */
   public static isZoneController(x: any): x is ZoneController {
@@ -261,14 +279,9 @@ export class ZoneController extends Construct {
     super(scope, id);
     const where = `ZoneController '${this.node.path}'`;
     checkProps(where, props, PROPS, 'ZoneControllerProps');
-    const sibling = zoneControllersOf(this).find((c) => c !== this && Chart.of(c) === Chart.of(this));
-    if (sibling) {
-      throw new Error(`${where}: chart '${Chart.of(this).node.path}' already has ZoneController '${sibling.node.path}': one controller serves ` +
-        'the whole cluster; enable the features you need on that one');
-    }
     Object.defineProperty(this, ZONE_CONTROLLER, { value: true });
-    this.namespace = props.namespace ?? 'cdk8s-zones-system';
-    this.name = props.name ?? 'cdk8s-zones-controller';
+    this.namespace = props.namespace ?? DEFAULT_CONTROLLER_NAMESPACE;
+    this.name = props.name ?? DEFAULT_CONTROLLER_NAME;
     this.image = props.image ?? ZoneController.DEFAULT_IMAGE;
     const replicas = props.replicas ?? 2;
 
@@ -305,15 +318,15 @@ export class ZoneController extends Construct {
         `is required: ${webhooks.map((w) => w.name).join(', ')} must be served over HTTPS; use WebhookTls.certManager() or WebhookTls.selfManaged()`);
     }
 
-    this.labels = standardLabels('cdk8s-zones-controller', this.name, 'controller');
-    this.podSelector = { 'app.kubernetes.io/name': 'cdk8s-zones-controller', 'app.kubernetes.io/instance': this.name };
+    this.labels = standardLabels(CONTROLLER_APP_NAME, this.name, 'controller');
+    this.podSelector = controllerPodSelector(this.name);
     const labels = this.labels;
     const selector = this.podSelector;
     const meta = { name: this.name, namespace: this.namespace, labels };
 
     if (props.createNamespace ?? true) {
       clusterScoped(new k8s.KubeNamespace(this, 'namespace', {
-        metadata: { name: this.namespace, labels: standardLabels('cdk8s-zones-controller', this.name, 'namespace') },
+        metadata: { name: this.namespace, labels: standardLabels(CONTROLLER_APP_NAME, this.name, 'namespace') },
       }));
     }
     const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: meta });
@@ -407,9 +420,6 @@ export class ZoneController extends Construct {
       });
     }
     this.node.addValidation({ validate: () => [...this.unservedFeatures(where), ...duplicatesOf(this)] });
-    // Constructs created before this controller that wait for one (see whenZoneController).
-    const root = this.node.root;
-    WAITING.set(root, (WAITING.get(root) ?? []).filter((bind) => !bind(this)));
   }
 
   /**
@@ -433,15 +443,6 @@ export class ZoneController extends Construct {
   }
 
   /**
-   * The controller's pods, as a NetworkPolicy peer (for the workloads it connects to, e.g. Redis).
-   *
-   * @internal
-   */
-  public _podPeer(): NetworkPeer {
-    return podsInNamespace(this.namespace, this.podSelector);
-  }
-
-  /**
    * True when the eviction webhook guards the pods of `namespace` and refuses evictions while it cannot be
    * reached (failure policy FAIL), so a ZoneDisruptionBudget there is enforced.
    *
@@ -449,7 +450,7 @@ export class ZoneController extends Construct {
    */
   public _guardsEvictionsIn(namespace: string | undefined): boolean {
     return this.webhookFailurePolicy === WebhookFailurePolicy.FAIL
-      && namespace !== undefined && !this.unguardedNamespaces().includes(namespace);
+      && namespace !== undefined && webhookMayGuard(this.namespace, namespace);
   }
 
   /**
@@ -465,7 +466,7 @@ export class ZoneController extends Construct {
     checkArg(where, 'timeoutSeconds', timeoutSeconds, Props.optional(Props.finiteNumber()));
     if (!file.startsWith('/')) throw invalidProp(where, 'file', file, 'must be an absolute path (where the downward API volume is mounted)');
     if (timeoutSeconds !== undefined && !(timeoutSeconds > 0)) throw invalidProp(where, 'timeoutSeconds', timeoutSeconds, 'must be > 0');
-    return ['cdk8s-zones-controller', 'wait-for-zone', '--file', file, ...(timeoutSeconds === undefined ? [] : ['--timeout', String(timeoutSeconds)])];
+    return waitForZoneCommand(file, timeoutSeconds);
   }
 
   /**
@@ -589,12 +590,7 @@ export class ZoneController extends Construct {
 
   /** The namespaces the webhook of `feature` applies to: those served, never the unguarded ones. */
   private guardedNamespaces(feature: string): string[] {
-    return this.servedNamespaces(feature).filter((ns) => !this.unguardedNamespaces().includes(ns));
-  }
-
-  /** Never guarded: kube-system (the cluster must always be able to recover) and the controller's own namespace. */
-  private unguardedNamespaces(): string[] {
-    return [...UNGUARDED_NAMESPACES, this.namespace];
+    return this.servedNamespaces(feature).filter((ns) => webhookMayGuard(this.namespace, ns));
   }
 
   /** Features enabled with no namespace to serve (they could write nowhere), and budgets the webhook cannot guard. */
@@ -606,7 +602,7 @@ export class ZoneController extends Construct {
         `names no namespace, and no construct of this app needs ${part.name}: the controller would be allowed to act nowhere. ` +
         'Add the constructs that use it to this app, name the namespaces of their workloads, or turn the feature off').message);
     }
-    const unguarded = this.servedNamespaces(ZONE_DISRUPTION_BUDGET).filter((ns) => this.unguardedNamespaces().includes(ns));
+    const unguarded = this.servedNamespaces(ZONE_DISRUPTION_BUDGET).filter((ns) => !webhookMayGuard(this.namespace, ns));
     if (unguarded.length > 0) {
       problems.push(invalidProp(where, 'namespace', this.namespace,
         `leaves zone disruption budgets in ${unguarded.join(', ')} unguarded: the eviction webhook never applies to ${UNGUARDED_NAMESPACES.join(', ')} ` +
@@ -618,22 +614,6 @@ export class ZoneController extends Construct {
 
 function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
   return { apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}) };
-}
-
-/** The ZoneControllers of the app `scope` belongs to, in construct order. */
-export function zoneControllersOf(scope: IConstruct): ZoneController[] {
-  return scope.node.root.node.findAll().filter((c): c is ZoneController => ZoneController.isZoneController(c));
-}
-
-/**
- * Calls `bind` with each ZoneController of the app, those there now and those created later, until it
- * returns true (it took that controller). Lets a construct depend on the app's controller whichever of
- * the two is created first.
- */
-export function whenZoneController(scope: IConstruct, bind: (controller: ZoneController) => boolean): void {
-  if (zoneControllersOf(scope).some(bind)) return;
-  const root = scope.node.root;
-  WAITING.set(root, [...(WAITING.get(root) ?? []), bind]);
 }
 
 /**

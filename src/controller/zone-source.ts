@@ -1,9 +1,10 @@
 import { k8s } from 'cdk8s-plus-28';
-import { ZONE_ANNOTATOR_FEATURE } from './requirements';
-import { ZoneController } from './zone-controller';
+import { IZoneController, waitForZoneCommand } from './controller-reference';
+import { CONTROLLER_PROP, describeController, ZONE_ANNOTATOR_FEATURE } from './requirements';
 import { WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ZoneAnnotation } from '../contract/zone-annotation';
 import { invalidProp } from '../shared/errors';
+import { checkArg } from '../shared/props';
 import { hasPodTopologyLabels, KubernetesRelease } from '../topology/kubernetes-version';
 import { ZoneTopology } from '../topology/zone-topology';
 
@@ -48,17 +49,13 @@ export class ZoneSource {
    * downward-API file of the annotation is non-empty; the main container gets the zone from the
    * annotation through an environment variable.
    *
-   * @param zoneController the installed controller (its image runs the init container)
+   * @param zoneController the controller running the zone annotator: a ZoneController of this app, or ZoneController.fromInstalled(...) (its image runs the init container)
    */
-  public static controller(zoneController: ZoneController): ZoneSource {
+  public static controller(zoneController: IZoneController): ZoneSource {
     const where = 'ZoneSource.controller';
-    if (!ZoneController.isZoneController(zoneController)) {
-      throw invalidProp(where, 'zoneController', zoneController,
-        'must be the installed ZoneController: without it no pod is ever annotated with its zone; ' +
-        'use ZoneSource.podTopologyLabels() (Kubernetes >= 1.35) or ZoneSource.perZoneStatefulSets() instead');
-    }
+    checkArg(where, 'zoneController', zoneController, CONTROLLER_PROP);
     if (!zoneController.reconcilers.includes(ZONE_ANNOTATOR_FEATURE.reconciler)) {
-      throw invalidProp(where, 'zoneController', `ZoneController '${zoneController.node.path}'`,
+      throw invalidProp(where, 'zoneController', describeController(zoneController),
         `runs no zone annotator (zoneAnnotator: false): ${ZONE_ANNOTATOR_FEATURE.without}. Turn zoneAnnotator on for it`);
     }
     return new ZoneSource(ZoneSourceKind.CONTROLLER, zoneController);
@@ -67,9 +64,9 @@ export class ZoneSource {
   /** Which mechanism this is. */
   public readonly kind: ZoneSourceKind;
   /** The controller (only for `ZoneSourceKind.CONTROLLER`). */
-  public readonly zoneController?: ZoneController;
+  public readonly zoneController?: IZoneController;
 
-  private constructor(kind: ZoneSourceKind, zoneController?: ZoneController) {
+  private constructor(kind: ZoneSourceKind, zoneController?: IZoneController) {
     this.kind = kind;
     this.zoneController = zoneController;
   }
@@ -158,7 +155,7 @@ export function zoneWiring(props: ZoneWiringProps): ZoneWiring {
         initContainers: [{
           name: 'wait-for-zone',
           image: source.zoneController!.image,
-          command: source.zoneController!.waitForZoneCommand(file, WAIT_FOR_ZONE_TIMEOUT_SECONDS),
+          command: waitForZoneCommand(file, WAIT_FOR_ZONE_TIMEOUT_SECONDS),
           securityContext: props.initSecurityContext,
           resources: props.initResources,
           volumeMounts: [{ name: ZONE_VOLUME, mountPath: ZONE_MOUNT_PATH, readOnly: true }],

@@ -8,6 +8,8 @@ import {
 } from './options';
 import { fewestSurvivingIngesters, fewestZonesWithIngesters, quorum, writeSurvival } from './replication';
 import { IngesterRollout, ingesterRollout } from './rollout';
+import { IZoneController } from '../controller/controller-reference';
+import { CONTROLLER_PROP } from '../controller/requirements';
 import { checkZoneSource, ZoneSource, ZoneSourceKind } from '../controller/zone-source';
 import { containerResources } from '../shared/container-resources';
 import { invalidProp } from '../shared/errors';
@@ -219,19 +221,18 @@ export interface ZoneAwareLokiStackProps {
    * ZoneAwareUpdate over the ingester StatefulSets, waiting for each ingester's `/ready`), or a partitioned
    * RollingUpdate you step through zone by zone. See docs/loki.md, "Rolling out a change".
    *
-   * @default IngesterRollout.AUTO: zone-aware when the app has a ZoneController with zoneAwareUpdate, else partitioned (with a synth warning)
+   * @default IngesterRollout.AUTO: zone-aware when `controller` is set, else partitioned (with a synth warning)
    */
   readonly ingesterRollout?: IngesterRollout;
 
   /**
-   * The controller that rolls the ingesters (a ZoneController with `zoneAwareUpdate`) is installed by another
-   * app (direct output): the ingesters roll zone-aware, and synth warns instead of failing when this app has
-   * no such controller. Admit that controller to the ingesters' HTTP port through `networkPolicy.clients`.
-   * Refused with `IngesterRollout.PARTITIONED`, which no controller rolls.
+   * The runtime controller that rolls the ingesters zone by zone (direct output): a `ZoneController` of this
+   * app with `zoneAwareUpdate`, or `ZoneController.fromInstalled(...)` for one another app installs (serving
+   * this namespace). The ingesters admit its pods to their HTTP port (it asks their `/ready`).
    *
-   * @default false
+   * @default - none: the ingesters roll by a partitioned RollingUpdate (see `ingesterRollout`)
    */
-  readonly controllerInstalledElsewhere?: boolean;
+  readonly controller?: IZoneController;
 }
 
 const S3_PROPS: PropSpec<LokiS3Storage> = {
@@ -273,7 +274,7 @@ const PROPS: PropSpec<ZoneAwareLokiStackProps> = {
   ingesterResources: Props.optional(KubeProps.resources()),
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
   ingesterRollout: Props.optional(Props.enumOf(IngesterRollout, 'IngesterRollout')),
-  controllerInstalledElsewhere: Props.optional(Props.boolean()),
+  controller: Props.optional(CONTROLLER_PROP),
 };
 
 /**
@@ -363,7 +364,7 @@ export class ZoneAwareLokiStack extends Construct {
       this.configMap = direct.configMap;
       ingesterRollout(this, p, direct.ingesters, {
         mode: props.ingesterRollout ?? IngesterRollout.AUTO,
-        controllerInstalledElsewhere: props.controllerInstalledElsewhere ?? false,
+        controller: props.controller,
       });
     }
   }
@@ -447,7 +448,7 @@ function checkOptions(where: string, props: ZoneAwareLokiStackProps, output: Lok
       ['s3', props.s3], ['ingesterStorageSize', props.ingesterStorageSize], ['ruler', props.ruler], ['gateway', props.gateway],
       ['image', props.image], ['gatewayImage', props.gatewayImage], ['resources', props.resources], ['ingesterResources', props.ingesterResources],
       ['networkPolicy', props.networkPolicy], ['ingesterRollout', props.ingesterRollout],
-      ['controllerInstalledElsewhere', props.controllerInstalledElsewhere],
+      ['controller', props.controller],
     ];
     for (const [prop, value] of directOnly) {
       if (value !== undefined) throw invalidProp(where, prop, value, 'only applies to output LokiOutput.DIRECT (the operator decides it from size)');

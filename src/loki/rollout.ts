@@ -1,7 +1,7 @@
 /**
  * How the direct output's ingester StatefulSets take a new revision (a config, image or resources change).
- * Their zones replicate one another, so a zone may restart only while the others are whole: with the app's
- * ZoneController, one ZoneAwareUpdate rolls them as a group, zone after zone, each pod waiting for Loki's
+ * Their zones replicate one another, so a zone may restart only while the others are whole: with a
+ * controller running zoneAwareUpdate (the stack's `controller`), one ZoneAwareUpdate rolls them as a group, zone after zone, each pod waiting for Loki's
  * `/ready` (the ingester ACTIVE in its ring); without one, a partitioned RollingUpdate that nothing rolls
  * until the user lowers each zone's partition in turn (docs/loki.md, "Rolling out a change").
  */
@@ -10,8 +10,8 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { HTTP_PORT, selectorOf } from './direct';
 import { LokiComponent, ResolvedLoki } from './options';
-import { ZONE_AWARE_UPDATE } from '../contract/reconcilers';
-import { whenZoneController, zoneControllersOf } from '../controller/zone-controller';
+import { controllerPeer, IZoneController } from '../controller/controller-reference';
+import { describeController, ZONE_AWARE_UPDATE_FEATURE } from '../controller/requirements';
 import { RolloutTarget, ZoneAwareUpdate } from '../rollout/zone-aware-update';
 import { invalidProp } from '../shared/errors';
 import { emitNetworkPolicy } from '../shared/network-policy';
@@ -20,15 +20,12 @@ import { addWarning } from '../shared/warnings';
 
 /** How the ingesters roll out a new revision (direct output). */
 export enum IngesterRollout {
-  /**
-   * ZONE_AWARE when the app has a ZoneController with `zoneAwareUpdate` (or `controllerInstalledElsewhere`
-   * is set), else PARTITIONED with a synth warning.
-   */
+  /** ZONE_AWARE when the stack names a `controller`, else PARTITIONED with a synth warning. */
   AUTO = 'auto',
   /**
    * One ZoneAwareUpdate rolls every ingester StatefulSet (OnDelete) as a group: zone after zone, never two
    * zones at once, each pod Ready and answering Loki's `/ready` (ACTIVE in the ring) before the next batch.
-   * Needs a ZoneController with `zoneAwareUpdate` in the app, or `controllerInstalledElsewhere`.
+   * Needs the stack's `controller`, running `zoneAwareUpdate`.
    */
   ZONE_AWARE = 'zone-aware',
   /**
@@ -41,63 +38,49 @@ export enum IngesterRollout {
 /** The ingester rollout's settings, from the stack's props. */
 export interface IngesterRolloutOptions {
   readonly mode: IngesterRollout;
-  readonly controllerInstalledElsewhere: boolean;
+  /** The controller that rolls them. */
+  readonly controller?: IZoneController;
 }
 
 /**
  * Makes the ingesters roll zone-aware (OnDelete, a ZoneAwareUpdate over them, a NetworkPolicy admitting the
- * controller to their /ready) now, or once the app's ZoneController exists (AUTO); else they keep the
- * partitioned RollingUpdate directLoki gives them.
+ * controller to their /ready) when a controller rolls them; else they keep the partitioned RollingUpdate
+ * directLoki gives them.
  */
 export function ingesterRollout(scope: Construct, p: ResolvedLoki, ingesters: readonly k8s.KubeStatefulSet[], options: IngesterRolloutOptions): void {
-  const names = ingesters.map((s) => s.name);
-  let zoneAware = false;
-  const rollZoneAware = () => {
-    zoneAware = true;
-    for (const sts of ingesters) ApiObject.of(sts).addJsonPatch(JsonPatch.replace('/spec/updateStrategy', { type: 'OnDelete' }));
-    new ZoneAwareUpdate(scope, 'ingester-rollout', {
-      name: `${p.name}-ingester`,
-      namespace: p.metadataNamespace,
-      target: RolloutTarget.statefulSetGroupNames(names),
-      // A whole zone may be down (the others hold every stream); the ramp still starts with one pod.
-      maxUnavailable: p.ingesterReplicasPerZone,
-      readyCheck: { path: '/ready', port: HTTP_PORT },
-      controllerInstalledElsewhere: options.controllerInstalledElsewhere,
-    });
-    // The controller asks each ingester's /ready. A controller installed elsewhere is admitted through networkPolicy.clients.
-    emitNetworkPolicy(scope, 'ingester-rollout-network-policy', p.where, p.networkPolicy, {
-      name: `${p.name}-ingester-rollout`,
-      namespace: p.metadataNamespace,
-      labels: standardLabels('loki', p.name, 'network-policy'),
-      podSelector: selectorOf(p, LokiComponent.INGESTER),
-      ingress: [{ ports: ['http'], from: () => zoneControllersOf(scope).filter((c) => c.reconcilers.includes(ZONE_AWARE_UPDATE)).map((c) => c._podPeer()) }],
-    });
-  };
-
-  if (options.mode === IngesterRollout.PARTITIONED && options.controllerInstalledElsewhere) {
-    throw invalidProp(p.where, 'controllerInstalledElsewhere', true,
+  if (options.mode === IngesterRollout.PARTITIONED && options.controller !== undefined) {
+    throw invalidProp(p.where, 'controller', describeController(options.controller),
       'names the controller that rolls the ingesters, but ingesterRollout is IngesterRollout.PARTITIONED (no controller rolls them): drop one of the two');
   }
-  const mode = options.mode === IngesterRollout.AUTO && options.controllerInstalledElsewhere ? IngesterRollout.ZONE_AWARE : options.mode;
-  if (mode === IngesterRollout.ZONE_AWARE) {
-    rollZoneAware();
-  } else if (mode === IngesterRollout.AUTO) {
-    whenZoneController(scope, (controller) => {
-      if (!controller.reconcilers.includes(ZONE_AWARE_UPDATE)) return false;
-      rollZoneAware();
-      return true;
-    });
-    let warned = false;
-    scope.node.addValidation({
-      validate: () => {
-        if (!zoneAware && !warned) {
-          warned = true;
-          addWarning(scope, 'no ZoneController with zoneAwareUpdate in this app: the ingester StatefulSets use a partitioned RollingUpdate, ' +
-            'so a change reaches no ingester until you lower each zone\'s partition in turn (docs/loki.md, "Rolling out a change"). ' +
-            'Add a ZoneController with zoneAwareUpdate: true to roll them zone by zone, or set ingesterRollout: IngesterRollout.PARTITIONED');
-        }
-        return [];
-      },
-    });
+  if (options.mode === IngesterRollout.PARTITIONED) return;
+  const controller = options.controller;
+  if (options.mode === IngesterRollout.AUTO && controller === undefined) {
+    addWarning(scope, 'no controller: the ingester StatefulSets use a partitioned RollingUpdate, ' +
+      'so a change reaches no ingester until you lower each zone\'s partition in turn (docs/loki.md, "Rolling out a change"). ' +
+      'Name a ZoneController with zoneAwareUpdate: true in controller to roll them zone by zone, or set ingesterRollout: IngesterRollout.PARTITIONED');
+    return;
   }
+  if (controller === undefined || !controller.reconcilers.includes(ZONE_AWARE_UPDATE_FEATURE.reconciler)) {
+    throw invalidProp(p.where, 'controller', controller && describeController(controller),
+      `must name a controller running ${ZONE_AWARE_UPDATE_FEATURE.reconciler} (zoneAwareUpdate: true) to roll the ingesters zone by zone: ` +
+      `without it ${ZONE_AWARE_UPDATE_FEATURE.without}`);
+  }
+  for (const sts of ingesters) ApiObject.of(sts).addJsonPatch(JsonPatch.replace('/spec/updateStrategy', { type: 'OnDelete' }));
+  new ZoneAwareUpdate(scope, 'ingester-rollout', {
+    controller,
+    name: `${p.name}-ingester`,
+    namespace: p.metadataNamespace,
+    target: RolloutTarget.statefulSetGroupNames(ingesters.map((s) => s.name)),
+    // A whole zone may be down (the others hold every stream); the ramp still starts with one pod.
+    maxUnavailable: p.ingesterReplicasPerZone,
+    readyCheck: { path: '/ready', port: HTTP_PORT },
+  });
+  // The controller asks each ingester's /ready.
+  emitNetworkPolicy(scope, 'ingester-rollout-network-policy', p.where, p.networkPolicy, {
+    name: `${p.name}-ingester-rollout`,
+    namespace: p.metadataNamespace,
+    labels: standardLabels('loki', p.name, 'network-policy'),
+    podSelector: selectorOf(p, LokiComponent.INGESTER),
+    ingress: [{ ports: ['http'], from: [controllerPeer(controller)] }],
+  });
 }

@@ -3,15 +3,15 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { RedisShardLayout } from './layout';
 import { CONFIG_HASH_ANNOTATION, STATEFULSET_POD_NAME_LABEL, ZONE_LABEL } from '../contract/labels';
-import { REDIS_MANAGER, redisClusterRules } from '../contract/reconcilers';
+import { redisClusterRules } from '../contract/reconcilers';
 import {
   FAILOVER_POLICY_KEY, failoverPolicyJson, LAYOUT_KEY, layoutConfigMapName, REDIS_AUTH_CONF, REDIS_AUTH_DIR, REDIS_AUTH_PASSWORD, REDIS_BUS_PORT,
   REDIS_CLUSTER_LABEL, REDIS_PASSWORD_DIR, REDIS_PASSWORD_FILE, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisPodName, redisStatefulSetName,
   zoneLossFailoverAfterProblem,
 } from '../contract/redis';
 import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
-import { REDIS_MANAGER_FEATURE, requireControllerFeature, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
-import { whenZoneController, zoneControllersOf } from '../controller/zone-controller';
+import { controllerPeer, IZoneController } from '../controller/controller-reference';
+import { CONTROLLER_PROP, guardsEvictionsIn, REDIS_MANAGER_FEATURE, serveWith, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
 import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
 import { configHash } from '../shared/config-hash';
 import { invalidProp } from '../shared/errors';
@@ -106,6 +106,14 @@ export interface RedisPasswordSecret {
  * Props of `ZonalRedisCluster`.
  */
 export interface ZonalRedisClusterProps {
+  /**
+   * The runtime controller that bootstraps and heals the cluster: a `ZoneController` of this app with
+   * `redisManager`, or `ZoneController.fromInstalled(...)` for one another app installs (serving this
+   * namespace). When it also enforces zone disruption budgets here (its webhook failing closed), evictions
+   * may take a zone's pods at once (a ZoneDisruptionBudget); otherwise one pod at a time (a PodDisruptionBudget).
+   */
+  readonly controller: IZoneController;
+
   /** The zones; one StatefulSet per zone is pinned to it. */
   readonly topology: ZoneTopology;
 
@@ -202,20 +210,10 @@ export interface ZonalRedisClusterProps {
    */
   readonly requireFullCoverage?: boolean;
 
-  /**
-   * The controller that bootstraps and heals the cluster (a `ZoneController` with `redisManager`) is installed
-   * by another app. Synth then warns instead of failing when this app has no such controller, and evictions
-   * are limited to one pod at a time (a PodDisruptionBudget), as nothing says that controller enforces
-   * zone disruption budgets.
-   *
-   * @default false: the app must contain a ZoneController with redisManager
-   */
-  readonly controllerInstalledElsewhere?: boolean;
 
   /**
    * The NetworkPolicy of the Redis pods: `clients` may connect to 6379; the cluster bus (16379) and 6379 are
-   * open between the cluster's own pods, and 6379 to the app's ZoneController (the Redis manager). A
-   * controller installed elsewhere must be named in `clients`.
+   * open between the cluster's own pods, and 6379 to the pods of `controller` (the Redis manager).
    *
    * @default - a NetworkPolicy; clients from the cluster's namespace
    */
@@ -229,6 +227,7 @@ const STORAGE_PROPS: PropSpec<RedisStorage> = {
 };
 
 const PROPS: PropSpec<ZonalRedisClusterProps> = {
+  controller: CONTROLLER_PROP,
   topology: Props.instanceOf(ZoneTopology),
   masters: Props.integer(0, Number.MAX_SAFE_INTEGER),
   replicasPerMaster: Props.optional(Props.integer(0, Number.MAX_SAFE_INTEGER)),
@@ -245,7 +244,6 @@ const PROPS: PropSpec<ZonalRedisClusterProps> = {
   zoneLossFailover: Props.optional(Props.boolean()),
   zoneLossFailoverAfter: Props.optional(KubeProps.duration()),
   requireFullCoverage: Props.optional(Props.boolean()),
-  controllerInstalledElsewhere: Props.optional(Props.boolean()),
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
 };
 
@@ -272,7 +270,6 @@ export class ZonalRedisCluster extends Construct {
     super(scope, id);
     const where = `ZonalRedisCluster '${this.node.path}'`;
     checkProps(where, props, PROPS, 'ZonalRedisClusterProps');
-    const installedElsewhere = props.controllerInstalledElsewhere ?? false;
     const zones = props.topology.zones;
     const storageClasses = ZoneStorageClasses.of(where, 'storage.storageClassNamePerZone', props.topology, props.storage?.storageClassName,
       props.storage?.storageClassNamePerZone);
@@ -287,7 +284,7 @@ export class ZonalRedisCluster extends Construct {
     this.layout = RedisShardLayout._plan(where, { zones, masters: props.masters, replicasPerMaster: props.replicasPerMaster ?? 1 });
     // The manager may read this cluster's layout, status and password Secret, scale its StatefulSets and delete its
     // planned pods, by name, in its namespace only.
-    requireControllerFeature(this, where, REDIS_MANAGER_FEATURE, installedElsewhere, {
+    const controller = serveWith(where, props.controller, REDIS_MANAGER_FEATURE, {
       namespace,
       rules: redisClusterRules({
         cluster: name,
@@ -380,33 +377,30 @@ export class ZonalRedisCluster extends Construct {
       ingress: [
         { ports: ['redis', 'bus'], from: [{ podLabels: selector }] },
         { ports: ['redis'], from: clientPeers(props.networkPolicy) },
-        { ports: ['redis'], from: () => zoneControllersOf(this).filter((c) => c.reconcilers.includes(REDIS_MANAGER)).map((c) => c._podPeer()) },
+        { ports: ['redis'], from: [controllerPeer(controller)] },
       ],
     });
-    this.disruptionBudget(name, namespace, selector, labels('node'), installedElsewhere);
+    this.disruptionBudget(name, namespace, selector, labels('node'), controller);
   }
 
   /**
    * No eviction may take a master and its replica down together, nor a majority of the masters. A zone holds
    * neither (the layout keeps every replica out of its master's zone and a minority of masters per zone), so
-   * evictions in one zone at a time are safe: a ZoneDisruptionBudget, when the app's ZoneController enforces
+   * evictions in one zone at a time are safe: a ZoneDisruptionBudget, when `controller` enforces
    * them for this namespace (its webhook fails closed). Otherwise one pod at a time: a PodDisruptionBudget.
    */
   private disruptionBudget(name: string, namespace: string | undefined, selector: { [key: string]: string },
-    labels: { [key: string]: string }, installedElsewhere: boolean): void {
-    new k8s.KubePodDisruptionBudget(this, 'pdb', {
-      metadata: { name, namespace, labels },
-      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
-    });
-    if (installedElsewhere) return;
-    whenZoneController(this, (controller) => {
-      if (!controller.reconcilers.includes(ZONE_DISRUPTION_BUDGET_FEATURE.reconciler) || !controller._guardsEvictionsIn(namespace)) return false;
-      this.node.tryRemoveChild('pdb');
+    labels: { [key: string]: string }, controller: IZoneController): void {
+    if (controller.reconcilers.includes(ZONE_DISRUPTION_BUDGET_FEATURE.reconciler) && guardsEvictionsIn(controller, namespace)) {
       new ZoneDisruptionBudget(this, 'zone-disruption-budget', {
-        name, namespace, selector, maxUnavailable: Math.max(...Object.values(this.layout.nodesPerZone)),
+        controller, name, namespace, selector, maxUnavailable: Math.max(...Object.values(this.layout.nodesPerZone)),
       });
-      return true;
-    });
+    } else {
+      new k8s.KubePodDisruptionBudget(this, 'pdb', {
+        metadata: { name, namespace, labels },
+        spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
+      });
+    }
   }
 
   private podSpec(props: ZonalRedisClusterProps, zone: string, configMap: string, selector: { [key: string]: string }, peers: string[]): k8s.PodSpec {

@@ -2,7 +2,9 @@ import { ApiObject, JsonPatch } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { checkMaxUnavailable, MAX_UNAVAILABLE_PROP } from './max-unavailable';
 import { MAX_GROUP_SIZE, ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../contract/rollout';
-import { requireControllerFeature, ZONE_AWARE_UPDATE_FEATURE } from '../controller/requirements';
+import { ZoneAwareUpdateSpec } from '../contract/rollout-resources';
+import { IZoneController } from '../controller/controller-reference';
+import { CONTROLLER_PROP, serveWith, ZONE_AWARE_UPDATE_FEATURE } from '../controller/requirements';
 import { invalidProp } from '../shared/errors';
 import { dnsSubdomainProblem, labelKeyProblem } from '../shared/kubernetes-names';
 import { KubeProps } from '../shared/kubernetes-props';
@@ -128,6 +130,12 @@ export interface ZoneAwareUpdatePauseCondition {
 
 /** Props of `ZoneAwareUpdate`. */
 export interface ZoneAwareUpdateProps {
+  /**
+   * The runtime controller that rolls the workload zone by zone: a `ZoneController` of this app with `zoneAwareUpdate`, or
+   * `ZoneController.fromInstalled(...)` for one another app installs (serving this namespace).
+   */
+  readonly controller: IZoneController;
+
   /** The StatefulSet or Deployment to roll. */
   readonly target: RolloutTarget;
 
@@ -180,14 +188,6 @@ export interface ZoneAwareUpdateProps {
    * @default - the cdk8s-plus workload's namespace, else the chart's
    */
   readonly namespace?: string;
-
-  /**
-   * The controller that rolls the workload (a `ZoneController` with `zoneAwareUpdate`) is installed by
-   * another app. Synth then warns instead of failing when this app has no such controller.
-   *
-   * @default false: the app must contain a ZoneController with zoneAwareUpdate
-   */
-  readonly controllerInstalledElsewhere?: boolean;
 }
 
 const PAUSE_CONDITION_PROPS: PropSpec<ZoneAwareUpdatePauseCondition> = {
@@ -197,6 +197,7 @@ const PAUSE_CONDITION_PROPS: PropSpec<ZoneAwareUpdatePauseCondition> = {
 };
 
 const PROPS: PropSpec<ZoneAwareUpdateProps> = {
+  controller: CONTROLLER_PROP,
   target: Props.instanceOf(RolloutTarget),
   maxUnavailable: MAX_UNAVAILABLE_PROP,
   exponentialFactor: Props.optional(Props.finiteNumber()),
@@ -205,7 +206,6 @@ const PROPS: PropSpec<ZoneAwareUpdateProps> = {
   readyCheck: Props.optional(Props.struct<ZoneAwareUpdateReadyCheck>({ path: Props.string(), port: Props.integer(1, 65535) }, 'ZoneAwareUpdateReadyCheck')),
   name: Props.optional(KubeProps.dnsSubdomain()),
   namespace: Props.optional(KubeProps.dnsLabel()),
-  controllerInstalledElsewhere: Props.optional(Props.boolean()),
 };
 
 /**
@@ -274,21 +274,21 @@ export class ZoneAwareUpdate extends Construct {
     }
 
     const namespace = props.namespace ?? workloadNamespace;
-    const spec: { [key: string]: any } = {
-      [target._field]: target._field === 'statefulsets' ? [...target.names] : target.name,
+    const pause = props.pauseCondition;
+    const spec: ZoneAwareUpdateSpec = {
+      ...(target._field === 'statefulsets' ? { statefulsets: [...target.names] } : { [target._field]: target.name }),
       maxUnavailable: props.maxUnavailable,
       exponentialFactor: factor,
+      ...(props.dryRun !== undefined ? { dryRun: props.dryRun } : {}),
+      ...(pause ? {
+        pauseCondition: {
+          ...(pause.label !== undefined ? { label: pause.label } : {}),
+          ...(pause.annotation !== undefined ? { annotation: pause.annotation } : {}),
+          ...(pause.prometheusQueryUrl !== undefined ? { prometheusQueryUrl: pause.prometheusQueryUrl } : {}),
+        },
+      } : {}),
+      ...(readyCheck ? { readyCheck: { path: readyCheck.path, port: readyCheck.port } } : {}),
     };
-    if (props.dryRun !== undefined) spec.dryRun = props.dryRun;
-    if (props.pauseCondition) {
-      const { label, annotation, prometheusQueryUrl } = props.pauseCondition;
-      spec.pauseCondition = {
-        ...(label !== undefined ? { label } : {}),
-        ...(annotation !== undefined ? { annotation } : {}),
-        ...(prometheusQueryUrl !== undefined ? { prometheusQueryUrl } : {}),
-      };
-    }
-    if (readyCheck) spec.readyCheck = { path: readyCheck.path, port: readyCheck.port };
     const resource = new ApiObject(this, 'Resource', {
       apiVersion: ROLLOUT_API_VERSION,
       kind: ZONE_AWARE_UPDATE_KIND,
@@ -300,8 +300,7 @@ export class ZoneAwareUpdate extends Construct {
       spec,
     });
     this.name = ensureValidName(resource);
-    const installedElsewhere = props.controllerInstalledElsewhere ?? false;
-    requireControllerFeature(this, where, ZONE_AWARE_UPDATE_FEATURE, installedElsewhere, { namespace: resource.metadata.namespace });
+    serveWith(where, props.controller, ZONE_AWARE_UPDATE_FEATURE, { namespace: resource.metadata.namespace });
   }
 }
 

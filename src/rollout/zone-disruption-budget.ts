@@ -2,17 +2,25 @@ import { ApiObject } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { checkMaxUnavailable, MAX_UNAVAILABLE_PROP } from './max-unavailable';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
-import { requireControllerFeature, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
+import { ZoneDisruptionBudgetSpec } from '../contract/rollout-resources';
+import { IZoneController } from '../controller/controller-reference';
+import { CONTROLLER_PROP, serveWith, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
 import { invalidProp } from '../shared/errors';
 import { KubeProps } from '../shared/kubernetes-props';
+import { Selector, selectorIsEmpty } from '../shared/label-selector';
 import { ensureValidName } from '../shared/object-names';
 import { checkProps, Props, PropSpec } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
-import { Selector, selectorIsEmpty } from '../topology/selector';
 import { lazySelector, workloadApiObject } from '../topology/workload';
 
 /** Props of `ZoneDisruptionBudget`. */
 export interface ZoneDisruptionBudgetProps {
+  /**
+   * The runtime controller that enforces the budget (its eviction webhook): a `ZoneController` of this app with
+   * `zoneDisruptionBudget`, or `ZoneController.fromInstalled(...)` for one another app installs (serving this namespace).
+   */
+  readonly controller: IZoneController;
+
   /**
    * The pods the budget guards, by label (every entry must match). Set this or `workload`.
    *
@@ -56,24 +64,16 @@ export interface ZoneDisruptionBudgetProps {
    * @default - the workload's namespace, else the chart's
    */
   readonly namespace?: string;
-
-  /**
-   * The controller that enforces the budget (a `ZoneController` with `zoneDisruptionBudget`) is installed by
-   * another app. Synth then warns instead of failing when this app has no such controller.
-   *
-   * @default false: the app must contain a ZoneController with zoneDisruptionBudget
-   */
-  readonly controllerInstalledElsewhere?: boolean;
 }
 
 const PROPS: PropSpec<ZoneDisruptionBudgetProps> = {
+  controller: CONTROLLER_PROP,
   selector: Props.optional(KubeProps.labels()),
   workload: Props.optional(Props.any()),
   maxUnavailable: MAX_UNAVAILABLE_PROP,
   dryRun: Props.optional(Props.boolean()),
   name: Props.optional(KubeProps.dnsSubdomain()),
   namespace: Props.optional(KubeProps.dnsLabel()),
-  controllerInstalledElsewhere: Props.optional(Props.boolean()),
 };
 
 /**
@@ -107,6 +107,12 @@ export class ZoneDisruptionBudget extends Construct {
         `must be the workload's namespace ${JSON.stringify(workloadNamespace)}: a budget guards pods of its own namespace`);
     }
     const namespace = props.namespace ?? workloadNamespace;
+    const spec: ZoneDisruptionBudgetSpec = {
+      // the workload's selector as it is synthesized, whatever changed it after this construct
+      selector: workload ? lazySelector(workload, notEmpty) : { matchLabels: { ...props.selector } },
+      maxUnavailable: props.maxUnavailable,
+      ...(props.dryRun !== undefined ? { dryRun: props.dryRun } : {}),
+    };
     const resource = new ApiObject(this, 'Resource', {
       apiVersion: ROLLOUT_API_VERSION,
       kind: ZONE_DISRUPTION_BUDGET_KIND,
@@ -115,15 +121,9 @@ export class ZoneDisruptionBudget extends Construct {
         ...(namespace !== undefined ? { namespace } : {}),
         labels: standardLabels(workload?.name ?? this.node.id, this.node.id, 'zone-disruption-budget'),
       },
-      spec: {
-        // the workload's selector as it is synthesized, whatever changed it after this construct
-        selector: workload ? lazySelector(workload, notEmpty) : { matchLabels: { ...props.selector } },
-        maxUnavailable: props.maxUnavailable,
-        ...(props.dryRun !== undefined ? { dryRun: props.dryRun } : {}),
-      },
+      spec,
     });
     this.name = ensureValidName(resource);
-    const installedElsewhere = props.controllerInstalledElsewhere ?? false;
-    requireControllerFeature(this, where, ZONE_DISRUPTION_BUDGET_FEATURE, installedElsewhere, { namespace: resource.metadata.namespace });
+    serveWith(where, props.controller, ZONE_DISRUPTION_BUDGET_FEATURE, { namespace: resource.metadata.namespace });
   }
 }

@@ -1,81 +1,102 @@
 /**
- * Cross-construct rules, checked when the app is synthesized: what needs the runtime controller finds a
- * ZoneController with the matching feature in the app (or says the controller runs elsewhere), and one
- * app does not install the controller twice.
+ * The explicit wiring between a construct and the runtime controller that serves it: each construct that
+ * needs the controller names it in its `controller` prop (a ZoneController of this app, or one another app
+ * installs), must find there the feature it needs, and is served in its own namespace only. Nothing is
+ * looked up in the app; one app may hold several controllers apart.
  */
-import { App, Chart, Testing } from 'cdk8s';
+import { Chart, Testing } from 'cdk8s';
 import {
-  LokiOutput, RolloutTarget, WebhookTls, ZonalRedisCluster, ZoneAwareLokiStack, ZoneAwareUpdate, ZoneController, ZoneControllerProps,
+  IZoneController, LokiOutput, RolloutTarget, WebhookTls, ZonalRedisCluster, ZoneAwareLokiStack, ZoneAwareUpdate, ZoneController, ZoneControllerProps,
   ZoneDisruptionBudget, ZoneRolloutCrds, ZoneSource, ZoneTopology,
 } from '../../src';
 import { warningsOf } from '../../src/shared/warnings';
 
 const topology = new ZoneTopology({ zones: ['a', 'b', 'c'] });
-/** Synthesizes every chart of the app `chart` is in (the checks run on the whole app). */
-const synthAll = (chart: Chart) => (chart.node.root as App).charts.map((c) => Testing.synth(c));
 
 /** Each construct that needs a feature of the controller, and the feature. */
-const NEEDS: [string, keyof ZoneControllerProps, (chart: Chart, elsewhere?: boolean) => void][] = [
-  ['ZonalRedisCluster', 'redisManager', (c, e) => new ZonalRedisCluster(c, 'needs', { topology, masters: 3, password: { name: 'redis-auth', key: 'password' }, controllerInstalledElsewhere: e })],
-  ['ZoneAwareUpdate', 'zoneAwareUpdate', (c, e) => new ZoneAwareUpdate(c, 'needs', { target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1, controllerInstalledElsewhere: e })],
-  ['ZoneDisruptionBudget', 'zoneDisruptionBudget', (c, e) => new ZoneDisruptionBudget(c, 'needs', { selector: { app: 'db' }, maxUnavailable: 1, controllerInstalledElsewhere: e })],
+const NEEDS: [string, keyof ZoneControllerProps, (chart: Chart, controller: IZoneController | undefined) => void][] = [
+  ['ZonalRedisCluster', 'redisManager', (c, controller) => new ZonalRedisCluster(c, 'needs', { controller: controller!, topology, masters: 3, password: { name: 'redis-auth', key: 'password' } })],
+  ['ZoneAwareUpdate', 'zoneAwareUpdate', (c, controller) => new ZoneAwareUpdate(c, 'needs', { controller: controller!, target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 })],
+  ['ZoneDisruptionBudget', 'zoneDisruptionBudget', (c, controller) => new ZoneDisruptionBudget(c, 'needs', { controller: controller!, selector: { app: 'db' }, maxUnavailable: 1 })],
 ];
 
 const withFeature = (feature: keyof ZoneControllerProps): ZoneControllerProps =>
   (feature === 'zoneDisruptionBudget' ? { zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged() } : { [feature]: true });
 
-describe.each(NEEDS)('%s needs a ZoneController with %s', (kind, feature, make) => {
-  test('none in the app: synth fails, naming the construct, the prop and what is lost', () => {
-    const chart = new Chart(Testing.app(), 'app');
-    make(chart);
-    expect(() => synthAll(chart)).toThrow(new RegExp(
-      `${kind} 'app/needs': controllerInstalledElsewhere=false needs a ZoneController with ${feature}: true in this app: without it .*` +
-      'Add one .* or set controllerInstalledElsewhere: true'));
+/** The namespaces a controller's chart grants it rights in (a Role each). */
+const roleNamespaces = (chart: Chart) => Testing.synth(chart).filter((o) => o.kind === 'Role').map((o) => o.metadata.namespace);
+
+describe.each(NEEDS)('%s names the controller running %s', (kind, feature, make) => {
+  test('none (a JavaScript caller leaving it out): refused at once, naming the construct and the prop', () => {
+    const chart = new Chart(Testing.app(), 'app', { namespace: 'shop' });
+    expect(() => make(chart, undefined)).toThrow(`${kind} 'app/needs': controller=undefined is required: a ZoneController of this app, or ZoneController.fromInstalled(...)`);
   });
 
-  test('one with another feature only: still fails', () => {
-    const chart = new Chart(Testing.app(), 'app');
-    new ZoneController(chart, 'controller', { zoneAnnotator: true });
-    make(chart);
-    expect(() => synthAll(chart)).toThrow(`needs a ZoneController with ${feature}: true`);
+  test('something else than a controller: refused', () => {
+    const chart = new Chart(Testing.app(), 'app', { namespace: 'shop' });
+    expect(() => make(chart, { namespace: 'x', name: 'y', image: 'z', reconcilers: [] } as IZoneController))
+      .toThrow(`${kind} 'app/needs': controller={"namespace":"x","name":"y","image":"z","reconcilers":[]} must be a ZoneController of this app, or ZoneController.fromInstalled(...)`);
   });
 
-  test('one with the feature in another chart of the app, created before or after: fine', () => {
-    for (const controllerFirst of [true, false]) {
-      const app = Testing.app();
-      const platform = new Chart(app, 'platform');
-      if (controllerFirst) new ZoneController(platform, 'controller', withFeature(feature));
-      make(new Chart(app, 'app', { namespace: 'shop' }));
-      if (!controllerFirst) new ZoneController(platform, 'controller', withFeature(feature));
-      expect(() => app.charts.map((c) => Testing.synth(c))).not.toThrow();
-      // the controller is granted its rights in the construct's namespace, and nowhere else
-      const roles = Testing.synth(platform).filter((o) => o.kind === 'Role').map((o) => o.metadata.namespace);
-      expect(roles).toEqual(['cdk8s-zones-system', 'shop']);
-    }
-  });
-
-  test('one with the feature, and the construct in no namespace: synth asks for one', () => {
+  test('one without the feature: refused, saying which to turn on', () => {
     const app = Testing.app();
-    new ZoneController(new Chart(app, 'platform'), 'controller', withFeature(feature));
-    make(new Chart(app, 'app'));
-    expect(() => app.charts.map((c) => Testing.synth(c))).toThrow(
-      `${kind} 'app/needs': namespace=undefined must be set (on the construct or its chart): ZoneController 'platform/controller' is granted its rights ` +
-      'in the namespaces of the workloads it serves');
+    const controller = new ZoneController(new Chart(app, 'platform'), 'controller', { zoneAnnotator: true });
+    expect(() => make(new Chart(app, 'app', { namespace: 'shop' }), controller)).toThrow(new RegExp(
+      `${kind} 'app/needs': controller="ZoneController 'platform/controller'" runs no .* \\(${feature} is off\\): .* Turn ${feature} on for it`));
   });
 
-  test('installed by another app: a warning that says what it must run', () => {
-    const chart = new Chart(Testing.app(), 'app');
-    make(chart, true);
-    expect(() => synthAll(chart)).not.toThrow();
-    expect(warningsOf(chart)).toContainEqual(expect.stringContaining(`needs the cdk8s-zones controller with ${feature}`));
+  test('one of this app with the feature, in another chart: granted its rights in the construct\'s namespace, and nowhere else', () => {
+    const app = Testing.app();
+    const platform = new Chart(app, 'platform');
+    const controller = new ZoneController(platform, 'controller', withFeature(feature));
+    make(new Chart(app, 'app', { namespace: 'shop' }), controller);
+    expect(() => app.charts.map((c) => Testing.synth(c))).not.toThrow();
+    expect(roleNamespaces(platform)).toEqual(['cdk8s-zones-system', 'shop']);
   });
 
-  test('installed by another app, and by this one too: two controllers would both act', () => {
-    const chart = new Chart(Testing.app(), 'app');
-    new ZoneController(chart, 'controller', withFeature(feature));
-    make(chart, true);
-    expect(() => synthAll(chart)).toThrow(new RegExp('controllerInstalledElsewhere=true but ZoneController \'app/controller\' of this app runs .* too'));
+  test('the construct in no namespace: refused, asking for one', () => {
+    const app = Testing.app();
+    const controller = new ZoneController(new Chart(app, 'platform'), 'controller', withFeature(feature));
+    expect(() => make(new Chart(app, 'app'), controller)).toThrow(
+      `${kind} 'app/needs': namespace=undefined must be set (on the construct or its chart): ZoneController 'platform/controller' serves the namespaces ` +
+      'of the workloads it is given');
   });
+
+  test('installed by another app and serving the namespace: fine, and nothing of it is emitted here', () => {
+    const chart = new Chart(Testing.app(), 'app', { namespace: 'shop' });
+    make(chart, ZoneController.fromInstalled({ workloadNamespaces: ['shop'], [feature]: true }));
+    const objects = Testing.synth(chart);
+    expect(objects.filter((o) => ['Deployment', 'Role', 'ClusterRole', 'CustomResourceDefinition'].includes(o.kind))).toEqual([]);
+    expect(warningsOf(chart)).toEqual([]);
+  });
+
+  test('installed by another app that does not serve the namespace: refused, naming what it serves', () => {
+    const chart = new Chart(Testing.app(), 'app', { namespace: 'shop' });
+    const installed = ZoneController.fromInstalled({ workloadNamespaces: ['blog', 'news'], [feature]: true });
+    expect(() => make(chart, installed)).toThrow(
+      `${kind} 'app/needs': controller="the installed controller cdk8s-zones-system/cdk8s-zones-controller" serves the namespaces blog, news ` +
+      '(its workloadNamespaces), not shop: add shop to them where it is installed, and to ZoneController.fromInstalled here');
+  });
+});
+
+test('two controllers of one app, apart: each serves exactly the constructs that name it', () => {
+  const app = Testing.app();
+  const a = new Chart(app, 'a');
+  const b = new Chart(app, 'b');
+  const first = new ZoneController(a, 'controller', { zoneAwareUpdate: true });
+  const second = new ZoneController(b, 'controller', { namespace: 'zones-b', name: 'zones-b', zoneAwareUpdate: true, installCrds: false });
+  new ZoneAwareUpdate(new Chart(app, 'shop', { namespace: 'shop' }), 'rollout', { controller: first, target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
+  new ZoneAwareUpdate(new Chart(app, 'blog', { namespace: 'blog' }), 'rollout', { controller: second, target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
+  expect(roleNamespaces(a)).toEqual(['cdk8s-zones-system', 'shop']);
+  expect(roleNamespaces(b)).toEqual(['zones-b', 'blog']);
+});
+
+test('ZoneController.fromInstalled: the installed controller as its app configured it', () => {
+  const installed = ZoneController.fromInstalled({ workloadNamespaces: ['shop'], namespace: 'zones', name: 'zc', zoneAnnotator: false, redisManager: true });
+  expect({ namespace: installed.namespace, name: installed.name, image: installed.image, reconcilers: installed.reconcilers })
+    .toEqual({ namespace: 'zones', name: 'zc', image: ZoneController.DEFAULT_IMAGE, reconcilers: ['redis'] });
+  expect(() => ZoneController.fromInstalled({ workloadNamespaces: ['shop'], zoneAnnotator: false }))
+    .toThrow('ZoneController.fromInstalled: zoneAnnotator=false leaves no reconciler enabled');
 });
 
 test('ZoneSource.controller needs the zone annotator, which would otherwise leave every pod waiting forever', () => {
@@ -84,7 +105,8 @@ test('ZoneSource.controller needs the zone annotator, which would otherwise leav
   expect(() => ZoneSource.controller(controller)).toThrow(
     "ZoneSource.controller: zoneController=\"ZoneController 'app/controller'\" runs no zone annotator (zoneAnnotator: false): no pod is ever annotated " +
     'with its zone, so every pod waits forever in its init container. Turn zoneAnnotator on for it');
-  expect(() => ZoneSource.controller({} as any)).toThrow('ZoneSource.controller: zoneController={} must be the installed ZoneController');
+  expect(() => ZoneSource.controller({} as any)).toThrow('ZoneSource.controller: zoneController={} must be a ZoneController of this app, or ZoneController.fromInstalled(...)');
+  expect(ZoneSource.controller(ZoneController.fromInstalled({ workloadNamespaces: ['logs'] })).zoneController?.reconcilers).toEqual(['zone-annotator']);
   const app = Testing.app();
   const annotating = new ZoneController(new Chart(app, 'platform'), 'controller');
   new ZoneAwareLokiStack(new Chart(app, 'logs'), 'loki', { topology, output: LokiOutput.DIRECT, zoneSource: ZoneSource.controller(annotating), s3: { bucket: 'logs' } });
@@ -92,11 +114,11 @@ test('ZoneSource.controller needs the zone annotator, which would otherwise leav
 });
 
 describe('the controller is installed once', () => {
-  test('a second ZoneController in one chart is refused at once', () => {
+  test('a second one of the same name and namespace in one chart: synth names each duplicate', () => {
     const chart = new Chart(Testing.app(), 'app');
     new ZoneController(chart, 'one');
-    expect(() => new ZoneController(chart, 'two', { zoneAwareUpdate: true })).toThrow(
-      "ZoneController 'app/two': chart 'app' already has ZoneController 'app/one': one controller serves the whole cluster; enable the features you need on that one");
+    new ZoneController(chart, 'two', { zoneAwareUpdate: true });
+    expect(() => Testing.synth(chart)).toThrow(/ZoneController 'app\/one': emits Namespace cdk8s-zones-system, which 'app\/two\/namespace' emits too/);
   });
 
   test('two in two charts that would emit the same objects: synth names each duplicate', () => {

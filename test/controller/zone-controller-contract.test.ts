@@ -19,9 +19,9 @@ test('ZoneController with every feature: each reconciler exists and each of its 
   });
   // What it serves, in the namespace 'shop': the rules on named objects come from these constructs.
   const shop = new Chart(app, 'shop', { namespace: 'shop' });
-  new ZoneAwareUpdate(shop, 'rollout', { target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
-  new ZoneDisruptionBudget(shop, 'budget', { selector: { app: 'db' }, maxUnavailable: 1 });
-  new ZonalRedisCluster(shop, 'cache', { topology: new ZoneTopology({ zones: ['a', 'b', 'c'] }), masters: 3, password: { name: 'pw', key: 'k' } });
+  new ZoneAwareUpdate(shop, 'rollout', { controller, target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
+  new ZoneDisruptionBudget(shop, 'budget', { controller, selector: { app: 'db' }, maxUnavailable: 1 });
+  new ZonalRedisCluster(shop, 'cache', { controller, topology: new ZoneTopology({ zones: ['a', 'b', 'c'] }), masters: 3, password: { name: 'pw', key: 'k' } });
   const objects = Testing.synth(chart);
   const roles = (scope: RuleScope) => {
     if (scope === 'cluster') return objects.filter((o) => o.kind === 'ClusterRole');

@@ -78,6 +78,7 @@ test('the direct output, over its props, keeps to the reference', () => {
       const zoneSource = p.zoneSource === 'perZone' ? ZoneSource.perZoneStatefulSets()
         : p.zoneSource === 'labels' ? ZoneSource.podTopologyLabels() : ZoneSource.controller(controller);
       new ZoneAwareLokiStack(chart, 'loki', {
+        controller,
         name: 'logs',
         namespace: 'logs',
         output: LokiOutput.DIRECT,

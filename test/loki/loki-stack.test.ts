@@ -277,7 +277,7 @@ describe('bad input', () => {
   });
 
   test('controller zone source without a controller', () => {
-    expect(() => ZoneSource.controller(undefined as any)).toThrow(/ZoneSource.controller: zoneController=undefined must be the installed ZoneController/);
+    expect(() => ZoneSource.controller(undefined as any)).toThrow(/ZoneSource.controller: zoneController=undefined is required: a ZoneController of this app, or ZoneController.fromInstalled/);
   });
 
   test('per-zone StatefulSets for a zone missing from the topology', () => {
@@ -387,14 +387,14 @@ describe('write survival (survival math)', () => {
 
 describe('direct output: how the ingesters roll out a change', () => {
   const IMAGE = 'ghcr.io/example/cdk8s-zones-controller:0.1.0';
-  /** The stack in one chart, optionally with a ZoneController (zoneAwareUpdate) in another chart of the same app, created before or after it. */
-  function app(props: Partial<ZoneAwareLokiStackProps>, controllerAt?: 'before' | 'after', controllerProps: object = { zoneAwareUpdate: true }) {
+  /** The stack in one chart, rolled by the ZoneController of another chart of the same app when `controllerProps` are given. */
+  function app(props: Partial<ZoneAwareLokiStackProps>, controllerProps?: object) {
     const a = Testing.app();
     const platform = new Chart(a, 'platform');
-    const addController = () => new ZoneController(platform, 'controller', { image: IMAGE, ...controllerProps });
-    if (controllerAt === 'before') addController();
+    const rolling = controllerProps && new ZoneController(platform, 'controller', { image: IMAGE, ...controllerProps });
     const chart = new Chart(a, 'logs', { disableResourceNameHashes: true });
     new ZoneAwareLokiStack(chart, 'loki', {
+      controller: rolling,
       topology,
       output: LokiOutput.DIRECT,
       namespace: 'logs',
@@ -403,13 +403,12 @@ describe('direct output: how the ingesters roll out a change', () => {
       s3: { bucket: 'logs', endpoint: 'minio:9000', credentialsSecretName: 'minio' },
       ...props,
     });
-    if (controllerAt === 'after') addController();
     return { a, chart, platform };
   }
   const ingesters = (objects: any[]) => objects.filter((o) => o.kind === 'StatefulSet');
 
-  test.each(['before', 'after'] as const)('with the app\'s ZoneController (created %s the stack): OnDelete, one ZoneAwareUpdate over every zone\'s ingesters, /ready checked', (at) => {
-    const { chart, platform } = app({}, at);
+  test('with a ZoneController of the app: OnDelete, one ZoneAwareUpdate over every zone\'s ingesters, /ready checked', () => {
+    const { chart, platform } = app({}, { zoneAwareUpdate: true });
     const objects = synth(chart);
     expect(ingesters(objects).map((s) => [s.metadata.name, s.spec.updateStrategy])).toEqual(['zone-a', 'zone-b', 'zone-c'].map((z) => [`loki-ingester-${z}`, { type: 'OnDelete' }]));
     const zau = only(objects, 'ZoneAwareUpdate');
@@ -433,41 +432,43 @@ describe('direct output: how the ingesters roll out a change', () => {
   });
 
   test('without one: a partitioned RollingUpdate that rolls nothing until a zone\'s partition is lowered, and a warning that says so', () => {
-    const { chart } = app({}, 'after', { zoneAwareUpdate: false, zoneAnnotator: true });
+    const { chart } = app({});
     const objects = synth(chart);
     expect(ingesters(objects).map((s) => s.spec.updateStrategy)).toEqual(Array(3).fill({ type: 'RollingUpdate', rollingUpdate: { partition: 2 } }));
     expect(objects.filter((o) => o.kind === 'ZoneAwareUpdate')).toEqual([]);
-    expect(warningsOf(chart)).toEqual([expect.stringContaining('no ZoneController with zoneAwareUpdate in this app: the ingester StatefulSets use a partitioned RollingUpdate')]);
+    expect(warningsOf(chart)).toEqual([expect.stringContaining('no controller: the ingester StatefulSets use a partitioned RollingUpdate')]);
   });
 
   test('one StatefulSet for every zone (pod topology labels): the partition is all its pods; zone-aware it is a group of one', () => {
     const partitioned = synth(app({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35', ingesterRollout: IngesterRollout.PARTITIONED }).chart);
     expect(ingesters(partitioned).map((s) => s.spec.updateStrategy)).toEqual([{ type: 'RollingUpdate', rollingUpdate: { partition: 6 } }]);
-    const rolled = synth(app({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35' }, 'before').chart);
+    const rolled = synth(app({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35' }, { zoneAwareUpdate: true }).chart);
     expect(only(rolled, 'ZoneAwareUpdate').spec.statefulsets).toEqual(['loki-ingester']);
   });
 
-  test('PARTITIONED keeps the partition even with a controller, without a warning', () => {
-    const { chart } = app({ ingesterRollout: IngesterRollout.PARTITIONED }, 'before', { zoneAwareUpdate: true, workloadNamespaces: ['logs'] });
+  test('PARTITIONED keeps the partition, without a warning', () => {
+    const { chart } = app({ ingesterRollout: IngesterRollout.PARTITIONED });
     const objects = synth(chart);
     expect(objects.filter((o) => o.kind === 'ZoneAwareUpdate')).toEqual([]);
     expect(ingesters(objects)[0].spec.updateStrategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { partition: 2 } });
     expect(warningsOf(chart)).toEqual([]);
   });
 
-  test('ZONE_AWARE needs the controller: in this app, or installed elsewhere (then a warning says what it must run)', () => {
-    const { a } = app({ ingesterRollout: IngesterRollout.ZONE_AWARE });
-    expect(() => a.synth()).toThrow(/needs a ZoneController with zoneAwareUpdate: true in this app/);
-    const elsewhere = app({ controllerInstalledElsewhere: true });
+  test('ZONE_AWARE needs a controller running zoneAwareUpdate: of this app, or installed by another', () => {
+    const needs = "ZoneAwareLokiStack 'logs/loki': controller=undefined must name a controller running zone-aware-update (zoneAwareUpdate: true) to roll the ingesters zone by zone";
+    expect(() => app({ ingesterRollout: IngesterRollout.ZONE_AWARE })).toThrow(needs);
+    expect(() => app({ ingesterRollout: IngesterRollout.ZONE_AWARE }, { zoneAnnotator: true }))
+      .toThrow("ZoneAwareLokiStack 'logs/loki': controller=\"ZoneController 'platform/controller'\" must name a controller running zone-aware-update");
+    const elsewhere = app({ controller: ZoneController.fromInstalled({ workloadNamespaces: ['logs'], zoneAwareUpdate: true }) });
     expect(only(synth(elsewhere.chart), 'ZoneAwareUpdate').spec.statefulsets).toHaveLength(3);
-    expect(warningsOf(elsewhere.chart)).toEqual([expect.stringContaining('needs the cdk8s-zones controller with zoneAwareUpdate')]);
+    expect(warningsOf(elsewhere.chart)).toEqual([]);
   });
 
-  test('the rollout props: the operator output refuses them; PARTITIONED refuses a controller installed elsewhere', () => {
+  test('the rollout props: the operator output refuses them; PARTITIONED refuses a controller', () => {
     expect(() => operator({ ingesterRollout: IngesterRollout.ZONE_AWARE })).toThrow('ingesterRollout="zone-aware" only applies to output LokiOutput.DIRECT');
-    expect(() => operator({ controllerInstalledElsewhere: true })).toThrow('controllerInstalledElsewhere=true only applies to output LokiOutput.DIRECT');
+    expect(() => operator({ controller })).toThrow("ZoneAwareLokiStack 'test/loki': controller=[ZoneController] only applies to output LokiOutput.DIRECT");
     expect(() => direct({ ingesterRollout: 'sideways' as any })).toThrow('ingesterRollout="sideways" must be');
-    expect(() => direct({ ingesterRollout: IngesterRollout.PARTITIONED, controllerInstalledElsewhere: true }))
-      .toThrow("ZoneAwareLokiStack 'test/loki': controllerInstalledElsewhere=true names the controller that rolls the ingesters, but ingesterRollout is IngesterRollout.PARTITIONED");
+    expect(() => direct({ ingesterRollout: IngesterRollout.PARTITIONED, controller }))
+      .toThrow("ZoneAwareLokiStack 'test/loki': controller=\"ZoneController 'test/zones'\" names the controller that rolls the ingesters, but ingesterRollout is IngesterRollout.PARTITIONED");
   });
 });

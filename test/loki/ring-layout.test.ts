@@ -11,8 +11,9 @@ import { cortexFlags, lokiRing } from '../integration/cortex/ring-layout';
 
 function objects(props: { zones?: string[]; replicationFactor?: number; perZone?: number; zoneSource?: ZoneSource } = {}): any[] {
   const chart = new Chart(Testing.app(), 'c', { disableResourceNameHashes: true });
-  new ZoneController(chart, 'zones', { workloadNamespaces: ['logs'], zoneAwareUpdate: true }); // rolls the ingesters out
+  const controller = new ZoneController(chart, 'zones', { workloadNamespaces: ['logs'], zoneAwareUpdate: true }); // rolls the ingesters out
   new ZoneAwareLokiStack(chart, 'loki', {
+    controller,
     name: 'logs',
     namespace: 'logs',
     output: LokiOutput.DIRECT,

@@ -1,7 +1,8 @@
 import { App, Chart, Duration, Testing } from 'cdk8s';
 import { failoverOptions } from '../../controller/src/redis/manager';
 import {
-  RedisShardLayout, WebhookFailurePolicy, WebhookTls, ZonalRedisCluster, ZonalRedisClusterProps, ZoneController, ZoneControllerProps, ZoneTopology,
+  IZoneController, RedisShardLayout, WebhookFailurePolicy, WebhookTls, ZonalRedisCluster, ZonalRedisClusterProps, ZoneController,
+  ZoneControllerProps, ZoneTopology,
 } from '../../src';
 import { warningsOf } from '../../src/shared/warnings';
 
@@ -11,14 +12,13 @@ const password = { name: 'redis-password', key: 'password' };
 /** The cluster's chart, in an app whose platform chart installs the controller (as a GitOps repository would). */
 function synth(props: Partial<ZonalRedisClusterProps> = {}, controller: ZoneControllerProps = { redisManager: true }): any[] {
   const app = Testing.app();
-  new ZoneController(new Chart(app, 'platform'), 'controller', controller);
-  return synthIn(app, props);
+  return synthIn(app, new ZoneController(new Chart(app, 'platform'), 'controller', controller), props);
 }
 
 /** The cluster's chart has a namespace, as a controller that serves it requires. */
-function synthIn(app: App, props: Partial<ZonalRedisClusterProps> = {}): any[] {
+function synthIn(app: App, controller: IZoneController, props: Partial<ZonalRedisClusterProps> = {}): any[] {
   const chart = new Chart(app, 'test', { namespace: 'data' });
-  new ZonalRedisCluster(chart, 'redis', { topology, masters: 3, password, ...props } as ZonalRedisClusterProps);
+  new ZonalRedisCluster(chart, 'redis', { controller, topology, masters: 3, password, ...props } as ZonalRedisClusterProps);
   return Testing.synth(chart);
 }
 
@@ -215,8 +215,9 @@ describe('ZonalRedisCluster password: required, from a Secret key, through an in
   });
 
   test('left out: a synth-time error naming the construct, the prop and the rule', () => {
-    const chart = new Chart(Testing.app(), 'test');
-    expect(() => new ZonalRedisCluster(chart, 'redis', { topology, masters: 3 } as ZonalRedisClusterProps)).toThrow(
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'data' });
+    const controller = ZoneController.fromInstalled({ workloadNamespaces: ['data'], redisManager: true });
+    expect(() => new ZonalRedisCluster(chart, 'redis', { controller, topology, masters: 3 } as ZonalRedisClusterProps)).toThrow(
       "ZonalRedisCluster 'test/redis': password=undefined is required: a RedisPasswordSecret, { name, key } of a Secret created outside the app "
       + 'that holds the password (a Redis Cluster is never left open)');
   });
@@ -231,12 +232,9 @@ describe('ZonalRedisCluster disruption budget: never a master and its replica at
     expect(zdb.spec).toEqual({ selector: { matchLabels: { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': 'redis' } }, maxUnavailable: 2 });
   });
 
-  test('whichever is created first: the controller after the cluster gives the same output', () => {
-    const app = Testing.app();
-    const chart = new Chart(app, 'test', { namespace: 'data' });
-    new ZonalRedisCluster(chart, 'redis', { topology, masters: 3, password });
-    new ZoneController(new Chart(app, 'platform'), 'controller', zdbController);
-    expect(Testing.synth(chart)).toEqual(synth({}, zdbController));
+  test('a controller installed by another app that enforces zone disruption budgets in the namespace: the same output', () => {
+    const installed = ZoneController.fromInstalled({ workloadNamespaces: ['data'], redisManager: true, zoneDisruptionBudget: true });
+    expect(synthIn(Testing.app(), installed)).toEqual(synth({}, zdbController));
   });
 
   test.each([
@@ -250,11 +248,11 @@ describe('ZonalRedisCluster disruption budget: never a master and its replica at
       .toEqual([['PodDisruptionBudget', 1]]);
   });
 
-  test('a NetworkPolicy: the bus between the cluster\'s pods only, 6379 from clients and the app\'s controller', () => {
+  test('a NetworkPolicy: the bus between the cluster\'s pods only, 6379 from clients and the cluster\'s controller', () => {
     const app = Testing.app();
-    new ZoneController(new Chart(app, 'platform'), 'controller', { redisManager: true });
+    const controller = new ZoneController(new Chart(app, 'platform'), 'controller', { redisManager: true });
     const cache = new Chart(app, 'test', { namespace: 'data' });
-    new ZonalRedisCluster(cache, 'redis', { topology, masters: 3, password, networkPolicy: { clients: [{ podLabels: { app: 'web' } }] } });
+    new ZonalRedisCluster(cache, 'redis', { controller, topology, masters: 3, password, networkPolicy: { clients: [{ podLabels: { app: 'web' } }] } });
     const own = { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': 'redis' };
     expect(Testing.synth(cache).find((o) => o.kind === 'NetworkPolicy').spec).toEqual({
       podSelector: { matchLabels: own },
@@ -271,17 +269,19 @@ describe('ZonalRedisCluster disruption budget: never a master and its replica at
         },
       ],
     });
-    // a controller elsewhere is not known: the user names it among the clients
-    const elsewhere = new Chart(Testing.app(), 'test', { namespace: 'data' });
-    new ZonalRedisCluster(elsewhere, 'redis', { topology, masters: 3, password, controllerInstalledElsewhere: true });
-    expect(Testing.synth(elsewhere).find((o) => o.kind === 'NetworkPolicy').spec.ingress).toHaveLength(2);
+    // a controller another app installs: its pods, where that app runs them
+    const installed = ZoneController.fromInstalled({ workloadNamespaces: ['data'], namespace: 'platform', name: 'zones', redisManager: true });
+    const policy = synthIn(Testing.app(), installed).find((o) => o.kind === 'NetworkPolicy');
+    expect(policy.spec.ingress[2].from).toEqual([{
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'platform' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'cdk8s-zones-controller', 'app.kubernetes.io/instance': 'zones' } },
+    }]);
   });
 
   test('the controller may read this cluster\'s Secret and ConfigMaps by name, in its namespace only', () => {
     const app = Testing.app();
     const platform = new Chart(app, 'platform');
-    new ZoneController(platform, 'controller', { redisManager: true, zoneAnnotator: false });
-    synthIn(app);
+    synthIn(app, new ZoneController(platform, 'controller', { redisManager: true, zoneAnnotator: false }));
     const roles = Testing.synth(platform).filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole');
     expect(roles.map((r) => `${r.kind}/${r.metadata.namespace}`)).toEqual(['Role/cdk8s-zones-system', 'Role/data']);
     expect(roles[1].rules).toEqual([
@@ -306,10 +306,11 @@ describe('ZonalRedisCluster disruption budget: never a master and its replica at
     expect(args).toEqual(expect.arrayContaining(['--redis-namespaces', 'data']));
   });
 
-  test('a controller installed by another app: a warning, and one pod at a time', () => {
-    const chart = new Chart(Testing.app(), 'test');
-    const redis = new ZonalRedisCluster(chart, 'redis', { topology, masters: 3, password, controllerInstalledElsewhere: true });
+  test('a controller installed by another app that enforces no zone disruption budget: no warning, and one pod at a time', () => {
+    const chart = new Chart(Testing.app(), 'test', { namespace: 'data' });
+    const installed = ZoneController.fromInstalled({ workloadNamespaces: ['data'], redisManager: true });
+    const redis = new ZonalRedisCluster(chart, 'redis', { controller: installed, topology, masters: 3, password });
     expect(kinds(Testing.synth(chart))).toContain('PodDisruptionBudget/redis');
-    expect(warningsOf(redis)).toEqual([expect.stringMatching(/needs the cdk8s-zones controller with redisManager .* controllerInstalledElsewhere says it runs outside this app/)]);
+    expect(warningsOf(redis)).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
 import { Chart, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds } from '../../src';
-import { only, synth, testChart } from '../util';
+import { INSTALLED_CONTROLLER, only, SERVED_NAMESPACE, synth, testChart } from '../util';
 
-/** The controller that acts on these resources runs outside the test apps (the requirement itself: test/controller/requirements.test.ts). */
-const elsewhere = { controllerInstalledElsewhere: true };
+/** The controller that acts on these resources runs outside the test apps (the wiring itself: test/controller/requirements.test.ts). */
+const elsewhere = { controller: INSTALLED_CONTROLLER };
 
 function onDeleteStatefulSet(chart: Chart, strategy = kplus.StatefulSetUpdateStrategy.onDelete()): kplus.StatefulSet {
   return new kplus.StatefulSet(chart, 'db', {
@@ -16,7 +16,7 @@ function onDeleteStatefulSet(chart: Chart, strategy = kplus.StatefulSetUpdateStr
 
 describe('ZoneAwareUpdate', () => {
   test('emits the custom resource for a cdk8s-plus OnDelete StatefulSet', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const sts = onDeleteStatefulSet(chart);
     new ZoneAwareUpdate(chart, 'rollout', {
       ...elsewhere,
@@ -37,7 +37,7 @@ describe('ZoneAwareUpdate', () => {
   });
 
   test('a Deployment target is paused, so only the controller rolls it', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const web = new kplus.Deployment(chart, 'web', { replicas: 6, strategy: kplus.DeploymentStrategy.recreate(), containers: [{ image: 'nginx', portNumber: 8080 }] });
     new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.deployment(web), maxUnavailable: 2, exponentialFactor: 0, dryRun: true, name: 'web' });
     const objects = synth(chart);
@@ -46,7 +46,7 @@ describe('ZoneAwareUpdate', () => {
   });
 
   test('refuses a Deployment that does not use Recreate', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const web = new kplus.Deployment(chart, 'web', { containers: [{ image: 'nginx', portNumber: 8080 }] });
     new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.deployment(web), maxUnavailable: 1 });
     // checked as synthesized: whatever sets the strategy (any cdk8s-plus, a raw object, a patch) is seen
@@ -54,7 +54,7 @@ describe('ZoneAwareUpdate', () => {
   });
 
   test('a StatefulSet by name, in an explicit namespace', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSetName('kafka'), maxUnavailable: 1, namespace: 'data' });
     const zau = only(synth(chart), 'ZoneAwareUpdate');
     expect(zau.metadata.namespace).toBe('data');
@@ -62,7 +62,7 @@ describe('ZoneAwareUpdate', () => {
   });
 
   test('refuses a StatefulSet that does not use OnDelete', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const sts = onDeleteStatefulSet(chart, kplus.StatefulSetUpdateStrategy.rollingUpdate());
     new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1 });
     expect(() => synth(chart)).toThrow("ZoneAwareUpdate 'test/rollout': target=\"StatefulSet test-db with updateStrategy RollingUpdate\" must use OnDelete");
@@ -83,7 +83,7 @@ describe('ZoneAwareUpdate', () => {
     [{ readyCheck: { path: '/ready', port: 0 } }, 'readyCheck.port=0 must be an integer from 1 to 65535'],
     [{ readyCheck: { path: '/ready' } }, 'readyCheck.port=undefined is required'],
   ])('refuses %p', (override, message) => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const sts = new kplus.StatefulSet(chart, 'db', {
       metadata: { namespace: 'data' }, strategy: kplus.StatefulSetUpdateStrategy.onDelete(), containers: [{ image: 'postgres:17', portNumber: 5432 }],
     });
@@ -97,7 +97,7 @@ describe('ZoneAwareUpdate of a group of StatefulSets', () => {
     new kplus.StatefulSet(chart, `ingester-${zone}`, { metadata: { namespace }, strategy, containers: [{ image: 'loki:3', portNumber: 3100 }] });
 
   test('names every StatefulSet of the group and carries the ready check', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const group = ['a', 'b', 'c'].map((z) => member(chart, z, 'logs'));
     new ZoneAwareUpdate(chart, 'rollout', {
       ...elsewhere, target: RolloutTarget.statefulSetGroup(group), maxUnavailable: 2, readyCheck: { path: '/ready', port: 3100 },
@@ -110,7 +110,7 @@ describe('ZoneAwareUpdate of a group of StatefulSets', () => {
   });
 
   test('by names', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSetGroupNames(['x', 'y']), maxUnavailable: 1, namespace: 'data' });
     expect(only(synth(chart), 'ZoneAwareUpdate').spec.statefulsets).toEqual(['x', 'y']);
   });
@@ -127,7 +127,7 @@ describe('ZoneAwareUpdate of a group of StatefulSets', () => {
   });
 
   test('refuses a member that is not OnDelete, or in another namespace', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const rolling = [member(chart, 'a', 'logs'), member(chart, 'b', 'logs', kplus.StatefulSetUpdateStrategy.rollingUpdate())];
     new ZoneAwareUpdate(chart, 'r1', { ...elsewhere, target: RolloutTarget.statefulSetGroup(rolling), maxUnavailable: 1 });
     expect(() => synth(chart))
@@ -140,7 +140,7 @@ describe('ZoneAwareUpdate of a group of StatefulSets', () => {
 
 describe('ZoneDisruptionBudget', () => {
   test('guards a workload by its selector', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const sts = onDeleteStatefulSet(chart);
     new ZoneDisruptionBudget(chart, 'budget', { ...elsewhere, workload: sts, maxUnavailable: '10%' });
     const objects = synth(chart);
@@ -151,7 +151,7 @@ describe('ZoneDisruptionBudget', () => {
   });
 
   test('by labels, dry run', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     new ZoneDisruptionBudget(chart, 'budget', { ...elsewhere, selector: { app: 'kafka' }, maxUnavailable: 2, dryRun: true, name: 'kafka' });
     expect(only(synth(chart), 'ZoneDisruptionBudget', 'kafka').spec).toEqual({ selector: { matchLabels: { app: 'kafka' } }, maxUnavailable: 2, dryRun: true });
   });
@@ -164,14 +164,14 @@ describe('ZoneDisruptionBudget', () => {
     [{ maxUnavailable: 1, selector: { 'a b': 'x' } }, 'selector key="a b" is not a valid label key'],
     [{ maxUnavailable: 1, selector: { app: 'a b' } }, 'selector["app"]="a b" is not a valid label value'],
   ])('refuses %p', (props, message) => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     expect(() => new ZoneDisruptionBudget(chart, 'budget', { ...elsewhere, ...props })).toThrow(`ZoneDisruptionBudget 'test/budget': ${message}`);
   });
 });
 
 describe('ZoneRolloutCrds', () => {
   test('both CRDs: group cdk8s-zones.dev, v1alpha1, status subresource, int-or-string maxUnavailable', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     new ZoneRolloutCrds(chart, 'crds');
     const objects = synth(chart);
     expect(objects.map((o) => o.metadata.name)).toEqual(['zoneawareupdates.cdk8s-zones.dev', 'zonedisruptionbudgets.cdk8s-zones.dev']);

@@ -8,10 +8,11 @@ import * as plus28 from 'cdk8s-plus-28';
 import * as plus33 from 'cdk8s-plus-33';
 import { Construct } from 'constructs';
 import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, Zonal, ZoneTopology } from '../../src';
-import { only, synth, testChart } from '../util';
+import { INSTALLED_CONTROLLER, only, SERVED_NAMESPACE, synth, testChart } from '../util';
 
 const zones = new ZoneTopology({ zones: ['a', 'b', 'c'] });
-const elsewhere = { controllerInstalledElsewhere: true };
+/** The controller that acts on these resources runs outside the test apps (the wiring itself: test/controller/requirements.test.ts). */
+const elsewhere = { controller: INSTALLED_CONTROLLER };
 const container = { image: 'registry.k8s.io/e2e-test-images/agnhost:2.53', portNumber: 8080 };
 type Kind = 'Deployment' | 'StatefulSet' | 'Job';
 
@@ -53,7 +54,7 @@ describe.each(Object.keys(FLAVOURS))('%s', (flavour) => {
   const make = FLAVOURS[flavour];
 
   test.each(['Deployment', 'StatefulSet', 'Job'] as Kind[])('Zonal.spread on a %s: both constraints select its pods as synthesized, zone affinity', (kind) => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const w = make(chart, 'w', kind);
     Zonal.spread(w, { topology: zones });
     const manifest = only(synth(chart), kind);
@@ -68,7 +69,7 @@ describe.each(Object.keys(FLAVOURS))('%s', (flavour) => {
   });
 
   test('Zonal.pinToZone and spreadAcrossHosts', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const w = make(chart, 'w', 'StatefulSet');
     Zonal.pinToZone(w, { topology: zones, zone: 'b' });
     Zonal.spreadAcrossHosts(w, { topology: zones, maxSkew: 2 });
@@ -80,7 +81,7 @@ describe.each(Object.keys(FLAVOURS))('%s', (flavour) => {
 
   test('ZoneDisruptionBudget.workload takes its selector as synthesized', () => {
     for (const kind of ['Deployment', 'StatefulSet', 'Job'] as Kind[]) {
-      const chart = testChart();
+      const chart = testChart(SERVED_NAMESPACE);
       const w = make(chart, 'w', kind);
       new ZoneDisruptionBudget(chart, 'budget', { ...elsewhere, workload: w, maxUnavailable: 1 });
       const objects = synth(chart);
@@ -93,7 +94,7 @@ describe.each(Object.keys(FLAVOURS))('%s', (flavour) => {
 
 describe('RolloutTarget with cdk8s-plus-33 and raw objects', () => {
   test('a cdk8s-plus-33 OnDelete StatefulSet and a Recreate Deployment (paused)', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const sts = new plus33.StatefulSet(chart, 'db', { containers: [container], strategy: plus33.StatefulSetUpdateStrategy.onDelete() });
     const web = new plus33.Deployment(chart, 'web', { containers: [container], strategy: plus33.DeploymentStrategy.recreate() });
     new ZoneAwareUpdate(chart, 'r1', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1, name: 'db' });
@@ -105,13 +106,13 @@ describe('RolloutTarget with cdk8s-plus-33 and raw objects', () => {
   });
 
   test('a group of raw KubeStatefulSets; one that is not OnDelete is refused at synth', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const onDelete = { updateStrategy: { type: 'OnDelete' } };
     const group = ['a', 'b'].map((z) => new plus33.k8s.KubeStatefulSet(chart, `ing-${z}`, { metadata: { name: `ing-${z}` }, spec: rawSpec(`ing-${z}`, { serviceName: 'ing', ...onDelete }) }));
     new ZoneAwareUpdate(chart, 'r', { ...elsewhere, target: RolloutTarget.statefulSetGroup(group), maxUnavailable: 1 });
     expect(only(synth(chart), 'ZoneAwareUpdate').spec.statefulsets).toEqual(['ing-a', 'ing-b']);
 
-    const bad = testChart();
+    const bad = testChart(SERVED_NAMESPACE);
     const rolling = new plus28.k8s.KubeStatefulSet(bad, 'ing', { metadata: { name: 'ing' }, spec: rawSpec('ing', { serviceName: 'ing' }) });
     new ZoneAwareUpdate(bad, 'r', { ...elsewhere, target: RolloutTarget.statefulSet(rolling), maxUnavailable: 1 });
     expect(() => synth(bad)).toThrow("ZoneAwareUpdate 'test/r': target=\"StatefulSet ing with updateStrategy RollingUpdate\" must use OnDelete");
@@ -120,7 +121,7 @@ describe('RolloutTarget with cdk8s-plus-33 and raw objects', () => {
 
 describe('composition with what is added after the call', () => {
   test('cdk8s-plus-33 node affinity added later: the zone requirement is in every required term', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const d = new plus33.Deployment(chart, 'w', { containers: [container] });
     Zonal.spread(d, { topology: zones });
     d.scheduling.attract(plus33.Node.labeled(plus33.NodeLabelQuery.is('disk', 'ssd')));
@@ -129,7 +130,7 @@ describe('composition with what is added after the call', () => {
   });
 
   test('a raw object\'s own affinity and JSON patches (added after the call) are kept', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const d = new plus28.k8s.KubeDeployment(chart, 'w', {
       spec: rawSpec('w', {
         template: {
@@ -159,12 +160,12 @@ describe('anything else is refused with the call, the prop and the rule', () => 
     ['null', () => null, 'Zonal.spread: workload=null must be'],
     ['a string', () => 'web', 'Zonal.spread: workload="web" must be'],
   ])('%s', (_what, make, message) => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     expect(() => Zonal.spread(make(chart) as any, { topology: zones })).toThrow(message);
   });
 
   test('the other APIs say who and which prop', () => {
-    const chart = testChart();
+    const chart = testChart(SERVED_NAMESPACE);
     const cm = new plus28.ConfigMap(chart, 'cm');
     const deployment = new plus33.Deployment(chart, 'd', { containers: [container] });
     expect(() => RolloutTarget.statefulSet(cm)).toThrow("RolloutTarget.statefulSet: statefulSet 'test/cm' is a ConfigMap, not one of StatefulSet");

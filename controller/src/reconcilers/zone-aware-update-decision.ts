@@ -9,6 +9,7 @@ import { statusHolds } from './status';
 import {
   deploymentPods, deploymentProblem, newReplicaSet, ownedReplicaSets, resize, runsTemplate, Scaling, scalingFor, TEMPLATE_HASH_LABEL, unsettled,
 } from './zone-aware-update-deployment';
+import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
 import { oldReplicasByZone, planUpdate, RolloutPod, RolloutState, UpdateDecision } from '../../../src/rollout/update-plan';
@@ -17,18 +18,8 @@ import { conditionHolds, isControlledBy, KubeObject } from '../kube/api';
 /** The StatefulSet pod label holding the revision the pod was created from. */
 export const REVISION_LABEL = 'controller-revision-hash';
 
-export interface ZauStatus {
-  readonly observedGeneration?: number;
-  readonly currentRevision?: string;
-  readonly updateRevision?: string;
-  readonly step: number;
-  readonly oldReplicas: number;
-  readonly zones: Array<{ zone: string; oldReplicas: number }>;
-  readonly paused: boolean;
-  readonly phase: 'Rolling' | 'Waiting' | 'Paused' | 'Done' | 'Error';
-  readonly message: string;
-  readonly lastDeleted?: string[];
-}
+/** The status the reconciler writes: the contract's. */
+export type ZauStatus = ZoneAwareUpdateStatus;
 
 export type ZauAction =
   /** Delete these pods (namespace of the ZoneAwareUpdate), then write `status`. */
@@ -162,7 +153,8 @@ interface Workload {
 
 export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   const { zau } = input;
-  const spec = zau.spec ?? {};
+  // as the API server admitted it (the CRD's schema): a partial spec is reported, not trusted
+  const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
   const previous = persistedState(zau);
   const base = { observedGeneration: zau.metadata.generation, step: previous?.step ?? 0, oldReplicas: 0, zones: [], paused: false };
   const status = (phase: ZauStatus['phase'], message: string): ZauAction => ({
@@ -241,6 +233,7 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   const failures = input.readyCheckFailures;
   if (failures?.size) workload = { ...workload, pods: workload.pods.map((p) => (p.ready && failures.has(p.name) ? { ...p, ready: false } : p)) };
 
+  if (spec.maxUnavailable === undefined) return status('Error', 'spec.maxUnavailable is required');
   let maxUnavailable: number;
   try {
     maxUnavailable = scaleMaxUnavailable(spec.maxUnavailable, workload.replicas, 'down');

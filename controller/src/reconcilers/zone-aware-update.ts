@@ -9,6 +9,7 @@
 import { patchStatus, statusHolds } from './status';
 import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL } from '../../../src/contract/rollout';
+import { ZoneAwareUpdateSpec } from '../../../src/contract/rollout-resources';
 import {
   conditionHolds, controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
 } from '../kube/api';
@@ -93,11 +94,11 @@ const workloadKey = (namespace: string | undefined, kind: 'StatefulSet' | 'Deplo
 /** The workloads a ZoneAwareUpdate names (its index keys). */
 function workloadsOf(zau: KubeObject): string[] {
   const { namespace } = zau.metadata;
-  const group: unknown[] = Array.isArray(zau.spec?.statefulsets) ? zau.spec.statefulsets : [];
+  const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
   return [
-    ...(zau.spec?.statefulset ? [workloadKey(namespace, 'StatefulSet', zau.spec.statefulset)] : []),
-    ...group.filter((n): n is string => typeof n === 'string').map((n) => workloadKey(namespace, 'StatefulSet', n)),
-    ...(zau.spec?.deployment ? [workloadKey(namespace, 'Deployment', zau.spec.deployment)] : []),
+    ...(spec.statefulset ? [workloadKey(namespace, 'StatefulSet', spec.statefulset)] : []),
+    ...(spec.statefulsets ?? []).map((n) => workloadKey(namespace, 'StatefulSet', n)),
+    ...(spec.deployment ? [workloadKey(namespace, 'Deployment', spec.deployment)] : []),
   ];
 }
 
@@ -190,22 +191,21 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
   /** What the decision reads of one ZoneAwareUpdate's world, from the caches' indexes. */
   const inputOf = async (zau: KubeObject): Promise<ZauInput> => {
     const namespace = zau.metadata.namespace!;
-    const statefulSet = zau.spec?.statefulset ? statefulSets.get(`${namespace}/${zau.spec.statefulset}`) : undefined;
-    const group = Array.isArray(zau.spec?.statefulsets)
-      ? (zau.spec.statefulsets as unknown[]).map((n) => statefulSets.get(`${namespace}/${n}`)).filter((s): s is KubeObject => s !== undefined)
-      : undefined;
-    const deployment = zau.spec?.deployment ? deployments.get(`${namespace}/${zau.spec.deployment}`) : undefined;
+    const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
+    const statefulSet = spec.statefulset ? statefulSets.get(`${namespace}/${spec.statefulset}`) : undefined;
+    const group = spec.statefulsets?.map((n) => statefulSets.get(`${namespace}/${n}`)).filter((s): s is KubeObject => s !== undefined);
+    const deployment = spec.deployment ? deployments.get(`${namespace}/${spec.deployment}`) : undefined;
     const owned = deployment?.metadata.uid ? replicaSets.byIndex('controller', deployment.metadata.uid) : [];
     const owners = group ?? (statefulSet ? [statefulSet] : owned);
     const workloadPods = owners.flatMap((o) => (o.metadata.uid ? pods.byIndex('controller', o.metadata.uid) : []));
-    const url: string | undefined = zau.spec?.pauseCondition?.prometheusQueryUrl;
-    const check = zau.spec?.readyCheck;
+    const url = spec.pauseCondition?.prometheusQueryUrl;
+    const check = spec.readyCheck;
     return {
       zau,
       statefulSet,
       statefulSets: group,
       deployment,
-      replicaSets: zau.spec?.deployment ? owned : undefined,
+      replicaSets: spec.deployment ? owned : undefined,
       pods: workloadPods,
       nodeLabels: (node) => nodes.get(node)?.metadata.labels,
       topologyKeys: ctx.settings.topologyKeys,

@@ -6,12 +6,13 @@
  * `reserved`: evictions allowed while the deciding request was waiting and not confirmed within its wait
  * (zone-disruption-budget.ts explains the reservations).
  */
+import { ZoneDisruptionBudgetSpec, ZoneDisruptionBudgetStatus } from '../../../src/contract/rollout-resources';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import {
   Budget, BudgetOwner, BudgetPod, computeBudget, evictionVerdict, EvictionVerdict, missingPods,
 } from '../../../src/rollout/disruption-budget';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
-import { Selector, selectorMatches } from '../../../src/topology/selector';
+import { Selector, selectorMatches } from '../../../src/shared/label-selector';
 import { conditionHolds, isControlledBy, KubeObject, keyOf } from '../kube/api';
 
 /** Where a StatefulSet pod's volume was provisioned: the scheduler writes the node on the claim. */
@@ -69,7 +70,8 @@ function knownZone(world: BudgetWorld, sts: KubeObject, podName: string): string
 
 /** The selected pods' budget: existing pods plus the ones their owners want but do not have (bug 28). */
 export function budgetOf(zdb: KubeObject, world: BudgetWorld): { budget: Budget; pods: KubeObject[] } {
-  const selector: Selector = zdb.spec.selector;
+  const spec: ZoneDisruptionBudgetSpec = zdb.spec;
+  const selector: Selector = spec.selector;
   const pods = world.pods.filter((p) => selectorMatches(selector, p.metadata.labels ?? {}));
   const owners: BudgetOwner[] = world.owners
     .filter((o) => (o.spec?.replicas ?? 1) > 0 && selectorMatches(selector, o.spec?.template?.metadata?.labels ?? {}))
@@ -91,13 +93,13 @@ export function budgetOf(zdb: KubeObject, world: BudgetWorld): { budget: Budget;
     });
   const missing = missingPods(owners);
   const expected = pods.length + missing.length;
-  const maxUnavailable = scaleMaxUnavailable(zdb.spec.maxUnavailable, expected, 'up');
+  const maxUnavailable = scaleMaxUnavailable(spec.maxUnavailable, expected, 'up');
   const known = new Map(owners.flatMap((o) => Object.entries(o.knownZones ?? {})));
   return { budget: computeBudget({ pods: pods.map((p) => budgetPod(world, p, known.get(p.metadata.name))), missing, maxUnavailable }), pods };
 }
 
 /** The ZoneDisruptionBudget status for `budget`. */
-export function budgetStatus(zdb: KubeObject, budget: Budget): object {
+export function budgetStatus(zdb: KubeObject, budget: Budget): ZoneDisruptionBudgetStatus {
   return {
     observedGeneration: zdb.metadata.generation,
     expectedPods: budget.expected,

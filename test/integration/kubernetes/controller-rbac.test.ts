@@ -42,9 +42,10 @@ function synthesize(): { objects: KubeObject[]; controller: ZoneController } {
     installCrds: false,
   });
   const apps = new Chart(app, 'apps', { namespace: appsNs });
-  new ZoneDisruptionBudget(apps, 'db-budget', { name: 'db', selector: { app: 'db' }, maxUnavailable: 1 });
-  new ZoneAwareUpdate(apps, 'db-rollout', { name: 'db', target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
+  new ZoneDisruptionBudget(apps, 'db-budget', { controller: zones, name: 'db', selector: { app: 'db' }, maxUnavailable: 1 });
+  new ZoneAwareUpdate(apps, 'db-rollout', { controller: zones, name: 'db', target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
   new ZonalRedisCluster(apps, 'cache', {
+    controller: zones,
     name: REDIS,
     topology: new ZoneTopology({ zones: [...info.zones] }),
     masters: 3,

@@ -27,6 +27,7 @@ import { RedisHealth } from '../../../controller/src/redis/health';
 import {
   CONTROLLER_REVISION_LABEL, LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, STATUS_KEY, layoutConfigMapName, statusConfigMapName,
 } from '../../../src/contract/redis';
+import { ZoneController } from '../../../src/controller/zone-controller';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
@@ -61,16 +62,17 @@ interface Shape {
 
 function manifests(shape: Shape): KubeObject[] {
   const app = new App();
-  const chart = new Chart(app, 'redis-day2', { disableResourceNameHashes: true });
+  const chart = new Chart(app, 'redis-day2', { namespace: ns, disableResourceNameHashes: true });
   new ApiObject(chart, 'password', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'redis-password' }, stringData: { password: PASSWORD } });
   new ZonalRedisCluster(chart, 'redis', {
+    // the test runs the controller as a process
+    controller: ZoneController.fromInstalled({ workloadNamespaces: [ns], zoneAnnotator: false, redisManager: true }),
     name: NAME,
     topology: new ZoneTopology({ zones: [...info.zones] }),
     ...shape,
     password: { name: 'redis-password', key: 'password' },
     storage: { size: '1Gi' },
     clusterNodeTimeout: Duration.millis(NODE_TIMEOUT_MS),
-    controllerInstalledElsewhere: true, // the test runs the controller as a process
   });
   return chart.toJson();
 }

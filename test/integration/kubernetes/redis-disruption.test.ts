@@ -31,10 +31,10 @@ afterAll(async () => {
 /** The cluster's chart, in an app whose platform chart installs the controller with `controller` features. */
 function redis(ns: string, controller: ZoneControllerProps): { objects: KubeObject[]; cluster: ZonalRedisCluster } {
   const app = new App();
-  new ZoneController(new Chart(app, 'platform'), 'controller', controller);
+  const zones = new ZoneController(new Chart(app, 'platform'), 'controller', controller);
   const chart = new Chart(app, 'redis', { namespace: ns, disableResourceNameHashes: true });
   const cluster = new ZonalRedisCluster(chart, 'redis', {
-    name: 'redis', topology: new ZoneTopology({ zones: [...info.zones] }), masters: 3, replicasPerMaster: 1, password: { name: 'redis-password', key: 'password' },
+    controller: zones, name: 'redis', topology: new ZoneTopology({ zones: [...info.zones] }), masters: 3, replicasPerMaster: 1, password: { name: 'redis-password', key: 'password' },
   });
   return { objects: Testing.synth(chart), cluster };
 }

@@ -33,6 +33,7 @@ import {
   LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION, redisResetConfirmation, STATUS_KEY,
   layoutConfigMapName, statusConfigMapName,
 } from '../../../src/contract/redis';
+import { ZoneController } from '../../../src/controller/zone-controller';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
@@ -64,9 +65,11 @@ async function clusterEvents(): Promise<{ type: string; reason: string; message:
 
 function manifests(): KubeObject[] {
   const app = new App();
-  const chart = new Chart(app, 'redis-manager', { disableResourceNameHashes: true });
+  const chart = new Chart(app, 'redis-manager', { namespace: ns, disableResourceNameHashes: true });
   new ApiObject(chart, 'password', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'redis-password' }, stringData: { password: PASSWORD } });
   new ZonalRedisCluster(chart, 'redis', {
+    // the test runs the controller as a process
+    controller: ZoneController.fromInstalled({ workloadNamespaces: [ns], zoneAnnotator: false, redisManager: true }),
     name: NAME,
     topology: new ZoneTopology({ zones: [...info.zones] }),
     masters: 3,
@@ -74,7 +77,6 @@ function manifests(): KubeObject[] {
     password: { name: 'redis-password', key: 'password' },
     storage: { size: '1Gi' },
     clusterNodeTimeout: Duration.millis(NODE_TIMEOUT_MS),
-    controllerInstalledElsewhere: true, // the test runs the controller as a process
   });
   return chart.toJson();
 }

@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { KubeObject } from './kube-client';
-import { IngesterRollout, LokiOutput, ZoneAwareLokiStack, ZoneTopology } from '../../../src';
+import { IngesterRollout, LokiOutput, ZoneAwareLokiStack, ZoneController, ZoneTopology } from '../../../src';
 import { GRPC_PORT, HTTP_PORT, MEMBERLIST_PORT } from '../../../src/loki/direct';
 import { CortexProcess, isServing, Ports, push, RingEntry, ringOf, samples, startCortex } from '../cortex/cortex-cluster';
 import { lokiRing, ringMemberOf, RingWorkload } from '../cortex/ring-layout';
@@ -37,7 +37,10 @@ export function lokiObjects(
     ingesterReplicasPerZone: perZone,
     s3: { bucket: 'logs', endpoint },
     ingesterRollout: rollout,
-    controllerInstalledElsewhere: rollout === IngesterRollout.ZONE_AWARE, // the controller runs as a process
+    // the controller runs as a process
+    controller: rollout === IngesterRollout.ZONE_AWARE
+      ? ZoneController.fromInstalled({ workloadNamespaces: [namespace], zoneAwareUpdate: true })
+      : undefined,
   });
   return Testing.synth(chart);
 }

@@ -9,14 +9,14 @@ import * as kplus from 'cdk8s-plus-28';
 import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
 import { KubeApiError, KubeObject } from './kube-client';
 import { testCluster, uniqueName } from './scheduling';
-import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds } from '../../../src';
+import { RolloutTarget, ZoneAwareUpdate, ZoneController, ZoneDisruptionBudget, ZoneRolloutCrds } from '../../../src';
 
 const { client } = testCluster();
 const ns = uniqueName('rollout-crds');
 afterAll(async () => { await deleteNamespace(client, ns); client.close(); });
 
 function manifests(): KubeObject[] {
-  const chart = new Chart(Testing.app(), 'c', { disableResourceNameHashes: true });
+  const chart = new Chart(Testing.app(), 'c', { namespace: ns, disableResourceNameHashes: true });
   new ZoneRolloutCrds(chart, 'crds');
   const db = new kplus.StatefulSet(chart, 'db', {
     replicas: 3,
@@ -24,7 +24,7 @@ function manifests(): KubeObject[] {
     containers: [{ image: 'postgres:17', portNumber: 5432, securityContext: { user: 1000 } }],
   });
   // Only the schemas are tried here: no controller acts on the resources.
-  const elsewhere = { controllerInstalledElsewhere: true };
+  const elsewhere = { controller: ZoneController.fromInstalled({ workloadNamespaces: [ns], zoneAwareUpdate: true, zoneDisruptionBudget: true }) };
   new ZoneAwareUpdate(chart, 'update', { ...elsewhere, target: RolloutTarget.statefulSet(db), maxUnavailable: '34%', pauseCondition: { annotation: 'example.com/hold' } });
   new ZoneAwareUpdate(chart, 'group', {
     ...elsewhere, target: RolloutTarget.statefulSetGroupNames(['ingester-a', 'ingester-b']), maxUnavailable: 2, readyCheck: { path: '/ready', port: 3100 },

@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Duration, Testing } from 'cdk8s';
+import { ZoneController } from '../../../src/controller/zone-controller';
 import { RedisPasswordSecret, ZonalRedisCluster } from '../../../src/redis/cluster';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
 
@@ -35,13 +36,14 @@ export function synthesizedRedisPod(clusterNodeTimeoutMs: number, password: Redi
 }
 
 function synthesize(clusterNodeTimeoutMs: number, password: RedisPasswordSecret): SynthesizedPod {
-  const chart = new Chart(Testing.app(), 'redis');
+  const chart = new Chart(Testing.app(), 'redis', { namespace: 'redis' });
   new ZonalRedisCluster(chart, 'redis', {
+    // the tier runs the manager itself
+    controller: ZoneController.fromInstalled({ workloadNamespaces: ['redis'], zoneAnnotator: false, redisManager: true }),
     topology: new ZoneTopology({ zones: ['a', 'b', 'c'] }),
     masters: 3,
     password,
     clusterNodeTimeout: Duration.millis(clusterNodeTimeoutMs),
-    controllerInstalledElsewhere: true, // the tier runs the manager itself
   });
   const objects = Testing.synth(chart);
   const configMaps = new Map(objects.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data]));

@@ -1,5 +1,5 @@
 import { labelKeyProblem, labelValueProblem } from '../../src/shared/kubernetes-names';
-import { selectorMatches } from '../../src/topology/selector';
+import { selectorMatches } from '../../src/shared/label-selector';
 
 describe('label keys', () => {
   test.each([
