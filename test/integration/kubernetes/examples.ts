@@ -46,6 +46,9 @@ function describe(obj: KubeObject): string {
   return `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
 }
 
+/** The Pod Security level a test namespace enforces: the library's own output is always held to restricted. */
+export type PodSecurityLevel = 'restricted' | 'privileged';
+
 /** The labels that make a namespace enforce (and warn and audit) Pod Security "restricted", latest version. */
 export const RESTRICTED_LABELS: Record<string, string> = Object.fromEntries(['enforce', 'warn', 'audit'].flatMap((mode) => [
   [`pod-security.kubernetes.io/${mode}`, 'restricted'],
@@ -56,8 +59,9 @@ export const RESTRICTED_LABELS: Record<string, string> = Object.fromEntries(['en
  * Creates (or labels) a namespace that enforces Pod Security "restricted" and waits for its `default`
  * ServiceAccount (pods are refused until the controller-manager has made it).
  */
-export async function restrictedNamespace(client: KubeClient, name: string, opts: WaitOptions = {}): Promise<void> {
-  await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: RESTRICTED_LABELS } }, NAMESPACE_MANAGER);
+export async function restrictedNamespace(client: KubeClient, name: string, opts: WaitOptions = {}, podSecurity: PodSecurityLevel = 'restricted'): Promise<void> {
+  const labels = podSecurity === 'restricted' ? RESTRICTED_LABELS : { 'pod-security.kubernetes.io/enforce': 'privileged' };
+  await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } }, NAMESPACE_MANAGER);
   await waitFor(`the default ServiceAccount of namespace ${name}`,
     async () => ({ done: !!(await client.find('v1', 'ServiceAccount', 'default', name)) }), opts);
 }
@@ -125,9 +129,12 @@ export interface ApplyResult {
 /**
  * Applies manifests the way a GitOps tool would: CRDs first (theirs and the upstream ones they need),
  * then namespaces, cluster-scoped objects, and namespaced objects (into `namespace` unless they name one).
- * Every namespace used is made to enforce "restricted". Never throws for a refused object: see `rejections`.
+ * Every namespace used is made to enforce "restricted" (or `podSecurity`: real charts from elsewhere need more).
+ * Never throws for a refused object: see `rejections`.
  */
-export async function applyManifests(client: KubeClient, objects: readonly KubeObject[], namespace: string): Promise<ApplyResult> {
+export async function applyManifests(
+  client: KubeClient, objects: readonly KubeObject[], namespace: string, podSecurity: PodSecurityLevel = 'restricted',
+): Promise<ApplyResult> {
   const result: ApplyResult = { applied: [], rejections: [], warnings: [], crds: [], upstreamCrdWarnings: [], namespaces: [] };
   const apply = async (obj: KubeObject, warnings = result.warnings): Promise<boolean> => {
     try {
@@ -162,10 +169,10 @@ export async function applyManifests(client: KubeClient, objects: readonly KubeO
   const namespaces = new Set<string>();
   for (const obj of ordered) {
     const ns = obj.kind === 'Namespace' ? obj.metadata.name : obj.metadata.namespace;
-    if (obj.kind !== 'Namespace' && ns && !namespaces.has(ns)) await restrictedNamespace(client, ns);
+    if (obj.kind !== 'Namespace' && ns && !namespaces.has(ns)) await restrictedNamespace(client, ns, {}, podSecurity);
     await apply(obj);
     // The example's own Namespace: labelled after it is applied (by another field manager), so it enforces "restricted" too.
-    if (obj.kind === 'Namespace') await restrictedNamespace(client, ns!);
+    if (obj.kind === 'Namespace') await restrictedNamespace(client, ns!, {}, podSecurity);
     if (ns) namespaces.add(ns);
   }
   result.namespaces.push(...[...namespaces].sort());
