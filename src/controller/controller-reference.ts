@@ -131,6 +131,11 @@ export function webhookMayGuard(controllerNamespace: string, namespace: string):
   return namespace !== controllerNamespace && !UNGUARDED_NAMESPACES.includes(namespace);
 }
 
+/** True when an eviction webhook with `policy` guards `namespace` and refuses evictions while it cannot be reached. */
+export function webhookEnforcesIn(policy: WebhookFailurePolicy | undefined, controllerNamespace: string, namespace: string | undefined): boolean {
+  return policy === WebhookFailurePolicy.FAIL && namespace !== undefined && webhookMayGuard(controllerNamespace, namespace);
+}
+
 /** The command of an init container (in the controller image) that waits until the zone annotation's downward-API file is non-empty. */
 export function waitForZoneCommand(file: string, timeoutSeconds?: number): string[] {
   return ['cdk8s-zones-controller', 'wait-for-zone', '--file', file, ...(timeoutSeconds === undefined ? [] : ['--timeout', String(timeoutSeconds)])];
@@ -165,8 +170,8 @@ export class InstalledZoneController implements IZoneController {
 
   /** True when its eviction webhook guards `namespace` and fails closed. */
   public guardsEvictionsIn(namespace: string | undefined): boolean {
-    return this.reconcilers.includes(ZONE_DISRUPTION_BUDGET) && this.webhookFailurePolicy === WebhookFailurePolicy.FAIL
-      && namespace !== undefined && this.workloadNamespaces.includes(namespace) && webhookMayGuard(this.namespace, namespace);
+    return this.reconcilers.includes(ZONE_DISRUPTION_BUDGET) && namespace !== undefined && this.workloadNamespaces.includes(namespace)
+      && webhookEnforcesIn(this.webhookFailurePolicy, this.namespace, namespace);
   }
 
   public toString(): string {

@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct, IConstruct } from 'constructs';
 import {
   controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE, InstalledZoneController,
-  InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES, waitForZoneCommand, webhookMayGuard,
+  InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES, waitForZoneCommand, webhookEnforcesIn, webhookMayGuard,
 } from './controller-reference';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
 import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
@@ -207,16 +207,25 @@ const PROPS: PropSpec<ZoneControllerProps> = {
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
 };
 
+/** The same checks as the installing app's ZoneControllerProps; its workloadNamespaces are required here. */
 const INSTALLED_PROPS: PropSpec<InstalledZoneControllerProps> = {
   workloadNamespaces: Props.arrayOf(KubeProps.dnsLabel()),
-  namespace: Props.optional(KubeProps.dnsLabel()),
-  name: Props.optional(KubeProps.serviceName()),
-  image: Props.optional(KubeProps.image()),
-  zoneAnnotator: Props.optional(Props.boolean()),
-  zoneAwareUpdate: Props.optional(Props.boolean()),
-  zoneDisruptionBudget: Props.optional(Props.boolean()),
-  redisManager: Props.optional(Props.boolean()),
-  webhookFailurePolicy: Props.optional(Props.enumOf(WebhookFailurePolicy, 'WebhookFailurePolicy')),
+  namespace: PROPS.namespace,
+  name: PROPS.name,
+  image: PROPS.image,
+  zoneAnnotator: PROPS.zoneAnnotator,
+  zoneAwareUpdate: PROPS.zoneAwareUpdate,
+  zoneDisruptionBudget: PROPS.zoneDisruptionBudget,
+  redisManager: PROPS.redisManager,
+  webhookFailurePolicy: PROPS.webhookFailurePolicy,
+};
+
+/** What each reconciler needs: its rules (and, for the Redis manager, those in namespaces of unknown clusters). */
+const PARTS: { readonly [reconciler: string]: Part } = {
+  [ZONE_ANNOTATOR]: { name: ZONE_ANNOTATOR, rules: ZONE_ANNOTATOR_RULES },
+  [ZONE_AWARE_UPDATE]: { name: ZONE_AWARE_UPDATE, rules: ZONE_AWARE_UPDATE_RULES },
+  [ZONE_DISRUPTION_BUDGET]: { name: ZONE_DISRUPTION_BUDGET, rules: ZONE_DISRUPTION_BUDGET_RULES },
+  [REDIS_MANAGER]: { name: REDIS_MANAGER, rules: REDIS_MANAGER_RULES, unnamedRules: REDIS_UNNAMED_CLUSTER_RULES },
 };
 
 /** Marks ZoneController instances (recognised by `isZoneController` even across copies of the library). */
@@ -285,16 +294,15 @@ export class ZoneController extends Construct implements IZoneController {
     this.image = props.image ?? ZoneController.DEFAULT_IMAGE;
     const replicas = props.replicas ?? 2;
 
-    const parts: Part[] = [];
+    this.reconcilers = reconcilersOf(props);
+    if (this.reconcilers.length === 0) {
+      throw invalidProp(where, 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: the controller would do nothing');
+    }
+    const parts = this.reconcilers.map((r) => PARTS[r]);
     const webhooks: ServedWebhook[] = [];
     const installCrds = props.installCrds ?? true;
-    if (props.zoneAnnotator ?? true) parts.push({ name: ZONE_ANNOTATOR, rules: ZONE_ANNOTATOR_RULES });
-    if (props.zoneAwareUpdate ?? false) {
-      parts.push({ name: ZONE_AWARE_UPDATE, rules: ZONE_AWARE_UPDATE_RULES });
-      if (installCrds) clusterScoped(new ApiObject(this, 'zoneawareupdate-crd', zoneAwareUpdateCrd()));
-    }
-    if (props.zoneDisruptionBudget ?? false) {
-      parts.push({ name: ZONE_DISRUPTION_BUDGET, rules: ZONE_DISRUPTION_BUDGET_RULES });
+    if (installCrds && this.reconcilers.includes(ZONE_AWARE_UPDATE)) clusterScoped(new ApiObject(this, 'zoneawareupdate-crd', zoneAwareUpdateCrd()));
+    if (this.reconcilers.includes(ZONE_DISRUPTION_BUDGET)) {
       if (installCrds) clusterScoped(new ApiObject(this, 'zonedisruptionbudget-crd', zoneDisruptionBudgetCrd()));
       webhooks.push({
         name: `pods-eviction.${ROLLOUT_GROUP}`,
@@ -303,11 +311,6 @@ export class ZoneController extends Construct implements IZoneController {
         feature: ZONE_DISRUPTION_BUDGET,
       });
     }
-    if (props.redisManager ?? false) parts.push({ name: REDIS_MANAGER, rules: REDIS_MANAGER_RULES, unnamedRules: REDIS_UNNAMED_CLUSTER_RULES });
-    if (parts.length === 0) {
-      throw invalidProp(where, 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: the controller would do nothing');
-    }
-    this.reconcilers = parts.map((p) => p.name);
     this.parts = parts;
     this.webhookFailurePolicy = webhooks.length > 0 ? props.webhookFailurePolicy ?? WebhookFailurePolicy.FAIL : undefined;
     if (webhooks.length === 0 && props.webhookTls) {
@@ -449,8 +452,7 @@ export class ZoneController extends Construct implements IZoneController {
    * @internal
    */
   public _guardsEvictionsIn(namespace: string | undefined): boolean {
-    return this.webhookFailurePolicy === WebhookFailurePolicy.FAIL
-      && namespace !== undefined && webhookMayGuard(this.namespace, namespace);
+    return webhookEnforcesIn(this.webhookFailurePolicy, this.namespace, namespace);
   }
 
   /**

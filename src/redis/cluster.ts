@@ -11,7 +11,7 @@ import {
 } from '../contract/redis';
 import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
 import { controllerPeer, IZoneController } from '../controller/controller-reference';
-import { CONTROLLER_PROP, guardsEvictionsIn, REDIS_MANAGER_FEATURE, serveWith, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
+import { CONTROLLER_PROP, guardsEvictionsIn, REDIS_MANAGER_FEATURE, serveWith } from '../controller/requirements';
 import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
 import { configHash } from '../shared/config-hash';
 import { invalidProp } from '../shared/errors';
@@ -391,7 +391,7 @@ export class ZonalRedisCluster extends Construct {
    */
   private disruptionBudget(name: string, namespace: string | undefined, selector: { [key: string]: string },
     labels: { [key: string]: string }, controller: IZoneController): void {
-    if (controller.reconcilers.includes(ZONE_DISRUPTION_BUDGET_FEATURE.reconciler) && guardsEvictionsIn(controller, namespace)) {
+    if (guardsEvictionsIn(controller, namespace)) {
       new ZoneDisruptionBudget(this, 'zone-disruption-budget', {
         controller, name, namespace, selector, maxUnavailable: Math.max(...Object.values(this.layout.nodesPerZone)),
       });

@@ -9,7 +9,7 @@ import { statusHolds } from './status';
 import {
   deploymentPods, deploymentProblem, newReplicaSet, ownedReplicaSets, resize, runsTemplate, Scaling, scalingFor, TEMPLATE_HASH_LABEL, unsettled,
 } from './zone-aware-update-deployment';
-import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
+import { ZoneAwareUpdatePhase, ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
 import { oldReplicasByZone, planUpdate, RolloutPod, RolloutState, UpdateDecision } from '../../../src/rollout/update-plan';
@@ -18,20 +18,17 @@ import { conditionHolds, isControlledBy, KubeObject } from '../kube/api';
 /** The StatefulSet pod label holding the revision the pod was created from. */
 export const REVISION_LABEL = 'controller-revision-hash';
 
-/** The status the reconciler writes: the contract's. */
-export type ZauStatus = ZoneAwareUpdateStatus;
-
 export type ZauAction =
   /** Delete these pods (namespace of the ZoneAwareUpdate), then write `status`. */
-  | { readonly kind: 'delete'; readonly pods: string[]; readonly zone: string; readonly status: ZauStatus }
+  | { readonly kind: 'delete'; readonly pods: string[]; readonly zone: string; readonly status: ZoneAwareUpdateStatus }
   /** Deployment: mark `pods` cheapest to delete, scale the new ReplicaSet up and the old ones down, then write `status`. */
-  | { readonly kind: 'scale'; readonly pods: string[]; readonly zone: string; readonly scaling: Scaling; readonly status: ZauStatus }
+  | { readonly kind: 'scale'; readonly pods: string[]; readonly zone: string; readonly scaling: Scaling; readonly status: ZoneAwareUpdateStatus }
   /** Deployment: create its new ReplicaSet (0 replicas), then write `status`. */
-  | { readonly kind: 'create-replicaset'; readonly replicaSet: KubeObject; readonly status: ZauStatus }
+  | { readonly kind: 'create-replicaset'; readonly replicaSet: KubeObject; readonly status: ZoneAwareUpdateStatus }
   /** Dry run: the pods that would be deleted; write `status` (the step does not advance). */
-  | { readonly kind: 'dry-run'; readonly pods: string[]; readonly zone: string; readonly status: ZauStatus }
+  | { readonly kind: 'dry-run'; readonly pods: string[]; readonly zone: string; readonly status: ZoneAwareUpdateStatus }
   /** Only write `status` (waiting, paused, done, or an error in the spec or the workload). */
-  | { readonly kind: 'status'; readonly status: ZauStatus };
+  | { readonly kind: 'status'; readonly status: ZoneAwareUpdateStatus };
 
 export interface ZauInput {
   readonly zau: KubeObject;
@@ -157,7 +154,7 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
   const previous = persistedState(zau);
   const base = { observedGeneration: zau.metadata.generation, step: previous?.step ?? 0, oldReplicas: 0, zones: [], paused: false };
-  const status = (phase: ZauStatus['phase'], message: string): ZauAction => ({
+  const status = (phase: ZoneAwareUpdatePhase, message: string): ZauAction => ({
     kind: 'status',
     status: { ...base, currentRevision: zau.status?.currentRevision, updateRevision: previous?.revision, phase, message },
   });
@@ -275,7 +272,7 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   if (spec.dryRun) {
     return { kind: 'dry-run', pods: decision.pods, zone: decision.zone, status: { ...pending, phase: 'Rolling', message: `dry run: would delete ${decision.pods.join(', ')} (${decision.reason})`, lastDeleted: zau.status?.lastDeleted } };
   }
-  const rolling: ZauStatus = { ...next, phase: 'Rolling', message: decision.reason, lastDeleted: decision.pods };
+  const rolling: ZoneAwareUpdateStatus = { ...next, phase: 'Rolling', message: decision.reason, lastDeleted: decision.pods };
   if (workload.kind === 'Deployment') {
     return { kind: 'scale', pods: decision.pods, zone: decision.zone, scaling: scalingFor(decision.pods, workload.newRs!, workload.owned!, input.pods), status: rolling };
   }

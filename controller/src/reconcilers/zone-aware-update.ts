@@ -9,7 +9,7 @@
 import { patchStatus, statusHolds } from './status';
 import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL } from '../../../src/contract/rollout';
-import { ZoneAwareUpdateSpec } from '../../../src/contract/rollout-resources';
+import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
 import {
   conditionHolds, controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
 } from '../kube/api';
@@ -18,7 +18,7 @@ import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import {
-  decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, reportOf, REVISION_LABEL, ZauAction, ZauInput, ZauReport, ZauStatus,
+  decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, reportOf, REVISION_LABEL, ZauAction, ZauInput, ZauReport,
 } from './zone-aware-update-decision';
 import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION, TEMPLATE_HASH_LABEL } from './zone-aware-update-deployment';
 
@@ -132,7 +132,7 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
    * The status this process last wrote per ZoneAwareUpdate: the cache may not show it yet, and deciding on
    * an older status would regress the step.
    */
-  const written = new Map<string, ZauStatus>();
+  const written = new Map<string, ZoneAwareUpdateStatus>();
   /** Reconciles the ZoneAwareUpdates that name a workload. */
   const requeue = (workload: string) => zaus.byIndex('workload', workload).forEach((z) => loop.enqueue(keyOf(z)));
   /** A pod's change matters through its StatefulSet, or its ReplicaSet's Deployment. */
