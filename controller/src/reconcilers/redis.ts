@@ -65,124 +65,159 @@ export function redisReconciler(tuning: RedisReconcilerTuning = {}): Reconciler 
   };
 }
 
-async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: RedisReconcilerTuning): Promise<void> {
-  const log = ctx.log.with({ reconciler: NAME });
-  const intervalMs = tuning.intervalMs ?? ctx.settings.redisIntervalMs ?? 15_000;
+/**
+ * The clusters the reconciler knows and what each pass keeps of them. Its keys: DISCOVER (the listing, every
+ * `intervalMs`) and `namespace/cluster`; what maps a change to a key: `clusterKey` of a watched pod, the
+ * cluster of a watched layout ConfigMap.
+ */
+class RedisClusters {
   /** Each cluster's pods as the last listing showed them, by `namespace/cluster`. */
-  let clusters = new Map<string, KubeObject[]>();
-  /** The clusters a listing found since their last full pass. */
-  const due = new Set<string>();
-  const watched = new Map<string, WatchedCluster>();
+  private clusters = new Map<string, KubeObject[]>();
+  /** The clusters a listing or a watch event found since their last full pass. */
+  private readonly due = new Set<string>();
+  private readonly watched = new Map<string, WatchedCluster>();
+  private readonly debounce = new Map<string, NodeJS.Timeout>();
+  private readonly layouts = new Map<string, AbortController>();
+  private readonly log: ReconcilerContext['log'];
+  readonly intervalMs: number;
+
+  constructor(private readonly ctx: ReconcilerContext, private readonly signal: AbortSignal, private readonly tuning: RedisReconcilerTuning) {
+    this.log = ctx.log.with({ reconciler: NAME });
+    this.intervalMs = tuning.intervalMs ?? ctx.settings.redisIntervalMs ?? 15_000;
+  }
+
+  /** Where keys go: the reconciler's loop. */
+  enqueue: (key: string) => void = () => undefined;
+
+  /** The watches of the served namespaces' labelled pods: a change concerns the pod's cluster. */
+  podWatches() {
+    return watchPods(this.ctx, this.ctx.settings.redisNamespaces ?? [], (key, members) => {
+      if (members.length > 0) this.clusters.set(key, members);
+      this.changed(key);
+    });
+  }
 
   /** A watch event about cluster `key`: a full pass soon, once the events that come with it are in. */
-  const debounce = new Map<string, NodeJS.Timeout>();
-  const changed = (key: string) => {
-    due.add(key);
-    if (debounce.has(key) || signal.aborted) return;
-    debounce.set(key, setTimeout(() => {
-      debounce.delete(key);
-      loop.enqueue(key);
+  private changed(key: string): void {
+    this.due.add(key);
+    if (this.debounce.has(key) || this.signal.aborted) return;
+    this.debounce.set(key, setTimeout(() => {
+      this.debounce.delete(key);
+      this.enqueue(key);
     }, DEBOUNCE_MS));
-  };
-  const pods = watchPods(ctx, ctx.settings.redisNamespaces ?? [], (key, members) => {
-    if (members.length > 0) clusters.set(key, members);
-    changed(key);
-  });
-  const layouts = new Map<string, AbortController>();
+  }
 
-  const discover = async (): Promise<ReconcileResult> => {
-    const { pods: listed, failures } = await listRedisPods(ctx.kube, ctx.settings.redisNamespaces ?? []);
-    for (const [namespace, error] of failures) log.warn('listing redis pods failed', { namespace, error });
-    clusters = new Map();
-    for (const pod of listed) {
-      const key = clusterKey(pod);
-      clusters.set(key, [...(clusters.get(key) ?? []), pod]);
-    }
-    for (const [key, w] of watched) {
-      if (clusters.has(key) || failures.length > 0) continue;
-      w.manager.close();
-      watched.delete(key);
-      layouts.get(key)?.abort();
-      layouts.delete(key);
-      forgetHealthMetrics(ctx, key);
-    }
-    for (const key of clusters.keys()) {
-      if (!layouts.has(key)) layouts.set(key, watchLayout(ctx, key, signal, () => changed(key)));
-      due.add(key);
-      loop.enqueue(key);
-    }
-    return { requeueAfter: intervalMs };
-  };
-
-  const reconcile = async (key: string): Promise<ReconcileResult> => {
-    if (key === DISCOVER) return discover();
-    const members = clusters.get(key);
+  async reconcile(key: string): Promise<ReconcileResult> {
+    if (key === DISCOVER) return this.discover();
+    const members = this.clusters.get(key);
     if (!members) return {}; // gone from the last listing
     const [namespace, cluster] = key.split('/');
-    const last = watched.get(key);
-    const full = due.delete(key) || !last || (last.fullPassAt !== undefined && Date.now() >= last.fullPassAt);
-    const w = full ? await prepare(ctx, namespace, cluster, members, tuning.passTimeoutMs ?? 60_000, last) : last;
-    watched.set(key, w);
+    const last = this.watched.get(key);
+    const full = this.due.delete(key) || !last || (last.fullPassAt !== undefined && Date.now() >= last.fullPassAt);
+    const w = full ? await prepare(this.ctx, namespace, cluster, members, this.tuning.passTimeoutMs ?? 60_000, last) : last;
+    this.watched.set(key, w);
     const request = full ? operationRequest(w.subject.metadata.annotations, cluster) : undefined;
     for (const [node, until] of w.heldFailBack) if (until <= Date.now()) w.heldFailBack.delete(node);
     const converged = request && 'operation' in request
       ? await runOperation(w.manager, request.operation)
       : await w.manager.converge({ holdFailBack: new Set(w.heldFailBack.keys()) });
-    if (full) {
-      w.workloads = await driveWorkloads({
-        ctx,
-        namespace,
-        cluster,
-        manager: w.manager,
-        pods: members,
-        healthy: converged.healthy,
-        subject: w.subject,
-        maxPerPass: tuning.replacedPerPass ?? ctx.settings.redisReplacedPerPass,
-        growing: w.growing,
-        deleted: w.deleted,
-        heldFailBack: w.heldFailBack,
-      });
-      // its inventory lost the deleted pods: rebuilt at the next full pass, whatever the listing shows then
-      if (w.workloads.upgrade.replaced.length > 0) w.inputs = '';
-    }
+    if (full) await this.driveWorkloads(namespace, cluster, members, w, converged.healthy);
     const state = { ...converged, issues: [...converged.issues, ...(w.workloads?.issues ?? [])] };
-    if (request) await acknowledge(ctx, namespace, cluster, w, request, state);
-    // A pass counts towards the health counters when it is a full one, or when the phase changed since the last.
-    const activity = { upgrading: w.workloads?.upgrading, scaling: w.workloads?.scaling };
-    if (full || phaseOf(state, w.health?.phase, activity) !== w.health?.phase) {
-      const health = nextHealth(w.health, state, new Date(), activity);
-      for (const e of healthEvents(w.health, health, state)) await ctx.events.record(w.subject, e.type, e.reason, e.message);
-      w.health = health;
-      recordHealthMetrics(ctx, key, health);
-    }
-    const { upgrade, statefulSets, scaleWaiting } = w.workloads ?? {};
-    const report = { ...state, health: w.health, lastOperation: w.lastOperation, skippedPods: w.skipped, upgrade, statefulSets, scaleWaiting };
-    const status = JSON.stringify(report);
-    if (full || status !== w.lastStatus || Date.now() - w.writtenAt >= intervalMs) {
-      await writeStatus(ctx, namespace, cluster, { ...report, updated: new Date().toISOString() });
-      w.lastStatus = status;
-      w.writtenAt = Date.now();
-    }
+    if (request) await acknowledge(this.ctx, namespace, cluster, w, request, state);
+    await this.report(key, w, state, full);
     // pods being replaced or a StatefulSet being scaled: the next step waits for Redis (a replica to sync), which
     // no watch reports, so the next full pass comes soon rather than at the poll
     if (full) w.fullPassAt = w.workloads?.upgrading || w.workloads?.scaling ? Date.now() + SETTLING_MS : undefined;
     if (w.fullPassAt !== undefined) return { requeueAfter: Math.min(SETTLING_MS, w.watchMs ?? SETTLING_MS) };
     return w.watchMs === undefined ? {} : { requeueAfter: w.watchMs };
-  };
+  }
 
+  /** Lists the labelled pods, forgets the clusters gone, and queues a full pass of each. */
+  private async discover(): Promise<ReconcileResult> {
+    const { pods: listed, failures } = await listRedisPods(this.ctx.kube, this.ctx.settings.redisNamespaces ?? []);
+    for (const [namespace, error] of failures) this.log.warn('listing redis pods failed', { namespace, error });
+    this.clusters = new Map();
+    for (const pod of listed) {
+      const key = clusterKey(pod);
+      this.clusters.set(key, [...(this.clusters.get(key) ?? []), pod]);
+    }
+    for (const [key, w] of this.watched) {
+      if (this.clusters.has(key) || failures.length > 0) continue;
+      w.manager.close();
+      this.watched.delete(key);
+      this.layouts.get(key)?.abort();
+      this.layouts.delete(key);
+      forgetHealthMetrics(this.ctx, key);
+    }
+    for (const key of this.clusters.keys()) {
+      if (!this.layouts.has(key)) this.layouts.set(key, watchLayout(this.ctx, key, this.signal, () => this.changed(key)));
+      this.due.add(key);
+      this.enqueue(key);
+    }
+    return { requeueAfter: this.intervalMs };
+  }
+
+  /** A full pass's scaling and pod replacements. */
+  private async driveWorkloads(namespace: string, cluster: string, pods: KubeObject[], w: WatchedCluster, healthy: boolean): Promise<void> {
+    w.workloads = await driveWorkloads({
+      ctx: this.ctx,
+      namespace,
+      cluster,
+      manager: w.manager,
+      pods,
+      healthy,
+      subject: w.subject,
+      maxPerPass: this.tuning.replacedPerPass ?? this.ctx.settings.redisReplacedPerPass,
+      growing: w.growing,
+      deleted: w.deleted,
+      heldFailBack: w.heldFailBack,
+    });
+    // its inventory lost the deleted pods: rebuilt at the next full pass, whatever the listing shows then
+    if (w.workloads.upgrade.replaced.length > 0) w.inputs = '';
+  }
+
+  /** The health counters (their Events and metrics) and the status ConfigMap, after a pass. */
+  private async report(key: string, w: WatchedCluster, state: ClusterState, full: boolean): Promise<void> {
+    const [namespace, cluster] = key.split('/');
+    // A pass counts towards the health counters when it is a full one, or when the phase changed since the last.
+    const activity = { upgrading: w.workloads?.upgrading, scaling: w.workloads?.scaling };
+    if (full || phaseOf(state, w.health?.phase, activity) !== w.health?.phase) {
+      const health = nextHealth(w.health, state, new Date(), activity);
+      for (const e of healthEvents(w.health, health, state)) await this.ctx.events.record(w.subject, e.type, e.reason, e.message);
+      w.health = health;
+      recordHealthMetrics(this.ctx, key, health);
+    }
+    const { upgrade, statefulSets, scaleWaiting } = w.workloads ?? {};
+    const report = { ...state, health: w.health, lastOperation: w.lastOperation, skippedPods: w.skipped, upgrade, statefulSets, scaleWaiting };
+    const status = JSON.stringify(report);
+    if (full || status !== w.lastStatus || Date.now() - w.writtenAt >= this.intervalMs) {
+      await writeStatus(this.ctx, namespace, cluster, { ...report, updated: new Date().toISOString() });
+      w.lastStatus = status;
+      w.writtenAt = Date.now();
+    }
+  }
+
+  close(): void {
+    for (const t of this.debounce.values()) clearTimeout(t);
+    for (const w of this.watched.values()) w.manager.close();
+  }
+}
+
+async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: RedisReconcilerTuning): Promise<void> {
+  const clusters = new RedisClusters(ctx, signal, tuning);
   const loop = new ReconcileLoop(ctx, {
     name: NAME,
     // Clusters are independent: one busy resharding never delays another's failover (a key is never run twice at once).
     concurrency: 4,
-    retryMs: Math.min(intervalMs, 1000),
-    maxRetryMs: intervalMs,
-    reconcile,
+    retryMs: Math.min(clusters.intervalMs, 1000),
+    maxRetryMs: clusters.intervalMs,
+    reconcile: (key) => clusters.reconcile(key),
   });
+  clusters.enqueue = (key) => loop.enqueue(key);
   try {
-    await loop.run(signal, { seed: () => [DISCOVER], primaries: pods });
+    await loop.run(signal, { seed: () => [DISCOVER], primaries: clusters.podWatches() });
   } finally {
-    for (const t of debounce.values()) clearTimeout(t);
-    for (const w of watched.values()) w.manager.close();
+    clusters.close();
   }
 }
 

@@ -8,10 +8,10 @@
 import { ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES } from '../../../src/contract/reconcilers';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { isStatus, KubeObject, keyOf, NODES, PODS, resourcePath } from '../kube/api';
-import { Informer } from '../kube/informer';
 import { slimNode, slimPod } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { DEFAULT_API_CONCURRENCY, Reconciler, ReconcilerContext } from '../reconciler';
+import { Caches, Change, WatchedCaches, Watches } from '../watches';
 import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged } from './zone-annotation-decision';
 
 export const NODE_MISSING_LABEL_REASON = 'NodeMissingTopologyLabel';
@@ -34,112 +34,151 @@ export function zoneAnnotator(tuning: ZoneAnnotatorTuning = {}): Reconciler {
   };
 }
 
-async function runZoneAnnotator(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAnnotatorTuning): Promise<void> {
-  const log = ctx.log.with({ reconciler: NAME });
-  /** Pods waiting on a node (unknown, or lacking labels), by node name; and the nodes lacking labels. */
-  const waiting = new Map<string, Set<string>>();
-  const missingLabel = new Set<string>();
-  /** The value patched onto each pod whose watch has not shown it yet: that echo needs no reconcile. */
-  const written = new Map<string, string>();
-  const updateGauge = () => ctx.metrics.nodesMissingZoneLabel.set(missingLabel.size);
-  const wait = (node: string, podKey: string) => {
-    if (!waiting.has(node)) waiting.set(node, new Set());
-    waiting.get(node)!.add(podKey);
-  };
-  const unwait = (node: string | undefined, podKey: string) => {
-    if (!node) return;
-    const pods = waiting.get(node);
-    if (!pods?.delete(podKey) || pods.size > 0) return;
-    waiting.delete(node);
-    if (missingLabel.delete(node)) updateGauge();
-  };
+/** The watches of the annotator, by name. */
+type AnnotatorWatch = 'nodes' | 'pods';
 
-  const nodes = new Informer(ctx.kube, {
-    path: resourcePath(NODES),
-    transform: slimNode,
-    resyncMs: 0, // pods resync; a node matters only through its pods
-    log,
-    onChange: (type, node) => {
-      if (type === 'deleted') return;
-      for (const podKey of waiting.get(node.metadata.name) ?? []) loop.enqueue(podKey);
-    },
-  });
-  const pods = new Informer(ctx.kube, {
-    path: resourcePath(PODS),
-    labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
-    transform: (pod) => slimPod(pod, ANNOTATOR_POD_SHAPE),
-    resyncMs: tuning.resyncMs,
-    log,
-    onChange: (type, pod, old) => {
-      const podKey = keyOf(pod);
-      if (type === 'deleted') {
-        unwait(pod.spec?.nodeName, podKey);
-        written.delete(podKey);
-        return;
-      }
-      const echo = written.get(podKey);
-      if (echo !== undefined && pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] === echo) written.delete(podKey);
-      if (type === 'modified' && old && !decisionInputsChanged(old, pod, echo)) return;
-      loop.enqueue(podKey);
-    },
-  });
+/** The pods waiting on a node (not known yet, or lacking the topology labels), and the nodes lacking them. */
+export class NodeWaits {
+  private readonly podsByNode = new Map<string, Set<string>>();
+  private readonly nodeOfPod = new Map<string, string>();
+  private readonly missing = new Set<string>();
 
-  /** Writes the annotation; false when the pod is gone. */
-  const annotate = async (pod: KubeObject, podKey: string, value: string): Promise<boolean> => {
-    written.set(podKey, value); // before the request: the watch may show the echo before the answer arrives
-    try {
-      const patch = { metadata: { annotations: { [ZoneAnnotation.VALUE_ANNOTATION]: value } } };
-      await ctx.kube.patch(resourcePath(PODS, pod.metadata.namespace, pod.metadata.name), patch);
-      return true;
-    } catch (err) {
-      written.delete(podKey);
-      if (isStatus(err, 404)) return false; // deleted meanwhile
-      throw err;
+  /** `onMissing` gets the count of nodes lacking labels each time it changes. */
+  constructor(private readonly onMissing: (count: number) => void = () => undefined) {}
+
+  podsOn(node: string): string[] {
+    return [...this.podsByNode.get(node) ?? []];
+  }
+
+  wait(node: string, podKey: string): void {
+    if (this.nodeOfPod.get(podKey) !== node) this.unwait(podKey);
+    if (!this.podsByNode.has(node)) this.podsByNode.set(node, new Set());
+    this.podsByNode.get(node)!.add(podKey);
+    this.nodeOfPod.set(podKey, node);
+  }
+
+  /** The pod waits no more; a node no pod waits on is no longer counted as lacking labels. */
+  unwait(podKey: string): void {
+    const node = this.nodeOfPod.get(podKey);
+    if (node === undefined) return;
+    this.nodeOfPod.delete(podKey);
+    const pods = this.podsByNode.get(node)!;
+    pods.delete(podKey);
+    if (pods.size > 0) return;
+    this.podsByNode.delete(node);
+    if (this.missing.delete(node)) this.onMissing(this.missing.size);
+  }
+
+  /** Counts `node` as lacking labels; false when it was already. */
+  markMissingLabel(node: string): boolean {
+    if (this.missing.has(node)) return false;
+    this.missing.add(node);
+    this.onMissing(this.missing.size);
+    return true;
+  }
+}
+
+/**
+ * Which pod a pod's change concerns: itself (a deleted one too: its reconcile forgets it), unless the change is
+ * the echo of the annotation the annotator wrote or leaves what the decision reads unchanged. An echo seen is
+ * crossed off `written` (the annotations patched whose echo the watch has not shown yet).
+ */
+export function annotatorPodKeys({ type, obj: pod, old }: Change, written: Map<string, string>): string[] {
+  const podKey = keyOf(pod);
+  if (type === 'deleted') return [podKey];
+  const echo = written.get(podKey);
+  if (echo !== undefined && pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] === echo) written.delete(podKey);
+  if (type === 'modified' && old && !decisionInputsChanged(old, pod, echo)) return [];
+  return [podKey];
+}
+
+/** What the annotator watches: the opted-in pods, and the nodes (a node's change concerns the pods waiting on it). */
+export function zoneAnnotatorWatches(resyncMs: number | undefined, waits: NodeWaits, written: Map<string, string>): Watches<AnnotatorWatch> {
+  return {
+    // pods resync; a node matters only through its pods
+    nodes: { resource: NODES, transform: slimNode, keys: ({ type, obj }) => (type === 'deleted' ? [] : waits.podsOn(obj.metadata.name)) },
+    pods: {
+      resource: PODS,
+      labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
+      transform: (pod) => slimPod(pod, ANNOTATOR_POD_SHAPE),
+      resyncMs,
+      primary: true,
+      keys: (change) => annotatorPodKeys(change, written),
+    },
+  };
+}
+
+/** Decides and annotates one pod at a time over the caches. */
+class ZoneAnnotations {
+  constructor(
+    private readonly ctx: ReconcilerContext, private readonly caches: Caches<AnnotatorWatch>, private readonly waits: NodeWaits,
+    private readonly written: Map<string, string>, private readonly log: ReconcilerContext['log'],
+  ) {}
+
+  async reconcile(podKey: string): Promise<ReconcileResult> {
+    const pod = this.caches.get('pods', podKey);
+    if (!pod) {
+      this.waits.unwait(podKey);
+      this.written.delete(podKey);
+      return {};
     }
-  };
-
-  const reconcile = async (podKey: string): Promise<ReconcileResult> => {
-    const pod = pods.get(podKey);
-    if (!pod) return {};
     const nodeName: string | undefined = pod.spec?.nodeName;
-    const decision = decideZoneAnnotation(pod, nodeName ? nodes.get(nodeName) : undefined, ctx.settings.topologyKeys);
-    if (decision.kind !== 'wait-for-node' && decision.kind !== 'missing-label') unwait(nodeName, podKey);
+    const decision = decideZoneAnnotation(pod, nodeName ? this.caches.get('nodes', nodeName) : undefined, this.ctx.settings.topologyKeys);
+    if (decision.kind !== 'wait-for-node' && decision.kind !== 'missing-label') this.waits.unwait(podKey);
     switch (decision.kind) {
       case 'skip':
         return {};
       case 'wait-for-node':
-        wait(decision.node, podKey);
+        this.waits.wait(decision.node, podKey);
         return {};
       case 'invalid-keys':
-        ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.kind });
-        await ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', INVALID_KEYS_REASON,
+        this.ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.kind });
+        await this.ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', INVALID_KEYS_REASON,
           `annotation ${ZoneAnnotation.KEYS_ANNOTATION}=${JSON.stringify(decision.raw)} names no node label key; give comma-separated keys such as topology.kubernetes.io/zone`);
         return {};
-      case 'missing-label': {
-        wait(decision.node, podKey);
-        if (!missingLabel.has(decision.node)) {
-          missingLabel.add(decision.node);
-          updateGauge();
-        }
-        ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.kind });
-        log.warn('node lacks topology labels', { pod: podKey, node: decision.node, missing: decision.missing });
-        await ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', NODE_MISSING_LABEL_REASON,
+      case 'missing-label':
+        this.waits.wait(decision.node, podKey);
+        this.waits.markMissingLabel(decision.node);
+        this.ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.kind });
+        this.log.warn('node lacks topology labels', { pod: podKey, node: decision.node, missing: decision.missing });
+        await this.ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', NODE_MISSING_LABEL_REASON,
           `node ${decision.node} has no label ${decision.missing.join(', ')}: ${ZoneAnnotation.VALUE_ANNOTATION} is set once the node is labelled`);
         return {};
-      }
       case 'annotate': {
-        if (!await annotate(pod, podKey, decision.value)) return {};
-        ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.previous === undefined ? 'annotated' : 'corrected' });
+        if (!await this.annotate(pod, podKey, decision.value)) return {};
+        this.ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.previous === undefined ? 'annotated' : 'corrected' });
         const bound = boundAt(pod);
-        if (bound !== undefined) ctx.metrics.annotationLatency.observe(Math.max(0, Date.now() - bound) / 1000);
-        log.debug('annotated', { pod: podKey, value: decision.value, previous: decision.previous });
+        if (bound !== undefined) this.ctx.metrics.annotationLatency.observe(Math.max(0, Date.now() - bound) / 1000);
+        this.log.debug('annotated', { pod: podKey, value: decision.value, previous: decision.previous });
         return {};
       }
     }
-  };
+  }
 
+  /** Writes the annotation; false when the pod is gone. */
+  private async annotate(pod: KubeObject, podKey: string, value: string): Promise<boolean> {
+    this.written.set(podKey, value); // before the request: the watch may show the echo before the answer arrives
+    try {
+      const patch = { metadata: { annotations: { [ZoneAnnotation.VALUE_ANNOTATION]: value } } };
+      await this.ctx.kube.patch(resourcePath(PODS, pod.metadata.namespace, pod.metadata.name), patch);
+      return true;
+    } catch (err) {
+      this.written.delete(podKey);
+      if (isStatus(err, 404)) return false; // deleted meanwhile
+      throw err;
+    }
+  }
+}
+
+async function runZoneAnnotator(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAnnotatorTuning): Promise<void> {
+  const log = ctx.log.with({ reconciler: NAME });
+  const waits = new NodeWaits((count) => ctx.metrics.nodesMissingZoneLabel.set(count));
+  /** The value patched onto each pod whose watch has not shown it yet: that echo needs no reconcile. */
+  const written = new Map<string, string>();
+  const caches = new WatchedCaches(ctx.kube, log, zoneAnnotatorWatches(tuning.resyncMs, waits, written), (key) => loop.enqueue(key));
+  const annotations = new ZoneAnnotations(ctx, caches, waits, written, log);
   const concurrency = tuning.concurrency ?? ctx.settings.apiConcurrency ?? DEFAULT_API_CONCURRENCY;
-  const loop = new ReconcileLoop(ctx, { name: NAME, reconcile, concurrency });
-  // Pods decided before the nodes are known would all wait.
-  await loop.run(signal, { caches: [nodes], primaries: [pods], startedFields: { topologyKeys: ctx.settings.topologyKeys } });
+  const loop = new ReconcileLoop(ctx, { name: NAME, reconcile: (key) => annotations.reconcile(key), concurrency });
+  // Pods decided before the nodes are known would all wait: the nodes are a cache, the pods the primary.
+  await loop.run(signal, { ...caches.sources(), startedFields: { topologyKeys: ctx.settings.topologyKeys } });
 }

@@ -13,10 +13,11 @@ import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contrac
 import {
   conditionHolds, controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
 } from '../kube/api';
-import { byController, Informer } from '../kube/informer';
+import { byController } from '../kube/informer';
 import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
+import { Caches, Change, WatchedCaches, Watches } from '../watches';
 import {
   decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, reportOf, REVISION_LABEL, ZauAction, ZauInput, ZauReport,
 } from './zone-aware-update-decision';
@@ -124,80 +125,118 @@ async function act(kube: KubeApi, namespace: string, action: ZauAction): Promise
   }
 }
 
-async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAwareUpdateTuning): Promise<void> {
-  const log = ctx.log.with({ reconciler: NAME });
+/** The watches of the reconciler, by name. */
+type ZauWatch = 'updates' | 'statefulSets' | 'deployments' | 'replicaSets' | 'pods' | 'nodes';
+
+/** The ZoneAwareUpdates that name a workload (its index key). */
+const updatesNaming = (c: Caches<ZauWatch>, workload: string) => c.byIndex('updates', 'workload', workload).map(keyOf);
+
+/** The ZoneAwareUpdates a ReplicaSet concerns: those naming its Deployment. */
+function updatesOfReplicaSet(c: Caches<ZauWatch>, rs: KubeObject): string[] {
+  const owner = controllerOf(rs);
+  return owner?.kind === 'Deployment' ? updatesNaming(c, workloadKey(rs.metadata.namespace, 'Deployment', owner.name)) : [];
+}
+
+/**
+ * What the reconciler watches, and which ZoneAwareUpdates a change concerns: its own changes; its workloads'; a
+ * pod's through its StatefulSet, or its ReplicaSet's Deployment; a ReplicaSet's through its Deployment. Nodes
+ * are only read (a pod's zone).
+ */
+export function zoneAwareUpdateWatches(resyncMs?: number): Watches<ZauWatch> {
+  const workload = (resource: Resource, kind: 'StatefulSet' | 'Deployment') => ({
+    resource,
+    transform: withoutManagedFields,
+    keys: ({ obj }: Change, c: Caches<ZauWatch>) => updatesNaming(c, workloadKey(obj.metadata.namespace, kind, obj.metadata.name)),
+  });
+  return {
+    updates: {
+      resource: ZONE_AWARE_UPDATES,
+      transform: withoutManagedFields,
+      indexes: { workload: workloadsOf },
+      resyncMs,
+      primary: true,
+      keys: ({ obj }) => [keyOf(obj)],
+    },
+    statefulSets: workload(STATEFULSETS, 'StatefulSet'),
+    deployments: workload(DEPLOYMENTS, 'Deployment'),
+    replicaSets: {
+      resource: REPLICASETS,
+      transform: withoutManagedFields,
+      indexes: { controller: byController },
+      keys: ({ obj }, c) => updatesOfReplicaSet(c, obj),
+    },
+    pods: {
+      resource: PODS,
+      transform: rolloutPod,
+      indexes: { controller: byController },
+      keys: ({ obj: pod }, c) => {
+        const { namespace } = pod.metadata;
+        const owner = controllerOf(pod);
+        if (owner?.kind === 'StatefulSet') return updatesNaming(c, workloadKey(namespace, 'StatefulSet', owner.name));
+        const rs = owner?.kind === 'ReplicaSet' ? c.get('replicaSets', `${namespace}/${owner.name}`) : undefined;
+        return rs ? updatesOfReplicaSet(c, rs) : [];
+      },
+    },
+    nodes: { resource: NODES, transform: slimNode },
+  };
+}
+
+/** Reconciles one ZoneAwareUpdate at a time over the caches: decide, act, tell, write the status. */
+class ZoneAwareUpdates {
   /** Per ZoneAwareUpdate, what the caches must show of the last action before the next decision. */
-  const expected = new Map<string, Expectation>();
+  private readonly expected = new Map<string, Expectation>();
   /**
    * The status this process last wrote per ZoneAwareUpdate: the cache may not show it yet, and deciding on
    * an older status would regress the step.
    */
-  const written = new Map<string, ZoneAwareUpdateStatus>();
-  /** Reconciles the ZoneAwareUpdates that name a workload. */
-  const requeue = (workload: string) => zaus.byIndex('workload', workload).forEach((z) => loop.enqueue(keyOf(z)));
-  /** A pod's change matters through its StatefulSet, or its ReplicaSet's Deployment. */
-  const podChanged = (pod: KubeObject) => {
-    const { namespace } = pod.metadata;
-    const owner = controllerOf(pod);
-    if (owner?.kind === 'StatefulSet') return requeue(workloadKey(namespace, 'StatefulSet', owner.name));
-    const rs = owner?.kind === 'ReplicaSet' ? replicaSets.get(`${namespace}/${owner.name}`) : undefined;
-    const deployment = rs && controllerOf(rs);
-    if (deployment?.kind === 'Deployment') requeue(workloadKey(namespace, 'Deployment', deployment.name));
-  };
+  private readonly written = new Map<string, ZoneAwareUpdateStatus>();
+  private readonly cached = { pod: (key: string) => this.caches.get('pods', key), replicaSet: (key: string) => this.caches.get('replicaSets', key) };
 
-  const zaus = new Informer(ctx.kube, {
-    path: resourcePath(ZONE_AWARE_UPDATES),
-    transform: withoutManagedFields,
-    indexes: { workload: workloadsOf },
-    resyncMs: tuning.resyncMs,
-    log,
-    onChange: (type, zau) => {
-      if (type !== 'deleted') return loop.enqueue(keyOf(zau));
-      expected.delete(keyOf(zau));
-      written.delete(keyOf(zau));
-    },
-  });
-  const workloads = (resource: Resource, kind: 'StatefulSet' | 'Deployment') => new Informer(ctx.kube, {
-    path: resourcePath(resource),
-    transform: withoutManagedFields,
-    resyncMs: 0,
-    log,
-    onChange: (_type, obj) => requeue(workloadKey(obj.metadata.namespace, kind, obj.metadata.name)),
-  });
-  const statefulSets = workloads(STATEFULSETS, 'StatefulSet');
-  const deployments = workloads(DEPLOYMENTS, 'Deployment');
-  const replicaSets = new Informer(ctx.kube, {
-    path: resourcePath(REPLICASETS),
-    transform: withoutManagedFields,
-    indexes: { controller: byController },
-    resyncMs: 0,
-    log,
-    onChange: (_type, rs) => {
-      const owner = controllerOf(rs);
-      if (owner?.kind === 'Deployment') requeue(workloadKey(rs.metadata.namespace, 'Deployment', owner.name));
-    },
-  });
-  const pods = new Informer(ctx.kube, {
-    path: resourcePath(PODS),
-    transform: rolloutPod,
-    indexes: { controller: byController },
-    resyncMs: 0,
-    log,
-    onChange: (_type, pod) => podChanged(pod),
-  });
-  const nodes = new Informer(ctx.kube, { path: resourcePath(NODES), transform: slimNode, resyncMs: 0, log, onChange: () => undefined });
-  const cached = { pod: (key: string) => pods.get(key), replicaSet: (key: string) => replicaSets.get(key) };
+  constructor(
+    private readonly ctx: ReconcilerContext, private readonly caches: Caches<ZauWatch>, private readonly tuning: ZoneAwareUpdateTuning,
+    private readonly log: ReconcilerContext['log'],
+  ) {}
+
+  async reconcile(key: string): Promise<ReconcileResult> {
+    const stored = this.caches.get('updates', key);
+    if (!stored) {
+      this.expected.delete(key);
+      this.written.delete(key);
+      return {};
+    }
+    // The caches do not show the last action yet: deciding now would act twice. Their events requeue the key.
+    const expectation = this.expected.get(key);
+    if (expectation && !expectationMet(expectation, this.cached)) return {};
+    this.expected.delete(key);
+    const zau = this.written.has(key) ? { ...stored, status: { ...stored.status, ...this.written.get(key) } } : stored;
+    const input = await this.inputOf(zau);
+    const action = decideZoneAwareUpdate(input);
+    const next = expectationOf(action, input);
+    if (next) this.expected.set(key, next);
+    await act(this.ctx.kube, zau.metadata.namespace!, action);
+    const report = reportOf(action, zau.status);
+    await this.tell(key, zau, report);
+    const changed = !statusHolds(zau.status, action.status) || !statusHolds(stored.status, action.status);
+    if (changed && await patchStatus(this.ctx.kube, ZONE_AWARE_UPDATES, zau, action.status)) this.written.set(key, action.status);
+    if (report.recheck) return { requeueAfter: this.tuning.recheckMs ?? 15_000 };
+    // No watch tells when a pod starts passing the ready check: look again soon.
+    if (action.kind === 'status' && action.status.phase === 'Waiting' && input.readyCheckFailures?.size) {
+      return { requeueAfter: this.tuning.readyCheckIntervalMs ?? 2_000 };
+    }
+    return {};
+  }
 
   /** What the decision reads of one ZoneAwareUpdate's world, from the caches' indexes. */
-  const inputOf = async (zau: KubeObject): Promise<ZauInput> => {
+  private async inputOf(zau: KubeObject): Promise<ZauInput> {
+    const c = this.caches;
     const namespace = zau.metadata.namespace!;
     const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
-    const statefulSet = spec.statefulset ? statefulSets.get(`${namespace}/${spec.statefulset}`) : undefined;
-    const group = spec.statefulsets?.map((n) => statefulSets.get(`${namespace}/${n}`)).filter((s): s is KubeObject => s !== undefined);
-    const deployment = spec.deployment ? deployments.get(`${namespace}/${spec.deployment}`) : undefined;
-    const owned = deployment?.metadata.uid ? replicaSets.byIndex('controller', deployment.metadata.uid) : [];
+    const statefulSet = spec.statefulset ? c.get('statefulSets', `${namespace}/${spec.statefulset}`) : undefined;
+    const group = spec.statefulsets?.map((n) => c.get('statefulSets', `${namespace}/${n}`)).filter((s): s is KubeObject => s !== undefined);
+    const deployment = spec.deployment ? c.get('deployments', `${namespace}/${spec.deployment}`) : undefined;
+    const owned = deployment?.metadata.uid ? c.byIndex('replicaSets', 'controller', deployment.metadata.uid) : [];
     const owners = group ?? (statefulSet ? [statefulSet] : owned);
-    const workloadPods = owners.flatMap((o) => (o.metadata.uid ? pods.byIndex('controller', o.metadata.uid) : []));
+    const workloadPods = owners.flatMap((o) => (o.metadata.uid ? c.byIndex('pods', 'controller', o.metadata.uid) : []));
     const url = spec.pauseCondition?.prometheusQueryUrl;
     const check = spec.readyCheck;
     return {
@@ -207,51 +246,27 @@ async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, 
       deployment,
       replicaSets: spec.deployment ? owned : undefined,
       pods: workloadPods,
-      nodeLabels: (node) => nodes.get(node)?.metadata.labels,
-      topologyKeys: ctx.settings.topologyKeys,
-      prometheusPause: url ? await prometheusPause(url, tuning.queryTimeoutMs ?? 5_000) : undefined,
-      readyCheckFailures: check ? await readyCheckFailures(check, workloadPods, tuning.readyCheckTimeoutMs ?? 2_000) : undefined,
+      nodeLabels: (node) => c.get('nodes', node)?.metadata.labels,
+      topologyKeys: this.ctx.settings.topologyKeys,
+      prometheusPause: url ? await prometheusPause(url, this.tuning.queryTimeoutMs ?? 5_000) : undefined,
+      readyCheckFailures: check ? await readyCheckFailures(check, workloadPods, this.tuning.readyCheckTimeoutMs ?? 2_000) : undefined,
     };
-  };
+  }
 
-  const tell = async (key: string, zau: KubeObject, report: ZauReport) => {
-    if (report.decision) ctx.metrics.decisions.inc({ reconciler: NAME, decision: report.decision });
-    if (report.log) log[report.log.level](report.log.msg, { zoneAwareUpdate: key, ...report.log.fields });
+  private async tell(key: string, zau: KubeObject, report: ZauReport): Promise<void> {
+    if (report.decision) this.ctx.metrics.decisions.inc({ reconciler: NAME, decision: report.decision });
+    if (report.log) this.log[report.log.level](report.log.msg, { zoneAwareUpdate: key, ...report.log.fields });
     if (report.event) {
       const subject = { ...zau, apiVersion: ROLLOUT_API_VERSION, kind: ZONE_AWARE_UPDATE_KIND };
-      await ctx.events.record(subject, report.event.type, report.event.reason, report.event.message);
+      await this.ctx.events.record(subject, report.event.type, report.event.reason, report.event.message);
     }
-  };
+  }
+}
 
-  const reconcile = async (key: string): Promise<ReconcileResult> => {
-    const stored = zaus.get(key);
-    if (!stored) return {};
-    // The caches do not show the last action yet: deciding now would act twice. Their events requeue the key.
-    const expectation = expected.get(key);
-    if (expectation && !expectationMet(expectation, cached)) return {};
-    expected.delete(key);
-    const zau = written.has(key) ? { ...stored, status: { ...stored.status, ...written.get(key) } } : stored;
-    const input = await inputOf(zau);
-    const action = decideZoneAwareUpdate(input);
-    const next = expectationOf(action, input);
-    if (next) expected.set(key, next);
-    await act(ctx.kube, zau.metadata.namespace!, action);
-    const report = reportOf(action, zau.status);
-    await tell(key, zau, report);
-    const changed = !statusHolds(zau.status, action.status) || !statusHolds(stored.status, action.status);
-    if (changed && await patchStatus(ctx.kube, ZONE_AWARE_UPDATES, zau, action.status)) written.set(key, action.status);
-    if (report.recheck) return { requeueAfter: tuning.recheckMs ?? 15_000 };
-    // No watch tells when a pod starts passing the ready check: look again soon.
-    if (action.kind === 'status' && action.status.phase === 'Waiting' && input.readyCheckFailures?.size) {
-      return { requeueAfter: tuning.readyCheckIntervalMs ?? 2_000 };
-    }
-    return {};
-  };
-
-  const loop = new ReconcileLoop(ctx, { name: NAME, reconcile, concurrency: 4 });
-  await loop.run(signal, {
-    caches: [nodes, statefulSets, deployments, replicaSets, pods],
-    primaries: [zaus],
-    startedFields: { topologyKeys: ctx.settings.topologyKeys },
-  });
+async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAwareUpdateTuning): Promise<void> {
+  const log = ctx.log.with({ reconciler: NAME });
+  const caches = new WatchedCaches(ctx.kube, log, zoneAwareUpdateWatches(tuning.resyncMs), (key) => loop.enqueue(key));
+  const updates = new ZoneAwareUpdates(ctx, caches, tuning, log);
+  const loop = new ReconcileLoop(ctx, { name: NAME, reconcile: (key) => updates.reconcile(key), concurrency: 4 });
+  await loop.run(signal, { ...caches.sources(), startedFields: { topologyKeys: ctx.settings.topologyKeys } });
 }

@@ -22,11 +22,12 @@
 import { ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES } from '../../../src/contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../../../src/contract/rollout';
 import { AdmissionRequest, AdmissionVerdict, AdmissionWebhook } from '../admission';
-import { CLAIMS, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS } from '../kube/api';
-import { byNamespace, delay, Informer } from '../kube/informer';
+import { CLAIMS, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, STATEFULSETS } from '../kube/api';
+import { byNamespace, delay } from '../kube/informer';
 import { slimMeta, slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileLoop } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
+import { Caches, Change, WatchedCaches, Watches } from '../watches';
 import { patchStatus, statusHolds } from './status';
 import { budgetOf, budgetStatus, BudgetWorld, decideEviction, isGoing, SELECTED_NODE_ANNOTATION, zoneOfNode } from './zone-disruption-budget-decision';
 
@@ -139,18 +140,63 @@ function budgetOwner(kind: 'StatefulSet' | 'ReplicaSet'): (obj: KubeObject) => K
   });
 }
 
-/** The caches both halves use (the webhook on every replica, the status writer on the leader), by namespace. */
+/** The watches of the budgets, by name. */
+type BudgetWatch = 'budgets' | 'pods' | 'statefulSets' | 'replicaSets' | 'claims' | 'nodes';
+
+/**
+ * What the budgets watch, and which budgets a change concerns: a budget itself; any change of a pod, a
+ * StatefulSet, a ReplicaSet or a claim, every budget of its namespace (their status counts them). Nodes are
+ * only read (a pod's zone). `onPod` sees every pod change first (the webhook's reservations and last zones).
+ */
+export function zoneDisruptionBudgetWatches(
+  resyncMs: number | undefined, onPod: (change: Change) => void = () => undefined,
+): Watches<BudgetWatch> {
+  const ofNamespace = {
+    indexes: { namespace: byNamespace },
+    keys: ({ obj }: Change, c: Caches<BudgetWatch>) => budgetsIn(c, obj.metadata.namespace ?? ''),
+  };
+  return {
+    budgets: {
+      resource: ZONE_DISRUPTION_BUDGETS,
+      transform: withoutManagedFields,
+      indexes: { namespace: byNamespace },
+      resyncMs,
+      keys: ({ obj }) => [keyOf(obj)],
+    },
+    pods: {
+      resource: PODS,
+      transform: (pod) => slimPod(pod, { labels: 'all', conditions: ['Ready'] }),
+      ...ofNamespace,
+      keys: (change, c) => {
+        onPod(change);
+        return ofNamespace.keys(change, c);
+      },
+    },
+    statefulSets: { resource: STATEFULSETS, transform: budgetOwner('StatefulSet'), ...ofNamespace },
+    replicaSets: { resource: REPLICASETS, transform: budgetOwner('ReplicaSet'), ...ofNamespace },
+    claims: {
+      resource: CLAIMS,
+      transform: (claim) => ({ metadata: slimMeta(claim.metadata, { annotations: [SELECTED_NODE_ANNOTATION] }) }),
+      ...ofNamespace,
+    },
+    nodes: { resource: NODES, transform: slimNode },
+  };
+}
+
+const budgetsIn = (c: Caches<BudgetWatch>, namespace: string) => c.byIndex('budgets', 'namespace', namespace).map(keyOf);
+
+/**
+ * The caches both halves use: started once per replica for the webhook (leader or not); the leader's status
+ * loop takes the keys their changes map to.
+ */
 class BudgetCaches implements EvictionView {
   readonly lastZones = new Map<string, string>();
   readonly reservations: EvictionReservations;
-  private readonly listeners = new Set<(namespace: string) => void>();
-  readonly budgets: Informer<KubeObject, 'namespace'>;
-  readonly pods: Informer<KubeObject, 'namespace'>;
-  readonly owners: Array<Informer<KubeObject, 'namespace'>>;
-  readonly claims: Informer<KubeObject, 'namespace'>;
-  readonly nodes: Informer<KubeObject>;
+  readonly caches: WatchedCaches<BudgetWatch>;
   readonly synced: Promise<unknown>;
   readonly done: Promise<unknown>;
+  /** Where changes' keys go: the leader's status loop, while it runs. */
+  enqueue: ((key: string) => void) | undefined;
 
   constructor(private readonly ctx: ReconcilerContext, signal: AbortSignal, private readonly tuning: ZoneDisruptionBudgetTuning) {
     const log = ctx.log.with({ reconciler: NAME });
@@ -158,38 +204,19 @@ class BudgetCaches implements EvictionView {
       ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'reservation-expired' });
       log.info('eviction reservation expired: the API server did not delete the pod', { pod });
     });
-    const changed = (obj: KubeObject) => this.listeners.forEach((l) => l(obj.metadata.namespace ?? ''));
-    const informer = (
-      resource: Resource, transform: (obj: KubeObject) => KubeObject, onChange: (type: string, obj: KubeObject) => void = (_t, o) => changed(o),
-    ) => new Informer(ctx.kube, { path: resourcePath(resource), transform, indexes: { namespace: byNamespace }, resyncMs: 0, log, onChange });
-    this.budgets = new Informer(ctx.kube, {
-      path: resourcePath(ZONE_DISRUPTION_BUDGETS),
-      transform: withoutManagedFields,
-      indexes: { namespace: byNamespace },
-      resyncMs: tuning.resyncMs,
-      log,
-      onChange: (_t, o) => changed(o),
-    });
-    this.pods = informer(PODS, (pod) => slimPod(pod, { labels: 'all', conditions: ['Ready'] }), (type, pod) => {
-      const key = keyOf(pod);
-      if (type === 'deleted' || isGoing(pod)) this.reservations.confirm(key);
-      const zone = zoneOfNode(this.worldBase(), pod.spec?.nodeName);
-      if (zone !== undefined && type !== 'deleted') this.remember(key, zone);
-      changed(pod);
-    });
-    this.owners = [informer(STATEFULSETS, budgetOwner('StatefulSet')), informer(REPLICASETS, budgetOwner('ReplicaSet'))];
-    this.claims = informer(CLAIMS, (claim) => ({ metadata: slimMeta(claim.metadata, { annotations: [SELECTED_NODE_ANNOTATION] }) }));
-    this.nodes = new Informer(ctx.kube, { path: resourcePath(NODES), transform: slimNode, resyncMs: 0, log, onChange: () => undefined });
-    const all = [this.nodes, this.pods, ...this.owners, this.claims, this.budgets];
-    const runs = all.map((i) => i.run(signal));
-    this.done = Promise.all(runs);
+    const watches = zoneDisruptionBudgetWatches(tuning.resyncMs, (change) => this.podChanged(change));
+    this.caches = new WatchedCaches(ctx.kube, log, watches, (key) => this.enqueue?.(key));
+    const { caches = [], primaries = [] } = this.caches.sources();
+    const all = [...caches, ...primaries];
+    this.done = Promise.all(all.map((i) => i.run(signal)));
     this.synced = Promise.race([Promise.all(all.map((i) => i.synced)), this.done]);
   }
 
-  /** Calls `listener` with the namespace of every change; returns what stops it. */
-  onNamespaceChange(listener: (namespace: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  private podChanged({ type, obj: pod }: Change): void {
+    const key = keyOf(pod);
+    if (type === 'deleted' || isGoing(pod)) this.reservations.confirm(key);
+    const zone = zoneOfNode(this.worldBase(), pod.spec?.nodeName);
+    if (zone !== undefined && type !== 'deleted') this.remember(key, zone);
   }
 
   private remember(key: string, zone: string): void {
@@ -199,26 +226,27 @@ class BudgetCaches implements EvictionView {
   }
 
   private worldBase() {
-    return { nodeLabels: (node: string) => this.nodes.get(node)?.metadata.labels, topologyKeys: this.ctx.settings.topologyKeys };
+    return { nodeLabels: (node: string) => this.caches.get('nodes', node)?.metadata.labels, topologyKeys: this.ctx.settings.topologyKeys };
   }
 
   pod(key: string): KubeObject | undefined {
-    return this.pods.get(key);
+    return this.caches.get('pods', key);
   }
 
   /** What the decisions see of one namespace. */
   world(namespace: string): BudgetWorld {
+    const c = this.caches;
     return {
       ...this.worldBase(),
-      pods: this.pods.byIndex('namespace', namespace),
-      owners: this.owners.flatMap((i) => i.byIndex('namespace', namespace)),
-      claims: this.claims.byIndex('namespace', namespace),
+      pods: c.byIndex('pods', 'namespace', namespace),
+      owners: [...c.byIndex('statefulSets', 'namespace', namespace), ...c.byIndex('replicaSets', 'namespace', namespace)],
+      claims: c.byIndex('claims', 'namespace', namespace),
       lastZones: this.lastZones,
     };
   }
 
   budgetsIn(namespace: string): KubeObject[] {
-    return this.budgets.byIndex('namespace', namespace);
+    return this.caches.byIndex('budgets', 'namespace', namespace);
   }
 }
 
@@ -284,23 +312,23 @@ export function evictionWebhook(ctx: Pick<ReconcilerContext, 'log' | 'metrics' |
 }
 
 /** Keeps every budget's status current, on the leader, over the caches the webhook started. */
-async function runStatus(ctx: ReconcilerContext, signal: AbortSignal, caches: BudgetCaches): Promise<void> {
+async function runStatus(ctx: ReconcilerContext, signal: AbortSignal, view: BudgetCaches): Promise<void> {
   const loop = new ReconcileLoop(ctx, {
     name: NAME,
     concurrency: 2,
     reconcile: async (key) => {
-      const zdb = caches.budgets.get(key);
+      const zdb = view.caches.get('budgets', key);
       if (!zdb) return;
       const namespace = zdb.metadata.namespace!;
-      const status = budgetStatus(zdb, budgetOf(zdb, caches.world(namespace)).budget);
+      const status = budgetStatus(zdb, budgetOf(zdb, view.world(namespace)).budget);
       if (!statusHolds(zdb.status, status)) await patchStatus(ctx.kube, ZONE_DISRUPTION_BUDGETS, zdb, status);
     },
   });
-  const stopListening = caches.onNamespaceChange((namespace) => caches.budgetsIn(namespace).forEach((b) => loop.enqueue(keyOf(b))));
+  view.enqueue = (key) => loop.enqueue(key);
   try {
     // The caches run for the webhook on every replica, started already; the leader only waits for them.
-    await loop.run(signal, { caches: [{ synced: caches.synced, run: () => caches.done }], seed: () => caches.budgets.list().map(keyOf) });
+    await loop.run(signal, { caches: [{ synced: view.synced, run: () => view.done }], seed: () => view.caches.list('budgets').map(keyOf) });
   } finally {
-    stopListening();
+    view.enqueue = undefined;
   }
 }

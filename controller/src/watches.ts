@@ -1,0 +1,102 @@
+/**
+ * A reconciler's watches, declared as controller-runtime's builder declares them (For, Owns, Watches): each
+ * names a resource, what its cache keeps and indexes, and how a change of one of its objects maps to the keys
+ * to reconcile. A mapping is a function of the change and the caches alone, so it is unit-tested over
+ * `cachesOf` (lists, no API server); `WatchedCaches` runs the declarations as Informers that feed a
+ * ReconcileLoop, and `reconcile(key)` reads the same caches.
+ */
+import { KubeApi, KubeObject, keyOf, Resource, resourcePath } from './kube/api';
+import { ChangeType, IndexFn, Informer } from './kube/informer';
+import { Logger } from './log';
+import { LoopSources } from './reconcile-loop';
+
+/** One change an Informer reports (`old`: the object before a modification). */
+export interface Change {
+  readonly type: ChangeType;
+  readonly obj: KubeObject;
+  readonly old?: KubeObject;
+}
+
+/** What a mapping and a reconcile read: each watch's cache, by the watch's name. */
+export interface Caches<W extends string> {
+  get(watch: W, key: string): KubeObject | undefined;
+  byIndex(watch: W, index: string, key: string): KubeObject[];
+  list(watch: W): KubeObject[];
+}
+
+export interface WatchDeclaration<W extends string> {
+  readonly resource: Resource;
+  readonly labelSelector?: string;
+  /** What the cache keeps of each object (keep `metadata.resourceVersion`). @default the whole object */
+  readonly transform?: (obj: KubeObject) => KubeObject;
+  /** Named secondary keys, for `Caches.byIndex`. */
+  readonly indexes?: Readonly<Record<string, IndexFn<KubeObject>>>;
+  /** Every cached object seen again this often. @default 0: never (the primary's resync revisits its objects) */
+  readonly resyncMs?: number;
+  /** The reconciled objects themselves: watched once every other cache holds its first list. @default false */
+  readonly primary?: boolean;
+  /** The keys a change enqueues. @default none: a cache that reconciles only read */
+  readonly keys?: (change: Change, caches: Caches<W>) => Iterable<string>;
+}
+
+export type Watches<W extends string> = Readonly<Record<W, WatchDeclaration<W>>>;
+
+/** The declarations as Informers, each change mapped to keys for `enqueue`. */
+export class WatchedCaches<W extends string> implements Caches<W> {
+  private readonly informers = new Map<W, Informer<KubeObject, string>>();
+
+  constructor(kube: KubeApi, log: Logger, private readonly watches: Watches<W>, enqueue: (key: string) => void) {
+    for (const [name, w] of Object.entries(watches) as [W, WatchDeclaration<W>][]) {
+      this.informers.set(name, new Informer<KubeObject, string>(kube, {
+        path: resourcePath(w.resource),
+        labelSelector: w.labelSelector,
+        transform: w.transform,
+        indexes: w.indexes ?? {},
+        resyncMs: w.resyncMs ?? 0,
+        log,
+        onChange: (type, obj, old) => {
+          for (const key of w.keys?.({ type, obj, old }, this) ?? []) enqueue(key);
+        },
+      }));
+    }
+  }
+
+  get(watch: W, key: string): KubeObject | undefined {
+    return this.informer(watch).get(key);
+  }
+
+  byIndex(watch: W, index: string, key: string): KubeObject[] {
+    return this.informer(watch).byIndex(index, key);
+  }
+
+  list(watch: W): KubeObject[] {
+    return this.informer(watch).list();
+  }
+
+  /** What the ReconcileLoop runs: the caches first, the primaries once those are synced. */
+  sources(): Pick<LoopSources, 'caches' | 'primaries'> {
+    const of = (primary: boolean) => [...this.informers].filter(([name]) => (this.watches[name].primary ?? false) === primary).map(([, i]) => i);
+    return { caches: of(false), primaries: of(true) };
+  }
+
+  private informer(watch: W): Informer<KubeObject, string> {
+    return this.informers.get(watch)!;
+  }
+}
+
+/**
+ * Caches holding `objects` as the declarations' Informers would (transformed and indexed): what a mapping or a
+ * decision sees, without an API server.
+ */
+export function cachesOf<W extends string>(watches: Watches<W>, objects: Partial<Record<W, readonly KubeObject[]>>): Caches<W> {
+  const held = (watch: W) => (objects[watch] ?? []).map((o) => watches[watch].transform?.(o) ?? o);
+  return {
+    get: (watch, key) => held(watch).find((o) => keyOf(o) === key),
+    byIndex: (watch, index, key) => {
+      const keysOf = watches[watch].indexes?.[index];
+      if (!keysOf) throw new Error(`watch ${watch} has no index ${index}`);
+      return held(watch).filter((o) => keysOf(o).includes(key));
+    },
+    list: (watch) => held(watch),
+  };
+}
