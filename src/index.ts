@@ -37,7 +37,8 @@ export { NetworkPolicyOptions, NetworkPeer } from './shared/network-policy';
 
 // The runtime controller's contracts shared with synth time.
 export { ZoneAnnotation } from './contract/zone-annotation';
-export { ZoneController, ZoneControllerProps } from './controller/zone-controller';
+export { ZoneController } from './controller/zone-controller';
+export { ZoneControllerProps } from './controller/zone-controller-props';
 export { IZoneController, InstalledZoneControllerProps } from './controller/controller-reference';
 export {
   WebhookTls, WebhookTlsMode, WebhookFailurePolicy, CertManagerTlsOptions, CertManagerIssuerKind,

@@ -13,7 +13,7 @@ import { kubeEventRecorder } from './kube/events';
 import { delay } from './kube/informer';
 import { kubeLeaseStore, LeaderElector } from './kube/leader';
 import { Logger } from './log';
-import { createMetrics } from './metrics';
+import { createMetrics, Metrics } from './metrics';
 import { Reconciler, ReconcilerContext } from './reconciler';
 import { Certificate, startServers } from './server';
 import type { SelfManagedTlsOptions } from './tls/self-managed';
@@ -127,12 +127,9 @@ async function webhookTls(opts: RunOptions, webhooks: readonly AdmissionWebhook[
   };
 }
 
-export async function runController(opts: RunOptions, baseLog: Logger): Promise<number> {
-  const log = baseLog.with({ identity: opts.identity });
-  // Twice the reconcilers' concurrency: the lease, Events and webhook TLS always find a connection.
-  const kube = connect({ kubeconfig: opts.kubeconfig, maxSockets: 2 * opts.apiConcurrency });
-  const metrics = createMetrics();
-  const ctx: ReconcilerContext = {
+/** What every reconciler gets: the log, metrics, API client, Event recorder and the run's settings. */
+function reconcilerContext(opts: RunOptions, kube: KubeApi, log: Logger, metrics: Metrics): ReconcilerContext {
+  return {
     log,
     metrics,
     kube,
@@ -147,6 +144,41 @@ export async function runController(opts: RunOptions, baseLog: Logger): Promise<
       apiConcurrency: opts.apiConcurrency,
     },
   };
+}
+
+/**
+ * Runs `lead` until `shutdown` aborts: at once, or while this replica holds the lease (`--leader-elect`; losing
+ * it calls `lostLease`). On shutdown the reconcilers get STOP_GRACE_MS to finish, then the lease is released.
+ */
+async function leadUntilStopped(
+  opts: RunOptions, kube: KubeApi, log: Logger, shutdown: AbortSignal, lead: (signal: AbortSignal) => Promise<void>, lostLease: () => void,
+): Promise<void> {
+  if (opts.leaderElect) {
+    const elector = new LeaderElector(kubeLeaseStore(kube, opts.leaseNamespace, opts.leaseName), {
+      identity: opts.identity,
+      leaseDurationSeconds: opts.leaseDurationSeconds,
+      renewDeadlineMs: opts.renewDeadlineMs,
+      retryPeriodMs: opts.retryPeriodMs,
+      stopGraceMs: STOP_GRACE_MS,
+      log,
+    });
+    log.info('campaigning for the lease', { lease: `${opts.leaseNamespace}/${opts.leaseName}` });
+    await elector.run(shutdown, { onStartedLeading: lead, onStoppedLeading: lostLease });
+    return;
+  }
+  const leading = lead(shutdown);
+  await new Promise<void>((resolve) => (shutdown.aborted ? resolve() : shutdown.addEventListener('abort', () => resolve(), { once: true })));
+  const grace = new AbortController();
+  await Promise.race([leading, delay(STOP_GRACE_MS, grace.signal)]);
+  grace.abort();
+}
+
+export async function runController(opts: RunOptions, baseLog: Logger): Promise<number> {
+  const log = baseLog.with({ identity: opts.identity });
+  // Twice the reconcilers' concurrency: the lease, Events and webhook TLS always find a connection.
+  const kube = connect({ kubeconfig: opts.kubeconfig, maxSockets: 2 * opts.apiConcurrency });
+  const metrics = createMetrics();
+  const ctx = reconcilerContext(opts, kube, log, metrics);
 
   const shutdown = new AbortController();
   // Every open watch and request listens to it (one listener each, removed when it ends): not a leak.
@@ -188,29 +220,7 @@ export async function runController(opts: RunOptions, baseLog: Logger): Promise<
     metrics.leader.set(0);
   };
 
-  const stopped = new Promise<void>((resolve) => shutdown.signal.addEventListener('abort', () => resolve(), { once: true }));
-  if (opts.leaderElect) {
-    const elector = new LeaderElector(kubeLeaseStore(kube, opts.leaseNamespace, opts.leaseName), {
-      identity: opts.identity,
-      leaseDurationSeconds: opts.leaseDurationSeconds,
-      renewDeadlineMs: opts.renewDeadlineMs,
-      retryPeriodMs: opts.retryPeriodMs,
-      stopGraceMs: STOP_GRACE_MS,
-      log,
-    });
-    log.info('campaigning for the lease', { lease: `${opts.leaseNamespace}/${opts.leaseName}` });
-    // On shutdown the elector stops the reconcilers, waits for them, then releases the lease.
-    await elector.run(shutdown.signal, {
-      onStartedLeading: lead,
-      onStoppedLeading: () => stop('lost the lease', 1),
-    });
-  } else {
-    const leading = lead(shutdown.signal);
-    await stopped;
-    const grace = new AbortController();
-    await Promise.race([leading, delay(STOP_GRACE_MS, grace.signal)]);
-    grace.abort();
-  }
+  await leadUntilStopped(opts, kube, log, shutdown.signal, lead, () => stop('lost the lease', 1));
   ready = false;
   await tlsMaintained;
   await servers.close();

@@ -5,8 +5,8 @@
  * the masters that serve slots is up). A clock (`advance`) times how long each stopped node has been
  * silent: the others have a ping to it pending since it stopped, and flag it failed `failAfterMs` later.
  */
-import { Step } from '../src/redis/decide';
 import { ClusterNodeEntry, InventoryNode, ObservedNode, toRanges } from '../src/redis/model';
+import { Step } from '../src/redis/steps';
 
 interface FakeNode {
   id: string;

@@ -1,6 +1,7 @@
 import { recordedStatus } from '../src/reconcilers/redis';
-import { ClusterState, Issue, Step } from '../src/redis/decide';
+import { ClusterState, Issue } from '../src/redis/decide';
 import { FINALIZED_AFTER_PASSES, healthEvents, nextHealth, phaseOf, RedisHealth } from '../src/redis/health';
+import { Step } from '../src/redis/steps';
 
 function state(issues: Issue[] = [], nextSteps: Step[] = [], slotsServed = 16384): ClusterState {
   const healthy = issues.length === 0 && nextSteps.length === 0 && slotsServed === 16384;

@@ -89,8 +89,8 @@ function crd(kind: string, plural: string, shortName: string, spec: JsonSchema, 
   };
 }
 
-/** The CustomResourceDefinition of ZoneAwareUpdate (emitted by ZoneController and ZoneRolloutCrds). */
-export function zoneAwareUpdateCrd(): CrdManifest {
+/** The schema of a ZoneAwareUpdate's spec. */
+function zoneAwareUpdateSpecSchema() {
   const readyCheck: SchemaProperties<ReadyCheckSpec> = {
     path: { type: 'string', pattern: '^/[\\x21-\\x7e]*$', maxLength: 1024 },
     port: { type: 'integer', minimum: 1, maximum: 65535 },
@@ -131,7 +131,7 @@ export function zoneAwareUpdateCrd(): CrdManifest {
     dryRun: DRY_RUN,
     pauseCondition: { type: 'object', description: 'The rollout pauses while any of these holds.', properties: pauseCondition },
   };
-  const spec = {
+  return {
     'type': 'object',
     'description': 'Rolls the pods of one OnDelete StatefulSet, a group of them, or a Deployment, zone by zone in growing batches.',
     'required': ['maxUnavailable'],
@@ -144,6 +144,10 @@ export function zoneAwareUpdateCrd(): CrdManifest {
       message: 'exponentialFactor must be 0 (off) or >= 1 (a factor below 1 would shrink the batches)',
     }],
   };
+}
+
+/** The schema of a ZoneAwareUpdate's status. */
+function zoneAwareUpdateStatusSchema() {
   const zone: SchemaProperties<ZoneOldReplicas> = { zone: { type: 'string' }, oldReplicas: { type: 'integer', minimum: 0 } };
   const statusProperties: SchemaProperties<ZoneAwareUpdateStatus> = {
     observedGeneration: { type: 'integer', format: 'int64' },
@@ -161,8 +165,12 @@ export function zoneAwareUpdateCrd(): CrdManifest {
     message: { type: 'string' },
     lastDeleted: { type: 'array', items: { type: 'string' }, description: 'The pods of the last batch.' },
   };
-  const status = { type: 'object', properties: statusProperties };
-  return crd(ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, 'zau', spec, status, [
+  return { type: 'object', properties: statusProperties };
+}
+
+/** The CustomResourceDefinition of ZoneAwareUpdate (emitted by ZoneController and ZoneRolloutCrds). */
+export function zoneAwareUpdateCrd(): CrdManifest {
+  return crd(ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, 'zau', zoneAwareUpdateSpecSchema(), zoneAwareUpdateStatusSchema(), [
     { name: 'StatefulSet', type: 'string', jsonPath: '.spec.statefulset' },
     { name: 'StatefulSets', type: 'string', jsonPath: '.spec.statefulsets', priority: 1 },
     { name: 'Deployment', type: 'string', jsonPath: '.spec.deployment', priority: 1 },

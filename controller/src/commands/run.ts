@@ -84,6 +84,70 @@ function namespaces(flag: string, raw: string): string[] {
   return names;
 }
 
+/** `run`'s flags and their defaults. */
+const RUN_FLAGS = {
+  'reconcilers': { type: 'string', default: ZONE_ANNOTATOR },
+  'kubeconfig': { type: 'string' },
+  'api-concurrency': { type: 'string', default: String(DEFAULT_API_CONCURRENCY) },
+  'leader-elect': { type: 'boolean', default: false },
+  'lease-namespace': { type: 'string' },
+  'lease-name': { type: 'string', default: 'cdk8s-zones-controller' },
+  'lease-duration': { type: 'string', default: '15' },
+  'renew-deadline': { type: 'string', default: '10' },
+  'retry-period': { type: 'string', default: '2' },
+  'identity': { type: 'string' },
+  'topology-keys': { type: 'string', default: WELL_KNOWN_ZONE_KEY },
+  'redis-namespaces': { type: 'string', default: '' },
+  'redis-interval': { type: 'string', default: '15' },
+  'redis-replaced-per-pass': { type: 'string', default: '1' },
+  'metrics-port': { type: 'string', default: '8080' },
+  'webhook-port': { type: 'string', default: '9443' },
+  'tls-mode': { type: 'string', default: 'files' },
+  'tls-cert-file': { type: 'string' },
+  'tls-key-file': { type: 'string' },
+  'tls-secret': { type: 'string' },
+  'webhook-service': { type: 'string' },
+  'tls-hosts': { type: 'string', default: '' },
+  'webhook-configurations': { type: 'string', default: '' },
+  'bind-address': { type: 'string', default: '0.0.0.0' },
+  'metrics-bind-address': { type: 'string', default: '0.0.0.0' },
+  'request-timeout': { type: 'string', default: '10' },
+  'help': { type: 'boolean', default: false },
+} as const;
+
+type RunFlags = ReturnType<typeof parseArgs<{ options: typeof RUN_FLAGS; strict: true }>>['values'];
+
+/** The reconcilers `--reconcilers` names, each known and named once. */
+function reconcilersNamed(raw: string, registry: readonly Reconciler[]): Reconciler[] {
+  const names = list(raw);
+  if (names.length === 0) throw new Error('run: --reconcilers names no reconciler');
+  const reconcilers = names.map((name) => {
+    const r = registry.find((c) => c.name === name);
+    if (!r) throw new Error(`run: --reconcilers: unknown reconciler ${JSON.stringify(name)}; known: ${registry.map((c) => c.name).join(', ')}`);
+    return r;
+  });
+  if (new Set(names).size !== names.length) throw new Error(`run: --reconcilers=${JSON.stringify(raw)} names a reconciler twice`);
+  return reconcilers;
+}
+
+/** `--tls-mode`, with the flags each mode takes and refuses. */
+function checkedTlsMode(values: RunFlags): TlsMode {
+  const tlsMode = values['tls-mode'] as TlsMode;
+  if (tlsMode !== 'files' && tlsMode !== 'self-managed') throw new Error(`run: --tls-mode=${JSON.stringify(tlsMode)} must be files or self-managed`);
+  if (tlsMode === 'files' && (values['tls-cert-file'] === undefined) !== (values['tls-key-file'] === undefined)) {
+    throw new Error('run: --tls-cert-file and --tls-key-file go together');
+  }
+  if (tlsMode === 'self-managed' && (values['tls-cert-file'] || values['tls-key-file'])) {
+    throw new Error('run: --tls-cert-file and --tls-key-file are for --tls-mode files; self-managed makes its own');
+  }
+  if (tlsMode === 'files') {
+    for (const flag of ['tls-secret', 'webhook-service', 'tls-hosts', 'webhook-configurations'] as const) {
+      if (values[flag]) throw new Error(`run: --${flag} is for --tls-mode self-managed (cert-manager or files manage their own)`);
+    }
+  }
+  return tlsMode;
+}
+
 /** Parses `run`'s flags; `env` and `serviceAccountNamespace` supply defaults (POD_NAME, POD_NAMESPACE). */
 export function parseRun(
   args: string[], env: NodeJS.ProcessEnv = {}, serviceAccountNamespace?: string, registry: readonly Reconciler[] = RECONCILERS,
@@ -91,52 +155,13 @@ export function parseRun(
   const { values } = parseArgs({
     args,
     strict: true,
-    options: {
-      'reconcilers': { type: 'string', default: ZONE_ANNOTATOR },
-      'kubeconfig': { type: 'string' },
-      'api-concurrency': { type: 'string', default: String(DEFAULT_API_CONCURRENCY) },
-      'leader-elect': { type: 'boolean', default: false },
-      'lease-namespace': { type: 'string' },
-      'lease-name': { type: 'string', default: 'cdk8s-zones-controller' },
-      'lease-duration': { type: 'string', default: '15' },
-      'renew-deadline': { type: 'string', default: '10' },
-      'retry-period': { type: 'string', default: '2' },
-      'identity': { type: 'string' },
-      'topology-keys': { type: 'string', default: WELL_KNOWN_ZONE_KEY },
-      'redis-namespaces': { type: 'string', default: '' },
-      'redis-interval': { type: 'string', default: '15' },
-      'redis-replaced-per-pass': { type: 'string', default: '1' },
-      'metrics-port': { type: 'string', default: '8080' },
-      'webhook-port': { type: 'string', default: '9443' },
-      'tls-mode': { type: 'string', default: 'files' },
-      'tls-cert-file': { type: 'string' },
-      'tls-key-file': { type: 'string' },
-      'tls-secret': { type: 'string' },
-      'webhook-service': { type: 'string' },
-      'tls-hosts': { type: 'string', default: '' },
-      'webhook-configurations': { type: 'string', default: '' },
-      'bind-address': { type: 'string', default: '0.0.0.0' },
-      'metrics-bind-address': { type: 'string', default: '0.0.0.0' },
-      'request-timeout': { type: 'string', default: '10' },
-      'help': { type: 'boolean', default: false },
-    },
+    options: RUN_FLAGS,
   });
   if (values.help) return 'help';
-  const names = list(values.reconcilers!);
-  if (names.length === 0) throw new Error('run: --reconcilers names no reconciler');
-  const reconcilers = names.map((name) => {
-    const r = registry.find((c) => c.name === name);
-    if (!r) throw new Error(`run: --reconcilers: unknown reconciler ${JSON.stringify(name)}; known: ${registry.map((c) => c.name).join(', ')}`);
-    return r;
-  });
-  if (new Set(names).size !== names.length) throw new Error(`run: --reconcilers=${JSON.stringify(values.reconcilers)} names a reconciler twice`);
+  const reconcilers = reconcilersNamed(values.reconcilers!, registry);
   const topologyKeys = list(values['topology-keys']!);
   if (topologyKeys.length === 0) throw new Error('run: --topology-keys names no label key');
-  const tlsMode = values['tls-mode'] as TlsMode;
-  if (tlsMode !== 'files' && tlsMode !== 'self-managed') throw new Error(`run: --tls-mode=${JSON.stringify(tlsMode)} must be files or self-managed`);
-  if (tlsMode === 'files' && (values['tls-cert-file'] === undefined) !== (values['tls-key-file'] === undefined)) {
-    throw new Error('run: --tls-cert-file and --tls-key-file go together');
-  }
+  const tlsMode = checkedTlsMode(values);
   const leaseDurationSeconds = positive('lease-duration', values['lease-duration']!, true);
   const renewDeadlineMs = positive('renew-deadline', values['renew-deadline']!) * 1000;
   const retryPeriodMs = positive('retry-period', values['retry-period']!) * 1000;
@@ -147,14 +172,6 @@ export function parseRun(
   const leaseName = values['lease-name']!;
   const webhookConfigurations = list(values['webhook-configurations']!);
   const tlsHosts = [...serviceHosts(values['webhook-service'] ?? leaseName, leaseNamespace), ...list(values['tls-hosts']!)];
-  if (tlsMode === 'self-managed' && (values['tls-cert-file'] || values['tls-key-file'])) {
-    throw new Error('run: --tls-cert-file and --tls-key-file are for --tls-mode files; self-managed makes its own');
-  }
-  if (tlsMode === 'files') {
-    for (const flag of ['tls-secret', 'webhook-service', 'tls-hosts', 'webhook-configurations'] as const) {
-      if (values[flag]) throw new Error(`run: --${flag} is for --tls-mode self-managed (cert-manager or files manage their own)`);
-    }
-  }
   return {
     reconcilers,
     kubeconfig: values.kubeconfig,

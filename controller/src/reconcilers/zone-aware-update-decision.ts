@@ -148,94 +148,42 @@ interface Workload {
   readonly newRs?: KubeObject;
 }
 
+/** The workload as the plan reads it, or the action when it cannot be rolled yet. */
+type Found = { readonly workload: Workload } | { readonly action: ZauAction };
+
+/** What every status of one decision starts from, and a status action with a phase and a message. */
+interface StatusBase {
+  readonly base: Pick<ZoneAwareUpdateStatus, 'observedGeneration' | 'step' | 'oldReplicas' | 'zones' | 'paused'>;
+  readonly previous: ReturnType<typeof persistedState>;
+  status(phase: ZoneAwareUpdatePhase, message: string): ZauAction;
+}
+
 export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   const { zau } = input;
   // as the API server admitted it (the CRD's schema): a partial spec is reported, not trusted
   const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
   const previous = persistedState(zau);
   const base = { observedGeneration: zau.metadata.generation, step: previous?.step ?? 0, oldReplicas: 0, zones: [], paused: false };
-  const status = (phase: ZoneAwareUpdatePhase, message: string): ZauAction => ({
-    kind: 'status',
-    status: { ...base, currentRevision: zau.status?.currentRevision, updateRevision: previous?.revision, phase, message },
-  });
-  const zoneOf = (pod: KubeObject) => {
-    const labels = pod.spec?.nodeName ? input.nodeLabels(pod.spec.nodeName) : undefined;
-    return labels ? ZoneAnnotation.valueFor(labels, [...input.topologyKeys]) : undefined;
+  const s: StatusBase = {
+    base,
+    previous,
+    status: (phase, message) => ({
+      kind: 'status',
+      status: { ...base, currentRevision: zau.status?.currentRevision, updateRevision: previous?.revision, phase, message },
+    }),
   };
-
-  let workload: Workload;
-  if (spec.deployment !== undefined) {
-    const dep = input.deployment;
-    if (!dep) return status('Error', `Deployment ${spec.deployment} not found in namespace ${zau.metadata.namespace}`);
-    const problem = deploymentProblem(dep);
-    if (problem) return status('Error', problem);
-    const owned = ownedReplicaSets(dep, input.replicaSets ?? []);
-    const newRs = owned.find((rs) => runsTemplate(rs, dep));
-    if (!newRs) {
-      const replicaSet = newReplicaSet(dep, owned);
-      return { kind: 'create-replicaset', replicaSet, status: { ...base, phase: 'Rolling', message: `creating ReplicaSet ${replicaSet.metadata.name} for the Deployment's template` } };
-    }
-    const uids = new Set(owned.map((rs) => rs.metadata.uid));
-    const leaving = input.pods.filter((p) => p.metadata.deletionTimestamp && p.metadata.ownerReferences?.some((o) => uids.has(o.uid)));
-    if (leaving.length > 0) return status('Waiting', `waiting for ${leaving.length} terminating pod(s): ${leaving.map((p) => p.metadata.name).sort().join(', ')}`);
-    const resized = resize(dep, newRs, owned);
-    if (resized) {
-      return {
-        kind: 'scale',
-        pods: [],
-        zone: '',
-        scaling: resized,
-        status: { ...base, updateRevision: previous?.revision, phase: 'Rolling', message: `scaling the ReplicaSets to the Deployment's ${dep.spec?.replicas ?? 1} replicas` },
-      };
-    }
-    const waiting = unsettled(owned, input.pods);
-    if (waiting) return status('Waiting', waiting);
-    workload = {
-      obj: dep,
-      kind: 'Deployment',
-      objs: [dep],
-      pods: deploymentPods(owned, input.pods, zoneOf),
-      replicas: dep.spec?.replicas ?? 1,
-      updateRevision: newRs.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
-      owned,
-      newRs,
-    };
-  } else if (Array.isArray(spec.statefulsets)) {
-    const group = groupOf(spec.statefulsets, input.statefulSets ?? [], zau.metadata.namespace);
-    if ('problem' in group) return status(group.phase, group.problem);
-    const { pods, updateRevision } = groupPods(group.statefulSets, input.pods, input);
-    workload = {
-      obj: group.statefulSets[0],
-      kind: 'StatefulSet',
-      objs: group.statefulSets,
-      pods,
-      replicas: group.statefulSets.reduce((sum, s) => sum + (s.spec?.replicas ?? 1), 0),
-      updateRevision,
-      group: true,
-    };
-  } else {
-    const sts = input.statefulSet;
-    if (!sts) return status('Error', `StatefulSet ${spec.statefulset} not found in namespace ${zau.metadata.namespace}`);
-    const problem = statefulSetProblem(sts);
-    if (problem) return status(problem.phase, problem.problem);
-    workload = {
-      obj: sts,
-      kind: 'StatefulSet',
-      objs: [sts],
-      pods: rolloutPods(sts, input.pods, input.nodeLabels, input.topologyKeys),
-      replicas: sts.spec?.replicas ?? 1,
-      updateRevision: sts.status.updateRevision,
-    };
-  }
+  const found = workloadOf(input, spec, s);
+  if ('action' in found) return found.action;
+  let { workload } = found;
   const failures = input.readyCheckFailures;
   if (failures?.size) workload = { ...workload, pods: workload.pods.map((p) => (p.ready && failures.has(p.name) ? { ...p, ready: false } : p)) };
 
-  if (spec.maxUnavailable === undefined) return status('Error', 'spec.maxUnavailable is required');
+  if (spec.maxUnavailable === undefined) return s.status('Error', 'spec.maxUnavailable is required');
   let maxUnavailable: number;
   try {
     maxUnavailable = scaleMaxUnavailable(spec.maxUnavailable, workload.replicas, 'down');
   } catch (err) {
-    return status('Error', `spec.maxUnavailable: ${(err as Error).message}`);
+    return s.status('Error', `spec.maxUnavailable: ${(err as Error).message}`);
   }
   const { pods, updateRevision } = workload;
   const zones = [...oldReplicasByZone(pods, updateRevision)].map(([zone, oldReplicas]) => ({ zone, oldReplicas }));
@@ -255,28 +203,87 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   if (decision.action === 'done') return { kind: 'status', status: { ...next, phase: 'Done', message: decision.reason } };
   if (decision.action === 'wait') return { kind: 'status', status: { ...next, phase: 'Waiting', message: decision.reason } };
 
-  const pause = spec.pauseCondition ?? {};
-  const holds = (condition: string | undefined, field: 'labels' | 'annotations') => (condition === undefined ? undefined
-    : workload.objs.find((o) => keyValueHolds(condition, o.metadata[field])));
-  const labelled = holds(pause.label, 'labels');
-  const annotated = holds(pause.annotation, 'annotations');
-  const pausedBy = [
-    labelled ? `label ${pause.label} on ${workload.kind} ${labelled.metadata.name}` : undefined,
-    annotated ? `annotation ${pause.annotation} on ${workload.kind} ${annotated.metadata.name}` : undefined,
-    input.prometheusPause,
-  ].filter((r): r is string => r !== undefined);
+  const paused = pausedBy(spec, workload, input.prometheusPause);
   const pending = { ...next, step: previous?.revision === updateRevision ? previous.step : 0 };
-  if (pausedBy.length > 0) {
-    return { kind: 'status', status: { ...pending, paused: true, phase: 'Paused', message: `paused by ${pausedBy.join('; ')}; next: ${decision.reason}` } };
+  if (paused.length > 0) {
+    return { kind: 'status', status: { ...pending, paused: true, phase: 'Paused', message: `paused by ${paused.join('; ')}; next: ${decision.reason}` } };
   }
   if (spec.dryRun) {
-    return { kind: 'dry-run', pods: decision.pods, zone: decision.zone, status: { ...pending, phase: 'Rolling', message: `dry run: would delete ${decision.pods.join(', ')} (${decision.reason})`, lastDeleted: zau.status?.lastDeleted } };
+    const message = `dry run: would delete ${decision.pods.join(', ')} (${decision.reason})`;
+    return { kind: 'dry-run', pods: decision.pods, zone: decision.zone, status: { ...pending, phase: 'Rolling', message, lastDeleted: zau.status?.lastDeleted } };
   }
   const rolling: ZoneAwareUpdateStatus = { ...next, phase: 'Rolling', message: decision.reason, lastDeleted: decision.pods };
   if (workload.kind === 'Deployment') {
     return { kind: 'scale', pods: decision.pods, zone: decision.zone, scaling: scalingFor(decision.pods, workload.newRs!, workload.owned!, input.pods), status: rolling };
   }
   return { kind: 'delete', pods: decision.pods, zone: decision.zone, status: rolling };
+}
+
+/** The workload a ZoneAwareUpdate names; or the action when it cannot be rolled yet (a status, a ReplicaSet to create or scale). */
+function workloadOf(input: ZauInput, spec: Partial<ZoneAwareUpdateSpec>, s: StatusBase): Found {
+  const namespace = input.zau.metadata.namespace;
+  if (spec.deployment !== undefined) return deploymentWorkload(input, spec.deployment, s);
+  if (Array.isArray(spec.statefulsets)) {
+    const group = groupOf(spec.statefulsets, input.statefulSets ?? [], namespace);
+    if ('problem' in group) return { action: s.status(group.phase, group.problem) };
+    const { pods, updateRevision } = groupPods(group.statefulSets, input.pods, input);
+    const replicas = group.statefulSets.reduce((sum, x) => sum + (x.spec?.replicas ?? 1), 0);
+    return { workload: { obj: group.statefulSets[0], kind: 'StatefulSet', objs: group.statefulSets, pods, replicas, updateRevision, group: true } };
+  }
+  const sts = input.statefulSet;
+  if (!sts) return { action: s.status('Error', `StatefulSet ${spec.statefulset} not found in namespace ${namespace}`) };
+  const problem = statefulSetProblem(sts);
+  if (problem) return { action: s.status(problem.phase, problem.problem) };
+  const pods = rolloutPods(sts, input.pods, input.nodeLabels, input.topologyKeys);
+  return { workload: { obj: sts, kind: 'StatefulSet', objs: [sts], pods, replicas: sts.spec?.replicas ?? 1, updateRevision: sts.status.updateRevision } };
+}
+
+/** A paused Deployment's workload once its ReplicaSets are settled; before that, what settles them. */
+function deploymentWorkload(input: ZauInput, name: string, s: StatusBase): Found {
+  const dep = input.deployment;
+  if (!dep) return { action: s.status('Error', `Deployment ${name} not found in namespace ${input.zau.metadata.namespace}`) };
+  const problem = deploymentProblem(dep);
+  if (problem) return { action: s.status('Error', problem) };
+  const owned = ownedReplicaSets(dep, input.replicaSets ?? []);
+  const newRs = owned.find((rs) => runsTemplate(rs, dep));
+  if (!newRs) {
+    const replicaSet = newReplicaSet(dep, owned);
+    const message = `creating ReplicaSet ${replicaSet.metadata.name} for the Deployment's template`;
+    return { action: { kind: 'create-replicaset', replicaSet, status: { ...s.base, phase: 'Rolling', message } } };
+  }
+  const uids = new Set(owned.map((rs) => rs.metadata.uid));
+  const leaving = input.pods.filter((p) => p.metadata.deletionTimestamp && p.metadata.ownerReferences?.some((o) => uids.has(o.uid)));
+  if (leaving.length > 0) {
+    return { action: s.status('Waiting', `waiting for ${leaving.length} terminating pod(s): ${leaving.map((p) => p.metadata.name).sort().join(', ')}`) };
+  }
+  const resized = resize(dep, newRs, owned);
+  if (resized) {
+    const message = `scaling the ReplicaSets to the Deployment's ${dep.spec?.replicas ?? 1} replicas`;
+    return { action: { kind: 'scale', pods: [], zone: '', scaling: resized, status: { ...s.base, updateRevision: s.previous?.revision, phase: 'Rolling', message } } };
+  }
+  const waiting = unsettled(owned, input.pods);
+  if (waiting) return { action: s.status('Waiting', waiting) };
+  const zoneOf = (pod: KubeObject) => {
+    const labels = pod.spec?.nodeName ? input.nodeLabels(pod.spec.nodeName) : undefined;
+    return labels ? ZoneAnnotation.valueFor(labels, [...input.topologyKeys]) : undefined;
+  };
+  const pods = deploymentPods(owned, input.pods, zoneOf);
+  const updateRevision = newRs.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '';
+  return { workload: { obj: dep, kind: 'Deployment', objs: [dep], pods, replicas: dep.spec?.replicas ?? 1, updateRevision, owned, newRs } };
+}
+
+/** What pauses the rollout now: the pause label or annotation on one of its workloads, a Prometheus query. */
+function pausedBy(spec: Partial<ZoneAwareUpdateSpec>, workload: Workload, prometheusPause: string | undefined): string[] {
+  const pause = spec.pauseCondition ?? {};
+  const holds = (condition: string | undefined, field: 'labels' | 'annotations') => (condition === undefined ? undefined
+    : workload.objs.find((o) => keyValueHolds(condition, o.metadata[field])));
+  const labelled = holds(pause.label, 'labels');
+  const annotated = holds(pause.annotation, 'annotations');
+  return [
+    labelled ? `label ${pause.label} on ${workload.kind} ${labelled.metadata.name}` : undefined,
+    annotated ? `annotation ${pause.annotation} on ${workload.kind} ${annotated.metadata.name}` : undefined,
+    prometheusPause,
+  ].filter((r): r is string => r !== undefined);
 }
 
 /**

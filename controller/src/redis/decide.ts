@@ -7,35 +7,11 @@
  * mode), attach replicas (CLUSTER REPLICATE), move slots to the planned shards (reshard), fail masters back to
  * their planned nodes (rebalance), and retire nodes the plan no longer has.
  */
+import { ClusterAnalysis, cmp } from './cluster-analysis';
 import { ClusterNodeEntry, isFailed, isMaster, ObservedNode, self, slotCount, toRanges } from './model';
+import { Step } from './steps';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { REDIS_CLUSTER_SLOTS, shardOfSlot } from '../../../src/redis/slots';
-
-export type Step =
-  /** `CLUSTER MEET` run on `on`, introducing the node at `address`. */
-  | { readonly kind: 'meet'; readonly on: string; readonly address: string }
-  /** `CLUSTER ADDSLOTSRANGE` on `on`. */
-  | { readonly kind: 'add-slots'; readonly on: string; readonly ranges: [number, number][] }
-  /** `CLUSTER REPLICATE masterId` on `on`. */
-  | { readonly kind: 'replicate'; readonly on: string; readonly master: string; readonly masterId: string }
-  /** `CLUSTER FAILOVER` (or `TAKEOVER`) on the replica `on`: it becomes its shard's master. */
-  | { readonly kind: 'failover'; readonly on: string; readonly takeover: boolean }
-  /**
-   * `CLUSTER FAILOVER FORCE` on the replica `on` of `master`, a master of the lost `zone`: it takes over without
-   * its master's agreement, but is still elected by a majority of the masters.
-   */
-  | { readonly kind: 'force-failover'; readonly on: string; readonly master: string; readonly zone: string }
-  /** `CLUSTER FORGET id` on every node in `on`. */
-  | { readonly kind: 'forget'; readonly id: string; readonly address: string; readonly on: string[] }
-  /** `CLUSTER SETSLOT slot STABLE` on `on` for each of `slots`: an open slot with no node left to complete it with. */
-  | { readonly kind: 'stable'; readonly on: string; readonly slots: number[] }
-  /** Move the slots `ranges` with their keys from `from` to `to` (SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE). */
-  | { readonly kind: 'migrate'; readonly from: string; readonly to: string; readonly toId: string; readonly ranges: [number, number][] }
-  /**
-   * A node holding no slots of its own, forgotten by the others, then `CLUSTER RESET HARD` (a new id, empty): a
-   * node outside the plan, or a planned master adrift as another shard's replica.
-   */
-  | { readonly kind: 'retire'; readonly on: string; readonly id: string };
 
 export type IssueKind =
   | 'unreachable' | 'zone-silent' | 'zone-lost' | 'converging' | 'resharding' | 'replica-syncing' | 'failover-pending' | 'slots-lost'
@@ -82,74 +58,6 @@ export interface DecideOptions {
    * come while the masters still refuse a second vote for that shard, and hang with the shard's writes paused.
    */
   readonly holdFailBack?: ReadonlySet<string>;
-}
-
-/** The cluster as the manager understands it: the nodes by name and id, and the authoritative view. */
-export class ClusterAnalysis {
-  public readonly reachable: ObservedNode[];
-  /** The reachable node whose view is used for slot ownership (the one with the most slots). */
-  public readonly anchor?: ObservedNode;
-  private readonly byId = new Map<string, ObservedNode>();
-
-  constructor(public readonly layout: RedisShardLayout, public readonly nodes: ObservedNode[]) {
-    this.reachable = nodes.filter((n) => n.reachable && n.id && n.view);
-    for (const n of this.reachable) this.byId.set(n.id!, n);
-    this.anchor = [...this.reachable].sort((a, b) => slotCount(self(b)?.slots ?? []) - slotCount(self(a)?.slots ?? []) || cmp(a.name, b.name))[0];
-  }
-
-  public node(id: string | undefined): ObservedNode | undefined {
-    return id === undefined ? undefined : this.byId.get(id);
-  }
-
-  public byName(name: string): ObservedNode | undefined {
-    return this.reachable.find((n) => n.name === name);
-  }
-
-  /** The anchor's view of the cluster (empty without a reachable node). */
-  public get view(): ClusterNodeEntry[] {
-    return this.anchor?.view ?? [];
-  }
-
-  /** The planned shard of an inventory node, or undefined for a node outside the plan. */
-  public shardOf(name: string): number | undefined {
-    return this.layout.nodes.find((n) => n.name === name)?.shard;
-  }
-
-  /**
-   * The node acting as master of `shard`: a reachable node of the shard that is a master with slots (the
-   * most slots), else its planned master when reachable and a master.
-   */
-  public shardMaster(shard: number): ObservedNode | undefined {
-    const members = this.reachable.filter((n) => this.shardOf(n.name) === shard && isMaster(self(n)));
-    const serving = members.filter((n) => slotCount(self(n)!.slots) > 0)
-      .sort((a, b) => slotCount(self(b)!.slots) - slotCount(self(a)!.slots) || cmp(a.name, b.name));
-    if (serving.length > 0) return serving[0];
-    return members.find((n) => n.name === this.layout.shards[shard].master);
-  }
-
-  /** For each slot, the id of the master that serves it in the anchor's view (undefined: unassigned). */
-  public owners(): (ClusterNodeEntry | undefined)[] {
-    const owners = new Array<ClusterNodeEntry | undefined>(REDIS_CLUSTER_SLOTS).fill(undefined);
-    for (const e of this.view) {
-      if (!isMaster(e)) continue;
-      for (const [a, b] of e.slots) for (let s = a; s <= b; s++) owners[s] = e;
-    }
-    return owners;
-  }
-
-  /** Masters that serve slots per zone (reachable nodes only). */
-  public mastersPerZone(): { [zone: string]: number } {
-    const counts: { [zone: string]: number } = Object.fromEntries(this.layout.zones.map((z) => [z, 0]));
-    for (const n of this.reachable) {
-      if (isMaster(self(n)) && slotCount(self(n)!.slots) > 0) counts[n.zone] = (counts[n.zone] ?? 0) + 1;
-    }
-    return counts;
-  }
-
-  /** The inventory node (by name) at `address`, if any. */
-  public nameAt(address: string): string | undefined {
-    return this.nodes.find((n) => n.address === address)?.name;
-  }
 }
 
 /** The next steps towards the planned layout. */
@@ -582,7 +490,3 @@ export function summarize(layout: RedisShardLayout, nodes: ObservedNode[], decis
 }
 
 export type ClusterState = ReturnType<typeof summarize>;
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

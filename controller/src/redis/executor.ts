@@ -3,8 +3,9 @@
  * decide.ts chose. Nothing here decides anything.
  */
 import Redis from 'ioredis';
-import { ClusterAnalysis, Step } from './decide';
+import { ClusterAnalysis } from './cluster-analysis';
 import { ClusterNodeEntry, InventoryNode, isMaster, ObservedNode, self } from './model';
+import { Step } from './steps';
 
 /** Parses `CLUSTER NODES` (one node per line). */
 export function parseClusterNodes(text: string): ClusterNodeEntry[] {

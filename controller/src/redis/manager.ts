@@ -6,9 +6,11 @@
 import { FAILOVER_POLICY_KEY, parseFailoverPolicy } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { Logger } from '../log';
-import { ClusterAnalysis, ClusterState, decide, DecideOptions, Step, summarize } from './decide';
+import { ClusterAnalysis } from './cluster-analysis';
+import { ClusterState, decide, DecideOptions, summarize } from './decide';
 import { execute, RedisNodes, until } from './executor';
 import { InventoryNode, isMaster, ObservedNode, self } from './model';
+import { Step } from './steps';
 
 export interface ManagerOptions extends DecideOptions {
   readonly password?: string;
