@@ -210,15 +210,19 @@ export class KubeClient {
 
   /**
    * Deletes an object (no error when it is already gone). `gracePeriodSeconds: 0` removes a pod at once
-   * instead of waiting for its kubelet, as the pod garbage collector does for pods of a vanished node.
+   * instead of waiting for its kubelet, as the pod garbage collector does for pods of a vanished node. With
+   * `preconditions.uid`, an object of that name but another uid (a successor) is left alone (no error either).
    */
-  public async delete(apiVersion: string, kind: string, name: string, namespace?: string, opts: { gracePeriodSeconds?: number } = {}): Promise<void> {
+  public async delete(
+    apiVersion: string, kind: string, name: string, namespace?: string, opts: { gracePeriodSeconds?: number; preconditions?: { uid: string } } = {},
+  ): Promise<void> {
     const path = await this.path(apiVersion, kind, namespace, name);
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', ...opts };
     try {
       await this.request('DELETE', path, body);
     } catch (err) {
-      if (!(err instanceof KubeApiError && err.status === 404)) throw err;
+      const successor = err instanceof KubeApiError && err.status === 409 && opts.preconditions !== undefined;
+      if (!(err instanceof KubeApiError && err.status === 404) && !successor) throw err;
     }
   }
 }
