@@ -63,9 +63,8 @@ export {
 export {
   RedisShardLayout, RedisShardLayoutProps, RedisNodePlan, RedisShardPlan, RedisRole,
 } from './redis/layout';
-export {
-  ZonalRedisCluster, ZonalRedisClusterProps, RedisStorage, RedisPasswordSecret,
-} from './redis/cluster';
+export { ZonalRedisCluster } from './redis/cluster';
+export { ZonalRedisClusterProps, RedisStorage, RedisPasswordSecret } from './redis/cluster-props';
 
 // The zone check: will these manifests survive losing a zone? (docs/check.md)
 export { ZoneInventory, ZoneInventoryProps, InventoryNode, InventoryTaint } from './check/inventory';

@@ -46,8 +46,53 @@ export interface DirectLoki {
  * StatefulSet(s) and every other component as a Deployment with a Service.
  */
 export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
-  const ns = p.metadataNamespace;
-  const svc = (c: LokiComponent) => `${p.name}-${c}`;
+  const { configMap, hash } = sharedConfig(scope, p);
+  const memberLabel = { [LOKI_MEMBERLIST_LABEL]: p.name };
+  new k8s.KubeService(scope, 'memberlist', {
+    metadata: { name: `${p.name}-memberlist`, namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, 'memberlist') },
+    spec: {
+      clusterIp: 'None',
+      publishNotReadyAddresses: true, // ring members must find each other before they are ready
+      selector: memberLabel,
+      ports: [{ name: 'memberlist', port: MEMBERLIST_PORT, targetPort: k8s.IntOrString.fromString('memberlist') }],
+    },
+  });
+  const components = [
+    LokiComponent.DISTRIBUTOR, LokiComponent.QUERIER, LokiComponent.QUERY_FRONTEND, LokiComponent.INDEX_GATEWAY,
+    LokiComponent.COMPACTOR, ...(p.ruler ? [LokiComponent.RULER] : []),
+  ];
+  for (const c of [...components, LokiComponent.INGESTER]) componentService(scope, p, c);
+  const deployments = components.map((c) => new k8s.KubeDeployment(scope, c, {
+    metadata: {
+      name: serviceName(p, c),
+      namespace: p.metadataNamespace,
+      labels: standardLabels('loki', p.name, c),
+      // for the zone check: Loki works on while its one compactor is away with its zone
+      annotations: c === LokiComponent.COMPACTOR ? quorumAnnotations('0', 'one compactor by design: compaction and retention pause while it is away; reads and writes go on') : undefined,
+    },
+    spec: {
+      replicas: c === LokiComponent.COMPACTOR ? 1 : p.replicas,
+      // One compactor at a time: two would compact the same index.
+      strategy: c === LokiComponent.COMPACTOR ? { type: 'Recreate' } : undefined,
+      selector: { matchLabels: selectorOf(p, c) },
+      template: podTemplate(p, c, configMap.name, hash, memberLabel, RevisionLabel.POD_TEMPLATE_HASH),
+    },
+  }));
+  // A drain takes one replica of a component at a time (the compactor, alone by design, is left to the drain).
+  for (const c of components.filter((x) => x !== LokiComponent.COMPACTOR && p.replicas > 1)) budget(scope, p, c, `${c}-pdb`);
+  const ingesters = ingesterStatefulSets(scope, p, configMap.name, hash, memberLabel);
+  budget(scope, p, LokiComponent.INGESTER, 'ingester-pdb');
+  if (p.gateway) gateway(scope, p);
+  networkPolicies(scope, p, memberLabel);
+  return { configMap, ingesters, deployments };
+}
+
+/** The name of a component's Service (and of its Deployment or StatefulSets). */
+const serviceName = (p: ResolvedLoki, c: LokiComponent) => `${p.name}-${c}`;
+
+/** The Loki configuration every component shares (`-target=` picks the component), and its hash. */
+function sharedConfig(scope: Construct, p: ResolvedLoki): { configMap: k8s.KubeConfigMap; hash: string } {
+  const svc = (c: LokiComponent) => serviceName(p, c);
   const storage: LokiStorageConfig = p.s3
     ? { type: 's3', ...p.s3, forcePathStyle: p.s3.forcePathStyle ?? p.s3.endpoint !== undefined }
     : { type: 'filesystem', directory: `${DATA_DIR}/storage` };
@@ -65,88 +110,63 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
     indexGatewayAddress: `dns:///${svc(LokiComponent.INDEX_GATEWAY)}:${GRPC_PORT}`,
     compactorAddress: `http://${svc(LokiComponent.COMPACTOR)}:${HTTP_PORT}`,
   }));
-  const hash = configHash(config);
   const configMap = new k8s.KubeConfigMap(scope, 'config', {
-    metadata: { name: `${p.name}-config`, namespace: ns, labels: standardLabels('loki', p.name, 'config') },
+    metadata: { name: `${p.name}-config`, namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, 'config') },
     data: { 'config.yaml': config },
   });
+  return { configMap, hash: configHash(config) };
+}
 
-  const memberLabel = { [LOKI_MEMBERLIST_LABEL]: p.name };
-  new k8s.KubeService(scope, 'memberlist', {
-    metadata: { name: `${p.name}-memberlist`, namespace: ns, labels: standardLabels('loki', p.name, 'memberlist') },
+/** A component's Service (HTTP and gRPC). */
+function componentService(scope: Construct, p: ResolvedLoki, c: LokiComponent): void {
+  new k8s.KubeService(scope, `${c}-service`, {
+    metadata: { name: serviceName(p, c), namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, c) },
     spec: {
-      clusterIp: 'None',
-      publishNotReadyAddresses: true, // ring members must find each other before they are ready
-      selector: memberLabel,
-      ports: [{ name: 'memberlist', port: MEMBERLIST_PORT, targetPort: k8s.IntOrString.fromString('memberlist') }],
+      // Index gateways and frontends: gRPC clients resolve every pod. Ingesters: the StatefulSets' governing
+      // Service, which gives each pod its DNS name.
+      clusterIp: [LokiComponent.INDEX_GATEWAY, LokiComponent.QUERY_FRONTEND, LokiComponent.INGESTER].includes(c) ? 'None' : undefined,
+      selector: selectorOf(p, c),
+      ports: [
+        { name: 'http', port: HTTP_PORT, targetPort: k8s.IntOrString.fromString('http') },
+        { name: 'grpc', port: GRPC_PORT, targetPort: k8s.IntOrString.fromString('grpc') },
+      ],
     },
   });
+}
 
-  const components = [
-    LokiComponent.DISTRIBUTOR, LokiComponent.QUERIER, LokiComponent.QUERY_FRONTEND, LokiComponent.INDEX_GATEWAY,
-    LokiComponent.COMPACTOR, ...(p.ruler ? [LokiComponent.RULER] : []),
-  ];
-  for (const c of [...components, LokiComponent.INGESTER]) {
-    new k8s.KubeService(scope, `${c}-service`, {
-      metadata: { name: svc(c), namespace: ns, labels: standardLabels('loki', p.name, c) },
-      spec: {
-        // Index gateways and frontends: gRPC clients resolve every pod. Ingesters: the StatefulSets' governing
-        // Service, which gives each pod its DNS name.
-        clusterIp: [LokiComponent.INDEX_GATEWAY, LokiComponent.QUERY_FRONTEND, LokiComponent.INGESTER].includes(c) ? 'None' : undefined,
-        selector: selectorOf(p, c),
-        ports: [
-          { name: 'http', port: HTTP_PORT, targetPort: k8s.IntOrString.fromString('http') },
-          { name: 'grpc', port: GRPC_PORT, targetPort: k8s.IntOrString.fromString('grpc') },
-        ],
-      },
-    });
-  }
+/** A budget of one unavailable pod over a component. */
+function budget(scope: Construct, p: ResolvedLoki, c: LokiComponent, id: string): void {
+  new k8s.KubePodDisruptionBudget(scope, id, {
+    metadata: { name: serviceName(p, c), namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, c) },
+    spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selectorOf(p, c) } },
+  });
+}
 
-  const deployments = components.map((c) => new k8s.KubeDeployment(scope, c, {
-    metadata: {
-      name: svc(c),
-      namespace: ns,
-      labels: standardLabels('loki', p.name, c),
-      // for the zone check: Loki works on while its one compactor is away with its zone
-      annotations: c === LokiComponent.COMPACTOR ? quorumAnnotations('0', 'one compactor by design: compaction and retention pause while it is away; reads and writes go on') : undefined,
-    },
-    spec: {
-      replicas: c === LokiComponent.COMPACTOR ? 1 : p.replicas,
-      // One compactor at a time: two would compact the same index.
-      strategy: c === LokiComponent.COMPACTOR ? { type: 'Recreate' } : undefined,
-      selector: { matchLabels: selectorOf(p, c) },
-      template: podTemplate(p, c, configMap.name, hash, memberLabel, RevisionLabel.POD_TEMPLATE_HASH),
-    },
-  }));
-  // A drain takes one replica of a component at a time (the compactor, alone by design, is left to the drain).
-  for (const c of components.filter((x) => x !== LokiComponent.COMPACTOR && p.replicas > 1)) {
-    new k8s.KubePodDisruptionBudget(scope, `${c}-pdb`, {
-      metadata: { name: svc(c), namespace: ns, labels: standardLabels('loki', p.name, c) },
-      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selectorOf(p, c) } },
-    });
-  }
-
+/** The ingesters: one StatefulSet per zone (pinned to it), or one for all zones. */
+function ingesterStatefulSets(
+  scope: Construct, p: ResolvedLoki, configMapName: string, hash: string, memberLabel: { [key: string]: string },
+): k8s.KubeStatefulSet[] {
+  const governing = serviceName(p, LokiComponent.INGESTER);
   const zones = p.zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? p.topology.zones : [undefined];
   const slugs = zoneSlugs(p.topology.zones);
-  const ingesters = zones.map((zone) => {
+  return zones.map((zone) => {
     const suffix = zone === undefined ? '' : `-${slugs[p.topology.zones.indexOf(zone)]}`;
-    const name = `${svc(LokiComponent.INGESTER)}${suffix}`;
     const zoneLabel: { [key: string]: string } = zone === undefined ? {} : { [ZONE_LABEL]: zone };
     const labels = { ...standardLabels('loki', p.name, LokiComponent.INGESTER), ...zoneLabel };
     const replicas = zone === undefined ? p.ingesterReplicasPerZone * p.topology.zoneCount : p.ingesterReplicasPerZone;
     // for the zone check: zone-aware replication writes each stream to every zone; a majority of them is a quorum
     const quorum = quorumAnnotations(ZONE_MAJORITY, `zone-aware replication, factor ${p.replicationFactor}: a write needs a majority of the zones`,
-      zone === undefined ? undefined : svc(LokiComponent.INGESTER));
+      zone === undefined ? undefined : governing);
     return new k8s.KubeStatefulSet(scope, `ingester${suffix}`, {
-      metadata: { name, namespace: ns, labels, annotations: quorum },
+      metadata: { name: `${governing}${suffix}`, namespace: p.metadataNamespace, labels, annotations: quorum },
       spec: {
         replicas,
-        serviceName: svc(LokiComponent.INGESTER),
+        serviceName: governing,
         podManagementPolicy: 'Parallel',
         // Nothing rolls until a zone's partition is lowered: see rollout.ts (replaced by OnDelete when the controller rolls).
         updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: replicas } },
         selector: { matchLabels: { ...selectorOf(p, LokiComponent.INGESTER), ...zoneLabel } },
-        template: podTemplate(p, LokiComponent.INGESTER, configMap.name, hash, memberLabel, RevisionLabel.CONTROLLER_REVISION_HASH, zone),
+        template: podTemplate(p, LokiComponent.INGESTER, configMapName, hash, memberLabel, RevisionLabel.CONTROLLER_REVISION_HASH, zone),
         volumeClaimTemplates: [{
           metadata: { name: 'data' },
           spec: {
@@ -158,14 +178,6 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
       },
     });
   });
-  new k8s.KubePodDisruptionBudget(scope, 'ingester-pdb', {
-    metadata: { name: svc(LokiComponent.INGESTER), namespace: ns, labels: standardLabels('loki', p.name, LokiComponent.INGESTER) },
-    spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selectorOf(p, LokiComponent.INGESTER) } },
-  });
-
-  if (p.gateway) gateway(scope, p);
-  networkPolicies(scope, p, memberLabel);
-  return { configMap, ingesters, deployments };
 }
 
 /**

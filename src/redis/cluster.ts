@@ -1,6 +1,7 @@
 import { Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { RedisPasswordSecret, ZONAL_REDIS_CLUSTER_PROPS, ZonalRedisClusterProps } from './cluster-props';
 import { RedisShardLayout } from './layout';
 import { CONFIG_HASH_ANNOTATION, STATEFULSET_POD_NAME_LABEL, ZONE_LABEL } from '../contract/labels';
 import { redisClusterRules } from '../contract/reconcilers';
@@ -11,21 +12,19 @@ import {
 } from '../contract/redis';
 import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
 import { controllerPeer, IZoneController } from '../controller/controller-reference';
-import { CONTROLLER_PROP, guardsEvictionsIn, REDIS_MANAGER_FEATURE, serveWith } from '../controller/requirements';
+import { guardsEvictionsIn, REDIS_MANAGER_FEATURE, serveWith } from '../controller/requirements';
 import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
 import { configHash } from '../shared/config-hash';
 import { invalidProp } from '../shared/errors';
 import { MAX_STATEFULSET_NAME, NAME_MAX } from '../shared/kubernetes-names';
-import { KubeProps } from '../shared/kubernetes-props';
-import { clientPeers, emitNetworkPolicy, NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
+import { clientPeers, emitNetworkPolicy } from '../shared/network-policy';
 import { derivedName, resolveNamespace } from '../shared/object-names';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
-import { checkProps, INT32_MAX, Props, PropSpec } from '../shared/props';
+import { checkProps, INT32_MAX } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
 import { zoneSlugs } from '../shared/zone-slug';
 import { ZoneAffinity } from '../topology/affinity';
-import { STORAGE_CLASS_PER_ZONE_PROP, ZoneStorageClasses } from '../topology/storage-classes';
-import { ZoneTopology } from '../topology/zone-topology';
+import { ZoneStorageClasses } from '../topology/storage-classes';
 
 const UID = 999; // the redis user of the official image
 const DATA_DIR = '/data';
@@ -68,185 +67,6 @@ const READY_SCRIPT = [
   '',
 ].join('\n');
 
-/** Persistent storage for each Redis node. */
-export interface RedisStorage {
-  /** The size of each node's volume, a Kubernetes quantity such as '10Gi'. */
-  readonly size: string;
-  /**
-   * The StorageClass of the volumes (use one with `volumeBindingMode: WaitForFirstConsumer` so each
-   * volume is created in its pod's zone).
-   *
-   * @default - the cluster's default StorageClass
-   */
-  readonly storageClassName?: string;
-
-  /**
-   * A StorageClass per zone (zone -> class name), for the volumes of that zone's StatefulSet; zones it does
-   * not name use `storageClassName`.
-   *
-   * @default - `storageClassName` in every zone
-   */
-  readonly storageClassNamePerZone?: { [zone: string]: string };
-}
-
-/**
- * A key of a Secret, created outside the app, that holds the Redis password.
- *
- * Create it with `kubectl create secret generic`, sealed-secrets, external-secrets, ... Every byte of the
- * value is the password (a trailing newline included); it must not be empty nor hold a NUL byte.
- */
-export interface RedisPasswordSecret {
-  /** The Secret's name (in the cluster's namespace). */
-  readonly name: string;
-  /** The key in the Secret whose value is the password. */
-  readonly key: string;
-}
-
-/**
- * Props of `ZonalRedisCluster`.
- */
-export interface ZonalRedisClusterProps {
-  /**
-   * The runtime controller that bootstraps and heals the cluster: a `ZoneController` of this app with
-   * `redisManager`, or `ZoneController.fromInstalled(...)` for one another app installs (serving this
-   * namespace). When it also enforces zone disruption budgets here (its webhook failing closed), evictions
-   * may take a zone's pods at once (a ZoneDisruptionBudget); otherwise one pod at a time (a PodDisruptionBudget).
-   */
-  readonly controller: IZoneController;
-
-  /** The zones; one StatefulSet per zone is pinned to it. */
-  readonly topology: ZoneTopology;
-
-  /** The number of masters (shards): 3 or more, and at most floor((masters - 1) / 2) in any zone. */
-  readonly masters: number;
-
-  /**
-   * Replicas per master, each in a zone other than its master's.
-   *
-   * @default 1
-   */
-  readonly replicasPerMaster?: number;
-
-  /**
-   * The name of the objects: the client Service, `<name>-nodes` (headless), `<name>-<zone slug>` (StatefulSets).
-   *
-   * @default - the construct's id when it is a valid name short enough, else one made from the construct path
-   */
-  readonly name?: string;
-
-  /**
-   * The namespace of every object.
-   *
-   * @default - the chart's namespace
-   */
-  readonly namespace?: string;
-
-  /**
-   * The Redis image (7.0 or newer: the runtime uses CLUSTER ADDSLOTSRANGE).
-   *
-   * @default 'docker.io/library/redis:7.2.5'
-   */
-  readonly image?: string;
-
-  /**
-   * Resources of each Redis container.
-   *
-   * @default - requests cpu 100m, memory 256Mi; limits memory 256Mi
-   */
-  readonly resources?: k8s.ResourceRequirements;
-
-  /**
-   * A persistent volume per node (data survives a pod restart).
-   *
-   * @default - an emptyDir: a restarted pod comes back empty and resyncs from its shard
-   */
-  readonly storage?: RedisStorage;
-
-  /**
-   * The Secret key that holds the password every node requires.
-   *
-   * Redis gets it as `requirepass` and, for replication, `masterauth`. Required: a cluster without one
-   * answers anyone who reaches its pods. Not generated, since a generated password would either change on
-   * every synth or need the controller to create Secrets, and a GitOps repository must never hold it:
-   * create the Secret outside the app (sealed-secrets, external-secrets, `kubectl create secret generic`).
-   * An init container turns the key (mounted as a file) into an in-memory redis.conf include; the password
-   * is never in a manifest, a command line or the redis container's environment.
-   */
-  readonly password: RedisPasswordSecret;
-
-  /**
-   * `cluster-node-timeout`: how long a master must be unreachable before its replica takes over.
-   *
-   * @default Duration.seconds(5)
-   */
-  readonly clusterNodeTimeout?: Duration;
-
-  /**
-   * Whether the manager fails a lost zone's masters over itself, sooner than Redis: once every node of a zone
-   * has been silent to every surviving master for `zoneLossFailoverAfter` and does not answer the manager, it
-   * runs `CLUSTER FAILOVER FORCE` on the best replica of each of the zone's masters (still elected by a
-   * majority of the masters, so a cut-off minority never wins). With false, Redis fails them over by itself,
-   * about 1.6 x clusterNodeTimeout + 0.7 s after the loss, refusing writes to their slots until then.
-   *
-   * @default true
-   */
-  readonly zoneLossFailover?: boolean;
-
-  /**
-   * How long every node of a zone must be silent before the manager fails its masters over
-   * (`zoneLossFailover`): above 0 and below `clusterNodeTimeout`. The trade-off: a zone only slow or cut off
-   * for longer than this also gets its masters failed over, and writes they took without replicating them
-   * are lost when they come back (docs/redis.md).
-   *
-   * @default - a quarter of clusterNodeTimeout
-   */
-  readonly zoneLossFailoverAfter?: Duration;
-
-  /**
-   * `cluster-require-full-coverage`: refuse every query while any slot is unserved (Redis's default).
-   * With false, the slots still served keep answering during a failover.
-   *
-   * @default false
-   */
-  readonly requireFullCoverage?: boolean;
-
-
-  /**
-   * The NetworkPolicy of the Redis pods: `clients` may connect to 6379; the cluster bus (16379) and 6379 are
-   * open between the cluster's own pods, and 6379 to the pods of `controller` (the Redis manager).
-   *
-   * @default - a NetworkPolicy; clients from the cluster's namespace
-   */
-  readonly networkPolicy?: NetworkPolicyOptions;
-}
-
-const STORAGE_PROPS: PropSpec<RedisStorage> = {
-  size: KubeProps.bytes(),
-  storageClassName: Props.optional(KubeProps.dnsSubdomain()),
-  storageClassNamePerZone: STORAGE_CLASS_PER_ZONE_PROP,
-};
-
-const PROPS: PropSpec<ZonalRedisClusterProps> = {
-  controller: CONTROLLER_PROP,
-  topology: Props.instanceOf(ZoneTopology),
-  masters: Props.integer(0, Number.MAX_SAFE_INTEGER),
-  replicasPerMaster: Props.optional(Props.integer(0, Number.MAX_SAFE_INTEGER)),
-  name: Props.optional(KubeProps.serviceName()),
-  namespace: Props.optional(KubeProps.dnsLabel()),
-  image: Props.optional(KubeProps.image()),
-  resources: Props.optional(KubeProps.resources()),
-  storage: Props.optional(Props.struct(STORAGE_PROPS, 'RedisStorage')),
-  password: {
-    ...Props.struct<RedisPasswordSecret>({ name: KubeProps.dnsSubdomain(), key: KubeProps.dataKey() }, 'RedisPasswordSecret'),
-    expected: 'a RedisPasswordSecret, { name, key } of a Secret created outside the app that holds the password (a Redis Cluster is never left open)',
-  },
-  clusterNodeTimeout: Props.optional(KubeProps.duration()),
-  zoneLossFailover: Props.optional(Props.boolean()),
-  zoneLossFailoverAfter: Props.optional(KubeProps.duration()),
-  requireFullCoverage: Props.optional(Props.boolean()),
-  networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
-};
-
 /** The most bytes of data a ConfigMap may hold (Kubernetes refuses more). */
 const CONFIG_MAP_MAX_BYTES = 1024 * 1024;
 
@@ -269,17 +89,12 @@ export class ZonalRedisCluster extends Construct {
   constructor(scope: Construct, id: string, props: ZonalRedisClusterProps) {
     super(scope, id);
     const where = `ZonalRedisCluster '${this.node.path}'`;
-    checkProps(where, props, PROPS, 'ZonalRedisClusterProps');
+    checkProps(where, props, ZONAL_REDIS_CLUSTER_PROPS, 'ZonalRedisClusterProps');
     const zones = props.topology.zones;
     const storageClasses = ZoneStorageClasses.of(where, 'storage.storageClassNamePerZone', props.topology, props.storage?.storageClassName,
       props.storage?.storageClassNamePerZone);
     const slugs = zoneSlugs(zones);
-    // StatefulSets are <name>-<zone slug> (at most 52 characters); Services <name> and <name>-nodes (63).
-    const room = Math.min(MAX_STATEFULSET_NAME - 1 - Math.max(...slugs.map((z) => z.length)), NAME_MAX - '-nodes'.length);
-    const name = props.name ?? derivedName(this, room, id);
-    if (name.length > room) {
-      throw invalidProp(where, 'name', name, `is too long: at most ${room} characters leave room for the zone in the StatefulSet names (${redisStatefulSetName(name, slugs[0])}, ...)`);
-    }
+    const name = clusterName(where, this, id, props.name, slugs);
     const namespace = resolveNamespace(where, this, props.namespace);
     this.layout = RedisShardLayout._plan(where, { zones, masters: props.masters, replicasPerMaster: props.replicasPerMaster ?? 1 });
     // The manager may read this cluster's layout, status and password Secret, scale its StatefulSets and delete its
@@ -293,17 +108,8 @@ export class ZonalRedisCluster extends Construct {
         pods: this.layout.nodes.map((n) => redisPodName(name, n.name)),
       }),
     });
-    const timeout = (props.clusterNodeTimeout ?? Duration.seconds(5)).toMilliseconds();
-    if (!Number.isInteger(timeout) || timeout < 100 || timeout > INT32_MAX) {
-      throw invalidProp(where, 'clusterNodeTimeout', `${timeout}ms`, `must be a whole number of milliseconds from 100 to ${INT32_MAX}`);
-    }
-    const policy = { clusterNodeTimeoutMs: timeout, zoneLossFailoverAfterMs: zoneLossFailoverAfterMs(where, props, timeout) };
-    const layoutData = { [LAYOUT_KEY]: this.layout.toJson(), [FAILOVER_POLICY_KEY]: failoverPolicyJson(policy) };
-    const layoutBytes = Object.entries(layoutData).reduce((sum, [key, text]) => sum + key.length + Buffer.byteLength(text), 0);
-    if (layoutBytes > CONFIG_MAP_MAX_BYTES) {
-      throw invalidProp(where, 'masters', props.masters,
-        `with ${this.layout.nodes.length} nodes makes a layout of ${layoutBytes} bytes, over the ${CONFIG_MAP_MAX_BYTES} a ConfigMap may hold: use fewer masters or replicas`);
-    }
+    const timeout = nodeTimeoutMs(where, props);
+    const layoutData = layoutConfigMapData(where, props, this.layout, timeout);
 
     const labels = (component: string) => ({ ...standardLabels('redis', name, component), [REDIS_CLUSTER_LABEL]: name });
     const selector = { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': name };
@@ -318,57 +124,27 @@ export class ZonalRedisCluster extends Construct {
       metadata: { name: this.layoutConfigMapName, namespace, labels: labels('layout') },
       data: layoutData,
     });
-    const headless = new k8s.KubeService(this, 'nodes', {
-      metadata: { name: `${name}-nodes`, namespace, labels: labels('node') },
-      spec: {
-        clusterIp: 'None',
-        publishNotReadyAddresses: true, // the cluster bus must reach nodes that are not Ready yet
-        selector,
-        ports: [
-          { name: 'redis', port: REDIS_PORT, targetPort: k8s.IntOrString.fromString('redis') },
-          { name: 'bus', port: REDIS_BUS_PORT, targetPort: k8s.IntOrString.fromString('bus') },
-        ],
-      },
-    });
+    const headless = this.services(name, namespace, labels, selector);
     this.serviceName = name;
-    new k8s.KubeService(this, 'client', {
-      metadata: { name, namespace, labels: labels('client') },
-      spec: { selector, ports: [{ name: 'redis', port: REDIS_PORT, targetPort: k8s.IntOrString.fromString('redis') }] },
-    });
 
     const hash = configHash(conf);
     const peers = shardPeers(this.layout, name);
     // for the zone check: the per-zone StatefulSets are one cluster, judged together
     const zoneCheck = quorumAnnotations(ZONE_MAJORITY, 'its layout keeps every shard and a majority of masters when one zone is lost (checked at synth)', name);
-    zones.forEach((zone, z) => {
-      const zoneLabels = { ...labels('node'), [ZONE_LABEL]: zone };
-      const zoneSelector = { ...selector, [ZONE_LABEL]: zone };
-      new k8s.KubeStatefulSet(this, slugs[z], {
-        metadata: { name: redisStatefulSetName(name, slugs[z]), namespace, labels: zoneLabels, annotations: zoneCheck },
-        spec: {
-          // No `replicas`: the manager owns it (as an HPA would). It scales a zone up to the layout at once, and down
-          // only once the nodes the layout no longer has are drained of slots and forgotten: applied as-is, a
-          // scale-down would delete a shard's master and replica before their slots moved.
-          serviceName: headless.name,
-          podManagementPolicy: 'Parallel',
-          // The manager replaces out-of-date pods itself (replicas first, masters after a failover, a zone at a time).
-          updateStrategy: { type: 'OnDelete' },
-          selector: { matchLabels: zoneSelector },
-          template: {
-            metadata: { labels: zoneLabels, annotations: { [CONFIG_HASH_ANNOTATION]: hash } },
-            spec: this.podSpec(props, zone, config.name, selector, peers.get(zone)!),
-          },
-          volumeClaimTemplates: props.storage && [{
-            metadata: { name: 'data' },
-            spec: {
-              accessModes: ['ReadWriteOnce'],
-              storageClassName: storageClasses.forZone(zone),
-              resources: { requests: { storage: k8s.Quantity.fromString(props.storage.size) } },
-            },
-          }],
-        },
-      });
-    });
+    zones.forEach((zone, z) => this.zoneStatefulSet(props, {
+      name,
+      namespace,
+      zone,
+      slug: slugs[z],
+      labels,
+      selector,
+      hash,
+      configName: config.name,
+      serviceName: headless,
+      peers: peers.get(zone)!,
+      annotations: zoneCheck,
+      storageClass: storageClasses.forZone(zone),
+    }));
     emitNetworkPolicy(this, 'network-policy', where, props.networkPolicy, {
       name,
       namespace,
@@ -381,6 +157,60 @@ export class ZonalRedisCluster extends Construct {
       ],
     });
     this.disruptionBudget(name, namespace, selector, labels('node'), controller);
+  }
+
+  /** The headless Service that names the pods (and carries the cluster bus), and the client Service; returns the first's name. */
+  private services(
+    name: string, namespace: string | undefined, labels: (component: string) => { [key: string]: string }, selector: { [key: string]: string },
+  ): string {
+    const headless = new k8s.KubeService(this, 'nodes', {
+      metadata: { name: `${name}-nodes`, namespace, labels: labels('node') },
+      spec: {
+        clusterIp: 'None',
+        publishNotReadyAddresses: true, // the cluster bus must reach nodes that are not Ready yet
+        selector,
+        ports: [
+          { name: 'redis', port: REDIS_PORT, targetPort: k8s.IntOrString.fromString('redis') },
+          { name: 'bus', port: REDIS_BUS_PORT, targetPort: k8s.IntOrString.fromString('bus') },
+        ],
+      },
+    });
+    new k8s.KubeService(this, 'client', {
+      metadata: { name, namespace, labels: labels('client') },
+      spec: { selector, ports: [{ name: 'redis', port: REDIS_PORT, targetPort: k8s.IntOrString.fromString('redis') }] },
+    });
+    return headless.name;
+  }
+
+  /** A zone's StatefulSet: its pods pinned to the zone, sized by the manager, replaced by it (OnDelete). */
+  private zoneStatefulSet(props: ZonalRedisClusterProps, o: ZoneStatefulSetOptions): void {
+    const zoneLabels = { ...o.labels('node'), [ZONE_LABEL]: o.zone };
+    const zoneSelector = { ...o.selector, [ZONE_LABEL]: o.zone };
+    new k8s.KubeStatefulSet(this, o.slug, {
+      metadata: { name: redisStatefulSetName(o.name, o.slug), namespace: o.namespace, labels: zoneLabels, annotations: o.annotations },
+      spec: {
+        // No `replicas`: the manager owns it (as an HPA would). It scales a zone up to the layout at once, and down
+        // only once the nodes the layout no longer has are drained of slots and forgotten: applied as-is, a
+        // scale-down would delete a shard's master and replica before their slots moved.
+        serviceName: o.serviceName,
+        podManagementPolicy: 'Parallel',
+        // The manager replaces out-of-date pods itself (replicas first, masters after a failover, a zone at a time).
+        updateStrategy: { type: 'OnDelete' },
+        selector: { matchLabels: zoneSelector },
+        template: {
+          metadata: { labels: zoneLabels, annotations: { [CONFIG_HASH_ANNOTATION]: o.hash } },
+          spec: this.podSpec(props, o.zone, o.configName, o.selector, o.peers),
+        },
+        volumeClaimTemplates: props.storage && [{
+          metadata: { name: 'data' },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: o.storageClass,
+            resources: { requests: { storage: k8s.Quantity.fromString(props.storage.size) } },
+          },
+        }],
+      },
+    });
   }
 
   /**
@@ -550,4 +380,55 @@ function shardPeers(layout: RedisShardLayout, name: string): Map<string, string[
     }
   }
   return new Map([...peers].map(([zone, set]) => [zone, [...set].sort()]));
+}
+
+/** What one zone's StatefulSet is made of. */
+interface ZoneStatefulSetOptions {
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly zone: string;
+  readonly slug: string;
+  readonly labels: (component: string) => { [key: string]: string };
+  readonly selector: { [key: string]: string };
+  /** The hash of redis.conf (a change rolls the pods). */
+  readonly hash: string;
+  readonly configName: string;
+  /** The headless Service that names the pods. */
+  readonly serviceName: string;
+  /** The addresses of the pods' shard peers (their init container waits for them). */
+  readonly peers: string[];
+  readonly annotations: { [key: string]: string };
+  readonly storageClass: string | undefined;
+}
+
+/** `clusterNodeTimeout` in ms, a whole number Redis accepts. */
+function nodeTimeoutMs(where: string, props: ZonalRedisClusterProps): number {
+  const timeout = (props.clusterNodeTimeout ?? Duration.seconds(5)).toMilliseconds();
+  if (!Number.isInteger(timeout) || timeout < 100 || timeout > INT32_MAX) {
+    throw invalidProp(where, 'clusterNodeTimeout', `${timeout}ms`, `must be a whole number of milliseconds from 100 to ${INT32_MAX}`);
+  }
+  return timeout;
+}
+
+/** The layout ConfigMap's data (the planned layout and the failover policy), within what a ConfigMap holds. */
+function layoutConfigMapData(where: string, props: ZonalRedisClusterProps, layout: RedisShardLayout, timeout: number): { [key: string]: string } {
+  const policy = { clusterNodeTimeoutMs: timeout, zoneLossFailoverAfterMs: zoneLossFailoverAfterMs(where, props, timeout) };
+  const data = { [LAYOUT_KEY]: layout.toJson(), [FAILOVER_POLICY_KEY]: failoverPolicyJson(policy) };
+  const bytes = Object.entries(data).reduce((sum, [key, text]) => sum + key.length + Buffer.byteLength(text), 0);
+  if (bytes > CONFIG_MAP_MAX_BYTES) {
+    throw invalidProp(where, 'masters', props.masters,
+      `with ${layout.nodes.length} nodes makes a layout of ${bytes} bytes, over the ${CONFIG_MAP_MAX_BYTES} a ConfigMap may hold: use fewer masters or replicas`);
+  }
+  return data;
+}
+
+/** The cluster's name: `name`, or one derived from the construct path; short enough for every object named after it. */
+function clusterName(where: string, scope: Construct, id: string, name: string | undefined, slugs: readonly string[]): string {
+  // StatefulSets are <name>-<zone slug> (at most 52 characters); Services <name> and <name>-nodes (63).
+  const room = Math.min(MAX_STATEFULSET_NAME - 1 - Math.max(...slugs.map((z) => z.length)), NAME_MAX - '-nodes'.length);
+  const chosen = name ?? derivedName(scope, room, id);
+  if (chosen.length > room) {
+    throw invalidProp(where, 'name', chosen, `is too long: at most ${room} characters leave room for the zone in the StatefulSet names (${redisStatefulSetName(chosen, slugs[0])}, ...)`);
+  }
+  return chosen;
 }
