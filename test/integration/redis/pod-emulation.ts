@@ -10,7 +10,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Duration, Testing } from 'cdk8s';
 import { ZoneController } from '../../../src/controller/zone-controller';
-import { RedisPasswordSecret, ZonalRedisCluster } from '../../../src/redis/cluster';
+import { ZonalRedisCluster } from '../../../src/redis/cluster';
+import { RedisPasswordSecret } from '../../../src/redis/cluster-props';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
 
 /** What the pod's volumes come from: ConfigMap data and Secret data (decoded) by name, and the pod's IP. */
