@@ -266,8 +266,8 @@ const LOST_ZONE_TAINT = { ...OUTAGE_TAINT, effect: 'NoSchedule' };
 const zoneNodes = (zone: string) => [...NODES, ...info.nodes].filter((n) => n.zone === zone).map((n) => n.name);
 /** A node as the test made it (kwok manages it). */
 const nodeAsMade = (name: string): KubeObject => {
-  const pool = NODES.find((n) => n.name === name);
-  return pool ? poolNodeObject(pool) : nodeObject(info.nodes.find((n) => n.name === name)!);
+  const pooled = NODES.find((n) => n.name === name);
+  return pooled ? poolNodeObject(pooled) : nodeObject(info.nodes.find((n) => n.name === name)!);
 };
 
 /**
