@@ -16,15 +16,15 @@ export {
 export {
   LonghornInventory, LonghornInventoryProps, LonghornNodeInventory, LonghornDiskInventory, LonghornDiskType,
 } from './longhorn/inventory';
-export {
-  LonghornPlacement, LonghornPlacementRequest, LonghornPlacementPlan, LonghornReplicaPlacement, LonghornReplicaLocation,
-} from './longhorn/planner';
+export { LonghornPlacement } from './longhorn/planner';
+export { LonghornPlacementRequest, LonghornPlacementPlan, LonghornReplicaPlacement, LonghornReplicaLocation } from './longhorn/placement-plan';
 export { LonghornStorageClass, LonghornStorageClassProps, VolumeBindingMode } from './longhorn/storage-class';
 export { LonghornVolume, LonghornVolumeProps } from './longhorn/volume';
 export { LonghornSettings, LonghornSettingsProps } from './longhorn/settings';
 
 // Zone-local Prometheus shards.
-export { TopologyShardedPrometheus, TopologyShardedPrometheusProps } from './prometheus/prometheus';
+export { TopologyShardedPrometheus } from './prometheus/prometheus';
+export { TopologyShardedPrometheusProps } from './prometheus/prometheus-props';
 export {
   ShardingMode, PrometheusOutput, OperatorSharding, PrometheusScrapeClass, ShardStorage, PrometheusRemoteWrite, PrometheusSecretKey,
 } from './prometheus/options';

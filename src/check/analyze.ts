@@ -5,13 +5,14 @@
  */
 import { affinityAdmits, exclusionOf, podRequests, roomOn, selects, selfTerms, toleratesTaints, usesHostPorts } from './eligibility';
 import { CheckNode, ZoneInventory } from './inventory';
-import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
+import { AddFinding, FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 import { searchLayouts } from './node-search';
 import { HardSpread, placementBounds } from './spread-bounds';
-import { CheckBudget, CheckInput, CheckStorageClass, CheckWorkload, readManifests, volumeOf } from './workloads';
+import { budgetNeed, budgetOf, Need, needed, ringSurvives, zonesLeft } from './workload-needs';
+import { CheckInput, CheckStorageClass, CheckWorkload, readManifests, volumeOf } from './workloads';
 import { GroupMembership, groupMemberships, zoneGroupReports } from './zone-groups';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
-import { QUORUM_ANNOTATION, QUORUM_REASON_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
+import { QUORUM_ANNOTATION } from '../contract/zone-check';
 
 /** Checks `manifests` (parsed Kubernetes objects) against `inventory`. */
 export function analyzeManifests(manifests: readonly unknown[], inventory: ZoneInventory): ZoneReportData {
@@ -32,22 +33,7 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   const nodes = inventory._nodes;
   const pod = w.pod;
   const requests = podRequests(pod);
-  const admits = (n: CheckNode) => affinityAdmits(pod, n) && toleratesTaints(pod, n);
-  const room = new Map(nodes.map((n) => [n.name, admits(n) ? roomOn(n, requests) : 0]));
-
-  // volumes: a class limited to some zones keeps the pods out of the others; Immediate binding picks each
-  // volume's zone before the pod is scheduled, so the hard spread no longer decides where the pods go
-  const classes = w.claimClasses.map((name) => storageClassOf(name, input.storageClasses));
-  for (const c of classes) {
-    if (!c) continue;
-    if (c.zones) for (const n of nodes) if (!c.zones.includes(n.zone)) room.set(n.name, 0);
-  }
-  const immediate = classes.find((c) => c?.immediate && (c.zones === undefined || c.zones.length > 1));
-  if (immediate) {
-    add('immediate-binding', FindingSeverity.WARNING,
-      `its volumes use StorageClass ${immediate.name} with volumeBindingMode Immediate: each volume's zone is chosen before its pod is scheduled, ` +
-      'so the zone spread cannot hold and every replica may end up in one zone', 'Use a StorageClass with volumeBindingMode: WaitForFirstConsumer.');
-  }
+  const { room, immediate } = roomFor(w, input, nodes, requests, add);
 
   pinByVolumes(w, input, nodes, room, add);
   softZoneRules(pod, w.podLabels, inventory.topologyKey, add);
@@ -85,20 +71,7 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   // a member of a zone group is judged with its group (zone-groups.ts), not alone
   const need = group !== undefined ? { count: 0, because: `judged with its zone group ${group.name}` }
     : !judged ? { count: 0, because: 'runs to completion: not an availability workload' } : needed(w, replicas, input.budgets, add);
-  const budget = budgetOf(w, input.budgets);
-  const zoneLoss: ZoneLoss[] = zones.map((zone, z) => {
-    const survivors = bounds.survivors?.[z] ?? bounds.placed - bounds.hi[z];
-    const lost = bounds.hi[z];
-    // a hard constraint the scheduler enforces but the check cannot model may keep every replacement Pending
-    const pending = constraints.unmodelled ? lost : replacementsPending(w, z, lost, bounds, caps, zoneSpread, constraints.zone);
-    // A budget allows an eviction only while the pods left healthy stay at its need, and a replacement exists
-    // only after its eviction: the zone's first eviction needs placed - 1, and its pending replacements
-    // (evicted last) leave placed - pending.
-    const drainBlocked = budget !== undefined && lost > 0 && bounds.placed - Math.max(1, pending) < budgetNeed(budget, replicas);
-    const survives = need.ring !== undefined ? ringSurvives(need.ring, bounds.lo, bounds.hi, z)
-      : need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
-    return { zone, survivors, survives, replacementsPending: pending, drainBlocked };
-  });
+  const zoneLoss = zoneLosses(w, replicas, zones, placed, bounds, need, budgetOf(w, input.budgets));
   reportLosses(w, replicas, zoneLoss, need, zoneSpread, constraints.zone !== undefined, add);
   return {
     kind: w.kind,
@@ -117,12 +90,57 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
 }
 
 /**
+ * The room each node has for the workload's pods: what its affinity and tolerations admit, for its requests. A
+ * volume's StorageClass limited to some zones keeps the pods out of the others; one binding Immediate picks each
+ * volume's zone before the pod is scheduled, so the hard spread no longer decides where the pods go (a warning).
+ */
+function roomFor(
+  w: CheckWorkload, input: CheckInput, nodes: readonly CheckNode[], requests: ReturnType<typeof podRequests>, add: AddFinding,
+): { room: Map<string, number>; immediate: ReturnType<typeof storageClassOf> } {
+  const admits = (n: CheckNode) => affinityAdmits(w.pod, n) && toleratesTaints(w.pod, n);
+  const room = new Map(nodes.map((n) => [n.name, admits(n) ? roomOn(n, requests) : 0]));
+  const classes = w.claimClasses.map((name) => storageClassOf(name, input.storageClasses));
+  for (const c of classes) {
+    if (!c) continue;
+    if (c.zones) for (const n of nodes) if (!c.zones.includes(n.zone)) room.set(n.name, 0);
+  }
+  const immediate = classes.find((c) => c?.immediate && (c.zones === undefined || c.zones.length > 1));
+  if (immediate) {
+    add('immediate-binding', FindingSeverity.WARNING,
+      `its volumes use StorageClass ${immediate.name} with volumeBindingMode Immediate: each volume's zone is chosen before its pod is scheduled, ` +
+      'so the zone spread cannot hold and every replica may end up in one zone', 'Use a StorageClass with volumeBindingMode: WaitForFirstConsumer.');
+  }
+  return { room, immediate };
+}
+
+/** What losing each zone leaves: survivors, whether they meet the need, replacements Pending, whether a drain is blocked. */
+function zoneLosses(
+  w: CheckWorkload, replicas: number, zones: readonly string[], placed: ReturnType<typeof placement>, bounds: ReturnType<typeof placement>['bounds'],
+  need: Need, budget: ReturnType<typeof budgetOf>,
+): ZoneLoss[] {
+  const { caps, zoneSpread, constraints } = placed;
+  return zones.map((zone, z) => {
+    const survivors = bounds.survivors?.[z] ?? bounds.placed - bounds.hi[z];
+    const lost = bounds.hi[z];
+    // a hard constraint the scheduler enforces but the check cannot model may keep every replacement Pending
+    const pending = constraints.unmodelled ? lost : replacementsPending(w, z, lost, bounds, caps, zoneSpread, constraints.zone);
+    // A budget allows an eviction only while the pods left healthy stay at its need, and a replacement exists
+    // only after its eviction: the zone's first eviction needs placed - 1, and its pending replacements
+    // (evicted last) leave placed - pending.
+    const drainBlocked = budget !== undefined && lost > 0 && bounds.placed - Math.max(1, pending) < budgetNeed(budget, replicas);
+    const survives = need.ring !== undefined ? ringSurvives(need.ring, bounds.lo, bounds.hi, z)
+      : need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
+    return { zone, survivors, survives, replacementsPending: pending, drainBlocked };
+  });
+}
+
+/**
  * Where the workload's `replicas` pods can be, from the room each node has for them: its hard spread
  * constraints, pod (anti-)affinity to its own pods, and (with `immediate` volume binding) no zone spread.
  */
 function placement(
   w: CheckWorkload, replicas: number, room: Map<string, number>, immediate: boolean, others: readonly CheckWorkload[],
-  inventory: ZoneInventory, add: Add,
+  inventory: ZoneInventory, add: AddFinding,
 ): { bounds: Bounds; caps: number[]; zoneSpread?: HardSpread; constraints: Constraints } {
   const { zones, _nodes: nodes } = inventory;
   const pod = w.pod;
@@ -188,7 +206,7 @@ function volumeNodes(terms: any[]): any {
  * The claims every pod mounts (the pod template's), bound to PersistentVolumes with node affinity, keep the
  * pods on those volumes' nodes.
  */
-function pinByVolumes(w: CheckWorkload, input: CheckInput, nodes: readonly CheckNode[], room: Map<string, number>, add: Add): void {
+function pinByVolumes(w: CheckWorkload, input: CheckInput, nodes: readonly CheckNode[], room: Map<string, number>, add: AddFinding): void {
   for (const claim of w.podClaims) {
     const volume = volumeOf(input, w.namespace, claim);
     if (!volume) continue;
@@ -202,7 +220,7 @@ function pinByVolumes(w: CheckWorkload, input: CheckInput, nodes: readonly Check
  * Preferred (soft) rules on the zone key, which the scheduler may set aside under pressure: pod anti-affinity to
  * its own pods and node affinity. They guarantee nothing, so the check does not count them; an info note says so.
  */
-function softZoneRules(pod: any, podLabels: { readonly [key: string]: string }, zoneKey: string, add: Add): void {
+function softZoneRules(pod: any, podLabels: { readonly [key: string]: string }, zoneKey: string, add: AddFinding): void {
   const weighted = (rules: unknown) => (Array.isArray(rules) ? rules : []).map((r: any) => r?.podAffinityTerm ?? r?.preference);
   const antiAffinity = weighted(pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution)
     .some((t: any) => t?.topologyKey === zoneKey && selects(t.labelSelector, podLabels));
@@ -247,16 +265,13 @@ interface Bounds {
   readonly survivors?: number[];
 }
 
-type Add = (rule: string, severity: FindingSeverity, message: string, fix: string) => void;
-
-/** The pod's hard spread constraints on the zone and hostname keys that select its own pods. */
 /**
  * The pod's hard spread constraints on the zone and hostname keys that select its own pods and only those: a
  * selector that also selects another workload's pods spreads both together, which guarantees nothing about
  * this one's pods (the other's may fill a zone), so it is reported and not relied on.
  */
 function hardConstraints(
-  pod: any, w: CheckWorkload, others: readonly CheckWorkload[], inventory: ZoneInventory, add: Add,
+  pod: any, w: CheckWorkload, others: readonly CheckWorkload[], inventory: ZoneInventory, add: AddFinding,
 ): Constraints {
   const all: any[] = Array.isArray(pod.topologySpreadConstraints) ? pod.topologySpreadConstraints : [];
   const out: { zone?: any; host?: any; unmodelled?: boolean } = {};
@@ -356,78 +371,8 @@ function replacementsPending(
   return Math.max(0, bounds.placed - after.placed);
 }
 
-/** What a workload needs: a number of replicas, or (zone-majority) pods in more than half of its zones. */
-interface Need {
-  readonly count: number;
-  readonly because: string;
-  readonly zoneMajority?: boolean;
-  /** A Loki ring's replication factor: a quorum of each stream's replicas, one per zone, must remain. */
-  readonly ring?: number;
-}
-
-/** How many replicas the workload needs, and why: its quorum annotation, else its PodDisruptionBudget's minAvailable, else 1. */
-function needed(w: CheckWorkload, replicas: number, budgets: readonly CheckBudget[], add: Add): Need {
-  if (w.ringReplicationFactor !== undefined) {
-    const rf = w.ringReplicationFactor;
-    return { count: Math.floor(rf / 2) + 1, because: `a quorum (${Math.floor(rf / 2) + 1}) of each stream's ${rf} replicas, one per zone`, ring: rf };
-  }
-  const quorum = parseQuorum(w.annotations[QUORUM_ANNOTATION], replicas, w.annotations[QUORUM_REASON_ANNOTATION]);
-  if (typeof quorum === 'string') {
-    add('quorum-annotation-invalid', FindingSeverity.ERROR, quorum, `Set ${QUORUM_ANNOTATION} to "majority", "${ZONE_MAJORITY}" or a whole number.`);
-  } else if (quorum) {
-    return quorum;
-  }
-  // a budget's minAvailable says what the workload needs; a maxUnavailable only paces voluntary disruptions
-  const budget = budgetOf(w, budgets);
-  if (budget?.minAvailable !== undefined) {
-    const count = budgetNeed(budget, replicas);
-    if (count > 0) return { count, because: `PodDisruptionBudget ${budget.name}: minAvailable ${budget.minAvailable}` };
-  }
-  return { count: replicas === 0 ? 0 : 1, because: replicas === 0 ? 'no replicas' : 'at least one replica' };
-}
-
-/** A quorum annotation's need (undefined: none; a string: why it is invalid). */
-function parseQuorum(value: string | undefined, replicas: number, reason: string | undefined): Need | string | undefined {
-  if (value === undefined) return undefined;
-  const why = (what: string) => `${QUORUM_ANNOTATION}: ${what}${reason ? ` (${reason})` : ''}`;
-  if (value === 'majority') return { count: Math.floor(replicas / 2) + 1, because: why(`majority of ${replicas}`) };
-  if (value === ZONE_MAJORITY) return { count: 0, because: why('pods in a majority of its zones'), zoneMajority: true };
-  if (/^\d+$/.test(value)) return { count: Number(value), because: why(value) };
-  return `${QUORUM_ANNOTATION}=${JSON.stringify(value)} is neither "majority", "${ZONE_MAJORITY}" nor a whole number`;
-}
-
-/** True when, without zone `lost`, pods are sure to remain in more than half of the zones that may hold some. */
-function zonesLeft(lo: readonly number[], hi: readonly number[], lost: number): boolean {
-  const used = hi.filter((h) => h > 0).length;
-  return lo.filter((l, z) => z !== lost && l > 0).length >= Math.floor(used / 2) + 1;
-}
-
-/**
- * Whether a zone-aware ring keeps a quorum of every stream without zone `lost`: a stream's replicas are one per
- * zone in min(factor, zones with ingesters) zones (dskit shrinks the replica set to the zones it has, the quorum
- * stays factor / 2 + 1), so losing a zone that may hold ingesters costs a stream one replica in the worst case.
- * Only zones sure to hold ingesters are counted.
- */
-function ringSurvives(factor: number, lo: readonly number[], hi: readonly number[], lost: number): boolean {
-  if (hi[lost] === 0) return true;
-  const zones = lo.filter((l) => l > 0).length;
-  return Math.min(factor, zones) - 1 >= Math.floor(factor / 2) + 1;
-}
-
-function budgetOf(w: CheckWorkload, budgets: readonly CheckBudget[]): CheckBudget | undefined {
-  return budgets.find((b) => b.namespace === w.namespace && selects(b.selector, w.podLabels));
-}
-
-/** The pods a budget keeps available out of `replicas` (percentages rounded up, as Kubernetes does). */
-function budgetNeed(b: CheckBudget, replicas: number): number {
-  const value = (v: number | string) => (typeof v === 'string' && v.endsWith('%') ? Math.ceil((Number(v.slice(0, -1)) * replicas) / 100) : Number(v));
-  if (b.minAvailable !== undefined) return Math.min(replicas, Math.max(0, value(b.minAvailable) || 0));
-  if (b.maxUnavailable !== undefined) return Math.max(0, replicas - (value(b.maxUnavailable) || 0));
-  return 0;
-}
-
 function reportLosses(
-  w: CheckWorkload, replicas: number, losses: ZoneLoss[], need: Need, spread: HardSpread | undefined, hasZoneSpread: boolean, add: Add,
+  w: CheckWorkload, replicas: number, losses: ZoneLoss[], need: Need, spread: HardSpread | undefined, hasZoneSpread: boolean, add: AddFinding,
 ): void {
   const failing = losses.filter((l) => !l.survives);
   if (failing.length === 0) return;

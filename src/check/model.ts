@@ -13,6 +13,9 @@ export enum FindingSeverity {
   INFO = 'info',
 }
 
+/** Adds a finding to the workload being checked: its rule, severity, message and fix. */
+export type AddFinding = (rule: string, severity: FindingSeverity, message: string, fix: string) => void;
+
 /** One finding about a workload, with a stable rule id (see docs/check.md for the list). */
 export interface ZoneFinding {
   /** The rule's stable id, e.g. `spread-selector-mismatch`. */

@@ -80,6 +80,7 @@ export interface CheckInput {
 
 const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job', 'CronJob', 'Pod'];
 const RUN_TO_COMPLETION = ['Job', 'CronJob'];
+const STORAGE_AND_BUDGET_KINDS = ['PersistentVolume', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'StorageClass'];
 
 /** A bare Pod that is not restarted (restartPolicy Never or OnFailure: a Helm test, a one-off task) runs to completion. */
 const runsToCompletion = (o: any) => RUN_TO_COMPLETION.includes(o.kind) || (o.kind === 'Pod' && ['Never', 'OnFailure'].includes(o.spec?.restartPolicy));
@@ -101,62 +102,17 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     const placed = name === undefined || WORKLOAD_KINDS.includes(o.kind) ? undefined : operatorWorkloads(o, name, namespace, objects);
     const autoscaler = name === undefined || placed !== undefined ? undefined : autoscalerOf(o, name, namespace);
     if (WORKLOAD_KINDS.includes(o.kind)) {
-      if (name === undefined) return input.findings.push(skipped(what, 'has no metadata.name'));
-      // a CronJob's pods are those of the Job it makes from its jobTemplate; a bare Pod is its own template
-      const spec = o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec : o.kind === 'Pod' ? { template: o } : o.spec;
-      const template = spec?.template;
-      if (typeof template?.spec !== 'object' || template.spec === null) return input.findings.push(skipped(what, 'has no pod template'));
-      const templates: any[] = o.kind === 'StatefulSet' && Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : [];
-      const replicas = o.kind === 'DaemonSet' ? undefined : RUN_TO_COMPLETION.includes(o.kind) ? spec.parallelism ?? 1 : spec.replicas ?? 1;
-      if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 0)) {
-        return input.findings.push(skipped(what, `has replicas ${JSON.stringify(replicas)}, not a whole number`));
-      }
-      input.workloads.push({
-        kind: o.kind,
-        namespace,
-        name,
-        replicas,
-        replicasInManifest: o.kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(o.kind) ? undefined : spec.replicas,
-        runToCompletion: runsToCompletion(o) || undefined,
-        perNode: o.kind === 'DaemonSet' || undefined,
-        fromLibrary: o.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE || undefined,
-        podLabels: stringMap(template.metadata?.labels),
-        pod: template.spec,
-        claimClasses: templates.map((t: any) => (typeof t?.spec?.storageClassName === 'string' ? t.spec.storageClassName : undefined)),
-        claimTemplates: templates.map((t: any) => t?.metadata?.name).filter((n: unknown): n is string => typeof n === 'string'),
-        podClaims: (Array.isArray(template.spec.volumes) ? template.spec.volumes : [])
-          .map((v: any) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),
-        annotations: stringMap(o.metadata?.annotations),
-        labels: stringMap(o.metadata?.labels),
-      });
+      const workload = builtInWorkload(o, name, namespace);
+      if (typeof workload === 'string') input.findings.push(skipped(what, workload));
+      else input.workloads.push(workload);
     } else if (placed !== undefined) {
       if (typeof placed === 'string') input.findings.push(skipped(what, placed));
       else input.workloads.push(...placed);
     } else if (autoscaler !== undefined) {
       if (typeof autoscaler === 'string') input.findings.push(skipped(what, autoscaler));
       else autoscalers.push(autoscaler);
-    } else if (o.kind === 'PersistentVolume' && name !== undefined) {
-      const nodeTerms = o.spec?.nodeAffinity?.required?.nodeSelectorTerms;
-      const ref = o.spec?.claimRef;
-      if (Array.isArray(nodeTerms)) {
-        input.volumes.push({ name, nodeTerms, claim: typeof ref?.name === 'string' ? { namespace: ref.namespace, name: ref.name } : undefined });
-      }
-    } else if (o.kind === 'PersistentVolumeClaim' && name !== undefined && typeof o.spec?.volumeName === 'string') {
-      input.claimVolumes.set(`${namespace ?? ''}/${name}`, o.spec.volumeName);
-    } else if (o.kind === 'PodDisruptionBudget' && name !== undefined) {
-      const { selector = {}, minAvailable, maxUnavailable } = o.spec ?? {};
-      input.budgets.push({ namespace, name, selector, minAvailable, maxUnavailable });
-    } else if (o.kind === 'StorageClass' && name !== undefined) {
-      const zones = (Array.isArray(o.allowedTopologies) ? o.allowedTopologies : [])
-        .flatMap((t: any) => (Array.isArray(t?.matchLabelExpressions) ? t.matchLabelExpressions : []))
-        .filter((e: any) => e?.key === topologyKey && Array.isArray(e.values))
-        .flatMap((e: any) => e.values as string[]);
-      input.storageClasses.push({
-        name,
-        immediate: (o.volumeBindingMode ?? 'Immediate') === 'Immediate',
-        isDefault: o.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true',
-        zones: zones.length > 0 ? zones : undefined,
-      });
+    } else if (name !== undefined && STORAGE_AND_BUDGET_KINDS.includes(o.kind)) {
+      readStorageOrBudget(o, name, namespace, topologyKey, input);
     } else {
       const field = looksLikeWorkload(o);
       if (field !== undefined) {
@@ -167,6 +123,65 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     return undefined;
   });
   return { ...input, workloads: input.workloads.map((w) => scaledBy(w, autoscalers)) };
+}
+
+/** A built-in workload as the check reads it, or why it is skipped. */
+function builtInWorkload(o: any, name: string | undefined, namespace: string | undefined): CheckWorkload | string {
+  if (name === undefined) return 'has no metadata.name';
+  // a CronJob's pods are those of the Job it makes from its jobTemplate; a bare Pod is its own template
+  const spec = o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec : o.kind === 'Pod' ? { template: o } : o.spec;
+  const template = spec?.template;
+  if (typeof template?.spec !== 'object' || template.spec === null) return 'has no pod template';
+  const templates: any[] = o.kind === 'StatefulSet' && Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : [];
+  const replicas = o.kind === 'DaemonSet' ? undefined : RUN_TO_COMPLETION.includes(o.kind) ? spec.parallelism ?? 1 : spec.replicas ?? 1;
+  if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 0)) {
+    return `has replicas ${JSON.stringify(replicas)}, not a whole number`;
+  }
+  return {
+    kind: o.kind,
+    namespace,
+    name,
+    replicas,
+    replicasInManifest: o.kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(o.kind) ? undefined : spec.replicas,
+    runToCompletion: runsToCompletion(o) || undefined,
+    perNode: o.kind === 'DaemonSet' || undefined,
+    fromLibrary: o.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE || undefined,
+    podLabels: stringMap(template.metadata?.labels),
+    pod: template.spec,
+    claimClasses: templates.map((t: any) => (typeof t?.spec?.storageClassName === 'string' ? t.spec.storageClassName : undefined)),
+    claimTemplates: templates.map((t: any) => t?.metadata?.name).filter((n: unknown): n is string => typeof n === 'string'),
+    podClaims: (Array.isArray(template.spec.volumes) ? template.spec.volumes : [])
+      .map((v: any) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),
+    annotations: stringMap(o.metadata?.annotations),
+    labels: stringMap(o.metadata?.labels),
+  };
+}
+
+/** What a PersistentVolume, a claim bound to one, a PodDisruptionBudget or a StorageClass adds to the input. */
+function readStorageOrBudget(o: any, name: string, namespace: string | undefined, topologyKey: string, input: CheckInput): void {
+  if (o.kind === 'PersistentVolume') {
+    const nodeTerms = o.spec?.nodeAffinity?.required?.nodeSelectorTerms;
+    const ref = o.spec?.claimRef;
+    if (Array.isArray(nodeTerms)) {
+      input.volumes.push({ name, nodeTerms, claim: typeof ref?.name === 'string' ? { namespace: ref.namespace, name: ref.name } : undefined });
+    }
+  } else if (o.kind === 'PersistentVolumeClaim' && typeof o.spec?.volumeName === 'string') {
+    input.claimVolumes.set(`${namespace ?? ''}/${name}`, o.spec.volumeName);
+  } else if (o.kind === 'PodDisruptionBudget') {
+    const { selector = {}, minAvailable, maxUnavailable } = o.spec ?? {};
+    input.budgets.push({ namespace, name, selector, minAvailable, maxUnavailable });
+  } else if (o.kind === 'StorageClass') {
+    const zones = (Array.isArray(o.allowedTopologies) ? o.allowedTopologies : [])
+      .flatMap((t: any) => (Array.isArray(t?.matchLabelExpressions) ? t.matchLabelExpressions : []))
+      .filter((e: any) => e?.key === topologyKey && Array.isArray(e.values))
+      .flatMap((e: any) => e.values as string[]);
+    input.storageClasses.push({
+      name,
+      immediate: (o.volumeBindingMode ?? 'Immediate') === 'Immediate',
+      isDefault: o.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true',
+      zones: zones.length > 0 ? zones : undefined,
+    });
+  }
 }
 
 /** The workload with the replicas its autoscaler may scale it down to, when one targets it. */

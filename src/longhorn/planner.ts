@@ -1,100 +1,14 @@
 import { InventoryDisk, InventoryNode, LonghornDiskType, LonghornInventory } from './inventory';
 import {
-  AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance, LonghornReplicaScheduling,
-  REPLICA_SCHEDULING_PROPS, ResolvedLevel, ResolvedScheduling, resolveScheduling,
+  AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance, ResolvedLevel, ResolvedScheduling, resolveScheduling,
 } from './options';
+import {
+  LonghornPlacementPlan, LonghornPlacementRequest, LonghornReplicaLocation, LonghornReplicaPlacement, PLACEMENT_REQUEST_PROPS,
+} from './placement-plan';
 import { invalidProp } from '../shared/errors';
-import { KubeProps } from '../shared/kubernetes-props';
-import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
+import { checkArg, checkProps, Props } from '../shared/props';
 import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from '../shared/quantity';
 import { compare } from '../topology/survival';
-
-/** Where a replica of the volume already is. */
-export interface LonghornReplicaLocation {
-  /** The node's name in the inventory. */
-  readonly node: string;
-  /** The disk's name on that node. */
-  readonly disk: string;
-}
-
-/** What to place: a volume's scheduling options, its size, and the replicas it already has. */
-export interface LonghornPlacementRequest extends LonghornReplicaScheduling {
-  /**
-   * The volume size (a byte quantity such as '20Gi'). Longhorn rounds it up to a multiple of 2 MiB, and so
-   * does the planner.
-   *
-   * @default - '0': only placement rules and disks already out of room are checked, not this volume's size
-   */
-  readonly size?: string;
-
-  /**
-   * Replicas the volume already has. They count as using their zone, node and disk, and toward
-   * `numberOfReplicas`; their sizes must already be in their disks' `scheduled`.
-   *
-   * @default - none (a new volume)
-   */
-  readonly existingReplicas?: LonghornReplicaLocation[];
-}
-
-const PLACEMENT_REQUEST_PROPS: PropSpec<LonghornPlacementRequest> = {
-  ...REPLICA_SCHEDULING_PROPS,
-  size: Props.optional(KubeProps.bytes()),
-  existingReplicas: Props.optional(Props.arrayOf(Props.struct<LonghornReplicaLocation>({
-    node: Props.nonEmptyString(), disk: Props.nonEmptyString(),
-  }, 'LonghornReplicaLocation'))),
-};
-
-/** Where one replica goes, or why it cannot go anywhere. */
-export interface LonghornReplicaPlacement {
-  /** The replica's number, from 1. */
-  readonly replica: number;
-  /** True when the replica has a disk. */
-  readonly scheduled: boolean;
-  /** True for a replica given in `existingReplicas`. */
-  readonly existing: boolean;
-  /**
-   * The node.
-   *
-   * @default - none (unscheduled)
-   */
-  readonly node?: string;
-  /**
-   * The node's zone ('' for a node without a zone label).
-   *
-   * @default - none (unscheduled)
-   */
-  readonly zone?: string;
-  /**
-   * The disk on the node.
-   *
-   * @default - none (unscheduled)
-   */
-  readonly disk?: string;
-  /** The levels whose soft anti-affinity this replica needed: it shares them with an earlier replica. */
-  readonly relaxed: AntiAffinityLevel[];
-  /** Why the replica went there, or why it could not be scheduled. */
-  readonly reason: string;
-}
-
-/** The planner's answer. */
-export interface LonghornPlacementPlan {
-  /** Every replica of the volume in order: existing ones first, then new ones. */
-  readonly replicas: LonghornReplicaPlacement[];
-  /** True when every replica is scheduled. */
-  readonly complete: boolean;
-  /**
-   * Why the first unscheduled replica fits nowhere, naming the level that could not be honoured.
-   *
-   * @default - none (complete)
-   */
-  readonly failure?: string;
-  /** Degraded placement and upstream Longhorn bugs that apply: worth a synth-time warning. */
-  readonly warnings: string[];
-  /** Facts about the placement that need no action (e.g. nodes without a zone label form one zone). */
-  readonly notes: string[];
-  /** The replica size in bytes, after rounding up to 2 MiB. */
-  readonly replicaSize: number;
-}
 
 /**
  * Longhorn's replica placement, computed at synth time (pure and deterministic). It follows
@@ -277,14 +191,7 @@ export function planPlacement(
   }
 
   const state = new State(size);
-  const replicas: LonghornReplicaPlacement[] = [];
-  existing.forEach((loc, i) => {
-    const disk = nodes.find((n) => n.name === loc.node)?.disks.find((d) => d.name === loc.disk);
-    if (!disk) throw invalidProp(where, `existingReplicas[${i}]`, loc, 'is not a disk of the inventory');
-    const relaxed = relaxedLevels(state, disk);
-    state.place(disk, true);
-    replicas.push({ replica: i + 1, scheduled: true, existing: true, node: disk.node, zone: disk.zone, disk: disk.name, relaxed, reason: 'already there' });
-  });
+  const replicas = placeExisting(where, nodes, existing, state);
 
   const wantedType = r.dataEngine === LonghornDataEngine.V2 ? LonghornDiskType.BLOCK : LonghornDiskType.FILESYSTEM;
   const eligibleNodes = nodes.filter((n) => n.allowScheduling && tagsMatch(n.tags, r.nodeSelector, r.settings.allowEmptyNodeSelectorVolume));
@@ -301,23 +208,7 @@ export function planPlacement(
       replicas.push({ replica: i + 1, scheduled: false, existing: false, relaxed: [], reason: `unschedulable: ${failure}` });
       continue;
     }
-    const usedZones = state.usedZones();
-    const usedNodes = state.usedNodes();
-    // Longhorn's tiers of nodes: each later tier relaxes one more soft level, from the coarsest.
-    const tiers: ((d: InventoryDisk) => boolean)[] = [(d) => !usedNodes.has(d.node) && !usedZones.has(d.zone)];
-    if (!zone.hard) tiers.push((d) => !usedNodes.has(d.node));
-    if (!zone.hard && !node.hard) tiers.push((d) => usedNodes.has(d.node));
-
-    let chosen: { disk: InventoryDisk; of: number } | undefined;
-    for (const inTier of tiers) {
-      const fitting = eligibleDisks.filter((d) => inTier(d) && capacityProblem(d, state.scheduled(d), size, r) === undefined);
-      const fresh = fitting.filter((d) => state.replicasOn(d) === 0);
-      const candidates = fresh.length > 0 || disk.hard ? fresh : fitting;
-      if (candidates.length > 0) {
-        chosen = { disk: choose(candidates, state, size), of: candidates.length };
-        break;
-      }
-    }
+    const chosen = nextDisk(state, eligibleDisks, r, size);
     if (!chosen) {
       failure = `replica ${i + 1} of ${r.replicas} cannot be scheduled: ` +
         explainFailure(r, eligibleDisks, nodes, state, size, [zone, node, disk], wantedType);
@@ -345,6 +236,45 @@ export function planPlacement(
 
   describeZones(eligibleNodes, warnings, notes);
   describeDegraded(replicas, r, eligibleDisks, warnings, notes);
+  describePolicies(r, size, warnings, notes);
+  return { replicas, complete: failure === undefined, failure, warnings, notes, replicaSize: size };
+}
+
+/** The replicas already there, placed first (each must be a disk of the inventory). */
+function placeExisting(where: string, nodes: InventoryNode[], existing: LonghornReplicaLocation[], state: State): LonghornReplicaPlacement[] {
+  return existing.map((loc, i) => {
+    const disk = nodes.find((n) => n.name === loc.node)?.disks.find((d) => d.name === loc.disk);
+    if (!disk) throw invalidProp(where, `existingReplicas[${i}]`, loc, 'is not a disk of the inventory');
+    const relaxed = relaxedLevels(state, disk);
+    state.place(disk, true);
+    return { replica: i + 1, scheduled: true, existing: true, node: disk.node, zone: disk.zone, disk: disk.name, relaxed, reason: 'already there' };
+  });
+}
+
+/**
+ * The disk for the next replica, and among how many candidates; undefined when none fits. Longhorn's tiers of
+ * nodes: each later tier relaxes one more soft level, from the coarsest; within a tier, disks holding no replica
+ * of the volume first (any disk only when disk anti-affinity is soft).
+ */
+function nextDisk(state: State, eligible: InventoryDisk[], r: ResolvedScheduling, size: number): { disk: InventoryDisk; of: number } | undefined {
+  const [zone, node, disk] = LEVEL_ORDER.map((l) => r.levels.find((x) => x.level === l)!);
+  const usedZones = state.usedZones();
+  const usedNodes = state.usedNodes();
+  const tiers: ((d: InventoryDisk) => boolean)[] = [(d) => !usedNodes.has(d.node) && !usedZones.has(d.zone)];
+  if (!zone.hard) tiers.push((d) => !usedNodes.has(d.node));
+  if (!zone.hard && !node.hard) tiers.push((d) => usedNodes.has(d.node));
+  for (const inTier of tiers) {
+    const fitting = eligible.filter((d) => inTier(d) && capacityProblem(d, state.scheduled(d), size, r) === undefined);
+    const fresh = fitting.filter((d) => state.replicasOn(d) === 0);
+    const candidates = fresh.length > 0 || disk.hard ? fresh : fitting;
+    if (candidates.length > 0) return { disk: choose(candidates, state, size), of: candidates.length };
+  }
+  return undefined;
+}
+
+/** What the volume's other policies mean for this plan: best-effort auto-balance, data locality, no size. */
+function describePolicies(r: ResolvedScheduling, size: number, warnings: string[], notes: string[]): void {
+  const [zone, node] = LEVEL_ORDER.map((l) => r.levels.find((x) => x.level === l)!);
   if (r.replicaAutoBalance === LonghornReplicaAutoBalance.BEST_EFFORT && node.hard && !zone.hard) {
     warnings.push('replicaAutoBalance is best-effort and node anti-affinity is hard: Longhorn ignores the hard node level when it ' +
       'rebalances in best-effort mode and may put two replicas of the volume on one node (longhorn/longhorn#11189); ' +
@@ -355,8 +285,6 @@ export function planPlacement(
       'which is unknown at synth time; this plan ignores locality');
   }
   if (size === 0) notes.push('no volume size given: capacity is checked only for disks already out of room');
-
-  return { replicas, complete: failure === undefined, failure, warnings, notes, replicaSize: size };
 }
 
 function relaxedLevels(state: State, disk: InventoryDisk): Level[] {

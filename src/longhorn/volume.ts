@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { checkPlacement, enumOptions, LONGHORN_NAMESPACE, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
 import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, REPLICA_SCHEDULING_PROPS, resolveScheduling } from './options';
-import { LonghornPlacementPlan } from './planner';
+import { LonghornPlacementPlan } from './placement-plan';
 import { invalidProp } from '../shared/errors';
 import { KubeProps } from '../shared/kubernetes-props';
 import { ensureValidName } from '../shared/object-names';

@@ -3,279 +3,27 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AGENT_KIND, OPERATOR_EXTERNAL_LABELS, operatorPrometheuses, PROMETHEUS_KIND, ZONE_SCRAPE_CLASS } from './operator';
 import { operatorTopologyShards } from './operator-formula';
-import {
-  OperatorSharding, PrometheusOutput, PrometheusRemoteWrite, PrometheusScrapeClass, PrometheusSecretKey, ResolvedPrometheus,
-  ShardingMode, ShardStorage,
-} from './options';
+import { OperatorSharding, PrometheusOutput, ResolvedPrometheus, ShardingMode } from './options';
+import { TOPOLOGY_SHARDED_PROMETHEUS_PROPS, TopologyShardedPrometheusProps } from './prometheus-props';
 import { discoveryRbac } from './rbac';
-import { isPrometheusLabelName, RELABEL_RULE_PROPS, zoneSources } from './relabel';
+import { isPrometheusLabelName, zoneSources } from './relabel';
 import { checkShardCount, ShardPlan } from './shard-plan';
 import { REPLICA_EXTERNAL_LABEL, standaloneShards } from './standalone';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { containerResources } from '../shared/container-resources';
 import { invalidProp } from '../shared/errors';
 import { MAX_STATEFULSET_NAME } from '../shared/kubernetes-names';
-import { KubeProps } from '../shared/kubernetes-props';
-import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
 import { derivedName, resolveNamespace } from '../shared/object-names';
-import { checkProps, Props, PropSpec, RequiredCheck } from '../shared/props';
+import { checkProps } from '../shared/props';
 import { parseBytes } from '../shared/quantity';
 import { addWarning } from '../shared/warnings';
 import { zoneSlugs } from '../shared/zone-slug';
 import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
-import { STORAGE_CLASS_PER_ZONE_PROP, ZonalVolumes, ZoneStorageClasses } from '../topology/storage-classes';
-import { ZoneTopology } from '../topology/zone-topology';
+import { ZonalVolumes, ZoneStorageClasses } from '../topology/storage-classes';
 
 /** The Prometheus image of the standalone output (3.5 is a long-term-support release). */
 export const DEFAULT_PROMETHEUS_IMAGE = 'quay.io/prometheus/prometheus:v3.5.0';
 const DURATION = /^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$/;
-
-/**
- * Props of `TopologyShardedPrometheus`.
- */
-export interface TopologyShardedPrometheusProps {
-  /** The zones to shard over. Shard `i` runs in zone `i % zones` (without `shardsPerZone`). */
-  readonly topology: ZoneTopology;
-
-  /**
-   * The number of shards (each is `replicas` identical Prometheus pods). In topology mode at least one
-   * per zone; every shard scrapes, whether or not `shards` is a multiple of the zone count.
-   */
-  readonly shards: number;
-
-  /**
-   * How many of the shards each zone gets, for zones with more targets (topology mode). Must list every
-   * zone, each with at least one shard, and sum to `shards`.
-   *
-   * @default - round-robin: zone `i % zones` gets shard `i`
-   */
-  readonly shardsPerZone?: { [zone: string]: number };
-
-  /**
-   * Identical Prometheus pods per shard (they scrape the same targets, for high availability).
-   *
-   * @default 1
-   */
-  readonly replicas?: number;
-
-  /**
-   * How targets are divided between shards.
-   *
-   * @default ShardingMode.TOPOLOGY
-   */
-  readonly mode?: ShardingMode;
-
-  /**
-   * What to synthesize: prometheus-operator `Prometheus` or `PrometheusAgent` resources, or plain
-   * Kubernetes objects.
-   *
-   * @default PrometheusOutput.OPERATOR
-   */
-  readonly output?: PrometheusOutput;
-
-  /**
-   * How the operator output expresses topology sharding (topology mode, operator output only).
-   *
-   * @default OperatorSharding.PER_ZONE
-   */
-  readonly operatorSharding?: OperatorSharding;
-
-  /**
-   * The external label that carries each shard's zone (topology mode). An empty string adds none.
-   *
-   * @default 'zone'
-   */
-  readonly externalLabelName?: string;
-
-  /**
-   * Further external labels of every shard (e.g. `cluster`).
-   *
-   * @default - none
-   */
-  readonly externalLabels?: { [name: string]: string };
-
-  /**
-   * Your node selector for the Prometheus pods. In topology mode the zone key (and the region key, when
-   * the topology has a region) is set to each shard's zone; your other keys are kept.
-   *
-   * @default - none
-   */
-  readonly nodeSelector?: { [key: string]: string };
-
-  /**
-   * The cluster's Kubernetes version, e.g. '1.35'. From 1.35 on, pods carry topology.kubernetes.io/zone
-   * themselves (KEP-4742, beta and on by default), so the zone is read from the pod label: no node
-   * metadata, no RBAC on nodes. Before that (or with a custom topology key) it is read from the node's
-   * labels, which needs `attach_metadata: {node: true}` and read access to nodes.
-   *
-   * @default - older than 1.35: the zone is read from node labels (works on every version)
-   */
-  readonly kubernetesVersion?: string;
-
-  /**
-   * The base of every object name.
-   *
-   * @default - derived from the construct path
-   */
-  readonly name?: string;
-
-  /**
-   * The namespace of the namespaced objects, and of the ServiceAccount the ClusterRoleBinding names.
-   *
-   * @default - the chart's namespace (one of the two must be set)
-   */
-  readonly namespace?: string;
-
-  /**
-   * The Prometheus image.
-   *
-   * @default - standalone: 'quay.io/prometheus/prometheus:v3.5.0'; operator: the operator's default
-   */
-  readonly image?: string;
-
-  /**
-   * How often targets are scraped, a Prometheus duration.
-   *
-   * @default '30s'
-   */
-  readonly scrapeInterval?: string;
-
-  /**
-   * How long samples are kept, a Prometheus duration (not with `PrometheusOutput.AGENT`, which keeps
-   * samples only until they are sent).
-   *
-   * @default '24h'
-   */
-  readonly retention?: string;
-
-  /**
-   * Where every shard sends its samples (operator outputs). Required with `PrometheusOutput.AGENT`,
-   * whose samples are only forwarded; optional with `PrometheusOutput.OPERATOR`.
-   *
-   * @default - none
-   */
-  readonly remoteWrite?: PrometheusRemoteWrite[];
-
-  /**
-   * Resources of each Prometheus container.
-   *
-   * @default - requests cpu 100m, memory 512Mi; limits memory 2Gi
-   */
-  readonly resources?: k8s.ResourceRequirements;
-
-  /**
-   * A persistent volume per Prometheus pod.
-   *
-   * @default - an emptyDir (data is lost when a pod is deleted)
-   */
-  readonly storage?: ShardStorage;
-
-  /**
-   * Your scrape classes (operator output only). With `OperatorSharding.PER_ZONE` the zone rules are
-   * appended to each, and a default class `zone-sharding` is added when none of yours is the default.
-   *
-   * @default - none
-   */
-  readonly scrapeClasses?: PrometheusScrapeClass[];
-
-  /**
-   * Which ServiceMonitors, PodMonitors, Probes and ScrapeConfigs (in any namespace) the Prometheus
-   * resources select (operator output only).
-   *
-   * @default - all of them
-   */
-  readonly monitorSelector?: k8s.LabelSelector;
-
-  /**
-   * The NetworkPolicy of the shards (standalone output): `clients` may reach the web port (9090: queries,
-   * federation, /metrics); egress stays open, as a shard scrapes targets anywhere.
-   *
-   * @default - a NetworkPolicy; the web port from pods of the shards' namespace
-   */
-  readonly networkPolicy?: NetworkPolicyOptions;
-}
-
-const STORAGE_PROPS: PropSpec<ShardStorage> = {
-  size: KubeProps.bytes(),
-  storageClassName: Props.optional(KubeProps.dnsSubdomain()),
-  storageClassNamePerZone: STORAGE_CLASS_PER_ZONE_PROP,
-};
-
-const SCRAPE_CLASS_PROPS: PropSpec<PrometheusScrapeClass> = {
-  name: Props.string(),
-  isDefault: Props.optional(Props.boolean()),
-  relabelings: Props.optional(Props.arrayOf(Props.struct(RELABEL_RULE_PROPS, 'RelabelRule'))),
-  metricRelabelings: Props.optional(Props.arrayOf(Props.struct(RELABEL_RULE_PROPS, 'RelabelRule'))),
-  attachNodeMetadata: Props.optional(Props.boolean()),
-};
-
-const SECRET_KEY_PROPS: PropSpec<PrometheusSecretKey> = {
-  name: KubeProps.dnsSubdomain(),
-  key: Props.string((k) => (/^[-._a-zA-Z0-9]+$/.test(k) ? undefined : 'must be a Secret key: letters, digits, -, _ and .'), 'a Secret key'),
-};
-
-/**
- * An http(s) URL Prometheus can send to. A URL refused for holding credentials is shown with them masked:
- * the message ends up in CI logs.
- */
-const HTTP_URL: RequiredCheck = {
-  optional: false,
-  expected: 'an http:// or https:// URL',
-  check(where, path, value) {
-    Props.string().check(where, path, value);
-    const problem = httpUrlProblem(value as string);
-    if (problem !== undefined) throw invalidProp(where, path, maskCredentials(value as string), problem);
-  },
-};
-
-/** `url` with any user information before `@` replaced by `<credentials>`. */
-function maskCredentials(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@]+@/i, '$1<credentials>@');
-}
-
-const REMOTE_WRITE_PROPS: PropSpec<PrometheusRemoteWrite> = {
-  url: HTTP_URL,
-  name: Props.optional(Props.nonEmptyString()),
-  bearerTokenSecret: Props.optional(Props.struct(SECRET_KEY_PROPS, 'PrometheusSecretKey')),
-};
-
-/** Why `url` is not an http(s) URL Prometheus can send to; undefined when it is. */
-function httpUrlProblem(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'is not a URL';
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be an http:// or https:// URL';
-  if (parsed.username !== '' || parsed.password !== '') return 'must not hold credentials: give bearerTokenSecret';
-  return undefined;
-}
-
-const PROPS: PropSpec<TopologyShardedPrometheusProps> = {
-  topology: Props.instanceOf(ZoneTopology),
-  shards: Props.integer(1),
-  shardsPerZone: Props.optional(Props.mapOf(Props.integer(1, undefined, 'a zone without a shard is not scraped'))),
-  replicas: Props.optional(Props.integer(1)),
-  mode: Props.optional(Props.enumOf(ShardingMode, 'ShardingMode')),
-  output: Props.optional(Props.enumOf(PrometheusOutput, 'PrometheusOutput')),
-  operatorSharding: Props.optional(Props.enumOf(OperatorSharding, 'OperatorSharding')),
-  externalLabelName: Props.optional(Props.string()),
-  externalLabels: Props.optional(Props.mapOf(Props.string())),
-  nodeSelector: Props.optional(KubeProps.labels()),
-  kubernetesVersion: Props.optional(Props.string()),
-  name: Props.optional(KubeProps.serviceName()),
-  namespace: Props.optional(KubeProps.dnsLabel()),
-  image: Props.optional(KubeProps.image()),
-  scrapeInterval: Props.optional(Props.string()),
-  retention: Props.optional(Props.string()),
-  remoteWrite: Props.optional(Props.arrayOf(Props.struct(REMOTE_WRITE_PROPS, 'PrometheusRemoteWrite'))),
-  resources: Props.optional(KubeProps.resources()),
-  storage: Props.optional(Props.struct(STORAGE_PROPS, 'ShardStorage')),
-  scrapeClasses: Props.optional(Props.arrayOf(Props.struct(SCRAPE_CLASS_PROPS, 'PrometheusScrapeClass'))),
-  monitorSelector: Props.optional(KubeProps.labelSelector()),
-  networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
-};
 
 /**
  * Zone-local Prometheus shards: each shard runs in one zone and scrapes only that zone's targets, so
@@ -300,7 +48,7 @@ export class TopologyShardedPrometheus extends Construct {
   constructor(scope: Construct, id: string, props: TopologyShardedPrometheusProps) {
     super(scope, id);
     const where = `TopologyShardedPrometheus '${this.node.path}'`;
-    checkProps(where, props, PROPS, 'TopologyShardedPrometheusProps');
+    checkProps(where, props, TOPOLOGY_SHARDED_PROMETHEUS_PROPS, 'TopologyShardedPrometheusProps');
     const mode = props.mode ?? ShardingMode.TOPOLOGY;
     const output = props.output ?? PrometheusOutput.OPERATOR;
     checkOptions(where, props, mode, output);
