@@ -2,10 +2,12 @@
  * The library's layering, checked on the import graph: no two folders of src/ import each other (directly
  * or through others), the run-time contract is pure, and the runtime controller imports only the contract
  * and the pure planners (so synth-time and run-time decisions share one implementation and the image
- * needs no construct library).
+ * needs no construct library). And the code's size: functions and files short enough to read whole.
  */
+import * as fs from 'fs';
 import { builtinModules } from 'module';
 import * as path from 'path';
+import * as ts from 'typescript';
 import { importsOf, packageName, reachableFrom, sourceFiles } from './import-graph';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -103,4 +105,35 @@ test('the runtime controller imports from src/ only the contract and the pure pl
     const packages = [...reachableFrom(path.join(ROOT, planner)).values()].flatMap((i) => i.packages);
     expect({ planner, packages: packages.filter((p) => !builtinModules.includes(packageName(p))) }).toEqual({ planner, packages: [] });
   }
+});
+
+/** Every function (declarations, methods, constructors, arrows) of `file` with a body, and its length in lines. */
+export function functionLengths(file: string, text = fs.readFileSync(file, 'utf8')): { name: string; lines: number }[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: { name: string; lines: number }[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclarationBase).body) {
+      const line = (pos: number) => source.getLineAndCharacterOfPosition(pos).line;
+      const holder = ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent) ? node.parent.name.getText(source) : '<anonymous>';
+      const name = ts.isConstructorDeclaration(node) ? 'constructor' : (node as any).name?.getText(source) ?? holder;
+      found.push({ name: `${rel(file)}:${line(node.getStart(source)) + 1} ${name}`, lines: line(node.end) - line(node.getStart(source)) + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test('the function measure counts a function\'s lines, nested ones apart (so the next test can fail)', () => {
+  const text = 'function outer() {\n  const inner = () => {\n    return 1;\n  };\n  return inner();\n}\n';
+  expect(functionLengths(path.join(SRC, 'x.ts'), text).map((f) => [f.name, f.lines])).toEqual([['src/x.ts:1 outer', 6], ['src/x.ts:2 inner', 3]]);
+});
+
+test('code size: no function over 80 lines, at most 10 over 50, no file over 500 lines (src/ and controller/src/)', () => {
+  const files = [...sourceFiles(SRC), ...sourceFiles(path.join(ROOT, 'controller', 'src'))];
+  const functions = files.flatMap((f) => functionLengths(f));
+  const long = (over: number) => functions.filter((f) => f.lines > over).map((f) => `${f.name} (${f.lines})`);
+  expect(long(80)).toEqual([]);
+  expect(long(50).length).toBeLessThanOrEqual(10);
+  expect(files.map((f) => [rel(f), fs.readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 500)).toEqual([]);
 });

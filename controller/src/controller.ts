@@ -173,6 +173,19 @@ async function leadUntilStopped(
   grace.abort();
 }
 
+/** Runs every reconciler until `signal` aborts, as the leader; one that fails calls `failed` (which ends the process). */
+async function runReconcilers(
+  reconcilers: readonly Reconciler[], ctx: ReconcilerContext, signal: AbortSignal, failed: (name: string) => void,
+): Promise<void> {
+  ctx.metrics.leader.set(1);
+  ctx.log.info('running reconcilers', { reconcilers: reconcilers.map((r) => r.name) });
+  await Promise.all(reconcilers.map((r) => r.run(ctx, signal).catch((err) => {
+    ctx.log.error('reconciler failed', { reconciler: r.name, error: err, stack: err instanceof Error ? err.stack : undefined });
+    failed(r.name);
+  })));
+  ctx.metrics.leader.set(0);
+}
+
 export async function runController(opts: RunOptions, baseLog: Logger): Promise<number> {
   const log = baseLog.with({ identity: opts.identity });
   // Twice the reconcilers' concurrency: the lease, Events and webhook TLS always find a connection.
@@ -209,17 +222,7 @@ export async function runController(opts: RunOptions, baseLog: Logger): Promise<
   ready = true;
   const tlsMaintained = tls?.maintain(shutdown.signal, (cert) => servers.setCertificate(cert));
 
-  /** Runs every reconciler until `signal` aborts; a reconciler that fails ends the process. */
-  const lead = async (signal: AbortSignal) => {
-    metrics.leader.set(1);
-    log.info('running reconcilers', { reconcilers: opts.reconcilers.map((r) => r.name) });
-    await Promise.all(opts.reconcilers.map((r) => r.run(ctx, signal).catch((err) => {
-      log.error('reconciler failed', { reconciler: r.name, error: err, stack: err instanceof Error ? err.stack : undefined });
-      stop(`reconciler ${r.name} failed`, 1);
-    })));
-    metrics.leader.set(0);
-  };
-
+  const lead = (signal: AbortSignal) => runReconcilers(opts.reconcilers, ctx, signal, (name) => stop(`reconciler ${name} failed`, 1));
   await leadUntilStopped(opts, kube, log, shutdown.signal, lead, () => stop('lost the lease', 1));
   ready = false;
   await tlsMaintained;

@@ -44,29 +44,11 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   }
   const replicas = w.replicas ?? 1;
   const placed = placement(w, replicas, room, immediate !== undefined, input.workloads, inventory, add);
-  const { caps, zoneSpread, constraints } = placed;
+  const { zoneSpread, constraints } = placed;
   const bounds = ordinalLayout(w, replicas, input, inventory, room) ?? placed.bounds;
 
-  // a run-to-completion workload is not judged for availability unless it asks to be (a quorum annotation)
-  const judged = !w.runToCompletion || w.annotations[QUORUM_ANNOTATION] !== undefined;
-  if (!judged) {
-    add('run-to-completion', FindingSeverity.INFO,
-      `${w.kind === 'Pod' ? 'a Pod that is not restarted (restartPolicy Never or OnFailure) runs' : `a ${w.kind}'s pods run`} to completion: ` +
-      'it is not judged for availability (a zone loss delays it; its pods are retried elsewhere)',
-      `Nothing to fix; set the ${QUORUM_ANNOTATION} annotation if it must keep pods running through a zone loss.`);
-  }
-  if (bounds.placed < replicas) {
-    add('pending', judged ? FindingSeverity.ERROR : FindingSeverity.INFO, `${replicas - bounds.placed} of ${replicas} replicas can stay Pending with every zone up ` +
-      `(room per zone for its pods: ${zones.map((z, i) => `${z} ${fmt(caps[i])}`).join(', ')}` +
-      `${zoneSpread ? `; zone spread maxSkew ${zoneSpread.maxSkew}` : ''})${excluded(pod, nodes, requests)}`,
-    'Give its pods room in every zone (nodes its affinity and tolerations admit, allocatable for its requests), or lower replicas.');
-  }
-  const unreachable = zones.filter((_, i) => caps[i] === 0);
-  if (unreachable.length > 0 && replicas > 0 && group === undefined) {
-    add('zone-unusable', FindingSeverity.INFO,
-      `its pods cannot run in zone(s) ${unreachable.join(', ')} (node affinity, taints, resources or volumes)`,
-      'Check its nodeSelector, node affinity, tolerations and requests against the nodes of those zones.');
-  }
+  const judged = judgedForAvailability(w, add);
+  placementFindings(w, replicas, judged, bounds, placed, inventory, requests, group !== undefined, add);
 
   // a member of a zone group is judged with its group (zone-groups.ts), not alone
   const need = group !== undefined ? { count: 0, because: `judged with its zone group ${group.name}` }
@@ -87,6 +69,39 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
     survives: Object.fromEntries(zoneLoss.map((l) => [l.zone, l.survives])),
     findings,
   };
+}
+
+/** Whether the workload is judged for availability: a run-to-completion one only when it asks (a quorum annotation); noted when not. */
+function judgedForAvailability(w: CheckWorkload, add: AddFinding): boolean {
+  const judged = !w.runToCompletion || w.annotations[QUORUM_ANNOTATION] !== undefined;
+  if (!judged) {
+    add('run-to-completion', FindingSeverity.INFO,
+      `${w.kind === 'Pod' ? 'a Pod that is not restarted (restartPolicy Never or OnFailure) runs' : `a ${w.kind}'s pods run`} to completion: ` +
+      'it is not judged for availability (a zone loss delays it; its pods are retried elsewhere)',
+      `Nothing to fix; set the ${QUORUM_ANNOTATION} annotation if it must keep pods running through a zone loss.`);
+  }
+  return judged;
+}
+
+/** Replicas that can stay Pending with every zone up, and zones its pods cannot use (not reported for a zone group's member). */
+function placementFindings(
+  w: CheckWorkload, replicas: number, judged: boolean, bounds: Bounds, placed: ReturnType<typeof placement>, inventory: ZoneInventory,
+  requests: ReturnType<typeof podRequests>, grouped: boolean, add: AddFinding,
+): void {
+  const { caps, zoneSpread } = placed;
+  const zones = inventory.zones;
+  if (bounds.placed < replicas) {
+    add('pending', judged ? FindingSeverity.ERROR : FindingSeverity.INFO, `${replicas - bounds.placed} of ${replicas} replicas can stay Pending with every zone up ` +
+      `(room per zone for its pods: ${zones.map((z, i) => `${z} ${fmt(caps[i])}`).join(', ')}` +
+      `${zoneSpread ? `; zone spread maxSkew ${zoneSpread.maxSkew}` : ''})${excluded(w.pod, inventory._nodes, requests)}`,
+    'Give its pods room in every zone (nodes its affinity and tolerations admit, allocatable for its requests), or lower replicas.');
+  }
+  const unreachable = zones.filter((_, i) => caps[i] === 0);
+  if (unreachable.length > 0 && replicas > 0 && !grouped) {
+    add('zone-unusable', FindingSeverity.INFO,
+      `its pods cannot run in zone(s) ${unreachable.join(', ')} (node affinity, taints, resources or volumes)`,
+      'Check its nodeSelector, node affinity, tolerations and requests against the nodes of those zones.');
+  }
 }
 
 /**

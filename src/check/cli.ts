@@ -106,24 +106,15 @@ function sarifInputs(objects: readonly ManifestObject[]): SarifInput[] {
 
 /** Parses the flags and inputs of `check` (`--flag value` or `--flag=value`). */
 function parseCheckArgs(argv: string[]): CheckArgs {
-  let zones: string[] | undefined;
-  let nodesPerZone: number | undefined;
-  let nodeLabels: { [key: string]: string } | undefined;
-  let nodeTaints: InventoryTaint[] | undefined;
-  let inventory: string | undefined;
-  let kubeconfig: string | undefined;
-  let format: Format = 'text';
-  let color = false;
-  let allowEmpty = false;
-  const inputs: string[] = [];
+  const a: { -readonly [K in keyof CheckArgs]: CheckArgs[K] } = { format: 'text', color: false, allowEmpty: false, inputs: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '-' || !arg.startsWith('-')) {
-      inputs.push(arg);
+      a.inputs.push(arg);
       continue;
     }
     if (arg === '--') {
-      inputs.push(...argv.slice(i + 1));
+      a.inputs.push(...argv.slice(i + 1));
       break;
     }
     const eq = arg.indexOf('=');
@@ -134,50 +125,58 @@ function parseCheckArgs(argv: string[]): CheckArgs {
       if (next === undefined || (next.startsWith('-') && next !== '-')) throw new InputError(`${flag} needs a value`);
       return next;
     };
-    switch (flag) {
-      case '--zones':
-        zones = value().split(',').map((z) => z.trim());
-        if (zones.some((z) => z === '')) throw new InputError(`--zones=${JSON.stringify(zones.join(','))} holds an empty zone name`);
-        break;
-      case '--nodes-per-zone': {
-        const v = value();
-        nodesPerZone = /^[0-9]+$/.test(v) ? Number(v) : NaN;
-        if (!Number.isInteger(nodesPerZone) || nodesPerZone < 1) throw new InputError(`--nodes-per-zone=${JSON.stringify(v)} must be a whole number >= 1`);
-        break;
-      }
-      case '--node-labels': nodeLabels = { ...nodeLabels, ...parseNodeLabels(value()) }; break;
-      case '--node-taints': nodeTaints = [...nodeTaints ?? [], ...parseNodeTaints(value())]; break;
-      case '--inventory': inventory = value(); break;
-      case '--format': {
-        const v = value();
-        if (!(FORMATS as readonly string[]).includes(v)) throw new InputError(`--format=${JSON.stringify(v)} must be one of ${FORMATS.join(', ')}`);
-        format = v as Format;
-        break;
-      }
-      case '--color':
-        if (eq > 0) throw new InputError('--color takes no value');
-        color = true;
-        break;
-      case '--kubeconfig': kubeconfig = value(); break;
-      case '--allow-empty':
-        if (eq > 0) throw new InputError('--allow-empty takes no value');
-        allowEmpty = true;
-        break;
-      default: throw new InputError(`unknown flag ${JSON.stringify(flag)}`);
-    }
+    applyFlag(a, flag, value, eq > 0);
   }
-  if ([nodesPerZone, inventory, kubeconfig].filter((v) => v !== undefined).length > 1) {
+  checkCombination(a);
+  return a;
+}
+
+/** One flag into `a`; `value()` reads its value (a switch with `=value` is refused). */
+function applyFlag(a: { -readonly [K in keyof CheckArgs]: CheckArgs[K] }, flag: string, value: () => string, hasValue: boolean): void {
+  const noValue = () => {
+    if (hasValue) throw new InputError(`${flag} takes no value`);
+    return true;
+  };
+  switch (flag) {
+    case '--zones':
+      a.zones = value().split(',').map((z) => z.trim());
+      if (a.zones.some((z) => z === '')) throw new InputError(`--zones=${JSON.stringify(a.zones.join(','))} holds an empty zone name`);
+      break;
+    case '--nodes-per-zone': {
+      const v = value();
+      a.nodesPerZone = /^[0-9]+$/.test(v) ? Number(v) : NaN;
+      if (!Number.isInteger(a.nodesPerZone) || a.nodesPerZone < 1) throw new InputError(`--nodes-per-zone=${JSON.stringify(v)} must be a whole number >= 1`);
+      break;
+    }
+    case '--node-labels': a.nodeLabels = { ...a.nodeLabels, ...parseNodeLabels(value()) }; break;
+    case '--node-taints': a.nodeTaints = [...a.nodeTaints ?? [], ...parseNodeTaints(value())]; break;
+    case '--inventory': a.inventory = value(); break;
+    case '--format': {
+      const v = value();
+      if (!(FORMATS as readonly string[]).includes(v)) throw new InputError(`--format=${JSON.stringify(v)} must be one of ${FORMATS.join(', ')}`);
+      a.format = v as Format;
+      break;
+    }
+    case '--color': a.color = noValue(); break;
+    case '--kubeconfig': a.kubeconfig = value(); break;
+    case '--allow-empty': a.allowEmpty = noValue(); break;
+    default: throw new InputError(`unknown flag ${JSON.stringify(flag)}`);
+  }
+}
+
+/** The flags that go together, and the inputs. */
+function checkCombination(a: CheckArgs): void {
+  if ([a.nodesPerZone, a.inventory, a.kubeconfig].filter((v) => v !== undefined).length > 1) {
     throw new InputError('set one of --nodes-per-zone, --inventory and --kubeconfig');
   }
-  if (zones === undefined && inventory === undefined && kubeconfig === undefined) {
+  if (a.zones === undefined && a.inventory === undefined && a.kubeconfig === undefined) {
     throw new InputError('--zones is required (or --inventory or --kubeconfig, whose nodes name the zones)');
   }
-  if ((nodeLabels !== undefined || nodeTaints !== undefined) && (inventory !== undefined || kubeconfig !== undefined)) {
+  if ((a.nodeLabels !== undefined || a.nodeTaints !== undefined) && (a.inventory !== undefined || a.kubeconfig !== undefined)) {
     throw new InputError('--node-labels and --node-taints describe the --nodes-per-zone nodes: an --inventory or --kubeconfig names its nodes\' own');
   }
-  if (inputs.length === 0) throw new InputError('no input: name manifest files, directories, or - for stdin');
-  if (inputs.filter((i) => i === '-').length > 1) throw new InputError('- (stdin) is named twice');
-  return { zones, nodesPerZone, nodeLabels, nodeTaints, inventory, kubeconfig, format, color, allowEmpty, inputs };
+  if (a.inputs.length === 0) throw new InputError('no input: name manifest files, directories, or - for stdin');
+  if (a.inputs.filter((i) => i === '-').length > 1) throw new InputError('- (stdin) is named twice');
 }
 
 /** `--node-labels key=value,key=value`. */

@@ -89,21 +89,24 @@ function crd(kind: string, plural: string, shortName: string, spec: JsonSchema, 
   };
 }
 
+/** A ZoneAwareUpdate's readyCheck. */
+const READY_CHECK: SchemaProperties<ReadyCheckSpec> = {
+  path: { type: 'string', pattern: '^/[\\x21-\\x7e]*$', maxLength: 1024 },
+  port: { type: 'integer', minimum: 1, maximum: 65535 },
+};
+/** What pauses a ZoneAwareUpdate. */
+const PAUSE_CONDITION: SchemaProperties<PauseConditionSpec> = {
+  label: { type: 'string', minLength: 1, description: "A label on the workload, 'key' (present) or 'key=value'." },
+  annotation: { type: 'string', minLength: 1, description: "An annotation on the workload, 'key' (present) or 'key=value'." },
+  prometheusQueryUrl: {
+    type: 'string',
+    pattern: '^https?://',
+    description: 'A Prometheus instant-query URL (…/api/v1/query?query=…); pauses while the result is non-empty or the query fails.',
+  },
+};
+
 /** The schema of a ZoneAwareUpdate's spec. */
 function zoneAwareUpdateSpecSchema() {
-  const readyCheck: SchemaProperties<ReadyCheckSpec> = {
-    path: { type: 'string', pattern: '^/[\\x21-\\x7e]*$', maxLength: 1024 },
-    port: { type: 'integer', minimum: 1, maximum: 65535 },
-  };
-  const pauseCondition: SchemaProperties<PauseConditionSpec> = {
-    label: { type: 'string', minLength: 1, description: "A label on the workload, 'key' (present) or 'key=value'." },
-    annotation: { type: 'string', minLength: 1, description: "An annotation on the workload, 'key' (present) or 'key=value'." },
-    prometheusQueryUrl: {
-      type: 'string',
-      pattern: '^https?://',
-      description: 'A Prometheus instant-query URL (…/api/v1/query?query=…); pauses while the result is non-empty or the query fails.',
-    },
-  };
   const properties: SchemaProperties<ZoneAwareUpdateSpec> = {
     statefulset: { ...NAME, description: 'The StatefulSet in the same namespace (its updateStrategy must be OnDelete).' },
     statefulsets: {
@@ -119,7 +122,7 @@ function zoneAwareUpdateSpecSchema() {
       type: 'object',
       required: ['path', 'port'],
       description: 'An HTTP GET every pod must answer with 2xx, besides its Ready condition, before the next batch.',
-      properties: readyCheck,
+      properties: READY_CHECK,
     },
     maxUnavailable: MAX_UNAVAILABLE,
     exponentialFactor: {
@@ -129,7 +132,7 @@ function zoneAwareUpdateSpecSchema() {
       description: 'Batch i deletes min(factor^i, maxUnavailable) pods; 0 turns the ramp off (batches of maxUnavailable).',
     },
     dryRun: DRY_RUN,
-    pauseCondition: { type: 'object', description: 'The rollout pauses while any of these holds.', properties: pauseCondition },
+    pauseCondition: { type: 'object', description: 'The rollout pauses while any of these holds.', properties: PAUSE_CONDITION },
   };
   return {
     'type': 'object',

@@ -92,6 +92,20 @@ export function serveWebhooks(controller: Construct, opts: WebhookServingOptions
       mounts: [] as k8s.VolumeMount[],
     };
   }
+  certManagerObjects(controller, { name, namespace, labels, tls, secretName, certificateName });
+  return {
+    args: ['--tls-mode', 'files', '--tls-cert-file', `${TLS_DIR}/tls.crt`, '--tls-key-file', `${TLS_DIR}/tls.key`],
+    rules: [] as ControllerRule[],
+    volumes: [{ name: 'webhook-tls', secret: { secretName } }] as k8s.Volume[],
+    mounts: [{ name: 'webhook-tls', mountPath: TLS_DIR, readOnly: true }] as k8s.VolumeMount[],
+  };
+}
+
+/** cert-manager's Certificate for the webhook Service (and a self-signed Issuer when none is named). */
+function certManagerObjects(controller: Construct, o: {
+  name: string; namespace: string; labels: { [key: string]: string }; tls: WebhookTls; secretName: string; certificateName: string;
+}): void {
+  const { name, namespace, labels, tls, secretName, certificateName } = o;
   let issuer = tls.issuerName;
   let issuerKind = tls.issuerKind ?? CertManagerIssuerKind.ISSUER;
   if (issuer === undefined) {
@@ -115,10 +129,4 @@ export function serveWebhooks(controller: Construct, opts: WebhookServingOptions
       privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
     },
   } as ApiObjectProps);
-  return {
-    args: ['--tls-mode', 'files', '--tls-cert-file', `${TLS_DIR}/tls.crt`, '--tls-key-file', `${TLS_DIR}/tls.key`],
-    rules: [] as ControllerRule[],
-    volumes: [{ name: 'webhook-tls', secret: { secretName } }] as k8s.Volume[],
-    mounts: [{ name: 'webhook-tls', mountPath: TLS_DIR, readOnly: true }] as k8s.VolumeMount[],
-  };
 }

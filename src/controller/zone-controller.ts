@@ -124,14 +124,12 @@ export class ZoneController extends Construct implements IZoneController {
     this.labels = standardLabels(CONTROLLER_APP_NAME, this.name, 'controller');
     this.podSelector = controllerPodSelector(this.name);
     const labels = this.labels;
-    const meta = { name: this.name, namespace: this.namespace, labels };
-
     if (props.createNamespace ?? true) {
       clusterScoped(new k8s.KubeNamespace(this, 'namespace', {
         metadata: { name: this.namespace, labels: standardLabels(CONTROLLER_APP_NAME, this.name, 'namespace') },
       }));
     }
-    const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: meta });
+    const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: { name: this.name, namespace: this.namespace, labels } });
     const serving = webhooks.length > 0
       ? serveWebhooks(this, {
         name: this.name,
@@ -144,18 +142,12 @@ export class ZoneController extends Construct implements IZoneController {
         guardedNamespaces: (feature) => this.guardedNamespaces(feature),
       })
       : NO_WEBHOOKS;
-    const rules = mergeRules([...leaderElectionRules(this.name), ...parts.flatMap((p) => p.rules), ...serving.rules]);
-    this.rbac(rules);
+    this.rbac(mergeRules([...leaderElectionRules(this.name), ...parts.flatMap((p) => p.rules), ...serving.rules]));
+    // the namespaces of workloads this app does not know: every feature that acts on workloads serves them
     for (const namespace of props.workloadNamespaces ?? []) {
-      for (const part of parts) {
-        if (part.rules.some((r) => r.scope === 'workloads')) this._serve(part.name, namespace, part.unnamedRules ?? []);
-      }
+      for (const part of parts.filter((p) => p.rules.some((r) => r.scope === 'workloads'))) this._serve(part.name, namespace, part.unnamedRules ?? []);
     }
-    const redisNamespaces = this.reconcilers.includes(REDIS_MANAGER)
-      ? ['--redis-namespaces', Lazy.any({ produce: () => this.servedNamespaces(REDIS_MANAGER).join(',') })]
-      : [];
-
-    this.deployment(props, replicas, serviceAccount.name, serving, redisNamespaces, webhooks.length > 0);
+    this.deployment(props, replicas, serviceAccount.name, serving, webhooks.length > 0);
     this.exposure(where, props.networkPolicy, replicas, webhooks.length > 0);
     this.node.addValidation({ validate: () => [...this.unservedFeatures(where), ...duplicatesOf(this)] });
   }
@@ -238,18 +230,13 @@ export class ZoneController extends Construct implements IZoneController {
 
   /** The controller's Deployment: its replicas spread over zones, restricted, probed on its metrics port. */
   private deployment(
-    props: ZoneControllerProps, replicas: number, serviceAccountName: string,
-    serving: WebhookServing, redisNamespaces: string[], servesWebhooks: boolean,
+    props: ZoneControllerProps, replicas: number, serviceAccountName: string, serving: WebhookServing, servesWebhooks: boolean,
   ): void {
     const labels = this.labels;
     const selector = this.podSelector;
     const meta = { name: this.name, namespace: this.namespace, labels };
     const zoneKey = props.topology?.topologyKey ?? WELL_KNOWN_ZONE_KEY;
     const hostKey = props.topology?.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY;
-    const fieldEnv = (name: string, fieldPath: string): k8s.EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
-    const probe = (path: string, failureThreshold: number): k8s.Probe => ({
-      httpGet: { path, port: k8s.IntOrString.fromString('metrics') }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold,
-    });
     new k8s.KubeDeployment(this, 'deployment', {
       metadata: meta,
       spec: {
@@ -266,35 +253,47 @@ export class ZoneController extends Construct implements IZoneController {
             topologySpreadConstraints: [[zoneKey, 'DoNotSchedule'], [hostKey, 'ScheduleAnyway']].map(([topologyKey, whenUnsatisfiable]) => ({
               topologyKey, maxSkew: 1, whenUnsatisfiable, labelSelector: { matchLabels: selector }, matchLabelKeys: ['pod-template-hash'],
             })),
-            containers: [{
-              name: 'controller',
-              image: this.image,
-              args: [
-                'run',
-                '--reconcilers', this.reconcilers.join(','),
-                '--leader-elect',
-                '--lease-name', this.name,
-                '--topology-keys', zoneKey,
-                '--metrics-port', String(METRICS_PORT),
-                ...serving.args,
-                ...redisNamespaces,
-              ],
-              env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
-              ports: [
-                { name: 'metrics', containerPort: METRICS_PORT },
-                ...(servesWebhooks ? [{ name: 'webhook', containerPort: WEBHOOK_PORT }] : []),
-              ],
-              volumeMounts: serving.mounts.length > 0 ? serving.mounts : undefined,
-              readinessProbe: probe('/readyz', 3),
-              livenessProbe: probe('/healthz', 6),
-              resources: props.resources ?? containerResources('50m', '64Mi', '256Mi'),
-              securityContext: restrictedContainerSecurity(),
-            }],
+            containers: [this.container(props, zoneKey, serving, servesWebhooks)],
             volumes: serving.volumes.length > 0 ? serving.volumes : undefined,
           },
         },
       },
     });
+  }
+
+  /** The controller's container: `run` with the enabled reconcilers and what serving them takes. */
+  private container(props: ZoneControllerProps, zoneKey: string, serving: WebhookServing, servesWebhooks: boolean): k8s.Container {
+    const redisNamespaces = this.reconcilers.includes(REDIS_MANAGER)
+      ? ['--redis-namespaces', Lazy.any({ produce: () => this.servedNamespaces(REDIS_MANAGER).join(',') })]
+      : [];
+    const fieldEnv = (name: string, fieldPath: string): k8s.EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
+    const probe = (path: string, failureThreshold: number): k8s.Probe => ({
+      httpGet: { path, port: k8s.IntOrString.fromString('metrics') }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold,
+    });
+    return {
+      name: 'controller',
+      image: this.image,
+      args: [
+        'run',
+        '--reconcilers', this.reconcilers.join(','),
+        '--leader-elect',
+        '--lease-name', this.name,
+        '--topology-keys', zoneKey,
+        '--metrics-port', String(METRICS_PORT),
+        ...serving.args,
+        ...redisNamespaces,
+      ],
+      env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
+      ports: [
+        { name: 'metrics', containerPort: METRICS_PORT },
+        ...(servesWebhooks ? [{ name: 'webhook', containerPort: WEBHOOK_PORT }] : []),
+      ],
+      volumeMounts: serving.mounts.length > 0 ? serving.mounts : undefined,
+      readinessProbe: probe('/readyz', 3),
+      livenessProbe: probe('/healthz', 6),
+      resources: props.resources ?? containerResources('50m', '64Mi', '256Mi'),
+      securityContext: restrictedContainerSecurity(),
+    };
   }
 
   /** The CRDs of the enabled features (unless installed elsewhere), and the admission webhooks they serve. */

@@ -213,6 +213,34 @@ export function selectorOf(p: ResolvedLoki, c: LokiComponent): { [key: string]: 
   return { 'app.kubernetes.io/instance': p.name, 'app.kubernetes.io/component': c };
 }
 
+/** A component's Loki container: `-target=` the component, the zone as a flag (`staticZone`) or in `env`. */
+function lokiContainer(p: ResolvedLoki, c: LokiComponent, staticZone: string | undefined, env: k8s.EnvVar[]): k8s.Container {
+  return {
+    name: c,
+    image: p.image,
+    args: [
+      `-config.file=${CONFIG_DIR}/config.yaml`, `-target=${c}`, '-config.expand-env=true',
+      ...(staticZone === undefined ? [] : [`${ZONE_FLAG}=${staticZone}`]),
+    ],
+    env: env.length > 0 ? env : undefined,
+    ports: [
+      { name: 'http', containerPort: HTTP_PORT },
+      { name: 'grpc', containerPort: GRPC_PORT },
+      { name: 'memberlist', containerPort: MEMBERLIST_PORT },
+    ],
+    readinessProbe: { httpGet: { path: '/ready', port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 1 },
+    // Not /ready: an ingester replaying its WAL or joining the ring is alive but not ready.
+    livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 30, periodSeconds: 30, failureThreshold: 5 },
+    resources: c === LokiComponent.INGESTER ? p.ingesterResources : p.resources,
+    securityContext: restrictedContainerSecurity(),
+    volumeMounts: [
+      { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+      { name: 'data', mountPath: DATA_DIR },
+      { name: 'tmp', mountPath: '/tmp' },
+    ],
+  };
+}
+
 function podTemplate(
   p: ResolvedLoki, c: LokiComponent, configMap: string, hash: string, memberLabel: { [key: string]: string },
   revision: RevisionLabel, zone?: string,
@@ -267,30 +295,7 @@ function podTemplate(
       // Ingesters flush their streams to storage on shutdown.
       terminationGracePeriodSeconds: ingester ? 300 : 30,
       initContainers: wiring && wiring.initContainers.length > 0 ? wiring.initContainers : undefined,
-      containers: [{
-        name: c,
-        image: p.image,
-        args: [
-          `-config.file=${CONFIG_DIR}/config.yaml`, `-target=${c}`, '-config.expand-env=true',
-          ...(staticZone === undefined ? [] : [`${ZONE_FLAG}=${staticZone}`]),
-        ],
-        env: env.length > 0 ? env : undefined,
-        ports: [
-          { name: 'http', containerPort: HTTP_PORT },
-          { name: 'grpc', containerPort: GRPC_PORT },
-          { name: 'memberlist', containerPort: MEMBERLIST_PORT },
-        ],
-        readinessProbe: { httpGet: { path: '/ready', port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 1 },
-        // Not /ready: an ingester replaying its WAL or joining the ring is alive but not ready.
-        livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 30, periodSeconds: 30, failureThreshold: 5 },
-        resources: ingester ? p.ingesterResources : p.resources,
-        securityContext: restrictedContainerSecurity(),
-        volumeMounts: [
-          { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
-          { name: 'data', mountPath: DATA_DIR },
-          { name: 'tmp', mountPath: '/tmp' },
-        ],
-      }],
+      containers: [lokiContainer(p, c, staticZone, env)],
       volumes: [
         { name: 'config', configMap: { name: configMap } },
         ...(ingester ? [] : [{ name: 'data', emptyDir: {} }]),
@@ -302,14 +307,30 @@ function podTemplate(
 }
 
 
-/** An nginx in front: pushes to the distributors, everything else to the query-frontends. */
-function gateway(scope: Construct, p: ResolvedLoki): void {
-  const ns = p.metadataNamespace;
-  const name = `${p.name}-${LokiComponent.GATEWAY}`;
-  const labels = standardLabels('loki', p.name, LokiComponent.GATEWAY);
-  const selector = selectorOf(p, LokiComponent.GATEWAY);
-  const upstream = (c: LokiComponent) => `http://${p.name}-${c}.$namespace.svc.cluster.local:${HTTP_PORT}`;
-  const conf = [
+/** The gateway's nginx, its configuration's namespace substituted at start. */
+function gatewayContainer(p: ResolvedLoki): k8s.Container {
+  return {
+    name: 'nginx',
+    image: p.gatewayImage,
+    // The namespace is only known at run time: substitute it into the configuration at start.
+    command: ['sh', '-c', 'sed "s/NAMESPACE/$POD_NAMESPACE/" /etc/nginx/template/nginx.conf.template >/tmp/nginx.conf && exec nginx -c /tmp/nginx.conf -g "daemon off;"'],
+    env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
+    ports: [{ name: 'http', containerPort: GATEWAY_PORT }],
+    readinessProbe: { httpGet: { path: '/ready', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
+    livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') }, periodSeconds: 30 },
+    resources: containerResources('10m', '32Mi', '64Mi'),
+    securityContext: restrictedContainerSecurity(),
+    volumeMounts: [
+      { name: 'config', mountPath: '/etc/nginx/template', readOnly: true },
+      { name: 'tmp', mountPath: '/tmp' },
+    ],
+  };
+}
+
+/** The gateway's nginx configuration: pushes to the distributors, queries to the frontends (NAMESPACE set at start). */
+function gatewayNginxConf(name: string): string {
+  const upstream = (c: LokiComponent) => `http://${name}-${c}.$namespace.svc.cluster.local:${HTTP_PORT}`;
+  return [
     'worker_processes 1;',
     'pid /tmp/nginx.pid;',
     'events { worker_connections 1024; }',
@@ -329,6 +350,15 @@ function gateway(scope: Construct, p: ResolvedLoki): void {
     '  }',
     '}',
   ].join('\n');
+}
+
+/** An nginx in front: pushes to the distributors, everything else to the query-frontends. */
+function gateway(scope: Construct, p: ResolvedLoki): void {
+  const ns = p.metadataNamespace;
+  const name = `${p.name}-${LokiComponent.GATEWAY}`;
+  const labels = standardLabels('loki', p.name, LokiComponent.GATEWAY);
+  const selector = selectorOf(p, LokiComponent.GATEWAY);
+  const conf = gatewayNginxConf(p.name);
   new k8s.KubeConfigMap(scope, 'gateway-config', { metadata: { name, namespace: ns, labels }, data: { 'nginx.conf.template': conf } });
   const target = { selector: { matchLabels: selector }, podLabels: labels };
   new k8s.KubeDeployment(scope, 'gateway', {
@@ -345,22 +375,7 @@ function gateway(scope: Construct, p: ResolvedLoki): void {
             zoneSpreadConstraint(`${p.where} gateway`, p.topology, target, { maxSkew: p.maxSkew, matchLabelKeys: [RevisionLabel.POD_TEMPLATE_HASH] }),
             hostSpreadConstraint(`${p.where} gateway`, p.topology, target, { matchLabelKeys: [RevisionLabel.POD_TEMPLATE_HASH] }),
           ],
-          containers: [{
-            name: 'nginx',
-            image: p.gatewayImage,
-            // The namespace is only known at run time: substitute it into the configuration at start.
-            command: ['sh', '-c', 'sed "s/NAMESPACE/$POD_NAMESPACE/" /etc/nginx/template/nginx.conf.template >/tmp/nginx.conf && exec nginx -c /tmp/nginx.conf -g "daemon off;"'],
-            env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
-            ports: [{ name: 'http', containerPort: GATEWAY_PORT }],
-            readinessProbe: { httpGet: { path: '/ready', port: k8s.IntOrString.fromString('http') }, periodSeconds: 10 },
-            livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') }, periodSeconds: 30 },
-            resources: containerResources('10m', '32Mi', '64Mi'),
-            securityContext: restrictedContainerSecurity(),
-            volumeMounts: [
-              { name: 'config', mountPath: '/etc/nginx/template', readOnly: true },
-              { name: 'tmp', mountPath: '/tmp' },
-            ],
-          }],
+          containers: [gatewayContainer(p)],
           volumes: [{ name: 'config', configMap: { name } }, { name: 'tmp', emptyDir: {} }],
         },
       },

@@ -183,34 +183,7 @@ export class LonghornInventory {
         if (problem) throw invalidProp(where, `${at}.zone`, node.zone, problem);
       }
       const zone = node.zone ?? '';
-      const diskNames = new Map<string, number>();
-      const disks = (node.disks ?? []).map((disk, j): InventoryDisk => {
-        const d = `${at}.disks[${j}]`;
-        if (diskNames.has(disk.name)) {
-          throw invalidProp(where, `${d}.name`, disk.name,
-            `duplicates ${at}.disks[${diskNames.get(disk.name)}].name: disk names must be unique on a node`);
-        }
-        diskNames.set(disk.name, j);
-        const capacity = parseBytes(where, `${d}.capacity`, disk.capacity);
-        const available = disk.available === undefined ? capacity : parseBytes(where, `${d}.available`, disk.available);
-        const reserved = disk.reserved === undefined ? 0 : parseBytes(where, `${d}.reserved`, disk.reserved);
-        const scheduled = disk.scheduled === undefined ? 0 : parseBytes(where, `${d}.scheduled`, disk.scheduled);
-        if (available > capacity) throw invalidProp(where, `${d}.available`, disk.available, `exceeds the capacity ${JSON.stringify(disk.capacity)}`);
-        if (reserved > capacity) throw invalidProp(where, `${d}.reserved`, disk.reserved, `exceeds the capacity ${JSON.stringify(disk.capacity)}`);
-        const type = disk.diskType ?? LonghornDiskType.FILESYSTEM;
-        return {
-          node: node.name,
-          zone,
-          name: disk.name,
-          type,
-          capacity,
-          available,
-          reserved,
-          scheduled,
-          tags: checkTags(where, `${d}.tags`, disk.tags ?? []),
-          allowScheduling: disk.allowScheduling ?? true,
-        };
-      });
+      const disks = inventoryDisks(where, at, node, zone);
       return {
         name: node.name,
         zone,
@@ -224,4 +197,36 @@ export class LonghornInventory {
     this.zones = [...new Set(this._nodes.map((n) => n.zone).filter((z) => z !== ''))].sort(compare);
     this.diskCount = this._nodes.reduce((sum, n) => sum + n.disks.length, 0);
   }
+}
+
+/** A node's disks, normalized: sizes in bytes, each within its capacity, names unique on the node. */
+function inventoryDisks(where: string, at: string, node: LonghornNodeInventory, zone: string): InventoryDisk[] {
+  const diskNames = new Map<string, number>();
+  return (node.disks ?? []).map((disk, j): InventoryDisk => {
+    const d = `${at}.disks[${j}]`;
+    if (diskNames.has(disk.name)) {
+      throw invalidProp(where, `${d}.name`, disk.name,
+        `duplicates ${at}.disks[${diskNames.get(disk.name)}].name: disk names must be unique on a node`);
+    }
+    diskNames.set(disk.name, j);
+    const capacity = parseBytes(where, `${d}.capacity`, disk.capacity);
+    const available = disk.available === undefined ? capacity : parseBytes(where, `${d}.available`, disk.available);
+    const reserved = disk.reserved === undefined ? 0 : parseBytes(where, `${d}.reserved`, disk.reserved);
+    const scheduled = disk.scheduled === undefined ? 0 : parseBytes(where, `${d}.scheduled`, disk.scheduled);
+    if (available > capacity) throw invalidProp(where, `${d}.available`, disk.available, `exceeds the capacity ${JSON.stringify(disk.capacity)}`);
+    if (reserved > capacity) throw invalidProp(where, `${d}.reserved`, disk.reserved, `exceeds the capacity ${JSON.stringify(disk.capacity)}`);
+    const type = disk.diskType ?? LonghornDiskType.FILESYSTEM;
+    return {
+      node: node.name,
+      zone,
+      name: disk.name,
+      type,
+      capacity,
+      available,
+      reserved,
+      scheduled,
+      tags: checkTags(where, `${d}.tags`, disk.tags ?? []),
+      allowScheduling: disk.allowScheduling ?? true,
+    };
+  });
 }

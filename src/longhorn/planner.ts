@@ -197,8 +197,7 @@ export function planPlacement(
   const eligibleNodes = nodes.filter((n) => n.allowScheduling && tagsMatch(n.tags, r.nodeSelector, r.settings.allowEmptyNodeSelectorVolume));
   const eligibleDisks = eligibleNodes.flatMap((n) => n.disks.filter((d) =>
     d.allowScheduling && d.type === wantedType && tagsMatch(d.tags, r.diskSelector, r.settings.allowEmptyDiskSelectorVolume)));
-  const level = (l: Level) => r.levels.find((x) => x.level === l)!;
-  const [zone, node, disk] = LEVEL_ORDER.map(level);
+  const [zone, node, disk] = LEVEL_ORDER.map((l) => r.levels.find((x) => x.level === l)!);
 
   const warnings: string[] = [];
   const notes: string[] = [];
@@ -215,29 +214,29 @@ export function planPlacement(
       replicas.push({ replica: i + 1, scheduled: false, existing: false, relaxed: [], reason: `unschedulable: ${failure}` });
       continue;
     }
-    const d = chosen.disk;
-    const relaxed = relaxedLevels(state, d);
-    const doubleCounted = doubleCountProblem(d, state, size, r);
-    if (doubleCounted) warnings.push(`replica ${i + 1}: ${doubleCounted}`);
-    state.place(d, false);
-    const why = chosen.of === 1 ? 'the only candidate disk' : `the most balanced of ${chosen.of} candidate disks`;
-    const shares = relaxed.map((l) => `shares ${l} ${domainName(l, domainOf(l, d))} with an earlier replica (${l} anti-affinity is soft: ${level(l).origin})`);
-    replicas.push({
-      replica: i + 1,
-      scheduled: true,
-      existing: false,
-      node: d.node,
-      zone: d.zone,
-      disk: d.name,
-      relaxed,
-      reason: [`${zoneName(d.zone)} / ${d.node} / ${d.name}: ${why}`, ...shares].join('; '),
-    });
+    replicas.push(placeReplica(i + 1, chosen, state, r, size, warnings));
   }
 
   describeZones(eligibleNodes, warnings, notes);
   describeDegraded(replicas, r, eligibleDisks, warnings, notes);
   describePolicies(r, size, warnings, notes);
   return { replicas, complete: failure === undefined, failure, warnings, notes, replicaSize: size };
+}
+
+/** Places replica `replica` on the chosen disk, saying why there and which soft levels it shares. */
+function placeReplica(
+  replica: number, chosen: { disk: InventoryDisk; of: number }, state: State, r: ResolvedScheduling, size: number, warnings: string[],
+): LonghornReplicaPlacement {
+  const d = chosen.disk;
+  const relaxed = relaxedLevels(state, d);
+  const doubleCounted = doubleCountProblem(d, state, size, r);
+  if (doubleCounted) warnings.push(`replica ${replica}: ${doubleCounted}`);
+  state.place(d, false);
+  const why = chosen.of === 1 ? 'the only candidate disk' : `the most balanced of ${chosen.of} candidate disks`;
+  const origin = (l: Level) => r.levels.find((x) => x.level === l)!.origin;
+  const shares = relaxed.map((l) => `shares ${l} ${domainName(l, domainOf(l, d))} with an earlier replica (${l} anti-affinity is soft: ${origin(l)})`);
+  const reason = [`${zoneName(d.zone)} / ${d.node} / ${d.name}: ${why}`, ...shares].join('; ');
+  return { replica, scheduled: true, existing: false, node: d.node, zone: d.zone, disk: d.name, relaxed, reason };
 }
 
 /** The replicas already there, placed first (each must be a disk of the inventory). */

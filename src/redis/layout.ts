@@ -202,7 +202,8 @@ export class RedisShardLayout {
   }
 }
 
-function planLayout(where: string, props: RedisShardLayoutProps): { nodes: RedisNodePlan[]; maxMastersPerZone: number } {
+/** The zones, masters and replicas a layout can be planned from: each refused with the rule it breaks. */
+function checkLayoutProps(where: string, props: RedisShardLayoutProps): void {
   const { zones, masters, replicasPerMaster: replicas } = props;
   if (!Array.isArray(zones) || new Set(zones).size !== zones.length || zones.some((z) => typeof z !== 'string' || z === '' || labelValueProblem(z))) {
     throw invalidProp(where, 'zones', zones, 'must be a list of distinct zone names (non-empty label values)');
@@ -231,6 +232,12 @@ function planLayout(where: string, props: RedisShardLayoutProps): { nodes: Redis
     throw invalidProp(where, 'replicasPerMaster', replicas,
       'leaves the slots of a lost zone\'s masters with no replica to fail over to; use replicasPerMaster >= 1 to survive losing a zone');
   }
+}
+
+function planLayout(where: string, props: RedisShardLayoutProps): { nodes: RedisNodePlan[]; maxMastersPerZone: number } {
+  checkLayoutProps(where, props);
+  const { zones, masters, replicasPerMaster: replicas } = props;
+  const slugs = zones.map(zoneSlug);
   const maxMastersPerZone = Survival.maxPerZone(masters, Quorum.majority());
   const busiest = Math.ceil(masters / zones.length);
   if (busiest > maxMastersPerZone) {

@@ -222,63 +222,18 @@ export class ZoneAwareUpdate extends Construct {
     super(scope, id);
     const where = `ZoneAwareUpdate '${this.node.path}'`;
     checkProps(where, props, PROPS, 'ZoneAwareUpdateProps');
-    checkMaxUnavailable(where, 'maxUnavailable', props.maxUnavailable);
-    const factor = props.exponentialFactor ?? 2;
-    if (!Number.isFinite(factor) || factor < 0 || (factor > 0 && factor < 1)) {
-      throw invalidProp(where, 'exponentialFactor', factor,
-        'must be 0 (ramp off: batches of maxUnavailable) or at least 1 (a factor below 1 would never grow the batches)');
-    }
-    for (const prop of ['label', 'annotation'] as const) {
-      const value = props.pauseCondition?.[prop];
-      const problem = value === undefined ? undefined : labelKeyProblem(value.split('=')[0]);
-      if (problem) {
-        throw invalidProp(where, `pauseCondition.${prop}`, value, `must be 'key' or 'key=value' where the key ${problem}`);
-      }
-    }
-    const url = props.pauseCondition?.prometheusQueryUrl;
-    if (url !== undefined && !/^https?:\/\/[^/]+\/.*[?&]query=./.test(url)) {
-      throw invalidProp(where, 'pauseCondition.prometheusQueryUrl', url,
-        "must be an http(s) Prometheus instant-query URL with a query, e.g. 'http://prometheus:9090/api/v1/query?query=up==0'");
-    }
-
-    const readyCheck = props.readyCheck;
-    if (readyCheck && !/^\/[\x21-\x7e]*$/.test(readyCheck.path)) {
-      throw invalidProp(where, 'readyCheck.path', readyCheck.path, "must be an absolute URL path ('/ready'): '/' then printable characters, no spaces");
-    }
-
+    checkRolloutOptions(where, props);
     const target = props.target;
-    const workloadNamespace = (target._statefulSets[0] ?? target._deployment)?.metadata.namespace;
-    if (props.namespace !== undefined && workloadNamespace !== undefined && props.namespace !== workloadNamespace) {
-      throw invalidProp(where, 'namespace', props.namespace,
-        `must be the workload's namespace ${JSON.stringify(workloadNamespace)}: a ZoneAwareUpdate rolls a workload of its own namespace`);
-    }
-    for (const name of target.names) {
-      const targetProblem = dnsSubdomainProblem(name);
-      if (targetProblem) throw invalidProp(where, 'target', name, `names no valid workload: ${targetProblem}`);
-    }
-    for (const sts of target._statefulSets) {
-      if (sts.metadata.namespace !== workloadNamespace) {
-        throw invalidProp(where, 'target', `StatefulSet ${sts.name} in namespace ${sts.metadata.namespace ?? '<the chart\'s>'}`,
-          `must be in the namespace of the group's other StatefulSets (${workloadNamespace ?? '<the chart\'s>'}): a ZoneAwareUpdate rolls workloads of its own namespace`);
-      }
-      requireStrategy(where, sts, 'updateStrategy', 'OnDelete',
-        'must use OnDelete, or Kubernetes rolls the pods itself, racing the controller: create the StatefulSet with ' +
-        '`strategy: StatefulSetUpdateStrategy.onDelete()` (the construct refuses rather than change it for you)');
-    }
-    const deployment = target._deployment;
-    if (deployment) {
-      requireStrategy(where, deployment, 'strategy', 'Recreate',
-        'must use Recreate: the controller rolls a paused Deployment by scaling its ReplicaSets, and a paused Deployment with ' +
-        'a RollingUpdate strategy still rescales them itself; create it with `strategy: DeploymentStrategy.recreate()`');
-      deployment.addJsonPatch(JsonPatch.add('/spec/paused', true));
-    }
+    const workloadNamespace = checkTarget(where, target, props.namespace);
+    // the controller rolls a Deployment by scaling its ReplicaSets: Kubernetes must not roll it too
+    target._deployment?.addJsonPatch(JsonPatch.add('/spec/paused', true));
 
     const namespace = props.namespace ?? workloadNamespace;
     const pause = props.pauseCondition;
     const spec: ZoneAwareUpdateSpec = {
       ...(target._field === 'statefulsets' ? { statefulsets: [...target.names] } : { [target._field]: target.name }),
       maxUnavailable: props.maxUnavailable,
-      exponentialFactor: factor,
+      exponentialFactor: props.exponentialFactor ?? 2,
       ...(props.dryRun !== undefined ? { dryRun: props.dryRun } : {}),
       ...(pause ? {
         pauseCondition: {
@@ -287,7 +242,7 @@ export class ZoneAwareUpdate extends Construct {
           ...(pause.prometheusQueryUrl !== undefined ? { prometheusQueryUrl: pause.prometheusQueryUrl } : {}),
         },
       } : {}),
-      ...(readyCheck ? { readyCheck: { path: readyCheck.path, port: readyCheck.port } } : {}),
+      ...(props.readyCheck ? { readyCheck: { path: props.readyCheck.path, port: props.readyCheck.port } } : {}),
     };
     const resource = new ApiObject(this, 'Resource', {
       apiVersion: ROLLOUT_API_VERSION,
@@ -302,6 +257,65 @@ export class ZoneAwareUpdate extends Construct {
     this.name = ensureValidName(resource);
     serveWith(where, props.controller, ZONE_AWARE_UPDATE_FEATURE, { namespace: resource.metadata.namespace });
   }
+}
+
+/** The rollout's options: maxUnavailable, the ramp's factor, the pause conditions, the ready check. */
+function checkRolloutOptions(where: string, props: ZoneAwareUpdateProps): void {
+  checkMaxUnavailable(where, 'maxUnavailable', props.maxUnavailable);
+  const factor = props.exponentialFactor ?? 2;
+  if (!Number.isFinite(factor) || factor < 0 || (factor > 0 && factor < 1)) {
+    throw invalidProp(where, 'exponentialFactor', factor,
+      'must be 0 (ramp off: batches of maxUnavailable) or at least 1 (a factor below 1 would never grow the batches)');
+  }
+  for (const prop of ['label', 'annotation'] as const) {
+    const value = props.pauseCondition?.[prop];
+    const problem = value === undefined ? undefined : labelKeyProblem(value.split('=')[0]);
+    if (problem) {
+      throw invalidProp(where, `pauseCondition.${prop}`, value, `must be 'key' or 'key=value' where the key ${problem}`);
+    }
+  }
+  const url = props.pauseCondition?.prometheusQueryUrl;
+  if (url !== undefined && !/^https?:\/\/[^/]+\/.*[?&]query=./.test(url)) {
+    throw invalidProp(where, 'pauseCondition.prometheusQueryUrl', url,
+      "must be an http(s) Prometheus instant-query URL with a query, e.g. 'http://prometheus:9090/api/v1/query?query=up==0'");
+  }
+
+  const readyCheck = props.readyCheck;
+  if (readyCheck && !/^\/[\x21-\x7e]*$/.test(readyCheck.path)) {
+    throw invalidProp(where, 'readyCheck.path', readyCheck.path, "must be an absolute URL path ('/ready'): '/' then printable characters, no spaces");
+  }
+}
+
+/**
+ * The target's workloads: valid names, one namespace (the ZoneAwareUpdate's, when it names one), the strategy the
+ * controller needs; returns their namespace.
+ */
+function checkTarget(where: string, target: RolloutTarget, namespace: string | undefined): string | undefined {
+  const workloadNamespace = (target._statefulSets[0] ?? target._deployment)?.metadata.namespace;
+  if (namespace !== undefined && workloadNamespace !== undefined && namespace !== workloadNamespace) {
+    throw invalidProp(where, 'namespace', namespace,
+      `must be the workload's namespace ${JSON.stringify(workloadNamespace)}: a ZoneAwareUpdate rolls a workload of its own namespace`);
+  }
+  for (const name of target.names) {
+    const targetProblem = dnsSubdomainProblem(name);
+    if (targetProblem) throw invalidProp(where, 'target', name, `names no valid workload: ${targetProblem}`);
+  }
+  for (const sts of target._statefulSets) {
+    if (sts.metadata.namespace !== workloadNamespace) {
+      throw invalidProp(where, 'target', `StatefulSet ${sts.name} in namespace ${sts.metadata.namespace ?? '<the chart\'s>'}`,
+        `must be in the namespace of the group's other StatefulSets (${workloadNamespace ?? '<the chart\'s>'}): a ZoneAwareUpdate rolls workloads of its own namespace`);
+    }
+    requireStrategy(where, sts, 'updateStrategy', 'OnDelete',
+      'must use OnDelete, or Kubernetes rolls the pods itself, racing the controller: create the StatefulSet with ' +
+      '`strategy: StatefulSetUpdateStrategy.onDelete()` (the construct refuses rather than change it for you)');
+  }
+  const deployment = target._deployment;
+  if (deployment) {
+    requireStrategy(where, deployment, 'strategy', 'Recreate',
+      'must use Recreate: the controller rolls a paused Deployment by scaling its ReplicaSets, and a paused Deployment with ' +
+      'a RollingUpdate strategy still rescales them itself; create it with `strategy: DeploymentStrategy.recreate()`');
+  }
+  return workloadNamespace;
 }
 
 /**

@@ -130,6 +130,17 @@ function reconcilersNamed(raw: string, registry: readonly Reconciler[]): Reconci
   return reconcilers;
 }
 
+/** The leader election's timings, in the order that keeps two leaders from overlapping. */
+function leaseTimings(values: RunFlags): { leaseDurationSeconds: number; renewDeadlineMs: number; retryPeriodMs: number } {
+  const leaseDurationSeconds = positive('lease-duration', values['lease-duration']!, true);
+  const renewDeadlineMs = positive('renew-deadline', values['renew-deadline']!) * 1000;
+  const retryPeriodMs = positive('retry-period', values['retry-period']!) * 1000;
+  if (!(retryPeriodMs < renewDeadlineMs && renewDeadlineMs < leaseDurationSeconds * 1000)) {
+    throw new Error(`run: need --retry-period (${retryPeriodMs / 1000}) < --renew-deadline (${renewDeadlineMs / 1000}) < --lease-duration (${leaseDurationSeconds}), or two leaders could overlap`);
+  }
+  return { leaseDurationSeconds, renewDeadlineMs, retryPeriodMs };
+}
+
 /** `--tls-mode`, with the flags each mode takes and refuses. */
 function checkedTlsMode(values: RunFlags): TlsMode {
   const tlsMode = values['tls-mode'] as TlsMode;
@@ -162,12 +173,7 @@ export function parseRun(
   const topologyKeys = list(values['topology-keys']!);
   if (topologyKeys.length === 0) throw new Error('run: --topology-keys names no label key');
   const tlsMode = checkedTlsMode(values);
-  const leaseDurationSeconds = positive('lease-duration', values['lease-duration']!, true);
-  const renewDeadlineMs = positive('renew-deadline', values['renew-deadline']!) * 1000;
-  const retryPeriodMs = positive('retry-period', values['retry-period']!) * 1000;
-  if (!(retryPeriodMs < renewDeadlineMs && renewDeadlineMs < leaseDurationSeconds * 1000)) {
-    throw new Error(`run: need --retry-period (${retryPeriodMs / 1000}) < --renew-deadline (${renewDeadlineMs / 1000}) < --lease-duration (${leaseDurationSeconds}), or two leaders could overlap`);
-  }
+  const { leaseDurationSeconds, renewDeadlineMs, retryPeriodMs } = leaseTimings(values);
   const leaseNamespace = values['lease-namespace'] ?? env.POD_NAMESPACE ?? serviceAccountNamespace ?? 'default';
   const leaseName = values['lease-name']!;
   const webhookConfigurations = list(values['webhook-configurations']!);

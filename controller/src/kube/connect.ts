@@ -11,13 +11,13 @@ import { KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PatchType, 
 import { ClusterConfig, ConfigSelection, loadClusterConfig } from './config';
 import { lineSplitter } from '../lines';
 
-/** Connections to the API server that requests (not watches) may hold at once. */
 /**
  * The abort listeners a run's signal may hold before Node warns of a leak: every open watch and request adds
  * one (removed when it ends), and a controller holds a watch per informer and up to --api-concurrency requests.
  */
 export const MAX_SIGNAL_LISTENERS = 1000;
 
+/** Connections to the API server that requests (not watches) may hold at once. */
 export const DEFAULT_MAX_SOCKETS = 64;
 
 export interface ConnectOptions extends ConfigSelection {
@@ -64,78 +64,95 @@ export function connect(opts: ConnectOptions = {}): KubeApi {
   return kubeApi(loadClusterConfig(opts), opts.maxSockets);
 }
 
-export function kubeApi(config: ClusterConfig, maxSockets = DEFAULT_MAX_SOCKETS): KubeApi {
-  const tls: https.AgentOptions = { ca: config.ca, cert: config.cert, key: config.key, servername: config.serverName };
-  const requests = new https.Agent({ ...tls, keepAlive: true, maxSockets });
-  const watches = new https.Agent({ ...tls, keepAlive: false });
-  const { hostname, port } = config.server;
-  const base = { hostname: hostname.replace(/^\[(.*)\]$/, '$1'), port: port || 443 };
+/** How to reach the API server: its address, a TLS agent for requests and one for watches, and the headers. */
+interface Endpoint {
+  readonly config: ClusterConfig;
+  readonly base: { readonly hostname: string; readonly port: string | number };
+  readonly requests: https.Agent;
+  readonly watches: https.Agent;
+}
 
-  const headers = (extra: Record<string, string>): Record<string, string> => ({
+function endpointOf(config: ClusterConfig, maxSockets: number): Endpoint {
+  const tls: https.AgentOptions = { ca: config.ca, cert: config.cert, key: config.key, servername: config.serverName };
+  const { hostname, port } = config.server;
+  return {
+    config,
+    base: { hostname: hostname.replace(/^\[(.*)\]$/, '$1'), port: port || 443 },
+    requests: new https.Agent({ ...tls, keepAlive: true, maxSockets }),
+    watches: new https.Agent({ ...tls, keepAlive: false }),
+  };
+}
+
+/** The headers of a request: the token as its source holds it now. */
+function headers(e: Endpoint, extra: Record<string, string>): Record<string, string> {
+  return {
     'Accept': 'application/json',
     'User-Agent': USER_AGENT,
-    ...(config.token ? { Authorization: `Bearer ${config.token.current()}` } : {}),
+    ...(e.config.token ? { Authorization: `Bearer ${e.config.token.current()}` } : {}),
     ...extra,
+  };
+}
+
+/** One request, answered whole; `retried` after a 401 that made the token source read a new token. */
+function send<T>(e: Endpoint, method: string, path: string, payload: Buffer | undefined, contentType: string, retried = false): Promise<T> {
+  const extra: Record<string, string> = payload ? { 'Content-Type': contentType, 'Content-Length': String(payload.length) } : {};
+  return new Promise<T>((resolve, reject) => {
+    const req = https.request({ ...e.base, method, path, headers: headers(e, extra), agent: e.requests }, (res) => {
+      readJson(res).then((body) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 200 && status < 300) return resolve(body.json as T);
+        if (status === 401 && !retried && e.config.token?.refresh()) return resolve(send<T>(e, method, path, payload, contentType, true));
+        reject(apiError(method, path, res, body));
+      }, reject);
+    });
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
+    req.on('error', reject);
+    req.end(payload);
   });
+}
 
-  /** One request, answered whole; `retried` after a 401 that made the token source read a new token. */
-  function send<T>(method: string, path: string, payload: Buffer | undefined, contentType: string, retried = false): Promise<T> {
-    const extra: Record<string, string> = payload ? { 'Content-Type': contentType, 'Content-Length': String(payload.length) } : {};
-    return new Promise<T>((resolve, reject) => {
-      const req = https.request({ ...base, method, path, headers: headers(extra), agent: requests }, (res) => {
-        readJson(res).then((body) => {
-          const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) return resolve(body.json as T);
-          if (status === 401 && !retried && config.token?.refresh()) return resolve(send<T>(method, path, payload, contentType, true));
-          reject(apiError(method, path, res, body));
-        }, reject);
-      });
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  const request = <T>(method: string, path: string, body?: unknown, contentType = 'application/json') =>
-    send<T>(method, path, body === undefined ? undefined : Buffer.from(JSON.stringify(body)), contentType);
-
-  async function watch<T extends KubeObject>(
-    path: string, wo: WatchOptions, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal,
-  ): Promise<void> {
-    if (signal.aborted) return;
-    const q = query({
-      watch: 1,
-      allowWatchBookmarks: true,
-      resourceVersion: wo.resourceVersion,
-      labelSelector: wo.labelSelector,
-      fieldSelector: wo.fieldSelector,
-      timeoutSeconds: wo.timeoutSeconds,
-    });
-    return new Promise<void>((resolve, reject) => {
-      const req = https.request({ ...base, method: 'GET', path: path + q, headers: headers({}), agent: watches, signal }, (res) => {
-        if (res.statusCode !== 200) {
-          if (res.statusCode === 401) config.token?.refresh(); // the informer retries the watch with the new token
-          readJson(res).then((body) => reject(apiError('WATCH', path, res, body)), reject);
-          return;
+/** Watches `path` from `wo.resourceVersion`, each event to `onEvent`, until the server ends the watch or `signal` aborts. */
+async function watch<T extends KubeObject>(
+  e: Endpoint, path: string, wo: WatchOptions, onEvent: (event: WatchEvent<T>) => void, signal: AbortSignal,
+): Promise<void> {
+  if (signal.aborted) return;
+  const q = query({
+    watch: 1,
+    allowWatchBookmarks: true,
+    resourceVersion: wo.resourceVersion,
+    labelSelector: wo.labelSelector,
+    fieldSelector: wo.fieldSelector,
+    timeoutSeconds: wo.timeoutSeconds,
+  });
+  return new Promise<void>((resolve, reject) => {
+    const req = https.request({ ...e.base, method: 'GET', path: path + q, headers: headers(e, {}), agent: e.watches, signal }, (res) => {
+      if (res.statusCode !== 200) {
+        if (res.statusCode === 401) e.config.token?.refresh(); // the informer retries the watch with the new token
+        readJson(res).then((body) => reject(apiError('WATCH', path, res, body)), reject);
+        return;
+      }
+      const split = lineSplitter((line) => onEvent(JSON.parse(line) as WatchEvent<T>));
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        try {
+          split(chunk);
+        } catch (err) { // an ERROR event (e.g. 410 Gone) or a handler's failure ends this watch
+          reject(err);
+          req.destroy();
         }
-        const split = lineSplitter((line) => onEvent(JSON.parse(line) as WatchEvent<T>));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          try {
-            split(chunk);
-          } catch (err) { // an ERROR event (e.g. 410 Gone) or a handler's failure ends this watch
-            reject(err);
-            req.destroy();
-          }
-        });
-        res.on('end', () => resolve());
-        res.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
       });
-      req.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
-      req.end();
+      res.on('end', () => resolve());
+      res.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
     });
-  }
+    req.on('error', (err) => (signal.aborted ? resolve() : reject(err)));
+    req.end();
+  });
+}
 
+export function kubeApi(config: ClusterConfig, maxSockets = DEFAULT_MAX_SOCKETS): KubeApi {
+  const e = endpointOf(config, maxSockets);
+  const request = <T>(method: string, path: string, body?: unknown, contentType = 'application/json') =>
+    send<T>(e, method, path, body === undefined ? undefined : Buffer.from(JSON.stringify(body)), contentType);
   return {
     get: (path) => request('GET', path),
     list: <T extends KubeObject>(path: string, lo: ListOptions = {}) => request<ObjectList<T>>('GET', path + query({
@@ -145,6 +162,6 @@ export function kubeApi(config: ClusterConfig, maxSockets = DEFAULT_MAX_SOCKETS)
     replace: (path, body) => request('PUT', path, body),
     patch: (path, body, type = 'merge') => request('PATCH', path, body, CONTENT_TYPES[type]),
     delete: async (path) => { await request('DELETE', path); },
-    watch,
+    watch: (path, wo, onEvent, signal) => watch(e, path, wo, onEvent, signal),
   };
 }

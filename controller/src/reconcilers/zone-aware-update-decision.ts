@@ -203,14 +203,29 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   if (decision.action === 'done') return { kind: 'status', status: { ...next, phase: 'Done', message: decision.reason } };
   if (decision.action === 'wait') return { kind: 'status', status: { ...next, phase: 'Waiting', message: decision.reason } };
 
-  const paused = pausedBy(spec, workload, input.prometheusPause);
   const pending = { ...next, step: previous?.revision === updateRevision ? previous.step : 0 };
+  return batchAction(input, spec, workload, decision, next, pending);
+}
+
+/** A batch the plan chose: deleted (scaled away, for a Deployment), or only reported while paused or in a dry run. */
+type BatchDecision = Extract<UpdateDecision, { action: 'delete' }>;
+/** A status but for its phase and message. */
+type StatusFields = Omit<ZoneAwareUpdateStatus, 'phase' | 'message'>;
+
+/**
+ * What to do with the batch the plan chose: report it while a pause condition holds or in a dry run (the step
+ * then stays where the persisted state has it: `pending`), else delete it.
+ */
+function batchAction(
+  input: ZauInput, spec: Partial<ZoneAwareUpdateSpec>, workload: Workload, decision: BatchDecision, next: StatusFields, pending: StatusFields,
+): ZauAction {
+  const paused = pausedBy(spec, workload, input.prometheusPause);
   if (paused.length > 0) {
     return { kind: 'status', status: { ...pending, paused: true, phase: 'Paused', message: `paused by ${paused.join('; ')}; next: ${decision.reason}` } };
   }
   if (spec.dryRun) {
     const message = `dry run: would delete ${decision.pods.join(', ')} (${decision.reason})`;
-    return { kind: 'dry-run', pods: decision.pods, zone: decision.zone, status: { ...pending, phase: 'Rolling', message, lastDeleted: zau.status?.lastDeleted } };
+    return { kind: 'dry-run', pods: decision.pods, zone: decision.zone, status: { ...pending, phase: 'Rolling', message, lastDeleted: input.zau.status?.lastDeleted } };
   }
   const rolling: ZoneAwareUpdateStatus = { ...next, phase: 'Rolling', message: decision.reason, lastDeleted: decision.pods };
   if (workload.kind === 'Deployment') {
