@@ -4,7 +4,7 @@
  * `realCorpusCases`) are checked with `analyzeManifests` against an inventory that describes the kwok nodes below,
  * then applied: the pods the scheduler places must fall within the report's per-zone bounds
  * (exactly on them where guaranteed === worstCase), no more may stay Pending than it predicts, and when a zone
- * goes down (its nodes cordoned and tainted, its pods removed: `zoneDown`) the survivors must be at least
+ * goes down (its nodes cordoned and tainted NoExecute, its pods removed: `zoneDown`) the survivors must be at least
  * the report's worst case and the replacements left Pending as predicted (exactly, where the layout is).
  *
  * The nodes form pools (label cdk8s-zones.test/pool) of several shapes: equal nodes, a pool with tainted nodes,
@@ -261,42 +261,32 @@ async function settle(rounds: { ns: string; workloads: KubeObject[] }[]): Promis
   }, { timeoutMs: 120_000, intervalMs: 500 });
 }
 
-/** A lost zone's nodes: nothing new lands there (see `zoneDown`). */
-const LOST_ZONE_TAINT = { ...OUTAGE_TAINT, effect: 'NoSchedule' };
 const zoneNodes = (zone: string) => [...NODES, ...info.nodes].filter((n) => n.zone === zone).map((n) => n.name);
-/** A node as the test made it (kwok manages it). */
-const nodeAsMade = (name: string): KubeObject => {
-  const pooled = NODES.find((n) => n.name === name);
-  return pooled ? poolNodeObject(pooled) : nodeObject(info.nodes.find((n) => n.name === name)!);
-};
+/** Who holds a lost zone's node Leases (see `zoneDown`). */
+const OUTAGE_HOLDER = 'cdk8s-zones.test/zone-outage';
+const LEASES = 'kube-node-lease';
 
 /**
- * Zone `zone` lost, as its kubelets falling silent: each node replaced by one kwok does not manage (same labels:
- * still a spread domain, as a NotReady node is), cordoned and tainted so nothing new lands there, and the pods of
- * `namespaces` on it removed at once, budgets ignored, as the taint manager evicts them from NotReady nodes.
+ * Zone `zone` lost: its nodes cordoned and tainted NoExecute (they stay, spread domains as NotReady nodes are),
+ * and the pods of `namespaces` on them removed at once, budgets ignored, as the taint manager evicts them from
+ * NotReady nodes.
  *
- * Why not a NoExecute taint on the nodes kwok manages: kwok 0.7 deletes a terminating pod by name, from a queue
- * that lags its watch under load, so a late delete hits the pod a StatefulSet recreated under the same name, and
- * that deletion queues the next one: the real charts' StatefulSets never settled. kwok stops managing a node when
- * it is deleted, so the pods are removed only once the old nodes' Leases are gone (the garbage collector saw the
- * deletions, so kwok, watching the same nodes, has too). A DaemonSet that tolerates the taint may put a new pod
- * there: only the pods there at the loss must be gone.
+ * First the test takes the nodes' Leases from kwok (another holder, for an hour), and kwok leaves a node whose
+ * Lease it does not hold alone ("read only": no heartbeat, no pod played), as a zone's kubelets falling silent.
+ * Without that, kwok 0.7 deletes the terminating pods by name from a queue that lags its watch under load, so a
+ * late delete hits the pod a StatefulSet recreated under the same name, and that deletion queues the next one.
+ * The pods are then force-deleted by uid (nobody would finish their graceful deletion). A DaemonSet that
+ * tolerates the taint may put a new pod there: only the pods there at the loss must be gone.
  */
 async function zoneDown(zone: string, namespaces: string[]): Promise<void> {
   const names = zoneNodes(zone);
-  // replaced at once: pods on a node that does not exist are soon removed by the pod garbage collector, with no
-  // domain for their replacements to count
+  const renewTime = new Date().toISOString().replace('Z', '000Z'); // a MicroTime
+  await Promise.all(names.map((name) => client.patch('coordination.k8s.io/v1', 'Lease', name,
+    { spec: { holderIdentity: OUTAGE_HOLDER, leaseDurationSeconds: 3600, renewTime } }, LEASES)));
   await Promise.all(names.map(async (name) => {
-    await client.delete('v1', 'Node', name);
-    const made = nodeAsMade(name);
-    const { [KWOK_ANNOTATION]: _, ...annotations } = made.metadata.annotations ?? {};
-    const taints = [...(made.spec?.taints ?? []), { ...LOST_ZONE_TAINT, value: zone }];
-    await client.create({ ...made, metadata: { ...made.metadata, annotations }, spec: { ...made.spec, unschedulable: true, taints } });
+    const node: any = await client.get('v1', 'Node', name);
+    await client.patch('v1', 'Node', name, { spec: { unschedulable: true, taints: [...(node.spec.taints ?? []), { ...OUTAGE_TAINT, value: zone }] } });
   }));
-  await waitFor(`the Leases of ${zone}'s replaced nodes to be gone`, async () => {
-    const left = (await client.list('coordination.k8s.io/v1', 'Lease', { namespace: 'kube-node-lease' })).filter((l: any) => names.includes(l.metadata.name));
-    return { done: left.length === 0, state: left.map((l: any) => l.metadata.name).join(', ') };
-  });
   const set = new Set(names);
   const there = async () => (await client.list('v1', 'Pod'))
     .filter((p: any) => namespaces.includes(p.metadata.namespace) && set.has(p.spec.nodeName) && !['Succeeded', 'Failed'].includes(p.status?.phase));
@@ -310,14 +300,23 @@ async function zoneDown(zone: string, namespaces: string[]): Promise<void> {
   });
 }
 
-/** The zone back: its nodes as the test made them, Ready. */
+/** The zone back: untainted, its Leases returned to kwok, its nodes Ready with no taint the outage left. */
 async function zoneUp(zone: string): Promise<void> {
   const names = zoneNodes(zone);
-  await Promise.all(names.map((name) => client.delete('v1', 'Node', name)));
-  await Promise.all(names.map((name) => client.create(nodeAsMade(name))));
-  await waitFor(`kwok to report ${zone}'s nodes Ready`, async () => {
-    const notReady = (await client.list('v1', 'Node')).filter((n: any) => names.includes(n.metadata.name) && !isReady(n)).map((n: any) => n.metadata.name);
-    return { done: notReady.length === 0, state: `not Ready: ${notReady.join(', ')}` };
+  await Promise.all(names.map(async (name) => {
+    const node: any = await client.get('v1', 'Node', name);
+    const taints = (node.spec.taints ?? []).filter((t: any) => t.key !== OUTAGE_TAINT.key);
+    await client.patch('v1', 'Node', name, { spec: { unschedulable: null, taints: taints.length ? taints : null } });
+    await client.delete('coordination.k8s.io/v1', 'Lease', name, LEASES);
+  }));
+  await waitFor(`kwok to hold ${zone}'s Leases again and report its nodes Ready`, async () => {
+    const leases = await client.list('coordination.k8s.io/v1', 'Lease', { namespace: LEASES });
+    const kwoks = leases.filter((l: any) => l.spec?.holderIdentity && l.spec.holderIdentity !== OUTAGE_HOLDER);
+    const held = new Set(kwoks.map((l: any) => l.metadata.name));
+    const nodes = (await client.list('v1', 'Node')).filter((n: any) => names.includes(n.metadata.name));
+    const waiting = nodes.filter((n: any) => !held.has(n.metadata.name) || !isReady(n)
+      || (n.spec.taints ?? []).some((t: any) => t.key.startsWith('node.kubernetes.io/'))).map((n: any) => n.metadata.name);
+    return { done: nodes.length === names.length && waiting.length === 0, state: `waiting: ${waiting.join(', ')}` };
   });
 }
 
