@@ -129,7 +129,7 @@ export class ZoneController extends Construct implements IZoneController {
         metadata: { name: this.namespace, labels: standardLabels(CONTROLLER_APP_NAME, this.name, 'namespace') },
       }));
     }
-    const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: { name: this.name, namespace: this.namespace, labels } });
+    const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: this.meta() });
     const serving = webhooks.length > 0
       ? serveWebhooks(this, {
         name: this.name,
@@ -201,7 +201,7 @@ export class ZoneController extends Construct implements IZoneController {
   /** The Service (metrics, webhooks), the ingress NetworkPolicy and, with several replicas, the PodDisruptionBudget. */
   private exposure(where: string, networkPolicy: NetworkPolicyOptions | undefined, replicas: number, servesWebhooks: boolean): void {
     const selector = this.podSelector;
-    const meta = { name: this.name, namespace: this.namespace, labels: this.labels };
+    const meta = this.meta();
     new k8s.KubeService(this, 'service', {
       metadata: meta,
       spec: {
@@ -228,13 +228,18 @@ export class ZoneController extends Construct implements IZoneController {
     }
   }
 
+  /** The name, namespace and labels of the controller's own namespaced objects. */
+  private meta(): { name: string; namespace: string; labels: { [key: string]: string } } {
+    return { name: this.name, namespace: this.namespace, labels: this.labels };
+  }
+
   /** The controller's Deployment: its replicas spread over zones, restricted, probed on its metrics port. */
   private deployment(
     props: ZoneControllerProps, replicas: number, serviceAccountName: string, serving: WebhookServing, servesWebhooks: boolean,
   ): void {
     const labels = this.labels;
     const selector = this.podSelector;
-    const meta = { name: this.name, namespace: this.namespace, labels };
+    const meta = this.meta();
     const zoneKey = props.topology?.topologyKey ?? WELL_KNOWN_ZONE_KEY;
     const hostKey = props.topology?.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY;
     new k8s.KubeDeployment(this, 'deployment', {

@@ -318,6 +318,11 @@ export interface ResolvedScheduling {
   readonly settings: FullSchedulingSettings;
 }
 
+/** How `r` resolved anti-affinity level `level`. */
+export function resolvedLevel(r: ResolvedScheduling, level: AntiAffinityLevel): ResolvedLevel {
+  return r.levels.find((x) => x.level === level)!;
+}
+
 /** Validates a volume's scheduling options and resolves `IGNORED` and unset values against the settings. */
 export function resolveScheduling(where: string, options: LonghornReplicaScheduling): ResolvedScheduling {
   const settings = resolveSettings(where, options.settings);

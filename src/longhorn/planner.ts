@@ -1,6 +1,7 @@
 import { InventoryDisk, InventoryNode, LonghornDiskType, LonghornInventory } from './inventory';
 import {
-  AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance, ResolvedLevel, ResolvedScheduling, resolveScheduling,
+  AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance, ResolvedLevel, resolvedLevel, ResolvedScheduling,
+  resolveScheduling,
 } from './options';
 import {
   LonghornPlacementPlan, LonghornPlacementRequest, LonghornReplicaLocation, LonghornReplicaPlacement, PLACEMENT_REQUEST_PROPS,
@@ -197,7 +198,7 @@ export function planPlacement(
   const eligibleNodes = nodes.filter((n) => n.allowScheduling && tagsMatch(n.tags, r.nodeSelector, r.settings.allowEmptyNodeSelectorVolume));
   const eligibleDisks = eligibleNodes.flatMap((n) => n.disks.filter((d) =>
     d.allowScheduling && d.type === wantedType && tagsMatch(d.tags, r.diskSelector, r.settings.allowEmptyDiskSelectorVolume)));
-  const [zone, node, disk] = LEVEL_ORDER.map((l) => r.levels.find((x) => x.level === l)!);
+  const [zone, node, disk] = LEVEL_ORDER.map((l) => resolvedLevel(r, l));
 
   const warnings: string[] = [];
   const notes: string[] = [];
@@ -233,8 +234,7 @@ function placeReplica(
   if (doubleCounted) warnings.push(`replica ${replica}: ${doubleCounted}`);
   state.place(d, false);
   const why = chosen.of === 1 ? 'the only candidate disk' : `the most balanced of ${chosen.of} candidate disks`;
-  const origin = (l: Level) => r.levels.find((x) => x.level === l)!.origin;
-  const shares = relaxed.map((l) => `shares ${l} ${domainName(l, domainOf(l, d))} with an earlier replica (${l} anti-affinity is soft: ${origin(l)})`);
+  const shares = relaxed.map((l) => `shares ${l} ${domainName(l, domainOf(l, d))} with an earlier replica (${l} anti-affinity is soft: ${resolvedLevel(r, l).origin})`);
   const reason = [`${zoneName(d.zone)} / ${d.node} / ${d.name}: ${why}`, ...shares].join('; ');
   return { replica, scheduled: true, existing: false, node: d.node, zone: d.zone, disk: d.name, relaxed, reason };
 }
@@ -256,7 +256,7 @@ function placeExisting(where: string, nodes: InventoryNode[], existing: Longhorn
  * of the volume first (any disk only when disk anti-affinity is soft).
  */
 function nextDisk(state: State, eligible: InventoryDisk[], r: ResolvedScheduling, size: number): { disk: InventoryDisk; of: number } | undefined {
-  const [zone, node, disk] = LEVEL_ORDER.map((l) => r.levels.find((x) => x.level === l)!);
+  const [zone, node, disk] = LEVEL_ORDER.map((l) => resolvedLevel(r, l));
   const usedZones = state.usedZones();
   const usedNodes = state.usedNodes();
   const tiers: ((d: InventoryDisk) => boolean)[] = [(d) => !usedNodes.has(d.node) && !usedZones.has(d.zone)];
@@ -273,7 +273,7 @@ function nextDisk(state: State, eligible: InventoryDisk[], r: ResolvedScheduling
 
 /** What the volume's other policies mean for this plan: best-effort auto-balance, data locality, no size. */
 function describePolicies(r: ResolvedScheduling, size: number, warnings: string[], notes: string[]): void {
-  const [zone, node] = LEVEL_ORDER.map((l) => r.levels.find((x) => x.level === l)!);
+  const [zone, node] = LEVEL_ORDER.map((l) => resolvedLevel(r, l));
   if (r.replicaAutoBalance === LonghornReplicaAutoBalance.BEST_EFFORT && node.hard && !zone.hard) {
     warnings.push('replicaAutoBalance is best-effort and node anti-affinity is hard: Longhorn ignores the hard node level when it ' +
       'rebalances in best-effort mode and may put two replicas of the volume on one node (longhorn/longhorn#11189); ' +
@@ -428,7 +428,7 @@ function describeDegraded(
     for (const p of scheduled) groups.set(key(p), [...(groups.get(key(p)) ?? []), p.replica]);
     const shared = [...groups].filter(([, members]) => members.length > 1);
     const text = shared.map(([domain, members]) => `${level} ${domainName(level, domain)} holds replicas ${members.join(', ')}`).join('; ');
-    const origin = r.levels.find((l) => l.level === level)!.origin;
+    const origin = resolvedLevel(r, level).origin;
     const worst = Math.max(...shared.map(([, m]) => m.length));
     const domains = new Set(eligible.map((d) => domainOf(level, d)));
     if (domains.size <= 1) {
