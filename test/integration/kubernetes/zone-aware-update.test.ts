@@ -101,7 +101,16 @@ test('rolls 12 pods over 3 zones in the planned batches, across a controller cra
     await second.stop();
     const [before, after] = [batchesLogged([first1]), batchesLogged([second])];
     expect(sorted(before)).toEqual(sorted(planned.slice(0, before.length)));
-    expect(sorted(after)).toEqual(sorted(planned.slice(planned.length - after.length)));
+    // The second one's first batch may be the rest of a batch the first one was deleting when it was killed
+    // (its deletes go out together; SIGKILL can land between them): the same zone, a part of the planned pods.
+    const tail = sorted(planned.slice(planned.length - after.length));
+    const [resumed, ...rest] = sorted(after);
+    expect(rest).toEqual(tail.slice(1));
+    if (resumed) {
+      expect(resumed.zone).toBe(tail[0].zone);
+      expect(tail[0].pods).toEqual(expect.arrayContaining(resumed.pods));
+      if (resumed.pods.length < tail[0].pods.length) expect(before.length + after.length).toBe(planned.length);
+    }
     expect(before.length + after.length).toBeGreaterThanOrEqual(planned.length - 1);
     expect(recorder.maxZonesDisrupted).toBe(1);
     // The step counts the batches; a batch deleted just before the crash may not have been counted (the
