@@ -4,7 +4,6 @@ export {
   TopologySpread, SpreadOptions, SpreadConstraintProps, WhenUnsatisfiable, NodeInclusionPolicy, RevisionLabel,
 } from './topology/spread';
 export { ZoneAffinity, PodAntiAffinityProps, FailureDomain } from './topology/affinity';
-export { NodeSelectors } from './topology/node-selector';
 export { Quorum, Survival, SurvivalVerdict } from './topology/survival';
 export { Zonal, ZonalHostSpreadOptions, ZonalPinOptions, ZonalSpreadOptions } from './topology/zonal';
 
@@ -47,7 +46,6 @@ export {
 // Zone-aware rollouts and disruption budgets (custom resources the runtime controller acts on).
 export { ZoneAwareUpdate, ZoneAwareUpdateProps, ZoneAwareUpdatePauseCondition, ZoneAwareUpdateReadyCheck, RolloutTarget } from './rollout/zone-aware-update';
 export { ZoneDisruptionBudget, ZoneDisruptionBudgetProps } from './rollout/zone-disruption-budget';
-export { ZoneRolloutCrds, ZoneRolloutCrdsProps } from './rollout/crds';
 
 // How a pod learns its zone (shared by zone-aware constructs).
 export { ZoneSource, ZoneSourceKind } from './controller/zone-source';

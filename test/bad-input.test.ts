@@ -101,14 +101,11 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
     args: () => [{ topology: topology(), podLabels: { app: 'web' }, maxSkew: 2, whenUnsatisfiable: lib.WhenUnsatisfiable.SCHEDULE_ANYWAY, matchLabelKeys: ['pod-template-hash'] }],
     call: ([p]) => lib.TopologySpread.acrossHosts(p),
   },
-  'ZoneAffinity.pinToZone': { args: () => [topology(), 'a'], call: ([t, z]) => lib.ZoneAffinity.pinToZone(t, z) },
   'ZoneAffinity.restrictToZones': { args: () => [topology()], call: ([t]) => lib.ZoneAffinity.restrictToZones(t) },
   'ZoneAffinity.podAntiAffinity': {
     args: () => [{ topology: topology(), domain: lib.FailureDomain.HOST, podLabels: { app: 'web' }, selector: { matchLabels: { app: 'web' } }, required: false, weight: 50 }],
     call: ([p]) => lib.ZoneAffinity.podAntiAffinity(p),
   },
-  'NodeSelectors.merge': { args: () => [{ 'topology.kubernetes.io/zone': 'a' }, { disk: 'ssd' }], call: ([g, u]) => lib.NodeSelectors.merge(g, u) },
-  'NodeSelectors.forZone': { args: () => [topology(), 'a', { disk: 'ssd' }], call: ([t, z, u]) => lib.NodeSelectors.forZone(t, z, u) },
   'Quorum.atLeast': { args: () => [2], call: ([n]) => lib.Quorum.atLeast(n) },
   'Survival.check': { args: () => [{ a: 1, b: 1, c: 1 }, lib.Quorum.majority(), 1], call: ([r, q, k]) => lib.Survival.check(r, q, k) },
   'Survival.maxPerZone': { args: () => [5, lib.Quorum.majority(), 1], call: ([t, q, k]) => lib.Survival.maxPerZone(t, q, k) },
@@ -299,10 +296,6 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
       return [c, 'budget', { controller, selector: { app: 'db' }, maxUnavailable: '25%', dryRun: false, name: 'db', namespace: 'apps' }];
     },
     call: ([c, id, p]) => { new lib.ZoneDisruptionBudget(c, id, p); synth(c); },
-  },
-  'ZoneRolloutCrds.<init>': {
-    args: () => [new Chart(Testing.app(), 'c'), 'crds', { zoneAwareUpdate: true, zoneDisruptionBudget: false }],
-    call: ([c, id, p]) => { new lib.ZoneRolloutCrds(c, id, p); synth(c); },
   },
   'ZoneAwareLokiStack.<init>': {
     args: () => [chart(), 'loki', {

@@ -108,13 +108,12 @@ test('TopologyShardedPrometheus, every output and sharding', () => {
     }), RUNS);
 });
 
-test('ZoneController, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds', () => {
-  fc.assert(fc.property(zones, id, ids(4), (z, chartId, [controllerId, updateId, budgetId, crdsId]) => {
+test('ZoneController, ZoneAwareUpdate, ZoneDisruptionBudget', () => {
+  fc.assert(fc.property(zones, id, ids(3), (z, chartId, [controllerId, updateId, budgetId]) => {
     const w = world(z, chartId);
     const controller = new lib.ZoneController(w.chart, controllerId, {
-      topology: w.topology, zoneAwareUpdate: true, zoneDisruptionBudget: true, installCrds: false, webhookTls: lib.WebhookTls.certManager(),
+      topology: w.topology, zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: lib.WebhookTls.certManager(),
     });
-    new lib.ZoneRolloutCrds(w.chart, crdsId);
     const db = new kplus.StatefulSet(w.workloads, 'db', {
       strategy: kplus.StatefulSetUpdateStrategy.onDelete(), containers: [{ image: 'postgres:17', portNumber: 5432 }],
     });

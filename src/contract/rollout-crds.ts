@@ -171,7 +171,7 @@ function zoneAwareUpdateStatusSchema() {
   return { type: 'object', properties: statusProperties };
 }
 
-/** The CustomResourceDefinition of ZoneAwareUpdate (emitted by ZoneController and ZoneRolloutCrds). */
+/** The CustomResourceDefinition of ZoneAwareUpdate (emitted by ZoneController). */
 export function zoneAwareUpdateCrd(): CrdManifest {
   return crd(ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, 'zau', zoneAwareUpdateSpecSchema(), zoneAwareUpdateStatusSchema(), [
     { name: 'StatefulSet', type: 'string', jsonPath: '.spec.statefulset' },
@@ -185,7 +185,7 @@ export function zoneAwareUpdateCrd(): CrdManifest {
   ]);
 }
 
-/** The CustomResourceDefinition of ZoneDisruptionBudget (emitted by ZoneController and ZoneRolloutCrds). */
+/** The CustomResourceDefinition of ZoneDisruptionBudget (emitted by ZoneController). */
 export function zoneDisruptionBudgetCrd(): CrdManifest {
   const properties: SchemaProperties<ZoneDisruptionBudgetSpec> = { selector: LABEL_SELECTOR, maxUnavailable: MAX_UNAVAILABLE, dryRun: DRY_RUN };
   const spec = {

@@ -93,8 +93,9 @@ export interface ZoneControllerProps {
   readonly redisManager?: boolean;
 
   /**
-   * Emit the CRDs of the enabled features. Turn it off when the CRDs are installed apart from the
-   * controller (e.g. by `ZoneRolloutCrds` in another chart).
+   * Emit the CRDs of the enabled features. Turn it off when the CRDs are installed apart from this
+   * controller: they are cluster-scoped, so when two apps each install a ZoneController in one cluster, one
+   * of them installs the CRDs.
    *
    * @default true
    */

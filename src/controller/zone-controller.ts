@@ -393,8 +393,8 @@ function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
 }
 
 /**
- * Objects this controller emits that something else in the app emits too (a second ZoneController, the
- * CRDs of ZoneRolloutCrds, the user's own Namespace): two manifests of one object, the last one applied wins.
+ * Objects this controller emits that something else in the app emits too (a second ZoneController
+ * installing the CRDs too, the user's own Namespace): two manifests of one object, the last one applied wins.
  */
 function duplicatesOf(controller: ZoneController): string[] {
   const key = (o: ApiObject) => `${o.apiVersion.split('/')[0]} ${o.kind} ${o.metadata.namespace ?? ''}/${o.name}`;

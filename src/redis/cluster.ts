@@ -23,7 +23,7 @@ import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/po
 import { checkProps, INT32_MAX } from '../shared/props';
 import { standardLabels } from '../shared/standard-labels';
 import { zoneSlugs } from '../shared/zone-slug';
-import { ZoneAffinity } from '../topology/affinity';
+import { requiredZoneAffinity } from '../topology/affinity';
 import { ZoneStorageClasses } from '../topology/storage-classes';
 
 const UID = 999; // the redis user of the official image
@@ -239,7 +239,7 @@ export class ZonalRedisCluster extends Construct {
       automountServiceAccountToken: false,
       securityContext: restrictedPodSecurity(UID, UID),
       affinity: {
-        nodeAffinity: ZoneAffinity.pinToZone(props.topology, zone),
+        nodeAffinity: requiredZoneAffinity(props.topology, [zone]),
         podAntiAffinity: {
           // Hard: never on a host with another pod of one of this zone's shards.
           requiredDuringSchedulingIgnoredDuringExecution: [{

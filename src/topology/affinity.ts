@@ -1,6 +1,6 @@
 import { k8s } from 'cdk8s-plus-28';
 import { checkSelector, SpreadTarget } from './spread';
-import { requireZone, ZoneTopology } from './zone-topology';
+import { ZoneTopology } from './zone-topology';
 import { invalidProp } from '../shared/errors';
 import { KubeProps } from '../shared/kubernetes-props';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
@@ -62,21 +62,12 @@ const POD_ANTI_AFFINITY_PROPS: PropSpec<PodAntiAffinityProps> = {
  */
 export class ZoneAffinity {
   /**
-   * Required node affinity that pins pods to one zone (and to the topology's region, when set).
-   */
-  public static pinToZone(topology: ZoneTopology, zone: string): k8s.NodeAffinity {
-    checkArg('ZoneAffinity.pinToZone', 'topology', topology, Props.instanceOf(ZoneTopology));
-    requireZone(topology, 'ZoneAffinity.pinToZone', 'zone', zone);
-    return requiredNodeAffinity(zoneRequirements(topology, [zone]));
-  }
-
-  /**
    * Required node affinity that keeps pods inside the topology's zones (and region, when set), so
    * nodes in other zones are neither used nor counted by zone spreading.
    */
   public static restrictToZones(topology: ZoneTopology): k8s.NodeAffinity {
     checkArg('ZoneAffinity.restrictToZones', 'topology', topology, Props.instanceOf(ZoneTopology));
-    return requiredNodeAffinity(zoneRequirements(topology, topology.zones));
+    return requiredZoneAffinity(topology, topology.zones);
   }
 
   /**
@@ -101,8 +92,9 @@ export function zoneRequirements(topology: ZoneTopology, zones: string[]): k8s.N
   return requirements;
 }
 
-function requiredNodeAffinity(matchExpressions: k8s.NodeSelectorRequirement[]): k8s.NodeAffinity {
-  return { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions }] } };
+/** Required node affinity that keeps pods inside `zones` (and the region, when set). */
+export function requiredZoneAffinity(topology: ZoneTopology, zones: string[]): k8s.NodeAffinity {
+  return { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: zoneRequirements(topology, zones) }] } };
 }
 
 /** Pod anti-affinity by zone or host; `where` names the caller in error messages. */

@@ -230,7 +230,7 @@ describe('ZoneController', () => {
     expect(of('Issuer')).toHaveLength(1);
   });
 
-  test('installCrds: false leaves the CRDs to ZoneRolloutCrds', () => {
+  test('installCrds: false leaves the CRDs out', () => {
     const { of } = synth({ zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), installCrds: false, workloadNamespaces: ['shop'] });
     expect(of('CustomResourceDefinition')).toEqual([]);
   });

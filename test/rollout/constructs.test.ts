@@ -1,6 +1,6 @@
 import { Chart, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
-import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, ZoneRolloutCrds } from '../../src';
+import { RolloutTarget, ZoneAwareUpdate, WebhookTls, ZoneController, ZoneDisruptionBudget } from '../../src';
 import { INSTALLED_CONTROLLER, only, SERVED_NAMESPACE, synth, testChart } from '../util';
 
 /** The controller that acts on these resources runs outside the test apps (the wiring itself: test/controller/requirements.test.ts). */
@@ -169,11 +169,15 @@ describe('ZoneDisruptionBudget', () => {
   });
 });
 
-describe('ZoneRolloutCrds', () => {
+describe('the CRDs a ZoneController installs', () => {
+  const crdsOf = (props: { zoneAwareUpdate?: boolean; zoneDisruptionBudget?: boolean }) => {
+    const chart = new Chart(Testing.app(), 'c');
+    new ZoneController(chart, 'zones', { ...props, workloadNamespaces: ['shop'], ...(props.zoneDisruptionBudget ? { webhookTls: WebhookTls.selfManaged() } : {}) });
+    return Testing.synth(chart).filter((o) => o.kind === 'CustomResourceDefinition');
+  };
+
   test('both CRDs: group cdk8s-zones.dev, v1alpha1, status subresource, int-or-string maxUnavailable', () => {
-    const chart = testChart(SERVED_NAMESPACE);
-    new ZoneRolloutCrds(chart, 'crds');
-    const objects = synth(chart);
+    const objects = crdsOf({ zoneAwareUpdate: true, zoneDisruptionBudget: true });
     expect(objects.map((o) => o.metadata.name)).toEqual(['zoneawareupdates.cdk8s-zones.dev', 'zonedisruptionbudgets.cdk8s-zones.dev']);
     for (const crd of objects) {
       const version = crd.spec.versions[0];
@@ -183,9 +187,8 @@ describe('ZoneRolloutCrds', () => {
     expect(objects).toMatchSnapshot();
   });
 
-  test('one of them', () => {
-    const chart = new Chart(Testing.app(), 'c');
-    new ZoneRolloutCrds(chart, 'crds', { zoneAwareUpdate: false });
-    expect(Testing.synth(chart).map((o) => o.spec.names.kind)).toEqual(['ZoneDisruptionBudget']);
+  test('only those of the enabled features', () => {
+    expect(crdsOf({ zoneDisruptionBudget: true }).map((o) => o.spec.names.kind)).toEqual(['ZoneDisruptionBudget']);
+    expect(crdsOf({ zoneAwareUpdate: true }).map((o) => o.spec.names.kind)).toEqual(['ZoneAwareUpdate']);
   });
 });

@@ -1,4 +1,5 @@
 import { FailureDomain, ZoneAffinity, ZoneTopology } from '../../src';
+import { requiredZoneAffinity } from '../../src/topology/affinity';
 
 const zones = new ZoneTopology({ zones: ['a', 'b', 'c'] });
 const regional = new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' });
@@ -11,14 +12,10 @@ describe('ZoneAffinity', () => {
       { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] },
       { key: 'topology.kubernetes.io/region', operator: 'In', values: ['eu-1'] },
     ]],
-  ])('pinToZone(%#) requires the zone (and region)', (topology, zone, expressions) => {
-    expect(ZoneAffinity.pinToZone(topology, zone)).toEqual({
+  ])('requiredZoneAffinity(%#) requires the zone (and region)', (topology, zone, expressions) => {
+    expect(requiredZoneAffinity(topology, [zone])).toEqual({
       requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: expressions }] },
     });
-  });
-
-  test('pinToZone rejects a zone outside the topology', () => {
-    expect(() => ZoneAffinity.pinToZone(zones, 'd')).toThrow('ZoneAffinity.pinToZone: zone="d" is not one of the topology\'s zones [a, b, c]');
   });
 
   test('restrictToZones requires every zone of the topology', () => {

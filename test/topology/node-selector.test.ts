@@ -1,9 +1,10 @@
 import * as fc from 'fast-check';
-import { NodeSelectors, ZoneTopology } from '../../src';
+import { ZoneTopology } from '../../src';
+import { mergeNodeSelector } from '../../src/topology/node-selector';
 
 const zones = new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' });
 
-describe('NodeSelectors', () => {
+describe('mergeNodeSelector', () => {
   test.each([
     [undefined, { 'topology.kubernetes.io/zone': 'a', 'topology.kubernetes.io/region': 'eu-1' }],
     [{ disk: 'ssd' }, { 'disk': 'ssd', 'topology.kubernetes.io/zone': 'a', 'topology.kubernetes.io/region': 'eu-1' }],
@@ -11,24 +12,20 @@ describe('NodeSelectors', () => {
     [{ 'topology.kubernetes.io/zone': 'will-be-replaced', 'disk': 'ssd' },
       { 'topology.kubernetes.io/zone': 'a', 'disk': 'ssd', 'topology.kubernetes.io/region': 'eu-1' }],
   ])('forZone(a, %j)', (user, expected) => {
-    expect(NodeSelectors.forZone(zones, 'a', user)).toEqual(expected);
+    expect(mergeNodeSelector('test', user, zones.nodeLabelsForZone('a'))).toEqual(expected);
   });
 
   test.each([
-    [{ 'bad key': 'x' }, 'NodeSelectors.merge: nodeSelector key="bad key" is not a valid label key'],
-    [{ disk: 'not ok' }, 'NodeSelectors.merge: nodeSelector["disk"]="not ok" is not a valid label value'],
+    [{ 'bad key': 'x' }, 'test: nodeSelector key="bad key" is not a valid label key'],
+    [{ disk: 'not ok' }, 'test: nodeSelector["disk"]="not ok" is not a valid label value'],
   ])('merge rejects %j', (user, message) => {
-    expect(() => NodeSelectors.merge({ zone: 'a' }, user)).toThrow(message);
-  });
-
-  test('forZone rejects a zone outside the topology', () => {
-    expect(() => NodeSelectors.forZone(zones, 'z')).toThrow(/zone="z" is not one of the topology's zones/);
+    expect(() => mergeNodeSelector('test', user, { zone: 'a' })).toThrow(message);
   });
 
   test('property: merging never drops a user key other than the generated keys, and generated values win', () => {
     const name = fc.stringMatching(/^[a-z0-9]([a-z0-9.-]{0,8}[a-z0-9])?$/);
     fc.assert(fc.property(fc.dictionary(name, name), fc.dictionary(name, name, { minKeys: 1 }), (user, generated) => {
-      const merged = NodeSelectors.merge(generated, user);
+      const merged = mergeNodeSelector('test', user, generated);
       for (const [key, value] of Object.entries(user)) {
         expect(merged[key]).toBe(key in generated ? generated[key] : value);
       }

@@ -9,7 +9,8 @@ import * as kplus from 'cdk8s-plus-28';
 import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
 import { KubeApiError, KubeObject } from './kube-client';
 import { testCluster, uniqueName } from './scheduling';
-import { RolloutTarget, ZoneAwareUpdate, ZoneController, ZoneDisruptionBudget, ZoneRolloutCrds } from '../../../src';
+import { RolloutTarget, ZoneAwareUpdate, ZoneController, ZoneDisruptionBudget } from '../../../src';
+import { crds } from './rollout-fixtures';
 
 const { client } = testCluster();
 const ns = uniqueName('rollout-crds');
@@ -17,7 +18,6 @@ afterAll(async () => { await deleteNamespace(client, ns); client.close(); });
 
 function manifests(): KubeObject[] {
   const chart = new Chart(Testing.app(), 'c', { namespace: ns, disableResourceNameHashes: true });
-  new ZoneRolloutCrds(chart, 'crds');
   const db = new kplus.StatefulSet(chart, 'db', {
     replicas: 3,
     strategy: kplus.StatefulSetUpdateStrategy.onDelete(),
@@ -30,7 +30,7 @@ function manifests(): KubeObject[] {
     ...elsewhere, target: RolloutTarget.statefulSetGroupNames(['ingester-a', 'ingester-b']), maxUnavailable: 2, readyCheck: { path: '/ready', port: 3100 },
   });
   new ZoneDisruptionBudget(chart, 'budget', { ...elsewhere, workload: db, maxUnavailable: 1, dryRun: true });
-  return Testing.synth(chart).filter((o) => o.kind !== 'StatefulSet' && o.kind !== 'Service');
+  return [...crds(), ...Testing.synth(chart).filter((o) => o.kind !== 'StatefulSet' && o.kind !== 'Service')];
 }
 
 async function rejection(obj: KubeObject): Promise<string> {
