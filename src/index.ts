@@ -6,6 +6,7 @@ export {
 export { ZoneAffinity, PodAntiAffinityProps, FailureDomain } from './topology/affinity';
 export { Quorum, Survival, SurvivalVerdict } from './topology/survival';
 export { Zonal, ZonalHostSpreadOptions, ZonalPinOptions, ZonalSpreadOptions } from './topology/zonal';
+export { ZonalStorage } from './topology/zonal-storage';
 
 // Longhorn: replica anti-affinity at zone, node and disk level, and the synth-time placement planner.
 export {
@@ -25,7 +26,7 @@ export { LonghornSettings, LonghornSettingsProps } from './longhorn/settings';
 export { TopologyShardedPrometheus } from './prometheus/prometheus';
 export { TopologyShardedPrometheusProps } from './prometheus/prometheus-props';
 export {
-  ShardingMode, PrometheusOutput, OperatorSharding, PrometheusScrapeClass, ShardStorage, PrometheusRemoteWrite, PrometheusSecretKey,
+  ShardingMode, PrometheusOutput, OperatorSharding, PrometheusScrapeClass, PrometheusRemoteWrite, PrometheusSecretKey,
 } from './prometheus/options';
 export { ShardPlan, ShardPlanProps, ShardAssignment } from './prometheus/shard-plan';
 export { ShardRelabeling, ShardRelabelingProps, RelabelRule, RelabelAction } from './prometheus/relabel';
@@ -52,9 +53,11 @@ export { ZoneSource, ZoneSourceKind } from './controller/zone-source';
 
 // Loki replication across zones.
 export { ZoneAwareLokiStack, ZoneAwareLokiStackProps } from './loki/loki-stack';
+export { LokiOperatorOptions } from './loki/operator-options';
+export { LokiDirectOptions } from './loki/direct-options';
 export { IngesterRollout } from './loki/rollout';
 export {
-  LokiOutput, LokiStackSize, LokiObjectStorageType, LokiOperatorStorage, LokiS3Storage, LokiComponent,
+  LokiStackSize, LokiObjectStorageType, LokiOperatorStorage, LokiS3Storage, LokiComponent,
 } from './loki/options';
 
 // Redis Cluster laid out to survive a zone loss.
@@ -62,7 +65,7 @@ export {
   RedisShardLayout, RedisShardLayoutProps, RedisNodePlan, RedisShardPlan, RedisRole,
 } from './redis/layout';
 export { ZonalRedisCluster } from './redis/cluster';
-export { ZonalRedisClusterProps, RedisStorage, RedisPasswordSecret } from './redis/cluster-props';
+export { ZonalRedisClusterProps, RedisPasswordSecret } from './redis/cluster-props';
 
 // The zone check: will these manifests survive losing a zone? (docs/check.md)
 export { ZoneInventory, ZoneInventoryProps, InventoryNode, InventoryTaint } from './check/inventory';

@@ -8,7 +8,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { Chart, Duration, Testing } from 'cdk8s';
+import { Chart, Duration, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { k8s } from 'cdk8s-plus-28';
 import * as lib from '../src';
@@ -28,7 +28,7 @@ const INVENTORY: lib.LonghornInventoryProps = {
     zone,
     tags: ['fast'],
     allowScheduling: true,
-    disks: [{ name: 'd1', capacity: '1Ti', available: '900Gi', reserved: '10Gi', scheduled: '0', diskType: lib.LonghornDiskType.FILESYSTEM, tags: ['ssd'], allowScheduling: true }],
+    disks: [{ name: 'd1', capacity: Size.tebibytes(1), available: Size.gibibytes(900), reserved: Size.gibibytes(10), scheduled: Size.kibibytes(0), diskType: lib.LonghornDiskType.FILESYSTEM, tags: ['ssd'], allowScheduling: true }],
   })),
 };
 const SCHEDULING: lib.LonghornReplicaScheduling = {
@@ -151,7 +151,7 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
   },
   'LonghornInventory.<init>': { args: () => [INVENTORY], call: ([p]) => new lib.LonghornInventory(p) },
   'LonghornPlacement.plan': {
-    args: () => [inventory(), { ...SCHEDULING, size: '10Gi', existingReplicas: [{ node: 'n-a', disk: 'd1' }] }],
+    args: () => [inventory(), { ...SCHEDULING, size: Size.gibibytes(10), existingReplicas: [{ node: 'n-a', disk: 'd1' }] }],
     call: ([i, r]) => lib.LonghornPlacement.plan(i, r),
   },
   'LonghornStorageClass.<init>': {
@@ -164,13 +164,13 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
       reclaimPolicy: kplus.PersistentVolumeReclaimPolicy.RETAIN,
       defaultClass: false,
       inventory: inventory(),
-      representativeVolumeSize: '10Gi',
+      representativeVolumeSize: Size.gibibytes(10),
       extraParameters: { fsType: 'ext4' },
     }],
     call: ([c, id, p]) => { new lib.LonghornStorageClass(c, id, p); synth(c); },
   },
   'LonghornVolume.<init>': {
-    args: () => [chart(), 'vol', { ...SCHEDULING, size: '10Gi', name: 'data', namespace: 'longhorn-system', staleReplicaTimeout: Duration.minutes(30), inventory: inventory(), extraSpec: { frontend: 'blockdev' } }],
+    args: () => [chart(), 'vol', { ...SCHEDULING, size: Size.gibibytes(10), name: 'data', namespace: 'longhorn-system', staleReplicaTimeout: Duration.minutes(30), inventory: inventory(), extraSpec: { frontend: 'blockdev' } }],
     call: ([c, id, p]) => { new lib.LonghornVolume(c, id, p); synth(c); },
   },
   'LonghornSettings.<init>': {
@@ -193,10 +193,10 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
       name: 'prom',
       namespace: 'monitoring',
       image: 'quay.io/prometheus/prometheus:v3.5.0',
-      scrapeInterval: '30s',
-      retention: '24h',
+      scrapeInterval: Duration.seconds(30),
+      retention: Duration.hours(24),
       resources: resources(),
-      storage: { size: '10Gi', storageClassName: 'zonal', storageClassNamePerZone: { a: 'zonal-a', b: 'zonal-b', c: 'zonal-c' } },
+      storage: { size: Size.gibibytes(10), storageClassName: 'zonal', storageClassNamePerZone: { a: 'zonal-a', b: 'zonal-b', c: 'zonal-c' } },
       scrapeClasses: [{ name: 'extra', isDefault: false, relabelings: [RULE], metricRelabelings: [RULE], attachNodeMetadata: true }],
       monitorSelector: { matchLabels: { team: 'a' } },
       remoteWrite: [{ url: 'https://mimir.example/api/v1/push', name: 'mimir', bearerTokenSecret: { name: 'mimir', key: 'token' } }],
@@ -209,7 +209,7 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
       shards: 3,
       output: lib.PrometheusOutput.AGENT,
       namespace: 'monitoring',
-      storage: { size: '10Gi' },
+      storage: { size: Size.gibibytes(10) },
       remoteWrite: [{ url: 'https://mimir.example/api/v1/push', bearerTokenSecret: { name: 'mimir', key: 'token' } }],
     }],
     call: ([c, id, p]) => { new lib.TopologyShardedPrometheus(c, id, p); synth(c); },
@@ -301,16 +301,16 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
     args: () => [chart(), 'loki', {
       topology: topology(),
       replicationFactor: 3,
-      output: lib.LokiOutput.OPERATOR,
       maxSkew: 1,
       name: 'logs',
       namespace: 'logging',
-      size: lib.LokiStackSize.ONE_X_MEDIUM,
-      ingesterReplicas: 3,
-      storage: { secretName: 'logs-s3', type: lib.LokiObjectStorageType.S3 },
-      storageClassName: 'gp3',
-      extraTopologyKeys: ['topology.kubernetes.io/region'],
-      kubernetesVersion: '1.35',
+      operator: {
+        size: lib.LokiStackSize.ONE_X_MEDIUM,
+        ingesterReplicas: 3,
+        objectStorage: { secretName: 'logs-s3', type: lib.LokiObjectStorageType.S3 },
+        storageClassName: 'gp3',
+        extraTopologyKeys: ['topology.kubernetes.io/region'],
+      },
     }],
     call: ([c, id, p]) => { new lib.ZoneAwareLokiStack(c, id, p); synth(c); },
   },
@@ -318,23 +318,23 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
     args: () => {
       const [c, controller] = chartAndController();
       return [c, 'loki', {
-        controller,
         topology: topology(),
-        output: lib.LokiOutput.DIRECT,
-        zoneSource: lib.ZoneSource.perZoneStatefulSets(),
-        ingesterReplicasPerZone: 2,
-        replicas: 3,
-        s3: { bucket: 'logs', endpoint: 'minio:9000', region: 'eu', credentialsSecretName: 'minio', insecure: true, forcePathStyle: true },
-        ingesterStorageSize: '10Gi',
-        ruler: true,
-        gateway: true,
-        image: 'docker.io/grafana/loki:3.7.8',
-        gatewayImage: 'docker.io/nginxinc/nginx-unprivileged:1.29-alpine',
-        resources: resources(),
-        ingesterResources: resources(),
-        storageClassName: 'zonal',
-        storageClassNamePerZone: { a: 'zonal-a', c: 'zonal-c' },
-        ingesterRollout: lib.IngesterRollout.ZONE_AWARE,
+        direct: {
+          controller,
+          zoneSource: lib.ZoneSource.perZoneStatefulSets(),
+          kubernetesVersion: '1.35',
+          ingesterReplicasPerZone: 2,
+          replicas: 3,
+          objectStorage: { bucket: 'logs', endpoint: 'minio:9000', region: 'eu', credentialsSecretName: 'minio', insecure: true, forcePathStyle: true },
+          ingesterStorage: { size: Size.gibibytes(10), storageClassName: 'zonal', storageClassNamePerZone: { a: 'zonal-a', c: 'zonal-c' } },
+          ruler: true,
+          gateway: true,
+          image: 'docker.io/grafana/loki:3.7.8',
+          gatewayImage: 'docker.io/nginxinc/nginx-unprivileged:1.29-alpine',
+          resources: resources(),
+          ingesterResources: resources(),
+          ingesterRollout: lib.IngesterRollout.ZONE_AWARE,
+        },
       }];
     },
     call: ([c, id, p]) => { new lib.ZoneAwareLokiStack(c, id, p); synth(c); },
@@ -356,7 +356,7 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
         namespace: 'data',
         image: 'docker.io/library/redis:7.2.5',
         resources: resources(),
-        storage: { size: '1Gi', storageClassName: 'zonal', storageClassNamePerZone: { b: 'zonal-b' } },
+        storage: { size: Size.gibibytes(1), storageClassName: 'zonal', storageClassNamePerZone: { b: 'zonal-b' } },
         password: { name: 'redis', key: 'password' },
         clusterNodeTimeout: Duration.seconds(5),
         zoneLossFailover: true,
@@ -510,7 +510,7 @@ describe('the inputs of the outside audit, each refused with who, prop, value an
     ['LonghornStorageClass name', () => new lib.LonghornStorageClass(app(), 'sc', { name: 'Bad_Name' }), /LonghornStorageClass 'test\/sc': name="Bad_Name" is not a DNS subdomain/],
     ['Prometheus namespace', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 3, namespace: 'Bad_NS' }), /namespace="Bad_NS" is not a DNS label/],
     ['a Secret key with a space', () => newRedis(app(), { topology: topology(), masters: 3, password: { name: 'pw', key: 'bad key' } }), /password.key="bad key" is not a valid Secret or ConfigMap key/],
-    ['an empty S3 bucket', () => new lib.ZoneAwareLokiStack(app(), 'l', { topology: topology(), output: lib.LokiOutput.DIRECT, s3: { bucket: '' } }), /s3.bucket="" is not a DNS subdomain/],
+    ['an empty S3 bucket', () => new lib.ZoneAwareLokiStack(app(), 'l', { topology: topology(), direct: { objectStorage: { bucket: '' } } }), /direct.objectStorage.bucket="" is not a DNS subdomain/],
     ['maxSkew beyond int32', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, maxSkew: 3e9 }), /maxSkew=3000000000 must be an integer from 1 to 2147483647/],
     ['invalid podLabels', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { 'bad key': 'x' } }), /podLabels key="bad key" is not a valid label key/],
     ['an enum string that does not exist', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, whenUnsatisfiable: 'Sometimes' as any }), /whenUnsatisfiable="Sometimes" must be one of WhenUnsatisfiable.DO_NOT_SCHEDULE/],

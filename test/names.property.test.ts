@@ -3,7 +3,7 @@
  * construct ids (up to 100 characters of anything but '/') and valid props, every object name, namespace and
  * label that every public construct synthesizes is one Kubernetes accepts (test/kubernetes-validity.ts).
  */
-import { App, Chart, Testing } from 'cdk8s';
+import { App, Chart, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import * as fc from 'fast-check';
 import * as lib from '../src';
@@ -67,7 +67,7 @@ test('ZonalRedisCluster, with the ZoneController that manages it', () => {
       topology: w.topology,
       masters,
       replicasPerMaster: rpm,
-      storage: { size: '1Gi' },
+      storage: { size: Size.gibibytes(1) },
       password: { name: 'redis-auth', key: 'password' },
     });
     check(w);
@@ -79,12 +79,14 @@ test('ZoneAwareLokiStack, both outputs and every zone source', () => {
     fc.constantFrom('operator', 'per-zone', 'labels', 'controller'), (z, chartId, lokiId, size, kind) => {
       const w = world(z, chartId);
       if (kind === 'operator') {
-        new lib.ZoneAwareLokiStack(w.chart, lokiId, { topology: w.topology, size, storage: { secretName: 's3', type: lib.LokiObjectStorageType.S3 }, storageClassName: 'gp3' });
+        new lib.ZoneAwareLokiStack(w.chart, lokiId, {
+          topology: w.topology, operator: { size, objectStorage: { secretName: 's3', type: lib.LokiObjectStorageType.S3 }, storageClassName: 'gp3' },
+        });
       } else {
         const source = kind === 'per-zone' ? lib.ZoneSource.perZoneStatefulSets() : kind === 'labels' ? lib.ZoneSource.podTopologyLabels()
           : lib.ZoneSource.controller(new lib.ZoneController(w.chart, 'controller'));
         new lib.ZoneAwareLokiStack(w.chart, lokiId, {
-          topology: w.topology, output: lib.LokiOutput.DIRECT, zoneSource: source, gateway: true, ruler: true, s3: { bucket: 'logs' },
+          topology: w.topology, direct: { zoneSource: source, gateway: true, ruler: true, objectStorage: { bucket: 'logs' } },
         });
       }
       check(w);
@@ -128,11 +130,11 @@ test('Longhorn StorageClass, Volume and Settings', () => {
   fc.assert(fc.property(zones, id, ids(3), (z, chartId, [classId, volumeId, settingsId]) => {
     const w = world(z, chartId);
     const inventory = new lib.LonghornInventory({
-      nodes: z.map((zone, i) => ({ name: `node-${i}`, zone, disks: [{ name: 'd', capacity: '1Ti' }] })),
+      nodes: z.map((zone, i) => ({ name: `node-${i}`, zone, disks: [{ name: 'd', capacity: Size.tebibytes(1) }] })),
     });
     const settings = new lib.LonghornSettings(w.chart, settingsId, { replicaZoneSoftAntiAffinity: lib.AntiAffinity.DISABLED });
     new lib.LonghornStorageClass(w.chart, classId, { numberOfReplicas: 3, inventory, settings: settings.scheduling });
-    new lib.LonghornVolume(w.chart, volumeId, { size: '10Gi', numberOfReplicas: 3, inventory, settings: settings.scheduling });
+    new lib.LonghornVolume(w.chart, volumeId, { size: Size.gibibytes(10), numberOfReplicas: 3, inventory, settings: settings.scheduling });
     check(w);
   }), RUNS);
 });

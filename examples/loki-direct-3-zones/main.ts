@@ -1,7 +1,7 @@
 import { App, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { LokiOutput, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
+import { ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
 import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /**
@@ -23,17 +23,18 @@ export class LokiDirectChart extends Chart {
     // The runtime controller rolls a change to the ingesters zone by zone.
     const controller = new ZoneController(this, variant.id('controller'), { zoneAnnotator: false, zoneAwareUpdate: true });
     new ZoneAwareLokiStack(this, variant.id('loki'), {
-      controller,
       name: 'logs',
       namespace: 'logging',
-      output: LokiOutput.DIRECT,
       topology: new ZoneTopology({ zones: variant.zones }),
       replicationFactor: 3,
-      zoneSource: ZoneSource.perZoneStatefulSets(),
-      ingesterReplicasPerZone: 2,
-      // A Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for the bucket.
-      s3: { bucket: 'logs', endpoint: 'minio.storage.svc:9000', insecure: true, credentialsSecretName: 'logs-s3' },
-      gateway: true,
+      direct: {
+        controller,
+        zoneSource: ZoneSource.perZoneStatefulSets(),
+        ingesterReplicasPerZone: 2,
+        // A Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for the bucket.
+        objectStorage: { bucket: 'logs', endpoint: 'minio.storage.svc:9000', insecure: true, credentialsSecretName: 'logs-s3' },
+        gateway: true,
+      },
     });
   }
 }

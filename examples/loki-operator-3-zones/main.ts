@@ -24,11 +24,13 @@ export class LokiOperatorChart extends Chart {
       namespace: 'logging',
       topology: new ZoneTopology({ zones: variant.zones }),
       replicationFactor: 3,
-      size: LokiStackSize.ONE_X_SMALL,
-      ingesterReplicas: 3,
-      // A Secret the operator reads: bucketnames, endpoint, access_key_id, access_key_secret.
-      storage: { secretName: 'logs-s3', type: LokiObjectStorageType.S3 },
-      storageClassName: 'standard',
+      operator: {
+        size: LokiStackSize.ONE_X_SMALL,
+        ingesterReplicas: 3,
+        // A Secret the operator reads: bucketnames, endpoint, access_key_id, access_key_secret.
+        objectStorage: { secretName: 'logs-s3', type: LokiObjectStorageType.S3 },
+        storageClassName: 'standard',
+      },
     });
   }
 }

@@ -1,4 +1,4 @@
-import { App, Chart } from 'cdk8s';
+import { App, Chart, Size } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   AntiAffinity, LonghornDiskInventory, LonghornInventory, LonghornReplicaAutoBalance, LonghornSettings, LonghornStorageClass,
@@ -7,12 +7,12 @@ import {
 import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
 
 /** Longhorn's default disk on a 1 TiB node disk, with Longhorn's default 30% reserved. */
-function defaultDisk(scheduled = '0'): LonghornDiskInventory {
-  return { name: 'default', capacity: '1Ti', reserved: '300Gi', scheduled };
+function defaultDisk(scheduled?: Size): LonghornDiskInventory {
+  return { name: 'default', capacity: Size.tebibytes(1), reserved: Size.gibibytes(300), scheduled };
 }
 
 /** A local NVMe disk, tagged so that the fast StorageClass selects it. */
-const nvme: LonghornDiskInventory = { name: 'nvme', capacity: '500Gi', tags: ['ssd'] };
+const nvme: LonghornDiskInventory = { name: 'nvme', capacity: Size.gibibytes(500), tags: ['ssd'] };
 
 /**
  * Six Longhorn nodes in three zones. Some disks already hold other volumes' replicas (`scheduled`), and
@@ -22,11 +22,11 @@ const nvme: LonghornDiskInventory = { name: 'nvme', capacity: '500Gi', tags: ['s
 export function threeZones([a, b, c]: string[]): LonghornInventory {
   return new LonghornInventory({
     nodes: [
-      { name: 'a1', zone: a, disks: [defaultDisk('400Gi'), nvme] },
+      { name: 'a1', zone: a, disks: [defaultDisk(Size.gibibytes(400)), nvme] },
       { name: 'a2', zone: a, disks: [defaultDisk()] },
       { name: 'b1', zone: b, disks: [defaultDisk(), nvme] },
-      { name: 'b2', zone: b, disks: [defaultDisk('200Gi')] },
-      { name: 'c1', zone: c, disks: [defaultDisk('100Gi'), nvme] },
+      { name: 'b2', zone: b, disks: [defaultDisk(Size.gibibytes(200))] },
+      { name: 'c1', zone: c, disks: [defaultDisk(Size.gibibytes(100)), nvme] },
       { name: 'c2', zone: c, allowScheduling: false, disks: [defaultDisk()] },
     ],
   });
@@ -55,7 +55,7 @@ export class ThreeZoneStorageChart extends Chart {
       numberOfReplicas: 3,
       inventory,
       settings: settings.scheduling,
-      representativeVolumeSize: '100Gi',
+      representativeVolumeSize: Size.gibibytes(100),
     });
 
     new LonghornStorageClass(this, variant.id('zonal-ssd'), {
@@ -64,12 +64,12 @@ export class ThreeZoneStorageChart extends Chart {
       diskSelector: ['ssd'],
       inventory,
       settings: settings.scheduling,
-      representativeVolumeSize: '200Gi',
+      representativeVolumeSize: Size.gibibytes(200),
     });
 
     new LonghornVolume(this, variant.id('archive'), {
       name: 'archive',
-      size: '400Gi',
+      size: Size.gibibytes(400),
       numberOfReplicas: 3,
       inventory,
       settings: settings.scheduling,

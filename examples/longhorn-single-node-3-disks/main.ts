@@ -1,4 +1,4 @@
-import { App, Chart } from 'cdk8s';
+import { App, Chart, Size } from 'cdk8s';
 import { Construct } from 'constructs';
 import { AntiAffinity, LonghornInventory, LonghornSettings, LonghornStorageClass, LonghornVolume } from '../../src';
 import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
@@ -12,9 +12,9 @@ export const SINGLE_NODE = new LonghornInventory({
   nodes: [{
     name: 'storage-1',
     disks: [
-      { name: 'nvme0', capacity: '2Ti' },
-      { name: 'sata0', capacity: '500Gi' },
-      { name: 'sata1', capacity: '500Gi' },
+      { name: 'nvme0', capacity: Size.tebibytes(2) },
+      { name: 'sata0', capacity: Size.gibibytes(500) },
+      { name: 'sata1', capacity: Size.gibibytes(500) },
     ],
   }],
 });
@@ -40,7 +40,7 @@ export class SingleNodeStorageChart extends Chart {
       numberOfReplicas: 3,
       inventory: SINGLE_NODE,
       settings: settings.scheduling,
-      representativeVolumeSize: '100Gi',
+      representativeVolumeSize: Size.gibibytes(100),
     });
 
     // Story 2: every volume of this class must have its replicas on different disks, or fail obviously.
@@ -50,7 +50,7 @@ export class SingleNodeStorageChart extends Chart {
       replicaDiskSoftAntiAffinity: AntiAffinity.DISABLED,
       inventory: SINGLE_NODE,
       settings: settings.scheduling,
-      representativeVolumeSize: '100Gi',
+      representativeVolumeSize: Size.gibibytes(100),
     });
 
     // Story 3: one high-priority volume with hard disk anti-affinity, whatever the global setting says.
@@ -59,7 +59,7 @@ export class SingleNodeStorageChart extends Chart {
     // warns when it does not.
     new LonghornVolume(this, variant.id('critical'), {
       name: 'critical-data',
-      size: '150Gi',
+      size: Size.gibibytes(150),
       numberOfReplicas: 3,
       replicaDiskSoftAntiAffinity: AntiAffinity.DISABLED,
       inventory: SINGLE_NODE,

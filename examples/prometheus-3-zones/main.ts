@@ -1,4 +1,4 @@
-import { App, Chart } from 'cdk8s';
+import { App, Chart, Size } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { TopologyShardedPrometheus, ZoneTopology } from '../../src';
@@ -28,7 +28,7 @@ export class PrometheusChart extends Chart {
       replicas: 2,
       externalLabels: { cluster: 'example' },
       nodeSelector: { 'kubernetes.io/os': 'linux' },
-      storage: { size: '50Gi' },
+      storage: { size: Size.gibibytes(50) },
     });
   }
 }

@@ -1,4 +1,4 @@
-import { App, Chart, Duration } from 'cdk8s';
+import { App, Chart, Duration, Size } from 'cdk8s';
 import { Construct } from 'constructs';
 import { WebhookTls, ZonalRedisCluster, ZoneController, ZoneTopology } from '../../src';
 import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
@@ -32,7 +32,7 @@ export class RedisChart extends Chart {
       masters: 3,
       replicasPerMaster: 1,
       password: { name: 'redis-password', key: 'password' }, // created outside the app (see above)
-      storage: { size: '1Gi' },
+      storage: { size: Size.gibibytes(1) },
       clusterNodeTimeout: Duration.seconds(5),
     });
   }

@@ -19,7 +19,9 @@ export interface OperatorLokiStack {
  * one zone entry per topology key, never the deprecated `spec.replicationFactor` (the operator's webhook
  * rejects both together).
  */
-export function operatorLokiStack(scope: Construct, p: ResolvedLoki, o: OperatorLokiStack): ApiObject {
+export function operatorLokiStack(
+  scope: Construct, p: Pick<ResolvedLoki, 'topology' | 'name' | 'metadataNamespace' | 'replicationFactor' | 'maxSkew'>, o: OperatorLokiStack,
+): ApiObject {
   const keys = [p.topology.topologyKey, ...o.extraTopologyKeys];
   return new ApiObject(scope, 'lokistack', {
     apiVersion: 'loki.grafana.com/v1',

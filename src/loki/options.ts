@@ -2,10 +2,10 @@ import { k8s } from 'cdk8s-plus-28';
 import { ZoneSource } from '../controller/zone-source';
 import { NetworkPolicyOptions } from '../shared/network-policy';
 import { KubernetesRelease } from '../topology/kubernetes-version';
-import { ZoneStorageClasses } from '../topology/storage-classes';
+import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
 
-/** What `ZoneAwareLokiStack` synthesizes. */
+/** What `ZoneAwareLokiStack` synthesizes: the output its `operator` or `direct` options choose (internal). */
 export enum LokiOutput {
   /** A `LokiStack` custom resource (loki.grafana.com/v1) for the Loki operator. */
   OPERATOR = 'operator',

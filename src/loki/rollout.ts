@@ -49,19 +49,19 @@ export interface IngesterRolloutOptions {
  */
 export function ingesterRollout(scope: Construct, p: ResolvedLoki, ingesters: readonly k8s.KubeStatefulSet[], options: IngesterRolloutOptions): void {
   if (options.mode === IngesterRollout.PARTITIONED && options.controller !== undefined) {
-    throw invalidProp(p.where, 'controller', describeController(options.controller),
-      'names the controller that rolls the ingesters, but ingesterRollout is IngesterRollout.PARTITIONED (no controller rolls them): drop one of the two');
+    throw invalidProp(p.where, 'direct.controller', describeController(options.controller),
+      'names the controller that rolls the ingesters, but direct.ingesterRollout is IngesterRollout.PARTITIONED (no controller rolls them): drop one of the two');
   }
   if (options.mode === IngesterRollout.PARTITIONED) return;
   const controller = options.controller;
   if (options.mode === IngesterRollout.AUTO && controller === undefined) {
     addWarning(scope, 'no controller: the ingester StatefulSets use a partitioned RollingUpdate, ' +
       'so a change reaches no ingester until you lower each zone\'s partition in turn (docs/loki.md, "Rolling out a change"). ' +
-      'Name a ZoneController with zoneAwareUpdate: true in controller to roll them zone by zone, or set ingesterRollout: IngesterRollout.PARTITIONED');
+      'Name a ZoneController with zoneAwareUpdate: true in direct.controller to roll them zone by zone, or set direct.ingesterRollout: IngesterRollout.PARTITIONED');
     return;
   }
   if (controller === undefined || !controller.reconcilers.includes(ZONE_AWARE_UPDATE_FEATURE.reconciler)) {
-    throw invalidProp(p.where, 'controller', controller && describeController(controller),
+    throw invalidProp(p.where, 'direct.controller', controller && describeController(controller),
       `must name a controller running ${ZONE_AWARE_UPDATE_FEATURE.reconciler} (zoneAwareUpdate: true) to roll the ingesters zone by zone: ` +
       `without it ${ZONE_AWARE_UPDATE_FEATURE.without}`);
   }

@@ -1,9 +1,10 @@
+import { Size } from 'cdk8s';
 import { checkTags } from './options';
 import { invalidProp } from '../shared/errors';
 import { labelValueProblem } from '../shared/kubernetes-names';
 import { KubeProps } from '../shared/kubernetes-props';
 import { checkProps, Props, PropSpec } from '../shared/props';
-import { parseBytes } from '../shared/quantity';
+import { formatBytes, sizeBytes } from '../shared/quantity';
 import { compare } from '../topology/survival';
 
 /** The kind of a Longhorn disk: v1 volumes use filesystem disks, v2 volumes block disks. */
@@ -16,14 +17,14 @@ export enum LonghornDiskType {
 
 /**
  * One Longhorn disk as the scheduler sees it (the disk's entry in the Longhorn Node's spec and status).
- * Quantities are byte strings in the Kubernetes notation ('500Gi', '1073741824').
+ * Sizes are cdk8s `Size`s; a Longhorn Node's status gives bytes: `Size.kibibytes(bytes / 1024)`.
  */
 export interface LonghornDiskInventory {
   /** The disk's name, unique on its node. */
   readonly name: string;
 
   /** The disk's size (`storageMaximum`). */
-  readonly capacity: string;
+  readonly capacity: Size;
 
   /**
    * Free space on the disk right now (`storageAvailable`), used by the minimal-available check and the
@@ -31,21 +32,21 @@ export interface LonghornDiskInventory {
    *
    * @default - the capacity (an empty disk)
    */
-  readonly available?: string;
+  readonly available?: Size;
 
   /**
    * Space Longhorn must leave to others (`storageReserved`).
    *
-   * @default '0'
+   * @default - none
    */
-  readonly reserved?: string;
+  readonly reserved?: Size;
 
   /**
    * Sizes of the replicas of other volumes already scheduled to the disk (`storageScheduled`).
    *
-   * @default '0'
+   * @default - none
    */
-  readonly scheduled?: string;
+  readonly scheduled?: Size;
 
   /**
    * The disk's Longhorn tags (matched by a volume's `diskSelector`).
@@ -130,10 +131,10 @@ export interface InventoryNode {
 
 const DISK_PROPS: PropSpec<LonghornDiskInventory> = {
   name: Props.nonEmptyString(),
-  capacity: KubeProps.bytes(),
-  available: Props.optional(KubeProps.bytes()),
-  reserved: Props.optional(KubeProps.bytes()),
-  scheduled: Props.optional(KubeProps.bytes()),
+  capacity: KubeProps.size(true),
+  available: Props.optional(KubeProps.size(true)),
+  reserved: Props.optional(KubeProps.size(true)),
+  scheduled: Props.optional(KubeProps.size(true)),
   diskType: Props.optional(Props.enumOf(LonghornDiskType, 'LonghornDiskType')),
   tags: Props.optional(Props.arrayOf(Props.string())),
   allowScheduling: Props.optional(Props.boolean()),
@@ -209,12 +210,12 @@ function inventoryDisks(where: string, at: string, node: LonghornNodeInventory, 
         `duplicates ${at}.disks[${diskNames.get(disk.name)}].name: disk names must be unique on a node`);
     }
     diskNames.set(disk.name, j);
-    const capacity = parseBytes(where, `${d}.capacity`, disk.capacity);
-    const available = disk.available === undefined ? capacity : parseBytes(where, `${d}.available`, disk.available);
-    const reserved = disk.reserved === undefined ? 0 : parseBytes(where, `${d}.reserved`, disk.reserved);
-    const scheduled = disk.scheduled === undefined ? 0 : parseBytes(where, `${d}.scheduled`, disk.scheduled);
-    if (available > capacity) throw invalidProp(where, `${d}.available`, disk.available, `exceeds the capacity ${JSON.stringify(disk.capacity)}`);
-    if (reserved > capacity) throw invalidProp(where, `${d}.reserved`, disk.reserved, `exceeds the capacity ${JSON.stringify(disk.capacity)}`);
+    const capacity = sizeBytes(disk.capacity);
+    const available = disk.available === undefined ? capacity : sizeBytes(disk.available);
+    const reserved = disk.reserved === undefined ? 0 : sizeBytes(disk.reserved);
+    const scheduled = disk.scheduled === undefined ? 0 : sizeBytes(disk.scheduled);
+    if (available > capacity) throw invalidProp(where, `${d}.available`, disk.available, `exceeds the capacity ${formatBytes(capacity)}`);
+    if (reserved > capacity) throw invalidProp(where, `${d}.reserved`, disk.reserved, `exceeds the capacity ${formatBytes(capacity)}`);
     const type = disk.diskType ?? LonghornDiskType.FILESYSTEM;
     return {
       node: node.name,

@@ -2,6 +2,7 @@
  * What a Longhorn placement is asked (the volume's scheduling options, size and existing replicas) and what it
  * answers (where each replica goes, which levels it relaxed, and why one cannot be placed).
  */
+import { Size } from 'cdk8s';
 import { AntiAffinityLevel, LonghornReplicaScheduling, REPLICA_SCHEDULING_PROPS } from './options';
 import { KubeProps } from '../shared/kubernetes-props';
 import { Props, PropSpec } from '../shared/props';
@@ -17,12 +18,11 @@ export interface LonghornReplicaLocation {
 /** What to place: a volume's scheduling options, its size, and the replicas it already has. */
 export interface LonghornPlacementRequest extends LonghornReplicaScheduling {
   /**
-   * The volume size (a byte quantity such as '20Gi'). Longhorn rounds it up to a multiple of 2 MiB, and so
-   * does the planner.
+   * The volume size. Longhorn rounds it up to a multiple of 2 MiB, and so does the planner.
    *
-   * @default - '0': only placement rules and disks already out of room are checked, not this volume's size
+   * @default - none: only placement rules and disks already out of room are checked, not this volume's size
    */
-  readonly size?: string;
+  readonly size?: Size;
 
   /**
    * Replicas the volume already has. They count as using their zone, node and disk, and toward
@@ -35,7 +35,7 @@ export interface LonghornPlacementRequest extends LonghornReplicaScheduling {
 
 export const PLACEMENT_REQUEST_PROPS: PropSpec<LonghornPlacementRequest> = {
   ...REPLICA_SCHEDULING_PROPS,
-  size: Props.optional(KubeProps.bytes()),
+  size: Props.optional(KubeProps.size()),
   existingReplicas: Props.optional(Props.arrayOf(Props.struct<LonghornReplicaLocation>({
     node: Props.nonEmptyString(), disk: Props.nonEmptyString(),
   }, 'LonghornReplicaLocation'))),

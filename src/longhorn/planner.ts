@@ -1,3 +1,4 @@
+import { Size } from 'cdk8s';
 import { InventoryDisk, InventoryNode, LonghornDiskType, LonghornInventory } from './inventory';
 import {
   AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance, ResolvedLevel, resolvedLevel, ResolvedScheduling,
@@ -8,7 +9,7 @@ import {
 } from './placement-plan';
 import { invalidProp } from '../shared/errors';
 import { checkArg, checkProps, Props } from '../shared/props';
-import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from '../shared/quantity';
+import { formatBytes, LONGHORN_SIZE_ALIGNMENT, sizeBytes } from '../shared/quantity';
 import { compare } from '../topology/survival';
 
 /**
@@ -32,15 +33,15 @@ export class LonghornPlacement {
     checkArg(where, 'inventory', inventory, Props.instanceOf(LonghornInventory));
     checkProps(where, request, PLACEMENT_REQUEST_PROPS, 'LonghornPlacementRequest', 'request');
     const resolved = resolveScheduling(where, request);
-    return planPlacement(where, inventory, resolved, replicaSizeOf(where, 'size', request.size ?? '0'), request.existingReplicas ?? []);
+    return planPlacement(where, inventory, resolved, replicaSizeOf(request.size), request.existingReplicas ?? []);
   }
 
   private constructor() {}
 }
 
 /** A volume size in bytes rounded up to Longhorn's 2 MiB alignment. */
-export function replicaSizeOf(where: string, prop: string, size: string): number {
-  const bytes = parseBytes(where, prop, size);
+export function replicaSizeOf(size: Size | undefined): number {
+  const bytes = size === undefined ? 0 : sizeBytes(size);
   return Math.ceil(bytes / LONGHORN_SIZE_ALIGNMENT) * LONGHORN_SIZE_ALIGNMENT;
 }
 

@@ -1,4 +1,4 @@
-import { Duration } from 'cdk8s';
+import { Duration, Size } from 'cdk8s';
 import { k8s, PersistentVolumeReclaimPolicy } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { checkPlacement, enumOptions, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
@@ -73,13 +73,13 @@ export interface LonghornStorageClassProps extends LonghornReplicaScheduling {
   readonly inventory?: LonghornInventory;
 
   /**
-   * The volume size the placement check plans for (a byte quantity such as '20Gi'). A StorageClass has no
+   * The volume size the placement check plans for. A StorageClass has no
    * size of its own: give the size of the claims you expect (the largest, to be safe).
    *
    * @default - no size: the check verifies the placement rules and skips disks already out of room, but
    * cannot tell whether a volume of a given size fits
    */
-  readonly representativeVolumeSize?: string;
+  readonly representativeVolumeSize?: Size;
 
   /**
    * More StorageClass parameters, for options without a typed prop (e.g. `fsType`, `recurringJobSelector`).
@@ -99,7 +99,7 @@ const PROPS: PropSpec<LonghornStorageClassProps> = {
   reclaimPolicy: Props.optional(Props.enumOf(PersistentVolumeReclaimPolicy, 'PersistentVolumeReclaimPolicy')),
   defaultClass: Props.optional(Props.boolean()),
   inventory: Props.optional(Props.instanceOf(LonghornInventory)),
-  representativeVolumeSize: Props.optional(KubeProps.bytes()),
+  representativeVolumeSize: Props.optional(KubeProps.size()),
   extraParameters: Props.optional(Props.mapOf(Props.string())),
 };
 
@@ -130,7 +130,7 @@ export class LonghornStorageClass extends Construct {
         'is only used by the placement check: give an inventory too');
     }
     if (props.inventory) {
-      const size = replicaSizeOf(where, 'representativeVolumeSize', props.representativeVolumeSize ?? '0');
+      const size = replicaSizeOf(props.representativeVolumeSize);
       this.placement = checkPlacement(this, where, props.inventory, resolved, size);
     }
 

@@ -1,4 +1,4 @@
-import { ApiObject, Duration } from 'cdk8s';
+import { ApiObject, Duration, Size } from 'cdk8s';
 import { Construct } from 'constructs';
 import { checkPlacement, enumOptions, LONGHORN_NAMESPACE, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
 import { LonghornInventory } from './inventory';
@@ -8,15 +8,15 @@ import { invalidProp } from '../shared/errors';
 import { KubeProps } from '../shared/kubernetes-props';
 import { ensureValidName } from '../shared/object-names';
 import { checkProps, Props, PropSpec } from '../shared/props';
-import { formatBytes, LONGHORN_SIZE_ALIGNMENT, parseBytes } from '../shared/quantity';
+import { formatBytes, LONGHORN_SIZE_ALIGNMENT, sizeBytes } from '../shared/quantity';
 
 /** Props for `LonghornVolume`. */
 export interface LonghornVolumeProps extends LonghornReplicaScheduling {
   /**
-   * The volume size, a byte quantity such as '20Gi'. It must be a multiple of 2 MiB: Longhorn rounds sizes
+   * The volume size, e.g. `Size.gibibytes(20)`. It must be a multiple of 2 MiB: Longhorn rounds sizes
    * up, which would make the live object differ from the manifest.
    */
-  readonly size: string;
+  readonly size: Size;
 
   /**
    * The Volume name.
@@ -59,7 +59,7 @@ export interface LonghornVolumeProps extends LonghornReplicaScheduling {
 
 const PROPS: PropSpec<LonghornVolumeProps> = {
   ...REPLICA_SCHEDULING_PROPS,
-  size: KubeProps.bytes(),
+  size: KubeProps.size(),
   name: Props.optional(KubeProps.dnsSubdomain()),
   namespace: Props.optional(KubeProps.dnsLabel()),
   staleReplicaTimeout: Props.optional(KubeProps.duration()),
@@ -89,12 +89,12 @@ export class LonghornVolume extends Construct {
     const where = `LonghornVolume '${this.node.path}'`;
     checkProps(where, props, PROPS, 'LonghornVolumeProps');
     const resolved = resolveScheduling(where, props);
-    this.sizeBytes = parseBytes(where, 'size', props.size);
+    this.sizeBytes = sizeBytes(props.size);
     if (this.sizeBytes === 0 || this.sizeBytes % LONGHORN_SIZE_ALIGNMENT !== 0) {
       const up = Math.max(1, Math.ceil(this.sizeBytes / LONGHORN_SIZE_ALIGNMENT)) * LONGHORN_SIZE_ALIGNMENT;
       throw invalidProp(where, 'size', props.size,
         `must be a positive multiple of 2Mi (${LONGHORN_SIZE_ALIGNMENT} bytes): Longhorn would round it up to ${formatBytes(up)} ` +
-        `and the live Volume would differ from the manifest; use '${formatBytes(up)}'`);
+        `and the live Volume would differ from the manifest; use Size.mebibytes(${up / 1024 / 1024})`);
     }
     if (props.inventory) {
       this.placement = checkPlacement(this, where, props.inventory, resolved, this.sizeBytes);

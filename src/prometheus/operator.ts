@@ -7,6 +7,7 @@ import { RelabelRule, toOperatorSpelling, zoneSelectionRules } from './relabel';
 import { INSTANCE_LABEL, ZONE_LABEL } from '../contract/labels';
 import { quorumAnnotations } from '../contract/zone-check';
 import { NOBODY_UID, restrictedPodSecurity } from '../shared/pod-security';
+import { sizeQuantity } from '../shared/quantity';
 import { standardLabels } from '../shared/standard-labels';
 
 /** The name of the default scrape class the construct adds when the user's classes have no default. */
@@ -108,7 +109,7 @@ function common(p: ResolvedPrometheus, serviceAccount: string, zone?: string): a
         spec: {
           accessModes: ['ReadWriteOnce'],
           storageClassName: p.storageClasses.forZone(zone),
-          resources: { requests: { storage: p.storage.size } },
+          resources: { requests: { storage: sizeQuantity(p.storage.size) } },
         },
       },
     },

@@ -2,7 +2,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { RelabelRule, ZoneSources } from './relabel';
 import { ShardAssignment } from './shard-plan';
 import { NetworkPolicyOptions } from '../shared/network-policy';
-import { ZoneStorageClasses } from '../topology/storage-classes';
+import { ZonalStorage, ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /** How targets are divided between shards. */
@@ -112,29 +112,6 @@ export interface PrometheusScrapeClass {
   readonly attachNodeMetadata?: boolean;
 }
 
-/** Storage of each Prometheus pod. */
-export interface ShardStorage {
-  /** Size of each pod's volume claim, a Kubernetes quantity such as '50Gi'. */
-  readonly size: string;
-
-  /**
-   * Storage class of the claims (use one with volumeBindingMode WaitForFirstConsumer, so each volume is
-   * created in its shard's zone).
-   *
-   * @default - the cluster's default storage class
-   */
-  readonly storageClassName?: string;
-
-  /**
-   * A storage class per zone (zone -> class name) for the claims of that zone's shards; zones it does not
-   * name use `storageClassName`. Needs shards of one zone each: topology mode with `OperatorSharding.PER_ZONE`
-   * or the standalone output.
-   *
-   * @default - `storageClassName` in every zone
-   */
-  readonly storageClassNamePerZone?: { [zone: string]: string };
-}
-
 /** Validated, defaulted settings the outputs render (internal). */
 export interface ResolvedPrometheus {
   readonly where: string;
@@ -164,7 +141,7 @@ export interface ResolvedPrometheus {
   readonly retention?: string;
   readonly remoteWrite: PrometheusRemoteWrite[];
   readonly resources: k8s.ResourceRequirements;
-  readonly storage?: ShardStorage;
+  readonly storage?: ZonalStorage;
   /** The storage class of each zone's claims. */
   readonly storageClasses: ZoneStorageClasses;
   readonly scrapeClasses: PrometheusScrapeClass[];

@@ -1,16 +1,17 @@
 /**
  * The props of TopologyShardedPrometheus and their run-time checks.
  */
+import { Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import {
-  OperatorSharding, PrometheusOutput, PrometheusRemoteWrite, PrometheusScrapeClass, PrometheusSecretKey, ShardingMode, ShardStorage,
+  OperatorSharding, PrometheusOutput, PrometheusRemoteWrite, PrometheusScrapeClass, PrometheusSecretKey, ShardingMode,
 } from './options';
 import { RELABEL_RULE_PROPS } from './relabel';
 import { invalidProp } from '../shared/errors';
 import { KubeProps } from '../shared/kubernetes-props';
 import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
 import { Props, PropSpec, RequiredCheck } from '../shared/props';
-import { STORAGE_CLASS_PER_ZONE_PROP } from '../topology/storage-classes';
+import { ZONAL_STORAGE_PROPS, ZonalStorage } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /**
@@ -117,19 +118,19 @@ export interface TopologyShardedPrometheusProps {
   readonly image?: string;
 
   /**
-   * How often targets are scraped, a Prometheus duration.
+   * How often targets are scraped.
    *
-   * @default '30s'
+   * @default Duration.seconds(30)
    */
-  readonly scrapeInterval?: string;
+  readonly scrapeInterval?: Duration;
 
   /**
-   * How long samples are kept, a Prometheus duration (not with `PrometheusOutput.AGENT`, which keeps
-   * samples only until they are sent).
+   * How long samples are kept (not with `PrometheusOutput.AGENT`, which keeps samples only until they are
+   * sent).
    *
-   * @default '24h'
+   * @default Duration.hours(24)
    */
-  readonly retention?: string;
+  readonly retention?: Duration;
 
   /**
    * Where every shard sends its samples (operator outputs). Required with `PrometheusOutput.AGENT`,
@@ -151,7 +152,7 @@ export interface TopologyShardedPrometheusProps {
    *
    * @default - an emptyDir (data is lost when a pod is deleted)
    */
-  readonly storage?: ShardStorage;
+  readonly storage?: ZonalStorage;
 
   /**
    * Your scrape classes (operator output only). With `OperatorSharding.PER_ZONE` the zone rules are
@@ -177,12 +178,6 @@ export interface TopologyShardedPrometheusProps {
    */
   readonly networkPolicy?: NetworkPolicyOptions;
 }
-
-const STORAGE_PROPS: PropSpec<ShardStorage> = {
-  size: KubeProps.bytes(),
-  storageClassName: Props.optional(KubeProps.dnsSubdomain()),
-  storageClassNamePerZone: STORAGE_CLASS_PER_ZONE_PROP,
-};
 
 const SCRAPE_CLASS_PROPS: PropSpec<PrometheusScrapeClass> = {
   name: Props.string(),
@@ -250,11 +245,11 @@ export const TOPOLOGY_SHARDED_PROMETHEUS_PROPS: PropSpec<TopologyShardedPromethe
   name: Props.optional(KubeProps.serviceName()),
   namespace: Props.optional(KubeProps.dnsLabel()),
   image: Props.optional(KubeProps.image()),
-  scrapeInterval: Props.optional(Props.string()),
-  retention: Props.optional(Props.string()),
+  scrapeInterval: Props.optional(KubeProps.duration()),
+  retention: Props.optional(KubeProps.duration()),
   remoteWrite: Props.optional(Props.arrayOf(Props.struct(REMOTE_WRITE_PROPS, 'PrometheusRemoteWrite'))),
   resources: Props.optional(KubeProps.resources()),
-  storage: Props.optional(Props.struct(STORAGE_PROPS, 'ShardStorage')),
+  storage: Props.optional(Props.struct(ZONAL_STORAGE_PROPS, 'ZonalStorage')),
   scrapeClasses: Props.optional(Props.arrayOf(Props.struct(SCRAPE_CLASS_PROPS, 'PrometheusScrapeClass'))),
   monitorSelector: Props.optional(KubeProps.labelSelector()),
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),

@@ -1,4 +1,4 @@
-import { ApiObject } from 'cdk8s';
+import { ApiObject, Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AGENT_KIND, OPERATOR_EXTERNAL_LABELS, operatorPrometheuses, PROMETHEUS_KIND, ZONE_SCRAPE_CLASS } from './operator';
@@ -13,17 +13,16 @@ import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { containerResources } from '../shared/container-resources';
 import { invalidProp } from '../shared/errors';
 import { MAX_STATEFULSET_NAME } from '../shared/kubernetes-names';
+import { durationText } from '../shared/durations';
 import { derivedName, resolveNamespace } from '../shared/object-names';
 import { checkProps } from '../shared/props';
-import { parseBytes } from '../shared/quantity';
 import { addWarning } from '../shared/warnings';
 import { zoneSlugs } from '../shared/zone-slug';
 import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
-import { ZonalVolumes, ZoneStorageClasses } from '../topology/storage-classes';
+import { ZonalVolumes, ZoneStorageClasses } from '../topology/zonal-storage';
 
 /** The Prometheus image of the standalone output (3.5 is a long-term-support release). */
 export const DEFAULT_PROMETHEUS_IMAGE = 'quay.io/prometheus/prometheus:v3.5.0';
-const DURATION = /^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$/;
 
 /**
  * Zone-local Prometheus shards: each shard runs in one zone and scrapes only that zone's targets, so
@@ -81,13 +80,12 @@ export class TopologyShardedPrometheus extends Construct {
       externalLabels: { ...props.externalLabels },
       nodeSelector: props.nodeSelector,
       image: props.image ?? (output === PrometheusOutput.STANDALONE ? DEFAULT_PROMETHEUS_IMAGE : undefined),
-      scrapeInterval: checkDuration(where, 'scrapeInterval', props.scrapeInterval ?? '30s'),
-      retention: output === PrometheusOutput.AGENT ? undefined : checkDuration(where, 'retention', props.retention ?? '24h'),
+      scrapeInterval: durationText(where, 'scrapeInterval', props.scrapeInterval ?? Duration.seconds(30)),
+      retention: output === PrometheusOutput.AGENT ? undefined : durationText(where, 'retention', props.retention ?? Duration.hours(24)),
       remoteWrite: props.remoteWrite ?? [],
       resources: props.resources ?? containerResources('100m', '512Mi', '2Gi'),
       storage: props.storage,
-      storageClasses: ZoneStorageClasses.of(where, 'storage.storageClassNamePerZone', topology, props.storage?.storageClassName,
-        props.storage?.storageClassNamePerZone, zonalShards(mode, output, props.operatorSharding)),
+      storageClasses: ZoneStorageClasses.of(where, 'storage', topology, props.storage, zonalShards(mode, output, props.operatorSharding)),
       scrapeClasses: props.scrapeClasses ?? [],
       monitorSelector: props.monitorSelector ?? {},
       networkPolicy: props.networkPolicy,
@@ -178,7 +176,6 @@ function checkResolved(p: ResolvedPrometheus, output: PrometheusOutput): void {
       `is too long: it makes the StatefulSet name ${JSON.stringify(longest)} (${longest.length} characters), over the ` +
       `${MAX_STATEFULSET_NAME} that leave room for the pods' controller-revision-hash label; set a shorter name`);
   }
-  if (p.storage !== undefined) parseBytes(where, 'storage.size', p.storage.size);
   checkScrapeClasses(p);
   if (p.operatorSharding === OperatorSharding.SHARDING_STRATEGY && p.mode === ShardingMode.TOPOLOGY) {
     if (p.topology.topologyKey !== WELL_KNOWN_ZONE_KEY) {
@@ -215,11 +212,6 @@ function checkScrapeClasses(p: ResolvedPrometheus): void {
   if (defaults.length > 1) {
     throw invalidProp(p.where, 'scrapeClasses', defaults, 'has more than one default class (prometheus-operator allows one)');
   }
-}
-
-function checkDuration(where: string, prop: string, value: string): string {
-  if (value === '' || !DURATION.test(value)) throw invalidProp(where, prop, value, "is not a Prometheus duration like '30s' or '15d'");
-  return value;
 }
 
 function longestStatefulSetName(p: ResolvedPrometheus, output: PrometheusOutput): string {

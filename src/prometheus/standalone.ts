@@ -9,6 +9,7 @@ import { quorumAnnotations } from '../contract/zone-check';
 import { configHash } from '../shared/config-hash';
 import { clientPeers, emitNetworkPolicy } from '../shared/network-policy';
 import { NOBODY_UID, restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
+import { sizeQuantity } from '../shared/quantity';
 import { standardLabels } from '../shared/standard-labels';
 
 const PORT = 9090;
@@ -74,7 +75,7 @@ export function standaloneShards(scope: Construct, p: ResolvedPrometheus, servic
           spec: {
             accessModes: ['ReadWriteOnce'],
             storageClassName: p.storageClasses.forZone(shard.zone),
-            resources: { requests: { storage: k8s.Quantity.fromString(p.storage.size) } },
+            resources: { requests: { storage: k8s.Quantity.fromString(sizeQuantity(p.storage.size)) } },
           },
         }],
       },

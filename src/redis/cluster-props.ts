@@ -8,29 +8,8 @@ import { CONTROLLER_PROP } from '../controller/requirements';
 import { KubeProps } from '../shared/kubernetes-props';
 import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
 import { Props, PropSpec } from '../shared/props';
-import { STORAGE_CLASS_PER_ZONE_PROP } from '../topology/storage-classes';
+import { ZONAL_STORAGE_PROPS, ZonalStorage } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
-
-/** Persistent storage for each Redis node. */
-export interface RedisStorage {
-  /** The size of each node's volume, a Kubernetes quantity such as '10Gi'. */
-  readonly size: string;
-  /**
-   * The StorageClass of the volumes (use one with `volumeBindingMode: WaitForFirstConsumer` so each
-   * volume is created in its pod's zone).
-   *
-   * @default - the cluster's default StorageClass
-   */
-  readonly storageClassName?: string;
-
-  /**
-   * A StorageClass per zone (zone -> class name), for the volumes of that zone's StatefulSet; zones it does
-   * not name use `storageClassName`.
-   *
-   * @default - `storageClassName` in every zone
-   */
-  readonly storageClassNamePerZone?: { [zone: string]: string };
-}
 
 /**
  * A key of a Secret, created outside the app, that holds the Redis password.
@@ -103,7 +82,7 @@ export interface ZonalRedisClusterProps {
    *
    * @default - an emptyDir: a restarted pod comes back empty and resyncs from its shard
    */
-  readonly storage?: RedisStorage;
+  readonly storage?: ZonalStorage;
 
   /**
    * The Secret key that holds the password every node requires.
@@ -163,12 +142,6 @@ export interface ZonalRedisClusterProps {
   readonly networkPolicy?: NetworkPolicyOptions;
 }
 
-const STORAGE_PROPS: PropSpec<RedisStorage> = {
-  size: KubeProps.bytes(),
-  storageClassName: Props.optional(KubeProps.dnsSubdomain()),
-  storageClassNamePerZone: STORAGE_CLASS_PER_ZONE_PROP,
-};
-
 export const ZONAL_REDIS_CLUSTER_PROPS: PropSpec<ZonalRedisClusterProps> = {
   controller: CONTROLLER_PROP,
   topology: Props.instanceOf(ZoneTopology),
@@ -178,7 +151,7 @@ export const ZONAL_REDIS_CLUSTER_PROPS: PropSpec<ZonalRedisClusterProps> = {
   namespace: Props.optional(KubeProps.dnsLabel()),
   image: Props.optional(KubeProps.image()),
   resources: Props.optional(KubeProps.resources()),
-  storage: Props.optional(Props.struct(STORAGE_PROPS, 'RedisStorage')),
+  storage: Props.optional(Props.struct(ZONAL_STORAGE_PROPS, 'ZonalStorage')),
   password: {
     ...Props.struct<RedisPasswordSecret>({ name: KubeProps.dnsSubdomain(), key: KubeProps.dataKey() }, 'RedisPasswordSecret'),
     expected: 'a RedisPasswordSecret, { name, key } of a Secret created outside the app that holds the password (a Redis Cluster is never left open)',

@@ -21,10 +21,11 @@ import { clientPeers, emitNetworkPolicy } from '../shared/network-policy';
 import { derivedName, resolveNamespace } from '../shared/object-names';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
 import { checkProps, INT32_MAX } from '../shared/props';
+import { sizeQuantity } from '../shared/quantity';
 import { standardLabels } from '../shared/standard-labels';
 import { zoneSlugs } from '../shared/zone-slug';
 import { requiredZoneAffinity } from '../topology/affinity';
-import { ZoneStorageClasses } from '../topology/storage-classes';
+import { ZoneStorageClasses } from '../topology/zonal-storage';
 
 const UID = 999; // the redis user of the official image
 const DATA_DIR = '/data';
@@ -91,8 +92,7 @@ export class ZonalRedisCluster extends Construct {
     const where = `ZonalRedisCluster '${this.node.path}'`;
     checkProps(where, props, ZONAL_REDIS_CLUSTER_PROPS, 'ZonalRedisClusterProps');
     const zones = props.topology.zones;
-    const storageClasses = ZoneStorageClasses.of(where, 'storage.storageClassNamePerZone', props.topology, props.storage?.storageClassName,
-      props.storage?.storageClassNamePerZone);
+    const storageClasses = ZoneStorageClasses.of(where, 'storage', props.topology, props.storage);
     const slugs = zoneSlugs(zones);
     const name = clusterName(where, this, id, props.name, slugs);
     const namespace = resolveNamespace(where, this, props.namespace);
@@ -206,7 +206,7 @@ export class ZonalRedisCluster extends Construct {
           spec: {
             accessModes: ['ReadWriteOnce'],
             storageClassName: o.storageClass,
-            resources: { requests: { storage: k8s.Quantity.fromString(props.storage.size) } },
+            resources: { requests: { storage: k8s.Quantity.fromString(sizeQuantity(props.storage.size)) } },
           },
         }],
       },

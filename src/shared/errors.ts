@@ -36,6 +36,7 @@ function render(value: unknown, seen: Set<object>): string {
   try {
     if (Array.isArray(obj)) return `[${shortList(obj.map((v) => render(v, seen)))}]`;
     const named = obj.constructor?.name;
+    if (named === 'Size' && typeof (obj as any).asString === 'function') return `[Size ${(obj as any).asString()}]`;
     if (named && named !== 'Object' && typeof (obj as any).toJSON !== 'function') {
       // A class instance (ZoneTopology, Duration, ...): its class says more than its fields.
       return `[${named}]`;

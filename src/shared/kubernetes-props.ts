@@ -8,7 +8,7 @@ import {
   dataKeyProblem, dnsLabelProblem, dnsSubdomainProblem, labelKeyProblem, labelValueProblem, serviceNameProblem,
 } from './kubernetes-names';
 import { Props, RequiredCheck } from './props';
-import { bytesProblem, quantityProblem, quantityValue } from './quantity';
+import { quantityProblem, quantityValue, sizeProblem } from './quantity';
 
 const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 
@@ -27,8 +27,8 @@ export const KubeProps = {
   labels: (): RequiredCheck => Props.mapOf(Props.string(labelValueProblem, 'a label value'), labelKeyProblem),
   /** A container image reference. */
   image: (): RequiredCheck => Props.string((s) => (s === '' || /\s/.test(s) ? "must be an image reference without spaces, e.g. 'docker.io/library/redis:7.2.5'" : undefined), 'an image reference'),
-  /** A whole number of bytes such as '10Gi' (volume sizes). */
-  bytes: (): RequiredCheck => Props.custom("a byte quantity such as '10Gi'", bytesProblem),
+  /** A cdk8s `Size` of a whole number of bytes, larger than zero unless `zero` is allowed (volume and disk sizes). */
+  size: (zero = false): RequiredCheck => Props.custom('a cdk8s Size such as Size.gibibytes(10)', (v) => sizeProblem(v, zero)),
   /** A cdk8s `Duration`. */
   duration: (): RequiredCheck => Props.instanceOf(Duration, 'Duration'),
   /** Container resources: quantities by resource name, requests at most the limits, a memory limit. */

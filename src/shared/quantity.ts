@@ -1,3 +1,4 @@
+import { Size, SizeRoundingBehavior } from 'cdk8s';
 import { invalidProp } from './errors';
 
 /**
@@ -30,6 +31,30 @@ export function parseBytes(where: string, prop: string, value: string): number {
 export function bytesProblem(value: unknown): string | undefined {
   const parsed = bytesOf(value);
   return typeof parsed === 'string' ? parsed : undefined;
+}
+
+/**
+ * Why `value` is not a cdk8s `Size` of a whole number of bytes (at least one, unless `zero` is allowed), or
+ * undefined. Sizes are how props take volume and disk sizes; their bytes must be exact, as quantities are.
+ */
+export function sizeProblem(value: unknown, zero = false): string | undefined {
+  if (!(value instanceof Size)) return "must be a cdk8s Size, e.g. Size.gibibytes(10) (not a string such as '10Gi')";
+  const bytes = value.toKibibytes({ rounding: SizeRoundingBehavior.NONE }) * 1024;
+  if (!Number.isFinite(bytes) || bytes < 0) return 'must be a finite, non-negative size';
+  if (Math.abs(bytes - Math.round(bytes)) > 1e-6) return 'is not a whole number of bytes';
+  if (Math.round(bytes) > Number.MAX_SAFE_INTEGER) return `is larger than ${Number.MAX_SAFE_INTEGER} bytes`;
+  if (bytes === 0 && !zero) return 'must be larger than zero';
+  return undefined;
+}
+
+/** The bytes of a Size that passed `sizeProblem`. */
+export function sizeBytes(size: Size): number {
+  return Math.round(size.toKibibytes({ rounding: SizeRoundingBehavior.NONE }) * 1024);
+}
+
+/** A Size that passed `sizeProblem` as an exact Kubernetes quantity ('10Gi', '1536Mi'). */
+export function sizeQuantity(size: Size): string {
+  return formatBytes(sizeBytes(size));
 }
 
 /** The bytes of a quantity, or why it is not one. */

@@ -6,7 +6,7 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import {
-  IZoneController, LokiOutput, RolloutTarget, WebhookTls, ZonalRedisCluster, ZoneAwareLokiStack, ZoneAwareUpdate, ZoneController, ZoneControllerProps,
+  IZoneController, RolloutTarget, WebhookTls, ZonalRedisCluster, ZoneAwareLokiStack, ZoneAwareUpdate, ZoneController, ZoneControllerProps,
   ZoneDisruptionBudget, ZoneSource, ZoneTopology,
 } from '../../src';
 import { warningsOf } from '../../src/shared/warnings';
@@ -109,7 +109,7 @@ test('ZoneSource.controller needs the zone annotator, which would otherwise leav
   expect(ZoneSource.controller(ZoneController.fromInstalled({ workloadNamespaces: ['logs'] })).zoneController?.reconcilers).toEqual(['zone-annotator']);
   const app = Testing.app();
   const annotating = new ZoneController(new Chart(app, 'platform'), 'controller');
-  new ZoneAwareLokiStack(new Chart(app, 'logs'), 'loki', { topology, output: LokiOutput.DIRECT, zoneSource: ZoneSource.controller(annotating), s3: { bucket: 'logs' } });
+  new ZoneAwareLokiStack(new Chart(app, 'logs'), 'loki', { topology, direct: { zoneSource: ZoneSource.controller(annotating), objectStorage: { bucket: 'logs' } } });
   expect(() => app.charts.map((c) => Testing.synth(c))).not.toThrow();
 });
 

@@ -9,7 +9,7 @@ import * as fc from 'fast-check';
 import { parse } from 'yaml';
 import { flagViolations, referenceViolations } from './config-reference';
 import { HOSTILE_VARIANT, STANDARD_VARIANT } from '../../examples/variant';
-import { LokiOutput, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
+import { ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
 import { lokiConfig, LokiConfigInput, renderLokiConfig } from '../../src/loki/config';
 import { EXAMPLE_NAMES, synthesizeExample } from '../example-apps';
 
@@ -78,18 +78,19 @@ test('the direct output, over its props, keeps to the reference', () => {
       const zoneSource = p.zoneSource === 'perZone' ? ZoneSource.perZoneStatefulSets()
         : p.zoneSource === 'labels' ? ZoneSource.podTopologyLabels() : ZoneSource.controller(controller);
       new ZoneAwareLokiStack(chart, 'loki', {
-        controller,
         name: 'logs',
         namespace: 'logs',
-        output: LokiOutput.DIRECT,
         topology: new ZoneTopology({ zones: Array.from({ length: p.zones }, (_, i) => `zone-${i}`) }),
         replicationFactor: Math.min(p.replicationFactor, p.zones),
-        ingesterReplicasPerZone: p.ingesterReplicasPerZone,
-        kubernetesVersion: '1.35',
-        zoneSource,
-        s3: p.s3,
-        ruler: p.ruler,
-        gateway: p.gateway,
+        direct: {
+          controller,
+          ingesterReplicasPerZone: p.ingesterReplicasPerZone,
+          kubernetesVersion: '1.35',
+          zoneSource,
+          objectStorage: p.s3,
+          ruler: p.ruler,
+          gateway: p.gateway,
+        },
       });
       const objects = Testing.synth(chart);
       const configs = lokiConfigs(objects);

@@ -1,8 +1,8 @@
-import { Chart, Testing } from 'cdk8s';
+import { Chart, Size, Testing } from 'cdk8s';
 import * as fc from 'fast-check';
 import {
-  IngesterRollout, LokiComponent, LokiObjectStorageType, LokiOutput, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack, ZoneAwareLokiStackProps,
-  ZoneController, ZoneSource, ZoneTopology,
+  IngesterRollout, LokiComponent, LokiDirectOptions, LokiObjectStorageType, LokiOperatorOptions, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack,
+  ZoneAwareLokiStackProps, ZoneController, ZoneSource, ZoneTopology,
 } from '../../src';
 import { zoneWiring } from '../../src/controller/zone-source';
 import { OPERATOR_INGESTERS } from '../../src/loki/options';
@@ -14,16 +14,35 @@ const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
 const operatorStorage = { secretName: 'loki-s3', type: LokiObjectStorageType.S3 };
 const controller = new ZoneController(testChart(), 'zones', { image: 'ghcr.io/example/cdk8s-zones-controller:0.1.0' });
 
-function operator(props: Partial<ZoneAwareLokiStackProps> = {}): any[] {
+/** The props both outputs share, and those of one output, as one flat object (split by `split`). */
+type Common = Omit<ZoneAwareLokiStackProps, 'operator' | 'direct'>;
+const COMMON: (keyof Common)[] = ['topology', 'replicationFactor', 'maxSkew', 'name', 'namespace'];
+
+function split<O>(flat: Partial<Common> & Partial<O>): [Partial<Common>, Partial<O>] {
+  const common: any = {};
+  const rest: any = {};
+  for (const [k, v] of Object.entries(flat)) (COMMON.includes(k as keyof Common) ? common : rest)[k] = v;
+  return [common, rest];
+}
+
+function operator(props: Partial<Common & LokiOperatorOptions> = {}): any[] {
   const chart = testChart();
-  new ZoneAwareLokiStack(chart, 'loki', { topology, storage: operatorStorage, storageClassName: 'gp3', namespace: 'logs', name: 'loki', ...props });
+  const [common, options] = split<LokiOperatorOptions>(props);
+  new ZoneAwareLokiStack(chart, 'loki', {
+    topology, namespace: 'logs', name: 'loki', ...common, operator: { objectStorage: operatorStorage, storageClassName: 'gp3', ...options },
+  });
   return synth(chart);
 }
 
-function direct(props: Partial<ZoneAwareLokiStackProps> = {}): { manifests: any[]; warnings: string[] } {
+function direct(props: Partial<Common & LokiDirectOptions> = {}): { manifests: any[]; warnings: string[] } {
   const chart = testChart();
+  const [common, options] = split<LokiDirectOptions>(props);
   new ZoneAwareLokiStack(chart, 'loki', {
-    topology, output: LokiOutput.DIRECT, namespace: 'logs', name: 'loki', s3: { bucket: 'logs', endpoint: 'minio:9000', credentialsSecretName: 'minio' }, ...props,
+    topology,
+    namespace: 'logs',
+    name: 'loki',
+    ...common,
+    direct: { objectStorage: { bucket: 'logs', endpoint: 'minio:9000', credentialsSecretName: 'minio' }, ...options },
   });
   return { manifests: synth(chart), warnings: warningsOf(chart) };
 }
@@ -55,10 +74,10 @@ describe('operator output', () => {
   });
 
   test.each([
-    [{ storage: undefined }, /storage=undefined must be set with LokiOutput.OPERATOR/],
-    [{ storageClassName: undefined }, /storageClassName=undefined must be set with LokiOutput.OPERATOR/],
-    [{ zoneSource: ZoneSource.podTopologyLabels() }, /zoneSource=.* only applies to output LokiOutput.DIRECT/],
-    [{ extraTopologyKeys: ['topology.kubernetes.io/zone'] }, /extraTopologyKeys\[0\]="topology.kubernetes.io\/zone" repeats a topology key/],
+    [{ objectStorage: undefined }, /operator.objectStorage=undefined is required: a LokiOperatorStorage/],
+    [{ storageClassName: undefined }, /operator.storageClassName=undefined is required/],
+    [{ zoneSource: ZoneSource.podTopologyLabels() }, /operator.zoneSource=.* is not a prop of LokiOperatorOptions/],
+    [{ extraTopologyKeys: ['topology.kubernetes.io/zone'] }, /operator.extraTopologyKeys\[0\]="topology.kubernetes.io\/zone" repeats a topology key/],
   ])('refuses %p', (props, message) => {
     expect(() => operator(props as any)).toThrow(message);
   });
@@ -92,7 +111,6 @@ describe('direct output', () => {
       expect(w.spec.template.metadata.labels).toMatchObject(members);
     }
     expect(direct({ networkPolicy: { enabled: false } }).manifests.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
-    expect(() => operator({ networkPolicy: { enabled: false } })).toThrow('networkPolicy={"enabled":false} only applies to output LokiOutput.DIRECT');
   });
 
   test('every container has a memory limit; the ingesters\' governing Service is headless', () => {
@@ -230,27 +248,25 @@ describe('direct output', () => {
   });
 
   test('filesystem storage warns that it is only for tests', () => {
-    const { manifests, warnings } = direct({ s3: undefined, ingesterRollout: IngesterRollout.PARTITIONED });
+    const { manifests, warnings } = direct({ objectStorage: undefined, ingesterRollout: IngesterRollout.PARTITIONED });
     expect(only(manifests, 'ConfigMap', 'loki-config').data['config.yaml']).toContain('chunks_directory: /var/loki/storage/chunks');
-    expect(warnings).toEqual([expect.stringMatching(/no s3 storage: .* only for tests/)]);
+    expect(warnings).toEqual([expect.stringMatching(/no direct.objectStorage: .* only for tests/)]);
   });
 });
 
 describe('storage classes per zone', () => {
   test('direct output: each zone\'s ingester StatefulSet claims its zone\'s class; zones not named get storageClassName', () => {
-    const { manifests } = direct({ storageClassName: 'standard', storageClassNamePerZone: { 'zone-b': 'ssd-b' } });
+    const { manifests } = direct({ ingesterStorage: { size: Size.gibibytes(10), storageClassName: 'standard', storageClassNamePerZone: { 'zone-b': 'ssd-b' } } });
     const ingesters = manifests.filter((m) => m.kind === 'StatefulSet');
     expect(ingesters.map((m) => [m.metadata.name, m.spec.volumeClaimTemplates[0].spec.storageClassName]))
       .toEqual([['loki-ingester-zone-a', 'standard'], ['loki-ingester-zone-b', 'ssd-b'], ['loki-ingester-zone-c', 'standard']]);
   });
 
   test.each([
-    ['a zone outside the topology', () => direct({ storageClassNamePerZone: { 'zone-d': 'ssd' } }),
-      /storageClassNamePerZone key="zone-d" is not one of the topology's zones/],
-    ['ingesters not of one zone each', () => direct({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35', storageClassNamePerZone: { 'zone-a': 'ssd' } }),
-      /storageClassNamePerZone=\{"zone-a":"ssd"\} needs ingesters of one zone each: ZoneSource.perZoneStatefulSets\(\)/],
-    ['the operator output', () => operator({ storageClassNamePerZone: { 'zone-a': 'ssd' } }),
-      /storageClassNamePerZone=\{"zone-a":"ssd"\} only applies to output LokiOutput.DIRECT \(a LokiStack has one storageClassName\)/],
+    ['a zone outside the topology', () => direct({ ingesterStorage: { size: Size.gibibytes(10), storageClassNamePerZone: { 'zone-d': 'ssd' } } }),
+      /direct.ingesterStorage.storageClassNamePerZone key="zone-d" is not one of the topology's zones/],
+    ['ingesters not of one zone each', () => direct({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35', ingesterStorage: { size: Size.gibibytes(10), storageClassNamePerZone: { 'zone-a': 'ssd' } } }),
+      /direct.ingesterStorage.storageClassNamePerZone=\{"zone-a":"ssd"\} needs ingesters of one zone each: ZoneSource.perZoneStatefulSets\(\)/],
   ])('refused: %s', (_, build, message) => {
     expect(build).toThrow(message);
   });
@@ -264,7 +280,7 @@ describe('bad input', () => {
     ['RF 2 over 2 zones', { topology: new ZoneTopology({ zones: ['a', 'b'] }), replicationFactor: 2 }, /replicationFactor=2 .* does not keep writes going with a zone down: .* leaves 1; the quorum \(at least 2\) needs 2/],
     ['RF 1', { replicationFactor: 1 }, /replicationFactor=1 .* use replicationFactor 3 or more/],
     ['maxSkew < 1', { maxSkew: 0 }, /maxSkew=0 must be an integer from 1 to 2147483647/],
-    ['ingesters per zone < 1', { ingesterReplicasPerZone: 0 }, /ingesterReplicasPerZone=0 must be an integer from 1 to 2147483647: a zone without ingesters/],
+    ['ingesters per zone < 1', { ingesterReplicasPerZone: 0 }, /direct.ingesterReplicasPerZone=0 must be an integer from 1 to 2147483647: a zone without ingesters/],
     ['a spread that may leave a zone without ingesters', { zoneSource: ZoneSource.podTopologyLabels(), maxSkew: 2 },
       /replicationFactor=3 with 1 ingester\(s\) per zone and maxSkew 2 .* 3 ingester\(s\) may occupy only 2 of the 3 zones.* Use maxSkew 1/],
     ['podTopologyLabels before 1.35', { zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.34' }, /needs Kubernetes >= 1.35 .* kubernetesVersion is 1.34/],
@@ -274,6 +290,15 @@ describe('bad input', () => {
   ])('%s', (_, props, message) => {
     expect(() => direct(props as any)).toThrow(message);
     expect(() => direct(props as any)).toThrow(/^ZoneAwareLokiStack 'test\/loki': /);
+  });
+
+  test('exactly one output: operator or direct', () => {
+    const chart = () => testChart();
+    expect(() => new ZoneAwareLokiStack(chart(), 'loki', { topology, namespace: 'logs' }))
+      .toThrow("ZoneAwareLokiStack 'test/loki': operator=undefined must be set, or direct must: operator: { objectStorage, storageClassName } for a LokiStack");
+    expect(() => new ZoneAwareLokiStack(chart(), 'loki', {
+      topology, namespace: 'logs', operator: { objectStorage: operatorStorage, storageClassName: 'gp3' }, direct: {},
+    })).toThrow("ZoneAwareLokiStack 'test/loki': direct={} is set beside operator: set one of them");
   });
 
   test('controller zone source without a controller', () => {
@@ -343,12 +368,12 @@ describe('operator sizes x zones x replication factor', () => {
     const counts = ingesterReplicas !== undefined ? [ingesterReplicas]
       : Array.from({ length: zones * maxSkew + 3 }, (_, i) => OPERATOR_INGESTERS[size] + i);
     expect(counts.filter((n) => survivesEveryPlacement(n, zones, maxSkew, rf))).toEqual([]);
-    expect(error!.message).toMatch(/^ZoneAwareLokiStack 'test\/loki': (replicationFactor|ingesterReplicas)=\d+ with /);
+    expect(error!.message).toMatch(/^ZoneAwareLokiStack 'test\/loki': (replicationFactor|operator.ingesterReplicas)=\d+ with /);
     expect(error!.message).toContain(`size ${size}`);
     expect(error!.message).toContain(`replicationFactor ${rf}`);
     expect(error!.message).toContain(`over ${zones} zone(s)`);
     expect(error!.message).toMatch(/ingester/);
-    expect(error!.message).toMatch(/Set ingesterReplicas to \d+ or more|use replicationFactor/);
+    expect(error!.message).toMatch(/Set operator.ingesterReplicas to \d+ or more|use replicationFactor/);
   });
 
   test('the default for replicationFactor 3 over 3 zones survives for every size (1x.small runs 2 ingesters: 3 are set)', () => {
@@ -362,9 +387,9 @@ describe('operator sizes x zones x replication factor', () => {
 
   test('two ingesters over three zones with replicationFactor 3 is refused, naming size, ingesters, zones and factor', () => {
     expect(() => operator({ size: LokiStackSize.ONE_X_SMALL, ingesterReplicas: 2 })).toThrow(
-      "ZoneAwareLokiStack 'test/loki': ingesterReplicas=2 with 2 ingesters (size 1x.small), replicationFactor 3 and maxSkew 1 over 3 zone(s) " +
+      "ZoneAwareLokiStack 'test/loki': operator.ingesterReplicas=2 with 2 ingesters (size 1x.small), replicationFactor 3 and maxSkew 1 over 3 zone(s) " +
       '[zone-a, zone-b, zone-c] does not keep writes going with a zone down: 2 ingester(s) may occupy only 2 of the 3 zones, so a stream ' +
-      'may have only 2 replica(s); losing zone zone-a (1 of 2 replicas) leaves 1; the quorum (at least 2) needs 2. Set ingesterReplicas to 3 or more');
+      'may have only 2 replica(s); losing zone zone-a (1 of 2 replicas) leaves 1; the quorum (at least 2) needs 2. Set operator.ingesterReplicas to 3 or more');
   });
 });
 
@@ -388,20 +413,21 @@ describe('write survival (survival math)', () => {
 describe('direct output: how the ingesters roll out a change', () => {
   const IMAGE = 'ghcr.io/example/cdk8s-zones-controller:0.1.0';
   /** The stack in one chart, rolled by the ZoneController of another chart of the same app when `controllerProps` are given. */
-  function app(props: Partial<ZoneAwareLokiStackProps>, controllerProps?: object) {
+  function app(props: Partial<LokiDirectOptions>, controllerProps?: object) {
     const a = Testing.app();
     const platform = new Chart(a, 'platform');
     const rolling = controllerProps && new ZoneController(platform, 'controller', { image: IMAGE, ...controllerProps });
     const chart = new Chart(a, 'logs', { disableResourceNameHashes: true });
     new ZoneAwareLokiStack(chart, 'loki', {
-      controller: rolling,
       topology,
-      output: LokiOutput.DIRECT,
       namespace: 'logs',
       name: 'loki',
-      ingesterReplicasPerZone: 2,
-      s3: { bucket: 'logs', endpoint: 'minio:9000', credentialsSecretName: 'minio' },
-      ...props,
+      direct: {
+        controller: rolling,
+        ingesterReplicasPerZone: 2,
+        objectStorage: { bucket: 'logs', endpoint: 'minio:9000', credentialsSecretName: 'minio' },
+        ...props,
+      },
     });
     return { a, chart, platform };
   }
@@ -455,20 +481,19 @@ describe('direct output: how the ingesters roll out a change', () => {
   });
 
   test('ZONE_AWARE needs a controller running zoneAwareUpdate: of this app, or installed by another', () => {
-    const needs = "ZoneAwareLokiStack 'logs/loki': controller=undefined must name a controller running zone-aware-update (zoneAwareUpdate: true) to roll the ingesters zone by zone";
+    const needs = "ZoneAwareLokiStack 'logs/loki': direct.controller=undefined must name a controller running zone-aware-update (zoneAwareUpdate: true) to roll the ingesters zone by zone";
     expect(() => app({ ingesterRollout: IngesterRollout.ZONE_AWARE })).toThrow(needs);
     expect(() => app({ ingesterRollout: IngesterRollout.ZONE_AWARE }, { zoneAnnotator: true }))
-      .toThrow("ZoneAwareLokiStack 'logs/loki': controller=\"ZoneController 'platform/controller'\" must name a controller running zone-aware-update");
+      .toThrow("ZoneAwareLokiStack 'logs/loki': direct.controller=\"ZoneController 'platform/controller'\" must name a controller running zone-aware-update");
     const elsewhere = app({ controller: ZoneController.fromInstalled({ workloadNamespaces: ['logs'], zoneAwareUpdate: true }) });
     expect(only(synth(elsewhere.chart), 'ZoneAwareUpdate').spec.statefulsets).toHaveLength(3);
     expect(warningsOf(elsewhere.chart)).toEqual([]);
   });
 
-  test('the rollout props: the operator output refuses them; PARTITIONED refuses a controller', () => {
-    expect(() => operator({ ingesterRollout: IngesterRollout.ZONE_AWARE })).toThrow('ingesterRollout="zone-aware" only applies to output LokiOutput.DIRECT');
-    expect(() => operator({ controller })).toThrow("ZoneAwareLokiStack 'test/loki': controller=[ZoneController] only applies to output LokiOutput.DIRECT");
-    expect(() => direct({ ingesterRollout: 'sideways' as any })).toThrow('ingesterRollout="sideways" must be');
+  test('the rollout props: the operator output has none; PARTITIONED refuses a controller', () => {
+    expect(() => operator({ ingesterRollout: IngesterRollout.ZONE_AWARE } as any)).toThrow('operator.ingesterRollout="zone-aware" is not a prop of LokiOperatorOptions');
+    expect(() => direct({ ingesterRollout: 'sideways' as any })).toThrow('direct.ingesterRollout="sideways" must be');
     expect(() => direct({ ingesterRollout: IngesterRollout.PARTITIONED, controller }))
-      .toThrow("ZoneAwareLokiStack 'test/loki': controller=\"ZoneController 'test/zones'\" names the controller that rolls the ingesters, but ingesterRollout is IngesterRollout.PARTITIONED");
+      .toThrow("ZoneAwareLokiStack 'test/loki': direct.controller=\"ZoneController 'test/zones'\" names the controller that rolls the ingesters, but direct.ingesterRollout is IngesterRollout.PARTITIONED");
   });
 });

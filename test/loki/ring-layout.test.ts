@@ -5,7 +5,7 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import { parse, stringify } from 'yaml';
-import { LokiOutput, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
+import { ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
 import { ZONE_FLAG } from '../../src/loki/direct';
 import { cortexFlags, lokiRing } from '../integration/cortex/ring-layout';
 
@@ -13,16 +13,17 @@ function objects(props: { zones?: string[]; replicationFactor?: number; perZone?
   const chart = new Chart(Testing.app(), 'c', { disableResourceNameHashes: true });
   const controller = new ZoneController(chart, 'zones', { workloadNamespaces: ['logs'], zoneAwareUpdate: true }); // rolls the ingesters out
   new ZoneAwareLokiStack(chart, 'loki', {
-    controller,
     name: 'logs',
     namespace: 'logs',
-    output: LokiOutput.DIRECT,
     topology: new ZoneTopology({ zones: props.zones ?? ['zone-a', 'zone-b', 'zone-c'] }),
     replicationFactor: props.replicationFactor ?? 3,
-    ingesterReplicasPerZone: props.perZone ?? 2,
-    zoneSource: props.zoneSource ?? ZoneSource.perZoneStatefulSets(),
-    kubernetesVersion: '1.35',
-    s3: { bucket: 'logs', endpoint: 'minio:9000' },
+    direct: {
+      controller,
+      ingesterReplicasPerZone: props.perZone ?? 2,
+      zoneSource: props.zoneSource ?? ZoneSource.perZoneStatefulSets(),
+      kubernetesVersion: '1.35',
+      objectStorage: { bucket: 'logs', endpoint: 'minio:9000' },
+    },
   });
   return Testing.synth(chart);
 }

@@ -1,12 +1,13 @@
+import { Size } from 'cdk8s';
 import { LonghornDiskType, LonghornInventory, LonghornNodeInventory } from '../../src';
 
-const disk = { name: 'sda', capacity: '100Gi' };
+const disk = { name: 'sda', capacity: Size.gibibytes(100) };
 
 describe('LonghornInventory', () => {
   test('normalizes nodes and disks: sorted by name, bytes, defaults filled in', () => {
     const inventory = new LonghornInventory({
       nodes: [
-        { name: 'n2', zone: 'b', disks: [{ name: 'sdb', capacity: '1Ti', available: '800Gi', reserved: '10Gi', scheduled: '300Gi', tags: ['ssd'] }, disk] },
+        { name: 'n2', zone: 'b', disks: [{ name: 'sdb', capacity: Size.tebibytes(1), available: Size.gibibytes(800), reserved: Size.gibibytes(10), scheduled: Size.gibibytes(300), tags: ['ssd'] }, disk] },
         { name: 'n1', tags: ['storage'], allowScheduling: false, disks: [] },
       ],
     });
@@ -27,13 +28,13 @@ describe('LonghornInventory', () => {
     ['duplicate disk names on a node', [{ name: 'n1', disks: [disk, disk] }],
       'LonghornInventory: nodes[0].disks[1].name="sda" duplicates nodes[0].disks[0].name: disk names must be unique on a node'],
     ['an empty node name', [{ name: '', disks: [] }], 'nodes[0].name="" must be a non-empty string'],
-    ['negative capacity', [{ name: 'n1', disks: [{ name: 'sda', capacity: '-10Gi' }] }],
-      'LonghornInventory: nodes[0].disks[0].capacity="-10Gi" must not be negative'],
-    ['negative reserved', [{ name: 'n1', disks: [{ ...disk, reserved: '-1' }] }], 'nodes[0].disks[0].reserved="-1" must not be negative'],
-    ['a capacity that is no quantity', [{ name: 'n1', disks: [{ name: 'sda', capacity: '100 GB' }] }], 'capacity="100 GB" is not a byte quantity'],
-    ['more free space than capacity', [{ name: 'n1', disks: [{ ...disk, available: '200Gi' }] }],
-      'nodes[0].disks[0].available="200Gi" exceeds the capacity "100Gi"'],
-    ['a reservation above capacity', [{ name: 'n1', disks: [{ ...disk, reserved: '101Gi' }] }], 'reserved="101Gi" exceeds the capacity "100Gi"'],
+    ['negative capacity', [{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(Infinity) }] }],
+      'LonghornInventory: nodes[0].disks[0].capacity=[Size InfinityGi] must be a finite, non-negative size'],
+    ['a fraction of a byte', [{ name: 'n1', disks: [{ ...disk, reserved: Size.kibibytes(0.5005) }] }], 'nodes[0].disks[0].reserved=[Size 0.5005Ki] is not a whole number of bytes'],
+    ['a capacity that is a string', [{ name: 'n1', disks: [{ name: 'sda', capacity: '100Gi' as any }] }], 'capacity="100Gi" must be a cdk8s Size'],
+    ['more free space than capacity', [{ name: 'n1', disks: [{ ...disk, available: Size.gibibytes(200) }] }],
+      'nodes[0].disks[0].available=[Size 200Gi] exceeds the capacity 100Gi'],
+    ['a reservation above capacity', [{ name: 'n1', disks: [{ ...disk, reserved: Size.gibibytes(101) }] }], 'reserved=[Size 101Gi] exceeds the capacity 100Gi'],
     ['an empty zone', [{ name: 'n1', zone: '', disks: [] }], 'nodes[0].zone="" must not be empty (omit it for a node without a zone label)'],
     ['an invalid zone label value', [{ name: 'n1', zone: 'eu west', disks: [] }], 'nodes[0].zone="eu west" is not a valid label value'],
     ['a tag with a comma', [{ name: 'n1', tags: ['a,b'], disks: [] }], 'nodes[0].tags[0]="a,b" must be a non-empty tag without commas or whitespace'],

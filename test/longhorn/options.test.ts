@@ -1,3 +1,4 @@
+import { Size } from 'cdk8s';
 import {
   AntiAffinity, AntiAffinityLevel, LonghornDataLocality, LonghornInventory, LonghornPlacement, LonghornPlacementRequest, LonghornReplicaAutoBalance,
 } from '../../src';
@@ -5,7 +6,7 @@ import { LONGHORN_DEFAULTS, resolveScheduling, resolveSettings } from '../../src
 
 /** Plans on a small inventory: the public API that validates a request and resolves its options. */
 const plan = (request: LonghornPlacementRequest) => LonghornPlacement.plan(new LonghornInventory({
-  nodes: [1, 2, 3].map((n) => ({ name: `n${n}`, disks: [{ name: 'd', capacity: '100Gi' }] })),
+  nodes: [1, 2, 3].map((n) => ({ name: `n${n}`, disks: [{ name: 'd', capacity: Size.gibibytes(100) }] })),
 }), request);
 
 describe('resolveSettings', () => {

@@ -3,6 +3,7 @@
  * search written independently of the planner: it knows only the rules (eligibility, capacity, hard levels),
  * not Longhorn's order of preference.
  */
+import { Size } from 'cdk8s';
 import * as fc from 'fast-check';
 import {
   AntiAffinity, AntiAffinityLevel, LonghornDiskType, LonghornInventory, LonghornNodeInventory, LonghornPlacement,
@@ -47,6 +48,9 @@ const caseArb = fc.record({
 });
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
+/** A disk's free bytes: its free percentage of the capacity, in whole KiB (a Size's smallest unit). */
+const availableBytes = (d: { capacityGi: number; freePercent: number }) => Math.floor(d.capacityGi * GI * d.freePercent / 100 / 1024) * 1024;
+
 function build(c: Case): { inventory: LonghornInventory; nodes: LonghornNodeInventory[]; request: LonghornPlacementRequest } {
   const nodes: LonghornNodeInventory[] = c.nodes.map((n, i) => ({
     name: `n${i}`,
@@ -55,10 +59,10 @@ function build(c: Case): { inventory: LonghornInventory; nodes: LonghornNodeInve
     allowScheduling: n.allowScheduling,
     disks: n.disks.map((d, j) => ({
       name: `d${j}`,
-      capacity: `${d.capacityGi}Gi`,
-      available: String(Math.floor(d.capacityGi * GI * d.freePercent / 100)),
-      reserved: `${Math.min(d.reservedGi, d.capacityGi)}Gi`,
-      scheduled: `${d.scheduledGi}Gi`,
+      capacity: Size.gibibytes(d.capacityGi),
+      available: Size.kibibytes(availableBytes(d) / 1024),
+      reserved: Size.gibibytes(Math.min(d.reservedGi, d.capacityGi)),
+      scheduled: Size.gibibytes(d.scheduledGi),
       tags: d.tags,
       allowScheduling: d.allowScheduling,
       diskType: d.block ? LonghornDiskType.BLOCK : LonghornDiskType.FILESYSTEM,
@@ -68,7 +72,7 @@ function build(c: Case): { inventory: LonghornInventory; nodes: LonghornNodeInve
   const diskTags = new Set(nodes.flatMap((n) => n.disks.flatMap((d) => d.tags ?? [])));
   const request: LonghornPlacementRequest = {
     numberOfReplicas: c.replicas,
-    size: `${c.sizeGi}Gi`,
+    size: c.sizeGi === 0 ? undefined : Size.gibibytes(c.sizeGi),
     replicaZoneSoftAntiAffinity: c.zone,
     replicaSoftAntiAffinity: c.node,
     replicaDiskSoftAntiAffinity: c.disk,
@@ -89,7 +93,7 @@ function build(c: Case): { inventory: LonghornInventory; nodes: LonghornNodeInve
 interface RuleDisk { node: string; zone: string; id: string; room: (k: number) => boolean }
 interface Rules { disks: RuleDisk[]; hard: { [level: string]: boolean }; replicas: number }
 
-function rules(c: Case, nodes: LonghornNodeInventory[], request: LonghornPlacementRequest): Rules {
+function rules(c: Case, request: LonghornPlacementRequest): Rules {
   const hard = (own: AntiAffinity | undefined, global: AntiAffinity) =>
     (own === AntiAffinity.ENABLED || own === AntiAffinity.DISABLED ? own : global) === AntiAffinity.DISABLED;
   const size = c.sizeGi * GI;
@@ -99,7 +103,7 @@ function rules(c: Case, nodes: LonghornNodeInventory[], request: LonghornPlaceme
     for (const [j, d] of n.disks.entries()) {
       if (!d.allowScheduling || d.block || !(request.diskSelector ?? []).every((t) => d.tags.includes(t))) continue;
       const capacity = d.capacityGi * GI;
-      const available = Number(nodes[i].disks[j].available);
+      const available = availableBytes(d);
       const limit = Math.trunc((capacity - Math.min(d.reservedGi, d.capacityGi) * GI) * c.overProvisioning / 100);
       const open = capacity > 0 && available > 0 && available > Math.trunc(capacity * c.minimalAvailable / 100);
       disks.push({ node: `n${i}`, zone: n.zone ?? '', id: `n${i}/d${j}`, room: (k) => k === 0 || (open && d.scheduledGi * GI + k * size <= limit) });
@@ -149,7 +153,7 @@ function scheduledDisks(r: Rules, plan: LonghornPlacementPlan): RuleDisk[] {
 
 function planOf(c: Case) {
   const { inventory, nodes, request } = build(c);
-  return { plan: LonghornPlacement.plan(inventory, request), r: rules(c, nodes, request), request, nodes };
+  return { plan: LonghornPlacement.plan(inventory, request), r: rules(c, request), request, nodes };
 }
 
 const RUNS = { numRuns: 500 };

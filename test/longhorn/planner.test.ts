@@ -1,3 +1,4 @@
+import { Size } from 'cdk8s';
 import {
   AntiAffinity, AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornDiskType, LonghornInventory, LonghornNodeInventory,
   LonghornPlacement, LonghornPlacementPlan, LonghornPlacementRequest, LonghornReplicaAutoBalance,
@@ -22,11 +23,11 @@ describe('the seed: disk anti-affinity on one node with several disks (Longhorn 
   // One disk has far more free space: without disk anti-affinity, the old scheduler put two replicas on it.
   const oneNode = inventory([{
     name: 'n1',
-    disks: [{ name: 'big', capacity: '2Ti' }, { name: 'sdb', capacity: '200Gi' }, { name: 'sdc', capacity: '200Gi' }],
+    disks: [{ name: 'big', capacity: Size.tebibytes(2) }, { name: 'sdb', capacity: Size.gibibytes(200) }, { name: 'sdc', capacity: Size.gibibytes(200) }],
   }]);
 
   test('replicas = disks with disk anti-affinity soft: one replica per disk, even with one much larger disk', () => {
-    const p = plan(oneNode, { numberOfReplicas: 3, size: '10Gi', replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: SOFT });
+    const p = plan(oneNode, { numberOfReplicas: 3, size: Size.gibibytes(10), replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: SOFT });
     expect(p.complete).toBe(true);
     expect(locations(p)).toEqual(['n1/big', 'n1/sdb', 'n1/sdc']);
     expect(p.replicas.map((r) => r.relaxed)).toEqual([[], ['zone', 'node'], ['zone', 'node']]);
@@ -34,7 +35,7 @@ describe('the seed: disk anti-affinity on one node with several disks (Longhorn 
   });
 
   test('replicas = disks + 1 with disk anti-affinity hard: one replica is unschedulable, and the failure names the disk level', () => {
-    const p = plan(oneNode, { numberOfReplicas: 4, size: '10Gi', replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: HARD });
+    const p = plan(oneNode, { numberOfReplicas: 4, size: Size.gibibytes(10), replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: HARD });
     expect(p.complete).toBe(false);
     expect(locations(p)).toEqual(['n1/big', 'n1/sdb', 'n1/sdc', '-']);
     expect(p.failure).toBe('replica 4 of 4 cannot be scheduled: 4 replicas need 4 disks without a replica of this volume ' +
@@ -43,7 +44,7 @@ describe('the seed: disk anti-affinity on one node with several disks (Longhorn 
   });
 
   test('replicas = disks + 1 with disk anti-affinity soft: all scheduled, two share a disk, and that is a warning', () => {
-    const p = plan(oneNode, { numberOfReplicas: 4, size: '10Gi', replicaSoftAntiAffinity: SOFT });
+    const p = plan(oneNode, { numberOfReplicas: 4, size: Size.gibibytes(10), replicaSoftAntiAffinity: SOFT });
     expect(p.complete).toBe(true);
     expect(locations(p)).toEqual(['n1/big', 'n1/sdb', 'n1/sdc', 'n1/big']);
     expect(p.replicas[3].relaxed).toEqual(['zone', 'node', 'disk']);
@@ -55,7 +56,7 @@ describe('the seed: disk anti-affinity on one node with several disks (Longhorn 
   });
 
   test("Longhorn's default (node anti-affinity hard) fails on one node, and says it is the node level", () => {
-    const p = plan(oneNode, { numberOfReplicas: 3, size: '10Gi' });
+    const p = plan(oneNode, { numberOfReplicas: 3, size: Size.gibibytes(10) });
     expect(p.failure).toBe('replica 2 of 3 cannot be scheduled: 3 replicas need 3 nodes without a replica of this volume ' +
       '(node anti-affinity is hard: the global replica-soft-anti-affinity=false); only 1 node has a disk that can hold a replica: n1; ' +
       'set replicaSoftAntiAffinity to ENABLED to let replicas share a node, lower numberOfReplicas, or add nodes');
@@ -64,7 +65,9 @@ describe('the seed: disk anti-affinity on one node with several disks (Longhorn 
 });
 
 describe("node and zone combinations of Longhorn's scheduler tests (in our words)", () => {
-  const disk5g = (name: string, extra: object = {}) => ({ name, capacity: '5G', available: '3G', ...extra });
+  /** Decimal sizes, as a disk's status reports them (5 GB, 3 GB free). */
+  const gb = (n: number) => Size.kibibytes(n * 1e9 / 1024);
+  const disk5g = (name: string, extra: object = {}) => ({ name, capacity: gb(5), available: gb(3), ...extra });
 
   test('only one of three nodes may be scheduled to: both replicas go to it (node soft)', () => {
     const inv = inventory([
@@ -72,30 +75,32 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
       { name: 'n2', zone: 'z1', allowScheduling: false, disks: [disk5g('d1')] },
       { name: 'n3', zone: 'z1', allowScheduling: false, disks: [disk5g('d1')] },
     ]);
-    const p = plan(inv, { numberOfReplicas: 2, size: '1Gi', replicaSoftAntiAffinity: SOFT });
+    const p = plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1), replicaSoftAntiAffinity: SOFT });
     expect(locations(p)).toEqual(['n1/d1', 'n1/d1']);
   });
 
   test('nodes without disks: the first replica is unschedulable, and the failure says why', () => {
     const inv = inventory([{ name: 'n1', zone: 'z1', disks: [] }, { name: 'n2', zone: 'z1', disks: [] }]);
-    const p = plan(inv, { numberOfReplicas: 2, size: '1Gi' });
+    const p = plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1) });
     expect(locations(p)).toEqual(['-', '-']);
     expect(p.failure).toBe('replica 1 of 2 cannot be scheduled: no disk can hold a replica of this volume: node(s) n1, n2 have no disk');
   });
 
   test('replicas go to different nodes, skipping a fully reserved disk and a disk closed to scheduling', () => {
     const inv = inventory([
-      { name: 'n1', zone: 'z1', disks: [disk5g('d1'), disk5g('d2', { reserved: '5G' })] },
+      { name: 'n1', zone: 'z1', disks: [disk5g('d1'), disk5g('d2', { reserved: gb(5) })] },
       { name: 'n2', zone: 'z1', disks: [disk5g('d1'), disk5g('d2', { allowScheduling: false })] },
     ]);
-    const p = plan(inv, { numberOfReplicas: 2, size: '1Gi' });
+    const p = plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1) });
     expect(locations(p)).toEqual(['n1/d1', 'n2/d1']);
     expect(p.replicas[1].relaxed).toEqual(['zone']);
   });
 
   test('no disk passes the capacity checks (over-provisioning 0%, minimal available 100%)', () => {
     const inv = inventory([{ name: 'n1', zone: 'z1', disks: [disk5g('d1')] }, { name: 'n2', zone: 'z1', disks: [disk5g('d1'), disk5g('d2')] }]);
-    const p = plan(inv, { numberOfReplicas: 2, size: '1Gi', settings: { storageOverProvisioningPercentage: 0, storageMinimalAvailablePercentage: 100 } });
+    const p = plan(inv, {
+      numberOfReplicas: 2, size: Size.gibibytes(1), settings: { storageOverProvisioningPercentage: 0, storageMinimalAvailablePercentage: 100 },
+    });
     expect(locations(p)).toEqual(['-', '-']);
     expect(p.failure).toBe('replica 1 of 2 cannot be scheduled: no disk has room for another 1Gi replica: ' +
       ['n1/d1', 'n2/d1', 'n2/d2'].map((d) => `${d} has 3G free, at or below the minimal 5G (storage-minimal-available-percentage 100% of 5G)`).join(', '));
@@ -103,20 +108,20 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
 
   test('each replica goes to the disk with the most usable space on its node', () => {
     const inv = inventory([
-      { name: 'n1', zone: 'z1', disks: [disk5g('d1'), disk5g('d2', { available: '1.5G' })] },
-      { name: 'n2', zone: 'z1', disks: [disk5g('d1', { available: '1.5G' }), disk5g('d2')] },
+      { name: 'n1', zone: 'z1', disks: [disk5g('d1'), disk5g('d2', { available: gb(1.5) })] },
+      { name: 'n2', zone: 'z1', disks: [disk5g('d1', { available: gb(1.5) }), disk5g('d2')] },
     ]);
-    expect(locations(plan(inv, { numberOfReplicas: 2, size: '1Gi' }))).toEqual(['n1/d1', 'n2/d2']);
+    expect(locations(plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1) }))).toEqual(['n1/d1', 'n2/d2']);
   });
 
   test('a second replica on the same node takes the other disk even when the first has more free space (node soft)', () => {
-    const inv = inventory([{ name: 'n1', zone: 'z1', disks: [disk5g('d1', { available: '5G' }), disk5g('d2', { available: '1.5G' })] }]);
-    expect(locations(plan(inv, { numberOfReplicas: 2, size: '1Gi', replicaSoftAntiAffinity: SOFT }))).toEqual(['n1/d1', 'n1/d2']);
+    const inv = inventory([{ name: 'n1', zone: 'z1', disks: [disk5g('d1', { available: gb(5) }), disk5g('d2', { available: gb(1.5) })] }]);
+    expect(locations(plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1), replicaSoftAntiAffinity: SOFT }))).toEqual(['n1/d1', 'n1/d2']);
   });
 
   test('disk anti-affinity hard on a node with one disk: the second replica is unschedulable', () => {
     const inv = inventory([{ name: 'n1', zone: 'z1', disks: [disk5g('d1')] }]);
-    const p = plan(inv, { numberOfReplicas: 2, size: '1Gi', replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: HARD });
+    const p = plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1), replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: HARD });
     expect(locations(p)).toEqual(['n1/d1', '-']);
     expect(p.failure).toContain('2 replicas need 2 disks without a replica of this volume (disk anti-affinity is hard: ' +
       'replicaDiskSoftAntiAffinity=disabled); node n1 has 1 disk');
@@ -124,7 +129,7 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
 
   test('zone anti-affinity hard with two nodes in one zone: the second replica is unschedulable even with node soft', () => {
     const inv = inventory([{ name: 'n1', zone: 'z1', disks: [disk5g('d1')] }, { name: 'n2', zone: 'z1', disks: [disk5g('d1')] }]);
-    const p = plan(inv, { numberOfReplicas: 2, size: '1Gi', replicaSoftAntiAffinity: SOFT, replicaZoneSoftAntiAffinity: HARD });
+    const p = plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1), replicaSoftAntiAffinity: SOFT, replicaZoneSoftAntiAffinity: HARD });
     expect(p.replicas[1].scheduled).toBe(false);
     expect(p.failure).toContain('2 replicas need 2 zones without a replica of this volume (zone anti-affinity is hard: ' +
       'replicaZoneSoftAntiAffinity=disabled); only 1 zone has a disk that can hold a replica: z1; set replicaZoneSoftAntiAffinity to ENABLED');
@@ -132,12 +137,12 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
 
   test('with a replica already on n1, node and disk hard and zone soft: the new one takes the roomier disk of n2', () => {
     const inv = inventory([
-      { name: 'n1', zone: 'z1', disks: [disk5g('d1', { scheduled: '1Gi' }), disk5g('d2')] },
-      { name: 'n2', zone: 'z1', disks: [disk5g('d1', { available: '1.4G' }), disk5g('d2', { available: '1.5G' })] },
+      { name: 'n1', zone: 'z1', disks: [disk5g('d1', { scheduled: Size.gibibytes(1) }), disk5g('d2')] },
+      { name: 'n2', zone: 'z1', disks: [disk5g('d1', { available: gb(1.4) }), disk5g('d2', { available: gb(1.5) })] },
     ]);
     const p = plan(inv, {
       numberOfReplicas: 2,
-      size: '1Gi',
+      size: Size.gibibytes(1),
       existingReplicas: [{ node: 'n1', disk: 'd1' }],
       replicaSoftAntiAffinity: HARD,
       replicaDiskSoftAntiAffinity: HARD,
@@ -153,7 +158,7 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
   describe('disks that already hold a replica of the volume', () => {
     const twoNodes = inventory([{ name: 'n1', disks: [disk5g('d1')] }, { name: 'n2', disks: [disk5g('d2')] }]);
     const both = [{ node: 'n1', disk: 'd1' }, { node: 'n2', disk: 'd2' }];
-    const all = { replicaSoftAntiAffinity: SOFT, size: '1Gi', existingReplicas: both, numberOfReplicas: 3 };
+    const all = { replicaSoftAntiAffinity: SOFT, size: Size.gibibytes(1), existingReplicas: both, numberOfReplicas: 3 };
 
     test('disk anti-affinity hard and every disk used: unschedulable', () => {
       expect(locations(plan(twoNodes, { ...all, replicaDiskSoftAntiAffinity: HARD }))).toEqual(['n1/d1', 'n2/d2', '-']);
@@ -167,8 +172,8 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
 
     test('only the disk without a replica is a candidate, however much room the others have', () => {
       const inv = inventory([
-        { name: 'n1', disks: [disk5g('d1', { available: '5G' })] },
-        { name: 'n2', disks: ['d2', 'd3', 'd4'].map((d) => disk5g(d, { available: '5G' })).concat(disk5g('d5', { available: '2G' })) },
+        { name: 'n1', disks: [disk5g('d1', { available: gb(5) })] },
+        { name: 'n2', disks: ['d2', 'd3', 'd4'].map((d) => disk5g(d, { available: gb(5) })).concat(disk5g('d5', { available: gb(2) })) },
       ]);
       const p = plan(inv, {
         ...all,
@@ -183,11 +188,11 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
 });
 
 describe('zones', () => {
-  const node = (name: string, zone?: string) => ({ name, zone, disks: [{ name: 'sda', capacity: '100Gi' }] });
+  const node = (name: string, zone?: string) => ({ name, zone, disks: [{ name: 'sda', capacity: Size.gibibytes(100) }] });
 
   test('one replica per zone while there are unused zones, then a new node in a used zone (zone soft)', () => {
     const inv = inventory([node('a1', 'a'), node('a2', 'a'), node('b1', 'b'), node('b2', 'b')]);
-    const p = plan(inv, { numberOfReplicas: 3, size: '10Gi' });
+    const p = plan(inv, { numberOfReplicas: 3, size: Size.gibibytes(10) });
     expect(locations(p)).toEqual(['a1/sda', 'b1/sda', 'a2/sda']);
     expect(p.replicas.map((r) => r.relaxed)).toEqual([[], [], ['zone']]);
     expect(p.warnings).toEqual(['degraded placement: zone a holds replicas 1, 3 (zone anti-affinity is soft: ' +
@@ -196,14 +201,14 @@ describe('zones', () => {
 
   test('zone hard with fewer zones than replicas fails and names the zones', () => {
     const inv = inventory([node('a1', 'a'), node('a2', 'a'), node('b1', 'b'), node('b2', 'b')]);
-    const p = plan(inv, { numberOfReplicas: 3, size: '10Gi', replicaZoneSoftAntiAffinity: HARD });
+    const p = plan(inv, { numberOfReplicas: 3, size: Size.gibibytes(10), replicaZoneSoftAntiAffinity: HARD });
     expect(p.failure).toContain('3 replicas need 3 zones without a replica of this volume (zone anti-affinity is hard: ' +
       'replicaZoneSoftAntiAffinity=disabled); only 2 zones have a disk that can hold a replica: a, b');
   });
 
   test('nodes without a zone label form one zone: hard zone anti-affinity puts only one replica on all of them', () => {
     const inv = inventory([node('n1'), node('n2'), node('z1', 'z')]);
-    const p = plan(inv, { numberOfReplicas: 3, size: '10Gi', replicaZoneSoftAntiAffinity: HARD });
+    const p = plan(inv, { numberOfReplicas: 3, size: Size.gibibytes(10), replicaZoneSoftAntiAffinity: HARD });
     expect(locations(p)).toEqual(['n1/sda', 'z1/sda', '-']);
     expect(p.failure).toContain('only 2 zones have a disk that can hold a replica: (no zone label), z; nodes without a zone label count as one zone');
     expect(p.warnings).toContain('node(s) n1, n2 have no zone label: Longhorn counts them as one more zone next to z, so zone ' +
@@ -212,12 +217,12 @@ describe('zones', () => {
 
   test('three zones, three replicas: one per zone, the emptiest node of each zone first', () => {
     const inv = inventory([
-      { name: 'a1', zone: 'a', disks: [{ name: 'sda', capacity: '100Gi', scheduled: '50Gi' }] },
-      { name: 'a2', zone: 'a', disks: [{ name: 'sda', capacity: '100Gi' }] },
+      { name: 'a1', zone: 'a', disks: [{ name: 'sda', capacity: Size.gibibytes(100), scheduled: Size.gibibytes(50) }] },
+      { name: 'a2', zone: 'a', disks: [{ name: 'sda', capacity: Size.gibibytes(100) }] },
       node('b1', 'b'),
       node('c1', 'c'),
     ]);
-    const p = plan(inv, { numberOfReplicas: 3, size: '10Gi', replicaZoneSoftAntiAffinity: HARD });
+    const p = plan(inv, { numberOfReplicas: 3, size: Size.gibibytes(10), replicaZoneSoftAntiAffinity: HARD });
     expect(new Set(p.replicas.map((r) => r.zone))).toEqual(new Set(['a', 'b', 'c']));
     expect(locations(p)).toContain('a2/sda');
     expect(p.warnings).toEqual([]);
@@ -226,21 +231,21 @@ describe('zones', () => {
 
 describe('capacity', () => {
   test('over-provisioning lets a disk take more than its size; a lower percentage refuses it', () => {
-    const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: '100Gi' }] }]);
-    const big = { numberOfReplicas: 1, size: '150Gi' };
+    const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(100) }] }]);
+    const big = { numberOfReplicas: 1, size: Size.gibibytes(150) };
     expect(plan(inv, { ...big, settings: { storageOverProvisioningPercentage: 200 } }).complete).toBe(true);
     expect(plan(inv, big).failure).toBe('replica 1 of 1 cannot be scheduled: no disk has room for another 150Gi replica: n1/sda has 0 ' +
       'scheduled; another 150Gi exceeds the 100Gi allowed (storage-over-provisioning-percentage 100% of capacity 100Gi minus reserved 0)');
   });
 
   test('reserved space comes off the over-provisioning limit', () => {
-    const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: '100Gi', reserved: '30Gi' }] }]);
-    expect(plan(inv, { numberOfReplicas: 1, size: '70Gi' }).complete).toBe(true);
-    expect(plan(inv, { numberOfReplicas: 1, size: '72Gi' }).complete).toBe(false);
+    const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(100), reserved: Size.gibibytes(30) }] }]);
+    expect(plan(inv, { numberOfReplicas: 1, size: Size.gibibytes(70) }).complete).toBe(true);
+    expect(plan(inv, { numberOfReplicas: 1, size: Size.gibibytes(72) }).complete).toBe(false);
   });
 
   test('a disk at or below the minimal available percentage takes nothing, whatever the size', () => {
-    const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: '100Gi', available: '25Gi' }] }]);
+    const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(100), available: Size.gibibytes(25) }] }]);
     const p = plan(inv, { numberOfReplicas: 1 });
     expect(p.failure).toContain('n1/sda has 25Gi free, at or below the minimal 25Gi (storage-minimal-available-percentage 25% of 100Gi)');
     expect(plan(inv, { numberOfReplicas: 1, settings: { storageMinimalAvailablePercentage: 20 } }).complete).toBe(true);
@@ -248,11 +253,11 @@ describe('capacity', () => {
 
   test('hard node level with a node out of room: the failure separates used nodes from full ones', () => {
     const inv = inventory([
-      { name: 'n1', disks: [{ name: 'sda', capacity: '100Gi' }] },
-      { name: 'n2', disks: [{ name: 'sda', capacity: '100Gi' }] },
-      { name: 'n3', disks: [{ name: 'sda', capacity: '100Gi', scheduled: '90Gi' }] },
+      { name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(100) }] },
+      { name: 'n2', disks: [{ name: 'sda', capacity: Size.gibibytes(100) }] },
+      { name: 'n3', disks: [{ name: 'sda', capacity: Size.gibibytes(100), scheduled: Size.gibibytes(90) }] },
     ]);
-    const p = plan(inv, { numberOfReplicas: 3, size: '20Gi' });
+    const p = plan(inv, { numberOfReplicas: 3, size: Size.gibibytes(20) });
     expect(p.failure).toBe('replica 3 of 3 cannot be scheduled: 3 replicas need 3 nodes without a replica of this volume (node ' +
       'anti-affinity is hard: the global replica-soft-anti-affinity=false); of the 3 nodes that could hold one, 2 already hold a ' +
       'replica and the other 1 have no room for a 20Gi replica: n3/sda has 90Gi scheduled; another 20Gi exceeds the 100Gi allowed ' +
@@ -260,14 +265,14 @@ describe('capacity', () => {
   });
 
   test('sizes are rounded up to 2 MiB as Longhorn does', () => {
-    const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: '100Gi' }] }]);
-    expect(plan(inv, { numberOfReplicas: 1, size: '1M' }).replicaSize).toBe(2 * 2 ** 20);
-    expect(plan(inv, { numberOfReplicas: 1, size: '4Mi' }).replicaSize).toBe(4 * 2 ** 20);
+    const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(100) }] }]);
+    expect(plan(inv, { numberOfReplicas: 1, size: Size.kibibytes(1000000 / 1024) }).replicaSize).toBe(2 * 2 ** 20);
+    expect(plan(inv, { numberOfReplicas: 1, size: Size.mebibytes(4) }).replicaSize).toBe(4 * 2 ** 20);
   });
 
   test("warns when Longhorn's counting of the volume's other replicas on the node would refuse a disk (longhorn#12653)", () => {
-    const inv = inventory([{ name: 'n1', disks: ['a', 'b', 'c'].map((name) => ({ name, capacity: '100Gi' })) }]);
-    const p = plan(inv, { numberOfReplicas: 3, size: '60Gi', replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: HARD });
+    const inv = inventory([{ name: 'n1', disks: ['a', 'b', 'c'].map((name) => ({ name, capacity: Size.gibibytes(100) })) }]);
+    const p = plan(inv, { numberOfReplicas: 3, size: Size.gibibytes(60), replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: HARD });
     expect(p.complete).toBe(true);
     expect(p.warnings).toEqual([
       "replica 2: Longhorn also counts the replica of this volume on n1's other disks against n1/b (longhorn/longhorn#12653) and may " +
@@ -275,14 +280,14 @@ describe('capacity', () => {
       '100% of capacity 100Gi minus reserved 0); give the disk room for 2 replicas or run a Longhorn release with the fix',
       expect.stringContaining("replica 3: Longhorn also counts the 2 replicas of this volume on n1's other disks against n1/c"),
     ]);
-    expect(plan(inv, { numberOfReplicas: 3, size: '30Gi', replicaSoftAntiAffinity: SOFT }).warnings).toEqual([]);
+    expect(plan(inv, { numberOfReplicas: 3, size: Size.gibibytes(30), replicaSoftAntiAffinity: SOFT }).warnings).toEqual([]);
   });
 });
 
 describe('eligibility', () => {
   const inv = inventory([
-    { name: 'n1', tags: ['storage'], disks: [{ name: 'ssd', capacity: '100Gi', tags: ['fast'] }, { name: 'hdd', capacity: '1Ti' }] },
-    { name: 'n2', disks: [{ name: 'ssd', capacity: '100Gi', tags: ['fast'] }, { name: 'nvme', capacity: '100Gi', diskType: LonghornDiskType.BLOCK }] },
+    { name: 'n1', tags: ['storage'], disks: [{ name: 'ssd', capacity: Size.gibibytes(100), tags: ['fast'] }, { name: 'hdd', capacity: Size.tebibytes(1) }] },
+    { name: 'n2', disks: [{ name: 'ssd', capacity: Size.gibibytes(100), tags: ['fast'] }, { name: 'nvme', capacity: Size.gibibytes(100), diskType: LonghornDiskType.BLOCK }] },
   ]);
 
   test('selectors keep replicas on tagged nodes and disks', () => {
@@ -309,7 +314,8 @@ describe('eligibility', () => {
     [{ numberOfReplicas: 2, dataLocality: LonghornDataLocality.STRICT_LOCAL }, 'numberOfReplicas=2 must be 1 with dataLocality strict-local'],
     [{ existingReplicas: [{ node: 'n9', disk: 'ssd' }] }, 'existingReplicas[0]={"node":"n9","disk":"ssd"} is not a disk of the inventory'],
     [{ numberOfReplicas: 1, existingReplicas: [{ node: 'n1', disk: 'ssd' }, { node: 'n2', disk: 'ssd' }] }, 'lists 2 replicas but numberOfReplicas is 1'],
-    [{ size: '-1Gi' }, 'size="-1Gi" must not be negative'],
+    [{ size: '1Gi' as any }, 'size="1Gi" must be a cdk8s Size'],
+    [{ size: Size.kibibytes(0.1) }, 'size=[Size 0.1Ki] is not a whole number of bytes'],
   ])('refuses %j', (request, message) => {
     expect(() => plan(inv, request as LonghornPlacementRequest)).toThrow(message);
   });
@@ -320,7 +326,7 @@ describe('eligibility', () => {
 });
 
 test('replicas that cannot be placed after the first failure carry the same reason', () => {
-  const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: '10Gi' }] }]);
+  const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(10) }] }]);
   const p = plan(inv, { numberOfReplicas: 3 });
   expect(p.replicas.map((r) => r.scheduled)).toEqual([true, false, false]);
   expect(p.replicas[2].reason).toBe(`unschedulable: ${p.failure}`);

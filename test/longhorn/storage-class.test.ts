@@ -1,4 +1,4 @@
-import { Duration } from 'cdk8s';
+import { Duration, Size } from 'cdk8s';
 import { PersistentVolumeReclaimPolicy } from 'cdk8s-plus-28';
 import {
   AntiAffinity, LonghornDataEngine, LonghornDataLocality, LonghornInventory, LonghornReplicaAutoBalance, LonghornSettings,
@@ -8,7 +8,7 @@ import { warningsOf } from '../../src/shared/warnings';
 import { only, synth, testChart } from '../util';
 
 const singleNode = new LonghornInventory({
-  nodes: [{ name: 'n1', disks: [{ name: 'sda', capacity: '500Gi' }, { name: 'sdb', capacity: '500Gi' }] }],
+  nodes: [{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(500) }, { name: 'sdb', capacity: Size.gibibytes(500) }] }],
 });
 
 describe('LonghornStorageClass', () => {
@@ -98,7 +98,7 @@ describe('LonghornStorageClass', () => {
       numberOfReplicas: 3,
       replicaSoftAntiAffinity: AntiAffinity.ENABLED,
       replicaDiskSoftAntiAffinity: AntiAffinity.ENABLED,
-      representativeVolumeSize: '50Gi',
+      representativeVolumeSize: Size.gibibytes(50),
     });
     expect(sc.placement!.replicas.map((r) => r.disk)).toEqual(['sda', 'sdb', 'sda']);
     expect(warningsOf(chart)).toEqual([
@@ -120,7 +120,7 @@ describe('LonghornStorageClass', () => {
   test('a representative size that fits no disk fails synth with the capacity numbers', () => {
     const chart = testChart();
     expect(() => new LonghornStorageClass(chart, 'huge', {
-      inventory: singleNode, numberOfReplicas: 1, representativeVolumeSize: '600Gi',
+      inventory: singleNode, numberOfReplicas: 1, representativeVolumeSize: Size.gibibytes(600),
     })).toThrow('no disk has room for another 600Gi replica: n1/sda has 0 scheduled; another 600Gi exceeds the 500Gi allowed');
   });
 
@@ -129,7 +129,7 @@ describe('LonghornStorageClass', () => {
     [{ numberOfReplicas: 2, dataLocality: LonghornDataLocality.STRICT_LOCAL }, 'numberOfReplicas=2 must be 1 with dataLocality strict-local'],
     [{ inventory: singleNode, diskSelector: ['nvme'] }, 'diskSelector[0]="nvme" is a tag no disk of the inventory has (disk tags: none)'],
     [{ inventory: singleNode, nodeSelector: ['storage'] }, 'nodeSelector[0]="storage" is a tag no node of the inventory has'],
-    [{ representativeVolumeSize: '10Gi' }, 'representativeVolumeSize="10Gi" is only used by the placement check: give an inventory too'],
+    [{ representativeVolumeSize: Size.gibibytes(10) }, 'representativeVolumeSize=[Size 10Gi] is only used by the placement check: give an inventory too'],
     [{ staleReplicaTimeout: Duration.seconds(90) }, 'staleReplicaTimeout="1 minute 30 seconds" must be a whole number of minutes, at least 1'],
     [{ numberOfReplicas: 2, extraParameters: { numberOfReplicas: '3' } },
       'extraParameters.numberOfReplicas="3" conflicts with the typed prop that sets numberOfReplicas="2": set it one way'],

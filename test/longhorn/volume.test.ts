@@ -1,4 +1,4 @@
-import { Duration } from 'cdk8s';
+import { Duration, Size } from 'cdk8s';
 import {
   AntiAffinity, LonghornDataEngine, LonghornDataLocality, LonghornInventory, LonghornReplicaAutoBalance, LonghornVolume,
 } from '../../src';
@@ -6,7 +6,7 @@ import { warningsOf } from '../../src/shared/warnings';
 import { only, synth, testChart } from '../util';
 
 const threeDisks = new LonghornInventory({
-  nodes: [{ name: 'n1', disks: ['sda', 'sdb', 'sdc'].map((name) => ({ name, capacity: '1Ti' })) }],
+  nodes: [{ name: 'n1', disks: ['sda', 'sdb', 'sdc'].map((name) => ({ name, capacity: Size.tebibytes(1) })) }],
 });
 
 describe('LonghornVolume', () => {
@@ -14,7 +14,7 @@ describe('LonghornVolume', () => {
     const chart = testChart();
     const volume = new LonghornVolume(chart, 'db', {
       name: 'db-data',
-      size: '20Gi',
+      size: Size.gibibytes(20),
       numberOfReplicas: 3,
       replicaSoftAntiAffinity: AntiAffinity.ENABLED,
       replicaZoneSoftAntiAffinity: AntiAffinity.IGNORED,
@@ -54,7 +54,7 @@ describe('LonghornVolume', () => {
   test('story 3 of the seed: a high-priority volume with hard disk anti-affinity fails synth when disks run out', () => {
     const chart = testChart();
     expect(() => new LonghornVolume(chart, 'critical', {
-      size: '10Gi',
+      size: Size.gibibytes(10),
       numberOfReplicas: 4,
       inventory: threeDisks,
       replicaSoftAntiAffinity: AntiAffinity.ENABLED,
@@ -67,7 +67,7 @@ describe('LonghornVolume', () => {
   test('the same volume with 3 replicas is placed one per disk, with no warning', () => {
     const chart = testChart();
     const volume = new LonghornVolume(chart, 'critical', {
-      size: '10Gi',
+      size: Size.gibibytes(10),
       numberOfReplicas: 3,
       inventory: threeDisks,
       replicaSoftAntiAffinity: AntiAffinity.ENABLED,
@@ -79,26 +79,27 @@ describe('LonghornVolume', () => {
 
   test('the size is checked against the disks: a volume too large for them fails synth', () => {
     expect(() => new LonghornVolume(testChart(), 'big', {
-      size: '2Ti', numberOfReplicas: 1, inventory: threeDisks,
+      size: Size.tebibytes(2), numberOfReplicas: 1, inventory: threeDisks,
     })).toThrow('no disk has room for another 2Ti replica');
   });
 
   test('defaults: generated name, longhorn-system, only the size', () => {
     const chart = testChart();
-    const volume = new LonghornVolume(chart, 'plain', { size: '1Gi', namespace: 'storage' });
+    const volume = new LonghornVolume(chart, 'plain', { size: Size.gibibytes(1), namespace: 'storage' });
     const obj = only(synth(chart), 'Volume');
     expect(obj.metadata).toMatchObject({ name: volume.name, namespace: 'storage' });
     expect(obj.spec).toEqual({ size: '1073741824' });
   });
 
   test.each([
-    [{ size: '1G' }, "LonghornVolume 'test/v': size=\"1G\" must be a positive multiple of 2Mi (2097152 bytes): Longhorn would round it up to 954Mi"],
-    [{ size: '0' }, 'size="0" must be a positive multiple of 2Mi'],
-    [{ size: '-5Gi' }, 'size="-5Gi" must not be negative'],
-    [{ size: '1Gi', numberOfReplicas: 0 }, "LonghornVolume 'test/v': numberOfReplicas=0 must be an integer from 1 to 20"],
-    [{ size: '1Gi', numberOfReplicas: 3, dataLocality: LonghornDataLocality.STRICT_LOCAL }, 'numberOfReplicas=3 must be 1 with dataLocality strict-local'],
-    [{ size: '1Gi', extraSpec: { size: '5' } }, 'extraSpec.size="5" conflicts with the typed prop that sets size="1073741824"'],
-    [{ size: '1Gi', inventory: threeDisks, nodeSelector: ['gpu'] }, 'nodeSelector[0]="gpu" is a tag no node of the inventory has'],
+    [{ size: Size.kibibytes(1000000000 / 1024) }, "LonghornVolume 'test/v': size=[Size 976562.5Ki] must be a positive multiple of 2Mi (2097152 bytes): Longhorn would round it up to 954Mi"],
+    [{ size: Size.kibibytes(0) }, 'size=[Size 0Ki] must be larger than zero'],
+    [{ size: Size.gibibytes(NaN) }, 'size=[Size NaNGi] must be a finite, non-negative size'],
+    [{ size: '5Gi' as any }, 'size="5Gi" must be a cdk8s Size, e.g. Size.gibibytes(10) (not a string such as \'10Gi\')'],
+    [{ size: Size.gibibytes(1), numberOfReplicas: 0 }, "LonghornVolume 'test/v': numberOfReplicas=0 must be an integer from 1 to 20"],
+    [{ size: Size.gibibytes(1), numberOfReplicas: 3, dataLocality: LonghornDataLocality.STRICT_LOCAL }, 'numberOfReplicas=3 must be 1 with dataLocality strict-local'],
+    [{ size: Size.gibibytes(1), extraSpec: { size: '5' } }, 'extraSpec.size="5" conflicts with the typed prop that sets size="1073741824"'],
+    [{ size: Size.gibibytes(1), inventory: threeDisks, nodeSelector: ['gpu'] }, 'nodeSelector[0]="gpu" is a tag no node of the inventory has'],
   ])('refuses %j', (props, message) => {
     expect(() => new LonghornVolume(testChart(), 'v', props)).toThrow(message);
   });
@@ -106,9 +107,9 @@ describe('LonghornVolume', () => {
   test('a volume left at the global defaults on one node relaxes the zone and warns about nothing it could avoid', () => {
     const chart = testChart();
     const inventory = new LonghornInventory({
-      nodes: ['n1', 'n2', 'n3'].map((name) => ({ name, zone: 'only', disks: [{ name: 'sda', capacity: '100Gi' }] })),
+      nodes: ['n1', 'n2', 'n3'].map((name) => ({ name, zone: 'only', disks: [{ name: 'sda', capacity: Size.gibibytes(100) }] })),
     });
-    const volume = new LonghornVolume(chart, 'v', { size: '10Gi', inventory });
+    const volume = new LonghornVolume(chart, 'v', { size: Size.gibibytes(10), inventory });
     expect(volume.placement!.replicas.map((r) => r.node)).toEqual(['n1', 'n2', 'n3']);
     expect(volume.placement!.notes).toContain('zone only holds replicas 1, 2, 3: the inventory has 1 zone for this volume, so sharing it is unavoidable');
     expect(warningsOf(chart)).toEqual([]);

@@ -1,4 +1,4 @@
-import { Chart, Testing } from 'cdk8s';
+import { Chart, Duration, Size, Testing } from 'cdk8s';
 import * as yaml from 'yaml';
 import {
   OperatorSharding, PrometheusOutput, RelabelAction, ShardingMode, TopologyShardedPrometheus, TopologyShardedPrometheusProps, ZoneTopology,
@@ -90,7 +90,7 @@ describe('TopologyShardedPrometheus, operator output, one Prometheus per zone (d
     const { objects } = synthesize({
       topology: regional,
       shards: 2,
-      storage: { size: '50Gi', storageClassName: 'zonal' },
+      storage: { size: Size.gibibytes(50), storageClassName: 'zonal' },
       image: 'example.com/prometheus:v3',
       monitorSelector: { matchLabels: { team: 'infra' } },
     });
@@ -283,7 +283,7 @@ describe('TopologyShardedPrometheus, standalone output', () => {
   });
 
   test('persistent storage: a volume claim template instead of the emptyDir', () => {
-    const sts = synthesize({ output: PrometheusOutput.STANDALONE, storage: { size: '20Gi' } }).objects.find((o) => o.kind === 'StatefulSet');
+    const sts = synthesize({ output: PrometheusOutput.STANDALONE, storage: { size: Size.gibibytes(20) } }).objects.find((o) => o.kind === 'StatefulSet');
     expect(sts.spec.volumeClaimTemplates).toEqual([{
       metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } } },
     }]);
@@ -305,7 +305,7 @@ describe('TopologyShardedPrometheus, standalone output', () => {
 });
 
 describe('TopologyShardedPrometheus storage classes per zone', () => {
-  const storage = { size: '50Gi', storageClassName: 'standard', storageClassNamePerZone: { 'zone-a': 'ssd-a', 'zone-c': 'ssd-c' } };
+  const storage = { size: Size.gibibytes(50), storageClassName: 'standard', storageClassNamePerZone: { 'zone-a': 'ssd-a', 'zone-c': 'ssd-c' } };
   const classOf = (claimTemplate: any) => claimTemplate.spec.storageClassName;
 
   test.each([PrometheusOutput.OPERATOR, PrometheusOutput.AGENT])('%s output, one resource per zone: each zone\'s claims get its class', (output) => {
@@ -323,7 +323,7 @@ describe('TopologyShardedPrometheus storage classes per zone', () => {
   });
 
   test.each<[Partial<TopologyShardedPrometheusProps>, string]>([
-    [{ storage: { size: '1Gi', storageClassNamePerZone: { 'zone-x': 'ssd' } } }, 'storage.storageClassNamePerZone key="zone-x" is not one of the topology\'s zones'],
+    [{ storage: { size: Size.gibibytes(1), storageClassNamePerZone: { 'zone-x': 'ssd' } } }, 'storage.storageClassNamePerZone key="zone-x" is not one of the topology\'s zones'],
     [{ storage, mode: ShardingMode.ADDRESS }, 'needs shards of one zone each: address mode spreads every shard over the zones'],
     [{ storage, operatorSharding: OperatorSharding.SHARDING_STRATEGY }, 'with shardingStrategy one resource (one storage class) spans the zones'],
   ])('refused: %j', (props, message) => {
@@ -354,8 +354,8 @@ describe('TopologyShardedPrometheus refuses bad input with a clear error', () =>
       'remoteWrite=[{"url":"https://m.example/push"}] only applies to outputs PrometheusOutput.OPERATOR and PrometheusOutput.AGENT'],
     [{ output: PrometheusOutput.AGENT }, 'remoteWrite=undefined must name at least one endpoint with output PrometheusOutput.AGENT'],
     [{ output: PrometheusOutput.AGENT, remoteWrite: [] }, 'remoteWrite=[] must name at least one endpoint with output PrometheusOutput.AGENT'],
-    [{ output: PrometheusOutput.AGENT, remoteWrite: [{ url: 'https://m.example/push' }], retention: '15d' },
-      'retention="15d" does not apply to output PrometheusOutput.AGENT'],
+    [{ output: PrometheusOutput.AGENT, remoteWrite: [{ url: 'https://m.example/push' }], retention: Duration.days(15) },
+      'retention=[Duration] does not apply to output PrometheusOutput.AGENT'],
     [{ output: PrometheusOutput.AGENT, remoteWrite: [{ url: 'https://m.example/push' }], networkPolicy: {} },
       'networkPolicy={} only applies to output PrometheusOutput.STANDALONE'],
     [{ remoteWrite: [{ url: 'mimir:9009/push' }] }, 'remoteWrite[0].url="mimir:9009/push" must be an http:// or https:// URL'],
@@ -379,8 +379,11 @@ describe('TopologyShardedPrometheus refuses bad input with a clear error', () =>
     [{ name: 'a-name-long-enough-to-break-the-statefulset-name-limit' }, 'name="a-name-long-enough-to-break-the-statefulset-name-limit" is too long: ' +
       'it makes the StatefulSet name "prometheus-a-name-long-enough-to-break-the-statefulset-name-limit-zone-a-shard-1" (80 characters), over the 52'],
     [{ name: 'Prom' }, 'name="Prom" is not a valid Service name (DNS-1035 label)'],
-    [{ scrapeInterval: '30 seconds' }, 'scrapeInterval="30 seconds" is not a Prometheus duration'],
-    [{ storage: { size: '50 GB' } }, 'storage.size="50 GB" is not a byte quantity'],
+    [{ scrapeInterval: '30s' as any }, 'scrapeInterval="30s" must be a Duration'],
+    [{ scrapeInterval: Duration.millis(0.5) }, 'scrapeInterval="0.5ms" must be a positive whole number of milliseconds'],
+    [{ retention: Duration.seconds(0) }, 'retention="0ms" must be a positive whole number of milliseconds'],
+    [{ storage: { size: '50Gi' as any } }, 'storage.size="50Gi" must be a cdk8s Size'],
+    [{ storage: { size: Size.kibibytes(0) } }, 'storage.size=[Size 0Ki] must be larger than zero'],
     [{ kubernetesVersion: 'next' }, 'kubernetesVersion="next" is not a Kubernetes version'],
     [{ topology: new ZoneTopology({ zones: ['a', 'b'], topologyKey: 'example.com/zone' }), shards: 2, operatorSharding: OperatorSharding.SHARDING_STRATEGY },
       'operatorSharding="sharding-strategy" needs the topology key topology.kubernetes.io/zone'],

@@ -5,7 +5,7 @@
  * external labels, scrape intervals, zone sources), and for every relabel rule relabel.ts makes. Outside
  * its domain it declines, and renderConfig falls back to the reference.
  */
-import { Chart, Testing, Yaml } from 'cdk8s';
+import { Chart, Duration, Testing, Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
 import {
   PrometheusOutput, RelabelAction, RelabelRule, ShardingMode, ShardRelabeling, TopologyShardedPrometheus, ZoneTopology,
@@ -107,6 +107,8 @@ const topology = fc.record({
   region: fc.constantFrom(undefined, 'eu-1', 'yes'),
 }).map((t) => new ZoneTopology(t));
 const scrapeInterval = fc.constantFrom('30s', '0', '15s', '1m', '1h30m', '1d', '2w', '1y', '10ms', '1y2w3d4h5m6s7ms');
+/** The construct's Duration prop: whole milliseconds, from one to a year. */
+const scrapeEvery = fc.integer({ min: 1, max: 365 * 24 * 3600 * 1000 }).map((ms) => Duration.millis(ms));
 const externalLabels = fc.dictionary(labelName.filter((k) => !k.startsWith('__') && k !== 'prometheus_replica'), anyString,
   { maxKeys: 3, noNullPrototype: true });
 
@@ -120,7 +122,7 @@ describe('every prometheus.yml of the construct', () => {
       kubernetesVersion: fc.constantFrom(undefined, '1.34', '1.35'),
       externalLabelName: fc.constantFrom(undefined, 'az', 'y', ''),
       externalLabels,
-      scrapeInterval,
+      scrapeInterval: scrapeEvery,
       replicas: fc.integer({ min: 1, max: 2 }),
     });
     fc.assert(fc.property(props, (p) => {

@@ -1,4 +1,4 @@
-import { App, Chart, Duration, Testing } from 'cdk8s';
+import { App, Chart, Duration, Size, Testing } from 'cdk8s';
 import { failoverOptions } from '../../controller/src/redis/manager';
 import {
   IZoneController, RedisShardLayout, WebhookFailurePolicy, WebhookTls, ZonalRedisCluster, ZonalRedisClusterProps, ZoneController,
@@ -113,7 +113,7 @@ describe('ZonalRedisCluster', () => {
   });
 
   test('storage: a volume claim per pod of the given size and class', () => {
-    const sts = synth({ storage: { size: '5Gi', storageClassName: 'zonal' } }).find((m) => m.kind === 'StatefulSet');
+    const sts = synth({ storage: { size: Size.gibibytes(5), storageClassName: 'zonal' } }).find((m) => m.kind === 'StatefulSet');
     expect(sts.spec.volumeClaimTemplates[0].spec).toEqual({
       accessModes: ['ReadWriteOnce'], storageClassName: 'zonal', resources: { requests: { storage: '5Gi' } },
     });
@@ -121,18 +121,18 @@ describe('ZonalRedisCluster', () => {
   });
 
   test('storage classes per zone: each zone\'s StatefulSet claims its zone\'s class; zones not named get storageClassName', () => {
-    const objects = synth({ storage: { size: '5Gi', storageClassName: 'zonal', storageClassNamePerZone: { a: 'ssd-a', c: 'ssd-c' } } });
+    const objects = synth({ storage: { size: Size.gibibytes(5), storageClassName: 'zonal', storageClassNamePerZone: { a: 'ssd-a', c: 'ssd-c' } } });
     const classes = objects.filter((m) => m.kind === 'StatefulSet')
       .map((sts) => [sts.spec.template.metadata.labels['cdk8s-zones.dev/zone'], sts.spec.volumeClaimTemplates[0].spec.storageClassName]);
     expect(classes).toEqual([['a', 'ssd-a'], ['b', 'zonal'], ['c', 'ssd-c']]);
-    const withoutDefault = synth({ storage: { size: '5Gi', storageClassNamePerZone: { b: 'ssd-b' } } }).filter((m) => m.kind === 'StatefulSet');
+    const withoutDefault = synth({ storage: { size: Size.gibibytes(5), storageClassNamePerZone: { b: 'ssd-b' } } }).filter((m) => m.kind === 'StatefulSet');
     expect(withoutDefault.map((sts) => sts.spec.volumeClaimTemplates[0].spec.storageClassName)).toEqual([undefined, 'ssd-b', undefined]);
   });
 
   test.each([
-    [{ storage: { size: '1Gi', storageClassNamePerZone: { d: 'ssd' } } },
+    [{ storage: { size: Size.gibibytes(1), storageClassNamePerZone: { d: 'ssd' } } },
       "ZonalRedisCluster 'test/redis': storage.storageClassNamePerZone key=\"d\" is not one of the topology's zones [a, b, c]"],
-    [{ storage: { size: '1Gi', storageClassNamePerZone: { a: 'Bad_Class' } } },
+    [{ storage: { size: Size.gibibytes(1), storageClassNamePerZone: { a: 'Bad_Class' } } },
       "ZonalRedisCluster 'test/redis': storage.storageClassNamePerZone[\"a\"]=\"Bad_Class\" is not a DNS subdomain"],
     [{ masters: 2 }, "ZonalRedisCluster 'test/redis': masters=2 must be an integer from 3 to 16384"],
     [{ masters: 20_000 }, "ZonalRedisCluster 'test/redis': masters=20000 must be an integer from 3 to 16384"],
@@ -150,7 +150,7 @@ describe('ZonalRedisCluster', () => {
     [{ password: { name: 'pw', key: '' } }, "ZonalRedisCluster 'test/redis': password.key=\"\" is not a valid Secret or ConfigMap key"],
     [{ password: { name: 'Bad_Name', key: 'k' } }, "ZonalRedisCluster 'test/redis': password.name=\"Bad_Name\" is not a DNS subdomain"],
     [{ password: 'hunter2' }, "ZonalRedisCluster 'test/redis': password=\"hunter2\" must be a RedisPasswordSecret"],
-    [{ storage: { size: 'ten gigs' } }, "ZonalRedisCluster 'test/redis': storage.size=\"ten gigs\" is not a byte quantity"],
+    [{ storage: { size: 'ten gigs' as any } }, "ZonalRedisCluster 'test/redis': storage.size=\"ten gigs\" must be a cdk8s Size"],
     [{ clusterNodeTimeout: Duration.millis(10) }, "ZonalRedisCluster 'test/redis': clusterNodeTimeout=\"10ms\" must be a whole number of milliseconds from 100 to 2147483647"],
     [{ zoneLossFailoverAfter: Duration.seconds(5) }, "ZonalRedisCluster 'test/redis': zoneLossFailoverAfter=\"5000ms\" must be a whole number of milliseconds above 0 " +
       'and below clusterNodeTimeout (5000ms), after which Redis starts its own failover'],

@@ -14,7 +14,7 @@ import { applyManifests, deleteNamespace } from './examples';
 import { ZONE_KEY } from './nodes';
 import { livePods, podsByZone, testCluster, uniqueName, waitForScheduled, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
-import { LokiOutput, ZoneAnnotation, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../../src';
+import { ZoneAnnotation, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../../src';
 
 const { client, info } = testCluster();
 const namespaces: string[] = [];
@@ -32,12 +32,13 @@ function lokiObjects(zoneSource: (elsewhere: Chart) => ZoneSource): any[] {
   const chart = new Chart(app, 'loki', { disableResourceNameHashes: true });
   new ZoneAwareLokiStack(chart, 'loki', {
     name: 'logs',
-    output: LokiOutput.DIRECT,
     topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
-    zoneSource: zoneSource(elsewhere),
-    kubernetesVersion: '1.35',
-    ingesterReplicasPerZone: 2,
-    s3: { bucket: 'logs', endpoint: 'minio:9000' },
+    direct: {
+      zoneSource: zoneSource(elsewhere),
+      kubernetesVersion: '1.35',
+      ingesterReplicasPerZone: 2,
+      objectStorage: { bucket: 'logs', endpoint: 'minio:9000' },
+    },
   });
   return Testing.synth(chart);
 }

@@ -16,7 +16,7 @@
  *   no pod that stays changes shard or role (nor its Redis node id).
  */
 import * as path from 'path';
-import { ApiObject, App, Chart, Duration } from 'cdk8s';
+import { ApiObject, App, Chart, Duration, Size } from 'cdk8s';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace } from './examples';
 import { KubeObject } from './kube-client';
@@ -71,7 +71,7 @@ function manifests(shape: Shape): KubeObject[] {
     topology: new ZoneTopology({ zones: [...info.zones] }),
     ...shape,
     password: { name: 'redis-password', key: 'password' },
-    storage: { size: '1Gi' },
+    storage: { size: Size.gibibytes(1) },
     clusterNodeTimeout: Duration.millis(NODE_TIMEOUT_MS),
   });
   return chart.toJson();

@@ -20,7 +20,7 @@
  */
 import * as net from 'net';
 import * as path from 'path';
-import { ApiObject, App, Chart, Duration } from 'cdk8s';
+import { ApiObject, App, Chart, Duration, Size } from 'cdk8s';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace, waitForRollout } from './examples';
 import { KubeObject } from './kube-client';
@@ -75,7 +75,7 @@ function manifests(): KubeObject[] {
     masters: 3,
     replicasPerMaster: 1,
     password: { name: 'redis-password', key: 'password' },
-    storage: { size: '1Gi' },
+    storage: { size: Size.gibibytes(1) },
     clusterNodeTimeout: Duration.millis(NODE_TIMEOUT_MS),
   });
   return chart.toJson();

@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { KubeObject } from './kube-client';
-import { IngesterRollout, LokiOutput, ZoneAwareLokiStack, ZoneController, ZoneTopology } from '../../../src';
+import { IngesterRollout, ZoneAwareLokiStack, ZoneController, ZoneTopology } from '../../../src';
 import { GRPC_PORT, HTTP_PORT, MEMBERLIST_PORT } from '../../../src/loki/direct';
 import { CortexProcess, isServing, Ports, push, RingEntry, ringOf, samples, startCortex } from '../cortex/cortex-cluster';
 import { lokiRing, ringMemberOf, RingWorkload } from '../cortex/ring-layout';
@@ -31,16 +31,17 @@ export function lokiObjects(
   new ZoneAwareLokiStack(chart, 'loki', {
     name: 'logs',
     namespace,
-    output: LokiOutput.DIRECT,
     topology: new ZoneTopology({ zones }),
     replicationFactor: 3,
-    ingesterReplicasPerZone: perZone,
-    s3: { bucket: 'logs', endpoint },
-    ingesterRollout: rollout,
-    // the controller runs as a process
-    controller: rollout === IngesterRollout.ZONE_AWARE
-      ? ZoneController.fromInstalled({ workloadNamespaces: [namespace], zoneAwareUpdate: true })
-      : undefined,
+    direct: {
+      ingesterReplicasPerZone: perZone,
+      objectStorage: { bucket: 'logs', endpoint },
+      ingesterRollout: rollout,
+      // the controller runs as a process
+      controller: rollout === IngesterRollout.ZONE_AWARE
+        ? ZoneController.fromInstalled({ workloadNamespaces: [namespace], zoneAwareUpdate: true })
+        : undefined,
+    },
   });
   return Testing.synth(chart);
 }

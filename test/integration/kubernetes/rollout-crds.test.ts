@@ -8,9 +8,9 @@ import { Chart, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
 import { KubeApiError, KubeObject } from './kube-client';
+import { crds } from './rollout-fixtures';
 import { testCluster, uniqueName } from './scheduling';
 import { RolloutTarget, ZoneAwareUpdate, ZoneController, ZoneDisruptionBudget } from '../../../src';
-import { crds } from './rollout-fixtures';
 
 const { client } = testCluster();
 const ns = uniqueName('rollout-crds');

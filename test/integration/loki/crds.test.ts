@@ -4,7 +4,7 @@
  */
 import { App, Testing } from 'cdk8s';
 import { build } from '../../../examples/loki-operator-3-zones/main';
-import { LokiObjectStorageType, LokiStackSize, ZoneAwareLokiStack, ZoneAwareLokiStackProps, ZoneTopology } from '../../../src';
+import { LokiObjectStorageType, LokiOperatorOptions, LokiStackSize, ZoneAwareLokiStack, ZoneAwareLokiStackProps, ZoneTopology } from '../../../src';
 import { testChart } from '../../util';
 import { CrdSchemas } from '../crd-schema';
 
@@ -15,30 +15,35 @@ function lokiStacks(manifests: any[]): any[] {
   return manifests.filter((m) => m.kind === 'LokiStack');
 }
 
-function configuration(props: Partial<ZoneAwareLokiStackProps>): any[] {
+type Case = Partial<Omit<ZoneAwareLokiStackProps, 'operator'>> & { operator?: Partial<LokiOperatorOptions> };
+
+function configuration(props: Case): any[] {
   const chart = testChart();
   new ZoneAwareLokiStack(chart, 'loki', {
-    topology, storage: { secretName: 's3', type: LokiObjectStorageType.S3 }, storageClassName: 'gp3', ...props,
+    topology, ...props, operator: { objectStorage: { secretName: 's3', type: LokiObjectStorageType.S3 }, storageClassName: 'gp3', ...props.operator },
   });
   return Testing.synth(chart);
 }
 
-const cases: [string, Partial<ZoneAwareLokiStackProps>][] = [
+const cases: [string, Case][] = [
   ['defaults', {}],
   ['everything set', {
     replicationFactor: 3,
-    size: LokiStackSize.ONE_X_MEDIUM,
-    ingesterReplicas: 6,
     maxSkew: 2,
     namespace: 'logs',
     name: 'audit',
-    storage: { secretName: 'gcs', type: LokiObjectStorageType.GCS },
-    extraTopologyKeys: ['topology.kubernetes.io/region', 'example.com/rack'],
+    operator: {
+      size: LokiStackSize.ONE_X_MEDIUM,
+      ingesterReplicas: 6,
+      objectStorage: { secretName: 'gcs', type: LokiObjectStorageType.GCS },
+      storageClassName: 'gp3',
+      extraTopologyKeys: ['topology.kubernetes.io/region', 'example.com/rack'],
+    },
   }],
   ['four zones, RF 3, the demo size (its ingester count raised to survive a zone loss)', {
-    topology: new ZoneTopology({ zones: ['a', 'b', 'c', 'd'] }), replicationFactor: 3, size: LokiStackSize.ONE_X_DEMO,
+    topology: new ZoneTopology({ zones: ['a', 'b', 'c', 'd'] }), replicationFactor: 3, operator: { size: LokiStackSize.ONE_X_DEMO },
   }],
-  ...Object.values(LokiObjectStorageType).map((type): [string, Partial<ZoneAwareLokiStackProps>] => [`storage ${type}`, { storage: { secretName: 'x', type } }]),
+  ...Object.values(LokiObjectStorageType).map((type): [string, Case] => [`storage ${type}`, { operator: { objectStorage: { secretName: 'x', type } } }]),
 ];
 
 describe('every emitted LokiStack passes the upstream CRD schema', () => {

@@ -2,7 +2,7 @@
  * Every Longhorn custom resource this library emits passes the upstream CRD schemas (../shared/crds,
  * strict about unknown fields): both examples and a table of configurations that sets every typed prop.
  */
-import { App, Chart, Duration, Testing } from 'cdk8s';
+import { App, Chart, Duration, Size, Testing } from 'cdk8s';
 import { build as buildThreeZones } from '../../../examples/longhorn-3-zones/main';
 import { build as buildSingleNode } from '../../../examples/longhorn-single-node-3-disks/main';
 import {
@@ -37,9 +37,9 @@ describe('Longhorn custom resources against the upstream CRDs', () => {
   });
 
   const volumes: [string, LonghornVolumeProps][] = [
-    ['only a size', { size: '10Gi' }],
+    ['only a size', { size: Size.gibibytes(10) }],
     ['every typed field', {
-      size: '20Gi',
+      size: Size.gibibytes(20),
       numberOfReplicas: 3,
       replicaSoftAntiAffinity: AntiAffinity.ENABLED,
       replicaZoneSoftAntiAffinity: AntiAffinity.DISABLED,
@@ -52,14 +52,14 @@ describe('Longhorn custom resources against the upstream CRDs', () => {
       staleReplicaTimeout: Duration.hours(48),
     }],
     ['IGNORED everywhere', {
-      size: '2Mi',
+      size: Size.mebibytes(2),
       replicaSoftAntiAffinity: AntiAffinity.IGNORED,
       replicaZoneSoftAntiAffinity: AntiAffinity.IGNORED,
       replicaDiskSoftAntiAffinity: AntiAffinity.IGNORED,
       replicaAutoBalance: LonghornReplicaAutoBalance.IGNORED,
     }],
-    ['strict-local with one replica', { size: '1Ti', numberOfReplicas: 1, dataLocality: LonghornDataLocality.STRICT_LOCAL }],
-    ['escape hatch fields', { size: '5Gi', extraSpec: { accessMode: 'rwx', frontend: 'blockdev', snapshotMaxCount: 10 } }],
+    ['strict-local with one replica', { size: Size.tebibytes(1), numberOfReplicas: 1, dataLocality: LonghornDataLocality.STRICT_LOCAL }],
+    ['escape hatch fields', { size: Size.gibibytes(5), extraSpec: { accessMode: 'rwx', frontend: 'blockdev', snapshotMaxCount: 10 } }],
   ];
   test.each(volumes)('Volume with %s is valid', (_name, props) => {
     const chart = new Chart(Testing.app(), 'c');
@@ -91,7 +91,7 @@ describe('Longhorn custom resources against the upstream CRDs', () => {
 
   test('the schemas do catch a broken Volume and Setting (the check above can fail)', () => {
     const chart = new Chart(Testing.app(), 'c');
-    new LonghornVolume(chart, 'v', { size: '1Gi', extraSpec: { replicaSoftAntiAffinity: 'sometimes', numberOfReplica: 3 } });
+    new LonghornVolume(chart, 'v', { size: Size.gibibytes(1), extraSpec: { replicaSoftAntiAffinity: 'sometimes', numberOfReplica: 3 } });
     const [volume] = Testing.synth(chart);
     const errors = schemas.errors(volume).join('\n');
     expect(errors).toMatch(/\/spec\/replicaSoftAntiAffinity must be equal to one of the allowed values/);

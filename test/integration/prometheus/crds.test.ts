@@ -2,7 +2,7 @@
  * Every prometheus-operator custom resource the construct emits passes the upstream CRD's OpenAPI schema
  * (strict: unknown fields are errors), for both examples and a table of construct configurations.
  */
-import { App, Chart, Testing } from 'cdk8s';
+import { App, Chart, Duration, Size, Testing } from 'cdk8s';
 import { build as build3Zones } from '../../../examples/prometheus-3-zones/main';
 import { build as buildStandalone } from '../../../examples/prometheus-standalone/main';
 import {
@@ -32,9 +32,9 @@ const cases: [string, Partial<TopologyShardedPrometheusProps>][] = [
     externalLabels: { cluster: 'prod', region: 'eu-west-1' },
     externalLabelName: 'az',
     image: 'quay.io/prometheus/prometheus:v3.5.0',
-    scrapeInterval: '15s',
-    retention: '15d',
-    storage: { size: '100Gi', storageClassName: 'gp3' },
+    scrapeInterval: Duration.seconds(15),
+    retention: Duration.days(15),
+    storage: { size: Size.gibibytes(100), storageClassName: 'gp3' },
     monitorSelector: { matchLabels: { team: 'infra' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] },
     scrapeClasses: [
       { name: 'default', isDefault: true, relabelings: [{ sourceLabels: ['__meta_kubernetes_pod_label_app'], targetLabel: 'app' }] },
@@ -60,7 +60,7 @@ function agentCases(): [string, Partial<TopologyShardedPrometheusProps>][] {
       shards: 7,
       shardsPerZone: { 'eu-west-1a': 3, 'eu-west-1b': 2, 'eu-west-1c': 2 },
       replicas: 2,
-      storage: { size: '10Gi', storageClassName: 'gp3' },
+      storage: { size: Size.gibibytes(10), storageClassName: 'gp3' },
       scrapeClasses: [{ name: 'default', isDefault: true, relabelings: [{ sourceLabels: ['__meta_kubernetes_pod_label_app'], targetLabel: 'app' }] }],
     }],
     ['agent, shardingStrategy', { operatorSharding: OperatorSharding.SHARDING_STRATEGY, shards: 9 }],

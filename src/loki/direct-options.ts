@@ -1,0 +1,153 @@
+import { k8s } from 'cdk8s-plus-28';
+import { LokiS3Storage } from './options';
+import { IngesterRollout } from './rollout';
+import { IZoneController } from '../controller/controller-reference';
+import { CONTROLLER_PROP } from '../controller/requirements';
+import { ZoneSource } from '../controller/zone-source';
+import { KubeProps } from '../shared/kubernetes-props';
+import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
+import { Props, PropSpec } from '../shared/props';
+import { ZONAL_STORAGE_PROPS, ZonalStorage } from '../topology/zonal-storage';
+
+/** What only the direct output (Loki in microservices mode as plain Kubernetes objects) takes. */
+export interface LokiDirectOptions {
+  /**
+   * How each pod learns its zone.
+   *
+   * @default ZoneSource.perZoneStatefulSets()
+   */
+  readonly zoneSource?: ZoneSource;
+
+  /**
+   * The cluster's Kubernetes version, e.g. '1.35'; checked against the zone source's minimum
+   * (`ZoneSource.podTopologyLabels()` needs 1.35).
+   *
+   * @default - unknown: not checked
+   */
+  readonly kubernetesVersion?: string;
+
+  /**
+   * Ingesters in each zone.
+   *
+   * @default 1
+   */
+  readonly ingesterReplicasPerZone?: number;
+
+  /**
+   * Replicas of each stateless component (distributor, querier, query-frontend, index-gateway, ruler,
+   * gateway). The compactor always has one.
+   *
+   * @default - the number of zones
+   */
+  readonly replicas?: number;
+
+  /**
+   * S3-compatible object storage for chunks and index.
+   *
+   * @default - the filesystem of each pod: only for tests, since pods do not share it
+   */
+  readonly objectStorage?: LokiS3Storage;
+
+  /**
+   * The ingesters' volume claims (their WAL): size and StorageClass, one per zone with per-zone StatefulSets.
+   *
+   * @default - Size.gibibytes(10) in the cluster's default StorageClass
+   */
+  readonly ingesterStorage?: ZonalStorage;
+
+  /**
+   * Run the ruler.
+   *
+   * @default false
+   */
+  readonly ruler?: boolean;
+
+  /**
+   * Run an nginx gateway in front: pushes to the distributors, queries to the query-frontends.
+   *
+   * @default false
+   */
+  readonly gateway?: boolean;
+
+  /**
+   * The Loki image.
+   *
+   * @default 'docker.io/grafana/loki:3.7.8'
+   */
+  readonly image?: string;
+
+  /**
+   * The gateway image (with `gateway`).
+   *
+   * @default 'docker.io/nginxinc/nginx-unprivileged:1.29-alpine'
+   */
+  readonly gatewayImage?: string;
+
+  /**
+   * Resources of every component but the ingesters.
+   *
+   * @default - requests cpu 100m, memory 256Mi; limits memory 512Mi
+   */
+  readonly resources?: k8s.ResourceRequirements;
+
+  /**
+   * Resources of the ingesters.
+   *
+   * @default - requests cpu 500m, memory 1Gi; limits memory 2Gi
+   */
+  readonly ingesterResources?: k8s.ResourceRequirements;
+
+  /**
+   * NetworkPolicies: the components accept HTTP, gRPC and memberlist from one another, HTTP and gRPC
+   * (pushes, queries, /metrics) from `clients` and the gateway; the gateway accepts HTTP from `clients`.
+   * (With the operator output the Loki operator owns the pods and their policies.)
+   *
+   * @default - policies that admit clients from the stack's own namespace
+   */
+  readonly networkPolicy?: NetworkPolicyOptions;
+
+  /**
+   * How the ingesters take a new revision: zone by zone by the runtime controller (a ZoneAwareUpdate over
+   * the ingester StatefulSets, waiting for each ingester's `/ready`), or a partitioned RollingUpdate you
+   * step through zone by zone. See docs/loki.md, "Rolling out a change".
+   *
+   * @default IngesterRollout.AUTO: zone-aware when `controller` is set, else partitioned (with a synth warning)
+   */
+  readonly ingesterRollout?: IngesterRollout;
+
+  /**
+   * The runtime controller that rolls the ingesters zone by zone: a `ZoneController` of this app with
+   * `zoneAwareUpdate`, or `ZoneController.fromInstalled(...)` for one another app installs (serving this
+   * namespace). The ingesters admit its pods to their HTTP port (it asks their `/ready`).
+   *
+   * @default - none: the ingesters roll by a partitioned RollingUpdate (see `ingesterRollout`)
+   */
+  readonly controller?: IZoneController;
+}
+
+const S3_PROPS: PropSpec<LokiS3Storage> = {
+  bucket: KubeProps.dnsSubdomain(), // S3 bucket names: 3 to 63 lower-case letters, digits, '.' and '-'
+  endpoint: Props.optional(Props.string((e) => (/^[^\s/]+(:\d+)?$/.test(e) ? undefined : "must be host[:port] without a scheme or path, e.g. 'minio:9000'"), 'host[:port]')),
+  region: Props.optional(Props.nonEmptyString()),
+  credentialsSecretName: Props.optional(KubeProps.dnsSubdomain()),
+  insecure: Props.optional(Props.boolean()),
+  forcePathStyle: Props.optional(Props.boolean()),
+};
+
+export const LOKI_DIRECT_PROPS: PropSpec<LokiDirectOptions> = {
+  zoneSource: Props.optional(Props.instanceOf(ZoneSource)),
+  kubernetesVersion: Props.optional(Props.string()),
+  ingesterReplicasPerZone: Props.optional(Props.integer(1, undefined, 'a zone without ingesters cannot hold its replica of each stream')),
+  replicas: Props.optional(Props.integer(1)),
+  objectStorage: Props.optional(Props.struct(S3_PROPS, 'LokiS3Storage')),
+  ingesterStorage: Props.optional(Props.struct(ZONAL_STORAGE_PROPS, 'ZonalStorage')),
+  ruler: Props.optional(Props.boolean()),
+  gateway: Props.optional(Props.boolean()),
+  image: Props.optional(KubeProps.image()),
+  gatewayImage: Props.optional(KubeProps.image()),
+  resources: Props.optional(KubeProps.resources()),
+  ingesterResources: Props.optional(KubeProps.resources()),
+  networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
+  ingesterRollout: Props.optional(Props.enumOf(IngesterRollout, 'IngesterRollout')),
+  controller: Props.optional(CONTROLLER_PROP),
+};
