@@ -1,212 +1,50 @@
 /**
- * The config loader: every auth form of a kubeconfig (client certificate as files or data, token, tokenFile),
- * in-cluster files, the refused forms (each message names the kubeconfig and the user), malformed files,
- * which source wins, and token rotation.
+ * The controller's side of the shared kubeconfig reading (src/shared/kube-connection.ts, tested in
+ * test/shared/kube-connection.test.ts): its parser (JSON as JSON, YAML with `yaml`) and the cluster
+ * `loadClusterConfig` selects with it.
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { fileToken, inClusterConfig, kubeconfigConfig, loadClusterConfig, SERVICE_ACCOUNT_DIR_ENV, serviceAccountDir } from '../src/kube/config';
+import { SERVICE_ACCOUNT_DIR_ENV } from '../../src/shared/kube-connection';
+import { loadClusterConfig, parseKubeconfig } from '../src/kube/config';
 
 const CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-const KEY = '-----BEGIN EC PRIVATE KEY-----\nMHc\n-----END EC PRIVATE KEY-----\n';
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 let dir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubeconfig-'));
   fs.writeFileSync(path.join(dir, 'ca.crt'), CERT);
-  fs.writeFileSync(path.join(dir, 'client.crt'), CERT);
-  fs.writeFileSync(path.join(dir, 'client.key'), KEY);
   fs.writeFileSync(path.join(dir, 'token'), 'file-token\n');
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** A kubeconfig in YAML (as kubectl writes it) with one cluster, one user and a current context. */
-function kubeconfig(user: string, cluster = '      server: https://127.0.0.1:6443\n      certificate-authority: ca.crt', name = 'config'): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, `apiVersion: v1
-kind: Config
-clusters:
-  - name: test
-    cluster:
-${cluster}
-users:
-  - name: me
-    user:
-${user}
-contexts:
-  - name: ctx
-    context:
-      cluster: test
-      user: me
-current-context: ctx
-`);
-  return file;
-}
-
-describe('kubeconfig', () => {
-  test('client certificate and key as files, relative to the kubeconfig; the CA file; the server', () => {
-    const file = kubeconfig('      client-certificate: client.crt\n      client-key: client.key');
-    const c = kubeconfigConfig([file]);
-    expect(c.server.href).toBe('https://127.0.0.1:6443/');
-    expect([c.ca?.toString(), c.cert?.toString(), c.key?.toString(), c.token]).toEqual([CERT, CERT, KEY, undefined]);
-    expect(c.source).toBe(`kubeconfig ${file} (context ctx, user me)`);
-  });
-
-  test('client certificate, key and CA as base64 data; tls-server-name', () => {
-    const file = kubeconfig(`      client-certificate-data: ${b64(CERT)}\n      client-key-data: ${b64(KEY)}`,
-      `      server: https://10.0.0.1:443\n      certificate-authority-data: ${b64(CERT)}\n      tls-server-name: kubernetes.default`);
-    const c = kubeconfigConfig([file]);
-    expect([c.ca?.toString(), c.cert?.toString(), c.key?.toString(), c.serverName]).toEqual([CERT, CERT, KEY, 'kubernetes.default']);
-  });
-
-  test('a bearer token inline', () => {
-    const c = kubeconfigConfig([kubeconfig('      token: inline-token')]);
-    expect([c.token?.current(), c.cert, c.key]).toEqual(['inline-token', undefined, undefined]);
-  });
-
-  test('a tokenFile: read at start, and again when the server refuses the token', () => {
-    const c = kubeconfigConfig([kubeconfig('      tokenFile: token')]);
-    expect(c.token?.current()).toBe('file-token');
-    fs.writeFileSync(path.join(dir, 'token'), 'rotated');
-    expect(c.token?.refresh()).toBe(true);
-    expect(c.token?.current()).toBe('rotated');
-    expect(c.token?.refresh()).toBe(false); // nothing new: no retry
-  });
-
-  test('JSON is YAML too (the test tier writes its kubeconfigs as JSON)', () => {
-    const file = path.join(dir, 'json');
-    fs.writeFileSync(file, JSON.stringify({
-      'clusters': [{ name: 'c', cluster: { 'server': 'https://[::1]:6443', 'certificate-authority': path.join(dir, 'ca.crt') } }],
-      'users': [{ name: 'u', user: { token: 't' } }],
-      'contexts': [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'x',
-    }));
-    const c = kubeconfigConfig([file]);
-    expect([c.server.hostname, c.server.port, c.token?.current()]).toEqual(['[::1]', '6443', 't']);
-  });
-
-  test.each([
-    ['exec', '      exec:\n        command: aws\n        apiVersion: client.authentication.k8s.io/v1', 'runs a credential plugin (exec), which the controller does not run'],
-    ['auth-provider', '      auth-provider:\n        name: gcp', 'uses an auth-provider plugin, which the controller does not support'],
-    ['basic auth', '      username: admin\n      password: secret', 'uses basic authentication (username/password), which Kubernetes removed'],
-    ['impersonation', '      token: t\n      as: someone', 'impersonates another user (as), which the controller does not do'],
-  ])('%s is refused, naming the kubeconfig and the user', (_form, user, why) => {
-    const file = kubeconfig(user);
-    expect(() => kubeconfigConfig([file])).toThrow(`kubeconfig ${file}: user me ${why}; give it a client certificate, a token or a tokenFile`);
-  });
-
-  test('insecure-skip-tls-verify and proxies are refused, naming the cluster', () => {
-    const insecure = kubeconfig('      token: t', '      server: https://127.0.0.1:6443\n      insecure-skip-tls-verify: true');
-    expect(() => kubeconfigConfig([insecure])).toThrow(`kubeconfig ${insecure}: cluster test: insecure-skip-tls-verify is set`);
-    const proxied = kubeconfig('      token: t', '      server: https://127.0.0.1:6443\n      proxy-url: http://proxy:3128');
-    expect(() => kubeconfigConfig([proxied])).toThrow(`kubeconfig ${proxied}: cluster test: proxy-url is set`);
-  });
-
-  test.each([
-    ['not YAML', 'clusters: [\n', /kubeconfig .*\/bad: .*/],
-    ['not a mapping', '- a\n- b\n', /kubeconfig .*\/bad: not a kubeconfig/],
-    ['no current context', 'clusters: []\nusers: []\ncontexts: []\n', /kubeconfig .*\/bad: no current-context/],
-    ['an unknown current context', 'contexts: []\ncurrent-context: nope\n', /current-context nope is not among its contexts/],
-    ['a context naming no cluster', 'contexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n', /context x names cluster c, which is not among its clusters/],
-    ['a context naming an unknown user', 'clusters: [{name: c, cluster: {server: "https://h"}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
-      /context x names user u, which is not among its users/],
-    ['a list that is not a list', 'clusters: {}\ncurrent-context: x\n', /clusters must be a list/],
-    ['an entry without a name', 'clusters: [{cluster: {}}]\ncurrent-context: x\n', /clusters\[0\] must have a name and a cluster object/],
-    ['no server', 'clusters: [{name: c, cluster: {}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n', /cluster c: no server/],
-    ['a plain-HTTP server', 'clusters: [{name: c, cluster: {server: "http://h:8080"}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n',
-      /cluster c: server http:\/\/h:8080 must be https:\/\//],
-  ])('malformed: %s', (_case, text, message) => {
-    const file = path.join(dir, 'bad');
-    fs.writeFileSync(file, text);
-    expect(() => kubeconfigConfig([file])).toThrow(message);
-  });
-
-  test('credentials that are not what they say: named with the field and the file', () => {
-    const missing = kubeconfig('      client-certificate: nope.crt\n      client-key: client.key');
-    expect(() => kubeconfigConfig([missing])).toThrow(`kubeconfig ${missing}: user me: client-certificate ${path.join(dir, 'nope.crt')}: ENOENT`);
-    const swapped = kubeconfig('      client-certificate: client.key\n      client-key: client.crt');
-    expect(() => kubeconfigConfig([swapped])).toThrow(`user me: client-certificate ${path.join(dir, 'client.key')} is not a PEM certificate`);
-    const garbage = kubeconfig(`      client-certificate-data: ${b64('hello')}\n      client-key-data: ${b64(KEY)}`);
-    expect(() => kubeconfigConfig([garbage])).toThrow('user me: client-certificate-data is not base64 of a PEM certificate');
-    const halfPair = kubeconfig('      client-certificate: client.crt');
-    expect(() => kubeconfigConfig([halfPair])).toThrow('user me: a client certificate needs its key and a key its certificate');
-    const noToken = kubeconfig('      tokenFile: absent');
-    expect(() => kubeconfigConfig([noToken])).toThrow(`user me: tokenFile ${path.join(dir, 'absent')}: ENOENT`);
-    fs.writeFileSync(path.join(dir, 'empty'), '\n');
-    const emptyToken = kubeconfig('      tokenFile: empty');
-    expect(() => kubeconfigConfig([emptyToken])).toThrow(`token file ${path.join(dir, 'empty')} is empty`);
-  });
-
-  test('several files (KUBECONFIG): the first to name an entry or a current context wins', () => {
-    const first = kubeconfig('      token: first', undefined, 'a');
-    const second = path.join(dir, 'b');
-    fs.writeFileSync(second, 'users: [{name: me, user: {token: second}}]\ncurrent-context: ctx\n');
-    const merged = kubeconfigConfig([second, first]);
-    expect([merged.token?.current(), merged.server.host]).toEqual(['second', '127.0.0.1:6443']);
-    expect(merged.source).toBe(`kubeconfig ${second}:${first} (context ctx, user me)`);
-    expect(kubeconfigConfig([first, second]).token?.current()).toBe('first');
-    fs.writeFileSync(second, 'current-context: elsewhere\n');
-    expect(() => kubeconfigConfig([second, first])).toThrow('current-context elsewhere is not among its contexts');
-  });
+test('the parser: JSON as JSON, YAML with yaml, the same data', () => {
+  const json = '{"current-context": "x", "users": [{"name": "u", "user": {"token": "t"}}]}';
+  const yaml = 'current-context: x\nusers:\n  - name: u\n    user:\n      token: t\n';
+  expect(parseKubeconfig('k', json)).toEqual(parseKubeconfig('k', yaml));
+  expect(() => parseKubeconfig('k', '{"a": ')).toThrow(SyntaxError);
 });
 
-describe('in-cluster', () => {
-  test('KUBERNETES_SERVICE_HOST/PORT, the token and CA files of the service account directory', () => {
-    const c = inClusterConfig({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, dir);
-    expect([c.server.href, c.ca?.toString(), c.token?.current()]).toEqual(['https://[fd00::1]/', CERT, 'file-token']);
-    expect(c.source).toBe(`in-cluster (service account files in ${dir})`);
-  });
-
-  test('missing pieces are named', () => {
-    expect(() => inClusterConfig({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, dir)).toThrow('KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set');
-    fs.rmSync(path.join(dir, 'token'));
-    expect(() => inClusterConfig({ KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, dir))
-      .toThrow(`in-cluster (service account files in ${dir}): ENOENT`);
-  });
-
-  test('the directory: the pod\'s mount, unless a test points it elsewhere', () => {
-    expect(serviceAccountDir({})).toBe('/var/run/secrets/kubernetes.io/serviceaccount');
-    expect(serviceAccountDir({ [SERVICE_ACCOUNT_DIR_ENV]: dir })).toBe(dir);
-  });
+test('JSON is YAML too (the test tier writes its kubeconfigs as JSON)', () => {
+  const file = path.join(dir, 'json');
+  fs.writeFileSync(file, JSON.stringify({
+    'clusters': [{ name: 'c', cluster: { 'server': 'https://[::1]:6443', 'certificate-authority': path.join(dir, 'ca.crt') } }],
+    'users': [{ name: 'u', user: { token: 't' } }],
+    'contexts': [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'x',
+  }));
+  const c = loadClusterConfig({ kubeconfig: file, env: {} });
+  expect([c.server.hostname, c.server.port, c.token?.current()]).toEqual(['[::1]', '6443', 't']);
 });
 
-describe('which source', () => {
-  const inCluster = () => ({ KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '6443', [SERVICE_ACCOUNT_DIR_ENV]: dir });
-
-  test('--kubeconfig, else in-cluster without KUBECONFIG, else KUBECONFIG, else ~/.kube/config', () => {
-    const file = kubeconfig('      token: from-file');
-    expect(loadClusterConfig({ kubeconfig: file, env: inCluster() }).token?.current()).toBe('from-file');
-    expect(loadClusterConfig({ env: inCluster() }).source).toMatch(/^in-cluster/);
-    expect(loadClusterConfig({ env: { ...inCluster(), KUBECONFIG: file } }).token?.current()).toBe('from-file');
-    fs.mkdirSync(path.join(dir, '.kube'));
-    fs.copyFileSync(file, path.join(dir, '.kube', 'config'));
-    fs.copyFileSync(path.join(dir, 'ca.crt'), path.join(dir, '.kube', 'ca.crt'));
-    expect(loadClusterConfig({ env: {}, home: dir }).source).toBe(`kubeconfig ${path.join(dir, '.kube', 'config')} (context ctx, user me)`);
-  });
-
-  test('nothing configured: says where it looked', () => {
-    expect(() => loadClusterConfig({ env: {}, home: dir }))
-      .toThrow(`no Kubernetes cluster configured: no kubeconfig at ${path.join(dir, '.kube', 'config')} and not in a pod (KUBERNETES_SERVICE_HOST unset)`);
-  });
-});
-
-describe('a token file rotating', () => {
-  test('re-read once its refresh period has passed, not before; a failed read keeps the last token', () => {
-    const file = path.join(dir, 'token');
-    let now = 0;
-    const token = fileToken(file, 60_000, () => now);
-    fs.writeFileSync(file, 'second');
-    now = 59_999;
-    expect(token.current()).toBe('file-token');
-    now = 60_000;
-    expect(token.current()).toBe('second');
-    fs.rmSync(file); // the kubelet swaps the file
-    now = 120_000;
-    expect(token.current()).toBe('second');
-    fs.writeFileSync(file, 'third');
-    now = 180_000;
-    expect(token.current()).toBe('third');
-  });
+test('a YAML kubeconfig, a YAML error named with the file; in-cluster without one', () => {
+  const file = path.join(dir, 'config');
+  fs.writeFileSync(file, 'clusters: [{name: c, cluster: {server: "https://h", certificate-authority: ca.crt}}]\n'
+    + 'users: [{name: u, user: {tokenFile: token}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
+  expect(loadClusterConfig({ kubeconfig: file, env: {} }).token?.current()).toBe('file-token');
+  fs.writeFileSync(file, 'clusters: [\n');
+  expect(() => loadClusterConfig({ kubeconfig: file, env: {} })).toThrow(`kubeconfig ${file}: `);
+  const env = { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '6443', [SERVICE_ACCOUNT_DIR_ENV]: dir };
+  expect(loadClusterConfig({ env }).source).toBe(`in-cluster (service account files in ${dir})`);
 });

@@ -9,9 +9,9 @@ import { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import * as tls from 'tls';
+import { ClusterConfig, fileToken, staticToken } from '../../src/shared/kube-connection';
 import { createPki, Pki } from '../../test/integration/kubernetes/pki';
 import { KubeApi, KubeApiError, WatchEvent } from '../src/kube/api';
-import { ClusterConfig, fileToken, staticToken } from '../src/kube/config';
 import { kubeApi } from '../src/kube/connect';
 
 let dir: string;
@@ -82,6 +82,12 @@ test('a client certificate: presented on the connection, the server\'s certifica
   // another CA: the server is not trusted
   const untrusting = kubeApi(config({ ca: fs.readFileSync(pki.clients.admin.cert) }));
   await expect(untrusting.get('/api/v1/namespaces/ns/pods/p')).rejects.toThrow(/certificate/);
+});
+
+test('a server URL with a path (a proxy serving the cluster under it): every request goes under that path', async () => {
+  const api = kubeApi(config({ server: new URL('/k8s/clusters/c-1', url), token: staticToken('t') }));
+  await api.get('/api/v1/namespaces/ns/pods/p');
+  expect(seen.map((s) => s.path)).toEqual(['/k8s/clusters/c-1/api/v1/namespaces/ns/pods/p']);
 });
 
 test('a bearer token on every request; a non-2xx answer is a KubeApiError with the Status reason', async () => {

@@ -6,12 +6,12 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeManifests } from './analyze';
+import { clusterConnection, listNodes } from './cluster-nodes';
 import { survivesAnyZone } from './format-common';
 import { formatHtml } from './format-html';
 import { formatSarif, SarifInput } from './format-sarif';
 import { formatText } from './format-text';
 import { InventoryNode, InventoryTaint, ZoneInventory, ZoneInventoryProps } from './inventory';
-import { kubeConnection, listNodes } from './kubeconfig';
 import { ManifestObject, ManifestTextError, parseManifests, parseSingleDocument } from './manifest-text';
 import { ZoneReportData } from './model';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
@@ -200,7 +200,7 @@ function parseNodeTaints(text: string): InventoryTaint[] {
 /** The nodes of the cluster `--kubeconfig FILE` reaches (its current context), as an inventory. */
 async function clusterInventory(file: string, zones: string[] | undefined): Promise<ZoneInventory> {
   try {
-    return new ZoneInventory(inventoryProps(await listNodes(kubeConnection(file)), zones));
+    return new ZoneInventory(inventoryProps(await listNodes(clusterConnection(file)), zones));
   } catch (e) {
     throw new InputError(`--kubeconfig ${file}: ${(e as Error).message}`);
   }

@@ -1,14 +1,16 @@
 /**
- * The one implementation of `KubeApi`: JSON over HTTPS to the API server that `config.ts` names. The TLS
- * agents are built once: requests share keep-alive connections (a burst of patches pays no handshake
- * each), and watches, which hold a connection for minutes, have their own so they never take a request's.
+ * The one implementation of `KubeApi`: JSON over HTTPS to the API server that `config.ts` names, with the
+ * agents and request options of src/shared/kube-connection.ts (shared with the zone check). The TLS agents
+ * are built once: requests share keep-alive connections (a burst of patches pays no handshake each), and
+ * watches, which hold a connection for minutes, have their own so they never take a request's.
  * The bearer token is read from its source on each request (a file is re-read as it rotates, and at once
  * when the server answers 401, after which the request is tried once more).
  */
 import * as http from 'http';
 import * as https from 'https';
 import { KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PatchType, WatchEvent, WatchOptions } from './api';
-import { ClusterConfig, ConfigSelection, loadClusterConfig } from './config';
+import { loadClusterConfig } from './config';
+import { apiServerAgent, ClusterConfig, ConfigSelection, requestOptions } from '../../../src/shared/kube-connection';
 import { lineSplitter } from '../lines';
 
 /**
@@ -64,40 +66,31 @@ export function connect(opts: ConnectOptions = {}): KubeApi {
   return kubeApi(loadClusterConfig(opts), opts.maxSockets);
 }
 
-/** How to reach the API server: its address, a TLS agent for requests and one for watches, and the headers. */
+/** How to reach the API server: its config, a TLS agent for requests and one for watches. */
 interface Endpoint {
   readonly config: ClusterConfig;
-  readonly base: { readonly hostname: string; readonly port: string | number };
   readonly requests: https.Agent;
   readonly watches: https.Agent;
 }
 
 function endpointOf(config: ClusterConfig, maxSockets: number): Endpoint {
-  const tls: https.AgentOptions = { ca: config.ca, cert: config.cert, key: config.key, servername: config.serverName };
-  const { hostname, port } = config.server;
   return {
     config,
-    base: { hostname: hostname.replace(/^\[(.*)\]$/, '$1'), port: port || 443 },
-    requests: new https.Agent({ ...tls, keepAlive: true, maxSockets }),
-    watches: new https.Agent({ ...tls, keepAlive: false }),
+    requests: apiServerAgent(config, { keepAlive: true, maxSockets }),
+    watches: apiServerAgent(config, { keepAlive: false }),
   };
 }
 
-/** The headers of a request: the token as its source holds it now. */
-function headers(e: Endpoint, extra: Record<string, string>): Record<string, string> {
-  return {
-    'Accept': 'application/json',
-    'User-Agent': USER_AGENT,
-    ...(e.config.token ? { Authorization: `Bearer ${e.config.token.current()}` } : {}),
-    ...extra,
-  };
+/** A request's options: the token as its source holds it now, and the controller's User-Agent. */
+function options(e: Endpoint, method: string, path: string, agent: https.Agent, extra: Record<string, string>): https.RequestOptions {
+  return requestOptions(e.config, method, path, agent, { 'User-Agent': USER_AGENT, ...extra });
 }
 
 /** One request, answered whole; `retried` after a 401 that made the token source read a new token. */
 function send<T>(e: Endpoint, method: string, path: string, payload: Buffer | undefined, contentType: string, retried = false): Promise<T> {
   const extra: Record<string, string> = payload ? { 'Content-Type': contentType, 'Content-Length': String(payload.length) } : {};
   return new Promise<T>((resolve, reject) => {
-    const req = https.request({ ...e.base, method, path, headers: headers(e, extra), agent: e.requests }, (res) => {
+    const req = https.request(options(e, method, path, e.requests, extra), (res) => {
       readJson(res).then((body) => {
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) return resolve(body.json as T);
@@ -125,7 +118,7 @@ async function watch<T extends KubeObject>(
     timeoutSeconds: wo.timeoutSeconds,
   });
   return new Promise<void>((resolve, reject) => {
-    const req = https.request({ ...e.base, method: 'GET', path: path + q, headers: headers(e, {}), agent: e.watches, signal }, (res) => {
+    const req = https.request({ ...options(e, 'GET', path + q, e.watches, {}), signal }, (res) => {
       if (res.statusCode !== 200) {
         if (res.statusCode === 401) e.config.token?.refresh(); // the informer retries the watch with the new token
         readJson(res).then((body) => reject(apiError('WATCH', path, res, body)), reject);

@@ -59,5 +59,5 @@ test('a kubeconfig that names an exec plugin is refused with the file and the us
   fs.rmSync(dir, { recursive: true, force: true });
   expect(code).toBe(2);
   expect(err).toContain(`--kubeconfig ${file}: kubeconfig ${file}: user`);
-  expect(err).toContain('exec credential plugins are not supported');
+  expect(err).toContain('runs an exec credential plugin, which is not supported');
 });

@@ -15,10 +15,10 @@ import { KubeObject } from './kube-client';
 import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 import { KubeApiError, PODS, resourcePath } from '../../../controller/src/kube/api';
-import { staticToken } from '../../../controller/src/kube/config';
 import { kubeApi } from '../../../controller/src/kube/connect';
 import { ZONE_ANNOTATOR_RULES } from '../../../src/contract/reconcilers';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import { staticToken } from '../../../src/shared/kube-connection';
 
 const { client, info } = testCluster();
 const ns = uniqueName('auth');

@@ -16,9 +16,9 @@ import { deleteNamespace, restrictedNamespace } from './examples';
 import { KubeObject } from './kube-client';
 import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { WaitAborted, waitFor } from './wait';
-import { SERVICE_ACCOUNT_DIR } from '../../../controller/src/kube/config';
 import { ZoneController } from '../../../src';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import { SERVICE_ACCOUNT_DIR } from '../../../src/shared/kube-connection';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 

@@ -11,8 +11,8 @@ import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 import { ClusterInfo } from './control-plane';
 import { waitFor, WaitAborted, WaitOptions } from './wait';
-import { SERVICE_ACCOUNT_DIR_ENV } from '../../../controller/src/kube/config';
 import { lineSplitter } from '../../../controller/src/lines';
+import { SERVICE_ACCOUNT_DIR_ENV } from '../../../src/shared/kube-connection';
 
 export const CONTROLLER_MAIN = path.join(REPO_ROOT, 'controller', 'lib', 'controller', 'src', 'main.js');
 
