@@ -6,6 +6,7 @@ import { selects } from './eligibility';
 import { AddFinding, FindingSeverity } from './model';
 import { CheckBudget, CheckWorkload } from './workloads';
 import { QUORUM_ANNOTATION, QUORUM_REASON_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
+import { majorityOf, ringWriteSurvival } from '../topology/survival';
 
 /** What a workload needs: a number of replicas, or (zone-majority) pods in more than half of its zones. */
 export interface Need {
@@ -50,19 +51,17 @@ function parseQuorum(value: string | undefined, replicas: number, reason: string
 /** True when, without zone `lost`, pods are sure to remain in more than half of the zones that may hold some. */
 export function zonesLeft(lo: readonly number[], hi: readonly number[], lost: number): boolean {
   const used = hi.filter((h) => h > 0).length;
-  return lo.filter((l, z) => z !== lost && l > 0).length >= Math.floor(used / 2) + 1;
+  return lo.filter((l, z) => z !== lost && l > 0).length >= majorityOf(used);
 }
 
 /**
- * Whether a zone-aware ring keeps a quorum of every stream without zone `lost`: a stream's replicas are one per
- * zone in min(factor, zones with ingesters) zones (dskit shrinks the replica set to the zones it has, the quorum
- * stays factor / 2 + 1), so losing a zone that may hold ingesters costs a stream one replica in the worst case.
- * Only zones sure to hold ingesters are counted.
+ * Whether a zone-aware ring keeps a quorum of every stream without zone `lost` (ringWriteSurvival): losing a zone
+ * that may hold ingesters costs a stream one replica in the worst case; only zones sure to hold ingesters count.
  */
 export function ringSurvives(factor: number, lo: readonly number[], hi: readonly number[], lost: number): boolean {
   if (hi[lost] === 0) return true;
-  const zones = lo.filter((l) => l > 0).length;
-  return Math.min(factor, zones) - 1 >= Math.floor(factor / 2) + 1;
+  const sure = lo.flatMap((l, z) => (l > 0 ? [String(z)] : []));
+  return ringWriteSurvival(factor, sure).survives;
 }
 
 export function budgetOf(w: CheckWorkload, budgets: readonly CheckBudget[]): CheckBudget | undefined {

@@ -13,6 +13,7 @@ import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss } from './model'
 import { CheckWorkload } from './workloads';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { QUORUM_ANNOTATION, QUORUM_REASON_ANNOTATION, ZONE_GROUP_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
+import { majorityOf } from '../topology/survival';
 
 /** grafana/rollout-operator groups the StatefulSets it rolls zone by zone with this label. */
 export const ROLLOUT_GROUP_LABEL = 'rollout-group';
@@ -89,7 +90,7 @@ function groupReport(name: string, namespace: string, members: readonly Member[]
   const hi = zones.map((z) => members.reduce((sum, m) => sum + m.r.perZone[z].worstCase, 0));
   const need = groupNeed(name, members, replicas, findings);
   const used = hi.filter((h) => h > 0).length;
-  const neededZones = Math.floor(used / 2) + 1;
+  const neededZones = majorityOf(used);
   const zoneLoss: ZoneLoss[] = zones.map((zone, z) => {
     const survivors = members.reduce((sum, m) => sum + m.r.zoneLoss[z].survivors, 0);
     const left = lo.filter((l, i) => i !== z && l > 0).length;
@@ -133,7 +134,7 @@ function groupNeed(name: string, members: readonly Member[], replicas: number, f
   const reason = members.map((m) => m.w.annotations[QUORUM_REASON_ANNOTATION]).find((r) => r !== undefined);
   const why = (what: string) => `${what}${reason ? ` (${reason})` : ''}`;
   if (quorums.size === 1 && value === ZONE_MAJORITY) return { count: 0, because: why('pods in a majority of its zones'), zoneMajority: true };
-  if (quorums.size === 1 && value === 'majority') return { count: Math.floor(replicas / 2) + 1, because: why(`majority of ${replicas}`) };
+  if (quorums.size === 1 && value === 'majority') return { count: majorityOf(replicas), because: why(`majority of ${replicas}`) };
   if (quorums.size === 1 && /^\d+$/.test(value)) return { count: Number(value), because: why(value) };
   findings.push({
     rule: 'quorum-annotation-invalid',
@@ -141,7 +142,7 @@ function groupNeed(name: string, members: readonly Member[], replicas: number, f
     message: `the members of zone group ${name} declare ${[...quorums].map((q) => JSON.stringify(q)).join(', ')} as their quorum: one valid value is needed`,
     fix: `Give every member the same ${QUORUM_ANNOTATION}.`,
   });
-  return { count: Math.floor(replicas / 2) + 1, because: `majority of ${replicas} (the members disagree)` };
+  return { count: majorityOf(replicas), because: `majority of ${replicas} (the members disagree)` };
 }
 
 /**

@@ -6,7 +6,7 @@ import { LOKI_DIRECT_PROPS, LokiDirectOptions } from './direct-options';
 import { OperatorLokiStack, operatorLokiStack } from './operator';
 import { LOKI_OPERATOR_PROPS, LokiOperatorOptions } from './operator-options';
 import { LokiComponent, LokiOutput, LokiStackSize, OPERATOR_INGESTERS, ResolvedLoki } from './options';
-import { fewestSurvivingIngesters, fewestZonesWithIngesters, quorum, writeSurvival } from './replication';
+import { fewestSurvivingIngesters, fewestZonesWithIngesters, writeSurvival } from './replication';
 import { IngesterRollout, ingesterRollout } from './rollout';
 import { checkZoneSource, ZoneSource, ZoneSourceKind } from '../controller/zone-source';
 import { containerResources } from '../shared/container-resources';
@@ -19,6 +19,7 @@ import { sizeQuantity } from '../shared/quantity';
 import { addWarning } from '../shared/warnings';
 import { zoneSlugs } from '../shared/zone-slug';
 import { parseKubernetesVersion } from '../topology/kubernetes-version';
+import { majorityOf } from '../topology/survival';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
 
@@ -258,9 +259,9 @@ function spreadText(ingesters: number, covered: number, zones: number): string {
 function noLayoutFix(replicationFactor: number, zones: number): string {
   if (zones < 3) return `Loki needs 3 or more zones to survive losing one (the topology has ${zones}); use replicationFactor 3 over 3 zones`;
   if (replicationFactor > zones) {
-    return `Loki silently shrinks each stream's replicas to the ${zones} zones while the write quorum stays ${quorum(replicationFactor)}: use replicationFactor <= ${zones}`;
+    return `Loki silently shrinks each stream's replicas to the ${zones} zones while the write quorum stays ${majorityOf(replicationFactor)}: use replicationFactor <= ${zones}`;
   }
-  return `replicationFactor ${replicationFactor} leaves no replica to spare (quorum ${quorum(replicationFactor)}): use replicationFactor 3 or more`;
+  return `replicationFactor ${replicationFactor} leaves no replica to spare (quorum ${majorityOf(replicationFactor)}): use replicationFactor 3 or more`;
 }
 
 /** The longest base name the output's object names leave room for. */

@@ -1,18 +1,9 @@
-import { Quorum, Survival, SurvivalVerdict } from '../topology/survival';
+import { ringWriteSurvival, SurvivalVerdict } from '../topology/survival';
 
 /**
- * Whether Loki keeps taking writes with a zone down (pure), through the library's survival math.
- *
- * With zone awareness, dskit writes each stream to `replicationFactor` ingesters, one per zone. When fewer
- * zones hold ingesters, it silently uses one per zone it has, while a write still needs floor(RF/2)+1 of
- * them. So a stream has min(RF, zones with ingesters) replicas, one per zone, and losing the zone of one
- * of them must leave the quorum.
+ * Whether Loki keeps taking writes with a zone down (pure): which zones hold ingesters for a spread, judged by
+ * the ring's rule (ringWriteSurvival).
  */
-
-/** The number of replicas a write must reach: floor(RF/2)+1 (dskit). */
-export function quorum(replicationFactor: number): number {
-  return Math.floor(replicationFactor / 2) + 1;
-}
 
 /**
  * The fewest zones that hold an ingester when `ingesters` pods are spread over `zones` zones by a hard zone
@@ -24,14 +15,9 @@ export function fewestZonesWithIngesters(ingesters: number, zones: number, maxSk
   return Math.ceil(ingesters / maxSkew);
 }
 
-/**
- * The verdict on a stream's replicas losing one zone: min(RF, zonesWithIngesters) replicas, one per zone,
- * against a quorum of floor(RF/2)+1.
- */
+/** The verdict on Loki's writes losing one zone when `zonesWithIngesters` of `zones` hold ingesters. */
 export function writeSurvival(replicationFactor: number, zones: readonly string[], zonesWithIngesters: number): SurvivalVerdict {
-  const replicas = Math.min(replicationFactor, zonesWithIngesters);
-  const perZone = Object.fromEntries(zones.slice(0, replicas).map((zone) => [zone, 1]));
-  return Survival.check(perZone, Quorum.atLeast(quorum(replicationFactor)), 1);
+  return ringWriteSurvival(replicationFactor, zones.slice(0, zonesWithIngesters));
 }
 
 /**

@@ -9,7 +9,7 @@ export class Quorum {
    * Loki/dskit replication sets.
    */
   public static majority(): Quorum {
-    return new Quorum('majority', (total) => Math.floor(total / 2) + 1);
+    return new Quorum('majority', majorityOf);
   }
 
   /** At least `count` replicas, whatever the total. */
@@ -54,8 +54,8 @@ export interface SurvivalVerdict {
 }
 
 /**
- * Survival math over zones (pure). The Redis, Loki and rollout constructs and the runtime controller
- * all ask it the same question.
+ * Survival math over zones (pure): the Redis layout, Loki's ring and the zone check ask it the same
+ * question.
  */
 export class Survival {
   /**
@@ -103,6 +103,25 @@ export class Survival {
   }
 
   private constructor() {}
+}
+
+/** More than half of `total`: floor(total / 2) + 1, the one home of the majority rule. */
+export function majorityOf(total: number): number {
+  return Math.floor(total / 2) + 1;
+}
+
+/**
+ * Whether a zone-aware replication ring (dskit's: Loki, Cortex, Mimir) keeps taking writes with one zone down.
+ * It writes each item to one replica per zone in min(factor, zones holding members) zones (it silently shrinks
+ * the replica set to the zones it has) while a write still needs a majority of `factor`; losing the zone of one
+ * replica must leave that majority.
+ *
+ * @param zonesWithMembers the zones sure to hold ring members
+ */
+export function ringWriteSurvival(factor: number, zonesWithMembers: readonly string[]): SurvivalVerdict {
+  const replicas = Math.min(factor, zonesWithMembers.length);
+  const perZone = Object.fromEntries(zonesWithMembers.slice(0, replicas).map((zone) => [zone, 1]));
+  return Survival.check(perZone, Quorum.atLeast(majorityOf(factor)), 1);
 }
 
 /** Code-point order, so results do not depend on the locale. */

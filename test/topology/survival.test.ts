@@ -1,5 +1,6 @@
 import * as fc from 'fast-check';
 import { Quorum, Survival } from '../../src';
+import { majorityOf, ringWriteSurvival } from '../../src/topology/survival';
 
 describe('Quorum', () => {
   test.each([[1, 1], [2, 2], [3, 2], [4, 3], [5, 3], [6, 4]])('majority of %i is %i', (total, required) => {
@@ -82,6 +83,24 @@ describe('Survival.check', () => {
       layout[last] -= 1;
       layout.z0 += 1;
       expect(Survival.check(layout, Quorum.majority()).survives).toBe(false);
+    }));
+  });
+});
+
+describe('the majority and a zone-aware ring (one home for Loki\'s construct and the zone check)', () => {
+  test('majorityOf is more than half', () => {
+    expect([1, 2, 3, 4, 5, 6].map(majorityOf)).toEqual([1, 2, 2, 3, 3, 4]);
+  });
+
+  test('property: a ring survives a zone loss exactly when every item keeps a write majority, by brute force', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 7 }), fc.integer({ min: 0, max: 7 }), (factor, zones) => {
+      const names = Array.from({ length: zones }, (_, i) => `z${i}`);
+      // an item has one replica in each of min(factor, zones) zones; lose any one zone of the ring
+      const replicas = Math.min(factor, zones);
+      const worst = replicas === 0 ? 0 : replicas - 1;
+      const verdict = ringWriteSurvival(factor, names);
+      expect(verdict.survives).toBe(worst * 2 > factor);
+      expect(verdict.required).toBe(Math.floor(factor / 2) + 1);
     }));
   });
 });
