@@ -90,7 +90,7 @@ const deployment = (scope: Chart) => new kplus.Deployment(scope, 'web', { contai
 /** `vary`: the parameters to vary (by default the props of a construct, or every parameter); `offset`: where they start in `args`. */
 const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => unknown; vary?: number[]; offset?: number }> = {
   'ZoneTopology.<init>': {
-    args: () => [{ zones: ['a', 'b', 'c'], topologyKey: 'topology.kubernetes.io/zone', region: 'r1', regionKey: 'topology.kubernetes.io/region', hostnameKey: 'kubernetes.io/hostname' }],
+    args: () => [{ zones: ['a', 'b', 'c'], topologyKey: 'topology.kubernetes.io/zone', region: 'r1', regionKey: 'topology.kubernetes.io/region', hostnameKey: 'kubernetes.io/hostname', kubernetesVersion: '1.35' }],
     call: ([p]) => new lib.ZoneTopology(p),
   },
   'TopologySpread.acrossZones': {
@@ -189,7 +189,6 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
       externalLabelName: 'zone',
       externalLabels: { cluster: 'c1' },
       nodeSelector: { 'kubernetes.io/os': 'linux' },
-      kubernetesVersion: '1.34',
       name: 'prom',
       namespace: 'monitoring',
       image: 'quay.io/prometheus/prometheus:v3.5.0',
@@ -216,7 +215,7 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
   },
   'ShardPlan.plan': { args: () => [{ topology: topology(), shards: 4, shardsPerZone: { a: 2, b: 1, c: 1 } }], call: ([p]) => lib.ShardPlan.plan(p) },
   'ShardRelabeling.forShard': {
-    args: () => [{ topology: topology(), zone: 'a', inZoneIndex: 0, zoneShards: 2, kubernetesVersion: '1.35', hashLabel: '__address__' }],
+    args: () => [{ topology: topology(), zone: 'a', inZoneIndex: 0, zoneShards: 2, hashLabel: '__address__' }],
     call: ([p]) => lib.ShardRelabeling.forShard(p),
   },
   'ShardRelabeling.byAddress': { args: () => [0, 2, '__address__'], call: ([i, n, l]) => lib.ShardRelabeling.byAddress(i, n, l) },
@@ -322,7 +321,6 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
         direct: {
           controller,
           zoneSource: lib.ZoneSource.perZoneStatefulSets(),
-          kubernetesVersion: '1.35',
           ingesterReplicasPerZone: 2,
           replicas: 3,
           objectStorage: { bucket: 'logs', endpoint: 'minio:9000', region: 'eu', credentialsSecretName: 'minio', insecure: true, forcePathStyle: true },

@@ -44,7 +44,10 @@ describe('example longhorn-3-zones', () => {
 
   test('a fourth replica cannot get its own zone: synth fails and names the zone level', () => {
     expect(() => new LonghornVolume(new Chart(Testing.app(), 'more'), 'four', {
-      size: Size.gibibytes(10), numberOfReplicas: 4, inventory: threeZones(STANDARD_VARIANT.zones), settings: { replicaZoneSoftAntiAffinity: AntiAffinity.DISABLED },
+      size: Size.gibibytes(10),
+      numberOfReplicas: 4,
+      inventory: threeZones(STANDARD_VARIANT.zones),
+      settings: { replicaZoneSoftAntiAffinity: AntiAffinity.DISABLED },
     })).toThrow('4 replicas need 4 zones without a replica of this volume (zone anti-affinity is hard: the global ' +
       'replica-zone-soft-anti-affinity=false); only 3 zones have a disk that can hold a replica: zone-a, zone-b, zone-c');
   });

@@ -5,7 +5,7 @@ import { WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ZoneAnnotation } from '../contract/zone-annotation';
 import { invalidProp } from '../shared/errors';
 import { checkArg } from '../shared/props';
-import { hasPodTopologyLabels, KubernetesRelease } from '../topology/kubernetes-version';
+import { hasPodTopologyLabels } from '../topology/kubernetes-version';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /** How a pod learns the zone it runs in. */
@@ -101,8 +101,6 @@ export interface ZoneWiringProps {
   readonly topology: ZoneTopology;
   /** The environment variable to set. */
   readonly envName: string;
-  /** The cluster's release, when known (checked against the source's minimum). */
-  readonly release?: KubernetesRelease;
   /** The zone of this pod's workload (per-zone StatefulSets only). */
   readonly zone?: string;
   /** Security context and resources of the init container (controller source). */
@@ -110,15 +108,16 @@ export interface ZoneWiringProps {
   readonly initResources: k8s.ResourceRequirements;
 }
 
-/** Refuses a zone source that cannot work with `topology` or the cluster's release. */
-export function checkZoneSource(where: string, source: ZoneSource | undefined, topology: ZoneTopology, release?: KubernetesRelease): ZoneSource {
+/** Refuses a zone source that cannot work with `topology` or the cluster's Kubernetes version (the topology's). */
+export function checkZoneSource(where: string, source: ZoneSource | undefined, topology: ZoneTopology): ZoneSource {
+  const release = topology._release;
   if (source === undefined || source === null) {
     throw invalidProp(where, 'zoneSource', source, 'must be set: ZoneSource.podTopologyLabels(), ZoneSource.perZoneStatefulSets() or ZoneSource.controller(zoneController)');
   }
   if (source.kind === ZoneSourceKind.POD_TOPOLOGY_LABELS) {
     if (release !== undefined && !hasPodTopologyLabels(release)) {
       throw invalidProp(where, 'zoneSource', 'podTopologyLabels',
-        `needs Kubernetes >= 1.35 (KEP-4742 copies the zone label onto pods from then on), but kubernetesVersion is ${release.major}.${release.minor}: ` +
+        `needs Kubernetes >= 1.35 (KEP-4742 copies the zone label onto pods from then on), but the topology's kubernetesVersion is ${release.major}.${release.minor}: ` +
         'use ZoneSource.perZoneStatefulSets() or ZoneSource.controller(zoneController)');
     }
     if (topology.topologyKey !== WELL_KNOWN_ZONE_KEY) {
@@ -132,7 +131,7 @@ export function checkZoneSource(where: string, source: ZoneSource | undefined, t
 
 /** The pod-spec pieces that hand a container its zone, for the chosen source (pure). */
 export function zoneWiring(props: ZoneWiringProps): ZoneWiring {
-  const source = checkZoneSource(props.where, props.source, props.topology, props.release);
+  const source = checkZoneSource(props.where, props.source, props.topology);
   const none = { podLabels: {}, podAnnotations: {}, initContainers: [], volumes: [] };
   switch (source.kind) {
     case ZoneSourceKind.POD_TOPOLOGY_LABELS:

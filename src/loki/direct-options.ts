@@ -12,19 +12,12 @@ import { ZONAL_STORAGE_PROPS, ZonalStorage } from '../topology/zonal-storage';
 /** What only the direct output (Loki in microservices mode as plain Kubernetes objects) takes. */
 export interface LokiDirectOptions {
   /**
-   * How each pod learns its zone.
+   * How each pod learns its zone. `ZoneSource.podTopologyLabels()` needs the topology's `kubernetesVersion`
+   * to be 1.35 or newer when it is given.
    *
    * @default ZoneSource.perZoneStatefulSets()
    */
   readonly zoneSource?: ZoneSource;
-
-  /**
-   * The cluster's Kubernetes version, e.g. '1.35'; checked against the zone source's minimum
-   * (`ZoneSource.podTopologyLabels()` needs 1.35).
-   *
-   * @default - unknown: not checked
-   */
-  readonly kubernetesVersion?: string;
 
   /**
    * Ingesters in each zone.
@@ -136,7 +129,6 @@ const S3_PROPS: PropSpec<LokiS3Storage> = {
 
 export const LOKI_DIRECT_PROPS: PropSpec<LokiDirectOptions> = {
   zoneSource: Props.optional(Props.instanceOf(ZoneSource)),
-  kubernetesVersion: Props.optional(Props.string()),
   ingesterReplicasPerZone: Props.optional(Props.integer(1, undefined, 'a zone without ingesters cannot hold its replica of each stream')),
   replicas: Props.optional(Props.integer(1)),
   objectStorage: Props.optional(Props.struct(S3_PROPS, 'LokiS3Storage')),

@@ -255,7 +255,6 @@ function podTemplate(
     source,
     topology: p.topology,
     envName: ZONE_ENV,
-    release: p.release,
     zone,
     initSecurityContext: restrictedContainerSecurity(),
     initResources: containerResources('10m', '32Mi'),

@@ -18,7 +18,6 @@ import { checkProps, Props, PropSpec } from '../shared/props';
 import { sizeQuantity } from '../shared/quantity';
 import { addWarning } from '../shared/warnings';
 import { zoneSlugs } from '../shared/zone-slug';
-import { parseKubernetesVersion } from '../topology/kubernetes-version';
 import { majorityOf } from '../topology/survival';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
@@ -124,9 +123,7 @@ export class ZoneAwareLokiStack extends Construct {
       return;
     }
     const direct = props.direct!;
-    const release = direct.kubernetesVersion === undefined
-      ? undefined : parseKubernetesVersion(where, 'direct.kubernetesVersion', direct.kubernetesVersion);
-    const zoneSource = checkZoneSource(where, direct.zoneSource ?? ZoneSource.perZoneStatefulSets(), topology, release);
+    const zoneSource = checkZoneSource(where, direct.zoneSource ?? ZoneSource.perZoneStatefulSets(), topology);
     const ingesterReplicasPerZone = direct.ingesterReplicasPerZone ?? 1;
     checkDirectIngesters(where, topology, zoneSource, replicationFactor, maxSkew, ingesterReplicasPerZone);
     if (direct.gatewayImage !== undefined && !direct.gateway) {
@@ -140,7 +137,6 @@ export class ZoneAwareLokiStack extends Construct {
       ...common,
       name,
       metadataNamespace: resolveNamespace(where, this, props.namespace),
-      release,
       zoneSource,
       ingesterReplicasPerZone,
       replicas: direct.replicas ?? topology.zoneCount,

@@ -1,7 +1,6 @@
 import { k8s } from 'cdk8s-plus-28';
 import { ZoneSource } from '../controller/zone-source';
 import { NetworkPolicyOptions } from '../shared/network-policy';
-import { KubernetesRelease } from '../topology/kubernetes-version';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
 
@@ -132,7 +131,6 @@ export interface ResolvedLoki {
   readonly metadataNamespace?: string;
   readonly replicationFactor: number;
   readonly maxSkew: number;
-  readonly release?: KubernetesRelease;
   readonly zoneSource: ZoneSource;
   readonly ingesterReplicasPerZone: number;
   readonly replicas: number;

@@ -87,16 +87,6 @@ export interface TopologyShardedPrometheusProps {
   readonly nodeSelector?: { [key: string]: string };
 
   /**
-   * The cluster's Kubernetes version, e.g. '1.35'. From 1.35 on, pods carry topology.kubernetes.io/zone
-   * themselves (KEP-4742, beta and on by default), so the zone is read from the pod label: no node
-   * metadata, no RBAC on nodes. Before that (or with a custom topology key) it is read from the node's
-   * labels, which needs `attach_metadata: {node: true}` and read access to nodes.
-   *
-   * @default - older than 1.35: the zone is read from node labels (works on every version)
-   */
-  readonly kubernetesVersion?: string;
-
-  /**
    * The base of every object name.
    *
    * @default - derived from the construct path
@@ -241,7 +231,6 @@ export const TOPOLOGY_SHARDED_PROMETHEUS_PROPS: PropSpec<TopologyShardedPromethe
   externalLabelName: Props.optional(Props.string()),
   externalLabels: Props.optional(Props.mapOf(Props.string())),
   nodeSelector: Props.optional(KubeProps.labels()),
-  kubernetesVersion: Props.optional(Props.string()),
   name: Props.optional(KubeProps.serviceName()),
   namespace: Props.optional(KubeProps.dnsLabel()),
   image: Props.optional(KubeProps.image()),

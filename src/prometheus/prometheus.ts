@@ -11,14 +11,13 @@ import { checkShardCount, ShardPlan } from './shard-plan';
 import { REPLICA_EXTERNAL_LABEL, standaloneShards } from './standalone';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { containerResources } from '../shared/container-resources';
+import { durationText } from '../shared/durations';
 import { invalidProp } from '../shared/errors';
 import { MAX_STATEFULSET_NAME } from '../shared/kubernetes-names';
-import { durationText } from '../shared/durations';
 import { derivedName, resolveNamespace } from '../shared/object-names';
 import { checkProps } from '../shared/props';
 import { addWarning } from '../shared/warnings';
 import { zoneSlugs } from '../shared/zone-slug';
-import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
 import { ZonalVolumes, ZoneStorageClasses } from '../topology/zonal-storage';
 
 /** The Prometheus image of the standalone output (3.5 is a long-term-support release). */
@@ -55,9 +54,7 @@ export class TopologyShardedPrometheus extends Construct {
     const topology = props.topology;
     this.plan = mode === ShardingMode.TOPOLOGY ? ShardPlan._of(where, topology.zones, props.shards, props.shardsPerZone) : undefined;
     if (mode === ShardingMode.ADDRESS) checkShardCount(where, props.shards);
-    const release = props.kubernetesVersion === undefined
-      ? undefined : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
-    const sources = zoneSources(topology, release !== undefined && hasPodTopologyLabels(release));
+    const sources = zoneSources(topology);
     const namespace = resolveNamespace(where, this, props.namespace);
     if (namespace === undefined) {
       throw invalidProp(where, 'namespace', namespace,

@@ -1,7 +1,6 @@
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { invalidProp } from '../shared/errors';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
-import { hasPodTopologyLabels, parseKubernetesVersion } from '../topology/kubernetes-version';
 import { ZoneTopology } from '../topology/zone-topology';
 
 /** What a relabel rule does (Prometheus `relabel_config.action`). */
@@ -102,7 +101,6 @@ const SHARD_RELABELING_PROPS: PropSpec<ShardRelabelingProps> = {
   zone: Props.string(),
   inZoneIndex: Props.optional(Props.integer(0)),
   zoneShards: Props.optional(Props.integer(1)),
-  kubernetesVersion: Props.optional(Props.string()),
   hashLabel: Props.optional(Props.string()),
 };
 
@@ -140,10 +138,13 @@ export interface ZoneSources {
   readonly nodeLabel: boolean;
 }
 
-/** The zone sources for a topology: the well-known key has all three; a custom key only exists on nodes. */
-export function zoneSources(topology: ZoneTopology, podTopologyLabels: boolean): ZoneSources {
+/**
+ * Where a target's zone is read for a topology: an EndpointSlice's zone with the well-known key, the pod's own
+ * label when pods carry it (the topology's `podsCarryZoneLabel`), else the node's label.
+ */
+export function zoneSources(topology: ZoneTopology): ZoneSources {
   const wellKnown = topology.topologyKey === WELL_KNOWN_ZONE_KEY;
-  return { endpointSlice: wellKnown, podLabel: wellKnown && podTopologyLabels, nodeLabel: !(wellKnown && podTopologyLabels) };
+  return { endpointSlice: wellKnown, podLabel: topology.podsCarryZoneLabel, nodeLabel: !topology.podsCarryZoneLabel };
 }
 
 /** What a shard keeps: the zone and the in-zone hash bucket. */
@@ -255,14 +256,6 @@ export interface ShardRelabelingProps {
   readonly zoneShards?: number;
 
   /**
-   * The Kubernetes version of the cluster: from 1.35 on, pods carry their zone label (KEP-4742) and the
-   * zone is read from the pod instead of the node.
-   *
-   * @default - older than 1.35: the zone comes from the node's labels (attach node metadata)
-   */
-  readonly kubernetesVersion?: string;
-
-  /**
    * The label whose value is hashed: `__address__` for pods and services, `__param_target` for probes.
    *
    * @default '__address__'
@@ -288,8 +281,7 @@ export class ShardRelabeling {
       zone: props.zone, inZoneIndex: props.inZoneIndex ?? 0, zoneShards: props.zoneShards ?? 1,
     });
     const hashLabel = checkHashLabel(where, props.hashLabel ?? '__address__');
-    const release = props.kubernetesVersion === undefined ? undefined : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
-    const sources = zoneSources(props.topology, release !== undefined && hasPodTopologyLabels(release));
+    const sources = zoneSources(props.topology);
     return [
       ...zoneSelectionRules(props.topology, sources, selection.zone),
       ...hashShardRules(selection.inZoneIndex, selection.zoneShards, hashLabel),

@@ -1,3 +1,4 @@
+import { hasPodTopologyLabels, KubernetesRelease, parseKubernetesVersion } from './kubernetes-version';
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { invalidProp } from '../shared/errors';
 import { labelValueProblem } from '../shared/kubernetes-names';
@@ -44,6 +45,15 @@ export interface ZoneTopologyProps {
    * @default 'kubernetes.io/hostname'
    */
   readonly hostnameKey?: string;
+
+  /**
+   * The cluster's Kubernetes version, e.g. '1.35'. From 1.35 on, Kubernetes copies a node's
+   * topology.kubernetes.io/zone label onto every pod bound to it (KEP-4742, beta and on by default): what tells
+   * the constructs whether a pod can read its zone from its own labels (see `podsCarryZoneLabel`).
+   *
+   * @default - unknown: constructs do not rely on pods carrying their zone label
+   */
+  readonly kubernetesVersion?: string;
 }
 
 const PROPS: PropSpec<ZoneTopologyProps> = {
@@ -52,6 +62,7 @@ const PROPS: PropSpec<ZoneTopologyProps> = {
   region: Props.optional(Props.string()),
   regionKey: Props.optional(KubeProps.labelKey()),
   hostnameKey: Props.optional(KubeProps.labelKey()),
+  kubernetesVersion: Props.optional(Props.string()),
 };
 
 /**
@@ -71,6 +82,16 @@ export class ZoneTopology {
   public readonly regionKey: string;
   /** The node label key that identifies a single node. */
   public readonly hostnameKey: string;
+  /** The cluster's Kubernetes version, when given. */
+  public readonly kubernetesVersion?: string;
+  /**
+   * True when every pod carries its zone in its own labels, set by Kubernetes: the version is 1.35 or newer
+   * (KEP-4742) and the zone key is topology.kubernetes.io/zone (the only one Kubernetes copies). The one place
+   * the constructs ask how a pod can learn its zone without a controller or a per-zone workload.
+   */
+  public readonly podsCarryZoneLabel: boolean;
+  /** @internal the parsed version, for messages */
+  public readonly _release?: KubernetesRelease;
 
   constructor(props: ZoneTopologyProps) {
     const where = 'ZoneTopology';
@@ -107,6 +128,9 @@ export class ZoneTopology {
     }
     this.region = props.region;
     this.zones = [...props.zones];
+    this.kubernetesVersion = props.kubernetesVersion;
+    this._release = props.kubernetesVersion === undefined ? undefined : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
+    this.podsCarryZoneLabel = this.topologyKey === WELL_KNOWN_ZONE_KEY && this._release !== undefined && hasPodTopologyLabels(this._release);
   }
 
   /** The number of zones. */

@@ -80,12 +80,11 @@ test('the direct output, over its props, keeps to the reference', () => {
       new ZoneAwareLokiStack(chart, 'loki', {
         name: 'logs',
         namespace: 'logs',
-        topology: new ZoneTopology({ zones: Array.from({ length: p.zones }, (_, i) => `zone-${i}`) }),
+        topology: new ZoneTopology({ zones: Array.from({ length: p.zones }, (_, i) => `zone-${i}`), kubernetesVersion: '1.35' }),
         replicationFactor: Math.min(p.replicationFactor, p.zones),
         direct: {
           controller,
           ingesterReplicasPerZone: p.ingesterReplicasPerZone,
-          kubernetesVersion: '1.35',
           zoneSource,
           objectStorage: p.s3,
           ruler: p.ruler,

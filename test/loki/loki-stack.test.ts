@@ -11,6 +11,7 @@ import { warningsOf } from '../../src/shared/warnings';
 import { only, synth, testChart } from '../util';
 
 const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
+const at135 = new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.35' });
 const operatorStorage = { secretName: 'loki-s3', type: LokiObjectStorageType.S3 };
 const controller = new ZoneController(testChart(), 'zones', { image: 'ghcr.io/example/cdk8s-zones-controller:0.1.0' });
 
@@ -206,7 +207,7 @@ describe('direct output', () => {
     });
 
     test('podTopologyLabels: the zone comes from the pod label through the downward API; no init container, no controller', () => {
-      const { manifests } = direct({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35' });
+      const { manifests } = direct({ zoneSource: ZoneSource.podTopologyLabels(), topology: at135 });
       const sts = only(manifests, 'StatefulSet', 'loki-ingester');
       expect(sts.spec.replicas).toBe(3);
       expect(container(sts).env).toContainEqual({
@@ -265,7 +266,7 @@ describe('storage classes per zone', () => {
   test.each([
     ['a zone outside the topology', () => direct({ ingesterStorage: { size: Size.gibibytes(10), storageClassNamePerZone: { 'zone-d': 'ssd' } } }),
       /direct.ingesterStorage.storageClassNamePerZone key="zone-d" is not one of the topology's zones/],
-    ['ingesters not of one zone each', () => direct({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35', ingesterStorage: { size: Size.gibibytes(10), storageClassNamePerZone: { 'zone-a': 'ssd' } } }),
+    ['ingesters not of one zone each', () => direct({ zoneSource: ZoneSource.podTopologyLabels(), topology: at135, ingesterStorage: { size: Size.gibibytes(10), storageClassNamePerZone: { 'zone-a': 'ssd' } } }),
       /direct.ingesterStorage.storageClassNamePerZone=\{"zone-a":"ssd"\} needs ingesters of one zone each: ZoneSource.perZoneStatefulSets\(\)/],
   ])('refused: %s', (_, build, message) => {
     expect(build).toThrow(message);
@@ -283,7 +284,8 @@ describe('bad input', () => {
     ['ingesters per zone < 1', { ingesterReplicasPerZone: 0 }, /direct.ingesterReplicasPerZone=0 must be an integer from 1 to 2147483647: a zone without ingesters/],
     ['a spread that may leave a zone without ingesters', { zoneSource: ZoneSource.podTopologyLabels(), maxSkew: 2 },
       /replicationFactor=3 with 1 ingester\(s\) per zone and maxSkew 2 .* 3 ingester\(s\) may occupy only 2 of the 3 zones.* Use maxSkew 1/],
-    ['podTopologyLabels before 1.35', { zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.34' }, /needs Kubernetes >= 1.35 .* kubernetesVersion is 1.34/],
+    ['podTopologyLabels before 1.35', { zoneSource: ZoneSource.podTopologyLabels(), topology: new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.34' }) },
+      /needs Kubernetes >= 1.35 .* the topology's kubernetesVersion is 1.34/],
     ['podTopologyLabels with a custom key', {
       zoneSource: ZoneSource.podTopologyLabels(), topology: new ZoneTopology({ zones: ['a', 'b', 'c'], topologyKey: 'example.com/rack' }),
     }, /only copies topology.kubernetes.io\/zone .* not the topology key "example.com\/rack"/],
@@ -413,13 +415,13 @@ describe('write survival (survival math)', () => {
 describe('direct output: how the ingesters roll out a change', () => {
   const IMAGE = 'ghcr.io/example/cdk8s-zones-controller:0.1.0';
   /** The stack in one chart, rolled by the ZoneController of another chart of the same app when `controllerProps` are given. */
-  function app(props: Partial<LokiDirectOptions>, controllerProps?: object) {
+  function app(props: Partial<LokiDirectOptions>, controllerProps?: object, zones = topology) {
     const a = Testing.app();
     const platform = new Chart(a, 'platform');
     const rolling = controllerProps && new ZoneController(platform, 'controller', { image: IMAGE, ...controllerProps });
     const chart = new Chart(a, 'logs', { disableResourceNameHashes: true });
     new ZoneAwareLokiStack(chart, 'loki', {
-      topology,
+      topology: zones,
       namespace: 'logs',
       name: 'loki',
       direct: {
@@ -466,9 +468,10 @@ describe('direct output: how the ingesters roll out a change', () => {
   });
 
   test('one StatefulSet for every zone (pod topology labels): the partition is all its pods; zone-aware it is a group of one', () => {
-    const partitioned = synth(app({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35', ingesterRollout: IngesterRollout.PARTITIONED }).chart);
+    const labels = ZoneSource.podTopologyLabels();
+    const partitioned = synth(app({ zoneSource: labels, ingesterRollout: IngesterRollout.PARTITIONED }, undefined, at135).chart);
     expect(ingesters(partitioned).map((s) => s.spec.updateStrategy)).toEqual([{ type: 'RollingUpdate', rollingUpdate: { partition: 6 } }]);
-    const rolled = synth(app({ zoneSource: ZoneSource.podTopologyLabels(), kubernetesVersion: '1.35' }, { zoneAwareUpdate: true }).chart);
+    const rolled = synth(app({ zoneSource: ZoneSource.podTopologyLabels() }, { zoneAwareUpdate: true }, at135).chart);
     expect(only(rolled, 'ZoneAwareUpdate').spec.statefulsets).toEqual(['loki-ingester']);
   });
 

@@ -15,13 +15,12 @@ function objects(props: { zones?: string[]; replicationFactor?: number; perZone?
   new ZoneAwareLokiStack(chart, 'loki', {
     name: 'logs',
     namespace: 'logs',
-    topology: new ZoneTopology({ zones: props.zones ?? ['zone-a', 'zone-b', 'zone-c'] }),
+    topology: new ZoneTopology({ zones: props.zones ?? ['zone-a', 'zone-b', 'zone-c'], kubernetesVersion: '1.35' }),
     replicationFactor: props.replicationFactor ?? 3,
     direct: {
       controller,
       ingesterReplicasPerZone: props.perZone ?? 2,
       zoneSource: props.zoneSource ?? ZoneSource.perZoneStatefulSets(),
-      kubernetesVersion: '1.35',
       objectStorage: { bucket: 'logs', endpoint: 'minio:9000' },
     },
   });

@@ -72,7 +72,7 @@ describe('TopologyShardedPrometheus, operator output, one Prometheus per zone (d
   });
 
   test('Kubernetes 1.35: the zone comes from the pod label, so no node metadata and no access to nodes', () => {
-    const { objects } = synthesize({ kubernetesVersion: '1.35' });
+    const { objects } = synthesize({ topology: new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.35' }) });
     const [a] = prometheuses(objects);
     expect(a.spec.scrapeClasses[0].attachMetadata).toBeUndefined();
     expect(a.spec.scrapeClasses[0].relabelings.map((r: any) => r.sourceLabels[0])).toContain('__meta_kubernetes_pod_label_topology_kubernetes_io_zone');
@@ -384,7 +384,6 @@ describe('TopologyShardedPrometheus refuses bad input with a clear error', () =>
     [{ retention: Duration.seconds(0) }, 'retention="0ms" must be a positive whole number of milliseconds'],
     [{ storage: { size: '50Gi' as any } }, 'storage.size="50Gi" must be a cdk8s Size'],
     [{ storage: { size: Size.kibibytes(0) } }, 'storage.size=[Size 0Ki] must be larger than zero'],
-    [{ kubernetesVersion: 'next' }, 'kubernetesVersion="next" is not a Kubernetes version'],
     [{ topology: new ZoneTopology({ zones: ['a', 'b'], topologyKey: 'example.com/zone' }), shards: 2, operatorSharding: OperatorSharding.SHARDING_STRATEGY },
       'operatorSharding="sharding-strategy" needs the topology key topology.kubernetes.io/zone'],
     [{ nodeSelector: { 'bad key': 'x' } }, 'nodeSelector key="bad key" is not a valid label key'],

@@ -38,18 +38,19 @@ describe('ShardRelabeling.forShard', () => {
   });
 
   test('Kubernetes >= 1.35: the pod label (KEP-4742) replaces the node label', () => {
+    const at = (kubernetesVersion: string) => new ZoneTopology({ zones: topology.zones, kubernetesVersion });
     for (const version of ['1.35', 'v1.35.2', '1.36', '2.0']) {
-      const sources = ShardRelabeling.forShard({ topology, zone: 'eu-1a', kubernetesVersion: version }).map((r) => r.sourceLabels?.[0]);
+      const sources = ShardRelabeling.forShard({ topology: at(version), zone: 'eu-1a' }).map((r) => r.sourceLabels?.[0]);
       expect(sources).toContain('__meta_kubernetes_pod_label_topology_kubernetes_io_zone');
       expect(sources).not.toContain('__meta_kubernetes_node_label_topology_kubernetes_io_zone');
     }
-    const older = ShardRelabeling.forShard({ topology, zone: 'eu-1a', kubernetesVersion: '1.34.9' }).map((r) => r.sourceLabels?.[0]);
+    const older = ShardRelabeling.forShard({ topology: at('1.34.9'), zone: 'eu-1a' }).map((r) => r.sourceLabels?.[0]);
     expect(older).not.toContain('__meta_kubernetes_pod_label_topology_kubernetes_io_zone');
   });
 
   test('a custom topology key exists only on nodes: no EndpointSlice or pod rule, the sanitized node label', () => {
-    const custom = new ZoneTopology({ zones: ['r1', 'r2'], topologyKey: 'example.com/rack-zone' });
-    const rules = ShardRelabeling.forShard({ topology: custom, zone: 'r2', kubernetesVersion: '1.35' });
+    const custom = new ZoneTopology({ zones: ['r1', 'r2'], topologyKey: 'example.com/rack-zone', kubernetesVersion: '1.35' });
+    const rules = ShardRelabeling.forShard({ topology: custom, zone: 'r2' });
     expect(rules[0].sourceLabels).toEqual([
       '__meta_kubernetes_node_label_example_com_rack_zone', '__meta_kubernetes_node_labelpresent_example_com_rack_zone', '__tmp_topology',
     ]);
@@ -66,7 +67,6 @@ describe('ShardRelabeling.forShard', () => {
     [{ zone: 'eu-1a', inZoneIndex: 2, zoneShards: 2 }, 'ShardRelabeling.forShard: inZoneIndex=2 must be an integer from 0 to zoneShards - 1 = 1'],
     [{ zone: 'eu-1a', zoneShards: 0 }, 'ShardRelabeling.forShard: zoneShards=0 must be an integer from 1 to 2147483647'],
     [{ zone: 'eu-1a', hashLabel: 'not-a-label' }, 'ShardRelabeling.forShard: hashLabel="not-a-label" is not a Prometheus label name'],
-    [{ zone: 'eu-1a', kubernetesVersion: 'latest' }, "ShardRelabeling.forShard: kubernetesVersion=\"latest\" is not a Kubernetes version like '1.35' or 'v1.35.2'"],
   ])('%j is refused', (props, message) => {
     expect(() => ShardRelabeling.forShard({ topology, ...props })).toThrow(message);
   });

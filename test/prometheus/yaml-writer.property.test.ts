@@ -105,6 +105,7 @@ const topology = fc.record({
   zones,
   topologyKey: fc.constantFrom(undefined, 'example.com/rack.zone'),
   region: fc.constantFrom(undefined, 'eu-1', 'yes'),
+  kubernetesVersion: fc.constantFrom(undefined, '1.30', '1.34', '1.35'),
 }).map((t) => new ZoneTopology(t));
 const scrapeInterval = fc.constantFrom('30s', '0', '15s', '1m', '1h30m', '1d', '2w', '1y', '10ms', '1y2w3d4h5m6s7ms');
 /** The construct's Duration prop: whole milliseconds, from one to a year. */
@@ -119,7 +120,6 @@ describe('every prometheus.yml of the construct', () => {
       topology,
       mode: fc.constantFrom(ShardingMode.TOPOLOGY, ShardingMode.ADDRESS),
       extraShards: fc.integer({ min: 0, max: 6 }),
-      kubernetesVersion: fc.constantFrom(undefined, '1.34', '1.35'),
       externalLabelName: fc.constantFrom(undefined, 'az', 'y', ''),
       externalLabels,
       scrapeInterval: scrapeEvery,
@@ -137,7 +137,6 @@ describe('every prometheus.yml of the construct', () => {
         mode: p.mode,
         output: PrometheusOutput.STANDALONE,
         namespace: 'monitoring',
-        kubernetesVersion: p.kubernetesVersion,
         externalLabelName: topologyMode ? p.externalLabelName : undefined,
         externalLabels: labels,
         scrapeInterval: p.scrapeInterval,
@@ -169,14 +168,12 @@ describe('every prometheus.yml of the construct', () => {
         zoneIndex: fc.nat(),
         inZoneIndex: fc.nat(5),
         extra: fc.nat(5),
-        kubernetesVersion: fc.constantFrom(undefined, '1.30', '1.35'),
         hashLabel: fc.constantFrom(undefined, '__param_target', 'y'),
       }).map((r) => ShardRelabeling.forShard({
         topology: r.topology,
         zone: r.topology.zones[r.zoneIndex % r.topology.zoneCount],
         inZoneIndex: r.inZoneIndex,
         zoneShards: r.inZoneIndex + 1 + r.extra,
-        kubernetesVersion: r.kubernetesVersion,
         hashLabel: r.hashLabel,
       })),
       fc.tuple(fc.nat(20), fc.nat(20)).map(([index, extra]) => ShardRelabeling.byAddress(index, index + 1 + extra)),

@@ -53,3 +53,23 @@ describe('ZoneTopology', () => {
       .toThrow('ZoneTopology.nodeLabelsForZone: zone="c" is not one of the topology\'s zones [a, b]');
   });
 });
+
+describe('ZoneTopology.podsCarryZoneLabel: whether a pod can read its zone from its own labels', () => {
+  test.each([
+    [undefined, undefined, false],
+    ['1.34.9', undefined, false],
+    ['1.35', undefined, true],
+    ['v1.36.1-gke.100', undefined, true],
+    ['2.0', undefined, true],
+    ['1.35', 'example.com/rack', false], // Kubernetes copies only topology.kubernetes.io/zone
+  ])('version %p, key %p: %p', (kubernetesVersion, topologyKey, carried) => {
+    const t = new ZoneTopology({ zones: ['a', 'b'], kubernetesVersion, topologyKey });
+    expect(t.podsCarryZoneLabel).toBe(carried);
+    expect(t.kubernetesVersion).toBe(kubernetesVersion);
+  });
+
+  test('refuses what is not a version', () => {
+    expect(() => new ZoneTopology({ zones: ['a'], kubernetesVersion: 'latest' }))
+      .toThrow("ZoneTopology: kubernetesVersion=\"latest\" is not a Kubernetes version like '1.35' or 'v1.35.2'");
+  });
+});

@@ -32,10 +32,9 @@ function lokiObjects(zoneSource: (elsewhere: Chart) => ZoneSource): any[] {
   const chart = new Chart(app, 'loki', { disableResourceNameHashes: true });
   new ZoneAwareLokiStack(chart, 'loki', {
     name: 'logs',
-    topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] }),
+    topology: new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'], kubernetesVersion: '1.35' }),
     direct: {
       zoneSource: zoneSource(elsewhere),
-      kubernetesVersion: '1.35',
       ingesterReplicasPerZone: 2,
       objectStorage: { bucket: 'logs', endpoint: 'minio:9000' },
     },

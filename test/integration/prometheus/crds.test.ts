@@ -41,7 +41,7 @@ const cases: [string, Partial<TopologyShardedPrometheusProps>][] = [
       { name: 'no-go', metricRelabelings: [{ sourceLabels: ['__name__'], regex: 'go_.*', action: RelabelAction.DROP }] },
     ],
   }],
-  ['per zone, Kubernetes 1.35, no zone label', { kubernetesVersion: '1.35', externalLabelName: '' }],
+  ['per zone, Kubernetes 1.35, no zone label', { topology: new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.35' }), externalLabelName: '' }],
   ['per zone, weighted', { shards: 7, shardsPerZone: { 'eu-west-1a': 3, 'eu-west-1b': 2, 'eu-west-1c': 2 } }],
   ['per zone, region', { topology: new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' }), shards: 4 }],
   ['shardingStrategy', { operatorSharding: OperatorSharding.SHARDING_STRATEGY, shards: 9, externalLabelName: 'az', scrapeClasses: [{ name: 'x', isDefault: true }] }],

@@ -66,11 +66,9 @@ describe('sharding with a real Prometheus (file_sd + the generated relabel rules
   function scrapeJob(c: Case, shard: number): any {
     let rules;
     if (c.zones) {
-      const topology = new ZoneTopology({ zones: c.zones });
+      const topology = new ZoneTopology({ zones: c.zones, kubernetesVersion: c.kubernetesVersion });
       const s = ShardPlan.plan({ topology, shards: c.shards }).shards[shard];
-      rules = ShardRelabeling.forShard({
-        topology, zone: s.zone, inZoneIndex: s.inZoneIndex, zoneShards: s.zoneShards, kubernetesVersion: c.kubernetesVersion,
-      });
+      rules = ShardRelabeling.forShard({ topology, zone: s.zone, inZoneIndex: s.inZoneIndex, zoneShards: s.zoneShards });
     } else {
       rules = ShardRelabeling.byAddress(shard, c.shards);
     }
