@@ -134,7 +134,7 @@ apiCheck.exec('diff -u API.md .cache/API.md || (echo "API.md is out of date: run
 // First, so a jsii error fails fast and test/api-docs.test.ts can read the fresh assembly (.jsii).
 project.testTask.prependSpawn(apiCheck);
 // ts-jest only transpiles (isolatedModules): the tests are type-checked here, e.g. that cdk8s-plus-33 workloads
-// are accepted where the API takes a workload (test/topology/workloads.test.ts).
+// are accepted where the API takes a workload (test/kubernetes/workloads.test.ts).
 project.tryFindObjectFile('test/tsconfig.json')?.addToArray('exclude', 'user-app');
 project.testTask.spawn(project.addTask('test:types', {
   description: 'Type-check the tests',

@@ -33,23 +33,23 @@ export { ShardRelabeling, ShardRelabelingProps, RelabelRule, RelabelAction } fro
 export { Hashmod } from './prometheus/hashmod';
 
 // Who may connect to the pods of each construct (the NetworkPolicies they emit).
-export { NetworkPolicyOptions, NetworkPeer } from './shared/network-policy';
+export { NetworkPolicyOptions, NetworkPeer } from './kubernetes/network-policy';
 
 // The runtime controller's contracts shared with synth time.
 export { ZoneAnnotation } from './contract/zone-annotation';
-export { ZoneController } from './controller/zone-controller';
-export { ZoneControllerProps } from './controller/zone-controller-props';
-export { IZoneController, InstalledZoneControllerProps } from './controller/controller-reference';
+export { ZoneController } from './zone-controller/zone-controller';
+export { ZoneControllerProps } from './zone-controller/zone-controller-props';
+export { IZoneController, InstalledZoneControllerProps } from './zone-controller/controller-reference';
 export {
   WebhookTls, WebhookTlsMode, WebhookFailurePolicy, CertManagerTlsOptions, CertManagerIssuerKind,
-} from './controller/webhook-tls';
+} from './zone-controller/webhook-tls';
 
 // Zone-aware rollouts and disruption budgets (custom resources the runtime controller acts on).
 export { ZoneAwareUpdate, ZoneAwareUpdateProps, ZoneAwareUpdatePauseCondition, ZoneAwareUpdateReadyCheck, RolloutTarget } from './rollout/zone-aware-update';
 export { ZoneDisruptionBudget, ZoneDisruptionBudgetProps } from './rollout/zone-disruption-budget';
 
 // How a pod learns its zone (shared by zone-aware constructs).
-export { ZoneSource, ZoneSourceKind } from './controller/zone-source';
+export { ZoneSource, ZoneSourceKind } from './zone-source/zone-source';
 
 // Loki replication across zones.
 export { ZoneAwareLokiStack, ZoneAwareLokiStackProps } from './loki/loki-stack';

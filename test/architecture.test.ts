@@ -1,6 +1,6 @@
 /**
- * The library's layering, checked on the import graph: no two folders of src/ import each other (directly
- * or through others), the run-time contract is pure, and the runtime controller imports only the contract,
+ * The library's layering, checked on the import graph: each folder of src/ imports only from the layers
+ * below it, the run-time contract is pure, and the runtime controller imports only the contract,
  * the pure planners (so synth-time and run-time decisions share one implementation and the image needs no
  * construct library) and the kube connection it shares with the zone check. And the code's size:
  * functions and files short enough to read whole.
@@ -31,25 +31,38 @@ function folderEdges(): Map<string, Map<string, string>> {
   return edges;
 }
 
-/** Every cycle of a folder graph, each as the chain of imports that closes it (found once per starting folder). */
-export function cycles(edges: Map<string, Map<string, string>>): string[][] {
-  const found: string[][] = [];
-  const visit = (stack: string[]) => {
-    for (const [next] of edges.get(stack[stack.length - 1]) ?? []) {
-      const at = stack.indexOf(next);
-      if (at === 0) {
-        const loop = [...stack, next];
-        found.push(loop.slice(1).map((to, i) => edges.get(loop[i])!.get(to)!));
-      } else if (at < 0) {
-        visit([...stack, next]);
-      }
+/**
+ * The folders of src/ in layers, lowest first (docs/architecture.md, "Layout"). A folder imports only from
+ * folders of lower layers, never from one of its own layer nor above, so no two folders can import each other;
+ * src/index.ts sits above them all.
+ */
+export const LAYERS: string[][] = [
+  ['shared'],
+  ['kubernetes'],
+  ['contract'],
+  ['topology'],
+  ['zone-controller'],
+  ['zone-source'],
+  ['rollout'],
+  ['check', 'longhorn', 'prometheus', 'loki', 'redis'],
+  ['index.ts'],
+];
+
+/** Each folder edge that breaks the layers, as the import that makes it and why. */
+export function layerBreaks(edges: Map<string, Map<string, string>>, layers: string[][]): string[] {
+  const rank = new Map(layers.flatMap((folders, i) => folders.map((f): [string, number] => [f, i])));
+  const breaks: string[] = [];
+  for (const [from, tos] of edges) {
+    for (const [to, why] of tos) {
+      const [a, b] = [rank.get(from), rank.get(to)];
+      if (a === undefined || b === undefined) breaks.push(`${why}: ${a === undefined ? from : to} is in no layer`);
+      else if (b >= a) breaks.push(`${why}: ${to} is ${b === a ? 'beside' : 'above'} ${from}`);
     }
-  };
-  for (const folder of edges.keys()) visit([folder]);
-  return found;
+  }
+  return breaks;
 }
 
-test('the cycle finder finds cycles (so the next test can fail)', () => {
+test('the layer check finds imports sideways, upwards and from unknown folders (so the next test can fail)', () => {
   const graph = (pairs: string[]) => {
     const g = new Map<string, Map<string, string>>();
     for (const pair of pairs) {
@@ -59,19 +72,15 @@ test('the cycle finder finds cycles (so the next test can fail)', () => {
     }
     return g;
   };
-  expect(cycles(graph(['a>b', 'b>c']))).toEqual([]);
-  expect(cycles(graph(['a>b', 'b>a']))).toEqual([['a>b', 'b>a'], ['b>a', 'a>b']]);
-  expect(cycles(graph(['a>b', 'b>c', 'c>a', 'c>d']))).toHaveLength(3);
+  const layers = [['low'], ['mid'], ['a', 'b']];
+  expect(layerBreaks(graph(['mid>low', 'a>mid', 'b>low']), layers)).toEqual([]);
+  expect(layerBreaks(graph(['a>b', 'low>mid', 'x>low']), layers)).toEqual(['a>b: b is beside a', 'low>mid: mid is above low', 'x>low: x is in no layer']);
 });
 
-test('no folder of src/ imports itself through another (no import cycle between folders)', () => {
-  expect(cycles(folderEdges())).toEqual([]);
-});
-
-test('the contract and shared helpers depend on nothing above them', () => {
-  const edges = folderEdges();
-  expect([...(edges.get('shared')?.keys() ?? [])]).toEqual([]);
-  expect([...(edges.get('contract')?.keys() ?? [])].filter((f) => f !== 'shared')).toEqual([]);
+test('every folder of src/ imports only from the layers below it', () => {
+  expect(layerBreaks(folderEdges(), LAYERS)).toEqual([]);
+  const folders = fs.readdirSync(SRC, { withFileTypes: true }).map((e) => e.name);
+  expect(folders.filter((f) => !LAYERS.flat().includes(f))).toEqual([]);
 });
 
 test('the contract is pure: no package but Node.js built-ins anywhere below it', () => {
@@ -90,11 +99,11 @@ test('the contract is pure: no package but Node.js built-ins anywhere below it',
 const PLANNERS = [
   'src/redis/layout.ts', 'src/redis/slots.ts',
   'src/rollout/update-plan.ts', 'src/rollout/max-unavailable.ts', 'src/rollout/disruption-budget.ts',
-  'src/shared/label-selector.ts',
+  'src/kubernetes/label-selector.ts',
 ];
 
 /** The kubeconfig and HTTPS connection module the controller shares with the zone check (IO, but Node.js built-ins only). */
-const KUBE_CONNECTION = 'src/shared/kube-connection.ts';
+const KUBE_CONNECTION = 'src/kubernetes/kube-connection.ts';
 
 test('the runtime controller imports from src/ only the contract, the pure planners and the kube connection', () => {
   const controllerFiles = sourceFiles(path.join(ROOT, 'controller', 'src'));

@@ -12,7 +12,7 @@ export const SERVED_NAMESPACE = 'apps';
 /**
  * A controller installed by another app, running every feature, serving `SERVED_NAMESPACE` and the namespaces the
  * tests name ('data', 'logs'): for constructs whose controller is not under test (the wiring itself:
- * test/controller/requirements.test.ts).
+ * test/zone-controller/requirements.test.ts).
  */
 export const INSTALLED_CONTROLLER: IZoneController = ZoneController.fromInstalled({
   workloadNamespaces: [SERVED_NAMESPACE, 'data', 'logs', 'other'],

@@ -46,7 +46,7 @@ export interface Reconciler {
   readonly summary: string;
   /**
    * The API access it needs: documentation, and what `ZoneController` grants when the reconciler is
-   * enabled (both read the same list from src/controller/rbac.ts).
+   * enabled (both read the same list from src/contract/reconcilers.ts).
    */
   readonly rbac: readonly ControllerRule[];
   /** Reconciles until `signal` aborts (leadership lost or shutdown); only the leader runs it. */

@@ -1,12 +1,12 @@
 /**
- * The controller's side of the shared kubeconfig reading (src/shared/kube-connection.ts, tested in
- * test/shared/kube-connection.test.ts): its parser (JSON as JSON, YAML with `yaml`) and the cluster
+ * The controller's side of the shared kubeconfig reading (src/kubernetes/kube-connection.ts, tested in
+ * test/kubernetes/kube-connection.test.ts): its parser (JSON as JSON, YAML with `yaml`) and the cluster
  * `loadClusterConfig` selects with it.
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { SERVICE_ACCOUNT_DIR_ENV } from '../../src/shared/kube-connection';
+import { SERVICE_ACCOUNT_DIR_ENV } from '../../src/kubernetes/kube-connection';
 import { loadClusterConfig, parseKubeconfig } from '../src/kube/config';
 
 const CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';

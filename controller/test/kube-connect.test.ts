@@ -9,7 +9,7 @@ import { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import * as tls from 'tls';
-import { ClusterConfig, fileToken, staticToken } from '../../src/shared/kube-connection';
+import { ClusterConfig, fileToken, staticToken } from '../../src/kubernetes/kube-connection';
 import { createPki, Pki } from '../../test/integration/kubernetes/pki';
 import { KubeApi, KubeApiError, WatchEvent } from '../src/kube/api';
 import { kubeApi } from '../src/kube/connect';

@@ -1,13 +1,13 @@
 /**
  * The nodes of a live cluster for the zone check's inventory (`cdk8s-zones check --kubeconfig FILE`): one
- * kubeconfig's current context, read as the controller reads it (src/shared/kube-connection.ts: relative
+ * kubeconfig's current context, read as the controller reads it (src/kubernetes/kube-connection.ts: relative
  * paths from the file's folder, a bearer token or a client certificate, the cluster's CA and
  * `tls-server-name`, https only, anything else refused with the file and the reason), and
  * `GET /api/v1/nodes` (paged), read-only.
  */
 import * as https from 'https';
 import { parseSingleDocument } from './manifest-text';
-import { apiServerAgent, ClusterConfig, kubeconfigConfig, requestOptions } from '../shared/kube-connection';
+import { apiServerAgent, ClusterConfig, kubeconfigConfig, requestOptions } from '../kubernetes/kube-connection';
 
 /** The connection of `file`'s current context, the file read as the check reads every input (js-yaml, bounded). */
 export function clusterConnection(file: string): ClusterConfig {

@@ -5,8 +5,8 @@
  * keep a pod off a node, so they are ignored: the check reports what is guaranteed.
  */
 import { CheckNode } from './inventory';
-import { selectorMatches } from '../shared/label-selector';
-import { quantityValue } from '../shared/quantity';
+import { selectorMatches } from '../kubernetes/label-selector';
+import { quantityValue } from '../kubernetes/quantity';
 
 /** True when the node selector requirement holds on `labels` (In, NotIn, Exists, DoesNotExist, Gt, Lt). */
 export function requirementHolds(r: any, labels: { readonly [key: string]: string }): boolean {

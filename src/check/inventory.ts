@@ -3,9 +3,9 @@
  * themselves (labels, taints, allocatable CPU and memory), as `kubectl get nodes -o json` shows them.
  */
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { quantityValue } from '../kubernetes/quantity';
 import { invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
-import { quantityValue } from '../shared/quantity';
 
 /** A node taint. */
 export interface InventoryTaint {

@@ -6,7 +6,7 @@
 import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
 import { FindingSeverity, ZoneFinding } from './model';
 import { looksLikeWorkload, operatorWorkloads, stringMap } from './operators';
-import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../shared/standard-labels';
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../kubernetes/standard-labels';
 
 /** A workload the check places. */
 export interface CheckWorkload {

@@ -3,7 +3,7 @@
  * how pods are named, and where a pod's password lives. Pure, so the controller can import it.
  */
 import { PROJECT_DOMAIN } from './labels';
-import { zoneSlugs } from '../shared/zone-slug';
+import { zoneSlugs } from '../kubernetes/zone-slug';
 
 /** The Redis client port of every pod. */
 export const REDIS_PORT = 6379;

@@ -11,8 +11,8 @@ import {
   JsonSchema, PauseConditionSpec, ReadyCheckSpec, SchemaProperties, ZoneAwareUpdateSpec,
   ZoneAwareUpdateStatus, ZoneBudgetStatus, ZoneDisruptionBudgetSpec, ZoneDisruptionBudgetStatus, ZoneOldReplicas,
 } from './rollout-resources';
-import { Selector, SelectorRequirement } from '../shared/label-selector';
-import { standardLabels } from '../shared/standard-labels';
+import { Selector, SelectorRequirement } from '../kubernetes/label-selector';
+import { standardLabels } from '../kubernetes/standard-labels';
 
 /** A CustomResourceDefinition manifest (an `ApiObject`'s props). */
 export interface CrdManifest {

@@ -4,7 +4,7 @@
  * keyed by these types (`SchemaProperties`), so a field added to one and not the other does not compile.
  * Pure (no cdk8s): the controller image imports it.
  */
-import { Selector } from '../shared/label-selector';
+import { Selector } from '../kubernetes/label-selector';
 
 /** An OpenAPI v3 schema fragment, as a CRD holds it. */
 export type JsonSchema = { readonly [keyword: string]: unknown };

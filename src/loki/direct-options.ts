@@ -1,13 +1,13 @@
 import { k8s } from 'cdk8s-plus-28';
 import { LokiS3Storage } from './options';
 import { IngesterRollout } from './rollout';
-import { IZoneController } from '../controller/controller-reference';
-import { CONTROLLER_PROP } from '../controller/requirements';
-import { ZoneSource } from '../controller/zone-source';
-import { KubeProps } from '../shared/kubernetes-props';
-import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { Props, PropSpec } from '../shared/props';
 import { ZONAL_STORAGE_PROPS, ZonalStorage } from '../topology/zonal-storage';
+import { IZoneController } from '../zone-controller/controller-reference';
+import { CONTROLLER_PROP } from '../zone-controller/requirements';
+import { ZoneSource } from '../zone-source/zone-source';
 
 /** What only the direct output (Loki in microservices mode as plain Kubernetes objects) takes. */
 export interface LokiDirectOptions {

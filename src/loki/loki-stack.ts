@@ -8,19 +8,19 @@ import { LOKI_OPERATOR_PROPS, LokiOperatorOptions } from './operator-options';
 import { LokiComponent, LokiOutput, LokiStackSize, OPERATOR_INGESTERS, ResolvedLoki } from './options';
 import { fewestSurvivingIngesters, fewestZonesWithIngesters, writeSurvival } from './replication';
 import { IngesterRollout, ingesterRollout } from './rollout';
-import { checkZoneSource, ZoneSource, ZoneSourceKind } from '../controller/zone-source';
-import { containerResources } from '../shared/container-resources';
+import { containerResources } from '../kubernetes/container-resources';
+import { MAX_STATEFULSET_NAME, NAME_MAX } from '../kubernetes/kubernetes-names';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { derivedName, resolveNamespace } from '../kubernetes/object-names';
+import { sizeQuantity } from '../kubernetes/quantity';
+import { zoneSlugs } from '../kubernetes/zone-slug';
 import { invalidProp } from '../shared/errors';
-import { MAX_STATEFULSET_NAME, NAME_MAX } from '../shared/kubernetes-names';
-import { KubeProps } from '../shared/kubernetes-props';
-import { derivedName, resolveNamespace } from '../shared/object-names';
 import { checkProps, Props, PropSpec } from '../shared/props';
-import { sizeQuantity } from '../shared/quantity';
 import { addWarning } from '../shared/warnings';
-import { zoneSlugs } from '../shared/zone-slug';
 import { majorityOf } from '../topology/survival';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
+import { checkZoneSource, ZoneSource, ZoneSourceKind } from '../zone-source/zone-source';
 
 /** The Loki image of the direct output (the release the integration tier proves). */
 export const DEFAULT_LOKI_IMAGE = 'docker.io/grafana/loki:3.7.8';

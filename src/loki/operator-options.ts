@@ -1,5 +1,5 @@
 import { LokiObjectStorageType, LokiOperatorStorage, LokiStackSize } from './options';
-import { KubeProps } from '../shared/kubernetes-props';
+import { KubeProps } from '../kubernetes/kubernetes-props';
 import { Props, PropSpec } from '../shared/props';
 
 /** What only the Loki operator output (a `LokiStack`) takes. */

@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { LokiOperatorStorage, LokiStackSize, ResolvedLoki } from './options';
-import { standardLabels } from '../shared/standard-labels';
+import { standardLabels } from '../kubernetes/standard-labels';
 
 /** What the operator output needs beyond the shared settings (internal). */
 export interface OperatorLokiStack {

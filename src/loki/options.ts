@@ -1,8 +1,8 @@
 import { k8s } from 'cdk8s-plus-28';
-import { ZoneSource } from '../controller/zone-source';
-import { NetworkPolicyOptions } from '../shared/network-policy';
+import { NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
+import { ZoneSource } from '../zone-source/zone-source';
 
 /** What `ZoneAwareLokiStack` synthesizes: the output its `operator` or `direct` options choose (internal). */
 export enum LokiOutput {

@@ -10,13 +10,13 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { HTTP_PORT, selectorOf } from './direct';
 import { LokiComponent, ResolvedLoki } from './options';
-import { controllerPeer, IZoneController } from '../controller/controller-reference';
-import { describeController, ZONE_AWARE_UPDATE_FEATURE } from '../controller/requirements';
+import { emitNetworkPolicy } from '../kubernetes/network-policy';
+import { standardLabels } from '../kubernetes/standard-labels';
 import { RolloutTarget, ZoneAwareUpdate } from '../rollout/zone-aware-update';
 import { invalidProp } from '../shared/errors';
-import { emitNetworkPolicy } from '../shared/network-policy';
-import { standardLabels } from '../shared/standard-labels';
 import { addWarning } from '../shared/warnings';
+import { controllerPeer, IZoneController } from '../zone-controller/controller-reference';
+import { describeController, ZONE_AWARE_UPDATE_FEATURE } from '../zone-controller/requirements';
 
 /** How the ingesters roll out a new revision (direct output). */
 export enum IngesterRollout {

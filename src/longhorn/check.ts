@@ -4,8 +4,8 @@ import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, ResolvedScheduling } from './options';
 import { LonghornPlacementPlan } from './placement-plan';
 import { planPlacement } from './planner';
+import { standardLabels } from '../kubernetes/standard-labels';
 import { describe, invalidProp } from '../shared/errors';
-import { standardLabels } from '../shared/standard-labels';
 import { addWarning } from '../shared/warnings';
 
 /** Longhorn's namespace, where its Volume and Setting resources live. */

@@ -1,10 +1,10 @@
 import { Size } from 'cdk8s';
 import { checkTags } from './options';
+import { labelValueProblem } from '../kubernetes/kubernetes-names';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { formatBytes, sizeBytes } from '../kubernetes/quantity';
 import { invalidProp } from '../shared/errors';
-import { labelValueProblem } from '../shared/kubernetes-names';
-import { KubeProps } from '../shared/kubernetes-props';
 import { checkProps, Props, PropSpec } from '../shared/props';
-import { formatBytes, sizeBytes } from '../shared/quantity';
 import { compare } from '../topology/survival';
 
 /** The kind of a Longhorn disk: v1 volumes use filesystem disks, v2 volumes block disks. */

@@ -4,7 +4,7 @@
  */
 import { Size } from 'cdk8s';
 import { AntiAffinityLevel, LonghornReplicaScheduling, REPLICA_SCHEDULING_PROPS } from './options';
-import { KubeProps } from '../shared/kubernetes-props';
+import { KubeProps } from '../kubernetes/kubernetes-props';
 import { Props, PropSpec } from '../shared/props';
 
 /** Where a replica of the volume already is. */

@@ -7,9 +7,9 @@ import {
 import {
   LonghornPlacementPlan, LonghornPlacementRequest, LonghornReplicaLocation, LonghornReplicaPlacement, PLACEMENT_REQUEST_PROPS,
 } from './placement-plan';
+import { formatBytes, LONGHORN_SIZE_ALIGNMENT, sizeBytes } from '../kubernetes/quantity';
 import { invalidProp } from '../shared/errors';
 import { checkArg, checkProps, Props } from '../shared/props';
-import { formatBytes, LONGHORN_SIZE_ALIGNMENT, sizeBytes } from '../shared/quantity';
 import { compare } from '../topology/survival';
 
 /**

@@ -2,9 +2,9 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { LONGHORN_NAMESPACE, longhornLabels } from './check';
 import { AntiAffinity, LonghornSchedulingSettings, resolveSettings, SCHEDULING_SETTINGS_PROPS } from './options';
+import { dnsLabelProblem } from '../kubernetes/kubernetes-names';
+import { KubeProps } from '../kubernetes/kubernetes-props';
 import { invalidProp } from '../shared/errors';
-import { dnsLabelProblem } from '../shared/kubernetes-names';
-import { KubeProps } from '../shared/kubernetes-props';
 import { checkProps, Props, PropSpec } from '../shared/props';
 
 /** Props for `LonghornSettings`. */

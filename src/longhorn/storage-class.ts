@@ -6,9 +6,9 @@ import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, REPLICA_SCHEDULING_PROPS, resolveScheduling } from './options';
 import { LonghornPlacementPlan } from './placement-plan';
 import { replicaSizeOf } from './planner';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { clusterScoped, ensureValidName } from '../kubernetes/object-names';
 import { invalidProp } from '../shared/errors';
-import { KubeProps } from '../shared/kubernetes-props';
-import { clusterScoped, ensureValidName } from '../shared/object-names';
 import { checkProps, Props, PropSpec } from '../shared/props';
 
 /** When a StorageClass binds and provisions a volume. */

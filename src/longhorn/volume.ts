@@ -4,11 +4,11 @@ import { checkPlacement, enumOptions, LONGHORN_NAMESPACE, longhornLabels, mergeE
 import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, REPLICA_SCHEDULING_PROPS, resolveScheduling } from './options';
 import { LonghornPlacementPlan } from './placement-plan';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { ensureValidName } from '../kubernetes/object-names';
+import { formatBytes, LONGHORN_SIZE_ALIGNMENT, sizeBytes } from '../kubernetes/quantity';
 import { invalidProp } from '../shared/errors';
-import { KubeProps } from '../shared/kubernetes-props';
-import { ensureValidName } from '../shared/object-names';
 import { checkProps, Props, PropSpec } from '../shared/props';
-import { formatBytes, LONGHORN_SIZE_ALIGNMENT, sizeBytes } from '../shared/quantity';
 
 /** Props for `LonghornVolume`. */
 export interface LonghornVolumeProps extends LonghornReplicaScheduling {

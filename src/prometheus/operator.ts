@@ -6,9 +6,9 @@ import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } f
 import { RelabelRule, toOperatorSpelling, zoneSelectionRules } from './relabel';
 import { INSTANCE_LABEL, ZONE_LABEL } from '../contract/labels';
 import { quorumAnnotations } from '../contract/zone-check';
-import { NOBODY_UID, restrictedPodSecurity } from '../shared/pod-security';
-import { sizeQuantity } from '../shared/quantity';
-import { standardLabels } from '../shared/standard-labels';
+import { NOBODY_UID, restrictedPodSecurity } from '../kubernetes/pod-security';
+import { sizeQuantity } from '../kubernetes/quantity';
+import { standardLabels } from '../kubernetes/standard-labels';
 
 /** The name of the default scrape class the construct adds when the user's classes have no default. */
 export const ZONE_SCRAPE_CLASS = 'zone-sharding';

@@ -1,7 +1,7 @@
 import { k8s } from 'cdk8s-plus-28';
 import { RelabelRule, ZoneSources } from './relabel';
 import { ShardAssignment } from './shard-plan';
-import { NetworkPolicyOptions } from '../shared/network-policy';
+import { NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { ZonalStorage, ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
 

@@ -1,6 +1,6 @@
 import { k8s } from 'cdk8s-plus-28';
 import { ResolvedPrometheus } from './options';
-import { mergeNodeSelector } from '../topology/node-selector';
+import { mergeNodeSelector } from '../kubernetes/node-selector';
 import { hostSpreadConstraint, WhenUnsatisfiable, zoneSpreadConstraint } from '../topology/spread';
 
 /** The node selector of a shard pinned to `zone`: the user's, with the zone (and region) keys set. */

@@ -7,9 +7,9 @@ import {
   OperatorSharding, PrometheusOutput, PrometheusRemoteWrite, PrometheusScrapeClass, PrometheusSecretKey, ShardingMode,
 } from './options';
 import { RELABEL_RULE_PROPS } from './relabel';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { invalidProp } from '../shared/errors';
-import { KubeProps } from '../shared/kubernetes-props';
-import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
 import { Props, PropSpec, RequiredCheck } from '../shared/props';
 import { ZONAL_STORAGE_PROPS, ZonalStorage } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';

@@ -10,14 +10,14 @@ import { isPrometheusLabelName, zoneSources } from './relabel';
 import { checkShardCount, ShardPlan } from './shard-plan';
 import { REPLICA_EXTERNAL_LABEL, standaloneShards } from './standalone';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
-import { containerResources } from '../shared/container-resources';
+import { containerResources } from '../kubernetes/container-resources';
+import { MAX_STATEFULSET_NAME } from '../kubernetes/kubernetes-names';
+import { derivedName, resolveNamespace } from '../kubernetes/object-names';
+import { zoneSlugs } from '../kubernetes/zone-slug';
 import { durationText } from '../shared/durations';
 import { invalidProp } from '../shared/errors';
-import { MAX_STATEFULSET_NAME } from '../shared/kubernetes-names';
-import { derivedName, resolveNamespace } from '../shared/object-names';
 import { checkProps } from '../shared/props';
 import { addWarning } from '../shared/warnings';
-import { zoneSlugs } from '../shared/zone-slug';
 import { ZonalVolumes, ZoneStorageClasses } from '../topology/zonal-storage';
 
 /** The Prometheus image of the standalone output (3.5 is a long-term-support release). */

@@ -1,8 +1,8 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { ResolvedPrometheus } from './options';
-import { clusterScoped } from '../shared/object-names';
-import { standardLabels } from '../shared/standard-labels';
+import { clusterScoped } from '../kubernetes/object-names';
+import { standardLabels } from '../kubernetes/standard-labels';
 
 /**
  * The ServiceAccount the Prometheus pods run as, and least-privilege read access for Kubernetes service

@@ -6,11 +6,11 @@ import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } f
 import { hashShardRules, RelabelRule, zoneSelectionRules } from './relabel';
 import { CONFIG_HASH_ANNOTATION, SHARD_LABEL, ZONE_LABEL } from '../contract/labels';
 import { quorumAnnotations } from '../contract/zone-check';
+import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
+import { NOBODY_UID, restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
+import { sizeQuantity } from '../kubernetes/quantity';
+import { standardLabels } from '../kubernetes/standard-labels';
 import { configHash } from '../shared/config-hash';
-import { clientPeers, emitNetworkPolicy } from '../shared/network-policy';
-import { NOBODY_UID, restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
-import { sizeQuantity } from '../shared/quantity';
-import { standardLabels } from '../shared/standard-labels';
 
 const PORT = 9090;
 const CONFIG_DIR = '/etc/prometheus';

@@ -3,13 +3,13 @@
  */
 import { Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
-import { IZoneController } from '../controller/controller-reference';
-import { CONTROLLER_PROP } from '../controller/requirements';
-import { KubeProps } from '../shared/kubernetes-props';
-import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { Props, PropSpec } from '../shared/props';
 import { ZONAL_STORAGE_PROPS, ZonalStorage } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
+import { IZoneController } from '../zone-controller/controller-reference';
+import { CONTROLLER_PROP } from '../zone-controller/requirements';
 
 /**
  * A key of a Secret, created outside the app, that holds the Redis password.

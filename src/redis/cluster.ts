@@ -11,21 +11,21 @@ import {
   zoneLossFailoverAfterProblem,
 } from '../contract/redis';
 import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
-import { controllerPeer, IZoneController } from '../controller/controller-reference';
-import { guardsEvictionsIn, REDIS_MANAGER_FEATURE, serveWith } from '../controller/requirements';
+import { MAX_STATEFULSET_NAME, NAME_MAX } from '../kubernetes/kubernetes-names';
+import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
+import { derivedName, resolveNamespace } from '../kubernetes/object-names';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
+import { sizeQuantity } from '../kubernetes/quantity';
+import { standardLabels } from '../kubernetes/standard-labels';
+import { zoneSlugs } from '../kubernetes/zone-slug';
 import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
 import { configHash } from '../shared/config-hash';
 import { invalidProp } from '../shared/errors';
-import { MAX_STATEFULSET_NAME, NAME_MAX } from '../shared/kubernetes-names';
-import { clientPeers, emitNetworkPolicy } from '../shared/network-policy';
-import { derivedName, resolveNamespace } from '../shared/object-names';
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
 import { checkProps, INT32_MAX } from '../shared/props';
-import { sizeQuantity } from '../shared/quantity';
-import { standardLabels } from '../shared/standard-labels';
-import { zoneSlugs } from '../shared/zone-slug';
 import { requiredZoneAffinity } from '../topology/affinity';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
+import { controllerPeer, IZoneController } from '../zone-controller/controller-reference';
+import { guardsEvictionsIn, REDIS_MANAGER_FEATURE, serveWith } from '../zone-controller/requirements';
 
 const UID = 999; // the redis user of the official image
 const DATA_DIR = '/data';

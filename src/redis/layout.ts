@@ -1,9 +1,9 @@
 import { REDIS_CLUSTER_SLOTS, slotRange } from './slots';
 import { redisNodeName } from '../contract/redis';
+import { labelValueProblem } from '../kubernetes/kubernetes-names';
+import { zoneSlug } from '../kubernetes/zone-slug';
 import { invalidProp } from '../shared/errors';
-import { labelValueProblem } from '../shared/kubernetes-names';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
-import { zoneSlug } from '../shared/zone-slug';
 import { Quorum, Survival, SurvivalVerdict } from '../topology/survival';
 
 /** The role a Redis node is planned to have in its shard. */

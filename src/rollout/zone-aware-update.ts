@@ -3,15 +3,15 @@ import { Construct, IConstruct } from 'constructs';
 import { checkMaxUnavailable, MAX_UNAVAILABLE_PROP } from './max-unavailable';
 import { MAX_GROUP_SIZE, ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../contract/rollout';
 import { ZoneAwareUpdateSpec } from '../contract/rollout-resources';
-import { IZoneController } from '../controller/controller-reference';
-import { CONTROLLER_PROP, serveWith, ZONE_AWARE_UPDATE_FEATURE } from '../controller/requirements';
+import { dnsSubdomainProblem, labelKeyProblem } from '../kubernetes/kubernetes-names';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { ensureValidName } from '../kubernetes/object-names';
+import { standardLabels } from '../kubernetes/standard-labels';
+import { transformRendered, workloadApiObject } from '../kubernetes/workload';
 import { invalidProp } from '../shared/errors';
-import { dnsSubdomainProblem, labelKeyProblem } from '../shared/kubernetes-names';
-import { KubeProps } from '../shared/kubernetes-props';
-import { ensureValidName } from '../shared/object-names';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
-import { standardLabels } from '../shared/standard-labels';
-import { transformRendered, workloadApiObject } from '../topology/workload';
+import { IZoneController } from '../zone-controller/controller-reference';
+import { CONTROLLER_PROP, serveWith, ZONE_AWARE_UPDATE_FEATURE } from '../zone-controller/requirements';
 
 /**
  * The workload a ZoneAwareUpdate rolls, in the ZoneAwareUpdate's namespace: one StatefulSet, one Deployment, or a

@@ -3,15 +3,15 @@ import { Construct, IConstruct } from 'constructs';
 import { checkMaxUnavailable, MAX_UNAVAILABLE_PROP } from './max-unavailable';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
 import { ZoneDisruptionBudgetSpec } from '../contract/rollout-resources';
-import { IZoneController } from '../controller/controller-reference';
-import { CONTROLLER_PROP, serveWith, ZONE_DISRUPTION_BUDGET_FEATURE } from '../controller/requirements';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { Selector, selectorIsEmpty } from '../kubernetes/label-selector';
+import { ensureValidName } from '../kubernetes/object-names';
+import { standardLabels } from '../kubernetes/standard-labels';
+import { lazySelector, workloadApiObject } from '../kubernetes/workload';
 import { invalidProp } from '../shared/errors';
-import { KubeProps } from '../shared/kubernetes-props';
-import { Selector, selectorIsEmpty } from '../shared/label-selector';
-import { ensureValidName } from '../shared/object-names';
 import { checkProps, Props, PropSpec } from '../shared/props';
-import { standardLabels } from '../shared/standard-labels';
-import { lazySelector, workloadApiObject } from '../topology/workload';
+import { IZoneController } from '../zone-controller/controller-reference';
+import { CONTROLLER_PROP, serveWith, ZONE_DISRUPTION_BUDGET_FEATURE } from '../zone-controller/requirements';
 
 /** Props of `ZoneDisruptionBudget`. */
 export interface ZoneDisruptionBudgetProps {

@@ -1,8 +1,8 @@
 import { k8s } from 'cdk8s-plus-28';
 import { checkSelector, SpreadTarget } from './spread';
 import { ZoneTopology } from './zone-topology';
+import { KubeProps } from '../kubernetes/kubernetes-props';
 import { invalidProp } from '../shared/errors';
-import { KubeProps } from '../shared/kubernetes-props';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 
 /** A level of the failure-domain hierarchy that pods can be kept apart at. */

@@ -1,9 +1,9 @@
 import { k8s } from 'cdk8s-plus-28';
 import { ZoneTopology } from './zone-topology';
+import { labelKeyProblem } from '../kubernetes/kubernetes-names';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { Selector, selectorIsEmpty, selectorMatches } from '../kubernetes/label-selector';
 import { describe, invalidProp } from '../shared/errors';
-import { labelKeyProblem } from '../shared/kubernetes-names';
-import { KubeProps } from '../shared/kubernetes-props';
-import { Selector, selectorIsEmpty, selectorMatches } from '../shared/label-selector';
 import { checkProps, INT32_MAX, Props, PropSpec } from '../shared/props';
 
 /** What the scheduler does with a pod that would break a spread constraint. */

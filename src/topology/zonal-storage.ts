@@ -1,7 +1,7 @@
 import { Size } from 'cdk8s';
 import { requireZone, ZoneTopology } from './zone-topology';
+import { KubeProps } from '../kubernetes/kubernetes-props';
 import { invalidProp } from '../shared/errors';
-import { KubeProps } from '../shared/kubernetes-props';
 import { Props, PropSpec } from '../shared/props';
 
 /**

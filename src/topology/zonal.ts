@@ -3,8 +3,8 @@ import { k8s } from 'cdk8s-plus-28';
 import { IConstruct } from 'constructs';
 import { zoneRequirements } from './affinity';
 import { hostSpreadFields, RevisionLabel, SPREAD_OPTIONS_PROPS, SpreadFields, SpreadOptions, withTarget, zoneSpreadFields } from './spread';
-import { renderedPodLabels, renderedSelector, transformRendered, workloadApiObject } from './workload';
 import { requireZone, ZoneTopology } from './zone-topology';
+import { renderedPodLabels, renderedSelector, transformRendered, workloadApiObject } from '../kubernetes/workload';
 import { describe, invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
 

@@ -1,10 +1,10 @@
-import { hasPodTopologyLabels, KubernetesRelease, parseKubernetesVersion } from './kubernetes-version';
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { labelValueProblem } from '../kubernetes/kubernetes-names';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { hasPodTopologyLabels, KubernetesRelease, parseKubernetesVersion } from '../kubernetes/kubernetes-version';
+import { zoneSlug } from '../kubernetes/zone-slug';
 import { invalidProp } from '../shared/errors';
-import { labelValueProblem } from '../shared/kubernetes-names';
-import { KubeProps } from '../shared/kubernetes-props';
 import { checkProps, Props, PropSpec } from '../shared/props';
-import { zoneSlug } from '../shared/zone-slug';
 
 /**
  * Props for `ZoneTopology`.

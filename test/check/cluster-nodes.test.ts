@@ -1,6 +1,6 @@
 /**
  * `cdk8s-zones check --kubeconfig`: the kubeconfig read with the check's parser (the reading itself, and what
- * it refuses, is tested in test/shared/kube-connection.test.ts), the nodes listed page by page over HTTPS,
+ * it refuses, is tested in test/kubernetes/kube-connection.test.ts), the nodes listed page by page over HTTPS,
  * and the time limit.
  */
 import * as fs from 'fs';

@@ -4,10 +4,10 @@ import {
   IngesterRollout, LokiComponent, LokiDirectOptions, LokiObjectStorageType, LokiOperatorOptions, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack,
   ZoneAwareLokiStackProps, ZoneController, ZoneSource, ZoneTopology,
 } from '../../src';
-import { zoneWiring } from '../../src/controller/zone-source';
 import { OPERATOR_INGESTERS } from '../../src/loki/options';
 import { fewestZonesWithIngesters, writeSurvival } from '../../src/loki/replication';
 import { warningsOf } from '../../src/shared/warnings';
+import { zoneWiring } from '../../src/zone-source/zone-source';
 import { only, synth, testChart } from '../util';
 
 const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });

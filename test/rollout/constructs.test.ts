@@ -3,7 +3,7 @@ import * as kplus from 'cdk8s-plus-28';
 import { RolloutTarget, ZoneAwareUpdate, WebhookTls, ZoneController, ZoneDisruptionBudget } from '../../src';
 import { INSTALLED_CONTROLLER, only, SERVED_NAMESPACE, synth, testChart } from '../util';
 
-/** The controller that acts on these resources runs outside the test apps (the wiring itself: test/controller/requirements.test.ts). */
+/** The controller that acts on these resources runs outside the test apps (the wiring itself: test/zone-controller/requirements.test.ts). */
 const elsewhere = { controller: INSTALLED_CONTROLLER };
 
 function onDeleteStatefulSet(chart: Chart, strategy = kplus.StatefulSetUpdateStrategy.onDelete()): kplus.StatefulSet {

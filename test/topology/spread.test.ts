@@ -2,7 +2,7 @@ import * as fc from 'fast-check';
 import {
   NodeInclusionPolicy, RevisionLabel, TopologySpread, WhenUnsatisfiable, ZoneTopology,
 } from '../../src';
-import { selectorMatches } from '../../src/shared/label-selector';
+import { selectorMatches } from '../../src/kubernetes/label-selector';
 
 const zones3 = new ZoneTopology({ zones: ['a', 'b', 'c'] });
 const podLabels = { 'app.kubernetes.io/name': 'web' };

@@ -11,7 +11,7 @@ import * as path from 'path';
 import { parseArgs } from 'util';
 import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
 import { ZONE_ANNOTATOR } from '../../../src/contract/reconcilers';
-import { serviceAccountDir } from '../../../src/shared/kube-connection';
+import { serviceAccountDir } from '../../../src/kubernetes/kube-connection';
 import { Command } from '../cli';
 import type { RunOptions, TlsMode } from '../controller';
 import { Logger } from '../log';

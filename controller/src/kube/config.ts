@@ -1,10 +1,10 @@
 /**
- * The controller's side of src/shared/kube-connection.ts (the one reading of kubeconfigs and in-cluster
+ * The controller's side of src/kubernetes/kube-connection.ts (the one reading of kubeconfigs and in-cluster
  * config, shared with the zone check): its kubeconfig parser, and the cluster `--kubeconfig` or the
  * environment selects, read with it.
  */
 import { createRequire } from 'module';
-import { ClusterConfig, ConfigSelection, loadClusterConfig as selectCluster } from '../../../src/shared/kube-connection';
+import { ClusterConfig, ConfigSelection, loadClusterConfig as selectCluster } from '../../../src/kubernetes/kube-connection';
 
 /** Loads a package when first needed (jest, which runs this file, cannot run `import()`). */
 const requireLazily = createRequire(__filename);

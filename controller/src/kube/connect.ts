@@ -1,6 +1,6 @@
 /**
  * The one implementation of `KubeApi`: JSON over HTTPS to the API server that `config.ts` names, with the
- * agents and request options of src/shared/kube-connection.ts (shared with the zone check). The TLS agents
+ * agents and request options of src/kubernetes/kube-connection.ts (shared with the zone check). The TLS agents
  * are built once: requests share keep-alive connections (a burst of patches pays no handshake each), and
  * watches, which hold a connection for minutes, have their own so they never take a request's.
  * The bearer token is read from its source on each request (a file is re-read as it rotates, and at once
@@ -10,7 +10,7 @@ import * as http from 'http';
 import * as https from 'https';
 import { KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PatchType, WatchEvent, WatchOptions } from './api';
 import { loadClusterConfig } from './config';
-import { apiServerAgent, ClusterConfig, ConfigSelection, requestOptions } from '../../../src/shared/kube-connection';
+import { apiServerAgent, ClusterConfig, ConfigSelection, requestOptions } from '../../../src/kubernetes/kube-connection';
 import { lineSplitter } from '../lines';
 
 /**

@@ -8,11 +8,11 @@
  */
 import { ZoneDisruptionBudgetSpec, ZoneDisruptionBudgetStatus } from '../../../src/contract/rollout-resources';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import { Selector, selectorMatches } from '../../../src/kubernetes/label-selector';
 import {
   Budget, BudgetOwner, BudgetPod, computeBudget, evictionVerdict, EvictionVerdict, missingPods,
 } from '../../../src/rollout/disruption-budget';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
-import { Selector, selectorMatches } from '../../../src/shared/label-selector';
 import { conditionHolds, isControlledBy, KubeObject, keyOf } from '../kube/api';
 
 /** Where a StatefulSet pod's volume was provisioned: the scheduler writes the node on the claim. */

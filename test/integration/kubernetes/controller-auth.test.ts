@@ -18,7 +18,7 @@ import { KubeApiError, PODS, resourcePath } from '../../../controller/src/kube/a
 import { kubeApi } from '../../../controller/src/kube/connect';
 import { ZONE_ANNOTATOR_RULES } from '../../../src/contract/reconcilers';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
-import { staticToken } from '../../../src/shared/kube-connection';
+import { staticToken } from '../../../src/kubernetes/kube-connection';
 
 const { client, info } = testCluster();
 const ns = uniqueName('auth');

@@ -18,7 +18,7 @@ import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { WaitAborted, waitFor } from './wait';
 import { ZoneController } from '../../../src';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
-import { SERVICE_ACCOUNT_DIR } from '../../../src/shared/kube-connection';
+import { SERVICE_ACCOUNT_DIR } from '../../../src/kubernetes/kube-connection';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 

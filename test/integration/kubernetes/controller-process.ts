@@ -12,7 +12,7 @@ import { REPO_ROOT } from '../shared';
 import { ClusterInfo } from './control-plane';
 import { waitFor, WaitAborted, WaitOptions } from './wait';
 import { lineSplitter } from '../../../controller/src/lines';
-import { SERVICE_ACCOUNT_DIR_ENV } from '../../../src/shared/kube-connection';
+import { SERVICE_ACCOUNT_DIR_ENV } from '../../../src/kubernetes/kube-connection';
 
 export const CONTROLLER_MAIN = path.join(REPO_ROOT, 'controller', 'lib', 'controller', 'src', 'main.js');
 

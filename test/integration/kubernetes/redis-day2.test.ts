@@ -27,10 +27,10 @@ import { RedisHealth } from '../../../controller/src/redis/health';
 import {
   CONTROLLER_REVISION_LABEL, LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, STATUS_KEY, layoutConfigMapName, statusConfigMapName,
 } from '../../../src/contract/redis';
-import { ZoneController } from '../../../src/controller/zone-controller';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
+import { ZoneController } from '../../../src/zone-controller/zone-controller';
 import { EmulatedPod } from '../redis/pod-emulation';
 import { AWKWARD_PASSWORD, ContinuousWriter, missingKeys, RedisProcesses, slotOwners, writeKeys } from '../redis/redis-cluster';
 

@@ -33,10 +33,10 @@ import {
   LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION, redisResetConfirmation, STATUS_KEY,
   layoutConfigMapName, statusConfigMapName,
 } from '../../../src/contract/redis';
-import { ZoneController } from '../../../src/controller/zone-controller';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
+import { ZoneController } from '../../../src/zone-controller/zone-controller';
 import { EmulatedPod } from '../redis/pod-emulation';
 import {
   AWKWARD_PASSWORD, exposesPassword, keySlots, missingKeys, nodeClient, RedisProcesses, slotOwners, untilServedAndWritable, writeKeys,

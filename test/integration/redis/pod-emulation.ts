@@ -9,10 +9,10 @@ import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Duration, Testing } from 'cdk8s';
-import { ZoneController } from '../../../src/controller/zone-controller';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisPasswordSecret } from '../../../src/redis/cluster-props';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
+import { ZoneController } from '../../../src/zone-controller/zone-controller';
 
 /** What the pod's volumes come from: ConfigMap data and Secret data (decoded) by name, and the pod's IP. */
 export interface PodSources {

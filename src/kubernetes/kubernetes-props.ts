@@ -7,8 +7,8 @@ import { k8s } from 'cdk8s-plus-28';
 import {
   dataKeyProblem, dnsLabelProblem, dnsSubdomainProblem, labelKeyProblem, labelValueProblem, serviceNameProblem,
 } from './kubernetes-names';
-import { Props, RequiredCheck } from './props';
 import { quantityProblem, quantityValue, sizeProblem } from './quantity';
+import { Props, RequiredCheck } from '../shared/props';
 
 const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 

@@ -1,5 +1,5 @@
 import { Size, SizeRoundingBehavior } from 'cdk8s';
-import { invalidProp } from './errors';
+import { invalidProp } from '../shared/errors';
 
 /**
  * Byte quantities in the Kubernetes notation ('10Gi', '500M', '1073741824'), parsed exactly (BigInt) and

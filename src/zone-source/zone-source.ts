@@ -1,12 +1,12 @@
 import { k8s } from 'cdk8s-plus-28';
-import { IZoneController, waitForZoneCommand } from './controller-reference';
-import { CONTROLLER_PROP, describeController, ZONE_ANNOTATOR_FEATURE } from './requirements';
 import { WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ZoneAnnotation } from '../contract/zone-annotation';
+import { hasPodTopologyLabels } from '../kubernetes/kubernetes-version';
 import { invalidProp } from '../shared/errors';
 import { checkArg } from '../shared/props';
-import { hasPodTopologyLabels } from '../topology/kubernetes-version';
 import { ZoneTopology } from '../topology/zone-topology';
+import { IZoneController, waitForZoneCommand } from '../zone-controller/controller-reference';
+import { CONTROLLER_PROP, describeController, ZONE_ANNOTATOR_FEATURE } from '../zone-controller/requirements';
 
 /** How a pod learns the zone it runs in. */
 export enum ZoneSourceKind {

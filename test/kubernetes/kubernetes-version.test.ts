@@ -1,4 +1,4 @@
-import { hasPodTopologyLabels, isAtLeast, parseKubernetesVersion } from '../../src/topology/kubernetes-version';
+import { hasPodTopologyLabels, isAtLeast, parseKubernetesVersion } from '../../src/kubernetes/kubernetes-version';
 
 describe('Kubernetes versions', () => {
   test.each([

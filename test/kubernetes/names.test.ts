@@ -1,10 +1,10 @@
 import { Chart, Testing } from 'cdk8s';
 import { Construct } from 'constructs';
 import * as fc from 'fast-check';
+import { dnsLabelProblem, labelValueProblem, serviceNameProblem, toDnsLabel, toLabelValue } from '../../src/kubernetes/kubernetes-names';
+import { derivedName } from '../../src/kubernetes/object-names';
+import { ZONE_SLUG_MAX, zoneSlug } from '../../src/kubernetes/zone-slug';
 import { describe as render } from '../../src/shared/errors';
-import { dnsLabelProblem, labelValueProblem, serviceNameProblem, toDnsLabel, toLabelValue } from '../../src/shared/kubernetes-names';
-import { derivedName } from '../../src/shared/object-names';
-import { ZONE_SLUG_MAX, zoneSlug } from '../../src/shared/zone-slug';
 
 const anyText = fc.string({ maxLength: 120, unit: 'grapheme' });
 const labelValue = fc.stringMatching(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/);

@@ -7,8 +7,8 @@
  */
 import { ApiObject, Lazy } from 'cdk8s';
 import { IConstruct } from 'constructs';
+import { Selector } from './label-selector';
 import { describe, invalidProp } from '../shared/errors';
-import { Selector } from '../shared/label-selector';
 
 /** What a workload construct is expected to be, for messages. */
 const EXPECTED = 'a cdk8s-plus Deployment, StatefulSet or Job (cdk8s-plus-28 to -33) or a raw k8s.KubeDeployment, KubeStatefulSet or KubeJob';

@@ -7,9 +7,9 @@
 import { Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { invalidProp } from './errors';
 import { KubeProps } from './kubernetes-props';
-import { Props, PropSpec } from './props';
+import { invalidProp } from '../shared/errors';
+import { Props, PropSpec } from '../shared/props';
 
 /**
  * Pods that may connect, as a NetworkPolicy names them: by namespace labels, pod labels or both. `{}` is

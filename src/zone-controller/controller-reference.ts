@@ -8,7 +8,7 @@ import { CONTROLLER_APP_NAME } from '../contract/labels';
 import {
   REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET,
 } from '../contract/reconcilers';
-import { NetworkPeer, podsInNamespace } from '../shared/network-policy';
+import { NetworkPeer, podsInNamespace } from '../kubernetes/network-policy';
 import { packageVersion } from '../shared/package-version';
 
 /** The namespace the controller runs in unless told otherwise. */

@@ -5,8 +5,8 @@
  */
 import { ApiObject, Chart, JsonPatch, Names } from 'cdk8s';
 import { IConstruct } from 'constructs';
-import { invalidProp } from './errors';
 import { dnsLabelProblem, dnsSubdomainProblem, hashedDnsLabel, SUBDOMAIN_MAX, serviceNameProblem } from './kubernetes-names';
+import { invalidProp } from '../shared/errors';
 
 /** The construct path as one DNS label (a Service name when `letterFirst`), cut to `max`, with a hash of the path. */
 function pathName(scope: IConstruct, max: number, letterFirst: boolean): string {

@@ -1,5 +1,5 @@
+import { labelKeyProblem, labelValueProblem } from './kubernetes-names';
 import { invalidProp } from '../shared/errors';
-import { labelKeyProblem, labelValueProblem } from '../shared/kubernetes-names';
 import { checkArg, Props } from '../shared/props';
 
 /**

@@ -1,5 +1,5 @@
-import { labelKeyProblem, labelValueProblem } from '../../src/shared/kubernetes-names';
-import { selectorMatches } from '../../src/shared/label-selector';
+import { labelKeyProblem, labelValueProblem } from '../../src/kubernetes/kubernetes-names';
+import { selectorMatches } from '../../src/kubernetes/label-selector';
 
 describe('label keys', () => {
   test.each([

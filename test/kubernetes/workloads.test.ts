@@ -11,7 +11,7 @@ import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, Zonal, ZoneTopolo
 import { INSTALLED_CONTROLLER, only, SERVED_NAMESPACE, synth, testChart } from '../util';
 
 const zones = new ZoneTopology({ zones: ['a', 'b', 'c'] });
-/** The controller that acts on these resources runs outside the test apps (the wiring itself: test/controller/requirements.test.ts). */
+/** The controller that acts on these resources runs outside the test apps (the wiring itself: test/zone-controller/requirements.test.ts). */
 const elsewhere = { controller: INSTALLED_CONTROLLER };
 const container = { image: 'registry.k8s.io/e2e-test-images/agnhost:2.53', portNumber: 8080 };
 type Kind = 'Deployment' | 'StatefulSet' | 'Job';

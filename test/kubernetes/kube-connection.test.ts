@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import {
   apiServerAgent, ClusterConfig, ConfigSelection, fileToken, inClusterConfig, kubeconfigConfig as readWith, loadClusterConfig as selectWith,
   requestOptions, SERVICE_ACCOUNT_DIR_ENV, serviceAccountDir, staticToken,
-} from '../../src/shared/kube-connection';
+} from '../../src/kubernetes/kube-connection';
 
 const parseYaml = (_file: string, text: string): unknown => parse(text);
 const kubeconfigConfig = (files: readonly string[]) => readWith(files, parseYaml);

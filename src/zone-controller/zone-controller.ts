@@ -16,13 +16,13 @@ import {
 } from '../contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
-import { containerResources } from '../shared/container-resources';
+import { containerResources } from '../kubernetes/container-resources';
+import { clientPeers, emitNetworkPolicy, NetworkPolicyOptions } from '../kubernetes/network-policy';
+import { clusterScoped } from '../kubernetes/object-names';
+import { restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
+import { standardLabels } from '../kubernetes/standard-labels';
 import { invalidProp } from '../shared/errors';
-import { clientPeers, emitNetworkPolicy, NetworkPolicyOptions } from '../shared/network-policy';
-import { clusterScoped } from '../shared/object-names';
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../shared/pod-security';
 import { checkArg, checkProps, Props } from '../shared/props';
-import { standardLabels } from '../shared/standard-labels';
 
 /** The port of /metrics, /healthz and /readyz. */
 const METRICS_PORT = 8080;

@@ -1,5 +1,5 @@
 import * as fc from 'fast-check';
-import { formatBytes, parseBytes } from '../../src/shared/quantity';
+import { formatBytes, parseBytes } from '../../src/kubernetes/quantity';
 
 describe('parseBytes', () => {
   test.each([

@@ -8,7 +8,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
 import { ControllerRule } from '../contract/rbac';
-import { clusterScoped } from '../shared/object-names';
+import { clusterScoped } from '../kubernetes/object-names';
 
 /** Where the cert-manager Secret is mounted. */
 const TLS_DIR = '/etc/cdk8s-zones/tls';

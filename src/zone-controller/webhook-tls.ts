@@ -1,5 +1,5 @@
+import { KubeProps } from '../kubernetes/kubernetes-props';
 import { invalidProp } from '../shared/errors';
-import { KubeProps } from '../shared/kubernetes-props';
 import { checkProps, Props } from '../shared/props';
 
 /** Where the serving certificate of the controller's admission webhooks comes from. */

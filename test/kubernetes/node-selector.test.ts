@@ -1,6 +1,6 @@
 import * as fc from 'fast-check';
 import { ZoneTopology } from '../../src';
-import { mergeNodeSelector } from '../../src/topology/node-selector';
+import { mergeNodeSelector } from '../../src/kubernetes/node-selector';
 
 const zones = new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' });
 

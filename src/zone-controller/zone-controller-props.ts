@@ -5,8 +5,8 @@
 import { k8s } from 'cdk8s-plus-28';
 import { InstalledZoneControllerProps } from './controller-reference';
 import { WebhookFailurePolicy, WebhookTls } from './webhook-tls';
-import { KubeProps } from '../shared/kubernetes-props';
-import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../shared/network-policy';
+import { KubeProps } from '../kubernetes/kubernetes-props';
+import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { Props, PropSpec } from '../shared/props';
 import { ZoneTopology } from '../topology/zone-topology';
 
