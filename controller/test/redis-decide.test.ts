@@ -236,6 +236,18 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     expect(d.issues.map((i) => i.kind)).toEqual(['zone-majority', 'replica-syncing']);
   });
 
+  test('a node that refuses queries (cluster_state:fail, as a rejoined master for a while) keeps the cluster unhealthy, with nothing to do but look again', () => {
+    const fake = cluster();
+    const observed = fake.observe().map((n) => (n.name === 'b-0' ? { ...n, stateOk: false } : { ...n, stateOk: true }));
+    const d = decide(three, observed);
+    expect(d.steps).toEqual([]);
+    expect(d.waiting).toBe(true);
+    expect(d.issues).toEqual([{ kind: 'refusing-queries', message: 'nodes that answer CLUSTERDOWN (cluster_state:fail) until they rejoin: b-0' }]);
+    expect(summarize(three, observed, d).healthy).toBe(false);
+    const ok = fake.observe().map((n) => ({ ...n, stateOk: true }));
+    expect(summarize(three, ok, decide(three, ok)).healthy).toBe(true);
+  });
+
   test('a master and all its replicas lost: reported; reconcile never gives the slots away; fix does, to replaced nodes', () => {
     const fake = cluster();
     fake.kill('c-1');

@@ -15,7 +15,7 @@ import { REDIS_CLUSTER_SLOTS, shardOfSlot } from '../../../src/redis/slots';
 
 export type IssueKind =
   | 'unreachable' | 'zone-silent' | 'zone-lost' | 'converging' | 'resharding' | 'replica-syncing' | 'failover-pending' | 'slots-lost'
-  | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped' | 'absent' | 'upgrade-blocked';
+  | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped' | 'absent' | 'upgrade-blocked' | 'refusing-queries';
 
 /** Something not as planned that the steps do not (yet) fix. */
 export interface Issue {
@@ -124,10 +124,14 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
   }
   const syncing = c.reachable.filter((n) => !isMaster(self(n)) && !n.linkUp).map((n) => n.name);
   if (syncing.length > 0) issues.push({ kind: 'replica-syncing', message: `replicas not in sync with their master yet: ${syncing.join(', ')}` });
-  if (failovers.length > 0 || mode === 'rebalance') return done(failovers, failovers.length === 0 && syncing.length > 0);
+  // a node that refuses queries is no healthy cluster, though every view agrees: Redis lets it serve again by itself
+  const refusing = c.reachable.filter((n) => n.stateOk === false).map((n) => n.name);
+  if (refusing.length > 0) issues.push({ kind: 'refusing-queries', message: `nodes that answer CLUSTERDOWN (cluster_state:fail) until they rejoin: ${refusing.join(', ')}` });
+  const settling = syncing.length > 0 || refusing.length > 0;
+  if (failovers.length > 0 || mode === 'rebalance') return done(failovers, failovers.length === 0 && settling);
 
   const retire = retireSteps(c);
-  return done(retire, retire.length === 0 && syncing.length > 0);
+  return done(retire, retire.length === 0 && settling);
 }
 
 /**

@@ -95,12 +95,13 @@ export class RedisNodes {
     return Promise.all(inventory.map(async (n): Promise<ObservedNode> => {
       try {
         // TIME right after CLUSTER NODES (one connection, in order): the node's pending pings against its own clock
-        const [id, nodes, [seconds, micros], info] = await Promise.all([
+        const [id, nodes, [seconds, micros], info, clusterInfo] = await Promise.all([
           this.call(n.address, 'CLUSTER', 'MYID'),
           this.call(n.address, 'CLUSTER', 'NODES'),
           this.call(n.address, 'TIME'),
           this.call(n.address, 'INFO', 'replication'),
-        ]) as [string, string, [string, string], string];
+          this.call(n.address, 'CLUSTER', 'INFO'),
+        ]) as [string, string, [string, string], string, string];
         return {
           ...n,
           reachable: true,
@@ -109,6 +110,7 @@ export class RedisNodes {
           linkUp: /master_link_status:up/.test(info),
           replOffset: replicationOffset(info),
           clockMs: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
+          stateOk: /^cluster_state:ok\r?$/m.test(clusterInfo),
         };
       } catch {
         this.drop(n.address);

@@ -53,6 +53,12 @@ export interface ObservedNode extends InventoryNode {
   readonly replOffset?: number;
   /** Its clock when it answered (`TIME`, ms), against which its `pingPendingSinceMs` are measured. */
   readonly clockMs?: number;
+  /**
+   * Whether it serves queries (`CLUSTER INFO` cluster_state:ok). A node refuses every query with CLUSTERDOWN while
+   * it sees a slot unserved, sits in a minority, or has just started or rejoined (Redis holds a rejoined master
+   * back for a while), whatever its CLUSTER NODES says. Undefined: not asked.
+   */
+  readonly stateOk?: boolean;
 }
 
 /** The entry a node has about itself. */

@@ -4,8 +4,8 @@
  * Cluster needs (the seed's `RedisClusterManager.rollingRestart`, as decisions):
  *
  * - only while the cluster is otherwise healthy: every slot served, no slot open, nothing settling, every
- *   planned node present, answering and (replicas) in sync; so a replaced pod is back and in sync before the
- *   next one goes, and no two zones are ever being replaced at once;
+ *   planned node present, answering, serving queries and (replicas) in sync; so a replaced pod is back and in
+ *   sync before the next one goes, and no two zones are ever being replaced at once;
  * - replicas first, zone after zone (in the layout's order);
  * - then masters: each is first failed over (plain `CLUSTER FAILOVER`, which waits until the replica has every
  *   write) to an up-to-date replica in sync in another zone, and deleted only once it is a replica; the manager
