@@ -110,49 +110,16 @@ export class ZoneAwareLokiStack extends Construct {
     const where = `ZoneAwareLokiStack '${this.node.path}'`;
     checkProps(where, props, PROPS, 'ZoneAwareLokiStackProps');
     const output = outputOf(where, props);
-    const topology = props.topology;
-    const maxSkew = props.maxSkew ?? 1;
-    const replicationFactor = props.replicationFactor ?? 3;
-    const common = { where, topology, replicationFactor, maxSkew };
-    if (props.operator) {
-      const name = props.name ?? derivedName(this, nameRoom(output, ZoneSource.perZoneStatefulSets(), []));
-      checkName(where, name, output, ZoneSource.perZoneStatefulSets(), []);
-      this.lokiStack = operatorLokiStack(this, { ...common, name, metadataNamespace: resolveNamespace(where, this, props.namespace) },
-        resolveOperator(where, props.operator, topology, replicationFactor, maxSkew));
+    const common: Common = { where, topology: props.topology, replicationFactor: props.replicationFactor ?? 3, maxSkew: props.maxSkew ?? 1 };
+    if (output === LokiOutput.OPERATOR) {
+      const name = baseName(this, common, props.name, output, ZoneSource.perZoneStatefulSets());
+      const metadataNamespace = resolveNamespace(where, this, props.namespace);
+      this.lokiStack = operatorLokiStack(this, { ...common, name, metadataNamespace }, resolveOperator(props.operator!, common));
       this.ingesters = [];
       return;
     }
     const direct = props.direct!;
-    const zoneSource = checkZoneSource(where, direct.zoneSource ?? ZoneSource.perZoneStatefulSets(), topology);
-    const ingesterReplicasPerZone = direct.ingesterReplicasPerZone ?? 1;
-    checkDirectIngesters(where, topology, zoneSource, replicationFactor, maxSkew, ingesterReplicasPerZone);
-    if (direct.gatewayImage !== undefined && !direct.gateway) {
-      throw invalidProp(where, 'direct.gatewayImage', direct.gatewayImage, 'only applies with direct.gateway: true');
-    }
-    const slugs = zoneSlugs(topology.zones);
-    const name = props.name ?? derivedName(this, nameRoom(output, zoneSource, slugs));
-    checkName(where, name, output, zoneSource, slugs);
-    const ingesterStorage = direct.ingesterStorage ?? { size: Size.gibibytes(10) };
-    const p: ResolvedLoki = {
-      ...common,
-      name,
-      metadataNamespace: resolveNamespace(where, this, props.namespace),
-      zoneSource,
-      ingesterReplicasPerZone,
-      replicas: direct.replicas ?? topology.zoneCount,
-      image: direct.image ?? DEFAULT_LOKI_IMAGE,
-      gatewayImage: direct.gatewayImage ?? DEFAULT_GATEWAY_IMAGE,
-      s3: direct.objectStorage,
-      storageClasses: ZoneStorageClasses.of(where, 'direct.ingesterStorage', topology, ingesterStorage,
-        zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? { ok: true }
-          : { ok: false, why: 'needs ingesters of one zone each: ZoneSource.perZoneStatefulSets()' }),
-      ingesterStorageSize: sizeQuantity(ingesterStorage.size),
-      ruler: direct.ruler ?? false,
-      gateway: direct.gateway ?? false,
-      resources: direct.resources ?? containerResources('100m', '256Mi', '512Mi'),
-      ingesterResources: direct.ingesterResources ?? containerResources('500m', '1Gi', '2Gi'),
-      networkPolicy: direct.networkPolicy,
-    };
+    const p = resolveDirect(this, props, direct, common);
     if (p.s3 === undefined) {
       addWarning(this, 'no direct.objectStorage: chunks and index go to each pod\'s own filesystem, which the other pods cannot read; only for tests');
     }
@@ -161,6 +128,41 @@ export class ZoneAwareLokiStack extends Construct {
     this.configMap = rendered.configMap;
     ingesterRollout(this, p, rendered.ingesters, { mode: direct.ingesterRollout ?? IngesterRollout.AUTO, controller: direct.controller });
   }
+}
+
+/** What both outputs share, resolved. */
+type Common = Pick<ResolvedLoki, 'where' | 'topology' | 'replicationFactor' | 'maxSkew'>;
+
+/** The direct output's settings, checked and defaulted. */
+function resolveDirect(scope: Construct, props: ZoneAwareLokiStackProps, direct: LokiDirectOptions, common: Common): ResolvedLoki {
+  const { where, topology } = common;
+  const zoneSource = checkZoneSource(where, direct.zoneSource ?? ZoneSource.perZoneStatefulSets(), topology);
+  const ingesterReplicasPerZone = direct.ingesterReplicasPerZone ?? 1;
+  checkDirectIngesters(where, topology, zoneSource, common.replicationFactor, common.maxSkew, ingesterReplicasPerZone);
+  if (direct.gatewayImage !== undefined && !direct.gateway) {
+    throw invalidProp(where, 'direct.gatewayImage', direct.gatewayImage, 'only applies with direct.gateway: true');
+  }
+  const ingesterStorage = direct.ingesterStorage ?? { size: Size.gibibytes(10) };
+  return {
+    ...common,
+    name: baseName(scope, common, props.name, LokiOutput.DIRECT, zoneSource),
+    metadataNamespace: resolveNamespace(where, scope, props.namespace),
+    zoneSource,
+    ingesterReplicasPerZone,
+    replicas: direct.replicas ?? topology.zoneCount,
+    image: direct.image ?? DEFAULT_LOKI_IMAGE,
+    gatewayImage: direct.gatewayImage ?? DEFAULT_GATEWAY_IMAGE,
+    s3: direct.objectStorage,
+    storageClasses: ZoneStorageClasses.of(where, 'direct.ingesterStorage', topology, ingesterStorage,
+      zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? { ok: true }
+        : { ok: false, why: 'needs ingesters of one zone each: ZoneSource.perZoneStatefulSets()' }),
+    ingesterStorageSize: sizeQuantity(ingesterStorage.size),
+    ruler: direct.ruler ?? false,
+    gateway: direct.gateway ?? false,
+    resources: direct.resources ?? containerResources('100m', '256Mi', '512Mi'),
+    ingesterResources: direct.ingesterResources ?? containerResources('500m', '1Gi', '2Gi'),
+    networkPolicy: direct.networkPolicy,
+  };
 }
 
 /** The output that `operator` or `direct` chooses: exactly one of them must be set. */
@@ -176,9 +178,7 @@ function outputOf(where: string, props: ZoneAwareLokiStackProps): LokiOutput {
 }
 
 /** The operator output's settings, checked: the ingesters and the extra topology keys. */
-function resolveOperator(
-  where: string, o: LokiOperatorOptions, topology: ZoneTopology, replicationFactor: number, maxSkew: number,
-): OperatorLokiStack {
+function resolveOperator(o: LokiOperatorOptions, { where, topology, replicationFactor, maxSkew }: Common): OperatorLokiStack {
   const size = o.size ?? LokiStackSize.ONE_X_SMALL;
   const keys = o.extraTopologyKeys ?? [];
   keys.forEach((key, i) => {
@@ -195,12 +195,15 @@ function resolveOperator(
   };
 }
 
-function checkName(where: string, name: string, output: LokiOutput, zoneSource: ZoneSource, slugs: string[]): void {
-  const room = nameRoom(output, zoneSource, slugs);
+/** The base of every object name: the given one, or one derived from the construct path, that leaves room for what the names append. */
+function baseName(scope: Construct, { where, topology }: Common, given: string | undefined, output: LokiOutput, zoneSource: ZoneSource): string {
+  const room = nameRoom(output, zoneSource, zoneSlugs(topology.zones));
+  const name = given ?? derivedName(scope, room);
   if (name.length > room) {
     throw invalidProp(where, 'name', name,
       `is too long: at most ${room} characters leave room for what the object names append (component${output === LokiOutput.DIRECT ? ' and zone' : ''})`);
   }
+  return name;
 }
 
 /**
