@@ -65,6 +65,7 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
     pendingWorstCase: replicas - bounds.placed,
     needed: need.count,
     neededBecause: need.because,
+    ...(group !== undefined ? { zoneGroup: group.name } : {}),
     zoneLoss,
     survives: Object.fromEntries(zoneLoss.map((l) => [l.zone, l.survives])),
     findings,
@@ -280,6 +281,22 @@ interface Bounds {
   readonly survivors?: number[];
 }
 
+/** The label each built-in controller sets on its pods, whose value no other workload's pods carry. */
+const REVISION_KEY: { [kind: string]: string } = {
+  Deployment: 'pod-template-hash', StatefulSet: 'controller-revision-hash', DaemonSet: 'controller-revision-hash',
+};
+
+/**
+ * Whether a constraint's matchLabelKeys still select `other`'s pods beside `w`'s: Kubernetes adds each key's value
+ * from the incoming pod to the selector (a key the pod lacks adds nothing), so a key whose values differ, or the
+ * revision label w's controller sets (unique to w), keeps the other's pods out.
+ */
+function sameMatchLabelKeys(keys: unknown, w: CheckWorkload, other: CheckWorkload): boolean {
+  if (!Array.isArray(keys)) return true;
+  return keys.every((k) => typeof k !== 'string'
+    || (k !== REVISION_KEY[w.kind] && (!(k in w.podLabels) || w.podLabels[k] === other.podLabels[k])));
+}
+
 /**
  * The pod's hard spread constraints on the zone and hostname keys that select its own pods and only those: a
  * selector that also selects another workload's pods spreads both together, which guarantees nothing about
@@ -299,22 +316,24 @@ function hardConstraints(
         `${JSON.stringify(w.podLabels)}: the constraint does nothing for these pods`, 'Make the labelSelector select the pod template\'s labels.');
       continue;
     }
-    // a workload scaled to 0 (a Deployment an Argo Rollout took over with workloadRef) has no pods to share
-    const shared = others.filter((o) => o !== w && o.replicas !== 0 && o.namespace === w.namespace && selects(c.labelSelector, o.podLabels));
-    if (shared.length > 0) {
-      add('spread-selector-shared', FindingSeverity.WARNING,
-        `its ${c.topologyKey} spread constraint also selects the pods of ${shared.map((o) => `${o.kind} ${o.name}`).join(', ')}: ` +
-        'it spreads them together, so it guarantees nothing about this workload\'s own pods (and replacements after a zone loss may all stay Pending)',
-        'Select only this workload\'s pods (add a label only it has).');
-      out.unmodelled = true;
-      continue;
-    }
+    // a soft constraint guarantees nothing and blocks nothing, whoever else it selects
     if (c.whenUnsatisfiable !== 'DoNotSchedule') {
       if (key === 'zone') {
         add('soft-zone-spread', FindingSeverity.INFO,
           `its zone spread is ${c.whenUnsatisfiable ?? 'ScheduleAnyway'}: the scheduler may pack its pods into fewer zones under pressure`,
           'Use whenUnsatisfiable: DoNotSchedule for a guarantee.');
       }
+      continue;
+    }
+    // a workload scaled to 0 (a Deployment an Argo Rollout took over with workloadRef) has no pods to share
+    const shared = others.filter((o) => o !== w && o.replicas !== 0 && o.namespace === w.namespace && selects(c.labelSelector, o.podLabels)
+      && sameMatchLabelKeys(c.matchLabelKeys, w, o));
+    if (shared.length > 0) {
+      add('spread-selector-shared', FindingSeverity.WARNING,
+        `its ${c.topologyKey} spread constraint also selects the pods of ${shared.map((o) => `${o.kind} ${o.name}`).join(', ')}: ` +
+        'it spreads them together, so it guarantees nothing about this workload\'s own pods (and replacements after a zone loss may all stay Pending)',
+        'Select only this workload\'s pods (add a label only it has, or matchLabelKeys: [pod-template-hash] / [controller-revision-hash]).');
+      out.unmodelled = true;
       continue;
     }
     const maxSkew = Number.isInteger(c.maxSkew) && c.maxSkew >= 1 ? c.maxSkew : 1;

@@ -9,13 +9,18 @@ export function workloadId(w: { readonly kind: string; readonly namespace?: stri
   return `${w.kind}/${w.namespace ?? '-'}/${w.name}`;
 }
 
-/** What the workload needs, as a cell shows it: replicas, or zones (`2 zones`) for a group that needs a majority of its zones. */
+/**
+ * What the workload needs, as a cell shows it: replicas, zones (`2 zones`) for a group that needs a majority of
+ * its zones, or the group a member is judged with (`group logs-ingester`).
+ */
 export function neededText(w: WorkloadReport): string {
+  if (w.zoneGroup !== undefined) return `group ${w.zoneGroup}`;
   return w.neededZones !== undefined ? `${w.neededZones} zone${w.neededZones === 1 ? '' : 's'}` : String(w.needed);
 }
 
-/** What losing a zone leaves against what it needs: `left/needed` replicas, or `left/needed zones`. */
+/** What losing a zone leaves against what it needs: `left/needed` replicas, `left/needed zones`, or a group member's replicas left. */
 export function leftText(w: WorkloadReport, loss: ZoneLoss): string {
+  if (w.zoneGroup !== undefined) return String(loss.survivors);
   return w.neededZones !== undefined && loss.zonesLeft !== undefined ? `${loss.zonesLeft}/${w.neededZones} zones` : `${loss.survivors}/${w.needed}`;
 }
 

@@ -77,6 +77,7 @@ function countCell(w: WorkloadReport, zone: string): Cell {
 
 function lossCell(w: WorkloadReport, zone: string): Cell {
   const loss = w.zoneLoss.find((l) => l.zone === zone);
+  if (w.zoneGroup !== undefined && loss) return { text: `${leftText(w, loss)} left` }; // its group's row has the verdict
   const survives = w.survives[zone] ?? loss?.survives;
   const mark = survives === undefined ? '?' : survives ? 'ok' : '✗ LOST';
   let text = loss ? `${mark} ${leftText(w, loss)}` : mark;

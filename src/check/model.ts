@@ -91,6 +91,12 @@ export interface WorkloadReport {
   readonly neededZones?: number;
   /** Why it needs that many (e.g. "PodDisruptionBudget web: minAvailable 4", "Raft majority of 5"). */
   readonly neededBecause: string;
+  /**
+   * The zone group it is judged with (the group's own row says what the group needs and whether it survives).
+   *
+   * @default - none: judged alone
+   */
+  readonly zoneGroup?: string;
   /** Per zone lost. */
   readonly zoneLoss: ZoneLoss[];
   /** Per zone: whether the workload survives losing it. */

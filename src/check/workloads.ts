@@ -6,6 +6,7 @@
 import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
 import { FindingSeverity, ZoneFinding } from './model';
 import { looksLikeWorkload, operatorWorkloads, stringMap } from './operators';
+import { REPLICAS_ANNOTATION } from '../contract/zone-check';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../kubernetes/standard-labels';
 
 /** A workload the check places. */
@@ -125,6 +126,14 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
   return { ...input, workloads: input.workloads.map((w) => scaledBy(w, autoscalers)) };
 }
 
+/** The replicas a workload's REPLICAS_ANNOTATION says its controller scales it to (`replicas` unset), and that source. */
+function replicasLeftToController(value: unknown): { replicas?: number; from: string } | undefined {
+  if (value === undefined) return undefined;
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
+  return n !== undefined && Number.isSafeInteger(n) ? { replicas: n, from: `the ${REPLICAS_ANNOTATION} annotation (replicas unset: its controller scales it)` }
+    : { from: `the ${REPLICAS_ANNOTATION} annotation ${JSON.stringify(value)} is not a whole number: 1 assumed (replicas unset)` };
+}
+
 /** A built-in workload as the check reads it, or why it is skipped. */
 function builtInWorkload(o: any, name: string | undefined, namespace: string | undefined): CheckWorkload | string {
   if (name === undefined) return 'has no metadata.name';
@@ -133,7 +142,9 @@ function builtInWorkload(o: any, name: string | undefined, namespace: string | u
   const template = spec?.template;
   if (typeof template?.spec !== 'object' || template.spec === null) return 'has no pod template';
   const templates: any[] = o.kind === 'StatefulSet' && Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : [];
-  const replicas = o.kind === 'DaemonSet' ? undefined : RUN_TO_COMPLETION.includes(o.kind) ? spec.parallelism ?? 1 : spec.replicas ?? 1;
+  const scaled = o.kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(o.kind) || spec.replicas !== undefined ? undefined
+    : replicasLeftToController(o.metadata?.annotations?.[REPLICAS_ANNOTATION]);
+  const replicas = o.kind === 'DaemonSet' ? undefined : RUN_TO_COMPLETION.includes(o.kind) ? spec.parallelism ?? 1 : spec.replicas ?? scaled?.replicas ?? 1;
   if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 0)) {
     return `has replicas ${JSON.stringify(replicas)}, not a whole number`;
   }
@@ -142,6 +153,7 @@ function builtInWorkload(o: any, name: string | undefined, namespace: string | u
     namespace,
     name,
     replicas,
+    ...(scaled ? { replicasFrom: scaled.from } : {}),
     replicasInManifest: o.kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(o.kind) ? undefined : spec.replicas,
     runToCompletion: runsToCompletion(o) || undefined,
     perNode: o.kind === 'DaemonSet' || undefined,

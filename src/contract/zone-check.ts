@@ -17,6 +17,11 @@ export const QUORUM_REASON_ANNOTATION = `${PROJECT_DOMAIN}/quorum-reason`;
  * the group's quorum, instead of each one alone.
  */
 export const ZONE_GROUP_ANNOTATION = `${PROJECT_DOMAIN}/zone-group`;
+/**
+ * The replicas a controller scales the workload to when its manifest leaves `replicas` unset (the Redis manager
+ * sizes each zone's StatefulSet to the layout): what the check counts instead of Kubernetes' default of 1.
+ */
+export const REPLICAS_ANNOTATION = `${PROJECT_DOMAIN}/replicas`;
 /** The quorum of a zone group that needs a majority of its zones. */
 export const ZONE_MAJORITY = 'zone-majority';
 

@@ -10,7 +10,7 @@ import {
   REDIS_CLUSTER_LABEL, REDIS_PASSWORD_DIR, REDIS_PASSWORD_FILE, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisPodName, redisStatefulSetName,
   zoneLossFailoverAfterProblem,
 } from '../contract/redis';
-import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
+import { quorumAnnotations, REPLICAS_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
 import { MAX_STATEFULSET_NAME, NAME_MAX } from '../kubernetes/kubernetes-names';
 import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
 import { derivedName, resolveNamespace } from '../kubernetes/object-names';
@@ -142,7 +142,8 @@ export class ZonalRedisCluster extends Construct {
       configName: config.name,
       serviceName: headless,
       peers: peers.get(zone)!,
-      annotations: zoneCheck,
+      // the manager sizes the StatefulSet; the check counts the planned nodes
+      annotations: { ...zoneCheck, [REPLICAS_ANNOTATION]: String(this.layout.nodesInZone(zone).length) },
       storageClass: storageClasses.forZone(zone),
     }));
     emitNetworkPolicy(this, 'network-policy', where, props.networkPolicy, {

@@ -64,6 +64,18 @@ describe('survival', () => {
     expect(blocked({ ...daemons, kind: 'DaemonSet', spec: { selector: daemons.spec.selector, template: daemons.spec.template } })).toEqual([false, false, false]);
   });
 
+  test('replicas left to a controller (unset, with the cdk8s-zones.dev/replicas annotation) count as the annotation says', () => {
+    const scaled = (value: string) => {
+      const d = deployment('db', 1, {}, { annotations: { 'cdk8s-zones.dev/replicas': value } });
+      delete d.spec.replicas;
+      return check(d).workloads[0];
+    };
+    expect(scaled('4')).toMatchObject({ replicas: 4, replicasFrom: 'the cdk8s-zones.dev/replicas annotation (replicas unset: its controller scales it)' });
+    expect(scaled('many')).toMatchObject({ replicas: 1, replicasFrom: expect.stringContaining('"many" is not a whole number: 1 assumed') });
+    // replicas in the manifest win
+    expect(check(deployment('db', 2, {}, { annotations: { 'cdk8s-zones.dev/replicas': '4' } })).workloads[0]).toMatchObject({ replicas: 2 });
+  });
+
   test('the quorum annotation: majority, a number, 0, and a value it refuses', () => {
     const q = (value: string) => check(deployment('db', 5, zoneSpread('db'), { annotations: { 'cdk8s-zones.dev/quorum': value } })).workloads[0];
     expect(q('majority')).toMatchObject({ needed: 3, survives: { a: true } }); // 2+2+1: losing 2 leaves 3
@@ -81,6 +93,22 @@ describe('placement rules', () => {
     const w = check(other, shared).workloads[1];
     expect(w.findings.map((f) => f.rule)).toContain('spread-selector-shared');
     expect(w.perZone.a).toEqual({ guaranteed: 0, worstCase: 3 });
+  });
+
+  test('a shared selector is harmless on a soft spread, and matchLabelKeys can keep the other workload out', () => {
+    const other = { ...deployment('pinned', 2), spec: { ...deployment('pinned', 2).spec, template: { metadata: { labels: { app: 'pinned', tier: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
+    const spreadWith = (extra: object) => {
+      const d = deployment('spread', 3, { topologySpreadConstraints: [{ topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { tier: 'web' } }, ...extra }] });
+      d.spec.template.metadata.labels.tier = 'web';
+      return check(other, d).workloads[1].findings.map((f) => f.rule);
+    };
+    expect(spreadWith({ whenUnsatisfiable: 'ScheduleAnyway' })).not.toContain('spread-selector-shared');
+    // the Deployment's own revision label, or a template label whose value the other lacks, keeps the other's pods out
+    expect(spreadWith({ matchLabelKeys: ['pod-template-hash'] })).not.toContain('spread-selector-shared');
+    expect(spreadWith({ matchLabelKeys: ['app'] })).not.toContain('spread-selector-shared');
+    // a StatefulSet's revision label is no Deployment's: ignored (the Deployment's pods lack it); so is a key both share
+    expect(spreadWith({ matchLabelKeys: ['controller-revision-hash'] })).toContain('spread-selector-shared');
+    expect(spreadWith({ matchLabelKeys: ['tier'] })).toContain('spread-selector-shared');
   });
 
   test('a hard host spread caps each node near the average: 6 pods on 9 nodes hold at most 1 each, 3 per zone', () => {

@@ -36,7 +36,9 @@ describe('grouped without our annotation', () => {
     expect(group).toMatchObject({ name: 'ingester', namespace: 'logs', replicas: 6, needed: 0, neededZones: 2, survives: { 'zone-a': true, 'zone-b': true, 'zone-c': true } });
     expect(group.neededBecause).toBe('pods in a majority of its zones; grouped by grafana/rollout-operator\'s rollout-group label ingester: ingester-zone-a, ingester-zone-b, ingester-zone-c');
     expect(group.zoneLoss.map((l) => l.zonesLeft)).toEqual([2, 2, 2]);
-    for (const w of r.workloads.filter((x) => x.kind === 'StatefulSet')) expect(w).toMatchObject({ needed: 0, neededBecause: 'judged with its zone group ingester', findings: [] });
+    for (const w of r.workloads.filter((x) => x.kind === 'StatefulSet')) {
+      expect(w).toMatchObject({ needed: 0, neededBecause: 'judged with its zone group ingester', zoneGroup: 'ingester', findings: [] });
+    }
     expect(r.survivesAnyZoneLoss()).toBe(true);
   });
 
@@ -86,6 +88,8 @@ describe('grouped without our annotation', () => {
   test('the text report shows the group\'s need in zones', () => {
     const text = formatText(check(...ZONES.map((z) => member(`ingester-${z}`, z, { 'rollout-group': 'ingester' }))).data);
     expect(text).toMatch(/ZoneGroup\/logs\/ingester\s+6\s+2 zones\s+2-2\s+2-2\s+2-2\s+ok 2\/2 zones, 2 pending\s+ok 2\/2 zones, 2 pending\s+ok 2\/2 zones, 2 pending/);
+    // a member needs no replicas of its own (no "NEEDS 0", no "ok 2/0"): it names its group and says what a loss leaves
+    expect(text).toMatch(/StatefulSet\/logs\/ingester-zone-a\s+2\s+group ingester\s+2-2\s+0-0\s+0-0\s+0 left\s+2 left\s+2 left\n/);
   });
 });
 
