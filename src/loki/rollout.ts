@@ -16,7 +16,8 @@ import { RolloutTarget, ZoneAwareUpdate } from '../rollout/zone-aware-update';
 import { invalidProp } from '../shared/errors';
 import { addWarning } from '../shared/warnings';
 import { controllerPeer, IZoneController } from '../zone-controller/controller-reference';
-import { describeController, ZONE_AWARE_UPDATE_FEATURE } from '../zone-controller/requirements';
+import { ZONE_AWARE_UPDATE_FEATURE } from '../zone-controller/features';
+import { describeController } from '../zone-controller/requirements';
 
 /** How the ingesters roll out a new revision (direct output). */
 export enum IngesterRollout {

@@ -25,7 +25,8 @@ import { checkProps, INT32_MAX } from '../shared/props';
 import { requiredZoneAffinity } from '../topology/affinity';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { controllerPeer, IZoneController } from '../zone-controller/controller-reference';
-import { guardsEvictionsIn, REDIS_MANAGER_FEATURE, serveWith } from '../zone-controller/requirements';
+import { REDIS_MANAGER_FEATURE } from '../zone-controller/features';
+import { guardsEvictionsIn, serveWith } from '../zone-controller/requirements';
 
 const UID = 999; // the redis user of the official image
 const DATA_DIR = '/data';

@@ -11,7 +11,8 @@ import { lazySelector, workloadApiObject } from '../kubernetes/workload';
 import { invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
 import { IZoneController } from '../zone-controller/controller-reference';
-import { CONTROLLER_PROP, serveWith, ZONE_DISRUPTION_BUDGET_FEATURE } from '../zone-controller/requirements';
+import { ZONE_DISRUPTION_BUDGET_FEATURE } from '../zone-controller/features';
+import { CONTROLLER_PROP, serveWith } from '../zone-controller/requirements';
 
 /** Props of `ZoneDisruptionBudget`. */
 export interface ZoneDisruptionBudgetProps {

@@ -5,31 +5,11 @@
  * apply cleanly and nothing ever happens, which is what these checks prevent.
  */
 import { InstalledZoneController, IZoneController } from './controller-reference';
+import { ControllerFeature } from './features';
 import { ZoneController } from './zone-controller';
 import { ControllerRule } from '../contract/rbac';
-import { REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET } from '../contract/reconcilers';
 import { invalidProp } from '../shared/errors';
 import { Props } from '../shared/props';
-
-/** A feature of the runtime controller: its reconciler, the `ZoneController` prop that enables it, and what is lost without it. */
-export interface ControllerFeature {
-  readonly reconciler: string;
-  readonly prop: 'zoneAnnotator' | 'zoneAwareUpdate' | 'zoneDisruptionBudget' | 'redisManager';
-  readonly without: string;
-}
-
-export const ZONE_ANNOTATOR_FEATURE: ControllerFeature = {
-  reconciler: ZONE_ANNOTATOR, prop: 'zoneAnnotator', without: 'no pod is ever annotated with its zone, so every pod waits forever in its init container',
-};
-export const ZONE_AWARE_UPDATE_FEATURE: ControllerFeature = {
-  reconciler: ZONE_AWARE_UPDATE, prop: 'zoneAwareUpdate', without: 'nothing rolls the workload, so a new revision never reaches its pods',
-};
-export const ZONE_DISRUPTION_BUDGET_FEATURE: ControllerFeature = {
-  reconciler: ZONE_DISRUPTION_BUDGET, prop: 'zoneDisruptionBudget', without: 'no eviction webhook enforces the budget, so drains ignore it',
-};
-export const REDIS_MANAGER_FEATURE: ControllerFeature = {
-  reconciler: REDIS_MANAGER, prop: 'redisManager', without: 'nothing bootstraps or heals the cluster: its pods run, but form no Redis Cluster',
-};
 
 /** The namespace a construct's workload is in, and the rights on its named objects the controller needs there. */
 export interface ServedWorkload {

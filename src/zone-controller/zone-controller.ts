@@ -5,6 +5,7 @@ import {
   controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE, InstalledZoneController,
   InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES, waitForZoneCommand, webhookEnforcesIn, webhookMayGuard,
 } from './controller-reference';
+import { FEATURES } from './features';
 import { NO_WEBHOOKS, ServedWebhook, serveWebhooks, WebhookServing } from './webhook-serving';
 import { WebhookFailurePolicy, WebhookTls } from './webhook-tls';
 import { INSTALLED_CONTROLLER_PROPS, ZONE_CONTROLLER_PROPS, ZoneControllerProps } from './zone-controller-props';
@@ -149,7 +150,7 @@ export class ZoneController extends Construct implements IZoneController {
     }
     this.deployment(props, replicas, serviceAccount.name, serving, webhooks.length > 0);
     this.exposure(where, props.networkPolicy, replicas, webhooks.length > 0);
-    this.node.addValidation({ validate: () => [...this.unservedFeatures(where), ...duplicatesOf(this)] });
+    this.node.addValidation({ validate: () => twinErrors(this) ?? [...this.unservedFeatures(where), ...duplicatesOf(this)] });
   }
 
   /**
@@ -393,17 +394,40 @@ function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
 }
 
 /**
- * Objects this controller emits that something else in the app emits too (a second ZoneController
- * installing the CRDs too, the user's own Namespace): two manifests of one object, the last one applied wins.
+ * ZoneControllers of the app that install this one's controller again (same namespace and name): one error for
+ * them all, said by the first, which says how to merge them (and nothing else from either, which would follow
+ * from it); undefined when there are none.
+ */
+function twinErrors(controller: ZoneController): string[] | undefined {
+  const all = controller.node.root.node.findAll();
+  const twins = all.filter((c): c is ZoneController => c instanceof ZoneController && c !== controller
+    && c.namespace === controller.namespace && c.name === controller.name);
+  if (twins.length === 0) return undefined;
+  return all.indexOf(controller) < all.indexOf(twins[0]) ? [mergeControllers(controller, twins)] : [];
+}
+
+/**
+ * Objects this controller emits that something else in the app emits too: two manifests of one object, the last
+ * one applied wins (a second controller apart that installs the CRDs too, the user's own Namespace).
  */
 function duplicatesOf(controller: ZoneController): string[] {
   const key = (o: ApiObject) => `${o.apiVersion.split('/')[0]} ${o.kind} ${o.metadata.namespace ?? ''}/${o.name}`;
   const isObject = (c: IConstruct): c is ApiObject => c instanceof ApiObject;
+  const all = controller.node.root.node.findAll();
   const own = new Set(controller.node.findAll().filter(isObject));
   const ownKeys = new Set([...own].map(key));
-  return controller.node.root.node.findAll().filter(isObject).filter((o) => !own.has(o) && ownKeys.has(key(o))).map((o) =>
+  return all.filter(isObject).filter((o) => !own.has(o) && ownKeys.has(key(o))).map((o) =>
     `ZoneController '${controller.node.path}': emits ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.name}, ` +
     `which '${o.node.path}' emits too: set another namespace or name, installCrds: false, or createNamespace: false`);
+}
+
+/** The one error for ZoneControllers that install one controller twice: keep one, with every feature in use. */
+function mergeControllers(first: ZoneController, twins: readonly ZoneController[]): string {
+  const features = FEATURES.filter((f) => [first, ...twins].some((c) => c.reconcilers.includes(f.reconciler))).map((f) => `${f.prop}: true`);
+  return `ZoneController '${first.node.path}' and ${twins.map((t) => `'${t.node.path}'`).join(', ')} install one controller twice ` +
+    `(${first.namespace}/${first.name}): an app needs one ZoneController serving every feature in use. Keep one, ` +
+    `new ZoneController(chart, 'controller', { ${features.join(', ')}, ... }), and pass it as \`controller\` to every construct that needs it; ` +
+    'or, for two controllers apart, give the second another namespace and name and installCrds: false';
 }
 
 /** `webhookTls` exactly when a feature serves an admission webhook. */

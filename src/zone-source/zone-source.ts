@@ -6,7 +6,8 @@ import { invalidProp } from '../shared/errors';
 import { checkArg } from '../shared/props';
 import { ZoneTopology } from '../topology/zone-topology';
 import { IZoneController, waitForZoneCommand } from '../zone-controller/controller-reference';
-import { CONTROLLER_PROP, describeController, ZONE_ANNOTATOR_FEATURE } from '../zone-controller/requirements';
+import { ZONE_ANNOTATOR_FEATURE } from '../zone-controller/features';
+import { CONTROLLER_PROP, describeController } from '../zone-controller/requirements';
 
 /** How a pod learns the zone it runs in. */
 export enum ZoneSourceKind {

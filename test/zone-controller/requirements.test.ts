@@ -114,18 +114,36 @@ test('ZoneSource.controller needs the zone annotator, which would otherwise leav
 });
 
 describe('the controller is installed once', () => {
-  test('a second one of the same name and namespace in one chart: synth names each duplicate', () => {
+  test('a second one of the same name and namespace: one error, which says how to merge them into one with every feature', () => {
     const chart = new Chart(Testing.app(), 'app');
-    new ZoneController(chart, 'one');
+    new ZoneController(chart, 'one', { redisManager: true, zoneAnnotator: false });
     new ZoneController(chart, 'two', { zoneAwareUpdate: true });
-    expect(() => Testing.synth(chart)).toThrow(/ZoneController 'app\/one': emits Namespace cdk8s-zones-system, which 'app\/two\/namespace' emits too/);
+    let message = '';
+    try { Testing.synth(chart); } catch (e) { message = (e as Error).message; }
+    expect(message.split('\n').filter((l) => l.trim().startsWith('['))).toEqual([
+      "  [app/one] ZoneController 'app/one' and 'app/two' install one controller twice (cdk8s-zones-system/cdk8s-zones-controller): an app needs " +
+      "one ZoneController serving every feature in use. Keep one, new ZoneController(chart, 'controller', { zoneAnnotator: true, zoneAwareUpdate: true, " +
+      'redisManager: true, ... }), and pass it as `controller` to every construct that needs it; or, for two controllers apart, give the second ' +
+      'another namespace and name and installCrds: false',
+    ]);
   });
 
-  test('two in two charts that would emit the same objects: synth names each duplicate', () => {
+  test('the same in two charts of one app (two guides copied into one app): the same one error', () => {
     const app = Testing.app();
     new ZoneController(new Chart(app, 'a'), 'controller');
     new ZoneController(new Chart(app, 'b'), 'controller');
-    expect(() => Testing.synth(app.charts[0])).toThrow(/ZoneController 'a\/controller': emits Namespace cdk8s-zones-system, which 'b\/controller\/namespace' emits too/);
+    let message = '';
+    try { Testing.synth(app.charts[1]); } catch (e) { message = (e as Error).message; }
+    expect(message.match(/install one controller twice/g)).toHaveLength(1);
+    expect(message).toMatch(/ZoneController 'a\/controller' and 'b\/controller' install one controller twice/);
+  });
+
+  test('a Redis cluster without a namespace: one error, naming the prop, and no false second one about the controller', () => {
+    const app = Testing.app();
+    const chart = new Chart(app, 'x');
+    const controller = new ZoneController(chart, 'controller', { redisManager: true });
+    expect(() => new ZonalRedisCluster(chart, 'redis', { controller, topology, masters: 3, password: { name: 'p', key: 'k' } }))
+      .toThrow(/^ZonalRedisCluster 'x\/redis': namespace=undefined must be set \(on the construct or its chart\)/);
   });
 
   test('the CRDs installed by two controllers apart', () => {

@@ -1,0 +1,30 @@
+/**
+ * The runtime controller's features: the reconciler of each, the `ZoneController` prop that enables it, and what
+ * a construct that needs it loses without it.
+ */
+import { REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET } from '../contract/reconcilers';
+
+/** A feature of the runtime controller: its reconciler, the `ZoneController` prop that enables it, and what is lost without it. */
+export interface ControllerFeature {
+  readonly reconciler: string;
+  readonly prop: 'zoneAnnotator' | 'zoneAwareUpdate' | 'zoneDisruptionBudget' | 'redisManager';
+  readonly without: string;
+}
+
+export const ZONE_ANNOTATOR_FEATURE: ControllerFeature = {
+  reconciler: ZONE_ANNOTATOR, prop: 'zoneAnnotator', without: 'no pod is ever annotated with its zone, so every pod waits forever in its init container',
+};
+export const ZONE_AWARE_UPDATE_FEATURE: ControllerFeature = {
+  reconciler: ZONE_AWARE_UPDATE, prop: 'zoneAwareUpdate', without: 'nothing rolls the workload, so a new revision never reaches its pods',
+};
+export const ZONE_DISRUPTION_BUDGET_FEATURE: ControllerFeature = {
+  reconciler: ZONE_DISRUPTION_BUDGET, prop: 'zoneDisruptionBudget', without: 'no eviction webhook enforces the budget, so drains ignore it',
+};
+export const REDIS_MANAGER_FEATURE: ControllerFeature = {
+  reconciler: REDIS_MANAGER, prop: 'redisManager', without: 'nothing bootstraps or heals the cluster: its pods run, but form no Redis Cluster',
+};
+
+/** Every feature, in the order ZoneController's props list them. */
+export const FEATURES: readonly ControllerFeature[] = [
+  ZONE_ANNOTATOR_FEATURE, ZONE_AWARE_UPDATE_FEATURE, ZONE_DISRUPTION_BUDGET_FEATURE, REDIS_MANAGER_FEATURE,
+];
