@@ -23,7 +23,9 @@ import { clusterScoped } from '../kubernetes/object-names';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { invalidProp } from '../shared/errors';
+import { packageVersion } from '../shared/package-version';
 import { checkArg, checkProps, Props } from '../shared/props';
+import { addWarning } from '../shared/warnings';
 
 /** The port of /metrics, /healthz and /readyz. */
 const METRICS_PORT = 8080;
@@ -110,6 +112,7 @@ export class ZoneController extends Construct implements IZoneController {
     this.namespace = props.namespace ?? DEFAULT_CONTROLLER_NAMESPACE;
     this.name = props.name ?? DEFAULT_CONTROLLER_NAME;
     this.image = props.image ?? ZoneController.DEFAULT_IMAGE;
+    if (props.image === undefined) warnOfUnpublishedImage(this);
     const replicas = props.replicas ?? 2;
 
     this.reconcilers = reconcilersOf(props);
@@ -391,6 +394,20 @@ export class ZoneController extends Construct implements IZoneController {
 
 function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
   return { apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}) };
+}
+
+/**
+ * Warns, once per app, when the default image names a version no release published (a build from source: 0.0.0,
+ * or a pre-release), which no registry will serve.
+ */
+function warnOfUnpublishedImage(controller: ZoneController): void {
+  if (/^\d+\.\d+\.\d+$/.test(packageVersion()) && packageVersion() !== '0.0.0') return;
+  const earlier = controller.node.root.node.findAll()
+    .some((c) => c instanceof ZoneController && c !== controller && c.image === ZoneController.DEFAULT_IMAGE);
+  if (earlier) return;
+  addWarning(controller, `image: the default ${ZoneController.DEFAULT_IMAGE} names version ${packageVersion()} of cdk8s-zones, which no release ` +
+    'published (a build from source), so no registry serves it: build the image (docs/controller.md, "The image": Docker, buildah or podman), ' +
+    'push it where your cluster pulls from, and name it with the image prop');
 }
 
 /**

@@ -267,3 +267,39 @@ describe('the default image', () => {
     expect(ZoneController.DEFAULT_IMAGE).toBe(`ghcr.io/cdk8s-zones/controller:${version}`);
   });
 });
+
+describe('the default image of a build no release published', () => {
+  /** The library as loaded with its package.json saying `version`; the warnings of an app with two controllers apart. */
+  function warningsAt(version: string, image?: string): string[] {
+    let warnings: string[] = [];
+    jest.isolateModules(() => {
+      jest.doMock('../../src/shared/package-version', () => ({ packageVersion: () => version }));
+      const lib = require('../../src');
+      const { warningsOf } = require('../../src/shared/warnings');
+      const chart = new Chart(Testing.app(), 'c');
+      new lib.ZoneController(chart, 'one', { image });
+      new lib.ZoneController(chart, 'two', { namespace: 'zones-two', name: 'zones-two', installCrds: false, image });
+      warnings = warningsOf(chart);
+    });
+    jest.dontMock('../../src/shared/package-version');
+    return warnings;
+  }
+
+  test.each(['0.0.0', '1.3.0-rc.1'])('%s: one warning for the app, naming the image and how to build and name one', (version) => {
+    const spy = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(warningsAt(version)).toEqual([
+        `c/one: image: the default ghcr.io/cdk8s-zones/controller:${version} names version ${version} of cdk8s-zones, which no release published ` +
+        '(a build from source), so no registry serves it: build the image (docs/controller.md, "The image": Docker, buildah or podman), push it ' +
+        'where your cluster pulls from, and name it with the image prop',
+      ]);
+      expect(warningsAt(version, 'registry.example.com/zones:dev')).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  test('a released version: no warning', () => {
+    expect(warningsAt('1.2.3')).toEqual([]);
+  });
+});
