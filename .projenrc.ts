@@ -2,7 +2,7 @@ import { cdk8s, javascript, typescript } from 'projen';
 import { JobPermission } from 'projen/lib/github/workflows-model';
 import { UpdateSnapshot } from 'projen/lib/javascript';
 
-// Versions known to work together on Node.js 20 (see docs/architecture.md, "Toolchain").
+// Versions known to work together on Node.js 22 and 24 (see docs/architecture.md, "Toolchain").
 const CDK8S_VERSION = '2.70.97';
 const CONSTRUCTS_VERSION = '10.3.2';
 const CDK8S_PLUS_VERSION = '2.5.6';
@@ -20,7 +20,9 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   keywords: ['cdk8s', 'kubernetes', 'topology', 'zones', 'high-availability'],
 
   // The registry serves only each package's `latest` dist-tag: pin what must not float.
-  minNodeVersion: '20.0.0',
+  minNodeVersion: '22.0.0',
+  // the workflows run on the newest LTS, as .ci/run does (scripts/use-node-24.sh)
+  workflowNodeVersion: '24.21.0',
   typescriptVersion: '~5.9',
   jsiiVersion: '~5.9',
   cdk8sVersion: CDK8S_VERSION,
@@ -140,9 +142,6 @@ project.testTask.spawn(project.addTask('test:types', {
   description: 'Type-check the tests',
   exec: 'tsc --noEmit -p test/tsconfig.json --isolatedModules false',
 }));
-// jsii prints a banner about Node.js 20's end of life on every run; the toolchain is pinned to Node 20 on purpose.
-// Its value is the list of Node.js major versions to stay silent about.
-project.tasks.addEnvironment('JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION', '20');
 
 // The release also builds the controller image for amd64 and arm64 and pushes it tagged with the version it
 // released (the tag ZoneController.DEFAULT_IMAGE names), once the version's tag did not exist yet.
@@ -190,7 +189,7 @@ const controller = new typescript.TypeScriptProject({
   description: 'The cdk8s-zones runtime controller: what only the cluster knows (zones of pods, zone-by-zone rollouts, per-zone eviction budgets).',
   defaultReleaseBranch: 'main',
   packageManager: javascript.NodePackageManager.NPM,
-  minNodeVersion: '20.0.0',
+  minNodeVersion: '22.0.0',
   typescriptVersion: '~5.9',
   // The controller speaks to the API server with its own small client (src/kube/); yaml reads kubeconfig files.
   deps: ['yaml@2.9.1', 'prom-client@15.1.3', 'ioredis@6.0.0', 'node-forge@1.4.3'],

@@ -48,7 +48,7 @@ esbuild.build({
   outfile,
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   format: 'cjs',
   plugins: [lazyYaml],
   metafile: true,

@@ -274,7 +274,10 @@ describe('the default image of a build no release published', () => {
     let warnings: string[] = [];
     jest.isolateModules(() => {
       jest.doMock('../../src/shared/package-version', () => ({ packageVersion: () => version }));
+      // a fresh copy of the library, reading the mocked version (an import would be the one loaded already)
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const lib = require('../../src');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { warningsOf } = require('../../src/shared/warnings');
       const chart = new Chart(Testing.app(), 'c');
       new lib.ZoneController(chart, 'one', { image });

@@ -91,8 +91,8 @@ afterAll(async () => {
   client.close();
 });
 
-test('the controller\'s own layers are one file of at most 20 MB on the distroless Node.js 20 base', () => {
-  expect(record.base).toBe('gcr.io/distroless/nodejs20-debian12:nonroot');
+test('the controller\'s own layers are one file of at most 20 MB on the distroless Node.js 24 base', () => {
+  expect(record.base).toBe('gcr.io/distroless/nodejs24-debian12:nonroot');
   expect(record.ownLayers.map((l) => l.createdBy)).toEqual([expect.stringMatching(/COPY .* in \/usr\/local\/bin\/cdk8s-zones-controller\s*$/)]);
   expect(record.ownBytes).toBeLessThanOrEqual(OWN_LAYERS_MAX_BYTES);
   expect(record.ownBytes).toBeGreaterThan(500_000); // the bundle, not an empty file

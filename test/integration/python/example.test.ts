@@ -17,9 +17,8 @@ const PY_EXAMPLE = path.join(REPO_ROOT, 'examples', 'python', 'web-3-zones');
 const TS_EXAMPLE = path.join(REPO_ROOT, 'examples', 'web-3-zones');
 const SETUP_HINT = 'run `npm run test:integration:setup` (setup.d/70-python.sh builds the wheel and the venv)';
 
-// jsii reads a list of silenced Node.js majors (a "1" silences nothing on Node 20): the runtime the
-// Python package starts is this same node.
-const SILENCE_NODE_BANNER = { JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION: process.versions.node.split('.')[0] };
+/** The jsii runtime the Python package starts is the node on the PATH: on a supported Node.js it prints no banner. */
+const SUPPORTED_NODE = ['22', '24'];
 
 let tmp: string;
 beforeAll(() => {
@@ -30,8 +29,12 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 /** Runs the venv's Python; fails with a clear message when the venv or the wheel in it is missing. */
 function python(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): SpawnSyncReturns<string> {
   if (!fs.existsSync(VENV_PYTHON)) throw new Error(`no Python venv at ${VENV_PYTHON}: ${SETUP_HINT}`);
+  const node = execFileSync('node', ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+  if (!SUPPORTED_NODE.includes(node.split('.')[0])) {
+    throw new Error(`the node on the PATH is ${node}, past its end of life (jsii prints a banner on it): run on Node.js 22 or 24 (. scripts/use-node-24.sh)`);
+  }
   const run = spawnSync(VENV_PYTHON, args, {
-    cwd: opts.cwd ?? tmp, encoding: 'utf8', env: { ...process.env, ...SILENCE_NODE_BANNER, ...opts.env },
+    cwd: opts.cwd ?? tmp, encoding: 'utf8', env: { ...process.env, ...opts.env },
   });
   if (run.error) throw new Error(`${VENV_PYTHON} could not be started: ${run.error.message}`);
   if (/No module named '(cdk8s_zones|cdk8s_plus_28|cdk8s|constructs)'/.test(run.stderr)) {

@@ -11,8 +11,8 @@ source "$(dirname "$0")/lib.bash"
 IMAGE=localhost/cdk8s-zones/controller:test
 DOCKERFILE="$REPO_ROOT/controller/Dockerfile"
 WORK="$CACHE_DIR/controller-image"
-SUITE=bookworm      # the Debian release of both bases (node:*-bookworm-slim, distroless nodejs20-debian12)
-NPM_VERSION=10.8.2  # the npm that Node.js 20.19.x ships with
+SUITE=bookworm      # the Debian release of both bases (node:*-bookworm-slim, distroless nodejs24-debian12)
+NPM_VERSION=11.6.2  # an npm of the 11.x line that Node.js 24 ships with
 LABEL=dev.cdk8s-zones.stand-in
 
 apt_install buildah mmdebstrap ca-certificates

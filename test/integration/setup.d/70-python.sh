@@ -19,8 +19,6 @@ if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
   exit 1
 fi
 
-# jsii reads a list of silenced Node.js majors, not a flag: its end-of-life banner is noise on the pinned Node 20.
-export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION="$(node -p 'process.versions.node.split(".")[0]')"
 pacmak_version="$(node -p "require('jsii-pacmak/package.json').version")"
 # What the venv is built from: the library's sources and package metadata, the pins, Python and pacmak.
 stamp="$( { find src -type f -name '*.ts' | LC_ALL=C sort | xargs cat; cat package.json .npmignore "$REQUIREMENTS";
