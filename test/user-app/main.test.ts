@@ -1,4 +1,5 @@
 import { Testing } from 'cdk8s';
+import { ZoneInventory, ZoneReport } from 'cdk8s-zones';
 import { MyChart } from './main';
 
 describe('my zonal app', () => {
@@ -18,4 +19,11 @@ describe('my zonal app', () => {
         .toEqual([{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['zone-a', 'zone-b', 'zone-c'] }] }]);
     }
   });
+});
+
+test('the app survives losing any one zone', () => {
+  const chart = new MyChart(Testing.app(), 'test-chart');
+  const report = ZoneReport.of(chart, ZoneInventory.equalNodes(['zone-a', 'zone-b', 'zone-c'], 3));
+  expect(report.survivesLossOf('zone-a')).toBe(true);
+  expect(report.survivesAnyZoneLoss()).toBe(true);
 });
