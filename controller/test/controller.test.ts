@@ -78,4 +78,23 @@ describe('runController', () => {
     expect(m[m.length - 1]).toBe('stopped');
     expect(c.logs.find((l) => l.msg === 'stopping')).toMatchObject({ why: 'SIGTERM' });
   });
+
+  test('a start that fails (a webhook without TLS) rejects, ends the watches the webhook started and exits 1', async () => {
+    const api = fakeApiServer();
+    let lists = 0;
+    const list = api.kube.list.bind(api.kube);
+    api.kube.list = ((path: string, o: any) => { lists++; return list(path, o); }) as any;
+    const exits: number[] = [];
+    const opts = parseRun(['--reconcilers', 'zone-disruption-budget', '--metrics-port', '0', '--identity', 'test'], { POD_NAMESPACE: 'zones' });
+    const log = createLogger({ write: () => {} });
+    await expect(runController(opts, log, { kube: api.kube, onSignals: () => () => undefined, exitSoon: (code) => exits.push(code) }))
+      .rejects.toThrow(/^the reconcilers serve admission webhooks \(\/validate\/pods-eviction\): give --tls-cert-file and --tls-key-file, or --tls-mode self-managed$/);
+    expect(exits).toEqual([1]);
+    // the webhook's informers tried to list once each (the API server is down) and, stopped, never retry
+    await new Promise((r) => setTimeout(r, 50));
+    const tried = lists;
+    expect(tried).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(lists).toBe(tried);
+  });
 });
