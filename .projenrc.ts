@@ -156,6 +156,9 @@ project.release?.addJobs({
       { name: 'Checkout', uses: 'actions/checkout@v4' },
       { name: 'Download build artifacts', uses: 'actions/download-artifact@v4', with: { 'artifact-ids': '${{ needs.release.outputs.artifact_id }}', 'path': 'dist' } },
       { name: 'The released version', id: 'version', run: 'echo "version=$(cat dist/version.txt)" >> "$GITHUB_OUTPUT"' },
+      // The checkout's package.json says 0.0.0 (the release job bumps its own copy only): the image's
+      // `cdk8s-zones-controller --version` reads the version from it, compiled into the bundle.
+      { name: 'Stamp package.json with the released version', id: 'stamp_version', run: 'npm pkg set version="${{ steps.version.outputs.version }}"' },
       { name: 'Set up QEMU', uses: 'docker/setup-qemu-action@v3' },
       { name: 'Set up Buildx', uses: 'docker/setup-buildx-action@v3' },
       { name: 'Log in to ghcr.io', uses: 'docker/login-action@v3', with: { registry: 'ghcr.io', username: '${{ github.actor }}', password: '${{ secrets.GITHUB_TOKEN }}' } },

@@ -1,6 +1,6 @@
 /**
  * The static import graph of the repository's TypeScript sources, for architecture tests: which modules a
- * file imports (relative paths resolved to files, bare specifiers kept as packages), type-only imports
+ * file imports (relative paths resolved to files, JSON files included, bare specifiers kept as packages), type-only imports
  * included (a type import still ties one folder to another).
  */
 import * as fs from 'fs';
@@ -21,7 +21,9 @@ export function importsOf(file: string): Imports {
   const files: string[] = [];
   const packages: string[] = [];
   for (const [, specifier] of fs.readFileSync(file, 'utf8').matchAll(IMPORT)) {
-    if (specifier.startsWith('.')) {
+    if (specifier.startsWith('.') && specifier.endsWith('.json')) {
+      files.push(path.resolve(path.dirname(file), specifier)); // data, compiled in: a leaf of the graph
+    } else if (specifier.startsWith('.')) {
       const target = path.resolve(path.dirname(file), specifier.replace(/\.js$/, ''));
       files.push(fs.existsSync(`${target}.ts`) ? `${target}.ts` : path.join(target, 'index.ts'));
     } else {
@@ -38,7 +40,7 @@ export function reachableFrom(entry: string): Map<string, Imports> {
     if (graph.has(file)) return;
     const imports = importsOf(file);
     graph.set(file, imports);
-    imports.files.forEach(visit);
+    imports.files.filter((f) => f.endsWith('.ts')).forEach(visit);
   };
   visit(entry);
   return graph;

@@ -38,6 +38,8 @@ export interface AdmissionWebhook {
   readonly name: string;
   /** The HTTPS path the webhook configuration points at, e.g. `/validate/eviction`. */
   readonly path: string;
+  /** Resolves once the caches it reads hold their first list: the replica is not ready before. @default none: it reads no cache */
+  readonly synced?: Promise<unknown>;
   handle(request: AdmissionRequest): Promise<AdmissionVerdict>;
 }
 

@@ -14,8 +14,9 @@ import { delay } from './kube/informer';
 import { kubeLeaseStore, LeaderElector } from './kube/leader';
 import { Logger } from './log';
 import { createMetrics, Metrics } from './metrics';
+import { Readiness, waitForApiServer } from './readiness';
 import { Reconciler, ReconcilerContext } from './reconciler';
-import { Certificate, startServers } from './server';
+import { Certificate, Servers, startServers } from './server';
 import type { SelfManagedTlsOptions } from './tls/self-managed';
 
 export type TlsMode = 'files' | 'self-managed';
@@ -186,52 +187,108 @@ async function runReconcilers(
   ctx.metrics.leader.set(0);
 }
 
-export async function runController(opts: RunOptions, baseLog: Logger): Promise<number> {
-  const log = baseLog.with({ identity: opts.identity });
-  // Twice the reconcilers' concurrency: the lease, Events and webhook TLS always find a connection.
-  const kube = connect({ kubeconfig: opts.kubeconfig, maxSockets: 2 * opts.apiConcurrency });
-  const metrics = createMetrics();
-  const ctx = reconcilerContext(opts, kube, log, metrics);
+/** The process's stop: the first reason wins and is logged once; /readyz answers not ready from then on. */
+class Shutdown {
+  private readonly controller = new AbortController();
+  exitCode = 0;
 
-  const shutdown = new AbortController();
-  // Every open watch and request listens to it (one listener each, removed when it ends): not a leak.
-  setMaxListeners(MAX_SIGNAL_LISTENERS, shutdown.signal);
-  let exitCode = 0;
-  const stop = (why: string, code: number) => {
-    if (shutdown.signal.aborted) return;
-    log.info('stopping', { why });
-    exitCode = code;
-    shutdown.abort();
-  };
-  const onSignal = (sig: NodeJS.Signals) => stop(sig, 0);
+  constructor(private readonly log: Logger, private readonly readiness: Readiness) {
+    // Every open watch and request listens to it (one listener each, removed when it ends): not a leak.
+    setMaxListeners(MAX_SIGNAL_LISTENERS, this.controller.signal);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  stop(why: string, code: number): void {
+    if (this.signal.aborted) return;
+    this.log.info('stopping', { why });
+    this.exitCode = code;
+    this.readiness.stop();
+    this.controller.abort();
+  }
+
+  /** Ends whatever still runs (a failed start), without a reason to log. */
+  end(code: number): void {
+    if (this.signal.aborted) return;
+    this.exitCode = code;
+    this.readiness.stop();
+    this.controller.abort();
+  }
+}
+
+/** What runController takes from its process; a test gives its own. */
+export interface ControllerHost {
+  /** The API client. @default one connected as `--kubeconfig` says */
+  readonly kube?: KubeApi;
+  /** Calls `stop` on SIGTERM and SIGINT until the function it returns is called. @default the process's signals */
+  readonly onSignals?: (stop: (signal: string) => void) => () => void;
+  /** After the stop: whatever still holds the event loop must not keep the process alive. @default exit after 2 s */
+  readonly exitSoon?: (code: number) => void;
+  /** Called once the listeners are bound (a test reads their ports). */
+  readonly listening?: (servers: Servers) => void;
+}
+
+function processSignals(stop: (signal: string) => void): () => void {
+  const onSignal = (sig: NodeJS.Signals) => stop(sig);
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  return () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  };
+}
 
-  const webhooks = opts.reconcilers.flatMap((r) => r.webhooks?.(ctx, shutdown.signal) ?? []);
-  const tls = await webhookTls(opts, webhooks, kube, log);
-  let ready = false;
+function exitSoon(code: number): void {
+  // A socket the API server keeps open must not keep a stopped controller alive.
+  setTimeout(() => process.exit(code), 2_000).unref();
+}
+
+/** Serves metrics, probes and webhooks, and leads (or campaigns to) until `shutdown` aborts. */
+async function serveAndLead(
+  opts: RunOptions, ctx: ReconcilerContext & { readiness: Readiness }, tls: Tls | undefined, webhooks: readonly AdmissionWebhook[],
+  shutdown: Shutdown, listening?: (servers: Servers) => void,
+): Promise<void> {
   const servers = await startServers({
     metricsPort: opts.metricsPort,
     metricsHost: opts.metricsHost,
     webhook: tls && { port: opts.webhookPort, host: opts.webhookHost, certificate: tls.certificate, webhooks },
-    metrics,
-    log,
+    metrics: ctx.metrics,
+    log: ctx.log,
     limits: { requestTimeoutMs: opts.requestTimeoutMs },
-    ready: () => ready,
+    notReady: () => ctx.readiness.notReadyBecause(),
   });
-  ready = true;
+  listening?.(servers);
   const tlsMaintained = tls?.maintain(shutdown.signal, (cert) => servers.setCertificate(cert));
-
-  const lead = (signal: AbortSignal) => runReconcilers(opts.reconcilers, ctx, signal, (name) => stop(`reconciler ${name} failed`, 1));
-  await leadUntilStopped(opts, kube, log, shutdown.signal, lead, () => stop('lost the lease', 1));
-  ready = false;
+  const lead = (signal: AbortSignal) => runReconcilers(opts.reconcilers, ctx, signal, (name) => shutdown.stop(`reconciler ${name} failed`, 1));
+  // a stop while the listeners were starting: nothing to lead, and no `started` after `stopping`
+  if (!shutdown.signal.aborted) await leadUntilStopped(opts, ctx.kube, ctx.log, shutdown.signal, lead, () => shutdown.stop('lost the lease', 1));
   await tlsMaintained;
   await servers.close();
-  process.off('SIGTERM', onSignal);
-  process.off('SIGINT', onSignal);
-  log.info('stopped', { exitCode });
-  // Whatever still holds the event loop (a socket the API server keeps open) must not keep a stopped
-  // controller alive.
-  setTimeout(() => process.exit(exitCode), 2_000).unref();
-  return exitCode;
+}
+
+export async function runController(opts: RunOptions, baseLog: Logger, host: ControllerHost = {}): Promise<number> {
+  const log = baseLog.with({ identity: opts.identity });
+  // Twice the reconcilers' concurrency: the lease, Events and webhook TLS always find a connection.
+  const kube = host.kube ?? connect({ kubeconfig: opts.kubeconfig, maxSockets: 2 * opts.apiConcurrency });
+  const readiness = new Readiness();
+  const ctx = { ...reconcilerContext(opts, kube, log, createMetrics()), readiness };
+  const shutdown = new Shutdown(log, readiness);
+  const removeSignals = (host.onSignals ?? processSignals)((sig) => shutdown.stop(sig, 0));
+  void waitForApiServer(kube, shutdown.signal, log).then((answered) => answered && readiness.apiServerAnswered());
+  try {
+    const webhooks = opts.reconcilers.flatMap((r) => r.webhooks?.(ctx, shutdown.signal) ?? []);
+    for (const w of webhooks) if (w.synced) readiness.waitFor(`webhook ${w.name}`, w.synced);
+    const tls = await webhookTls(opts, webhooks, kube, log);
+    if (!shutdown.signal.aborted) await serveAndLead(opts, ctx, tls, webhooks, shutdown, host.listening);
+    log.info('stopped', { exitCode: shutdown.exitCode });
+  } catch (err) {
+    shutdown.end(1); // the watches a webhook started must not keep the failed process alive
+    throw err;
+  } finally {
+    removeSignals();
+    (host.exitSoon ?? exitSoon)(shutdown.exitCode);
+  }
+  return shutdown.exitCode;
 }

@@ -53,7 +53,7 @@ export class ReconcileLoop {
   /** Keys enqueued before the caches synced: reconciled once they are. */
   private early: Set<string> | undefined = new Set();
 
-  constructor(private readonly ctx: Pick<ReconcilerContext, 'log' | 'metrics'>, private readonly opts: ReconcileLoopOptions) {
+  constructor(private readonly ctx: Pick<ReconcilerContext, 'log' | 'metrics' | 'readiness'>, private readonly opts: ReconcileLoopOptions) {
     const log = ctx.log.with({ reconciler: opts.name });
     this.queue = new WorkQueue(async (key) => {
       const result = await opts.reconcile(key);
@@ -76,18 +76,27 @@ export class ReconcileLoop {
     else this.queue.add(key);
   }
 
-  /** Runs the watches and reconciles until `signal` aborts; then lets the reconciles in progress finish. */
+  /**
+   * Runs the watches and reconciles until `signal` aborts; then lets the reconciles in progress finish. A loop
+   * stopped before its caches synced never starts (nor says so after the process said it is stopping).
+   */
   async run(signal: AbortSignal, sources: LoopSources): Promise<void> {
     const stopped = aborted(signal);
     const caches = sources.caches ?? [];
+    const primaries = sources.primaries ?? [];
+    this.ctx.readiness?.waitFor(`reconciler ${this.opts.name}`, Promise.all([...caches, ...primaries].map((w) => w.synced)));
     const cacheRuns = caches.map((w) => w.run(signal));
     // Deciding on a half-listed cache would act on objects that only look missing.
     await Promise.race([Promise.all(caches.map((w) => w.synced)), Promise.all(cacheRuns), stopped]);
-    (sources.primaries ?? []).forEach((w) => void w.run(signal));
-    const early = this.early ?? [];
-    this.early = undefined;
-    for (const key of [...early, ...sources.seed?.() ?? []]) this.enqueue(key);
-    this.ctx.log.info('started', { reconciler: this.opts.name, ...sources.startedFields });
+    if (!signal.aborted) {
+      primaries.forEach((w) => void w.run(signal));
+      const early = this.early ?? [];
+      this.early = undefined;
+      for (const key of [...early, ...sources.seed?.() ?? []]) this.enqueue(key);
+      this.ctx.log.info('started', { reconciler: this.opts.name, ...sources.startedFields });
+    } else {
+      this.ctx.log.info('stopped before its caches synced', { reconciler: this.opts.name });
+    }
     // Watches end with `signal` (those started elsewhere may outlive it: a webhook's caches).
     await stopped;
     this.queue.stop();

@@ -8,6 +8,7 @@ import { KubeApi } from './kube/api';
 import { EventRecorder } from './kube/events';
 import { Logger } from './log';
 import { Metrics } from './metrics';
+import type { Readiness } from './readiness';
 import type { ControllerRule } from '../../src/contract/rbac';
 
 /** Requests a reconciler may keep in flight to the API server, unless `--api-concurrency` says otherwise. */
@@ -37,6 +38,8 @@ export interface ReconcilerContext {
   readonly kube: KubeApi;
   readonly events: EventRecorder;
   readonly settings: ControllerSettings;
+  /** What /readyz answers: a reconciler's caches are waited for until they hold their first list. @default none: nothing waits */
+  readonly readiness?: Readiness;
 }
 
 export interface Reconciler {

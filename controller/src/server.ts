@@ -58,8 +58,8 @@ export interface ServerOptions {
     readonly webhooks: readonly AdmissionWebhook[];
   };
   readonly metrics: Metrics;
-  /** /readyz answers 200 only while this is true. */
-  readonly ready: () => boolean;
+  /** /readyz answers 200 while this says nothing, else 503 with what it says (what the replica waits for). */
+  readonly notReady: () => string | undefined;
   readonly log: Logger;
   readonly limits?: ServerLimits;
 }
@@ -153,7 +153,10 @@ function probesAndMetrics(opts: ServerOptions): http.RequestListener {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET') return send(res, { status: 405, text: 'method not allowed\n' });
     if (path === '/healthz') return send(res, { status: 200, text: 'ok\n' });
-    if (path === '/readyz') return send(res, opts.ready() ? { status: 200, text: 'ok\n' } : { status: 503, text: 'not ready\n' });
+    if (path === '/readyz') {
+      const why = opts.notReady();
+      return send(res, why === undefined ? { status: 200, text: 'ok\n' } : { status: 503, text: `not ready: ${why}\n` });
+    }
     if (path === '/metrics') {
       opts.metrics.registry.metrics().then(
         (text) => send(res, { status: 200, text, contentType: opts.metrics.registry.contentType }),

@@ -1,32 +1,136 @@
-import { dispatch, usage } from '../src/cli';
+import * as fs from 'fs';
+import * as path from 'path';
+import { CliOutput, Command, dispatch, failed, usage, UsageError } from '../src/cli';
 import { COMMANDS } from '../src/commands';
 import { createLogger } from '../src/log';
 
-function capture() {
-  const lines: string[] = [];
-  const out = { write: (s: string) => { lines.push(s); return true; } } as any;
+/** What the package.json of the repository says: the version the controller is built from. */
+const VERSION: string = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')).version;
+
+/** A fake stdout and stderr (a terminal or not), and the JSON log lines. */
+function capture(opts: { tty?: boolean; debug?: boolean } = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const output: CliOutput = { out: (s) => { out.push(s); }, err: (s) => { err.push(s); }, tty: opts.tty ?? false, debug: opts.debug ?? false };
   const logs: any[] = [];
   const log = createLogger({ write: (l) => { logs.push(JSON.parse(l)); }, now: () => new Date(0) });
-  return { lines, out, logs, log };
+  return { output, log, logs, out: () => out.join(''), err: () => err.join('') };
+}
+
+/** A command that fails as told. */
+function failing(error: Error): Command {
+  return { name: 'boom', summary: 'fails', help: 'usage: boom\n', flags: {}, run: async () => { throw error; } };
 }
 
 describe('CLI', () => {
-  test('usage lists every command', () => {
+  test('usage lists every command, the version, LOG_LEVEL and the guide\'s address', () => {
     const text = usage(COMMANDS);
     for (const c of COMMANDS) expect(text).toContain(`  ${c.name}`);
+    expect(text).toContain(`cdk8s-zones-controller ${VERSION}: the runtime controller of cdk8s-zones`);
+    expect(text).toContain('  LOG_LEVEL  debug, info, warn or error (default info)');
+    expect(text).toContain('guide: https://github.com/cdk8s-zones/cdk8s-zones/blob/main/docs/controller.md');
   });
 
-  test('no command prints usage and exits 2; --help exits 0', async () => {
+  test('no command prints usage on stderr and exits 2; --help and help on stdout, exit 0', async () => {
     const c = capture();
-    expect(await dispatch([], COMMANDS, c.log, c.out)).toBe(2);
-    expect(await dispatch(['--help'], COMMANDS, c.log, c.out)).toBe(0);
-    expect(c.lines.join('')).toContain('usage: cdk8s-zones-controller <command>');
+    expect(await dispatch([], COMMANDS, c.log, c.output)).toBe(2);
+    expect(c.err()).toContain('usage: cdk8s-zones-controller <command>');
+    for (const argv of [['--help'], ['-h'], ['help']]) {
+      const h = capture();
+      expect(await dispatch(argv, COMMANDS, h.log, h.output)).toBe(0);
+      expect(h.out()).toContain('usage: cdk8s-zones-controller <command>');
+    }
   });
 
-  test('an unknown command is logged as JSON and exits 2', async () => {
+  test('--version, -V and version print the version of the package it is built from', async () => {
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+    for (const argv of [['--version'], ['-V'], ['version']]) {
+      const c = capture();
+      expect(await dispatch(argv, COMMANDS, c.log, c.output)).toBe(0);
+      expect(c.out()).toBe(`cdk8s-zones-controller ${VERSION}\n`);
+      expect(c.logs).toEqual([]);
+    }
+  });
+
+  test('<command> --help (or -h, among other flags) prints its help on stdout, exit 0, and runs nothing', async () => {
+    for (const command of COMMANDS) {
+      for (const argv of [[command.name, '--help'], [command.name, '--bogus', '-h']]) {
+        const c = capture();
+        expect(await dispatch(argv, COMMANDS, c.log, c.output)).toBe(0);
+        expect(c.out()).toBe(command.help);
+        expect(c.logs).toEqual([]);
+      }
+    }
+  });
+
+  test.each(COMMANDS.map((c) => [c.name, c] as const))('%s --help describes every flag it parses, with its default (or that it is required)', (_name, command) => {
+    const lines = command.help.split('\n');
+    for (const [flag, spec] of Object.entries(command.flags)) {
+      const at = lines.findIndex((l) => new RegExp(`^ {2}--${flag}( |$)`).test(l));
+      expect({ flag, described: at >= 0 }).toEqual({ flag, described: true });
+      let entry = lines[at];
+      for (let i = at + 1; i < lines.length && /^ {4,}\S/.test(lines[i]); i++) entry += ` ${lines[i].trim()}`;
+      expect({ flag, entry }).toEqual({ flag, entry: expect.stringMatching(/\bdefault\b|\(required\)/) });
+      if (typeof spec.default === 'string' && spec.default !== '') expect({ flag, entry }).toEqual({ flag, entry: expect.stringContaining(`default ${spec.default}`) });
+      if (spec.default === false) expect({ flag, entry }).toEqual({ flag, entry: expect.stringContaining('default off') });
+    }
+    // and no flag it does not parse
+    const described = lines.map((l) => /^ {2}--([a-z-]+)/.exec(l)?.[1]).filter((f): f is string => f !== undefined);
+    expect(described.filter((f) => !(f in command.flags))).toEqual([]);
+    expect(command.help).toMatch(/^ {2}-h, --help +print this help and exit$/m);
+  });
+});
+
+describe('errors', () => {
+  test('an unknown command: a JSON log line, exit 2; at a terminal, one readable line', async () => {
     const c = capture();
-    expect(await dispatch(['nope'], COMMANDS, c.log, c.out)).toBe(2);
+    expect(await dispatch(['nope'], COMMANDS, c.log, c.output)).toBe(2);
     expect(c.logs).toEqual([expect.objectContaining({ level: 'error', msg: 'unknown command', command: 'nope', time: '1970-01-01T00:00:00.000Z' })]);
+    const t = capture({ tty: true });
+    expect(await dispatch(['nope'], COMMANDS, t.log, t.output)).toBe(2);
+    expect(t.err()).toBe('cdk8s-zones-controller: unknown command "nope"; the commands are run, wait-for-zone, redis\n' +
+      "run 'cdk8s-zones-controller --help' for more\n");
+    expect(t.logs).toEqual([]);
+  });
+
+  test('bad arguments: exit 2; a JSON log line naming the command and its --help, or at a terminal one line and the hint', async () => {
+    const c = capture();
+    expect(await dispatch(['wait-for-zone', '--timeout', '5'], COMMANDS, c.log, c.output)).toBe(2);
+    expect(c.logs).toEqual([expect.objectContaining({
+      level: 'error', msg: 'bad arguments', command: 'wait-for-zone', error: 'wait-for-zone: --file is required', help: 'cdk8s-zones-controller wait-for-zone --help',
+    })]);
+    expect(c.out() + c.err()).toBe('');
+    const t = capture({ tty: true });
+    expect(await dispatch(['run', '--reconcilers', 'nope'], COMMANDS, t.log, t.output)).toBe(2);
+    expect(t.err()).toBe('cdk8s-zones-controller run: --reconcilers: unknown reconciler "nope"; known: zone-annotator, zone-aware-update, ' +
+      "zone-disruption-budget, redis\nrun 'cdk8s-zones-controller run --help' for the options\n");
+    const u = capture({ tty: true });
+    expect(await dispatch(['redis', 'state', '--bogus'], COMMANDS, u.log, u.output)).toBe(2);
+    expect(u.err()).toMatch(/^cdk8s-zones-controller redis: Unknown option '--bogus'/);
+  });
+
+  test('a fatal error: exit 1; a JSON log line with the stack, or at a terminal the message alone (its stack only at debug)', async () => {
+    const error = new Error('ENOENT: no such file or directory, open \'inventory.json\'');
+    const c = capture();
+    expect(await dispatch(['boom'], [failing(error)], c.log, c.output)).toBe(1);
+    expect(c.logs).toEqual([expect.objectContaining({ level: 'error', msg: 'fatal', command: 'boom', error: error.message, stack: error.stack })]);
+    expect(c.err()).toBe('');
+    const t = capture({ tty: true });
+    expect(await dispatch(['boom'], [failing(error)], t.log, t.output)).toBe(1);
+    expect(t.err()).toBe('cdk8s-zones-controller boom: ENOENT: no such file or directory, open \'inventory.json\'\n');
+    expect(t.logs).toEqual([]);
+    const d = capture({ tty: true, debug: true });
+    expect(await dispatch(['boom'], [failing(error)], d.log, d.output)).toBe(1);
+    expect(d.err()).toBe(`cdk8s-zones-controller boom: ${error.message}\n${error.stack}\n`);
+  });
+
+  test('what main catches outside any command, and a thrown non-Error', () => {
+    const t = capture({ tty: true });
+    expect(failed('a string', undefined, t.log, t.output)).toBe(1);
+    expect(t.err()).toBe('cdk8s-zones-controller: a string\n');
+    const c = capture();
+    expect(failed(new UsageError('x: bad'), 'x', c.log, c.output)).toBe(2);
+    expect(c.logs).toEqual([expect.objectContaining({ msg: 'bad arguments', error: 'x: bad', help: 'cdk8s-zones-controller x --help' })]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { createLogger } from '../src/log';
 import { createMetrics } from '../src/metrics';
+import { Readiness } from '../src/readiness';
 import { ReconcileLoop, Watch } from '../src/reconcile-loop';
 
 const log = createLogger({ write: () => {} });
@@ -86,5 +87,46 @@ describe('ReconcileLoop', () => {
     await running;
     await tick(20);
     expect(done).toEqual(['slow']);
+  });
+
+  test('stopped before its caches synced (an API server that never answered): never says started, nor reconciles', async () => {
+    const lines: any[] = [];
+    const logged = createLogger({ write: (l) => { lines.push(JSON.parse(l)); } });
+    const order: string[] = [];
+    const loop = new ReconcileLoop({ log: logged, metrics: createMetrics({ defaultMetrics: false }) }, {
+      name: 'test', reconcile: async (key) => { order.push(`reconcile ${key}`); },
+    });
+    const [nodes, pods] = [fakeWatch('nodes', order), fakeWatch('pods', order)];
+    const stop = new AbortController();
+    const running = loop.run(stop.signal, { caches: [nodes], primaries: [pods], seed: () => ['seeded'] });
+    loop.enqueue('early');
+    await tick();
+    logged.info('stopping', { why: 'SIGTERM' }); // as the process logs it, then aborts
+    stop.abort();
+    await running;
+    nodes.sync();
+    await tick();
+    expect(lines.map((l) => l.msg)).toEqual(['stopping', 'stopped before its caches synced']);
+    expect(order).toEqual(['run nodes']);
+  });
+
+  test('its caches and primaries are waited for by /readyz until each holds its first list', async () => {
+    const readiness = new Readiness();
+    readiness.apiServerAnswered();
+    const order: string[] = [];
+    const loop = new ReconcileLoop({ log, metrics: createMetrics({ defaultMetrics: false }), readiness }, { name: 'annotator', reconcile: async () => undefined });
+    const [nodes, pods] = [fakeWatch('nodes', order), fakeWatch('pods', order)];
+    const stop = new AbortController();
+    const running = loop.run(stop.signal, { caches: [nodes], primaries: [pods] });
+    expect(readiness.notReadyBecause()).toBe('waiting for the caches of reconciler annotator');
+    nodes.sync();
+    await tick();
+    expect(order).toEqual(['run nodes', 'run pods']);
+    expect(readiness.notReadyBecause()).toBe('waiting for the caches of reconciler annotator');
+    pods.sync();
+    await tick();
+    expect(readiness.notReadyBecause()).toBeUndefined();
+    stop.abort();
+    await running;
   });
 });

@@ -23,7 +23,6 @@ describe('run flags', () => {
       apiConcurrency: 32,
     });
     expect(parseRun([], {}, 'from-sa')).toMatchObject({ leaseNamespace: 'from-sa' });
-    expect(parseRun(['--help'])).toBe('help');
   });
 
   test('every flag', () => {

@@ -49,20 +49,20 @@ describe('servers', () => {
 
   test('/healthz, /readyz follows readiness, /metrics, and webhooks over HTTPS with a replaceable certificate', async () => {
     const metrics = createMetrics();
-    let ready = false;
+    let notReady: string | undefined = 'waiting for the API server';
     servers = await startServers({
       metricsPort: 0,
       metricsHost: '127.0.0.1',
       metrics,
       log,
-      ready: () => ready,
+      notReady: () => notReady,
       webhook: { port: 0, host: '127.0.0.1', certificate: first, webhooks: [denyZoneB] },
     });
     const get = async (path: string) => { const r = await fetch(`http://127.0.0.1:${servers!.metricsPort}${path}`); return { status: r.status, text: await r.text() }; };
     expect(await get('/healthz')).toEqual({ status: 200, text: 'ok\n' });
-    expect((await get('/readyz')).status).toBe(503);
-    ready = true;
-    expect((await get('/readyz')).status).toBe(200);
+    expect(await get('/readyz')).toEqual({ status: 503, text: 'not ready: waiting for the API server\n' });
+    notReady = undefined;
+    expect(await get('/readyz')).toEqual({ status: 200, text: 'ok\n' });
     const denied = await post(servers.webhookPort!, first.cert, '/validate/test', reviewOf('u9', 'b'));
     expect(denied).toMatchObject({ status: 200, peer: 'first', body: { response: { uid: 'u9', allowed: false } } });
     expect(await post(servers.webhookPort!, first.cert, '/other', reviewOf('u9', 'b'))).toMatchObject({ status: 404, body: { error: 'no webhook at /other' } });
@@ -90,7 +90,7 @@ describe('servers', () => {
       metricsHost: '127.0.0.1',
       metrics: createMetrics({ defaultMetrics: false }),
       log,
-      ready: () => true,
+      notReady: () => undefined,
       limits,
       webhook: { port: 0, host: '127.0.0.1', certificate: first, webhooks: [denyZoneB] },
     });
@@ -163,7 +163,7 @@ describe('servers', () => {
         metricsHost: '127.0.0.1',
         metrics: createMetrics({ defaultMetrics: false }),
         log,
-        ready: () => true,
+        notReady: () => undefined,
         limits: { ...limits, maxConnections: 2, keepAliveTimeoutMs: 500 },
       });
       const port = servers.metricsPort;

@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeManifests } from './analyze';
+import { DEFAULT_NODES_PER_ZONE, helpText, PROGRAM, USAGE } from './cli-help';
 import { clusterConnection, listNodes } from './cluster-nodes';
 import { survivesAnyZone } from './format-common';
 import { formatHtml } from './format-html';
@@ -15,6 +16,7 @@ import { InventoryNode, InventoryTaint, ZoneInventory, ZoneInventoryProps } from
 import { ManifestObject, ManifestTextError, parseManifests, parseSingleDocument } from './manifest-text';
 import { ZoneReportData } from './model';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { packageVersion } from '../shared/package-version';
 
 /** What `main` reads from and writes to (the process's, or a test's). */
 export interface CliIo {
@@ -24,9 +26,6 @@ export interface CliIo {
   /** Reads a file as UTF-8 text. @default fs.readFileSync */
   readonly readFile?: (file: string) => string;
 }
-
-export const USAGE = 'Usage: cdk8s-zones check --zones ZONE,ZONE,... [--nodes-per-zone N] [--node-labels K=V,...] [--node-taints K[=V]:EFFECT,...] ' +
-  '[--inventory FILE | --kubeconfig FILE] [--format text|json|sarif|html] [--color] [--allow-empty] FILE|DIR|- ...';
 
 const FORMATS = ['text', 'json', 'sarif', 'html'] as const;
 type Format = typeof FORMATS[number];
@@ -54,15 +53,9 @@ interface CheckArgs {
 /** Runs the CLI on `argv` (the arguments after the program name) and returns the exit code. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
-    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-      (argv.length === 0 ? io.stderr : io.stdout)(`${USAGE}\nSee docs/check.md.\n`);
-      return argv.length === 0 ? 2 : 0;
-    }
+    const answered = helpOrVersion(argv, io);
+    if (answered !== undefined) return answered;
     if (argv[0] !== 'check') throw new InputError(`unknown command ${JSON.stringify(argv[0])}: the only command is check`);
-    if (argv.slice(1).some((a) => a === '--help' || a === '-h')) {
-      io.stdout(`${USAGE}\nSee docs/check.md.\n`);
-      return 0;
-    }
     const args = parseCheckArgs(argv.slice(1));
     const readFile = io.readFile ?? ((file: string) => fs.readFileSync(file, 'utf8'));
     const inventory = args.kubeconfig === undefined ? loadInventory(args, readFile) : await clusterInventory(args.kubeconfig, args.zones);
@@ -78,9 +71,33 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return data.workloads.every(survivesAnyZone) ? 0 : 1;
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
-    io.stderr(`cdk8s-zones: ${e.message}\n${USAGE}\n`);
+    io.stderr(`${PROGRAM}: ${e.message}\n${USAGE}\n`);
     return 2;
   }
+}
+
+const HELP_FLAGS = ['--help', '-h'];
+const VERSION_FLAGS = ['--version', '-V'];
+
+/**
+ * The exit code when `argv` asks for the help or the version (before anything else on the line, or among the
+ * arguments of `check`) or names no command; undefined when it is a check to run.
+ */
+function helpOrVersion(argv: string[], io: CliIo): number | undefined {
+  if (argv.length === 0) {
+    io.stderr(helpText(packageVersion()));
+    return 2;
+  }
+  const asked = argv[0] === 'check' ? argv.slice(1, argv.includes('--') ? argv.indexOf('--') : undefined) : [argv[0]];
+  if (asked.some((a) => HELP_FLAGS.includes(a)) || argv[0] === 'help') {
+    io.stdout(helpText(packageVersion()));
+    return 0;
+  }
+  if (asked.some((a) => VERSION_FLAGS.includes(a)) || argv[0] === 'version') {
+    io.stdout(`${PROGRAM} ${packageVersion()}\n`);
+    return 0;
+  }
+  return undefined;
 }
 
 function render(data: ZoneReportData, args: CheckArgs, objects: readonly ManifestObject[]): string {
@@ -211,7 +228,7 @@ function loadInventory(args: CheckArgs, readFile: (file: string) => string): Zon
   const where = args.inventory === undefined ? '--zones' : `--inventory ${args.inventory}`;
   try {
     if (args.inventory === undefined) {
-      const { zones, nodesPerZone = 3, nodeLabels, nodeTaints } = args;
+      const { zones, nodesPerZone = DEFAULT_NODES_PER_ZONE, nodeLabels, nodeTaints } = args;
       return new ZoneInventory({ zones: zones!, nodesPerZone, nodeLabels, nodeTaints });
     }
     const value = readDocument(args.inventory, readText(args.inventory, readFile));
@@ -338,7 +355,7 @@ if (require.main === module) {
   }).then((code) => {
     process.exitCode = code;
   }, (e) => {
-    process.stderr.write(`cdk8s-zones: internal error: ${(e as Error).stack ?? e}\n`);
+    process.stderr.write(`${PROGRAM}: internal error: ${(e as Error).stack ?? e}\n`);
     process.exitCode = 3;
   });
 }

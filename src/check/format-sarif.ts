@@ -5,6 +5,7 @@
  */
 import { allFindings, severityRank, workloadId, zoneLossFindings } from './format-common';
 import { FindingSeverity, ZoneFinding, ZoneReportData } from './model';
+import { docsUrl, REPOSITORY_URL } from '../contract/docs';
 
 /** Where an object of the input came from. */
 export interface SarifInput {
@@ -17,7 +18,7 @@ export interface SarifInput {
 }
 
 const SCHEMA = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
-const HELP = 'https://github.com/cdk8s-zones/cdk8s-zones/blob/main/docs/check.md#rules';
+const HELP = docsUrl('check.md', 'Rules');
 const LEVEL: Record<string, string> = { [FindingSeverity.ERROR]: 'error', [FindingSeverity.WARNING]: 'warning', [FindingSeverity.INFO]: 'note' };
 
 /** Renders the report as a SARIF 2.1.0 log (a JSON string). The same data and inputs always give the same text. */
@@ -53,7 +54,7 @@ export function formatSarif(data: ZoneReportData, inputs: readonly SarifInput[] 
     $schema: SCHEMA,
     version: '2.1.0',
     runs: [{
-      tool: { driver: { name: 'cdk8s-zones', informationUri: 'https://github.com/cdk8s-zones/cdk8s-zones', rules } },
+      tool: { driver: { name: 'cdk8s-zones', informationUri: REPOSITORY_URL, rules } },
       results,
     }],
   };

@@ -2,6 +2,7 @@
  * The CustomResourceDefinitions of ZoneAwareUpdate and ZoneDisruptionBudget: the shape of the resources the
  * constructs emit and the runtime controller reads, as plain manifests (schema fragments in our own words).
  */
+import { docsUrl } from './docs';
 import { CONTROLLER_APP_NAME } from './labels';
 import {
   MAX_GROUP_SIZE, ROLLOUT_GROUP, ROLLOUT_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL,
@@ -117,7 +118,7 @@ function zoneAwareUpdateSpecSchema() {
       'items': NAME,
       'description': 'OnDelete StatefulSets in the same namespace rolled as one group: zone after zone across all of them, a zone only while every pod of the others is Ready.',
     },
-    deployment: { ...NAME, description: 'The Deployment in the same namespace (see docs/rollouts.md for the strategy it needs).' },
+    deployment: { ...NAME, description: `The Deployment in the same namespace (the strategy it needs: ${docsUrl('rollouts.md', 'Deployments')}).` },
     readyCheck: {
       type: 'object',
       required: ['path', 'port'],

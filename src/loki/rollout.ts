@@ -10,6 +10,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { HTTP_PORT, selectorOf } from './direct';
 import { LokiComponent, ResolvedLoki } from './options';
+import { docsUrl } from '../contract/docs';
 import { emitNetworkPolicy } from '../kubernetes/network-policy';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { RolloutTarget, ZoneAwareUpdate } from '../rollout/zone-aware-update';
@@ -57,7 +58,7 @@ export function ingesterRollout(scope: Construct, p: ResolvedLoki, ingesters: re
   const controller = options.controller;
   if (options.mode === IngesterRollout.AUTO && controller === undefined) {
     addWarning(scope, 'no controller: the ingester StatefulSets use a partitioned RollingUpdate, ' +
-      'so a change reaches no ingester until you lower each zone\'s partition in turn (docs/loki.md, "Rolling out a change"). ' +
+      `so a change reaches no ingester until you lower each zone's partition in turn (${docsUrl('loki.md', 'Rolling out a change')}). ` +
       'Name a ZoneController with zoneAwareUpdate: true in direct.controller to roll them zone by zone, or set direct.ingesterRollout: IngesterRollout.PARTITIONED');
     return;
   }

@@ -4,7 +4,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { Readable } from 'stream';
 import { parse } from 'yaml';
-import { main, USAGE } from '../../src/check/cli';
+import { main } from '../../src/check/cli';
+import { FLAG_GROUPS, USAGE } from '../../src/check/cli-help';
 import { ZoneReportData } from '../../src/check/model';
 
 /** A Deployment; `spread` adds a hard zone topology spread constraint. */
@@ -90,21 +91,12 @@ describe('exit codes', () => {
     [['check', '--zones', 'a,b', '-', '-'], '- (stdin) is named twice'],
     [['check', '--zones', 'a,b', '--color=yes', 'x.yaml'], '--color takes no value'],
     [['lint', 'x.yaml'], 'unknown command "lint": the only command is check'],
-    [[], undefined],
   ])('2 on bad usage: %j', async (argv, message) => {
     const r = await run(argv as string[]);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
-    if (message) expect(r.err).toBe(`cdk8s-zones: ${message}\n${USAGE}\n`);
-    else expect(r.err).toContain(USAGE);
-  });
-
-  test('--help prints the usage and exits 0', async () => {
-    for (const argv of [['--help'], ['check', '--help'], ['-h']]) {
-      const r = await run(argv);
-      expect(r).toMatchObject({ code: 0, err: '' });
-      expect(r.out).toContain(USAGE);
-    }
+    expect(r.err).toBe(`cdk8s-zones: ${message}\n${USAGE}\n`);
+    expect(USAGE).toContain("Run 'cdk8s-zones check --help' for what each option does and its default.");
   });
 
   test('2 naming the file and line of a YAML syntax error', async () => {
@@ -131,6 +123,62 @@ describe('exit codes', () => {
       readFile: () => { throw new Error('EACCES: permission denied'); },
     });
     expect(viaIo).toBe(2);
+  });
+});
+
+describe('--help and --version', () => {
+  const VERSION: string = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')).version;
+  const flags = FLAG_GROUPS.flatMap((g) => g.flags);
+
+  test('--version, -V (also after check) and version print the name and the package\'s version, exit 0', async () => {
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+    for (const argv of [['--version'], ['-V'], ['version'], ['check', '--version'], ['check', '--zones', 'a', '-V', 'x.yaml']]) {
+      expect(await run(argv)).toEqual({ code: 0, out: `cdk8s-zones ${VERSION}\n`, err: '' });
+    }
+  });
+
+  test('--help (also after check, and help) prints the full help on stdout, exit 0', async () => {
+    for (const argv of [['--help'], ['-h'], ['help'], ['check', '--help'], ['check', '--zones', 'a', '-h']]) {
+      const r = await run(argv);
+      expect(r).toMatchObject({ code: 0, err: '' });
+      expect(r.out).toContain(`cdk8s-zones ${VERSION}: will these manifests survive losing a zone?`);
+      expect(r.out).toContain('Exit codes: 0 every workload survives losing any one zone; 1 some do not; 2 bad input or usage.');
+      expect(r.out).toContain('Guide: https://github.com/cdk8s-zones/cdk8s-zones/blob/main/docs/check.md\n');
+    }
+  });
+
+  test('no command: the full help on stderr, exit 2', async () => {
+    const r = await run([]);
+    expect(r).toMatchObject({ code: 2, out: '' });
+    expect(r.err).toContain('--nodes-per-zone N');
+  });
+
+  test('the help describes each flag on its own line, with its default (or when it is required)', async () => {
+    const help = (await run(['--help'])).out;
+    const lines = help.split('\n');
+    const entries = new Map(flags.map((f) => {
+      const at = lines.findIndex((l) => l.startsWith(`  ${f.flag}  `));
+      expect({ flag: f.flag, at }).toEqual({ flag: f.flag, at: expect.any(Number) });
+      let entry = lines[at].slice(2 + f.flag.length).trim();
+      for (let i = at + 1; lines[i].startsWith(' '.repeat(10)); i++) entry += ` ${lines[i].trim()}`;
+      return [f.flag, entry];
+    }));
+    for (const [flag, entry] of entries) {
+      if (flag.startsWith('-h') || flag.startsWith('-V')) continue;
+      expect({ flag, entry }).toEqual({ flag, entry: expect.stringMatching(/\((default: [^)]+|required [^)]+)\)$/) });
+    }
+    expect(entries.get('--zones ZONE,...')).toBe('the zones, by their topology.kubernetes.io/zone value (required unless --inventory or --kubeconfig names them)');
+    expect(entries.get('--nodes-per-zone N')).toBe('N equal nodes in each zone, untainted, unlimited in CPU and memory (default: 3)');
+    expect(entries.get('--format FORMAT')).toBe('text, json, sarif (code scanning) or html (default: text)');
+    expect(entries.get('-V, --version')).toBe('print the version and exit');
+    expect(lines.every((line) => line.length <= 110)).toBe(true);
+  });
+
+  test('the help names exactly the flags the parser takes', () => {
+    const source = fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'check', 'cli.ts'), 'utf8');
+    const parsed = [...source.matchAll(/case '(--[a-z-]+)'/g)].map((m) => m[1]).sort();
+    const described = flags.map((f) => f.flag.split(' ')[0]).filter((f) => !['-h,', '-V,'].includes(f)).sort();
+    expect(described).toEqual(parsed);
   });
 });
 

@@ -10,7 +10,7 @@
  */
 import { promises as fs } from 'fs';
 import { parseArgs } from 'util';
-import { Command } from '../cli';
+import { Command, parseOrUsageError } from '../cli';
 import { Logger } from '../log';
 import { Mode } from '../redis/decide';
 import { parseInventory } from '../redis/inventory';
@@ -31,15 +31,16 @@ const HELP = `usage: cdk8s-zones-controller redis <${OPERATIONS.join('|')}> --in
   --inventory FILE      {"layout": <layout.json>, "nodes": [{"name","zone","address"}]} (required)
   --password-file FILE  the password: every byte of the file, a trailing newline included, as the pods
                         read their Secret key (e.g. kubectl get secret NAME -o jsonpath='{.data.KEY}' | base64 -d);
-                        never on the command line nor in the environment. Without it: no AUTH
+                        never on the command line nor in the environment (default: none, no AUTH)
   --timeout SECONDS     give up after this long (default 60)
-  --takeover            rebalance with CLUSTER FAILOVER TAKEOVER (only when a master cannot agree)
+  --takeover            rebalance with CLUSTER FAILOVER TAKEOVER (only when a master cannot agree; default off)
   --zone-loss-failover-after SECONDS
                         reconcile, fix: when no node of a zone answers and every surviving master has heard
                         nothing from them for this long, fail the zone's masters over (CLUSTER FAILOVER FORCE,
                         still elected by a majority of masters); below cluster-node-timeout, like the
-                        cluster's zoneLossFailoverAfter. Without it, Redis fails them over by itself
-  --yes-destroy-data    confirm 'reset'
+                        cluster's zoneLossFailoverAfter (default: none, Redis fails them over by itself)
+  --yes-destroy-data    confirm 'reset' (default off)
+  -h, --help            print this help and exit
 Exit code 0 when the cluster ends healthy, 1 if not.
 `;
 
@@ -52,22 +53,17 @@ export interface RedisOptions {
   readonly zoneLossFailoverAfterMs?: number;
 }
 
-export function parseRedis(args: string[]): RedisOptions | 'help' {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      'inventory': { type: 'string' },
-      'password-file': { type: 'string' },
-      'timeout': { type: 'string', default: '60' },
-      'takeover': { type: 'boolean', default: false },
-      'zone-loss-failover-after': { type: 'string' },
-      'yes-destroy-data': { type: 'boolean', default: false },
-      'help': { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) return 'help';
+export const REDIS_FLAGS = {
+  'inventory': { type: 'string' },
+  'password-file': { type: 'string' },
+  'timeout': { type: 'string', default: '60' },
+  'takeover': { type: 'boolean', default: false },
+  'zone-loss-failover-after': { type: 'string' },
+  'yes-destroy-data': { type: 'boolean', default: false },
+} as const;
+
+export function parseRedis(args: string[]): RedisOptions {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: REDIS_FLAGS, strict: true });
   const [operation, ...extra] = positionals;
   if (!OPERATIONS.includes(operation as Operation) || extra.length > 0) {
     throw new Error(`redis: operation ${JSON.stringify(positionals.join(' '))} must be one of ${OPERATIONS.join(', ')}`);
@@ -96,19 +92,10 @@ export function parseRedis(args: string[]): RedisOptions | 'help' {
 export const redis: Command = {
   name: 'redis',
   summary: 'Redis Cluster manager on a static inventory: state, reconcile, fix, rebalance, forget-lost-nodes, reset',
+  help: HELP,
+  flags: REDIS_FLAGS,
   async run(args: string[], log: Logger): Promise<number> {
-    let opts: RedisOptions | 'help';
-    try {
-      opts = parseRedis(args);
-    } catch (err) {
-      log.error('bad arguments', { error: err });
-      process.stderr.write(HELP);
-      return 2;
-    }
-    if (opts === 'help') {
-      process.stdout.write(HELP);
-      return 0;
-    }
+    const opts = parseOrUsageError('redis', () => parseRedis(args));
     const { layout, nodes } = parseInventory(await fs.readFile(opts.inventory, 'utf8'));
     const file = opts.passwordFile;
     const password = file === undefined ? undefined : passwordFromBytes(await fs.readFile(file), `--password-file ${file}`);

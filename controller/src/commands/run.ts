@@ -12,7 +12,7 @@ import { parseArgs } from 'util';
 import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
 import { ZONE_ANNOTATOR } from '../../../src/contract/reconcilers';
 import { serviceAccountDir } from '../../../src/kubernetes/kube-connection';
-import { Command } from '../cli';
+import { Command, parseOrUsageError } from '../cli';
 import type { RunOptions, TlsMode } from '../controller';
 import { Logger } from '../log';
 import { DEFAULT_API_CONCURRENCY, Reconciler } from '../reconciler';
@@ -21,36 +21,40 @@ import { serviceHosts } from '../tls/hosts';
 
 export const RUN_HELP = `usage: cdk8s-zones-controller run [options]
 
-Runs the controller: reconcilers on the leader, webhooks and metrics on every replica.
-  --reconcilers LIST      comma-separated, of: ${RECONCILERS.map((r) => r.name).join(', ')} (default zone-annotator)
+Runs the controller: reconcilers on the leader, webhooks and metrics on every replica. /readyz answers 200
+once the API server has answered and every watch cache holds its first list.
+  --reconcilers LIST      comma-separated, of: ${RECONCILERS.map((r) => r.name).join(', ')} (default ${ZONE_ANNOTATOR})
   --kubeconfig FILE       default: in-cluster service account, else $KUBECONFIG or ~/.kube/config
   --api-concurrency N     requests each reconciler keeps in flight to the API server, with up to 2N
                           keep-alive connections (default ${DEFAULT_API_CONCURRENCY})
-  --leader-elect          only the holder of the Lease runs reconcilers (use with 2 replicas)
+  --leader-elect          only the holder of the Lease runs reconcilers (use with 2 replicas; default off:
+                          this replica runs them)
   --lease-namespace NS    default: $POD_NAMESPACE, else the service account's namespace, else default
   --lease-name NAME       default cdk8s-zones-controller
   --lease-duration S      seconds a Lease holds without renewal (default 15)
   --renew-deadline S      the leader gives up after failing to renew for this long (default 10)
   --retry-period S        how often to renew / try to acquire (default 2)
   --identity NAME         default: $POD_NAME, else <hostname>-<pid>
-  --topology-keys LIST    node label keys of the zone annotation (default topology.kubernetes.io/zone)
+  --topology-keys LIST    node label keys of the zone annotation (default ${WELL_KNOWN_ZONE_KEY})
   --redis-namespaces LIST namespaces the redis reconciler manages clusters in, one pod list each (default: every namespace)
   --redis-interval S      how often the redis reconciler lists the pods and runs a full pass over each cluster (default 15)
   --redis-replaced-per-pass N  out-of-date Redis pods replaced per pass, all of one zone (default 1)
   --metrics-port N        HTTP /metrics /healthz /readyz (default 8080)
   --webhook-port N        HTTPS admission webhooks (default 9443)
   --tls-mode MODE         files (--tls-cert-file, --tls-key-file) or self-managed (default files)
-  --tls-cert-file FILE    PEM serving certificate (tls.crt of a cert-manager Secret)
-  --tls-key-file FILE     PEM key
+  --tls-cert-file FILE    files: the PEM serving certificate (tls.crt of a cert-manager Secret); needed when a
+                          reconciler serves a webhook (default: none)
+  --tls-key-file FILE     files: its PEM key (tls.key) (default: none)
   --tls-secret NAME       self-managed: the Secret for the CA and certificate (default <lease-name>-webhook-tls)
   --webhook-service NAME  self-managed: the Service the API server calls (default <lease-name>)
-  --tls-hosts LIST        self-managed: more DNS names or IPs for the certificate
-  --webhook-configurations LIST  self-managed: ValidatingWebhookConfigurations to keep the caBundle of
+  --tls-hosts LIST        self-managed: more DNS names or IPs for the certificate (default: none, the Service's names only)
+  --webhook-configurations LIST  self-managed: ValidatingWebhookConfigurations to keep the caBundle of (default: none)
   --bind-address IP       the webhook listener's address (default 0.0.0.0)
   --metrics-bind-address IP  the /metrics /healthz /readyz listener's address (default 0.0.0.0: the kubelet
                           probes through the pod IP)
   --request-timeout S     both listeners: a request's headers and body must arrive within this (default 10);
                           bodies over 8 MiB are answered 413
+  -h, --help              print this help and exit
 `;
 
 function positive(flag: string, raw: string, integer = false): number {
@@ -85,7 +89,7 @@ function namespaces(flag: string, raw: string): string[] {
 }
 
 /** `run`'s flags and their defaults. */
-const RUN_FLAGS = {
+export const RUN_FLAGS = {
   'reconcilers': { type: 'string', default: ZONE_ANNOTATOR },
   'kubeconfig': { type: 'string' },
   'api-concurrency': { type: 'string', default: String(DEFAULT_API_CONCURRENCY) },
@@ -112,7 +116,6 @@ const RUN_FLAGS = {
   'bind-address': { type: 'string', default: '0.0.0.0' },
   'metrics-bind-address': { type: 'string', default: '0.0.0.0' },
   'request-timeout': { type: 'string', default: '10' },
-  'help': { type: 'boolean', default: false },
 } as const;
 
 type RunFlags = ReturnType<typeof parseArgs<{ options: typeof RUN_FLAGS; strict: true }>>['values'];
@@ -162,13 +165,12 @@ function checkedTlsMode(values: RunFlags): TlsMode {
 /** Parses `run`'s flags; `env` and `serviceAccountNamespace` supply defaults (POD_NAME, POD_NAMESPACE). */
 export function parseRun(
   args: string[], env: NodeJS.ProcessEnv = {}, serviceAccountNamespace?: string, registry: readonly Reconciler[] = RECONCILERS,
-): RunOptions | 'help' {
+): RunOptions {
   const { values } = parseArgs({
     args,
     strict: true,
     options: RUN_FLAGS,
   });
-  if (values.help) return 'help';
   const reconcilers = reconcilersNamed(values.reconcilers!, registry);
   const topologyKeys = list(values['topology-keys']!);
   if (topologyKeys.length === 0) throw new Error('run: --topology-keys names no label key');
@@ -210,20 +212,11 @@ export function parseRun(
 export const run: Command = {
   name: 'run',
   summary: 'run the controller (reconcilers on the leader, webhooks and metrics on every replica)',
+  help: RUN_HELP,
+  flags: RUN_FLAGS,
   async run(args: string[], log: Logger): Promise<number> {
-    let opts: RunOptions | 'help';
-    try {
-      const saNamespace = await fs.readFile(path.join(serviceAccountDir(), 'namespace'), 'utf8').then((s) => s.trim(), () => undefined);
-      opts = parseRun(args, process.env, saNamespace);
-    } catch (err) {
-      log.error('bad arguments', { error: err });
-      process.stdout.write(RUN_HELP);
-      return 2;
-    }
-    if (opts === 'help') {
-      process.stdout.write(RUN_HELP);
-      return 0;
-    }
+    const saNamespace = await fs.readFile(path.join(serviceAccountDir(), 'namespace'), 'utf8').then((s) => s.trim(), () => undefined);
+    const opts = parseOrUsageError('run', () => parseRun(args, process.env, saNamespace));
     // The process part (client, servers, signals) lives apart so this file stays loadable by jest.
     const { runController } = await import('../controller.js');
     return runController(opts, log);

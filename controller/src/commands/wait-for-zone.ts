@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'fs';
 import { parseArgs } from 'util';
-import { Command } from '../cli';
+import { Command, parseOrUsageError } from '../cli';
 import { Logger } from '../log';
 
 export interface WaitForZoneOptions {
@@ -17,30 +17,27 @@ export interface WaitForZoneOptions {
 const HELP = `usage: cdk8s-zones-controller wait-for-zone --file PATH [--timeout SECONDS] [--interval SECONDS]
 
 Waits until PATH exists and is non-empty, prints its content, and exits 0; exits 1 after --timeout.
-  --file      the file to watch, e.g. a downward API volume item of the zone annotation (required)
-  --timeout   give up after this many seconds (default 600)
-  --interval  check this often, in seconds (default 1)
+  --file PATH          the file to watch, e.g. a downward API volume item of the zone annotation (required)
+  --timeout SECONDS    give up after this many seconds (default 600)
+  --interval SECONDS   check this often, in seconds (default 1)
+  -h, --help           print this help and exit
 `;
 
-export function parseWaitForZone(args: string[]): WaitForZoneOptions | 'help' {
-  const { values } = parseArgs({
-    args,
-    options: {
-      file: { type: 'string' },
-      timeout: { type: 'string', default: '600' },
-      interval: { type: 'string', default: '1' },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) return 'help';
+export const WAIT_FOR_ZONE_FLAGS = {
+  file: { type: 'string' },
+  timeout: { type: 'string', default: '600' },
+  interval: { type: 'string', default: '1' },
+} as const;
+
+export function parseWaitForZone(args: string[]): WaitForZoneOptions {
+  const { values } = parseArgs({ args, options: WAIT_FOR_ZONE_FLAGS, strict: true });
   if (!values.file) throw new Error('wait-for-zone: --file is required');
   const seconds = (flag: string, raw: string) => {
     const n = Number(raw);
     if (!Number.isFinite(n) || n <= 0) throw new Error(`wait-for-zone: --${flag}=${JSON.stringify(raw)} must be a number of seconds > 0`);
     return n * 1000;
   };
-  return { file: values.file, timeoutMs: seconds('timeout', values.timeout!), intervalMs: seconds('interval', values.interval!) };
+  return { file: values.file, timeoutMs: seconds('timeout', values.timeout), intervalMs: seconds('interval', values.interval) };
 }
 
 /** Resolves to the file's trimmed content once it is non-empty, or undefined after the timeout. */
@@ -57,19 +54,10 @@ export async function waitForNonEmptyFile(opts: WaitForZoneOptions, now = Date.n
 export const waitForZone: Command = {
   name: 'wait-for-zone',
   summary: 'wait until a file (the downward-API zone annotation) is non-empty, then exit 0',
+  help: HELP,
+  flags: WAIT_FOR_ZONE_FLAGS,
   async run(args: string[], log: Logger): Promise<number> {
-    let opts: WaitForZoneOptions | 'help';
-    try {
-      opts = parseWaitForZone(args);
-    } catch (err) {
-      log.error('bad arguments', { error: err });
-      process.stdout.write(HELP);
-      return 2;
-    }
-    if (opts === 'help') {
-      process.stdout.write(HELP);
-      return 0;
-    }
+    const opts = parseOrUsageError('wait-for-zone', () => parseWaitForZone(args));
     log.info('waiting for the zone', { file: opts.file, timeoutSeconds: opts.timeoutMs / 1000 });
     const zone = await waitForNonEmptyFile(opts);
     if (zone === undefined) {

@@ -300,6 +300,7 @@ export function evictionWebhook(ctx: Pick<ReconcilerContext, 'log' | 'metrics' |
   return {
     name: NAME,
     path: EVICTION_WEBHOOK_PATH,
+    synced: view.synced,
     async handle(request: AdmissionRequest): Promise<AdmissionVerdict> {
       if (request.resource.resource !== 'pods' || request.subResource !== 'eviction' || request.operation !== 'CREATE') {
         return { allowed: true, message: 'not a pod eviction' };
