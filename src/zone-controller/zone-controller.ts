@@ -9,6 +9,7 @@ import { FEATURES } from './features';
 import { NO_WEBHOOKS, ServedWebhook, serveWebhooks, WebhookServing } from './webhook-serving';
 import { WebhookFailurePolicy, WebhookTls } from './webhook-tls';
 import { INSTALLED_CONTROLLER_PROPS, ZONE_CONTROLLER_PROPS, ZoneControllerProps } from './zone-controller-props';
+import { docsUrl } from '../contract/docs';
 import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ControllerRule, leaderElectionRules, mergeRules } from '../contract/rbac';
 import {
@@ -406,7 +407,7 @@ function warnOfUnpublishedImage(controller: ZoneController): void {
     .some((c) => c instanceof ZoneController && c !== controller && c.image === ZoneController.DEFAULT_IMAGE);
   if (earlier) return;
   addWarning(controller, `image: the default ${ZoneController.DEFAULT_IMAGE} names version ${packageVersion()} of cdk8s-zones, which no release ` +
-    'published (a build from source), so no registry serves it: build the image (docs/controller.md, "The image": Docker, buildah or podman), ' +
+    `published (a build from source), so no registry serves it: build the image with Docker, buildah or podman (${docsUrl('controller.md', 'The image')}), ` +
     'push it where your cluster pulls from, and name it with the image prop');
 }
 

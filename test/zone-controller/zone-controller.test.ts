@@ -293,8 +293,9 @@ describe('the default image of a build no release published', () => {
     try {
       expect(warningsAt(version)).toEqual([
         `c/one: image: the default ghcr.io/cdk8s-zones/controller:${version} names version ${version} of cdk8s-zones, which no release published ` +
-        '(a build from source), so no registry serves it: build the image (docs/controller.md, "The image": Docker, buildah or podman), push it ' +
-        'where your cluster pulls from, and name it with the image prop',
+        '(a build from source), so no registry serves it: build the image with Docker, buildah or podman ' +
+        '(https://github.com/cdk8s-zones/cdk8s-zones/blob/main/docs/controller.md#the-image), push it where your cluster pulls from, ' +
+        'and name it with the image prop',
       ]);
       expect(warningsAt(version, 'registry.example.com/zones:dev')).toEqual([]);
     } finally {
