@@ -404,7 +404,7 @@ function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
 function warnOfUnpublishedImage(controller: ZoneController): void {
   if (/^\d+\.\d+\.\d+$/.test(packageVersion()) && packageVersion() !== '0.0.0') return;
   const earlier = controller.node.root.node.findAll()
-    .some((c) => c instanceof ZoneController && c !== controller && c.image === ZoneController.DEFAULT_IMAGE);
+    .some((c) => ZoneController.isZoneController(c) && c !== controller && c.image === ZoneController.DEFAULT_IMAGE);
   if (earlier) return;
   addWarning(controller, `image: the default ${ZoneController.DEFAULT_IMAGE} names version ${packageVersion()} of cdk8s-zones, which no release ` +
     `published (a build from source), so no registry serves it: build the image with Docker, buildah or podman (${docsUrl('controller.md', 'The image')}), ` +
@@ -418,7 +418,7 @@ function warnOfUnpublishedImage(controller: ZoneController): void {
  */
 function twinErrors(controller: ZoneController): string[] | undefined {
   const all = controller.node.root.node.findAll();
-  const twins = all.filter((c): c is ZoneController => c instanceof ZoneController && c !== controller
+  const twins = all.filter((c): c is ZoneController => ZoneController.isZoneController(c) && c !== controller
     && c.namespace === controller.namespace && c.name === controller.name);
   if (twins.length === 0) return undefined;
   return all.indexOf(controller) < all.indexOf(twins[0]) ? [mergeControllers(controller, twins)] : [];
