@@ -30,7 +30,7 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   peerDeps: [`cdk8s-plus-28@^${CDK8S_PLUS_VERSION}`],
   // cdk8s-plus-33 (what `cdk8s init` scaffolds) beside -28: the library is type-checked and tested against both.
   // esbuild bundles the controller into one file for its image.
-  devDeps: ['fast-check@^4', 'ajv@^8', 'cdk8s-plus-33@2.5.57', 'esbuild@0.28.2', 'yaml@2.9.1'],
+  devDeps: ['fast-check@^4', 'ajv@^8', 'cdk8s-plus-33@2.5.57', 'esbuild@0.28.2', 'yaml@2.9.1', 'tsconfig-paths@3.15.0'],
   // The zone check's CLI and cdk8s validation plugin read YAML at run time with js-yaml (the fastest parser
   // measured, bench/check.ts): jsii needs non-jsii deps bundled. The tests write and read YAML with yaml.
   bundledDeps: ['js-yaml@5.5.0'],
@@ -67,6 +67,8 @@ const project = new cdk8s.ConstructLibraryCdk8s({
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/integration/', '<rootDir>/test/user-app/'],
       // .cache/ holds the integration tier's clusters: an etcd snapshot there is no jest snapshot (`-u` would delete it)
       modulePathIgnorePatterns: ['<rootDir>/.cache/'],
+      // the examples import the package by its name, as an app does: here that is src/
+      moduleNameMapper: { '^cdk8s-zones$': '<rootDir>/src' },
       collectCoverage: false,
     },
   },
@@ -84,18 +86,31 @@ project.package.addField('overrides', { 'unrs-resolver': '1.12.2' });
 
 // examples/, bench/ and scripts/ are plain TypeScript run by ts-node (not part of the jsii build):
 // each gets a tsconfig so the editor, eslint and ts-node type-check them against src/.
+// The examples import the package by its name, as an app they may be copied into does: in this repository the
+// name is src/ (tsconfig paths for the compiler, tsconfig-paths for ts-node and `cdk8s synth`, a jest mapper).
+const SELF = { baseUrl: '..', paths: { 'cdk8s-zones': ['src/index.ts'] } };
 for (const dir of ['examples', 'bench', 'scripts']) {
-  new javascript.TypescriptConfig(project, {
+  const config = new javascript.TypescriptConfig(project, {
     fileName: `${dir}/tsconfig.json`,
     extends: javascript.TypescriptConfigExtends.fromPaths(['../tsconfig.json']),
-    compilerOptions: { rootDir: '..', noEmit: true },
+    compilerOptions: { rootDir: '..', noEmit: true, ...SELF },
     include: ['**/*.ts'],
   });
+  config.file.addOverride('ts-node', { require: ['tsconfig-paths/register'] });
   project.eslint?.addLintPattern(dir);
 }
+project.tryFindObjectFile('test/tsconfig.json')?.addOverride('compilerOptions.baseUrl', '..');
+project.tryFindObjectFile('test/tsconfig.json')?.addOverride('compilerOptions.paths', SELF.paths);
+project.tryFindObjectFile('.eslintrc.json')?.addOverride('settings.import/resolver.typescript.project', ['./tsconfig.json', './examples/tsconfig.json']);
+project.tryFindObjectFile('.eslintrc.json')?.addOverride('settings.import/resolver.typescript.noWarnOnMultipleProjects', true);
 
 // `cdk8s-zones check`: will these manifests survive losing a zone? (docs/check.md)
 project.addBins({ 'cdk8s-zones': 'lib/check/cli.js' });
+
+project.addTask('gallery', {
+  description: 'Write docs/gallery.md: every example with its zone map (test/gallery.test.ts holds it to the examples)',
+  exec: 'ts-node --project scripts/tsconfig.json scripts/gallery.ts',
+});
 
 // The main job: synthesize every example into dist/<example>/.
 project.addTask('synth', {

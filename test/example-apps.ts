@@ -2,7 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Testing } from 'cdk8s';
-import { ExampleVariant } from '../examples/variant';
+import { ExampleVariant } from './example-variants';
 
 const EXAMPLES = path.resolve(__dirname, '..', 'examples');
 
@@ -14,6 +14,6 @@ export function synthesizeExample(name: string, variant: ExampleVariant): any[] 
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { build } = require(path.join(EXAMPLES, name, 'main.ts'));
   const app: App = Testing.app();
-  build(app, variant);
+  build(app, variant.zones);
   return app.charts.flatMap((chart) => Testing.synth(chart));
 }

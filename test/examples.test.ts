@@ -1,11 +1,11 @@
 /**
- * Every example, built in its standard and its hostile variant (zones with upper case, '_', '.' and 62
- * characters; construct ids of 100 characters), synthesizes only names and labels Kubernetes accepts. The
- * Kubernetes tier applies both variants to a real API server and rolls them out.
+ * Every example, built with its standard and with hostile zones (upper case, '_', '.' and 62 characters),
+ * synthesizes only names and labels Kubernetes accepts (construct ids of every shape: names.property.test.ts).
+ * The Kubernetes tier applies both variants to a real API server and rolls them out.
  */
 import { EXAMPLE_NAMES, synthesizeExample } from './example-apps';
+import { ExampleVariant, HOSTILE_VARIANT, STANDARD_VARIANT } from './example-variants';
 import { kubernetesProblems } from './kubernetes-validity';
-import { ExampleVariant, HOSTILE_VARIANT, STANDARD_VARIANT } from '../examples/variant';
 
 test('the validity check finds what Kubernetes refuses', () => {
   expect(kubernetesProblems([

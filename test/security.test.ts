@@ -5,8 +5,8 @@
  * NetworkPolicy over every pod the library makes.
  */
 import { EXAMPLE_NAMES, synthesizeExample } from './example-apps';
+import { ExampleVariant, HOSTILE_VARIANT, STANDARD_VARIANT } from './example-variants';
 import { securityProblems } from './security-lint';
-import { ExampleVariant, HOSTILE_VARIANT, STANDARD_VARIANT } from '../examples/variant';
 
 const managed = { 'app.kubernetes.io/managed-by': 'cdk8s-zones' };
 

@@ -1,8 +1,17 @@
-import { App, Chart } from 'cdk8s';
+import { App, Chart, ChartProps } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
-import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
+import { ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from 'cdk8s-zones';
+
+/** Props of `LokiDirectChart`: a chart's, and the zones. */
+export interface LokiDirectChartProps extends ChartProps {
+  /**
+   * The zones: the values of topology.kubernetes.io/zone on your nodes.
+   *
+   * @default ['zone-a', 'zone-b', 'zone-c']
+   */
+  readonly zones?: string[];
+}
 
 /**
  * Loki in microservices mode without an operator, replicating every stream to 3 ingesters in 3 zones:
@@ -12,20 +21,20 @@ import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant'
  * ACTIVE in the ring before the next batch).
  */
 export class LokiDirectChart extends Chart {
-  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
+  constructor(scope: Construct, id: string, props: LokiDirectChartProps = {}) {
     super(scope, id, props);
-    const variant = props.variant ?? STANDARD_VARIANT;
+    const zoneNames = props.zones ?? ['zone-a', 'zone-b', 'zone-c'];
 
     new k8s.KubeNamespace(this, 'namespace', {
       metadata: { name: 'logging', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
     });
 
     // The runtime controller rolls a change to the ingesters zone by zone.
-    const controller = new ZoneController(this, variant.id('controller'), { zoneAnnotator: false, zoneAwareUpdate: true });
-    new ZoneAwareLokiStack(this, variant.id('loki'), {
+    const controller = new ZoneController(this, 'controller', { zoneAnnotator: false, zoneAwareUpdate: true });
+    new ZoneAwareLokiStack(this, 'loki', {
       name: 'logs',
       namespace: 'logging',
-      topology: new ZoneTopology({ zones: variant.zones }),
+      topology: new ZoneTopology({ zones: zoneNames }),
       replicationFactor: 3,
       direct: {
         controller,
@@ -40,8 +49,8 @@ export class LokiDirectChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth` and the snapshot test). */
-export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new LokiDirectChart(app, 'loki-direct-3-zones', { disableResourceNameHashes: true, variant });
+export function build(app: App, zones?: string[]): void {
+  new LokiDirectChart(app, 'loki-direct-3-zones', { disableResourceNameHashes: true, zones });
 }
 
 if (require.main === module) {

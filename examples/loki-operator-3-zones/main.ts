@@ -1,8 +1,17 @@
-import { App, Chart } from 'cdk8s';
+import { App, Chart, ChartProps } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { LokiObjectStorageType, LokiStackSize, ZoneAwareLokiStack, ZoneTopology } from '../../src';
-import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
+import { LokiObjectStorageType, LokiStackSize, ZoneAwareLokiStack, ZoneTopology } from 'cdk8s-zones';
+
+/** Props of `LokiOperatorChart`: a chart's, and the zones. */
+export interface LokiOperatorChartProps extends ChartProps {
+  /**
+   * The zones: the values of topology.kubernetes.io/zone on your nodes.
+   *
+   * @default ['zone-a', 'zone-b', 'zone-c']
+   */
+  readonly zones?: string[];
+}
 
 /**
  * A `LokiStack` for the Loki operator that replicates every log stream to 3 ingesters in 3 different
@@ -11,18 +20,18 @@ import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant'
  * and one zone down takes one): the stack runs 3 (`ingesterReplicas`, also what the construct picks by default).
  */
 export class LokiOperatorChart extends Chart {
-  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
+  constructor(scope: Construct, id: string, props: LokiOperatorChartProps = {}) {
     super(scope, id, props);
-    const variant = props.variant ?? STANDARD_VARIANT;
+    const zoneNames = props.zones ?? ['zone-a', 'zone-b', 'zone-c'];
 
     new k8s.KubeNamespace(this, 'namespace', {
       metadata: { name: 'logging', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
     });
 
-    new ZoneAwareLokiStack(this, variant.id('loki'), {
+    new ZoneAwareLokiStack(this, 'loki', {
       name: 'logs',
       namespace: 'logging',
-      topology: new ZoneTopology({ zones: variant.zones }),
+      topology: new ZoneTopology({ zones: zoneNames }),
       replicationFactor: 3,
       operator: {
         size: LokiStackSize.ONE_X_SMALL,
@@ -36,8 +45,8 @@ export class LokiOperatorChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth` and the snapshot test). */
-export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new LokiOperatorChart(app, 'loki-operator-3-zones', { disableResourceNameHashes: true, variant });
+export function build(app: App, zones?: string[]): void {
+  new LokiOperatorChart(app, 'loki-operator-3-zones', { disableResourceNameHashes: true, zones });
 }
 
 if (require.main === module) {

@@ -2,7 +2,7 @@ import { Chart, Size, Testing } from 'cdk8s';
 import { build, threeZones, ThreeZoneStorageChart } from './main';
 import { AntiAffinity, LonghornStorageClass, LonghornVolume } from '../../src';
 import { warningsOf } from '../../src/shared/warnings';
-import { STANDARD_VARIANT } from '../variant';
+import { STANDARD_VARIANT } from '../../test/example-variants';
 
 describe('example longhorn-3-zones', () => {
   const app = Testing.app();

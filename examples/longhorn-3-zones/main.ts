@@ -1,10 +1,9 @@
-import { App, Chart, Size } from 'cdk8s';
+import { App, Chart, ChartProps, Size } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   AntiAffinity, LonghornDiskInventory, LonghornInventory, LonghornReplicaAutoBalance, LonghornSettings, LonghornStorageClass,
   LonghornVolume,
-} from '../../src';
-import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
+} from 'cdk8s-zones';
 
 /** Longhorn's default disk on a 1 TiB node disk, with Longhorn's default 30% reserved. */
 function defaultDisk(scheduled?: Size): LonghornDiskInventory {
@@ -18,7 +17,7 @@ const nvme: LonghornDiskInventory = { name: 'nvme', capacity: Size.gibibytes(500
  * Six Longhorn nodes in three zones. Some disks already hold other volumes' replicas (`scheduled`), and
  * node c2 is cordoned (Longhorn does not schedule to it).
  */
-/** Two storage nodes in each of three zones (`a`, `b`, `c` in the standard variant's zone names). */
+/** Two storage nodes in each of three zones (`a`, `b`, `c` with the default zone names). */
 export function threeZones([a, b, c]: string[]): LonghornInventory {
   return new LonghornInventory({
     nodes: [
@@ -32,25 +31,35 @@ export function threeZones([a, b, c]: string[]): LonghornInventory {
   });
 }
 
+/** Props of `ThreeZoneStorageChart`: a chart's, and the zones. */
+export interface ThreeZoneStorageChartProps extends ChartProps {
+  /**
+   * The zones: the values of topology.kubernetes.io/zone on your nodes.
+   *
+   * @default ['zone-a', 'zone-b', 'zone-c']
+   */
+  readonly zones?: string[];
+}
+
 /**
  * Longhorn storage that survives losing a zone: zone anti-affinity is hard cluster-wide, so no zone ever
  * holds two replicas of a volume, and the synth-time check proves that three zones can hold every
  * class's and volume's replicas.
  */
 export class ThreeZoneStorageChart extends Chart {
-  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ThreeZoneStorageChartProps = {}) {
     super(scope, id, props);
-    const variant = props.variant ?? STANDARD_VARIANT;
+    const zoneNames = props.zones ?? ['zone-a', 'zone-b', 'zone-c'];
 
-    const inventory = threeZones(variant.zones);
-    const settings = new LonghornSettings(this, variant.id('settings'), {
+    const inventory = threeZones(zoneNames);
+    const settings = new LonghornSettings(this, 'settings', {
       replicaZoneSoftAntiAffinity: AntiAffinity.DISABLED,
       replicaAutoBalance: LonghornReplicaAutoBalance.LEAST_EFFORT,
       // Volumes without a disk selector stay off the tagged NVMe disks, which are for the SSD class.
       allowEmptyDiskSelectorVolume: false,
     });
 
-    new LonghornStorageClass(this, variant.id('zonal'), {
+    new LonghornStorageClass(this, 'zonal', {
       name: 'longhorn-zonal',
       numberOfReplicas: 3,
       inventory,
@@ -58,7 +67,7 @@ export class ThreeZoneStorageChart extends Chart {
       representativeVolumeSize: Size.gibibytes(100),
     });
 
-    new LonghornStorageClass(this, variant.id('zonal-ssd'), {
+    new LonghornStorageClass(this, 'zonal-ssd', {
       name: 'longhorn-zonal-ssd',
       numberOfReplicas: 3,
       diskSelector: ['ssd'],
@@ -67,7 +76,7 @@ export class ThreeZoneStorageChart extends Chart {
       representativeVolumeSize: Size.gibibytes(200),
     });
 
-    new LonghornVolume(this, variant.id('archive'), {
+    new LonghornVolume(this, 'archive', {
       name: 'archive',
       size: Size.gibibytes(400),
       numberOfReplicas: 3,
@@ -78,8 +87,8 @@ export class ThreeZoneStorageChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth` and the snapshot test). */
-export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new ThreeZoneStorageChart(app, 'longhorn', { disableResourceNameHashes: true, variant });
+export function build(app: App, zones?: string[]): void {
+  new ThreeZoneStorageChart(app, 'longhorn', { disableResourceNameHashes: true, zones });
 }
 
 if (require.main === module) {

@@ -1,7 +1,6 @@
-import { App, Chart, Size } from 'cdk8s';
+import { App, Chart, ChartProps, Size } from 'cdk8s';
 import { Construct } from 'constructs';
-import { AntiAffinity, LonghornInventory, LonghornSettings, LonghornStorageClass, LonghornVolume } from '../../src';
-import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
+import { AntiAffinity, LonghornInventory, LonghornSettings, LonghornStorageClass, LonghornVolume } from 'cdk8s-zones';
 
 /**
  * The node and disks of a single-node Longhorn cluster: one large NVMe disk and two smaller SATA disks.
@@ -24,18 +23,16 @@ export const SINGLE_NODE = new LonghornInventory({
  * volume, one per disk, so the volume survives losing any two disks.
  */
 export class SingleNodeStorageChart extends Chart {
-  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ChartProps = {}) {
     super(scope, id, props);
-    const variant = props.variant ?? STANDARD_VARIANT;
-
     // One node: replicas must be allowed to share it. Disks stay soft globally (Longhorn's default).
-    const settings = new LonghornSettings(this, variant.id('settings'), {
+    const settings = new LonghornSettings(this, 'settings', {
       replicaSoftAntiAffinity: AntiAffinity.ENABLED,
       replicaDiskSoftAntiAffinity: AntiAffinity.ENABLED,
     });
 
     // Story 1: spread replicas over the disks, and do the best it can when there are fewer disks.
-    new LonghornStorageClass(this, variant.id('mirrored'), {
+    new LonghornStorageClass(this, 'mirrored', {
       name: 'longhorn-mirrored',
       numberOfReplicas: 3,
       inventory: SINGLE_NODE,
@@ -44,7 +41,7 @@ export class SingleNodeStorageChart extends Chart {
     });
 
     // Story 2: every volume of this class must have its replicas on different disks, or fail obviously.
-    new LonghornStorageClass(this, variant.id('mirrored-strict'), {
+    new LonghornStorageClass(this, 'mirrored-strict', {
       name: 'longhorn-mirrored-strict',
       numberOfReplicas: 3,
       replicaDiskSoftAntiAffinity: AntiAffinity.DISABLED,
@@ -57,7 +54,7 @@ export class SingleNodeStorageChart extends Chart {
     // 150Gi, not 200Gi: Longhorn counts a volume's replicas on a node's other disks against each disk
     // (longhorn/longhorn#12653), so each 500Gi SATA disk must have room for all three replicas; the check
     // warns when it does not.
-    new LonghornVolume(this, variant.id('critical'), {
+    new LonghornVolume(this, 'critical', {
       name: 'critical-data',
       size: Size.gibibytes(150),
       numberOfReplicas: 3,
@@ -69,8 +66,8 @@ export class SingleNodeStorageChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth` and the snapshot test). */
-export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new SingleNodeStorageChart(app, 'longhorn', { disableResourceNameHashes: true, variant });
+export function build(app: App): void {
+  new SingleNodeStorageChart(app, 'longhorn', { disableResourceNameHashes: true });
 }
 
 if (require.main === module) {

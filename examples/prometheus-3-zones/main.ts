@@ -1,8 +1,17 @@
-import { App, Chart, Size } from 'cdk8s';
+import { App, Chart, ChartProps, Size } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { TopologyShardedPrometheus, ZoneTopology } from '../../src';
-import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
+import { TopologyShardedPrometheus, ZoneTopology } from 'cdk8s-zones';
+
+/** Props of `PrometheusChart`: a chart's, and the zones. */
+export interface PrometheusChartProps extends ChartProps {
+  /**
+   * The zones: the values of topology.kubernetes.io/zone on your nodes.
+   *
+   * @default ['zone-a', 'zone-b', 'zone-c']
+   */
+  readonly zones?: string[];
+}
 
 /**
  * Six zone-local Prometheus shards over three zones, run by prometheus-operator: one `Prometheus` per
@@ -10,17 +19,17 @@ import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant'
  * No scrape crosses a zone, and every target is scraped by exactly one shard.
  */
 export class PrometheusChart extends Chart {
-  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
+  constructor(scope: Construct, id: string, props: PrometheusChartProps = {}) {
     super(scope, id, props);
-    const variant = props.variant ?? STANDARD_VARIANT;
+    const zoneNames = props.zones ?? ['zone-a', 'zone-b', 'zone-c'];
 
     // Pod Security "restricted" is enforced in the namespace the shards run in.
     new k8s.KubeNamespace(this, 'namespace', {
       metadata: { name: 'monitoring', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
     });
 
-    const zones = new ZoneTopology({ zones: variant.zones });
-    new TopologyShardedPrometheus(this, variant.id('prometheus'), {
+    const zones = new ZoneTopology({ zones: zoneNames });
+    new TopologyShardedPrometheus(this, 'prometheus', {
       name: 'prometheus',
       namespace: 'monitoring',
       topology: zones,
@@ -34,8 +43,8 @@ export class PrometheusChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new PrometheusChart(app, 'prometheus-3-zones', { disableResourceNameHashes: true, variant });
+export function build(app: App, zones?: string[]): void {
+  new PrometheusChart(app, 'prometheus-3-zones', { disableResourceNameHashes: true, zones });
 }
 
 if (require.main === module) {

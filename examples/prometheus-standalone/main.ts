@@ -1,8 +1,17 @@
-import { App, Chart } from 'cdk8s';
+import { App, Chart, ChartProps } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { PrometheusOutput, TopologyShardedPrometheus, ZoneTopology } from '../../src';
-import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
+import { PrometheusOutput, TopologyShardedPrometheus, ZoneTopology } from 'cdk8s-zones';
+
+/** Props of `StandalonePrometheusChart`: a chart's, and the zones. */
+export interface StandalonePrometheusChartProps extends ChartProps {
+  /**
+   * The zones: the values of topology.kubernetes.io/zone on your nodes.
+   *
+   * @default ['zone-a', 'zone-b', 'zone-c']
+   */
+  readonly zones?: string[];
+}
 
 /**
  * Seven zone-local Prometheus shards over three zones, no operator: plain StatefulSets, one per shard,
@@ -11,16 +20,16 @@ import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant'
  * Pods and Services opt in to scraping with the `prometheus.io/scrape: "true"` annotation.
  */
 export class StandalonePrometheusChart extends Chart {
-  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
+  constructor(scope: Construct, id: string, props: StandalonePrometheusChartProps = {}) {
     super(scope, id, props);
-    const variant = props.variant ?? STANDARD_VARIANT;
+    const zoneNames = props.zones ?? ['zone-a', 'zone-b', 'zone-c'];
 
     new k8s.KubeNamespace(this, 'namespace', {
       metadata: { name: 'monitoring', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
     });
 
-    const zones = new ZoneTopology({ zones: variant.zones });
-    new TopologyShardedPrometheus(this, variant.id('prometheus'), {
+    const zones = new ZoneTopology({ zones: zoneNames });
+    new TopologyShardedPrometheus(this, 'prometheus', {
       name: 'prometheus',
       namespace: 'monitoring',
       topology: zones,
@@ -32,8 +41,8 @@ export class StandalonePrometheusChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new StandalonePrometheusChart(app, 'prometheus-standalone', { disableResourceNameHashes: true, variant });
+export function build(app: App, zones?: string[]): void {
+  new StandalonePrometheusChart(app, 'prometheus-standalone', { disableResourceNameHashes: true, zones });
 }
 
 if (require.main === module) {

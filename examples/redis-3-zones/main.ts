@@ -1,7 +1,16 @@
-import { App, Chart, Duration, Size } from 'cdk8s';
+import { App, Chart, ChartProps, Duration, Size } from 'cdk8s';
 import { Construct } from 'constructs';
-import { WebhookTls, ZonalRedisCluster, ZoneController, ZoneTopology } from '../../src';
-import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
+import { WebhookTls, ZonalRedisCluster, ZoneController, ZoneTopology } from 'cdk8s-zones';
+
+/** Props of `RedisChart`: a chart's, and the zones. */
+export interface RedisChartProps extends ChartProps {
+  /**
+   * The zones: the values of topology.kubernetes.io/zone on your nodes.
+   *
+   * @default ['zone-a', 'zone-b', 'zone-c']
+   */
+  readonly zones?: string[];
+}
 
 /**
  * A Redis Cluster of 3 masters with 1 replica each over 3 zones: one master and one replica per zone,
@@ -15,20 +24,20 @@ import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant'
  * or with sealed-secrets / external-secrets.
  */
 export class RedisChart extends Chart {
-  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
+  constructor(scope: Construct, id: string, props: RedisChartProps = {}) {
     super(scope, id, props);
-    const variant = props.variant ?? STANDARD_VARIANT;
+    const zoneNames = props.zones ?? ['zone-a', 'zone-b', 'zone-c'];
     // The runtime controller bootstraps and heals the cluster, and its eviction webhook lets node drains
     // take Redis pods from one zone at a time, so a master and its replica are never evicted together.
-    const controller = new ZoneController(this, variant.id('controller'), {
+    const controller = new ZoneController(this, 'controller', {
       redisManager: true,
       zoneDisruptionBudget: true,
       webhookTls: WebhookTls.selfManaged(),
     });
-    new ZonalRedisCluster(this, variant.id('redis'), {
+    new ZonalRedisCluster(this, 'redis', {
       controller,
       name: 'redis',
-      topology: new ZoneTopology({ zones: variant.zones }),
+      topology: new ZoneTopology({ zones: zoneNames }),
       masters: 3,
       replicasPerMaster: 1,
       password: { name: 'redis-password', key: 'password' }, // created outside the app (see above)
@@ -39,8 +48,8 @@ export class RedisChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new RedisChart(app, 'redis-3-zones', { disableResourceNameHashes: true, namespace: 'redis', variant });
+export function build(app: App, zones?: string[]): void {
+  new RedisChart(app, 'redis-3-zones', { disableResourceNameHashes: true, namespace: 'redis', zones });
 }
 
 if (require.main === module) {

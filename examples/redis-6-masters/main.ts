@@ -1,7 +1,16 @@
-import { App, Chart } from 'cdk8s';
+import { App, Chart, ChartProps } from 'cdk8s';
 import { Construct } from 'constructs';
-import { ZonalRedisCluster, ZoneController, ZoneTopology } from '../../src';
-import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
+import { ZonalRedisCluster, ZoneController, ZoneTopology } from 'cdk8s-zones';
+
+/** Props of `RedisChart`: a chart's, and the zones. */
+export interface RedisChartProps extends ChartProps {
+  /**
+   * The zones: the values of topology.kubernetes.io/zone on your nodes.
+   *
+   * @default ['zone-a', 'zone-b', 'zone-c']
+   */
+  readonly zones?: string[];
+}
 
 /**
  * A Redis Cluster of 6 masters with 1 replica each over 3 zones: 2 masters per zone, the most that still
@@ -9,16 +18,16 @@ import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant'
  * The password is the key `password` of the Secret `cache-auth`, created outside the app (never in a repository).
  */
 export class RedisChart extends Chart {
-  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
+  constructor(scope: Construct, id: string, props: RedisChartProps = {}) {
     super(scope, id, props);
-    const variant = props.variant ?? STANDARD_VARIANT;
+    const zoneNames = props.zones ?? ['zone-a', 'zone-b', 'zone-c'];
     // The runtime controller's Redis manager bootstraps and heals the cluster. Without its eviction webhook,
     // the cluster's disruption budget lets one pod go at a time.
-    const controller = new ZoneController(this, variant.id('controller'), { zoneAnnotator: false, redisManager: true });
-    new ZonalRedisCluster(this, variant.id('cache'), {
+    const controller = new ZoneController(this, 'controller', { zoneAnnotator: false, redisManager: true });
+    new ZonalRedisCluster(this, 'cache', {
       controller,
       name: 'cache',
-      topology: new ZoneTopology({ zones: variant.zones }),
+      topology: new ZoneTopology({ zones: zoneNames }),
       masters: 6,
       replicasPerMaster: 1,
       password: { name: 'cache-auth', key: 'password' },
@@ -28,8 +37,8 @@ export class RedisChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new RedisChart(app, 'redis-6-masters', { disableResourceNameHashes: true, namespace: 'cache', variant });
+export function build(app: App, zones?: string[]): void {
+  new RedisChart(app, 'redis-6-masters', { disableResourceNameHashes: true, namespace: 'cache', zones });
 }
 
 if (require.main === module) {

@@ -1,9 +1,18 @@
-import { App, Chart, Size } from 'cdk8s';
+import { App, Chart, ChartProps, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { Zonal, ZoneTopology } from '../../src';
-import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
+import { Zonal, ZoneTopology } from 'cdk8s-zones';
+
+/** Props of `WebChart`: a chart's, and the zones. */
+export interface WebChartProps extends ChartProps {
+  /**
+   * The zones: the values of topology.kubernetes.io/zone on your nodes.
+   *
+   * @default ['zone-a', 'zone-b', 'zone-c']
+   */
+  readonly zones?: string[];
+}
 
 /**
  * A stateless web Deployment spread evenly over three zones: a zone outage leaves the other zones'
@@ -11,11 +20,11 @@ import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant'
  * Drains take one pod at a time, and a NetworkPolicy admits HTTP only.
  */
 export class WebChart extends Chart {
-  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
+  constructor(scope: Construct, id: string, props: WebChartProps = {}) {
     super(scope, id, props);
-    const variant = props.variant ?? STANDARD_VARIANT;
+    const zoneNames = props.zones ?? ['zone-a', 'zone-b', 'zone-c'];
 
-    const zones = new ZoneTopology({ zones: variant.zones });
+    const zones = new ZoneTopology({ zones: zoneNames });
 
     const web = new kplus.Deployment(this, 'web', {
       replicas: 6,
@@ -58,8 +67,8 @@ export class WebChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new WebChart(app, 'web', { disableResourceNameHashes: true, variant });
+export function build(app: App, zones?: string[]): void {
+  new WebChart(app, 'web', { disableResourceNameHashes: true, zones });
 }
 
 if (require.main === module) {

@@ -1,11 +1,10 @@
-import { App, Chart, Size } from 'cdk8s';
+import { App, Chart, ChartProps, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import {
   RolloutTarget, WebhookTls, Zonal, ZoneAnnotation, ZoneAwareUpdate, ZoneController, ZoneDisruptionBudget, ZoneTopology,
-} from '../../src';
-import { ExampleChartProps, ExampleVariant, STANDARD_VARIANT } from '../variant';
+} from 'cdk8s-zones';
 
 /** Restricted Pod Security for every container of the example. */
 const RESTRICTED: k8s.SecurityContext = {
@@ -16,6 +15,16 @@ const RESTRICTED: k8s.SecurityContext = {
   seccompProfile: { type: 'RuntimeDefault' },
 };
 
+/** Props of `ZoneControllerChart`: a chart's, and the zones. */
+export interface ZoneControllerChartProps extends ChartProps {
+  /**
+   * The zones: the values of topology.kubernetes.io/zone on your nodes.
+   *
+   * @default ['zone-a', 'zone-b', 'zone-c']
+   */
+  readonly zones?: string[];
+}
+
 /**
  * The runtime controller installed with all its features:
  * - the zone annotator, and an application that learns its zone at start: its pods opt in to the
@@ -25,11 +34,11 @@ const RESTRICTED: k8s.SecurityContext = {
  *   and evictions (node drains) take pods from one zone at a time.
  */
 export class ZoneControllerChart extends Chart {
-  constructor(scope: Construct, id: string, props: ExampleChartProps = {}) {
+  constructor(scope: Construct, id: string, props: ZoneControllerChartProps = {}) {
     super(scope, id, props);
-    const variant = props.variant ?? STANDARD_VARIANT;
-    const topology = new ZoneTopology({ zones: variant.zones });
-    const controller = new ZoneController(this, variant.id('controller'), {
+    const zoneNames = props.zones ?? ['zone-a', 'zone-b', 'zone-c'];
+    const topology = new ZoneTopology({ zones: zoneNames });
+    const controller = new ZoneController(this, 'controller', {
       topology,
       zoneAwareUpdate: true,
       zoneDisruptionBudget: true,
@@ -59,8 +68,8 @@ export class ZoneControllerChart extends Chart {
       }],
     });
     Zonal.spread(store, { topology });
-    new ZoneAwareUpdate(this, variant.id('store-rollout'), { controller, target: RolloutTarget.statefulSet(store), maxUnavailable: 2 });
-    new ZoneDisruptionBudget(this, variant.id('store-budget'), { controller, workload: store, maxUnavailable: 2 });
+    new ZoneAwareUpdate(this, 'store-rollout', { controller, target: RolloutTarget.statefulSet(store), maxUnavailable: 2 });
+    new ZoneDisruptionBudget(this, 'store-budget', { controller, workload: store, maxUnavailable: 2 });
 
     // The namespace's pods accept HTTP from the namespace only.
     new k8s.KubeNetworkPolicy(this, 'http-from-namespace', {
@@ -125,8 +134,8 @@ export class ZoneControllerChart extends Chart {
 }
 
 /** Adds this example's charts to `app` (used by `cdk8s synth`, the snapshot test and the benchmark). */
-export function build(app: App, variant: ExampleVariant = STANDARD_VARIANT): void {
-  new ZoneControllerChart(app, 'zone-controller', { disableResourceNameHashes: true, namespace: 'zone-aware-store', variant });
+export function build(app: App, zones?: string[]): void {
+  new ZoneControllerChart(app, 'zone-controller', { disableResourceNameHashes: true, namespace: 'zone-aware-store', zones });
 }
 
 if (require.main === module) {

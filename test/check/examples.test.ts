@@ -1,7 +1,7 @@
 /** Every example of this repository, in both variants, survives losing any one zone, as the zone check sees it. */
-import { HOSTILE_VARIANT, STANDARD_VARIANT } from '../../examples/variant';
 import { ZoneInventory, ZoneReport } from '../../src';
 import { EXAMPLE_NAMES, synthesizeExample } from '../example-apps';
+import { HOSTILE_VARIANT, STANDARD_VARIANT } from '../example-variants';
 
 describe.each([['standard', STANDARD_VARIANT], ['hostile', HOSTILE_VARIANT]])('%s variant', (_name, variant) => {
   test.each(EXAMPLE_NAMES)('%s', (example) => {

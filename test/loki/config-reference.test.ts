@@ -8,10 +8,10 @@ import { Chart, Testing } from 'cdk8s';
 import * as fc from 'fast-check';
 import { parse } from 'yaml';
 import { flagViolations, referenceViolations } from './config-reference';
-import { HOSTILE_VARIANT, STANDARD_VARIANT } from '../../examples/variant';
 import { ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
 import { lokiConfig, LokiConfigInput, renderLokiConfig } from '../../src/loki/config';
 import { EXAMPLE_NAMES, synthesizeExample } from '../example-apps';
+import { HOSTILE_VARIANT, STANDARD_VARIANT } from '../example-variants';
 
 /** The Loki configurations among synthesized objects: the `config.yaml` of ConfigMaps labelled as Loki's. */
 function lokiConfigs(objects: any[]): any[] {

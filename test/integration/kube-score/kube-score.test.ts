@@ -7,8 +7,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as yaml from 'yaml';
-import { ExampleVariant, HOSTILE_VARIANT, STANDARD_VARIANT } from '../../../examples/variant';
 import { EXAMPLE_NAMES, synthesizeExample } from '../../example-apps';
+import { ExampleVariant, HOSTILE_VARIANT, STANDARD_VARIANT } from '../../example-variants';
 import { programPath } from '../programs';
 
 interface Allowed {

@@ -2,7 +2,7 @@
  * Every example, applied for real: the API server accepts every object (strict field validation, CEL
  * rules of the CRDs, Pod Security "restricted"), says nothing to warn about, and every workload's pods are
  * admitted, scheduled by the real scheduler and Ready. Then the hostile variant of every example (zones
- * that are not DNS names, ids of 100 characters; examples/variant.ts) on nodes of those zones: the names
+ * that are not DNS names; test/example-variants.ts) on nodes of those zones: the names
  * the library derives from them must pass the API server and the workload controllers (pod names, the
  * controller-revision-hash label) alike.
  */
@@ -13,7 +13,7 @@ import {
 import { KubeObject } from './kube-client';
 import { addNodes, planNodes } from './nodes';
 import { testCluster, uniqueName } from './scheduling';
-import { HOSTILE_VARIANT } from '../../../examples/variant';
+import { HOSTILE_VARIANT } from '../../example-variants';
 
 const { client } = testCluster();
 afterAll(() => client.close());

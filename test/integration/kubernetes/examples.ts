@@ -14,8 +14,8 @@ import { sharedCrds } from '../crd-schema';
 import { REPO_ROOT } from '../shared';
 import { KubeApiError, KubeClient, KubeObject } from './kube-client';
 import { WaitAborted, waitFor, WaitOptions } from './wait';
-import { ExampleVariant, STANDARD_VARIANT } from '../../../examples/variant';
 import { REDIS_PASSWORD_VOLUME } from '../../../src/contract/redis';
+import { ExampleVariant, STANDARD_VARIANT } from '../../example-variants';
 
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 const CRD = 'CustomResourceDefinition';
@@ -34,7 +34,7 @@ export function synthesizeExample(name: string, variant: ExampleVariant = STANDA
   const mod = require(main);
   if (typeof mod.build !== 'function') throw new Error(`${path.relative(REPO_ROOT, main)} does not export build(app: App)`);
   const app = new App({ outdir: path.join(REPO_ROOT, '.cache', 'k8s', 'synth', name) });
-  mod.build(app, variant);
+  mod.build(app, variant.zones);
   return yaml.parseAllDocuments(app.synthYaml()).map((d) => d.toJS()).filter(Boolean);
 }
 
