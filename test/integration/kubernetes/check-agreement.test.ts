@@ -33,6 +33,7 @@ import { analyzeManifests } from '../../../src/check/analyze';
 import { InventoryNode, KUBELET_LABELS, regionOf, ZoneInventory } from '../../../src/check/inventory';
 import { parseManifests } from '../../../src/check/manifest-text';
 import { WorkloadReport } from '../../../src/check/model';
+import { REPLICAS_ANNOTATION } from '../../../src/contract/zone-check';
 import { REAL_CORPUS, realCorpusFiles } from '../../check/real-corpus-files';
 import { REPO_ROOT } from '../shared';
 
@@ -172,6 +173,8 @@ function realCorpusCases(): Case[] {
 /**
  * An example's plain workloads, budgets and service accounts, moved into one namespace (examples name their own,
  * and several share cdk8s-zones-system) and onto the examples pool (a nodeSelector); the check reads the same objects.
+ * A workload whose controller owns its replicas (the Redis manager; REPLICAS_ANNOTATION) gets them as that
+ * controller would scale it, since none runs here.
  */
 function exampleCases(): Case[] {
   return exampleNames().flatMap((name) => {
@@ -181,6 +184,8 @@ function exampleCases(): Case[] {
         const copy = structuredClone(o);
         delete copy.metadata.namespace;
         if (WORKLOAD_KINDS.includes(o.kind)) copy.spec.template.spec.nodeSelector = { ...copy.spec.template.spec.nodeSelector, [POOL_KEY]: 'examples' };
+        const scaledTo = o.metadata.annotations?.[REPLICAS_ANNOTATION];
+        if (WORKLOAD_KINDS.includes(o.kind) && copy.spec.replicas === undefined && scaledTo !== undefined) copy.spec.replicas = Number(scaledTo);
         return copy;
       });
     return objects.some((o) => WORKLOAD_KINDS.includes(o.kind)) ? [{ id: `example ${name}`, objects, reports: [] }] : [];
