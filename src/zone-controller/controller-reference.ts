@@ -3,11 +3,10 @@
  * that another app installs (`ZoneController.fromInstalled`). Either is passed explicitly in the construct's
  * props; nothing searches the app for a controller.
  */
+import { FEATURES } from './features';
 import { WebhookFailurePolicy } from './webhook-tls';
 import { CONTROLLER_APP_NAME } from '../contract/labels';
-import {
-  REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET,
-} from '../contract/reconcilers';
+import { ZONE_DISRUPTION_BUDGET } from '../contract/reconcilers';
 import { NetworkPeer, podsInNamespace } from '../kubernetes/network-policy';
 import { packageVersion } from '../shared/package-version';
 
@@ -108,12 +107,7 @@ export interface InstalledZoneControllerProps {
 export function reconcilersOf(
   props: { zoneAnnotator?: boolean; zoneAwareUpdate?: boolean; zoneDisruptionBudget?: boolean; redisManager?: boolean },
 ): string[] {
-  return [
-    ...(props.zoneAnnotator ?? true ? [ZONE_ANNOTATOR] : []),
-    ...(props.zoneAwareUpdate ?? false ? [ZONE_AWARE_UPDATE] : []),
-    ...(props.zoneDisruptionBudget ?? false ? [ZONE_DISRUPTION_BUDGET] : []),
-    ...(props.redisManager ?? false ? [REDIS_MANAGER] : []),
-  ];
+  return FEATURES.filter((f) => props[f.prop] ?? f.byDefault).map((f) => f.reconciler);
 }
 
 /** The labels that select a controller's pods. */

@@ -8,23 +8,25 @@ import { REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGE
 export interface ControllerFeature {
   readonly reconciler: string;
   readonly prop: 'zoneAnnotator' | 'zoneAwareUpdate' | 'zoneDisruptionBudget' | 'redisManager';
+  /** Whether it runs when its prop is not set. */
+  readonly byDefault: boolean;
   readonly without: string;
 }
 
 export const ZONE_ANNOTATOR_FEATURE: ControllerFeature = {
-  reconciler: ZONE_ANNOTATOR, prop: 'zoneAnnotator', without: 'no pod is ever annotated with its zone, so every pod waits forever in its init container',
+  reconciler: ZONE_ANNOTATOR, prop: 'zoneAnnotator', byDefault: true, without: 'no pod is ever annotated with its zone, so every pod waits forever in its init container',
 };
 export const ZONE_AWARE_UPDATE_FEATURE: ControllerFeature = {
-  reconciler: ZONE_AWARE_UPDATE, prop: 'zoneAwareUpdate', without: 'nothing rolls the workload, so a new revision never reaches its pods',
+  reconciler: ZONE_AWARE_UPDATE, prop: 'zoneAwareUpdate', byDefault: false, without: 'nothing rolls the workload, so a new revision never reaches its pods',
 };
 export const ZONE_DISRUPTION_BUDGET_FEATURE: ControllerFeature = {
-  reconciler: ZONE_DISRUPTION_BUDGET, prop: 'zoneDisruptionBudget', without: 'no eviction webhook enforces the budget, so drains ignore it',
+  reconciler: ZONE_DISRUPTION_BUDGET, prop: 'zoneDisruptionBudget', byDefault: false, without: 'no eviction webhook enforces the budget, so drains ignore it',
 };
 export const REDIS_MANAGER_FEATURE: ControllerFeature = {
-  reconciler: REDIS_MANAGER, prop: 'redisManager', without: 'nothing bootstraps or heals the cluster: its pods run, but form no Redis Cluster',
+  reconciler: REDIS_MANAGER, prop: 'redisManager', byDefault: false, without: 'nothing bootstraps or heals the cluster: its pods run, but form no Redis Cluster',
 };
 
-/** Every feature, in the order ZoneController's props list them. */
+/** Every feature, in the order ZoneController's props list them (and `--reconcilers` names them). */
 export const FEATURES: readonly ControllerFeature[] = [
   ZONE_ANNOTATOR_FEATURE, ZONE_AWARE_UPDATE_FEATURE, ZONE_DISRUPTION_BUDGET_FEATURE, REDIS_MANAGER_FEATURE,
 ];
