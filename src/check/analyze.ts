@@ -13,6 +13,7 @@ import { CheckInput, CheckStorageClass, CheckWorkload, readManifests, volumeOf }
 import { GroupMembership, groupMemberships, zoneGroupReports } from './zone-groups';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { QUORUM_ANNOTATION } from '../contract/zone-check';
+import { RevisionLabel } from '../topology/spread';
 
 /** Checks `manifests` (parsed Kubernetes objects) against `inventory`. */
 export function analyzeManifests(manifests: readonly unknown[], inventory: ZoneInventory): ZoneReportData {
@@ -283,7 +284,7 @@ interface Bounds {
 
 /** The label each built-in controller sets on its pods, whose value no other workload's pods carry. */
 const REVISION_KEY: { [kind: string]: string } = {
-  Deployment: 'pod-template-hash', StatefulSet: 'controller-revision-hash', DaemonSet: 'controller-revision-hash',
+  Deployment: RevisionLabel.POD_TEMPLATE_HASH, StatefulSet: RevisionLabel.CONTROLLER_REVISION_HASH, DaemonSet: RevisionLabel.CONTROLLER_REVISION_HASH,
 };
 
 /**
