@@ -27,12 +27,6 @@ export function parseBytes(where: string, prop: string, value: string): number {
   return parsed;
 }
 
-/** Why `value` is not a whole, non-negative byte quantity, or undefined. */
-export function bytesProblem(value: unknown): string | undefined {
-  const parsed = bytesOf(value);
-  return typeof parsed === 'string' ? parsed : undefined;
-}
-
 /**
  * Why `value` is not a cdk8s `Size` of a whole number of bytes (at least one, unless `zero` is allowed), or
  * undefined. Sizes are how props take volume and disk sizes; their bytes must be exact, as quantities are.
