@@ -31,8 +31,9 @@ function zau(spec: object, status?: object): KubeObject {
   return { metadata: { name: 'db', namespace: 'ns', generation: 1 }, spec: { statefulset: 'db', maxUnavailable: 2, exponentialFactor: 2, ...spec }, status };
 }
 
+const NOW = Date.parse('2026-11-27T10:00:00Z');
 const input = (over: Partial<ZauInput>): ZauInput => ({
-  zau: zau({}), statefulSet: sts(), pods: [0, 1, 2, 3, 4, 5].map((i) => pod(i, 'db-old')), nodeLabels, topologyKeys: ['topology.kubernetes.io/zone'], ...over,
+  zau: zau({}), statefulSet: sts(), pods: [0, 1, 2, 3, 4, 5].map((i) => pod(i, 'db-old')), nodeLabels, topologyKeys: ['topology.kubernetes.io/zone'], nowMs: NOW, ...over,
 });
 
 describe('zone-aware-update decision', () => {
@@ -99,10 +100,49 @@ describe('zone-aware-update decision', () => {
       .toMatchObject({ kind: 'status', status: { phase: 'Error', message: expect.stringMatching(/^spec.maxUnavailable/) } });
   });
 
-  test('done when every pod runs the update revision and is Ready', () => {
+  test('done when every pod runs the update revision and is Ready; the moment it was first found done is kept', () => {
     const pods = [0, 1, 2, 3, 4, 5].map((i) => pod(i, 'db-new'));
-    expect(decideZoneAwareUpdate(input({ pods, zau: zau({}, { updateRevision: 'db-new', step: 4 }) })))
-      .toMatchObject({ kind: 'status', status: { phase: 'Done', step: 4, oldReplicas: 0, currentRevision: 'db-new' } });
+    expect(decideZoneAwareUpdate(input({ pods, zau: zau({}, { updateRevision: 'db-new', step: 4, phase: 'Rolling' }) })))
+      .toMatchObject({ kind: 'status', status: { phase: 'Done', step: 4, oldReplicas: 0, currentRevision: 'db-new', doneAt: '2026-11-27T10:00:00.000Z' } });
+    const done = { updateRevision: 'db-new', step: 4, phase: 'Done', doneAt: '2026-11-27T09:00:00.000Z' };
+    expect(decideZoneAwareUpdate(input({ pods, zau: zau({}, done) })).status.doneAt).toBe('2026-11-27T09:00:00.000Z');
+    // done for another revision: a new moment
+    expect(decideZoneAwareUpdate(input({ pods, zau: zau({}, { ...done, updateRevision: 'db-older' }) })).status.doneAt).toBe('2026-11-27T10:00:00.000Z');
+  });
+
+  describe('startAfter: a new revision waits for another ZoneAwareUpdate to be done, and a delay', () => {
+    const after = { startAfter: { zoneAwareUpdate: 'ingesters', delaySeconds: 600 } };
+    const predecessor = (status: object | undefined, updateRevision: string | undefined = 'ing-2') => ({
+      zau: { metadata: { name: 'ingesters', namespace: 'ns' }, spec: {}, status }, updateRevision,
+    });
+    const doneAt = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOString();
+
+    test('waits while it is missing, rolling, or done for a revision its workload no longer has', () => {
+      expect(decideZoneAwareUpdate(input({ zau: zau(after) })).status)
+        .toMatchObject({ phase: 'Waiting', message: expect.stringMatching(/^waiting for ZoneAwareUpdate ingesters, not found in this namespace; next: step 0/) });
+      expect(decideZoneAwareUpdate(input({ zau: zau(after), predecessor: predecessor({ phase: 'Rolling', message: 'step 1', updateRevision: 'ing-2' }) })).status)
+        .toMatchObject({ phase: 'Waiting', message: expect.stringMatching(/^waiting for ZoneAwareUpdate ingesters to finish rolling out \(Rolling: step 1\)/) });
+      const stale = predecessor({ phase: 'Done', updateRevision: 'ing-1', doneAt: doneAt(60) }, 'ing-2');
+      expect(decideZoneAwareUpdate(input({ zau: zau(after), predecessor: stale })).status.phase).toBe('Waiting');
+      // its workload's revision unknown now (e.g. a Deployment's new ReplicaSet not there yet)
+      const unknown = { ...predecessor({ phase: 'Done', updateRevision: 'ing-2', doneAt: doneAt(60) }), updateRevision: undefined };
+      expect(decideZoneAwareUpdate(input({ zau: zau(after), predecessor: unknown })).status.phase).toBe('Waiting');
+    });
+
+    test('done less than the delay ago: waits, saying when it starts; after it: rolls', () => {
+      const recent = decideZoneAwareUpdate(input({ zau: zau(after), predecessor: predecessor({ phase: 'Done', updateRevision: 'ing-2', doneAt: doneAt(4) }) }));
+      expect(recent).toMatchObject({ kind: 'status', status: { phase: 'Waiting', step: 0, startsAt: '2026-11-27T10:06:00.000Z' } });
+      expect(recent.status.message).toMatch(/^starts at 2026-11-27T10:06:00.000Z, 600 s after ZoneAwareUpdate ingesters finished/);
+      expect(decideZoneAwareUpdate(input({ zau: zau(after), predecessor: predecessor({ phase: 'Done', updateRevision: 'ing-2', doneAt: doneAt(10) }) })))
+        .toMatchObject({ kind: 'delete', pods: ['db-3'], status: { step: 1 } });
+    });
+
+    test('a revision under way goes on whatever the other does; nothing to roll is done, not held', () => {
+      const pods = [pod(0, 'db-old'), pod(1, 'db-old'), pod(2, 'db-old'), pod(3, 'db-new'), pod(4, 'db-old'), pod(5, 'db-old')];
+      expect(decideZoneAwareUpdate(input({ pods, zau: zau(after, { updateRevision: 'db-new', step: 1 }) }))).toMatchObject({ kind: 'delete', pods: ['db-0'] });
+      const updated = [0, 1, 2, 3, 4, 5].map((i) => pod(i, 'db-new'));
+      expect(decideZoneAwareUpdate(input({ pods: updated, zau: zau(after) })).status.phase).toBe('Done');
+    });
   });
 });
 
@@ -184,6 +224,7 @@ describe('zone-aware-update decision: a group of per-zone StatefulSets', () => {
     pods: allPods({ a: ['old', 'old'], b: ['old', 'old'], c: ['old', 'old'] }),
     nodeLabels,
     topologyKeys: ['topology.kubernetes.io/zone'],
+    nowMs: NOW,
     ...over,
   });
   const revision = 'ing-a=ing-a-new,ing-b=ing-b-new,ing-c=ing-c-new';

@@ -37,7 +37,7 @@ function pod(i: number, owner: KubeObject, created: string): KubeObject {
 }
 
 const zau = (status?: object): KubeObject => ({ metadata: { name: 'web', namespace: 'ns', generation: 1 }, spec: { deployment: 'web', maxUnavailable: 2, exponentialFactor: 2 }, status });
-const base = { nodeLabels, topologyKeys: ['topology.kubernetes.io/zone'] };
+const base = { nodeLabels, topologyKeys: ['topology.kubernetes.io/zone'], nowMs: Date.parse('2026-11-27T10:00:00Z') };
 
 describe('rolling a Deployment through its ReplicaSets', () => {
   test('a ReplicaSet runs the template whatever its hash label and field order', () => {

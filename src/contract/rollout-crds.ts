@@ -9,7 +9,7 @@ import {
   ZONE_DISRUPTION_BUDGET_KIND, ZONE_DISRUPTION_BUDGET_PLURAL,
 } from './rollout';
 import {
-  JsonSchema, PauseConditionSpec, ReadyCheckSpec, SchemaProperties, ZoneAwareUpdateSpec,
+  JsonSchema, PauseConditionSpec, ReadyCheckSpec, SchemaProperties, StartAfterSpec, ZoneAwareUpdateSpec,
   ZoneAwareUpdateStatus, ZoneBudgetStatus, ZoneDisruptionBudgetSpec, ZoneDisruptionBudgetStatus, ZoneOldReplicas,
 } from './rollout-resources';
 import { Selector, SelectorRequirement } from '../kubernetes/label-selector';
@@ -106,6 +106,12 @@ const PAUSE_CONDITION: SchemaProperties<PauseConditionSpec> = {
   },
 };
 
+/** When a ZoneAwareUpdate may start rolling a new revision. */
+const START_AFTER: SchemaProperties<StartAfterSpec> = {
+  zoneAwareUpdate: { ...NAME, description: 'The ZoneAwareUpdate (same namespace) that must be Done first.' },
+  delaySeconds: { type: 'integer', minimum: 0, description: 'Seconds to wait after it was Done.' },
+};
+
 /** The schema of a ZoneAwareUpdate's spec. */
 function zoneAwareUpdateSpecSchema() {
   const properties: SchemaProperties<ZoneAwareUpdateSpec> = {
@@ -134,6 +140,12 @@ function zoneAwareUpdateSpecSchema() {
     },
     dryRun: DRY_RUN,
     pauseCondition: { type: 'object', description: 'The rollout pauses while any of these holds.', properties: PAUSE_CONDITION },
+    startAfter: {
+      type: 'object',
+      required: ['zoneAwareUpdate'],
+      description: 'A new revision is rolled only once this ZoneAwareUpdate of the namespace is Done, and delaySeconds after that.',
+      properties: START_AFTER,
+    },
   };
   return {
     'type': 'object',
@@ -168,6 +180,8 @@ function zoneAwareUpdateStatusSchema() {
     phase: { type: 'string', enum: ['Rolling', 'Waiting', 'Paused', 'Done', 'Error'] },
     message: { type: 'string' },
     lastDeleted: { type: 'array', items: { type: 'string' }, description: 'The pods of the last batch.' },
+    doneAt: { type: 'string', format: 'date-time', description: 'When the rollout of updateRevision was found Done.' },
+    startsAt: { type: 'string', format: 'date-time', description: 'When a rollout held by spec.startAfter may start.' },
   };
   return { type: 'object', properties: statusProperties };
 }
@@ -183,6 +197,7 @@ export function zoneAwareUpdateCrd(): CrdManifest {
     { name: 'Step', type: 'integer', jsonPath: '.status.step' },
     { name: 'Old', type: 'integer', jsonPath: '.status.oldReplicas' },
     { name: 'Paused', type: 'boolean', jsonPath: '.status.paused' },
+    { name: 'Starts-At', type: 'string', jsonPath: '.status.startsAt', priority: 1 },
   ]);
 }
 

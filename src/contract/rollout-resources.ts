@@ -31,6 +31,14 @@ export interface PauseConditionSpec {
   readonly prometheusQueryUrl?: string;
 }
 
+/** A rollout that starts only once another has finished, and a delay after that. */
+export interface StartAfterSpec {
+  /** The ZoneAwareUpdate of the same namespace that must be Done first (its workload on its update revision). */
+  readonly zoneAwareUpdate: string;
+  /** Seconds to wait after it was Done. */
+  readonly delaySeconds?: number;
+}
+
 /** The spec of a ZoneAwareUpdate: exactly one of `statefulset`, `statefulsets` and `deployment`. */
 export interface ZoneAwareUpdateSpec {
   readonly statefulset?: string;
@@ -41,6 +49,7 @@ export interface ZoneAwareUpdateSpec {
   readonly exponentialFactor?: number;
   readonly dryRun?: boolean;
   readonly pauseCondition?: PauseConditionSpec;
+  readonly startAfter?: StartAfterSpec;
 }
 
 /** The old pods of one zone. */
@@ -64,6 +73,10 @@ export interface ZoneAwareUpdateStatus {
   readonly phase: ZoneAwareUpdatePhase;
   readonly message: string;
   readonly lastDeleted?: readonly string[];
+  /** When the rollout of updateRevision was found Done (RFC 3339); kept while it stays Done. */
+  readonly doneAt?: string;
+  /** When a rollout held by `spec.startAfter` may start (RFC 3339), once the ZoneAwareUpdate it waits for is Done. */
+  readonly startsAt?: string;
 }
 
 /** The spec of a ZoneDisruptionBudget. */

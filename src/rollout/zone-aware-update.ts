@@ -1,4 +1,4 @@
-import { ApiObject, JsonPatch } from 'cdk8s';
+import { ApiObject, Chart, Duration, JsonPatch } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { checkMaxUnavailable, MAX_UNAVAILABLE_PROP } from './max-unavailable';
 import { MAX_GROUP_SIZE, ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../contract/rollout';
@@ -177,6 +177,22 @@ export interface ZoneAwareUpdateProps {
   readonly readyCheck?: ZoneAwareUpdateReadyCheck;
 
   /**
+   * Roll a new revision only once this other ZoneAwareUpdate, of the same namespace, has rolled its own workload out
+   * (phase `Done` on that workload's current revision), and `startDelay` after that: rollouts in sequence, such as
+   * a read path after a write path. A revision already under way goes on; the status says when a held one starts.
+   *
+   * @default - starts at once
+   */
+  readonly startAfter?: ZoneAwareUpdate;
+
+  /**
+   * How long after `startAfter` was done the rollout may start: whole seconds.
+   *
+   * @default Duration.seconds(0)
+   */
+  readonly startDelay?: Duration;
+
+  /**
    * The ZoneAwareUpdate's name.
    *
    * @default - generated from the construct path
@@ -205,6 +221,8 @@ const PROPS: PropSpec<ZoneAwareUpdateProps> = {
   dryRun: Props.optional(Props.boolean()),
   pauseCondition: Props.optional(Props.struct(PAUSE_CONDITION_PROPS, 'ZoneAwareUpdatePauseCondition')),
   readyCheck: Props.optional(Props.struct<ZoneAwareUpdateReadyCheck>({ path: Props.string(), port: Props.integer(1, 65535) }, 'ZoneAwareUpdateReadyCheck')),
+  startAfter: Props.optional(Props.custom('a ZoneAwareUpdate', (v) => (v instanceof ZoneAwareUpdate ? undefined : 'must be a ZoneAwareUpdate'))),
+  startDelay: Props.optional(Props.instanceOf(Duration)),
   name: Props.optional(KubeProps.dnsSubdomain()),
   namespace: Props.optional(KubeProps.dnsLabel()),
 };
@@ -218,6 +236,8 @@ const PROPS: PropSpec<ZoneAwareUpdateProps> = {
 export class ZoneAwareUpdate extends Construct {
   /** The ZoneAwareUpdate's name. */
   public readonly name: string;
+  /** The ZoneAwareUpdate's namespace (unset: the one it is applied to). */
+  public readonly namespace?: string;
 
   constructor(scope: Construct, id: string, props: ZoneAwareUpdateProps) {
     super(scope, id);
@@ -244,6 +264,7 @@ export class ZoneAwareUpdate extends Construct {
         },
       } : {}),
       ...(props.readyCheck ? { readyCheck: { path: props.readyCheck.path, port: props.readyCheck.port } } : {}),
+      ...startAfterSpec(where, props, namespace ?? Chart.of(this).namespace),
     };
     const resource = new ApiObject(this, 'Resource', {
       apiVersion: ROLLOUT_API_VERSION,
@@ -256,8 +277,27 @@ export class ZoneAwareUpdate extends Construct {
       spec,
     });
     this.name = ensureValidName(resource);
+    this.namespace = resource.metadata.namespace;
     serveWith(where, props.controller, ZONE_AWARE_UPDATE_FEATURE, { namespace: resource.metadata.namespace });
   }
+}
+
+/** The spec's startAfter: another ZoneAwareUpdate of `namespace`, and the delay in whole seconds. */
+function startAfterSpec(where: string, props: ZoneAwareUpdateProps, namespace: string | undefined): Pick<ZoneAwareUpdateSpec, 'startAfter'> {
+  const { startAfter, startDelay } = props;
+  if (startAfter === undefined) {
+    if (startDelay !== undefined) throw invalidProp(where, 'startDelay', startDelay.toHumanString(), 'only applies with startAfter: set both or neither');
+    return {};
+  }
+  if (startAfter.namespace !== namespace) {
+    throw invalidProp(where, 'startAfter', `ZoneAwareUpdate ${startAfter.name} in namespace ${startAfter.namespace ?? '<unset>'}`,
+      `must be in this ZoneAwareUpdate's namespace (${namespace ?? '<unset>'}): the controller looks it up there`);
+  }
+  const ms = startDelay?.toMilliseconds({ integral: false }) ?? 0;
+  if (!Number.isInteger(ms / 1000) || ms < 0) {
+    throw invalidProp(where, 'startDelay', startDelay!.toHumanString(), 'must be a whole number of seconds, 0 or more');
+  }
+  return { startAfter: { zoneAwareUpdate: startAfter.name, ...(ms > 0 ? { delaySeconds: ms / 1000 } : {}) } };
 }
 
 /** The rollout's options: maxUnavailable, the ramp's factor, the pause conditions, the ready check. */

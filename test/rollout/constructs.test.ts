@@ -1,4 +1,4 @@
-import { Chart, Testing } from 'cdk8s';
+import { Chart, Duration, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { RolloutTarget, ZoneAwareUpdate, WebhookTls, ZoneController, ZoneDisruptionBudget } from '../../src';
 import { INSTALLED_CONTROLLER, only, SERVED_NAMESPACE, synth, testChart } from '../util';
@@ -135,6 +135,33 @@ describe('ZoneAwareUpdate of a group of StatefulSets', () => {
     const split = [member(chart, 'c', 'logs'), member(chart, 'd', 'other')];
     expect(() => new ZoneAwareUpdate(chart, 'r2', { ...elsewhere, target: RolloutTarget.statefulSetGroup(split), maxUnavailable: 1 }))
       .toThrow(`ZoneAwareUpdate 'test/r2': target="StatefulSet ${split[1].name} in namespace other" must be in the namespace of the group's other StatefulSets (logs)`);
+  });
+});
+
+describe('ZoneAwareUpdate started after another', () => {
+  const byName = (chart: Chart, id: string, sts: string, extra: object = {}) =>
+    new ZoneAwareUpdate(chart, id, { ...elsewhere, target: RolloutTarget.statefulSetName(sts), maxUnavailable: 1, namespace: 'data', name: id, ...extra });
+
+  test('names the other ZoneAwareUpdate and the delay in seconds', () => {
+    const chart = testChart(SERVED_NAMESPACE);
+    const first = byName(chart, 'write-path', 'a');
+    byName(chart, 'read-path', 'b', { startAfter: first, startDelay: Duration.hours(3) });
+    byName(chart, 'next', 'c', { startAfter: first });
+    const zaus = synth(chart).filter((o) => o.kind === 'ZoneAwareUpdate');
+    expect(zaus.map((z) => [z.metadata.name, z.spec.startAfter])).toEqual([
+      ['write-path', undefined], ['read-path', { zoneAwareUpdate: 'write-path', delaySeconds: 10800 }], ['next', { zoneAwareUpdate: 'write-path' }],
+    ]);
+  });
+
+  test.each([
+    ['another namespace', (first: ZoneAwareUpdate) => ({ startAfter: first, namespace: 'other' }), /startAfter="ZoneAwareUpdate write-path in namespace data" must be in this ZoneAwareUpdate's namespace \(other\)/],
+    ['a delay alone', () => ({ startDelay: Duration.seconds(5) }), /startDelay="5 seconds" only applies with startAfter/],
+    ['a fraction of a second', (first: ZoneAwareUpdate) => ({ startAfter: first, startDelay: Duration.millis(1500) }), /startDelay=.* must be a whole number of seconds/],
+    ['not a ZoneAwareUpdate (JavaScript)', () => ({ startAfter: { name: 'x' } }), /startAfter=.* must be a ZoneAwareUpdate/],
+  ])('refuses %s', (_, extra, message) => {
+    const chart = testChart(SERVED_NAMESPACE);
+    const first = byName(chart, 'write-path', 'a');
+    expect(() => byName(chart, 'read-path', 'b', extra(first))).toThrow(message);
   });
 });
 

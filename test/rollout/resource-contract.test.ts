@@ -20,6 +20,7 @@ const ZAU_SPEC: Required<ZoneAwareUpdateSpec> = {
   exponentialFactor: 2,
   dryRun: false,
   pauseCondition: { label: 'example.com/hold', annotation: 'example.com/hold=true', prometheusQueryUrl: 'http://prometheus:9090/api/v1/query?query=up' },
+  startAfter: { zoneAwareUpdate: 'db-write-path', delaySeconds: 10800 },
 };
 const ZAU_STATUS: Required<ZoneAwareUpdateStatus> = {
   observedGeneration: 3,
@@ -32,6 +33,8 @@ const ZAU_STATUS: Required<ZoneAwareUpdateStatus> = {
   phase: 'Rolling',
   message: 'rolling zone-a',
   lastDeleted: ['db-3'],
+  doneAt: '2026-11-27T10:00:00Z',
+  startsAt: '2026-11-27T13:00:00Z',
 };
 const ZDB_SPEC: Required<ZoneDisruptionBudgetSpec> = {
   selector: { matchLabels: { app: 'db' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['data'] }] },

@@ -9,7 +9,7 @@ import { statusHolds } from './status';
 import {
   deploymentPods, deploymentProblem, newReplicaSet, ownedReplicaSets, resize, runsTemplate, Scaling, scalingFor, TEMPLATE_HASH_LABEL, unsettled,
 } from './zone-aware-update-deployment';
-import { ZoneAwareUpdatePhase, ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
+import { StartAfterSpec, ZoneAwareUpdatePhase, ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
 import { oldReplicasByZone, planUpdate, RolloutPod, RolloutState, UpdateDecision } from '../../../src/rollout/update-plan';
@@ -50,6 +50,17 @@ export interface ZauInput {
   readonly prometheusPause?: string;
   /** Pods (by name) that failed the spec's `readyCheck`, and why: they count as not Ready. */
   readonly readyCheckFailures?: ReadonlyMap<string, string>;
+  /** The ZoneAwareUpdate `spec.startAfter` names, as the caches show it (unset: none, or not found). */
+  readonly predecessor?: Predecessor;
+  /** Now, in milliseconds since the epoch (the time `doneAt` and `startsAt` are measured in). */
+  readonly nowMs: number;
+}
+
+/** The ZoneAwareUpdate a rollout starts after, and the update revision of its workload now. */
+export interface Predecessor {
+  readonly zau: KubeObject;
+  /** What its own decision would take as its update revision now; undefined while it cannot tell. */
+  readonly updateRevision?: string;
 }
 
 /** The group's StatefulSets `spec.statefulsets` names, as the cache shows them, or what keeps them from being rolled. */
@@ -164,14 +175,9 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
   const previous = persistedState(zau);
   const base = { observedGeneration: zau.metadata.generation, step: previous?.step ?? 0, oldReplicas: 0, zones: [], paused: false };
-  const s: StatusBase = {
-    base,
-    previous,
-    status: (phase, message) => ({
-      kind: 'status',
-      status: { ...base, currentRevision: zau.status?.currentRevision, updateRevision: previous?.revision, phase, message },
-    }),
-  };
+  const status = (phase: ZoneAwareUpdatePhase, message: string): ZauAction =>
+    ({ kind: 'status', status: { ...base, currentRevision: zau.status?.currentRevision, updateRevision: previous?.revision, phase, message } });
+  const s: StatusBase = { base, previous, status };
   const found = workloadOf(input, spec, s);
   if ('action' in found) return found.action;
   let { workload } = found;
@@ -200,11 +206,48 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   });
   const next = { ...base, currentRevision, updateRevision, step: decision.state.step, oldReplicas, zones };
 
-  if (decision.action === 'done') return { kind: 'status', status: { ...next, phase: 'Done', message: decision.reason } };
+  if (decision.action === 'done') return { kind: 'status', status: { ...next, phase: 'Done', message: decision.reason, doneAt: doneAtOf(input, updateRevision) } };
   if (decision.action === 'wait') return { kind: 'status', status: { ...next, phase: 'Waiting', message: decision.reason } };
 
   const pending = { ...next, step: previous?.revision === updateRevision ? previous.step : 0 };
+  // A revision not yet begun waits for the rollout it starts after; one under way goes on.
+  const held = spec.startAfter !== undefined && pending.step === 0 ? heldBy(spec.startAfter, input) : undefined;
+  if (held) return { kind: 'status', status: { ...pending, phase: 'Waiting', message: `${held.message}; next: ${decision.reason}`, startsAt: held.startsAt } };
   return batchAction(input, spec, workload, decision, next, pending);
+}
+
+/** When the rollout of `updateRevision` was done: as stored while it stays done, else now. */
+function doneAtOf(input: ZauInput, updateRevision: string): string {
+  const stored = input.zau.status;
+  return stored?.phase === 'Done' && stored.updateRevision === updateRevision && typeof stored.doneAt === 'string'
+    ? stored.doneAt : new Date(input.nowMs).toISOString();
+}
+
+/**
+ * Why a rollout held by `startAfter` may not start yet: the ZoneAwareUpdate it names is missing, not Done on its
+ * workload's current revision, or Done for less than `delaySeconds` (then also when it may start). Undefined: go.
+ */
+export function heldBy(startAfter: StartAfterSpec, input: Pick<ZauInput, 'predecessor' | 'nowMs'>): { message: string; startsAt?: string } | undefined {
+  const name = `ZoneAwareUpdate ${startAfter.zoneAwareUpdate}`;
+  const pred = input.predecessor;
+  if (!pred) return { message: `waiting for ${name}, not found in this namespace` };
+  const status = pred.zau.status ?? {};
+  const doneAt = status.phase === 'Done' && pred.updateRevision !== undefined && status.updateRevision === pred.updateRevision
+    ? Date.parse(status.doneAt) : Number.NaN;
+  if (Number.isNaN(doneAt)) return { message: `waiting for ${name} to finish rolling out (${status.phase ?? 'no status yet'}${status.message ? `: ${status.message}` : ''})` };
+  const delayMs = (startAfter.delaySeconds ?? 0) * 1000;
+  const startsAtMs = doneAt + delayMs;
+  if (input.nowMs >= startsAtMs) return undefined;
+  const startsAt = new Date(startsAtMs).toISOString();
+  return { message: `starts at ${startsAt}, ${startAfter.delaySeconds} s after ${name} finished (${status.doneAt})`, startsAt };
+}
+
+/** The update revision `input`'s workload has now, as the decision takes it; undefined while it cannot be rolled (missing, unsettled). */
+export function updateRevisionOf(input: ZauInput): string | undefined {
+  const spec: Partial<ZoneAwareUpdateSpec> = input.zau.spec ?? {};
+  const none: StatusBase = { base: { step: 0, oldReplicas: 0, zones: [], paused: false }, previous: undefined, status: (phase, message) => ({ kind: 'status', status: { ...none.base, phase, message } }) };
+  const found = workloadOf(input, spec, none);
+  return 'workload' in found ? found.workload.updateRevision : undefined;
 }
 
 /** A batch the plan chose: deleted (scaled away, for a Deployment), or only reported while paused or in a dry run. */

@@ -19,7 +19,8 @@ import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, Change, WatchedCaches, Watches } from '../watches';
 import {
-  decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, reportOf, REVISION_LABEL, ZauAction, ZauInput, ZauReport,
+  decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, Predecessor, reportOf, REVISION_LABEL, updateRevisionOf, ZauAction, ZauInput,
+  ZauReport,
 } from './zone-aware-update-decision';
 import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION, TEMPLATE_HASH_LABEL } from './zone-aware-update-deployment';
 
@@ -33,7 +34,7 @@ export interface ZoneAwareUpdateTuning {
   readonly recheckMs?: number;
   /** Timeout of one Prometheus query. @default 5_000 */
   readonly queryTimeoutMs?: number;
-  /** How often a rollout waiting on pods that fail its `readyCheck` looks again. @default 2_000 */
+  /** How often a rollout waiting on pods that fail its `readyCheck` looks again: soon, since the next wave waits on it. @default 500 */
   readonly readyCheckIntervalMs?: number;
   /** Timeout of one `readyCheck` request. @default 2_000 */
   readonly readyCheckTimeoutMs?: number;
@@ -93,6 +94,12 @@ export async function readyCheckFailures(
 const workloadKey = (namespace: string | undefined, kind: 'StatefulSet' | 'Deployment', name: string) => `${namespace}/${kind}/${name}`;
 
 /** The workloads a ZoneAwareUpdate names (its index keys). */
+/** The ZoneAwareUpdate (namespace/name) `zau` starts after, as an index key. */
+function startsAfter(zau: KubeObject): string[] {
+  const name = zau.spec?.startAfter?.zoneAwareUpdate;
+  return typeof name === 'string' ? [`${zau.metadata.namespace}/${name}`] : [];
+}
+
 function workloadsOf(zau: KubeObject): string[] {
   const { namespace } = zau.metadata;
   const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
@@ -152,10 +159,11 @@ export function zoneAwareUpdateWatches(resyncMs?: number): Watches<ZauWatch> {
     updates: {
       resource: ZONE_AWARE_UPDATES,
       transform: withoutManagedFields,
-      indexes: { workload: workloadsOf },
+      indexes: { workload: workloadsOf, after: startsAfter },
       resyncMs,
       primary: true,
-      keys: ({ obj }) => [keyOf(obj)],
+      // a ZoneAwareUpdate, and those that start after it (its status tells them when)
+      keys: ({ obj }, c) => [keyOf(obj), ...c.byIndex('updates', 'after', keyOf(obj)).map(keyOf)],
     },
     statefulSets: workload(STATEFULSETS, 'StatefulSet'),
     deployments: workload(DEPLOYMENTS, 'Deployment'),
@@ -208,7 +216,7 @@ class ZoneAwareUpdates {
     const expectation = this.expected.get(key);
     if (expectation && !expectationMet(expectation, this.cached)) return {};
     this.expected.delete(key);
-    const zau = this.written.has(key) ? { ...stored, status: { ...stored.status, ...this.written.get(key) } } : stored;
+    const zau = this.current(key, stored);
     const input = await this.inputOf(zau);
     const action = decideZoneAwareUpdate(input);
     const next = expectationOf(action, input);
@@ -221,13 +229,30 @@ class ZoneAwareUpdates {
     if (report.recheck) return { requeueAfter: this.tuning.recheckMs ?? 15_000 };
     // No watch tells when a pod starts passing the ready check: look again soon.
     if (action.kind === 'status' && action.status.phase === 'Waiting' && input.readyCheckFailures?.size) {
-      return { requeueAfter: this.tuning.readyCheckIntervalMs ?? 2_000 };
+      return { requeueAfter: this.tuning.readyCheckIntervalMs ?? 500 };
     }
+    // Nor when the delay after the rollout this one starts after has passed.
+    if (action.status.startsAt !== undefined) return { requeueAfter: Math.max(0, Date.parse(action.status.startsAt) - Date.now()) };
     return {};
   }
 
-  /** What the decision reads of one ZoneAwareUpdate's world, from the caches' indexes. */
-  private async inputOf(zau: KubeObject): Promise<ZauInput> {
+  /** The ZoneAwareUpdate `zau` as this process knows it: the cache's, with the status it last wrote (the cache may lag). */
+  private current(key: string, stored: KubeObject): KubeObject {
+    return this.written.has(key) ? { ...stored, status: { ...stored.status, ...this.written.get(key) } } : stored;
+  }
+
+  /** The ZoneAwareUpdate `zau`'s spec.startAfter names, with its workload's update revision now. */
+  private async predecessorOf(zau: KubeObject): Promise<Predecessor | undefined> {
+    const name = zau.spec?.startAfter?.zoneAwareUpdate;
+    const key = `${zau.metadata.namespace}/${name}`;
+    const stored = typeof name === 'string' ? this.caches.get('updates', key) : undefined;
+    if (!stored) return undefined;
+    const pred = this.current(key, stored);
+    return { zau: pred, updateRevision: updateRevisionOf(await this.inputOf(pred, false)) };
+  }
+
+  /** What the decision reads of one ZoneAwareUpdate's world, from the caches' indexes; `probe`: its ready check and pause query too. */
+  private async inputOf(zau: KubeObject, probe = true): Promise<ZauInput> {
     const c = this.caches;
     const namespace = zau.metadata.namespace!;
     const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
@@ -248,8 +273,10 @@ class ZoneAwareUpdates {
       pods: workloadPods,
       nodeLabels: (node) => c.get('nodes', node)?.metadata.labels,
       topologyKeys: this.ctx.settings.topologyKeys,
-      prometheusPause: url ? await prometheusPause(url, this.tuning.queryTimeoutMs ?? 5_000) : undefined,
-      readyCheckFailures: check ? await readyCheckFailures(check, workloadPods, this.tuning.readyCheckTimeoutMs ?? 2_000) : undefined,
+      prometheusPause: url && probe ? await prometheusPause(url, this.tuning.queryTimeoutMs ?? 5_000) : undefined,
+      readyCheckFailures: check && probe ? await readyCheckFailures(check, workloadPods, this.tuning.readyCheckTimeoutMs ?? 2_000) : undefined,
+      predecessor: probe && spec.startAfter ? await this.predecessorOf(zau) : undefined,
+      nowMs: Date.now(),
     };
   }
 
