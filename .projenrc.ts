@@ -65,8 +65,9 @@ const project = new cdk8s.ConstructLibraryCdk8s({
       // Tests that start real programs or read ../shared live in their own tier.
       // test/user-app/ is a user's app, tested from the packed tarball by scripts/release-check.sh.
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/integration/', '<rootDir>/test/user-app/'],
-      // .cache/ holds the integration tier's clusters: an etcd snapshot there is no jest snapshot (`-u` would delete it)
-      modulePathIgnorePatterns: ['<rootDir>/.cache/'],
+      // .cache/ holds the integration tier's clusters: an etcd snapshot there is no jest snapshot (`-u` would delete it);
+      // controller/lib/ is the compiled controller, with a copy of package.json (a second package named cdk8s-zones)
+      modulePathIgnorePatterns: ['<rootDir>/.cache/', '<rootDir>/controller/lib/'],
       // the examples import the package by its name, as an app does: here that is src/
       moduleNameMapper: { '^cdk8s-zones$': '<rootDir>/src' },
       collectCoverage: false,

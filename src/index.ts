@@ -55,6 +55,7 @@ export { ZoneSource, ZoneSourceKind } from './zone-source/zone-source';
 export { ZoneAwareLokiStack, ZoneAwareLokiStackProps } from './loki/loki-stack';
 export { LokiOperatorOptions } from './loki/operator-options';
 export { LokiDirectOptions } from './loki/direct-options';
+export { LokiZoneAwarenessMigration } from './loki/migration';
 export { IngesterRollout } from './loki/rollout';
 export {
   LokiStackSize, LokiObjectStorageType, LokiOperatorStorage, LokiS3Storage, LokiComponent,

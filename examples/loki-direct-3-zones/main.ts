@@ -34,7 +34,8 @@ export class LokiDirectChart extends Chart {
     new ZoneAwareLokiStack(this, 'loki', {
       name: 'logs',
       namespace: 'logging',
-      topology: new ZoneTopology({ zones: zoneNames }),
+      // The cluster's version: from 1.34 the client Services keep each client's traffic in its zone (PreferSameZone).
+      topology: new ZoneTopology({ zones: zoneNames, kubernetesVersion: '1.35' }),
       replicationFactor: 3,
       direct: {
         controller,

@@ -37,7 +37,8 @@ export class RedisChart extends Chart {
     new ZonalRedisCluster(this, 'redis', {
       controller,
       name: 'redis',
-      topology: new ZoneTopology({ zones: zoneNames }),
+      // The cluster's version: from 1.34 the client Services keep each client's traffic in its zone (PreferSameZone).
+      topology: new ZoneTopology({ zones: zoneNames, kubernetesVersion: '1.35' }),
       masters: 3,
       replicasPerMaster: 1,
       password: { name: 'redis-password', key: 'password' }, // created outside the app (see above)

@@ -27,7 +27,8 @@ export class RedisChart extends Chart {
     new ZonalRedisCluster(this, 'cache', {
       controller,
       name: 'cache',
-      topology: new ZoneTopology({ zones: zoneNames }),
+      // The cluster's version: from 1.34 the client Services keep each client's traffic in its zone (PreferSameZone).
+      topology: new ZoneTopology({ zones: zoneNames, kubernetesVersion: '1.35' }),
       masters: 6,
       replicasPerMaster: 1,
       password: { name: 'cache-auth', key: 'password' },

@@ -11,6 +11,7 @@ import { HardSpread, placementBounds } from './spread-bounds';
 import { budgetNeed, budgetOf, Need, needed, ringSurvives, zonesLeft } from './workload-needs';
 import { CheckInput, CheckStorageClass, CheckWorkload, readManifests, volumeOf } from './workloads';
 import { GroupMembership, groupMemberships, zoneGroupReports } from './zone-groups';
+import { zoneLocalTrafficFindings } from './zone-local-traffic';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { QUORUM_ANNOTATION } from '../contract/zone-check';
 import { RevisionLabel } from '../topology/spread';
@@ -23,7 +24,7 @@ export function analyzeManifests(manifests: readonly unknown[], inventory: ZoneI
   return {
     zones: [...inventory.zones],
     workloads: [...workloads, ...zoneGroupReports(input.workloads, workloads, inventory.zones, groups)],
-    findings: input.findings,
+    findings: [...input.findings, ...zoneLocalTrafficFindings(input.zoneLocalServices, input.workloads, workloads, inventory.zones)],
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The objects of a set of manifests the zone check reads (pure): the workloads with their pod templates, the
- * PodDisruptionBudgets, and the StorageClasses their volumes use. Anything else is left alone; a malformed
+ * PodDisruptionBudgets, the StorageClasses their volumes use, and the Services that prefer same-zone endpoints. Anything else is left alone; a malformed
  * object becomes a finding, never an exception.
  */
 import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
@@ -52,6 +52,14 @@ export interface CheckBudget {
   readonly maxUnavailable?: number | string;
 }
 
+/** A Service that asks for same-zone endpoints (`spec.trafficDistribution` PreferSameZone or its older name PreferClose). */
+export interface CheckZoneLocalService {
+  readonly namespace?: string;
+  readonly name: string;
+  readonly selector: { readonly [key: string]: string };
+  readonly trafficDistribution: string;
+}
+
 /** A StorageClass, as far as placement goes. */
 export interface CheckStorageClass {
   readonly name: string;
@@ -76,8 +84,12 @@ export interface CheckInput {
   readonly volumes: CheckVolume[];
   /** PersistentVolumeClaims bound by name (`spec.volumeName`), by `namespace/name`. */
   readonly claimVolumes: Map<string, string>;
+  readonly zoneLocalServices: CheckZoneLocalService[];
   readonly findings: ZoneFinding[];
 }
+
+/** The trafficDistribution values that keep a client's traffic in its own zone when an endpoint is there. */
+export const ZONE_LOCAL_TRAFFIC = ['PreferSameZone', 'PreferClose'];
 
 const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job', 'CronJob', 'Pod'];
 const RUN_TO_COMPLETION = ['Job', 'CronJob'];
@@ -88,7 +100,9 @@ const runsToCompletion = (o: any) => RUN_TO_COMPLETION.includes(o.kind) || (o.ki
 
 /** Reads the manifests (objects; `List`s expanded) the check needs. */
 export function readManifests(manifests: readonly unknown[], topologyKey: string): CheckInput {
-  const input: CheckInput = { workloads: [], budgets: [], storageClasses: [], volumes: [], claimVolumes: new Map(), findings: [] };
+  const input: CheckInput = {
+    workloads: [], budgets: [], storageClasses: [], volumes: [], claimVolumes: new Map(), zoneLocalServices: [], findings: [],
+  };
   const objects = manifests.flatMap((m: any) => (m?.kind === 'List' && Array.isArray(m.items) ? m.items : [m]));
   const autoscalers: CheckAutoscaler[] = [];
   objects.forEach((o: any, i) => {
@@ -114,6 +128,12 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
       else autoscalers.push(autoscaler);
     } else if (name !== undefined && STORAGE_AND_BUDGET_KINDS.includes(o.kind)) {
       readStorageOrBudget(o, name, namespace, topologyKey, input);
+    } else if (name !== undefined && o.kind === 'Service') {
+      const selector = stringMap(o.spec?.selector);
+      const traffic = o.spec?.trafficDistribution;
+      if (ZONE_LOCAL_TRAFFIC.includes(traffic) && Object.keys(selector).length > 0) {
+        input.zoneLocalServices.push({ namespace, name, selector, trafficDistribution: traffic });
+      }
     } else {
       const field = looksLikeWorkload(o);
       if (field !== undefined) {

@@ -26,3 +26,15 @@ export function isAtLeast(release: KubernetesRelease, major: number, minor: numb
 export function hasPodTopologyLabels(release: KubernetesRelease): boolean {
   return isAtLeast(release, 1, 35);
 }
+
+/**
+ * The Service `spec.trafficDistribution` that keeps a client's traffic in its own zone while the zone has an
+ * endpoint (the EndpointSlice controller hints every endpoint for its zone): `PreferSameZone` from 1.34 (KEP-3015,
+ * beta and on by default; GA in 1.35), its older name `PreferClose` from 1.31 (KEP-4444, beta and on by default);
+ * undefined before, where the API server does not know the field.
+ */
+export function zoneLocalTrafficDistribution(release: KubernetesRelease): string | undefined {
+  if (isAtLeast(release, 1, 34)) return 'PreferSameZone';
+  if (isAtLeast(release, 1, 31)) return 'PreferClose';
+  return undefined;
+}

@@ -1,4 +1,11 @@
-import { Yaml } from 'cdk8s';
+import { Duration, Yaml } from 'cdk8s';
+
+/**
+ * How far back queriers ask ingesters for data (querier.query_ingesters_within): Loki's default, written out
+ * because a migration to zone awareness waits this long between its phases. Longer than ingester.max_chunk_age
+ * (2h), so that what the ingesters no longer answer for has been flushed to storage.
+ */
+export const QUERY_INGESTERS_WITHIN = Duration.hours(3);
 
 /** Where Loki keeps chunks and index files (internal: the construct and the real-Loki proof build it). */
 export type LokiStorageConfig =
@@ -50,6 +57,8 @@ export interface LokiConfigInput {
   readonly compactorAddress?: string;
   /** index-gateway address (host:grpcPort) queriers ask for the index; unset: they read it from storage. */
   readonly indexGatewayAddress?: string;
+  /** querier.query_ingesters_within, a Go duration; unset: Loki's default. */
+  readonly queryIngestersWithin?: string;
   /** Seconds between ring heartbeats, and after which a silent instance is unhealthy. */
   readonly heartbeat?: { readonly periodSeconds: number; readonly timeoutSeconds: number };
 }
@@ -122,6 +131,7 @@ export function lokiConfig(input: LokiConfigInput): any {
       },
     },
     compactor: { working_directory: `${input.pathPrefix}/compactor` },
+    querier: { query_ingesters_within: input.queryIngestersWithin },
     frontend_worker: input.frontendAddress === undefined ? undefined : { frontend_address: input.frontendAddress },
     analytics: { reporting_enabled: false },
   });

@@ -1,4 +1,5 @@
 import { k8s } from 'cdk8s-plus-28';
+import { LokiZoneAwarenessMigration, MIGRATION_PROPS } from './migration';
 import { LokiS3Storage } from './options';
 import { IngesterRollout } from './rollout';
 import { KubeProps } from '../kubernetes/kubernetes-props';
@@ -116,6 +117,15 @@ export interface LokiDirectOptions {
    * @default - none: the ingesters roll by a partitioned RollingUpdate (see `ingesterRollout`)
    */
   readonly controller?: IZoneController;
+
+  /**
+   * Moves a running Loki whose ring is not zone-aware (same names) to zone-aware replication in two phases, so
+   * that no query misses data: the write path first, the read path once the query lookback has passed. See
+   * docs/loki.md, "Moving a running Loki to zone awareness".
+   *
+   * @default - none: every component zone-aware from the start
+   */
+  readonly zoneAwarenessMigration?: LokiZoneAwarenessMigration;
 }
 
 const S3_PROPS: PropSpec<LokiS3Storage> = {
@@ -142,4 +152,5 @@ export const LOKI_DIRECT_PROPS: PropSpec<LokiDirectOptions> = {
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
   ingesterRollout: Props.optional(Props.enumOf(IngesterRollout, 'IngesterRollout')),
   controller: Props.optional(CONTROLLER_PROP),
+  zoneAwarenessMigration: Props.optional(Props.struct(MIGRATION_PROPS, 'LokiZoneAwarenessMigration')),
 };

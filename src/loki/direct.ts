@@ -1,17 +1,22 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { lokiConfig, LokiStorageConfig, renderLokiConfig } from './config';
+import { lokiConfig, LokiStorageConfig, QUERY_INGESTERS_WITHIN, renderLokiConfig } from './config';
+import { MigrationStep } from './migration';
+import { CONTROLLER_ROLLED } from './migration-rollouts';
 import { LokiComponent, ResolvedLoki } from './options';
 import { CONFIG_HASH_ANNOTATION, LOKI_MEMBERLIST_LABEL, ZONE_LABEL } from '../contract/labels';
 import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
 import { containerResources } from '../kubernetes/container-resources';
 import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
+import { KubeServiceWithTraffic } from '../kubernetes/service';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { zoneSlugs } from '../kubernetes/zone-slug';
 import { configHash } from '../shared/config-hash';
+import { durationText } from '../shared/durations';
 import { zoneRequirements } from '../topology/affinity';
-import { hostSpreadConstraint, RevisionLabel, zoneSpreadConstraint } from '../topology/spread';
+import { fewestZonesWithPods, hostSpreadConstraint, RevisionLabel, zoneSpreadConstraint } from '../topology/spread';
+import { zoneLocalTraffic } from '../topology/zone-local-traffic';
 import { ZoneSourceKind, zoneWiring } from '../zone-source/zone-source';
 
 export const HTTP_PORT = 3100;
@@ -26,6 +31,16 @@ const DATA_DIR = '/var/loki';
 /** The Loki image's user (grafana/loki runs as 10001). */
 const LOKI_UID = 10001;
 const GATEWAY_PORT = 8080;
+
+/**
+ * The migration step from which a component reads the zone-aware configuration (migration.ts); the others from the
+ * first. The ruler evaluates rules with a querier of its own, reading ingesters, and writes to none.
+ */
+const ZONE_AWARE_FROM = new Map<LokiComponent, MigrationStep>([
+  [LokiComponent.DISTRIBUTOR, MigrationStep.WRITE_PATH],
+  [LokiComponent.QUERIER, MigrationStep.READ_PATH],
+  [LokiComponent.RULER, MigrationStep.READ_PATH],
+]);
 
 /** Components that join a ring or serve ring-aware reads, so they are told their zone and spread over zones. */
 const ZONE_AWARE = new Set<LokiComponent>([
@@ -46,7 +61,14 @@ export interface DirectLoki {
  * StatefulSet(s) and every other component as a Deployment with a Service.
  */
 export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
-  const { configMap, hash } = sharedConfig(scope, p);
+  const { configMap, hash } = sharedConfig(scope, p, true);
+  // Until a migration to zone awareness reaches them, some components keep a configuration without it (migration.ts).
+  const before = p.migration !== undefined && p.migration < MigrationStep.READ_PATH ? sharedConfig(scope, p, false) : undefined;
+  // With a controller, the components it rolls in sequence have their zone-aware template already (their pods
+  // keep the one before, which still reads `before`, until it rolls them).
+  const held = (c: LokiComponent) => p.migrationByController === true && CONTROLLER_ROLLED.includes(c);
+  const reached = (c: LokiComponent) => p.migration === undefined || held(c) || p.migration >= (ZONE_AWARE_FROM.get(c) ?? MigrationStep.INGESTERS);
+  const configOf = (c: LokiComponent) => (before && !reached(c) ? before : { configMap, hash });
   const memberLabel = { [LOKI_MEMBERLIST_LABEL]: p.name };
   new k8s.KubeService(scope, 'memberlist', {
     metadata: { name: `${p.name}-memberlist`, namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, 'memberlist') },
@@ -72,10 +94,9 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
     },
     spec: {
       replicas: c === LokiComponent.COMPACTOR ? 1 : p.replicas,
-      // One compactor at a time: two would compact the same index.
-      strategy: c === LokiComponent.COMPACTOR ? { type: 'Recreate' } : undefined,
+      strategy: deploymentStrategy(p, c, held(c)),
       selector: { matchLabels: selectorOf(p, c) },
-      template: podTemplate(p, c, configMap.name, hash, memberLabel, RevisionLabel.POD_TEMPLATE_HASH),
+      template: podTemplate(p, c, configOf(c).configMap.name, configOf(c).hash, memberLabel, RevisionLabel.POD_TEMPLATE_HASH),
     },
   }));
   // A drain takes one replica of a component at a time (the compactor, alone by design, is left to the drain).
@@ -87,51 +108,95 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
   return { configMap, ingesters, deployments };
 }
 
+/**
+ * A component's Deployment strategy. Recreate for the compactor (two would compact the same index) and for a
+ * Deployment the controller rolls (`held`: it is paused). In step 1 of a migration, Kubernetes' RollingUpdate
+ * defaults written out for the Deployments a controller may roll in step 2: an apply (server-side, or kubectl's
+ * three-way merge) removes a field it set before, so step 2 can make them Recreate, where a defaulted
+ * `rollingUpdate` would make the API server refuse it.
+ */
+function deploymentStrategy(p: ResolvedLoki, c: LokiComponent, held: boolean): k8s.DeploymentStrategy | undefined {
+  if (c === LokiComponent.COMPACTOR || held) return { type: 'Recreate' };
+  if (p.migration !== MigrationStep.INGESTERS || !CONTROLLER_ROLLED.includes(c)) return undefined;
+  const quarter = k8s.IntOrString.fromString('25%');
+  return { type: 'RollingUpdate', rollingUpdate: { maxSurge: quarter, maxUnavailable: quarter } };
+}
+
 /** The name of a component's Service (and of its Deployment or StatefulSets). */
 const serviceName = (p: ResolvedLoki, c: LokiComponent) => `${p.name}-${c}`;
 
-/** The Loki configuration every component shares (`-target=` picks the component), and its hash. */
-function sharedConfig(scope: Construct, p: ResolvedLoki): { configMap: k8s.KubeConfigMap; hash: string } {
+/**
+ * The Loki configuration the components share (`-target=` picks the component), and its hash: zone-aware, or
+ * (`zoneAware` false) the one of the components a migration to zone awareness has not reached yet.
+ */
+function sharedConfig(scope: Construct, p: ResolvedLoki, zoneAware: boolean): { configMap: k8s.KubeConfigMap; hash: string } {
   const svc = (c: LokiComponent) => serviceName(p, c);
   const storage: LokiStorageConfig = p.s3
     ? { type: 's3', ...p.s3, forcePathStyle: p.s3.forcePathStyle ?? p.s3.endpoint !== undefined }
     : { type: 'filesystem', directory: `${DATA_DIR}/storage` };
   const config = renderLokiConfig(lokiConfig({
     replicationFactor: p.replicationFactor,
-    zoneAwareness: true,
+    zoneAwareness: zoneAware,
     instanceZone: `\${${ZONE_ENV}}`,
+    queryIngestersWithin: durationText(p.where, 'queryIngestersWithin', QUERY_INGESTERS_WITHIN),
     httpPort: HTTP_PORT,
     grpcPort: GRPC_PORT,
     memberlistPort: MEMBERLIST_PORT,
     joinMembers: [`${p.name}-memberlist:${MEMBERLIST_PORT}`],
     pathPrefix: DATA_DIR,
     storage,
-    frontendAddress: `${svc(LokiComponent.QUERY_FRONTEND)}:${GRPC_PORT}`,
+    frontendAddress: `${frontendWorkersService(p)}:${GRPC_PORT}`,
     indexGatewayAddress: `dns:///${svc(LokiComponent.INDEX_GATEWAY)}:${GRPC_PORT}`,
     compactorAddress: `http://${svc(LokiComponent.COMPACTOR)}:${HTTP_PORT}`,
   }));
-  const configMap = new k8s.KubeConfigMap(scope, 'config', {
-    metadata: { name: `${p.name}-config`, namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, 'config') },
+  const configMap = new k8s.KubeConfigMap(scope, zoneAware ? 'config' : 'config-before-zones', {
+    metadata: { name: `${p.name}-config${zoneAware ? '' : BEFORE_ZONES_SUFFIX}`, namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, 'config') },
     data: { 'config.yaml': config },
   });
   return { configMap, hash: configHash(config) };
 }
 
-/** A component's Service (HTTP and gRPC). */
+/**
+ * Headless Services, whose clients resolve every pod: the index gateways' (gRPC clients balance over all), the
+ * query-frontends' for the queriers' workers (each must connect to every frontend), and the ingesters' (the
+ * StatefulSets' governing Service, which gives each pod its DNS name).
+ */
+const HEADLESS = new Set<LokiComponent>([LokiComponent.INDEX_GATEWAY, LokiComponent.INGESTER]);
+
+/** The zone-local traffic of a Service over a component whose `replicas` pods are spread over the zones by `maxSkew`. */
+const spreadTraffic = (p: ResolvedLoki) => zoneLocalTraffic(p.topology, fewestZonesWithPods(p.replicas, p.topology.zoneCount, p.maxSkew));
+
+/** The suffix of the ConfigMap of the components a migration to zone awareness has not reached yet. */
+const BEFORE_ZONES_SUFFIX = '-before-zones';
+
+/** The suffix of the headless Service of the query-frontends (after the component), the longest Service name. */
+export const WORKERS_SERVICE_SUFFIX = '-headless';
+
+/** The headless Service of the query-frontends, which the queriers' workers resolve to connect to each. */
+const frontendWorkersService = (p: ResolvedLoki) => `${serviceName(p, LokiComponent.QUERY_FRONTEND)}${WORKERS_SERVICE_SUFFIX}`;
+
+/**
+ * A component's Service (HTTP and gRPC). The ones clients and other components call through a cluster IP keep
+ * each caller in its zone where the cluster allows it and every zone holds a pod (the compactor, alone, does not).
+ */
 function componentService(scope: Construct, p: ResolvedLoki, c: LokiComponent): void {
-  new k8s.KubeService(scope, `${c}-service`, {
-    metadata: { name: serviceName(p, c), namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, c) },
-    spec: {
-      // Index gateways and frontends: gRPC clients resolve every pod. Ingesters: the StatefulSets' governing
-      // Service, which gives each pod its DNS name.
-      clusterIp: [LokiComponent.INDEX_GATEWAY, LokiComponent.QUERY_FRONTEND, LokiComponent.INGESTER].includes(c) ? 'None' : undefined,
-      selector: selectorOf(p, c),
-      ports: [
-        { name: 'http', port: HTTP_PORT, targetPort: k8s.IntOrString.fromString('http') },
-        { name: 'grpc', port: GRPC_PORT, targetPort: k8s.IntOrString.fromString('grpc') },
-      ],
-    },
-  });
+  const ports = [
+    { name: 'http', port: HTTP_PORT, targetPort: k8s.IntOrString.fromString('http') },
+    { name: 'grpc', port: GRPC_PORT, targetPort: k8s.IntOrString.fromString('grpc') },
+  ];
+  const labels = standardLabels('loki', p.name, c);
+  const headless = HEADLESS.has(c);
+  const zoneLocal = !headless && c !== LokiComponent.COMPACTOR;
+  new KubeServiceWithTraffic(scope, `${c}-service`, {
+    metadata: { name: serviceName(p, c), namespace: p.metadataNamespace, labels },
+    spec: { clusterIp: headless ? 'None' : undefined, selector: selectorOf(p, c), ports },
+  }, zoneLocal ? spreadTraffic(p) : undefined);
+  if (c === LokiComponent.QUERY_FRONTEND) {
+    new k8s.KubeService(scope, `${c}-headless-service`, {
+      metadata: { name: frontendWorkersService(p), namespace: p.metadataNamespace, labels },
+      spec: { clusterIp: 'None', selector: selectorOf(p, c), ports },
+    });
+  }
 }
 
 /** A budget of one unavailable pod over a component. */
@@ -386,8 +451,8 @@ function gateway(scope: Construct, p: ResolvedLoki): void {
       spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
     });
   }
-  new k8s.KubeService(scope, 'gateway-service', {
+  new KubeServiceWithTraffic(scope, 'gateway-service', {
     metadata: { name, namespace: ns, labels },
     spec: { selector, ports: [{ name: 'http', port: 80, targetPort: k8s.IntOrString.fromString('http') }] },
-  });
+  }, spreadTraffic(p));
 }

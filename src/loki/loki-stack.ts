@@ -1,12 +1,15 @@
 import { ApiObject, Size } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { directLoki } from './direct';
+import { QUERY_INGESTERS_WITHIN } from './config';
+import { directLoki, WORKERS_SERVICE_SUFFIX } from './direct';
 import { LOKI_DIRECT_PROPS, LokiDirectOptions } from './direct-options';
+import { migrationNotice, migrationStep, MigrationStep } from './migration';
+import { migrationRollouts } from './migration-rollouts';
 import { OperatorLokiStack, operatorLokiStack } from './operator';
 import { LOKI_OPERATOR_PROPS, LokiOperatorOptions } from './operator-options';
 import { LokiComponent, LokiOutput, LokiStackSize, OPERATOR_INGESTERS, ResolvedLoki } from './options';
-import { fewestSurvivingIngesters, fewestZonesWithIngesters, writeSurvival } from './replication';
+import { fewestSurvivingIngesters, writeSurvival } from './replication';
 import { IngesterRollout, ingesterRollout } from './rollout';
 import { containerResources } from '../kubernetes/container-resources';
 import { MAX_STATEFULSET_NAME, NAME_MAX } from '../kubernetes/kubernetes-names';
@@ -17,6 +20,7 @@ import { zoneSlugs } from '../kubernetes/zone-slug';
 import { invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
 import { addWarning } from '../shared/warnings';
+import { fewestZonesWithPods } from '../topology/spread';
 import { majorityOf } from '../topology/survival';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
@@ -126,7 +130,10 @@ export class ZoneAwareLokiStack extends Construct {
     const rendered = directLoki(this, p);
     this.ingesters = rendered.ingesters;
     this.configMap = rendered.configMap;
-    ingesterRollout(this, p, rendered.ingesters, { mode: direct.ingesterRollout ?? IngesterRollout.AUTO, controller: direct.controller });
+    const rollout = { mode: direct.ingesterRollout ?? IngesterRollout.AUTO, controller: direct.controller };
+    const ingesters = ingesterRollout(this, p, rendered.ingesters, rollout);
+    if (p.migrationByController) migrationRollouts(this, p, rendered.deployments, ingesters!, direct.controller!, QUERY_INGESTERS_WITHIN);
+    if (p.migration !== undefined) addWarning(this, migrationNotice(p.migration, QUERY_INGESTERS_WITHIN, p.migrationByController === true));
   }
 }
 
@@ -143,6 +150,8 @@ function resolveDirect(scope: Construct, props: ZoneAwareLokiStackProps, direct:
     throw invalidProp(where, 'direct.gatewayImage', direct.gatewayImage, 'only applies with direct.gateway: true');
   }
   const ingesterStorage = direct.ingesterStorage ?? { size: Size.gibibytes(10) };
+  const migration = direct.zoneAwarenessMigration
+    && migrationStep(where, direct.zoneAwarenessMigration, zoneSource, QUERY_INGESTERS_WITHIN, Date.now());
   return {
     ...common,
     name: baseName(scope, common, props.name, LokiOutput.DIRECT, zoneSource),
@@ -162,6 +171,8 @@ function resolveDirect(scope: Construct, props: ZoneAwareLokiStackProps, direct:
     resources: direct.resources ?? containerResources('100m', '256Mi', '512Mi'),
     ingesterResources: direct.ingesterResources ?? containerResources('500m', '1Gi', '2Gi'),
     networkPolicy: direct.networkPolicy,
+    migration,
+    migrationByController: migration === MigrationStep.WRITE_PATH && direct.controller !== undefined,
   };
 }
 
@@ -216,7 +227,7 @@ function checkOperatorIngesters(
   const zones = topology.zones;
   const sized = OPERATOR_INGESTERS[size];
   const ingesters = given ?? fewestSurvivingIngesters(replicationFactor, zones, maxSkew, sized) ?? sized;
-  const covered = fewestZonesWithIngesters(ingesters, zones.length, maxSkew);
+  const covered = fewestZonesWithPods(ingesters, zones.length, maxSkew);
   const verdict = writeSurvival(replicationFactor, zones, covered);
   if (!verdict.survives) {
     const layout = given === undefined
@@ -237,7 +248,7 @@ function checkDirectIngesters(
 ): number {
   const zones = topology.zones;
   const ingesters = perZone * zones.length;
-  const covered = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? zones.length : fewestZonesWithIngesters(ingesters, zones.length, maxSkew);
+  const covered = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? zones.length : fewestZonesWithPods(ingesters, zones.length, maxSkew);
   const verdict = writeSurvival(replicationFactor, zones, covered);
   if (!verdict.survives) {
     throw invalidProp(where, 'replicationFactor', replicationFactor,
@@ -272,6 +283,6 @@ function nameRoom(output: LokiOutput, source: ZoneSource, slugs: string[]): numb
   const longestSlug = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? Math.max(...slugs.map((s) => s.length + 1)) : 0;
   return Math.min(
     MAX_STATEFULSET_NAME - `-${LokiComponent.INGESTER}`.length - longestSlug,
-    NAME_MAX - `-${LokiComponent.QUERY_FRONTEND}`.length, // the longest Service name
+    NAME_MAX - `-${LokiComponent.QUERY_FRONTEND}${WORKERS_SERVICE_SUFFIX}`.length, // the longest Service name
   );
 }

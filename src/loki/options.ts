@@ -1,4 +1,5 @@
 import { k8s } from 'cdk8s-plus-28';
+import { MigrationStep } from './migration';
 import { NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
@@ -145,4 +146,11 @@ export interface ResolvedLoki {
   readonly resources: k8s.ResourceRequirements;
   readonly ingesterResources: k8s.ResourceRequirements;
   readonly networkPolicy?: NetworkPolicyOptions;
+  /** The step of a migration to zone awareness; unset: none (every component zone-aware). */
+  readonly migration?: MigrationStep;
+  /**
+   * Step 2 of a migration, with a controller: it rolls the distributors, then the queriers and rulers a lookback
+   * later, to their zone-aware templates (migration-rollouts.ts).
+   */
+  readonly migrationByController?: boolean;
 }

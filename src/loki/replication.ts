@@ -1,19 +1,10 @@
+import { fewestZonesWithPods } from '../topology/spread';
 import { ringWriteSurvival, SurvivalVerdict } from '../topology/survival';
 
 /**
  * Whether Loki keeps taking writes with a zone down (pure): which zones hold ingesters for a spread, judged by
  * the ring's rule (ringWriteSurvival).
  */
-
-/**
- * The fewest zones that hold an ingester when `ingesters` pods are spread over `zones` zones by a hard zone
- * spread of `maxSkew` (DoNotSchedule). A zone may stay empty while every other zone holds at most maxSkew
- * (the skew to an empty zone); once there are more ingesters than that allows, every zone holds one.
- */
-export function fewestZonesWithIngesters(ingesters: number, zones: number, maxSkew: number): number {
-  if (ingesters > (zones - 1) * maxSkew) return zones;
-  return Math.ceil(ingesters / maxSkew);
-}
 
 /** The verdict on Loki's writes losing one zone when `zonesWithIngesters` of `zones` hold ingesters. */
 export function writeSurvival(replicationFactor: number, zones: readonly string[], zonesWithIngesters: number): SurvivalVerdict {
@@ -28,7 +19,7 @@ export function fewestSurvivingIngesters(replicationFactor: number, zones: reado
   // Beyond (zones - 1) * maxSkew every zone holds an ingester: more ingesters change nothing.
   const enough = (zones.length - 1) * maxSkew + 1;
   for (let n = Math.max(from, 1); n <= Math.max(from, enough); n++) {
-    if (writeSurvival(replicationFactor, zones, fewestZonesWithIngesters(n, zones.length, maxSkew)).survives) return n;
+    if (writeSurvival(replicationFactor, zones, fewestZonesWithPods(n, zones.length, maxSkew)).survives) return n;
   }
   return undefined;
 }

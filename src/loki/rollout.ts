@@ -9,6 +9,7 @@ import { ApiObject, JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { HTTP_PORT, selectorOf } from './direct';
+import { MigrationStep } from './migration';
 import { LokiComponent, ResolvedLoki } from './options';
 import { docsUrl } from '../contract/docs';
 import { emitNetworkPolicy } from '../kubernetes/network-policy';
@@ -25,8 +26,9 @@ export enum IngesterRollout {
   /** ZONE_AWARE when the stack names a `controller`, else PARTITIONED with a synth warning. */
   AUTO = 'auto',
   /**
-   * One ZoneAwareUpdate rolls every ingester StatefulSet (OnDelete) as a group: zone after zone, never two
-   * zones at once, each pod Ready and answering Loki's `/ready` (ACTIVE in the ring) before the next batch.
+   * One ZoneAwareUpdate rolls every ingester StatefulSet (OnDelete) as a group, a whole zone per wave: zone
+   * after zone, never two zones at once, every ingester of the zone Ready and answering Loki's `/ready` (ACTIVE
+   * in the ring) before the next zone.
    * Needs the stack's `controller`, running `zoneAwareUpdate`.
    */
   ZONE_AWARE = 'zone-aware',
@@ -49,18 +51,20 @@ export interface IngesterRolloutOptions {
  * controller to their /ready) when a controller rolls them; else they keep the partitioned RollingUpdate
  * directLoki gives them.
  */
-export function ingesterRollout(scope: Construct, p: ResolvedLoki, ingesters: readonly k8s.KubeStatefulSet[], options: IngesterRolloutOptions): void {
+export function ingesterRollout(
+  scope: Construct, p: ResolvedLoki, ingesters: readonly k8s.KubeStatefulSet[], options: IngesterRolloutOptions,
+): ZoneAwareUpdate | undefined {
   if (options.mode === IngesterRollout.PARTITIONED && options.controller !== undefined) {
     throw invalidProp(p.where, 'direct.controller', describeController(options.controller),
       'names the controller that rolls the ingesters, but direct.ingesterRollout is IngesterRollout.PARTITIONED (no controller rolls them): drop one of the two');
   }
-  if (options.mode === IngesterRollout.PARTITIONED) return;
+  if (options.mode === IngesterRollout.PARTITIONED) return undefined;
   const controller = options.controller;
   if (options.mode === IngesterRollout.AUTO && controller === undefined) {
     addWarning(scope, 'no controller: the ingester StatefulSets use a partitioned RollingUpdate, ' +
       `so a change reaches no ingester until you lower each zone's partition in turn (${docsUrl('loki.md', 'Rolling out a change')}). ` +
       'Name a ZoneController with zoneAwareUpdate: true in direct.controller to roll them zone by zone, or set direct.ingesterRollout: IngesterRollout.PARTITIONED');
-    return;
+    return undefined;
   }
   if (controller === undefined || !controller.reconcilers.includes(ZONE_AWARE_UPDATE_FEATURE.reconciler)) {
     throw invalidProp(p.where, 'direct.controller', controller && describeController(controller),
@@ -68,13 +72,15 @@ export function ingesterRollout(scope: Construct, p: ResolvedLoki, ingesters: re
       `without it ${ZONE_AWARE_UPDATE_FEATURE.without}`);
   }
   for (const sts of ingesters) ApiObject.of(sts).addJsonPatch(JsonPatch.replace('/spec/updateStrategy', { type: 'OnDelete' }));
-  new ZoneAwareUpdate(scope, 'ingester-rollout', {
+  const rollout = new ZoneAwareUpdate(scope, 'ingester-rollout', {
     controller,
     name: `${p.name}-ingester`,
     namespace: p.metadataNamespace,
     target: RolloutTarget.statefulSetGroupNames(ingesters.map((s) => s.name)),
-    // A whole zone may be down (the others hold every stream); the ramp still starts with one pod.
-    maxUnavailable: p.ingesterReplicasPerZone,
+    // A zone per wave: the layout survives a zone down (checked at synth), and a batch never spans two zones. Not
+    // while migrating to zone awareness: the replicas written before may all sit in one zone, so one pod at a time.
+    maxUnavailable: p.migration !== undefined && p.migration < MigrationStep.READ_PATH ? 1 : '100%',
+    exponentialFactor: 0,
     readyCheck: { path: '/ready', port: HTTP_PORT },
   });
   // The controller asks each ingester's /ready.
@@ -85,4 +91,5 @@ export function ingesterRollout(scope: Construct, p: ResolvedLoki, ingesters: re
     podSelector: selectorOf(p, LokiComponent.INGESTER),
     ingress: [{ ports: ['http'], from: [controllerPeer(controller)] }],
   });
+  return rollout;
 }

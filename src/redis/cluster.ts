@@ -16,6 +16,7 @@ import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
 import { derivedName, resolveNamespace } from '../kubernetes/object-names';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
 import { sizeQuantity } from '../kubernetes/quantity';
+import { KubeServiceWithTraffic } from '../kubernetes/service';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { zoneSlugs } from '../kubernetes/zone-slug';
 import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
@@ -24,6 +25,8 @@ import { invalidProp } from '../shared/errors';
 import { checkProps, INT32_MAX } from '../shared/props';
 import { requiredZoneAffinity } from '../topology/affinity';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
+import { zoneLocalTraffic } from '../topology/zone-local-traffic';
+import { ZoneTopology } from '../topology/zone-topology';
 import { controllerPeer, IZoneController } from '../zone-controller/controller-reference';
 import { REDIS_MANAGER_FEATURE } from '../zone-controller/features';
 import { guardsEvictionsIn, serveWith } from '../zone-controller/requirements';
@@ -125,7 +128,7 @@ export class ZonalRedisCluster extends Construct {
       metadata: { name: this.layoutConfigMapName, namespace, labels: labels('layout') },
       data: layoutData,
     });
-    const headless = this.services(name, namespace, labels, selector);
+    const headless = this.services(name, namespace, labels, selector, props.topology);
     this.serviceName = name;
 
     const hash = configHash(conf);
@@ -164,6 +167,7 @@ export class ZonalRedisCluster extends Construct {
   /** The headless Service that names the pods (and carries the cluster bus), and the client Service; returns the first's name. */
   private services(
     name: string, namespace: string | undefined, labels: (component: string) => { [key: string]: string }, selector: { [key: string]: string },
+    topology: ZoneTopology,
   ): string {
     const headless = new k8s.KubeService(this, 'nodes', {
       metadata: { name: `${name}-nodes`, namespace, labels: labels('node') },
@@ -177,10 +181,11 @@ export class ZonalRedisCluster extends Construct {
         ],
       },
     });
-    new k8s.KubeService(this, 'client', {
+    // A client's first connection (before the cluster's redirects) stays in its zone.
+    new KubeServiceWithTraffic(this, 'client', {
       metadata: { name, namespace, labels: labels('client') },
       spec: { selector, ports: [{ name: 'redis', port: REDIS_PORT, targetPort: k8s.IntOrString.fromString('redis') }] },
-    });
+    }, zoneLocalTraffic(topology, topology.zones.filter((z) => this.layout.nodesInZone(z).length > 0).length));
     return headless.name;
   }
 

@@ -258,3 +258,14 @@ export function checkSelector(where: string, target: SpreadTarget): void {
   }
 }
 
+
+/**
+ * The fewest zones that hold a pod when `pods` pods are spread over `zones` zones by a hard zone spread of `maxSkew`
+ * (DoNotSchedule, minDomains the zone count, as `zoneSpreadConstraint` writes it). A zone may stay empty while every
+ * other zone holds at most maxSkew (the skew to an empty zone); once there are more pods than that allows, every
+ * zone holds one.
+ */
+export function fewestZonesWithPods(pods: number, zones: number, maxSkew: number): number {
+  if (pods > (zones - 1) * maxSkew) return zones;
+  return Math.ceil(pods / maxSkew);
+}

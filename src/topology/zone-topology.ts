@@ -1,7 +1,7 @@
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { labelValueProblem } from '../kubernetes/kubernetes-names';
 import { KubeProps } from '../kubernetes/kubernetes-props';
-import { hasPodTopologyLabels, KubernetesRelease, parseKubernetesVersion } from '../kubernetes/kubernetes-version';
+import { hasPodTopologyLabels, KubernetesRelease, parseKubernetesVersion, zoneLocalTrafficDistribution } from '../kubernetes/kubernetes-version';
 import { zoneSlug } from '../kubernetes/zone-slug';
 import { invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
@@ -49,9 +49,10 @@ export interface ZoneTopologyProps {
   /**
    * The cluster's Kubernetes version, e.g. '1.35'. From 1.35 on, Kubernetes copies a node's
    * topology.kubernetes.io/zone label onto every pod bound to it (KEP-4742, beta and on by default): what tells
-   * the constructs whether a pod can read its zone from its own labels (see `podsCarryZoneLabel`).
+   * the constructs whether a pod can read its zone from its own labels (see `podsCarryZoneLabel`). From 1.31 on,
+   * Services can keep clients' traffic in their zone (see `zoneLocalTrafficDistribution`).
    *
-   * @default - unknown: constructs do not rely on pods carrying their zone label
+   * @default - unknown: constructs do not rely on pods carrying their zone label, and set no trafficDistribution
    */
   readonly kubernetesVersion?: string;
 }
@@ -90,6 +91,12 @@ export class ZoneTopology {
    * the constructs ask how a pod can learn its zone without a controller or a per-zone workload.
    */
   public readonly podsCarryZoneLabel: boolean;
+  /**
+   * The Service `trafficDistribution` that keeps a client's traffic in its zone on this cluster: `PreferSameZone`
+   * from Kubernetes 1.34, `PreferClose` (its older name) on 1.31 to 1.33; undefined when the version is older or
+   * not given. The library's Services set it where every zone is sure to hold one of their pods.
+   */
+  public readonly zoneLocalTrafficDistribution?: string;
   /** @internal the parsed version, for messages */
   public readonly _release?: KubernetesRelease;
 
@@ -131,6 +138,9 @@ export class ZoneTopology {
     this.kubernetesVersion = props.kubernetesVersion;
     this._release = props.kubernetesVersion === undefined ? undefined : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
     this.podsCarryZoneLabel = this.topologyKey === WELL_KNOWN_ZONE_KEY && this._release !== undefined && hasPodTopologyLabels(this._release);
+    // The EndpointSlice controller reads an endpoint's zone from topology.kubernetes.io/zone only.
+    this.zoneLocalTrafficDistribution = this.topologyKey === WELL_KNOWN_ZONE_KEY && this._release !== undefined
+      ? zoneLocalTrafficDistribution(this._release) : undefined;
   }
 
   /** The number of zones. */

@@ -70,8 +70,12 @@ test('the direct output, over its props, keeps to the reference', () => {
       gateway: fc.boolean(),
       zoneSource: fc.constantFrom('perZone', 'labels', 'controller'),
       ingesterReplicasPerZone: fc.integer({ min: 1, max: 3 }),
+      // a migration to zone awareness in its first phase writes a second configuration (the read path's)
+      migrating: fc.boolean(),
     }),
     (p) => {
+      // a migration keeps the running ingesters: it needs a zone source that tells one StatefulSet's pods their zones
+      const migrating = p.migrating && p.zoneSource !== 'perZone';
       const chart = new Chart(Testing.app(), 'c', { disableResourceNameHashes: true });
       // One controller (it rolls the ingesters out): the app as the docs lay it out, without warnings.
       const controller = new ZoneController(chart, 'zones', { workloadNamespaces: ['logs'], zoneAwareUpdate: true });
@@ -89,12 +93,13 @@ test('the direct output, over its props, keeps to the reference', () => {
           objectStorage: p.s3,
           ruler: p.ruler,
           gateway: p.gateway,
+          zoneAwarenessMigration: migrating ? {} : undefined,
         },
       });
       const objects = Testing.synth(chart);
       const configs = lokiConfigs(objects);
-      expect(configs).toHaveLength(1);
-      expect(referenceViolations(configs[0])).toEqual([]);
+      expect(configs).toHaveLength(migrating ? 2 : 1);
+      for (const config of configs) expect(referenceViolations(config)).toEqual([]);
       expect(lokiArgs(objects).flatMap((c) => flagViolations(c.args).map((v) => `${c.where}: ${v}`))).toEqual([]);
       expect(expansionViolations(objects)).toEqual([]);
     },
@@ -133,6 +138,7 @@ test('the configuration builder, over every input, keeps to the reference', () =
       compactorAddress: optional(fc.constant('http://loki-compactor:3100')),
       indexGatewayAddress: optional(fc.constant('dns:///loki-index-gateway:9095')),
       heartbeat: optional(fc.record({ periodSeconds: seconds, timeoutSeconds: seconds })),
+      queryIngestersWithin: optional(fc.constantFrom('3h', '2m30s', '150s')),
     }),
     (input: LokiConfigInput) => {
       expect(referenceViolations(parse(renderLokiConfig(lokiConfig(input))))).toEqual([]);

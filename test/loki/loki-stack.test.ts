@@ -1,12 +1,18 @@
 import { Chart, Size, Testing } from 'cdk8s';
 import * as fc from 'fast-check';
+import { parse } from 'yaml';
 import {
   IngesterRollout, LokiComponent, LokiDirectOptions, LokiObjectStorageType, LokiOperatorOptions, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack,
-  ZoneAwareLokiStackProps, ZoneController, ZoneSource, ZoneTopology,
+  ZoneAwareLokiStackProps, ZoneController, ZoneInventory, ZoneReport, ZoneSource, ZoneTopology,
 } from '../../src';
+import { ZONE_LOCAL_TRAFFIC_GAP } from '../../src/check/zone-local-traffic';
+import { ZONE_LABEL } from '../../src/contract/labels';
 import { OPERATOR_INGESTERS } from '../../src/loki/options';
-import { fewestZonesWithIngesters, writeSurvival } from '../../src/loki/replication';
+import { writeSurvival } from '../../src/loki/replication';
+import { scaleMaxUnavailable } from '../../src/rollout/max-unavailable';
+import { planUpdate, RolloutPod, RolloutState } from '../../src/rollout/update-plan';
 import { warningsOf } from '../../src/shared/warnings';
+import { fewestZonesWithPods } from '../../src/topology/spread';
 import { zoneWiring } from '../../src/zone-source/zone-source';
 import { only, synth, testChart } from '../util';
 
@@ -134,6 +140,45 @@ describe('direct output', () => {
     expect(config).toContain('bucketnames: logs');
   });
 
+  describe('Services keep clients in their zone', () => {
+    const traffic = (m: any[]) => Object.fromEntries(m.filter((o) => o.kind === 'Service').map((o) => [o.metadata.name, o.spec.trafficDistribution]));
+    const ZONE_LOCAL = ['loki-distributor', 'loki-gateway', 'loki-querier', 'loki-query-frontend', 'loki-ruler'];
+
+    test.each([['1.35', 'PreferSameZone'], ['1.34.2', 'PreferSameZone'], ['v1.33.0', 'PreferClose'], ['1.31', 'PreferClose']])(
+      'on Kubernetes %s: %s on the Services clients and components call through a cluster IP, nothing on the headless ones or the compactor\'s',
+      (kubernetesVersion, value) => {
+        const m = direct({ topology: new ZoneTopology({ zones: topology.zones, kubernetesVersion }), ruler: true, gateway: true }).manifests;
+        const byName = traffic(m);
+        expect(Object.keys(byName).sort()).toEqual([...ZONE_LOCAL, 'loki-compactor', 'loki-index-gateway', 'loki-ingester', 'loki-memberlist', 'loki-query-frontend-headless'].sort());
+        for (const [name, v] of Object.entries(byName)) expect([name, v]).toEqual([name, ZONE_LOCAL.includes(name) ? value : undefined]);
+        for (const o of m.filter((x) => x.kind === 'Service' && x.spec.trafficDistribution)) expect(o.spec.clusterIP).toBeUndefined();
+      });
+
+    test('the queriers\' workers reach every frontend through the headless Service', () => {
+      const m = direct().manifests;
+      expect(only(m, 'Service', 'loki-query-frontend-headless').spec).toMatchObject({ clusterIP: 'None', selector: only(m, 'Service', 'loki-query-frontend').spec.selector });
+      expect(only(m, 'ConfigMap', 'loki-config').data['config.yaml']).toContain('frontend_address: loki-query-frontend-headless:9095');
+    });
+
+    test('none on an older or unknown version, a custom zone key (the EndpointSlice controller reads topology.kubernetes.io/zone), or too few replicas for every zone', () => {
+      for (const t of [topology, new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.30' }),
+        new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.35', topologyKey: 'example.com/zone' })]) {
+        expect(Object.values(traffic(direct({ topology: t, gateway: true }).manifests)).filter((v) => v !== undefined)).toEqual([]);
+      }
+      // 2 replicas over 3 zones leave a zone without one; 5 with maxSkew 2 reach every zone, 4 do not
+      expect(Object.values(traffic(direct({ topology: at135, replicas: 2, gateway: true }).manifests)).filter((v) => v !== undefined)).toEqual([]);
+      expect(traffic(direct({ topology: at135, replicas: 5, maxSkew: 2 }).manifests)['loki-distributor']).toBe('PreferSameZone');
+      expect(traffic(direct({ topology: at135, replicas: 4, maxSkew: 2 }).manifests)['loki-distributor']).toBeUndefined();
+    });
+
+    test('the zone check finds no zone without an endpoint behind any of them', () => {
+      const m = direct({ topology: at135, ruler: true, gateway: true }).manifests;
+      const report = ZoneReport.analyze(m, ZoneInventory.equalNodes(topology.zones, 3));
+      expect(report.data.findings.filter((f) => f.rule === ZONE_LOCAL_TRAFFIC_GAP)).toEqual([]);
+      expect(Object.values(traffic(m)).filter((v) => v !== undefined)).toHaveLength(ZONE_LOCAL.length);
+    });
+  });
+
   test('every component in microservices mode; ruler and gateway only when asked', () => {
     const names = (m: any[]) => m.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet').map((o) => o.metadata.name).sort();
     expect(names(direct().manifests)).toEqual([
@@ -252,6 +297,103 @@ describe('direct output', () => {
     const { manifests, warnings } = direct({ objectStorage: undefined, ingesterRollout: IngesterRollout.PARTITIONED });
     expect(only(manifests, 'ConfigMap', 'loki-config').data['config.yaml']).toContain('chunks_directory: /var/loki/storage/chunks');
     expect(warnings).toEqual([expect.stringMatching(/no direct.objectStorage: .* only for tests/)]);
+  });
+});
+
+describe('moving a running Loki to zone awareness (direct.zoneAwarenessMigration)', () => {
+  const HOUR = 3_600_000;
+  const ago = (ms: number) => new Date(Date.now() - ms).toISOString().replace(/\.\d+Z$/, 'Z');
+  const labels = { zoneSource: ZoneSource.podTopologyLabels(), topology: at135, ruler: true };
+  const rolling = new ZoneController(testChart(), 'zones', { image: 'ghcr.io/example/cdk8s-zones-controller:0.1.0', zoneAwareUpdate: true, workloadNamespaces: ['logs'] });
+  const configOf = (m: any[], name: string) => parse(only(m, 'ConfigMap', name).data['config.yaml']);
+  const mounted = (m: any[], workload: string) => (m.find((o) => o.metadata.name === workload && o.spec?.template)).spec.template.spec.volumes
+    .find((v: any) => v.name === 'config').configMap.name;
+  const zoneAware = (m: any[]) => Object.fromEntries(['loki-ingester', 'loki-distributor', 'loki-querier', 'loki-ruler', 'loki-query-frontend', 'loki-index-gateway', 'loki-compactor']
+    .map((w) => [w, configOf(m, mounted(m, w)).common.ring.zone_awareness_enabled]));
+  const step = (migration: any) => direct({ ...labels, controller: rolling, zoneAwarenessMigration: migration });
+
+  test('step 1: the ingesters read the zone-aware configuration; the distributors, queriers and rulers one without zone awareness, otherwise the same', () => {
+    const { manifests, warnings } = direct({ ...labels, zoneAwarenessMigration: {} });
+    expect(zoneAware(manifests)).toEqual({
+      'loki-ingester': true,
+      'loki-distributor': false,
+      'loki-querier': false,
+      'loki-ruler': false,
+      'loki-query-frontend': true,
+      'loki-index-gateway': true,
+      'loki-compactor': true,
+    });
+    const before = configOf(manifests, 'loki-config-before-zones');
+    expect({ ...before, common: { ...before.common, ring: { ...before.common.ring, zone_awareness_enabled: true } } }).toEqual(configOf(manifests, 'loki-config'));
+    expect(configOf(manifests, 'loki-config').querier).toEqual({ query_ingesters_within: '3h' });
+    expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/step 1 of 3: the ingesters restart with their zones.*ingestersRolledOutAt/)]));
+    // Kubernetes' RollingUpdate defaults written out, so that step 2's apply may make them Recreate (it removes what it set)
+    for (const name of ['loki-distributor', 'loki-querier', 'loki-ruler']) {
+      expect([name, only(manifests, 'Deployment', name).spec.strategy]).toEqual([name, { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } }]);
+    }
+    expect(only(manifests, 'Deployment', 'loki-query-frontend').spec.strategy).toBeUndefined();
+  });
+
+  test('step 2: the distributors too; the ingesters unchanged (nothing restarts them again)', () => {
+    const one = step({}).manifests;
+    const { manifests, warnings } = direct({ ...labels, zoneAwarenessMigration: { ingestersRolledOutAt: ago(60_000) } });
+    expect(zoneAware(manifests)).toMatchObject({ 'loki-ingester': true, 'loki-distributor': true, 'loki-querier': false, 'loki-ruler': false });
+    expect(only(manifests, 'StatefulSet').spec.template).toEqual(only(one, 'StatefulSet').spec.template);
+    expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/step 2 of 3: .*writePathRolledOutAt.*3 hours \(query_ingesters_within\) later/)]));
+  });
+
+  test('step 2 with a controller: it rolls the distributors after the ingesters, then the queriers and rulers 3 hours after the distributors', () => {
+    const { manifests, warnings } = step({ ingestersRolledOutAt: ago(60_000) });
+    const held = ['loki-distributor', 'loki-querier', 'loki-ruler'];
+    for (const name of held) {
+      const d = only(manifests, 'Deployment', name);
+      // paused, so the controller rolls it; its template is the zone-aware one already, its pods keep theirs until then
+      expect([name, d.spec.paused, d.spec.strategy, mounted(manifests, name)]).toEqual([name, true, { type: 'Recreate' }, 'loki-config']);
+    }
+    expect(only(manifests, 'Deployment', 'loki-query-frontend').spec.paused).toBeUndefined();
+    // the configuration the pods rolled in step 1 still read
+    expect(configOf(manifests, 'loki-config-before-zones').common.ring.zone_awareness_enabled).toBe(false);
+    const zaus = Object.fromEntries(manifests.filter((o) => o.kind === 'ZoneAwareUpdate').map((z) => [z.metadata.name, z.spec]));
+    expect(zaus).toEqual({
+      'loki-ingester': expect.objectContaining({ statefulsets: ['loki-ingester'], maxUnavailable: 1 }),
+      'loki-distributor': { deployment: 'loki-distributor', maxUnavailable: 1, exponentialFactor: 0, startAfter: { zoneAwareUpdate: 'loki-ingester' } },
+      'loki-querier': { deployment: 'loki-querier', maxUnavailable: 1, exponentialFactor: 0, startAfter: { zoneAwareUpdate: 'loki-distributor', delaySeconds: 10800 } },
+      'loki-ruler': { deployment: 'loki-ruler', maxUnavailable: 1, exponentialFactor: 0, startAfter: { zoneAwareUpdate: 'loki-distributor', delaySeconds: 10800 } },
+    });
+    expect(warnings).toEqual([expect.stringMatching(/step 2 of 3, carried out by the controller: .*3 hours .*their status says when they start/)]);
+    // without a ruler, no ZoneAwareUpdate for it
+    const noRuler = direct({ ...labels, ruler: false, controller: rolling, zoneAwarenessMigration: { ingestersRolledOutAt: ago(60_000) } }).manifests;
+    expect(noRuler.filter((o) => o.kind === 'ZoneAwareUpdate').map((z) => z.metadata.name)).toEqual(['loki-ingester', 'loki-distributor', 'loki-querier']);
+  });
+
+  test('steps 1 and 2 roll the ingesters one pod at a time (the replicas written before may share a zone); step 3 a zone per wave', () => {
+    for (const m of [{}, { ingestersRolledOutAt: ago(60_000) }]) {
+      expect(only(step(m).manifests, 'ZoneAwareUpdate', 'loki-ingester').spec).toMatchObject({ statefulsets: ['loki-ingester'], maxUnavailable: 1, exponentialFactor: 0 });
+    }
+    expect(only(step({ ingestersRolledOutAt: ago(4 * HOUR), writePathRolledOutAt: ago(3 * HOUR + 60_000) }).manifests, 'ZoneAwareUpdate', 'loki-ingester').spec)
+      .toMatchObject({ maxUnavailable: '100%', exponentialFactor: 0 });
+  });
+
+  test('step 3, once the lookback has passed: exactly the objects of a stack without a migration', () => {
+    const three = step({ ingestersRolledOutAt: ago(4 * HOUR), writePathRolledOutAt: ago(3 * HOUR + 60_000) });
+    expect(three.manifests).toEqual(direct({ ...labels, controller: rolling }).manifests);
+    expect(three.warnings).toEqual([expect.stringMatching(/step 3 of 3.*remove direct.zoneAwarenessMigration/)]);
+  });
+
+  test.each([
+    ['the read path too early', () => ({ ingestersRolledOutAt: ago(2 * HOUR), writePathRolledOutAt: ago(HOUR) }),
+      /writePathRolledOutAt=".*" makes the read path zone-aware too early: not before .*query_ingesters_within 3 hours/],
+    ['a time in the future', () => ({ ingestersRolledOutAt: new Date(Date.now() + HOUR).toISOString() }), /ingestersRolledOutAt=".*" is in the future/],
+    ['the write path before the ingesters', () => ({ ingestersRolledOutAt: ago(4 * HOUR), writePathRolledOutAt: ago(5 * HOUR) }), /must follow direct.zoneAwarenessMigration.ingestersRolledOutAt/],
+    ['the write path without the ingesters', () => ({ writePathRolledOutAt: ago(5 * HOUR) }), /must follow .*ingestersRolledOutAt \(unset\)/],
+    ['not RFC 3339', () => ({ ingestersRolledOutAt: '2026-11-27 10:00' }), /must be an RFC 3339 time/],
+    ['not a time', () => ({ ingestersRolledOutAt: '2026-13-45T99:00:00Z' }), /must be an RFC 3339 time/],
+  ])('refused: %s', (_, migration, message) => {
+    expect(() => direct({ ...labels, zoneAwarenessMigration: migration() })).toThrow(message);
+  });
+
+  test('refused with per-zone StatefulSets: new ingesters would replace the running ones and their data', () => {
+    expect(() => direct({ zoneAwarenessMigration: {} })).toThrow(/direct.zoneAwarenessMigration=.* needs the running ingesters to stay .*ZoneSource.podTopologyLabels/);
   });
 });
 
@@ -399,7 +541,7 @@ describe('write survival (survival math)', () => {
   test('property: the fewest zones holding ingesters is the fewest over every placement the spread allows', () => {
     fc.assert(fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 4 }), (n, zones, skew) => {
       const occupied = placements(n, zones, skew).map((counts) => counts.filter((c) => c > 0).length);
-      expect(fewestZonesWithIngesters(n, zones, skew)).toBe(Math.min(...occupied));
+      expect(fewestZonesWithPods(n, zones, skew)).toBe(Math.min(...occupied));
     }));
   });
 
@@ -434,6 +576,22 @@ describe('direct output: how the ingesters roll out a change', () => {
     return { a, chart, platform };
   }
   const ingesters = (objects: any[]) => objects.filter((o) => o.kind === 'StatefulSet');
+  /** The batches planUpdate deletes for `spec` over the StatefulSets' pods, each replaced by a Ready pod of the new revision. */
+  function wavesOf(spec: any, statefulSets: any[]): string[][] {
+    let pods: RolloutPod[] = statefulSets.flatMap((sts) => Array.from({ length: sts.spec.replicas }, (_, i) => ({
+      name: `${sts.metadata.name}-${i}`, order: i, zone: sts.spec.template.metadata.labels[ZONE_LABEL], revision: 'old', ready: true, terminating: false,
+    })));
+    const maxUnavailable = scaleMaxUnavailable(spec.maxUnavailable, pods.length, 'down');
+    const waves: string[][] = [];
+    let state: RolloutState | undefined;
+    for (;;) {
+      const d = planUpdate({ pods, replicas: pods.length, updateRevision: 'new', maxUnavailable, exponentialFactor: spec.exponentialFactor, state, otherZonesReady: true });
+      if (d.action !== 'delete') return waves;
+      waves.push(d.pods);
+      state = d.state;
+      pods = pods.map((p) => (d.pods.includes(p.name) ? { ...p, revision: 'new' } : p));
+    }
+  }
 
   test('with a ZoneController of the app: OnDelete, one ZoneAwareUpdate over every zone\'s ingesters, /ready checked', () => {
     const { chart, platform } = app({}, { zoneAwareUpdate: true });
@@ -443,10 +601,16 @@ describe('direct output: how the ingesters roll out a change', () => {
     expect(zau.metadata).toMatchObject({ name: 'loki-ingester', namespace: 'logs' });
     expect(zau.spec).toEqual({
       statefulsets: ['loki-ingester-zone-a', 'loki-ingester-zone-b', 'loki-ingester-zone-c'],
-      maxUnavailable: 2,
-      exponentialFactor: 2,
+      maxUnavailable: '100%',
+      exponentialFactor: 0,
       readyCheck: { path: '/ready', port: 3100 },
     });
+    // Planned as the controller plans it: one wave per zone, each the zone's every ingester.
+    expect(wavesOf(zau.spec, ingesters(objects))).toEqual([
+      ['loki-ingester-zone-a-1', 'loki-ingester-zone-a-0'],
+      ['loki-ingester-zone-b-1', 'loki-ingester-zone-b-0'],
+      ['loki-ingester-zone-c-1', 'loki-ingester-zone-c-0'],
+    ]);
     // The ingesters' HTTP port admits the controller's pods (it asks /ready), and only the ingesters'.
     const policy = only(objects, 'NetworkPolicy', 'loki-ingester-rollout');
     const ingesterSelector = ingesters(objects)[0].spec.selector.matchLabels;

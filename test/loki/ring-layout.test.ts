@@ -34,7 +34,7 @@ test('the per-zone StatefulSets: one ingester workload per zone with its replica
     ['ingester', 'eu-1a', 3], ['ingester', 'eu-1b', 3], ['ingester', 'eu-1c', 3], ['ingester', 'eu-1d', 3],
     ['querier', undefined, 4],
   ].sort());
-  for (const w of ring) expect(w.ring).toEqual({ replicationFactor: 3, zoneAwareness: true, minReadyDuration: '0s' });
+  for (const w of ring) expect(w.ring).toEqual({ replicationFactor: 3, zoneAwareness: true, minReadyDuration: '0s', queryIngestersWithin: '3h' });
 });
 
 test.each([3, 5])('replication factor %i reaches every member\'s flags', (factor) => {
@@ -47,7 +47,7 @@ test('the flags of each role', () => {
   const of = (target: string, zone?: string) => cortexFlags(ring.find((w) => w.target === target && w.zone === zone)!);
   const shared = ['-distributor.replication-factor=3', '-distributor.zone-awareness-enabled=true', '-distributor.shard-by-all-labels=true'];
   expect(of('distributor')).toEqual(['-target=distributor', ...shared]);
-  expect(of('querier')).toEqual(['-target=querier,store-gateway', ...shared]);
+  expect(of('querier')).toEqual(['-target=querier,store-gateway', ...shared, '-querier.query-ingesters-within=3h']);
   expect(of('ingester', 'zone-b')).toEqual(['-target=ingester', ...shared, '-ingester.availability-zone=zone-b', '-ingester.min-ready-duration=0s']);
 });
 
@@ -92,9 +92,12 @@ describe('read from the configuration each workload mounts', () => {
   });
 });
 
-test('an ingester whose zone is known only at run time is refused, naming it', () => {
-  expect(() => lokiRing(objects({ zoneSource: ZoneSource.podTopologyLabels() })))
-    .toThrow(`logs-ingester: the ingester's zone is not in its arguments (${ZONE_FLAG})`);
+test('an ingester whose zone is known only at run time is refused, naming it, unless told where the scheduler puts each pod', () => {
+  const labels = objects({ zoneSource: ZoneSource.podTopologyLabels(), perZone: 2 });
+  expect(() => lokiRing(labels)).toThrow(`logs-ingester: the ingester's zone is not in its arguments (${ZONE_FLAG})`);
+  const ingester = lokiRing(labels, ['zone-a', 'zone-b', 'zone-c']).find((w) => w.target === 'ingester')!;
+  expect(ingester).toMatchObject({ name: 'logs-ingester', replicas: 6, ordinalZones: ['zone-a', 'zone-b', 'zone-c', 'zone-a', 'zone-b', 'zone-c'] });
+  expect(ingester.zone).toBeUndefined();
 });
 
 test('a workload whose configuration is not in a ConfigMap it mounts is refused', () => {

@@ -39,6 +39,13 @@ describe('ZonalRedisCluster', () => {
     expect(manifests.find((m) => m.metadata.name === 'redis-nodes').spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
   });
 
+  test('the client Service keeps a client in its zone when the cluster supports it (every zone holds nodes); the headless one never', () => {
+    const traffic = (t: ZoneTopology) => synth({ topology: t }).filter((m) => m.kind === 'Service').map((m) => [m.metadata.name, m.spec.trafficDistribution]);
+    expect(traffic(new ZoneTopology({ zones: ['a', 'b', 'c'], kubernetesVersion: '1.35' }))).toEqual([['redis-nodes', undefined], ['redis', 'PreferSameZone']]);
+    expect(traffic(new ZoneTopology({ zones: ['a', 'b', 'c'], kubernetesVersion: '1.32' }))).toEqual([['redis-nodes', undefined], ['redis', 'PreferClose']]);
+    expect(traffic(topology)).toEqual([['redis-nodes', undefined], ['redis', undefined]]);
+  });
+
   test('redis.conf: cluster mode, append-only, the node timeout and full coverage as given', () => {
     const conf = manifests[0].data['redis.conf'];
     expect(conf).toMatch(/^cluster-enabled yes$/m);

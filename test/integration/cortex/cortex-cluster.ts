@@ -4,14 +4,15 @@
  * workloads (`<workload>-<ordinal>`, in the workload's zone), and one querier, each started with the flags
  * ring-layout.ts translates from the Loki objects, joined in one memberlist ring, blocks on a filesystem store
  * in a temporary folder. Only the ring is under test: the distributor and querier Deployments' replicas are
- * stateless copies of one, and queries read the ingesters alone (the store only for data older than 12 h).
+ * stateless copies of one (`copies` of each), and queries read the ingesters (the store holds a block only after
+ * 2 h, unless a test paces Cortex faster: `extraFlags`).
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { remoteWriteBody, Series } from './remote-write';
-import { cortexFlags, RingWorkload } from './ring-layout';
+import { cortexFlags, RingTarget, RingWorkload } from './ring-layout';
 import { freePort, stopWhenOrphaned, waitFor } from '../processes';
 import { programPath } from '../programs';
 
@@ -38,6 +39,17 @@ function baseFlags(dir: string, listen: string, ports: Ports, join: string[]): s
 
 export interface Ports { readonly http: number; readonly grpc: number; readonly memberlist: number }
 
+/** Where and how a process runs, besides its ring role: what a restart keeps. */
+export interface CortexPlace {
+  readonly home: string;
+  readonly store: string;
+  readonly listen: string;
+  readonly ports: Ports;
+  readonly join: readonly string[];
+  /** Flags after the translated ones, e.g. a test's pacing (later flags win). */
+  readonly extra: readonly string[];
+}
+
 /** One Cortex process. */
 export class CortexProcess {
   public exited = false;
@@ -48,6 +60,7 @@ export class CortexProcess {
     public readonly url: string,
     public readonly child: ChildProcess,
     public readonly logFile: string,
+    public readonly place: CortexPlace,
   ) {
     child.once('exit', () => { this.exited = true; });
   }
@@ -77,6 +90,7 @@ export class CortexProcess {
 /** Starts Cortex as `member` (its translated flags, then the process's own addresses) with its home in `home`. */
 export function startCortex(
   member: Pick<RingWorkload, 'target' | 'zone' | 'ring'>, name: string, home: string, store: string, listen: string, ports: Ports, join: string[],
+  extra: readonly string[] = [], runsIn = member.zone,
 ): CortexProcess {
   fs.mkdirSync(home, { recursive: true });
   const args = [...baseFlags(store, listen, ports, join), ...cortexFlags(member)];
@@ -88,18 +102,27 @@ export function startCortex(
     );
   }
   if (member.target === 'querier') {
-    // The querier's store gateway runs in the same process; the store holds nothing a test asks for.
+    // The querier's store gateway runs in the same process, asked for every query (query-store-after 0).
     args.push(`-querier.store-gateway-addresses=${listen}:${ports.grpc}`, '-store-gateway.sharding-enabled=false',
-      '-querier.query-store-after=12h', `-blocks-storage.bucket-store.sync-dir=${path.join(home, 'sync')}`,
+      `-blocks-storage.bucket-store.sync-dir=${path.join(home, 'sync')}`,
       // Its own folder for the active-query log (default: ./active-query-tracker in the working directory).
       `-querier.active-query-tracker-dir=${path.join(home, 'active-query-tracker')}`);
   }
+  args.push(...extra);
   const logFile = path.join(home, 'cortex.log');
   const log = fs.openSync(logFile, 'a');
   const child = spawn(programPath('cortex'), args, { stdio: ['ignore', log, log] });
   fs.closeSync(log);
   stopWhenOrphaned(child.pid!);
-  return new CortexProcess(name, member.target, member.zone, `http://${listen}:${ports.http}`, child, logFile);
+  return new CortexProcess(name, member.target, runsIn, `http://${listen}:${ports.http}`, child, logFile, { home, store, listen, ports, join, extra });
+}
+
+/** Resolves once the process answers /ready; throws with its log if it exits or takes 2 minutes. */
+export async function waitUntilReady(p: CortexProcess): Promise<void> {
+  await waitFor(`${p.name} to be ready (log: ${p.logFile})`, 120_000, async () => {
+    const res = await fetch(`${p.url}/ready`).catch(() => undefined);
+    return res?.ok ? true : undefined;
+  }, () => (p.exited ? `exited with code ${p.child.exitCode}: ${p.log().slice(-2000)}` : undefined));
 }
 
 /** A ring member as the ring's JSON page lists it (its tokens counted). */
@@ -157,20 +180,34 @@ export async function samples(querierUrl: string, selector: string, window = '1h
   return result.flatMap((r) => r.values.map((v) => `${r.metric.series ?? ''} ${v[1]}`)).sort();
 }
 
-/** A cluster of one distributor, the layout's ingesters and one querier. */
+/** How a cluster runs besides its layout. */
+export interface CortexClusterOptions {
+  /** Distributors and queriers, each (a Deployment's replicas, restarted one at a time). @default 1 */
+  readonly copies?: number;
+  /** Flags a test adds per target after the translated ones (its pacing, not the layout's). */
+  readonly extraFlags?: (target: RingTarget) => string[];
+  /** The ingesters register no zone (a ring from before zones); `CortexProcess.zone` still says where each runs. */
+  readonly zonelessIngesters?: boolean;
+}
+
+/** A cluster of distributors, the layout's ingesters and queriers. */
 export class CortexCluster {
-  public static async start(layout: RingWorkload[]): Promise<CortexCluster> {
+  public static async start(layout: RingWorkload[], options: CortexClusterOptions = {}): Promise<CortexCluster> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cortex-ring-'));
     const one = (target: string) => {
       const w = layout.find((m) => m.target === target);
       if (!w) throw new Error(`the layout has no ${target}`);
       return w;
     };
+    const copies = (target: RingTarget) => Array.from({ length: options.copies ?? 1 }, (_, i) => ({ name: i === 0 ? target : `${target}-${i}`, member: one(target) }));
     const members = [
-      { name: 'distributor', member: one('distributor') },
+      ...copies('distributor'),
       ...layout.filter((w) => w.target === 'ingester')
-        .flatMap((w) => Array.from({ length: w.replicas }, (_, i) => ({ name: `${w.name}-${i}`, member: w }))),
-      { name: 'querier', member: one('querier') },
+        .flatMap((w) => Array.from({ length: w.replicas }, (_, i) => {
+          const runsIn = w.zone ?? w.ordinalZones?.[i];
+          return { name: `${w.name}-${i}`, runsIn, member: { ...w, zone: options.zonelessIngesters ? undefined : runsIn } };
+        })),
+      ...copies('querier'),
     ];
     const taken = new Set<number>();
     const port = async (): Promise<number> => {
@@ -183,22 +220,11 @@ export class CortexCluster {
     for (const _ of members) ports.push({ http: await port(), grpc: await port(), memberlist: await port() });
     const join = ports.map((p) => `127.0.0.1:${p.memberlist}`);
     const cluster = new CortexCluster(dir);
-    members.forEach((m, i) => cluster.processes.push(
-      startCortex(m.member, m.name, path.join(dir, m.name), dir, '127.0.0.1', ports[i], join.filter((_, j) => j !== i))));
+    members.forEach((m: { name: string; member: RingWorkload; runsIn?: string }, i) => cluster.processes.push(startCortex(m.member, m.name,
+      path.join(dir, m.name), dir, '127.0.0.1', ports[i], join.filter((_, j) => j !== i), options.extraFlags?.(m.member.target) ?? [], m.runsIn ?? m.member.zone)));
     try {
-      for (const p of cluster.processes) {
-        await waitFor(`${p.name} to be ready (log: ${p.logFile})`, 120_000, async () => {
-          const res = await fetch(`${p.url}/ready`).catch(() => undefined);
-          return res?.ok ? true : undefined;
-        }, () => (p.exited ? `exited with code ${p.child.exitCode}: ${p.log().slice(-2000)}` : undefined));
-      }
-      const ingesters = cluster.ingesters().length;
-      for (const p of [cluster.distributor, cluster.querier]) {
-        await waitFor(`${p.name} to see ${ingesters} ACTIVE ingesters with their tokens`, 60_000, async () => {
-          const ring = await ringOf(p.url);
-          return ring.filter(isServing).length === ingesters ? true : undefined;
-        });
-      }
+      for (const p of cluster.processes) await waitUntilReady(p);
+      await cluster.waitUntilRingServes();
     } catch (err) {
       await cluster.stop();
       throw err;
@@ -220,6 +246,35 @@ export class CortexCluster {
 
   public ingesters(zone?: string): CortexProcess[] {
     return this.processes.filter((p) => p.target === 'ingester' && (zone === undefined || p.zone === zone));
+  }
+
+  /** The processes of a target ('distributor', 'querier', ...), in start order. */
+  public all(target: string): CortexProcess[] {
+    return this.processes.filter((p) => p.target === target);
+  }
+
+  /** Waits until every distributor and querier sees every ingester ACTIVE with its tokens. */
+  public async waitUntilRingServes(): Promise<void> {
+    const ingesters = this.ingesters().length;
+    for (const p of [...this.all('distributor'), ...this.all('querier')]) {
+      await waitFor(`${p.name} to see ${ingesters} ACTIVE ingesters with their tokens`, 60_000, async () => {
+        const ring = await ringOf(p.url);
+        return ring.filter(isServing).length === ingesters ? true : undefined;
+      });
+    }
+  }
+
+  /**
+   * Stops `p` (SIGTERM: an ingester leaves the ring, its data stays in its folder) and starts it again as `member` in
+   * the same place (folder, ports, peers): a pod restarted with a new configuration. Resolves once it is ready.
+   */
+  public async restart(p: CortexProcess, member: Pick<RingWorkload, 'target' | 'zone' | 'ring'>): Promise<CortexProcess> {
+    await p.stop();
+    const { home, store, listen, ports, join, extra } = p.place;
+    const next = startCortex(member, p.name, home, store, listen, ports, [...join], extra);
+    this.processes[this.processes.indexOf(p)] = next;
+    await waitUntilReady(next);
+    return next;
   }
 
   public async stop(): Promise<void> {

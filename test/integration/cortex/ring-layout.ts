@@ -7,7 +7,7 @@
  * Read from the synthesized objects: which workloads are distributors, ingesters and queriers (`-target=`),
  * each ingester StatefulSet's zone (its zone flag) and replicas, and from the Loki configuration each mounts
  * (ConfigMap key named by `-config.file=`): the replication factor, zone awareness, the heartbeat and the
- * ingesters' min ready duration. Pure; tested by test/loki/ring-layout.test.ts.
+ * ingesters' min ready duration, the queriers' lookback into the ingesters. Pure; tested by test/loki/ring-layout.test.ts.
  */
 import * as path from 'path';
 import { parse } from 'yaml';
@@ -21,6 +21,8 @@ export interface RingSettings {
   readonly heartbeatPeriod?: string;
   readonly heartbeatTimeout?: string;
   readonly minReadyDuration?: string;
+  /** querier.query_ingesters_within: how far back queriers ask ingesters (older data comes from the store alone). */
+  readonly queryIngestersWithin?: string;
 }
 
 export type RingTarget = 'distributor' | 'ingester' | 'querier';
@@ -32,6 +34,11 @@ export interface RingWorkload {
   readonly replicas: number;
   /** The ingesters' zone, from their arguments (the per-zone StatefulSets); unset for the others. */
   readonly zone?: string;
+  /**
+   * The zone of each ordinal of an ingester workload whose pods learn their zone at run time (one StatefulSet for
+   * every zone): where the scheduler puts them, as the caller of `lokiRing` says.
+   */
+  readonly ordinalZones?: readonly string[];
   readonly ring: RingSettings;
 }
 
@@ -40,28 +47,36 @@ const TARGETS: readonly string[] = ['distributor', 'ingester', 'querier'];
 /** Loki's default replication factor (common.replication_factor), which it copies onto the ingesters' ring. */
 const LOKI_DEFAULT_REPLICATION_FACTOR = 3;
 
-/** The distributor, ingester and querier workloads of `objects` (a synthesized direct Loki output). */
-export function lokiRing(objects: any[]): RingWorkload[] {
+/**
+ * The distributor, ingester and querier workloads of `objects` (a synthesized direct Loki output). Ingesters told
+ * their zone at run time need `runTimeZones`: ordinal i runs in `runTimeZones[i % length]`, as a hard zone spread
+ * of maxSkew 1 places a StatefulSet's pods over those zones.
+ */
+export function lokiRing(objects: any[], runTimeZones?: readonly string[]): RingWorkload[] {
   const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
   return objects
     .filter((o) => (o.kind === 'Deployment' || o.kind === 'StatefulSet') && o.spec?.template?.spec)
     .flatMap((w) => {
-      const member = ringMemberOf(w.metadata.name, w.spec.template.spec, configMaps);
-      return member ? [{ ...member, replicas: w.spec.replicas ?? 1 }] : [];
+      const member = ringMemberOf(w.metadata.name, w.spec.template.spec, configMaps, runTimeZones !== undefined);
+      if (!member) return [];
+      const replicas: number = w.spec.replicas ?? 1;
+      const ordinalZones = member.target === 'ingester' && member.zone === undefined
+        ? Array.from({ length: replicas }, (_, i) => runTimeZones![i % runTimeZones!.length]) : undefined;
+      return [{ ...member, replicas, ...(ordinalZones ? { ordinalZones } : {}) }];
     });
 }
 
 /** The ring role of one pod spec (a workload's template or a pod), or undefined when it is none of the three. */
-export function ringMemberOf(name: string, podSpec: any, configMaps: any[]): Omit<RingWorkload, 'replicas'> | undefined {
+export function ringMemberOf(name: string, podSpec: any, configMaps: any[], zoneAtRunTime = false): Omit<RingWorkload, 'replicas'> | undefined {
   const container = (podSpec.containers ?? []).find((c: any) => (c.args ?? []).some((a: string) => a.startsWith('-target=')));
   if (!container) return undefined;
   const args: string[] = container.args;
   const target = flag(args, '-target')!;
   if (!TARGETS.includes(target)) return undefined;
   const zone = flag(args, ZONE_FLAG);
-  if (target === 'ingester' && zone === undefined) {
+  if (target === 'ingester' && zone === undefined && !zoneAtRunTime) {
     throw new Error(`${name}: the ingester's zone is not in its arguments (${ZONE_FLAG}); the ring proofs run the per-zone StatefulSets, ` +
-      'whose zone is known at synth time');
+      'whose zone is known at synth time, or are told where the scheduler puts each pod');
   }
   return { name, target: target as RingTarget, zone: target === 'ingester' ? zone : undefined, ring: ringSettings(name, podSpec, container, configMaps) };
 }
@@ -81,6 +96,7 @@ export function cortexFlags(member: Pick<RingWorkload, 'target' | 'zone' | 'ring
     '-distributor.shard-by-all-labels=true',
   ];
   if (ring.heartbeatTimeout !== undefined) flags.push(`-ring.heartbeat-timeout=${ring.heartbeatTimeout}`);
+  if (member.target === 'querier' && ring.queryIngestersWithin !== undefined) flags.push(`-querier.query-ingesters-within=${ring.queryIngestersWithin}`);
   if (member.target === 'ingester') {
     if (member.zone !== undefined) flags.push(`-ingester.availability-zone=${member.zone}`);
     if (ring.heartbeatPeriod !== undefined) flags.push(`-ingester.heartbeat-period=${ring.heartbeatPeriod}`);
@@ -109,6 +125,7 @@ function ringSettings(name: string, podSpec: any, container: any, configMaps: an
     heartbeatPeriod: lifecycler.heartbeat_period ?? common.ring?.heartbeat_period,
     heartbeatTimeout: lifecycler.ring?.heartbeat_timeout ?? common.ring?.heartbeat_timeout,
     minReadyDuration: lifecycler.min_ready_duration,
+    queryIngestersWithin: config.querier?.query_ingesters_within,
   });
 }
 

@@ -13,6 +13,7 @@ import {
 import { KubeObject } from './kube-client';
 import { addNodes, planNodes } from './nodes';
 import { testCluster, uniqueName } from './scheduling';
+import { waitFor } from './wait';
 import { HOSTILE_VARIANT } from '../../example-variants';
 
 const { client } = testCluster();
@@ -49,11 +50,52 @@ describe.each(names)('example %s', (name) => {
   });
 });
 
+test('the examples with Services that keep traffic in their zone are those whose topology names a version that supports it', () => {
+  const withThem = names.filter((n) => zoneLocalServices(synthesizeExample(n, HOSTILE_VARIANT)).length > 0);
+  expect(withThem).toEqual(['loki-direct-3-zones', 'redis-3-zones', 'redis-6-masters']);
+});
+
+/** The Services of `objects` with a trafficDistribution. */
+function zoneLocalServices(objects: KubeObject[]): KubeObject[] {
+  return objects.filter((o) => o.kind === 'Service' && o.spec?.trafficDistribution !== undefined);
+}
+
+/** Waits until every Ready pod the Service selects is an endpoint of it, in its node's zone, hinted for that zone alone. */
+async function expectZoneHints(service: KubeObject): Promise<void> {
+  const { namespace, name } = service.metadata;
+  const selector = Object.entries(service.spec.selector as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',');
+  const zones = new Map((await client.list('v1', 'Node')).map((n) => [n.metadata.name, n.metadata.labels?.['topology.kubernetes.io/zone']]));
+  await waitFor(`Service ${namespace}/${name}: every endpoint hinted for its own zone`, async () => {
+    const pods = (await client.list('v1', 'Pod', { namespace, labelSelector: selector }))
+      .filter((p) => !p.metadata.deletionTimestamp && (p.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True'));
+    const endpoints = (await client.list('discovery.k8s.io/v1', 'EndpointSlice', { namespace, labelSelector: `kubernetes.io/service-name=${name}` }))
+      .flatMap((s) => s.endpoints ?? []);
+    const wrong = endpoints.filter((e) => e.zone === undefined || e.zone !== zones.get(e.nodeName)
+      || JSON.stringify(e.hints?.forZones) !== JSON.stringify([{ name: e.zone }]));
+    const missing = pods.filter((p) => !endpoints.some((e) => e.targetRef?.uid === p.metadata.uid));
+    return {
+      done: pods.length > 0 && wrong.length === 0 && missing.length === 0,
+      state: `${pods.length} Ready pods, ${missing.length} not endpoints; endpoints not hinted for their own zone: ${JSON.stringify(wrong.slice(0, 3))}`,
+    };
+  }, { timeoutMs: 60_000, intervalMs: 250 });
+}
+
 describe('hostile names', () => {
-  // Two nodes in each of the variant's zones, for this block only (the tests of a project run one at a time).
-  const nodes = planNodes({ zones: HOSTILE_VARIANT.zones, nodesPerZone: 2, namePrefix: 'kwok-hostile', podCidrOctet: 245 });
-  beforeAll(() => addNodes(client, nodes));
-  afterAll(() => Promise.all(nodes.map((n) => client.delete('v1', 'Node', n.name))));
+  // Two nodes in each of the variant's zones, for this block only (the tests of a project run one at a time), with pod
+  // IPs the EndpointSlice controller takes as endpoints (it leaves out the loopback IPs of the other nodes).
+  const nodes = planNodes({ zones: HOSTILE_VARIANT.zones, nodesPerZone: 2, namePrefix: 'kwok-hostile', podCidrOctet: 245, routablePodIps: true });
+  // The cluster's own nodes cordoned meanwhile, so every pod of the block gets one of those IPs.
+  let cordoned: string[] = [];
+  const cordon = (unschedulable: boolean) => Promise.all(cordoned.map((n) => client.patch('v1', 'Node', n, { spec: { unschedulable } })));
+  beforeAll(async () => {
+    cordoned = (await client.list('v1', 'Node')).map((n) => n.metadata.name).filter((n) => !nodes.some((h) => h.name === n));
+    await cordon(true);
+    await addNodes(client, nodes);
+  });
+  afterAll(async () => {
+    await cordon(false);
+    await Promise.all(nodes.map((n) => client.delete('v1', 'Node', n.name)));
+  });
 
   describe.each(names)('example %s', (name) => {
     let result: ApplyResult | undefined;
@@ -64,6 +106,11 @@ describe('hostile names', () => {
       expect(result.rejections).toEqual([]);
       expect(result.warnings).toEqual([]);
       await waitForRollout(client, result.applied);
+    });
+
+    test('every Service that keeps traffic in its zone (trafficDistribution): the EndpointSlice controller hints each endpoint for its own zone', async () => {
+      expect(result).toBeDefined();
+      for (const service of zoneLocalServices(result!.applied)) await expectZoneHints(service);
     });
   });
 });

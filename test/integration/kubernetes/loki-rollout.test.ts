@@ -22,6 +22,7 @@ import { INGESTER_PREFIX, lokiIngesterManifests, lokiObjects, RingOnKwok } from 
 import { crds } from './rollout-fixtures';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
+import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
 import { planUpdate, RolloutPod, RolloutState } from '../../../src/rollout/update-plan';
 
 const { client, info } = testCluster();
@@ -46,15 +47,20 @@ afterAll(async () => {
   client.close();
 });
 
-/** The batches the planner gives 2 old pods per zone, each coming back updated: what the controller must delete. */
+/**
+ * The batches the planner gives 2 old pods per zone, each coming back updated, with the ZoneAwareUpdate's spec as the
+ * objects carry it (a zone per wave): what the controller must delete.
+ */
 function plannedBatches(): { zone: string; size: number }[] {
+  const spec = lokiObjects(ns, ZONES, PER_ZONE, 'minio:9000').find((o) => o.kind === 'ZoneAwareUpdate')!.spec;
   let rolloutPods: RolloutPod[] = ZONES.flatMap((zone) => Array.from({ length: PER_ZONE }, (_, i) => ({
     name: `${zone}-${i}`, order: i, zone, revision: 'old', ready: true, terminating: false,
   })));
+  const maxUnavailable = scaleMaxUnavailable(spec.maxUnavailable, rolloutPods.length, 'down');
   const batches: { zone: string; size: number }[] = [];
   let state: RolloutState | undefined;
   for (;;) {
-    const d = planUpdate({ pods: rolloutPods, replicas: rolloutPods.length, updateRevision: 'new', maxUnavailable: PER_ZONE, exponentialFactor: 2, state, otherZonesReady: true });
+    const d = planUpdate({ pods: rolloutPods, replicas: rolloutPods.length, updateRevision: 'new', maxUnavailable, exponentialFactor: spec.exponentialFactor, state, otherZonesReady: true });
     if (d.action !== 'delete') return batches;
     state = d.state;
     batches.push({ zone: d.zone, size: d.pods.length });
@@ -100,7 +106,7 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
     }
   })();
   // Down intervals end when the successor first answers /ready, looked at every 20 ms, so an interval never seems to last
-  // past the moment the controller (which looks every 2 s) can have seen it end.
+  // past the moment the controller (which looks every 0.5 s) can have seen it end.
   const poller = loki.pollContinuously();
   try {
     await new Promise((r) => setTimeout(r, 2_000));
@@ -124,9 +130,10 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
   const overlaps = loki.downs.flatMap((a) => loki.downs.filter((b) => a.zone < b.zone && a.from < b.to! && b.from < a.to!)
     .map((b) => `${a.pod} ${a.from}-${a.to} and ${b.pod} ${b.from}-${b.to}`));
   expect(overlaps).toEqual([]);
-  // Zone after zone, in the planner's growing batches (maxUnavailable: the 2 ingesters of a zone).
+  // Zone after zone, a zone per wave, as the planner plans it.
   const batches = controller.logs.filter((l) => l.msg === 'deleted a batch').map((l) => ({ zone: l.zone, size: (l.pods as string[]).length }));
   expect(batches).toEqual(plannedBatches());
+  expect(batches).toEqual(ZONES.map((zone) => ({ zone, size: PER_ZONE })));
   expect(refused).toEqual([]);
   // The pushes went on through the rollout: some were accepted while each zone had ingesters down.
   const whileDown = (z: string) => acceptedAt.filter((t) => loki.downs.some((d) => d.zone === z && d.from <= t && t <= d.to!)).length;

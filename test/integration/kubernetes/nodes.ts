@@ -27,6 +27,11 @@ export interface NodeLayout {
   readonly namePrefix?: string;
   /** The second octet of the pod CIDRs, `127.<octet>.<node>.0/24`, so two layouts in one cluster never share pod IPs. @default 244 */
   readonly podCidrOctet?: number;
+  /**
+   * Pod IPs in 10.0.0.0/8 (`10.<octet>.<node>.0/24`) instead of loopback: the EndpointSlice controller then lists the
+   * pods as endpoints (the API refuses loopback endpoints), but no test can listen on their IPs. @default false
+   */
+  readonly routablePodIps?: boolean;
 }
 
 /** Allocatable resources of a node size (what the scheduler fits pods into). */
@@ -50,7 +55,8 @@ export interface FakeNode {
   readonly size: NodeSize;
   /**
    * Pod IPs come from here (kwok allocates them from the node's podCIDR); one /24 per node, inside
-   * 127.0.0.0/8 (loopback on Linux), so a test can run a real server on a pod's IP (redis-manager.test.ts).
+   * 127.0.0.0/8 (loopback on Linux), so a test can run a real server on a pod's IP (redis-manager.test.ts), unless
+   * the layout asks for routable IPs.
    */
   readonly podCidr: string;
 }
@@ -66,7 +72,7 @@ export function planNodes(layout: NodeLayout = {}): FakeNode[] {
     zone,
     region,
     size: NODE_SIZES[i % NODE_SIZES.length],
-    podCidr: `127.${layout.podCidrOctet ?? 244}.${z * perZone + i}.0/24`,
+    podCidr: `${layout.routablePodIps ? 10 : 127}.${layout.podCidrOctet ?? 244}.${z * perZone + i}.0/24`,
   })));
 }
 
