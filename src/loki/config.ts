@@ -113,8 +113,10 @@ export function lokiConfig(input: LokiConfigInput): any {
     ingester: {
       lifecycler: {
         ring: { replication_factor: input.replicationFactor },
-        // Become ready without the default 15 s pause; Kubernetes probes pace rollouts.
-        min_ready_duration: '0s',
+        // Ready (/ready) only 15 s after joining the ring ACTIVE (Loki's default, written out): time for the ring to
+        // reach every distributor before a rollout takes the next zone down. At 0 s a zone-per-wave rollout could
+        // take a zone down while the distributors still saw the last one away, and refuse pushes (found by CI).
+        min_ready_duration: '15s',
       },
       wal: { dir: `${input.pathPrefix}/wal` },
     },

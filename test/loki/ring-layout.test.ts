@@ -34,7 +34,7 @@ test('the per-zone StatefulSets: one ingester workload per zone with its replica
     ['ingester', 'eu-1a', 3], ['ingester', 'eu-1b', 3], ['ingester', 'eu-1c', 3], ['ingester', 'eu-1d', 3],
     ['querier', undefined, 4],
   ].sort());
-  for (const w of ring) expect(w.ring).toEqual({ replicationFactor: 3, zoneAwareness: true, minReadyDuration: '0s', queryIngestersWithin: '3h' });
+  for (const w of ring) expect(w.ring).toEqual({ replicationFactor: 3, zoneAwareness: true, minReadyDuration: '15s', queryIngestersWithin: '3h' });
 });
 
 test.each([3, 5])('replication factor %i reaches every member\'s flags', (factor) => {
@@ -48,7 +48,7 @@ test('the flags of each role', () => {
   const shared = ['-distributor.replication-factor=3', '-distributor.zone-awareness-enabled=true', '-distributor.shard-by-all-labels=true'];
   expect(of('distributor')).toEqual(['-target=distributor', ...shared]);
   expect(of('querier')).toEqual(['-target=querier,store-gateway', ...shared, '-querier.query-ingesters-within=3h']);
-  expect(of('ingester', 'zone-b')).toEqual(['-target=ingester', ...shared, '-ingester.availability-zone=zone-b', '-ingester.min-ready-duration=0s']);
+  expect(of('ingester', 'zone-b')).toEqual(['-target=ingester', ...shared, '-ingester.availability-zone=zone-b', '-ingester.min-ready-duration=15s']);
 });
 
 describe('read from the configuration each workload mounts', () => {
