@@ -268,7 +268,7 @@ describe('moving a running ring to zone awareness, on Cortex: 3 zones x 3 ingest
     console.log(`staged migration:\n  ${steps.join('\n  ')}\n  pushes refused: ${pusher.refused.length}; ` +
       `samples older than the lookback that Cortex's store lacked: ${storeLost.size} of ${pusher.accepted.length}`);
     expect(pusher.refused).toEqual([]);
-  });
+  }, 900_000); // 9 ingesters restarted one at a time (each ready 15 s after it is ACTIVE), then the lookback
 
   test('all at once: queries miss data placed without zones, for the lookback after the switch', async () => {
     // Within the lookback the data is the ingesters' alone (Loki flushes a chunk within max_chunk_age, 2h): here Cortex
