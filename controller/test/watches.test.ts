@@ -61,6 +61,16 @@ describe('ZoneAwareUpdate watches', () => {
     expect(keysOf(watches, objects, 'pods', changed(pod('ns')))).toEqual([]);
   });
 
+  test('a workload, its ReplicaSets and pods also map to the updates that start after one naming it: whether they start reads it', () => {
+    const after = [...updates, obj('ns', 'later', { spec: { deployment: 'api', startAfter: { zoneAwareUpdate: 'web', delaySeconds: 60 } } })];
+    const all = { updates: after, replicaSets };
+    expect(keysOf(watches, all, 'deployments', changed(obj('ns', 'web')))).toEqual(['ns/later', 'ns/web']);
+    expect(keysOf(watches, all, 'replicaSets', changed(replicaSets[0]))).toEqual(['ns/later', 'ns/web']);
+    expect(keysOf(watches, all, 'pods', changed(pod('ns', owned('ReplicaSet', 'web-abc'))))).toEqual(['ns/later', 'ns/web']);
+    expect(keysOf(watches, all, 'deployments', changed(obj('ns', 'api')))).toEqual(['ns/later']);
+    expect(keysOf(watches, all, 'updates', changed(after[2]))).toEqual(['ns/later', 'ns/web']);
+  });
+
   test('nodes are only read; the updates are the primary, watched last', () => {
     expect(watches.nodes.keys).toBeUndefined();
     expect(Object.entries(watches).filter(([, w]) => w.primary).map(([name]) => name)).toEqual(['updates']);

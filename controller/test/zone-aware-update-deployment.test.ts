@@ -97,6 +97,16 @@ describe('rolling a Deployment through its ReplicaSets', () => {
       .toMatchObject({ kind: 'scale', pods: [], scaling: { up: { name: 'web-new', replicas: 2 }, down: [] } });
   });
 
+  test('an ended pod (evicted by its kubelet: Failed) is not a replica: the rollout neither waits on it nor takes it in a batch', () => {
+    const old = rs('web-old', 'web:1', 6, 'old');
+    const fresh = rs('web-new', 'web:2', 0, 'new');
+    const ended = (p: KubeObject) => ({ ...p, status: { phase: 'Failed', reason: 'Evicted' } });
+    // p3 was evicted in zone-a and replaced by p6 there; the ReplicaSet counts 6.
+    const pods = [...[0, 1, 2, 4, 5].map((i) => pod(i, old, `2026-01-01T00:00:0${i}Z`)), ended(pod(3, old, '2026-01-01T00:00:03Z')), pod(6, old, '2026-01-01T00:00:06Z')];
+    const first = decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [old, fresh], pods });
+    expect(first).toMatchObject({ kind: 'scale', pods: ['web-old-p6'], zone: 'zone-a', scaling: { down: [{ name: 'web-old', replicas: 5 }] } });
+  });
+
   test('waits while a ReplicaSet has not caught up; refuses an unpaused or RollingUpdate Deployment', () => {
     const old = { ...rs('web-old', 'web:1', 5, 'old'), status: { replicas: 6, observedGeneration: 1 } };
     const fresh = rs('web-new', 'web:2', 1, 'new');

@@ -138,6 +138,14 @@ export function isControlledBy(obj: KubeObject, ownerUid: string | undefined): b
   return ownerUid !== undefined && controllerOf(obj)?.uid === ownerUid;
 }
 
+/**
+ * True when the pod counts as one of its ReplicaSet's replicas, as the ReplicaSet controller counts them: not
+ * being deleted, and not ended (a pod evicted by its kubelet stays, Failed, and its ReplicaSet replaces it).
+ */
+export function isActivePod(pod: KubeObject): boolean {
+  return !pod.metadata.deletionTimestamp && pod.status?.phase !== 'Failed' && pod.status?.phase !== 'Succeeded';
+}
+
 /** True when the pod's condition `type` (e.g. `Ready`) has status True. */
 export function conditionHolds(pod: KubeObject, type: string): boolean {
   return (pod.status?.conditions as Array<{ type: string; status: string }> | undefined)?.some((c) => c.type === type && c.status === 'True') ?? false;

@@ -49,9 +49,11 @@ export interface PodShape extends MetaShape {
   readonly conditions?: readonly string[];
   /** Keep `status.podIP`. @default false */
   readonly podIP?: boolean;
+  /** Keep `status.phase`. @default false */
+  readonly phase?: boolean;
 }
 
-/** A pod as `shape` says: metadata, `spec.nodeName`, the chosen conditions. */
+/** A pod as `shape` says: metadata, `spec.nodeName`, the chosen conditions, its IP and phase if asked. */
 export function slimPod(pod: KubeObject, shape: PodShape = {}): KubeObject {
   const conditions = (pod.status?.conditions as Array<{ type: string; status: string; lastTransitionTime?: string }> | undefined)
     ?.filter((c) => shape.conditions?.includes(c.type))
@@ -62,6 +64,7 @@ export function slimPod(pod: KubeObject, shape: PodShape = {}): KubeObject {
     status: defined({
       conditions: conditions?.length ? conditions : undefined,
       podIP: shape.podIP ? pod.status?.podIP as string | undefined : undefined,
+      phase: shape.phase ? pod.status?.phase as string | undefined : undefined,
     }),
   };
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'crypto';
 import { RolloutPod } from '../../../src/rollout/update-plan';
-import { conditionHolds, isControlledBy, KubeObject } from '../kube/api';
+import { conditionHolds, isActivePod, isControlledBy, KubeObject } from '../kube/api';
 
 /** The label a Deployment's ReplicaSets and pods carry to tell revisions apart. */
 export const TEMPLATE_HASH_LABEL = 'pod-template-hash';
@@ -94,7 +94,7 @@ export function deploymentProblem(deployment: KubeObject): string | undefined {
 export function unsettled(owned: readonly KubeObject[], pods: readonly KubeObject[]): string | undefined {
   for (const rs of owned) {
     const want = rs.spec?.replicas ?? 1;
-    const active = pods.filter((p) => !p.metadata.deletionTimestamp && isControlledBy(p, rs.metadata.uid)).length;
+    const active = pods.filter((p) => isActivePod(p) && isControlledBy(p, rs.metadata.uid)).length;
     if ((rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 0) || (rs.status?.replicas ?? 0) !== want || active !== want) {
       return `waiting for ReplicaSet ${rs.metadata.name}: ${want} wanted, status ${rs.status?.replicas ?? 0}, ${active} pods seen`;
     }
@@ -102,13 +102,18 @@ export function unsettled(owned: readonly KubeObject[], pods: readonly KubeObjec
   return undefined;
 }
 
-/** The pods of the Deployment's ReplicaSets as the planner sees them (newest first within a zone). */
+/**
+ * The pods of the Deployment's ReplicaSets as the planner sees them (newest first within a zone); an ended pod
+ * (Failed, Succeeded) is none of them: its ReplicaSet has replaced it, and scaling it down for that pod would take
+ * a running one.
+ */
 export function deploymentPods(
   owned: readonly KubeObject[], pods: readonly KubeObject[], zoneOf: (pod: KubeObject) => string | undefined,
 ): RolloutPod[] {
   const uids = new Set(owned.map((rs) => rs.metadata.uid));
   return pods
     .filter((p) => p.metadata.ownerReferences?.some((o) => o.controller && uids.has(o.uid)))
+    .filter((p) => isActivePod(p) || p.metadata.deletionTimestamp !== undefined)
     .map((p) => ({
       name: p.metadata.name,
       order: Date.parse(p.metadata.creationTimestamp ?? '') || 0,

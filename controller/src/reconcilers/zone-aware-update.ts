@@ -65,7 +65,7 @@ export async function prometheusPause(url: string, timeoutMs: number): Promise<s
 }
 
 /** What the reconciler reads of a pod: the revision labels, owners, node, IP, deletion and readiness. */
-const rolloutPod = (pod: KubeObject) => slimPod(pod, { labels: [REVISION_LABEL, TEMPLATE_HASH_LABEL], conditions: ['Ready'], podIP: true });
+const rolloutPod = (pod: KubeObject) => slimPod(pod, { labels: [REVISION_LABEL, TEMPLATE_HASH_LABEL], conditions: ['Ready'], podIP: true, phase: true });
 
 /**
  * The pods that fail a ZoneAwareUpdate's `readyCheck` (`GET http://<pod IP>:<port><path>` not 2xx within the
@@ -93,13 +93,13 @@ export async function readyCheckFailures(
 /** The index key of a workload a ZoneAwareUpdate names. */
 const workloadKey = (namespace: string | undefined, kind: 'StatefulSet' | 'Deployment', name: string) => `${namespace}/${kind}/${name}`;
 
-/** The workloads a ZoneAwareUpdate names (its index keys). */
 /** The ZoneAwareUpdate (namespace/name) `zau` starts after, as an index key. */
 function startsAfter(zau: KubeObject): string[] {
   const name = zau.spec?.startAfter?.zoneAwareUpdate;
   return typeof name === 'string' ? [`${zau.metadata.namespace}/${name}`] : [];
 }
 
+/** The workloads a ZoneAwareUpdate names (its index keys). */
 function workloadsOf(zau: KubeObject): string[] {
   const { namespace } = zau.metadata;
   const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
@@ -135,8 +135,15 @@ async function act(kube: KubeApi, namespace: string, action: ZauAction): Promise
 /** The watches of the reconciler, by name. */
 type ZauWatch = 'updates' | 'statefulSets' | 'deployments' | 'replicaSets' | 'pods' | 'nodes';
 
-/** The ZoneAwareUpdates that name a workload (its index key). */
-const updatesNaming = (c: Caches<ZauWatch>, workload: string) => c.byIndex('updates', 'workload', workload).map(keyOf);
+/**
+ * The ZoneAwareUpdates that name a workload (its index key), and those that start after one of them: whether
+ * they may start depends on that workload too (its ReplicaSets settled on the finished revision), and no
+ * status change of their predecessor need tell them.
+ */
+function updatesNaming(c: Caches<ZauWatch>, workload: string): string[] {
+  const naming = c.byIndex('updates', 'workload', workload).map(keyOf);
+  return [...naming, ...naming.flatMap((key) => c.byIndex('updates', 'after', key).map(keyOf))];
+}
 
 /** The ZoneAwareUpdates a ReplicaSet concerns: those naming its Deployment. */
 function updatesOfReplicaSet(c: Caches<ZauWatch>, rs: KubeObject): string[] {
