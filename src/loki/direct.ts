@@ -3,7 +3,7 @@ import { Construct } from 'constructs';
 import { lokiConfig, LokiStorageConfig, QUERY_INGESTERS_WITHIN, renderLokiConfig } from './config';
 import { MigrationStep } from './migration';
 import { CONTROLLER_ROLLED } from './migration-rollouts';
-import { LokiComponent, ResolvedLoki } from './options';
+import { componentName, LokiComponent, ResolvedLoki } from './options';
 import { CONFIG_HASH_ANNOTATION, LOKI_MEMBERLIST_LABEL, ZONE_LABEL } from '../contract/labels';
 import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
 import { containerResources } from '../kubernetes/container-resources';
@@ -86,7 +86,7 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
   for (const c of [...components, LokiComponent.INGESTER]) componentService(scope, p, c);
   const deployments = components.map((c) => new k8s.KubeDeployment(scope, c, {
     metadata: {
-      name: serviceName(p, c),
+      name: componentName(p, c),
       namespace: p.metadataNamespace,
       labels: standardLabels('loki', p.name, c),
       // for the zone check: Loki works on while its one compactor is away with its zone
@@ -122,15 +122,12 @@ function deploymentStrategy(p: ResolvedLoki, c: LokiComponent, held: boolean): k
   return { type: 'RollingUpdate', rollingUpdate: { maxSurge: quarter, maxUnavailable: quarter } };
 }
 
-/** The name of a component's Service (and of its Deployment or StatefulSets). */
-const serviceName = (p: ResolvedLoki, c: LokiComponent) => `${p.name}-${c}`;
-
 /**
  * The Loki configuration the components share (`-target=` picks the component), and its hash: zone-aware, or
  * (`zoneAware` false) the one of the components a migration to zone awareness has not reached yet.
  */
 function sharedConfig(scope: Construct, p: ResolvedLoki, zoneAware: boolean): { configMap: k8s.KubeConfigMap; hash: string } {
-  const svc = (c: LokiComponent) => serviceName(p, c);
+  const svc = (c: LokiComponent) => componentName(p, c);
   const storage: LokiStorageConfig = p.s3
     ? { type: 's3', ...p.s3, forcePathStyle: p.s3.forcePathStyle ?? p.s3.endpoint !== undefined }
     : { type: 'filesystem', directory: `${DATA_DIR}/storage` };
@@ -173,7 +170,7 @@ const BEFORE_ZONES_SUFFIX = '-before-zones';
 export const WORKERS_SERVICE_SUFFIX = '-headless';
 
 /** The headless Service of the query-frontends, which the queriers' workers resolve to connect to each. */
-const frontendWorkersService = (p: ResolvedLoki) => `${serviceName(p, LokiComponent.QUERY_FRONTEND)}${WORKERS_SERVICE_SUFFIX}`;
+const frontendWorkersService = (p: ResolvedLoki) => `${componentName(p, LokiComponent.QUERY_FRONTEND)}${WORKERS_SERVICE_SUFFIX}`;
 
 /**
  * A component's Service (HTTP and gRPC). The ones clients and other components call through a cluster IP keep
@@ -188,7 +185,7 @@ function componentService(scope: Construct, p: ResolvedLoki, c: LokiComponent): 
   const headless = HEADLESS.has(c);
   const zoneLocal = !headless && c !== LokiComponent.COMPACTOR;
   new KubeServiceWithTraffic(scope, `${c}-service`, {
-    metadata: { name: serviceName(p, c), namespace: p.metadataNamespace, labels },
+    metadata: { name: componentName(p, c), namespace: p.metadataNamespace, labels },
     spec: { clusterIp: headless ? 'None' : undefined, selector: selectorOf(p, c), ports },
   }, zoneLocal ? spreadTraffic(p) : undefined);
   if (c === LokiComponent.QUERY_FRONTEND) {
@@ -202,7 +199,7 @@ function componentService(scope: Construct, p: ResolvedLoki, c: LokiComponent): 
 /** A budget of one unavailable pod over a component. */
 function budget(scope: Construct, p: ResolvedLoki, c: LokiComponent, id: string): void {
   new k8s.KubePodDisruptionBudget(scope, id, {
-    metadata: { name: serviceName(p, c), namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, c) },
+    metadata: { name: componentName(p, c), namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, c) },
     spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selectorOf(p, c) } },
   });
 }
@@ -211,7 +208,7 @@ function budget(scope: Construct, p: ResolvedLoki, c: LokiComponent, id: string)
 function ingesterStatefulSets(
   scope: Construct, p: ResolvedLoki, configMapName: string, hash: string, memberLabel: { [key: string]: string },
 ): k8s.KubeStatefulSet[] {
-  const governing = serviceName(p, LokiComponent.INGESTER);
+  const governing = componentName(p, LokiComponent.INGESTER);
   const zones = p.zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? p.topology.zones : [undefined];
   const slugs = zoneSlugs(p.topology.zones);
   return zones.map((zone) => {
@@ -265,7 +262,7 @@ function networkPolicies(scope: Construct, p: ResolvedLoki, memberLabel: { [key:
   });
   if (!p.gateway) return;
   emitNetworkPolicy(scope, 'gateway-network-policy', p.where, p.networkPolicy, {
-    name: `${p.name}-${LokiComponent.GATEWAY}`,
+    name: componentName(p, LokiComponent.GATEWAY),
     namespace: ns,
     labels: standardLabels('loki', p.name, LokiComponent.GATEWAY),
     podSelector: selectorOf(p, LokiComponent.GATEWAY),
@@ -419,7 +416,7 @@ function gatewayNginxConf(name: string): string {
 /** An nginx in front: pushes to the distributors, everything else to the query-frontends. */
 function gateway(scope: Construct, p: ResolvedLoki): void {
   const ns = p.metadataNamespace;
-  const name = `${p.name}-${LokiComponent.GATEWAY}`;
+  const name = componentName(p, LokiComponent.GATEWAY);
   const labels = standardLabels('loki', p.name, LokiComponent.GATEWAY);
   const selector = selectorOf(p, LokiComponent.GATEWAY);
   const conf = gatewayNginxConf(p.name);

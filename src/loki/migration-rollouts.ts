@@ -7,7 +7,7 @@
 import { Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { LokiComponent, ResolvedLoki } from './options';
+import { componentName, LokiComponent, ResolvedLoki } from './options';
 import { RolloutTarget, ZoneAwareUpdate } from '../rollout/zone-aware-update';
 import { IZoneController } from '../zone-controller/controller-reference';
 
@@ -23,7 +23,7 @@ export function migrationRollouts(
   controller: IZoneController, lookback: Duration,
 ): void {
   const rollout = (c: LokiComponent, startAfter: ZoneAwareUpdate, startDelay?: Duration) => {
-    const deployment = deployments.find((d) => d.name === `${p.name}-${c}`);
+    const deployment = deployments.find((d) => d.name === componentName(p, c));
     return deployment && new ZoneAwareUpdate(scope, `${c}-zone-awareness`, {
       controller,
       name: deployment.name,

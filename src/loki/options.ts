@@ -154,3 +154,6 @@ export interface ResolvedLoki {
    */
   readonly migrationByController?: boolean;
 }
+
+/** The name of a component's Service, and of its Deployment, StatefulSets or ZoneAwareUpdate. */
+export const componentName = (p: ResolvedLoki, c: LokiComponent): string => `${p.name}-${c}`;

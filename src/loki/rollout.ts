@@ -10,7 +10,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { HTTP_PORT, selectorOf } from './direct';
 import { MigrationStep } from './migration';
-import { LokiComponent, ResolvedLoki } from './options';
+import { componentName, LokiComponent, ResolvedLoki } from './options';
 import { docsUrl } from '../contract/docs';
 import { emitNetworkPolicy } from '../kubernetes/network-policy';
 import { standardLabels } from '../kubernetes/standard-labels';
@@ -74,7 +74,7 @@ export function ingesterRollout(
   for (const sts of ingesters) ApiObject.of(sts).addJsonPatch(JsonPatch.replace('/spec/updateStrategy', { type: 'OnDelete' }));
   const rollout = new ZoneAwareUpdate(scope, 'ingester-rollout', {
     controller,
-    name: `${p.name}-ingester`,
+    name: componentName(p, LokiComponent.INGESTER),
     namespace: p.metadataNamespace,
     target: RolloutTarget.statefulSetGroupNames(ingesters.map((s) => s.name)),
     // A zone per wave: the layout survives a zone down (checked at synth), and a batch never spans two zones. Not
