@@ -19,6 +19,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether `host:port` can be listened on now. */
+export async function canListen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
+
 /**
  * Starts a sentinel (a small bash loop, detached and not waited for) that sends SIGTERM to `pid`, then
  * SIGKILL 10 s later, once this process has gone while `pid` still runs. The program itself stays this

@@ -21,7 +21,7 @@ import { RedisClusterManager } from '../../../controller/src/redis/manager';
 import { InventoryNode } from '../../../controller/src/redis/model';
 import { LAYOUT_KEY, REDIS_PORT } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
-import { freePort, stopWhenOrphaned } from '../processes';
+import { canListen, freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 import { EmulatedPod, SynthesizedPod, synthesizedRedisPod } from './pod-emulation';
 import { ZoneNetwork } from './zone-network';
@@ -65,7 +65,7 @@ export async function startRedisServer(
         await client.connect();
         if (await client.ping() === 'PONG') return child;
       } catch {
-        if (child.exitCode !== null) throw new Error(`redis-server ${name} exited (${child.exitCode}); see ${dir}/redis.log`);
+        if (child.exitCode !== null) throw new Error(`redis-server ${name} exited (${child.exitCode}); ${dir}/redis.log ends:\n${logTail(dir)}`);
         if (Date.now() > deadline) {
           child.kill('SIGKILL');
           throw new Error(`redis-server ${name} did not answer on ${host}:${port}; see ${dir}/redis.log`);
@@ -82,6 +82,24 @@ export async function startRedisServer(
 export function exposesPassword(pid: number, password: string): [boolean, boolean] {
   const secret = Buffer.from(password);
   return [fs.readFileSync(`/proc/${pid}/cmdline`).includes(secret), fs.readFileSync(`/proc/${pid}/environ`).includes(secret)];
+}
+
+/**
+ * A free port for a cluster node on `host` whose cluster bus port (Redis's port + 10000, which CLUSTER MEET
+ * assumes) is free too: redis-server exits at once when it cannot listen there.
+ */
+async function freeNodePort(host: string): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    const port = await freePort();
+    if (port + 10_000 <= 65_535 && await canListen(host, port + 10_000)) return port;
+  }
+  throw new Error(`no free port on ${host} with a free cluster bus port (+10000) in 100 tries`);
+}
+
+/** The last lines of the log in `dir` (the test's folder is gone by the time anyone reads a CI log). */
+function logTail(dir: string): string {
+  const file = path.join(dir, 'redis.log');
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-5).join('\n') : '(no log)';
 }
 
 /** Whether something accepts connections on host:port. */
@@ -143,7 +161,7 @@ export class RedisProcesses {
     for (const n of layout.nodes) {
       if (this.processes.has(n.name)) continue;
       const host = this.network?.address(n.zone) ?? '127.0.0.1';
-      const listen = `${host}:${await freePort()}`;
+      const listen = `${host}:${this.network ? await freePort() : await freeNodePort(host)}`;
       const { address, args } = await this.wire(n.zone, listen);
       const node = { name: n.name, zone: n.zone, address };
       if (this.password === undefined) {
