@@ -113,6 +113,9 @@ describe('rolling a Deployment through its ReplicaSets', () => {
     const pods = [0, 1, 2, 3, 4, 5].map((i) => pod(i, old, '2026-01-01T00:00:00Z'));
     expect(decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [old, fresh], pods }))
       .toMatchObject({ kind: 'status', status: { phase: 'Waiting', message: 'waiting for ReplicaSet web-old: 5 wanted, status 6, 6 pods seen' } });
+    const unobserved = { ...rs('web-new', 'web:2', 1, 'new'), metadata: { ...fresh.metadata, generation: 2 } };
+    expect(decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [rs('web-old', 'web:1', 5, 'old'), unobserved], pods: [...pods.slice(1), pod(6, unobserved, '2026-01-01T00:01:00Z')] }))
+      .toMatchObject({ status: { phase: 'Waiting', message: 'waiting for ReplicaSet web-new: 1 wanted, status 1, 1 pods seen (its controller has seen generation 1 of 2)' } });
     expect(decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment('web:2', { paused: false }), replicaSets: [], pods: [] }))
       .toMatchObject({ kind: 'status', status: { phase: 'Error', message: expect.stringMatching(/must be paused \(spec.paused: true, now false\) with strategy Recreate/) } });
     expect(decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment('web:2', { strategy: { type: 'RollingUpdate' } }), replicaSets: [], pods: [] }))

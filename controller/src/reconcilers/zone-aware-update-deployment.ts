@@ -95,8 +95,11 @@ export function unsettled(owned: readonly KubeObject[], pods: readonly KubeObjec
   for (const rs of owned) {
     const want = rs.spec?.replicas ?? 1;
     const active = pods.filter((p) => isActivePod(p) && isControlledBy(p, rs.metadata.uid)).length;
-    if ((rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 0) || (rs.status?.replicas ?? 0) !== want || active !== want) {
-      return `waiting for ReplicaSet ${rs.metadata.name}: ${want} wanted, status ${rs.status?.replicas ?? 0}, ${active} pods seen`;
+    const observed = rs.status?.observedGeneration ?? 0;
+    const generation = rs.metadata.generation ?? 0;
+    if (observed < generation || (rs.status?.replicas ?? 0) !== want || active !== want) {
+      const lag = observed < generation ? ` (its controller has seen generation ${observed} of ${generation})` : '';
+      return `waiting for ReplicaSet ${rs.metadata.name}: ${want} wanted, status ${rs.status?.replicas ?? 0}, ${active} pods seen${lag}`;
     }
   }
   return undefined;

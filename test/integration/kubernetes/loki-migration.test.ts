@@ -51,6 +51,14 @@ async function configsOf(component: string): Promise<Record<string, string>> {
 
 const status = async (name: string) => (await client.get<any>(ZAU, 'ZoneAwareUpdate', name, ns)).status ?? {};
 
+/** What the API server holds of a component's ReplicaSets: to hold beside a status that waits on them, should a wait time out. */
+async function replicaSetsOf(component: string): Promise<string> {
+  const sets = await client.list<any>('apps/v1', 'ReplicaSet', { namespace: ns, labelSelector: `app.kubernetes.io/component=${component}` });
+  return JSON.stringify(sets.map((r) => ({
+    name: r.metadata.name, generation: r.metadata.generation, spec: r.spec.replicas, status: r.status?.replicas, observed: r.status?.observedGeneration,
+  })));
+}
+
 /** Until every running pod of `component` reads `configMap` (and there are `replicas` of them). */
 async function waitUntilReading(component: string, configMap: string, replicas: number): Promise<void> {
   await waitFor(`every ${component} pod reading ${configMap}`, async () => {
@@ -101,7 +109,7 @@ test('the controller rolls the distributors after the ingesters, and the querier
   for (const name of ['logs-querier', 'logs-ruler']) {
     const held = await waitFor(`${name} held until the lookback has passed`, async () => {
       const s = await status(name);
-      return { done: s.phase === 'Waiting' && s.startsAt !== undefined, value: s, state: JSON.stringify(s) };
+      return { done: s.phase === 'Waiting' && s.startsAt !== undefined, value: s, state: `${JSON.stringify(s)}; distributors' ReplicaSets: ${await replicaSetsOf('distributor')}` };
     });
     expect(held).toMatchObject({ startsAt, step: 0, message: expect.stringMatching(/^starts at .*, 10800 s after ZoneAwareUpdate logs-distributor finished/) });
   }
