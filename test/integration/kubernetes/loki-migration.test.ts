@@ -54,9 +54,8 @@ const status = async (name: string) => (await client.get<any>(ZAU, 'ZoneAwareUpd
 /** What the API server holds of a component's ReplicaSets: to hold beside a status that waits on them, should a wait time out. */
 async function replicaSetsOf(component: string): Promise<string> {
   const sets = await client.list<any>('apps/v1', 'ReplicaSet', { namespace: ns, labelSelector: `app.kubernetes.io/component=${component}` });
-  return JSON.stringify(sets.map((r) => ({
-    name: r.metadata.name, generation: r.metadata.generation, spec: r.spec.replicas, status: r.status?.replicas, observed: r.status?.observedGeneration,
-  })));
+  const summary = (r: any) => ({ name: r.metadata.name, spec: r.spec.replicas, status: r.status?.replicas, generation: r.metadata.generation });
+  return JSON.stringify(sets.map((r) => ({ ...summary(r), observed: r.status?.observedGeneration })));
 }
 
 /** Until every running pod of `component` reads `configMap` (and there are `replicas` of them). */
