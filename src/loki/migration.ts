@@ -14,6 +14,7 @@ import { Duration } from 'cdk8s';
 import { docsUrl } from '../contract/docs';
 import { invalidProp } from '../shared/errors';
 import { Props, PropSpec } from '../shared/props';
+import { rfc3339Ms, RFC3339_EXAMPLE } from '../shared/times';
 import { ZoneSource, ZoneSourceKind } from '../zone-source/zone-source';
 
 /** A running Loki, not yet zone-aware, being moved to zone-aware replication (the direct output's `zoneAwarenessMigration`). */
@@ -48,9 +49,8 @@ export enum MigrationStep {
   READ_PATH = 3,
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-const TIME = Props.optional(Props.string((t) => (RFC3339.test(t) && !Number.isNaN(Date.parse(t)) ? undefined
-  : "must be an RFC 3339 time such as '2026-11-27T10:00:00Z'"), 'an RFC 3339 time'));
+const TIME = Props.optional(Props.string((t) => (rfc3339Ms(t) !== undefined ? undefined
+  : `must be an RFC 3339 time such as '${RFC3339_EXAMPLE}'`), 'an RFC 3339 time'));
 
 export const MIGRATION_PROPS: PropSpec<LokiZoneAwarenessMigration> = { ingestersRolledOutAt: TIME, writePathRolledOutAt: TIME };
 
