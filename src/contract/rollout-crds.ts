@@ -54,7 +54,10 @@ const LABEL_SELECTOR = {
   }],
 };
 
-function crd(kind: string, plural: string, shortName: string, spec: JsonSchema, status: JsonSchema, columns: object[]): CrdManifest {
+/** A CustomResourceDefinition of the library's group: one served and stored version, a status subresource. */
+export function crd(
+  kind: string, plural: string, shortName: string, spec: JsonSchema, status: JsonSchema, columns: object[], scope: 'Namespaced' | 'Cluster' = 'Namespaced',
+): CrdManifest {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -65,7 +68,7 @@ function crd(kind: string, plural: string, shortName: string, spec: JsonSchema, 
     spec: {
       group: ROLLOUT_GROUP,
       names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), shortNames: [shortName], categories: ['cdk8s-zones'] },
-      scope: 'Namespaced',
+      scope,
       versions: [{
         name: ROLLOUT_VERSION,
         served: true,

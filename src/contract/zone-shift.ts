@@ -1,0 +1,92 @@
+/**
+ * The contract of a zonal shift: a ZoneShift (cluster-scoped) takes one zone out of service until it expires or is
+ * deleted. The CLI writes it, the controller acts on it: opted-in pods of the zone leave their Services' endpoints
+ * (through a readiness gate), the zone's nodes take no new pods (a NoSchedule taint), Redis masters leave the zone,
+ * ZoneAwareUpdate starts no wave in it. Pure (Node.js built-ins only): the controller image imports it.
+ */
+import { PROJECT_DOMAIN } from './labels';
+import { ZoneAnnotation } from './zone-annotation';
+import { dnsLabelProblem, labelValueProblem } from '../kubernetes/kubernetes-names';
+import { rfc3339Ms, RFC3339_EXAMPLE } from '../shared/times';
+
+export const ZONE_SHIFT_KIND = 'ZoneShift';
+export const ZONE_SHIFT_PLURAL = 'zoneshifts';
+/** The longest a shift may last from its creation: 3 days, as Amazon's zonal shift. */
+export const MAX_SHIFT_SECONDS = 3 * 24 * 3600;
+/**
+ * The pod condition the controller keeps True on every pod that names it as a readiness gate, but False on those
+ * in a shifted zone: the pod is then not Ready, and its Services' EndpointSlices list it as not ready.
+ */
+export const ZONE_IN_SERVICE_CONDITION = `${PROJECT_DOMAIN}/zone-in-service`;
+/** The NoSchedule taint on the nodes of a zone shifted cluster-wide (its value: the zone). */
+export const ZONE_SHIFT_TAINT_KEY = `${PROJECT_DOMAIN}/zone-shift`;
+/** Held by a ZoneShift until the controller has undone what it changed. */
+export const ZONE_SHIFT_FINALIZER = `${PROJECT_DOMAIN}/undo-zone-shift`;
+
+/** What a ZoneShift asks for. */
+export interface ZoneShiftSpec {
+  /** The zone out of service: a node's zone label value (or its topology keys' values joined, as the zone annotation). */
+  readonly zone: string;
+  /** When the shift ends by itself (RFC 3339): after its creation, and at most `MAX_SHIFT_SECONDS` after it. */
+  readonly expiresAt: string;
+  /** Only these namespaces' pods, Redis clusters and rollouts; nodes are then left alone. Unset: the whole cluster. */
+  readonly namespaces?: readonly string[];
+  /** Why, for whoever reads it later. */
+  readonly reason?: string;
+}
+
+/** One object a shift changed, undone when it ends. */
+export interface ShiftChange {
+  readonly kind: 'Node' | 'Pod' | 'RedisCluster';
+  readonly namespace?: string;
+  readonly name: string;
+  /** What was changed, in words (e.g. `taint cdk8s-zones.dev/zone-shift=zone-a:NoSchedule`). */
+  readonly change: string;
+}
+
+/** `Active` while it holds; `Ended` once expired and undone; `Invalid` when its spec breaks a rule (nothing done). */
+export type ZoneShiftPhase = 'Active' | 'Ended' | 'Invalid';
+
+/** What the controller writes on a ZoneShift. */
+export interface ZoneShiftStatus {
+  readonly observedGeneration?: number;
+  readonly phase: ZoneShiftPhase;
+  readonly message: string;
+  /** Every object the shift changes now; empty once it has ended. */
+  readonly changed: readonly ShiftChange[];
+  /** When it ended (RFC 3339). */
+  readonly endedAt?: string;
+}
+
+/** The rule a ZoneShift's spec breaks, or undefined; `createdAtMs`: when it was created (the bound of its expiry). */
+export function zoneShiftProblem(spec: Partial<ZoneShiftSpec> | undefined, createdAtMs: number): string | undefined {
+  const zone = spec?.zone;
+  if (typeof zone !== 'string' || zone === '' || zone.split(ZoneAnnotation.VALUE_SEPARATOR).some((v) => v === '' || labelValueProblem(v))) {
+    return `spec.zone ${JSON.stringify(zone)} must be a zone: a node's zone label value (or its topology keys' values joined with ` +
+      `${ZoneAnnotation.VALUE_SEPARATOR}, as the zone annotation)`;
+  }
+  const expiresAt = spec?.expiresAt;
+  const at = rfc3339Ms(expiresAt);
+  if (at === undefined) return `spec.expiresAt ${JSON.stringify(expiresAt)} must be an RFC 3339 time such as ${RFC3339_EXAMPLE}`;
+  const created = new Date(createdAtMs).toISOString();
+  if (at <= createdAtMs) return `spec.expiresAt ${expiresAt} must be after the shift's creation (${created})`;
+  if (at > createdAtMs + MAX_SHIFT_SECONDS * 1000) {
+    return `spec.expiresAt ${expiresAt} must be at most ${MAX_SHIFT_SECONDS / 3600} hours after the shift's creation (${created}): ` +
+      'a shift nobody ends must not outlast the impairment by days';
+  }
+  const namespaces: unknown = spec?.namespaces ?? [];
+  if (!Array.isArray(namespaces)) return `spec.namespaces ${JSON.stringify(namespaces)} must be a list of namespace names`;
+  const bad = namespaces.find((n) => typeof n !== 'string' || dnsLabelProblem(n));
+  if (bad !== undefined) return `spec.namespaces: ${JSON.stringify(bad)} ${typeof bad === 'string' ? dnsLabelProblem(bad) : 'is not a namespace name'}`;
+  return undefined;
+}
+
+/** Whether a shift of `spec` covers `namespace` (a cluster-wide shift covers every namespace). */
+export function shiftCovers(spec: ZoneShiftSpec, namespace: string | undefined): boolean {
+  return spec.namespaces === undefined || spec.namespaces.length === 0 || (namespace !== undefined && spec.namespaces.includes(namespace));
+}
+
+/** Whether a shift of `spec` is cluster-wide (then it taints the zone's nodes). */
+export function shiftIsClusterWide(spec: ZoneShiftSpec): boolean {
+  return spec.namespaces === undefined || spec.namespaces.length === 0;
+}
