@@ -8,13 +8,14 @@
  * their planned nodes (rebalance), and retire nodes the plan no longer has.
  */
 import { ClusterAnalysis, cmp } from './cluster-analysis';
+import { rebalanceSteps, shiftSteps } from './failovers';
 import { ClusterNodeEntry, isFailed, isMaster, ObservedNode, self, slotCount, toRanges } from './model';
 import { Step } from './steps';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { REDIS_CLUSTER_SLOTS, shardOfSlot } from '../../../src/redis/slots';
 
 export type IssueKind =
-  | 'unreachable' | 'zone-silent' | 'zone-lost' | 'converging' | 'resharding' | 'replica-syncing' | 'failover-pending' | 'slots-lost'
+  | 'unreachable' | 'zone-silent' | 'zone-shifted' | 'zone-lost' | 'converging' | 'resharding' | 'replica-syncing' | 'failover-pending' | 'slots-lost'
   | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped' | 'absent' | 'upgrade-blocked' | 'refusing-queries';
 
 /** Something not as planned that the steps do not (yet) fix. */
@@ -58,6 +59,11 @@ export interface DecideOptions {
    * come while the masters still refuse a second vote for that shard, and hang with the shard's writes paused.
    */
   readonly holdFailBack?: ReadonlySet<string>;
+  /**
+   * Zones out of service (a ZoneShift): each master in one fails over gracefully (`CLUSTER FAILOVER`) to a replica
+   * of it in sync in another zone, and no shard fails back into one.
+   */
+  readonly outOfServiceZones?: ReadonlySet<string>;
 }
 
 /** The next steps towards the planned layout. */
@@ -112,7 +118,14 @@ export function decide(layout: RedisShardLayout, nodes: ObservedNode[], options:
     }
   }
 
-  const failovers = rebalanceSteps(c, options.takeover ?? false, options.holdFailBack);
+  const shifted = options.outOfServiceZones ?? new Set<string>();
+  if (mode !== 'rebalance' && shifted.size > 0) {
+    const away = shiftSteps(c, shifted);
+    issues.push(...away.staying.map((message) => ({ kind: 'zone-shifted' as const, message })));
+    if (away.steps.length > 0) return done(away.steps);
+  }
+  const held = new Set([...options.holdFailBack ?? [], ...layout.nodes.filter((n) => shifted.has(n.zone)).map((n) => n.name)]);
+  const failovers = rebalanceSteps(c, options.takeover ?? false, held);
   const perZone = c.mastersPerZone();
   for (const [zone, count] of Object.entries(perZone)) {
     if (count > layout.maxMastersPerZone) {
@@ -440,20 +453,6 @@ function migrateSteps(moves: readonly SlotMove[]): Step[] {
     byPair.get(key)!.slots.push(slot);
   }
   return [...byPair.values()].map((m) => ({ kind: 'migrate', from: m.from.name, to: m.to.name, toId: m.to.id!, ranges: toRanges(m.slots) }));
-}
-
-function rebalanceSteps(c: ClusterAnalysis, takeover: boolean, hold?: ReadonlySet<string>): Step[] {
-  const steps: Step[] = [];
-  for (const shard of c.layout.shards) {
-    const current = c.shardMaster(shard.index);
-    const planned = c.byName(shard.master);
-    if (!current || !planned || current === planned || hold?.has(planned.name)) continue;
-    const me = self(planned)!;
-    if (!isMaster(me) && me.masterId === current.id && planned.linkUp) {
-      steps.push({ kind: 'failover', on: planned.name, takeover });
-    }
-  }
-  return steps;
 }
 
 function retireSteps(c: ClusterAnalysis): Step[] {
