@@ -50,6 +50,12 @@ export interface UpdatePlanInput {
    * @default false
    */
   readonly otherZonesReady?: boolean;
+  /**
+   * Zones out of service (a ZoneShift): no batch is deleted in them (their nodes take no new pods), their old pods
+   * wait until the shift ends.
+   * @default none
+   */
+  readonly outOfServiceZones?: readonly string[];
 }
 
 /** The zone name used for old pods whose zone is unknown; they form the last group, after every zone. */
@@ -116,14 +122,20 @@ export function planUpdate(input: UpdatePlanInput): UpdateDecision {
     return { action: 'done', state, reason: `all ${live} pods run revision ${updateRevision} and are Ready` };
   }
 
-  const zone = old[0].zone ?? UNKNOWN_ZONE;
+  const out = new Set(input.outOfServiceZones ?? []);
+  const eligible = old.filter((p) => p.zone === undefined || !out.has(p.zone));
+  if (eligible.length === 0) {
+    const zones = [...new Set(old.map((p) => p.zone!))].sort();
+    return { action: 'wait', state, reason: `waiting for a zonal shift to end: ${old.length} old pod(s) left, in zone(s) out of service: ${zones.join(', ')}` };
+  }
+  const zone = eligible[0].zone ?? UNKNOWN_ZONE;
   if (input.otherZonesReady) {
     const elsewhere = pods.filter((p) => !p.ready && (p.zone ?? UNKNOWN_ZONE) !== zone).map((p) => p.name).sort();
     if (elsewhere.length > 0) {
       return { action: 'wait', state, reason: `waiting for ${elsewhere.length} pod(s) outside zone ${zoneName(zone)} to be Ready before rolling it: ${list(elsewhere)}` };
     }
   }
-  const inZone = old.filter((p) => (p.zone ?? UNKNOWN_ZONE) === zone);
+  const inZone = eligible.filter((p) => (p.zone ?? UNKNOWN_ZONE) === zone);
   const size = batchSize(state.step, input.exponentialFactor, input.maxUnavailable);
   const batch = inZone.slice(0, size).map((p) => p.name);
   return {

@@ -48,6 +48,31 @@ describe('ZoneAwareUpdate planner properties', () => {
     }), { numRuns: 300 });
   });
 
+  test('zones out of service: no batch there; every other old pod rolled, then a wait; the rest once the shift ends', () => {
+    fc.assert(fc.property(caseArb, fc.subarray(['a', 'b', 'c', 'd'], { minLength: 1 }), (c, out) => {
+      let pods: RolloutPod[] = c.pods.map((p, i) => ({
+        name: `p-${i}`, order: i, zone: p.zone, revision: p.old ? 'v1' : 'v2', ready: true, terminating: false,
+      }));
+      const held = (p: RolloutPod) => p.zone !== undefined && out.includes(p.zone);
+      let state: RolloutState | undefined;
+      const roll = (outOfServiceZones: string[]) => {
+        for (let i = 0; i <= pods.length; i++) {
+          const d = planUpdate({ pods, replicas: pods.length, updateRevision: 'v2', maxUnavailable: c.maxUnavailable, exponentialFactor: c.exponentialFactor, state, outOfServiceZones });
+          state = d.state;
+          if (d.action !== 'delete') return d;
+          expect(outOfServiceZones).not.toContain(d.zone);
+          pods = pods.map((p) => d.pods.includes(p.name) ? { ...p, revision: 'v2' } : p);
+        }
+        throw new Error('no end');
+      };
+      const during = roll(out);
+      const left = pods.filter((p) => p.revision === 'v1');
+      expect(left.every(held)).toBe(true);
+      if (left.length > 0) expect(during).toMatchObject({ action: 'wait', reason: expect.stringMatching(/^waiting for a zonal shift to end/) });
+      expect(roll([]).action).toBe('done');
+    }), { numRuns: 200 });
+  });
+
   test('batch sizes never shrink except at the end of a zone, and factor 0 always uses maxUnavailable when possible', () => {
     fc.assert(fc.property(caseArb, (c) => {
       let pods: RolloutPod[] = c.pods.map((p, i) => ({
