@@ -39,7 +39,8 @@ export interface WatchDeclaration<W extends string> {
   readonly keys?: (change: Change, caches: Caches<W>) => Iterable<string>;
 }
 
-export type Watches<W extends string> = Readonly<Record<W, WatchDeclaration<W>>>;
+/** The declarations by name; one left out is not watched (a feature turned off), and reading its cache is an error. */
+export type Watches<W extends string> = Readonly<Partial<Record<W, WatchDeclaration<W>>>>;
 
 /** The declarations as Informers, each change mapped to keys for `enqueue`. */
 export class WatchedCaches<W extends string> implements Caches<W> {
@@ -75,12 +76,14 @@ export class WatchedCaches<W extends string> implements Caches<W> {
 
   /** What the ReconcileLoop runs: the caches first, the primaries once those are synced. */
   sources(): Pick<LoopSources, 'caches' | 'primaries'> {
-    const of = (primary: boolean) => [...this.informers].filter(([name]) => (this.watches[name].primary ?? false) === primary).map(([, i]) => i);
+    const of = (primary: boolean) => [...this.informers].filter(([name]) => (this.watches[name]!.primary ?? false) === primary).map(([, i]) => i);
     return { caches: of(false), primaries: of(true) };
   }
 
   private informer(watch: W): Informer<KubeObject, string> {
-    return this.informers.get(watch)!;
+    const informer = this.informers.get(watch);
+    if (!informer) throw new Error(`watch ${watch} is not declared (a feature turned off?)`);
+    return informer;
   }
 }
 
@@ -89,11 +92,11 @@ export class WatchedCaches<W extends string> implements Caches<W> {
  * decision sees, without an API server.
  */
 export function cachesOf<W extends string>(watches: Watches<W>, objects: Partial<Record<W, readonly KubeObject[]>>): Caches<W> {
-  const held = (watch: W) => (objects[watch] ?? []).map((o) => watches[watch].transform?.(o) ?? o);
+  const held = (watch: W) => (objects[watch] ?? []).map((o) => watches[watch]?.transform?.(o) ?? o);
   return {
     get: (watch, key) => held(watch).find((o) => keyOf(o) === key),
     byIndex: (watch, index, key) => {
-      const keysOf = watches[watch].indexes?.[index];
+      const keysOf = watches[watch]?.indexes?.[index];
       if (!keysOf) throw new Error(`watch ${watch} has no index ${index}`);
       return held(watch).filter((o) => keysOf(o).includes(key));
     },
