@@ -3,6 +3,7 @@
  * the Informers would hold them.
  */
 import { ZoneAnnotation } from '../../src/contract/zone-annotation';
+import { ZONE_IN_SERVICE_CONDITION } from '../../src/contract/zone-shift';
 import { KubeObject } from '../src/kube/api';
 import { annotatorPodKeys, NodeWaits, zoneAnnotatorWatches } from '../src/reconcilers/zone-annotator';
 import { zoneAwareUpdateWatches } from '../src/reconcilers/zone-aware-update';
@@ -15,7 +16,7 @@ const obj = (namespace: string, name: string, extra: Partial<KubeObject> = {}): 
 
 /** The keys `watch` maps `change` to over `caches`. */
 function keysOf<W extends string>(watches: Watches<W>, objects: Partial<Record<W, KubeObject[]>>, watch: W, change: Change): string[] {
-  return [...watches[watch].keys?.(change, cachesOf(watches, objects)) ?? []].sort();
+  return [...watches[watch]!.keys?.(change, cachesOf(watches, objects)) ?? []].sort();
 }
 
 describe('ZoneAwareUpdate watches', () => {
@@ -72,7 +73,7 @@ describe('ZoneAwareUpdate watches', () => {
   });
 
   test('nodes are only read; the updates are the primary, watched last', () => {
-    expect(watches.nodes.keys).toBeUndefined();
+    expect(watches.nodes!.keys).toBeUndefined();
     expect(Object.entries(watches).filter(([, w]) => w.primary).map(([name]) => name)).toEqual(['updates']);
   });
 });
@@ -115,7 +116,21 @@ describe('zone annotator watches', () => {
     expect([waits.podsOn('n1'), counts]).toEqual([[], [1, 0]]);
     waits.unwait('ns/gone'); // never waited: nothing to do
     expect(Object.entries(watches).filter(([, w]) => w.primary).map(([name]) => name)).toEqual(['pods']);
-    expect(watches.pods.labelSelector).toBe(`${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`);
+    expect(watches.pods!.labelSelector).toBe(`${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`);
+  });
+
+  test('a zonal shift maps to every pod with its readiness gate; a change of that gate\'s condition is decided again', () => {
+    const watches = zoneAnnotatorWatches(undefined, new NodeWaits(), new Map());
+    const gated = (name: string, status?: string): KubeObject => ({
+      ...opted({}, 'n1'),
+      metadata: { ...opted().metadata, name },
+      spec: { nodeName: 'n1', readinessGates: [{ conditionType: ZONE_IN_SERVICE_CONDITION }] },
+      status: { conditions: status ? [{ type: ZONE_IN_SERVICE_CONDITION, status }] : [] },
+    });
+    const pods = [gated('g1'), gated('g2'), opted({}, 'n1')];
+    expect(keysOf(watches, { pods }, 'shifts', { type: 'added', obj: { metadata: { name: 'zone-a' } } })).toEqual(['ns/g1', 'ns/g2']);
+    expect(annotatorPodKeys({ type: 'modified', obj: gated('g1', 'False'), old: gated('g1', 'True') }, new Map())).toEqual(['ns/g1']);
+    expect(annotatorPodKeys({ type: 'modified', obj: gated('g1', 'True'), old: gated('g1', 'True') }, new Map())).toEqual([]);
   });
 });
 
@@ -130,7 +145,7 @@ describe('ZoneDisruptionBudget watches', () => {
       expect([watch, keysOf(watches, { budgets }, watch, { type: 'added', obj: obj('ns', 'x') })]).toEqual([watch, ['ns/db', 'ns/web']]);
       expect([watch, keysOf(watches, { budgets }, watch, { type: 'added', obj: obj('empty', 'x') })]).toEqual([watch, []]);
     }
-    expect(watches.nodes.keys).toBeUndefined();
+    expect(watches.nodes!.keys).toBeUndefined();
   });
 
   test('every pod change is seen by the webhook\'s bookkeeping first', () => {

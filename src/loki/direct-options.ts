@@ -6,8 +6,7 @@ import { KubeProps } from '../kubernetes/kubernetes-props';
 import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { Props, PropSpec } from '../shared/props';
 import { ZONAL_STORAGE_PROPS, ZonalStorage } from '../topology/zonal-storage';
-import { IZoneController } from '../zone-controller/controller-reference';
-import { CONTROLLER_PROP } from '../zone-controller/requirements';
+import { IZoneController, CONTROLLER_PROP } from '../zone-controller/controller-reference';
 import { ZoneSource } from '../zone-source/zone-source';
 
 /** What only the direct output (Loki in microservices mode as plain Kubernetes objects) takes. */

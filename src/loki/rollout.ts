@@ -17,9 +17,8 @@ import { standardLabels } from '../kubernetes/standard-labels';
 import { RolloutTarget, ZoneAwareUpdate } from '../rollout/zone-aware-update';
 import { invalidProp } from '../shared/errors';
 import { addWarning } from '../shared/warnings';
-import { controllerPeer, IZoneController } from '../zone-controller/controller-reference';
+import { controllerPeer, describeController, IZoneController } from '../zone-controller/controller-reference';
 import { ZONE_AWARE_UPDATE_FEATURE } from '../zone-controller/features';
-import { describeController } from '../zone-controller/requirements';
 
 /** How the ingesters roll out a new revision (direct output). */
 export enum IngesterRollout {

@@ -8,8 +8,7 @@ import { NETWORK_POLICY_PROPS, NetworkPolicyOptions } from '../kubernetes/networ
 import { Props, PropSpec } from '../shared/props';
 import { ZONAL_STORAGE_PROPS, ZonalStorage } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
-import { IZoneController } from '../zone-controller/controller-reference';
-import { CONTROLLER_PROP } from '../zone-controller/requirements';
+import { IZoneController, CONTROLLER_PROP } from '../zone-controller/controller-reference';
 
 /**
  * A key of a Secret, created outside the app, that holds the Redis password.

@@ -10,9 +10,9 @@ import { standardLabels } from '../kubernetes/standard-labels';
 import { transformRendered, workloadApiObject } from '../kubernetes/workload';
 import { invalidProp } from '../shared/errors';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
-import { IZoneController } from '../zone-controller/controller-reference';
+import { IZoneController, CONTROLLER_PROP } from '../zone-controller/controller-reference';
 import { ZONE_AWARE_UPDATE_FEATURE } from '../zone-controller/features';
-import { CONTROLLER_PROP, serveWith } from '../zone-controller/requirements';
+import { serveWith } from '../zone-controller/requirements';
 
 /**
  * The workload a ZoneAwareUpdate rolls, in the ZoneAwareUpdate's namespace: one StatefulSet, one Deployment, or a

@@ -10,9 +10,9 @@ import { standardLabels } from '../kubernetes/standard-labels';
 import { lazySelector, workloadApiObject } from '../kubernetes/workload';
 import { invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
-import { IZoneController } from '../zone-controller/controller-reference';
+import { IZoneController, CONTROLLER_PROP } from '../zone-controller/controller-reference';
 import { ZONE_DISRUPTION_BUDGET_FEATURE } from '../zone-controller/features';
-import { CONTROLLER_PROP, serveWith } from '../zone-controller/requirements';
+import { serveWith } from '../zone-controller/requirements';
 
 /** Props of `ZoneDisruptionBudget`. */
 export interface ZoneDisruptionBudgetProps {

@@ -9,6 +9,7 @@ import { CONTROLLER_APP_NAME } from '../contract/labels';
 import { ZONE_DISRUPTION_BUDGET } from '../contract/reconcilers';
 import { NetworkPeer, podsInNamespace } from '../kubernetes/network-policy';
 import { packageVersion } from '../shared/package-version';
+import { Props } from '../shared/props';
 
 /** The namespace the controller runs in unless told otherwise. */
 export const DEFAULT_CONTROLLER_NAMESPACE = 'cdk8s-zones-system';
@@ -96,6 +97,13 @@ export interface InstalledZoneControllerProps {
   readonly redisManager?: boolean;
 
   /**
+   * It runs the zonal shift (ZoneShift).
+   *
+   * @default false
+   */
+  readonly zoneShift?: boolean;
+
+  /**
    * What the API server does when its eviction webhook cannot be reached.
    *
    * @default WebhookFailurePolicy.FAIL
@@ -103,9 +111,27 @@ export interface InstalledZoneControllerProps {
   readonly webhookFailurePolicy?: WebhookFailurePolicy;
 }
 
+/** Marks ZoneController instances (recognised by `ZoneController.isZoneController` even across copies of the library). */
+export const ZONE_CONTROLLER_MARK = Symbol.for('cdk8s-zones.ZoneController');
+
+/** The check of a `controller` prop: a ZoneController of this app, or `ZoneController.fromInstalled(...)`. */
+export const CONTROLLER_PROP = Props.custom('a ZoneController of this app, or ZoneController.fromInstalled(...)',
+  (value) => (isControllerReference(value) ? undefined : 'must be a ZoneController of this app, or ZoneController.fromInstalled(...) for one another app installs'));
+
+function isControllerReference(value: unknown): value is IZoneController {
+  const marked = (x: unknown) => x !== null && typeof x === 'object' && ZONE_CONTROLLER_MARK in x;
+  return marked(value) || InstalledZoneController.isInstalledZoneController(value);
+}
+
+/** How an error names the controller: a ZoneController of this app by its construct path, one installed elsewhere as itself. */
+export function describeController(controller: IZoneController): string {
+  const path = (controller as { node?: { path?: unknown } }).node?.path;
+  return typeof path === 'string' ? `ZoneController '${path}'` : String(controller);
+}
+
 /** The reconcilers named by the feature flags of a controller's props, in `--reconcilers` order. */
 export function reconcilersOf(
-  props: { zoneAnnotator?: boolean; zoneAwareUpdate?: boolean; zoneDisruptionBudget?: boolean; redisManager?: boolean },
+  props: { zoneAnnotator?: boolean; zoneAwareUpdate?: boolean; zoneDisruptionBudget?: boolean; redisManager?: boolean; zoneShift?: boolean },
 ): string[] {
   return FEATURES.filter((f) => props[f.prop] ?? f.byDefault).map((f) => f.reconciler);
 }

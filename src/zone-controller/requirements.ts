@@ -4,12 +4,11 @@
  * `ZoneAwareUpdate` rolls only with the zone-aware-update reconciler, and so on. Without it the manifests
  * apply cleanly and nothing ever happens, which is what these checks prevent.
  */
-import { InstalledZoneController, IZoneController } from './controller-reference';
+import { describeController, InstalledZoneController, IZoneController } from './controller-reference';
 import { ControllerFeature } from './features';
 import { ZoneController } from './zone-controller';
 import { ControllerRule } from '../contract/rbac';
 import { invalidProp } from '../shared/errors';
-import { Props } from '../shared/props';
 
 /** The namespace a construct's workload is in, and the rights on its named objects the controller needs there. */
 export interface ServedWorkload {
@@ -18,18 +17,6 @@ export interface ServedWorkload {
   readonly rules?: readonly ControllerRule[];
 }
 
-/** The check of a `controller` prop: a ZoneController of this app, or `ZoneController.fromInstalled(...)`. */
-export const CONTROLLER_PROP = Props.custom('a ZoneController of this app, or ZoneController.fromInstalled(...)',
-  (value) => (isControllerReference(value) ? undefined : 'must be a ZoneController of this app, or ZoneController.fromInstalled(...) for one another app installs'));
-
-function isControllerReference(value: unknown): value is IZoneController {
-  return ZoneController.isZoneController(value) || InstalledZoneController.isInstalledZoneController(value);
-}
-
-/** How an error names the controller. */
-export function describeController(controller: IZoneController): string {
-  return ZoneController.isZoneController(controller) ? `ZoneController '${controller.node.path}'` : String(controller);
-}
 
 /**
  * Has `controller` (a construct's `controller` prop) serve the construct's workload: it must run `feature`;

@@ -5,9 +5,8 @@ import { hasPodTopologyLabels } from '../kubernetes/kubernetes-version';
 import { invalidProp } from '../shared/errors';
 import { checkArg } from '../shared/props';
 import { ZoneTopology } from '../topology/zone-topology';
-import { IZoneController, waitForZoneCommand } from '../zone-controller/controller-reference';
+import { describeController, IZoneController, waitForZoneCommand, CONTROLLER_PROP } from '../zone-controller/controller-reference';
 import { ZONE_ANNOTATOR_FEATURE } from '../zone-controller/features';
-import { CONTROLLER_PROP, describeController } from '../zone-controller/requirements';
 
 /** How a pod learns the zone it runs in. */
 export enum ZoneSourceKind {
