@@ -18,6 +18,7 @@ import { Readiness, waitForApiServer } from './readiness';
 import { Reconciler, ReconcilerContext } from './reconciler';
 import { Certificate, Servers, startServers } from './server';
 import type { SelfManagedTlsOptions } from './tls/self-managed';
+import { ZONE_SHIFT } from '../../src/contract/reconcilers';
 
 export type TlsMode = 'files' | 'self-managed';
 
@@ -143,6 +144,7 @@ function reconcilerContext(opts: RunOptions, kube: KubeApi, log: Logger, metrics
       redisIntervalMs: opts.redisIntervalMs,
       redisReplacedPerPass: opts.redisReplacedPerPass,
       apiConcurrency: opts.apiConcurrency,
+      zoneShifts: opts.reconcilers.some((r) => r.name === ZONE_SHIFT),
     },
   };
 }

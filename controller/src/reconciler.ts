@@ -30,6 +30,12 @@ export interface ControllerSettings {
   readonly redisReplacedPerPass?: number;
   /** Requests in flight to the API server per reconciler (`--api-concurrency`). @default DEFAULT_API_CONCURRENCY */
   readonly apiConcurrency?: number;
+  /**
+   * Whether the zone-shift reconciler runs: the others then honour ZoneShifts (the annotator's readiness gate, no
+   * rollout batch and no Redis master in a zone out of service); else they never read them (the CRD may be absent).
+   * @default false
+   */
+  readonly zoneShifts?: boolean;
 }
 
 export interface ReconcilerContext {

@@ -7,23 +7,41 @@
  * in by its label, wherever it runs) and reads nodes (cluster-scoped); the zone-aware-update and
  * zone-disruption-budget reconcilers watch their resources, pods and owners in every namespace (one watch
  * each, however many namespaces) and read nodes, claims and volumes for zones. Every write of those two is
- * granted in the namespaces of their workloads only; the Redis manager has nothing cluster-wide.
+ * granted in the namespaces of their workloads only; the Redis manager has nothing cluster-wide. The zonal
+ * shift is cluster-wide by nature (ZoneShifts and nodes are cluster-scoped), and granted only with it.
  */
 import { ControllerRule, eventRules, READ_VERBS } from './rbac';
 import { layoutConfigMapName, statusConfigMapName } from './redis';
 import { ROLLOUT_GROUP, ZONE_AWARE_UPDATE_PLURAL, ZONE_DISRUPTION_BUDGET_PLURAL } from './rollout';
+import { ZONE_SHIFT_PLURAL } from './zone-shift';
 
 /** The reconciler names (`run --reconcilers`). */
 export const ZONE_ANNOTATOR = 'zone-annotator';
 export const ZONE_AWARE_UPDATE = 'zone-aware-update';
 export const ZONE_DISRUPTION_BUDGET = 'zone-disruption-budget';
 export const REDIS_MANAGER = 'redis';
+export const ZONE_SHIFT = 'zone-shift';
 
 /** The zone annotator: watches opted-in pods and nodes, patches the pods' annotation. */
 export const ZONE_ANNOTATOR_RULES: readonly ControllerRule[] = [
   { apiGroups: [''], resources: ['pods'], verbs: [...READ_VERBS, 'patch'], scope: 'cluster' },
   { apiGroups: [''], resources: ['nodes'], verbs: READ_VERBS, scope: 'cluster' },
   ...eventRules('cluster'),
+];
+
+/**
+ * The zonal shift, whole: ZoneShifts and nodes are cluster-scoped (a zone shifted cluster-wide has its nodes
+ * tainted NoSchedule); the opted-in pods are read for the shifts' status, and the zone annotator writes their
+ * readiness gate (pods/status). With it on, the other reconcilers read the ZoneShifts too (no rollout batch, no
+ * Redis master in a zone out of service): these rules cover them.
+ */
+export const ZONE_SHIFT_RULES: readonly ControllerRule[] = [
+  // patch: the finalizer that keeps a cancelled shift until it is undone
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_SHIFT_PLURAL], verbs: [...READ_VERBS, 'patch'], scope: 'cluster' },
+  { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_SHIFT_PLURAL}/status`], verbs: ['get', 'patch', 'update'], scope: 'cluster' },
+  { apiGroups: [''], resources: ['nodes'], verbs: [...READ_VERBS, 'patch'], scope: 'cluster' },
+  { apiGroups: [''], resources: ['pods'], verbs: READ_VERBS, scope: 'cluster' },
+  { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'], scope: 'cluster' },
 ];
 
 /** The zone-aware-update reconciler: watches everywhere, writes in its workloads' namespaces. */

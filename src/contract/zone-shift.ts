@@ -90,3 +90,34 @@ export function shiftCovers(spec: ZoneShiftSpec, namespace: string | undefined):
 export function shiftIsClusterWide(spec: ZoneShiftSpec): boolean {
   return spec.namespaces === undefined || spec.namespaces.length === 0;
 }
+
+/** A ZoneShift as read from the API (the fields the rules need). */
+export interface ZoneShiftObject {
+  readonly metadata: { readonly name: string; readonly creationTimestamp?: string; readonly deletionTimestamp?: string };
+  readonly spec?: Partial<ZoneShiftSpec>;
+}
+
+/** The spec of a shift that holds at `nowMs`: valid, not expired, not being deleted; else undefined. */
+export function shiftInForce(shift: ZoneShiftObject, nowMs: number): ZoneShiftSpec | undefined {
+  const created = rfc3339Ms(shift.metadata.creationTimestamp);
+  if (created === undefined || shift.metadata.deletionTimestamp !== undefined) return undefined;
+  if (zoneShiftProblem(shift.spec, created) !== undefined) return undefined;
+  const spec = shift.spec as ZoneShiftSpec;
+  return nowMs < rfc3339Ms(spec.expiresAt)! ? spec : undefined;
+}
+
+/** The zones out of service for `namespace`'s workloads at `nowMs` (`undefined`: cluster-scoped objects such as nodes). */
+export function outOfServiceZones(shifts: readonly ZoneShiftObject[], namespace: string | undefined, nowMs: number): Set<string> {
+  const zones = new Set<string>();
+  for (const shift of shifts) {
+    const spec = shiftInForce(shift, nowMs);
+    if (spec && (namespace === undefined ? shiftIsClusterWide(spec) : shiftCovers(spec, namespace))) zones.add(spec.zone);
+  }
+  return zones;
+}
+
+/** When the next of `shifts` in force at `nowMs` expires (ms), to look again then; undefined when none is. */
+export function nextShiftExpiry(shifts: readonly ZoneShiftObject[], nowMs: number): number | undefined {
+  const ends = shifts.map((s) => shiftInForce(s, nowMs)).filter((s): s is ZoneShiftSpec => s !== undefined).map((s) => rfc3339Ms(s.expiresAt)!);
+  return ends.length > 0 ? Math.min(...ends) : undefined;
+}

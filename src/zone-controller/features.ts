@@ -2,12 +2,12 @@
  * The runtime controller's features: the reconciler of each, the `ZoneController` prop that enables it, and what
  * a construct that needs it loses without it.
  */
-import { REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET } from '../contract/reconcilers';
+import { REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET, ZONE_SHIFT } from '../contract/reconcilers';
 
 /** A feature of the runtime controller: its reconciler, the `ZoneController` prop that enables it, and what is lost without it. */
 export interface ControllerFeature {
   readonly reconciler: string;
-  readonly prop: 'zoneAnnotator' | 'zoneAwareUpdate' | 'zoneDisruptionBudget' | 'redisManager';
+  readonly prop: 'zoneAnnotator' | 'zoneAwareUpdate' | 'zoneDisruptionBudget' | 'redisManager' | 'zoneShift';
   /** Whether it runs when its prop is not set. */
   readonly byDefault: boolean;
   readonly without: string;
@@ -26,7 +26,11 @@ export const REDIS_MANAGER_FEATURE: ControllerFeature = {
   reconciler: REDIS_MANAGER, prop: 'redisManager', byDefault: false, without: 'nothing bootstraps or heals the cluster: its pods run, but form no Redis Cluster',
 };
 
+export const ZONE_SHIFT_FEATURE: ControllerFeature = {
+  reconciler: ZONE_SHIFT, prop: 'zoneShift', byDefault: false, without: 'no ZoneShift takes its zone out of service: its pods stay Ready there',
+};
+
 /** Every feature, in the order ZoneController's props list them (and `--reconcilers` names them). */
 export const FEATURES: readonly ControllerFeature[] = [
-  ZONE_ANNOTATOR_FEATURE, ZONE_AWARE_UPDATE_FEATURE, ZONE_DISRUPTION_BUDGET_FEATURE, REDIS_MANAGER_FEATURE,
+  ZONE_ANNOTATOR_FEATURE, ZONE_AWARE_UPDATE_FEATURE, ZONE_DISRUPTION_BUDGET_FEATURE, REDIS_MANAGER_FEATURE, ZONE_SHIFT_FEATURE,
 ];

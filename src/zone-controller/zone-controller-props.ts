@@ -93,6 +93,17 @@ export interface ZoneControllerProps {
   readonly redisManager?: boolean;
 
   /**
+   * Run the zonal shift: a `ZoneShift` (cluster-scoped; `cdk8s-zones shift start`) takes its zone out of service
+   * until it expires or is deleted. The zone's nodes are tainted NoSchedule. Pods that opted in lose readiness
+   * there (`Zonal.spread`'s `zoneShiftReadinessGate`, with the zone annotator). Redis masters fail over out of the
+   * zone, and ZoneAwareUpdate starts no wave in it. Emits the ZoneShift CRD (unless `installCrds` is false).
+   * Grants cluster-wide: ZoneShifts, node taints, and pods' status.
+   *
+   * @default false
+   */
+  readonly zoneShift?: boolean;
+
+  /**
    * Emit the CRDs of the enabled features. Turn it off when the CRDs are installed apart from this
    * controller: they are cluster-scoped, so when two apps each install a ZoneController in one cluster, one
    * of them installs the CRDs.
@@ -156,6 +167,7 @@ export const ZONE_CONTROLLER_PROPS: PropSpec<ZoneControllerProps> = {
   zoneAwareUpdate: Props.optional(Props.boolean()),
   zoneDisruptionBudget: Props.optional(Props.boolean()),
   redisManager: Props.optional(Props.boolean()),
+  zoneShift: Props.optional(Props.boolean()),
   installCrds: Props.optional(Props.boolean()),
   webhookTls: Props.optional(Props.instanceOf(WebhookTls)),
   webhookFailurePolicy: Props.optional(Props.enumOf(WebhookFailurePolicy, 'WebhookFailurePolicy')),
@@ -174,5 +186,6 @@ export const INSTALLED_CONTROLLER_PROPS: PropSpec<InstalledZoneControllerProps> 
   zoneAwareUpdate: ZONE_CONTROLLER_PROPS.zoneAwareUpdate,
   zoneDisruptionBudget: ZONE_CONTROLLER_PROPS.zoneDisruptionBudget,
   redisManager: ZONE_CONTROLLER_PROPS.redisManager,
+  zoneShift: ZONE_CONTROLLER_PROPS.zoneShift,
   webhookFailurePolicy: ZONE_CONTROLLER_PROPS.webhookFailurePolicy,
 };

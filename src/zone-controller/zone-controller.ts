@@ -4,20 +4,23 @@ import { Construct, IConstruct } from 'constructs';
 import {
   controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE, InstalledZoneController,
   InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES, waitForZoneCommand, webhookEnforcesIn, webhookMayGuard,
+  ZONE_CONTROLLER_MARK,
 } from './controller-reference';
 import { FEATURES } from './features';
 import { NO_WEBHOOKS, ServedWebhook, serveWebhooks, WebhookServing } from './webhook-serving';
 import { WebhookFailurePolicy, WebhookTls } from './webhook-tls';
 import { INSTALLED_CONTROLLER_PROPS, ZONE_CONTROLLER_PROPS, ZoneControllerProps } from './zone-controller-props';
+import { addZoneShiftGate } from './zone-shift-gate';
 import { docsUrl } from '../contract/docs';
 import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ControllerRule, leaderElectionRules, mergeRules } from '../contract/rbac';
 import {
   REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES, ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES, ZONE_AWARE_UPDATE,
-  ZONE_AWARE_UPDATE_RULES, ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES,
+  ZONE_AWARE_UPDATE_RULES, ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES, ZONE_SHIFT, ZONE_SHIFT_RULES,
 } from '../contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
+import { zoneShiftCrd } from '../contract/zone-shift-crd';
 import { containerResources } from '../kubernetes/container-resources';
 import { clientPeers, emitNetworkPolicy, NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { clusterScoped } from '../kubernetes/object-names';
@@ -49,10 +52,8 @@ const PARTS: { readonly [reconciler: string]: Part } = {
   [ZONE_AWARE_UPDATE]: { name: ZONE_AWARE_UPDATE, rules: ZONE_AWARE_UPDATE_RULES },
   [ZONE_DISRUPTION_BUDGET]: { name: ZONE_DISRUPTION_BUDGET, rules: ZONE_DISRUPTION_BUDGET_RULES },
   [REDIS_MANAGER]: { name: REDIS_MANAGER, rules: REDIS_MANAGER_RULES, unnamedRules: REDIS_UNNAMED_CLUSTER_RULES },
+  [ZONE_SHIFT]: { name: ZONE_SHIFT, rules: ZONE_SHIFT_RULES },
 };
-
-/** Marks ZoneController instances (recognised by `isZoneController` even across copies of the library). */
-const ZONE_CONTROLLER = Symbol.for('cdk8s-zones.ZoneController');
 
 
 /**
@@ -79,9 +80,20 @@ export class ZoneController extends Construct implements IZoneController {
     return new InstalledZoneController(props);
   }
 
+  /**
+   * Opts `workload` (a Deployment, StatefulSet, DaemonSet or ReplicaSet, cdk8s-plus or raw) in to the zonal shift's
+   * traffic part: its pods name the readiness gate `cdk8s-zones.dev/zone-in-service`, which `controller` keeps True
+   * but in a zone a ZoneShift takes out of service, where the pods then leave their Services' endpoints.
+   * `controller` must run the zone annotator and the zonal shift (`zoneShift: true`): without them the pods never
+   * become Ready. The controller is then on the pods' readiness path (docs/runbooks/zone-impaired.md).
+   */
+  public static addZoneShiftGate(workload: IConstruct, controller: IZoneController): void {
+    addZoneShiftGate(workload, controller);
+  }
+
   /** True when `x` is a ZoneController. */
   public static isZoneController(x: any): x is ZoneController {
-    return x !== null && typeof x === 'object' && ZONE_CONTROLLER in x;
+    return x !== null && typeof x === 'object' && ZONE_CONTROLLER_MARK in x;
   }
 
   /** The controller's image (also the image of `wait-for-zone` init containers). */
@@ -109,7 +121,7 @@ export class ZoneController extends Construct implements IZoneController {
     super(scope, id);
     const where = `ZoneController '${this.node.path}'`;
     checkProps(where, props, ZONE_CONTROLLER_PROPS, 'ZoneControllerProps');
-    Object.defineProperty(this, ZONE_CONTROLLER, { value: true });
+    Object.defineProperty(this, ZONE_CONTROLLER_MARK, { value: true });
     this.namespace = props.namespace ?? DEFAULT_CONTROLLER_NAMESPACE;
     this.name = props.name ?? DEFAULT_CONTROLLER_NAME;
     this.image = props.image ?? ZoneController.DEFAULT_IMAGE;
@@ -310,6 +322,7 @@ export class ZoneController extends Construct implements IZoneController {
   private crdsAndWebhooks(installCrds: boolean): ServedWebhook[] {
     const webhooks: ServedWebhook[] = [];
     if (installCrds && this.reconcilers.includes(ZONE_AWARE_UPDATE)) clusterScoped(new ApiObject(this, 'zoneawareupdate-crd', zoneAwareUpdateCrd()));
+    if (installCrds && this.reconcilers.includes(ZONE_SHIFT)) clusterScoped(new ApiObject(this, 'zoneshift-crd', zoneShiftCrd()));
     if (this.reconcilers.includes(ZONE_DISRUPTION_BUDGET)) {
       if (installCrds) clusterScoped(new ApiObject(this, 'zonedisruptionbudget-crd', zoneDisruptionBudgetCrd()));
       webhooks.push({

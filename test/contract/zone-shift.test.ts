@@ -1,4 +1,4 @@
-import { MAX_SHIFT_SECONDS, shiftCovers, shiftIsClusterWide, zoneShiftProblem } from '../../src/contract/zone-shift';
+import { MAX_SHIFT_SECONDS, nextShiftExpiry, outOfServiceZones, shiftCovers, shiftInForce, shiftIsClusterWide, zoneShiftProblem } from '../../src/contract/zone-shift';
 import { zoneShiftCrd } from '../../src/contract/zone-shift-crd';
 
 const created = Date.parse('2026-11-27T10:00:00Z');
@@ -34,6 +34,36 @@ describe('a ZoneShift spec', () => {
     expect([shiftCovers(spec(), 'shop'), shiftIsClusterWide(spec()), shiftIsClusterWide(spec({ namespaces: [] }))]).toEqual([true, true, true]);
     const scoped = spec({ namespaces: ['shop'] });
     expect([shiftCovers(scoped, 'shop'), shiftCovers(scoped, 'logs'), shiftCovers(scoped, undefined), shiftIsClusterWide(scoped)]).toEqual([true, false, false, false]);
+  });
+});
+
+describe('shifts in force', () => {
+  const obj = (name: string, extra: object = {}, meta: object = {}) => ({ metadata: { name, creationTimestamp: '2026-11-27T10:00:00Z', ...meta }, spec: spec(extra) });
+  const shifts = [
+    obj('a'),
+    obj('b', { zone: 'eu-west-1b', namespaces: ['shop'], expiresAt: '2026-11-27T12:00:00Z' }),
+    obj('c', { zone: 'eu-west-1c' }, { deletionTimestamp: '2026-11-27T11:00:00Z' }), // cancelled
+    obj('d', { zone: 'eu-west-1d', expiresAt: '2026-12-27T10:00:00Z' }), // invalid: beyond 72 h
+    { metadata: { name: 'e' } }, // no spec, no creation time
+  ];
+  const at = (t: string) => Date.parse(t);
+
+  test('valid, not expired, not being deleted', () => {
+    expect(shifts.map((s) => shiftInForce(s, at('2026-11-27T11:00:00Z')) !== undefined)).toEqual([true, true, false, false, false]);
+    expect(shiftInForce(shifts[0], at('2026-11-27T14:00:00Z'))).toBeUndefined(); // expired at that instant
+  });
+
+  test('the zones out of service for a namespace, and for cluster-scoped objects (nodes: cluster-wide shifts only)', () => {
+    const now = at('2026-11-27T11:00:00Z');
+    expect([...outOfServiceZones(shifts, 'shop', now)].sort()).toEqual(['eu-west-1a', 'eu-west-1b']);
+    expect([...outOfServiceZones(shifts, 'logs', now)]).toEqual(['eu-west-1a']);
+    expect([...outOfServiceZones(shifts, undefined, now)]).toEqual(['eu-west-1a']);
+    expect([...outOfServiceZones(shifts, 'shop', at('2026-11-27T13:00:00Z'))]).toEqual(['eu-west-1a']);
+  });
+
+  test('the next expiry of a shift in force', () => {
+    expect(nextShiftExpiry(shifts, at('2026-11-27T11:00:00Z'))).toBe(at('2026-11-27T12:00:00Z'));
+    expect(nextShiftExpiry(shifts, at('2026-11-27T15:00:00Z'))).toBeUndefined();
   });
 });
 

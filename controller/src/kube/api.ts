@@ -22,6 +22,7 @@ export interface ObjectMeta {
   readonly deletionTimestamp?: string;
   readonly creationTimestamp?: string;
   readonly ownerReferences?: ReadonlyArray<OwnerReference>;
+  readonly finalizers?: readonly string[];
 }
 
 /** Any Kubernetes object as JSON (the one object type of the controller: caches, decisions, requests). */

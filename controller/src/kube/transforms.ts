@@ -51,16 +51,21 @@ export interface PodShape extends MetaShape {
   readonly podIP?: boolean;
   /** Keep `status.phase`. @default false */
   readonly phase?: boolean;
+  /** Keep `spec.readinessGates`. @default false */
+  readonly readinessGates?: boolean;
 }
 
-/** A pod as `shape` says: metadata, `spec.nodeName`, the chosen conditions, its IP and phase if asked. */
+/** A pod as `shape` says: metadata, `spec.nodeName`, the chosen conditions, its IP, phase and readiness gates if asked. */
 export function slimPod(pod: KubeObject, shape: PodShape = {}): KubeObject {
   const conditions = (pod.status?.conditions as Array<{ type: string; status: string; lastTransitionTime?: string }> | undefined)
     ?.filter((c) => shape.conditions?.includes(c.type))
     .map((c) => defined({ type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime }));
   return {
     metadata: slimMeta(pod.metadata, shape),
-    spec: defined({ nodeName: pod.spec?.nodeName as string | undefined }),
+    spec: defined({
+      nodeName: pod.spec?.nodeName as string | undefined,
+      readinessGates: shape.readinessGates ? pod.spec?.readinessGates as Array<{ conditionType: string }> | undefined : undefined,
+    }),
     status: defined({
       conditions: conditions?.length ? conditions : undefined,
       podIP: shape.podIP ? pod.status?.podIP as string | undefined : undefined,

@@ -3,6 +3,7 @@ import { redisReconciler } from './redis';
 import { zoneAnnotator } from './zone-annotator';
 import { zoneAwareUpdater } from './zone-aware-update';
 import { zoneDisruptionBudgets } from './zone-disruption-budget';
+import { zoneShifter } from './zone-shift';
 
 /** Every reconciler `run --reconcilers` can pick, by name. */
-export const RECONCILERS: readonly Reconciler[] = [zoneAnnotator(), zoneAwareUpdater(), zoneDisruptionBudgets(), redisReconciler()];
+export const RECONCILERS: readonly Reconciler[] = [zoneAnnotator(), zoneAwareUpdater(), zoneDisruptionBudgets(), redisReconciler(), zoneShifter()];

@@ -23,6 +23,7 @@ import {
   CONTROLLER_REVISION_LABEL, LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_PASSWORD_VOLUME, REDIS_RESET_CONFIRM_ANNOTATION,
   RedisOperation, STATUS_KEY, layoutConfigMapName, statusConfigMapName,
 } from '../../../src/contract/redis';
+import { outOfServiceZones } from '../../../src/contract/zone-shift';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { CONFIGMAPS, isStatus, KubeApi, KubeObject, PODS, resourcePath, SECRETS } from '../kube/api';
 import { EventSubject } from '../kube/events';
@@ -37,6 +38,7 @@ import type { RedisClusterManager } from '../redis/manager';
 import { clearRequestPatch, OperationRequest, operationRequest } from '../redis/operations';
 import { passwordFromBytes } from '../redis/password';
 import { inventoryFromPods, SecretKey, withoutDeletedPods } from '../redis/pods';
+import { ZONE_SHIFTS } from './zone-shift';
 
 const NAME = REDIS_MANAGER;
 /** The key of the pod listing that finds the clusters (never a `namespace/cluster`: no namespace is named `*`). */
@@ -79,18 +81,37 @@ class RedisClusters {
   private readonly debounce = new Map<string, NodeJS.Timeout>();
   private readonly layouts = new Map<string, AbortController>();
   private readonly log: ReconcilerContext['log'];
+  /** The ZoneShifts (with the zone-shift reconciler): a shift starting or ending concerns every cluster. */
+  private readonly shifts?: Informer<KubeObject, never>;
   readonly intervalMs: number;
 
   constructor(private readonly ctx: ReconcilerContext, private readonly signal: AbortSignal, private readonly tuning: RedisReconcilerTuning) {
     this.log = ctx.log.with({ reconciler: NAME });
     this.intervalMs = tuning.intervalMs ?? ctx.settings.redisIntervalMs ?? 15_000;
+    if (ctx.settings.zoneShifts) {
+      this.shifts = new Informer<KubeObject, never>(ctx.kube, {
+        path: resourcePath(ZONE_SHIFTS),
+        onChange: (type) => {
+          if (type !== 'resync') for (const key of this.clusters.keys()) this.changed(key);
+        },
+        resyncMs: 0,
+        log: this.log,
+      });
+    }
   }
 
   /** Where keys go: the reconciler's loop. */
   enqueue: (key: string) => void = () => undefined;
 
+
+  /** The watches that start passes: the served namespaces' labelled pods, and the zonal shifts. */
+  watches() {
+    const shifts = this.shifts;
+    return [...this.podWatches(), ...(shifts ? [{ synced: shifts.synced, run: (signal: AbortSignal) => shifts.run(signal) }] : [])];
+  }
+
   /** The watches of the served namespaces' labelled pods: a change concerns the pod's cluster. */
-  podWatches() {
+  private podWatches() {
     return watchPods(this.ctx, this.ctx.settings.redisNamespaces ?? [], (key, members) => {
       if (members.length > 0) this.clusters.set(key, members);
       this.changed(key);
@@ -120,7 +141,7 @@ class RedisClusters {
     for (const [node, until] of w.heldFailBack) if (until <= Date.now()) w.heldFailBack.delete(node);
     const converged = request && 'operation' in request
       ? await runOperation(w.manager, request.operation)
-      : await w.manager.converge({ holdFailBack: new Set(w.heldFailBack.keys()) });
+      : await w.manager.converge({ holdFailBack: new Set(w.heldFailBack.keys()), outOfServiceZones: this.outOfService(namespace) });
     if (full) await this.driveWorkloads(namespace, cluster, members, w, converged.healthy);
     const state = { ...converged, issues: [...converged.issues, ...(w.workloads?.issues ?? [])] };
     if (request) await acknowledge(this.ctx, namespace, cluster, w, request, state);
@@ -130,6 +151,11 @@ class RedisClusters {
     if (full) w.fullPassAt = w.workloads?.upgrading || w.workloads?.scaling ? Date.now() + SETTLING_MS : undefined;
     if (w.fullPassAt !== undefined) return { requeueAfter: Math.min(SETTLING_MS, w.watchMs ?? SETTLING_MS) };
     return w.watchMs === undefined ? {} : { requeueAfter: w.watchMs };
+  }
+
+  /** The zones out of service for `namespace` (ZoneShifts in force). */
+  private outOfService(namespace: string): Set<string> {
+    return this.shifts ? outOfServiceZones(this.shifts.list(), namespace, Date.now()) : new Set();
   }
 
   /** Lists the labelled pods, forgets the clusters gone, and queues a full pass of each. */
@@ -215,7 +241,7 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
   });
   clusters.enqueue = (key) => loop.enqueue(key);
   try {
-    await loop.run(signal, { seed: () => [DISCOVER], primaries: clusters.podWatches() });
+    await loop.run(signal, { seed: () => [DISCOVER], primaries: clusters.watches() });
   } finally {
     clusters.close();
   }

@@ -2,7 +2,9 @@
  * What the zone annotator does with one pod, given the pod and its node as the caches hold them: a pure
  * function, unit-tested without a cluster.
  */
+import { hasZoneGate, zoneGateStatus } from './zone-gate-decision';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import { ZONE_IN_SERVICE_CONDITION } from '../../../src/contract/zone-shift';
 import { KubeObject } from '../kube/api';
 import { PodShape } from '../kube/transforms';
 
@@ -10,7 +12,8 @@ import { PodShape } from '../kube/transforms';
 export const ANNOTATOR_POD_SHAPE: PodShape = {
   labels: [ZoneAnnotation.OPT_IN_LABEL],
   annotations: [ZoneAnnotation.VALUE_ANNOTATION, ZoneAnnotation.KEYS_ANNOTATION],
-  conditions: ['PodScheduled'],
+  conditions: ['PodScheduled', ZONE_IN_SERVICE_CONDITION],
+  readinessGates: true,
 };
 
 export type ZoneAnnotationDecision =
@@ -57,7 +60,7 @@ export function boundAt(pod: KubeObject): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
-/** The fields of a pod the decision depends on (status churn is not among them). */
+/** The fields of a pod the decisions (annotation, readiness gate) depend on (status churn is not among them). */
 function decisionInputs(pod: KubeObject, value = pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION]): unknown[] {
   return [
     pod.spec?.nodeName,
@@ -65,6 +68,8 @@ function decisionInputs(pod: KubeObject, value = pod.metadata.annotations?.[Zone
     pod.metadata.labels?.[ZoneAnnotation.OPT_IN_LABEL],
     pod.metadata.annotations?.[ZoneAnnotation.KEYS_ANNOTATION],
     value,
+    hasZoneGate(pod),
+    zoneGateStatus(pod),
   ];
 }
 

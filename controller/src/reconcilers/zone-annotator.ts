@@ -7,12 +7,15 @@
  */
 import { ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES } from '../../../src/contract/reconcilers';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import { nextShiftExpiry, outOfServiceZones } from '../../../src/contract/zone-shift';
 import { isStatus, KubeObject, keyOf, NODES, PODS, resourcePath } from '../kube/api';
-import { slimNode, slimPod } from '../kube/transforms';
+import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { DEFAULT_API_CONCURRENCY, Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, Change, WatchedCaches, Watches } from '../watches';
-import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged } from './zone-annotation-decision';
+import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged, topologyKeysOf } from './zone-annotation-decision';
+import { decideZoneGate, hasZoneGate, zoneGatePatch } from './zone-gate-decision';
+import { ZONE_SHIFTS } from './zone-shift';
 
 export const NODE_MISSING_LABEL_REASON = 'NodeMissingTopologyLabel';
 export const INVALID_KEYS_REASON = 'InvalidTopologyKeys';
@@ -35,7 +38,7 @@ export function zoneAnnotator(tuning: ZoneAnnotatorTuning = {}): Reconciler {
 }
 
 /** The watches of the annotator, by name. */
-type AnnotatorWatch = 'nodes' | 'pods';
+type AnnotatorWatch = 'nodes' | 'pods' | 'shifts';
 
 /** The pods waiting on a node (not known yet, or lacking the topology labels), and the nodes lacking them. */
 export class NodeWaits {
@@ -92,11 +95,18 @@ export function annotatorPodKeys({ type, obj: pod, old }: Change, written: Map<s
   return [podKey];
 }
 
-/** What the annotator watches: the opted-in pods, and the nodes (a node's change concerns the pods waiting on it). */
-export function zoneAnnotatorWatches(resyncMs: number | undefined, waits: NodeWaits, written: Map<string, string>): Watches<AnnotatorWatch> {
+/**
+ * What the annotator watches: the opted-in pods, the nodes (a node's change concerns the pods waiting on it), the
+ * zonal shifts (their readiness gate).
+ */
+export function zoneAnnotatorWatches(
+  resyncMs: number | undefined, waits: NodeWaits, written: Map<string, string>, zoneShifts = true,
+): Watches<AnnotatorWatch> {
   return {
     // pods resync; a node matters only through its pods
     nodes: { resource: NODES, transform: slimNode, keys: ({ type, obj }) => (type === 'deleted' ? [] : waits.podsOn(obj.metadata.name)) },
+    // a zonal shift starting, ending or changing concerns every pod with its readiness gate
+    ...(zoneShifts ? { shifts: { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys: (_: Change, c: Caches<AnnotatorWatch>) => c.list('pods').filter(hasZoneGate).map(keyOf) } } : {}),
     pods: {
       resource: PODS,
       labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
@@ -123,19 +133,26 @@ class ZoneAnnotations {
       return {};
     }
     const nodeName: string | undefined = pod.spec?.nodeName;
-    const decision = decideZoneAnnotation(pod, nodeName ? this.caches.get('nodes', nodeName) : undefined, this.ctx.settings.topologyKeys);
+    const node = nodeName ? this.caches.get('nodes', nodeName) : undefined;
+    if (!await this.annotation(pod, podKey, node)) return {};
+    return this.gate(pod, podKey, node);
+  }
+
+  /** Decides and writes the zone annotation; false when the pod is gone. */
+  private async annotation(pod: KubeObject, podKey: string, node: KubeObject | undefined): Promise<boolean> {
+    const decision = decideZoneAnnotation(pod, node, this.ctx.settings.topologyKeys);
     if (decision.kind !== 'wait-for-node' && decision.kind !== 'missing-label') this.waits.unwait(podKey);
     switch (decision.kind) {
       case 'skip':
-        return {};
+        return true;
       case 'wait-for-node':
         this.waits.wait(decision.node, podKey);
-        return {};
+        return true;
       case 'invalid-keys':
         this.ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.kind });
         await this.ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', INVALID_KEYS_REASON,
           `annotation ${ZoneAnnotation.KEYS_ANNOTATION}=${JSON.stringify(decision.raw)} names no node label key; give comma-separated keys such as topology.kubernetes.io/zone`);
-        return {};
+        return true;
       case 'missing-label':
         this.waits.wait(decision.node, podKey);
         this.waits.markMissingLabel(decision.node);
@@ -143,16 +160,40 @@ class ZoneAnnotations {
         this.log.warn('node lacks topology labels', { pod: podKey, node: decision.node, missing: decision.missing });
         await this.ctx.events.record({ ...pod, apiVersion: 'v1', kind: 'Pod' }, 'Warning', NODE_MISSING_LABEL_REASON,
           `node ${decision.node} has no label ${decision.missing.join(', ')}: ${ZoneAnnotation.VALUE_ANNOTATION} is set once the node is labelled`);
-        return {};
+        return true;
       case 'annotate': {
-        if (!await this.annotate(pod, podKey, decision.value)) return {};
+        if (!await this.annotate(pod, podKey, decision.value)) return false;
         this.ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.previous === undefined ? 'annotated' : 'corrected' });
         const bound = boundAt(pod);
         if (bound !== undefined) this.ctx.metrics.annotationLatency.observe(Math.max(0, Date.now() - bound) / 1000);
         this.log.debug('annotated', { pod: podKey, value: decision.value, previous: decision.previous });
-        return {};
+        return true;
       }
     }
+  }
+
+  /**
+   * Decides and writes the zonal shift's readiness gate, in the same pass as the annotation (a new pod waits for
+   * nothing more); looks again when the shift that holds it expires.
+   */
+  private async gate(pod: KubeObject, podKey: string, node: KubeObject | undefined): Promise<ReconcileResult> {
+    const keys = topologyKeysOf(pod, this.ctx.settings.topologyKeys);
+    const zone = node && keys ? ZoneAnnotation.valueFor(node.metadata.labels ?? {}, keys) : undefined;
+    const now = Date.now();
+    const shifts = this.ctx.settings.zoneShifts ? this.caches.list('shifts') : [];
+    const decision = decideZoneGate(pod, zone, outOfServiceZones(shifts, pod.metadata.namespace, now));
+    if (decision.kind === 'set') {
+      try {
+        await this.ctx.kube.patch(resourcePath(PODS, pod.metadata.namespace, pod.metadata.name, 'status'), zoneGatePatch(decision, now), 'strategic');
+      } catch (err) {
+        if (isStatus(err, 404)) return {}; // deleted meanwhile
+        throw err;
+      }
+      this.ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.status === 'True' ? 'zone-in-service' : 'zone-shifted' });
+      this.log.info('zone gate', { pod: podKey, zone, status: decision.status });
+    }
+    const expiry = hasZoneGate(pod) ? nextShiftExpiry(shifts, now) : undefined;
+    return expiry === undefined ? {} : { requeueAfter: Math.max(0, expiry - now) };
   }
 
   /** Writes the annotation; false when the pod is gone. */
@@ -175,7 +216,8 @@ async function runZoneAnnotator(ctx: ReconcilerContext, signal: AbortSignal, tun
   const waits = new NodeWaits((count) => ctx.metrics.nodesMissingZoneLabel.set(count));
   /** The value patched onto each pod whose watch has not shown it yet: that echo needs no reconcile. */
   const written = new Map<string, string>();
-  const caches = new WatchedCaches(ctx.kube, log, zoneAnnotatorWatches(tuning.resyncMs, waits, written), (key) => loop.enqueue(key));
+  const watches = zoneAnnotatorWatches(tuning.resyncMs, waits, written, ctx.settings.zoneShifts ?? false);
+  const caches = new WatchedCaches(ctx.kube, log, watches, (key) => loop.enqueue(key));
   const annotations = new ZoneAnnotations(ctx, caches, waits, written, log);
   const concurrency = tuning.concurrency ?? ctx.settings.apiConcurrency ?? DEFAULT_API_CONCURRENCY;
   const loop = new ReconcileLoop(ctx, { name: NAME, reconcile: (key) => annotations.reconcile(key), concurrency });

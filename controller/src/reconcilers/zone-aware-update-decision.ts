@@ -54,6 +54,8 @@ export interface ZauInput {
   readonly predecessor?: Predecessor;
   /** Now, in milliseconds since the epoch (the time `doneAt` and `startsAt` are measured in). */
   readonly nowMs: number;
+  /** The zones out of service for the namespace (ZoneShifts in force): no batch there. @default none */
+  readonly outOfServiceZones?: readonly string[];
 }
 
 /** The ZoneAwareUpdate a rollout starts after, and the update revision of its workload now. */
@@ -203,6 +205,7 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
     exponentialFactor: spec.exponentialFactor ?? 2,
     state: previous,
     otherZonesReady: workload.group,
+    outOfServiceZones: input.outOfServiceZones,
   });
   const next = { ...base, currentRevision, updateRevision, step: decision.state.step, oldReplicas, zones };
 

@@ -10,6 +10,7 @@ import { patchStatus, statusHolds } from './status';
 import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL } from '../../../src/contract/rollout';
 import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
+import { outOfServiceZones } from '../../../src/contract/zone-shift';
 import {
   conditionHolds, controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
 } from '../kube/api';
@@ -23,6 +24,7 @@ import {
   ZauReport,
 } from './zone-aware-update-decision';
 import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION, TEMPLATE_HASH_LABEL } from './zone-aware-update-deployment';
+import { ZONE_SHIFTS } from './zone-shift';
 
 const NAME = ZONE_AWARE_UPDATE;
 export const ZONE_AWARE_UPDATES: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AWARE_UPDATE_PLURAL, namespaced: true };
@@ -133,7 +135,7 @@ async function act(kube: KubeApi, namespace: string, action: ZauAction): Promise
 }
 
 /** The watches of the reconciler, by name. */
-type ZauWatch = 'updates' | 'statefulSets' | 'deployments' | 'replicaSets' | 'pods' | 'nodes';
+type ZauWatch = 'updates' | 'statefulSets' | 'deployments' | 'replicaSets' | 'pods' | 'nodes' | 'shifts';
 
 /**
  * The ZoneAwareUpdates that name a workload (its index key), and those that start after one of them: whether
@@ -156,7 +158,7 @@ function updatesOfReplicaSet(c: Caches<ZauWatch>, rs: KubeObject): string[] {
  * pod's through its StatefulSet, or its ReplicaSet's Deployment; a ReplicaSet's through its Deployment. Nodes
  * are only read (a pod's zone).
  */
-export function zoneAwareUpdateWatches(resyncMs?: number): Watches<ZauWatch> {
+export function zoneAwareUpdateWatches(resyncMs?: number, zoneShifts = true): Watches<ZauWatch> {
   const workload = (resource: Resource, kind: 'StatefulSet' | 'Deployment') => ({
     resource,
     transform: withoutManagedFields,
@@ -193,6 +195,8 @@ export function zoneAwareUpdateWatches(resyncMs?: number): Watches<ZauWatch> {
       },
     },
     nodes: { resource: NODES, transform: slimNode },
+    // a zonal shift starting or ending: a rollout may wait for it, or go on
+    ...(zoneShifts ? { shifts: { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys: (_: Change, c: Caches<ZauWatch>) => c.list('updates').map(keyOf) } } : {}),
   };
 }
 
@@ -284,6 +288,7 @@ class ZoneAwareUpdates {
       readyCheckFailures: check && probe ? await readyCheckFailures(check, workloadPods, this.tuning.readyCheckTimeoutMs ?? 2_000) : undefined,
       predecessor: probe && spec.startAfter ? await this.predecessorOf(zau) : undefined,
       nowMs: Date.now(),
+      outOfServiceZones: this.ctx.settings.zoneShifts ? [...outOfServiceZones(c.list('shifts'), namespace, Date.now())] : [],
     };
   }
 
@@ -299,7 +304,7 @@ class ZoneAwareUpdates {
 
 async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAwareUpdateTuning): Promise<void> {
   const log = ctx.log.with({ reconciler: NAME });
-  const caches = new WatchedCaches(ctx.kube, log, zoneAwareUpdateWatches(tuning.resyncMs), (key) => loop.enqueue(key));
+  const caches = new WatchedCaches(ctx.kube, log, zoneAwareUpdateWatches(tuning.resyncMs, ctx.settings.zoneShifts ?? false), (key) => loop.enqueue(key));
   const updates = new ZoneAwareUpdates(ctx, caches, tuning, log);
   const loop = new ReconcileLoop(ctx, { name: NAME, reconcile: (key) => updates.reconcile(key), concurrency: 4 });
   await loop.run(signal, { ...caches.sources(), startedFields: { topologyKeys: ctx.settings.topologyKeys } });

@@ -1,0 +1,114 @@
+/**
+ * What the zone-shift reconciler does (pure): which nodes carry the shift's NoSchedule taint, what a ZoneShift's
+ * status says (every object the shifts change), and when a deleted one is undone (its finalizer may go).
+ * The taints follow the shifts in force, whatever the history: a controller restarted mid-shift decides the same.
+ */
+import { hasZoneGate, zoneGateStatus } from './zone-gate-decision';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import {
+  outOfServiceZones, shiftInForce, ShiftChange, ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY, zoneShiftProblem, ZoneShiftObject,
+  ZoneShiftSpec, ZoneShiftStatus,
+} from '../../../src/contract/zone-shift';
+import { rfc3339Ms } from '../../../src/shared/times';
+import { KubeObject } from '../kube/api';
+
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: string;
+  readonly timeAdded?: string;
+}
+
+/** The node's zone as the shifts name it: its topology keys' values joined (the zone annotation's value). */
+export function nodeZone(node: KubeObject, topologyKeys: readonly string[]): string | undefined {
+  return ZoneAnnotation.valueFor(node.metadata.labels ?? {}, [...topologyKeys]);
+}
+
+/** The taints `node` should have, when they differ from its own: ours added in a zone shifted cluster-wide, removed elsewhere. */
+export function nodeTaints(
+  node: KubeObject, shifts: readonly ZoneShiftObject[], topologyKeys: readonly string[], nowMs: number,
+): Taint[] | undefined {
+  const taints: Taint[] = node.spec?.taints ?? [];
+  const zone = nodeZone(node, topologyKeys);
+  const shifted = zone !== undefined && outOfServiceZones(shifts, undefined, nowMs).has(zone);
+  const ours = taints.filter((t) => t.key === ZONE_SHIFT_TAINT_KEY);
+  if (shifted && ours.length === 1 && ours[0].value === zone && ours[0].effect === 'NoSchedule') return undefined;
+  if (!shifted && ours.length === 0) return undefined;
+  const others = taints.filter((t) => t.key !== ZONE_SHIFT_TAINT_KEY);
+  return shifted ? [...others, { key: ZONE_SHIFT_TAINT_KEY, value: zone, effect: 'NoSchedule' }] : others;
+}
+
+/** Whether `node` carries the shift taint of `zone`. */
+function tainted(node: KubeObject, zone: string): boolean {
+  return (node.spec?.taints as Taint[] | undefined)?.some((t) => t.key === ZONE_SHIFT_TAINT_KEY && t.value === zone) ?? false;
+}
+
+/** The pods held out of service in `zone` for shifts covering their namespace (their gate False). */
+function gatedPods(
+  pods: readonly KubeObject[], zoneOfPod: (pod: KubeObject) => string | undefined, zone: string, covers: (ns: string) => boolean,
+): KubeObject[] {
+  return pods.filter((p) => hasZoneGate(p) && zoneGateStatus(p) === 'False' && zoneOfPod(p) === zone && covers(p.metadata.namespace ?? ''));
+}
+
+/**
+ * What a valid shift changes now, as its status lists it: its zone's tainted nodes and the pods of its namespaces
+ * held out there (after its end: what is not undone yet).
+ */
+export function shiftChanges(
+  shift: ZoneShiftObject, nodes: readonly KubeObject[], pods: readonly KubeObject[], zoneOfPod: (pod: KubeObject) => string | undefined,
+): ShiftChange[] {
+  const created = rfc3339Ms(shift.metadata.creationTimestamp);
+  if (created === undefined || zoneShiftProblem(shift.spec, created) !== undefined) return [];
+  const spec = shift.spec as ZoneShiftSpec;
+  const scope = spec.namespaces ?? [];
+  const covers = (ns: string) => scope.length === 0 || scope.includes(ns);
+  const nodeChanges: ShiftChange[] = nodes.filter((n) => tainted(n, spec.zone))
+    .map((n) => ({ kind: 'Node', name: n.metadata.name, change: `taint ${ZONE_SHIFT_TAINT_KEY}=${spec.zone}:NoSchedule` }));
+  const podChanges: ShiftChange[] = gatedPods(pods, zoneOfPod, spec.zone, covers)
+    .map((p) => ({ kind: 'Pod', namespace: p.metadata.namespace, name: p.metadata.name, change: `condition ${ZONE_IN_SERVICE_CONDITION} False` }));
+  return [...nodeChanges, ...podChanges].sort((a, b) => keyOfChange(a).localeCompare(keyOfChange(b)));
+}
+
+const keyOfChange = (c: ShiftChange) => `${c.kind}/${c.namespace ?? ''}/${c.name}`;
+
+/** The status of `shift` at `nowMs`, given what it changes (`changed`) and its previous status. */
+export function shiftStatus(
+  shift: ZoneShiftObject & { metadata: { generation?: number } }, changed: ShiftChange[],
+  previous: Partial<ZoneShiftStatus> | undefined, nowMs: number,
+): ZoneShiftStatus {
+  const created = rfc3339Ms(shift.metadata.creationTimestamp) ?? nowMs;
+  const problem = zoneShiftProblem(shift.spec, created);
+  const observedGeneration = shift.metadata.generation;
+  if (problem) return { observedGeneration, phase: 'Invalid', message: `${problem}; nothing is done`, changed: [] };
+  const spec = shiftInForce(shift, nowMs);
+  if (spec) {
+    const where = spec.namespaces?.length ? `the namespaces ${spec.namespaces.join(', ')}` : 'the whole cluster';
+    return { observedGeneration, phase: 'Active', message: `zone ${spec.zone} out of service for ${where} until ${spec.expiresAt}`, changed };
+  }
+  const endedAt = previous?.phase === 'Ended' && previous.endedAt ? previous.endedAt : new Date(nowMs).toISOString();
+  const undone = changed.length === 0;
+  return {
+    observedGeneration,
+    phase: 'Ended',
+    message: undone ? `expired at ${shift.spec!.expiresAt}; everything it changed is undone` : `expired at ${shift.spec!.expiresAt}; undoing`,
+    changed,
+    endedAt,
+  };
+}
+
+/**
+ * Whether nothing a deleted or expired `shift` did remains, given the shifts still in force: its zone's nodes
+ * untainted and its pods' gates True, unless another shift in force holds them.
+ */
+export function shiftUndone(
+  shift: ZoneShiftObject, inForce: readonly ZoneShiftObject[], nodes: readonly KubeObject[], pods: readonly KubeObject[],
+  zoneOfPod: (pod: KubeObject) => string | undefined, topologyKeys: readonly string[], nowMs: number,
+): boolean {
+  const zone = shift.spec?.zone;
+  if (typeof zone !== 'string') return true;
+  const others = inForce.filter((s) => s.metadata.name !== shift.metadata.name);
+  const nodesHeld = outOfServiceZones(others, undefined, nowMs).has(zone);
+  if (!nodesHeld && nodes.some((n) => tainted(n, zone) && nodeZone(n, topologyKeys) === zone)) return false;
+  return !gatedPods(pods, zoneOfPod, zone, () => true).some((p) => !outOfServiceZones(others, p.metadata.namespace, nowMs).has(zone));
+}
+

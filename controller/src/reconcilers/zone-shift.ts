@@ -1,0 +1,135 @@
+/**
+ * The zone-shift reconciler: while a ZoneShift holds (cluster-wide), every node of its zone carries the NoSchedule
+ * taint `cdk8s-zones.dev/zone-shift=<zone>` (new pods go elsewhere; nothing running is evicted); once it expires or
+ * is deleted, the taint goes, unless another shift of the zone holds it. Its status lists what it changes now: the
+ * tainted nodes, and the pods its readiness gate holds out (the zone annotator writes that gate; the Redis manager
+ * and ZoneAwareUpdate read the shifts themselves). A finalizer keeps a deleted shift until it is undone. Every
+ * decision reads the cluster as it is, so a controller restarted mid-shift decides the same. docs/runbooks/zone-impaired.md.
+ */
+import { ZONE_SHIFT, ZONE_SHIFT_RULES } from '../../../src/contract/reconcilers';
+import { ROLLOUT_API_VERSION } from '../../../src/contract/rollout';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import { nextShiftExpiry, shiftInForce, ZONE_SHIFT_FINALIZER, ZONE_SHIFT_PLURAL, ZoneShiftStatus } from '../../../src/contract/zone-shift';
+import { isStatus, KubeObject, NODES, PODS, Resource, resourcePath } from '../kube/api';
+import { slimMeta, slimPod, withoutManagedFields } from '../kube/transforms';
+import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
+import { Reconciler, ReconcilerContext } from '../reconciler';
+import { Caches, WatchedCaches, Watches } from '../watches';
+import { patchStatus, statusHolds } from './status';
+import { ANNOTATOR_POD_SHAPE } from './zone-annotation-decision';
+import { zoneGateStatus } from './zone-gate-decision';
+import { nodeTaints, nodeZone, shiftChanges, shiftStatus, shiftUndone } from './zone-shift-decision';
+
+const NAME = ZONE_SHIFT;
+export const ZONE_SHIFTS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_SHIFT_PLURAL, namespaced: false };
+/** A safety net while a deleted shift waits for its undoing: the watches requeue it first. */
+const UNDO_RECHECK_MS = 2_000;
+
+export function zoneShifter(): Reconciler {
+  return {
+    name: NAME,
+    summary: 'take a zone out of service while a ZoneShift holds: taint its nodes NoSchedule, report what it changes',
+    rbac: ZONE_SHIFT_RULES,
+    run: (ctx, signal) => runZoneShifts(ctx, signal),
+  };
+}
+
+type ShiftWatch = 'shifts' | 'nodes' | 'pods';
+const SHIFT = 'shift/';
+const NODE = 'node/';
+
+/** A node as the reconciler needs it: labels (its zone), taints, and the resourceVersion its patch is conditional on. */
+const slimTaintedNode = (node: KubeObject): KubeObject => ({ metadata: slimMeta(node.metadata, { labels: 'all' }), spec: { taints: node.spec?.taints } });
+
+/** What it watches: a shift's change concerns it and every node; a node's, itself and every shift; a gated pod's, every shift. */
+export function zoneShiftWatches(): Watches<ShiftWatch> {
+  const shiftKeys = (c: Caches<ShiftWatch>) => c.list('shifts').map((s) => SHIFT + s.metadata.name);
+  return {
+    shifts: {
+      resource: ZONE_SHIFTS,
+      transform: withoutManagedFields,
+      primary: true,
+      keys: ({ obj }, c) => [SHIFT + obj.metadata.name, ...c.list('nodes').map((n) => NODE + n.metadata.name)],
+    },
+    nodes: { resource: NODES, transform: slimTaintedNode, keys: ({ obj }, c) => [NODE + obj.metadata.name, ...shiftKeys(c)] },
+    pods: {
+      resource: PODS,
+      labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
+      transform: (pod) => slimPod(pod, ANNOTATOR_POD_SHAPE),
+      keys: ({ obj, old }, c) => (old && zoneGateStatus(old) === zoneGateStatus(obj) ? [] : shiftKeys(c)),
+    },
+  };
+}
+
+class ZoneShifts {
+  constructor(private readonly ctx: ReconcilerContext, private readonly caches: Caches<ShiftWatch>, private readonly log: ReconcilerContext['log']) {}
+
+  async reconcile(key: string): Promise<ReconcileResult> {
+    if (key.startsWith(NODE)) return this.node(key.slice(NODE.length));
+    return this.shift(key.slice(SHIFT.length));
+  }
+
+  /** Adds or removes the shift taint, conditional on the node's resourceVersion (a conflict is retried). */
+  private async node(name: string): Promise<ReconcileResult> {
+    const node = this.caches.get('nodes', name);
+    if (!node) return {};
+    const now = Date.now();
+    const shifts = this.caches.list('shifts');
+    const taints = nodeTaints(node, shifts, this.ctx.settings.topologyKeys, now);
+    if (taints) {
+      const patch = { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } };
+      await this.ctx.kube.patch(resourcePath(NODES, undefined, name), patch);
+      this.log.info('node taints', { node: name, zone: nodeZone(node, this.ctx.settings.topologyKeys), taints });
+    }
+    return {};
+  }
+
+  private async shift(name: string): Promise<ReconcileResult> {
+    const shift = this.caches.get('shifts', name);
+    if (!shift) return {};
+    const now = Date.now();
+    const nodes = this.caches.list('nodes');
+    const pods = this.caches.list('pods');
+    const keys = this.ctx.settings.topologyKeys;
+    const zoneOfPod = (pod: KubeObject) => {
+      const node = pod.spec?.nodeName ? this.caches.get('nodes', pod.spec.nodeName) : undefined;
+      return node ? nodeZone(node, keys) : undefined;
+    };
+    const finalizers = shift.metadata.finalizers ?? [];
+    if (shift.metadata.deletionTimestamp) {
+      const inForce = this.caches.list('shifts').filter((s) => shiftInForce(s, now) !== undefined);
+      if (!finalizers.includes(ZONE_SHIFT_FINALIZER)) return {};
+      if (!shiftUndone(shift, inForce, nodes, pods, zoneOfPod, keys, now)) return { requeueAfter: UNDO_RECHECK_MS };
+      await this.setFinalizers(shift, finalizers.filter((f) => f !== ZONE_SHIFT_FINALIZER));
+      this.log.info('zone shift cancelled and undone', { shift: name, zone: shift.spec?.zone });
+      return {};
+    }
+    if (!finalizers.includes(ZONE_SHIFT_FINALIZER)) await this.setFinalizers(shift, [...finalizers, ZONE_SHIFT_FINALIZER]);
+    const status: ZoneShiftStatus = shiftStatus(shift, shiftChanges(shift, nodes, pods, zoneOfPod), shift.status, now);
+    if (!statusHolds(shift.status, status) && await patchStatus(this.ctx.kube, ZONE_SHIFTS, shift, status)) {
+      this.log.info('zone shift', { shift: name, phase: status.phase, message: status.message, changed: status.changed.length });
+    }
+    // its end: the status turns Ended, and that change undoes it (the nodes' and pods' reconcilers read it)
+    const expiry = nextShiftExpiry([shift], now);
+    return expiry === undefined ? {} : { requeueAfter: Math.max(0, expiry - now) };
+  }
+
+  /** Replaces the finalizer list, conditional on the resourceVersion (a merge patch replaces lists whole). */
+  private async setFinalizers(shift: KubeObject, finalizers: string[]): Promise<void> {
+    try {
+      const patch = { metadata: { resourceVersion: shift.metadata.resourceVersion, finalizers } };
+      await this.ctx.kube.patch(resourcePath(ZONE_SHIFTS, undefined, shift.metadata.name), patch);
+    } catch (err) {
+      if (!isStatus(err, 404)) throw err;
+    }
+  }
+}
+
+async function runZoneShifts(ctx: ReconcilerContext, signal: AbortSignal): Promise<void> {
+  const log = ctx.log.with({ reconciler: NAME });
+  const caches = new WatchedCaches(ctx.kube, log, zoneShiftWatches(), (key) => loop.enqueue(key));
+  const shifts = new ZoneShifts(ctx, caches, log);
+  const loop = new ReconcileLoop(ctx, { name: NAME, reconcile: (key) => shifts.reconcile(key), concurrency: 4 });
+  await loop.run(signal, { ...caches.sources(), startedFields: { topologyKeys: ctx.settings.topologyKeys } });
+}
+

@@ -1,0 +1,38 @@
+/**
+ * A workload's opt-in to the zonal shift's traffic part: its pods name the readiness gate
+ * `cdk8s-zones.dev/zone-in-service`, which the runtime controller keeps True outside a shift (in the same pass that
+ * annotates the pod's zone) and False in a zone a ZoneShift takes out of service: the pods there leave their
+ * Services' endpoints. The controller is then on the pods' readiness path: docs/runbooks/zone-impaired.md.
+ */
+import { IConstruct } from 'constructs';
+import { CONTROLLER_PROP, describeController, IZoneController } from './controller-reference';
+import { ZONE_ANNOTATOR_FEATURE, ZONE_SHIFT_FEATURE } from './features';
+import { ZoneAnnotation } from '../contract/zone-annotation';
+import { ZONE_IN_SERVICE_CONDITION } from '../contract/zone-shift';
+import { transformRendered, workloadApiObject } from '../kubernetes/workload';
+import { invalidProp } from '../shared/errors';
+import { checkArg } from '../shared/props';
+
+/** The workloads whose pods a gate can hold: those with one pod template. */
+const GATED_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'];
+
+/** Adds the gate and the zone annotator's opt-in label to `workload`'s pod template, as rendered. */
+export function addZoneShiftGate(workload: IConstruct, controller: IZoneController): void {
+  const where = 'ZoneController.addZoneShiftGate';
+  const api = workloadApiObject(where, 'workload', workload, GATED_KINDS);
+  checkArg(where, 'controller', controller, CONTROLLER_PROP);
+  const missing = [ZONE_ANNOTATOR_FEATURE, ZONE_SHIFT_FEATURE].filter((f) => !controller.reconcilers.includes(f.reconciler));
+  if (missing.length > 0) {
+    throw invalidProp(where, 'controller', describeController(controller),
+      `must run ${missing.map((f) => `${f.reconciler} (${f.prop}: true)`).join(' and ')}: it sets the gate's condition, ` +
+      'without which the pods never become Ready');
+  }
+  transformRendered(api, (json) => {
+    const template = json.spec?.template ?? {};
+    const gates: Array<{ conditionType: string }> = template.spec?.readinessGates ?? [];
+    const gated = gates.some((g) => g.conditionType === ZONE_IN_SERVICE_CONDITION);
+    const spec = { ...template.spec, readinessGates: gated ? gates : [...gates, { conditionType: ZONE_IN_SERVICE_CONDITION }] };
+    const metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE } };
+    return { ...json, spec: { ...json.spec, template: { ...template, metadata, spec } } };
+  });
+}

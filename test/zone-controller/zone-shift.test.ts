@@ -1,0 +1,85 @@
+/** The zonal shift in ZoneController: the feature (CRD, cluster-wide rights) and a workload's readiness gate. */
+import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-28';
+import { IZoneController, ZoneController } from '../../src';
+import { ZoneAnnotation } from '../../src/contract/zone-annotation';
+
+const GATE = 'cdk8s-zones.dev/zone-in-service';
+
+function app() {
+  const a = Testing.app();
+  const platform = new Chart(a, 'platform');
+  const chart = new Chart(a, 'shop', { namespace: 'shop' });
+  return { a, platform, chart };
+}
+
+describe('ZoneController with zoneShift', () => {
+  test('emits the ZoneShift CRD, runs the reconciler, and grants the cluster-wide rights the shift needs, no more', () => {
+    const { platform } = app();
+    new ZoneController(platform, 'controller', { zoneShift: true });
+    const objects = Testing.synth(platform);
+    expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual(['zoneshifts.cdk8s-zones.dev']);
+    const deployment = objects.find((o) => o.kind === 'Deployment')!;
+    expect(deployment.spec.template.spec.containers[0].args.join(' ')).toMatch(/--reconcilers zone-annotator,zone-shift\b/);
+    const rules = objects.filter((o) => o.kind === 'ClusterRole').flatMap((o) => o.rules);
+    const verbsOn = (resource: string) => rules.filter((r: any) => r.resources.includes(resource)).flatMap((r: any) => r.verbs).sort();
+    expect(verbsOn('zoneshifts')).toEqual(['get', 'list', 'patch', 'watch']);
+    expect(verbsOn('zoneshifts/status')).toEqual(['get', 'patch', 'update']);
+    expect(verbsOn('nodes')).toEqual(['get', 'list', 'patch', 'watch']);
+    expect(verbsOn('pods/status')).toEqual(['patch']);
+    expect(rules.flatMap((r: any) => [...r.verbs, ...r.resources, ...r.apiGroups])).not.toContain('*');
+  });
+
+  test('without it: no CRD, no right on nodes beyond reading, none on pods\' status', () => {
+    const { platform } = app();
+    new ZoneController(platform, 'controller', {});
+    const objects = Testing.synth(platform);
+    const rules = objects.filter((o) => o.kind === 'ClusterRole').flatMap((o) => o.rules);
+    expect(objects.filter((o) => o.kind === 'CustomResourceDefinition')).toEqual([]);
+    expect(rules.filter((r: any) => r.resources.includes('nodes')).flatMap((r: any) => r.verbs)).not.toContain('patch');
+    expect(rules.filter((r: any) => r.resources.includes('pods/status'))).toEqual([]);
+  });
+});
+
+describe('ZoneController.addZoneShiftGate', () => {
+  test('a cdk8s-plus Deployment\'s pods name the gate and opt in to the zone annotator, beside their own gates and labels', () => {
+    const { platform, chart } = app();
+    const controller = new ZoneController(platform, 'controller', { zoneShift: true });
+    const web = new kplus.Deployment(chart, 'web', { containers: [{ image: 'web:1', portNumber: 8080 }] });
+    ZoneController.addZoneShiftGate(web, controller);
+    ApiObject.of(web).addJsonPatch(JsonPatch.add('/spec/template/spec/readinessGates', [{ conditionType: 'example.com/warm' }]));
+    const rendered = Testing.synth(chart).find((o) => o.kind === 'Deployment')!;
+    expect(rendered.spec.template.spec.readinessGates).toEqual([{ conditionType: 'example.com/warm' }, { conditionType: GATE }]);
+    expect(rendered.spec.template.metadata.labels).toMatchObject({ [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE, 'cdk8s.io/metadata.addr': expect.any(String) });
+  });
+
+  test('twice: one gate', () => {
+    const { platform, chart } = app();
+    const controller = new ZoneController(platform, 'controller', { zoneShift: true });
+    const db = new kplus.StatefulSet(chart, 'db', { containers: [{ image: 'db:1', portNumber: 5432 }] });
+    ZoneController.addZoneShiftGate(db, controller);
+    ZoneController.addZoneShiftGate(db, controller);
+    expect(Testing.synth(chart).find((o) => o.kind === 'StatefulSet')!.spec.template.spec.readinessGates).toEqual([{ conditionType: GATE }]);
+  });
+
+  test('a controller without the zone annotator or the zonal shift: refused, since the pods would never be Ready', () => {
+    const { platform, chart } = app();
+    const web = new kplus.Deployment(chart, 'web', { containers: [{ image: 'web:1' }] });
+    expect(() => ZoneController.addZoneShiftGate(web, new ZoneController(platform, 'plain', {}))).toThrow(
+      "ZoneController.addZoneShiftGate: controller=\"ZoneController 'platform/plain'\" must run zone-shift (zoneShift: true): it sets the gate's condition, " +
+      'without which the pods never become Ready');
+    expect(() => ZoneController.addZoneShiftGate(web, ZoneController.fromInstalled({ workloadNamespaces: ['shop'], zoneAnnotator: false, zoneShift: true })))
+      .toThrow(/must run zone-annotator \(zoneAnnotator: true\):/);
+  });
+
+  test('bad input from JavaScript: no controller, not a workload, a Job', () => {
+    const { platform, chart } = app();
+    const controller = new ZoneController(platform, 'controller', { zoneShift: true });
+    const web = new kplus.Deployment(chart, 'web', { containers: [{ image: 'web:1' }] });
+    expect(() => ZoneController.addZoneShiftGate(web, undefined as unknown as IZoneController))
+      .toThrow('ZoneController.addZoneShiftGate: controller=undefined is required: a ZoneController of this app, or ZoneController.fromInstalled(...)');
+    expect(() => ZoneController.addZoneShiftGate({} as any, controller)).toThrow(/ZoneController.addZoneShiftGate: workload=\{\} must be/);
+    const job = new kplus.Job(chart, 'job', { containers: [{ image: 'job:1' }] });
+    expect(() => ZoneController.addZoneShiftGate(job, controller)).toThrow(/workload 'shop\/job' is a Job, not one of Deployment, StatefulSet, DaemonSet, ReplicaSet/);
+  });
+});
