@@ -97,11 +97,20 @@ export interface ZoneShiftObject {
   readonly spec?: Partial<ZoneShiftSpec>;
 }
 
+/** The spec of a shift whose spec keeps the rules (`zoneShiftProblem`, from its creation), else undefined. */
+export function validShift(shift: ZoneShiftObject): ZoneShiftSpec | undefined {
+  const created = rfc3339Ms(shift.metadata.creationTimestamp);
+  return created !== undefined && zoneShiftProblem(shift.spec, created) === undefined ? shift.spec as ZoneShiftSpec : undefined;
+}
+
+/** The problem of a shift's spec, measured from its creation (now, for one not created yet). */
+export function shiftProblem(shift: ZoneShiftObject, nowMs: number): string | undefined {
+  return zoneShiftProblem(shift.spec, rfc3339Ms(shift.metadata.creationTimestamp) ?? nowMs);
+}
+
 /** The spec of a shift that holds at `nowMs`: valid, not expired, not being deleted; else undefined. */
 export function shiftInForce(shift: ZoneShiftObject, nowMs: number): ZoneShiftSpec | undefined {
-  const created = rfc3339Ms(shift.metadata.creationTimestamp);
-  if (created === undefined || shift.metadata.deletionTimestamp !== undefined) return undefined;
-  if (zoneShiftProblem(shift.spec, created) !== undefined) return undefined;
+  if (shift.metadata.deletionTimestamp !== undefined || validShift(shift) === undefined) return undefined;
   const spec = shift.spec as ZoneShiftSpec;
   return nowMs < rfc3339Ms(spec.expiresAt)! ? spec : undefined;
 }

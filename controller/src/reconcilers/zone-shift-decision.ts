@@ -6,10 +6,9 @@
 import { hasZoneGate, zoneGateStatus } from './zone-gate-decision';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import {
-  outOfServiceZones, shiftInForce, ShiftChange, ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY, zoneShiftProblem, ZoneShiftObject,
-  ZoneShiftSpec, ZoneShiftStatus,
+  outOfServiceZones, shiftInForce, ShiftChange, shiftProblem, validShift, ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY, ZoneShiftObject,
+  ZoneShiftStatus,
 } from '../../../src/contract/zone-shift';
-import { rfc3339Ms } from '../../../src/shared/times';
 import { KubeObject } from '../kube/api';
 
 export interface Taint {
@@ -57,9 +56,8 @@ function gatedPods(
 export function shiftChanges(
   shift: ZoneShiftObject, nodes: readonly KubeObject[], pods: readonly KubeObject[], zoneOfPod: (pod: KubeObject) => string | undefined,
 ): ShiftChange[] {
-  const created = rfc3339Ms(shift.metadata.creationTimestamp);
-  if (created === undefined || zoneShiftProblem(shift.spec, created) !== undefined) return [];
-  const spec = shift.spec as ZoneShiftSpec;
+  const spec = validShift(shift);
+  if (!spec) return [];
   const scope = spec.namespaces ?? [];
   const covers = (ns: string) => scope.length === 0 || scope.includes(ns);
   const nodeChanges: ShiftChange[] = nodes.filter((n) => tainted(n, spec.zone))
@@ -76,8 +74,7 @@ export function shiftStatus(
   shift: ZoneShiftObject & { metadata: { generation?: number } }, changed: ShiftChange[],
   previous: Partial<ZoneShiftStatus> | undefined, nowMs: number,
 ): ZoneShiftStatus {
-  const created = rfc3339Ms(shift.metadata.creationTimestamp) ?? nowMs;
-  const problem = zoneShiftProblem(shift.spec, created);
+  const problem = shiftProblem(shift, nowMs);
   const observedGeneration = shift.metadata.generation;
   if (problem) return { observedGeneration, phase: 'Invalid', message: `${problem}; nothing is done`, changed: [] };
   const spec = shiftInForce(shift, nowMs);
