@@ -304,7 +304,8 @@ class ZoneAwareUpdates {
 
 async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAwareUpdateTuning): Promise<void> {
   const log = ctx.log.with({ reconciler: NAME });
-  const caches = new WatchedCaches(ctx.kube, log, zoneAwareUpdateWatches(tuning.resyncMs, ctx.settings.zoneShifts ?? false), (key) => loop.enqueue(key));
+  const watches = zoneAwareUpdateWatches(tuning.resyncMs, ctx.settings.zoneShifts ?? false);
+  const caches = new WatchedCaches(ctx.kube, log, watches, (key) => loop.enqueue(key));
   const updates = new ZoneAwareUpdates(ctx, caches, tuning, log);
   const loop = new ReconcileLoop(ctx, { name: NAME, reconcile: (key) => updates.reconcile(key), concurrency: 4 });
   await loop.run(signal, { ...caches.sources(), startedFields: { topologyKeys: ctx.settings.topologyKeys } });
