@@ -1,0 +1,203 @@
+/**
+ * The zonal shift (docs/runbooks/zone-impaired.md) on the real API server, scheduler and EndpointSlice controller,
+ * with the real controller (`--reconcilers zone-annotator,zone-shift`): a ZoneShift takes its zone's opted-in pods
+ * out of their Services' endpoints within seconds and no other pod, taints the zone's nodes so new pods go
+ * elsewhere; deleting it or its expiry restores the nodes, the conditions and the endpoints exactly; a controller
+ * restart mid-shift flips no pod.
+ *
+ * Two things of the tier are played by the test. The nodes get routable pod IPs (the EndpointSlice controller
+ * refuses loopback endpoints), and the cluster's own nodes are cordoned meanwhile. And kwok sets a pod's Ready
+ * condition and its readiness gates True once, at start, and never again, where a kubelet recomputes Ready from
+ * the gates whenever one changes (its status manager): `playKubeletReadiness` applies that rule, and only it.
+ */
+import { Chart, Testing } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { ControllerProcess } from './controller-process';
+import { applyManifests, deleteNamespace } from './examples';
+import { KubeObject } from './kube-client';
+import { addNodes, planNodes, ZONES } from './nodes';
+import { PodWatch, watchPods } from './pod-watch';
+import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
+import { waitFor } from './wait';
+import { ZoneController } from '../../../src';
+import { ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY } from '../../../src/contract/zone-shift';
+import { zoneShiftCrd } from '../../../src/contract/zone-shift-crd';
+
+const { client, info } = testCluster();
+const ns = uniqueName('zone-shift');
+const GROUP = 'cdk8s-zones.dev/v1alpha1';
+const nodes = planNodes({ nodesPerZone: 2, namePrefix: 'kwok-shift', podCidrOctet: 246, routablePodIps: true });
+const zoneOfNode = new Map(nodes.map((n) => [n.name, n.zone]));
+/** How soon a shift's start or end must show in the endpoints (the controller's pass, the EndpointSlice controller's sync). */
+const BOUND_MS = 10_000;
+
+/** `web` (opted in, 6 pods) and `plain` (not opted in, 3 pods), each with its Service. */
+function objects(): KubeObject[] {
+  const app = Testing.app();
+  const platform = new Chart(app, 'platform');
+  const controller = new ZoneController(platform, 'controller', { zoneShift: true });
+  const chart = new Chart(app, 'shop', { namespace: ns });
+  for (const [name, replicas, gated] of [['web', 6, true], ['plain', 3, false]] as const) {
+    const labels = { app: name };
+    const deployment = new k8s.KubeDeployment(chart, name, {
+      metadata: { name },
+      spec: {
+        replicas,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            ...RESTRICTED_PAUSE_POD,
+            topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: labels } }],
+          } as any,
+        },
+      },
+    });
+    if (gated) ZoneController.addZoneShiftGate(deployment, controller);
+    new k8s.KubeService(chart, `${name}-service`, { metadata: { name }, spec: { selector: labels, ports: [{ port: 80 }] } });
+  }
+  return Testing.synth(chart);
+}
+
+/** The kubelet's rule for readiness gates: Ready is True only while every gate's condition is True. */
+function playKubeletReadiness(): Promise<PodWatch> {
+  return watchPods(info, ns, ({ type, pod }) => {
+    const conditionTypes: string[] = (pod.spec.readinessGates ?? []).map((g: any) => g.conditionType);
+    if (type === 'DELETED' || conditionTypes.length === 0 || pod.metadata.deletionTimestamp) return;
+    const status = (t: string) => pod.status?.conditions?.find((c: any) => c.type === t)?.status;
+    const ready = conditionTypes.every((g) => status(g) === 'True') ? 'True' : 'False';
+    if (status('Ready') === undefined || status('Ready') === ready) return;
+    const patch = { status: { conditions: [{ type: 'Ready', status: ready, lastTransitionTime: new Date().toISOString() }] } };
+    void client.request('PATCH', `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/status`, patch, 'application/strategic-merge-patch+json').catch(() => undefined);
+  });
+}
+
+interface Endpoint { pod: string; zone: string; ready: boolean }
+
+/** The endpoints of Service `service`, as its EndpointSlices list them. */
+async function endpointsOf(service: string): Promise<Endpoint[]> {
+  const slices = await client.list<any>('discovery.k8s.io/v1', 'EndpointSlice', { namespace: ns, labelSelector: `kubernetes.io/service-name=${service}` });
+  return slices.flatMap((s) => s.endpoints ?? []).map((e: any) => ({ pod: e.targetRef?.name, zone: e.zone, ready: e.conditions?.ready === true }))
+    .sort((a: Endpoint, b: Endpoint) => a.pod.localeCompare(b.pod));
+}
+
+/** Until Service `service`'s endpoints are `count`, ready exactly outside `outZone`; the time it took. */
+async function untilEndpoints(service: string, count: number, outZone: string | undefined, timeoutMs = BOUND_MS): Promise<number> {
+  const started = Date.now();
+  await waitFor(`${service}'s endpoints: ${count}, ready but in ${outZone ?? 'no zone'}`, async () => {
+    const endpoints = await endpointsOf(service);
+    const right = endpoints.length === count && endpoints.every((e) => e.ready === (e.zone !== outZone));
+    return { done: right, state: JSON.stringify(endpoints) };
+  }, { timeoutMs, intervalMs: 100 });
+  return Date.now() - started;
+}
+
+/** The taints of the test's nodes, by name. */
+async function taints(): Promise<Record<string, unknown>> {
+  const all = await client.list<any>('v1', 'Node');
+  return Object.fromEntries(all.filter((n) => zoneOfNode.has(n.metadata.name)).map((n) => [n.metadata.name, n.spec.taints ?? []]));
+}
+
+/** The gate conditions of the opted-in pods, by pod. */
+async function gates(): Promise<Record<string, string | undefined>> {
+  const pods = await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' });
+  return Object.fromEntries(pods.map((p) => [p.metadata.name, p.status.conditions?.find((c: any) => c.type === ZONE_IN_SERVICE_CONDITION)?.status]));
+}
+
+const shift = (name: string, zone: string, expiresAt: string, extra: object = {}): KubeObject => ({
+  apiVersion: GROUP, kind: 'ZoneShift', metadata: { name }, spec: { zone, expiresAt, reason: 'test', ...extra },
+});
+const inHours = (h: number) => new Date(Date.now() + h * 3600_000).toISOString();
+
+let controller: ControllerProcess | undefined;
+let kubelet: PodWatch | undefined;
+let cordoned: string[] = [];
+const cordon = (unschedulable: boolean) => Promise.all(cordoned.map((n) => client.patch('v1', 'Node', n, { spec: { unschedulable } })));
+
+beforeAll(async () => {
+  cordoned = (await client.list('v1', 'Node')).map((n) => n.metadata.name);
+  await cordon(true);
+  await addNodes(client, nodes);
+  const applied = await applyManifests(client, [zoneShiftCrd() as KubeObject, ...objects()], ns);
+  expect(applied.rejections).toEqual([]);
+  kubelet = await playKubeletReadiness();
+  controller = await ControllerProcess.start(info, 'zone-shift', ['--reconcilers', 'zone-annotator,zone-shift']);
+  await untilEndpoints('web', 6, undefined, 120_000);
+  await untilEndpoints('plain', 3, undefined, 120_000);
+});
+
+afterAll(async () => {
+  kubelet?.stop();
+  await controller?.stop();
+  for (const name of ['zone-a', 'zone-b', 'brief']) await client.delete(GROUP, 'ZoneShift', name).catch(() => undefined);
+  await deleteNamespace(client, ns);
+  await cordon(false);
+  await Promise.all(nodes.map((n) => client.delete('v1', 'Node', n.name)));
+  client.close();
+});
+
+test('a shift takes the zone\'s opted-in pods out of their endpoints within seconds, and no other pod; its cancellation restores exactly', async () => {
+  const before = { taints: await taints(), gates: await gates() };
+  expect(Object.values(before.gates).every((s) => s === 'True')).toBe(true);
+
+  await client.create(shift('zone-a', ZONES[0], inHours(1)));
+  const outMs = await untilEndpoints('web', 6, ZONES[0]);
+  console.log(`shift start: web's zone-a endpoints not ready after ${outMs} ms`);
+  await untilEndpoints('plain', 3, undefined); // not opted in: untouched
+  const shifted = await taints();
+  for (const n of nodes) {
+    expect([n.name, shifted[n.name]]).toEqual([n.name, n.zone === ZONES[0] ? [{ key: ZONE_SHIFT_TAINT_KEY, value: ZONES[0], effect: 'NoSchedule' }] : []]);
+  }
+  const status = await waitFor('the shift\'s status', async () => {
+    const s = (await client.get<any>(GROUP, 'ZoneShift', 'zone-a')).status;
+    const pods = (s?.changed ?? []).filter((c: any) => c.kind === 'Pod').length;
+    return { done: s?.phase === 'Active' && pods === 2, value: s, state: JSON.stringify(s) };
+  });
+  expect(status.changed.filter((c: any) => c.kind === 'Node').map((c: any) => c.name)).toEqual(nodes.filter((n) => n.zone === ZONES[0]).map((n) => n.name));
+
+  // new pods go elsewhere: plain scaled up, none of the new ones in the zone
+  const plainBefore = new Set((await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=plain' })).map((p) => p.metadata.name));
+  await client.patch('apps/v1', 'Deployment', 'plain', { spec: { replicas: 9 } }, ns);
+  await untilEndpoints('plain', 9, undefined, 60_000);
+  const added = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=plain' })).filter((p) => !plainBefore.has(p.metadata.name));
+  expect(added.map((p) => zoneOfNode.get(p.spec.nodeName))).not.toContain(ZONES[0]);
+
+  // a controller restart mid-shift flips nothing
+  const flips: string[] = [];
+  const watch = await watchPods(info, ns, ({ pod }) => {
+    const gate = pod.status?.conditions?.find((c: any) => c.type === ZONE_IN_SERVICE_CONDITION)?.status;
+    const wanted = zoneOfNode.get(pod.spec.nodeName) === ZONES[0] ? 'False' : 'True';
+    if (gate !== undefined && gate !== wanted && (pod.spec.readinessGates ?? []).length > 0) flips.push(`${pod.metadata.name}: ${gate}`);
+  });
+  await controller!.stop();
+  controller = await ControllerProcess.start(info, 'zone-shift-2', ['--reconcilers', 'zone-annotator,zone-shift']);
+  await new Promise((r) => setTimeout(r, 5_000));
+  watch.stop();
+  expect(flips).toEqual([]);
+  expect(await taints()).toEqual(shifted);
+
+  // cancelled: the nodes, the gates and the endpoints as before; the shift gone once undone
+  await client.delete(GROUP, 'ZoneShift', 'zone-a');
+  const backMs = await untilEndpoints('web', 6, undefined);
+  console.log(`shift cancel: web's endpoints all ready after ${backMs} ms`);
+  await waitFor('the cancelled shift gone', async () => ({ done: !(await client.find(GROUP, 'ZoneShift', 'zone-a')) }));
+  expect(await taints()).toEqual(before.taints);
+  expect(await gates()).toEqual(before.gates);
+});
+
+test('a shift ends by itself at its expiry, undone exactly; one scoped to other namespaces changes nothing here', async () => {
+  const before = { taints: await taints(), gates: await gates() };
+  await client.create(shift('zone-b', ZONES[1], inHours(1), { namespaces: ['elsewhere'] }));
+  await client.create(shift('brief', ZONES[2], new Date(Date.now() + 8_000).toISOString()));
+  await untilEndpoints('web', 6, ZONES[2]);
+  expect(Object.values(await taints()).flat()).toEqual([{ key: ZONE_SHIFT_TAINT_KEY, value: ZONES[2], effect: 'NoSchedule' }, { key: ZONE_SHIFT_TAINT_KEY, value: ZONES[2], effect: 'NoSchedule' }]);
+  await untilEndpoints('web', 6, undefined, 8_000 + BOUND_MS);
+  const ended = await waitFor('the expired shift Ended and undone', async () => {
+    const s = (await client.get<any>(GROUP, 'ZoneShift', 'brief')).status;
+    return { done: s?.phase === 'Ended' && s.changed.length === 0, value: s, state: JSON.stringify(s) };
+  });
+  expect(ended.message).toMatch(/everything it changed is undone$/);
+  expect(await taints()).toEqual(before.taints);
+  expect(await gates()).toEqual(before.gates);
+  expect((await client.get<any>(GROUP, 'ZoneShift', 'zone-b')).status).toMatchObject({ phase: 'Active', changed: [] });
+});
