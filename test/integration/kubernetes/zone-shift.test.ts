@@ -27,7 +27,9 @@ const { client, info } = testCluster();
 const ns = uniqueName('zone-shift');
 const GROUP = 'cdk8s-zones.dev/v1alpha1';
 const nodes = planNodes({ nodesPerZone: 2, namePrefix: 'kwok-shift', podCidrOctet: 246, routablePodIps: true });
-const zoneOfNode = new Map(nodes.map((n) => [n.name, n.zone]));
+/** Every node of the cluster (its own, cordoned during the test, and the test's): a shift taints all of a zone's. */
+const zoneOfNode = new Map([...info.nodes, ...nodes].map((n) => [n.name, n.zone]));
+const nodesOf = (zone: string) => [...zoneOfNode].filter(([, z]) => z === zone).map(([name]) => name).sort();
 /** How soon a shift's start or end must show in the endpoints (the controller's pass, the EndpointSlice controller's sync). */
 const BOUND_MS = 10_000;
 
@@ -92,8 +94,8 @@ async function untilEndpoints(service: string, count: number, outZone: string | 
   return Date.now() - started;
 }
 
-/** The taints of the test's nodes, by name. */
-async function taints(): Promise<Record<string, unknown>> {
+/** The taints of every node, by name. */
+async function taints(): Promise<Record<string, any[]>> {
   const all = await client.list<any>('v1', 'Node');
   return Object.fromEntries(all.filter((n) => zoneOfNode.has(n.metadata.name)).map((n) => [n.metadata.name, n.spec.taints ?? []]));
 }
@@ -144,16 +146,22 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
   const outMs = await untilEndpoints('web', 6, ZONES[0]);
   console.log(`shift start: web's zone-a endpoints not ready after ${outMs} ms`);
   await untilEndpoints('plain', 3, undefined); // not opted in: untouched
-  const shifted = await taints();
-  for (const n of nodes) {
-    expect([n.name, shifted[n.name]]).toEqual([n.name, n.zone === ZONES[0] ? [{ key: ZONE_SHIFT_TAINT_KEY, value: ZONES[0], effect: 'NoSchedule' }] : []]);
+  const shifted = await waitFor('the zone\'s nodes tainted', async () => {
+    const now = await taints();
+    const ours = Object.entries(now).filter(([, t]) => (t as any[]).some((x) => x.key === ZONE_SHIFT_TAINT_KEY)).map(([n]) => n).sort();
+    return { done: JSON.stringify(ours) === JSON.stringify(nodesOf(ZONES[0])), value: now, state: ours.join(', ') };
+  });
+  for (const [name, zone] of zoneOfNode) {
+    const ours = { key: ZONE_SHIFT_TAINT_KEY, value: ZONES[0], effect: 'NoSchedule' };
+    const others = (before.taints[name] as any[]).filter((t) => t.key !== ZONE_SHIFT_TAINT_KEY);
+    expect([name, shifted[name]]).toEqual([name, zone === ZONES[0] ? [...others, ours] : before.taints[name]]);
   }
   const status = await waitFor('the shift\'s status', async () => {
     const s = (await client.get<any>(GROUP, 'ZoneShift', 'zone-a')).status;
     const pods = (s?.changed ?? []).filter((c: any) => c.kind === 'Pod').length;
     return { done: s?.phase === 'Active' && pods === 2, value: s, state: JSON.stringify(s) };
   });
-  expect(status.changed.filter((c: any) => c.kind === 'Node').map((c: any) => c.name)).toEqual(nodes.filter((n) => n.zone === ZONES[0]).map((n) => n.name));
+  expect(status.changed.filter((c: any) => c.kind === 'Node').map((c: any) => c.name)).toEqual(nodesOf(ZONES[0]));
 
   // new pods go elsewhere: plain scaled up, none of the new ones in the zone
   const plainBefore = new Set((await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=plain' })).map((p) => p.metadata.name));
@@ -190,7 +198,8 @@ test('a shift ends by itself at its expiry, undone exactly; one scoped to other 
   await client.create(shift('zone-b', ZONES[1], inHours(1), { namespaces: ['elsewhere'] }));
   await client.create(shift('brief', ZONES[2], new Date(Date.now() + 8_000).toISOString()));
   await untilEndpoints('web', 6, ZONES[2]);
-  expect(Object.values(await taints()).flat()).toEqual([{ key: ZONE_SHIFT_TAINT_KEY, value: ZONES[2], effect: 'NoSchedule' }, { key: ZONE_SHIFT_TAINT_KEY, value: ZONES[2], effect: 'NoSchedule' }]);
+  const tainted = async () => Object.entries(await taints()).filter(([, x]) => x.some((y) => y.key === ZONE_SHIFT_TAINT_KEY)).map(([n]) => n).sort();
+  await waitFor('zone-c\'s nodes tainted, no other', async () => ({ done: JSON.stringify(await tainted()) === JSON.stringify(nodesOf(ZONES[2])) }));
   await untilEndpoints('web', 6, undefined, 8_000 + BOUND_MS);
   const ended = await waitFor('the expired shift Ended and undone', async () => {
     const s = (await client.get<any>(GROUP, 'ZoneShift', 'brief')).status;
