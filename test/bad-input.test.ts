@@ -64,7 +64,7 @@ const RULE: lib.RelabelRule = { sourceLabels: ['__address__'], separator: ';', t
 function chart(): Chart {
   const app = Testing.app();
   const controller = new lib.ZoneController(new Chart(app, 'platform'), 'controller', {
-    redisManager: true, zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: lib.WebhookTls.selfManaged(), workloadNamespaces: ['apps'],
+    redisManager: true, zoneAwareUpdate: true, zoneDisruptionBudget: true, zoneShift: true, webhookTls: lib.WebhookTls.selfManaged(), workloadNamespaces: ['apps'],
   });
   const made = new Chart(app, 'test', { namespace: 'apps' });
   CONTROLLER.set(made, controller);
@@ -251,6 +251,14 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
     offset: 1,
   },
   'WebhookTls.certManager': { args: () => [{ issuerName: 'ca', issuerKind: lib.CertManagerIssuerKind.CLUSTER_ISSUER }], call: ([o]) => lib.WebhookTls.certManager(o) },
+  'ZoneController.addZoneShiftGate': {
+    args: () => {
+      const [c, controller] = chartAndController();
+      return [deployment(c), controller, c];
+    },
+    call: ([w, controller, c]) => { lib.ZoneController.addZoneShiftGate(w, controller); synth(c); },
+    vary: [0, 1],
+  },
   'ZoneController.fromInstalled': {
     args: () => [{
       workloadNamespaces: ['apps'],
