@@ -13,9 +13,10 @@ import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { DEFAULT_API_CONCURRENCY, Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, Change, WatchedCaches, Watches } from '../watches';
-import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged, topologyKeysOf } from './zone-annotation-decision';
+import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged } from './zone-annotation-decision';
 import { decideZoneGate, hasZoneGate, zoneGatePatch } from './zone-gate-decision';
 import { ZONE_SHIFTS } from './zone-shift';
+import { nodeZone } from './zone-shift-decision';
 
 export const NODE_MISSING_LABEL_REASON = 'NodeMissingTopologyLabel';
 export const INVALID_KEYS_REASON = 'InvalidTopologyKeys';
@@ -177,8 +178,8 @@ class ZoneAnnotations {
    * nothing more); looks again when the shift that holds it expires.
    */
   private async gate(pod: KubeObject, podKey: string, node: KubeObject | undefined): Promise<ReconcileResult> {
-    const keys = topologyKeysOf(pod, this.ctx.settings.topologyKeys);
-    const zone = node && keys ? ZoneAnnotation.valueFor(node.metadata.labels ?? {}, keys) : undefined;
+    // the zone as shifts and taints name it: the controller's topology keys, whatever keys the pod's annotation asks for
+    const zone = node ? nodeZone(node, this.ctx.settings.topologyKeys) : undefined;
     const now = Date.now();
     const shifts = this.ctx.settings.zoneShifts ? this.caches.list('shifts') : [];
     const decision = decideZoneGate(pod, zone, outOfServiceZones(shifts, pod.metadata.namespace, now));
