@@ -8,6 +8,7 @@ import { KubeObject } from '../src/kube/api';
 import { annotatorPodKeys, NodeWaits, zoneAnnotatorWatches } from '../src/reconcilers/zone-annotator';
 import { zoneAwareUpdateWatches } from '../src/reconcilers/zone-aware-update';
 import { zoneDisruptionBudgetWatches } from '../src/reconcilers/zone-disruption-budget';
+import { zoneShiftWatches } from '../src/reconcilers/zone-shift';
 import { cachesOf, Change, Watches } from '../src/watches';
 
 const owned = (kind: string, name: string, uid = `${name}-uid`) => [{ apiVersion: 'apps/v1', kind, name, uid, controller: true }];
@@ -131,6 +132,28 @@ describe('zone annotator watches', () => {
     expect(keysOf(watches, { pods }, 'shifts', { type: 'added', obj: { metadata: { name: 'zone-a' } } })).toEqual(['ns/g1', 'ns/g2']);
     expect(annotatorPodKeys({ type: 'modified', obj: gated('g1', 'False'), old: gated('g1', 'True') }, new Map())).toEqual(['ns/g1']);
     expect(annotatorPodKeys({ type: 'modified', obj: gated('g1', 'True'), old: gated('g1', 'True') }, new Map())).toEqual([]);
+  });
+});
+
+describe('zone-shift watches', () => {
+  const watches = zoneShiftWatches();
+  const shifts = [{ metadata: { name: 'zone-a' } }, { metadata: { name: 'zone-b' } }];
+  const node = (labels: Record<string, string>, taints?: object[]): KubeObject => ({ metadata: { name: 'n1', labels }, spec: { taints } });
+  const a = node({ 'topology.kubernetes.io/zone': 'a' });
+
+  test('a node maps to itself and every shift when its labels or taints change, not on a heartbeat', () => {
+    expect(keysOf(watches, { shifts }, 'nodes', { type: 'added', obj: a })).toEqual(['node/n1', 'shift/zone-a', 'shift/zone-b']);
+    const heartbeat = { ...a, metadata: { ...a.metadata, resourceVersion: '2' } };
+    expect(keysOf(watches, { shifts }, 'nodes', { type: 'modified', obj: heartbeat, old: a })).toEqual([]);
+    const tainted = node({ 'topology.kubernetes.io/zone': 'a' }, [{ key: 'x', effect: 'NoSchedule' }]);
+    expect(keysOf(watches, { shifts }, 'nodes', { type: 'modified', obj: tainted, old: a })).toEqual(['node/n1', 'shift/zone-a', 'shift/zone-b']);
+    const moved = node({ 'topology.kubernetes.io/zone': 'b' });
+    expect(keysOf(watches, { shifts }, 'nodes', { type: 'modified', obj: moved, old: a })).toEqual(['node/n1', 'shift/zone-a', 'shift/zone-b']);
+  });
+
+  test('a shift maps to itself and every node; the shifts are the primary', () => {
+    expect(keysOf(watches, { nodes: [a] }, 'shifts', { type: 'modified', obj: shifts[0] })).toEqual(['node/n1', 'shift/zone-a']);
+    expect(Object.entries(watches).filter(([, w]) => w!.primary).map(([name]) => name)).toEqual(['shifts']);
   });
 });
 

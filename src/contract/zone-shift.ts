@@ -81,9 +81,9 @@ export function zoneShiftProblem(spec: Partial<ZoneShiftSpec> | undefined, creat
   return undefined;
 }
 
-/** Whether a shift of `spec` covers `namespace` (a cluster-wide shift covers every namespace). */
+/** Whether a shift of `spec` covers `namespace` (a cluster-wide shift covers every namespace, and cluster-scoped objects: `undefined`). */
 export function shiftCovers(spec: ZoneShiftSpec, namespace: string | undefined): boolean {
-  return spec.namespaces === undefined || spec.namespaces.length === 0 || (namespace !== undefined && spec.namespaces.includes(namespace));
+  return shiftIsClusterWide(spec) || (namespace !== undefined && spec.namespaces!.includes(namespace));
 }
 
 /** Whether a shift of `spec` is cluster-wide (then it taints the zone's nodes). */
@@ -120,7 +120,7 @@ export function outOfServiceZones(shifts: readonly ZoneShiftObject[], namespace:
   const zones = new Set<string>();
   for (const shift of shifts) {
     const spec = shiftInForce(shift, nowMs);
-    if (spec && (namespace === undefined ? shiftIsClusterWide(spec) : shiftCovers(spec, namespace))) zones.add(spec.zone);
+    if (spec && shiftCovers(spec, namespace)) zones.add(spec.zone);
   }
   return zones;
 }

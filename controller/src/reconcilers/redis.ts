@@ -103,7 +103,6 @@ class RedisClusters {
   /** Where keys go: the reconciler's loop. */
   enqueue: (key: string) => void = () => undefined;
 
-
   /** The watches that start passes: the served namespaces' labelled pods, and the zonal shifts. */
   watches() {
     const shifts = this.shifts;

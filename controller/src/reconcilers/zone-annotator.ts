@@ -9,13 +9,13 @@ import { ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES } from '../../../src/contract/reco
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { nextShiftExpiry, outOfServiceZones } from '../../../src/contract/zone-shift';
 import { isStatus, KubeObject, keyOf, NODES, PODS, resourcePath } from '../kube/api';
-import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
+import { slimNode, slimPod } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { DEFAULT_API_CONCURRENCY, Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, Change, WatchedCaches, Watches } from '../watches';
 import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged } from './zone-annotation-decision';
 import { decideZoneGate, hasZoneGate, zoneGatePatch } from './zone-gate-decision';
-import { ZONE_SHIFTS } from './zone-shift';
+import { shiftsWatch } from './zone-shift';
 import { nodeZone } from './zone-shift-decision';
 
 export const NODE_MISSING_LABEL_REASON = 'NodeMissingTopologyLabel';
@@ -107,7 +107,7 @@ export function zoneAnnotatorWatches(
     // pods resync; a node matters only through its pods
     nodes: { resource: NODES, transform: slimNode, keys: ({ type, obj }) => (type === 'deleted' ? [] : waits.podsOn(obj.metadata.name)) },
     // a zonal shift starting, ending or changing concerns every pod with its readiness gate
-    ...(zoneShifts ? { shifts: { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys: (_: Change, c: Caches<AnnotatorWatch>) => c.list('pods').filter(hasZoneGate).map(keyOf) } } : {}),
+    ...(zoneShifts ? { shifts: shiftsWatch<AnnotatorWatch>((_, c) => c.list('pods').filter(hasZoneGate).map(keyOf)) } : {}),
     pods: {
       resource: PODS,
       labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,

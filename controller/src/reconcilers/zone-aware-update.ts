@@ -24,7 +24,7 @@ import {
   ZauReport,
 } from './zone-aware-update-decision';
 import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION, TEMPLATE_HASH_LABEL } from './zone-aware-update-deployment';
-import { ZONE_SHIFTS } from './zone-shift';
+import { shiftsWatch } from './zone-shift';
 
 const NAME = ZONE_AWARE_UPDATE;
 export const ZONE_AWARE_UPDATES: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AWARE_UPDATE_PLURAL, namespaced: true };
@@ -196,7 +196,7 @@ export function zoneAwareUpdateWatches(resyncMs?: number, zoneShifts = true): Wa
     },
     nodes: { resource: NODES, transform: slimNode },
     // a zonal shift starting or ending: a rollout may wait for it, or go on
-    ...(zoneShifts ? { shifts: { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys: (_: Change, c: Caches<ZauWatch>) => c.list('updates').map(keyOf) } } : {}),
+    ...(zoneShifts ? { shifts: shiftsWatch<ZauWatch>((_, c) => c.list('updates').map(keyOf)) } : {}),
   };
 }
 

@@ -6,8 +6,8 @@
 import { hasZoneGate, zoneGateStatus } from './zone-gate-decision';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import {
-  outOfServiceZones, shiftInForce, ShiftChange, shiftProblem, validShift, ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY, ZoneShiftObject,
-  ZoneShiftStatus,
+  outOfServiceZones, shiftCovers, shiftInForce, ShiftChange, shiftProblem, validShift, ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY,
+  ZoneShiftObject, ZoneShiftStatus,
 } from '../../../src/contract/zone-shift';
 import { KubeObject } from '../kube/api';
 
@@ -58,8 +58,7 @@ export function shiftChanges(
 ): ShiftChange[] {
   const spec = validShift(shift);
   if (!spec) return [];
-  const scope = spec.namespaces ?? [];
-  const covers = (ns: string) => scope.length === 0 || scope.includes(ns);
+  const covers = (ns: string) => shiftCovers(spec, ns);
   const nodeChanges: ShiftChange[] = nodes.filter((n) => tainted(n, spec.zone))
     .map((n) => ({ kind: 'Node', name: n.metadata.name, change: `taint ${ZONE_SHIFT_TAINT_KEY}=${spec.zone}:NoSchedule` }));
   const podChanges: ShiftChange[] = gatedPods(pods, zoneOfPod, spec.zone, covers)

@@ -14,7 +14,7 @@ import { isStatus, KubeObject, NODES, PODS, Resource, resourcePath } from '../ku
 import { slimMeta, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
-import { Caches, WatchedCaches, Watches } from '../watches';
+import { Caches, Change, WatchDeclaration, WatchedCaches, Watches } from '../watches';
 import { patchStatus, statusHolds } from './status';
 import { ANNOTATOR_POD_SHAPE } from './zone-annotation-decision';
 import { zoneGateStatus } from './zone-gate-decision';
@@ -38,20 +38,30 @@ type ShiftWatch = 'shifts' | 'nodes' | 'pods';
 const SHIFT = 'shift/';
 const NODE = 'node/';
 
+/** The watch of the ZoneShifts, for every reconciler that honours them: `keys` says which of its keys a shift's change concerns. */
+export function shiftsWatch<W extends string>(keys: (change: Change, caches: Caches<W>) => Iterable<string>): WatchDeclaration<W> {
+  return { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys };
+}
+
 /** A node as the reconciler needs it: labels (its zone), taints, and the resourceVersion its patch is conditional on. */
 const slimTaintedNode = (node: KubeObject): KubeObject => ({ metadata: slimMeta(node.metadata, { labels: 'all' }), spec: { taints: node.spec?.taints } });
 
-/** What it watches: a shift's change concerns it and every node; a node's, itself and every shift; a gated pod's, every shift. */
+/** What the decisions read of a node: its labels and taints (a status heartbeat changes neither). */
+const nodeInputs = (node: KubeObject) => JSON.stringify([node.metadata.labels, node.spec?.taints]);
+
+/**
+ * What it watches: a shift's change concerns it and every node; a node's change of labels or taints, itself and
+ * every shift; a gated pod's change of its gate, every shift.
+ */
 export function zoneShiftWatches(): Watches<ShiftWatch> {
   const shiftKeys = (c: Caches<ShiftWatch>) => c.list('shifts').map((s) => SHIFT + s.metadata.name);
   return {
-    shifts: {
-      resource: ZONE_SHIFTS,
-      transform: withoutManagedFields,
-      primary: true,
-      keys: ({ obj }, c) => [SHIFT + obj.metadata.name, ...c.list('nodes').map((n) => NODE + n.metadata.name)],
+    shifts: { ...shiftsWatch<ShiftWatch>(({ obj }, c) => [SHIFT + obj.metadata.name, ...c.list('nodes').map((n) => NODE + n.metadata.name)]), primary: true },
+    nodes: {
+      resource: NODES,
+      transform: slimTaintedNode,
+      keys: ({ obj, old }, c) => (old && nodeInputs(old) === nodeInputs(obj) ? [] : [NODE + obj.metadata.name, ...shiftKeys(c)]),
     },
-    nodes: { resource: NODES, transform: slimTaintedNode, keys: ({ obj }, c) => [NODE + obj.metadata.name, ...shiftKeys(c)] },
     pods: {
       resource: PODS,
       labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
