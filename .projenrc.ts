@@ -106,7 +106,7 @@ project.tryFindObjectFile('.eslintrc.json')?.addOverride('settings.import/resolv
 project.tryFindObjectFile('.eslintrc.json')?.addOverride('settings.import/resolver.typescript.noWarnOnMultipleProjects', true);
 
 // `cdk8s-zones check`: will these manifests survive losing a zone? (docs/check.md)
-project.addBins({ 'cdk8s-zones': 'lib/check/cli.js' });
+project.addBins({ 'cdk8s-zones': 'lib/cli/main.js' });
 
 project.addTask('gallery', {
   description: 'Write docs/gallery.md: every example with its zone map (test/gallery.test.ts holds it to the examples)',

@@ -45,6 +45,8 @@ export const LAYERS: string[][] = [
   ['zone-source'],
   ['rollout'],
   ['check', 'longhorn', 'prometheus', 'loki', 'redis'],
+  ['drill'],
+  ['cli'],
   ['index.ts'],
 ];
 

@@ -67,6 +67,8 @@ export function helpText(version: string): string {
     `${PROGRAM} ${version}: will these manifests survive losing a zone?`,
     '',
     `Usage: ${PROGRAM} check (--zones ZONE,... | --inventory FILE | --kubeconfig FILE) [options] FILE|DIR|- ...`,
+    `       ${PROGRAM} shift start|status|cancel ...  (an impaired zone out of service; shift --help)`,
+    `       ${PROGRAM} drill --zone ZONE ...          (a zone-outage drill on a live cluster; drill --help)`,
     `       ${PROGRAM} --version`,
     '',
     'Reads Kubernetes manifests (files; directories: their .yaml, .yml and .json files, recursively; - for stdin),',

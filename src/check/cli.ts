@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * `cdk8s-zones check`: reads manifests (files, directories, stdin), checks them against a zone inventory and
  * prints the report. Exit 0: every workload survives losing any one zone; 1: some do not; 2: bad input.
@@ -7,15 +6,14 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeManifests } from './analyze';
 import { DEFAULT_NODES_PER_ZONE, helpText, PROGRAM, USAGE } from './cli-help';
-import { clusterConnection, listNodes } from './cluster-nodes';
+import { clusterConnection, inventoryProps, listNodes } from './cluster-nodes';
 import { survivesAnyZone } from './format-common';
 import { formatHtml } from './format-html';
 import { formatSarif, SarifInput } from './format-sarif';
 import { formatText } from './format-text';
-import { InventoryNode, InventoryTaint, ZoneInventory, ZoneInventoryProps } from './inventory';
+import { InventoryTaint, ZoneInventory } from './inventory';
 import { ManifestObject, ManifestTextError, parseManifests, parseSingleDocument } from './manifest-text';
 import { ZoneReportData } from './model';
-import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { packageVersion } from '../shared/package-version';
 
 /** What `main` reads from and writes to (the process's, or a test's). */
@@ -30,7 +28,6 @@ export interface CliIo {
 const FORMATS = ['text', 'json', 'sarif', 'html'] as const;
 type Format = typeof FORMATS[number];
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
-const ZONE_LABELS = [WELL_KNOWN_ZONE_KEY, 'failure-domain.beta.kubernetes.io/zone'];
 
 /** Bad input: exit 2 with the message and the usage line. */
 class InputError extends Error {}
@@ -55,7 +52,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     const answered = helpOrVersion(argv, io);
     if (answered !== undefined) return answered;
-    if (argv[0] !== 'check') throw new InputError(`unknown command ${JSON.stringify(argv[0])}: the only command is check`);
+    if (argv[0] !== 'check') throw new InputError(`unknown command ${JSON.stringify(argv[0])}: the commands are check, shift and drill`);
     const args = parseCheckArgs(argv.slice(1));
     const readFile = io.readFile ?? ((file: string) => fs.readFileSync(file, 'utf8'));
     const inventory = args.kubeconfig === undefined ? loadInventory(args, readFile) : await clusterInventory(args.kubeconfig, args.zones);
@@ -239,53 +236,6 @@ function loadInventory(args: CheckArgs, readFile: (file: string) => string): Zon
   }
 }
 
-/**
- * ZoneInventoryProps from an inventory file: the props themselves (zones may come from `--zones`), or a
- * `kubectl get nodes -o json` listing (a NodeList, or a List of Nodes).
- */
-export function inventoryProps(value: any, zones: string[] | undefined): ZoneInventoryProps {
-  const isNodeList = value?.kind === 'NodeList' || (value?.kind === 'List' && Array.isArray(value.items) && value.items.every((n: any) => n?.kind === 'Node'));
-  if (!isNodeList) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new Error('the inventory must be ZoneInventoryProps ({ zones, nodesPerZone | nodes }) or a NodeList (kubectl get nodes -o json)');
-    }
-    if (zones !== undefined && value.zones !== undefined && JSON.stringify(value.zones) !== JSON.stringify(zones)) {
-      throw new Error(`--zones=${JSON.stringify(zones.join(','))} differs from the inventory's zones ${JSON.stringify(value.zones)}`);
-    }
-    return { ...value, zones: value.zones ?? zones };
-  }
-  const topologyKey = ZONE_LABELS.find((k) => value.items.some((n: any) => typeof n?.metadata?.labels?.[k] === 'string')) ?? ZONE_LABELS[0];
-  const nodes: InventoryNode[] = value.items.map((n: any, i: number) => nodeOf(n, i, topologyKey));
-  const zonesSeen = [...new Set(nodes.map((n) => n.zone))].sort();
-  // With --zones, a node in another zone is an error (ZoneInventory says so): the user named the zones.
-  return { zones: zones ?? zonesSeen, nodes, topologyKey };
-}
-
-/** One Node object of a NodeList as an InventoryNode. */
-function nodeOf(node: any, index: number, topologyKey: string): InventoryNode {
-  const name = node?.metadata?.name;
-  if (typeof name !== 'string') throw new Error(`items[${index}] is a Node without metadata.name`);
-  const labels: { [key: string]: string } = node.metadata.labels ?? {};
-  const zone = labels[topologyKey];
-  if (typeof zone !== 'string') throw new Error(`node ${name} has no ${topologyKey} label: the check cannot tell its zone`);
-  // a cordoned node is, to the scheduler, one with the unschedulable taint
-  const taints: InventoryTaint[] = [
-    ...(node.spec?.taints ?? []).map((t: any) => ({ key: t.key, value: t.value, effect: t.effect })),
-    ...(node.spec?.unschedulable === true ? [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] : []),
-  ];
-  const allocatable = node.status?.allocatable ?? {};
-  const pods = allocatable.pods === undefined ? undefined : Number(allocatable.pods);
-  return {
-    name,
-    zone,
-    labels,
-    taints,
-    allocatableCpu: allocatable.cpu === undefined ? undefined : String(allocatable.cpu),
-    allocatableMemory: allocatable.memory === undefined ? undefined : String(allocatable.memory),
-    allocatablePods: pods,
-  };
-}
-
 /** The objects of one input: a file, a directory (its manifest files, recursively, sorted), or `-` (stdin). */
 async function readInput(input: string, stdin: NodeJS.ReadableStream, readFile: (file: string) => string): Promise<ManifestObject[]> {
   if (input === '-') return readManifests('stdin', await readStream(stdin));
@@ -344,18 +294,5 @@ function readStream(stream: NodeJS.ReadableStream): Promise<string> {
     stream.on('data', (c) => chunks.push(typeof c === 'string' ? Buffer.from(c) : c));
     stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     stream.on('error', (e) => reject(new InputError(`cannot read stdin: ${e.message}`)));
-  });
-}
-
-if (require.main === module) {
-  main(process.argv.slice(2), {
-    stdin: process.stdin,
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
-  }).then((code) => {
-    process.exitCode = code;
-  }, (e) => {
-    process.stderr.write(`${PROGRAM}: internal error: ${(e as Error).stack ?? e}\n`);
-    process.exitCode = 3;
   });
 }

@@ -1,11 +1,14 @@
 /**
- * The nodes of a live cluster for the zone check's inventory (`cdk8s-zones check --kubeconfig FILE`): one
- * kubeconfig's current context, read as the controller reads it (src/kubernetes/kube-connection.ts: relative
- * paths from the file's folder, a bearer token or a client certificate, the cluster's CA and
- * `tls-server-name`, https only, anything else refused with the file and the reason), and
- * `GET /api/v1/nodes` (paged), read-only.
+ * The nodes of a live cluster as the zone check's inventory (`cdk8s-zones check --kubeconfig FILE`, and the
+ * drill's plan), and their zones. The connection is one kubeconfig's current context, read as the controller reads
+ * it (src/kubernetes/kube-connection.ts: relative paths from the file's folder, a bearer token or a client
+ * certificate, the cluster's CA and `tls-server-name`, https only, anything else refused with the file and the
+ * reason), and the listing `GET /api/v1/nodes` (paged), read-only.
  */
+import { InventoryNode, InventoryTaint, ZoneInventoryProps } from './inventory';
 import { parseSingleDocument } from './manifest-text';
+import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { listPages } from '../kubernetes/kube-api';
 import { apiServerAgent, ClusterConfig, kubeconfigConfig } from '../kubernetes/kube-connection';
 import { kubeJson } from '../kubernetes/kube-request';
 
@@ -22,17 +25,71 @@ export async function listNodes(config: ClusterConfig, timeoutMs = LIST_NODES_TI
   const deadline = Date.now() + timeoutMs;
   // one agent for the pages (one TLS handshake), closed after the last so no socket outlives the listing
   const agent = apiServerAgent(config, { keepAlive: true });
-  const items: any[] = [];
   try {
-    let cont: string | undefined;
-    do {
-      const query = new URLSearchParams({ limit: '500', ...(cont ? { continue: cont } : {}) });
-      const page = await kubeJson(config, agent, 'GET', `/api/v1/nodes?${query}`, { deadline, timeoutMs });
-      items.push(...(Array.isArray(page.items) ? page.items : []));
-      cont = page.metadata?.continue || undefined;
-    } while (cont);
+    const items = await listPages((pathAndQuery) => kubeJson(config, agent, 'GET', pathAndQuery, { deadline, timeoutMs }), '/api/v1/nodes');
+    return { kind: 'NodeList', items: items.map((n) => ({ ...n, kind: 'Node' })) };
   } finally {
     agent.destroy();
   }
-  return { kind: 'NodeList', items: items.map((n) => ({ kind: 'Node', ...n })) };
+}
+
+/** The labels that name a node's zone, the well-known one first (the beta one on older clusters). */
+export const ZONE_LABELS = [WELL_KNOWN_ZONE_KEY, 'failure-domain.beta.kubernetes.io/zone'];
+
+/** The zone label the nodes use: the first of `ZONE_LABELS` any of them has. */
+export function zoneKeyOf(nodes: readonly any[]): string {
+  return ZONE_LABELS.find((k) => nodes.some((n) => typeof n?.metadata?.labels?.[k] === 'string')) ?? ZONE_LABELS[0];
+}
+
+/** The zones of the nodes, sorted. */
+export function zonesOf(nodes: readonly any[]): string[] {
+  const key = zoneKeyOf(nodes);
+  return [...new Set(nodes.map((n) => n?.metadata?.labels?.[key]).filter((z): z is string => typeof z === 'string'))].sort();
+}
+
+/**
+ * ZoneInventoryProps from an inventory file: the props themselves (zones may come from `--zones`), or a
+ * `kubectl get nodes -o json` listing (a NodeList, or a List of Nodes).
+ */
+export function inventoryProps(value: any, zones: string[] | undefined): ZoneInventoryProps {
+  const isNodeList = value?.kind === 'NodeList' || (value?.kind === 'List' && Array.isArray(value.items) && value.items.every((n: any) => n?.kind === 'Node'));
+  if (!isNodeList) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new Error('the inventory must be ZoneInventoryProps ({ zones, nodesPerZone | nodes }) or a NodeList (kubectl get nodes -o json)');
+    }
+    if (zones !== undefined && value.zones !== undefined && JSON.stringify(value.zones) !== JSON.stringify(zones)) {
+      throw new Error(`--zones=${JSON.stringify(zones.join(','))} differs from the inventory's zones ${JSON.stringify(value.zones)}`);
+    }
+    return { ...value, zones: value.zones ?? zones };
+  }
+  const topologyKey = zoneKeyOf(value.items);
+  const nodes: InventoryNode[] = value.items.map((n: any, i: number) => nodeOf(n, i, topologyKey));
+  const zonesSeen = [...new Set(nodes.map((n) => n.zone))].sort();
+  // With --zones, a node in another zone is an error (ZoneInventory says so): the user named the zones.
+  return { zones: zones ?? zonesSeen, nodes, topologyKey };
+}
+
+/** One Node object of a NodeList as an InventoryNode. */
+function nodeOf(node: any, index: number, topologyKey: string): InventoryNode {
+  const name = node?.metadata?.name;
+  if (typeof name !== 'string') throw new Error(`items[${index}] is a Node without metadata.name`);
+  const labels: { [key: string]: string } = node.metadata.labels ?? {};
+  const zone = labels[topologyKey];
+  if (typeof zone !== 'string') throw new Error(`node ${name} has no ${topologyKey} label: the check cannot tell its zone`);
+  // a cordoned node is, to the scheduler, one with the unschedulable taint
+  const taints: InventoryTaint[] = [
+    ...(node.spec?.taints ?? []).map((t: any) => ({ key: t.key, value: t.value, effect: t.effect })),
+    ...(node.spec?.unschedulable === true ? [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] : []),
+  ];
+  const allocatable = node.status?.allocatable ?? {};
+  const pods = allocatable.pods === undefined ? undefined : Number(allocatable.pods);
+  return {
+    name,
+    zone,
+    labels,
+    taints,
+    allocatableCpu: allocatable.cpu === undefined ? undefined : String(allocatable.cpu),
+    allocatableMemory: allocatable.memory === undefined ? undefined : String(allocatable.memory),
+    allocatablePods: pods,
+  };
 }

@@ -6,6 +6,8 @@
 import * as https from 'https';
 import { ClusterConfig, requestOptions } from './kube-connection';
 
+const NOT_JSON = Symbol('not JSON');
+
 /** The API server's answer that was not 2xx. */
 export class KubeRequestError extends Error {
   constructor(message: string, public readonly status: number, public readonly reason?: string) {
@@ -37,13 +39,15 @@ export function kubeJson(
         try {
           parsed = text === '' ? undefined : JSON.parse(text);
         } catch {
-          return reject(new Error(`${what}: the answer is not JSON`));
+          parsed = NOT_JSON;
         }
         const status = res.statusCode ?? 0;
         if (status < 200 || status > 299) {
+          // an API group the server does not serve answers 404 in plain text
           const message = typeof parsed?.message === 'string' ? parsed.message : text.slice(0, 200);
           return reject(new KubeRequestError(`${what}: HTTP ${status} ${message}`, status, parsed?.reason));
         }
+        if (parsed === NOT_JSON) return reject(new Error(`${what}: the answer is not JSON`));
         resolve(parsed);
       });
     });

@@ -24,7 +24,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as yaml from 'yaml';
-import { applyManifests, deleteNamespace, exampleNames, synthesizeExample } from './examples';
+import { applyManifests, deleteNamespace, exampleNames, plainExampleObjects } from './examples';
 import { KubeObject } from './kube-client';
 import { HOSTNAME_KEY, isReady, KWOK_ANNOTATION, nodeObject, REGION_KEY, ZONE_KEY, ZONES } from './nodes';
 import { OUTAGE_TAINT, testCluster, unschedulableReason } from './scheduling';
@@ -33,7 +33,6 @@ import { analyzeManifests } from '../../../src/check/analyze';
 import { InventoryNode, KUBELET_LABELS, regionOf, ZoneInventory } from '../../../src/check/inventory';
 import { parseManifests } from '../../../src/check/manifest-text';
 import { WorkloadReport } from '../../../src/check/model';
-import { REPLICAS_ANNOTATION } from '../../../src/contract/zone-check';
 import { REAL_CORPUS, realCorpusFiles } from '../../check/real-corpus-files';
 import { REPO_ROOT } from '../shared';
 
@@ -170,24 +169,10 @@ function realCorpusCases(): Case[] {
   }).filter((c) => c.objects.some((o) => WORKLOAD_KINDS.includes(o.kind)));
 }
 
-/**
- * An example's plain workloads, budgets and service accounts, moved into one namespace (examples name their own,
- * and several share cdk8s-zones-system) and onto the examples pool (a nodeSelector); the check reads the same objects.
- * A workload whose controller owns its replicas (the Redis manager; REPLICAS_ANNOTATION) gets them as that
- * controller would scale it, since none runs here.
- */
+/** Every example's plain workloads, budgets and service accounts on the examples pool (examples.ts, `plainExampleObjects`). */
 function exampleCases(): Case[] {
   return exampleNames().flatMap((name) => {
-    const objects = synthesizeExample(name)
-      .filter((o) => [...WORKLOAD_KINDS, 'PodDisruptionBudget', 'ServiceAccount'].includes(o.kind))
-      .map((o) => {
-        const copy = structuredClone(o);
-        delete copy.metadata.namespace;
-        if (WORKLOAD_KINDS.includes(o.kind)) copy.spec.template.spec.nodeSelector = { ...copy.spec.template.spec.nodeSelector, [POOL_KEY]: 'examples' };
-        const scaledTo = o.metadata.annotations?.[REPLICAS_ANNOTATION];
-        if (WORKLOAD_KINDS.includes(o.kind) && copy.spec.replicas === undefined && scaledTo !== undefined) copy.spec.replicas = Number(scaledTo);
-        return copy;
-      });
+    const objects = plainExampleObjects(name, { [POOL_KEY]: 'examples' });
     return objects.some((o) => WORKLOAD_KINDS.includes(o.kind)) ? [{ id: `example ${name}`, objects, reports: [] }] : [];
   });
 }

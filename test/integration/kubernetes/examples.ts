@@ -15,6 +15,7 @@ import { REPO_ROOT } from '../shared';
 import { KubeApiError, KubeClient, KubeObject } from './kube-client';
 import { WaitAborted, waitFor, WaitOptions } from './wait';
 import { REDIS_PASSWORD_VOLUME } from '../../../src/contract/redis';
+import { REPLICAS_ANNOTATION } from '../../../src/contract/zone-check';
 import { ExampleVariant, STANDARD_VARIANT } from '../../example-variants';
 
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
@@ -261,4 +262,27 @@ export class RolloutRejected extends WaitAborted {
   constructor(readonly failures: string[]) {
     super(`pods were rejected: ${failures.join('; ')}`);
   }
+}
+
+/** The kinds whose pods `plainExampleObjects` keeps. */
+export const PLAIN_WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job'];
+
+/**
+ * An example's plain workloads, budgets and service accounts, without their namespace (examples name their own,
+ * and several share cdk8s-zones-system), with `nodeSelector` added to every pod (a test's node pool). A workload
+ * whose controller owns its replicas (the Redis manager; REPLICAS_ANNOTATION) gets them as that controller would
+ * scale it, since none runs here. No operator runs in the tier, so custom resources are left out.
+ */
+export function plainExampleObjects(name: string, nodeSelector: Record<string, string> = {}): KubeObject[] {
+  return synthesizeExample(name)
+    .filter((o) => [...PLAIN_WORKLOAD_KINDS, 'PodDisruptionBudget', 'ServiceAccount'].includes(o.kind))
+    .map((o) => {
+      const copy = structuredClone(o);
+      delete copy.metadata.namespace;
+      if (!PLAIN_WORKLOAD_KINDS.includes(o.kind)) return copy;
+      copy.spec.template.spec.nodeSelector = { ...copy.spec.template.spec.nodeSelector, ...nodeSelector };
+      const scaledTo = o.metadata.annotations?.[REPLICAS_ANNOTATION];
+      if (copy.spec.replicas === undefined && scaledTo !== undefined) copy.spec.replicas = Number(scaledTo);
+      return copy;
+    });
 }

@@ -8,18 +8,22 @@
  * Two things of the tier are played by the test. The nodes get routable pod IPs (the EndpointSlice controller
  * refuses loopback endpoints), and the cluster's own nodes are cordoned meanwhile. And kwok sets a pod's Ready
  * condition and its readiness gates True once, at start, and never again, where a kubelet recomputes Ready from
- * the gates whenever one changes (its status manager): `playKubeletReadiness` applies that rule, and only it.
+ * the gates whenever one changes (its status manager): `playKubeletReadiness` (kubelet-readiness.ts) applies that rule, and only it.
  */
 import { Chart, Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
+import { cliUserKubeconfig } from './cli-user';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace } from './examples';
 import { KubeObject } from './kube-client';
+import { playKubeletReadiness } from './kubelet-readiness';
 import { addNodes, planNodes, ZONES } from './nodes';
 import { PodWatch, watchPods } from './pod-watch';
 import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 import { ZoneController } from '../../../src';
+import { SHIFT_RULES } from '../../../src/cli/cli-rbac';
+import { main } from '../../../src/cli/main';
 import { ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY } from '../../../src/contract/zone-shift';
 import { zoneShiftCrd } from '../../../src/contract/zone-shift-crd';
 
@@ -61,19 +65,6 @@ function objects(): KubeObject[] {
   return Testing.synth(chart);
 }
 
-/** The kubelet's rule for readiness gates: Ready is True only while every gate's condition is True. */
-function playKubeletReadiness(): Promise<PodWatch> {
-  return watchPods(info, ns, ({ type, pod }) => {
-    const conditionTypes: string[] = (pod.spec.readinessGates ?? []).map((g: any) => g.conditionType);
-    if (type === 'DELETED' || conditionTypes.length === 0 || pod.metadata.deletionTimestamp) return;
-    const status = (t: string) => pod.status?.conditions?.find((c: any) => c.type === t)?.status;
-    const ready = conditionTypes.every((g) => status(g) === 'True') ? 'True' : 'False';
-    if (status('Ready') === undefined || status('Ready') === ready) return;
-    const patch = { status: { conditions: [{ type: 'Ready', status: ready, lastTransitionTime: new Date().toISOString() }] } };
-    void client.request('PATCH', `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/status`, patch, 'application/strategic-merge-patch+json').catch(() => undefined);
-  });
-}
-
 interface Endpoint { pod: string; zone: string; ready: boolean }
 
 /** The endpoints of Service `service`, as its EndpointSlices list them. */
@@ -111,18 +102,30 @@ const shift = (name: string, zone: string, expiresAt: string, extra: object = {}
 });
 const inHours = (h: number) => new Date(Date.now() + h * 3600_000).toISOString();
 
+/** The shift's user: the runbook's ClusterRole and nothing else (set in beforeAll). */
+let kubeconfig = '';
+
+/** `cdk8s-zones ...` in this process as that user: its exit code and output. */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main([...args, '--kubeconfig', kubeconfig], { stdin: process.stdin, stdout: (s) => { stdout += s; }, stderr: (s) => { stderr += s; } });
+  return { code, stdout, stderr };
+}
+
 let controller: ControllerProcess | undefined;
 let kubelet: PodWatch | undefined;
 let cordoned: string[] = [];
 const cordon = (unschedulable: boolean) => Promise.all(cordoned.map((n) => client.patch('v1', 'Node', n, { spec: { unschedulable } })));
 
 beforeAll(async () => {
+  kubeconfig = await cliUserKubeconfig(client, info, 'cdk8s-zones-shift', SHIFT_RULES);
   cordoned = (await client.list('v1', 'Node')).map((n) => n.metadata.name);
   await cordon(true);
   await addNodes(client, nodes);
   const applied = await applyManifests(client, [zoneShiftCrd() as KubeObject, ...objects()], ns);
   expect(applied.rejections).toEqual([]);
-  kubelet = await playKubeletReadiness();
+  kubelet = await playKubeletReadiness(client, info, ns);
   controller = await ControllerProcess.start(info, 'zone-shift', ['--reconcilers', 'zone-annotator,zone-shift']);
   await untilEndpoints('web', 6, undefined, 120_000);
   await untilEndpoints('plain', 3, undefined, 120_000);
@@ -142,9 +145,13 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
   const before = { taints: await taints(), gates: await gates() };
   expect(Object.values(before.gates).every((s) => s === 'True')).toBe(true);
 
-  await client.create(shift('zone-a', ZONES[0], inHours(1)));
+  // `cdk8s-zones shift start`, as the runbook's least-privileged user: it returns once the controller answered
+  const starting = cli('shift', 'start', '--zone', ZONES[0], '--expires-in', '1h', '--name', 'zone-a', '--reason', 'test');
   const outMs = await untilEndpoints('web', 6, ZONES[0]);
   console.log(`shift start: web's zone-a endpoints not ready after ${outMs} ms`);
+  const started = await starting;
+  expect(started).toMatchObject({ code: 0, stderr: '' });
+  expect(started.stdout).toContain(`zoneshift/zone-a: zone ${ZONES[0]}, cluster-wide, Active`);
   await untilEndpoints('plain', 3, undefined); // not opted in: untouched
   const shifted = await waitFor('the zone\'s nodes tainted', async () => {
     const now = await taints();
@@ -184,11 +191,14 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
   expect(flips).toEqual([]);
   expect(await taints()).toEqual(shifted);
 
-  // cancelled: the nodes, the gates and the endpoints as before; the shift gone once undone
-  await client.delete(GROUP, 'ZoneShift', 'zone-a');
+  const listed = JSON.parse((await cli('shift', 'status', '--zone', ZONES[0], '--format', 'json')).stdout);
+  expect(listed.map((s: any) => [s.name, s.status.phase])).toEqual([['zone-a', 'Active']]);
+
+  // cancelled (`shift cancel` returns once the controller has undone it): the nodes, the gates and the endpoints as before
+  expect(await cli('shift', 'cancel', '--zone', ZONES[0])).toMatchObject({ code: 0, stdout: 'zoneshift/zone-a cancelled: what it changed is undone\n' });
+  expect(await client.find(GROUP, 'ZoneShift', 'zone-a')).toBeFalsy();
   const backMs = await untilEndpoints('web', 6, undefined);
   console.log(`shift cancel: web's endpoints all ready after ${backMs} ms`);
-  await waitFor('the cancelled shift gone', async () => ({ done: !(await client.find(GROUP, 'ZoneShift', 'zone-a')) }));
   expect(await taints()).toEqual(before.taints);
   expect(await gates()).toEqual(before.gates);
 });

@@ -1,0 +1,217 @@
+/**
+ * `cdk8s-zones shift start|status|cancel`: writes, reads and deletes ZoneShifts (the controller does the rest:
+ * docs/controller.md, "The zonal shift"). `start` and `cancel` wait for the controller's answer, so their exit
+ * code says whether the zone is out of service, or back.
+ */
+import { parseDuration, parseFlags, parseList, UsageError } from './flags';
+import { zonesOf } from '../check/cluster-nodes';
+import { ROLLOUT_API_VERSION } from '../contract/rollout';
+import { ZoneAnnotation } from '../contract/zone-annotation';
+import {
+  MAX_SHIFT_SECONDS, ShiftChange, ZONE_SHIFT_KIND, ZONE_SHIFT_PLURAL, zoneShiftProblem, ZoneShiftSpec, ZoneShiftStatus,
+} from '../contract/zone-shift';
+import { KubeApi } from '../kubernetes/kube-api';
+import { KubeRequestError } from '../kubernetes/kube-request';
+import { zoneSlug } from '../kubernetes/zone-slug';
+
+export const SHIFT_USAGE = 'Usage: cdk8s-zones shift start --zone ZONE --expires-in DURATION [--namespaces NS,...] [--reason TEXT] [--name NAME] [--kubeconfig FILE] [--timeout DURATION]\n' +
+  '       cdk8s-zones shift status [NAME ...] [--zone ZONE] [--format text|json] [--kubeconfig FILE]\n' +
+  '       cdk8s-zones shift cancel (NAME ... | --zone ZONE) [--kubeconfig FILE] [--timeout DURATION]';
+
+const SHIFTS_PATH = `/apis/${ROLLOUT_API_VERSION}/${ZONE_SHIFT_PLURAL}`;
+/** How long `start` waits for the controller to take a shift up, and `cancel` for it to undo one, unless told. */
+export const DEFAULT_SHIFT_TIMEOUT_SECONDS = 60;
+const POLL_MS = 250;
+
+/** What the live commands need from outside: the API (of `--kubeconfig`, or as kubectl chooses), the output, the clock and a way to wait. */
+export interface LiveIo {
+  readonly connect: (kubeconfig: string | undefined) => KubeApi;
+  readonly stdout: (s: string) => void;
+  /** Progress, apart from the report on stdout. */
+  readonly stderr: (s: string) => void;
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** True once the user asked to stop (Ctrl-C). */
+  readonly interrupted: () => boolean;
+}
+
+/** Runs `use` on the API of `kubeconfig`, and closes it after. */
+export async function withApi<T>(io: LiveIo, kubeconfig: string | undefined, use: (api: KubeApi) => Promise<T>): Promise<T> {
+  const api = io.connect(kubeconfig);
+  try {
+    return await use(api);
+  } finally {
+    api.close();
+  }
+}
+
+/** A ZoneShift as read back. */
+interface ShiftObject {
+  readonly metadata: { readonly name: string; readonly creationTimestamp?: string; readonly deletionTimestamp?: string };
+  readonly spec: ZoneShiftSpec;
+  readonly status?: ZoneShiftStatus;
+}
+
+/** Runs `shift <sub> ...` (argv after `shift`); exit 0: done, 1: the controller did not (or refused), 2: bad input. */
+export async function shiftCommand(argv: readonly string[], io: LiveIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'start': return startShift(rest, io);
+    case 'status': return shiftStatus(rest, io);
+    case 'cancel': return cancelShifts(rest, io);
+    default: throw new UsageError(`shift ${sub === undefined ? 'needs' : `${JSON.stringify(sub)} is not`} a subcommand: start, status or cancel`);
+  }
+}
+
+/** The flags every shift subcommand takes, besides its own. */
+const CONNECTION = { kubeconfig: 'value' } as const;
+
+async function startShift(argv: readonly string[], io: LiveIo): Promise<number> {
+  const f = parseFlags(argv, { ...CONNECTION, 'zone': 'value', 'expires-in': 'value', 'namespaces': 'value', 'reason': 'value', 'name': 'value', 'timeout': 'value' });
+  if (f.positional.length > 0) throw new UsageError(`shift start takes no argument (${JSON.stringify(f.positional[0])}): name the zone with --zone`);
+  const zone = f.values.zone;
+  if (zone === undefined) throw new UsageError('shift start needs --zone: the zone to take out of service');
+  if (f.values['expires-in'] === undefined) {
+    throw new UsageError(`shift start needs --expires-in (at most ${MAX_SHIFT_SECONDS / 3600}h): a shift nobody ends must end by itself`);
+  }
+  const seconds = parseDuration('expires-in', f.values['expires-in']);
+  if (seconds > MAX_SHIFT_SECONDS) throw new UsageError(`--expires-in=${f.values['expires-in']} must be at most ${MAX_SHIFT_SECONDS / 3600}h`);
+  const now = io.now();
+  const spec: ZoneShiftSpec = {
+    zone,
+    expiresAt: new Date(now + seconds * 1000).toISOString(),
+    ...(f.values.namespaces === undefined ? {} : { namespaces: parseList('namespaces', f.values.namespaces) }),
+    ...(f.values.reason === undefined ? {} : { reason: f.values.reason }),
+  };
+  const problem = zoneShiftProblem(spec, now);
+  // the spec's rules, said of the flags that wrote it (the expiry is in bounds already)
+  if (problem !== undefined) throw new UsageError(problem.replace(/^spec\./, '--'));
+  const name = f.values.name ?? defaultShiftName(zone, now);
+  return withApi(io, f.values.kubeconfig, (api) => createAndWait(api, io, name, spec, timeoutMs(f.values.timeout)));
+}
+
+/** Creates the shift and waits for the controller's answer: Active with what it changed (0), or Invalid (1). */
+async function createAndWait(api: KubeApi, io: LiveIo, name: string, spec: ZoneShiftSpec, waitMs: number): Promise<number> {
+  const zones = zonesOf(await api.list('/api/v1/nodes'));
+  if (!zones.includes(spec.zone) && !spec.zone.includes(ZoneAnnotation.VALUE_SEPARATOR)) {
+    throw new UsageError(`--zone ${JSON.stringify(spec.zone)}: no node of the cluster is in that zone (its zones: ${zones.join(', ') || 'none'})`);
+  }
+  const start = io.now();
+  await api.create(SHIFTS_PATH, { apiVersion: ROLLOUT_API_VERSION, kind: ZONE_SHIFT_KIND, metadata: { name }, spec });
+  io.stdout(`zoneshift/${name} created: zone ${spec.zone} out of service until ${spec.expiresAt}${spec.namespaces ? ` for ${spec.namespaces.join(', ')}` : ''}\n`);
+  const deadline = start + waitMs;
+  for (;;) {
+    const shift: ShiftObject = await api.get(`${SHIFTS_PATH}/${name}`);
+    const phase = shift.status?.phase;
+    if (phase === 'Active' && shift.status!.changed !== undefined) {
+      io.stdout(describeShift(shift));
+      return 0;
+    }
+    if (phase === 'Invalid' || phase === 'Ended') {
+      io.stdout(describeShift(shift));
+      return 1;
+    }
+    if (io.now() >= deadline) {
+      io.stdout(`zoneshift/${name}: no controller took it up within ${Math.floor(waitMs / 1000)} s: does a ZoneController run with zoneShift? ` +
+        `The shift stays until ${spec.expiresAt}; cancel it with: cdk8s-zones shift cancel ${name}\n`);
+      return 1;
+    }
+    await io.sleep(POLL_MS);
+  }
+}
+
+async function shiftStatus(argv: readonly string[], io: LiveIo): Promise<number> {
+  const f = parseFlags(argv, { ...CONNECTION, zone: 'value', format: 'value' });
+  const format = f.values.format ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError(`--format=${JSON.stringify(format)} must be text or json`);
+  const shifts = await withApi(io, f.values.kubeconfig, (api) => selectShifts(api, f.positional, f.values.zone, true));
+  if (format === 'json') {
+    io.stdout(JSON.stringify(shifts.map((s) => ({ name: s.metadata.name, spec: s.spec, status: s.status ?? null })), undefined, 2) + '\n');
+  } else {
+    io.stdout(shifts.length === 0 ? 'no zone shift\n' : shifts.map(describeShift).join(''));
+  }
+  return 0;
+}
+
+async function cancelShifts(argv: readonly string[], io: LiveIo): Promise<number> {
+  const f = parseFlags(argv, { ...CONNECTION, zone: 'value', timeout: 'value' });
+  if (f.positional.length === 0 && f.values.zone === undefined) throw new UsageError('shift cancel needs the shifts: their names, or --zone');
+  return withApi(io, f.values.kubeconfig, async (api) => {
+    const shifts = await selectShifts(api, f.positional, f.values.zone, false);
+    if (shifts.length === 0) {
+      io.stdout(`no zone shift of zone ${f.values.zone}\n`);
+      return 0;
+    }
+    return deleteAndWait(api, io, shifts.map((s) => s.metadata.name), timeoutMs(f.values.timeout));
+  });
+}
+
+/** Deletes the shifts and waits until the controller has undone them (their finalizer gone, so are they). */
+async function deleteAndWait(api: KubeApi, io: LiveIo, names: readonly string[], waitMs: number): Promise<number> {
+  const start = io.now();
+  const deadline = start + waitMs;
+  for (const name of names) await api.delete(`${SHIFTS_PATH}/${name}`);
+  let left = [...names];
+  for (;;) {
+    const still: string[] = [];
+    for (const name of left) if (await getShift(api, name) !== undefined) still.push(name);
+    for (const name of left.filter((n) => !still.includes(n))) io.stdout(`zoneshift/${name} cancelled: what it changed is undone\n`);
+    left = still;
+    if (left.length === 0) return 0;
+    if (io.now() >= deadline) {
+      io.stdout(`${left.map((n) => `zoneshift/${n}`).join(', ')}: deleted, but the controller has not undone ${left.length > 1 ? 'them' : 'it'} within ` +
+        `${Math.floor(waitMs / 1000)} s (its finalizer holds ${left.length > 1 ? 'them' : 'it'} until then): see cdk8s-zones shift status\n`);
+      return 1;
+    }
+    await io.sleep(POLL_MS);
+  }
+}
+
+/** The shifts named (each must exist) or of `zone` (or all, when neither is given and `allWhenNone`). */
+async function selectShifts(api: KubeApi, names: readonly string[], zone: string | undefined, allWhenNone: boolean): Promise<ShiftObject[]> {
+  if (names.length > 0 && zone !== undefined) throw new UsageError('name the shifts or give --zone, not both');
+  if (names.length > 0) {
+    const found: ShiftObject[] = [];
+    for (const name of names) {
+      const shift = await getShift(api, name);
+      if (shift === undefined) throw new UsageError(`zoneshift/${name} does not exist (cdk8s-zones shift status lists them)`);
+      found.push(shift);
+    }
+    return found;
+  }
+  const all: ShiftObject[] = await api.list(SHIFTS_PATH);
+  return zone === undefined ? (allWhenNone ? all : []) : all.filter((s) => s.spec?.zone === zone);
+}
+
+async function getShift(api: KubeApi, name: string): Promise<ShiftObject | undefined> {
+  try {
+    return await api.get(`${SHIFTS_PATH}/${name}`);
+  } catch (e) {
+    if (e instanceof KubeRequestError && e.status === 404) return undefined;
+    throw e;
+  }
+}
+
+/** `--timeout` in ms (the default unless given). */
+function timeoutMs(text: string | undefined): number {
+  return (text === undefined ? DEFAULT_SHIFT_TIMEOUT_SECONDS : parseDuration('timeout', text)) * 1000;
+}
+
+/** `<zone slug>-<UTC time>`: one name per start, sorted by time. */
+export function defaultShiftName(zone: string, nowMs: number): string {
+  const time = new Date(nowMs).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
+  return `${zoneSlug(zone)}-${time}`;
+}
+
+/** A shift in a few lines: name, zone, phase, expiry, scope, message, and what it changed. */
+export function describeShift(shift: ShiftObject): string {
+  const s = shift.spec;
+  const status = shift.status;
+  const scope = s.namespaces && s.namespaces.length > 0 ? `namespaces ${s.namespaces.join(', ')}` : 'cluster-wide';
+  const phase = shift.metadata.deletionTimestamp ? 'Cancelling' : status?.phase ?? 'Pending (no controller has answered)';
+  const lines = [`zoneshift/${shift.metadata.name}: zone ${s.zone}, ${scope}, ${phase}, expires ${s.expiresAt}${s.reason ? `; reason: ${s.reason}` : ''}`];
+  if (status?.message) lines.push(`  ${status.message}`);
+  const changed: readonly ShiftChange[] = status?.changed ?? [];
+  for (const c of changed) lines.push(`  ${c.kind.toLowerCase()}/${c.namespace ? `${c.namespace}/` : ''}${c.name}: ${c.change}`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,77 @@
+/**
+ * What a drill changes on a node, and how it is undone. The record of the change goes onto the node in the same
+ * patch as the change (so no node is ever changed without it), and `drill --restore` undoes a drill cut short from
+ * the records alone. Both patches are conditional on the node's resourceVersion: a node changed meanwhile by
+ * someone else is read again, not overwritten.
+ */
+import { PROJECT_DOMAIN } from '../contract/labels';
+
+/** `outage`: the zone dies (NoExecute taint: pods go, budgets do not help). `drain`: maintenance (cordon, evictions). */
+export type DrillMode = 'outage' | 'drain';
+export const DRILL_MODES: readonly DrillMode[] = ['outage', 'drain'];
+
+/** The annotation holding a drill's record on each node it changed. */
+export const DRILL_RECORD_ANNOTATION = `${PROJECT_DOMAIN}/drill`;
+/**
+ * The NoExecute taint of an outage drill. Ours, not node.kubernetes.io/unreachable: the node lifecycle controller
+ * removes that one from a node that is in fact Ready, and most pods tolerate it for 300 s.
+ */
+export const DRILL_OUTAGE_TAINT_KEY = `${PROJECT_DOMAIN}/drill-outage`;
+
+/** What a drill did to a node, as recorded on it. */
+export interface DrillRecord {
+  readonly zone: string;
+  readonly mode: DrillMode;
+  readonly startedAt: string;
+  /** `spec.unschedulable` before the drill (`null`: unset), restored as it was. */
+  readonly unschedulableBefore: boolean | null;
+}
+
+/** A node as the drill reads it. */
+export interface DrillNode {
+  readonly metadata: { readonly name: string; readonly resourceVersion?: string; readonly annotations?: { readonly [k: string]: string } };
+  readonly spec?: { readonly taints?: readonly NodeTaint[]; readonly unschedulable?: boolean };
+}
+
+export interface NodeTaint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: string;
+}
+
+/** The record on `node`, undefined when it has none; a record that is not ours to read is an error naming the node. */
+export function drillRecordOf(node: DrillNode): DrillRecord | undefined {
+  const text = node.metadata.annotations?.[DRILL_RECORD_ANNOTATION];
+  if (text === undefined) return undefined;
+  let record: any;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    record = undefined;
+  }
+  if (typeof record?.zone !== 'string' || !DRILL_MODES.includes(record?.mode) || ![true, false, null].includes(record?.unschedulableBefore)) {
+    throw new Error(`node ${node.metadata.name}: annotation ${DRILL_RECORD_ANNOTATION} is not a drill record: ${JSON.stringify(text).slice(0, 200)}`);
+  }
+  return record as DrillRecord;
+}
+
+/** The merge patch that starts the drill on `node`: its record and the change, together. */
+export function drillPatch(node: DrillNode, zone: string, mode: DrillMode, startedAt: string): object {
+  const record: DrillRecord = { zone, mode, startedAt, unschedulableBefore: node.spec?.unschedulable ?? null };
+  const change = mode === 'outage'
+    ? { taints: [...node.spec?.taints ?? [], { key: DRILL_OUTAGE_TAINT_KEY, value: zone, effect: 'NoExecute' }] }
+    : { unschedulable: true };
+  return {
+    metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [DRILL_RECORD_ANNOTATION]: JSON.stringify(record) } },
+    spec: change,
+  };
+}
+
+/** The merge patch that undoes a drill on `node` from its record: exactly what the drill changed, nothing else. */
+export function restorePatch(node: DrillNode, record: DrillRecord): object {
+  const kept = (node.spec?.taints ?? []).filter((t) => t.key !== DRILL_OUTAGE_TAINT_KEY);
+  const spec = record.mode === 'outage'
+    ? { taints: kept.length > 0 ? kept : null }
+    : { unschedulable: record.unschedulableBefore };
+  return { metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [DRILL_RECORD_ANNOTATION]: null } }, spec };
+}

@@ -1,0 +1,89 @@
+/**
+ * A drill's plan, before anything changes: the zone's nodes (and only those), and per workload the zone check's
+ * prediction for losing that zone, run on the cluster's live objects and nodes. Pure: the run lists, this decides.
+ */
+import { DrillMode, drillRecordOf } from './drill-nodes';
+import { WorkloadKey } from './drill-observe';
+import { Prediction, predictionFor } from './drill-verdict';
+import { analyzeManifests } from '../check/analyze';
+import { inventoryProps, zoneKeyOf } from '../check/cluster-nodes';
+import { ZoneInventory } from '../check/inventory';
+import { ZoneReportData } from '../check/model';
+import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../contract/rollout';
+
+/** The API lists whose objects the check reads (the optional ones may be absent from a cluster: a CRD not installed). */
+export const CHECKED_LISTS: ReadonlyArray<{ readonly path: string; readonly optional?: boolean }> = [
+  { path: '/apis/apps/v1/deployments' },
+  { path: '/apis/apps/v1/statefulsets' },
+  { path: '/apis/apps/v1/replicasets' },
+  { path: '/apis/apps/v1/daemonsets' },
+  { path: '/apis/policy/v1/poddisruptionbudgets' },
+  { path: '/apis/autoscaling/v2/horizontalpodautoscalers' },
+  { path: '/api/v1/services' },
+  { path: '/api/v1/persistentvolumeclaims' },
+  { path: '/apis/storage.k8s.io/v1/storageclasses' },
+  { path: `/apis/${ROLLOUT_API_VERSION}/${ZONE_DISRUPTION_BUDGET_PLURAL}`, optional: true },
+];
+
+/** A drill that cannot start: exit 2 with the message. */
+export class DrillRefused extends Error {}
+
+export interface DrillPlan {
+  readonly zone: string;
+  readonly mode: DrillMode;
+  /** The zone label the nodes use. */
+  readonly zoneKey: string;
+  readonly zones: readonly string[];
+  /** The nodes the drill changes: those of the zone, by name. */
+  readonly nodes: readonly string[];
+  /** The check's report on the live objects. */
+  readonly report: ZoneReportData;
+}
+
+/**
+ * The plan for drilling `zone` in `mode` on a cluster of `nodes` holding `objects` (as listed: each with kind).
+ * Refused when the zone has no node, or a node holds the record of an earlier drill (it was cut short: restore it first).
+ */
+export function planDrill(nodes: readonly any[], objects: readonly any[], zone: string, mode: DrillMode): DrillPlan {
+  const recorded = nodes.map((n) => [n, drillRecordOf(n)] as const).filter(([, r]) => r !== undefined);
+  if (recorded.length > 0) {
+    const [node, record] = recorded[0];
+    throw new DrillRefused(`node ${node.metadata.name} holds the record of a drill of zone ${record!.zone} (${record!.mode}, started ${record!.startedAt})` +
+      `${recorded.length > 1 ? ` and ${recorded.length - 1} more nodes do` : ''}: it was cut short; run cdk8s-zones drill --restore first`);
+  }
+  const zoneKey = zoneKeyOf(nodes);
+  const props = inventoryProps({ kind: 'NodeList', items: nodes }, undefined);
+  if (!props.zones.includes(zone)) throw new DrillRefused(`--zone ${JSON.stringify(zone)}: no node is in that zone (the zones: ${props.zones.join(', ')})`);
+  const report = analyzeManifests(checkedObjects(objects), new ZoneInventory(props));
+  return {
+    zone,
+    mode,
+    zoneKey,
+    zones: props.zones,
+    nodes: nodes.filter((n) => n.metadata?.labels?.[zoneKey] === zone).map((n) => n.metadata.name).sort(),
+    report,
+  };
+}
+
+/** The objects the check reads: all listed, but not the ReplicaSets a Deployment owns (the Deployment stands for them). */
+export function checkedObjects(objects: readonly any[]): any[] {
+  return objects.filter((o) => !(o.kind === 'ReplicaSet' && (o.metadata?.ownerReferences ?? []).some((r: any) => r.controller === true && r.kind === 'Deployment')));
+}
+
+/** The prediction of the plan for one workload, if the check models it. */
+export function plannedPrediction(plan: DrillPlan, w: { kind: string; namespace: string; name: string }): Prediction | undefined {
+  const report = plan.report.workloads.find((r) => r.kind === w.kind && (r.namespace ?? 'default') === w.namespace && r.name === w.name);
+  return report === undefined ? undefined : predictionFor(report, plan.zone);
+}
+
+/** The zone groups of the check's report (judged as one: a quorum of zones), each with its members. */
+export function zoneGroups(plan: DrillPlan): WorkloadKey[] {
+  const ns = (w: { namespace?: string }) => w.namespace ?? 'default';
+  return plan.report.workloads.filter((g) => g.kind === 'ZoneGroup').map((g) => ({
+    kind: g.kind,
+    namespace: ns(g),
+    name: g.name,
+    members: plan.report.workloads.filter((m) => m.zoneGroup === g.name && ns(m) === ns(g))
+      .map((m) => ({ kind: m.kind, namespace: ns(m), name: m.name })),
+  }));
+}

@@ -1,0 +1,250 @@
+/**
+ * A drill against a live cluster: changes the zone's nodes (each with its record), watches every workload until it
+ * is steady or the time is up, restores exactly what it changed, waits for the cluster to settle, and holds each
+ * observation against the check's prediction. Cut short (Ctrl-C), it still restores; killed, `restoreDrill` does
+ * it from the records on the nodes.
+ */
+import { DrillMode, DrillNode, drillPatch, DrillRecord, drillRecordOf, restorePatch } from './drill-nodes';
+import {
+  ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState, workloadState,
+} from './drill-observe';
+import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, zoneGroups } from './drill-plan';
+import { verdict, WorkloadVerdict } from './drill-verdict';
+import { zoneKeyOf } from '../check/cluster-nodes';
+import { KubeApi } from '../kubernetes/kube-api';
+import { KubeRequestError } from '../kubernetes/kube-request';
+
+/** How the run goes, and what it reports to. */
+export interface DrillRunOptions {
+  /** The longest the watch lasts, and then the settling after the restore. */
+  readonly timeoutMs: number;
+  /** How long nothing must change before the cluster counts as steady. */
+  readonly settleMs: number;
+  readonly pollMs: number;
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** A line of progress (the report goes elsewhere). */
+  readonly progress: (line: string) => void;
+  /** True once the user asked to stop (Ctrl-C): the drill restores at once. */
+  readonly aborted: () => boolean;
+}
+
+/** What a drill did and saw. */
+export interface DrillResult {
+  readonly zone: string;
+  readonly mode: DrillMode;
+  readonly startedAt: string;
+  readonly nodes: readonly string[];
+  readonly verdicts: readonly WorkloadVerdict[];
+  /** How long the watch lasted; whether it ended steady (not at the timeout, not cut short), and when the last change was seen. */
+  readonly watchedMs: number;
+  readonly steady: boolean;
+  readonly lastChangeAfterMs: number;
+  readonly cutShort: boolean;
+  /** From the restore until every workload was as whole as before it (undefined: not within the timeout). */
+  readonly settledAfterMs?: number;
+}
+
+/** The cluster's nodes and the objects the check reads. */
+export async function readCluster(api: KubeApi): Promise<{ nodes: any[]; objects: any[] }> {
+  const nodes = await api.list('/api/v1/nodes');
+  const objects: any[] = [];
+  for (const list of CHECKED_LISTS) {
+    try {
+      objects.push(...await api.list(list.path));
+    } catch (e) {
+      if (!(list.optional && e instanceof KubeRequestError && e.status === 404)) throw e;
+    }
+  }
+  return { nodes, objects };
+}
+
+/** The plan of a drill of `zone` in `mode` on the cluster as it is now. */
+export async function planLiveDrill(api: KubeApi, zone: string, mode: DrillMode): Promise<DrillPlan> {
+  const { nodes, objects } = await readCluster(api);
+  return planDrill(nodes, objects, zone, mode);
+}
+
+/** The cluster now: the watched workloads, the pods and each node's zone. */
+export async function takeSnapshot(api: KubeApi, now: () => number): Promise<ClusterSnapshot> {
+  const [nodes, deployments, statefulSets, replicaSets, pods] = await Promise.all([
+    api.list('/api/v1/nodes'), api.list('/apis/apps/v1/deployments'), api.list('/apis/apps/v1/statefulsets'),
+    api.list('/apis/apps/v1/replicasets'), api.list('/api/v1/pods'),
+  ]);
+  const key = zoneKeyOf(nodes);
+  return {
+    atMs: now(),
+    workloads: [...deployments, ...statefulSets, ...replicaSets],
+    pods,
+    zoneOfNode: new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels?.[key]])),
+  };
+}
+
+/** Runs the drill of `plan`. The nodes are restored whatever happens once the first is changed. */
+export async function runDrill(api: KubeApi, plan: DrillPlan, o: DrillRunOptions): Promise<DrillResult> {
+  const first = await takeSnapshot(api, o.now);
+  const keys = [...watchedWorkloads(first), ...zoneGroups(plan)];
+  const states = new Map(keys.map((k) => [workloadKeyText(k), [{ atMs: first.atMs, state: stateOf(first, k, plan, false) }]]));
+  const startMs = o.now();
+  const startedAt = new Date(startMs).toISOString();
+  const refused = new Map<string, Set<string>>();
+  let watch: WatchEnd;
+  try {
+    for (const name of plan.nodes) await changeNode(api, name, plan, startedAt);
+    o.progress(`${plan.mode}: ${plan.nodes.length} nodes of zone ${plan.zone} changed (${plan.nodes.join(', ')}); watching ${keys.length} workloads`);
+    watch = await watchUntilSteady(api, plan, keys, states, refused, o);
+  } finally {
+    const restored = await restoreDrill(api, (n) => plan.nodes.includes(n));
+    o.progress(`restored ${restored.length} nodes`);
+  }
+  const restoredAt = o.now();
+  const settledAt = await waitForSettle(api, plan, keys, states, o, restoredAt);
+  const verdicts = keys.map((k) => {
+    const text = workloadKeyText(k);
+    const seen = observe(states.get(text)!, startMs, refused.get(text)?.size ?? 0);
+    return verdict({ kind: k.kind, namespace: k.namespace, name: k.name }, plannedPrediction(plan, k), seen, plan.mode);
+  });
+  return {
+    zone: plan.zone,
+    mode: plan.mode,
+    startedAt,
+    nodes: plan.nodes,
+    verdicts,
+    watchedMs: watch.endMs - startMs,
+    steady: watch.steady,
+    lastChangeAfterMs: watch.lastChangeMs - startMs,
+    cutShort: watch.cutShort,
+    settledAfterMs: settledAt === undefined ? undefined : settledAt - restoredAt,
+  };
+}
+
+function stateOf(s: ClusterSnapshot, k: WorkloadKey, plan: DrillPlan, zoneDown: boolean, pods = podsByWorkload(s)): WorkloadState {
+  return workloadState(s, podsOf(pods, k), desiredOf(s, k), plan.zone, zoneDown);
+}
+
+/** Starts the drill on one node: read, check it is in the zone, patch (read again when someone changed it meanwhile). */
+async function changeNode(api: KubeApi, name: string, plan: DrillPlan, startedAt: string): Promise<void> {
+  await patchNode(api, name, (node) => {
+    if ((node as any).metadata.labels?.[plan.zoneKey] !== plan.zone) {
+      throw new Error(`node ${name} is no longer in zone ${plan.zone}: the drill does not touch it`);
+    }
+    return drillPatch(node, plan.zone, plan.mode, startedAt);
+  });
+}
+
+/** Patches node `name` with `patchOf(node)` conditional on its resourceVersion, reading it again on a conflict. */
+async function patchNode(api: KubeApi, name: string, patchOf: (node: DrillNode) => object | undefined): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const node: DrillNode = await api.get(`/api/v1/nodes/${name}`);
+    const patch = patchOf(node);
+    if (patch === undefined) return;
+    try {
+      await api.patch(`/api/v1/nodes/${name}`, patch, 'merge');
+      return;
+    } catch (e) {
+      if (!(e instanceof KubeRequestError && e.status === 409) || attempt >= 10) throw e;
+    }
+  }
+}
+
+/** A node a restore undid, and what its record said. */
+export interface RestoredNode {
+  readonly node: string;
+  readonly record: DrillRecord;
+}
+
+/** Undoes every drill recorded on the nodes `which` selects (all by default); returns the nodes restored. */
+export async function restoreDrill(api: KubeApi, which: (node: string) => boolean = () => true): Promise<RestoredNode[]> {
+  const restored: RestoredNode[] = [];
+  for (const listed of await api.list('/api/v1/nodes')) {
+    const name = listed.metadata.name;
+    if (!which(name) || drillRecordOf(listed) === undefined) continue;
+    await patchNode(api, name, (node) => {
+      const record = drillRecordOf(node);
+      if (record === undefined) return undefined;
+      restored.push({ node: name, record });
+      return restorePatch(node, record);
+    });
+  }
+  return restored;
+}
+
+/** How a watch ended: steady (nothing changed for the settle time), at the timeout, or cut short; when the last change was. */
+interface WatchEnd {
+  readonly steady: boolean;
+  readonly cutShort: boolean;
+  readonly endMs: number;
+  readonly lastChangeMs: number;
+}
+
+/** Watches until nothing changed for `settleMs` (in a drain: no pod left to evict, or refusals unchanged), the timeout, or Ctrl-C. */
+async function watchUntilSteady(
+  api: KubeApi, plan: DrillPlan, keys: readonly WorkloadKey[], states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
+  refused: Map<string, Set<string>>, o: DrillRunOptions,
+): Promise<WatchEnd> {
+  const deadline = o.now() + o.timeoutMs;
+  let signature = '';
+  let changedAt = o.now();
+  for (;;) {
+    const snap = await takeSnapshot(api, o.now);
+    if (plan.mode === 'drain') await evictFromZone(api, plan, snap, refused);
+    const pods = podsByWorkload(snap);
+    const now = keys.map((k) => stateOf(snap, k, plan, plan.mode === 'outage', pods));
+    keys.forEach((k, i) => states.get(workloadKeyText(k))!.push({ atMs: snap.atMs, state: now[i] }));
+    const next = JSON.stringify(now);
+    if (next !== signature) {
+      signature = next;
+      changedAt = snap.atMs;
+    }
+    const end = (steady: boolean, cutShort: boolean): WatchEnd => ({ steady, cutShort, endMs: o.now(), lastChangeMs: changedAt });
+    if (o.aborted()) return end(false, true);
+    if (o.now() - changedAt >= o.settleMs) return end(true, false);
+    if (o.now() >= deadline) return end(false, false);
+    await o.sleep(o.pollMs);
+  }
+}
+
+/** Whether a pod is one a drain evicts: not a DaemonSet's, not a static pod's mirror, not finished or going. */
+function evictable(pod: any): boolean {
+  const owner = (pod.metadata.ownerReferences ?? []).find((r: any) => r.controller === true);
+  return owner?.kind !== 'DaemonSet' && pod.metadata.annotations?.['kubernetes.io/config.mirror'] === undefined &&
+    pod.metadata.deletionTimestamp === undefined && !['Succeeded', 'Failed'].includes(pod.status?.phase);
+}
+
+/** Asks the Eviction API to evict every evictable pod on the zone's nodes; a refusal is counted against its workload. */
+async function evictFromZone(api: KubeApi, plan: DrillPlan, snap: ClusterSnapshot, refused: Map<string, Set<string>>): Promise<void> {
+  const workloadOf = new Map<string, string>();
+  for (const [key, pods] of podsByWorkload(snap)) for (const p of pods) workloadOf.set(p.metadata.uid, key);
+  for (const pod of snap.pods.filter((p) => plan.nodes.includes(p.spec?.nodeName) && evictable(p))) {
+    const { namespace, name, uid } = pod.metadata;
+    try {
+      await api.create(`/api/v1/namespaces/${namespace}/pods/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } });
+    } catch (e) {
+      if (e instanceof KubeRequestError && e.status === 404) continue; // gone already
+      // 429: a PodDisruptionBudget or a ZoneDisruptionBudget says not now (kubectl drain retries those too); anything else stops the drill
+      if (!(e instanceof KubeRequestError && e.status === 429)) throw e;
+      const key = workloadOf.get(uid);
+      if (key !== undefined) refused.set(key, new Set([...refused.get(key) ?? [], uid]));
+    }
+  }
+}
+
+/** After the restore: waits until every workload is as whole as before the drill; the moment it was, or undefined. */
+async function waitForSettle(
+  api: KubeApi, plan: DrillPlan, keys: readonly WorkloadKey[], states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
+  o: DrillRunOptions, fromMs: number,
+): Promise<number | undefined> {
+  const deadline = fromMs + o.timeoutMs;
+  for (;;) {
+    const snap = await takeSnapshot(api, o.now);
+    const pods = podsByWorkload(snap);
+    const settled = keys.every((k) => {
+      const before = states.get(workloadKeyText(k))![0].state;
+      const now = stateOf(snap, k, plan, false, pods);
+      return now.ready >= Math.min(before.ready, now.desired) && now.pending <= before.pending;
+    });
+    if (settled) return snap.atMs;
+    if (o.now() >= deadline || o.aborted()) return undefined;
+    await o.sleep(o.pollMs);
+  }
+}
