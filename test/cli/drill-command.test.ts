@@ -1,0 +1,138 @@
+/**
+ * `cdk8s-zones drill` through `main()` against an in-memory cluster: what it refuses (exit 2, nothing changed), the
+ * plan, Ctrl-C (restored, reported, exit 130) and `--restore`. The drill itself runs on a real cluster in the
+ * Kubernetes tier (drill.test.ts).
+ */
+import { MemoryApi } from './memory-api';
+import { main } from '../../src/cli/main';
+import { DRILL_RECORD_ANNOTATION } from '../../src/drill/drill-nodes';
+
+const ZONE_KEY = 'topology.kubernetes.io/zone';
+
+/** Two nodes per zone (one of zone-a cordoned and tainted already), and a Deployment of 3 pods, one per zone. */
+function cluster(): MemoryApi {
+  const api = new MemoryApi();
+  for (const zone of ['zone-a', 'zone-b', 'zone-c']) {
+    for (const i of [1, 2]) {
+      const special = zone === 'zone-a' && i === 2;
+      api.put('/api/v1/nodes', {
+        kind: 'Node',
+        metadata: { name: `${zone}-${i}`, labels: { [ZONE_KEY]: zone } },
+        spec: special ? { unschedulable: true, taints: [{ key: 'dedicated', value: 'infra', effect: 'NoSchedule' }] } : {},
+        status: { allocatable: { cpu: '8', memory: '32Gi', pods: '110' } },
+      });
+    }
+  }
+  const labels = { app: 'web' };
+  api.put('/apis/apps/v1/deployments', {
+    kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    metadata: { name: 'web', namespace: 'shop', uid: 'd1' },
+    spec: { replicas: 3, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+  });
+  api.put('/apis/apps/v1/replicasets', {
+    kind: 'ReplicaSet',
+    metadata: { name: 'web-1', namespace: 'shop', uid: 'rs1', ownerReferences: [{ kind: 'Deployment', uid: 'd1', name: 'web', controller: true }] },
+    spec: { replicas: 3 },
+  });
+  for (const zone of ['zone-a', 'zone-b', 'zone-c']) {
+    api.put('/api/v1/pods', {
+      kind: 'Pod',
+      metadata: { name: `web-${zone}`, namespace: 'shop', uid: `p-${zone}`, ownerReferences: [{ kind: 'ReplicaSet', uid: 'rs1', name: 'web-1', controller: true }] },
+      spec: { nodeName: `${zone}-1` },
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+  }
+  return api;
+}
+
+async function run(api: MemoryApi, argv: string[], interruptAfterSleeps = Infinity) {
+  let now = Date.parse('2026-11-27T10:00:00Z');
+  let sleeps = 0;
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    stdin: process.stdin,
+    stdout: (s) => { stdout += s; },
+    stderr: (s) => { stderr += s; },
+    connect: () => api,
+    now: () => now,
+    sleep: async (ms) => { now += ms; sleeps++; },
+    interrupted: () => sleeps >= interruptAfterSleeps,
+  });
+  return { code, stdout, stderr };
+}
+
+const nodesNow = (api: MemoryApi) => JSON.stringify([...api.objects].filter(([p]) => p.startsWith('/api/v1/nodes/'))
+  .map(([, n]) => ({ name: n.metadata.name, annotations: n.metadata.annotations ?? {}, spec: n.spec })));
+
+test('without --yes: the plan (the zone\'s nodes, the prediction per workload) and nothing changed', async () => {
+  const api = cluster();
+  const before = nodesNow(api);
+  const r = await run(api, ['drill', '--zone', 'zone-a', '--mode', 'drain']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('Drill plan: drain of zone zone-a (zones: zone-a, zone-b, zone-c)');
+  expect(r.stdout).toContain('Nodes it would change (2, all in zone-a, none elsewhere): zone-a-1, zone-a-2');
+  expect(r.stdout).toContain('Deployment/shop/web: does NOT survive, 0 of 3 left at worst (needs 1)'); // no spread: all 3 may share a zone
+  expect(nodesNow(api)).toBe(before);
+  expect(api.calls.filter((c) => !c.startsWith('LIST') && !c.startsWith('GET'))).toEqual([]);
+});
+
+test('Ctrl-C during the watch: every node restored exactly, the report printed, exit 130; a drain evicted through the Eviction API', async () => {
+  const api = cluster();
+  const before = nodesNow(api);
+  const evictions: string[] = [];
+  const create = api.create.bind(api);
+  api.create = async (path, body) => {
+    if (path.endsWith('/eviction')) {
+      evictions.push(path);
+      return {};
+    }
+    return create(path, body);
+  };
+  const r = await run(api, ['drill', '--zone', 'zone-a', '--mode', 'drain', '--yes'], 2);
+  expect(r.code).toBe(130);
+  expect(r.stdout).toContain('drain of zone zone-a on 2 nodes');
+  expect(r.stdout).toContain('cut short');
+  expect(evictions).toContain('/api/v1/namespaces/shop/pods/web-zone-a/eviction');
+  expect(evictions.every((p) => p.includes('web-zone-a'))).toBe(true); // only the zone's pods
+  expect(nodesNow(api)).toBe(before); // the node cordoned before the drill stays cordoned, its taint stays
+  expect(api.calls.filter((c) => c.startsWith('PATCH')).every((c) => /zone-a-\d$/.test(c))).toBe(true);
+});
+
+test('a record left by a drill cut short: a new drill is refused (exit 2) until drill --restore undoes it', async () => {
+  const api = cluster();
+  const before = nodesNow(api);
+  const node = api.objects.get('/api/v1/nodes/zone-b-1');
+  const record = { zone: 'zone-b', mode: 'outage', startedAt: 't', unschedulableBefore: null };
+  api.objects.set('/api/v1/nodes/zone-b-1', {
+    ...node,
+    metadata: { ...node.metadata, annotations: { [DRILL_RECORD_ANNOTATION]: JSON.stringify(record) } },
+    spec: { taints: [{ key: 'cdk8s-zones.dev/drill-outage', value: 'zone-b', effect: 'NoExecute' }] },
+  });
+  const refused = await run(api, ['drill', '--zone', 'zone-c', '--yes']);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('node zone-b-1 holds the record of a drill of zone zone-b (outage, started t): it was cut short; run cdk8s-zones drill --restore first');
+  const restored = await run(api, ['drill', '--restore']);
+  expect(restored).toMatchObject({ code: 0, stdout: 'node zone-b-1: restored (outage drill of zone zone-b, started t)\n' });
+  expect(nodesNow(api)).toBe(before);
+  expect((await run(api, ['drill', '--restore'])).stdout).toBe('no node holds a drill record: nothing to restore\n');
+});
+
+test.each([
+  [['drill'], 'drill needs --zone'],
+  [['drill', '--zone', 'zone-x'], '--zone "zone-x": no node is in that zone (the zones: zone-a, zone-b, zone-c)'],
+  [['drill', '--zone', 'zone-a', '--mode', 'kill'], '--mode="kill" must be outage or drain'],
+  [['drill', '--zone', 'zone-a', '--format', 'sarif'], '--format="sarif" must be one of text, json, html'],
+  [['drill', '--zone', 'zone-a', '--settle', '-1s'], '--settle="-1s" must be a duration above zero'],
+  [['drill', '--zone', 'zone-a', '--timeout', '5'], '--timeout="5" must be a duration above zero'],
+  [['drill', '--restore', '--zone', 'zone-a'], '--restore undoes every drill recorded on the nodes: it takes only --kubeconfig (not --zone)'],
+  [['drill', 'zone-a'], 'drill takes no argument ("zone-a")'],
+])('%j: exit 2 with the rule and the usage, nothing changed', async (argv, message) => {
+  const api = cluster();
+  const r = await run(api, argv);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain(message);
+  expect(r.stderr).toContain('Usage: cdk8s-zones drill --zone ZONE');
+  expect(api.calls.filter((c) => !c.startsWith('LIST') && !c.startsWith('GET'))).toEqual([]);
+});
