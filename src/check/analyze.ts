@@ -8,7 +8,7 @@ import { CheckNode, ZoneInventory } from './inventory';
 import { AddFinding, FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 import { searchLayouts } from './node-search';
 import { HardSpread, placementBounds } from './spread-bounds';
-import { budgetNeed, budgetOf, Need, needed, ringSurvives, zonesLeft } from './workload-needs';
+import { drainNeed, Need, needed, ringSurvives, zonesLeft } from './workload-needs';
 import { CheckInput, CheckStorageClass, CheckWorkload, readManifests, volumeOf } from './workloads';
 import { GroupMembership, groupMemberships, zoneGroupReports } from './zone-groups';
 import { zoneLocalTrafficFindings } from './zone-local-traffic';
@@ -55,7 +55,7 @@ function analyzeWorkload(w: CheckWorkload, input: CheckInput, inventory: ZoneInv
   // a member of a zone group is judged with its group (zone-groups.ts), not alone
   const need = group !== undefined ? { count: 0, because: `judged with its zone group ${group.name}` }
     : !judged ? { count: 0, because: 'runs to completion: not an availability workload' } : needed(w, replicas, input.budgets, add);
-  const zoneLoss = zoneLosses(w, replicas, zones, placed, bounds, need, budgetOf(w, input.budgets));
+  const zoneLoss = zoneLosses(w, zones, placed, bounds, need, drainNeed(w, input.budgets, replicas));
   reportLosses(w, replicas, zoneLoss, need, zoneSpread, constraints.zone !== undefined, add);
   return {
     kind: w.kind,
@@ -133,8 +133,8 @@ function roomFor(
 
 /** What losing each zone leaves: survivors, whether they meet the need, replacements Pending, whether a drain is blocked. */
 function zoneLosses(
-  w: CheckWorkload, replicas: number, zones: readonly string[], placed: ReturnType<typeof placement>, bounds: ReturnType<typeof placement>['bounds'],
-  need: Need, budget: ReturnType<typeof budgetOf>,
+  w: CheckWorkload, zones: readonly string[], placed: ReturnType<typeof placement>, bounds: ReturnType<typeof placement>['bounds'],
+  need: Need, budgetNeeds: number | undefined,
 ): ZoneLoss[] {
   const { caps, zoneSpread, constraints } = placed;
   return zones.map((zone, z) => {
@@ -145,7 +145,7 @@ function zoneLosses(
     // A budget allows an eviction only while the pods left healthy stay at its need, and a replacement exists
     // only after its eviction: the zone's first eviction needs placed - 1, and its pending replacements
     // (evicted last) leave placed - pending.
-    const drainBlocked = budget !== undefined && lost > 0 && bounds.placed - Math.max(1, pending) < budgetNeed(budget, replicas);
+    const drainBlocked = budgetNeeds !== undefined && lost > 0 && bounds.placed - Math.max(1, pending) < budgetNeeds;
     const survives = need.ring !== undefined ? ringSurvives(need.ring, bounds.lo, bounds.hi, z)
       : need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
     return { zone, survivors, survives, replacementsPending: pending, drainBlocked };

@@ -65,7 +65,18 @@ export function ringSurvives(factor: number, lo: readonly number[], hi: readonly
 }
 
 export function budgetOf(w: CheckWorkload, budgets: readonly CheckBudget[]): CheckBudget | undefined {
-  return budgets.find((b) => b.namespace === w.namespace && selects(b.selector, w.podLabels));
+  return budgetsOf(w, budgets).find((b) => b.minAvailable !== undefined) ?? budgetsOf(w, budgets)[0];
+}
+
+/** Every budget that selects `w`'s pods (a PodDisruptionBudget and a ZoneDisruptionBudget may both). */
+export function budgetsOf(w: CheckWorkload, budgets: readonly CheckBudget[]): CheckBudget[] {
+  return budgets.filter((b) => b.namespace === w.namespace && selects(b.selector, w.podLabels));
+}
+
+/** The pods the strictest of `w`'s budgets keeps available during a drain, or undefined when none selects it. */
+export function drainNeed(w: CheckWorkload, budgets: readonly CheckBudget[], replicas: number): number | undefined {
+  const needs = budgetsOf(w, budgets).map((b) => budgetNeed(b, replicas));
+  return needs.length > 0 ? Math.max(...needs) : undefined;
 }
 
 /** The pods a budget keeps available out of `replicas` (percentages rounded up, as Kubernetes does). */

@@ -6,6 +6,7 @@
 import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
 import { FindingSeverity, ZoneFinding } from './model';
 import { looksLikeWorkload, operatorWorkloads, stringMap } from './operators';
+import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
 import { REPLICAS_ANNOTATION } from '../contract/zone-check';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../kubernetes/standard-labels';
 
@@ -43,8 +44,9 @@ export interface CheckWorkload {
   readonly ringReplicationFactor?: number;
 }
 
-/** A PodDisruptionBudget. */
+/** A PodDisruptionBudget, or a ZoneDisruptionBudget (its maxUnavailable paces a drain of one zone as a PodDisruptionBudget's would). */
 export interface CheckBudget {
+  readonly kind: 'PodDisruptionBudget' | 'ZoneDisruptionBudget';
   readonly namespace?: string;
   readonly name: string;
   readonly selector: any;
@@ -93,7 +95,7 @@ export const ZONE_LOCAL_TRAFFIC = ['PreferSameZone', 'PreferClose'];
 
 const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job', 'CronJob', 'Pod'];
 const RUN_TO_COMPLETION = ['Job', 'CronJob'];
-const STORAGE_AND_BUDGET_KINDS = ['PersistentVolume', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'StorageClass'];
+const STORAGE_AND_BUDGET_KINDS = ['PersistentVolume', 'PersistentVolumeClaim', 'PodDisruptionBudget', ZONE_DISRUPTION_BUDGET_KIND, 'StorageClass'];
 
 /** A bare Pod that is not restarted (restartPolicy Never or OnFailure: a Helm test, a one-off task) runs to completion. */
 const runsToCompletion = (o: any) => RUN_TO_COMPLETION.includes(o.kind) || (o.kind === 'Pod' && ['Never', 'OnFailure'].includes(o.spec?.restartPolicy));
@@ -201,7 +203,11 @@ function readStorageOrBudget(o: any, name: string, namespace: string | undefined
     input.claimVolumes.set(`${namespace ?? ''}/${name}`, o.spec.volumeName);
   } else if (o.kind === 'PodDisruptionBudget') {
     const { selector = {}, minAvailable, maxUnavailable } = o.spec ?? {};
-    input.budgets.push({ namespace, name, selector, minAvailable, maxUnavailable });
+    input.budgets.push({ kind: o.kind, namespace, name, selector, minAvailable, maxUnavailable });
+  } else if (o.kind === ZONE_DISRUPTION_BUDGET_KIND && o.apiVersion === ROLLOUT_API_VERSION) {
+    // while every other zone is whole (a drain of one zone), it allows maxUnavailable of its pods out at once
+    const { selector = {}, maxUnavailable } = o.spec ?? {};
+    input.budgets.push({ kind: o.kind, namespace, name, selector, maxUnavailable });
   } else if (o.kind === 'StorageClass') {
     const zones = (Array.isArray(o.allowedTopologies) ? o.allowedTopologies : [])
       .flatMap((t: any) => (Array.isArray(t?.matchLabelExpressions) ? t.matchLabelExpressions : []))

@@ -64,6 +64,21 @@ describe('survival', () => {
     expect(blocked({ ...daemons, kind: 'DaemonSet', spec: { selector: daemons.spec.selector, template: daemons.spec.template } })).toEqual([false, false, false]);
   });
 
+  test('a ZoneDisruptionBudget paces a drain of one zone as its maxUnavailable says; with a PodDisruptionBudget the stricter holds', () => {
+    const zdb = (maxUnavailable: number | string, apiVersion = 'cdk8s-zones.dev/v1alpha1') =>
+      ({ apiVersion, kind: 'ZoneDisruptionBudget', metadata: { name: 'z' }, spec: { selector: { matchLabels: { app: 'web' } }, maxUnavailable } });
+    const blocked = (...objects: any[]) => check(deployment('web', 6, zoneSpread('web')), ...objects).workloads[0].zoneLoss.map((l) => l.drainBlocked);
+    // the zone's 2 replacements wait (hard spread): 1 out at a time cannot empty it, 2 can
+    expect(blocked(zdb(1))).toEqual([true, true, true]);
+    expect(blocked(zdb(2))).toEqual([false, false, false]);
+    expect(blocked(zdb('34%'))).toEqual([false, false, false]);
+    expect(blocked(zdb(1, 'example.com/v1'))).toEqual([false, false, false]); // not ours
+    const pdb = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'p' }, spec: { selector: { matchLabels: { app: 'web' } }, maxUnavailable: 1 } };
+    expect(blocked(zdb(2), pdb)).toEqual([true, true, true]);
+    // not a need: only a PodDisruptionBudget's minAvailable says what it needs
+    expect(check(deployment('web', 6, zoneSpread('web')), zdb(1)).workloads[0].needed).toBe(1);
+  });
+
   test('replicas left to a controller (unset, with the cdk8s-zones.dev/replicas annotation) count as the annotation says', () => {
     const scaled = (value: string) => {
       const d = deployment('db', 1, {}, { annotations: { 'cdk8s-zones.dev/replicas': value } });
