@@ -1,7 +1,8 @@
 /**
  * `cdk8s-zones drill` (docs/runbooks/prove-zone-survival.md) on the real API server, scheduler and controller
  * manager (its taint-eviction controller deletes the pods of an outage), with every example's plain workloads and
- * budgets applied: an outage and a drain of each zone, where every observation must agree with the check's
+ * budgets applied, and a StatefulSet under a ZoneDisruptionBudget (its eviction webhook served by the real
+ * controller): an outage and a drain of each zone, where every observation must agree with the check's
  * prediction made from the live objects and nodes, and every node must be exactly as before once it is over; and
  * a drill killed mid-way (SIGKILL: no restore ran) that `drill --restore` undoes.
  */
@@ -9,6 +10,7 @@ import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { cliUserKubeconfig } from './cli-user';
+import { EvictionWebhook, zonalStatefulSet } from './evictions';
 import { applyManifests, deleteNamespace, exampleNames, plainExampleObjects } from './examples';
 import { nodeObject, notReady, planNodes, ZONES } from './nodes';
 import { testCluster, uniqueName } from './scheduling';
@@ -25,7 +27,10 @@ const { client, info } = testCluster();
 const prefix = uniqueName('drill');
 /** One namespace per example (their names and labels repeat from one to the next). */
 const examples = exampleNames().map((name, i) => ({ name, namespace: `${prefix}-${i}` }));
-const namespaces = examples.map((e) => e.namespace);
+/** A zonal StatefulSet under a ZoneDisruptionBudget, its eviction webhook served by the real controller. */
+const budgeted = `${prefix}-zdb`;
+const namespaces = [...examples.map((e) => e.namespace), budgeted];
+let webhook: EvictionWebhook | undefined;
 const POOL_KEY = 'cdk8s-zones.test/pool';
 /** Each drill's text report, for whoever reads the run after. */
 const REPORTS = path.join(REPO_ROOT, '.cache', 'drill');
@@ -79,10 +84,13 @@ beforeAll(async () => {
     const applied = await applyManifests(client, objects, e.namespace);
     expect(applied.rejections).toEqual([]);
   }
+  await zonalStatefulSet(client, info, budgeted, 'db', 1);
+  webhook = await EvictionWebhook.start(client, info, budgeted);
   await allReady();
 }, 300_000);
 
 afterAll(async () => {
+  await webhook?.stop();
   for (const namespace of namespaces) await deleteNamespace(client, namespace);
   await Promise.all(nodes.map((n) => client.delete('v1', 'Node', n.name).catch(() => undefined)));
   client.close();
@@ -98,6 +106,7 @@ for (const mode of ['outage', 'drain']) {
       expect(plan.stdout).toContain('Nothing was changed');
       expect(await nodeStates()).toEqual(before);
 
+      const callsBefore = await webhook!.calls();
       const run = await cli('drill', '--zone', zone, '--mode', mode, '--yes', '--format', 'json', '--settle', '5s', '--timeout', '3m');
       const result: DrillResult = JSON.parse(run.stdout);
       fs.mkdirSync(REPORTS, { recursive: true });
@@ -115,6 +124,9 @@ for (const mode of ['outage', 'drain']) {
       expect(result.steady).toBe(true);
       expect(result.settledAfterMs).toBeDefined();
       expect(run.code).toBe(drillFailed(result.verdicts) ? 1 : 0);
+      const db = result.verdicts.find((v) => v.namespace === budgeted && v.name === 'db')!;
+      expect(db.predicted).toBeDefined();
+      if (mode === 'drain') expect(await webhook!.calls()).toBeGreaterThan(callsBefore); // the ZoneDisruptionBudget was asked
       expect(await nodeStates()).toEqual(before);
     }, 600_000);
   }
