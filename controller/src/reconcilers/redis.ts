@@ -103,10 +103,18 @@ class RedisClusters {
   /** Where keys go: the reconciler's loop. */
   enqueue: (key: string) => void = () => undefined;
 
-  /** The watches that start passes: the served namespaces' labelled pods, and the zonal shifts. */
-  watches() {
+  /**
+   * The zonal shifts, listed before any pass: a pass that read them before their first list would see no zone out
+   * of service and fail masters back into a shifted zone (a controller restarted mid-shift), and out again after.
+   */
+  caches() {
     const shifts = this.shifts;
-    return [...this.podWatches(), ...(shifts ? [{ synced: shifts.synced, run: (signal: AbortSignal) => shifts.run(signal) }] : [])];
+    return shifts ? [{ synced: shifts.synced, run: (signal: AbortSignal) => shifts.run(signal) }] : [];
+  }
+
+  /** The watches that start passes: the served namespaces' labelled pods (a shift's change starts them too, `caches`). */
+  watches() {
+    return this.podWatches();
   }
 
   /** The watches of the served namespaces' labelled pods: a change concerns the pod's cluster. */
@@ -240,7 +248,7 @@ async function runRedis(ctx: ReconcilerContext, signal: AbortSignal, tuning: Red
   });
   clusters.enqueue = (key) => loop.enqueue(key);
   try {
-    await loop.run(signal, { seed: () => [DISCOVER], primaries: clusters.watches() });
+    await loop.run(signal, { caches: clusters.caches(), seed: () => [DISCOVER], primaries: clusters.watches() });
   } finally {
     clusters.close();
   }
