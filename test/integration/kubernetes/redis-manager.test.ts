@@ -19,27 +19,19 @@
  * by the reconciler's own pass.
  */
 import * as net from 'net';
-import * as path from 'path';
-import { ApiObject, App, Chart, Duration, Size } from 'cdk8s';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace, waitForRollout } from './examples';
-import { KubeObject } from './kube-client';
+import { RedisOnKwok, RedisStatus } from './redis-on-kwok';
 import { livePods, OutageMode, RESTRICTED_PAUSE_POD, testCluster, uniqueName, zoneOfNode, zoneOutage } from './scheduling';
 import { waitFor } from './wait';
-import { ClusterState } from '../../../controller/src/redis/decide';
 import { splitAddress } from '../../../controller/src/redis/executor';
-import { FINALIZED_AFTER_PASSES, RedisHealth } from '../../../controller/src/redis/health';
+import { FINALIZED_AFTER_PASSES } from '../../../controller/src/redis/health';
 import {
-  LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION, redisResetConfirmation, STATUS_KEY,
-  layoutConfigMapName, statusConfigMapName,
+  LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION, redisResetConfirmation, layoutConfigMapName,
 } from '../../../src/contract/redis';
-import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
-import { ZoneTopology } from '../../../src/topology/zone-topology';
-import { ZoneController } from '../../../src/zone-controller/zone-controller';
-import { EmulatedPod } from '../redis/pod-emulation';
 import {
-  AWKWARD_PASSWORD, exposesPassword, keySlots, missingKeys, nodeClient, RedisProcesses, slotOwners, untilServedAndWritable, writeKeys,
+  AWKWARD_PASSWORD, exposesPassword, keySlots, missingKeys, slotOwners, untilServedAndWritable, writeKeys,
 } from '../redis/redis-cluster';
 
 const cluster = testCluster();
@@ -48,14 +40,13 @@ const ns = uniqueName('redis-manager');
 const NAME = 'cache';
 const PASSWORD = AWKWARD_PASSWORD;
 const NODE_TIMEOUT_MS = 1000;
-const redis = new RedisProcesses(NODE_TIMEOUT_MS, PASSWORD);
+const onKwok = new RedisOnKwok(client, info, ns, { name: NAME, password: PASSWORD, nodeTimeoutMs: NODE_TIMEOUT_MS });
+const { redis } = onKwok;
 let controller: ControllerProcess | undefined;
 let layout: RedisShardLayout;
 const acked = new Map<string, string>();
 
-type Status = ClusterState & {
-  skippedPods: string[]; updated: string; health: RedisHealth; lastOperation?: { operation: string; result: string; message: string; at: string };
-};
+type Status = RedisStatus;
 
 /** The reasons of the Events about the cluster (on its layout ConfigMap), oldest first. */
 async function clusterEvents(): Promise<{ type: string; reason: string; message: string }[]> {
@@ -63,62 +54,10 @@ async function clusterEvents(): Promise<{ type: string; reason: string; message:
   return events.sort((a, b) => (a.firstTimestamp < b.firstTimestamp ? -1 : 1)).map((e) => ({ type: e.type, reason: e.reason, message: e.message }));
 }
 
-function manifests(): KubeObject[] {
-  const app = new App();
-  const chart = new Chart(app, 'redis-manager', { namespace: ns, disableResourceNameHashes: true });
-  new ApiObject(chart, 'password', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'redis-password' }, stringData: { password: PASSWORD } });
-  new ZonalRedisCluster(chart, 'redis', {
-    // the test runs the controller as a process
-    controller: ZoneController.fromInstalled({ workloadNamespaces: [ns], zoneAnnotator: false, redisManager: true }),
-    name: NAME,
-    topology: new ZoneTopology({ zones: [...info.zones] }),
-    masters: 3,
-    replicasPerMaster: 1,
-    password: { name: 'redis-password', key: 'password' },
-    storage: { size: Size.gibibytes(1) },
-    clusterNodeTimeout: Duration.millis(NODE_TIMEOUT_MS),
-  });
-  return chart.toJson();
-}
-
-/**
- * Runs the pod as its kubelet would, on this machine (pod-emulation.ts): its volumes as folders (the data
- * volume one folder per pod name, as a PersistentVolume would be, so the pod's successor finds its data),
- * its init container, then its redis-server on the pod's IP and its `redis` container port.
- */
-async function runPod(pod: any, configMap: any, secrets: Map<string, any>): Promise<void> {
-  const bytes = (data: Record<string, string>) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
-  const decoded = new Map([...secrets].map(([name, secret]) => [name, bytes(secret.data)]));
-  const emulated = new EmulatedPod(pod.spec, path.join(redis.root, pod.metadata.name), {
-    configMaps: new Map([[configMap.metadata.name, configMap.data]]), secrets: decoded, podIP: pod.status.podIP,
-  });
-  const args = emulated.redisServerArgs();
-  const port = pod.spec.containers[0].ports.find((p: any) => p.name === 'redis').containerPort;
-  const data = args[args.indexOf('--dir') + 1];
-  expect(data).toBe(emulated.volumeDir('data')); // on its volume
-  await redis.add({
-    name: pod.metadata.name.slice(NAME.length + 1),
-    zone: zoneOfNode(info, pod.spec.nodeName)!,
-    address: `${pod.status.podIP}:${port}`,
-  }, data, args, emulated.env());
-}
-
-async function status(): Promise<Status | undefined> {
-  const cm = await client.find<any>('v1', 'ConfigMap', statusConfigMapName(NAME), ns);
-  return cm ? JSON.parse(cm.data[STATUS_KEY]) : undefined;
-}
-
-/** Waits until the status ConfigMap, written after `since`, says what `check` wants; on timeout shows the last status. */
-async function statusWhere(what: string, since: Date, check: (s: Status) => boolean, timeoutMs = 120_000): Promise<Status> {
-  return waitFor(`the status ConfigMap to report ${what}`, async () => {
-    controller?.assertRunning();
-    const s = await status();
-    const state = JSON.stringify(s && { healthy: s.healthy, mastersPerZone: s.mastersPerZone, issues: s.issues, skippedPods: s.skippedPods });
-    return { done: !!s && new Date(s.updated) > since && check(s), value: s, state };
-  }, { timeoutMs, intervalMs: 500 });
-}
-
-const address = (name: string) => redis.inventory.find((n) => n.name === name)!.address;
+const status = () => onKwok.status();
+/** Waits until the status ConfigMap, written after `since`, says what `check` wants (redis-on-kwok.ts). */
+const statusWhere = (what: string, since: Date, check: (s: Status) => boolean) => onKwok.statusWhere(what, since, check, controller);
+const address = (name: string) => onKwok.address(name);
 /** The steps the controller has taken so far (its log), of one kind. */
 const steps = (kind: string): any[] => controller!.logs.filter((l) => l.msg === 'redis step' && (l.step as any)?.kind === kind).map((l) => l.step);
 
@@ -143,7 +82,7 @@ async function expectPlanned(s: Status): Promise<void> {
 
 afterAll(async () => {
   await controller?.stop();
-  await redis.close();
+  await onKwok.close();
   await deleteNamespace(client, ns);
   client.close();
 });
@@ -152,7 +91,7 @@ afterAll(async () => {
 let started: Date;
 
 test('the manager scales the StatefulSets (which hold no replicas) to the layout; their pods run as real redis-server processes on their kwok pod IPs', async () => {
-  const { applied, rejections, warnings } = await applyManifests(client, manifests(), ns);
+  const { applied, rejections, warnings } = await applyManifests(client, onKwok.manifests(), ns);
   expect({ rejections, warnings }).toEqual({ rejections: [], warnings: [] });
   // a full pass every second: the health counters move faster than with the default 15 s
   started = new Date();
@@ -170,9 +109,7 @@ test('the manager scales the StatefulSets (which hold no replicas) to the layout
     .toEqual(info.zones.map((z) => `StatefulSet ${NAME}-${z} scaled from 1 to 2 replicas (to the layout)`));
 
   layout = RedisShardLayout.fromJson((await client.get<any>('v1', 'ConfigMap', layoutConfigMapName(NAME), ns)).data[LAYOUT_KEY]);
-  const configMap = await client.get<any>('v1', 'ConfigMap', `${NAME}-config`, ns);
-  const secrets = new Map([['redis-password', await client.get<any>('v1', 'Secret', 'redis-password', ns)]]);
-  for (const p of pods) await runPod(p, configMap, secrets);
+  await onKwok.runPods(pods);
   for (const n of redis.inventory) expect([n.name, exposesPassword(redis.pid(n.name)!, PASSWORD)]).toEqual([n.name, [false, false]]);
   // each pod is in its planned zone (the StatefulSet of the zone pins it there)
   expect(redis.inventory.map((n) => [n.name, n.zone]).sort()).toEqual(layout.nodes.map((n) => [n.name, n.zone]).sort());
@@ -296,9 +233,7 @@ test('zone-a\'s nodes deleted: its pods wait Pending (reported); back on new pod
     const live = (await livePods(client, ns, `${REDIS_CLUSTER_LABEL}=${NAME}`)).filter((p) => zoneOfNode(info, p.spec.nodeName) === 'zone-a');
     return { done: live.length === 2 && live.every((p) => p.status?.phase === 'Running' && p.status.podIP), value: live };
   });
-  const configMap = await client.get<any>('v1', 'ConfigMap', `${NAME}-config`, ns);
-  const secrets = new Map([['redis-password', await client.get<any>('v1', 'Secret', 'redis-password', ns)]]);
-  for (const p of pods) await runPod(p, configMap, secrets);
+  await onKwok.runPods(pods);
   const s = await statusWhere('zone-a\'s new pods in the planned layout, healthy', since, (x) => x.healthy);
   await expectPlanned(s);
   expect(await missingKeys(redis.inventory, acked, PASSWORD)).toEqual([]);
@@ -360,14 +295,7 @@ test('fix by annotation: a shard\'s master and replica replaced by empty nodes; 
 });
 
 /** One command on the planned node `name` (a client of that node alone). */
-async function call(name: string, ...args: (string | number)[]): Promise<any> {
-  const c = nodeClient(address(name), PASSWORD, { timeoutMs: 10_000 });
-  try {
-    return await c.call(String(args[0]), ...args.slice(1).map(String));
-  } finally {
-    c.disconnect();
-  }
-}
+const call = (name: string, ...args: (string | number)[]) => onKwok.call(name, ...args);
 
 /** The open slots (`[slot->-id]`, `[slot-<-id]`) each live node reports of itself. */
 async function openSlots(): Promise<string[]> {
