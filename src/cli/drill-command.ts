@@ -5,10 +5,10 @@
  */
 import * as fs from 'fs';
 import { parseDuration, parseFlags, UsageError } from './flags';
-import { LiveIo, withApi } from './shift-command';
+import { LiveIo, withApi } from './live-io';
 import { DRILL_MODES, DrillMode } from '../drill/drill-nodes';
 import { DrillRefused } from '../drill/drill-plan';
-import { formatDrillReport, planText, REPORT_FORMATS, ReportFormat } from '../drill/drill-report';
+import { formatDrillReport, planJson, planText, REPORT_FORMATS, ReportFormat } from '../drill/drill-report';
 import { planLiveDrill, restoreDrill, runDrill } from '../drill/drill-run';
 import { drillFailed } from '../drill/drill-verdict';
 
@@ -55,7 +55,7 @@ export async function drillCommand(argv: readonly string[], io: LiveIo): Promise
       throw e instanceof DrillRefused ? new UsageError(e.message) : e;
     }
     if (!f.switches.has('yes')) {
-      io.stdout(planText(plan));
+      io.stdout(format === 'json' ? planJson(plan) : planText(plan));
       return 0;
     }
     const result = await runDrill(api, plan, {

@@ -6,7 +6,8 @@
  */
 import { DRILL_USAGE, drillCommand } from './drill-command';
 import { UsageError } from './flags';
-import { LiveIo, SHIFT_USAGE, shiftCommand } from './shift-command';
+import { LiveIo } from './live-io';
+import { SHIFT_USAGE, shiftCommand } from './shift-command';
 import { CliIo, main as checkMain } from '../check/cli';
 import { PROGRAM } from '../check/cli-help';
 import { parseSingleDocument } from '../check/manifest-text';

@@ -4,6 +4,7 @@
  * code says whether the zone is out of service, or back.
  */
 import { parseDuration, parseFlags, parseList, UsageError } from './flags';
+import { LiveIo, withApi } from './live-io';
 import { zonesOf } from '../check/cluster-nodes';
 import { ROLLOUT_API_VERSION } from '../contract/rollout';
 import { ZoneAnnotation } from '../contract/zone-annotation';
@@ -22,28 +23,6 @@ const SHIFTS_PATH = `/apis/${ROLLOUT_API_VERSION}/${ZONE_SHIFT_PLURAL}`;
 /** How long `start` waits for the controller to take a shift up, and `cancel` for it to undo one, unless told. */
 export const DEFAULT_SHIFT_TIMEOUT_SECONDS = 60;
 const POLL_MS = 250;
-
-/** What the live commands need from outside: the API (of `--kubeconfig`, or as kubectl chooses), the output, the clock and a way to wait. */
-export interface LiveIo {
-  readonly connect: (kubeconfig: string | undefined) => KubeApi;
-  readonly stdout: (s: string) => void;
-  /** Progress, apart from the report on stdout. */
-  readonly stderr: (s: string) => void;
-  readonly now: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
-  /** True once the user asked to stop (Ctrl-C). */
-  readonly interrupted: () => boolean;
-}
-
-/** Runs `use` on the API of `kubeconfig`, and closes it after. */
-export async function withApi<T>(io: LiveIo, kubeconfig: string | undefined, use: (api: KubeApi) => Promise<T>): Promise<T> {
-  const api = io.connect(kubeconfig);
-  try {
-    return await use(api);
-  } finally {
-    api.close();
-  }
-}
 
 /** A ZoneShift as read back. */
 interface ShiftObject {

@@ -29,7 +29,12 @@ export interface DrillRecord {
 
 /** A node as the drill reads it. */
 export interface DrillNode {
-  readonly metadata: { readonly name: string; readonly resourceVersion?: string; readonly annotations?: { readonly [k: string]: string } };
+  readonly metadata: {
+    readonly name: string;
+    readonly resourceVersion?: string;
+    readonly labels?: { readonly [k: string]: string };
+    readonly annotations?: { readonly [k: string]: string };
+  };
   readonly spec?: { readonly taints?: readonly NodeTaint[]; readonly unschedulable?: boolean };
 }
 

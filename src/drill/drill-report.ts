@@ -4,7 +4,7 @@
  */
 import { DrillPlan } from './drill-plan';
 import { DrillResult } from './drill-run';
-import { drillFailed, Prediction, WorkloadVerdict } from './drill-verdict';
+import { drillFailed, Prediction, predictionFor, WorkloadVerdict } from './drill-verdict';
 import { escapeHtml } from '../check/format-html';
 
 export const REPORT_FORMATS = ['text', 'json', 'html'] as const;
@@ -35,6 +35,14 @@ export function verdictText(v: WorkloadVerdict): string {
   if (v.broke) return 'BROKE (as predicted)';
   if (v.brokenBefore) return 'was already below what it needs before the drill (not compared)';
   return 'agrees';
+}
+
+/** The plan (printed without --yes) as JSON: the nodes, and per workload the prediction for the zone. */
+export function planJson(plan: DrillPlan): string {
+  const workloads = plan.report.workloads.map((w) => ({
+    kind: w.kind, namespace: w.namespace ?? 'default', name: w.name, predicted: predictionFor(w, plan.zone) ?? null,
+  }));
+  return JSON.stringify({ zone: plan.zone, mode: plan.mode, zones: plan.zones, nodes: plan.nodes, workloads, changed: false }, undefined, 2) + '\n';
 }
 
 /** The plan (printed without --yes): what would change, and what the check predicts. */

@@ -125,7 +125,7 @@ function stateOf(s: ClusterSnapshot, k: WorkloadKey, plan: DrillPlan, zoneDown: 
 /** Starts the drill on one node: read, check it is in the zone, patch (read again when someone changed it meanwhile). */
 async function changeNode(api: KubeApi, name: string, plan: DrillPlan, startedAt: string): Promise<void> {
   await patchNode(api, name, (node) => {
-    if ((node as any).metadata.labels?.[plan.zoneKey] !== plan.zone) {
+    if (node.metadata.labels?.[plan.zoneKey] !== plan.zone) {
       throw new Error(`node ${name} is no longer in zone ${plan.zone}: the drill does not touch it`);
     }
     return drillPatch(node, plan.zone, plan.mode, startedAt);

@@ -76,6 +76,9 @@ test('without --yes: the plan (the zone\'s nodes, the prediction per workload) a
   expect(r.stdout).toContain('Deployment/shop/web: does NOT survive, 0 of 3 left at worst (needs 1)'); // no spread: all 3 may share a zone
   expect(nodesNow(api)).toBe(before);
   expect(api.calls.filter((c) => !c.startsWith('LIST') && !c.startsWith('GET'))).toEqual([]);
+  const json = JSON.parse((await run(api, ['drill', '--zone', 'zone-b', '--format', 'json'])).stdout);
+  expect(json).toMatchObject({ zone: 'zone-b', mode: 'outage', nodes: ['zone-b-1', 'zone-b-2'], changed: false });
+  expect(json.workloads).toEqual([{ kind: 'Deployment', namespace: 'shop', name: 'web', predicted: expect.objectContaining({ survives: false, survivors: 0 }) }]);
 });
 
 test('Ctrl-C during the watch: every node restored exactly, the report printed, exit 130; a drain evicted through the Eviction API', async () => {
