@@ -7,6 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { checkBench } from './check';
 import { controllerBench } from './controller';
+import { drillBench } from './drill';
 import { BenchSection } from './harness';
 import { kubernetesBench } from './kubernetes';
 import { prometheusBench } from './prometheus';
@@ -22,6 +23,7 @@ const sections: { name: string; run: () => BenchSection | Promise<BenchSection> 
   { name: 'rollout', run: rolloutBench },
   { name: 'redis', run: redisBench },
   { name: 'check', run: checkBench },
+  { name: 'drill', run: drillBench },
 ];
 
 async function main(): Promise<void> {
