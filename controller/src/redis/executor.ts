@@ -4,6 +4,7 @@
  */
 import Redis from 'ioredis';
 import { ClusterAnalysis } from './cluster-analysis';
+import { attemptFailover } from './graceful-failover';
 import { ClusterNodeEntry, InventoryNode, isMaster, ObservedNode, self } from './model';
 import { Step } from './steps';
 
@@ -159,9 +160,8 @@ export async function execute(redis: RedisNodes, step: Step, c: ClusterAnalysis,
       await redis.call(at(step.on), 'CLUSTER', 'REPLICATE', step.masterId);
       return;
     case 'failover': {
-      const address = at(step.on);
-      await redis.call(address, 'CLUSTER', 'FAILOVER', ...(step.takeover ? ['TAKEOVER'] : []));
-      await until(async () => ((await redis.call(address, 'ROLE')) as string[])[0] === 'master', 15_000, `${step.on} to become master`);
+      const attempt = await attemptFailover(redis, at(step.on), step.takeover);
+      if (attempt.outcome !== 'promoted') throw new Error(`failover to ${step.on} ${attempt.outcome} after ${attempt.ms} ms${attempt.error ? `: ${attempt.error}` : ''}`);
       return;
     }
     case 'force-failover': {

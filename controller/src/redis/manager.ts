@@ -9,6 +9,7 @@ import { Logger } from '../log';
 import { ClusterAnalysis } from './cluster-analysis';
 import { ClusterState, decide, DecideOptions, summarize } from './decide';
 import { execute, RedisNodes, until } from './executor';
+import { attemptFailover, Clock, FailoverAttempt, FailoverRetries, realClock } from './graceful-failover';
 import { InventoryNode, isMaster, ObservedNode, self } from './model';
 import { Step } from './steps';
 
@@ -17,6 +18,10 @@ export interface ManagerOptions extends DecideOptions {
   /** Give up after this long (default 60 s). */
   readonly timeoutMs?: number;
   readonly log?: Logger;
+  /** The connections to the nodes (default: new ones with the password; a test's fake). */
+  readonly nodes?: RedisNodes;
+  /** The time it reads and waits on (default: the real one; a test's). */
+  readonly clock?: Clock;
 }
 
 /**
@@ -30,9 +35,13 @@ export function failoverOptions(layoutConfigMapData: { readonly [key: string]: s
 
 export class RedisClusterManager {
   public readonly redis: RedisNodes;
+  private readonly clock: Clock;
+  /** Failovers that did not happen, across passes: a replica is asked again only once Redis would run it. */
+  private readonly retries = new FailoverRetries();
 
   constructor(public readonly layout: RedisShardLayout, public inventory: InventoryNode[], private readonly options: ManagerOptions = {}) {
-    this.redis = new RedisNodes({ password: options.password });
+    this.redis = options.nodes ?? new RedisNodes({ password: options.password });
+    this.clock = options.clock ?? realClock;
   }
 
   public observe(): Promise<ObservedNode[]> {
@@ -47,31 +56,85 @@ export class RedisClusterManager {
 
   /**
    * Runs steps until none is left and nothing is settling by itself, or the timeout; resolves to the final
-   * state. `mode` as in `decide` ('reconcile', 'fix', 'rebalance', 'forget-lost-nodes').
+   * state. `mode` as in `decide` ('reconcile', 'fix', 'rebalance', 'forget-lost-nodes'). A failover that did not
+   * happen waits until Redis would run it again (`graceful-failover.ts`), within this pass or a later one.
    */
   public async converge(options: DecideOptions & { timeoutMs?: number } = {}): Promise<ClusterState> {
     const opts = { ...this.options, ...options };
-    const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+    const deadline = this.clock.now() + (opts.timeoutMs ?? 60_000);
+    const tried = new Set<string>();
     for (;;) {
       const nodes = await this.observe();
       const decision = decide(this.layout, nodes, opts);
-      if (decision.steps.length === 0 && (!decision.waiting || Date.now() > deadline)) {
+      const now = this.clock.now();
+      const due = decision.steps.filter((s) => this.heldUntil(s, now) === undefined);
+      const heldPastDeadline = due.length === 0 && !decision.waiting && decision.steps.every((s) => this.heldUntil(s, now)! > deadline);
+      if (decision.steps.length === 0 && (!decision.waiting || now > deadline)) {
         return summarize(this.layout, nodes, decision);
       }
-      if (Date.now() > deadline) {
-        this.options.log?.warn('redis: timed out with steps left', { steps: decision.steps });
+      if (now > deadline || heldPastDeadline) {
+        this.passEnded(decision.steps, tried, now);
         return summarize(this.layout, nodes, decision);
       }
       const c = new ClusterAnalysis(this.layout, nodes);
       const run = (step: Step) => {
-        this.options.log?.info('redis step', { step, ...failoverTarget(step, nodes) });
-        return execute(this.redis, step, c, this.options.password).catch((error) => this.options.log?.warn('redis step failed', { step, error }));
+        tried.add(stepKey(step));
+        return this.run(step, nodes, c);
       };
       // a lost zone's masters fail over together: each shard's writes are refused until its replica takes over
-      if (decision.steps.every((s) => s.kind === 'force-failover')) await Promise.all(decision.steps.map(run));
-      else for (const step of decision.steps) await run(step);
-      if (decision.steps.length === 0 || decision.steps.some((s) => s.kind !== 'migrate')) await sleep(100);
+      if (due.every((s) => s.kind === 'force-failover')) await Promise.all(due.map(run));
+      else for (const step of due) await run(step);
+      if (due.length === 0 || due.some((s) => s.kind !== 'migrate')) await this.clock.sleep(100);
     }
+  }
+
+  /** When a step may run again: a failover Redis aborted or refused waits (undefined: now). */
+  private heldUntil(step: Step, now: number): number | undefined {
+    return step.kind === 'failover' ? this.retries.heldUntil(step.on, now) : undefined;
+  }
+
+  private async run(step: Step, nodes: ObservedNode[], c: ClusterAnalysis): Promise<void> {
+    this.options.log?.info('redis step', { step, ...failoverTarget(step, nodes) });
+    if (step.kind === 'failover') {
+      await this.attemptFailover(step.on, step.takeover, c).catch((error) => this.options.log?.warn('redis step failed', { step, error }));
+      return;
+    }
+    const started = this.clock.now();
+    const error = await execute(this.redis, step, c, this.options.password).then(() => undefined, (e: unknown) => e ?? new Error('failed'));
+    const ms = this.clock.now() - started;
+    if (step.kind === 'force-failover') {
+      if (error) this.options.log?.warn('redis failover', { on: step.on, force: true, outcome: 'aborted', ms, error });
+      else this.options.log?.info('redis failover', { on: step.on, force: true, outcome: 'promoted', ms });
+    } else if (error) {
+      this.options.log?.warn('redis step failed', { step, error, ms });
+    }
+  }
+
+  /** One graceful failover (TAKEOVER when asked for), its outcome logged and remembered. */
+  private async attemptFailover(on: string, takeover: boolean, c: ClusterAnalysis): Promise<FailoverAttempt> {
+    const address = c.nodes.find((n) => n.name === on)?.address;
+    if (!address) throw new Error(`no node named ${on}`);
+    const attempt = await attemptFailover(this.redis, address, takeover, this.clock);
+    this.retries.record(on, attempt);
+    const { startedAt, retryAt, ...told } = attempt;
+    const retry = retryAt === undefined ? {} : { retryInMs: retryAt - this.clock.now() };
+    if (attempt.outcome === 'promoted') this.options.log?.info('redis failover', { on, ...told });
+    else this.options.log?.warn('redis failover', { on, ...told, ...retry });
+    return attempt;
+  }
+
+  /**
+   * A pass out of time with steps left: a warning when it tried them (they failed, or a failover waits for its
+   * retry), else only that they came due too late in it (the next pass runs them).
+   */
+  private passEnded(left: Step[], tried: ReadonlySet<string>, now: number): void {
+    const retries = left.flatMap((s) => {
+      const at = this.heldUntil(s, now);
+      return at === undefined ? [] : [{ step: s, retryInMs: at - now }];
+    });
+    const stuck = left.filter((s) => tried.has(stepKey(s)) || this.heldUntil(s, now) !== undefined);
+    if (stuck.length > 0) this.options.log?.warn('redis: timed out with steps left', { steps: left, tried: stuck, retries });
+    else this.options.log?.info('redis: pass ended before its next steps were tried', { steps: left });
   }
 
   /** Destroys every key and the cluster itself (FLUSHALL, CLUSTER RESET HARD on every node), then bootstraps again. */
@@ -109,7 +172,7 @@ export class RedisClusterManager {
         ?? now.find((x) => x.reachable && self(x)?.masterId === id && x.linkUp);
       if (replica) {
         this.options.log?.info('redis fail over before restart', { master: m.name, to: replica.name });
-        await execute(this.redis, { kind: 'failover', on: replica.name, takeover: false }, new ClusterAnalysis(this.layout, now));
+        await this.failover(replica.name);
       }
       this.options.log?.info('redis restart former master', { node: m.name });
       await restart(m);
@@ -120,13 +183,17 @@ export class RedisClusterManager {
 
   /**
    * `CLUSTER FAILOVER` on the replica `on` (it waits until the replica has every write of its master), then
-   * the nodes as observed afterwards. Resolves once `on` is a master; throws when it did not become one.
+   * the nodes as observed afterwards. Resolves once `on` is a master; throws when it did not become one, or at
+   * once while a failover to it that did not happen waits for its retry.
    */
   public async failover(on: string): Promise<ObservedNode[]> {
+    const heldUntil = this.retries.heldUntil(on, this.clock.now());
+    if (heldUntil !== undefined) throw new Error(`failover to ${on} not retried before ${new Date(heldUntil).toISOString()}: Redis would not run it sooner`);
     const nodes = await this.observe();
     const step: Step = { kind: 'failover', on, takeover: false };
     this.options.log?.info('redis step', { step, ...failoverTarget(step, nodes) });
-    await execute(this.redis, step, new ClusterAnalysis(this.layout, nodes));
+    const attempt = await this.attemptFailover(on, false, new ClusterAnalysis(this.layout, nodes));
+    if (attempt.outcome !== 'promoted') throw new Error(`failover to ${on} ${attempt.outcome} after ${attempt.ms} ms${attempt.error ? `: ${attempt.error}` : ''}`);
     return this.observe();
   }
 
@@ -135,13 +202,20 @@ export class RedisClusterManager {
   }
 }
 
-/** For the log of a failover step: where its replica stood when it was asked (a failover that hangs pauses its shard's writes). */
+/**
+ * For the log of a failover step: where its replica stood when it was asked, against its master's offset (a
+ * graceful failover waits for the replica to catch up, with its shard's writes paused).
+ */
 function failoverTarget(step: Step, nodes: readonly ObservedNode[]): { target?: object } {
   if (step.kind !== 'failover' && step.kind !== 'force-failover') return {};
   const n = nodes.find((x) => x.name === step.on);
-  return { target: { address: n?.address, reachable: n?.reachable, linkUp: n?.linkUp, replOffset: n?.replOffset } };
+  const masterId = n && self(n)?.masterId;
+  const master = nodes.find((x) => x.reachable && x.id !== undefined && x.id === masterId);
+  const { address, reachable, linkUp, replOffset } = n ?? {};
+  return { target: { address, reachable, linkUp, replOffset, masterReplOffset: master?.replOffset } };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** A step's identity within a pass (steps are plain data). */
+function stepKey(step: Step): string {
+  return JSON.stringify(step);
 }

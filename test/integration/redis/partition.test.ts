@@ -12,15 +12,21 @@
  * No acknowledged write is lost; the writes lost are exactly some of those zone a's master took while cut off,
  * which no replica acknowledged: Redis's documented limit.
  */
-import { ContinuousWriter, keepConverging, missingKeys, RedisProcesses, slotOwners, AWKWARD_PASSWORD } from './redis-cluster';
+import { ContinuousWriter, keepConverging, missingKeys, nodeClient, RedisProcesses, slotOwners, AWKWARD_PASSWORD } from './redis-cluster';
 import { ZoneNetwork } from './zone-network';
 import { createLogger } from '../../../controller/src/log';
+import { ClusterState } from '../../../controller/src/redis/decide';
+import { parseClusterNodes } from '../../../controller/src/redis/executor';
+import { failoverBudgetMs } from '../../../controller/src/redis/graceful-failover';
 import { failoverOptions, RedisClusterManager } from '../../../controller/src/redis/manager';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { waitFor } from '../processes';
 
 // the construct's default: the manager acts after 1.25 s of silence, Redis alone after about 8.7 s
 const NODE_TIMEOUT_MS = 5000;
+// healed, zone a's old master hears it lost its slots and syncs as a replica (gossip reaches every node within the
+// node timeout; a few thousand keys), then the fail-back may take a graceful failover's budget (one retry included)
+const FAIL_BACK_BOUND_MS = 2 * NODE_TIMEOUT_MS + failoverBudgetMs(NODE_TIMEOUT_MS);
 const zones = ['a', 'b', 'c'];
 const layout = RedisShardLayout.plan({ zones, masters: 3, replicasPerMaster: 1 });
 const password = AWKWARD_PASSWORD;
@@ -66,28 +72,33 @@ test('zone a cut off while clients write: failed over by the manager, healed, no
   const [slot0] = [...majority.tags.keys()].filter((s) => s >= shard0.slotStart && s <= shard0.slotEnd);
   const ofShard0 = (keys: Iterable<string>) => [...keys].filter((k) => k.startsWith(`{${majority.tags.get(slot0)}}:`));
   const running = keepConverging(manager);
-  let failedOverMs: number;
+  const survivors = layout.shards.filter((s) => s !== shard0).map((s) => s.master);
+  let failedOverAt: number;
+  let unansweredSince: number[];
   let shard0AckedWhileCut: string[];
   try {
-    await sleep(1000); // both write, acknowledged by replicas
-    expect([majority.acked.size > 0, minority.acked.size > 0]).toEqual([true, true]);
+    // both write, acknowledged by replicas (however slow the machine: no fixed time)
+    await waitFor('writes of both clients acknowledged', NODE_TIMEOUT_MS, async () => (majority.acked.size > 0 && minority.acked.size > 0 ? true : undefined));
 
     const cut = Date.now();
     network.isolate('a');
     const ackedAtCut = new Set(majority.acked.keys());
+    const writtenAtCut = new Set(minority.written.keys());
     while ((await slotOwners(address('b-1'), password))[slot0] !== address('b-0')) {
       if (Date.now() - cut > 20_000) throw new Error('shard 0 not failed over to b-0 after 20 s');
       await sleep(20);
     }
-    failedOverMs = Date.now() - cut;
-    await sleep(2000); // writes go on: the majority's to b-0, the minority's to zone a's old master (which no replica confirms)
+    failedOverAt = Date.now();
+    unansweredSince = await Promise.all(survivors.map((m) => pingUnansweredSince(m, 'a-0')));
+    // writes go on: the majority's to b-0, the minority's to zone a's old master (which no replica confirms)
+    await waitFor('writes on both sides of the cut', NODE_TIMEOUT_MS, async () => {
+      const majoritySide = ofShard0(majority.acked.keys()).some((k) => !ackedAtCut.has(k));
+      return majoritySide && [...minority.written.keys()].some((k) => !writtenAtCut.has(k)) ? true : undefined;
+    });
     shard0AckedWhileCut = ofShard0(majority.acked.keys()).filter((k) => !ackedAtCut.has(k));
     await minority.stop(); // its acknowledged writes are checked below: none after the cut
     network.heal();
-    await waitFor('the planned layout again (zone a\'s master failed back)', 60_000, async () => {
-      const state = await manager.state();
-      return state.healthy && state.nodes.every((n) => n.role === n.plannedRole) ? true : undefined;
-    });
+    await untilPlanned('the planned layout again (zone a\'s master failed back)', FAIL_BACK_BOUND_MS, logged.length);
     await sleep(1000); // writes to the failed-back master, acknowledged by b-0, its replica again
   } finally {
     await running.stop();
@@ -95,12 +106,14 @@ test('zone a cut off while clients write: failed over by the manager, healed, no
     await minority.stop();
   }
 
-  // The manager failed the master over, sooner than Redis can (it suspects a node only after the node timeout,
-  // and elects a replica at least 500 ms later); back, the old master rejoined as a replica in sync and was
-  // failed back gracefully.
+  // The manager failed the master over sooner than Redis can: Redis flags a master failing once a majority of the
+  // masters has had a ping to it unanswered for the node timeout, and elects a replica at least 500 ms later
+  // (counted from the same pings, which Redis sends up to half a node timeout after the cut). Back, the old master
+  // rejoined as a replica in sync and was failed back gracefully.
   expect(steps()).toEqual([{ kind: 'force-failover', on: 'b-0', master: 'a-0', zone: 'a' }, { kind: 'failover', on: 'a-0', takeover: false }]);
+  expect(logged.filter((l) => l.msg === 'redis failover').map((l) => [l.on, l.outcome])).toEqual([['b-0', 'promoted'], ['a-0', 'promoted']]);
   expect(logged.filter((l) => l.level === 'warn')).toEqual([]);
-  expect(failedOverMs).toBeLessThan(NODE_TIMEOUT_MS + 500);
+  expect(failedOverAt - Math.max(...unansweredSince)).toBeLessThan(NODE_TIMEOUT_MS + 500);
   expect(shard0AckedWhileCut.length).toBeGreaterThan(0); // shard 0 took writes again while zone a was cut off
   const state = await manager.state();
   expect(state.nodes.map((n) => [n.name, n.role])).toEqual(layout.nodes.map((n) => [n.name, n.role]));
@@ -115,3 +128,31 @@ test('zone a cut off while clients write: failed over by the manager, healed, no
   expect(lost.length).toBeGreaterThan(0);
   expect(lost.filter((k) => minority.acked.has(k))).toEqual([]);
 });
+
+/**
+ * Waits until the manager sees the cluster healthy with every node in its planned role; on timeout, fails with
+ * the manager's last state and its log from line `logFrom` on (what it tried, what Redis answered).
+ */
+async function untilPlanned(what: string, timeoutMs: number, logFrom: number): Promise<void> {
+  let last: ClusterState | undefined;
+  await waitFor(what, timeoutMs, async () => {
+    last = await manager.state();
+    return last.healthy && last.nodes.every((n) => n.role === n.plannedRole) ? true : undefined;
+  }).catch((error: Error) => {
+    const roles = last?.nodes.map((n) => `${n.name}: ${n.role ?? 'unreachable'} (planned ${n.plannedRole})`);
+    const state = { issues: last?.issues, nextSteps: last?.nextSteps, roles };
+    throw new Error(`${error.message}\nmanager's state: ${JSON.stringify(state, undefined, 2)}\nits log since: ${logged.slice(logFrom).map((l) => JSON.stringify(l)).join('\n')}`);
+  });
+}
+
+/** Since when (its clock, ms) master `viewer`'s ping to node `name` has gone unanswered (CLUSTER NODES). */
+async function pingUnansweredSince(viewer: string, name: string): Promise<number> {
+  const client = nodeClient(address(viewer), password);
+  try {
+    const entry = parseClusterNodes(await client.call('CLUSTER', 'NODES') as string).find((e) => e.address === address(name));
+    if (entry?.pingPendingSinceMs === undefined) throw new Error(`${viewer} has no ping to ${name} pending, though ${name} is cut off`);
+    return entry.pingPendingSinceMs;
+  } finally {
+    client.disconnect();
+  }
+}
