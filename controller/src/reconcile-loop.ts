@@ -35,7 +35,7 @@ export interface ReconcileLoopOptions {
 export interface LoopSources {
   /** What reconciles read: started first, and no key is reconciled before all of them hold a first list. */
   readonly caches?: readonly Watch[];
-  /** The watches of the reconciled objects themselves: started once the caches are synced. */
+  /** The watches of the reconciled objects themselves: started once the caches are synced; keys wait for their first list too. */
   readonly primaries?: readonly Watch[];
   /** Keys to reconcile once the caches are synced (for what no watch reports). */
   readonly seed?: () => Iterable<string>;
@@ -50,7 +50,7 @@ function aborted(signal: AbortSignal): Promise<void> {
 
 export class ReconcileLoop {
   private readonly queue: WorkQueue;
-  /** Keys enqueued before the caches synced: reconciled once they are. */
+  /** Keys enqueued before the caches and the primaries synced: reconciled once they are. */
   private early: Set<string> | undefined = new Set();
 
   constructor(private readonly ctx: Pick<ReconcilerContext, 'log' | 'metrics' | 'readiness'>, private readonly opts: ReconcileLoopOptions) {
@@ -89,7 +89,11 @@ export class ReconcileLoop {
     // Deciding on a half-listed cache would act on objects that only look missing.
     await Promise.race([Promise.all(caches.map((w) => w.synced)), Promise.all(cacheRuns), stopped]);
     if (!signal.aborted) {
-      primaries.forEach((w) => void w.run(signal));
+      // A key may read a primary's cache too (a node's key reads the ZoneShifts): none runs before their first list.
+      const primaryRuns = primaries.map((w) => w.run(signal));
+      await Promise.race([Promise.all(primaries.map((w) => w.synced)), Promise.all(primaryRuns), stopped]);
+    }
+    if (!signal.aborted) {
       const early = this.early ?? [];
       this.early = undefined;
       for (const key of [...early, ...sources.seed?.() ?? []]) this.enqueue(key);

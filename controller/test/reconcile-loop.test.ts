@@ -21,7 +21,7 @@ function fakeWatch(name: string, order: string[]): Watch & { sync(): void } {
 }
 
 describe('ReconcileLoop', () => {
-  test('caches first; primaries, seeds and reconciles only once every cache holds its first list', async () => {
+  test('caches first; primaries once every cache holds its first list; seeds and reconciles once the primaries hold theirs too', async () => {
     const order: string[] = [];
     const metrics = createMetrics({ defaultMetrics: false });
     const loop = new ReconcileLoop({ log, metrics }, { name: 'test', reconcile: async (key) => { order.push(`reconcile ${key}`); } });
@@ -33,6 +33,10 @@ describe('ReconcileLoop', () => {
     await tick();
     expect(order).toEqual(['run nodes', 'run owners']);
     owners.sync();
+    await tick();
+    // a key may read the primary's cache (a node's key reads the ZoneShifts): it waits for the primary's first list
+    expect(order).toEqual(['run nodes', 'run owners', 'run pods']);
+    pods.sync();
     await tick();
     expect(order).toEqual(['run nodes', 'run owners', 'run pods', 'reconcile early', 'reconcile seeded']);
     stop.abort();

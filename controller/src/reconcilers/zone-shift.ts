@@ -24,6 +24,8 @@ const NAME = ZONE_SHIFT;
 export const ZONE_SHIFTS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_SHIFT_PLURAL, namespaced: false };
 /** A safety net while a deleted shift waits for its undoing: the watches requeue it first. */
 const UNDO_RECHECK_MS = 2_000;
+/** After a node patch that lost to a newer version of the node: long enough for the cache to see it. */
+const CONFLICT_RECHECK_MS = 200;
 
 export function zoneShifter(): Reconciler {
   return {
@@ -88,7 +90,14 @@ class ZoneShifts {
     const taints = nodeTaints(node, shifts, this.ctx.settings.topologyKeys, now);
     if (taints) {
       const patch = { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } };
-      await this.ctx.kube.patch(resourcePath(NODES, undefined, name), patch);
+      try {
+        await this.ctx.kube.patch(resourcePath(NODES, undefined, name), patch);
+      } catch (err) {
+        // the cache had not seen the node's last change yet (our own patch, a kubelet's): decide again on the newer one
+        if (!isStatus(err, 409)) throw err;
+        this.log.debug('node changed meanwhile, deciding again', { node: name });
+        return { requeueAfter: CONFLICT_RECHECK_MS };
+      }
       this.log.info('node taints', { node: name, zone: nodeZone(node, this.ctx.settings.topologyKeys), taints });
     }
     return {};

@@ -2,8 +2,8 @@
  * The zonal shift (docs/runbooks/zone-impaired.md) on the real API server, scheduler and EndpointSlice controller,
  * with the real controller (`--reconcilers zone-annotator,zone-shift`): a ZoneShift takes its zone's opted-in pods
  * out of their Services' endpoints within seconds and no other pod, taints the zone's nodes so new pods go
- * elsewhere; deleting it or its expiry restores the nodes, the conditions and the endpoints exactly; a controller
- * restart mid-shift flips no pod.
+ * elsewhere; deleting it or its expiry restores the nodes, the conditions and the endpoints exactly; a leader
+ * change (the leader killed) and a restart mid-shift flip no pod.
  *
  * Two things of the tier are played by the test. The nodes get routable pod IPs (the EndpointSlice controller
  * refuses loopback endpoints), and the cluster's own nodes are cordoned meanwhile. And kwok sets a pod's Ready
@@ -113,7 +113,22 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
   return { code, stdout, stderr };
 }
 
-let controller: ControllerProcess | undefined;
+/** Every controller started (leader-elected candidates on one Lease), stopped after. */
+const controllers: ControllerProcess[] = [];
+const LEASE = 'zone-shift-lease';
+const startController = async (name: string): Promise<ControllerProcess> => {
+  const c = await ControllerProcess.start(info, name, ['--reconcilers', 'zone-annotator,zone-shift', '--leader-elect', '--lease-namespace', ns,
+    '--lease-name', LEASE, '--lease-duration', '4', '--renew-deadline', '3', '--retry-period', '0.5']);
+  controllers.push(c);
+  return c;
+};
+const leaseHolder = async () => (await client.find<any>('coordination.k8s.io/v1', 'Lease', LEASE, ns))?.spec?.holderIdentity as string | undefined;
+/** Until `c` holds the Lease and runs its reconcilers. */
+const untilLeading = (c: ControllerProcess) => waitFor(`${c.name} to lead`, async () => {
+  c.assertRunning();
+  const holder = await leaseHolder();
+  return { done: holder === c.name && c.hasLogged('running reconcilers'), state: `holder ${holder}` };
+}, { timeoutMs: 60_000 });
 let kubelet: PodWatch | undefined;
 let cordoned: string[] = [];
 const cordon = (unschedulable: boolean) => Promise.all(cordoned.map((n) => client.patch('v1', 'Node', n, { spec: { unschedulable } })));
@@ -126,14 +141,15 @@ beforeAll(async () => {
   const applied = await applyManifests(client, [zoneShiftCrd() as KubeObject, ...objects()], ns);
   expect(applied.rejections).toEqual([]);
   kubelet = await playKubeletReadiness(client, info, ns);
-  controller = await ControllerProcess.start(info, 'zone-shift', ['--reconcilers', 'zone-annotator,zone-shift']);
+  await untilLeading(await startController('zone-shift-a'));
+  await startController('zone-shift-b'); // the follower
   await untilEndpoints('web', 6, undefined, 120_000);
   await untilEndpoints('plain', 3, undefined, 120_000);
 });
 
 afterAll(async () => {
   kubelet?.stop();
-  await controller?.stop();
+  for (const c of controllers) await c.stop();
   for (const name of ['zone-a', 'zone-b', 'brief']) await client.delete(GROUP, 'ZoneShift', name).catch(() => undefined);
   await deleteNamespace(client, ns);
   await cordon(false);
@@ -177,18 +193,36 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
   const added = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=plain' })).filter((p) => !plainBefore.has(p.metadata.name));
   expect(added.map((p) => zoneOfNode.get(p.spec.nodeName))).not.toContain(ZONES[0]);
 
-  // a controller restart mid-shift flips nothing
+  // leader changes and restarts mid-shift flip nothing
   const flips: string[] = [];
   const watch = await watchPods(info, ns, ({ pod }) => {
     const gate = pod.status?.conditions?.find((c: any) => c.type === ZONE_IN_SERVICE_CONDITION)?.status;
     const wanted = zoneOfNode.get(pod.spec.nodeName) === ZONES[0] ? 'False' : 'True';
     if (gate !== undefined && gate !== wanted && (pod.spec.readinessGates ?? []).length > 0) flips.push(`${pod.metadata.name}: ${gate}`);
   });
-  await controller!.stop();
-  controller = await ControllerProcess.start(info, 'zone-shift-2', ['--reconcilers', 'zone-annotator,zone-shift']);
+  // and no node loses the shift's taint meanwhile, even for a moment (a new leader deciding before it has read the shifts)
+  const taintGaps: string[] = [];
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      const now = await taints();
+      for (const name of nodesOf(ZONES[0])) if (JSON.stringify(now[name]) !== JSON.stringify(shifted[name])) taintGaps.push(`${name}: ${JSON.stringify(now[name])}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  const [leader, follower] = controllers;
+  leader.signal('SIGKILL'); // a leader change: the follower takes the Lease over once it expires
+  await leader.exited;
+  await untilLeading(follower);
+  const restarted = await startController('zone-shift-c');
+  await follower.stop(); // a restart: the new process takes over from the one stopped
+  await untilLeading(restarted);
   await new Promise((r) => setTimeout(r, 5_000));
   watch.stop();
+  polling = false;
+  await poller;
   expect(flips).toEqual([]);
+  expect(taintGaps).toEqual([]);
   expect(await taints()).toEqual(shifted);
 
   const listed = JSON.parse((await cli('shift', 'status', '--zone', ZONES[0], '--format', 'json')).stdout);
