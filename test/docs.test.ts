@@ -138,7 +138,7 @@ test.each(programs.map((p) => [p.blocks.map((b) => `${b.file}:${b.line}`).join('
   const stderr = run.stderr.split('\n').filter((l) => l !== '' && !/WARNING .*: image: the default .* which no release published/.test(l));
   expect({ status: run.status, stderr }).toEqual({ status: 0, stderr: [] });
   const check = spawnSync(process.execPath, [
-    path.join(app, 'node_modules', 'cdk8s-zones', 'lib', 'check', 'cli.js'), 'check', '--zones', zonesOf(p.code).join(','), '--nodes-per-zone', '3',
+    path.join(app, 'node_modules', 'cdk8s-zones', 'lib', 'cli', 'main.js'), 'check', '--zones', zonesOf(p.code).join(','), '--nodes-per-zone', '3',
     '--allow-empty', '--format', 'json', path.join(dir, 'dist'),
   ], { encoding: 'utf8' });
   // one runtime controller per app, whatever the guides it combines
