@@ -6,8 +6,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { MemoryApi } from './memory-api';
-import { main } from '../../src/cli/main';
+import { MemoryApi, runCli } from './memory-api';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SHIFTS = '/apis/cdk8s-zones.dev/v1alpha1/zoneshifts';
@@ -57,32 +56,15 @@ test('the pages hold shift and drill commands (so the next test checks something
 
 test.each(found)('%s', async (_where, argv) => {
   const api = cluster();
-  if (argv[0] === 'shift' && argv[1] !== 'start') await main(['shift', 'start', '--zone', 'eu-west-1a', '--expires-in', '1h'], io(api).io);
+  if (argv[0] === 'shift' && argv[1] !== 'start') await runCli(api, ['shift', 'start', '--zone', 'eu-west-1a', '--expires-in', '1h']);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-commands-'));
   const cwd = process.cwd();
   process.chdir(dir);
   try {
-    const run = io(api);
-    const code = await main(argv, run.io);
-    expect([code, run.err()]).toEqual([0, expect.any(String)]);
+    const run = await runCli(api, argv);
+    expect([run.code, run.stderr]).toEqual([0, expect.any(String)]);
   } finally {
     process.chdir(cwd);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
-
-function io(api: MemoryApi) {
-  let now = Date.parse('2026-11-27T10:00:00Z');
-  let err = '';
-  return {
-    err: () => err,
-    io: {
-      stdin: process.stdin,
-      stdout: () => undefined,
-      stderr: (s: string) => { err += s; },
-      connect: () => api,
-      now: () => now,
-      sleep: async (ms: number) => { now += ms; },
-    },
-  };
-}

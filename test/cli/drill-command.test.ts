@@ -3,8 +3,7 @@
  * plan, Ctrl-C (restored, reported, exit 130) and `--restore`. The drill itself runs on a real cluster in the
  * Kubernetes tier (drill.test.ts).
  */
-import { MemoryApi } from './memory-api';
-import { main } from '../../src/cli/main';
+import { MemoryApi, runCli } from './memory-api';
 import { DRILL_RECORD_ANNOTATION } from '../../src/drill/drill-nodes';
 
 const ZONE_KEY = 'topology.kubernetes.io/zone';
@@ -46,37 +45,20 @@ function cluster(): MemoryApi {
   return api;
 }
 
-async function run(api: MemoryApi, argv: string[], interruptAfterSleeps = Infinity) {
-  let now = Date.parse('2026-11-27T10:00:00Z');
-  let sleeps = 0;
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdin: process.stdin,
-    stdout: (s) => { stdout += s; },
-    stderr: (s) => { stderr += s; },
-    connect: () => api,
-    now: () => now,
-    sleep: async (ms) => { now += ms; sleeps++; },
-    interrupted: () => sleeps >= interruptAfterSleeps,
-  });
-  return { code, stdout, stderr };
-}
-
 const nodesNow = (api: MemoryApi) => JSON.stringify([...api.objects].filter(([p]) => p.startsWith('/api/v1/nodes/'))
   .map(([, n]) => ({ name: n.metadata.name, annotations: n.metadata.annotations ?? {}, spec: n.spec })));
 
 test('without --yes: the plan (the zone\'s nodes, the prediction per workload) and nothing changed', async () => {
   const api = cluster();
   const before = nodesNow(api);
-  const r = await run(api, ['drill', '--zone', 'zone-a', '--mode', 'drain']);
+  const r = await runCli(api, ['drill', '--zone', 'zone-a', '--mode', 'drain']);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain('Drill plan: drain of zone zone-a (zones: zone-a, zone-b, zone-c)');
   expect(r.stdout).toContain('Nodes it would change (2, all in zone-a, none elsewhere): zone-a-1, zone-a-2');
   expect(r.stdout).toContain('Deployment/shop/web: does NOT survive, 0 of 3 left at worst (needs 1)'); // no spread: all 3 may share a zone
   expect(nodesNow(api)).toBe(before);
   expect(api.calls.filter((c) => !c.startsWith('LIST') && !c.startsWith('GET'))).toEqual([]);
-  const json = JSON.parse((await run(api, ['drill', '--zone', 'zone-b', '--format', 'json'])).stdout);
+  const json = JSON.parse((await runCli(api, ['drill', '--zone', 'zone-b', '--format', 'json'])).stdout);
   expect(json).toMatchObject({ zone: 'zone-b', mode: 'outage', nodes: ['zone-b-1', 'zone-b-2'], changed: false });
   expect(json.workloads).toEqual([{ kind: 'Deployment', namespace: 'shop', name: 'web', predicted: expect.objectContaining({ survives: false, survivors: 0 }) }]);
 });
@@ -93,7 +75,7 @@ test('Ctrl-C during the watch: every node restored exactly, the report printed, 
     }
     return create(path, body);
   };
-  const r = await run(api, ['drill', '--zone', 'zone-a', '--mode', 'drain', '--yes'], 2);
+  const r = await runCli(api, ['drill', '--zone', 'zone-a', '--mode', 'drain', '--yes'], 2);
   expect(r.code).toBe(130);
   expect(r.stdout).toContain('drain of zone zone-a on 2 nodes');
   expect(r.stdout).toContain('cut short');
@@ -113,13 +95,13 @@ test('a record left by a drill cut short: a new drill is refused (exit 2) until 
     metadata: { ...node.metadata, annotations: { [DRILL_RECORD_ANNOTATION]: JSON.stringify(record) } },
     spec: { taints: [{ key: 'cdk8s-zones.dev/drill-outage', value: 'zone-b', effect: 'NoExecute' }] },
   });
-  const refused = await run(api, ['drill', '--zone', 'zone-c', '--yes']);
+  const refused = await runCli(api, ['drill', '--zone', 'zone-c', '--yes']);
   expect(refused.code).toBe(2);
   expect(refused.stderr).toContain('node zone-b-1 holds the record of a drill of zone zone-b (outage, started t): it was cut short; run cdk8s-zones drill --restore first');
-  const restored = await run(api, ['drill', '--restore']);
+  const restored = await runCli(api, ['drill', '--restore']);
   expect(restored).toMatchObject({ code: 0, stdout: 'node zone-b-1: restored (outage drill of zone zone-b, started t)\n' });
   expect(nodesNow(api)).toBe(before);
-  expect((await run(api, ['drill', '--restore'])).stdout).toBe('no node holds a drill record: nothing to restore\n');
+  expect((await runCli(api, ['drill', '--restore'])).stdout).toBe('no node holds a drill record: nothing to restore\n');
 });
 
 test.each([
@@ -133,7 +115,7 @@ test.each([
   [['drill', 'zone-a'], 'drill takes no argument ("zone-a")'],
 ])('%j: exit 2 with the rule and the usage, nothing changed', async (argv, message) => {
   const api = cluster();
-  const r = await run(api, argv);
+  const r = await runCli(api, argv);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain(message);
   expect(r.stderr).toContain('Usage: cdk8s-zones drill --zone ZONE');

@@ -1,4 +1,8 @@
-/** An in-memory API server for the CLI's live commands: objects by path, merge patches, 404 and 409 as the real one answers. */
+/**
+ * An in-memory API server for the CLI's live commands (objects by path, merge patches, 404 and 409 as the real one
+ * answers), and `runCli`: the program run against it in virtual time.
+ */
+import { main } from '../../src/cli/main';
 import { KubeApi } from '../../src/kubernetes/kube-api';
 import { KubeRequestError } from '../../src/kubernetes/kube-request';
 
@@ -83,4 +87,35 @@ export class MemoryApi implements KubeApi {
 /** A copy as the API sends it (JSON; structuredClone would give objects of another realm under jest). */
 function json<T>(value: T): T {
   return JSON.parse(JSON.stringify(value));
+}
+
+/** What a run of the program gave. */
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** When `runCli`'s virtual clock starts. */
+export const CLI_START_MS = Date.parse('2026-11-27T10:00:00Z');
+
+/**
+ * `cdk8s-zones <argv>` against `api`: its exit code and output. Time is virtual (each sleep moves the clock); with
+ * `interruptAfterSleeps`, Ctrl-C comes after that many sleeps.
+ */
+export async function runCli(api: MemoryApi, argv: string[], interruptAfterSleeps = Infinity): Promise<CliRun> {
+  let now = CLI_START_MS;
+  let sleeps = 0;
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    stdin: process.stdin,
+    stdout: (s) => { stdout += s; },
+    stderr: (s) => { stderr += s; },
+    connect: () => api,
+    now: () => now,
+    sleep: async (ms) => { now += ms; sleeps++; },
+    interrupted: () => sleeps >= interruptAfterSleeps,
+  });
+  return { code, stdout, stderr };
 }

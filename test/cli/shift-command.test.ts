@@ -1,10 +1,8 @@
 /** `cdk8s-zones shift start|status|cancel` through `main()`, against an in-memory API that plays the controller. */
-import { MemoryApi } from './memory-api';
-import { main } from '../../src/cli/main';
+import { MemoryApi, runCli } from './memory-api';
 import { KubeRequestError } from '../../src/kubernetes/kube-request';
 
 const SHIFTS = '/apis/cdk8s-zones.dev/v1alpha1/zoneshifts';
-const NOW = Date.parse('2026-11-27T10:00:00Z');
 
 function cluster(): MemoryApi {
   const api = new MemoryApi();
@@ -14,20 +12,7 @@ function cluster(): MemoryApi {
   return api;
 }
 
-async function run(api: MemoryApi, ...argv: string[]) {
-  let now = NOW;
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdin: process.stdin,
-    stdout: (s) => { stdout += s; },
-    stderr: (s) => { stderr += s; },
-    connect: () => api,
-    now: () => now,
-    sleep: async (ms) => { now += ms; },
-  });
-  return { code, stdout, stderr };
-}
+const run = (api: MemoryApi, ...argv: string[]) => runCli(api, argv);
 
 /** The controller: after `delay` calls, every shift is Active with what it changed; a deleted one goes after its undo. */
 function playController(api: MemoryApi, delay: number, answer: 'Active' | 'Invalid' = 'Active'): void {
