@@ -187,8 +187,8 @@ async function watchUntilSteady(
   let changedAt = o.now();
   for (;;) {
     const snap = await takeSnapshot(api, o.now);
-    if (plan.mode === 'drain') await evictFromZone(api, plan, snap, refused);
     const pods = podsByWorkload(snap);
+    if (plan.mode === 'drain') await evictFromZone(api, plan, snap, pods, refused);
     const now = keys.map((k) => stateOf(snap, k, plan, plan.mode === 'outage', pods));
     keys.forEach((k, i) => states.get(workloadKeyText(k))!.push({ atMs: snap.atMs, state: now[i] }));
     const next = JSON.stringify(now);
@@ -212,9 +212,11 @@ function evictable(pod: any): boolean {
 }
 
 /** Asks the Eviction API to evict every evictable pod on the zone's nodes; a refusal is counted against its workload. */
-async function evictFromZone(api: KubeApi, plan: DrillPlan, snap: ClusterSnapshot, refused: Map<string, Set<string>>): Promise<void> {
+async function evictFromZone(
+  api: KubeApi, plan: DrillPlan, snap: ClusterSnapshot, byWorkload: ReadonlyMap<string, readonly any[]>, refused: Map<string, Set<string>>,
+): Promise<void> {
   const workloadOf = new Map<string, string>();
-  for (const [key, pods] of podsByWorkload(snap)) for (const p of pods) workloadOf.set(p.metadata.uid, key);
+  for (const [key, pods] of byWorkload) for (const p of pods) workloadOf.set(p.metadata.uid, key);
   for (const pod of snap.pods.filter((p) => plan.nodes.includes(p.spec?.nodeName) && evictable(p))) {
     const { namespace, name, uid } = pod.metadata;
     try {

@@ -7,9 +7,8 @@
  * its Secret, scales its StatefulSets and writes its status, with no request refused. And the API server confirms what it may not do: Secrets and writes
  * elsewhere, another webhook configuration.
  */
-import * as fs from 'fs';
-import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
+import { tokenKubeconfig } from './cli-user';
 import { ControllerProcess } from './controller-process';
 import { deleteNamespace, restrictedNamespace } from './examples';
 import { KubeObject } from './kube-client';
@@ -56,20 +55,7 @@ function synthesize(): { objects: KubeObject[]; controller: ZoneController } {
 }
 
 /** A kubeconfig that authenticates as the controller's ServiceAccount, with a token from the TokenRequest API. */
-async function serviceAccountKubeconfig(): Promise<string> {
-  const request = await client.request<any>('POST', `/api/v1/namespaces/${zonesNs}/serviceaccounts/${NAME}/token`,
-    { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
-  const file = path.join(info.runDir, `${zonesNs}.kubeconfig`);
-  fs.writeFileSync(file, JSON.stringify({
-    'apiVersion': 'v1',
-    'kind': 'Config',
-    'clusters': [{ name: 'test', cluster: { 'server': info.server, 'certificate-authority': info.ca } }],
-    'users': [{ name: NAME, user: { token: request.body.status.token } }],
-    'contexts': [{ name: 'test', context: { cluster: 'test', user: NAME } }],
-    'current-context': 'test',
-  }));
-  return file;
-}
+const serviceAccountKubeconfig = () => tokenKubeconfig(client, info, zonesNs, NAME);
 
 /** Whether the API server's authorizer lets the controller's ServiceAccount do `attributes`. */
 async function allowed(attributes: { verb: string; resource: string; group?: string; namespace?: string; name?: string }): Promise<boolean> {

@@ -9,14 +9,13 @@
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { cliUserKubeconfig } from './cli-user';
+import { cliUserKubeconfig, runCliAs } from './cli-user';
 import { EvictionWebhook, zonalStatefulSet } from './evictions';
 import { applyManifests, deleteNamespace, exampleNames, plainExampleObjects } from './examples';
 import { nodeObject, notReady, planNodes, ZONES } from './nodes';
 import { testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 import { DRILL_RULES } from '../../../src/cli/cli-rbac';
-import { main } from '../../../src/cli/main';
 import { DRILL_RECORD_ANNOTATION } from '../../../src/drill/drill-nodes';
 import { formatDrillReport } from '../../../src/drill/drill-report';
 import { DrillResult } from '../../../src/drill/drill-run';
@@ -47,15 +46,8 @@ async function nodeStates(): Promise<Map<string, string>> {
 /** The drill's user: the runbook's ClusterRole and nothing else (set in beforeAll). */
 let kubeconfig = '';
 
-/** Runs the CLI in this process as the drill's user; its exit code and output. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main([...args, '--kubeconfig', kubeconfig], {
-    stdin: process.stdin, stdout: (s) => { stdout += s; }, stderr: (s) => { stderr += s; },
-  });
-  return { code, stdout, stderr };
-}
+/** The program in this process as that user. */
+const cli = (...args: string[]) => runCliAs(kubeconfig, ...args);
 
 /** Every workload of the test namespace ready with all its replicas (the state each drill starts from). */
 async function allReady(): Promise<void> {

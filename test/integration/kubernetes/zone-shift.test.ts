@@ -12,7 +12,7 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
-import { cliUserKubeconfig } from './cli-user';
+import { cliUserKubeconfig, runCliAs } from './cli-user';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace } from './examples';
 import { KubeObject } from './kube-client';
@@ -23,7 +23,6 @@ import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 import { ZoneController } from '../../../src';
 import { SHIFT_RULES } from '../../../src/cli/cli-rbac';
-import { main } from '../../../src/cli/main';
 import { ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY } from '../../../src/contract/zone-shift';
 import { zoneShiftCrd } from '../../../src/contract/zone-shift-crd';
 
@@ -105,13 +104,8 @@ const inHours = (h: number) => new Date(Date.now() + h * 3600_000).toISOString()
 /** The shift's user: the runbook's ClusterRole and nothing else (set in beforeAll). */
 let kubeconfig = '';
 
-/** `cdk8s-zones ...` in this process as that user: its exit code and output. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main([...args, '--kubeconfig', kubeconfig], { stdin: process.stdin, stdout: (s) => { stdout += s; }, stderr: (s) => { stderr += s; } });
-  return { code, stdout, stderr };
-}
+/** The program in this process as that user. */
+const cli = (...args: string[]) => runCliAs(kubeconfig, ...args);
 
 /** Every controller started (leader-elected candidates on one Lease), stopped after. */
 const controllers: ControllerProcess[] = [];
