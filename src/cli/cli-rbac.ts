@@ -5,7 +5,6 @@
  */
 import { ROLLOUT_GROUP, ZONE_DISRUPTION_BUDGET_PLURAL } from '../contract/rollout';
 import { ZONE_SHIFT_PLURAL } from '../contract/zone-shift';
-import { CHECKED_LISTS } from '../drill/drill-plan';
 
 export interface CliRule {
   readonly apiGroups: string[];
@@ -20,7 +19,7 @@ export const SHIFT_RULES: readonly CliRule[] = [
 ];
 
 /**
- * `drill` (and `drill --restore`): reads every object the check reads (`CHECKED_LISTS`) and the pods, changes the
+ * `drill` (and `drill --restore`): reads every object the check reads (drill-plan.ts `CHECKED_LISTS`) and the pods, changes the
  * zone's nodes (a taint or a cordon, with the record), and, in a drain, evicts through the Eviction API.
  */
 export const DRILL_RULES: readonly CliRule[] = [
@@ -33,11 +32,3 @@ export const DRILL_RULES: readonly CliRule[] = [
   { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['list'] },
   { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_DISRUPTION_BUDGET_PLURAL], verbs: ['list'] },
 ];
-
-/** The resources the check's lists name, as `group/resource` (for the test that DRILL_RULES covers them). */
-export function checkedResources(): string[] {
-  return CHECKED_LISTS.map((l) => {
-    const parts = l.path.split('/').filter((p) => p !== '');
-    return parts[0] === 'api' ? `/${parts[2]}` : `${parts[1]}/${parts[3]}`;
-  });
-}

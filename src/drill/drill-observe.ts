@@ -121,7 +121,7 @@ function isWhole(s: WorkloadState): boolean {
 /** Folds the snapshots of one workload (the first taken before the drill changed anything) into what was seen. */
 export function observe(states: ReadonlyArray<{ atMs: number; state: WorkloadState }>, startMs: number, evictionsRefused: number): Observation {
   const before = states[0].state;
-  const during = states.slice(1).length > 0 ? states.slice(1) : states;
+  const during = states.length > 1 ? states.slice(1) : states;
   const lastBroken = [...during].reverse().find((s) => !isWhole(s.state));
   const end = during[during.length - 1].state;
   const wholeAt = lastBroken === undefined ? startMs : isWhole(end) ? during[during.indexOf(lastBroken) + 1].atMs : undefined;

@@ -2,9 +2,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { checkedResources, DRILL_RULES, SHIFT_RULES } from '../../src/cli/cli-rbac';
+import { DRILL_RULES, SHIFT_RULES } from '../../src/cli/cli-rbac';
+import { CHECKED_LISTS } from '../../src/drill/drill-plan';
 
 const ROOT = path.resolve(__dirname, '../..');
+
+/** The resources the check's lists name, as `group/resource` (`/pods` for the core group). */
+function checkedResources(): string[] {
+  return CHECKED_LISTS.map((l) => {
+    const parts = l.path.split('/').filter((p) => p !== '');
+    return parts[0] === 'api' ? `/${parts[2]}` : `${parts[1]}/${parts[3]}`;
+  });
+}
 
 function clusterRoleIn(page: string, name: string): any {
   const text = fs.readFileSync(path.join(ROOT, 'docs/runbooks', page), 'utf8');
