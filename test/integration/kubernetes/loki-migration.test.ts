@@ -128,10 +128,14 @@ test('the controller rolls the distributors after the ingesters, and the querier
   for (const c of ['querier', 'ruler']) await waitUntilReading(c, 'logs-config', replicas);
   const batches = controller.logs.filter((l) => l.msg === 'deleted a batch');
   expect(batches.map((b) => (b.pods as string[]).length)).toEqual(Array(2 * replicas).fill(1));
-  // None before the delay after the distributors.
+  // None of the zone-aware pods before the delay after the distributors (an old pod may still be terminating).
   const pods = await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app.kubernetes.io/component in (querier,ruler)' });
-  const earliest = Math.min(...pods.map((p) => Date.parse(p.metadata.creationTimestamp)));
-  expect(earliest).toBeGreaterThanOrEqual(Date.parse(distributors.doneAt) + delaySeconds * 1000 - 1000);
+  const zoneAware = pods.filter((p) => p.spec.volumes.find((v: any) => v.name === 'config').configMap.name === 'logs-config');
+  expect(zoneAware).toHaveLength(2 * replicas);
+  // creationTimestamp has whole seconds.
+  const startsFrom = Date.parse(distributors.doneAt) + delaySeconds * 1000 - 1000;
+  const early = zoneAware.filter((p) => Date.parse(p.metadata.creationTimestamp) < startsFrom);
+  expect(early.map((p) => `${p.metadata.name} created ${p.metadata.creationTimestamp}`)).toEqual([]);
   for (const name of ['logs-querier', 'logs-ruler']) {
     await waitFor(`${name} Done`, async () => ({ done: (await status(name)).phase === 'Done' }));
   }
