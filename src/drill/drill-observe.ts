@@ -98,6 +98,11 @@ export function podsOf(byWorkload: ReadonlyMap<string, readonly any[]>, key: Wor
   return key.members ? key.members.flatMap((m) => podsOf(byWorkload, m)) : byWorkload.get(workloadKeyText(key)) ?? [];
 }
 
+/** How many of `key`'s pods (a group: its members') had an eviction refused, from the refused pod uids by workload. */
+export function refusedOf(refused: ReadonlyMap<string, ReadonlySet<string>>, key: WorkloadKey): number {
+  return key.members ? key.members.reduce((sum, m) => sum + refusedOf(refused, m), 0) : refused.get(workloadKeyText(key))?.size ?? 0;
+}
+
 /** A workload of `desired` replicas and `pods` in `snapshot`; `zone`: the drilled zone, `zoneDown`: whether its pods count as dead (an outage under way). */
 export function workloadState(snapshot: ClusterSnapshot, pods: readonly any[], desired: number, zone: string, zoneDown: boolean): WorkloadState {
   const live = pods.filter((p) => p.metadata.deletionTimestamp === undefined);

@@ -6,7 +6,8 @@
  */
 import { DrillMode, DrillNode, drillPatch, DrillRecord, drillRecordOf, restorePatch } from './drill-nodes';
 import {
-  ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState, workloadState,
+  ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState,
+  workloadState,
 } from './drill-observe';
 import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, zoneGroups } from './drill-plan';
 import { verdict, WorkloadVerdict } from './drill-verdict';
@@ -100,8 +101,7 @@ export async function runDrill(api: KubeApi, plan: DrillPlan, o: DrillRunOptions
   const restoredAt = o.now();
   const settledAt = await waitForSettle(api, plan, keys, states, o, restoredAt);
   const verdicts = keys.map((k) => {
-    const text = workloadKeyText(k);
-    const seen = observe(states.get(text)!, startMs, refused.get(text)?.size ?? 0);
+    const seen = observe(states.get(workloadKeyText(k))!, startMs, refusedOf(refused, k));
     return verdict({ kind: k.kind, namespace: k.namespace, name: k.name }, plannedPrediction(plan, k), seen, plan.mode);
   });
   return {

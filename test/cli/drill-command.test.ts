@@ -5,6 +5,7 @@
  */
 import { MemoryApi, runCli } from './memory-api';
 import { DRILL_RECORD_ANNOTATION } from '../../src/drill/drill-nodes';
+import { KubeRequestError } from '../../src/kubernetes/kube-request';
 
 const ZONE_KEY = 'topology.kubernetes.io/zone';
 
@@ -83,6 +84,54 @@ test('Ctrl-C during the watch: every node restored exactly, the report printed, 
   expect(evictions.every((p) => p.includes('web-zone-a'))).toBe(true); // only the zone's pods
   expect(nodesNow(api)).toBe(before); // the node cordoned before the drill stays cordoned, its taint stays
   expect(api.calls.filter((c) => c.startsWith('PATCH')).every((c) => /zone-a-\d$/.test(c))).toBe(true);
+});
+
+test('a drain refused by a budget the check did not see: counted on the workload and on its zone group, each a contradiction', async () => {
+  const api = cluster();
+  // A zone group by name: one Deployment pinned to each zone (cache-zone-a, -b, -c), one pod each.
+  for (const zone of ['zone-a', 'zone-b', 'zone-c']) {
+    const name = `cache-${zone}`;
+    const labels = { app: name };
+    api.put('/apis/apps/v1/deployments', {
+      kind: 'Deployment',
+      apiVersion: 'apps/v1',
+      metadata: { name, namespace: 'shop', uid: `d-${zone}` },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { nodeSelector: { [ZONE_KEY]: zone }, containers: [{ name: 'c', image: 'x' }] } },
+      },
+    });
+    api.put('/apis/apps/v1/replicasets', {
+      kind: 'ReplicaSet',
+      metadata: { name: `${name}-1`, namespace: 'shop', uid: `rs-${zone}`, ownerReferences: [{ kind: 'Deployment', uid: `d-${zone}`, name, controller: true }] },
+      spec: { replicas: 1 },
+    });
+    api.put('/api/v1/pods', {
+      kind: 'Pod',
+      metadata: { name: `${name}-0`, namespace: 'shop', uid: `pc-${zone}`, ownerReferences: [{ kind: 'ReplicaSet', uid: `rs-${zone}`, name: `${name}-1`, controller: true }] },
+      spec: { nodeName: `${zone}-1` },
+      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+  }
+  const create = api.create.bind(api);
+  api.create = async (path, body) => {
+    if (path.endsWith('/pods/cache-zone-a-0/eviction')) throw new KubeRequestError(`POST ${path}: 429 Too Many Requests`, 429, 'TooManyRequests');
+    if (path.endsWith('/eviction')) return {};
+    return create(path, body);
+  };
+  const r = await runCli(api, ['drill', '--zone', 'zone-a', '--mode', 'drain', '--yes', '--format', 'json']);
+  expect(r.code).toBe(1);
+  const report = JSON.parse(r.stdout);
+  const row = (kind: string, name: string) => report.verdicts.find((v: any) => v.kind === kind && v.name === name);
+  for (const [kind, name] of [['Deployment', 'cache-zone-a'], ['ZoneGroup', 'cache']]) {
+    expect(row(kind, name)).toMatchObject({
+      predicted: expect.objectContaining({ drainBlocked: false }),
+      observed: expect.objectContaining({ evictionsRefused: 1 }),
+      contradictions: [expect.stringContaining('the drain stayed blocked (1 pods left in the zone, evictions refused)')],
+    });
+  }
+  expect(row('Deployment', 'cache-zone-b').observed.evictionsRefused).toBe(0);
 });
 
 test('a record left by a drill cut short: a new drill is refused (exit 2) until drill --restore undoes it', async () => {
