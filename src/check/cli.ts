@@ -14,6 +14,7 @@ import { formatText } from './format-text';
 import { InventoryTaint, ZoneInventory } from './inventory';
 import { ManifestObject, ManifestTextError, parseManifests, parseSingleDocument } from './manifest-text';
 import { ZoneReportData } from './model';
+import { UsageError } from '../shared/errors';
 import { packageVersion } from '../shared/package-version';
 
 /** What `main` reads from and writes to (the process's, or a test's). */
@@ -28,9 +29,6 @@ export interface CliIo {
 const FORMATS = ['text', 'json', 'sarif', 'html'] as const;
 type Format = typeof FORMATS[number];
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
-
-/** Bad input: exit 2 with the message and the usage line. */
-class InputError extends Error {}
 
 /** The parsed command line of `check`. */
 interface CheckArgs {
@@ -52,7 +50,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     const answered = helpOrVersion(argv, io);
     if (answered !== undefined) return answered;
-    if (argv[0] !== 'check') throw new InputError(`unknown command ${JSON.stringify(argv[0])}: the commands are check, shift and drill`);
+    if (argv[0] !== 'check') throw new UsageError(`unknown command ${JSON.stringify(argv[0])}: the commands are check, shift and drill`);
     const args = parseCheckArgs(argv.slice(1));
     const readFile = io.readFile ?? ((file: string) => fs.readFileSync(file, 'utf8'));
     const inventory = args.kubeconfig === undefined ? loadInventory(args, readFile) : await clusterInventory(args.kubeconfig, args.zones);
@@ -60,14 +58,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     for (const input of args.inputs) objects.push(...await readInput(input, io.stdin, readFile));
     const data = analyzeManifests(objects.map((o) => o.value), inventory);
     if (data.workloads.length === 0 && !args.allowEmpty) {
-      throw new InputError(`no workload in ${args.inputs.map((i) => (i === '-' ? 'stdin' : i)).join(', ')}` +
+      throw new UsageError(`no workload in ${args.inputs.map((i) => (i === '-' ? 'stdin' : i)).join(', ')}` +
         `${objects.length === 0 ? ' (it is empty: a render that failed earlier in a pipe?)' : ` (${objects.length} objects, none of them a workload)`}: ` +
         'nothing was checked; --allow-empty accepts that');
     }
     io.stdout(render(data, args, objects));
     return data.workloads.every(survivesAnyZone) ? 0 : 1;
   } catch (e) {
-    if (!(e instanceof InputError)) throw e;
+    if (!(e instanceof UsageError)) throw e;
     io.stderr(`${PROGRAM}: ${e.message}\n${USAGE}\n`);
     return 2;
   }
@@ -136,7 +134,7 @@ function parseCheckArgs(argv: string[]): CheckArgs {
     const value = (): string => {
       if (eq > 0) return arg.slice(eq + 1);
       const next = argv[++i];
-      if (next === undefined || (next.startsWith('-') && next !== '-')) throw new InputError(`${flag} needs a value`);
+      if (next === undefined || (next.startsWith('-') && next !== '-')) throw new UsageError(`${flag} needs a value`);
       return next;
     };
     applyFlag(a, flag, value, eq > 0);
@@ -148,18 +146,18 @@ function parseCheckArgs(argv: string[]): CheckArgs {
 /** One flag into `a`; `value()` reads its value (a switch with `=value` is refused). */
 function applyFlag(a: { -readonly [K in keyof CheckArgs]: CheckArgs[K] }, flag: string, value: () => string, hasValue: boolean): void {
   const noValue = () => {
-    if (hasValue) throw new InputError(`${flag} takes no value`);
+    if (hasValue) throw new UsageError(`${flag} takes no value`);
     return true;
   };
   switch (flag) {
     case '--zones':
       a.zones = value().split(',').map((z) => z.trim());
-      if (a.zones.some((z) => z === '')) throw new InputError(`--zones=${JSON.stringify(a.zones.join(','))} holds an empty zone name`);
+      if (a.zones.some((z) => z === '')) throw new UsageError(`--zones=${JSON.stringify(a.zones.join(','))} holds an empty zone name`);
       break;
     case '--nodes-per-zone': {
       const v = value();
       a.nodesPerZone = /^[0-9]+$/.test(v) ? Number(v) : NaN;
-      if (!Number.isInteger(a.nodesPerZone) || a.nodesPerZone < 1) throw new InputError(`--nodes-per-zone=${JSON.stringify(v)} must be a whole number >= 1`);
+      if (!Number.isInteger(a.nodesPerZone) || a.nodesPerZone < 1) throw new UsageError(`--nodes-per-zone=${JSON.stringify(v)} must be a whole number >= 1`);
       break;
     }
     case '--node-labels': a.nodeLabels = { ...a.nodeLabels, ...parseNodeLabels(value()) }; break;
@@ -167,37 +165,37 @@ function applyFlag(a: { -readonly [K in keyof CheckArgs]: CheckArgs[K] }, flag: 
     case '--inventory': a.inventory = value(); break;
     case '--format': {
       const v = value();
-      if (!(FORMATS as readonly string[]).includes(v)) throw new InputError(`--format=${JSON.stringify(v)} must be one of ${FORMATS.join(', ')}`);
+      if (!(FORMATS as readonly string[]).includes(v)) throw new UsageError(`--format=${JSON.stringify(v)} must be one of ${FORMATS.join(', ')}`);
       a.format = v as Format;
       break;
     }
     case '--color': a.color = noValue(); break;
     case '--kubeconfig': a.kubeconfig = value(); break;
     case '--allow-empty': a.allowEmpty = noValue(); break;
-    default: throw new InputError(`unknown flag ${JSON.stringify(flag)}`);
+    default: throw new UsageError(`unknown flag ${JSON.stringify(flag)}`);
   }
 }
 
 /** The flags that go together, and the inputs. */
 function checkCombination(a: CheckArgs): void {
   if ([a.nodesPerZone, a.inventory, a.kubeconfig].filter((v) => v !== undefined).length > 1) {
-    throw new InputError('set one of --nodes-per-zone, --inventory and --kubeconfig');
+    throw new UsageError('set one of --nodes-per-zone, --inventory and --kubeconfig');
   }
   if (a.zones === undefined && a.inventory === undefined && a.kubeconfig === undefined) {
-    throw new InputError('--zones is required (or --inventory or --kubeconfig, whose nodes name the zones)');
+    throw new UsageError('--zones is required (or --inventory or --kubeconfig, whose nodes name the zones)');
   }
   if ((a.nodeLabels !== undefined || a.nodeTaints !== undefined) && (a.inventory !== undefined || a.kubeconfig !== undefined)) {
-    throw new InputError('--node-labels and --node-taints describe the --nodes-per-zone nodes: an --inventory or --kubeconfig names its nodes\' own');
+    throw new UsageError('--node-labels and --node-taints describe the --nodes-per-zone nodes: an --inventory or --kubeconfig names its nodes\' own');
   }
-  if (a.inputs.length === 0) throw new InputError('no input: name manifest files, directories, or - for stdin');
-  if (a.inputs.filter((i) => i === '-').length > 1) throw new InputError('- (stdin) is named twice');
+  if (a.inputs.length === 0) throw new UsageError('no input: name manifest files, directories, or - for stdin');
+  if (a.inputs.filter((i) => i === '-').length > 1) throw new UsageError('- (stdin) is named twice');
 }
 
 /** `--node-labels key=value,key=value`. */
 function parseNodeLabels(text: string): { [key: string]: string } {
   return Object.fromEntries(text.split(',').map((pair) => {
     const m = /^([^=\s]+)=([^=\s]*)$/.exec(pair.trim());
-    if (!m) throw new InputError(`--node-labels=${JSON.stringify(text)}: ${JSON.stringify(pair)} is not key=value`);
+    if (!m) throw new UsageError(`--node-labels=${JSON.stringify(text)}: ${JSON.stringify(pair)} is not key=value`);
     return [m[1], m[2]];
   }));
 }
@@ -206,7 +204,7 @@ function parseNodeLabels(text: string): { [key: string]: string } {
 function parseNodeTaints(text: string): InventoryTaint[] {
   return text.split(',').map((item) => {
     const m = /^([^=:\s]+)(?:=([^=:\s]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/.exec(item.trim());
-    if (!m) throw new InputError(`--node-taints=${JSON.stringify(text)}: ${JSON.stringify(item)} is not key[=value]:NoSchedule|PreferNoSchedule|NoExecute`);
+    if (!m) throw new UsageError(`--node-taints=${JSON.stringify(text)}: ${JSON.stringify(item)} is not key[=value]:NoSchedule|PreferNoSchedule|NoExecute`);
     return { key: m[1], ...(m[2] !== undefined && m[2] !== '' ? { value: m[2] } : {}), effect: m[3] };
   });
 }
@@ -216,7 +214,7 @@ async function clusterInventory(file: string, zones: string[] | undefined): Prom
   try {
     return new ZoneInventory(inventoryProps(await listNodes(clusterConnection(file)), zones));
   } catch (e) {
-    throw new InputError(`--kubeconfig ${file}: ${(e as Error).message}`);
+    throw new UsageError(`--kubeconfig ${file}: ${(e as Error).message}`);
   }
 }
 
@@ -231,8 +229,8 @@ function loadInventory(args: CheckArgs, readFile: (file: string) => string): Zon
     const value = readDocument(args.inventory, readText(args.inventory, readFile));
     return new ZoneInventory(inventoryProps(value, args.zones));
   } catch (e) {
-    if (e instanceof InputError) throw e; // unreadable or not YAML: the message names the file
-    throw new InputError(`${where}: ${(e as Error).message}`);
+    if (e instanceof UsageError) throw e; // unreadable or not YAML: the message names the file
+    throw new UsageError(`${where}: ${(e as Error).message}`);
   }
 }
 
@@ -243,7 +241,7 @@ async function readInput(input: string, stdin: NodeJS.ReadableStream, readFile: 
   try {
     stat = fs.statSync(input);
   } catch (e) {
-    throw new InputError(`cannot read ${input}: ${(e as Error).message}`);
+    throw new UsageError(`cannot read ${input}: ${(e as Error).message}`);
   }
   const files = stat.isDirectory() ? manifestFiles(input) : [input];
   return files.flatMap((file) => readManifests(file, readText(file, readFile)));
@@ -268,7 +266,7 @@ function readManifests(file: string, text: string): ManifestObject[] {
   try {
     return parseManifests(file, text);
   } catch (e) {
-    throw e instanceof ManifestTextError ? new InputError(e.message) : e;
+    throw e instanceof ManifestTextError ? new UsageError(e.message) : e;
   }
 }
 
@@ -276,7 +274,7 @@ function readDocument(file: string, text: string): unknown {
   try {
     return parseSingleDocument(file, text);
   } catch (e) {
-    throw e instanceof ManifestTextError ? new InputError(e.message) : e;
+    throw e instanceof ManifestTextError ? new UsageError(e.message) : e;
   }
 }
 
@@ -284,7 +282,7 @@ function readText(file: string, readFile: (file: string) => string): string {
   try {
     return readFile(file);
   } catch (e) {
-    throw new InputError(`cannot read ${file}: ${(e as Error).message}`);
+    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
 }
 
@@ -293,6 +291,6 @@ function readStream(stream: NodeJS.ReadableStream): Promise<string> {
     const chunks: Buffer[] = [];
     stream.on('data', (c) => chunks.push(typeof c === 'string' ? Buffer.from(c) : c));
     stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    stream.on('error', (e) => reject(new InputError(`cannot read stdin: ${e.message}`)));
+    stream.on('error', (e) => reject(new UsageError(`cannot read stdin: ${e.message}`)));
   });
 }

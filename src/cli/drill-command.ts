@@ -4,13 +4,14 @@
  * broke or contradicted it (or the restore left something); 2: bad input or a drill refused.
  */
 import * as fs from 'fs';
-import { parseDuration, parseFlags, UsageError } from './flags';
+import { parseDuration, parseFlags } from './flags';
 import { LiveIo, withApi } from './live-io';
 import { DRILL_MODES, DrillMode } from '../drill/drill-nodes';
 import { DrillRefused } from '../drill/drill-plan';
 import { formatDrillReport, planJson, planText, REPORT_FORMATS, ReportFormat } from '../drill/drill-report';
 import { planLiveDrill, restoreDrill, runDrill } from '../drill/drill-run';
 import { drillFailed } from '../drill/drill-verdict';
+import { UsageError } from '../shared/errors';
 
 export const DRILL_USAGE = 'Usage: cdk8s-zones drill --zone ZONE [--mode outage|drain] [--yes] [--timeout DURATION] [--settle DURATION] ' +
   '[--format text|json|html] [--output FILE] [--kubeconfig FILE]\n' +

@@ -2,9 +2,7 @@
  * The command line of the CLI's live commands (`shift`, `drill`): `--flag value`, `--flag=value`, switches and
  * positional arguments, each flag declared once; anything else is bad input (exit 2, with the usage).
  */
-
-/** Bad input: the CLI prints the message and the command's usage, and exits 2. */
-export class UsageError extends Error {}
+import { UsageError } from '../shared/errors';
 
 /** A flag that takes a value, or a switch. */
 export type FlagKind = 'value' | 'switch';

@@ -5,7 +5,6 @@
  * failure (an API error too); 3: a bug.
  */
 import { DRILL_USAGE, drillCommand } from './drill-command';
-import { UsageError } from './flags';
 import { LiveIo } from './live-io';
 import { SHIFT_USAGE, shiftCommand } from './shift-command';
 import { CliIo, main as checkMain } from '../check/cli';
@@ -14,6 +13,7 @@ import { parseSingleDocument } from '../check/manifest-text';
 import { docsUrl } from '../contract/docs';
 import { httpsKubeApi, KubeApi } from '../kubernetes/kube-api';
 import { loadClusterConfig } from '../kubernetes/kube-connection';
+import { UsageError } from '../shared/errors';
 
 /** What the live commands need besides the check's input and output. */
 export interface MainIo extends CliIo {

@@ -3,7 +3,7 @@
  * docs/controller.md, "The zonal shift"). `start` and `cancel` wait for the controller's answer, so their exit
  * code says whether the zone is out of service, or back.
  */
-import { parseDuration, parseFlags, parseList, UsageError } from './flags';
+import { parseDuration, parseFlags, parseList } from './flags';
 import { LiveIo, withApi } from './live-io';
 import { zonesOf } from '../check/cluster-nodes';
 import { ROLLOUT_API_VERSION } from '../contract/rollout';
@@ -14,6 +14,7 @@ import {
 import { KubeApi } from '../kubernetes/kube-api';
 import { KubeRequestError } from '../kubernetes/kube-request';
 import { zoneSlug } from '../kubernetes/zone-slug';
+import { UsageError } from '../shared/errors';
 
 export const SHIFT_USAGE = 'Usage: cdk8s-zones shift start --zone ZONE --expires-in DURATION [--namespaces NS,...] [--reason TEXT] [--name NAME] [--kubeconfig FILE] [--timeout DURATION]\n' +
   '       cdk8s-zones shift status [NAME ...] [--zone ZONE] [--format text|json] [--kubeconfig FILE]\n' +

@@ -6,6 +6,9 @@ export function invalidProp(where: string, prop: string, value: unknown, rule: s
   return new Error(`${where}: ${prop}=${describe(value)} ${rule}`);
 }
 
+/** Bad input on the program's command line: it prints the message and the command's usage, and exits 2. */
+export class UsageError extends Error {}
+
 /** The longest rendering of a value in a message; longer ones are cut with an ellipsis. */
 const MAX_DESCRIBED = 200;
 
