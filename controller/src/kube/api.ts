@@ -144,7 +144,16 @@ export function isControlledBy(obj: KubeObject, ownerUid: string | undefined): b
  * being deleted, and not ended (a pod evicted by its kubelet stays, Failed, and its ReplicaSet replaces it).
  */
 export function isActivePod(pod: KubeObject): boolean {
-  return !pod.metadata.deletionTimestamp && pod.status?.phase !== 'Failed' && pod.status?.phase !== 'Succeeded';
+  return !pod.metadata.deletionTimestamp && !hasEnded(pod);
+}
+
+/**
+ * The pod has ended (Succeeded, or Failed: evicted by its kubelet, shut down with its node): it is no replica any
+ * more. It stays listed until deleted while its owner replaces it, and the Eviction API lets it go without asking
+ * any PodDisruptionBudget.
+ */
+export function hasEnded(pod: KubeObject): boolean {
+  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 }
 
 /** True when the pod's condition `type` (e.g. `Ready`) has status True. */

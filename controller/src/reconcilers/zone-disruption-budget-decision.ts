@@ -13,7 +13,7 @@ import {
   Budget, BudgetOwner, BudgetPod, computeBudget, evictionVerdict, EvictionVerdict, missingPods,
 } from '../../../src/rollout/disruption-budget';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
-import { conditionHolds, isControlledBy, KubeObject, keyOf } from '../kube/api';
+import { conditionHolds, hasEnded, isControlledBy, KubeObject, keyOf } from '../kube/api';
 
 /** Where a StatefulSet pod's volume was provisioned: the scheduler writes the node on the claim. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
@@ -68,15 +68,15 @@ function knownZone(world: BudgetWorld, sts: KubeObject, podName: string): string
   return world.lastZones.get(`${sts.metadata.namespace}/${podName}`);
 }
 
-/** The selected pods' budget: existing pods plus the ones their owners want but do not have (bug 28). */
+/** The selected pods' budget: existing pods (not ended) plus the ones their owners want but do not have (bug 28). */
 export function budgetOf(zdb: KubeObject, world: BudgetWorld): { budget: Budget; pods: KubeObject[] } {
   const spec: ZoneDisruptionBudgetSpec = zdb.spec;
   const selector: Selector = spec.selector;
-  const pods = world.pods.filter((p) => selectorMatches(selector, p.metadata.labels ?? {}));
+  const pods = world.pods.filter((p) => !hasEnded(p) && selectorMatches(selector, p.metadata.labels ?? {}));
   const owners: BudgetOwner[] = world.owners
     .filter((o) => (o.spec?.replicas ?? 1) > 0 && selectorMatches(selector, o.spec?.template?.metadata?.labels ?? {}))
     .map((o) => {
-      const own = world.pods.filter((p) => isControlledBy(p, o.metadata.uid));
+      const own = world.pods.filter((p) => !hasEnded(p) && isControlledBy(p, o.metadata.uid));
       const active = own.filter((p) => !isGoing(p)).map((p) => p.metadata.name);
       const terminating = own.filter(isGoing).map((p) => p.metadata.name);
       if (o.kind === 'StatefulSet') {
@@ -127,6 +127,16 @@ export function decideEviction(pod: KubeObject, budgets: readonly KubeObject[], 
   const matching = budgets.filter((b) => selectorMatches(b.spec.selector, pod.metadata.labels ?? {}))
     .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   const target = budgetPod(world, pod);
+  if (hasEnded(pod)) {
+    return {
+      allowed: true,
+      zone: target.zone ?? 'none',
+      message: `pod ${pod.metadata.name} has ended (${pod.status.phase}): it is no replica, so evicting it disrupts nothing`,
+      dryRunDenials: [],
+      budgets: matching.map((b) => b.metadata.name),
+      available: false,
+    };
+  }
   if (matching.length === 0) {
     return {
       allowed: true, zone: target.zone ?? 'none', message: 'no ZoneDisruptionBudget selects the pod', dryRunDenials: [], budgets: [], available: target.healthy,
