@@ -82,6 +82,11 @@ export function podsByWorkload(snapshot: ClusterSnapshot): Map<string, any[]> {
   return pods;
 }
 
+/** Neither being deleted nor ended (Succeeded, or Failed as a kubelet's eviction leaves it: its owner replaces it). */
+export function isLive(pod: any): boolean {
+  return pod.metadata.deletionTimestamp === undefined && !['Succeeded', 'Failed'].includes(pod.status?.phase);
+}
+
 function isReady(pod: any): boolean {
   return pod.status?.phase === 'Running' && (pod.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
 }
@@ -105,7 +110,7 @@ export function refusedOf(refused: ReadonlyMap<string, ReadonlySet<string>>, key
 
 /** A workload of `desired` replicas and `pods` in `snapshot`; `zone`: the drilled zone, `zoneDown`: whether its pods count as dead (an outage under way). */
 export function workloadState(snapshot: ClusterSnapshot, pods: readonly any[], desired: number, zone: string, zoneDown: boolean): WorkloadState {
-  const live = pods.filter((p) => p.metadata.deletionTimestamp === undefined);
+  const live = pods.filter(isLive);
   const ready = live.filter(isReady);
   const zoneOf = (p: any) => snapshot.zoneOfNode.get(p.spec?.nodeName ?? '');
   const readyInZone = ready.filter((p) => zoneOf(p) === zone).length;

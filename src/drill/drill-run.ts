@@ -6,7 +6,7 @@
  */
 import { DrillMode, DrillNode, drillPatch, DrillRecord, drillRecordOf, restorePatch } from './drill-nodes';
 import {
-  ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState,
+  ClusterSnapshot, desiredOf, isLive, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState,
   workloadState,
 } from './drill-observe';
 import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, zoneGroups } from './drill-plan';
@@ -208,7 +208,7 @@ async function watchUntilSteady(
 function evictable(pod: any): boolean {
   const owner = (pod.metadata.ownerReferences ?? []).find((r: any) => r.controller === true);
   return owner?.kind !== 'DaemonSet' && pod.metadata.annotations?.['kubernetes.io/config.mirror'] === undefined &&
-    pod.metadata.deletionTimestamp === undefined && !['Succeeded', 'Failed'].includes(pod.status?.phase);
+    isLive(pod);
 }
 
 /** Asks the Eviction API to evict every evictable pod on the zone's nodes; a refusal is counted against its workload. */
