@@ -40,8 +40,11 @@ describe('zone-disruption-budget decision', () => {
     const going = world(all().map((p) => (p.metadata.name === 'db-1' ? pod(1, { terminating: true }) : p)));
     expect(decideEviction(pod(0), [zdb(2)], going)).toMatchObject({ allowed: false, zone: 'zone-a', message: expect.stringMatching(/zone-b \(1 unavailable\)/) });
     expect(decideEviction(pod(4), [zdb(2)], going)).toMatchObject({ allowed: true, zone: 'zone-b', available: true });
-    // the terminating pod itself may go again (it is unavailable already: nothing to reserve)
+    // the terminating pod itself may go again (it is unavailable already: nothing to reserve), even while another zone is disrupted
     expect(decideEviction(pod(1, { terminating: true }), [zdb(2)], going)).toMatchObject({ allowed: true, available: false });
+    const twoZones = world(all().map((p) => (p.metadata.name === 'db-1' || p.metadata.name === 'db-2' ? pod(Number(p.metadata.name.slice(3)), { terminating: true }) : p)));
+    expect(decideEviction(pod(1, { terminating: true }), [zdb(2)], twoZones))
+      .toMatchObject({ allowed: true, available: false, message: 'eviction of db-1 allowed: it is being deleted, so evicting it disrupts nothing' });
     expect(decideEviction(pod(0), [zdb(2)], world(all()))).toMatchObject({ allowed: true, available: true });
   });
 
@@ -76,7 +79,7 @@ describe('zone-disruption-budget decision', () => {
     const w = world([web(0, 'node-a'), failed(web(1, 'node-b')), web(2, 'node-c'), web(3, 'node-c')], { owners: [rs] });
     expect(budgetStatus(budget, budgetOf(budget, w).budget)).toMatchObject({ expectedPods: 3, healthyPods: 3 });
     expect(decideEviction(web(0, 'node-a'), [budget], w)).toMatchObject({ allowed: true, available: true });
-    expect(decideEviction(failed(web(1, 'node-b')), [budget], w)).toMatchObject({ allowed: true, available: false, budgets: ['web'], message: 'pod web-1-1 has ended (Failed): it is no replica, so evicting it disrupts nothing' });
+    expect(decideEviction(failed(web(1, 'node-b')), [budget], w)).toMatchObject({ allowed: true, available: false, budgets: ['web'], message: 'eviction of web-1-1 allowed: it has ended (Failed), so evicting it disrupts nothing' });
     // before the replacement: one replica missing, so no other zone may lose one, but the ended pod may still go
     const short = world([web(0, 'node-a'), failed(web(1, 'node-b')), web(2, 'node-c')], { owners: [rs] });
     expect(budgetStatus(budget, budgetOf(budget, short).budget)).toMatchObject({ expectedPods: 3, healthyPods: 2 });
@@ -86,6 +89,17 @@ describe('zone-disruption-budget decision', () => {
     const sts = world(all().map((p) => (p.metadata.name === 'db-1' ? failed(p) : p)));
     expect(budgetOf(zdb(2), sts).budget.zones.map((z) => [z.zone, z.expected, z.healthy])).toEqual([['zone-a', 2, 2], ['zone-b', 2, 1], ['zone-c', 2, 2]]);
     expect(decideEviction(pod(0), [zdb(2)], sts).allowed).toBe(false);
+  });
+
+  test('a Pending pod (not started: pulling its image, say) may go while another zone is disrupted, as the Eviction API lets it past PodDisruptionBudgets', () => {
+    const pending = (i: number): KubeObject => ({ ...pod(i, { ready: false }), status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] } });
+    const w = world(all().map((p) => (p.metadata.name === 'db-1' ? pod(1, { ready: false }) : p.metadata.name === 'db-2' ? pending(2) : p)));
+    expect(budgetOf(zdb(2), w).budget.zones.map((z) => [z.zone, z.expected, z.healthy])).toEqual([['zone-a', 2, 2], ['zone-b', 2, 1], ['zone-c', 2, 1]]);
+    expect(decideEviction(pending(2), [zdb(2)], w)).toMatchObject({ allowed: true, available: false, message: 'eviction of db-2 allowed: it is Pending, so evicting it disrupts nothing' });
+    // a Running pod not Ready is guarded as before: another zone is disrupted
+    expect(decideEviction(pod(1, { ready: false }), [zdb(2)], w)).toMatchObject({ allowed: false, message: expect.stringMatching(/zone-c \(1 unavailable\)/) });
+    // a Pending pod with no node yet has no zone either, and may still go
+    expect(decideEviction({ ...pending(2), spec: {} }, [zdb(2)], w).allowed).toBe(true);
   });
 
   test('ReplicaSet owners: a missing pod (zone unknown) blocks every zone', () => {

@@ -122,16 +122,28 @@ export interface EvictionDecision {
   readonly available: boolean;
 }
 
+/**
+ * Why no budget guards the pod's eviction, if none does: it has ended, has not started (Pending) or is being
+ * deleted, so evicting it lowers nothing. The Eviction API lets such a pod past PodDisruptionBudgets too.
+ */
+function beyondBudgets(pod: KubeObject): string | undefined {
+  if (hasEnded(pod)) return `has ended (${pod.status.phase})`;
+  if (pod.status?.phase === 'Pending') return 'is Pending';
+  if (isGoing(pod)) return 'is being deleted';
+  return undefined;
+}
+
 /** The verdict on evicting `pod` under every budget of its namespace that selects it. */
 export function decideEviction(pod: KubeObject, budgets: readonly KubeObject[], world: BudgetWorld): EvictionDecision {
   const matching = budgets.filter((b) => selectorMatches(b.spec.selector, pod.metadata.labels ?? {}))
     .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   const target = budgetPod(world, pod);
-  if (hasEnded(pod)) {
+  const beyond = beyondBudgets(pod);
+  if (beyond !== undefined) {
     return {
       allowed: true,
       zone: target.zone ?? 'none',
-      message: `pod ${pod.metadata.name} has ended (${pod.status.phase}): it is no replica, so evicting it disrupts nothing`,
+      message: `eviction of ${pod.metadata.name} allowed: it ${beyond}, so evicting it disrupts nothing`,
       dryRunDenials: [],
       budgets: matching.map((b) => b.metadata.name),
       available: false,
