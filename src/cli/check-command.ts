@@ -43,7 +43,9 @@ interface CheckArgs extends InventoryArgs {
 export async function checkCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseCheckArgs(argv);
   const readFile = io.readFile ?? ((file: string) => fs.readFileSync(file, 'utf8'));
-  const inventory = args.kubeconfig === undefined ? loadInventory(args, readFile) : await clusterInventory(args.kubeconfig, args.zones);
+  const inventory = args.kubeconfig === undefined
+    ? loadInventory(args, readFile)
+    : await clusterInventory(args.kubeconfig, args.zones);
   const objects: ManifestObject[] = [];
   for (const input of args.inputs) objects.push(...await readInput(input, io.stdin, readFile));
   const data = analyzeManifests(objects.map((o) => o.value), inventory);

@@ -3,7 +3,7 @@
  * what `cdk8s-zones --help` and `cdk8s-zones check --help` print, made from it.
  */
 import { docsUrl } from '../contract/docs';
-import { FlagSpec, flagsHelp, HELP_FLAG } from '../shared/command-line';
+import { FlagGroup, FlagSpec, flagsHelp, HELP_FLAG } from '../shared/command-line';
 
 /** The program's name, as its messages start. */
 export const PROGRAM = 'cdk8s-zones';
@@ -20,10 +20,12 @@ export const DEFAULT_NODES_PER_ZONE = 3;
 export const CHECK_FORMATS = ['text', 'json', 'sarif', 'html'] as const;
 
 /** `-V, --version`, which the program and `check` take. */
-export const VERSION_FLAG: FlagSpec = { name: 'version', short: 'V', type: 'switch', meaning: 'print the version and exit', informational: true };
+export const VERSION_FLAG: FlagSpec = {
+  name: 'version', short: 'V', type: 'switch', meaning: 'print the version and exit', informational: true,
+};
 
 /** The flags of `check`, in the groups the help shows them in. */
-export const CHECK_FLAG_GROUPS: ReadonlyArray<{ readonly title: string; readonly flags: readonly FlagSpec[] }> = [
+export const CHECK_FLAG_GROUPS: readonly FlagGroup[] = [
   {
     title: 'The nodes (equal nodes per zone, or one of --inventory and --kubeconfig)',
     flags: [
@@ -85,7 +87,11 @@ export const CHECK_FLAG_GROUPS: ReadonlyArray<{ readonly title: string; readonly
         meaning: 'text, json, sarif (code scanning) or html',
       },
       { name: 'color', type: 'switch', meaning: 'ANSI colours in the text format' },
-      { name: 'allow-empty', type: 'switch', meaning: 'exit 0, not 2, when the input holds no workload (nothing was checked)' },
+      {
+        name: 'allow-empty',
+        type: 'switch',
+        meaning: 'exit 0, not 2, when the input holds no workload (nothing was checked)',
+      },
     ],
   },
   { title: 'Other', flags: [HELP_FLAG, VERSION_FLAG] },

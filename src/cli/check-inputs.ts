@@ -36,7 +36,8 @@ export function loadInventory(args: InventoryArgs, readFile: (file: string) => s
   try {
     if (args.inventory === undefined) {
       const { zones, nodesPerZone = DEFAULT_NODES_PER_ZONE, nodeLabels, nodeTaints } = args;
-      return new ZoneInventory({ zones: [...zones!], nodesPerZone, nodeLabels, nodeTaints: nodeTaints && [...nodeTaints] });
+      const taints = nodeTaints && [...nodeTaints];
+      return new ZoneInventory({ zones: [...zones!], nodesPerZone, nodeLabels, nodeTaints: taints });
     }
     const value = readDocument(args.inventory, readText(args.inventory, readFile));
     return new ZoneInventory(inventoryProps(value, args.zones && [...args.zones]));

@@ -24,7 +24,13 @@ const POLL_MS = 500;
 
 /** `drill`'s flags: the parser's and the help's one table. */
 export const DRILL_FLAGS: readonly FlagSpec[] = [
-  { name: 'zone', type: 'text', value: 'ZONE', meaning: 'the zone to drill, as the nodes\' topology.kubernetes.io/zone says', required: 'unless --restore' },
+  {
+    name: 'zone',
+    type: 'text',
+    value: 'ZONE',
+    required: 'unless --restore',
+    meaning: 'the zone to drill, as the nodes\' topology.kubernetes.io/zone says',
+  },
   {
     name: 'mode',
     type: 'choice',
@@ -33,12 +39,38 @@ export const DRILL_FLAGS: readonly FlagSpec[] = [
     meaning: 'outage: a NoExecute taint on the zone\'s nodes, as a lost zone; drain: cordon them and evict through the Eviction API',
   },
   { name: 'yes', type: 'switch', meaning: 'run the drill; without it, print the plan and change nothing' },
-  { name: 'timeout', type: 'duration', default: DEFAULT_DRILL_TIMEOUT, meaning: 'watch the workloads for at most this long' },
-  { name: 'settle', type: 'duration', default: DEFAULT_DRILL_SETTLE, meaning: 'the watch ends once nothing has changed for this long' },
-  { name: 'format', type: 'choice', choices: REPORT_FORMATS, default: 'text', meaning: 'the report\'s (the plan: text or json)' },
+  {
+    name: 'timeout',
+    type: 'duration',
+    default: DEFAULT_DRILL_TIMEOUT,
+    meaning: 'watch the workloads for at most this long',
+  },
+  {
+    name: 'settle',
+    type: 'duration',
+    default: DEFAULT_DRILL_SETTLE,
+    meaning: 'the watch ends once nothing has changed for this long',
+  },
+  {
+    name: 'format',
+    type: 'choice',
+    choices: REPORT_FORMATS,
+    default: 'text',
+    meaning: 'the report\'s (the plan: text or json)',
+  },
   { name: 'output', type: 'text', value: 'FILE', defaultText: 'stdout', meaning: 'write the report to FILE' },
-  { name: 'restore', type: 'switch', meaning: 'undo every drill recorded on the nodes (one cut short); takes only --kubeconfig' },
-  { name: 'kubeconfig', type: 'text', value: 'FILE', defaultText: 'as kubectl chooses', meaning: 'the cluster, through the current context of FILE' },
+  {
+    name: 'restore',
+    type: 'switch',
+    meaning: 'undo every drill recorded on the nodes (one cut short); takes only --kubeconfig',
+  },
+  {
+    name: 'kubeconfig',
+    type: 'text',
+    value: 'FILE',
+    defaultText: 'as kubectl chooses',
+    meaning: 'the cluster, through the current context of FILE',
+  },
   HELP_FLAG,
 ];
 

@@ -48,9 +48,13 @@ const COMMANDS: { readonly [name: string]: ProgramCommand } = {
   drill: {
     run: (argv, io) => drillCommand(argv, liveIo(io)),
     usage: DRILL_USAGE,
-    help: () => liveHelp(DRILL_USAGE, 'Drills the loss of one zone on a live cluster: predicts what each workload keeps, ' +
-      'takes the zone\'s nodes out, watches, restores them and reports.', flagsHelp([{ title: 'Flags', flags: DRILL_FLAGS }]),
-    'runbooks/prove-zone-survival.md'),
+    help: () => liveHelp(
+      DRILL_USAGE,
+      'Drills the loss of one zone on a live cluster: predicts what each workload keeps, takes the zone\'s nodes out, ' +
+      'watches, restores them and reports.',
+      flagsHelp([{ title: 'Flags', flags: DRILL_FLAGS }]),
+      'runbooks/prove-zone-survival.md',
+    ),
     prefix: `${PROGRAM} drill`,
   },
 };
@@ -62,7 +66,8 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
   if (answered !== undefined) return answered;
   const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) {
-    io.stderr(`${PROGRAM}: unknown command ${JSON.stringify(name)}: the commands are ${Object.keys(COMMANDS).join(', ').replace(/, (\w+)$/, ' and $1')}\n${USAGE}\n`);
+    const names = Object.keys(COMMANDS).join(', ').replace(/, (\w+)$/, ' and $1');
+    io.stderr(`${PROGRAM}: unknown command ${JSON.stringify(name)}: the commands are ${names}\n${USAGE}\n`);
     return ExitCode.CANNOT_RUN;
   }
   if (asksForHelp(rest)) {
@@ -127,7 +132,8 @@ function liveHelp(usage: string, about: string, flags: readonly string[], guide:
 function wrap(text: string): string[] {
   const lines: string[] = [];
   for (const word of text.split(' ')) {
-    if (lines.length > 0 && lines[lines.length - 1].length + 1 + word.length <= 110) lines[lines.length - 1] += ` ${word}`;
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= 110) lines[last] += ` ${word}`;
     else lines.push(word);
   }
   return lines;

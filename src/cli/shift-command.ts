@@ -28,10 +28,17 @@ export const DEFAULT_SHIFT_TIMEOUT = '60s';
 const POLL_MS = 250;
 
 const KUBECONFIG: FlagSpec = {
-  name: 'kubeconfig', type: 'text', value: 'FILE', defaultText: 'as kubectl chooses', meaning: 'the cluster, through the current context of FILE',
+  name: 'kubeconfig',
+  type: 'text',
+  value: 'FILE',
+  defaultText: 'as kubectl chooses',
+  meaning: 'the cluster, through the current context of FILE',
 };
 const TIMEOUT: FlagSpec = {
-  name: 'timeout', type: 'duration', default: DEFAULT_SHIFT_TIMEOUT, meaning: 'how long to wait for the controller\'s answer',
+  name: 'timeout',
+  type: 'duration',
+  default: DEFAULT_SHIFT_TIMEOUT,
+  meaning: 'how long to wait for the controller\'s answer',
 };
 
 /** The flags of each subcommand: the parser's and the help's one table. */
@@ -61,7 +68,13 @@ export const SHIFT_FLAGS: { readonly [sub in 'start' | 'status' | 'cancel']: rea
     KUBECONFIG, HELP_FLAG,
   ],
   cancel: [
-    { name: 'zone', type: 'text', value: 'ZONE', required: 'unless shifts are named', meaning: 'every shift of this zone' },
+    {
+      name: 'zone',
+      type: 'text',
+      value: 'ZONE',
+      required: 'unless shifts are named',
+      meaning: 'every shift of this zone',
+    },
     KUBECONFIG, TIMEOUT, HELP_FLAG,
   ],
 };
@@ -101,7 +114,9 @@ async function startShift(argv: readonly string[], io: LiveIo): Promise<number> 
   if (expiresInMs === undefined) {
     throw new UsageError(`shift start needs --expires-in (at most ${MAX_SHIFT_SECONDS / 3600}h): a shift nobody ends must end by itself`);
   }
-  if (expiresInMs > MAX_SHIFT_SECONDS * 1000) throw new UsageError(`--expires-in=${f.written('expires-in')} must be at most ${MAX_SHIFT_SECONDS / 3600}h`);
+  if (expiresInMs > MAX_SHIFT_SECONDS * 1000) {
+    throw new UsageError(`--expires-in=${f.written('expires-in')} must be at most ${MAX_SHIFT_SECONDS / 3600}h`);
+  }
   const now = io.now();
   const namespaces = f.list('namespaces');
   const reason = f.text('reason');
@@ -151,7 +166,8 @@ async function createAndWait(api: KubeApi, io: LiveIo, name: string, spec: ZoneS
 async function shiftStatus(argv: readonly string[], io: LiveIo): Promise<number> {
   const f = parseCommandLine(argv, SHIFT_FLAGS.status);
   const format = f.text('format');
-  const shifts = await withApi(io, f.text('kubeconfig'), (api) => selectShifts(api, f.positional, f.text('zone'), true));
+  const zone = f.text('zone');
+  const shifts = await withApi(io, f.text('kubeconfig'), (api) => selectShifts(api, f.positional, zone, true));
   if (format === 'json') {
     io.stdout(JSON.stringify(shifts.map((s) => ({ name: s.metadata.name, spec: s.spec, status: s.status ?? null })), undefined, 2) + '\n');
   } else {
@@ -163,7 +179,9 @@ async function shiftStatus(argv: readonly string[], io: LiveIo): Promise<number>
 async function cancelShifts(argv: readonly string[], io: LiveIo): Promise<number> {
   const f = parseCommandLine(argv, SHIFT_FLAGS.cancel);
   const zone = f.text('zone');
-  if (f.positional.length === 0 && zone === undefined) throw new UsageError('shift cancel needs the shifts: their names, or --zone');
+  if (f.positional.length === 0 && zone === undefined) {
+    throw new UsageError('shift cancel needs the shifts: their names, or --zone');
+  }
   return withApi(io, f.text('kubeconfig'), async (api) => {
     const shifts = await selectShifts(api, f.positional, zone, false);
     if (shifts.length === 0) {

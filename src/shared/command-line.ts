@@ -21,7 +21,10 @@ export interface FlagSpec {
   readonly meaning: string;
   /** Its value when not given, as written on the command line (parsed and checked as a given value is). */
   readonly default?: string;
-  /** The default as the help says it, when not a value (`none`, `$POD_NAME, else ...`); else `default`, or `off` for a switch. */
+  /**
+   * The default as the help says it, when not a value (`none`, `$POD_NAME, else ...`).
+   * @default `default`, or `off` for a switch
+   */
   readonly defaultText?: string;
   /** True, or when (`unless ...`), the flag must be given; the help says so instead of a default. */
   readonly required?: true | string;
@@ -95,7 +98,9 @@ export class ParsedFlags {
   private get(name: string, types: readonly FlagType[]): FlagValue | undefined {
     const spec = this.table.find((f) => f.name === name);
     // a bug of the command, not bad input: it reads a flag its table does not declare, or as another type
-    if (spec === undefined || !types.includes(spec.type)) throw new Error(`flag --${name} is not a ${types.join(' or ')} flag of this command`);
+    if (spec === undefined || !types.includes(spec.type)) {
+      throw new Error(`flag --${name} is not a ${types.join(' or ')} flag of this command`);
+    }
     return this.values.get(name);
   }
 }
@@ -138,8 +143,8 @@ export function parseCommandLine(argv: readonly string[], table: readonly FlagSp
   const values = new Map<string, FlagValue>();
   for (const spec of table) {
     const given = raw.get(spec.name);
-    const value = given !== undefined ? convertAll(spec, given) : spec.default !== undefined ? convert(spec, spec.default) : undefined;
-    if (value !== undefined) values.set(spec.name, value);
+    if (given !== undefined) values.set(spec.name, convertAll(spec, given));
+    else if (spec.default !== undefined) values.set(spec.name, convert(spec, spec.default));
   }
   return new ParsedFlags(table, values, raw, positional);
 }
@@ -205,7 +210,8 @@ export function parseDuration(flag: string, text: string, bareSeconds = false): 
     ms = Math.round(Number(text) * 1000);
   }
   if (!Number.isSafeInteger(ms) || ms <= 0) {
-    throw new UsageError(`${flag}=${JSON.stringify(text)} must be ${DURATION_RULE}${bareSeconds ? ' (or a bare number of seconds)' : ''}`);
+    const bare = bareSeconds ? ' (or a bare number of seconds)' : '';
+    throw new UsageError(`${flag}=${JSON.stringify(text)} must be ${DURATION_RULE}${bare}`);
   }
   return ms;
 }
@@ -267,13 +273,21 @@ export function flagHelpLines(spec: FlagSpec): string[] {
   return [...first, ...lines.map((l) => `${' '.repeat(FLAG_WIDTH + 4)}${l}`)];
 }
 
+/** Flags the help shows under one title. */
+export interface FlagGroup {
+  readonly title: string;
+  readonly flags: readonly FlagSpec[];
+}
+
 /** The help's flag sections: each group's title, then each of its flags. */
-export function flagsHelp(groups: ReadonlyArray<{ readonly title: string; readonly flags: readonly FlagSpec[] }>): string[] {
+export function flagsHelp(groups: readonly FlagGroup[]): string[] {
   return groups.flatMap((g) => ['', `${g.title}:`, ...g.flags.flatMap(flagHelpLines)]);
 }
 
 /** `-h, --help`, which every command takes. */
-export const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', type: 'switch', meaning: 'print this help and exit', informational: true };
+export const HELP_FLAG: FlagSpec = {
+  name: 'help', short: 'h', type: 'switch', meaning: 'print this help and exit', informational: true,
+};
 
 /** True when `argv` asks for the help (before any `--`). */
 export function asksForHelp(argv: readonly string[]): boolean {

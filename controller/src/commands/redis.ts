@@ -20,7 +20,13 @@ const OPERATIONS = ['state', 'reconcile', 'fix', 'rebalance', 'forget-lost-nodes
 type Operation = typeof OPERATIONS[number];
 
 export const REDIS_FLAGS: readonly FlagSpec[] = [
-  { name: 'inventory', type: 'text', value: 'FILE', required: true, meaning: '{"layout": <layout.json>, "nodes": [{"name","zone","address"}]}' },
+  {
+    name: 'inventory',
+    type: 'text',
+    value: 'FILE',
+    required: true,
+    meaning: '{"layout": <layout.json>, "nodes": [{"name","zone","address"}]}',
+  },
   {
     name: 'password-file',
     type: 'text',
@@ -30,7 +36,11 @@ export const REDIS_FLAGS: readonly FlagSpec[] = [
       '(e.g. kubectl get secret NAME -o jsonpath=\'{.data.KEY}\' | base64 -d); never on the command line nor in the environment',
   },
   { name: 'timeout', type: 'duration', default: '60s', meaning: 'give up after this long' },
-  { name: 'takeover', type: 'switch', meaning: 'rebalance with CLUSTER FAILOVER TAKEOVER (only when a master cannot agree)' },
+  {
+    name: 'takeover',
+    type: 'switch',
+    meaning: 'rebalance with CLUSTER FAILOVER TAKEOVER (only when a master cannot agree)',
+  },
   {
     name: 'zone-loss-failover-after',
     type: 'duration',

@@ -71,11 +71,38 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     meaning: 'the Lease\'s namespace',
   },
   { name: 'lease-name', type: 'text', value: 'NAME', default: 'cdk8s-zones-controller', meaning: 'the Lease' },
-  { name: 'lease-duration', type: 'duration', default: '15s', meaning: 'how long a Lease holds without renewal, in whole seconds' },
-  { name: 'renew-deadline', type: 'duration', default: '10s', meaning: 'the leader gives up after failing to renew for this long' },
-  { name: 'retry-period', type: 'duration', default: '2s', meaning: 'how often to renew, or try to acquire, the Lease' },
-  { name: 'identity', type: 'text', value: 'NAME', defaultText: '$POD_NAME, else <hostname>-<pid>', meaning: 'this replica in the Lease, logs and Events' },
-  { name: 'topology-keys', type: 'text', value: 'LIST', default: WELL_KNOWN_ZONE_KEY, meaning: 'node label keys of the zone annotation' },
+  {
+    name: 'lease-duration',
+    type: 'duration',
+    default: '15s',
+    meaning: 'how long a Lease holds without renewal, in whole seconds',
+  },
+  {
+    name: 'renew-deadline',
+    type: 'duration',
+    default: '10s',
+    meaning: 'the leader gives up after failing to renew for this long',
+  },
+  {
+    name: 'retry-period',
+    type: 'duration',
+    default: '2s',
+    meaning: 'how often to renew, or try to acquire, the Lease',
+  },
+  {
+    name: 'identity',
+    type: 'text',
+    value: 'NAME',
+    defaultText: '$POD_NAME, else <hostname>-<pid>',
+    meaning: 'this replica in the Lease, logs and Events',
+  },
+  {
+    name: 'topology-keys',
+    type: 'text',
+    value: 'LIST',
+    default: WELL_KNOWN_ZONE_KEY,
+    meaning: 'node label keys of the zone annotation',
+  },
   {
     name: 'redis-namespaces',
     type: 'text',
@@ -89,10 +116,29 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     default: '15s',
     meaning: 'how often the redis reconciler lists the pods and runs a full pass over each cluster',
   },
-  { name: 'redis-replaced-per-pass', type: 'count', default: '1', meaning: 'out-of-date Redis pods replaced per pass, all of one zone' },
-  { name: 'metrics-port', type: 'count', min: 0, max: 65535, default: '8080', meaning: 'HTTP /metrics /healthz /readyz' },
+  {
+    name: 'redis-replaced-per-pass',
+    type: 'count',
+    default: '1',
+    meaning: 'out-of-date Redis pods replaced per pass, all of one zone',
+  },
+  {
+    name: 'metrics-port',
+    type: 'count',
+    min: 0,
+    max: 65535,
+    default: '8080',
+    meaning: 'HTTP /metrics /healthz /readyz',
+  },
   { name: 'webhook-port', type: 'count', min: 0, max: 65535, default: '9443', meaning: 'HTTPS admission webhooks' },
-  { name: 'tls-mode', type: 'choice', choices: ['files', 'self-managed'], value: 'MODE', default: 'files', meaning: 'files (--tls-cert-file, --tls-key-file) or self-managed' },
+  {
+    name: 'tls-mode',
+    type: 'choice',
+    choices: ['files', 'self-managed'],
+    value: 'MODE',
+    default: 'files',
+    meaning: 'files (--tls-cert-file, --tls-key-file) or self-managed',
+  },
   {
     name: 'tls-cert-file',
     type: 'text',
@@ -101,8 +147,20 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     meaning: 'files: the PEM serving certificate (tls.crt of a cert-manager Secret); needed when a reconciler serves a webhook',
   },
   { name: 'tls-key-file', type: 'text', value: 'FILE', defaultText: 'none', meaning: 'files: its PEM key (tls.key)' },
-  { name: 'tls-secret', type: 'text', value: 'NAME', defaultText: '<lease-name>-webhook-tls', meaning: 'self-managed: the Secret for the CA and certificate' },
-  { name: 'webhook-service', type: 'text', value: 'NAME', defaultText: '<lease-name>', meaning: 'self-managed: the Service the API server calls' },
+  {
+    name: 'tls-secret',
+    type: 'text',
+    value: 'NAME',
+    defaultText: '<lease-name>-webhook-tls',
+    meaning: 'self-managed: the Secret for the CA and certificate',
+  },
+  {
+    name: 'webhook-service',
+    type: 'text',
+    value: 'NAME',
+    defaultText: '<lease-name>',
+    meaning: 'self-managed: the Service the API server calls',
+  },
   {
     name: 'tls-hosts',
     type: 'text',
@@ -157,10 +215,11 @@ function reconcilersNamed(raw: string, registry: readonly Reconciler[]): Reconci
 }
 
 /** The leader election's timings, in the order that keeps two leaders from overlapping. */
-function leaseTimings(f: ParsedFlags): { leaseDurationSeconds: number; renewDeadlineMs: number; retryPeriodMs: number } {
+function leaseTimings(f: ParsedFlags): Pick<RunOptions, 'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs'> {
   const leaseDurationMs = f.ms('lease-duration')!;
   if (leaseDurationMs % 1000 !== 0) {
-    throw new Error(`run: --lease-duration=${JSON.stringify(f.written('lease-duration'))} must be whole seconds (a Lease counts in seconds)`);
+    const written = JSON.stringify(f.written('lease-duration'));
+    throw new Error(`run: --lease-duration=${written} must be whole seconds (a Lease counts in seconds)`);
   }
   const leaseDurationSeconds = leaseDurationMs / 1000;
   const renewDeadlineMs = f.ms('renew-deadline')!;
@@ -203,7 +262,8 @@ export function parseRun(
   const { leaseDurationSeconds, renewDeadlineMs, retryPeriodMs } = leaseTimings(f);
   const leaseNamespace = f.text('lease-namespace') ?? env.POD_NAMESPACE ?? serviceAccountNamespace ?? 'default';
   const leaseName = f.text('lease-name')!;
-  const tlsHosts = [...serviceHosts(f.text('webhook-service') ?? leaseName, leaseNamespace), ...list(f.text('tls-hosts') ?? '')];
+  const serviceNames = serviceHosts(f.text('webhook-service') ?? leaseName, leaseNamespace);
+  const tlsHosts = [...serviceNames, ...list(f.text('tls-hosts') ?? '')];
   return {
     reconcilers,
     kubeconfig: f.text('kubeconfig'),

@@ -25,7 +25,13 @@ export const WAIT_FOR_ZONE_FLAGS: readonly FlagSpec[] = [
     required: true,
     meaning: 'the file to watch, e.g. a downward API volume item of the zone annotation',
   },
-  { name: 'timeout', type: 'duration', bareSeconds: true, default: '10m', meaning: `give up after this long (${BARE})` },
+  {
+    name: 'timeout',
+    type: 'duration',
+    bareSeconds: true,
+    default: '10m',
+    meaning: `give up after this long (${BARE})`,
+  },
   { name: 'interval', type: 'duration', bareSeconds: true, default: '1s', meaning: `check this often (${BARE})` },
   HELP_FLAG,
 ];
