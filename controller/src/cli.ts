@@ -7,7 +7,7 @@
 import { Logger } from './log';
 import { CONTROLLER_VERSION } from './version';
 import { docsUrl } from '../../src/contract/docs';
-import { FlagSpec, flagsHelp } from '../../src/shared/command-line';
+import { asksForHelp, FlagSpec, flagsHelp } from '../../src/shared/command-line';
 import { UsageError } from '../../src/shared/errors';
 
 export const PROGRAM = 'cdk8s-zones-controller';
@@ -113,9 +113,7 @@ export async function dispatch(argv: string[], commands: readonly Command[], log
     else log.error('unknown command', { command: name, commands: names });
     return 2;
   }
-  // everything after `--` is an argument, not a flag
-  const flags = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
-  if (flags.some((a) => HELP_FLAGS.includes(a))) {
+  if (asksForHelp(args)) {
     output.out(command.help);
     return 0;
   }
