@@ -1,9 +1,10 @@
 /** The zone report's formats: text for a terminal, SARIF for code scanning, HTML for a person's browser. */
 import { mixedReport, single, workload, ZONES } from './fixtures';
 import { formatHtml } from '../../src/check/format-html';
-import { formatSarif } from '../../src/check/format-sarif';
+import { fileUri, formatSarif } from '../../src/check/format-sarif';
 import { formatText } from '../../src/check/format-text';
 import { FindingSeverity, ZoneReportData } from '../../src/check/model';
+import { packageVersion } from '../../src/shared/package-version';
 
 const ANSI = /\x1b\[/;
 
@@ -72,6 +73,8 @@ describe('formatSarif', () => {
     expect(log.$schema).toMatch(/^https:\/\/.*sarif-schema-2\.1\.0\.json$/);
     expect(log.runs).toHaveLength(1);
     expect(log.runs[0].tool.driver.name).toBe('cdk8s-zones');
+    expect(log.runs[0].tool.driver.version).toBe(packageVersion());
+    expect(packageVersion()).toMatch(/^\d+\.\d+\.\d+/);
     expect(log.runs[0].results.length).toBe(3);
     for (const r of log.runs[0].results) expect(typeof r.message.text === 'string' && r.message.text.length > 0).toBe(true);
   });
@@ -112,6 +115,15 @@ describe('formatSarif', () => {
     expect(run.results[0].message.text).toContain('does not survive losing zone-a, zone-b, zone-c: it needs 1 replica (at least one replica), and 0 remain in the worst case.');
     // with an error finding already there, no second result
     expect(JSON.parse(formatSarif(mixedReport())).runs[0].results.filter((r: any) => r.ruleId === 'zone-loss')).toEqual([]);
+  });
+
+  test('an absolute path is a file:// URI, a relative one a relative reference; every segment escaped', () => {
+    expect(fileUri('/work/app/dist/my chart.k8s.yaml')).toBe('file:///work/app/dist/my%20chart.k8s.yaml');
+    expect(fileUri('C:\\app\\dist\\web#1.yaml')).toBe('file:///C:/app/dist/web%231.yaml');
+    expect(fileUri('dist\\a?b.yaml')).toBe('dist/a%3Fb.yaml');
+    const absolute = [{ ...inputs[1], file: '/repo/manifests/single.yaml' }];
+    const one = JSON.parse(formatSarif(mixedReport(), absolute)).runs[0].results.find((r: any) => r.ruleId === 'single-replica');
+    expect(one.locations[0].physicalLocation.artifactLocation).toEqual({ uri: 'file:///repo/manifests/single.yaml' });
   });
 
   test('deterministic', () => {
