@@ -114,7 +114,15 @@ beforeAll(() => {
   }
   fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({
     // what `cdk8s init typescript-app` sets that matters here: strict, CommonJS, Node.js types
-    compilerOptions: { strict: true, module: 'commonjs', target: 'ES2022', lib: ['es2022'], types: ['node', 'jest'], esModuleInterop: true, skipLibCheck: true },
+    compilerOptions: {
+      strict: true,
+      module: 'commonjs',
+      target: 'ES2022',
+      lib: ['es2022'],
+      types: ['node', 'jest'],
+      esModuleInterop: true,
+      skipLibCheck: true,
+    },
     include: programs.flatMap((p) => [`${p.id}/main.ts`, ...(keepsInitChart(p) ? [`${p.id}/main.test.ts`] : [])]),
   }));
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', app], { cwd: app, encoding: 'utf8' });
@@ -148,7 +156,8 @@ test('the README\'s quick start, pasted over the main.ts `cdk8s init` made, keep
     "const { MyChart } = require('./main.js');",
     "console.log(Testing.synth(new MyChart(Testing.app(), 'test-chart')).map((o) => o.kind).join(','));",
   ].join('\n')], { cwd: path.join(app, quickStart!.id), encoding: 'utf8' });
-  expect({ status: chart.status, stderr: chart.stderr, kinds: chart.stdout.trim() }).toEqual({ status: 0, stderr: '', kinds: 'Deployment' });
+  expect({ status: chart.status, stderr: chart.stderr, kinds: chart.stdout.trim() })
+    .toEqual({ status: 0, stderr: '', kinds: 'Deployment' });
 });
 
 test('every excerpt is in the file it names, word for word', () => {

@@ -82,7 +82,8 @@ function tableLines(data: ZoneReportData, color: boolean): string[] {
   ]);
   const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i].text.length)));
   const paint = (cell: Cell, width: number, last: boolean) => {
-    const padded = last ? cell.text : cell.text.padEnd(width); // no trailing blanks (inside colour codes, trimEnd misses them)
+    // no trailing blanks (inside colour codes, trimEnd misses them)
+    const padded = last ? cell.text : cell.text.padEnd(width);
     return color && cell.colour ? `${cell.colour}${padded}${RESET}` : padded;
   };
   const line = (cells: Cell[], columns: number[]) =>

@@ -31,7 +31,10 @@ const spread = (name: string, when: string) =>
 /** Errors (single replica), warnings (an object skipped), notes (a soft spread) and a workload that survives. */
 const MANIFESTS: Record<string, string> = {
   'web.yaml': deployment('web', 6, spread('web', 'DoNotSchedule')),
-  'dir with space/single #1.yaml': `${deployment('single', 1)}---\n${deployment('soft', 3, spread('soft', 'ScheduleAnyway'))}`,
+  'dir with space/single #1.yaml': [
+    deployment('single', 1),
+    deployment('soft', 3, spread('soft', 'ScheduleAnyway')),
+  ].join('---\n'),
   'odd.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: odd }\nspec: { replicas: 2 }\n',
 };
 
@@ -70,7 +73,8 @@ function multitool(): string {
 function validate(log: string, name: string): string[] {
   const input = write(`${name}.sarif`, log);
   const output = path.join(dir, `${name}.validation.sarif`);
-  const run = spawnSync(multitool(), ['validate', input, '--output', output, '--log', 'ForceOverwrite'], { encoding: 'utf8' });
+  const args = ['validate', input, '--output', output, '--log', 'ForceOverwrite'];
+  const run = spawnSync(multitool(), args, { encoding: 'utf8' });
   if (run.error || run.status !== 0 || !fs.existsSync(output)) {
     throw new Error(`Sarif.Multitool (${multitool()}) could not validate ${input}: ` +
       `${run.error?.message ?? `exit ${run.status}`}\n${run.stdout}\n${run.stderr}\n` +

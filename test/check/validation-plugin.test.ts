@@ -138,10 +138,11 @@ test('properties from cdk8s.yaml are checked when the plugin is loaded, naming t
 /** Every `validations` entry the README, docs/ and test/user-app give, with where it is. */
 function documentedEntries(): { where: string; entry: any }[] {
   const root = path.resolve(__dirname, '..', '..');
-  const pages = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-  const configs = pages.flatMap((page) => [...fs.readFileSync(path.join(root, page), 'utf8').matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
+  const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+  const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const configs = ['README.md', ...docs].flatMap((page) => [...read(page).matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
     .filter((m) => /^validations:/m.test(m[1])).map((m) => ({ where: page, text: m[1] })));
-  configs.push({ where: 'test/user-app/cdk8s.yaml', text: fs.readFileSync(path.join(root, 'test/user-app/cdk8s.yaml'), 'utf8') });
+  configs.push({ where: 'test/user-app/cdk8s.yaml', text: read('test/user-app/cdk8s.yaml') });
   return configs.flatMap(({ where, text }) => (parse(text).validations as any[]).map((entry) => ({ where, entry })));
 }
 
@@ -158,15 +159,20 @@ function loadProblems(entry: any): string[] {
   if (entry.version === undefined) return ['no version: the cdk8s CLI fails reading it, before it loads the plugin'];
   if (!EXACT_VERSION.test(String(entry.version))) return [`version ${entry.version} is not one exact version`];
   const problems: string[] = [];
-  if (!['cdk8s-zones', './node_modules/cdk8s-zones'].includes(entry.package)) problems.push(`package ${entry.package} is not this package`);
+  if (!['cdk8s-zones', './node_modules/cdk8s-zones'].includes(entry.package)) {
+    problems.push(`package ${entry.package} is not this package`);
+  }
   if (entry.class !== 'ZoneCheckValidation') problems.push(`class ${entry.class} is not the plugin`);
   return problems;
 }
 
 test('an entry without version, or with a range, is one the cdk8s CLI cannot load; the plugin is named by package and class', () => {
-  const entry = { package: './node_modules/cdk8s-zones', version: '0.0.0', class: 'ZoneCheckValidation', properties: { zones: ['a'] } };
+  const entry = {
+    package: './node_modules/cdk8s-zones', version: '0.0.0', class: 'ZoneCheckValidation', properties: { zones: ['a'] },
+  };
   expect(loadProblems(entry)).toEqual([]);
-  expect(loadProblems({ ...entry, version: undefined })).toEqual(['no version: the cdk8s CLI fails reading it, before it loads the plugin']);
+  expect(loadProblems({ ...entry, version: undefined }))
+    .toEqual(['no version: the cdk8s CLI fails reading it, before it loads the plugin']);
   expect(loadProblems({ ...entry, version: '^1.2.3' })).toEqual(['version ^1.2.3 is not one exact version']);
   expect(loadProblems({ ...entry, package: 'cdk8s-zone', class: 'ZoneCheck' }))
     .toEqual(['package cdk8s-zone is not this package', 'class ZoneCheck is not the plugin']);
@@ -174,7 +180,8 @@ test('an entry without version, or with a range, is one the cdk8s CLI cannot loa
 
 test('every validations entry of the README, docs/ and test/user-app loads as the cdk8s CLI loads it, and runs', async () => {
   const entries = documentedEntries();
-  expect(entries.map((e) => e.where)).toEqual(expect.arrayContaining(['README.md', 'docs/check.md', 'test/user-app/cdk8s.yaml']));
+  const sources = entries.map((e) => e.where);
+  expect(sources).toEqual(expect.arrayContaining(['README.md', 'docs/check.md', 'test/user-app/cdk8s.yaml']));
   for (const { where, entry } of entries) {
     expect({ where, problems: loadProblems(entry) }).toEqual({ where, problems: [] });
     // as the CLI does: new Class(properties ?? {}), then validate(context)
@@ -182,6 +189,7 @@ test('every validations entry of the README, docs/ and test/user-app loads as th
     const zones: string[] = entry.properties.zones;
     const ctx = context(SPREAD);
     await plugin.validate(ctx);
-    expect({ where, status: ctx.submitted.status, zones: ctx.submitted.metadata?.zones }).toEqual({ where, status: 'success', zones: zones.join(', ') });
+    const { status, metadata } = ctx.submitted;
+    expect({ where, status, zones: metadata?.zones }).toEqual({ where, status: 'success', zones: zones.join(', ') });
   }
 });

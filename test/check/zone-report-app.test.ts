@@ -48,5 +48,6 @@ test('an app with no chart: no workload, survives; anything but an App is refuse
   expect(empty.workloads).toEqual([]);
   expect(empty.survivesAnyZoneLoss()).toBe(true);
   const { workloads } = twoCharts(4);
-  expect(() => ZoneReport.ofApp(workloads as any, inventory)).toThrow(/^ZoneReport\.ofApp: app=.* must be an App \(new App\(...\) or a factory of it\)$/);
+  expect(() => ZoneReport.ofApp(workloads as any, inventory))
+    .toThrow(/^ZoneReport\.ofApp: app=.* must be an App \(new App\(...\) or a factory of it\)$/);
 });
