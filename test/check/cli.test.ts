@@ -231,7 +231,10 @@ describe('formats', () => {
     const r = await run(['check', '--zones', 'zone-a,zone-b,zone-c', '--format', 'sarif', file]);
     expect(r.code).toBe(1);
     const result = JSON.parse(r.out).runs[0].results.find((x: any) => x.ruleId === 'single-replica');
-    expect(result.locations[0].physicalLocation).toEqual({ artifactLocation: { uri: file }, region: { startLine: SPREAD.split('\n').length + 1 } });
+    expect(result.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: `file://${file}` }, // an absolute path, as a file:// URI
+      region: { startLine: SPREAD.split('\n').length + 1 },
+    });
   });
 
   test('html: the page with every workload; text with --color; --format=x and --zones=x spellings', async () => {
