@@ -4,8 +4,8 @@
  * broke or contradicted it; 2: bad input, a drill refused, or the API unreachable; 130: Ctrl-C (docs/cli.md).
  */
 import * as fs from 'fs';
-import { ExitCode } from './exit-codes';
 import { LiveIo, withApi } from './live-io';
+import { ExitCode } from '../contract/exit-codes';
 import { DRILL_MODES, DrillMode } from '../drill/drill-nodes';
 import { DrillRefused } from '../drill/drill-plan';
 import { formatDrillReport, planJson, planText, REPORT_FORMATS, ReportFormat } from '../drill/drill-report';

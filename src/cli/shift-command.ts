@@ -3,9 +3,9 @@
  * docs/controller.md, "The zonal shift"). `start` and `cancel` wait for the controller's answer, so their exit
  * code says whether the zone is out of service, or back.
  */
-import { ExitCode } from './exit-codes';
 import { LiveIo, withApi } from './live-io';
 import { zonesOf } from '../check/cluster-nodes';
+import { ExitCode } from '../contract/exit-codes';
 import { ROLLOUT_API_VERSION } from '../contract/rollout';
 import { ZoneAnnotation } from '../contract/zone-annotation';
 import {

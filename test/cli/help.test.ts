@@ -4,8 +4,8 @@ import * as path from 'path';
 import { MemoryApi, runCli } from './memory-api';
 import { CHECK_FLAGS } from '../../src/cli/check-help';
 import { DRILL_FLAGS } from '../../src/cli/drill-command';
-import { EXIT_CODES } from '../../src/cli/exit-codes';
 import { SHIFT_FLAGS } from '../../src/cli/shift-command';
+import { EXIT_CODES } from '../../src/contract/exit-codes';
 import { FlagSpec, flagLabel } from '../../src/shared/command-line';
 
 /** The help's entry of a flag (in the section titled `section`, if given): its line and the lines that continue it, joined. */

@@ -2,7 +2,8 @@
  * `run`: the controller process. Every replica serves /metrics, /healthz, /readyz and the admission
  * webhooks of the chosen reconcilers; with `--leader-elect` only the replica holding the Lease runs the
  * reconcilers (the other one takes over when the Lease expires or is released). SIGTERM/SIGINT stop the
- * watches, release the Lease and close the servers; losing the Lease exits 1 so the pod restarts clean.
+ * watches, release the Lease and close the servers (SIGTERM exits 0, SIGINT 130); losing the Lease exits 2 (it could
+ * not renew it) so the pod restarts clean. The exit codes are the one table of src/contract/exit-codes.ts.
  */
 import { promises as fs } from 'fs';
 import { isIP } from 'net';
