@@ -10,7 +10,7 @@
  */
 import { promises as fs } from 'fs';
 import { ExitCode } from '../../../src/contract/exit-codes';
-import { FlagSpec, HELP_FLAG, parseCommandLine } from '../../../src/shared/command-line';
+import { FlagSpec, HELP_FLAG, parseCommandLine, usageText } from '../../../src/shared/command-line';
 import { Command, commandHelp, parseOrUsageError } from '../cli';
 import { Logger } from '../log';
 import { Mode } from '../redis/decide';
@@ -55,7 +55,7 @@ export const REDIS_FLAGS: readonly FlagSpec[] = [
 ];
 
 const HELP = commandHelp(
-  [`usage: cdk8s-zones-controller redis <${OPERATIONS.join('|')}> --inventory FILE [options]`],
+  usageText([{ command: `cdk8s-zones-controller redis <${OPERATIONS.join('|')}>`, flags: REDIS_FLAGS }], 'usage:').split('\n'),
   [
     '  state               print the cluster state (JSON) and the steps reconcile would take',
     '  reconcile           drive the cluster to the planned layout: bootstrap, meet, replicate, reshard, rebalance',
@@ -65,8 +65,11 @@ const HELP = commandHelp(
     '  reset               destroy every key and the cluster, then bootstrap again (needs --yes-destroy-data)',
   ],
   REDIS_FLAGS,
-  ['', 'Exit code 0 when the cluster ends healthy, 1 if not; 2 for bad input (flags, a file missing or invalid) or a node',
-    'that cannot be reached; 3 for a bug.'],
+  [
+    '',
+    'Exit code 0 when the cluster ends healthy, 1 if not; 2 for bad input (flags, a file missing or invalid);',
+    '3 for a bug (docs/cli.md, "Exit codes").',
+  ],
 );
 
 export interface RedisOptions {

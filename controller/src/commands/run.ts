@@ -12,7 +12,7 @@ import * as path from 'path';
 import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
 import { ZONE_ANNOTATOR } from '../../../src/contract/reconcilers';
 import { serviceAccountDir } from '../../../src/kubernetes/kube-connection';
-import { FlagSpec, HELP_FLAG, ParsedFlags, parseCommandLine } from '../../../src/shared/command-line';
+import { FlagSpec, HELP_FLAG, ParsedFlags, parseCommandLine, usageText } from '../../../src/shared/command-line';
 import { Command, commandHelp, parseOrUsageError } from '../cli';
 import type { RunOptions, TlsMode } from '../controller';
 import { Logger } from '../log';
@@ -194,7 +194,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
 ];
 
 export const RUN_HELP = commandHelp(
-  ['usage: cdk8s-zones-controller run [options]'],
+  usageText([{ command: 'cdk8s-zones-controller run', flags: RUN_FLAGS }], 'usage:').split('\n'),
   [
     'Runs the controller: reconcilers on the leader, webhooks and metrics on every replica. /readyz answers 200',
     'once the API server has answered and every watch cache holds its first list. Durations: 15s, 5m, 2h, 500ms.',

@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'fs';
 import { ExitCode } from '../../../src/contract/exit-codes';
-import { FlagSpec, HELP_FLAG, parseCommandLine } from '../../../src/shared/command-line';
+import { FlagSpec, HELP_FLAG, parseCommandLine, usageText } from '../../../src/shared/command-line';
 import { Command, commandHelp, parseOrUsageError } from '../cli';
 import { Logger } from '../log';
 
@@ -38,7 +38,7 @@ export const WAIT_FOR_ZONE_FLAGS: readonly FlagSpec[] = [
 ];
 
 const HELP = commandHelp(
-  ['usage: cdk8s-zones-controller wait-for-zone --file PATH [--timeout DURATION] [--interval DURATION]'],
+  usageText([{ command: 'cdk8s-zones-controller wait-for-zone', flags: WAIT_FOR_ZONE_FLAGS }], 'usage:').split('\n'),
   [
     'Waits until PATH exists and is non-empty, prints its content, and exits 0; exits 1 after --timeout (the zone',
     'never arrived: the system failed, not the command), 2 for bad flags.',
