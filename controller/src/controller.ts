@@ -180,7 +180,8 @@ async function leadUntilStopped(
 
 /** Runs every reconciler until `signal` aborts, as the leader; one that fails calls `failed` (which ends the process). */
 async function runReconcilers(
-  reconcilers: readonly Reconciler[], ctx: ReconcilerContext, signal: AbortSignal, failed: (name: string, err: unknown) => void,
+  reconcilers: readonly Reconciler[], ctx: ReconcilerContext, signal: AbortSignal,
+  failed: (name: string, err: unknown) => void,
 ): Promise<void> {
   ctx.metrics.leader.set(1);
   ctx.log.info('running reconcilers', { reconcilers: reconcilers.map((r) => r.name) });

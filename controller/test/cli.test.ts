@@ -84,9 +84,8 @@ describe('CLI', () => {
 });
 
 describe('errors', () => {
-  test.each(COMMANDS.map((c) => [c.name, c] as const))('%s: its usage names every required flag of its table, and every other in brackets', (
-    name, command,
-  ) => {
+  const commands = COMMANDS.map((c) => [c.name, c] as const);
+  test.each(commands)('%s: its usage names every required flag of its table, and every other in brackets', (name, command) => {
     // the usage: the help's first lines, up to the blank line
     const usageLine = command.help.split('\n\n')[0].split('\n').map((l) => l.trim()).join(' ');
     expect(usageLine.startsWith(`usage: cdk8s-zones-controller ${name} `)).toBe(true);
@@ -94,7 +93,8 @@ describe('errors', () => {
       const flag = `--${spec.name}`.replace(/-/g, '\\-');
       const shown = new RegExp(`\\[${flag}[ \\]]`).test(usageLine) ? 'bracketed'
         : new RegExp(` ${flag}( |$)`).test(usageLine) ? 'bare' : 'missing';
-      expect({ flag: spec.name, shown }).toEqual({ flag: spec.name, shown: spec.required === undefined ? 'bracketed' : 'bare' });
+      const expected = spec.required === undefined ? 'bracketed' : 'bare';
+      expect({ flag: spec.name, shown }).toEqual({ flag: spec.name, shown: expected });
     }
     expect(command.help.split('\n').filter((l) => l.length > 110)).toEqual([]);
   });

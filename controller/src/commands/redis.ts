@@ -55,7 +55,8 @@ export const REDIS_FLAGS: readonly FlagSpec[] = [
 ];
 
 const HELP = commandHelp(
-  usageText([{ command: `cdk8s-zones-controller redis <${OPERATIONS.join('|')}>`, flags: REDIS_FLAGS }], 'usage:').split('\n'),
+  usageText([{ command: `cdk8s-zones-controller redis <${OPERATIONS.join('|')}>`, flags: REDIS_FLAGS }], 'usage:')
+    .split('\n'),
   [
     '  state               print the cluster state (JSON) and the steps reconcile would take',
     '  reconcile           drive the cluster to the planned layout: bootstrap, meet, replicate, reshard, rebalance',
