@@ -9,6 +9,7 @@
  *   reset --yes-destroy-data    FLUSHALL and CLUSTER RESET HARD on every node, then bootstrap an empty cluster
  */
 import { promises as fs } from 'fs';
+import { docsUrl } from '../../../src/contract/docs';
 import { ExitCode } from '../../../src/contract/exit-codes';
 import { FlagSpec, HELP_FLAG, parseCommandLine, usageText } from '../../../src/shared/command-line';
 import { Command, commandHelp, parseOrUsageError } from '../cli';
@@ -69,7 +70,7 @@ const HELP = commandHelp(
   [
     '',
     'Exit code 0 when the cluster ends healthy, 1 if not; 2 for bad input (flags, a file missing or invalid);',
-    '3 for a bug (docs/cli.md, "Exit codes").',
+    `3 for a bug: ${docsUrl('cli.md', 'Exit codes')}`,
   ],
 );
 
