@@ -7,6 +7,7 @@
 import { Logger } from './log';
 import { CONTROLLER_VERSION } from './version';
 import { docsUrl } from '../../src/contract/docs';
+import { ExitCode, exitCodeOf } from '../../src/contract/exit-codes';
 import { asksForHelp, FlagSpec, flagsHelp } from '../../src/shared/command-line';
 import { UsageError } from '../../src/shared/errors';
 
@@ -21,11 +22,14 @@ export interface Command {
   readonly help: string;
   /** Its flags, the one table (src/shared/command-line.ts) its parser and its help come from. */
   readonly flags: readonly FlagSpec[];
-  /** Runs the command; resolves to the process exit code. Bad arguments throw a UsageError. */
+  /**
+   * Runs the command; resolves to the process exit code (src/contract/exit-codes.ts). Bad arguments throw a
+   * UsageError; what else it throws ends it as `failed` says.
+   */
   run(args: string[], log: Logger): Promise<number>;
 }
 
-/** Bad arguments: exit 2, with a pointer at the command's --help (the one class of the CLI and the controller). */
+/** Bad input: exit 2, with a pointer at the command's --help (the one class of the CLI and the controller). */
 export { UsageError };
 
 /** A command's help: its usage lines, what it does, and every flag of its table with its meaning and default. */
@@ -100,30 +104,31 @@ export async function dispatch(argv: string[], commands: readonly Command[], log
   const [name, ...args] = argv;
   if (name === undefined || HELP_FLAGS.includes(name) || name === 'help') {
     (name === undefined ? output.err : output.out)(usage(commands) + '\n');
-    return name === undefined ? 2 : 0;
+    return name === undefined ? ExitCode.CANNOT_RUN : ExitCode.OK;
   }
   if (VERSION_FLAGS.includes(name) || name === 'version') {
     output.out(`${PROGRAM} ${CONTROLLER_VERSION}\n`);
-    return 0;
+    return ExitCode.OK;
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {
     const names = commands.map((c) => c.name);
     if (output.tty) output.err(`${PROGRAM}: unknown command ${JSON.stringify(name)}; the commands are ${names.join(', ')}\nrun '${PROGRAM} --help' for more\n`);
     else log.error('unknown command', { command: name, commands: names });
-    return 2;
+    return ExitCode.CANNOT_RUN;
   }
   if (asksForHelp(args)) {
     output.out(command.help);
-    return 0;
+    return ExitCode.OK;
   }
   const commandLog = log.with({ command: name });
   return command.run(args, commandLog).catch((err) => failed(err, name, commandLog, output));
 }
 
 /**
- * Reports what ended a command and returns the exit code: 2 for bad arguments (with where the options are
- * described), else 1. At a terminal, one readable line (and the stack at debug); elsewhere a JSON log line.
+ * Reports what ended a command and returns the exit code of the one table (exitCodeOf): 2 for bad input (with
+ * where the options are described), an API server or a file that could not be reached or read; else 3, a bug.
+ * At a terminal, one readable line (and the stack at debug); elsewhere a JSON log line.
  */
 export function failed(err: unknown, command: string | undefined, log: Logger, output: CliOutput): number {
   const usageError = err instanceof UsageError;
@@ -138,5 +143,5 @@ export function failed(err: unknown, command: string | undefined, log: Logger, o
   } else {
     log.error('fatal', { error: message, stack: err instanceof Error ? err.stack : undefined });
   }
-  return usageError ? 2 : 1;
+  return exitCodeOf(err);
 }

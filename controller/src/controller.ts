@@ -18,7 +18,9 @@ import { Readiness, waitForApiServer } from './readiness';
 import { Reconciler, ReconcilerContext } from './reconciler';
 import { Certificate, Servers, startServers } from './server';
 import type { SelfManagedTlsOptions } from './tls/self-managed';
+import { ExitCode, exitCodeOf } from '../../src/contract/exit-codes';
 import { ZONE_SHIFT } from '../../src/contract/reconcilers';
+import { UsageError } from '../../src/shared/errors';
 
 export type TlsMode = 'files' | 'self-managed';
 
@@ -83,7 +85,7 @@ async function webhookTls(opts: RunOptions, webhooks: readonly AdmissionWebhook[
   if (opts.tlsMode === 'files') {
     if (!opts.tlsCertFile || !opts.tlsKeyFile) {
       if (webhooks.length === 0) return undefined;
-      throw new Error(`the reconcilers serve admission webhooks (${webhooks.map((w) => w.path).join(', ')}): ` +
+      throw new UsageError(`the reconcilers serve admission webhooks (${webhooks.map((w) => w.path).join(', ')}): ` +
         'give --tls-cert-file and --tls-key-file, or --tls-mode self-managed');
     }
     const read = async (): Promise<Certificate> => ({ cert: await fs.readFile(opts.tlsCertFile!, 'utf8'), key: await fs.readFile(opts.tlsKeyFile!, 'utf8') });
@@ -178,13 +180,14 @@ async function leadUntilStopped(
 
 /** Runs every reconciler until `signal` aborts, as the leader; one that fails calls `failed` (which ends the process). */
 async function runReconcilers(
-  reconcilers: readonly Reconciler[], ctx: ReconcilerContext, signal: AbortSignal, failed: (name: string) => void,
+  reconcilers: readonly Reconciler[], ctx: ReconcilerContext, signal: AbortSignal,
+  failed: (name: string, err: unknown) => void,
 ): Promise<void> {
   ctx.metrics.leader.set(1);
   ctx.log.info('running reconcilers', { reconcilers: reconcilers.map((r) => r.name) });
   await Promise.all(reconcilers.map((r) => r.run(ctx, signal).catch((err) => {
     ctx.log.error('reconciler failed', { reconciler: r.name, error: err, stack: err instanceof Error ? err.stack : undefined });
-    failed(r.name);
+    failed(r.name, err);
   })));
   ctx.metrics.leader.set(0);
 }
@@ -247,6 +250,17 @@ function exitSoon(code: number): void {
   setTimeout(() => process.exit(code), 2_000).unref();
 }
 
+/** The API client of `--kubeconfig`; a kubeconfig it cannot use is bad input (exit 2). */
+function connectOrUsageError(opts: RunOptions): KubeApi {
+  try {
+    // Twice the reconcilers' concurrency: the lease, Events and webhook TLS always find a connection.
+    return connect({ kubeconfig: opts.kubeconfig, maxSockets: 2 * opts.apiConcurrency });
+  } catch (err) {
+    const which = opts.kubeconfig === undefined ? 'the kubeconfig' : `--kubeconfig ${opts.kubeconfig}`;
+    throw new UsageError(`run: ${which}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 /** Serves metrics, probes and webhooks, and leads (or campaigns to) until `shutdown` aborts. */
 async function serveAndLead(
   opts: RunOptions, ctx: ReconcilerContext & { readiness: Readiness }, tls: Tls | undefined, webhooks: readonly AdmissionWebhook[],
@@ -263,21 +277,25 @@ async function serveAndLead(
   });
   listening?.(servers);
   const tlsMaintained = tls?.maintain(shutdown.signal, (cert) => servers.setCertificate(cert));
-  const lead = (signal: AbortSignal) => runReconcilers(opts.reconcilers, ctx, signal, (name) => shutdown.stop(`reconciler ${name} failed`, 1));
+  const lead = (signal: AbortSignal) => runReconcilers(opts.reconcilers, ctx, signal,
+    (name, err) => shutdown.stop(`reconciler ${name} failed`, exitCodeOf(err)));
+  // could not renew the Lease (the API server unreachable or refusing): it cannot run as the leader any more
+  const lostLease = () => shutdown.stop('lost the lease', ExitCode.CANNOT_RUN);
   // a stop while the listeners were starting: nothing to lead, and no `started` after `stopping`
-  if (!shutdown.signal.aborted) await leadUntilStopped(opts, ctx.kube, ctx.log, shutdown.signal, lead, () => shutdown.stop('lost the lease', 1));
+  if (!shutdown.signal.aborted) await leadUntilStopped(opts, ctx.kube, ctx.log, shutdown.signal, lead, lostLease);
   await tlsMaintained;
   await servers.close();
 }
 
 export async function runController(opts: RunOptions, baseLog: Logger, host: ControllerHost = {}): Promise<number> {
   const log = baseLog.with({ identity: opts.identity });
-  // Twice the reconcilers' concurrency: the lease, Events and webhook TLS always find a connection.
-  const kube = host.kube ?? connect({ kubeconfig: opts.kubeconfig, maxSockets: 2 * opts.apiConcurrency });
+  const kube = host.kube ?? connectOrUsageError(opts);
   const readiness = new Readiness();
   const ctx = { ...reconcilerContext(opts, kube, log, createMetrics()), readiness };
   const shutdown = new Shutdown(log, readiness);
-  const removeSignals = (host.onSignals ?? processSignals)((sig) => shutdown.stop(sig, 0));
+  // SIGTERM is how Kubernetes stops a pod: a graceful stop, 0; SIGINT (Ctrl-C) is an interruption, 130
+  const removeSignals = (host.onSignals ?? processSignals)(
+    (sig) => shutdown.stop(sig, sig === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.OK));
   void waitForApiServer(kube, shutdown.signal, log).then((answered) => answered && readiness.apiServerAnswered());
   try {
     const webhooks = opts.reconcilers.flatMap((r) => r.webhooks?.(ctx, shutdown.signal) ?? []);
@@ -286,7 +304,7 @@ export async function runController(opts: RunOptions, baseLog: Logger, host: Con
     if (!shutdown.signal.aborted) await serveAndLead(opts, ctx, tls, webhooks, shutdown, host.listening);
     log.info('stopped', { exitCode: shutdown.exitCode });
   } catch (err) {
-    shutdown.end(1); // the watches a webhook started must not keep the failed process alive
+    shutdown.end(exitCodeOf(err)); // the watches a webhook started must not keep the failed process alive
     throw err;
   } finally {
     removeSignals();

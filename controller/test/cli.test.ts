@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { CliOutput, Command, dispatch, failed, usage, UsageError } from '../src/cli';
 import { COMMANDS } from '../src/commands';
@@ -83,6 +84,21 @@ describe('CLI', () => {
 });
 
 describe('errors', () => {
+  const commands = COMMANDS.map((c) => [c.name, c] as const);
+  test.each(commands)('%s: its usage names every required flag of its table, and every other in brackets', (name, command) => {
+    // the usage: the help's first lines, up to the blank line
+    const usageLine = command.help.split('\n\n')[0].split('\n').map((l) => l.trim()).join(' ');
+    expect(usageLine.startsWith(`usage: cdk8s-zones-controller ${name} `)).toBe(true);
+    for (const spec of command.flags.filter((f) => !f.informational)) {
+      const flag = `--${spec.name}`.replace(/-/g, '\\-');
+      const shown = new RegExp(`\\[${flag}[ \\]]`).test(usageLine) ? 'bracketed'
+        : new RegExp(` ${flag}( |$)`).test(usageLine) ? 'bare' : 'missing';
+      const expected = spec.required === undefined ? 'bracketed' : 'bare';
+      expect({ flag: spec.name, shown }).toEqual({ flag: spec.name, shown: expected });
+    }
+    expect(command.help.split('\n').filter((l) => l.length > 110)).toEqual([]);
+  });
+
   test('an unknown command: a JSON log line, exit 2; at a terminal, one readable line', async () => {
     const c = capture();
     expect(await dispatch(['nope'], COMMANDS, c.log, c.output)).toBe(2);
@@ -110,24 +126,48 @@ describe('errors', () => {
     expect(u.err()).toMatch(/^cdk8s-zones-controller redis: unknown flag "--bogus"/);
   });
 
-  test('a fatal error: exit 1; a JSON log line with the stack, or at a terminal the message alone (its stack only at debug)', async () => {
+  test('an unexpected error: exit 3 (a bug); a JSON log line with the stack, or at a terminal the message alone (its stack only at debug)', async () => {
     const error = new Error('ENOENT: no such file or directory, open \'inventory.json\'');
     const c = capture();
-    expect(await dispatch(['boom'], [failing(error)], c.log, c.output)).toBe(1);
+    expect(await dispatch(['boom'], [failing(error)], c.log, c.output)).toBe(3);
     expect(c.logs).toEqual([expect.objectContaining({ level: 'error', msg: 'fatal', command: 'boom', error: error.message, stack: error.stack })]);
     expect(c.err()).toBe('');
     const t = capture({ tty: true });
-    expect(await dispatch(['boom'], [failing(error)], t.log, t.output)).toBe(1);
+    expect(await dispatch(['boom'], [failing(error)], t.log, t.output)).toBe(3);
     expect(t.err()).toBe('cdk8s-zones-controller boom: ENOENT: no such file or directory, open \'inventory.json\'\n');
     expect(t.logs).toEqual([]);
     const d = capture({ tty: true, debug: true });
-    expect(await dispatch(['boom'], [failing(error)], d.log, d.output)).toBe(1);
+    expect(await dispatch(['boom'], [failing(error)], d.log, d.output)).toBe(3);
     expect(d.err()).toBe(`cdk8s-zones-controller boom: ${error.message}\n${error.stack}\n`);
+  });
+
+  test('could not run: a file missing, an API server unreachable or refusing exit 2, as the CLI\'s commands do', async () => {
+    const missing = Object.assign(new Error('ENOENT: no such file or directory, open \'inventory.json\''), { code: 'ENOENT' });
+    const t = capture({ tty: true });
+    expect(await dispatch(['boom'], [failing(missing)], t.log, t.output)).toBe(2);
+    expect(t.err()).toBe('cdk8s-zones-controller boom: ENOENT: no such file or directory, open \'inventory.json\'\n');
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
+    expect(await dispatch(['boom'], [failing(refused)], t.log, t.output)).toBe(2);
+    const forbidden = Object.assign(new Error('GET /api/v1/pods: 403 Forbidden: no'), { status: 403 });
+    expect(await dispatch(['boom'], [failing(forbidden)], t.log, t.output)).toBe(2);
+  });
+
+  test('a missing inventory, and an invalid one, are bad input: exit 2', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-cli-'));
+    const t = capture({ tty: true });
+    const missing = path.join(dir, 'missing.json');
+    expect(await dispatch(['redis', 'state', '--inventory', missing], COMMANDS, t.log, t.output)).toBe(2);
+    expect(t.err()).toContain(`cdk8s-zones-controller redis: ENOENT: no such file or directory, open '${missing}'`);
+    const invalid = path.join(dir, 'inventory.json');
+    fs.writeFileSync(invalid, '{}');
+    const u = capture({ tty: true });
+    expect(await dispatch(['redis', 'state', '--inventory', invalid], COMMANDS, u.log, u.output)).toBe(2);
+    expect(u.err()).toMatch(/^cdk8s-zones-controller redis: redis inventory: expected \{"layout"/);
   });
 
   test('what main catches outside any command, and a thrown non-Error', () => {
     const t = capture({ tty: true });
-    expect(failed('a string', undefined, t.log, t.output)).toBe(1);
+    expect(failed('a string', undefined, t.log, t.output)).toBe(3);
     expect(t.err()).toBe('cdk8s-zones-controller: a string\n');
     const c = capture();
     expect(failed(new UsageError('x: bad'), 'x', c.log, c.output)).toBe(2);

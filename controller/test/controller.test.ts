@@ -65,6 +65,17 @@ describe('runController', () => {
     expect(m[m.length - 1]).toBe('stopped');
   });
 
+  test('SIGINT (Ctrl-C) stops it as SIGTERM does, but exits 130: interrupted', async () => {
+    const api = fakeApiServer();
+    api.up = true;
+    const c = await start(api.kube);
+    expect(await eventually(c.readyz, (r) => r.status === 200)).toEqual({ status: 200, text: 'ok\n' });
+    c.stop('SIGINT');
+    expect(await c.done).toBe(130);
+    expect(c.logs.find((l) => l.msg === 'stopping')).toMatchObject({ why: 'SIGINT' });
+    expect(c.messages().at(-1)).toBe('stopped');
+  });
+
   test('stopped while the API server never answered: stopping, then stopped, and no `started` in between', async () => {
     const api = fakeApiServer();
     const c = await start(api.kube);
@@ -79,7 +90,7 @@ describe('runController', () => {
     expect(c.logs.find((l) => l.msg === 'stopping')).toMatchObject({ why: 'SIGTERM' });
   });
 
-  test('a start that fails (a webhook without TLS) rejects, ends the watches the webhook started and exits 1', async () => {
+  test('a start that fails (a webhook without TLS: bad flags) rejects, ends the watches the webhook started and exits 2', async () => {
     const api = fakeApiServer();
     let lists = 0;
     const list = api.kube.list.bind(api.kube);
@@ -89,7 +100,7 @@ describe('runController', () => {
     const log = createLogger({ write: () => {} });
     await expect(runController(opts, log, { kube: api.kube, onSignals: () => () => undefined, exitSoon: (code) => exits.push(code) }))
       .rejects.toThrow(/^the reconcilers serve admission webhooks \(\/validate\/pods-eviction\): give --tls-cert-file and --tls-key-file, or --tls-mode self-managed$/);
-    expect(exits).toEqual([1]);
+    expect(exits).toEqual([2]);
     // the webhook's informers tried to list once each (the API server is down) and, stopped, never retry
     await new Promise((r) => setTimeout(r, 50));
     const tried = lists;

@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseWaitForZone, waitForNonEmptyFile } from '../src/commands/wait-for-zone';
+import { parseWaitForZone, waitForNonEmptyFile, waitForZone } from '../src/commands/wait-for-zone';
+import { createLogger } from '../src/log';
 
 describe('wait-for-zone', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wfz-'));
@@ -31,5 +32,13 @@ describe('wait-for-zone', () => {
 
   test('gives up after the timeout', async () => {
     await expect(waitForNonEmptyFile({ file: path.join(dir, 'never'), timeoutMs: 150, intervalMs: 20 })).resolves.toBeUndefined();
+  });
+
+  test('the zone never arrived: exit 1, the system failed (not 2: the command ran and waited as told)', async () => {
+    const logs: any[] = [];
+    const log = createLogger({ write: (l) => { logs.push(JSON.parse(l)); } });
+    const args = ['--file', path.join(dir, 'never'), '--timeout', '100ms', '--interval', '20ms'];
+    expect(await waitForZone.run(args, log)).toBe(1);
+    expect(logs.at(-1)).toMatchObject({ level: 'error', msg: expect.stringMatching(/^the zone never arrived/) });
   });
 });

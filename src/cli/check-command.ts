@@ -6,7 +6,6 @@
 import * as fs from 'fs';
 import { CHECK_FLAGS, CHECK_FORMATS } from './check-help';
 import { clusterInventory, InventoryArgs, loadInventory, readInput } from './check-inputs';
-import { ExitCode } from './exit-codes';
 import { analyzeManifests } from '../check/analyze';
 import { survivesAnyZone } from '../check/format-common';
 import { formatHtml } from '../check/format-html';
@@ -15,6 +14,7 @@ import { formatText } from '../check/format-text';
 import { InventoryTaint } from '../check/inventory';
 import { ManifestObject } from '../check/manifest-text';
 import { ZoneReportData } from '../check/model';
+import { ExitCode } from '../contract/exit-codes';
 import { parseCommandLine } from '../shared/command-line';
 import { UsageError } from '../shared/errors';
 

@@ -3,15 +3,10 @@
  * what `cdk8s-zones --help` and `cdk8s-zones check --help` print, made from it.
  */
 import { docsUrl } from '../contract/docs';
-import { FlagGroup, FlagSpec, flagsHelp, HELP_FLAG } from '../shared/command-line';
+import { FlagGroup, FlagSpec, flagsHelp, HELP_FLAG, usageText } from '../shared/command-line';
 
 /** The program's name, as its messages start. */
 export const PROGRAM = 'cdk8s-zones';
-
-/** The one-line usage, and where the options are described. Bad usage prints it under the message. */
-export const USAGE = `Usage: ${PROGRAM} check --zones ZONE,ZONE,... [--nodes-per-zone N] [--node-labels K=V,...] [--node-taints K[=V]:EFFECT,...] ` +
-  '[--inventory FILE | --kubeconfig FILE] [--format text|json|sarif|html] [--color] [--allow-empty] FILE|DIR|- ...\n' +
-  `Run '${PROGRAM} check --help' for what each option does and its default.`;
 
 /** Nodes per zone when neither `--nodes-per-zone` nor an inventory says. */
 export const DEFAULT_NODES_PER_ZONE = 3;
@@ -99,6 +94,10 @@ export const CHECK_FLAG_GROUPS: readonly FlagGroup[] = [
 
 /** Every flag of `check`, as the parser takes them. */
 export const CHECK_FLAGS: readonly FlagSpec[] = CHECK_FLAG_GROUPS.flatMap((g) => g.flags);
+
+/** The usage, from the table, and where the options are described. Bad usage prints it under the message. */
+export const USAGE = `${usageText([{ command: `${PROGRAM} check`, flags: CHECK_FLAGS, operands: 'FILE|DIR|- ...' }])}\n` +
+  `Run '${PROGRAM} check --help' for what each option does and its default.`;
 
 /** The full help of the CLI at `version`. */
 export function helpText(version: string): string {

@@ -4,19 +4,15 @@
  * broke or contradicted it; 2: bad input, a drill refused, or the API unreachable; 130: Ctrl-C (docs/cli.md).
  */
 import * as fs from 'fs';
-import { ExitCode } from './exit-codes';
 import { LiveIo, withApi } from './live-io';
+import { ExitCode } from '../contract/exit-codes';
 import { DRILL_MODES, DrillMode } from '../drill/drill-nodes';
 import { DrillRefused } from '../drill/drill-plan';
 import { formatDrillReport, planJson, planText, REPORT_FORMATS, ReportFormat } from '../drill/drill-report';
 import { planLiveDrill, restoreDrill, runDrill } from '../drill/drill-run';
 import { drillFailed } from '../drill/drill-verdict';
-import { FlagSpec, HELP_FLAG, parseCommandLine } from '../shared/command-line';
+import { FlagSpec, HELP_FLAG, parseCommandLine, usageText } from '../shared/command-line';
 import { UsageError } from '../shared/errors';
-
-export const DRILL_USAGE = 'Usage: cdk8s-zones drill --zone ZONE [--mode outage|drain] [--yes] [--timeout DURATION] [--settle DURATION]\n' +
-  '                         [--format text|json|html] [--output FILE] [--kubeconfig FILE]\n' +
-  '       cdk8s-zones drill --restore [--kubeconfig FILE]';
 
 export const DEFAULT_DRILL_TIMEOUT = '5m';
 export const DEFAULT_DRILL_SETTLE = '15s';
@@ -73,6 +69,12 @@ export const DRILL_FLAGS: readonly FlagSpec[] = [
   },
   HELP_FLAG,
 ];
+
+/** The usage, from the table: a drill, or `--restore` (which takes only --kubeconfig). */
+export const DRILL_USAGE = usageText([
+  { command: 'cdk8s-zones drill', flags: DRILL_FLAGS.filter((f) => f.name !== 'restore') },
+  { command: 'cdk8s-zones drill', flags: DRILL_FLAGS.filter((f) => ['restore', 'kubeconfig'].includes(f.name)), needs: ['restore'] },
+]);
 
 /** Runs `drill ...` (argv after `drill`). */
 export async function drillCommand(argv: readonly string[], io: LiveIo): Promise<number> {

@@ -7,11 +7,11 @@
 import { checkCommand, CliIo } from './check-command';
 import { helpText, PROGRAM, USAGE, VERSION_FLAG } from './check-help';
 import { DRILL_FLAGS, DRILL_USAGE, drillCommand } from './drill-command';
-import { ExitCode, exitCodesHelp } from './exit-codes';
 import { LiveIo } from './live-io';
 import { SHIFT_USAGE, shiftCommand, shiftFlagsHelp } from './shift-command';
 import { parseSingleDocument } from '../check/manifest-text';
 import { docsUrl } from '../contract/docs';
+import { ExitCode, exitCodeOf, exitCodesHelp } from '../contract/exit-codes';
 import { httpsKubeApi, KubeApi } from '../kubernetes/kube-api';
 import { loadClusterConfig } from '../kubernetes/kube-connection';
 import { asksForHelp, flagsHelp } from '../shared/command-line';
@@ -107,20 +107,17 @@ function printVersion(io: MainIo): number {
 }
 
 /**
- * What a command threw, as its exit code and message: bad input, and an API that could not be reached or
- * refused, 2 (the command could not run); anything else is a bug, 3, with its stack.
+ * What a command threw, as its exit code and message (exitCodeOf): bad input, with the usage, and an API that
+ * could not be reached or refused, 2 (the command could not run); anything else is a bug, 3, with its stack.
  */
 function failed(e: unknown, command: ProgramCommand, io: MainIo): number {
-  if (e instanceof UsageError) {
-    io.stderr(`${command.prefix}: ${e.message}\n${command.usage}\n`);
-    return ExitCode.CANNOT_RUN;
+  const code = exitCodeOf(e);
+  if (code === ExitCode.BUG) {
+    io.stderr(`${PROGRAM}: internal error: ${(e as Error)?.stack ?? e}\n`);
+  } else {
+    io.stderr(`${command.prefix}: ${(e as Error).message}\n${e instanceof UsageError ? `${command.usage}\n` : ''}`);
   }
-  if (isApiFailure(e)) {
-    io.stderr(`${command.prefix}: ${(e as Error).message}\n`);
-    return ExitCode.CANNOT_RUN;
-  }
-  io.stderr(`${PROGRAM}: internal error: ${(e as Error)?.stack ?? e}\n`);
-  return ExitCode.BUG;
+  return code;
 }
 
 /** A live command's help: usage, what it does, every flag with its meaning and default, the exit codes, the guide. */
@@ -158,14 +155,6 @@ function connect(kubeconfig: string | undefined): KubeApi {
   } catch (e) {
     throw new UsageError(`${kubeconfig === undefined ? 'the kubeconfig' : `--kubeconfig ${kubeconfig}`}: ${(e as Error).message}`);
   }
-}
-
-/** An error of the API or of reaching it (not a bug of ours): refused, timed out, unreachable, not 2xx. */
-function isApiFailure(e: unknown): boolean {
-  const code = (e as NodeJS.ErrnoException)?.code;
-  return (e as { status?: unknown })?.status !== undefined ||
-    (typeof code === 'string' && /^(E[A-Z]+|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code)) ||
-    /no answer within/.test((e as Error)?.message ?? '');
 }
 
 if (require.main === module) {

@@ -3,9 +3,9 @@
  * docs/controller.md, "The zonal shift"). `start` and `cancel` wait for the controller's answer, so their exit
  * code says whether the zone is out of service, or back.
  */
-import { ExitCode } from './exit-codes';
 import { LiveIo, withApi } from './live-io';
 import { zonesOf } from '../check/cluster-nodes';
+import { ExitCode } from '../contract/exit-codes';
 import { ROLLOUT_API_VERSION } from '../contract/rollout';
 import { ZoneAnnotation } from '../contract/zone-annotation';
 import {
@@ -14,13 +14,8 @@ import {
 import { KubeApi } from '../kubernetes/kube-api';
 import { KubeRequestError } from '../kubernetes/kube-request';
 import { zoneSlug } from '../kubernetes/zone-slug';
-import { FlagSpec, flagsHelp, HELP_FLAG, parseCommandLine } from '../shared/command-line';
+import { FlagSpec, flagsHelp, HELP_FLAG, parseCommandLine, usageText } from '../shared/command-line';
 import { UsageError } from '../shared/errors';
-
-export const SHIFT_USAGE = 'Usage: cdk8s-zones shift start --zone ZONE --expires-in DURATION [--namespaces NS,...] [--reason TEXT]\n' +
-  '                               [--name NAME] [--kubeconfig FILE] [--timeout DURATION]\n' +
-  '       cdk8s-zones shift status [NAME ...] [--zone ZONE] [--format text|json] [--kubeconfig FILE]\n' +
-  '       cdk8s-zones shift cancel (NAME ... | --zone ZONE) [--kubeconfig FILE] [--timeout DURATION]';
 
 const SHIFTS_PATH = `/apis/${ROLLOUT_API_VERSION}/${ZONE_SHIFT_PLURAL}`;
 /** How long `start` waits for the controller to take a shift up, and `cancel` for it to undo one, unless told. */
@@ -78,6 +73,13 @@ export const SHIFT_FLAGS: { readonly [sub in 'start' | 'status' | 'cancel']: rea
     KUBECONFIG, TIMEOUT, HELP_FLAG,
   ],
 };
+
+/** The usage of each subcommand, from its table. */
+export const SHIFT_USAGE = usageText([
+  { command: 'cdk8s-zones shift start', flags: SHIFT_FLAGS.start },
+  { command: 'cdk8s-zones shift status', flags: SHIFT_FLAGS.status, operands: '[NAME ...]' },
+  { command: 'cdk8s-zones shift cancel', flags: SHIFT_FLAGS.cancel, orOperands: { flag: 'zone', operands: 'NAME ...' } },
+]);
 
 /** The help's flag sections, one per subcommand. */
 export function shiftFlagsHelp(): string[] {

@@ -294,3 +294,61 @@ export function asksForHelp(argv: readonly string[]): boolean {
   const flags = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
   return flags.some((a) => a === '--help' || a === '-h');
 }
+
+/** One form of a command in its usage text: its words, then its flags from the command's table, then its operands. */
+export interface UsageForm {
+  /** The words it starts with: `cdk8s-zones shift start`. */
+  readonly command: string;
+  /** The flags of this form (its command's table, or the part of it this form takes), in the table's order. */
+  readonly flags: readonly FlagSpec[];
+  /** What follows the flags: `FILE|DIR|- ...`, `[NAME ...]`. */
+  readonly operands?: string;
+  /** Switches this form is (`drill --restore`): shown as required though the table cannot say so. */
+  readonly needs?: readonly string[];
+  /** A flag required unless operands stand for it (`shift cancel`): `(NAME ... | --zone ZONE)`. */
+  readonly orOperands?: { readonly flag: string; readonly operands: string };
+}
+
+/**
+ * A flag as the usage shows it: its long form (a choice with its choices), bare when required, else in brackets
+ * (`[--mode outage|drain]`).
+ */
+function usageWord(spec: FlagSpec, form: UsageForm): string {
+  const label = flagLabel({ ...spec, short: undefined, value: spec.type === 'choice' ? undefined : spec.value });
+  if (form.orOperands?.flag === spec.name) return `(${form.orOperands.operands} | ${label})`;
+  return spec.required !== undefined || form.needs?.includes(spec.name) ? label : `[${label}]`;
+}
+
+/** The words of one form: the required flags first, then the optional ones, each in the table's order. */
+function usageWords(form: UsageForm): string[] {
+  const shown = form.flags.filter((f) => !f.informational);
+  const required = (f: FlagSpec) => f.required !== undefined || form.needs?.includes(f.name) || form.orOperands?.flag === f.name;
+  const ordered = [...shown.filter(required), ...shown.filter((f) => !required(f))];
+  return [...ordered.map((f) => usageWord(f, form)), ...(form.operands === undefined ? [] : [form.operands])];
+}
+
+/** How far a usage form's further lines are indented at most (under the form's first word, when short). */
+const MAX_USAGE_INDENT = 32;
+
+/**
+ * A command's usage, made from its tables so a flag added to a table shows here too: `title` then each form
+ * (`title` is `Usage:` or `usage:`), wrapped within the help's width, a form's further lines under its first word.
+ */
+export function usageText(forms: readonly UsageForm[], title = 'Usage:'): string {
+  const lines: string[] = [];
+  for (const [i, form] of forms.entries()) {
+    const start = `${i === 0 ? title : ' '.repeat(title.length)} ${form.command}`;
+    const indent = ' '.repeat(Math.min(start.length + 1, MAX_USAGE_INDENT));
+    let line = start;
+    for (const word of usageWords(form)) {
+      if (line.length + 1 + word.length > LINE_WIDTH) {
+        lines.push(line);
+        line = `${indent}${word}`;
+      } else {
+        line = `${line} ${word}`;
+      }
+    }
+    lines.push(line);
+  }
+  return lines.join('\n');
+}

@@ -2,10 +2,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { MemoryApi, runCli } from './memory-api';
-import { CHECK_FLAGS } from '../../src/cli/check-help';
-import { DRILL_FLAGS } from '../../src/cli/drill-command';
-import { EXIT_CODES } from '../../src/cli/exit-codes';
-import { SHIFT_FLAGS } from '../../src/cli/shift-command';
+import { CHECK_FLAGS, USAGE } from '../../src/cli/check-help';
+import { DRILL_FLAGS, DRILL_USAGE } from '../../src/cli/drill-command';
+import { SHIFT_FLAGS, SHIFT_USAGE } from '../../src/cli/shift-command';
+import { EXIT_CODES } from '../../src/contract/exit-codes';
 import { FlagSpec, flagLabel } from '../../src/shared/command-line';
 
 /** The help's entry of a flag (in the section titled `section`, if given): its line and the lines that continue it, joined. */
@@ -38,6 +38,49 @@ test.each(COMMANDS)('%s --help: every flag of its table, its meaning and its def
     expect({ flag: spec.name, text }).toEqual({ flag: spec.name, text: expect.stringContaining(said) });
   }
   expect(r.stdout.split('\n').filter((l) => l.length > 110)).toEqual([]);
+});
+
+/** Each usage form (`cdk8s-zones shift start ...`, its further lines joined) of a usage text. */
+function usageForms(usage: string): string[] {
+  const forms: string[] = [];
+  for (const line of usage.split('\n').filter((l) => l.startsWith(' ') || l.startsWith('Usage:'))) {
+    const words = line.replace(/^Usage:/, '').trim();
+    if (words.startsWith('cdk8s-zones ')) forms.push(words);
+    else forms[forms.length - 1] += ` ${words}`;
+  }
+  return forms;
+}
+
+/** How a usage form shows flag `name`: bare (required), in brackets (optional), or not at all. */
+function shownAs(form: string, name: string): 'bare' | 'bracketed' | 'missing' {
+  const flag = `--${name}`.replace(/[-]/g, '\\-');
+  if (new RegExp(`\\[${flag}[ \\]]`).test(form)) return 'bracketed';
+  return new RegExp(`(^|[ (])${flag}( |\\)|$)`).test(form) ? 'bare' : 'missing';
+}
+
+test.each([
+  ['check', USAGE, [['cdk8s-zones check', CHECK_FLAGS]]],
+  ['drill', DRILL_USAGE, [['cdk8s-zones drill --zone', DRILL_FLAGS]]],
+  ['shift', SHIFT_USAGE, Object.entries(SHIFT_FLAGS).map(([sub, table]) => [`cdk8s-zones shift ${sub}`, table])],
+] as Array<[string, string, Array<[string, readonly FlagSpec[]]>]>)('%s: its usage names every required flag of its table, and every other in brackets', (
+  _name, usage, tables,
+) => {
+  const forms = usageForms(usage);
+  for (const [start, table] of tables) {
+    const form = forms.find((f) => f.startsWith(`${start} `));
+    expect({ start, form }).toEqual({ start, form: expect.any(String) });
+    for (const spec of table.filter((f) => !f.informational && f.name !== 'restore')) { // --restore: a form of its own, below
+      const shown = shownAs(form!, spec.name);
+      expect({ flag: spec.name, shown }).toEqual({ flag: spec.name, shown: spec.required === undefined ? 'bracketed' : 'bare' });
+    }
+  }
+  // what the parser refuses bad input with is this usage
+  expect(usage.split('\n').filter((l) => l.length > 110)).toEqual([]);
+});
+
+test('drill\'s usage: --restore is a form of its own, taking only --kubeconfig', () => {
+  expect(usageForms(DRILL_USAGE)).toContain('cdk8s-zones drill --restore [--kubeconfig FILE]');
+  expect(usageForms(SHIFT_USAGE)).toContain('cdk8s-zones shift cancel (NAME ... | --zone ZONE) [--kubeconfig FILE] [--timeout DURATION]');
 });
 
 test('shift --help and drill --help list the exit codes, each code once, as docs/cli.md does', async () => {

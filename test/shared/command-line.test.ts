@@ -1,6 +1,6 @@
 /** The one command-line grammar: a table of flags, from which the parser, the checks and the help come. */
 import {
-  asksForHelp, FlagSpec, flagHelpLines, flagsHelp, HELP_FLAG, parseCommandLine, parseDuration,
+  asksForHelp, FlagSpec, flagHelpLines, flagsHelp, HELP_FLAG, parseCommandLine, parseDuration, usageText,
 } from '../../src/shared/command-line';
 import { UsageError } from '../../src/shared/errors';
 
@@ -101,4 +101,19 @@ test('the help: every flag of the table, its value, its meaning, and its default
 
 test('a flag the help could say nothing of (no default, not required) is a bug of the table', () => {
   expect(() => flagHelpLines({ name: 'x', type: 'text', meaning: 'x' })).toThrow('flag --x has neither a default nor a defaultText nor required');
+});
+
+test('the usage comes from the table: required flags bare and first, the others in brackets, --help left out', () => {
+  expect(usageText([{ command: 'prog run', flags: TABLE, operands: 'FILE ...' }])).toBe([
+    'Usage: prog run --zone ZONE [--yes] [--timeout DURATION] [--interval DURATION] [--replicas N] [--zones LIST]',
+    '                [--mode outage|drain] [--label VALUE] FILE ...',
+  ].join('\n'));
+  const restore: FlagSpec = { name: 'restore', type: 'switch', meaning: 'undo' };
+  expect(usageText([
+    { command: 'prog', flags: [TABLE[1], TABLE[0]], orOperands: { flag: 'zone', operands: 'NAME ...' } },
+    { command: 'prog', flags: [TABLE[2], restore], needs: ['restore'] },
+  ], 'usage:')).toBe([
+    'usage: prog (NAME ... | --zone ZONE) [--yes]',
+    '       prog --restore [--timeout DURATION]',
+  ].join('\n'));
 });

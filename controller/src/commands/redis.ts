@@ -9,7 +9,9 @@
  *   reset --yes-destroy-data    FLUSHALL and CLUSTER RESET HARD on every node, then bootstrap an empty cluster
  */
 import { promises as fs } from 'fs';
-import { FlagSpec, HELP_FLAG, parseCommandLine } from '../../../src/shared/command-line';
+import { docsUrl } from '../../../src/contract/docs';
+import { ExitCode } from '../../../src/contract/exit-codes';
+import { FlagSpec, HELP_FLAG, parseCommandLine, usageText } from '../../../src/shared/command-line';
 import { Command, commandHelp, parseOrUsageError } from '../cli';
 import { Logger } from '../log';
 import { Mode } from '../redis/decide';
@@ -54,7 +56,8 @@ export const REDIS_FLAGS: readonly FlagSpec[] = [
 ];
 
 const HELP = commandHelp(
-  [`usage: cdk8s-zones-controller redis <${OPERATIONS.join('|')}> --inventory FILE [options]`],
+  usageText([{ command: `cdk8s-zones-controller redis <${OPERATIONS.join('|')}>`, flags: REDIS_FLAGS }], 'usage:')
+    .split('\n'),
   [
     '  state               print the cluster state (JSON) and the steps reconcile would take',
     '  reconcile           drive the cluster to the planned layout: bootstrap, meet, replicate, reshard, rebalance',
@@ -64,7 +67,11 @@ const HELP = commandHelp(
     '  reset               destroy every key and the cluster, then bootstrap again (needs --yes-destroy-data)',
   ],
   REDIS_FLAGS,
-  ['', 'Exit code 0 when the cluster ends healthy, 1 if not.'],
+  [
+    '',
+    'Exit code 0 when the cluster ends healthy, 1 if not; 2 for bad input (flags, a file missing or invalid);',
+    `3 for a bug: ${docsUrl('cli.md', 'Exit codes')}`,
+  ],
 );
 
 export interface RedisOptions {
@@ -104,9 +111,11 @@ export const redis: Command = {
   flags: REDIS_FLAGS,
   async run(args: string[], log: Logger): Promise<number> {
     const opts = parseOrUsageError('redis', () => parseRedis(args));
-    const { layout, nodes } = parseInventory(await fs.readFile(opts.inventory, 'utf8'));
+    const inventory = await fs.readFile(opts.inventory, 'utf8');
+    const { layout, nodes } = parseOrUsageError('redis', () => parseInventory(inventory));
     const file = opts.passwordFile;
-    const password = file === undefined ? undefined : passwordFromBytes(await fs.readFile(file), `--password-file ${file}`);
+    const bytes = file === undefined ? undefined : await fs.readFile(file);
+    const password = bytes && parseOrUsageError('redis', () => passwordFromBytes(bytes, `--password-file ${file}`));
     // Loaded here, not at the top: every command of the CLI (`run` too) loads this file, and the Redis client is large.
     const { RedisClusterManager } = await import('../redis/manager.js');
     const manager = new RedisClusterManager(layout, nodes, {
@@ -117,7 +126,7 @@ export const redis: Command = {
         : opts.operation === 'reset' ? await manager.resetDestroyingData()
           : await manager.converge({ mode: opts.operation as Mode });
       process.stdout.write(JSON.stringify(state, undefined, 2) + '\n');
-      return state.healthy ? 0 : 1;
+      return state.healthy ? ExitCode.OK : ExitCode.FAILED;
     } finally {
       manager.close();
     }

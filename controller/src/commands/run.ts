@@ -2,7 +2,8 @@
  * `run`: the controller process. Every replica serves /metrics, /healthz, /readyz and the admission
  * webhooks of the chosen reconcilers; with `--leader-elect` only the replica holding the Lease runs the
  * reconcilers (the other one takes over when the Lease expires or is released). SIGTERM/SIGINT stop the
- * watches, release the Lease and close the servers; losing the Lease exits 1 so the pod restarts clean.
+ * watches, release the Lease and close the servers (SIGTERM exits 0, SIGINT 130); losing the Lease exits 2 (it could
+ * not renew it) so the pod restarts clean. The exit codes are the one table of src/contract/exit-codes.ts.
  */
 import { promises as fs } from 'fs';
 import { isIP } from 'net';
@@ -11,7 +12,7 @@ import * as path from 'path';
 import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
 import { ZONE_ANNOTATOR } from '../../../src/contract/reconcilers';
 import { serviceAccountDir } from '../../../src/kubernetes/kube-connection';
-import { FlagSpec, HELP_FLAG, ParsedFlags, parseCommandLine } from '../../../src/shared/command-line';
+import { FlagSpec, HELP_FLAG, ParsedFlags, parseCommandLine, usageText } from '../../../src/shared/command-line';
 import { Command, commandHelp, parseOrUsageError } from '../cli';
 import type { RunOptions, TlsMode } from '../controller';
 import { Logger } from '../log';
@@ -193,7 +194,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
 ];
 
 export const RUN_HELP = commandHelp(
-  ['usage: cdk8s-zones-controller run [options]'],
+  usageText([{ command: 'cdk8s-zones-controller run', flags: RUN_FLAGS }], 'usage:').split('\n'),
   [
     'Runs the controller: reconcilers on the leader, webhooks and metrics on every replica. /readyz answers 200',
     'once the API server has answered and every watch cache holds its first list. Durations: 15s, 5m, 2h, 500ms.',

@@ -4,7 +4,8 @@
  * ships in the controller image because application images may have no shell (grafana/loki#24143).
  */
 import { promises as fs } from 'fs';
-import { FlagSpec, HELP_FLAG, parseCommandLine } from '../../../src/shared/command-line';
+import { ExitCode } from '../../../src/contract/exit-codes';
+import { FlagSpec, HELP_FLAG, parseCommandLine, usageText } from '../../../src/shared/command-line';
 import { Command, commandHelp, parseOrUsageError } from '../cli';
 import { Logger } from '../log';
 
@@ -37,8 +38,11 @@ export const WAIT_FOR_ZONE_FLAGS: readonly FlagSpec[] = [
 ];
 
 const HELP = commandHelp(
-  ['usage: cdk8s-zones-controller wait-for-zone --file PATH [--timeout DURATION] [--interval DURATION]'],
-  ['Waits until PATH exists and is non-empty, prints its content, and exits 0; exits 1 after --timeout.'],
+  usageText([{ command: 'cdk8s-zones-controller wait-for-zone', flags: WAIT_FOR_ZONE_FLAGS }], 'usage:').split('\n'),
+  [
+    'Waits until PATH exists and is non-empty, prints its content, and exits 0; exits 1 after --timeout (the zone',
+    'never arrived: the system failed, not the command), 2 for bad flags.',
+  ],
   WAIT_FOR_ZONE_FLAGS,
 );
 
@@ -73,10 +77,11 @@ export const waitForZone: Command = {
     if (zone === undefined) {
       log.error('the zone never arrived: is the zone annotator running, and does the node have the topology label?',
         { file: opts.file, timeoutSeconds: opts.timeoutMs / 1000 });
-      return 1;
+      // it ran and waited as told: the zone annotator, or the node's topology label, failed it
+      return ExitCode.FAILED;
     }
     log.info('zone known', { file: opts.file, zone });
     process.stdout.write(zone + '\n');
-    return 0;
+    return ExitCode.OK;
   },
 };
