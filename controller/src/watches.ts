@@ -7,8 +7,10 @@
  */
 import { KubeApi, KubeObject, keyOf, Resource, resourcePath } from './kube/api';
 import { ChangeType, IndexFn, Informer } from './kube/informer';
+import { withoutManagedFields } from './kube/transforms';
 import { Logger } from './log';
 import { LoopSources } from './reconcile-loop';
+import { ZONE_SHIFTS } from './resources';
 
 /** One change an Informer reports (`old`: the object before a modification). */
 export interface Change {
@@ -102,4 +104,12 @@ export function cachesOf<W extends string>(watches: Watches<W>, objects: Partial
     },
     list: (watch) => held(watch),
   };
+}
+
+/**
+ * The watch of the ZoneShifts, for every reconciler that honours them: `keys` says which of its keys a shift's
+ * change concerns.
+ */
+export function shiftsWatch<W extends string>(keys: (change: Change, caches: Caches<W>) => Iterable<string>): WatchDeclaration<W> {
+  return { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys };
 }

@@ -25,20 +25,20 @@ import {
 } from '../../../src/contract/redis';
 import { outOfServiceZones } from '../../../src/contract/zone-shift';
 import { RedisShardLayout } from '../../../src/redis/layout';
-import { CONFIGMAPS, isStatus, KubeApi, KubeObject, PODS, resourcePath, SECRETS } from '../kube/api';
+import { isStatus, KubeApi, KubeObject, resourcePath } from '../kube/api';
 import { EventSubject } from '../kube/events';
 import { Informer } from '../kube/informer';
 import { slimMeta } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { driveWorkloads, WorkloadReport } from './redis-workloads';
-import { ZONE_SHIFTS } from './zone-shift';
 import type { ClusterState } from '../redis/decide';
 import { healthEvents, nextHealth, phaseOf, RedisHealth, RedisPhase } from '../redis/health';
 import type { RedisClusterManager } from '../redis/manager';
 import { clearRequestPatch, OperationRequest, operationRequest } from '../redis/operations';
 import { passwordFromBytes } from '../redis/password';
 import { inventoryFromPods, SecretKey, withoutDeletedPods } from '../redis/pods';
+import { CONFIGMAPS, PODS, SECRETS, ZONE_SHIFTS } from '../resources';
 
 const NAME = REDIS_MANAGER;
 /** The key of the pod listing that finds the clusters (never a `namespace/cluster`: no namespace is named `*`). */

@@ -8,15 +8,15 @@
 import { ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES } from '../../../src/contract/reconcilers';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { nextShiftExpiry, outOfServiceZones } from '../../../src/contract/zone-shift';
-import { isStatus, KubeObject, keyOf, NODES, PODS, resourcePath } from '../kube/api';
+import { isStatus, KubeObject, keyOf, resourcePath } from '../kube/api';
 import { slimNode, slimPod } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { DEFAULT_API_CONCURRENCY, Reconciler, ReconcilerContext } from '../reconciler';
-import { Caches, Change, WatchedCaches, Watches } from '../watches';
+import { Caches, Change, shiftsWatch, WatchedCaches, Watches } from '../watches';
 import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged } from './zone-annotation-decision';
 import { decideZoneGate, hasZoneGate, zoneGatePatch } from './zone-gate-decision';
-import { shiftsWatch } from './zone-shift';
 import { nodeZone } from './zone-shift-decision';
+import { NODES, PODS } from '../resources';
 
 export const NODE_MISSING_LABEL_REASON = 'NodeMissingTopologyLabel';
 export const INVALID_KEYS_REASON = 'InvalidTopologyKeys';

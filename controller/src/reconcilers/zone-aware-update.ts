@@ -8,26 +8,23 @@
  */
 import { patchStatus, statusHolds } from './status';
 import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
-import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL } from '../../../src/contract/rollout';
+import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../../../src/contract/rollout';
 import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
 import { outOfServiceZones } from '../../../src/contract/zone-shift';
-import {
-  conditionHolds, controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
-} from '../kube/api';
+import { conditionHolds, controllerOf, isStatus, KubeApi, KubeObject, keyOf, Resource, resourcePath } from '../kube/api';
 import { byController } from '../kube/informer';
 import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
-import { Caches, Change, WatchedCaches, Watches } from '../watches';
+import { Caches, Change, shiftsWatch, WatchedCaches, Watches } from '../watches';
 import {
   decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, Predecessor, reportOf, REVISION_LABEL, updateRevisionOf, ZauAction, ZauInput,
   ZauReport,
 } from './zone-aware-update-decision';
 import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION, TEMPLATE_HASH_LABEL } from './zone-aware-update-deployment';
-import { shiftsWatch } from './zone-shift';
+import { DEPLOYMENTS, NODES, PODS, REPLICASETS, STATEFULSETS, ZONE_AWARE_UPDATES } from '../resources';
 
 const NAME = ZONE_AWARE_UPDATE;
-export const ZONE_AWARE_UPDATES: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AWARE_UPDATE_PLURAL, namespaced: true };
 
 export interface ZoneAwareUpdateTuning {
   /** @default 300_000 */

@@ -7,21 +7,20 @@
  * decision reads the cluster as it is, so a controller restarted mid-shift decides the same. docs/runbooks/zone-impaired.md.
  */
 import { ZONE_SHIFT, ZONE_SHIFT_RULES } from '../../../src/contract/reconcilers';
-import { ROLLOUT_API_VERSION } from '../../../src/contract/rollout';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
-import { nextShiftExpiry, shiftInForce, ZONE_SHIFT_FINALIZER, ZONE_SHIFT_PLURAL, ZoneShiftStatus } from '../../../src/contract/zone-shift';
-import { isStatus, KubeObject, NODES, PODS, Resource, resourcePath } from '../kube/api';
-import { slimMeta, slimPod, withoutManagedFields } from '../kube/transforms';
+import { nextShiftExpiry, shiftInForce, ZONE_SHIFT_FINALIZER, ZoneShiftStatus } from '../../../src/contract/zone-shift';
+import { isStatus, KubeObject, resourcePath } from '../kube/api';
+import { slimMeta, slimPod } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
-import { Caches, Change, WatchDeclaration, WatchedCaches, Watches } from '../watches';
+import { Caches, shiftsWatch, WatchedCaches, Watches } from '../watches';
 import { patchStatus, statusHolds } from './status';
 import { ANNOTATOR_POD_SHAPE } from './zone-annotation-decision';
 import { zoneGateStatus } from './zone-gate-decision';
 import { nodeTaints, nodeZone, shiftChanges, shiftStatus, shiftUndone } from './zone-shift-decision';
+import { NODES, PODS, ZONE_SHIFTS } from '../resources';
 
 const NAME = ZONE_SHIFT;
-export const ZONE_SHIFTS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_SHIFT_PLURAL, namespaced: false };
 /** A safety net while a deleted shift waits for its undoing: the watches requeue it first. */
 const UNDO_RECHECK_MS = 2_000;
 /** After a node patch that lost to a newer version of the node: long enough for the cache to see it. */
@@ -39,11 +38,6 @@ export function zoneShifter(): Reconciler {
 type ShiftWatch = 'shifts' | 'nodes' | 'pods';
 const SHIFT = 'shift/';
 const NODE = 'node/';
-
-/** The watch of the ZoneShifts, for every reconciler that honours them: `keys` says which of its keys a shift's change concerns. */
-export function shiftsWatch<W extends string>(keys: (change: Change, caches: Caches<W>) => Iterable<string>): WatchDeclaration<W> {
-  return { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys };
-}
 
 /** A node as the reconciler needs it: labels (its zone), taints, and the resourceVersion its patch is conditional on. */
 const slimTaintedNode = (node: KubeObject): KubeObject => ({ metadata: slimMeta(node.metadata, { labels: 'all' }), spec: { taints: node.spec?.taints } });
