@@ -17,6 +17,7 @@ import type { RunOptions, TlsMode } from '../controller';
 import { Logger } from '../log';
 import { DEFAULT_API_CONCURRENCY, Reconciler } from '../reconciler';
 import { RECONCILERS } from '../reconcilers';
+import { DEFAULT_REDIS_INTERVAL_MS } from '../reconcilers/redis';
 import { serviceHosts } from '../tls/hosts';
 
 export const RUN_HELP = `usage: cdk8s-zones-controller run [options]
@@ -37,7 +38,7 @@ once the API server has answered and every watch cache holds its first list.
   --identity NAME         default: $POD_NAME, else <hostname>-<pid>
   --topology-keys LIST    node label keys of the zone annotation (default ${WELL_KNOWN_ZONE_KEY})
   --redis-namespaces LIST namespaces the redis reconciler manages clusters in, one pod list each (default: every namespace)
-  --redis-interval S      how often the redis reconciler lists the pods and runs a full pass over each cluster (default 15)
+  --redis-interval S      how often the redis reconciler lists the pods and runs a full pass over each cluster (default ${DEFAULT_REDIS_INTERVAL_MS / 1000})
   --redis-replaced-per-pass N  out-of-date Redis pods replaced per pass, all of one zone (default 1)
   --metrics-port N        HTTP /metrics /healthz /readyz (default 8080)
   --webhook-port N        HTTPS admission webhooks (default 9443)
@@ -102,7 +103,7 @@ export const RUN_FLAGS = {
   'identity': { type: 'string' },
   'topology-keys': { type: 'string', default: WELL_KNOWN_ZONE_KEY },
   'redis-namespaces': { type: 'string', default: '' },
-  'redis-interval': { type: 'string', default: '15' },
+  'redis-interval': { type: 'string', default: String(DEFAULT_REDIS_INTERVAL_MS / 1000) },
   'redis-replaced-per-pass': { type: 'string', default: '1' },
   'metrics-port': { type: 'string', default: '8080' },
   'webhook-port': { type: 'string', default: '9443' },

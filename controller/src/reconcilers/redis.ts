@@ -48,9 +48,10 @@ const DEBOUNCE_MS = 250;
 /** How soon a cluster being upgraded or scaled gets its next full pass. */
 const SETTLING_MS = 1000;
 
+/** How often the pods are listed and every cluster gets a full pass, unless `--redis-interval` says otherwise. */
+export const DEFAULT_REDIS_INTERVAL_MS = 15_000;
+
 export interface RedisReconcilerTuning {
-  /** @default 15_000 */
-  readonly intervalMs?: number;
   /** How long one pass may drive one cluster. @default 60_000 */
   readonly passTimeoutMs?: number;
   /** Out-of-date pods replaced per pass. @default DEFAULT_REPLACED_PER_PASS (redis/upgrade.ts) */
@@ -87,7 +88,7 @@ class RedisClusters {
 
   constructor(private readonly ctx: ReconcilerContext, private readonly signal: AbortSignal, private readonly tuning: RedisReconcilerTuning) {
     this.log = ctx.log.with({ reconciler: NAME });
-    this.intervalMs = tuning.intervalMs ?? ctx.settings.redisIntervalMs ?? 15_000;
+    this.intervalMs = ctx.settings.redisIntervalMs ?? DEFAULT_REDIS_INTERVAL_MS;
     if (ctx.settings.zoneShifts) {
       this.shifts = new Informer<KubeObject, never>(ctx.kube, {
         path: resourcePath(ZONE_SHIFTS),
