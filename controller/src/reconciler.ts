@@ -24,7 +24,7 @@ export interface ControllerSettings {
   readonly identity: string;
   /** The namespaces the redis reconciler lists pods in (`--redis-namespaces`); empty or unset: every namespace. */
   readonly redisNamespaces?: readonly string[];
-  /** How often the redis reconciler lists the pods and runs a full pass over each cluster (`--redis-interval`). @default 15_000 */
+  /** How often the redis reconciler lists the pods and runs a full pass over each cluster (`--redis-interval`). @default DEFAULT_REDIS_INTERVAL_MS (reconcilers/redis.ts) */
   readonly redisIntervalMs?: number;
   /** Out-of-date Redis pods replaced per pass (`--redis-replaced-per-pass`). @default 1 */
   readonly redisReplacedPerPass?: number;

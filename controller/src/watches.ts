@@ -7,8 +7,10 @@
  */
 import { KubeApi, KubeObject, keyOf, Resource, resourcePath } from './kube/api';
 import { ChangeType, IndexFn, Informer } from './kube/informer';
+import { withoutManagedFields } from './kube/transforms';
 import { Logger } from './log';
-import { LoopSources } from './reconcile-loop';
+import { LoopSources, Watch } from './reconcile-loop';
+import { ZONE_SHIFTS } from './resources';
 
 /** One change an Informer reports (`old`: the object before a modification). */
 export interface Change {
@@ -26,6 +28,8 @@ export interface Caches<W extends string> {
 
 export interface WatchDeclaration<W extends string> {
   readonly resource: Resource;
+  /** One watch in each (as namespaced Roles allow), one cache over them all. @default every namespace, one watch */
+  readonly namespaces?: readonly string[];
   readonly labelSelector?: string;
   /** What the cache keeps of each object (keep `metadata.resourceVersion`). @default the whole object */
   readonly transform?: (obj: KubeObject) => KubeObject;
@@ -35,6 +39,11 @@ export interface WatchDeclaration<W extends string> {
   readonly resyncMs?: number;
   /** The reconciled objects themselves: watched once every other cache holds its first list. @default false */
   readonly primary?: boolean;
+  /**
+   * Whether reconciles wait for its first list. false: a namespace that cannot be watched holds nothing up (a
+   * reconciler that polls as well). @default true
+   */
+  readonly awaitFirstList?: boolean;
   /** The keys a change enqueues. @default none: a cache that reconciles only read */
   readonly keys?: (change: Change, caches: Caches<W>) => Iterable<string>;
 }
@@ -44,12 +53,14 @@ export type Watches<W extends string> = Readonly<Partial<Record<W, WatchDeclarat
 
 /** The declarations as Informers, each change mapped to keys for `enqueue`. */
 export class WatchedCaches<W extends string> implements Caches<W> {
-  private readonly informers = new Map<W, Informer<KubeObject, string>>();
+  /** Each watch's Informers: one, or one per namespace it names. */
+  private readonly informers = new Map<W, Informer<KubeObject, string>[]>();
 
   constructor(kube: KubeApi, log: Logger, private readonly watches: Watches<W>, enqueue: (key: string) => void) {
     for (const [name, w] of Object.entries(watches) as [W, WatchDeclaration<W>][]) {
-      this.informers.set(name, new Informer<KubeObject, string>(kube, {
-        path: resourcePath(w.resource),
+      const scopes = w.namespaces?.length ? w.namespaces : [undefined];
+      this.informers.set(name, scopes.map((namespace) => new Informer<KubeObject, string>(kube, {
+        path: resourcePath(w.resource, namespace),
         labelSelector: w.labelSelector,
         transform: w.transform,
         indexes: w.indexes ?? {},
@@ -58,33 +69,65 @@ export class WatchedCaches<W extends string> implements Caches<W> {
         onChange: (type, obj, old) => {
           for (const key of w.keys?.({ type, obj, old }, this) ?? []) enqueue(key);
         },
-      }));
+      })));
     }
   }
 
   get(watch: W, key: string): KubeObject | undefined {
-    return this.informer(watch).get(key);
+    for (const informer of this.informersOf(watch)) {
+      const found = informer.get(key);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   byIndex(watch: W, index: string, key: string): KubeObject[] {
-    return this.informer(watch).byIndex(index, key);
+    return this.informersOf(watch).flatMap((i) => i.byIndex(index, key));
   }
 
   list(watch: W): KubeObject[] {
-    return this.informer(watch).list();
+    return this.informersOf(watch).flatMap((i) => i.list());
   }
 
   /** What the ReconcileLoop runs: the caches first, the primaries once those are synced. */
   sources(): Pick<LoopSources, 'caches' | 'primaries'> {
-    const of = (primary: boolean) => [...this.informers].filter(([name]) => (this.watches[name]!.primary ?? false) === primary).map(([, i]) => i);
+    const of = (primary: boolean) => [...this.informers].filter(([name]) => (this.watches[name]!.primary ?? false) === primary)
+      .flatMap(([name, informers]) => informers.map((i) => this.watchOf(name, i)));
     return { caches: of(false), primaries: of(true) };
   }
 
-  private informer(watch: W): Informer<KubeObject, string> {
-    const informer = this.informers.get(watch);
-    if (!informer) throw new Error(`watch ${watch} is not declared (a feature turned off?)`);
-    return informer;
+  private watchOf(name: W, informer: Informer<KubeObject, string>): Watch {
+    if (this.watches[name]!.awaitFirstList ?? true) return informer;
+    return { synced: Promise.resolve(), run: (signal) => informer.run(signal) };
   }
+
+  private informersOf(watch: W): Informer<KubeObject, string>[] {
+    const informers = this.informers.get(watch);
+    if (!informers) throw new Error(`watch ${watch} is not declared (a feature turned off?)`);
+    return informers;
+  }
+}
+
+/**
+ * Watches one object by name (a list and a watch with `metadata.name=`, which a Role rule naming it allows):
+ * `onChange` on each change but a resync, until `signal` aborts. For an object a reconciler learns of while it
+ * runs (a Redis cluster's layout ConfigMap), where a declared watch of every object would need more access.
+ */
+export function watchObject(
+  kube: KubeApi, log: Logger, object: { resource: Resource; namespace?: string; name: string; transform?: (obj: KubeObject) => KubeObject },
+  onChange: () => void, signal: AbortSignal,
+): void {
+  const informer = new Informer(kube, {
+    path: resourcePath(object.resource, object.namespace),
+    fieldSelector: `metadata.name=${object.name}`,
+    transform: object.transform,
+    onChange: (type) => {
+      if (type !== 'resync') onChange();
+    },
+    resyncMs: 0,
+    log,
+  });
+  void informer.run(signal);
 }
 
 /**
@@ -102,4 +145,12 @@ export function cachesOf<W extends string>(watches: Watches<W>, objects: Partial
     },
     list: (watch) => held(watch),
   };
+}
+
+/**
+ * The watch of the ZoneShifts, for every reconciler that honours them: `keys` says which of its keys a shift's
+ * change concerns.
+ */
+export function shiftsWatch<W extends string>(keys: (change: Change, caches: Caches<W>) => Iterable<string>): WatchDeclaration<W> {
+  return { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys };
 }

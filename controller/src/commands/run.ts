@@ -18,6 +18,7 @@ import type { RunOptions, TlsMode } from '../controller';
 import { Logger } from '../log';
 import { DEFAULT_API_CONCURRENCY, Reconciler } from '../reconciler';
 import { RECONCILERS } from '../reconcilers';
+import { DEFAULT_REDIS_INTERVAL_MS } from '../reconcilers/redis';
 import { serviceHosts } from '../tls/hosts';
 
 function ip(flag: string, raw: string): string {
@@ -114,7 +115,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'redis-interval',
     type: 'duration',
-    default: '15s',
+    default: `${DEFAULT_REDIS_INTERVAL_MS / 1000}s`,
     meaning: 'how often the redis reconciler lists the pods and runs a full pass over each cluster',
   },
   {

@@ -42,16 +42,6 @@ export interface Resource {
   readonly namespaced: boolean;
 }
 
-export const PODS: Resource = { apiVersion: 'v1', plural: 'pods', namespaced: true };
-export const NODES: Resource = { apiVersion: 'v1', plural: 'nodes', namespaced: false };
-export const EVENTS: Resource = { apiVersion: 'v1', plural: 'events', namespaced: true };
-export const SECRETS: Resource = { apiVersion: 'v1', plural: 'secrets', namespaced: true };
-export const LEASES: Resource = { apiVersion: 'coordination.k8s.io/v1', plural: 'leases', namespaced: true };
-export const CONFIGMAPS: Resource = { apiVersion: 'v1', plural: 'configmaps', namespaced: true };
-export const CLAIMS: Resource = { apiVersion: 'v1', plural: 'persistentvolumeclaims', namespaced: true };
-export const STATEFULSETS: Resource = { apiVersion: 'apps/v1', plural: 'statefulsets', namespaced: true };
-export const DEPLOYMENTS: Resource = { apiVersion: 'apps/v1', plural: 'deployments', namespaced: true };
-export const REPLICASETS: Resource = { apiVersion: 'apps/v1', plural: 'replicasets', namespaced: true };
 
 /** The REST path of a collection (no name) or of one object, optionally a subresource (`status`, `eviction`). */
 export function resourcePath(resource: Resource, namespace?: string, name?: string, subresource?: string): string {

@@ -3,7 +3,8 @@
  * reason and message on the same object is one Event whose count grows, as kubelet and client-go do it.
  */
 import { Logger } from '../log';
-import { EVENTS, KubeApi, KubeObject, resourcePath } from './api';
+import { KubeApi, KubeObject, resourcePath } from './api';
+import { EVENTS } from '../resources';
 
 export type EventType = 'Normal' | 'Warning';
 

@@ -8,9 +8,10 @@
  */
 import { setMaxListeners } from 'events';
 import { Logger } from '../log';
-import { isStatus, KubeApi, LEASES, resourcePath } from './api';
+import { isStatus, KubeApi, resourcePath } from './api';
 import { MAX_SIGNAL_LISTENERS } from './connect';
 import { delay } from './informer';
+import { LEASES } from '../resources';
 
 /** The fields of a Lease's spec that leader election uses. */
 export interface LeaseRecord {

@@ -6,7 +6,7 @@
  */
 import { CONTROLLER_REVISION_LABEL, redisNodeOfPod, redisPodName, redisStatefulSetName, redisZoneSlug as zoneSlug } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';
-import { controllerOf, isStatus, KubeObject, PODS, resourcePath, STATEFULSETS } from '../kube/api';
+import { controllerOf, isStatus, KubeObject, resourcePath } from '../kube/api';
 import { EventSubject } from '../kube/events';
 import { ReconcilerContext } from '../reconciler';
 import type { Issue } from '../redis/decide';
@@ -15,6 +15,7 @@ import type { RedisClusterManager } from '../redis/manager';
 import { isMaster, self } from '../redis/model';
 import { decideScale, ScaleChange } from '../redis/scale';
 import { decideUpgrade, outdatedNodes, Replacement, UpgradeDecision } from '../redis/upgrade';
+import { PODS, STATEFULSETS } from '../resources';
 
 /** How long a master failed over away from for an upgrade is kept from taking its shard back, unless replaced sooner. */
 const HOLD_FAIL_BACK_MS = 30_000;

@@ -25,20 +25,20 @@ import {
 } from '../../../src/contract/redis';
 import { outOfServiceZones } from '../../../src/contract/zone-shift';
 import { RedisShardLayout } from '../../../src/redis/layout';
-import { CONFIGMAPS, isStatus, KubeApi, KubeObject, PODS, resourcePath, SECRETS } from '../kube/api';
+import { isStatus, KubeApi, KubeObject, resourcePath } from '../kube/api';
 import { EventSubject } from '../kube/events';
 import { Informer } from '../kube/informer';
 import { slimMeta } from '../kube/transforms';
 import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { driveWorkloads, WorkloadReport } from './redis-workloads';
-import { ZONE_SHIFTS } from './zone-shift';
 import type { ClusterState } from '../redis/decide';
 import { healthEvents, nextHealth, phaseOf, RedisHealth, RedisPhase } from '../redis/health';
 import type { RedisClusterManager } from '../redis/manager';
 import { clearRequestPatch, OperationRequest, operationRequest } from '../redis/operations';
 import { passwordFromBytes } from '../redis/password';
 import { inventoryFromPods, SecretKey, withoutDeletedPods } from '../redis/pods';
+import { CONFIGMAPS, PODS, SECRETS, ZONE_SHIFTS } from '../resources';
 
 const NAME = REDIS_MANAGER;
 /** The key of the pod listing that finds the clusters (never a `namespace/cluster`: no namespace is named `*`). */
@@ -48,9 +48,10 @@ const DEBOUNCE_MS = 250;
 /** How soon a cluster being upgraded or scaled gets its next full pass. */
 const SETTLING_MS = 1000;
 
+/** How often the pods are listed and every cluster gets a full pass, unless `--redis-interval` says otherwise. */
+export const DEFAULT_REDIS_INTERVAL_MS = 15_000;
+
 export interface RedisReconcilerTuning {
-  /** @default 15_000 */
-  readonly intervalMs?: number;
   /** How long one pass may drive one cluster. @default 60_000 */
   readonly passTimeoutMs?: number;
   /** Out-of-date pods replaced per pass. @default DEFAULT_REPLACED_PER_PASS (redis/upgrade.ts) */
@@ -87,7 +88,7 @@ class RedisClusters {
 
   constructor(private readonly ctx: ReconcilerContext, private readonly signal: AbortSignal, private readonly tuning: RedisReconcilerTuning) {
     this.log = ctx.log.with({ reconciler: NAME });
-    this.intervalMs = tuning.intervalMs ?? ctx.settings.redisIntervalMs ?? 15_000;
+    this.intervalMs = ctx.settings.redisIntervalMs ?? DEFAULT_REDIS_INTERVAL_MS;
     if (ctx.settings.zoneShifts) {
       this.shifts = new Informer<KubeObject, never>(ctx.kube, {
         path: resourcePath(ZONE_SHIFTS),

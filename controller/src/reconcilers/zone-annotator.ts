@@ -5,18 +5,19 @@
  * label gets a Warning Event on the pod and counts in `cdk8s_zones_nodes_missing_zone_label`; the pod is
  * decided again as soon as the node's labels change.
  */
+import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged } from './zone-annotation-decision';
+import { decideZoneGate, hasZoneGate, zoneGatePatch } from './zone-gate-decision';
 import { ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES } from '../../../src/contract/reconcilers';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { nextShiftExpiry, outOfServiceZones } from '../../../src/contract/zone-shift';
-import { isStatus, KubeObject, keyOf, NODES, PODS, resourcePath } from '../kube/api';
+import { defineReconciler } from '../define-reconciler';
+import { isStatus, KubeObject, keyOf, resourcePath } from '../kube/api';
 import { slimNode, slimPod } from '../kube/transforms';
-import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
+import { ReconcileResult } from '../reconcile-loop';
 import { DEFAULT_API_CONCURRENCY, Reconciler, ReconcilerContext } from '../reconciler';
-import { Caches, Change, WatchedCaches, Watches } from '../watches';
-import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged } from './zone-annotation-decision';
-import { decideZoneGate, hasZoneGate, zoneGatePatch } from './zone-gate-decision';
-import { shiftsWatch } from './zone-shift';
+import { Caches, Change, shiftsWatch, Watches } from '../watches';
 import { nodeZone } from './zone-shift-decision';
+import { NODES, PODS } from '../resources';
 
 export const NODE_MISSING_LABEL_REASON = 'NodeMissingTopologyLabel';
 export const INVALID_KEYS_REASON = 'InvalidTopologyKeys';
@@ -29,13 +30,39 @@ export interface ZoneAnnotatorTuning {
   readonly resyncMs?: number;
 }
 
+/** The annotator's settings: its tuning, and the run's it reads. */
+interface AnnotatorSettings {
+  readonly concurrency: number;
+  readonly resyncMs?: number;
+  readonly topologyKeys: readonly string[];
+  readonly zoneShifts: boolean;
+}
+
 export function zoneAnnotator(tuning: ZoneAnnotatorTuning = {}): Reconciler {
-  return {
+  return defineReconciler({
     name: NAME,
     summary: 'annotate opted-in pods with their node\'s zone (cdk8s-zones.dev/zone)',
     rbac: ZONE_ANNOTATOR_RULES,
-    run: (ctx, signal) => runZoneAnnotator(ctx, signal, tuning),
-  };
+    settings: (run): AnnotatorSettings => ({
+      concurrency: tuning.concurrency ?? run.apiConcurrency ?? DEFAULT_API_CONCURRENCY,
+      resyncMs: tuning.resyncMs,
+      topologyKeys: run.topologyKeys,
+      zoneShifts: run.zoneShifts ?? false,
+    }),
+    declare: (ctx, settings, caches: Caches<AnnotatorWatch>) => {
+      const waits = new NodeWaits((count) => ctx.metrics.nodesMissingZoneLabel.set(count));
+      /** The value patched onto each pod whose watch has not shown it yet: that echo needs no reconcile. */
+      const written = new Map<string, string>();
+      const annotations = new ZoneAnnotations(ctx, caches, waits, written, ctx.log.with({ reconciler: NAME }));
+      return {
+        // Pods decided before the nodes are known would all wait: the nodes are a cache, the pods the primary.
+        watches: zoneAnnotatorWatches(settings.resyncMs, waits, written, settings.zoneShifts),
+        loop: { concurrency: settings.concurrency },
+        reconcile: (key) => annotations.reconcile(key),
+        startedFields: { topologyKeys: settings.topologyKeys },
+      };
+    },
+  });
 }
 
 /** The watches of the annotator, by name. */
@@ -212,16 +239,3 @@ class ZoneAnnotations {
   }
 }
 
-async function runZoneAnnotator(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAnnotatorTuning): Promise<void> {
-  const log = ctx.log.with({ reconciler: NAME });
-  const waits = new NodeWaits((count) => ctx.metrics.nodesMissingZoneLabel.set(count));
-  /** The value patched onto each pod whose watch has not shown it yet: that echo needs no reconcile. */
-  const written = new Map<string, string>();
-  const watches = zoneAnnotatorWatches(tuning.resyncMs, waits, written, ctx.settings.zoneShifts ?? false);
-  const caches = new WatchedCaches(ctx.kube, log, watches, (key) => loop.enqueue(key));
-  const annotations = new ZoneAnnotations(ctx, caches, waits, written, log);
-  const concurrency = tuning.concurrency ?? ctx.settings.apiConcurrency ?? DEFAULT_API_CONCURRENCY;
-  const loop = new ReconcileLoop(ctx, { name: NAME, reconcile: (key) => annotations.reconcile(key), concurrency });
-  // Pods decided before the nodes are known would all wait: the nodes are a cache, the pods the primary.
-  await loop.run(signal, { ...caches.sources(), startedFields: { topologyKeys: ctx.settings.topologyKeys } });
-}

@@ -7,27 +7,25 @@
  * ramp where it was.
  */
 import { patchStatus, statusHolds } from './status';
-import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
-import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL } from '../../../src/contract/rollout';
-import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
-import { outOfServiceZones } from '../../../src/contract/zone-shift';
-import {
-  conditionHolds, controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
-} from '../kube/api';
-import { byController } from '../kube/informer';
-import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
-import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
-import { Reconciler, ReconcilerContext } from '../reconciler';
-import { Caches, Change, WatchedCaches, Watches } from '../watches';
 import {
   decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, Predecessor, reportOf, REVISION_LABEL, updateRevisionOf, ZauAction, ZauInput,
   ZauReport,
 } from './zone-aware-update-decision';
+import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
+import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../../../src/contract/rollout';
+import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
+import { outOfServiceZones } from '../../../src/contract/zone-shift';
+import { defineReconciler } from '../define-reconciler';
+import { conditionHolds, controllerOf, isStatus, KubeApi, KubeObject, keyOf, Resource, resourcePath } from '../kube/api';
+import { byController } from '../kube/informer';
+import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
+import { ReconcileResult } from '../reconcile-loop';
+import { Reconciler, ReconcilerContext } from '../reconciler';
+import { Caches, Change, shiftsWatch, Watches } from '../watches';
 import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION, TEMPLATE_HASH_LABEL } from './zone-aware-update-deployment';
-import { shiftsWatch } from './zone-shift';
+import { DEPLOYMENTS, NODES, PODS, REPLICASETS, STATEFULSETS, ZONE_AWARE_UPDATES } from '../resources';
 
 const NAME = ZONE_AWARE_UPDATE;
-export const ZONE_AWARE_UPDATES: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AWARE_UPDATE_PLURAL, namespaced: true };
 
 export interface ZoneAwareUpdateTuning {
   /** @default 300_000 */
@@ -43,12 +41,21 @@ export interface ZoneAwareUpdateTuning {
 }
 
 export function zoneAwareUpdater(tuning: ZoneAwareUpdateTuning = {}): Reconciler {
-  return {
+  return defineReconciler({
     name: NAME,
     summary: 'roll OnDelete StatefulSets and paused Deployments zone by zone in growing batches (ZoneAwareUpdate)',
     rbac: ZONE_AWARE_UPDATE_RULES,
-    run: (ctx, signal) => runZoneAwareUpdates(ctx, signal, tuning),
-  };
+    settings: (run) => ({ tuning, topologyKeys: run.topologyKeys, zoneShifts: run.zoneShifts ?? false }),
+    declare: (ctx, settings, caches: Caches<ZauWatch>) => {
+      const updates = new ZoneAwareUpdates(ctx, caches, settings.tuning, ctx.log.with({ reconciler: NAME }));
+      return {
+        watches: zoneAwareUpdateWatches(settings.tuning.resyncMs, settings.zoneShifts),
+        loop: { concurrency: 4 },
+        reconcile: (key) => updates.reconcile(key),
+        startedFields: { topologyKeys: settings.topologyKeys },
+      };
+    },
+  });
 }
 
 /** Why a Prometheus pause query holds: a non-empty result, or a failure (fail safe); undefined when it does not. */
@@ -302,11 +309,3 @@ class ZoneAwareUpdates {
   }
 }
 
-async function runZoneAwareUpdates(ctx: ReconcilerContext, signal: AbortSignal, tuning: ZoneAwareUpdateTuning): Promise<void> {
-  const log = ctx.log.with({ reconciler: NAME });
-  const watches = zoneAwareUpdateWatches(tuning.resyncMs, ctx.settings.zoneShifts ?? false);
-  const caches = new WatchedCaches(ctx.kube, log, watches, (key) => loop.enqueue(key));
-  const updates = new ZoneAwareUpdates(ctx, caches, tuning, log);
-  const loop = new ReconcileLoop(ctx, { name: NAME, reconcile: (key) => updates.reconcile(key), concurrency: 4 });
-  await loop.run(signal, { ...caches.sources(), startedFields: { topologyKeys: ctx.settings.topologyKeys } });
-}

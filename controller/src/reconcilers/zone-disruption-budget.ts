@@ -20,9 +20,9 @@
  * Reservations are per replica: two replicas serving the webhook do not share them.
  */
 import { ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES } from '../../../src/contract/reconcilers';
-import { EVICTION_WEBHOOK_PATH, ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../../../src/contract/rollout';
+import { EVICTION_WEBHOOK_PATH } from '../../../src/contract/rollout';
 import { AdmissionRequest, AdmissionVerdict, AdmissionWebhook } from '../admission';
-import { CLAIMS, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, STATEFULSETS } from '../kube/api';
+import { KubeObject, keyOf } from '../kube/api';
 import { byNamespace, delay } from '../kube/informer';
 import { slimMeta, slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileLoop } from '../reconcile-loop';
@@ -30,9 +30,9 @@ import { Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, Change, WatchedCaches, Watches } from '../watches';
 import { patchStatus, statusHolds } from './status';
 import { budgetOf, budgetStatus, BudgetWorld, decideEviction, isGoing, SELECTED_NODE_ANNOTATION, zoneOfNode } from './zone-disruption-budget-decision';
+import { CLAIMS, NODES, PODS, REPLICASETS, STATEFULSETS, ZONE_DISRUPTION_BUDGETS } from '../resources';
 
 const NAME = ZONE_DISRUPTION_BUDGET;
-export const ZONE_DISRUPTION_BUDGETS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_DISRUPTION_BUDGET_PLURAL, namespaced: true };
 
 /**
  * How long a review waits for the caches' first list before it is answered 500 (the API server then

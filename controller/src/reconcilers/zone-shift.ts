@@ -6,44 +6,43 @@
  * and ZoneAwareUpdate read the shifts themselves). A finalizer keeps a deleted shift until it is undone. Every
  * decision reads the cluster as it is, so a controller restarted mid-shift decides the same. docs/runbooks/zone-impaired.md.
  */
-import { ZONE_SHIFT, ZONE_SHIFT_RULES } from '../../../src/contract/reconcilers';
-import { ROLLOUT_API_VERSION } from '../../../src/contract/rollout';
-import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
-import { nextShiftExpiry, shiftInForce, ZONE_SHIFT_FINALIZER, ZONE_SHIFT_PLURAL, ZoneShiftStatus } from '../../../src/contract/zone-shift';
-import { isStatus, KubeObject, NODES, PODS, Resource, resourcePath } from '../kube/api';
-import { slimMeta, slimPod, withoutManagedFields } from '../kube/transforms';
-import { ReconcileLoop, ReconcileResult } from '../reconcile-loop';
-import { Reconciler, ReconcilerContext } from '../reconciler';
-import { Caches, Change, WatchDeclaration, WatchedCaches, Watches } from '../watches';
 import { patchStatus, statusHolds } from './status';
 import { ANNOTATOR_POD_SHAPE } from './zone-annotation-decision';
-import { zoneGateStatus } from './zone-gate-decision';
 import { nodeTaints, nodeZone, shiftChanges, shiftStatus, shiftUndone } from './zone-shift-decision';
+import { ZONE_SHIFT, ZONE_SHIFT_RULES } from '../../../src/contract/reconcilers';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import { nextShiftExpiry, shiftInForce, ZONE_SHIFT_FINALIZER, ZoneShiftStatus } from '../../../src/contract/zone-shift';
+import { defineReconciler } from '../define-reconciler';
+import { isStatus, KubeObject, resourcePath } from '../kube/api';
+import { slimMeta, slimPod } from '../kube/transforms';
+import { ReconcileResult } from '../reconcile-loop';
+import { Reconciler, ReconcilerContext } from '../reconciler';
+import { Caches, shiftsWatch, Watches } from '../watches';
+import { zoneGateStatus } from './zone-gate-decision';
+import { NODES, PODS, ZONE_SHIFTS } from '../resources';
 
 const NAME = ZONE_SHIFT;
-export const ZONE_SHIFTS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_SHIFT_PLURAL, namespaced: false };
 /** A safety net while a deleted shift waits for its undoing: the watches requeue it first. */
 const UNDO_RECHECK_MS = 2_000;
 /** After a node patch that lost to a newer version of the node: long enough for the cache to see it. */
 const CONFLICT_RECHECK_MS = 200;
 
 export function zoneShifter(): Reconciler {
-  return {
+  return defineReconciler({
     name: NAME,
     summary: 'take a zone out of service while a ZoneShift holds: taint its nodes NoSchedule, report what it changes',
     rbac: ZONE_SHIFT_RULES,
-    run: (ctx, signal) => runZoneShifts(ctx, signal),
-  };
+    settings: (run) => ({ topologyKeys: run.topologyKeys }),
+    declare: (ctx, { topologyKeys }, caches: Caches<ShiftWatch>) => {
+      const shifts = new ZoneShifts(ctx, caches, ctx.log.with({ reconciler: NAME }));
+      return { watches: zoneShiftWatches(), reconcile: (key) => shifts.reconcile(key), loop: { concurrency: 4 }, startedFields: { topologyKeys } };
+    },
+  });
 }
 
 type ShiftWatch = 'shifts' | 'nodes' | 'pods';
 const SHIFT = 'shift/';
 const NODE = 'node/';
-
-/** The watch of the ZoneShifts, for every reconciler that honours them: `keys` says which of its keys a shift's change concerns. */
-export function shiftsWatch<W extends string>(keys: (change: Change, caches: Caches<W>) => Iterable<string>): WatchDeclaration<W> {
-  return { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys };
-}
 
 /** A node as the reconciler needs it: labels (its zone), taints, and the resourceVersion its patch is conditional on. */
 const slimTaintedNode = (node: KubeObject): KubeObject => ({ metadata: slimMeta(node.metadata, { labels: 'all' }), spec: { taints: node.spec?.taints } });
@@ -144,11 +143,4 @@ class ZoneShifts {
   }
 }
 
-async function runZoneShifts(ctx: ReconcilerContext, signal: AbortSignal): Promise<void> {
-  const log = ctx.log.with({ reconciler: NAME });
-  const caches = new WatchedCaches(ctx.kube, log, zoneShiftWatches(), (key) => loop.enqueue(key));
-  const shifts = new ZoneShifts(ctx, caches, log);
-  const loop = new ReconcileLoop(ctx, { name: NAME, reconcile: (key) => shifts.reconcile(key), concurrency: 4 });
-  await loop.run(signal, { ...caches.sources(), startedFields: { topologyKeys: ctx.settings.topologyKeys } });
-}
 

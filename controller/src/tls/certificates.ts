@@ -1,7 +1,10 @@
 /**
  * The self-managed webhook PKI: a CA the controller makes for itself and a serving certificate it
- * signs for the webhook Service's DNS names. Pure (node-forge), so it is unit-tested without a cluster.
+ * signs for the webhook Service's DNS names. Pure, so it is unit-tested without a cluster: node-forge lays
+ * out the certificates, Node's native crypto makes the keys and computes the signatures (forge's arithmetic
+ * in JavaScript takes seconds per signature inside jest's sandbox, and blocks the event loop meanwhile).
  */
+import * as crypto from 'crypto';
 import * as net from 'net';
 import * as forge from 'node-forge';
 
@@ -19,6 +22,44 @@ export interface WebhookPki {
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** The DER prefix of a SHA-256 DigestInfo (RFC 8017 section 9.2): what RSASSA-PKCS1-v1_5 signs, digest appended. */
+const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
+
+/**
+ * `pem` as a forge key whose signatures Node computes: RSASSA-PKCS1-v1_5 is the RSA private operation on
+ * the DigestInfo with type 1 padding, which is what `privateEncrypt` does.
+ */
+function nativeSigningKey(pem: string): forge.pki.rsa.PrivateKey {
+  return Object.assign(forge.pki.privateKeyFromPem(pem), {
+    sign(md: forge.md.MessageDigest | forge.Bytes): forge.Bytes {
+      if (typeof md === 'string') throw new Error('expected a message digest to sign');
+      const digest = Buffer.from(md.digest().getBytes(), 'binary');
+      const info = Buffer.concat([SHA256_DIGEST_INFO, digest]);
+      return crypto.privateEncrypt({ key: pem, padding: crypto.constants.RSA_PKCS1_PADDING }, info).toString('binary');
+    },
+  });
+}
+
+interface KeyPair {
+  readonly publicKey: forge.pki.PublicKey;
+  /** PEM, PKCS#1 ("RSA PRIVATE KEY"), as forge writes it */
+  readonly privateKey: string;
+}
+
+function newKeyPair(): KeyPair {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  });
+  return { publicKey: forge.pki.publicKeyFromPem(publicKey), privateKey };
+}
+
+/** Signs `cert` with SHA-256 and RSA (the algorithm `SHA256_DIGEST_INFO` names). */
+function sign(cert: forge.pki.Certificate, privateKeyPem: string): void {
+  cert.sign(nativeSigningKey(privateKeyPem), forge.md.sha256.create());
+}
+
 function newCertificate(subjectCn: string, publicKey: forge.pki.PublicKey, nowMs: number, validDays: number): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
@@ -33,7 +74,7 @@ function newCertificate(subjectCn: string, publicKey: forge.pki.PublicKey, nowMs
 /** A fresh CA and a serving certificate for `hosts` (DNS names or IP addresses), signed by it. */
 export function createWebhookPki(hosts: readonly string[], opts: { nowMs?: number; caDays?: number; servingDays?: number } = {}): WebhookPki {
   const now = opts.nowMs ?? Date.now();
-  const caKeys = forge.pki.rsa.generateKeyPair(2048);
+  const caKeys = newKeyPair();
   const caCert = newCertificate('cdk8s-zones-controller-ca', caKeys.publicKey, now, opts.caDays ?? 3650);
   caCert.setIssuer(caCert.subject.attributes);
   caCert.setExtensions([
@@ -41,8 +82,8 @@ export function createWebhookPki(hosts: readonly string[], opts: { nowMs?: numbe
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ]);
-  caCert.sign(caKeys.privateKey, forge.md.sha256.create());
-  const ca = { cert: forge.pki.certificateToPem(caCert), key: forge.pki.privateKeyToPem(caKeys.privateKey) };
+  sign(caCert, caKeys.privateKey);
+  const ca = { cert: forge.pki.certificateToPem(caCert), key: caKeys.privateKey };
   return { ca, serving: issueServing(ca, hosts, now, opts.servingDays ?? 365) };
 }
 
@@ -50,8 +91,7 @@ export function createWebhookPki(hosts: readonly string[], opts: { nowMs?: numbe
 export function issueServing(ca: Pem, hosts: readonly string[], nowMs = Date.now(), validDays = 365): Pem {
   if (hosts.length === 0) throw new Error('a serving certificate needs at least one host name');
   const caCert = forge.pki.certificateFromPem(ca.cert);
-  const caKey = forge.pki.privateKeyFromPem(ca.key);
-  const keys = forge.pki.rsa.generateKeyPair(2048);
+  const keys = newKeyPair();
   const cert = newCertificate(hosts[0], keys.publicKey, nowMs, validDays);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([
@@ -60,8 +100,19 @@ export function issueServing(ca: Pem, hosts: readonly string[], nowMs = Date.now
     { name: 'extKeyUsage', serverAuth: true },
     { name: 'subjectAltName', altNames: hosts.map((h) => (net.isIP(h) ? { type: 7, ip: h } : { type: 2, value: h })) },
   ]);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key: forge.pki.privateKeyToPem(keys.privateKey) };
+  sign(cert, ca.key);
+  return { cert: forge.pki.certificateToPem(cert), key: keys.privateKey };
+}
+
+/** Whether the certificate `pem` names `caPem` as its issuer and carries its signature (checked natively). */
+function signedBy(pem: string, caPem: string): boolean {
+  try {
+    const ca = new crypto.X509Certificate(caPem);
+    const cert = new crypto.X509Certificate(pem);
+    return cert.checkIssued(ca) && cert.verify(ca.publicKey);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -80,11 +131,7 @@ export function pkiProblem(
   } catch (err) {
     return `unreadable: ${err instanceof Error ? err.message : err}`;
   }
-  try {
-    if (!ca.verify(serving)) return 'the serving certificate is not signed by the CA';
-  } catch {
-    return 'the serving certificate is not signed by the CA';
-  }
+  if (!signedBy(pki.serving.cert, pki.ca.cert)) return 'the serving certificate is not signed by the CA';
   const renewAt = nowMs + renewBeforeDays * DAY_MS;
   if (ca.validity.notAfter.getTime() < renewAt) return `the CA expires ${ca.validity.notAfter.toISOString()}`;
   if (serving.validity.notAfter.getTime() < renewAt) return `the serving certificate expires ${serving.validity.notAfter.toISOString()}`;

@@ -4,13 +4,11 @@
  * ValidatingWebhookConfigurations' caBundle equal to the Secret's CA, checking again every minute (a
  * re-applied manifest without caBundle is repaired) and renewing the certificates 30 days before expiry.
  */
-import { isStatus, KubeApi, KubeObject, resourcePath, Resource, SECRETS } from '../kube/api';
+import { isStatus, KubeApi, KubeObject, resourcePath } from '../kube/api';
 import { Logger } from '../log';
 import { createWebhookPki, pkiProblem, WebhookPki } from './certificates';
+import { SECRETS, VALIDATING_WEBHOOK_CONFIGURATIONS } from '../resources';
 
-export const VALIDATING_WEBHOOK_CONFIGURATIONS: Resource = {
-  apiVersion: 'admissionregistration.k8s.io/v1', plural: 'validatingwebhookconfigurations', namespaced: false,
-};
 
 export interface SelfManagedTlsOptions {
   readonly namespace: string;
