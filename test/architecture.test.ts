@@ -97,11 +97,11 @@ test('the contract is pure: no package but Node.js built-ins anywhere below it',
   expect([...new Set(impure)]).toEqual([]);
 });
 
-/** The pure planners the runtime controller may use besides the contract. */
+/** The pure planners and rules the runtime controller may use besides the contract. */
 const PLANNERS = [
   'src/redis/layout.ts', 'src/redis/slots.ts',
   'src/rollout/update-plan.ts', 'src/rollout/max-unavailable.ts', 'src/rollout/disruption-budget.ts',
-  'src/kubernetes/label-selector.ts',
+  'src/kubernetes/label-selector.ts', 'src/kubernetes/pod-life.ts',
 ];
 
 /** The kubeconfig and HTTPS connection module the controller shares with the zone check (IO, but Node.js built-ins only). */

@@ -6,7 +6,7 @@
  */
 import { DrillMode, DrillNode, drillPatch, DrillRecord, drillRecordOf, restorePatch } from './drill-nodes';
 import {
-  ClusterSnapshot, desiredOf, isLive, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState,
+  ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState,
   workloadState,
 } from './drill-observe';
 import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, zoneGroups } from './drill-plan';
@@ -14,6 +14,7 @@ import { verdict, WorkloadVerdict } from './drill-verdict';
 import { zoneKeyOf } from '../check/cluster-nodes';
 import { KubeApi } from '../kubernetes/kube-api';
 import { KubeRequestError } from '../kubernetes/kube-request';
+import { isActive } from '../kubernetes/pod-life';
 
 /** How the run goes, and what it reports to. */
 export interface DrillRunOptions {
@@ -208,7 +209,7 @@ async function watchUntilSteady(
 function evictable(pod: any): boolean {
   const owner = (pod.metadata.ownerReferences ?? []).find((r: any) => r.controller === true);
   return owner?.kind !== 'DaemonSet' && pod.metadata.annotations?.['kubernetes.io/config.mirror'] === undefined &&
-    isLive(pod);
+    isActive(pod);
 }
 
 /** Asks the Eviction API to evict every evictable pod on the zone's nodes; a refusal is counted against its workload. */

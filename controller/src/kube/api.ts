@@ -138,25 +138,3 @@ export function controllerOf(obj: KubeObject): OwnerReference | undefined {
 export function isControlledBy(obj: KubeObject, ownerUid: string | undefined): boolean {
   return ownerUid !== undefined && controllerOf(obj)?.uid === ownerUid;
 }
-
-/**
- * True when the pod counts as one of its ReplicaSet's replicas, as the ReplicaSet controller counts them: not
- * being deleted, and not ended (a pod evicted by its kubelet stays, Failed, and its ReplicaSet replaces it).
- */
-export function isActivePod(pod: KubeObject): boolean {
-  return !pod.metadata.deletionTimestamp && !hasEnded(pod);
-}
-
-/**
- * The pod has ended (Succeeded, or Failed: evicted by its kubelet, shut down with its node): it is no replica any
- * more. It stays listed until deleted while its owner replaces it, and the Eviction API lets it go without asking
- * any PodDisruptionBudget.
- */
-export function hasEnded(pod: KubeObject): boolean {
-  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
-}
-
-/** True when the pod's condition `type` (e.g. `Ready`) has status True. */
-export function conditionHolds(pod: KubeObject, type: string): boolean {
-  return (pod.status?.conditions as Array<{ type: string; status: string }> | undefined)?.some((c) => c.type === type && c.status === 'True') ?? false;
-}

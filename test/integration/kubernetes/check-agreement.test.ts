@@ -33,6 +33,7 @@ import { analyzeManifests } from '../../../src/check/analyze';
 import { InventoryNode, KUBELET_LABELS, regionOf, ZoneInventory } from '../../../src/check/inventory';
 import { parseManifests } from '../../../src/check/manifest-text';
 import { WorkloadReport } from '../../../src/check/model';
+import { hasEnded, isTerminating } from '../../../src/kubernetes/pod-life';
 import { REAL_CORPUS, realCorpusFiles } from '../../check/real-corpus-files';
 import { REPO_ROOT } from '../shared';
 
@@ -207,7 +208,7 @@ async function observeNamespace(ns: string, workloads: KubeObject[]): Promise<Ma
   for (const w of workloads) {
     const current: any = await client.get(w.apiVersion, w.kind, w.metadata.name, ns);
     const key = `${w.kind}/${w.metadata.name}`;
-    const mine = pods.filter((p: any) => ownerOf(p) === key && !p.metadata.deletionTimestamp && p.status?.phase !== 'Failed');
+    const mine = pods.filter((p: any) => ownerOf(p) === key && !isTerminating(p) && p.status?.phase !== 'Failed');
     const expected = w.kind === 'DaemonSet'
       ? ((current.status?.observedGeneration ?? 0) >= current.metadata.generation ? current.status?.desiredNumberScheduled ?? -1 : -1)
       : w.kind === 'Job' ? Math.min(current.spec.parallelism ?? 1, current.spec.completions ?? Infinity) : current.spec.replicas ?? 1;
@@ -279,7 +280,7 @@ async function zoneDown(zone: string, namespaces: string[]): Promise<void> {
   }));
   const set = new Set(names);
   const there = async () => (await client.list('v1', 'Pod'))
-    .filter((p: any) => namespaces.includes(p.metadata.namespace) && set.has(p.spec.nodeName) && !['Succeeded', 'Failed'].includes(p.status?.phase));
+    .filter((p: any) => namespaces.includes(p.metadata.namespace) && set.has(p.spec.nodeName) && !hasEnded(p));
   const lost = await there();
   await Promise.all(lost.map((p: any) =>
     client.delete('v1', 'Pod', p.metadata.name, p.metadata.namespace, { gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid } })));
@@ -323,7 +324,7 @@ async function drainZone(zone: string, rounds: readonly Round[]): Promise<Set<st
   let lastMove = Date.now();
   let left: any[] = [];
   for (;;) {
-    left = (await client.list('v1', 'Pod')).filter((p: any) => namespaces.has(p.metadata.namespace) && names.has(p.spec.nodeName) && !p.metadata.deletionTimestamp
+    left = (await client.list('v1', 'Pod')).filter((p: any) => namespaces.has(p.metadata.namespace) && names.has(p.spec.nodeName) && !isTerminating(p)
       && !(p.metadata.ownerReferences ?? []).some((o: any) => o.controller && o.kind === 'DaemonSet'));
     if (left.length === 0 || Date.now() - lastMove > 8000) break;
     for (const p of left) {
@@ -367,7 +368,7 @@ beforeAll(async () => {
   await Promise.all(NODES.map((n) => client.create(poolNodeObject(n))));
   await waitFor(`kwok to report ${NODES.length} pool nodes Ready`, async () => {
     const nodes = await client.list('v1', 'Node');
-    const ready = new Set(nodes.filter((n: any) => (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name));
+    const ready = new Set(nodes.filter(isReady).map((n) => n.metadata.name));
     const waiting = NODES.filter((n) => !ready.has(n.name)).map((n) => n.name);
     return { done: waiting.length === 0, state: `not Ready: ${waiting.join(', ')}` };
   });

@@ -7,6 +7,7 @@ import { ClusterInfo, CLUSTER_ENV } from './control-plane';
 import { KubeClient, KubeObject } from './kube-client';
 import { addNodes, FakeNode } from './nodes';
 import { waitFor, WaitOptions } from './wait';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 
 /** The spec of a pod that passes Pod Security "restricted" and asks for almost nothing: for tests of many pods. */
 export const RESTRICTED_PAUSE_POD = {
@@ -54,7 +55,7 @@ export function labelSelectorOf(workload: KubeObject): string {
 
 /** The pods of a namespace (optionally matching a label selector) that are not being deleted. */
 export async function livePods(client: KubeClient, namespace: string, labelSelector?: string): Promise<any[]> {
-  return (await client.list('v1', 'Pod', { namespace, labelSelector })).filter((p: any) => !p.metadata.deletionTimestamp);
+  return (await client.list('v1', 'Pod', { namespace, labelSelector })).filter((p: any) => !isTerminating(p));
 }
 
 /** Pod counts per zone of the pods' nodes, every zone of the cluster listed (0 when empty). Unscheduled pods are not counted. */
