@@ -118,7 +118,7 @@ test('the contract is pure: no package but Node.js built-ins anywhere below it',
 const PLANNERS = [
   'src/redis/layout.ts', 'src/redis/slots.ts',
   'src/rollout/update-plan.ts', 'src/rollout/max-unavailable.ts', 'src/rollout/disruption-budget.ts',
-  'src/kubernetes/label-selector.ts', 'src/kubernetes/pod-life.ts',
+  'src/kubernetes/label-selector.ts', 'src/kubernetes/pod-life.ts', 'src/kubernetes/kube-api.ts',
 ];
 
 /** The kubeconfig and HTTPS connection module the controller shares with the zone check (IO, but Node.js built-ins only). */

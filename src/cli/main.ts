@@ -11,14 +11,15 @@ import { CliIo, main as checkMain } from '../check/cli';
 import { PROGRAM } from '../check/cli-help';
 import { parseSingleDocument } from '../check/manifest-text';
 import { docsUrl } from '../contract/docs';
-import { httpsKubeApi, KubeApi } from '../kubernetes/kube-api';
+import { KubeRequestApi } from '../kubernetes/kube-api';
 import { loadClusterConfig } from '../kubernetes/kube-connection';
+import { httpsKubeApi } from '../kubernetes/kube-request';
 import { UsageError } from '../shared/errors';
 
 /** What the live commands need besides the check's input and output. */
 export interface MainIo extends CliIo {
   /** The API of a kubeconfig. @default the kubeconfig's current context (or as kubectl chooses without one) over HTTPS */
-  readonly connect?: (kubeconfig: string | undefined) => KubeApi;
+  readonly connect?: (kubeconfig: string | undefined) => KubeRequestApi;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly interrupted?: () => boolean;
@@ -61,7 +62,7 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
 }
 
 /** The HTTPS API of a kubeconfig; a kubeconfig it cannot use is bad input. */
-function connect(kubeconfig: string | undefined): KubeApi {
+function connect(kubeconfig: string | undefined): KubeRequestApi {
   try {
     return httpsKubeApi(loadClusterConfig({ kubeconfig }, parseSingleDocument));
   } catch (e) {

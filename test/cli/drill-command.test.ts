@@ -5,7 +5,7 @@
  */
 import { MemoryApi, runCli } from './memory-api';
 import { DRILL_RECORD_ANNOTATION } from '../../src/drill/drill-nodes';
-import { KubeRequestError } from '../../src/kubernetes/kube-request';
+import { KubeApiError } from '../../src/kubernetes/kube-api';
 
 const ZONE_KEY = 'topology.kubernetes.io/zone';
 
@@ -116,7 +116,7 @@ test('a drain refused by a budget the check did not see: counted on the workload
   }
   const create = api.create.bind(api);
   api.create = async (path, body) => {
-    if (path.endsWith('/pods/cache-zone-a-0/eviction')) throw new KubeRequestError(`POST ${path}: 429 Too Many Requests`, 429, 'TooManyRequests');
+    if (path.endsWith('/pods/cache-zone-a-0/eviction')) throw new KubeApiError('POST', path, 429, 'TooManyRequests', 'Too Many Requests', `POST ${path}: 429 Too Many Requests`);
     if (path.endsWith('/eviction')) return {};
     return create(path, body);
   };
