@@ -3,15 +3,16 @@
  * plan, Ctrl-C (restored, reported, exit 130) and `--restore`. The drill itself runs on a real cluster in the
  * Kubernetes tier (drill.test.ts).
  */
-import { MemoryApi, runCli } from './memory-api';
+import { runCli } from './memory-api';
 import { DRILL_RECORD_ANNOTATION } from '../../src/drill/drill-nodes';
 import { KubeApiError } from '../../src/kubernetes/kube-api';
+import { MemoryKubeApi } from '../memory-kube-api';
 
 const ZONE_KEY = 'topology.kubernetes.io/zone';
 
 /** Two nodes per zone (one of zone-a cordoned and tainted already), and a Deployment of 3 pods, one per zone. */
-function cluster(): MemoryApi {
-  const api = new MemoryApi();
+function cluster(): MemoryKubeApi {
+  const api = new MemoryKubeApi();
   for (const zone of ['zone-a', 'zone-b', 'zone-c']) {
     for (const i of [1, 2]) {
       const special = zone === 'zone-a' && i === 2;
@@ -46,7 +47,7 @@ function cluster(): MemoryApi {
   return api;
 }
 
-const nodesNow = (api: MemoryApi) => JSON.stringify([...api.objects].filter(([p]) => p.startsWith('/api/v1/nodes/'))
+const nodesNow = (api: MemoryKubeApi) => JSON.stringify([...api.objects].filter(([p]) => p.startsWith('/api/v1/nodes/'))
   .map(([, n]) => ({ name: n.metadata.name, annotations: n.metadata.annotations ?? {}, spec: n.spec })));
 
 test('without --yes: the plan (the zone\'s nodes, the prediction per workload) and nothing changed', async () => {
