@@ -66,7 +66,8 @@ export class MemoryKubeApi implements KubeApi {
   public onCall: (api: MemoryKubeApi) => void = () => undefined;
 
   put(listPath: string, obj: any): void {
-    this.objects.set(`${listPath}/${obj.metadata.name}`, { ...obj, metadata: { ...obj.metadata, resourceVersion: String(this.version++) } });
+    const metadata = { ...obj.metadata, resourceVersion: String(this.version++) };
+    this.objects.set(`${listPath}/${obj.metadata.name}`, { ...obj, metadata });
   }
 
   async get(path: string): Promise<any> {
@@ -76,10 +77,12 @@ export class MemoryKubeApi implements KubeApi {
   /** The whole list in one page: the objects directly under `path`, or under it in every namespace. */
   async list(path: string, opts: ListOptions = {}): Promise<ObjectList<any>> {
     // the selectors as written (unencoded), so a test reads them as the code under test wrote them
-    const selectors = [['labelSelector', opts.labelSelector], ['fieldSelector', opts.fieldSelector]].filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k}=${v}`).join('&');
+    const selectors = [['labelSelector', opts.labelSelector], ['fieldSelector', opts.fieldSelector]]
+      .filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`).join('&');
     return this.after(`LIST ${path}${selectors ? `?${selectors}` : ''}`, () => ({
-      items: [...this.objects].filter(([p, o]) => inList(p, path) && labelsMatch(opts.labelSelector, o.metadata.labels)).map(([, o]) => json(o)),
+      items: [...this.objects]
+        .filter(([p, o]) => inList(p, path) && labelsMatch(opts.labelSelector, o.metadata.labels))
+        .map(([, o]) => json(o)),
       metadata: {},
     }));
   }
@@ -87,9 +90,11 @@ export class MemoryKubeApi implements KubeApi {
   async create(path: string, body: any): Promise<any> {
     return this.after(`POST ${path}`, () => {
       if (this.objects.has(`${path}/${body.metadata.name}`)) {
-        throw new KubeApiError('POST', path, 409, 'AlreadyExists', 'already exists', `POST ${path}: HTTP 409 already exists`);
+        const printed = `POST ${path}: HTTP 409 already exists`;
+        throw new KubeApiError('POST', path, 409, 'AlreadyExists', 'already exists', printed);
       }
-      this.put(path, { ...body, metadata: { ...body.metadata, creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } });
+      const creationTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      this.put(path, { ...body, metadata: { ...body.metadata, creationTimestamp } });
       return json(this.objects.get(`${path}/${body.metadata.name}`));
     });
   }
@@ -119,7 +124,8 @@ export class MemoryKubeApi implements KubeApi {
     return this.after(`DELETE ${path}`, () => {
       const current = this.found(path);
       const finalized = (current.metadata.finalizers ?? []).length > 0;
-      if (finalized) this.objects.set(path, { ...current, metadata: { ...current.metadata, deletionTimestamp: new Date().toISOString() } });
+      const deletionTimestamp = new Date().toISOString();
+      if (finalized) this.objects.set(path, { ...current, metadata: { ...current.metadata, deletionTimestamp } });
       else this.objects.delete(path);
     });
   }
@@ -129,7 +135,10 @@ export class MemoryKubeApi implements KubeApi {
     path: string, _opts: WatchOptions, _onEvent: (event: WatchEvent<T>) => void, signal: AbortSignal,
   ): Promise<void> {
     await this.after(`WATCH ${path}`, () => undefined);
-    await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
   }
 
   close(): void {}
@@ -141,7 +150,9 @@ export class MemoryKubeApi implements KubeApi {
 
   private found(path: string): any {
     const o = this.objects.get(path);
-    if (o === undefined) throw new KubeApiError('GET', path, 404, 'NotFound', 'not found', `${path}: HTTP 404 not found`);
+    if (o === undefined) {
+      throw new KubeApiError('GET', path, 404, 'NotFound', 'not found', `${path}: HTTP 404 not found`);
+    }
     return o;
   }
 

@@ -63,7 +63,9 @@ const LEASES = 'kube-node-lease';
  * Takes a zone away (see `OutageMode`) and waits until none of the pods that were on its nodes is left. Always
  * `restore()` it (in a `finally`): the cluster is shared by every test file of the project.
  */
-export async function zoneOutage(cluster: TestCluster, zone: string, mode = OutageMode.DELETE_NODES, opts: OutageOptions = {}): Promise<ZoneOutage> {
+export async function zoneOutage(
+  cluster: TestCluster, zone: string, mode = OutageMode.DELETE_NODES, opts: OutageOptions = {},
+): Promise<ZoneOutage> {
   const { client, info } = cluster;
   const own = info.nodes.filter((n) => n.zone === zone);
   if (own.length === 0) throw new Error(`zoneOutage: zone=${zone} has no nodes (zones: ${info.zones.join(', ')})`);
@@ -72,13 +74,20 @@ export async function zoneOutage(cluster: TestCluster, zone: string, mode = Outa
   }
   const names = [...own.map((n) => n.name), ...opts.poolNodes ?? []];
   if (opts.silenceKubelets) await silenceKubelets(client, names);
-  if (mode === OutageMode.DELETE_NODES) await Promise.all(names.map((name) => client.delete('v1', 'Node', name)));
-  else await Promise.all(names.map((name) => patchNode(client, name, (node) => drillPatch(node, zone, 'outage', new Date().toISOString()))));
+  if (mode === OutageMode.DELETE_NODES) {
+    await Promise.all(names.map((name) => client.delete('v1', 'Node', name)));
+  } else {
+    const startedAt = new Date().toISOString();
+    const outage = (node: DrillNode) => drillPatch(node, zone, 'outage', startedAt);
+    await Promise.all(names.map((name) => patchNode(client, name, outage)));
+  }
   await removePods(client, zone, names, opts);
   return {
     zone,
     nodes: names,
-    restore: () => (mode === OutageMode.DELETE_NODES ? addNodes(client, own, opts) : untaint(client, zone, names, opts)),
+    restore: () => (mode === OutageMode.DELETE_NODES
+      ? addNodes(client, own, opts)
+      : untaint(client, zone, names, opts)),
   };
 }
 
@@ -94,17 +103,21 @@ async function silenceKubelets(client: KubeClient, names: readonly string[]): Pr
  * evicts them from a lost node (nobody would finish their graceful deletion), and waits until they are gone. A pod
  * that arrives after (a DaemonSet's that tolerates the taint) may stay: only the pods there at the loss must go.
  */
-async function removePods(client: KubeClient, zone: string, names: readonly string[], opts: OutageOptions): Promise<void> {
+async function removePods(
+  client: KubeClient, zone: string, names: readonly string[], opts: OutageOptions,
+): Promise<void> {
   const nodes = new Set(names);
-  const there = async () => (await client.list('v1', 'Pod')).filter((p: any) => nodes.has(p.spec.nodeName) && !hasEnded(p)
-    && (opts.namespaces === undefined || opts.namespaces.includes(p.metadata.namespace)));
+  const ours = (p: any) => opts.namespaces === undefined || opts.namespaces.includes(p.metadata.namespace);
+  const there = async () => (await client.list('v1', 'Pod'))
+    .filter((p: any) => nodes.has(p.spec.nodeName) && !hasEnded(p) && ours(p));
   const lost = await there();
-  await Promise.all(lost.map((p: any) =>
-    client.delete('v1', 'Pod', p.metadata.name, p.metadata.namespace, { gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid } })));
+  await Promise.all(lost.map((p: any) => client.delete('v1', 'Pod', p.metadata.name, p.metadata.namespace,
+    { gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid } })));
   const uids = new Set(lost.map((p: any) => p.metadata.uid));
   await waitFor(`the pods of ${zone} to be gone`, async () => {
     const left = (await there()).filter((p: any) => uids.has(p.metadata.uid));
-    return { done: left.length === 0, state: left.map((p: any) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ') };
+    const state = left.map((p: any) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ');
+    return { done: left.length === 0, state };
   }, opts);
 }
 
@@ -120,12 +133,18 @@ async function untaint(client: KubeClient, zone: string, names: readonly string[
     });
     if (opts.silenceKubelets) await client.delete('coordination.k8s.io/v1', 'Lease', name, LEASES);
   }));
-  await waitFor(`${zone}'s nodes to be Ready again${opts.silenceKubelets ? ', their Leases held by kwok' : ''}`, async () => {
-    const leases = opts.silenceKubelets ? await client.list('coordination.k8s.io/v1', 'Lease', { namespace: LEASES }) : [];
-    const held = new Set(leases.filter((l: any) => l.spec?.holderIdentity && l.spec.holderIdentity !== OUTAGE_HOLDER).map((l) => l.metadata.name));
+  const what = `${zone}'s nodes to be Ready again${opts.silenceKubelets ? ', their Leases held by kwok' : ''}`;
+  await waitFor(what, async () => {
+    const leases = opts.silenceKubelets
+      ? await client.list('coordination.k8s.io/v1', 'Lease', { namespace: LEASES })
+      : [];
+    const kwoks = leases.filter((l: any) => l.spec?.holderIdentity && l.spec.holderIdentity !== OUTAGE_HOLDER);
+    const held = new Set(kwoks.map((l) => l.metadata.name));
     const nodes = (await client.list('v1', 'Node')).filter((n: any) => names.includes(n.metadata.name));
-    const waiting = nodes.filter((n: any) => (opts.silenceKubelets && !held.has(n.metadata.name)) || !isReady(n)
-      || (n.spec.taints ?? []).some((t: any) => t.key.startsWith('node.kubernetes.io/'))).map((n: any) => n.metadata.name);
+    const tainted = (n: any) => (n.spec.taints ?? []).some((t: any) => t.key.startsWith('node.kubernetes.io/'));
+    const silent = (n: any) => opts.silenceKubelets && !held.has(n.metadata.name);
+    const waiting = nodes.filter((n: any) => silent(n) || !isReady(n) || tainted(n))
+      .map((n: any) => n.metadata.name);
     return { done: nodes.length === names.length && waiting.length === 0, state: `waiting: ${waiting.join(', ')}` };
   }, opts);
 }
@@ -134,7 +153,9 @@ async function untaint(client: KubeClient, zone: string, names: readonly string[
  * Patches node `name` with `patchOf(node)`, conditional on its resourceVersion (the drill's patches carry it), reading
  * it again when it changed meanwhile (kwok updates nodes), as the drill does; `undefined`: nothing to patch.
  */
-async function patchNode(client: KubeClient, name: string, patchOf: (node: DrillNode) => object | undefined): Promise<void> {
+async function patchNode(
+  client: KubeClient, name: string, patchOf: (node: DrillNode) => object | undefined,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const patch = patchOf(await client.get<DrillNode>('v1', 'Node', name));
     if (patch === undefined) return;
