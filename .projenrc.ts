@@ -30,7 +30,11 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   peerDeps: [`cdk8s-plus-28@^${CDK8S_PLUS_VERSION}`],
   // cdk8s-plus-33 (what `cdk8s init` scaffolds) beside -28: the library is type-checked and tested against both.
   // esbuild bundles the controller into one file for its image.
-  devDeps: ['fast-check@^4', 'ajv@^8', 'cdk8s-plus-33@2.5.57', 'esbuild@0.28.2', 'yaml@2.9.1', 'tsconfig-paths@3.15.0'],
+  devDeps: [
+    'fast-check@^4', 'ajv@^8', 'cdk8s-plus-33@2.5.57', 'esbuild@0.28.2', 'yaml@2.9.1', 'tsconfig-paths@3.15.0',
+    // Microsoft's reference SARIF validator (its npm package ships the .NET binary): the check's SARIF is held to it.
+    '@microsoft/sarif-multitool@5.7.0',
+  ],
   // The zone check's CLI and cdk8s validation plugin read YAML at run time with js-yaml (the fastest parser
   // measured, bench/check.ts): jsii needs non-jsii deps bundled. The tests write and read YAML with yaml.
   bundledDeps: ['js-yaml@5.5.0'],

@@ -145,6 +145,14 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
     vary: [1],
   },
   'ZoneReport.of': { args: () => { const c = chart(); deployment(c); return [c, lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)]; }, call: ([c, i]) => lib.ZoneReport.of(c, i) },
+  'ZoneReport.ofApp': {
+    args: () => {
+      const c = chart();
+      deployment(c);
+      return [c.node.root, lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)];
+    },
+    call: ([a, i]) => lib.ZoneReport.ofApp(a, i),
+  },
   'ZoneCheckValidation.<init>': {
     args: () => [{ zones: ['a', 'b', 'c'], nodesPerZone: 3, failOn: lib.ZoneCheckFailOn.ERROR }],
     call: ([p]) => new lib.ZoneCheckValidation(p),

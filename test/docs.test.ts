@@ -76,6 +76,21 @@ function zonesOf(code: string): string[] {
   return zones.length > 0 ? zones : ZONE_CHECK_DEFAULT_ZONES;
 }
 
+/**
+ * What the main.test.ts of `cdk8s init typescript-app` does with the chart class its main.ts exports: synthesize a
+ * `MyChart` and compare a snapshot. A program that keeps that class (the README's quick start) must keep it working.
+ */
+const INIT_TEST = [
+  "import { Testing } from 'cdk8s';",
+  "import { MyChart } from './main';",
+  '',
+  "test('the chart synthesizes as before', () => {",
+  "  expect(Testing.synth(new MyChart(Testing.app(), 'test-chart'))).toMatchSnapshot();",
+  '});',
+  '',
+].join('\n');
+const keepsInitChart = (p: { code: string }) => /^export class MyChart extends Chart \{$/m.test(p.code);
+
 const blocks = docFiles().flatMap((f) => typescriptBlocks(f, fs.readFileSync(path.join(ROOT, f), 'utf8')));
 const pages = [...new Set(blocks.map((b) => b.file))].map((f) => programsOf(blocks.filter((b) => b.file === f)));
 const programs = pages.flatMap((p) => p.programs);
@@ -95,11 +110,20 @@ beforeAll(() => {
   for (const p of programs) {
     fs.mkdirSync(path.join(app, p.id));
     fs.writeFileSync(path.join(app, p.id, 'main.ts'), p.code);
+    if (keepsInitChart(p)) fs.writeFileSync(path.join(app, p.id, 'main.test.ts'), INIT_TEST);
   }
   fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({
     // what `cdk8s init typescript-app` sets that matters here: strict, CommonJS, Node.js types
-    compilerOptions: { strict: true, module: 'commonjs', target: 'ES2022', lib: ['es2022'], types: ['node'], esModuleInterop: true, skipLibCheck: true },
-    include: programs.map((p) => `${p.id}/main.ts`),
+    compilerOptions: {
+      strict: true,
+      module: 'commonjs',
+      target: 'ES2022',
+      lib: ['es2022'],
+      types: ['node', 'jest'],
+      esModuleInterop: true,
+      skipLibCheck: true,
+    },
+    include: programs.flatMap((p) => [`${p.id}/main.ts`, ...(keepsInitChart(p) ? [`${p.id}/main.test.ts`] : [])]),
   }));
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', app], { cwd: app, encoding: 'utf8' });
   compileErrors = new Map(programs.map((p) => [p.id, tsc.stdout.split('\n').filter((l) => l.startsWith(`${p.id}/`)).join('\n')]));
@@ -119,6 +143,21 @@ test('the classifier: a program takes the continuations after it; a continuation
 test('every TypeScript block of README.md and docs/ is a whole program, a continuation or an excerpt', () => {
   expect(pages.flatMap((p) => p.unaccounted).map((b) => `${b.file}:${b.line}: ${firstLine(b)}`)).toEqual([]);
   expect(programs.length).toBeGreaterThan(0);
+});
+
+test('the README\'s quick start, pasted over the main.ts `cdk8s init` made, keeps its main.test.ts compiling', () => {
+  const quickStart = programs.find((p) => p.blocks[0].file === 'README.md');
+  expect(quickStart && keepsInitChart(quickStart)).toBe(true);
+  expect(compileErrors.get(quickStart!.id)).toBe('');
+  // the test file compiled with its program: MyChart is exported and built as the test builds it
+  expect(fs.existsSync(path.join(app, quickStart!.id, 'main.test.js'))).toBe(true);
+  const chart = spawnSync(process.execPath, ['-e', [
+    "const { Testing } = require('cdk8s');",
+    "const { MyChart } = require('./main.js');",
+    "console.log(Testing.synth(new MyChart(Testing.app(), 'test-chart')).map((o) => o.kind).join(','));",
+  ].join('\n')], { cwd: path.join(app, quickStart!.id), encoding: 'utf8' });
+  expect({ status: chart.status, stderr: chart.stderr, kinds: chart.stdout.trim() })
+    .toEqual({ status: 0, stderr: '', kinds: 'Deployment' });
 });
 
 test('every excerpt is in the file it names, word for word', () => {

@@ -7,30 +7,33 @@
 import { Logger } from './log';
 import { CONTROLLER_VERSION } from './version';
 import { docsUrl } from '../../src/contract/docs';
+import { asksForHelp, FlagSpec, flagsHelp } from '../../src/shared/command-line';
+import { UsageError } from '../../src/shared/errors';
 
 export const PROGRAM = 'cdk8s-zones-controller';
-
-/** A flag as `util.parseArgs` takes it. */
-export interface Flag {
-  readonly type: 'string' | 'boolean';
-  readonly default?: string | boolean;
-}
 
 export interface Command {
   /** The word on the command line. */
   readonly name: string;
   /** One line for the usage text. */
   readonly summary: string;
-  /** What `<command> --help` prints: the usage, and every flag with what it does and its default. */
+  /** What `<command> --help` prints: the usage, and every flag with what it does and its default (`commandHelp`). */
   readonly help: string;
-  /** The flags it parses (controller/test/cli.test.ts holds `help` to them). */
-  readonly flags: Readonly<Record<string, Flag>>;
+  /** Its flags, the one table (src/shared/command-line.ts) its parser and its help come from. */
+  readonly flags: readonly FlagSpec[];
   /** Runs the command; resolves to the process exit code. Bad arguments throw a UsageError. */
   run(args: string[], log: Logger): Promise<number>;
 }
 
-/** Bad arguments: exit 2, with a pointer at the command's --help. */
-export class UsageError extends Error {}
+/** Bad arguments: exit 2, with a pointer at the command's --help (the one class of the CLI and the controller). */
+export { UsageError };
+
+/** A command's help: its usage lines, what it does, and every flag of its table with its meaning and default. */
+export function commandHelp(
+  usageLines: readonly string[], about: readonly string[], flags: readonly FlagSpec[], after: readonly string[] = [],
+): string {
+  return [...usageLines, '', ...about, ...flagsHelp([{ title: 'flags', flags }]), ...after, ''].join('\n');
+}
 
 /** Parses a command's arguments with `parse`: whatever it throws is bad arguments, named after the command. */
 export function parseOrUsageError<T>(command: string, parse: () => T): T {
@@ -110,9 +113,7 @@ export async function dispatch(argv: string[], commands: readonly Command[], log
     else log.error('unknown command', { command: name, commands: names });
     return 2;
   }
-  // everything after `--` is an argument, not a flag
-  const flags = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
-  if (flags.some((a) => HELP_FLAGS.includes(a))) {
+  if (asksForHelp(args)) {
     output.out(command.help);
     return 0;
   }

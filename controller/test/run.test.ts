@@ -27,10 +27,10 @@ describe('run flags', () => {
 
   test('every flag', () => {
     expect(parseRun([
-      '--reconcilers', 'zone-annotator', '--leader-elect', '--lease-namespace', 'ns', '--lease-name', 'l', '--lease-duration', '4',
-      '--renew-deadline', '3', '--retry-period', '0.5', '--identity', 'me', '--topology-keys', 'topology.kubernetes.io/region, topology.kubernetes.io/zone',
+      '--reconcilers', 'zone-annotator', '--leader-elect', '--lease-namespace', 'ns', '--lease-name', 'l', '--lease-duration', '4s',
+      '--renew-deadline', '3s', '--retry-period', '500ms', '--identity', 'me', '--topology-keys', 'topology.kubernetes.io/region, topology.kubernetes.io/zone',
       '--metrics-port', '0', '--webhook-port', '9444', '--tls-mode', 'files', '--tls-cert-file', 'c', '--tls-key-file', 'k', '--kubeconfig', 'kc',
-      '--bind-address', '127.0.0.1', '--metrics-bind-address', '::1', '--request-timeout', '2.5', '--api-concurrency', '64',
+      '--bind-address', '127.0.0.1', '--metrics-bind-address', '::1', '--request-timeout', '2500ms', '--api-concurrency', '64',
     ], { POD_NAME: 'ignored' })).toMatchObject({
       apiConcurrency: 64,
       leaderElect: true,
@@ -73,21 +73,24 @@ describe('run flags', () => {
     expect(() => parseRun(['--topology-keys', ''])).toThrow('--topology-keys names no label key');
     expect(() => parseRun(['--tls-mode', 'none'])).toThrow('--tls-mode="none" must be files or self-managed');
     expect(() => parseRun(['--tls-cert-file', 'c'])).toThrow('--tls-cert-file and --tls-key-file go together');
-    expect(() => parseRun(['--metrics-port', '70000'])).toThrow('--metrics-port="70000" must be a port number');
-    expect(() => parseRun(['--lease-duration', '1.5'])).toThrow('--lease-duration="1.5" must be an integer > 0');
-    expect(() => parseRun(['--renew-deadline', '20'])).toThrow('need --retry-period (2) < --renew-deadline (20) < --lease-duration (15)');
-    expect(() => parseRun(['--bogus'])).toThrow(/Unknown option '--bogus'/);
+    expect(() => parseRun(['--metrics-port', '70000'])).toThrow('--metrics-port="70000" must be a whole number from 0 to 65535');
+    expect(() => parseRun(['--lease-duration', '1500ms'])).toThrow('--lease-duration="1500ms" must be whole seconds');
+    expect(() => parseRun(['--renew-deadline', '20s'])).toThrow('need --retry-period (2) < --renew-deadline (20) < --lease-duration (15)');
+    expect(() => parseRun(['--bogus'])).toThrow('unknown flag "--bogus"');
+    expect(() => parseRun(['--retry-period', '2'])).toThrow('--retry-period="2" must be a duration above zero: whole numbers with h, m, s or ms');
+    expect(() => parseRun(['--lease-duration'])).toThrow('--lease-duration needs a value');
     expect(() => parseRun(['--metrics-bind-address', 'localhost'])).toThrow('--metrics-bind-address="localhost" must be an IP address');
     expect(() => parseRun(['--metrics-bind-address', '10.0.0.300'])).toThrow('--metrics-bind-address="10.0.0.300" must be an IP address');
     expect(() => parseRun(['--bind-address', ''])).toThrow('--bind-address="" must be an IP address');
-    expect(() => parseRun(['--request-timeout', '0'])).toThrow('--request-timeout="0" must be a number > 0');
-    expect(() => parseRun(['--api-concurrency', '2.5'])).toThrow('--api-concurrency="2.5" must be an integer > 0');
+    expect(() => parseRun(['--request-timeout', '0s'])).toThrow('--request-timeout="0s" must be a duration above zero');
+    expect(() => parseRun(['--api-concurrency', '2.5'])).toThrow('--api-concurrency="2.5" must be a whole number >= 1');
   });
 
   test('the usage text names both bind addresses and what each binds', () => {
-    expect(RUN_HELP).toMatch(/--bind-address IP +the webhook listener's address \(default 0\.0\.0\.0\)/);
-    expect(RUN_HELP).toMatch(/--metrics-bind-address IP +the \/metrics \/healthz \/readyz listener's address \(default 0\.0\.0\.0/);
-    expect(RUN_HELP).toMatch(/--request-timeout S/);
+    const help = RUN_HELP.replace(/\n {34}/g, ' '); // each flag's entry on one line
+    expect(help).toMatch(/--bind-address IP +the webhook listener's address \(default: 0\.0\.0\.0\)/);
+    expect(help).toMatch(/--metrics-bind-address IP +the \/metrics \/healthz \/readyz listener's address; the kubelet probes through the pod IP \(default: 0\.0\.0\.0\)/);
+    expect(RUN_HELP).toMatch(/--request-timeout DURATION/);
   });
 });
 

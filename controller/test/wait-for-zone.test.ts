@@ -10,8 +10,10 @@ describe('wait-for-zone', () => {
     expect(parseWaitForZone(['--file', '/etc/podinfo/zone'])).toEqual({ file: '/etc/podinfo/zone', timeoutMs: 600_000, intervalMs: 1000 });
     expect(parseWaitForZone(['--file', 'f', '--timeout', '2.5', '--interval', '0.1'])).toEqual({ file: 'f', timeoutMs: 2500, intervalMs: 100 });
     expect(() => parseWaitForZone([])).toThrow('wait-for-zone: --file is required');
-    expect(() => parseWaitForZone(['--file', 'f', '--timeout', '0'])).toThrow('--timeout="0" must be a number of seconds > 0');
-    expect(() => parseWaitForZone(['--file', 'f', '--bogus'])).toThrow(/Unknown option '--bogus'/);
+    expect(parseWaitForZone(['--file', 'f', '--timeout', '2m', '--interval', '500ms'])).toEqual({ file: 'f', timeoutMs: 120_000, intervalMs: 500 });
+    expect(() => parseWaitForZone(['--file', 'f', '--timeout', '0'])).toThrow('--timeout="0" must be a duration above zero');
+    expect(() => parseWaitForZone(['--file', 'f', '--timeout', 'soon'])).toThrow('(or a bare number of seconds)');
+    expect(() => parseWaitForZone(['--file', 'f', '--bogus'])).toThrow('unknown flag "--bogus"');
   });
 
   test('returns the content once the file becomes non-empty', async () => {

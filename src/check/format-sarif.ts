@@ -6,10 +6,14 @@
 import { allFindings, severityRank, workloadId, zoneLossFindings } from './format-common';
 import { FindingSeverity, ZoneFinding, ZoneReportData } from './model';
 import { docsUrl, REPOSITORY_URL } from '../contract/docs';
+import { packageVersion } from '../shared/package-version';
 
 /** Where an object of the input came from. */
 export interface SarifInput {
-  /** The manifest file, as the result should name it (relative to the repository root for code scanning). */
+  /**
+   * The manifest file, as the result should name it: relative to the repository root for code scanning, or an
+   * absolute path (written as a `file://` URI).
+   */
   readonly file: string;
   /** The object, as the report names its workload. */
   readonly object: { readonly kind: string; readonly namespace?: string; readonly name: string };
@@ -54,7 +58,7 @@ export function formatSarif(data: ZoneReportData, inputs: readonly SarifInput[] 
     $schema: SCHEMA,
     version: '2.1.0',
     runs: [{
-      tool: { driver: { name: 'cdk8s-zones', informationUri: REPOSITORY_URL, rules } },
+      tool: { driver: { name: 'cdk8s-zones', version: packageVersion(), informationUri: REPOSITORY_URL, rules } },
       results,
     }],
   };
@@ -84,7 +88,16 @@ function describeRule(id: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** A relative URI reference for a path (forward slashes, characters a URI cannot hold escaped). */
-function fileUri(file: string): string {
-  return encodeURI(file.replace(/\\/g, '/'));
+/**
+ * The URI of a path, each segment escaped (spaces, `#`, `?`): a relative path as a relative reference, an absolute
+ * one (POSIX, or Windows with a drive letter) as a `file://` URI. SARIF resolves a relative reference against a base
+ * URI, so an absolute path written as one (`/home/...`) would not resolve (the validator's SARIF1004).
+ */
+export function fileUri(file: string): string {
+  const segments = (p: string) => p.split('/').map(encodeURIComponent).join('/');
+  const slashed = file.replace(/\\/g, '/');
+  if (slashed.startsWith('/')) return `file://${segments(slashed)}`;
+  const drive = /^([A-Za-z]:)(\/.*)$/.exec(slashed);
+  if (drive) return `file:///${drive[1]}${segments(drive[2])}`;
+  return segments(slashed);
 }

@@ -22,36 +22,32 @@ interface Cell {
   readonly colour?: string;
 }
 
-/** Renders the report as a table and a list of findings. The same data always gives the same text. */
-export function formatText(data: ZoneReportData, options: TextFormatOptions = {}): string {
-  const paint = (cell: Cell, width: number, last: boolean) => {
-    const padded = last ? cell.text : cell.text.padEnd(width); // no trailing blanks (inside colour codes, trimEnd misses them)
-    return options.color && cell.colour ? `${cell.colour}${padded}${RESET}` : padded;
-  };
-  const header: Cell[] = [
-    { text: 'WORKLOAD' }, { text: 'REPLICAS' }, { text: 'NEEDS' },
-    ...data.zones.map((z) => ({ text: z })),
-    ...data.zones.map((z) => ({ text: `LOSE ${z}` })),
-  ];
-  const rows: Cell[][] = data.workloads.map((w) => [
-    { text: workloadId(w) },
-    { text: String(w.replicas) },
-    { text: neededText(w) },
-    ...data.zones.map((z) => countCell(w, z)),
-    ...data.zones.map((z) => lossCell(w, z)),
-  ]);
-  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i].text.length)));
-  const line = (cells: Cell[]) => cells.map((c, i) => paint(c, widths[i], i === cells.length - 1)).join('  ');
+/** The widest a line of the table and its legend may be: a terminal's 120 columns. */
+export const TEXT_WIDTH = 120;
 
+/** Between two columns. */
+const GAP = '  ';
+
+/** What the table's cells mean (each line within TEXT_WIDTH). */
+const LEGEND = [
+  'Per zone: guaranteed-worstCase replicas. LOSE <zone>: replicas (or a group\'s zones) left in the worst case / needed;',
+  '✗ LOST: losing the zone breaks the workload. N pending: N replacements stay Pending while the zone is down (its',
+  'hard constraints let no other zone take them). drain blocked: draining the zone\'s nodes (kubectl drain) stops at an',
+  'eviction a PodDisruptionBudget (or ZoneDisruptionBudget) refuses, before the zone is empty.',
+];
+
+/**
+ * Renders the report as a table and a list of findings. The same data always gives the same text. A table wider
+ * than TEXT_WIDTH is wrapped by columns: each block repeats the WORKLOAD column and takes the next columns that fit.
+ */
+export function formatText(data: ZoneReportData, options: TextFormatOptions = {}): string {
   const out: string[] = [];
   out.push(`Zone check: ${data.zones.length} zone${data.zones.length === 1 ? '' : 's'} (${data.zones.join(', ')}), ${data.workloads.length} workload${data.workloads.length === 1 ? '' : 's'}`);
   out.push('');
   if (data.workloads.length > 0) {
-    out.push(line(header));
-    for (const row of rows) out.push(line(row));
+    out.push(...tableLines(data, options.color ?? false));
     out.push('');
-    out.push('Per zone: guaranteed-worstCase replicas. LOSE <zone>: replicas (or a group\'s zones) left in the worst case / needed;');
-    out.push('✗ LOST marks a zone whose loss breaks the workload.');
+    out.push(...LEGEND);
     out.push('');
   }
   const findings = allFindings(data);
@@ -68,6 +64,55 @@ export function formatText(data: ZoneReportData, options: TextFormatOptions = {}
   }
   out.push(verdict(data));
   return out.join('\n') + '\n';
+}
+
+/** The table: a header and a row per workload, in blocks of columns that fit TEXT_WIDTH, a blank line between. */
+function tableLines(data: ZoneReportData, color: boolean): string[] {
+  const header: Cell[] = [
+    { text: 'WORKLOAD' }, { text: 'REPLICAS' }, { text: 'NEEDS' },
+    ...data.zones.map((z) => ({ text: z })),
+    ...data.zones.map((z) => ({ text: `LOSE ${z}` })),
+  ];
+  const rows: Cell[][] = data.workloads.map((w) => [
+    { text: workloadId(w) },
+    { text: String(w.replicas) },
+    { text: neededText(w) },
+    ...data.zones.map((z) => countCell(w, z)),
+    ...data.zones.map((z) => lossCell(w, z)),
+  ]);
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i].text.length)));
+  const paint = (cell: Cell, width: number, last: boolean) => {
+    // no trailing blanks (inside colour codes, trimEnd misses them)
+    const padded = last ? cell.text : cell.text.padEnd(width);
+    return color && cell.colour ? `${cell.colour}${padded}${RESET}` : padded;
+  };
+  const line = (cells: Cell[], columns: number[]) =>
+    columns.map((c, i) => paint(cells[c], widths[c], i === columns.length - 1)).join(GAP);
+  return columnBlocks(widths).flatMap((columns, i) => [
+    ...(i > 0 ? [''] : []),
+    ...[header, ...rows].map((cells) => line(cells, columns)),
+  ]);
+}
+
+/**
+ * The table's columns in blocks, each the first (WORKLOAD) column and the next columns that fit TEXT_WIDTH
+ * (at least one, however wide), in order.
+ */
+export function columnBlocks(widths: readonly number[]): number[][] {
+  const blocks: number[][] = [];
+  let block = [0];
+  let width = widths[0];
+  for (let c = 1; c < widths.length; c++) {
+    if (block.length > 1 && width + GAP.length + widths[c] > TEXT_WIDTH) {
+      blocks.push(block);
+      block = [0];
+      width = widths[0];
+    }
+    block.push(c);
+    width += GAP.length + widths[c];
+  }
+  blocks.push(block);
+  return blocks;
 }
 
 function countCell(w: WorkloadReport, zone: string): Cell {

@@ -1,4 +1,4 @@
-import { Chart } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { analyzeManifests } from './analyze';
 import { ZoneInventory } from './inventory';
 import { WorkloadReport, ZoneReportData } from './model';
@@ -8,7 +8,8 @@ import { checkArg, Props } from '../shared/props';
  * Will these manifests survive losing a zone? For every workload (Deployment, StatefulSet, ReplicaSet,
  * DaemonSet, Job): the pods each zone is guaranteed and may get in the worst case its hard constraints allow,
  * and for each zone lost, the replicas left and whether that is what the workload needs. Pure and
- * deterministic. In a test: `expect(ZoneReport.of(chart, inventory).survivesLossOf('zone-a')).toBe(true)`.
+ * deterministic. In a test: `expect(ZoneReport.of(chart, inventory).survivesLossOf('zone-a')).toBe(true)`, or over
+ * every chart of an app: `ZoneReport.ofApp(app, inventory)`.
  */
 export class ZoneReport {
   /** Checks parsed Kubernetes objects (anything else is reported as skipped). */
@@ -23,6 +24,15 @@ export class ZoneReport {
   public static of(chart: Chart, inventory: ZoneInventory): ZoneReport {
     checkArg('ZoneReport.of', 'chart', chart, Props.instanceOf(Chart));
     return ZoneReport.analyze(chart.toJson(), inventory);
+  }
+
+  /**
+   * Checks what every chart of `app` synthesizes, together: one report over the whole app, as `cdk8s synth`
+   * writes it (a workload in one chart and the PodDisruptionBudget or autoscaler of another count together).
+   */
+  public static ofApp(app: App, inventory: ZoneInventory): ZoneReport {
+    checkArg('ZoneReport.ofApp', 'app', app, Props.instanceOf(App));
+    return ZoneReport.analyze(app.charts.flatMap((chart) => chart.toJson()), inventory);
   }
 
   private constructor(

@@ -1,20 +1,23 @@
 #!/usr/bin/env node
 /**
  * The `cdk8s-zones` program: `check` (manifests, offline or against a cluster's nodes), and the live commands
- * `shift` (a zone out of service) and `drill` (a zone-outage drill). Exit 2: bad input; 1: the command's
- * failure (an API error too); 3: a bug.
+ * `shift` (a zone out of service) and `drill` (a zone-outage drill). Every command parses its flags with the one
+ * grammar (shared/command-line.ts) and exits with the one table of codes (exit-codes.ts, docs/cli.md).
  */
-import { DRILL_USAGE, drillCommand } from './drill-command';
+import { checkCommand, CliIo } from './check-command';
+import { helpText, PROGRAM, USAGE, VERSION_FLAG } from './check-help';
+import { DRILL_FLAGS, DRILL_USAGE, drillCommand } from './drill-command';
+import { ExitCode, exitCodesHelp } from './exit-codes';
 import { LiveIo } from './live-io';
-import { SHIFT_USAGE, shiftCommand } from './shift-command';
-import { CliIo, main as checkMain } from '../check/cli';
-import { PROGRAM } from '../check/cli-help';
+import { SHIFT_USAGE, shiftCommand, shiftFlagsHelp } from './shift-command';
 import { parseSingleDocument } from '../check/manifest-text';
 import { docsUrl } from '../contract/docs';
 import { KubeRequestApi } from '../kubernetes/kube-api';
 import { loadClusterConfig } from '../kubernetes/kube-connection';
 import { httpsKubeApi } from '../kubernetes/kube-request';
+import { asksForHelp, flagsHelp } from '../shared/command-line';
 import { UsageError } from '../shared/errors';
+import { packageVersion } from '../shared/package-version';
 
 /** What the live commands need besides the check's input and output. */
 export interface MainIo extends CliIo {
@@ -25,20 +28,121 @@ export interface MainIo extends CliIo {
   readonly interrupted?: () => boolean;
 }
 
-const LIVE_COMMANDS: { [command: string]: { run: (argv: readonly string[], io: LiveIo) => Promise<number>; usage: string; guide: string } } = {
-  shift: { run: shiftCommand, usage: SHIFT_USAGE, guide: 'runbooks/zone-impaired.md' },
-  drill: { run: drillCommand, usage: DRILL_USAGE, guide: 'runbooks/prove-zone-survival.md' },
+/** One command of the program: how it runs, its usage (printed under bad input) and its full help. */
+interface ProgramCommand {
+  readonly usage: string;
+  /** How its error messages start. */
+  readonly prefix: string;
+  run(argv: readonly string[], io: MainIo): Promise<number>;
+  help(): string;
+}
+
+const COMMANDS: { readonly [name: string]: ProgramCommand } = {
+  check: { run: checkCommand, usage: USAGE, help: () => helpText(packageVersion()), prefix: PROGRAM },
+  shift: {
+    run: (argv, io) => shiftCommand(argv, liveIo(io)),
+    usage: SHIFT_USAGE,
+    help: () => liveHelp(SHIFT_USAGE, 'Takes an impaired zone out of service (a ZoneShift the controller acts on), ' +
+      'reports the shifts, and ends them.', shiftFlagsHelp(), 'runbooks/zone-impaired.md'),
+    prefix: `${PROGRAM} shift`,
+  },
+  drill: {
+    run: (argv, io) => drillCommand(argv, liveIo(io)),
+    usage: DRILL_USAGE,
+    help: () => liveHelp(
+      DRILL_USAGE,
+      'Drills the loss of one zone on a live cluster: predicts what each workload keeps, takes the zone\'s nodes out, ' +
+      'watches, restores them and reports.',
+      flagsHelp([{ title: 'Flags', flags: DRILL_FLAGS }]),
+      'runbooks/prove-zone-survival.md',
+    ),
+    prefix: `${PROGRAM} drill`,
+  },
 };
 
 /** Runs the program on `argv` (the arguments after its name) and returns the exit code. */
 export async function main(argv: string[], io: MainIo): Promise<number> {
-  const live = Object.prototype.hasOwnProperty.call(LIVE_COMMANDS, argv[0]) ? LIVE_COMMANDS[argv[0]] : undefined;
-  if (live === undefined) return checkMain(argv, io);
-  if (argv.slice(1).some((a) => a === '--help' || a === '-h')) {
-    io.stdout(`${live.usage}\nGuide: ${docsUrl(live.guide)}\n`);
-    return 0;
+  const [name, ...rest] = argv;
+  const answered = programHelpOrVersion(name, io);
+  if (answered !== undefined) return answered;
+  const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (command === undefined) {
+    const names = Object.keys(COMMANDS).join(', ').replace(/, (\w+)$/, ' and $1');
+    io.stderr(`${PROGRAM}: unknown command ${JSON.stringify(name)}: the commands are ${names}\n${USAGE}\n`);
+    return ExitCode.CANNOT_RUN;
   }
-  const liveIo: LiveIo = {
+  if (asksForHelp(rest)) {
+    io.stdout(command.help());
+    return ExitCode.OK;
+  }
+  if (name === 'check' && asksForVersion(rest)) return printVersion(io);
+  try {
+    return await command.run(rest, io);
+  } catch (e) {
+    return failed(e, command, io);
+  }
+}
+
+/** The exit code when `name` (the first argument) asks for the program's help or version, or is missing. */
+function programHelpOrVersion(name: string | undefined, io: MainIo): number | undefined {
+  if (name === undefined) {
+    io.stderr(helpText(packageVersion()));
+    return ExitCode.CANNOT_RUN;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(helpText(packageVersion()));
+    return ExitCode.OK;
+  }
+  if (asksForVersion([name]) || name === 'version') return printVersion(io);
+  return undefined;
+}
+
+function asksForVersion(argv: readonly string[]): boolean {
+  const flags = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  return flags.some((a) => a === `--${VERSION_FLAG.name}` || a === `-${VERSION_FLAG.short}`);
+}
+
+function printVersion(io: MainIo): number {
+  io.stdout(`${PROGRAM} ${packageVersion()}\n`);
+  return ExitCode.OK;
+}
+
+/**
+ * What a command threw, as its exit code and message: bad input, and an API that could not be reached or
+ * refused, 2 (the command could not run); anything else is a bug, 3, with its stack.
+ */
+function failed(e: unknown, command: ProgramCommand, io: MainIo): number {
+  if (e instanceof UsageError) {
+    io.stderr(`${command.prefix}: ${e.message}\n${command.usage}\n`);
+    return ExitCode.CANNOT_RUN;
+  }
+  if (isApiFailure(e)) {
+    io.stderr(`${command.prefix}: ${(e as Error).message}\n`);
+    return ExitCode.CANNOT_RUN;
+  }
+  io.stderr(`${PROGRAM}: internal error: ${(e as Error)?.stack ?? e}\n`);
+  return ExitCode.BUG;
+}
+
+/** A live command's help: usage, what it does, every flag with its meaning and default, the exit codes, the guide. */
+function liveHelp(usage: string, about: string, flags: readonly string[], guide: string): string {
+  return [usage, '', ...wrap(about), ...flags, '', ...exitCodesHelp(), '', `Guide: ${docsUrl(guide)}`, ''].join('\n');
+}
+
+/** Text in lines of at most 110 characters. */
+function wrap(text: string): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= 110) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
+/** The live commands' io: the process's API, clock and Ctrl-C unless the caller gives its own. */
+function liveIo(io: MainIo): LiveIo {
+  return {
     connect: io.connect ?? connect,
     stdout: io.stdout,
     stderr: io.stderr,
@@ -46,19 +150,6 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
     sleep: io.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     interrupted: io.interrupted ?? (() => false),
   };
-  try {
-    return await live.run(argv.slice(1), liveIo);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`${PROGRAM} ${argv[0]}: ${e.message}\n${live.usage}\n`);
-      return 2;
-    }
-    if (isApiFailure(e)) {
-      io.stderr(`${PROGRAM} ${argv[0]}: ${(e as Error).message}\n`);
-      return 1;
-    }
-    throw e;
-  }
 }
 
 /** The HTTPS API of a kubeconfig; a kubeconfig it cannot use is bad input. */
@@ -73,7 +164,8 @@ function connect(kubeconfig: string | undefined): KubeRequestApi {
 /** An error of the API or of reaching it (not a bug of ours): refused, timed out, unreachable, not 2xx. */
 function isApiFailure(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException)?.code;
-  return (e as { status?: unknown })?.status !== undefined || (typeof code === 'string' && /^(E[A-Z]+|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code)) ||
+  return (e as { status?: unknown })?.status !== undefined ||
+    (typeof code === 'string' && /^(E[A-Z]+|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code)) ||
     /no answer within/.test((e as Error)?.message ?? '');
 }
 
@@ -81,7 +173,7 @@ if (require.main === module) {
   let interrupts = 0;
   // the first Ctrl-C asks a drill to restore and report; a second one quits at once (drill --restore then undoes it)
   process.on('SIGINT', () => {
-    if (++interrupts > 1) process.exit(130);
+    if (++interrupts > 1) process.exit(ExitCode.INTERRUPTED);
     process.stderr.write(`${PROGRAM}: interrupted: restoring (Ctrl-C again quits at once; then run ${PROGRAM} drill --restore)\n`);
   });
   main(process.argv.slice(2), {
@@ -93,6 +185,6 @@ if (require.main === module) {
     process.exitCode = code;
   }, (e) => {
     process.stderr.write(`${PROGRAM}: internal error: ${(e as Error).stack ?? e}\n`);
-    process.exitCode = 3;
+    process.exitCode = ExitCode.BUG;
   });
 }

@@ -3,7 +3,7 @@
  * docs/controller.md, "The zonal shift"). `start` and `cancel` wait for the controller's answer, so their exit
  * code says whether the zone is out of service, or back.
  */
-import { parseDuration, parseFlags, parseList } from './flags';
+import { ExitCode } from './exit-codes';
 import { LiveIo, withApi } from './live-io';
 import { zonesOf } from '../check/cluster-nodes';
 import { ROLLOUT_API_VERSION } from '../contract/rollout';
@@ -13,16 +13,75 @@ import {
 } from '../contract/zone-shift';
 import { isStatus, KubeObject, KubeRequestApi, listAll } from '../kubernetes/kube-api';
 import { zoneSlug } from '../kubernetes/zone-slug';
+import { FlagSpec, flagsHelp, HELP_FLAG, parseCommandLine } from '../shared/command-line';
 import { UsageError } from '../shared/errors';
 
-export const SHIFT_USAGE = 'Usage: cdk8s-zones shift start --zone ZONE --expires-in DURATION [--namespaces NS,...] [--reason TEXT] [--name NAME] [--kubeconfig FILE] [--timeout DURATION]\n' +
+export const SHIFT_USAGE = 'Usage: cdk8s-zones shift start --zone ZONE --expires-in DURATION [--namespaces NS,...] [--reason TEXT]\n' +
+  '                               [--name NAME] [--kubeconfig FILE] [--timeout DURATION]\n' +
   '       cdk8s-zones shift status [NAME ...] [--zone ZONE] [--format text|json] [--kubeconfig FILE]\n' +
   '       cdk8s-zones shift cancel (NAME ... | --zone ZONE) [--kubeconfig FILE] [--timeout DURATION]';
 
 const SHIFTS_PATH = `/apis/${ROLLOUT_API_VERSION}/${ZONE_SHIFT_PLURAL}`;
 /** How long `start` waits for the controller to take a shift up, and `cancel` for it to undo one, unless told. */
-export const DEFAULT_SHIFT_TIMEOUT_SECONDS = 60;
+export const DEFAULT_SHIFT_TIMEOUT = '60s';
 const POLL_MS = 250;
+
+const KUBECONFIG: FlagSpec = {
+  name: 'kubeconfig',
+  type: 'text',
+  value: 'FILE',
+  defaultText: 'as kubectl chooses',
+  meaning: 'the cluster, through the current context of FILE',
+};
+const TIMEOUT: FlagSpec = {
+  name: 'timeout',
+  type: 'duration',
+  default: DEFAULT_SHIFT_TIMEOUT,
+  meaning: 'how long to wait for the controller\'s answer',
+};
+
+/** The flags of each subcommand: the parser's and the help's one table. */
+export const SHIFT_FLAGS: { readonly [sub in 'start' | 'status' | 'cancel']: readonly FlagSpec[] } = {
+  start: [
+    { name: 'zone', type: 'text', value: 'ZONE', required: true, meaning: 'the zone to take out of service' },
+    {
+      name: 'expires-in',
+      type: 'duration',
+      required: true,
+      meaning: `when the shift ends by itself, at most ${MAX_SHIFT_SECONDS / 3600}h (a shift nobody ends must end)`,
+    },
+    {
+      name: 'namespaces',
+      type: 'list',
+      value: 'NS,...',
+      defaultText: 'cluster-wide',
+      meaning: 'only the workloads of these namespaces',
+    },
+    { name: 'reason', type: 'text', value: 'TEXT', defaultText: 'none', meaning: 'why, for whoever reads the shift' },
+    { name: 'name', type: 'text', value: 'NAME', defaultText: '<zone>-<UTC time>', meaning: 'the ZoneShift\'s name' },
+    KUBECONFIG, TIMEOUT, HELP_FLAG,
+  ],
+  status: [
+    { name: 'zone', type: 'text', value: 'ZONE', defaultText: 'every zone', meaning: 'only the shifts of this zone' },
+    { name: 'format', type: 'choice', choices: ['text', 'json'], default: 'text', meaning: 'the listing\'s' },
+    KUBECONFIG, HELP_FLAG,
+  ],
+  cancel: [
+    {
+      name: 'zone',
+      type: 'text',
+      value: 'ZONE',
+      required: 'unless shifts are named',
+      meaning: 'every shift of this zone',
+    },
+    KUBECONFIG, TIMEOUT, HELP_FLAG,
+  ],
+};
+
+/** The help's flag sections, one per subcommand. */
+export function shiftFlagsHelp(): string[] {
+  return flagsHelp(Object.entries(SHIFT_FLAGS).map(([sub, flags]) => ({ title: `shift ${sub}`, flags })));
+}
 
 /** A ZoneShift as read back. */
 interface ShiftObject extends KubeObject {
@@ -31,7 +90,10 @@ interface ShiftObject extends KubeObject {
   readonly status?: ZoneShiftStatus;
 }
 
-/** Runs `shift <sub> ...` (argv after `shift`); exit 0: done, 1: the controller did not (or refused), 2: bad input. */
+/**
+ * Runs `shift <sub> ...` (argv after `shift`); exit 0: done, 1: the controller refused or did not answer in time,
+ * 2: bad input or the API unreachable (docs/cli.md).
+ */
 export async function shiftCommand(argv: readonly string[], io: LiveIo): Promise<number> {
   const [sub, ...rest] = argv;
   switch (sub) {
@@ -42,31 +104,32 @@ export async function shiftCommand(argv: readonly string[], io: LiveIo): Promise
   }
 }
 
-/** The flags every shift subcommand takes, besides its own. */
-const CONNECTION = { kubeconfig: 'value' } as const;
-
 async function startShift(argv: readonly string[], io: LiveIo): Promise<number> {
-  const f = parseFlags(argv, { ...CONNECTION, 'zone': 'value', 'expires-in': 'value', 'namespaces': 'value', 'reason': 'value', 'name': 'value', 'timeout': 'value' });
+  const f = parseCommandLine(argv, SHIFT_FLAGS.start);
   if (f.positional.length > 0) throw new UsageError(`shift start takes no argument (${JSON.stringify(f.positional[0])}): name the zone with --zone`);
-  const zone = f.values.zone;
+  const zone = f.text('zone');
   if (zone === undefined) throw new UsageError('shift start needs --zone: the zone to take out of service');
-  if (f.values['expires-in'] === undefined) {
+  const expiresInMs = f.ms('expires-in');
+  if (expiresInMs === undefined) {
     throw new UsageError(`shift start needs --expires-in (at most ${MAX_SHIFT_SECONDS / 3600}h): a shift nobody ends must end by itself`);
   }
-  const seconds = parseDuration('expires-in', f.values['expires-in']);
-  if (seconds > MAX_SHIFT_SECONDS) throw new UsageError(`--expires-in=${f.values['expires-in']} must be at most ${MAX_SHIFT_SECONDS / 3600}h`);
+  if (expiresInMs > MAX_SHIFT_SECONDS * 1000) {
+    throw new UsageError(`--expires-in=${f.written('expires-in')} must be at most ${MAX_SHIFT_SECONDS / 3600}h`);
+  }
   const now = io.now();
+  const namespaces = f.list('namespaces');
+  const reason = f.text('reason');
   const spec: ZoneShiftSpec = {
     zone,
-    expiresAt: new Date(now + seconds * 1000).toISOString(),
-    ...(f.values.namespaces === undefined ? {} : { namespaces: parseList('namespaces', f.values.namespaces) }),
-    ...(f.values.reason === undefined ? {} : { reason: f.values.reason }),
+    expiresAt: new Date(now + expiresInMs).toISOString(),
+    ...(namespaces === undefined ? {} : { namespaces: [...namespaces] }),
+    ...(reason === undefined ? {} : { reason }),
   };
   const problem = zoneShiftProblem(spec, now);
   // the spec's rules, said of the flags that wrote it (the expiry is in bounds already)
   if (problem !== undefined) throw new UsageError(problem.replace(/^spec\./, '--'));
-  const name = f.values.name ?? defaultShiftName(zone, now);
-  return withApi(io, f.values.kubeconfig, (api) => createAndWait(api, io, name, spec, timeoutMs(f.values.timeout)));
+  const name = f.text('name') ?? defaultShiftName(zone, now);
+  return withApi(io, f.text('kubeconfig'), (api) => createAndWait(api, io, name, spec, f.ms('timeout')!));
 }
 
 /** Creates the shift and waits for the controller's answer: Active with what it changed (0), or Invalid (1). */
@@ -86,44 +149,47 @@ async function createAndWait(
     const phase = shift.status?.phase;
     if (phase === 'Active' && shift.status!.changed !== undefined) {
       io.stdout(describeShift(shift));
-      return 0;
+      return ExitCode.OK;
     }
     if (phase === 'Invalid' || phase === 'Ended') {
       io.stdout(describeShift(shift));
-      return 1;
+      return ExitCode.FAILED;
     }
     if (io.now() >= deadline) {
       io.stdout(`zoneshift/${name}: no controller took it up within ${Math.floor(waitMs / 1000)} s: does a ZoneController run with zoneShift? ` +
         `The shift stays until ${spec.expiresAt}; cancel it with: cdk8s-zones shift cancel ${name}\n`);
-      return 1;
+      return ExitCode.FAILED;
     }
     await io.sleep(POLL_MS);
   }
 }
 
 async function shiftStatus(argv: readonly string[], io: LiveIo): Promise<number> {
-  const f = parseFlags(argv, { ...CONNECTION, zone: 'value', format: 'value' });
-  const format = f.values.format ?? 'text';
-  if (format !== 'text' && format !== 'json') throw new UsageError(`--format=${JSON.stringify(format)} must be text or json`);
-  const shifts = await withApi(io, f.values.kubeconfig, (api) => selectShifts(api, f.positional, f.values.zone, true));
+  const f = parseCommandLine(argv, SHIFT_FLAGS.status);
+  const format = f.text('format');
+  const zone = f.text('zone');
+  const shifts = await withApi(io, f.text('kubeconfig'), (api) => selectShifts(api, f.positional, zone, true));
   if (format === 'json') {
     io.stdout(JSON.stringify(shifts.map((s) => ({ name: s.metadata.name, spec: s.spec, status: s.status ?? null })), undefined, 2) + '\n');
   } else {
     io.stdout(shifts.length === 0 ? 'no zone shift\n' : shifts.map(describeShift).join(''));
   }
-  return 0;
+  return ExitCode.OK;
 }
 
 async function cancelShifts(argv: readonly string[], io: LiveIo): Promise<number> {
-  const f = parseFlags(argv, { ...CONNECTION, zone: 'value', timeout: 'value' });
-  if (f.positional.length === 0 && f.values.zone === undefined) throw new UsageError('shift cancel needs the shifts: their names, or --zone');
-  return withApi(io, f.values.kubeconfig, async (api) => {
-    const shifts = await selectShifts(api, f.positional, f.values.zone, false);
+  const f = parseCommandLine(argv, SHIFT_FLAGS.cancel);
+  const zone = f.text('zone');
+  if (f.positional.length === 0 && zone === undefined) {
+    throw new UsageError('shift cancel needs the shifts: their names, or --zone');
+  }
+  return withApi(io, f.text('kubeconfig'), async (api) => {
+    const shifts = await selectShifts(api, f.positional, zone, false);
     if (shifts.length === 0) {
-      io.stdout(`no zone shift of zone ${f.values.zone}\n`);
-      return 0;
+      io.stdout(`no zone shift of zone ${zone}\n`);
+      return ExitCode.OK;
     }
-    return deleteAndWait(api, io, shifts.map((s) => s.metadata.name), timeoutMs(f.values.timeout));
+    return deleteAndWait(api, io, shifts.map((s) => s.metadata.name), f.ms('timeout')!);
   });
 }
 
@@ -140,11 +206,11 @@ async function deleteAndWait(
     for (const name of left) if (await getShift(api, name) !== undefined) still.push(name);
     for (const name of left.filter((n) => !still.includes(n))) io.stdout(`zoneshift/${name} cancelled: what it changed is undone\n`);
     left = still;
-    if (left.length === 0) return 0;
+    if (left.length === 0) return ExitCode.OK;
     if (io.now() >= deadline) {
       io.stdout(`${left.map((n) => `zoneshift/${n}`).join(', ')}: deleted, but the controller has not undone ${left.length > 1 ? 'them' : 'it'} within ` +
         `${Math.floor(waitMs / 1000)} s (its finalizer holds ${left.length > 1 ? 'them' : 'it'} until then): see cdk8s-zones shift status\n`);
-      return 1;
+      return ExitCode.FAILED;
     }
     await io.sleep(POLL_MS);
   }
@@ -175,11 +241,6 @@ async function getShift(api: KubeRequestApi, name: string): Promise<ShiftObject 
     if (isStatus(e, 404)) return undefined;
     throw e;
   }
-}
-
-/** `--timeout` in ms (the default unless given). */
-function timeoutMs(text: string | undefined): number {
-  return (text === undefined ? DEFAULT_SHIFT_TIMEOUT_SECONDS : parseDuration('timeout', text)) * 1000;
 }
 
 /** `<zone slug>-<UTC time>`: one name per start, sorted by time. */

@@ -171,7 +171,9 @@ export const Props = {
 
   /** An instance of a class (`ZoneTopology`, cdk8s `Duration`, ...). */
   instanceOf(type: Function, typeName = type.name): RequiredCheck {
-    const expected = `a ${typeName}${/^[A-Z]/.test(typeName) ? ` (new ${typeName}(...) or a factory of it)` : ''}`;
+    const article = /^[AEIOU]/.test(typeName) ? 'an' : 'a';
+    const factory = /^[A-Z]/.test(typeName) ? ` (new ${typeName}(...) or a factory of it)` : '';
+    const expected = `${article} ${typeName}${factory}`;
     return required(expected, (where, path, value) => {
       if (!(value instanceof type)) throw fail(where, path, value, expected);
     });

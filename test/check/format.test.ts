@@ -1,31 +1,82 @@
 /** The zone report's formats: text for a terminal, SARIF for code scanning, HTML for a person's browser. */
 import { mixedReport, single, workload, ZONES } from './fixtures';
+import { tableRows } from './text-table';
 import { formatHtml } from '../../src/check/format-html';
-import { formatSarif } from '../../src/check/format-sarif';
-import { formatText } from '../../src/check/format-text';
+import { fileUri, formatSarif } from '../../src/check/format-sarif';
+import { columnBlocks, formatText, TEXT_WIDTH } from '../../src/check/format-text';
 import { FindingSeverity, ZoneReportData } from '../../src/check/model';
+import { packageVersion } from '../../src/shared/package-version';
 
 const ANSI = /\x1b\[/;
 
+/** The lines of the table and its legend (all before the findings). */
+function tableAndLegend(text: string): string[] {
+  const findings = text.indexOf('Findings (');
+  return text.slice(0, findings >= 0 ? findings : undefined).split('\n');
+}
+
 describe('formatText', () => {
   test('one row per workload: replicas, needed, guaranteed-worstCase per zone, and what losing each zone leaves', () => {
-    const lines = formatText(mixedReport()).split('\n');
-    const header = lines.find((l) => l.startsWith('WORKLOAD'))!;
-    expect(header.split(/\s{2,}/)).toEqual(['WORKLOAD', 'REPLICAS', 'NEEDS', ...ZONES, ...ZONES.map((z) => `LOSE ${z}`)]);
-    const web = lines.find((l) => l.startsWith('Deployment/shop/web '))!;
-    expect(web.split(/\s{2,}/)).toEqual(['Deployment/shop/web', '6', '1', '2-2', '2-2', '2-2',
+    const rows = tableRows(formatText(mixedReport()));
+    const header = rows.find((r) => r[0] === 'WORKLOAD')!;
+    expect(header).toEqual(['WORKLOAD', 'REPLICAS', 'NEEDS', ...ZONES, ...ZONES.map((z) => `LOSE ${z}`)]);
+    const web = rows.find((r) => r[0] === 'Deployment/shop/web')!;
+    expect(web).toEqual(['Deployment/shop/web', '6', '1', '2-2', '2-2', '2-2',
       'ok 4/1, 2 pending', 'ok 4/1, 2 pending, drain blocked', 'ok 4/1, 2 pending']);
-    const failing = lines.find((l) => l.startsWith('Deployment/shop/single '))!;
-    expect(failing.split(/\s{2,}/)).toEqual(['Deployment/shop/single', '1', '1', '0-1', '0-1', '0-1',
+    const failing = rows.find((r) => r[0] === 'Deployment/shop/single')!;
+    expect(failing).toEqual(['Deployment/shop/single', '1', '1', '0-1', '0-1', '0-1',
       '✗ LOST 0/1, 1 pending', '✗ LOST 0/1, 1 pending', '✗ LOST 0/1, 1 pending']);
   });
 
   test('columns line up: every cell of a column starts at the same offset', () => {
     const lines = formatText(mixedReport()).split('\n');
-    const table = lines.filter((l) => l.startsWith('WORKLOAD') || l.startsWith('Deployment/'));
+    const start = lines.findIndex((l) => l.startsWith('WORKLOAD') && l.includes('LOSE zone-a'));
+    const table = lines.slice(start, lines.indexOf('', start));
     expect(table).toHaveLength(3);
     const lose = table.map((l) => l.indexOf(l.startsWith('WORKLOAD') ? 'LOSE zone-a' : l.includes('LOST') ? '✗ LOST' : 'ok 4/1'));
     expect(new Set(lose).size).toBe(1);
+  });
+
+  test('a table wider than 120 columns wraps by columns: each block repeats WORKLOAD, every cell kept', () => {
+    const zones = ['europe-west-1a', 'europe-west-1b', 'europe-west-1c', 'europe-west-1d', 'europe-west-1e'];
+    const wide = (name: string) => workload({
+      namespace: 'observability',
+      name,
+      perZone: Object.fromEntries(zones.map((z) => [z, { guaranteed: 2, worstCase: 3 }])),
+      zoneLoss: zones.map((zone) => ({
+        zone, survivors: 8, survives: true, replacementsPending: 2, drainBlocked: true,
+      })),
+      survives: Object.fromEntries(zones.map((z) => [z, true])),
+      replicas: 10,
+    });
+    const data: ZoneReportData = { zones, workloads: [wide('loki-ingester-zone-aware'), wide('q')], findings: [] };
+    const text = formatText(data);
+    for (const l of tableAndLegend(text)) expect(l.length).toBeLessThanOrEqual(TEXT_WIDTH);
+    const headers = text.split('\n').filter((l) => l.startsWith('WORKLOAD'));
+    expect(headers.length).toBeGreaterThan(1);
+    const cells = [...zones.map(() => '2-3'), ...zones.map(() => 'ok 8/1, 2 pending, drain blocked')];
+    expect(tableRows(text)).toEqual([
+      ['WORKLOAD', 'REPLICAS', 'NEEDS', ...zones, ...zones.map((z) => `LOSE ${z}`)],
+      ['Deployment/observability/loki-ingester-zone-aware', '10', '1', ...cells],
+      ['Deployment/observability/q', '10', '1', ...cells],
+    ]);
+  });
+
+  test('columnBlocks: WORKLOAD and the next columns that fit 120, at least one; a narrow table is one block', () => {
+    expect(columnBlocks([20, 8, 5, 6, 6, 6])).toEqual([[0, 1, 2, 3, 4, 5]]);
+    expect(columnBlocks([20, 50, 46, 60])).toEqual([[0, 1, 2], [0, 3]]); // 20 + 2 + 50 + 2 + 46 = 120
+    expect(columnBlocks([20, 50, 47, 60])).toEqual([[0, 1], [0, 2], [0, 3]]);
+    // 20 + 2 + 98 = 120 fits; a column too wide for any block gets one of its own
+    expect(columnBlocks([20, 98, 1, 200, 3])).toEqual([[0, 1], [0, 2], [0, 3], [0, 4]]);
+  });
+
+  test('the legend explains every mark of the table: guaranteed-worstCase, LOSE, ✗ LOST, pending, drain blocked', () => {
+    const legend = tableAndLegend(formatText(mixedReport())).join(' ');
+    expect(legend).toContain('Per zone: guaranteed-worstCase replicas.');
+    expect(legend).toContain('LOSE <zone>: replicas (or a group\'s zones) left in the worst case / needed');
+    expect(legend).toContain('✗ LOST: losing the zone breaks the workload.');
+    expect(legend).toMatch(/N pending: N replacements stay Pending while the zone is down/);
+    expect(legend).toContain('drain blocked: draining the zone\'s nodes (kubectl drain) stops at an eviction a PodDisruptionBudget');
   });
 
   test('the findings under the table: severity, rule, object, message and fix; errors first, the input\'s own as (input)', () => {
@@ -72,6 +123,8 @@ describe('formatSarif', () => {
     expect(log.$schema).toMatch(/^https:\/\/.*sarif-schema-2\.1\.0\.json$/);
     expect(log.runs).toHaveLength(1);
     expect(log.runs[0].tool.driver.name).toBe('cdk8s-zones');
+    expect(log.runs[0].tool.driver.version).toBe(packageVersion());
+    expect(packageVersion()).toMatch(/^\d+\.\d+\.\d+/);
     expect(log.runs[0].results.length).toBe(3);
     for (const r of log.runs[0].results) expect(typeof r.message.text === 'string' && r.message.text.length > 0).toBe(true);
   });
@@ -112,6 +165,16 @@ describe('formatSarif', () => {
     expect(run.results[0].message.text).toContain('does not survive losing zone-a, zone-b, zone-c: it needs 1 replica (at least one replica), and 0 remain in the worst case.');
     // with an error finding already there, no second result
     expect(JSON.parse(formatSarif(mixedReport())).runs[0].results.filter((r: any) => r.ruleId === 'zone-loss')).toEqual([]);
+  });
+
+  test('an absolute path is a file:// URI, a relative one a relative reference; every segment escaped', () => {
+    expect(fileUri('/work/app/dist/my chart.k8s.yaml')).toBe('file:///work/app/dist/my%20chart.k8s.yaml');
+    expect(fileUri('C:\\app\\dist\\web#1.yaml')).toBe('file:///C:/app/dist/web%231.yaml');
+    expect(fileUri('dist\\a?b.yaml')).toBe('dist/a%3Fb.yaml');
+    const absolute = [{ ...inputs[1], file: '/repo/manifests/single.yaml' }];
+    const { results } = JSON.parse(formatSarif(mixedReport(), absolute)).runs[0];
+    const one = results.find((r: any) => r.ruleId === 'single-replica');
+    expect(one.locations[0].physicalLocation.artifactLocation).toEqual({ uri: 'file:///repo/manifests/single.yaml' });
   });
 
   test('deterministic', () => {

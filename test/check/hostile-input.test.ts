@@ -4,8 +4,8 @@
  */
 import { Readable } from 'stream';
 import { ZoneInventory, ZoneReport } from '../../src';
-import { main } from '../../src/check/cli';
 import { MAX_DEPTH, parseManifests } from '../../src/check/manifest-text';
+import { main } from '../../src/cli/main';
 
 async function run(argv: string[], stdin: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';

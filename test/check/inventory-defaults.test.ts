@@ -4,8 +4,8 @@
  */
 import { Readable } from 'stream';
 import { ZoneInventory, ZoneReport } from '../../src';
-import { main } from '../../src/check/cli';
 import { regionOf } from '../../src/check/inventory';
+import { main } from '../../src/cli/main';
 
 const ZONE_KEY = 'topology.kubernetes.io/zone';
 

@@ -5,7 +5,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
+import * as lib from '../../src';
 import { ZoneCheckFailOn, ZoneCheckValidation } from '../../src';
 
 const SPREAD = `apiVersion: apps/v1
@@ -132,4 +133,63 @@ test('properties from cdk8s.yaml are checked when the plugin is loaded, naming t
   expect(make({ zones: ['a'], nodesPerZone: 0 })).toThrow('ZoneCheckValidation: nodesPerZone=0 must be an integer from 1 to 10000');
   expect(make({ zones: ['a'], nodePerZone: 2 })).toThrow('ZoneCheckValidation: nodePerZone=2 is not a prop of ZoneCheckValidationProps');
   expect(make({ zones: ['a', 'a'] })).toThrow('ZoneInventory: zones=["a","a"] lists a zone twice');
+});
+
+/** Every `validations` entry the README, docs/ and test/user-app give, with where it is. */
+function documentedEntries(): { where: string; entry: any }[] {
+  const root = path.resolve(__dirname, '..', '..');
+  const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+  const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const configs = ['README.md', ...docs].flatMap((page) => [...read(page).matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
+    .filter((m) => /^validations:/m.test(m[1])).map((m) => ({ where: page, text: m[1] })));
+  configs.push({ where: 'test/user-app/cdk8s.yaml', text: read('test/user-app/cdk8s.yaml') });
+  return configs.flatMap(({ where, text }) => (parse(text).validations as any[]).map((entry) => ({ where, entry })));
+}
+
+/** One exact version, as the cdk8s CLI requires (it refuses a range: `^1.2.3`, `1.x`, `>=1`). */
+const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+/**
+ * What keeps the cdk8s CLI (src/plugins/_manager.ts) from loading an entry, in its order: `version` (read before
+ * anything is loaded: without one, semver's `new Range(undefined)` throws "Cannot read properties of undefined
+ * (reading 'trim')"; a range is refused), `package` (this package by name, or by a local path starting with ./),
+ * `class` (an export with a `validate` method).
+ */
+function loadProblems(entry: any): string[] {
+  if (entry.version === undefined) return ['no version: the cdk8s CLI fails reading it, before it loads the plugin'];
+  if (!EXACT_VERSION.test(String(entry.version))) return [`version ${entry.version} is not one exact version`];
+  const problems: string[] = [];
+  if (!['cdk8s-zones', './node_modules/cdk8s-zones'].includes(entry.package)) {
+    problems.push(`package ${entry.package} is not this package`);
+  }
+  if (entry.class !== 'ZoneCheckValidation') problems.push(`class ${entry.class} is not the plugin`);
+  return problems;
+}
+
+test('an entry without version, or with a range, is one the cdk8s CLI cannot load; the plugin is named by package and class', () => {
+  const entry = {
+    package: './node_modules/cdk8s-zones', version: '0.0.0', class: 'ZoneCheckValidation', properties: { zones: ['a'] },
+  };
+  expect(loadProblems(entry)).toEqual([]);
+  expect(loadProblems({ ...entry, version: undefined }))
+    .toEqual(['no version: the cdk8s CLI fails reading it, before it loads the plugin']);
+  expect(loadProblems({ ...entry, version: '^1.2.3' })).toEqual(['version ^1.2.3 is not one exact version']);
+  expect(loadProblems({ ...entry, package: 'cdk8s-zone', class: 'ZoneCheck' }))
+    .toEqual(['package cdk8s-zone is not this package', 'class ZoneCheck is not the plugin']);
+});
+
+test('every validations entry of the README, docs/ and test/user-app loads as the cdk8s CLI loads it, and runs', async () => {
+  const entries = documentedEntries();
+  const sources = entries.map((e) => e.where);
+  expect(sources).toEqual(expect.arrayContaining(['README.md', 'docs/check.md', 'test/user-app/cdk8s.yaml']));
+  for (const { where, entry } of entries) {
+    expect({ where, problems: loadProblems(entry) }).toEqual({ where, problems: [] });
+    // as the CLI does: new Class(properties ?? {}), then validate(context)
+    const plugin = new (lib as any)[entry.class](entry.properties ?? {});
+    const zones: string[] = entry.properties.zones;
+    const ctx = context(SPREAD);
+    await plugin.validate(ctx);
+    const { status, metadata } = ctx.submitted;
+    expect({ where, status, zones: metadata?.zones }).toEqual({ where, status: 'success', zones: zones.join(', ') });
+  }
 });

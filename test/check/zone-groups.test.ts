@@ -3,6 +3,7 @@
  * grouped by rollout-operator's label or by name, judged by the group's quorum in zones; members that are not
  * each pinned to a zone of their own are reported as such.
  */
+import { unwrappedTable } from './text-table';
 import { ZoneInventory, ZoneReport } from '../../src';
 import { formatText } from '../../src/check/format-text';
 import { nameStem } from '../../src/check/zone-groups';
@@ -86,7 +87,8 @@ describe('grouped without our annotation', () => {
   });
 
   test('the text report shows the group\'s need in zones', () => {
-    const text = formatText(check(...ZONES.map((z) => member(`ingester-${z}`, z, { 'rollout-group': 'ingester' }))).data);
+    const members = ZONES.map((z) => member(`ingester-${z}`, z, { 'rollout-group': 'ingester' }));
+    const text = unwrappedTable(formatText(check(...members).data));
     expect(text).toMatch(/ZoneGroup\/logs\/ingester\s+6\s+2 zones\s+2-2\s+2-2\s+2-2\s+ok 2\/2 zones, 2 pending\s+ok 2\/2 zones, 2 pending\s+ok 2\/2 zones, 2 pending/);
     // a member needs no replicas of its own (no "NEEDS 0", no "ok 2/0"): it names its group and says what a loss leaves
     expect(text).toMatch(/StatefulSet\/logs\/ingester-zone-a\s+2\s+group ingester\s+2-2\s+0-0\s+0-0\s+0 left\s+2 left\s+2 left\n/);

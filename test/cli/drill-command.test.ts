@@ -171,3 +171,41 @@ test.each([
   expect(r.stderr).toContain('Usage: cdk8s-zones drill --zone ZONE');
   expect(api.calls.filter((c) => !c.startsWith('LIST') && !c.startsWith('GET'))).toEqual([]);
 });
+
+describe('exit codes: a pipeline tells "your workload breaks" (1) from "the drill could not run" (2)', () => {
+  test('the API server unreachable: exit 2 with the error, no report', async () => {
+    const api = cluster();
+    api.list = async () => { throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' }); };
+    const r = await runCli(api, ['drill', '--zone', 'zone-a', '--yes']);
+    expect(r).toEqual({ code: 2, stdout: '', stderr: 'cdk8s-zones drill: connect ECONNREFUSED 127.0.0.1:6443\n' });
+  });
+
+  test('access denied (403): exit 2; a request that got no answer: exit 2', async () => {
+    const denied = cluster();
+    denied.list = async (path) => { throw new KubeApiError('GET', path, 403, 'Forbidden', 'nodes is forbidden', `GET ${path}: HTTP 403 nodes is forbidden`); };
+    expect(await runCli(denied, ['drill', '--zone', 'zone-a'])).toMatchObject({ code: 2, stderr: expect.stringContaining('HTTP 403 nodes is forbidden') });
+    const silent = cluster();
+    silent.list = async () => { throw new Error('GET https://10.0.0.1:6443: no answer within 10 s'); };
+    expect(await runCli(silent, ['drill', '--restore'])).toMatchObject({ code: 2, stderr: 'cdk8s-zones drill: GET https://10.0.0.1:6443: no answer within 10 s\n' });
+  });
+
+  test('a workload that broke or contradicted its prediction: exit 1, with the report', async () => {
+    const api = cluster();
+    const create = api.create.bind(api);
+    api.create = async (path, body) => {
+      if (path.endsWith('/eviction')) throw new KubeApiError('POST', path, 429, 'TooManyRequests', 'Too Many Requests', `POST ${path}: 429 Too Many Requests`);
+      return create(path, body);
+    };
+    const r = await runCli(api, ['drill', '--zone', 'zone-a', '--mode', 'drain', '--yes', '--format', 'json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).verdicts.find((v: any) => v.name === 'web').contradictions).not.toEqual([]);
+  });
+
+  test('a bug (anything but bad input or the API): exit 3, with the stack', async () => {
+    const api = cluster();
+    api.list = async () => { throw new TypeError('Cannot read properties of undefined (reading \'items\')'); };
+    const r = await runCli(api, ['drill', '--zone', 'zone-a']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^cdk8s-zones: internal error: TypeError: Cannot read properties of undefined \(reading 'items'\)\n {4}at /);
+  });
+});

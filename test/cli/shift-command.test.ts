@@ -87,11 +87,11 @@ describe('shift start', () => {
     expect(api.calls.filter((c) => !c.startsWith('LIST') && !c.startsWith('GET'))).toEqual([]);
   });
 
-  test('an API error is exit 1 with the API server\'s message', async () => {
+  test('an API error (access denied) is exit 2, could not run, with the API server\'s message', async () => {
     const api = cluster();
     api.create = async () => { throw new KubeApiError('POST', SHIFTS, 403, 'Forbidden', 'zoneshifts is forbidden', `POST ${SHIFTS}: HTTP 403 zoneshifts is forbidden`); };
     const r = await run(api, 'shift', 'start', '--zone', 'zone-a', '--expires-in', '1h');
-    expect(r).toMatchObject({ code: 1, stderr: `cdk8s-zones shift: POST ${SHIFTS}: HTTP 403 zoneshifts is forbidden\n` });
+    expect(r).toMatchObject({ code: 2, stderr: `cdk8s-zones shift: POST ${SHIFTS}: HTTP 403 zoneshifts is forbidden\n` });
   });
 });
 

@@ -9,8 +9,8 @@
  *   reset --yes-destroy-data    FLUSHALL and CLUSTER RESET HARD on every node, then bootstrap an empty cluster
  */
 import { promises as fs } from 'fs';
-import { parseArgs } from 'util';
-import { Command, parseOrUsageError } from '../cli';
+import { FlagSpec, HELP_FLAG, parseCommandLine } from '../../../src/shared/command-line';
+import { Command, commandHelp, parseOrUsageError } from '../cli';
 import { Logger } from '../log';
 import { Mode } from '../redis/decide';
 import { parseInventory } from '../redis/inventory';
@@ -19,30 +19,53 @@ import { passwordFromBytes } from '../redis/password';
 const OPERATIONS = ['state', 'reconcile', 'fix', 'rebalance', 'forget-lost-nodes', 'reset'] as const;
 type Operation = typeof OPERATIONS[number];
 
-const HELP = `usage: cdk8s-zones-controller redis <${OPERATIONS.join('|')}> --inventory FILE [options]
+export const REDIS_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'inventory',
+    type: 'text',
+    value: 'FILE',
+    required: true,
+    meaning: '{"layout": <layout.json>, "nodes": [{"name","zone","address"}]}',
+  },
+  {
+    name: 'password-file',
+    type: 'text',
+    value: 'FILE',
+    defaultText: 'none, no AUTH',
+    meaning: 'the password: every byte of the file, a trailing newline included, as the pods read their Secret key ' +
+      '(e.g. kubectl get secret NAME -o jsonpath=\'{.data.KEY}\' | base64 -d); never on the command line nor in the environment',
+  },
+  { name: 'timeout', type: 'duration', default: '60s', meaning: 'give up after this long' },
+  {
+    name: 'takeover',
+    type: 'switch',
+    meaning: 'rebalance with CLUSTER FAILOVER TAKEOVER (only when a master cannot agree)',
+  },
+  {
+    name: 'zone-loss-failover-after',
+    type: 'duration',
+    defaultText: 'none, Redis fails them over by itself',
+    meaning: 'reconcile, fix: when no node of a zone answers and every surviving master has heard nothing from them for ' +
+      'this long, fail the zone\'s masters over (CLUSTER FAILOVER FORCE, still elected by a majority of masters); below ' +
+      'cluster-node-timeout, like the cluster\'s zoneLossFailoverAfter',
+  },
+  { name: 'yes-destroy-data', type: 'switch', meaning: 'confirm \'reset\'' },
+  HELP_FLAG,
+];
 
-  state               print the cluster state (JSON) and the steps reconcile would take
-  reconcile           drive the cluster to the planned layout: bootstrap, meet, replicate, reshard, rebalance
-  fix                 reconcile, and also serve slots whose master and all replicas are lost (keys lost)
-  rebalance           fail masters back to their planned nodes so no zone holds a majority of masters
-  forget-lost-nodes   CLUSTER FORGET every failed node
-  reset               destroy every key and the cluster, then bootstrap again (needs --yes-destroy-data)
-
-  --inventory FILE      {"layout": <layout.json>, "nodes": [{"name","zone","address"}]} (required)
-  --password-file FILE  the password: every byte of the file, a trailing newline included, as the pods
-                        read their Secret key (e.g. kubectl get secret NAME -o jsonpath='{.data.KEY}' | base64 -d);
-                        never on the command line nor in the environment (default: none, no AUTH)
-  --timeout SECONDS     give up after this long (default 60)
-  --takeover            rebalance with CLUSTER FAILOVER TAKEOVER (only when a master cannot agree; default off)
-  --zone-loss-failover-after SECONDS
-                        reconcile, fix: when no node of a zone answers and every surviving master has heard
-                        nothing from them for this long, fail the zone's masters over (CLUSTER FAILOVER FORCE,
-                        still elected by a majority of masters); below cluster-node-timeout, like the
-                        cluster's zoneLossFailoverAfter (default: none, Redis fails them over by itself)
-  --yes-destroy-data    confirm 'reset' (default off)
-  -h, --help            print this help and exit
-Exit code 0 when the cluster ends healthy, 1 if not.
-`;
+const HELP = commandHelp(
+  [`usage: cdk8s-zones-controller redis <${OPERATIONS.join('|')}> --inventory FILE [options]`],
+  [
+    '  state               print the cluster state (JSON) and the steps reconcile would take',
+    '  reconcile           drive the cluster to the planned layout: bootstrap, meet, replicate, reshard, rebalance',
+    '  fix                 reconcile, and also serve slots whose master and all replicas are lost (keys lost)',
+    '  rebalance           fail masters back to their planned nodes so no zone holds a majority of masters',
+    '  forget-lost-nodes   CLUSTER FORGET every failed node',
+    '  reset               destroy every key and the cluster, then bootstrap again (needs --yes-destroy-data)',
+  ],
+  REDIS_FLAGS,
+  ['', 'Exit code 0 when the cluster ends healthy, 1 if not.'],
+);
 
 export interface RedisOptions {
   readonly operation: Operation;
@@ -53,39 +76,24 @@ export interface RedisOptions {
   readonly zoneLossFailoverAfterMs?: number;
 }
 
-export const REDIS_FLAGS = {
-  'inventory': { type: 'string' },
-  'password-file': { type: 'string' },
-  'timeout': { type: 'string', default: '60' },
-  'takeover': { type: 'boolean', default: false },
-  'zone-loss-failover-after': { type: 'string' },
-  'yes-destroy-data': { type: 'boolean', default: false },
-} as const;
-
 export function parseRedis(args: string[]): RedisOptions {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: REDIS_FLAGS, strict: true });
-  const [operation, ...extra] = positionals;
+  const f = parseCommandLine(args, REDIS_FLAGS);
+  const [operation, ...extra] = f.positional;
   if (!OPERATIONS.includes(operation as Operation) || extra.length > 0) {
-    throw new Error(`redis: operation ${JSON.stringify(positionals.join(' '))} must be one of ${OPERATIONS.join(', ')}`);
+    throw new Error(`redis: operation ${JSON.stringify(f.positional.join(' '))} must be one of ${OPERATIONS.join(', ')}`);
   }
-  if (operation === 'reset' && !values['yes-destroy-data']) {
+  if (operation === 'reset' && !f.on('yes-destroy-data')) {
     throw new Error('redis: reset destroys every key of the cluster; confirm with --yes-destroy-data');
   }
-  if (!values.inventory) throw new Error('redis: --inventory is required');
-  const seconds = Number(values.timeout);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`redis: --timeout=${JSON.stringify(values.timeout)} must be a number of seconds > 0`);
-  const after = values['zone-loss-failover-after'];
-  const afterMs = after === undefined ? undefined : Math.round(Number(after) * 1000);
-  if (after !== undefined && !(Number.isFinite(afterMs) && afterMs! > 0)) {
-    throw new Error(`redis: --zone-loss-failover-after=${JSON.stringify(after)} must be a number of seconds of at least 0.001`);
-  }
+  const inventory = f.text('inventory');
+  if (!inventory) throw new Error('redis: --inventory is required');
   return {
     operation: operation as Operation,
-    inventory: values.inventory,
-    passwordFile: values['password-file'],
-    timeoutMs: seconds * 1000,
-    takeover: values.takeover!,
-    zoneLossFailoverAfterMs: afterMs,
+    inventory,
+    passwordFile: f.text('password-file'),
+    timeoutMs: f.ms('timeout')!,
+    takeover: f.on('takeover'),
+    zoneLossFailoverAfterMs: f.ms('zone-loss-failover-after'),
   };
 }
 

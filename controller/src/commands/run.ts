@@ -8,68 +8,16 @@ import { promises as fs } from 'fs';
 import { isIP } from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { parseArgs } from 'util';
 import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
 import { ZONE_ANNOTATOR } from '../../../src/contract/reconcilers';
 import { serviceAccountDir } from '../../../src/kubernetes/kube-connection';
-import { Command, parseOrUsageError } from '../cli';
+import { FlagSpec, HELP_FLAG, ParsedFlags, parseCommandLine } from '../../../src/shared/command-line';
+import { Command, commandHelp, parseOrUsageError } from '../cli';
 import type { RunOptions, TlsMode } from '../controller';
 import { Logger } from '../log';
 import { DEFAULT_API_CONCURRENCY, Reconciler } from '../reconciler';
 import { RECONCILERS } from '../reconcilers';
 import { serviceHosts } from '../tls/hosts';
-
-export const RUN_HELP = `usage: cdk8s-zones-controller run [options]
-
-Runs the controller: reconcilers on the leader, webhooks and metrics on every replica. /readyz answers 200
-once the API server has answered and every watch cache holds its first list.
-  --reconcilers LIST      comma-separated, of: ${RECONCILERS.map((r) => r.name).join(', ')} (default ${ZONE_ANNOTATOR})
-  --kubeconfig FILE       default: in-cluster service account, else $KUBECONFIG or ~/.kube/config
-  --api-concurrency N     requests each reconciler keeps in flight to the API server, with up to 2N
-                          keep-alive connections (default ${DEFAULT_API_CONCURRENCY})
-  --leader-elect          only the holder of the Lease runs reconcilers (use with 2 replicas; default off:
-                          this replica runs them)
-  --lease-namespace NS    default: $POD_NAMESPACE, else the service account's namespace, else default
-  --lease-name NAME       default cdk8s-zones-controller
-  --lease-duration S      seconds a Lease holds without renewal (default 15)
-  --renew-deadline S      the leader gives up after failing to renew for this long (default 10)
-  --retry-period S        how often to renew / try to acquire (default 2)
-  --identity NAME         default: $POD_NAME, else <hostname>-<pid>
-  --topology-keys LIST    node label keys of the zone annotation (default ${WELL_KNOWN_ZONE_KEY})
-  --redis-namespaces LIST namespaces the redis reconciler manages clusters in, one pod list each (default: every namespace)
-  --redis-interval S      how often the redis reconciler lists the pods and runs a full pass over each cluster (default 15)
-  --redis-replaced-per-pass N  out-of-date Redis pods replaced per pass, all of one zone (default 1)
-  --metrics-port N        HTTP /metrics /healthz /readyz (default 8080)
-  --webhook-port N        HTTPS admission webhooks (default 9443)
-  --tls-mode MODE         files (--tls-cert-file, --tls-key-file) or self-managed (default files)
-  --tls-cert-file FILE    files: the PEM serving certificate (tls.crt of a cert-manager Secret); needed when a
-                          reconciler serves a webhook (default: none)
-  --tls-key-file FILE     files: its PEM key (tls.key) (default: none)
-  --tls-secret NAME       self-managed: the Secret for the CA and certificate (default <lease-name>-webhook-tls)
-  --webhook-service NAME  self-managed: the Service the API server calls (default <lease-name>)
-  --tls-hosts LIST        self-managed: more DNS names or IPs for the certificate (default: none, the Service's names only)
-  --webhook-configurations LIST  self-managed: ValidatingWebhookConfigurations to keep the caBundle of (default: none)
-  --bind-address IP       the webhook listener's address (default 0.0.0.0)
-  --metrics-bind-address IP  the /metrics /healthz /readyz listener's address (default 0.0.0.0: the kubelet
-                          probes through the pod IP)
-  --request-timeout S     both listeners: a request's headers and body must arrive within this (default 10);
-                          bodies over 8 MiB are answered 413
-  -h, --help              print this help and exit
-`;
-
-function positive(flag: string, raw: string, integer = false): number {
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new Error(`run: --${flag}=${JSON.stringify(raw)} must be ${integer ? 'an integer' : 'a number'} > 0`);
-  }
-  return n;
-}
-
-function port(flag: string, raw: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`run: --${flag}=${JSON.stringify(raw)} must be a port number (0-65535)`);
-  return n;
-}
 
 function ip(flag: string, raw: string): string {
   if (isIP(raw) === 0) throw new Error(`run: --${flag}=${JSON.stringify(raw)} must be an IP address`);
@@ -88,37 +36,170 @@ function namespaces(flag: string, raw: string): string[] {
   return names;
 }
 
-/** `run`'s flags and their defaults. */
-export const RUN_FLAGS = {
-  'reconcilers': { type: 'string', default: ZONE_ANNOTATOR },
-  'kubeconfig': { type: 'string' },
-  'api-concurrency': { type: 'string', default: String(DEFAULT_API_CONCURRENCY) },
-  'leader-elect': { type: 'boolean', default: false },
-  'lease-namespace': { type: 'string' },
-  'lease-name': { type: 'string', default: 'cdk8s-zones-controller' },
-  'lease-duration': { type: 'string', default: '15' },
-  'renew-deadline': { type: 'string', default: '10' },
-  'retry-period': { type: 'string', default: '2' },
-  'identity': { type: 'string' },
-  'topology-keys': { type: 'string', default: WELL_KNOWN_ZONE_KEY },
-  'redis-namespaces': { type: 'string', default: '' },
-  'redis-interval': { type: 'string', default: '15' },
-  'redis-replaced-per-pass': { type: 'string', default: '1' },
-  'metrics-port': { type: 'string', default: '8080' },
-  'webhook-port': { type: 'string', default: '9443' },
-  'tls-mode': { type: 'string', default: 'files' },
-  'tls-cert-file': { type: 'string' },
-  'tls-key-file': { type: 'string' },
-  'tls-secret': { type: 'string' },
-  'webhook-service': { type: 'string' },
-  'tls-hosts': { type: 'string', default: '' },
-  'webhook-configurations': { type: 'string', default: '' },
-  'bind-address': { type: 'string', default: '0.0.0.0' },
-  'metrics-bind-address': { type: 'string', default: '0.0.0.0' },
-  'request-timeout': { type: 'string', default: '10' },
-} as const;
+/** `run`'s flags: the one table its parser and its help come from. */
+export const RUN_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'reconcilers',
+    type: 'text',
+    value: 'LIST',
+    default: ZONE_ANNOTATOR,
+    meaning: `comma-separated, of: ${RECONCILERS.map((r) => r.name).join(', ')}`,
+  },
+  {
+    name: 'kubeconfig',
+    type: 'text',
+    value: 'FILE',
+    defaultText: 'in-cluster service account, else $KUBECONFIG or ~/.kube/config',
+    meaning: 'the API server and credentials',
+  },
+  {
+    name: 'api-concurrency',
+    type: 'count',
+    default: String(DEFAULT_API_CONCURRENCY),
+    meaning: 'requests each reconciler keeps in flight to the API server, with up to 2N keep-alive connections',
+  },
+  {
+    name: 'leader-elect',
+    type: 'switch',
+    meaning: 'only the holder of the Lease runs reconcilers (use with 2 replicas; off: this replica runs them)',
+  },
+  {
+    name: 'lease-namespace',
+    type: 'text',
+    value: 'NS',
+    defaultText: '$POD_NAMESPACE, else the service account\'s namespace, else default',
+    meaning: 'the Lease\'s namespace',
+  },
+  { name: 'lease-name', type: 'text', value: 'NAME', default: 'cdk8s-zones-controller', meaning: 'the Lease' },
+  {
+    name: 'lease-duration',
+    type: 'duration',
+    default: '15s',
+    meaning: 'how long a Lease holds without renewal, in whole seconds',
+  },
+  {
+    name: 'renew-deadline',
+    type: 'duration',
+    default: '10s',
+    meaning: 'the leader gives up after failing to renew for this long',
+  },
+  {
+    name: 'retry-period',
+    type: 'duration',
+    default: '2s',
+    meaning: 'how often to renew, or try to acquire, the Lease',
+  },
+  {
+    name: 'identity',
+    type: 'text',
+    value: 'NAME',
+    defaultText: '$POD_NAME, else <hostname>-<pid>',
+    meaning: 'this replica in the Lease, logs and Events',
+  },
+  {
+    name: 'topology-keys',
+    type: 'text',
+    value: 'LIST',
+    default: WELL_KNOWN_ZONE_KEY,
+    meaning: 'node label keys of the zone annotation',
+  },
+  {
+    name: 'redis-namespaces',
+    type: 'text',
+    value: 'LIST',
+    defaultText: 'every namespace',
+    meaning: 'namespaces the redis reconciler manages clusters in, one pod list each',
+  },
+  {
+    name: 'redis-interval',
+    type: 'duration',
+    default: '15s',
+    meaning: 'how often the redis reconciler lists the pods and runs a full pass over each cluster',
+  },
+  {
+    name: 'redis-replaced-per-pass',
+    type: 'count',
+    default: '1',
+    meaning: 'out-of-date Redis pods replaced per pass, all of one zone',
+  },
+  {
+    name: 'metrics-port',
+    type: 'count',
+    min: 0,
+    max: 65535,
+    default: '8080',
+    meaning: 'HTTP /metrics /healthz /readyz',
+  },
+  { name: 'webhook-port', type: 'count', min: 0, max: 65535, default: '9443', meaning: 'HTTPS admission webhooks' },
+  {
+    name: 'tls-mode',
+    type: 'choice',
+    choices: ['files', 'self-managed'],
+    value: 'MODE',
+    default: 'files',
+    meaning: 'files (--tls-cert-file, --tls-key-file) or self-managed',
+  },
+  {
+    name: 'tls-cert-file',
+    type: 'text',
+    value: 'FILE',
+    defaultText: 'none',
+    meaning: 'files: the PEM serving certificate (tls.crt of a cert-manager Secret); needed when a reconciler serves a webhook',
+  },
+  { name: 'tls-key-file', type: 'text', value: 'FILE', defaultText: 'none', meaning: 'files: its PEM key (tls.key)' },
+  {
+    name: 'tls-secret',
+    type: 'text',
+    value: 'NAME',
+    defaultText: '<lease-name>-webhook-tls',
+    meaning: 'self-managed: the Secret for the CA and certificate',
+  },
+  {
+    name: 'webhook-service',
+    type: 'text',
+    value: 'NAME',
+    defaultText: '<lease-name>',
+    meaning: 'self-managed: the Service the API server calls',
+  },
+  {
+    name: 'tls-hosts',
+    type: 'text',
+    value: 'LIST',
+    defaultText: 'none, the Service\'s names only',
+    meaning: 'self-managed: more DNS names or IPs for the certificate',
+  },
+  {
+    name: 'webhook-configurations',
+    type: 'text',
+    value: 'LIST',
+    defaultText: 'none',
+    meaning: 'self-managed: ValidatingWebhookConfigurations to keep the caBundle of',
+  },
+  { name: 'bind-address', type: 'text', value: 'IP', default: '0.0.0.0', meaning: 'the webhook listener\'s address' },
+  {
+    name: 'metrics-bind-address',
+    type: 'text',
+    value: 'IP',
+    default: '0.0.0.0',
+    meaning: 'the /metrics /healthz /readyz listener\'s address; the kubelet probes through the pod IP',
+  },
+  {
+    name: 'request-timeout',
+    type: 'duration',
+    default: '10s',
+    meaning: 'both listeners: a request\'s headers and body must arrive within this; bodies over 8 MiB are answered 413',
+  },
+  HELP_FLAG,
+];
 
-type RunFlags = ReturnType<typeof parseArgs<{ options: typeof RUN_FLAGS; strict: true }>>['values'];
+export const RUN_HELP = commandHelp(
+  ['usage: cdk8s-zones-controller run [options]'],
+  [
+    'Runs the controller: reconcilers on the leader, webhooks and metrics on every replica. /readyz answers 200',
+    'once the API server has answered and every watch cache holds its first list. Durations: 15s, 5m, 2h, 500ms.',
+  ],
+  RUN_FLAGS,
+);
 
 /** The reconcilers `--reconcilers` names, each known and named once. */
 function reconcilersNamed(raw: string, registry: readonly Reconciler[]): Reconciler[] {
@@ -134,29 +215,35 @@ function reconcilersNamed(raw: string, registry: readonly Reconciler[]): Reconci
 }
 
 /** The leader election's timings, in the order that keeps two leaders from overlapping. */
-function leaseTimings(values: RunFlags): { leaseDurationSeconds: number; renewDeadlineMs: number; retryPeriodMs: number } {
-  const leaseDurationSeconds = positive('lease-duration', values['lease-duration']!, true);
-  const renewDeadlineMs = positive('renew-deadline', values['renew-deadline']!) * 1000;
-  const retryPeriodMs = positive('retry-period', values['retry-period']!) * 1000;
-  if (!(retryPeriodMs < renewDeadlineMs && renewDeadlineMs < leaseDurationSeconds * 1000)) {
-    throw new Error(`run: need --retry-period (${retryPeriodMs / 1000}) < --renew-deadline (${renewDeadlineMs / 1000}) < --lease-duration (${leaseDurationSeconds}), or two leaders could overlap`);
+function leaseTimings(f: ParsedFlags): Pick<RunOptions, 'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs'> {
+  const leaseDurationMs = f.ms('lease-duration')!;
+  if (leaseDurationMs % 1000 !== 0) {
+    const written = JSON.stringify(f.written('lease-duration'));
+    throw new Error(`run: --lease-duration=${written} must be whole seconds (a Lease counts in seconds)`);
+  }
+  const leaseDurationSeconds = leaseDurationMs / 1000;
+  const renewDeadlineMs = f.ms('renew-deadline')!;
+  const retryPeriodMs = f.ms('retry-period')!;
+  if (!(retryPeriodMs < renewDeadlineMs && renewDeadlineMs < leaseDurationMs)) {
+    throw new Error(`run: need --retry-period (${retryPeriodMs / 1000}) < --renew-deadline (${renewDeadlineMs / 1000}) < ` +
+      `--lease-duration (${leaseDurationSeconds}), or two leaders could overlap`);
   }
   return { leaseDurationSeconds, renewDeadlineMs, retryPeriodMs };
 }
 
 /** `--tls-mode`, with the flags each mode takes and refuses. */
-function checkedTlsMode(values: RunFlags): TlsMode {
-  const tlsMode = values['tls-mode'] as TlsMode;
-  if (tlsMode !== 'files' && tlsMode !== 'self-managed') throw new Error(`run: --tls-mode=${JSON.stringify(tlsMode)} must be files or self-managed`);
-  if (tlsMode === 'files' && (values['tls-cert-file'] === undefined) !== (values['tls-key-file'] === undefined)) {
+function checkedTlsMode(f: ParsedFlags): TlsMode {
+  const tlsMode = f.text('tls-mode') as TlsMode;
+  const [certFile, keyFile] = [f.text('tls-cert-file'), f.text('tls-key-file')];
+  if (tlsMode === 'files' && (certFile === undefined) !== (keyFile === undefined)) {
     throw new Error('run: --tls-cert-file and --tls-key-file go together');
   }
-  if (tlsMode === 'self-managed' && (values['tls-cert-file'] || values['tls-key-file'])) {
+  if (tlsMode === 'self-managed' && (certFile || keyFile)) {
     throw new Error('run: --tls-cert-file and --tls-key-file are for --tls-mode files; self-managed makes its own');
   }
   if (tlsMode === 'files') {
     for (const flag of ['tls-secret', 'webhook-service', 'tls-hosts', 'webhook-configurations'] as const) {
-      if (values[flag]) throw new Error(`run: --${flag} is for --tls-mode self-managed (cert-manager or files manage their own)`);
+      if (f.text(flag)) throw new Error(`run: --${flag} is for --tls-mode self-managed (cert-manager or files manage their own)`);
     }
   }
   return tlsMode;
@@ -166,46 +253,43 @@ function checkedTlsMode(values: RunFlags): TlsMode {
 export function parseRun(
   args: string[], env: NodeJS.ProcessEnv = {}, serviceAccountNamespace?: string, registry: readonly Reconciler[] = RECONCILERS,
 ): RunOptions {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: RUN_FLAGS,
-  });
-  const reconcilers = reconcilersNamed(values.reconcilers!, registry);
-  const topologyKeys = list(values['topology-keys']!);
+  const f = parseCommandLine(args, RUN_FLAGS);
+  if (f.positional.length > 0) throw new Error(`run takes no argument (${JSON.stringify(f.positional[0])})`);
+  const reconcilers = reconcilersNamed(f.text('reconcilers')!, registry);
+  const topologyKeys = list(f.text('topology-keys')!);
   if (topologyKeys.length === 0) throw new Error('run: --topology-keys names no label key');
-  const tlsMode = checkedTlsMode(values);
-  const { leaseDurationSeconds, renewDeadlineMs, retryPeriodMs } = leaseTimings(values);
-  const leaseNamespace = values['lease-namespace'] ?? env.POD_NAMESPACE ?? serviceAccountNamespace ?? 'default';
-  const leaseName = values['lease-name']!;
-  const webhookConfigurations = list(values['webhook-configurations']!);
-  const tlsHosts = [...serviceHosts(values['webhook-service'] ?? leaseName, leaseNamespace), ...list(values['tls-hosts']!)];
+  const tlsMode = checkedTlsMode(f);
+  const { leaseDurationSeconds, renewDeadlineMs, retryPeriodMs } = leaseTimings(f);
+  const leaseNamespace = f.text('lease-namespace') ?? env.POD_NAMESPACE ?? serviceAccountNamespace ?? 'default';
+  const leaseName = f.text('lease-name')!;
+  const serviceNames = serviceHosts(f.text('webhook-service') ?? leaseName, leaseNamespace);
+  const tlsHosts = [...serviceNames, ...list(f.text('tls-hosts') ?? '')];
   return {
     reconcilers,
-    kubeconfig: values.kubeconfig,
-    apiConcurrency: positive('api-concurrency', values['api-concurrency']!, true),
-    leaderElect: values['leader-elect']!,
+    kubeconfig: f.text('kubeconfig'),
+    apiConcurrency: f.count('api-concurrency')!,
+    leaderElect: f.on('leader-elect'),
     leaseNamespace,
     leaseName,
     leaseDurationSeconds,
     renewDeadlineMs,
     retryPeriodMs,
-    identity: values.identity ?? env.POD_NAME ?? `${os.hostname()}-${process.pid}`,
+    identity: f.text('identity') ?? env.POD_NAME ?? `${os.hostname()}-${process.pid}`,
     topologyKeys,
-    redisNamespaces: namespaces('redis-namespaces', values['redis-namespaces']!),
-    redisIntervalMs: positive('redis-interval', values['redis-interval']!) * 1000,
-    redisReplacedPerPass: positive('redis-replaced-per-pass', values['redis-replaced-per-pass']!, true),
-    metricsPort: port('metrics-port', values['metrics-port']!),
-    webhookPort: port('webhook-port', values['webhook-port']!),
+    redisNamespaces: namespaces('redis-namespaces', f.text('redis-namespaces') ?? ''),
+    redisIntervalMs: f.ms('redis-interval')!,
+    redisReplacedPerPass: f.count('redis-replaced-per-pass')!,
+    metricsPort: f.count('metrics-port')!,
+    webhookPort: f.count('webhook-port')!,
     tlsMode,
-    tlsCertFile: values['tls-cert-file'],
-    tlsKeyFile: values['tls-key-file'],
-    tlsSecret: values['tls-secret'] ?? `${leaseName}-webhook-tls`,
+    tlsCertFile: f.text('tls-cert-file'),
+    tlsKeyFile: f.text('tls-key-file'),
+    tlsSecret: f.text('tls-secret') ?? `${leaseName}-webhook-tls`,
     tlsHosts,
-    webhookConfigurations,
-    webhookHost: ip('bind-address', values['bind-address']!),
-    metricsHost: ip('metrics-bind-address', values['metrics-bind-address']!),
-    requestTimeoutMs: positive('request-timeout', values['request-timeout']!) * 1000,
+    webhookConfigurations: list(f.text('webhook-configurations') ?? ''),
+    webhookHost: ip('bind-address', f.text('bind-address')!),
+    metricsHost: ip('metrics-bind-address', f.text('metrics-bind-address')!),
+    requestTimeoutMs: f.ms('request-timeout')!,
   };
 }
 

@@ -4,8 +4,8 @@
  * ships in the controller image because application images may have no shell (grafana/loki#24143).
  */
 import { promises as fs } from 'fs';
-import { parseArgs } from 'util';
-import { Command, parseOrUsageError } from '../cli';
+import { FlagSpec, HELP_FLAG, parseCommandLine } from '../../../src/shared/command-line';
+import { Command, commandHelp, parseOrUsageError } from '../cli';
 import { Logger } from '../log';
 
 export interface WaitForZoneOptions {
@@ -14,30 +14,40 @@ export interface WaitForZoneOptions {
   readonly intervalMs: number;
 }
 
-const HELP = `usage: cdk8s-zones-controller wait-for-zone --file PATH [--timeout SECONDS] [--interval SECONDS]
+/** A bare number of seconds stays accepted: the init containers of manifests made by earlier versions pass one. */
+const BARE = 'a duration, or a bare number of seconds';
 
-Waits until PATH exists and is non-empty, prints its content, and exits 0; exits 1 after --timeout.
-  --file PATH          the file to watch, e.g. a downward API volume item of the zone annotation (required)
-  --timeout SECONDS    give up after this many seconds (default 600)
-  --interval SECONDS   check this often, in seconds (default 1)
-  -h, --help           print this help and exit
-`;
+export const WAIT_FOR_ZONE_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'file',
+    type: 'text',
+    value: 'PATH',
+    required: true,
+    meaning: 'the file to watch, e.g. a downward API volume item of the zone annotation',
+  },
+  {
+    name: 'timeout',
+    type: 'duration',
+    bareSeconds: true,
+    default: '10m',
+    meaning: `give up after this long (${BARE})`,
+  },
+  { name: 'interval', type: 'duration', bareSeconds: true, default: '1s', meaning: `check this often (${BARE})` },
+  HELP_FLAG,
+];
 
-export const WAIT_FOR_ZONE_FLAGS = {
-  file: { type: 'string' },
-  timeout: { type: 'string', default: '600' },
-  interval: { type: 'string', default: '1' },
-} as const;
+const HELP = commandHelp(
+  ['usage: cdk8s-zones-controller wait-for-zone --file PATH [--timeout DURATION] [--interval DURATION]'],
+  ['Waits until PATH exists and is non-empty, prints its content, and exits 0; exits 1 after --timeout.'],
+  WAIT_FOR_ZONE_FLAGS,
+);
 
 export function parseWaitForZone(args: string[]): WaitForZoneOptions {
-  const { values } = parseArgs({ args, options: WAIT_FOR_ZONE_FLAGS, strict: true });
-  if (!values.file) throw new Error('wait-for-zone: --file is required');
-  const seconds = (flag: string, raw: string) => {
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`wait-for-zone: --${flag}=${JSON.stringify(raw)} must be a number of seconds > 0`);
-    return n * 1000;
-  };
-  return { file: values.file, timeoutMs: seconds('timeout', values.timeout), intervalMs: seconds('interval', values.interval) };
+  const f = parseCommandLine(args, WAIT_FOR_ZONE_FLAGS);
+  const file = f.text('file');
+  if (!file) throw new Error('wait-for-zone: --file is required');
+  if (f.positional.length > 0) throw new Error(`wait-for-zone takes no argument (${JSON.stringify(f.positional[0])})`);
+  return { file, timeoutMs: f.ms('timeout')!, intervalMs: f.ms('interval')! };
 }
 
 /** Resolves to the file's trimmed content once it is non-empty, or undefined after the timeout. */

@@ -7,7 +7,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { ZONE_KEY } from './nodes';
 import { testCluster } from './scheduling';
-import { main } from '../../../src/check/cli';
+import { main } from '../../../src/cli/main';
 
 const { client, info } = testCluster();
 afterAll(() => client.close());

@@ -121,7 +121,7 @@ test('a node without the zone label: an Event on the pod and a metric, no crash;
 
 test('two controllers with --leader-elect: one leads; killing it hands the Lease and the work to the other', async () => {
   const lease = uniqueName('annotator-lease');
-  const args = ['--leader-elect', '--lease-namespace', ns, '--lease-name', lease, '--lease-duration', '4', '--renew-deadline', '3', '--retry-period', '0.5'];
+  const args = ['--leader-elect', '--lease-namespace', ns, '--lease-name', lease, '--lease-duration', '4s', '--renew-deadline', '3s', '--retry-period', '500ms'];
   const a = await start('candidate-a', args);
   const b = await start('candidate-b', args);
   const holder = async () => (await client.find<any>('coordination.k8s.io/v1', 'Lease', lease, ns))?.spec?.holderIdentity as string | undefined;

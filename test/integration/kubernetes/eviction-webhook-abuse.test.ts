@@ -30,7 +30,7 @@ let webhook: EvictionWebhook;
 beforeAll(async () => {
   await zonalStatefulSet(client, info, ns, 'db', 2);
   await zonalStatefulSet(client, info, free, 'web');
-  webhook = await EvictionWebhook.start(client, info, [ns], ['--request-timeout', String(REQUEST_TIMEOUT_S)]);
+  webhook = await EvictionWebhook.start(client, info, [ns], ['--request-timeout', `${REQUEST_TIMEOUT_S}s`]);
   await budgetWhole(client, ns, 'db', 6);
   await webhook.waitUntilCalled(ns, (await readyInEveryZone(client, info, ns, 'db'))['zone-a'][0]);
 });

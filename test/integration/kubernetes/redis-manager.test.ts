@@ -96,7 +96,7 @@ test('the manager scales the StatefulSets (which hold no replicas) to the layout
   expect({ rejections, warnings }).toEqual({ rejections: [], warnings: [] });
   // a full pass every second: the health counters move faster than with the default 15 s
   started = new Date();
-  controller = await ControllerProcess.start(info, 'redis-manager', ['--reconcilers', 'redis', '--redis-namespaces', ns, '--redis-interval', '1']);
+  controller = await ControllerProcess.start(info, 'redis-manager', ['--reconcilers', 'redis', '--redis-namespaces', ns, '--redis-interval', '1s']);
   const sets = await waitFor('the manager to scale each zone\'s StatefulSet to the layout', async () => {
     const all = await client.list<any>('apps/v1', 'StatefulSet', { namespace: ns });
     return { done: all.length === 3 && all.every((x) => x.spec.replicas === 2), value: all, state: JSON.stringify(all.map((x) => x.spec.replicas)) };

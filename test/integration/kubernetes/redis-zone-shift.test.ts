@@ -29,7 +29,7 @@ const ZONE = info.zones[0];
 const SHIFT = `${ZONE}-impaired`;
 const REDIS_INTERVAL_S = 1;
 const cluster = new RedisOnKwok(client, info, ns, { name: NAME, password: PASSWORD, nodeTimeoutMs: NODE_TIMEOUT_MS, zoneShift: true });
-const CONTROLLER_ARGS = ['--reconcilers', 'redis,zone-shift', '--redis-namespaces', ns, '--redis-interval', String(REDIS_INTERVAL_S)];
+const CONTROLLER_ARGS = ['--reconcilers', 'redis,zone-shift', '--redis-namespaces', ns, '--redis-interval', `${REDIS_INTERVAL_S}s`];
 
 /**
  * How soon after the shift's creation its zone must hold no master: the redis reconciler's debounce of a watch

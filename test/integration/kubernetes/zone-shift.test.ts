@@ -112,7 +112,7 @@ const controllers: ControllerProcess[] = [];
 const LEASE = 'zone-shift-lease';
 const startController = async (name: string): Promise<ControllerProcess> => {
   const c = await ControllerProcess.start(info, name, ['--reconcilers', 'zone-annotator,zone-shift', '--leader-elect', '--lease-namespace', ns,
-    '--lease-name', LEASE, '--lease-duration', '4', '--renew-deadline', '3', '--retry-period', '0.5']);
+    '--lease-name', LEASE, '--lease-duration', '4s', '--renew-deadline', '3s', '--retry-period', '500ms']);
   controllers.push(c);
   return c;
 };

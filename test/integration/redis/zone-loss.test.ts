@@ -69,7 +69,7 @@ test('the CLI bootstraps the cluster to the planned layout', async () => {
   expect(before.state!.slotsServed).toBe(0);
   expect(before.state!.nextSteps.map((s) => s.kind)).toEqual(['meet', 'meet', 'meet', 'meet', 'meet']);
 
-  const result = runCli(['redis', 'reconcile', '--inventory', inventoryFile, '--timeout', '30', ...redis.cliAuth]);
+  const result = runCli(['redis', 'reconcile', '--inventory', inventoryFile, '--timeout', '30s', ...redis.cliAuth]);
   expect(result.problems).toEqual([]);
   expect(result.code).toBe(0);
   expectPlanned(result.state!);
@@ -115,7 +115,7 @@ test('zone a back: the manager fails masters back so no zone holds a majority', 
   await redis.start('a-0');
   await redis.start('a-1');
   // rebalance waits for a-0 to rejoin as a replica in sync, then fails over to it
-  const rebalanced = runCli(['redis', 'rebalance', '--inventory', inventoryFile, '--timeout', '30', ...redis.cliAuth]);
+  const rebalanced = runCli(['redis', 'rebalance', '--inventory', inventoryFile, '--timeout', '30s', ...redis.cliAuth]);
   expect([rebalanced.code, rebalanced.problems]).toEqual([0, []]);
   expectPlanned(rebalanced.state!);
   expect(await missingKeys(redis.inventory, acked, password)).toEqual([]);
@@ -149,7 +149,7 @@ test('losing a master and all its replicas is reported as lost slots; fix serves
   await redis.start('a-1', true);
   const reconciled = await manager.converge({ timeoutMs: 5_000 });
   expect(reconciled.issues.map((i) => i.kind)).toContain('slots-unassigned'); // reconcile never gives away slots
-  const fixed = runCli(['redis', 'fix', '--inventory', inventoryFile, '--timeout', '30', ...redis.cliAuth]);
+  const fixed = runCli(['redis', 'fix', '--inventory', inventoryFile, '--timeout', '30s', ...redis.cliAuth]);
   expect([fixed.code, fixed.problems]).toEqual([0, []]);
   expectPlanned(fixed.state!);
   const missing = await missingKeys(redis.inventory, acked, password);
