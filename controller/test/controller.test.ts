@@ -2,6 +2,7 @@
  * The controller process (runController) against a fake API server that is down until the test brings it up:
  * what /readyz answers meanwhile, and the order of what it logs when it stops.
  */
+import { MemoryKubeApi } from '../../test/memory-kube-api';
 import { parseRun } from '../src/commands/run';
 import { runController } from '../src/controller';
 import { KubeApi } from '../src/kube/api';
@@ -10,16 +11,13 @@ import { Servers } from '../src/server';
 
 /** An API server that refuses connections while `up` is false; up, it has no objects and its watches stay open. */
 function fakeApiServer(): { kube: KubeApi; up: boolean } {
-  const server = { up: false, kube: undefined as unknown as KubeApi };
-  const down = (path: string) => new Error(`GET https://127.0.0.1:6443${path}: connect ECONNREFUSED 127.0.0.1:6443`);
-  server.kube = {
-    get: async (path: string) => { if (!server.up) throw down(path); return { gitVersion: 'v1.31.0' }; },
-    list: async (path: string) => { if (!server.up) throw down(path); return { items: [], metadata: { resourceVersion: '1' } }; },
-    watch: async (path: string, _opts: unknown, _onEvent: unknown, signal: AbortSignal) => {
-      if (!server.up) throw down(path);
-      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
-    },
-  } as unknown as KubeApi;
+  const kube = new MemoryKubeApi();
+  const server = { up: false, kube };
+  kube.put('', { metadata: { name: 'version' }, gitVersion: 'v1.31.0' });
+  kube.beforeCall = (call) => {
+    const path = call.slice(call.indexOf(' ') + 1);
+    if (!server.up) throw new Error(`GET https://127.0.0.1:6443${path}: connect ECONNREFUSED 127.0.0.1:6443`);
+  };
   return server;
 }
 

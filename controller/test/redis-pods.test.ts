@@ -1,3 +1,5 @@
+import { REDIS_CLUSTER_LABEL } from '../../src/contract/redis';
+import { MemoryKubeApi } from '../../test/memory-kube-api';
 import { KubeApi } from '../src/kube/api';
 import { listRedisPods, passwordOf } from '../src/reconcilers/redis';
 import { passwordFromBytes } from '../src/redis/password';
@@ -137,18 +139,18 @@ describe('the password from its Secret', () => {
 });
 
 describe('listing the labelled pods', () => {
-  /** A fake API: pods by namespace; a namespace in `forbidden` answers 403. */
+  /** The in-memory API with pods by namespace; a namespace in `forbidden` answers 403; `paths`: the lists asked for. */
   function fakeKube(pods: Record<string, string[]>, forbidden: string[] = []): { kube: KubeApi; paths: string[] } {
+    const kube = new MemoryKubeApi();
+    for (const [ns, names] of Object.entries(pods)) {
+      for (const name of names) kube.put(`/api/v1/namespaces/${ns}/pods`, { metadata: { name, namespace: ns, labels: { [REDIS_CLUSTER_LABEL]: 'r' } } });
+    }
     const paths: string[] = [];
-    const kube = {
-      list: async (path: string, opts: any) => {
-        paths.push(`${path}?labelSelector=${opts.labelSelector}`);
-        const ns = /\/namespaces\/([^/]+)\//.exec(path)?.[1];
-        if (ns && forbidden.includes(ns)) throw new Error(`pods is forbidden in ${ns}`);
-        const names = ns ? pods[ns] ?? [] : Object.values(pods).flat();
-        return { items: names.map((name) => ({ metadata: { name, namespace: ns } })) };
-      },
-    } as unknown as KubeApi;
+    kube.beforeCall = (call) => {
+      if (call.startsWith('LIST ')) paths.push(call.slice('LIST '.length));
+      const ns = /\/namespaces\/([^/]+)\//.exec(call)?.[1];
+      if (ns && forbidden.includes(ns)) throw new Error(`pods is forbidden in ${ns}`);
+    };
     return { kube, paths };
   }
 

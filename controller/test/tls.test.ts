@@ -1,5 +1,6 @@
 import * as crypto from 'crypto';
-import { KubeApi, KubeApiError, KubeObject } from '../src/kube/api';
+import { MemoryKubeApi } from '../../test/memory-kube-api';
+import { KubeApi } from '../src/kube/api';
 import { createLogger } from '../src/log';
 import { createWebhookPki, issueServing, pkiProblem } from '../src/tls/certificates';
 import { serviceHosts } from '../src/tls/hosts';
@@ -41,38 +42,15 @@ describe('webhook PKI', () => {
   });
 });
 
-/** Secrets and webhook configurations in memory, with resourceVersion conflicts like the API server's. */
-class FakeKube implements Partial<KubeApi> {
-  readonly objects = new Map<string, KubeObject>();
-  private rv = 0;
-  readonly patches: Array<{ path: string; body: any; type?: string }> = [];
-  beforeWrite?: () => Promise<void>;
-  async get<T extends KubeObject>(path: string): Promise<T> {
-    const o = this.objects.get(path);
-    if (!o) throw new KubeApiError('GET', path, 404, 'NotFound', 'not found');
-    return JSON.parse(JSON.stringify(o));
-  }
-  async create<T extends KubeObject>(path: string, body: any): Promise<T> {
-    await this.beforeWrite?.();
-    const key = `${path}/${body.metadata.name}`;
-    if (this.objects.has(key)) throw new KubeApiError('POST', path, 409, 'AlreadyExists', 'exists');
-    const stored = { ...body, metadata: { ...body.metadata, resourceVersion: String(++this.rv) } };
-    this.objects.set(key, stored);
-    return stored;
-  }
-  async replace<T extends KubeObject>(path: string, body: any): Promise<T> {
-    await this.beforeWrite?.();
-    if (this.objects.get(path)?.metadata.resourceVersion !== body.metadata.resourceVersion) throw new KubeApiError('PUT', path, 409, 'Conflict', 'changed');
-    const stored = { ...body, metadata: { ...body.metadata, resourceVersion: String(++this.rv) } };
-    this.objects.set(path, stored);
-    return stored;
-  }
-  async patch<T extends KubeObject>(path: string, body: any, type?: string): Promise<T> {
-    this.patches.push({ path, body, type });
-    const o = this.objects.get(path)!;
-    for (const w of body.webhooks) o.webhooks.find((x: any) => x.name === w.name).clientConfig.caBundle = w.clientConfig.caBundle;
-    return o as T;
-  }
+/** The in-memory API server, each patch recorded as asked (its body and type, not only its effect). */
+function memoryKube(): MemoryKubeApi & { patches: Array<{ path: string; body: any; type?: string }> } {
+  const kube = Object.assign(new MemoryKubeApi(), { patches: [] as Array<{ path: string; body: any; type?: string }> });
+  const patch = kube.patch.bind(kube);
+  kube.patch = async (path, body, type) => {
+    kube.patches.push({ path, body, type });
+    return patch(path, body, type);
+  };
+  return kube;
 }
 
 const SECRET = '/api/v1/namespaces/zones/secrets/ctl-webhook-tls';
@@ -82,7 +60,7 @@ const decode = (b64: string) => Buffer.from(b64, 'base64').toString();
 
 describe('self-managed TLS', () => {
   test('creates the Secret once; a second replica (or a restart) reuses it', async () => {
-    const kube = new FakeKube();
+    const kube = memoryKube();
     const first = await ensureWebhookPki(kube as unknown as KubeApi, opts);
     const secret = kube.objects.get(SECRET)!;
     expect(Object.keys(secret.data).sort()).toEqual(['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
@@ -93,10 +71,11 @@ describe('self-managed TLS', () => {
   });
 
   test('two replicas racing: the loser of the write uses the winner\'s certificates', async () => {
-    const kube = new FakeKube();
+    const kube = memoryKube();
     let winner: any;
-    kube.beforeWrite = async () => {
-      kube.beforeWrite = undefined;
+    kube.beforeCall = async (call) => {
+      if (!/^(POST|PUT) /.test(call)) return;
+      kube.beforeCall = () => undefined;
       winner = await ensureWebhookPki(kube as unknown as KubeApi, opts); // the other replica writes first
     };
     const loser = await ensureWebhookPki(kube as unknown as KubeApi, opts);
@@ -105,7 +84,7 @@ describe('self-managed TLS', () => {
   });
 
   test('a Secret that no longer fits (new host) is replaced', async () => {
-    const kube = new FakeKube();
+    const kube = memoryKube();
     const old = await ensureWebhookPki(kube as unknown as KubeApi, opts);
     const renewed = await ensureWebhookPki(kube as unknown as KubeApi, { ...opts, hosts: [...hosts, '127.0.0.1'] });
     expect(renewed.ca.cert).not.toBe(old.ca.cert);
@@ -113,7 +92,7 @@ describe('self-managed TLS', () => {
   });
 
   test('caBundle is patched on every webhook that lacks it, by a strategic merge on the webhook names; absent configurations are skipped', async () => {
-    const kube = new FakeKube();
+    const kube = memoryKube();
     kube.objects.set(VWC, { metadata: { name: 'ctl' }, webhooks: [{ name: 'a.cdk8s-zones.dev', clientConfig: {} }, { name: 'b.cdk8s-zones.dev', clientConfig: { caBundle: 'old' } }] });
     const pki = await ensureWebhookPki(kube as unknown as KubeApi, opts);
     expect(await injectCaBundle(kube as unknown as KubeApi, opts, pki.ca.cert)).toBe(2);

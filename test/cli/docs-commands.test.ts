@@ -6,7 +6,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { MemoryApi, runCli } from './memory-api';
+import { runCli } from './memory-api';
+import { MemoryKubeApi } from '../memory-kube-api';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SHIFTS = '/apis/cdk8s-zones.dev/v1alpha1/zoneshifts';
@@ -32,8 +33,8 @@ function commands(): Array<[string, string[]]> {
 }
 
 /** Three zones (the pages' eu-west-1a among them), a controller that takes shifts up and undoes them. */
-function cluster(): MemoryApi {
-  const api = new MemoryApi();
+function cluster(): MemoryKubeApi {
+  const api = new MemoryKubeApi();
   for (const zone of ['eu-west-1a', 'eu-west-1b', 'eu-west-1c']) {
     api.put('/api/v1/nodes', { kind: 'Node', metadata: { name: `node-${zone}`, labels: { 'topology.kubernetes.io/zone': zone } }, spec: {} });
   }

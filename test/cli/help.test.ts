@@ -1,12 +1,13 @@
 /** Every command's --help lists every flag of its table with its meaning and default, and the one table of exit codes. */
 import * as fs from 'fs';
 import * as path from 'path';
-import { MemoryApi, runCli } from './memory-api';
+import { runCli } from './memory-api';
 import { CHECK_FLAGS, USAGE } from '../../src/cli/check-help';
 import { DRILL_FLAGS, DRILL_USAGE } from '../../src/cli/drill-command';
 import { SHIFT_FLAGS, SHIFT_USAGE } from '../../src/cli/shift-command';
 import { EXIT_CODES } from '../../src/contract/exit-codes';
 import { FlagSpec, flagLabel } from '../../src/shared/command-line';
+import { MemoryKubeApi } from '../memory-kube-api';
 
 /** The help's entry of a flag (in the section titled `section`, if given): its line and the lines that continue it, joined. */
 function entry(help: string, spec: FlagSpec, section?: string): string | undefined {
@@ -27,7 +28,7 @@ const COMMANDS: Array<[string, Array<[string | undefined, readonly FlagSpec[]]>]
 ];
 
 test.each(COMMANDS)('%s --help: every flag of its table, its meaning and its default (or when it is required)', async (name, sections) => {
-  const r = await runCli(new MemoryApi(), [name, '--help']);
+  const r = await runCli(new MemoryKubeApi(), [name, '--help']);
   expect(r).toMatchObject({ code: 0, stderr: '' });
   for (const [section, spec] of sections.flatMap(([title, table]) => table.map((f) => [title, f] as const))) {
     const text = entry(r.stdout, spec, section);
@@ -85,7 +86,7 @@ test('drill\'s usage: --restore is a form of its own, taking only --kubeconfig',
 
 test('shift --help and drill --help list the exit codes, each code once, as docs/cli.md does', async () => {
   for (const command of ['shift', 'drill']) {
-    const help = (await runCli(new MemoryApi(), [command, '--help'])).stdout;
+    const help = (await runCli(new MemoryKubeApi(), [command, '--help'])).stdout;
     for (const [code, meaning] of EXIT_CODES) expect(help).toContain(`\n${String(code).padStart(3)} ${meaning}\n`);
     expect(help).toContain('https://github.com/cdk8s-zones/cdk8s-zones/blob/main/docs/cli.md#exit-codes');
   }
@@ -103,7 +104,7 @@ test.each([
   [['shift', 'status', '--expires-in', '1h'], 'unknown flag "--expires-in"'],
   [['shift', 'cancel', '--timeout', '90'], '--timeout="90" must be a duration above zero'],
 ])('%j: exit 2, the flag, the value and the rule, and the usage', async (argv, message) => {
-  const r = await runCli(new MemoryApi(), argv);
+  const r = await runCli(new MemoryKubeApi(), argv);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain(`cdk8s-zones ${argv[0]}: ${message}`);
   expect(r.stderr).toContain(`Usage: cdk8s-zones ${argv[0]}`);

@@ -1,21 +1,22 @@
 /** `cdk8s-zones shift start|status|cancel` through `main()`, against an in-memory API that plays the controller. */
-import { MemoryApi, runCli } from './memory-api';
-import { KubeRequestError } from '../../src/kubernetes/kube-request';
+import { runCli } from './memory-api';
+import { KubeApiError } from '../../src/kubernetes/kube-api';
+import { MemoryKubeApi } from '../memory-kube-api';
 
 const SHIFTS = '/apis/cdk8s-zones.dev/v1alpha1/zoneshifts';
 
-function cluster(): MemoryApi {
-  const api = new MemoryApi();
+function cluster(): MemoryKubeApi {
+  const api = new MemoryKubeApi();
   for (const [name, zone] of [['n1', 'zone-a'], ['n2', 'zone-b'], ['n3', 'zone-c']]) {
     api.put('/api/v1/nodes', { kind: 'Node', metadata: { name, labels: { 'topology.kubernetes.io/zone': zone } } });
   }
   return api;
 }
 
-const run = (api: MemoryApi, ...argv: string[]) => runCli(api, argv);
+const run = (api: MemoryKubeApi, ...argv: string[]) => runCli(api, argv);
 
 /** The controller: after `delay` calls, every shift is Active with what it changed; a deleted one goes after its undo. */
-function playController(api: MemoryApi, delay: number, answer: 'Active' | 'Invalid' = 'Active'): void {
+function playController(api: MemoryKubeApi, delay: number, answer: 'Active' | 'Invalid' = 'Active'): void {
   let calls = 0;
   api.onCall = () => {
     if (++calls < delay) return;
@@ -88,14 +89,14 @@ describe('shift start', () => {
 
   test('an API error (access denied) is exit 2, could not run, with the API server\'s message', async () => {
     const api = cluster();
-    api.create = async () => { throw new KubeRequestError(`POST ${SHIFTS}: HTTP 403 zoneshifts is forbidden`, 403, 'Forbidden'); };
+    api.create = async () => { throw new KubeApiError('POST', SHIFTS, 403, 'Forbidden', 'zoneshifts is forbidden', `POST ${SHIFTS}: HTTP 403 zoneshifts is forbidden`); };
     const r = await run(api, 'shift', 'start', '--zone', 'zone-a', '--expires-in', '1h');
     expect(r).toMatchObject({ code: 2, stderr: `cdk8s-zones shift: POST ${SHIFTS}: HTTP 403 zoneshifts is forbidden\n` });
   });
 });
 
 describe('shift status and cancel', () => {
-  async function twoShifts(): Promise<MemoryApi> {
+  async function twoShifts(): Promise<MemoryKubeApi> {
     const api = cluster();
     playController(api, 1);
     await run(api, 'shift', 'start', '--zone', 'zone-a', '--expires-in', '1h', '--name', 'a1');

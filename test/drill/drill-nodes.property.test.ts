@@ -3,7 +3,7 @@ import * as fc from 'fast-check';
 import {
   DRILL_OUTAGE_TAINT_KEY, DRILL_RECORD_ANNOTATION, drillPatch, drillRecordOf, DrillMode, restorePatch,
 } from '../../src/drill/drill-nodes';
-import { mergePatch } from '../cli/memory-api';
+import { mergePatch } from '../memory-kube-api';
 
 const taint = fc.record({
   key: fc.constantFrom('dedicated', 'gpu', 'node.kubernetes.io/unschedulable', 'cdk8s-zones.dev/zone-shift'),

@@ -7,6 +7,7 @@
  * ramp where it was.
  */
 import { patchStatus, statusHolds } from './status';
+import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import {
   decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, Predecessor, reportOf, REVISION_LABEL, updateRevisionOf, ZauAction, ZauInput,
   ZauReport,
@@ -16,7 +17,7 @@ import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../../../src/contra
 import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
 import { outOfServiceZones } from '../../../src/contract/zone-shift';
 import { defineReconciler } from '../define-reconciler';
-import { conditionHolds, controllerOf, isStatus, KubeApi, KubeObject, keyOf, Resource, resourcePath } from '../kube/api';
+import { controllerOf, isStatus, KubeApi, KubeObject, keyOf, Resource, resourcePath } from '../kube/api';
 import { byController } from '../kube/informer';
 import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileResult } from '../reconcile-loop';
@@ -83,7 +84,7 @@ const rolloutPod = (pod: KubeObject) => slimPod(pod, { labels: [REVISION_LABEL, 
 export async function readyCheckFailures(
   check: { path: string; port: number }, pods: readonly KubeObject[], timeoutMs: number,
 ): Promise<Map<string, string>> {
-  const asked = pods.filter((p) => !p.metadata.deletionTimestamp && conditionHolds(p, 'Ready'));
+  const asked = pods.filter((p) => !isTerminating(p) && isReady(p));
   const answers = await Promise.all(asked.map(async (pod): Promise<[string, string | undefined]> => {
     const ip: string | undefined = pod.status?.podIP;
     if (!ip) return [pod.metadata.name, 'no pod IP'];
