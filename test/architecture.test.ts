@@ -7,9 +7,10 @@
  */
 import * as fs from 'fs';
 import { builtinModules } from 'module';
+import * as os from 'os';
 import * as path from 'path';
 import * as ts from 'typescript';
-import { importsOf, packageName, reachableFrom, sourceFiles } from './import-graph';
+import { importCycles, importsOf, packageName, reachableFrom, sourceFiles } from './import-graph';
 
 const ROOT = path.resolve(__dirname, '..');
 const SRC = path.join(ROOT, 'src');
@@ -85,6 +86,22 @@ test('every folder of src/ imports only from the layers below it', () => {
   expect(folders.filter((f) => !LAYERS.flat().includes(f))).toEqual([]);
 });
 
+test('no two files of src/ import each other, directly or through others (type imports count)', () => {
+  expect(importCycles(SRC)).toEqual([]);
+});
+
+test('the cycle check finds a cycle made by a type import on disk (so the test above can fail)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-cycle-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'a.ts'), "import type { B } from './b';\nexport type A = B[];\n");
+    fs.writeFileSync(path.join(dir, 'b.ts'), "import { A } from './a';\nexport type B = { a: A };\n");
+    fs.writeFileSync(path.join(dir, 'c.ts'), "import { A } from './a';\nexport const c: A = [];\n");
+    expect(importCycles(dir)).toEqual(['a.ts -> b.ts -> a.ts', 'b.ts -> a.ts -> b.ts']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the contract is pure: no package but Node.js built-ins anywhere below it', () => {
   const impure: string[] = [];
   for (const file of sourceFiles(path.join(SRC, 'contract'))) {
@@ -97,11 +114,11 @@ test('the contract is pure: no package but Node.js built-ins anywhere below it',
   expect([...new Set(impure)]).toEqual([]);
 });
 
-/** The pure planners the runtime controller may use besides the contract. */
+/** The pure planners and rules the runtime controller may use besides the contract. */
 const PLANNERS = [
   'src/redis/layout.ts', 'src/redis/slots.ts',
   'src/rollout/update-plan.ts', 'src/rollout/max-unavailable.ts', 'src/rollout/disruption-budget.ts',
-  'src/kubernetes/label-selector.ts',
+  'src/kubernetes/label-selector.ts', 'src/kubernetes/pod-life.ts', 'src/kubernetes/kube-api.ts',
 ];
 
 /** The kubeconfig and HTTPS connection module the controller shares with the zone check (IO, but Node.js built-ins only). */

@@ -60,3 +60,27 @@ export function packageName(specifier: string): string {
   const parts = specifier.replace(/^node:/, '').split('/');
   return parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 }
+
+/** The files on an import cycle through `start`, if any, as a chain of files from `start` back to it. */
+export function cycleThrough(start: string, edges: ReadonlyMap<string, readonly string[]>): string[] | undefined {
+  const seen = new Set<string>();
+  const walk = (file: string, chain: string[]): string[] | undefined => {
+    for (const next of edges.get(file) ?? []) {
+      if (next === start) return [...chain, next];
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const found = walk(next, [...chain, next]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(start, [start]);
+}
+
+/** Every import cycle among the .ts files under `dir` (type imports count), each as `a -> b -> a` relative to `dir`. */
+export function importCycles(dir: string): string[] {
+  const files = sourceFiles(dir);
+  const edges = new Map(files.map((f) => [f, importsOf(f).files.filter((t) => t.startsWith(dir + path.sep))]));
+  return files.map((f) => cycleThrough(f, edges)).filter((c): c is string[] => c !== undefined)
+    .map((c) => c.map((f) => path.relative(dir, f)).join(' -> '));
+}

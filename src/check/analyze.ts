@@ -3,13 +3,14 @@
  * inventory of zones and nodes, and what losing each zone leaves of it. Only hard constraints count (what the
  * scheduler guarantees); the placement math is spread-bounds.ts, exact for the model it describes.
  */
+import { CheckInput, CheckStorageClass, CheckWorkload } from './check-input';
 import { affinityAdmits, exclusionOf, podRequests, roomOn, selects, selfTerms, toleratesTaints, usesHostPorts } from './eligibility';
 import { CheckNode, ZoneInventory } from './inventory';
 import { AddFinding, FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 import { searchLayouts } from './node-search';
 import { HardSpread, placementBounds } from './spread-bounds';
 import { drainNeed, Need, needed, ringSurvives, zonesLeft } from './workload-needs';
-import { CheckInput, CheckStorageClass, CheckWorkload, readManifests, volumeOf } from './workloads';
+import { readManifests, volumeOf } from './workloads';
 import { GroupMembership, groupMemberships, zoneGroupReports } from './zone-groups';
 import { zoneLocalTrafficFindings } from './zone-local-traffic';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';

@@ -8,7 +8,7 @@
 import { InventoryNode, InventoryTaint, ZoneInventoryProps } from './inventory';
 import { parseSingleDocument } from './manifest-text';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
-import { listPages } from '../kubernetes/kube-api';
+import { listPages, pageQuery } from '../kubernetes/kube-api';
 import { apiServerAgent, ClusterConfig, kubeconfigConfig } from '../kubernetes/kube-connection';
 import { kubeJson } from '../kubernetes/kube-request';
 
@@ -26,7 +26,8 @@ export async function listNodes(config: ClusterConfig, timeoutMs = LIST_NODES_TI
   // one agent for the pages (one TLS handshake), closed after the last so no socket outlives the listing
   const agent = apiServerAgent(config, { keepAlive: true });
   try {
-    const items = await listPages((pathAndQuery) => kubeJson(config, agent, 'GET', pathAndQuery, { deadline, timeoutMs }), '/api/v1/nodes');
+    const page = (cont?: string) => kubeJson(config, agent, 'GET', `/api/v1/nodes${pageQuery(cont)}`, { deadline, timeoutMs });
+    const items = await listPages(page);
     return { kind: 'NodeList', items: items.map((n) => ({ ...n, kind: 'Node' })) };
   } finally {
     agent.destroy();

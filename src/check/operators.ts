@@ -3,7 +3,7 @@
  * makes, with which labels, and which of the resource's fields reach their pod spec. Each operator's behaviour
  * is cited from its source; anything else that looks like a workload is reported as skipped (`looksLikeWorkload`).
  */
-import type { CheckWorkload } from './workloads';
+import { CheckWorkload } from './check-input';
 
 /** The workloads a custom resource stands for, why it cannot be placed, or undefined when the check does not know its kind. */
 export function operatorWorkloads(o: any, name: string, namespace: string | undefined, others: readonly any[]): CheckWorkload[] | string | undefined {

@@ -2,9 +2,9 @@
  * What a workload needs to keep working through a zone loss: its quorum annotation (a number, a majority, or pods
  * in a majority of its zones), a Loki ring's quorum, else its PodDisruptionBudget's minAvailable, else one pod.
  */
+import { CheckBudget, CheckWorkload } from './check-input';
 import { selects } from './eligibility';
 import { AddFinding, FindingSeverity } from './model';
-import { CheckBudget, CheckWorkload } from './workloads';
 import { QUORUM_ANNOTATION, QUORUM_REASON_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
 import { majorityOf, ringWriteSurvival } from '../topology/survival';
 

@@ -9,8 +9,8 @@
  * in a majority of the zones it runs in, unless its members' quorum annotation says otherwise. Each member must be
  * pinned to a zone of its own: members that may share a zone are reported as such, with the fix that pins them.
  */
+import { CheckWorkload } from './check-input';
 import { FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss } from './model';
-import { CheckWorkload } from './workloads';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { QUORUM_ANNOTATION, QUORUM_REASON_ANNOTATION, ZONE_GROUP_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
 import { majorityOf } from '../topology/survival';

@@ -3,9 +3,9 @@
  * each endpoint for its own zone, and a client's node routes to endpoints of its zone while there are any. A zone
  * that may hold none of the Service's pods sends its clients' traffic to other zones, unannounced. Pure.
  */
+import { CheckWorkload, CheckZoneLocalService } from './check-input';
 import { selects } from './eligibility';
 import { FindingSeverity, WorkloadReport, ZoneFinding } from './model';
-import { CheckWorkload, CheckZoneLocalService } from './workloads';
 
 /** The rule id of the note (docs/check.md, "Rules"). */
 export const ZONE_LOCAL_TRAFFIC_GAP = 'zone-local-traffic-gap';

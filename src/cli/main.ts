@@ -12,8 +12,9 @@ import { LiveIo } from './live-io';
 import { SHIFT_USAGE, shiftCommand, shiftFlagsHelp } from './shift-command';
 import { parseSingleDocument } from '../check/manifest-text';
 import { docsUrl } from '../contract/docs';
-import { httpsKubeApi, KubeApi } from '../kubernetes/kube-api';
+import { KubeRequestApi } from '../kubernetes/kube-api';
 import { loadClusterConfig } from '../kubernetes/kube-connection';
+import { httpsKubeApi } from '../kubernetes/kube-request';
 import { asksForHelp, flagsHelp } from '../shared/command-line';
 import { UsageError } from '../shared/errors';
 import { packageVersion } from '../shared/package-version';
@@ -21,7 +22,7 @@ import { packageVersion } from '../shared/package-version';
 /** What the live commands need besides the check's input and output. */
 export interface MainIo extends CliIo {
   /** The API of a kubeconfig. @default the kubeconfig's current context (or as kubectl chooses without one) over HTTPS */
-  readonly connect?: (kubeconfig: string | undefined) => KubeApi;
+  readonly connect?: (kubeconfig: string | undefined) => KubeRequestApi;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly interrupted?: () => boolean;
@@ -152,7 +153,7 @@ function liveIo(io: MainIo): LiveIo {
 }
 
 /** The HTTPS API of a kubeconfig; a kubeconfig it cannot use is bad input. */
-function connect(kubeconfig: string | undefined): KubeApi {
+function connect(kubeconfig: string | undefined): KubeRequestApi {
   try {
     return httpsKubeApi(loadClusterConfig({ kubeconfig }, parseSingleDocument));
   } catch (e) {

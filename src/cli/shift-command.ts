@@ -11,8 +11,7 @@ import { ZoneAnnotation } from '../contract/zone-annotation';
 import {
   MAX_SHIFT_SECONDS, ShiftChange, ZONE_SHIFT_KIND, ZONE_SHIFT_PLURAL, zoneShiftProblem, ZoneShiftSpec, ZoneShiftStatus,
 } from '../contract/zone-shift';
-import { KubeApi } from '../kubernetes/kube-api';
-import { KubeRequestError } from '../kubernetes/kube-request';
+import { isStatus, KubeObject, KubeRequestApi, listAll } from '../kubernetes/kube-api';
 import { zoneSlug } from '../kubernetes/zone-slug';
 import { FlagSpec, flagsHelp, HELP_FLAG, parseCommandLine } from '../shared/command-line';
 import { UsageError } from '../shared/errors';
@@ -85,7 +84,7 @@ export function shiftFlagsHelp(): string[] {
 }
 
 /** A ZoneShift as read back. */
-interface ShiftObject {
+interface ShiftObject extends KubeObject {
   readonly metadata: { readonly name: string; readonly creationTimestamp?: string; readonly deletionTimestamp?: string };
   readonly spec: ZoneShiftSpec;
   readonly status?: ZoneShiftStatus;
@@ -134,8 +133,10 @@ async function startShift(argv: readonly string[], io: LiveIo): Promise<number> 
 }
 
 /** Creates the shift and waits for the controller's answer: Active with what it changed (0), or Invalid (1). */
-async function createAndWait(api: KubeApi, io: LiveIo, name: string, spec: ZoneShiftSpec, waitMs: number): Promise<number> {
-  const zones = zonesOf(await api.list('/api/v1/nodes'));
+async function createAndWait(
+  api: KubeRequestApi, io: LiveIo, name: string, spec: ZoneShiftSpec, waitMs: number,
+): Promise<number> {
+  const zones = zonesOf(await listAll(api, '/api/v1/nodes'));
   if (!zones.includes(spec.zone) && !spec.zone.includes(ZoneAnnotation.VALUE_SEPARATOR)) {
     throw new UsageError(`--zone ${JSON.stringify(spec.zone)}: no node of the cluster is in that zone (its zones: ${zones.join(', ') || 'none'})`);
   }
@@ -193,7 +194,9 @@ async function cancelShifts(argv: readonly string[], io: LiveIo): Promise<number
 }
 
 /** Deletes the shifts and waits until the controller has undone them (their finalizer gone, so are they). */
-async function deleteAndWait(api: KubeApi, io: LiveIo, names: readonly string[], waitMs: number): Promise<number> {
+async function deleteAndWait(
+  api: KubeRequestApi, io: LiveIo, names: readonly string[], waitMs: number,
+): Promise<number> {
   const start = io.now();
   const deadline = start + waitMs;
   for (const name of names) await api.delete(`${SHIFTS_PATH}/${name}`);
@@ -214,7 +217,9 @@ async function deleteAndWait(api: KubeApi, io: LiveIo, names: readonly string[],
 }
 
 /** The shifts named (each must exist) or of `zone` (or all, when neither is given and `allWhenNone`). */
-async function selectShifts(api: KubeApi, names: readonly string[], zone: string | undefined, allWhenNone: boolean): Promise<ShiftObject[]> {
+async function selectShifts(
+  api: KubeRequestApi, names: readonly string[], zone: string | undefined, allWhenNone: boolean,
+): Promise<ShiftObject[]> {
   if (names.length > 0 && zone !== undefined) throw new UsageError('name the shifts or give --zone, not both');
   if (names.length > 0) {
     const found: ShiftObject[] = [];
@@ -225,15 +230,15 @@ async function selectShifts(api: KubeApi, names: readonly string[], zone: string
     }
     return found;
   }
-  const all: ShiftObject[] = await api.list(SHIFTS_PATH);
+  const all = await listAll<ShiftObject>(api, SHIFTS_PATH);
   return zone === undefined ? (allWhenNone ? all : []) : all.filter((s) => s.spec?.zone === zone);
 }
 
-async function getShift(api: KubeApi, name: string): Promise<ShiftObject | undefined> {
+async function getShift(api: KubeRequestApi, name: string): Promise<ShiftObject | undefined> {
   try {
-    return await api.get(`${SHIFTS_PATH}/${name}`);
+    return await api.get<ShiftObject>(`${SHIFTS_PATH}/${name}`);
   } catch (e) {
-    if (e instanceof KubeRequestError && e.status === 404) return undefined;
+    if (isStatus(e, 404)) return undefined;
     throw e;
   }
 }

@@ -3,6 +3,7 @@
  * nodes) taken every half second, the fewest ready replicas, the most pods Pending, and when the workload was
  * whole again. Pure: the run takes the snapshots, this folds them.
  */
+import { isActive, isPending, isRunningAndReady } from '../kubernetes/pod-life';
 
 /** The workloads a drill watches: those whose replicas matter when a zone goes (a DaemonSet's pods go with their nodes). */
 export const WATCHED_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet'];
@@ -82,15 +83,6 @@ export function podsByWorkload(snapshot: ClusterSnapshot): Map<string, any[]> {
   return pods;
 }
 
-/** Neither being deleted nor ended (Succeeded, or Failed as a kubelet's eviction leaves it: its owner replaces it). */
-export function isLive(pod: any): boolean {
-  return pod.metadata.deletionTimestamp === undefined && !['Succeeded', 'Failed'].includes(pod.status?.phase);
-}
-
-function isReady(pod: any): boolean {
-  return pod.status?.phase === 'Running' && (pod.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
-}
-
 /** The replicas `key` asks for in `snapshot` (a group: its members' together). */
 export function desiredOf(snapshot: ClusterSnapshot, key: WorkloadKey): number {
   if (key.members) return key.members.reduce((sum, m) => sum + desiredOf(snapshot, m), 0);
@@ -110,14 +102,14 @@ export function refusedOf(refused: ReadonlyMap<string, ReadonlySet<string>>, key
 
 /** A workload of `desired` replicas and `pods` in `snapshot`; `zone`: the drilled zone, `zoneDown`: whether its pods count as dead (an outage under way). */
 export function workloadState(snapshot: ClusterSnapshot, pods: readonly any[], desired: number, zone: string, zoneDown: boolean): WorkloadState {
-  const live = pods.filter(isLive);
-  const ready = live.filter(isReady);
+  const live = pods.filter(isActive);
+  const ready = live.filter(isRunningAndReady);
   const zoneOf = (p: any) => snapshot.zoneOfNode.get(p.spec?.nodeName ?? '');
   const readyInZone = ready.filter((p) => zoneOf(p) === zone).length;
   return {
     desired,
     ready: ready.length - (zoneDown ? readyInZone : 0),
-    pending: live.filter((p) => p.status?.phase === 'Pending').length,
+    pending: live.filter(isPending).length,
     readyZones: new Set(ready.map(zoneOf).filter((z) => z !== undefined && z !== zone)).size,
     inZone: live.filter((p) => zoneOf(p) === zone).length,
     readyInZone,

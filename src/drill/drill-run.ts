@@ -6,14 +6,14 @@
  */
 import { DrillMode, DrillNode, drillPatch, DrillRecord, drillRecordOf, restorePatch } from './drill-nodes';
 import {
-  ClusterSnapshot, desiredOf, isLive, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState,
+  ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState,
   workloadState,
 } from './drill-observe';
 import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, zoneGroups } from './drill-plan';
 import { verdict, WorkloadVerdict } from './drill-verdict';
 import { zoneKeyOf } from '../check/cluster-nodes';
-import { KubeApi } from '../kubernetes/kube-api';
-import { KubeRequestError } from '../kubernetes/kube-request';
+import { isStatus, KubeRequestApi, listAll } from '../kubernetes/kube-api';
+import { isActive } from '../kubernetes/pod-life';
 
 /** How the run goes, and what it reports to. */
 export interface DrillRunOptions {
@@ -47,42 +47,46 @@ export interface DrillResult {
 }
 
 /** The cluster's nodes and the objects the check reads. */
-export async function readCluster(api: KubeApi): Promise<{ nodes: any[]; objects: any[] }> {
-  const nodes = await api.list('/api/v1/nodes');
+export async function readCluster(api: KubeRequestApi): Promise<{ nodes: any[]; objects: any[] }> {
+  const nodes = await listAll(api, '/api/v1/nodes');
   const objects: any[] = [];
   for (const list of CHECKED_LISTS) {
     try {
-      objects.push(...await api.list(list.path));
+      objects.push(...await listAll(api, list.path));
     } catch (e) {
-      if (!(list.optional && e instanceof KubeRequestError && e.status === 404)) throw e;
+      if (!(list.optional && isStatus(e, 404))) throw e;
     }
   }
   return { nodes, objects };
 }
 
 /** The plan of a drill of `zone` in `mode` on the cluster as it is now. */
-export async function planLiveDrill(api: KubeApi, zone: string, mode: DrillMode): Promise<DrillPlan> {
+export async function planLiveDrill(api: KubeRequestApi, zone: string, mode: DrillMode): Promise<DrillPlan> {
   const { nodes, objects } = await readCluster(api);
   return planDrill(nodes, objects, zone, mode);
 }
 
 /** The cluster now: the watched workloads, the pods and each node's zone. */
-export async function takeSnapshot(api: KubeApi, now: () => number): Promise<ClusterSnapshot> {
+export async function takeSnapshot(api: KubeRequestApi, now: () => number): Promise<ClusterSnapshot> {
   const [nodes, deployments, statefulSets, replicaSets, pods] = await Promise.all([
-    api.list('/api/v1/nodes'), api.list('/apis/apps/v1/deployments'), api.list('/apis/apps/v1/statefulsets'),
-    api.list('/apis/apps/v1/replicasets'), api.list('/api/v1/pods'),
+    listAll(api, '/api/v1/nodes'), listAll(api, '/apis/apps/v1/deployments'), listAll(api, '/apis/apps/v1/statefulsets'),
+    listAll(api, '/apis/apps/v1/replicasets'), listAll(api, '/api/v1/pods'),
   ]);
   const key = zoneKeyOf(nodes);
   return {
     atMs: now(),
     workloads: [...deployments, ...statefulSets, ...replicaSets],
     pods,
-    zoneOfNode: new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels?.[key]])),
+    // a node without the zone label has no zone (`get` answers undefined, as for an unknown node)
+    zoneOfNode: new Map(nodes.flatMap((n) => {
+      const zone = n.metadata.labels?.[key];
+      return zone === undefined ? [] : [[n.metadata.name, zone]];
+    })),
   };
 }
 
 /** Runs the drill of `plan`. The nodes are restored whatever happens once the first is changed. */
-export async function runDrill(api: KubeApi, plan: DrillPlan, o: DrillRunOptions): Promise<DrillResult> {
+export async function runDrill(api: KubeRequestApi, plan: DrillPlan, o: DrillRunOptions): Promise<DrillResult> {
   const first = await takeSnapshot(api, o.now);
   const keys = [...watchedWorkloads(first), ...zoneGroups(plan)];
   const states = new Map(keys.map((k) => [workloadKeyText(k), [{ atMs: first.atMs, state: stateOf(first, k, plan, false) }]]));
@@ -123,7 +127,7 @@ function stateOf(s: ClusterSnapshot, k: WorkloadKey, plan: DrillPlan, zoneDown: 
 }
 
 /** Starts the drill on one node: read, check it is in the zone, patch (read again when someone changed it meanwhile). */
-async function changeNode(api: KubeApi, name: string, plan: DrillPlan, startedAt: string): Promise<void> {
+async function changeNode(api: KubeRequestApi, name: string, plan: DrillPlan, startedAt: string): Promise<void> {
   await patchNode(api, name, (node) => {
     if (node.metadata.labels?.[plan.zoneKey] !== plan.zone) {
       throw new Error(`node ${name} is no longer in zone ${plan.zone}: the drill does not touch it`);
@@ -133,7 +137,9 @@ async function changeNode(api: KubeApi, name: string, plan: DrillPlan, startedAt
 }
 
 /** Patches node `name` with `patchOf(node)` conditional on its resourceVersion, reading it again on a conflict. */
-async function patchNode(api: KubeApi, name: string, patchOf: (node: DrillNode) => object | undefined): Promise<void> {
+async function patchNode(
+  api: KubeRequestApi, name: string, patchOf: (node: DrillNode) => object | undefined,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const node: DrillNode = await api.get(`/api/v1/nodes/${name}`);
     const patch = patchOf(node);
@@ -142,7 +148,7 @@ async function patchNode(api: KubeApi, name: string, patchOf: (node: DrillNode) 
       await api.patch(`/api/v1/nodes/${name}`, patch, 'merge');
       return;
     } catch (e) {
-      if (!(e instanceof KubeRequestError && e.status === 409) || attempt >= 10) throw e;
+      if (!isStatus(e, 409) || attempt >= 10) throw e;
     }
   }
 }
@@ -154,9 +160,11 @@ export interface RestoredNode {
 }
 
 /** Undoes every drill recorded on the nodes `which` selects (all by default); returns the nodes restored. */
-export async function restoreDrill(api: KubeApi, which: (node: string) => boolean = () => true): Promise<RestoredNode[]> {
+export async function restoreDrill(
+  api: KubeRequestApi, which: (node: string) => boolean = () => true,
+): Promise<RestoredNode[]> {
   const restored: RestoredNode[] = [];
-  for (const listed of await api.list('/api/v1/nodes')) {
+  for (const listed of await listAll(api, '/api/v1/nodes')) {
     const name = listed.metadata.name;
     if (!which(name) || drillRecordOf(listed) === undefined) continue;
     await patchNode(api, name, (node) => {
@@ -179,7 +187,7 @@ interface WatchEnd {
 
 /** Watches until nothing changed for `settleMs` (in a drain: no pod left to evict, or refusals unchanged), the timeout, or Ctrl-C. */
 async function watchUntilSteady(
-  api: KubeApi, plan: DrillPlan, keys: readonly WorkloadKey[], states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
+  api: KubeRequestApi, plan: DrillPlan, keys: readonly WorkloadKey[], states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
   refused: Map<string, Set<string>>, o: DrillRunOptions,
 ): Promise<WatchEnd> {
   const deadline = o.now() + o.timeoutMs;
@@ -208,12 +216,12 @@ async function watchUntilSteady(
 function evictable(pod: any): boolean {
   const owner = (pod.metadata.ownerReferences ?? []).find((r: any) => r.controller === true);
   return owner?.kind !== 'DaemonSet' && pod.metadata.annotations?.['kubernetes.io/config.mirror'] === undefined &&
-    isLive(pod);
+    isActive(pod);
 }
 
 /** Asks the Eviction API to evict every evictable pod on the zone's nodes; a refusal is counted against its workload. */
 async function evictFromZone(
-  api: KubeApi, plan: DrillPlan, snap: ClusterSnapshot, byWorkload: ReadonlyMap<string, readonly any[]>, refused: Map<string, Set<string>>,
+  api: KubeRequestApi, plan: DrillPlan, snap: ClusterSnapshot, byWorkload: ReadonlyMap<string, readonly any[]>, refused: Map<string, Set<string>>,
 ): Promise<void> {
   const workloadOf = new Map<string, string>();
   for (const [key, pods] of byWorkload) for (const p of pods) workloadOf.set(p.metadata.uid, key);
@@ -222,9 +230,9 @@ async function evictFromZone(
     try {
       await api.create(`/api/v1/namespaces/${namespace}/pods/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } });
     } catch (e) {
-      if (e instanceof KubeRequestError && e.status === 404) continue; // gone already
+      if (isStatus(e, 404)) continue; // gone already
       // 429: a PodDisruptionBudget or a ZoneDisruptionBudget says not now (kubectl drain retries those too); anything else stops the drill
-      if (!(e instanceof KubeRequestError && e.status === 429)) throw e;
+      if (!isStatus(e, 429)) throw e;
       const key = workloadOf.get(uid);
       if (key !== undefined) refused.set(key, new Set([...refused.get(key) ?? [], uid]));
     }
@@ -233,7 +241,7 @@ async function evictFromZone(
 
 /** After the restore: waits until every workload is as whole as before the drill; the moment it was, or undefined. */
 async function waitForSettle(
-  api: KubeApi, plan: DrillPlan, keys: readonly WorkloadKey[], states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
+  api: KubeRequestApi, plan: DrillPlan, keys: readonly WorkloadKey[], states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
   o: DrillRunOptions, fromMs: number,
 ): Promise<number | undefined> {
   const deadline = fromMs + o.timeoutMs;

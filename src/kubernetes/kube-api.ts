@@ -1,59 +1,167 @@
 /**
- * The few API calls the CLI's live commands (`shift`, `drill`) make, as an interface: the real one over HTTPS
- * (`httpsKubeApi`, each call cut at its own deadline) and, in unit tests, an in-memory one.
+ * The one Kubernetes client interface of the CLI (`shift`, `drill`) and the runtime controller: the calls, the
+ * object and list types, the patch types and the one error a failed call throws. Pure, no package: the controller
+ * imports it (test/architecture.test.ts). The CLI's implementation is `httpsKubeApi` (kube-request.ts: each call
+ * cut at its own deadline), the controller's `kubeApi` (controller/src/kube/connect.ts: watches, token refresh);
+ * unit tests use in-memory ones.
  */
-import * as https from 'https';
-import { apiServerAgent, ClusterConfig } from './kube-connection';
-import { kubeJson } from './kube-request';
 
-/** The patch types the CLI sends. */
-export type PatchType = 'merge' | 'json';
+export interface OwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly controller?: boolean;
+}
 
-const CONTENT_TYPES: { [type in PatchType]: string } = {
+export interface ObjectMeta {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+  readonly generation?: number;
+  readonly labels?: Record<string, string>;
+  readonly annotations?: Record<string, string>;
+  readonly deletionTimestamp?: string;
+  readonly creationTimestamp?: string;
+  readonly ownerReferences?: ReadonlyArray<OwnerReference>;
+  readonly finalizers?: readonly string[];
+}
+
+/** Any Kubernetes object as JSON (the one object type of the clients: caches, decisions, requests). */
+export interface KubeObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+  readonly [field: string]: any;
+}
+
+export interface ListOptions {
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly limit?: number;
+  readonly continue?: string;
+  readonly resourceVersion?: string;
+}
+
+/** One page of a list, as the API server answers it. */
+export interface ObjectList<T extends KubeObject = KubeObject> {
+  /** e.g. `NodeList`. */
+  readonly kind?: string;
+  readonly apiVersion?: string;
+  readonly items: T[];
+  readonly metadata: { readonly resourceVersion?: string; readonly continue?: string };
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent<T extends KubeObject = KubeObject> {
+  readonly type: WatchEventType;
+  /** The object; for ERROR a `Status` (its `code` 410 means the resourceVersion is too old). */
+  readonly object: T;
+}
+
+export interface WatchOptions {
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly resourceVersion?: string;
+  /** The API server ends the watch after this many seconds (the informer then resumes it). */
+  readonly timeoutSeconds?: number;
+}
+
+/** The patch types the API server accepts. */
+export type PatchType = 'merge' | 'strategic' | 'json';
+
+/** The Content-Type of each patch type. */
+export const PATCH_CONTENT_TYPES: { readonly [type in PatchType]: string } = {
   merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
   json: 'application/json-patch+json',
 };
 
-/** The API server, as the CLI uses it; every path is a full API path (`/api/v1/nodes`, `/apis/...`). */
+/**
+ * The API server, as the CLI and the controller call it; every path is a full API path (`/api/v1/nodes`,
+ * `/apis/...`). Every answer that is not 2xx is a `KubeApiError`.
+ */
 export interface KubeApi {
-  get(path: string): Promise<any>;
-  /** Every item of a list (all pages), each with `kind` set from the list's kind. */
-  list(path: string): Promise<any[]>;
-  create(path: string, body: unknown): Promise<any>;
-  patch(path: string, body: unknown, type: PatchType): Promise<any>;
-  delete(path: string): Promise<any>;
+  get<T extends KubeObject = KubeObject>(path: string): Promise<T>;
+  /** One page of the list at `path` (`listAll` reads every page). */
+  list<T extends KubeObject = KubeObject>(path: string, opts?: ListOptions): Promise<ObjectList<T>>;
+  create<T extends KubeObject = KubeObject>(path: string, body: object): Promise<T>;
+  replace<T extends KubeObject = KubeObject>(path: string, body: object): Promise<T>;
+  /** A merge patch unless `type` says otherwise. */
+  patch<T extends KubeObject = KubeObject>(path: string, body: unknown, type?: PatchType): Promise<T>;
+  delete(path: string): Promise<void>;
+  /**
+   * Streams watch events to `onEvent` until the server ends the watch (resolves), the connection fails
+   * (rejects) or `signal` aborts (resolves).
+   */
+  watch<T extends KubeObject = KubeObject>(
+    path: string, opts: WatchOptions, onEvent: (event: WatchEvent<T>) => void, signal: AbortSignal,
+  ): Promise<void>;
   /** Closes the connections (the process may then exit). */
   close(): void;
 }
 
-/** How long one call may take before the CLI gives up on it. */
-export const KUBE_CALL_TIMEOUT_MS = 30_000;
+/** The API without watches: what the CLI's commands call (they ask and change, they never watch). */
+export type KubeRequestApi = Omit<KubeApi, 'watch'>;
 
-/** The API server of `config`, over one keep-alive agent. */
-export function httpsKubeApi(config: ClusterConfig, timeoutMs = KUBE_CALL_TIMEOUT_MS): KubeApi {
-  const agent: https.Agent = apiServerAgent(config, { keepAlive: true });
-  const call = (method: string, path: string, body?: unknown, contentType?: string) =>
-    kubeJson(config, agent, method, path, { deadline: Date.now() + timeoutMs, timeoutMs }, body, contentType);
-  return {
-    get: (path) => call('GET', path),
-    list: (path) => listPages((pageAt) => call('GET', pageAt), path),
-    create: (path, body) => call('POST', path, body),
-    patch: (path, body, type) => call('PATCH', path, body, CONTENT_TYPES[type]),
-    delete: (path) => call('DELETE', path),
-    close: () => agent.destroy(),
-  };
+/**
+ * A non-2xx answer: the request, the HTTP status and the `Status` reason and message. `message` defaults to all of
+ * them in one line; the CLI gives its own (the server's address and the message it prints).
+ */
+export class KubeApiError extends Error {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly status: number,
+    readonly reason: string,
+    readonly detail: string,
+    message = `${method} ${path}: ${status} ${reason}: ${detail}`,
+  ) {
+    super(message);
+  }
 }
 
-/** Every item of the list at `path`, page by page through `get`, each with `kind` and `apiVersion` from its list. */
-export async function listPages(get: (pathAndQuery: string) => Promise<any>, path: string): Promise<any[]> {
-  const items: any[] = [];
+/** True when `err` is the API server's answer `status` (404, 409...). */
+export function isStatus(err: unknown, status: number): boolean {
+  return err instanceof KubeApiError && err.status === status;
+}
+
+/** `?k=v&...` of the parameters that are set (`''` when none is). */
+export function queryString(params: Record<string, string | number | boolean | undefined>): string {
+  const q = Object.entries(params).filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
+  return q.length ? `?${q.join('&')}` : '';
+}
+
+/** The page size `listPages` asks for. */
+const PAGE_SIZE = 500;
+
+/** Every item of a list, page by page through `page(continueToken)`, each with its list's `kind` and `apiVersion`. */
+export async function listPages<T extends KubeObject = KubeObject>(
+  page: (continueToken?: string) => Promise<ObjectList | undefined>,
+): Promise<T[]> {
+  const items: T[] = [];
   let cont: string | undefined;
   do {
-    const query = new URLSearchParams({ limit: '500', ...(cont ? { continue: cont } : {}) });
-    const page = await get(`${path}${path.includes('?') ? '&' : '?'}${query}`);
-    const kind = typeof page?.kind === 'string' ? page.kind.replace(/List$/, '') : undefined;
-    items.push(...(Array.isArray(page?.items) ? page.items : []).map((i: any) => ({ kind, apiVersion: page.apiVersion, ...i })));
-    cont = page?.metadata?.continue || undefined;
+    const answer = await page(cont);
+    // the API server leaves them out of each item; a list without them (an in-memory one) leaves the items as they are
+    const kind = typeof answer?.kind === 'string' ? { kind: answer.kind.replace(/List$/, '') } : {};
+    const apiVersion = answer?.apiVersion !== undefined ? { apiVersion: answer.apiVersion } : {};
+    const pageItems = Array.isArray(answer?.items) ? answer!.items : [];
+    items.push(...pageItems.map((i) => ({ ...kind, ...apiVersion, ...i }) as T));
+    cont = answer?.metadata?.continue || undefined;
   } while (cont);
   return items;
+}
+
+/** Every item of the list at `path` (all pages), each with `kind` and `apiVersion` from its list. */
+export function listAll<T extends KubeObject = KubeObject>(api: Pick<KubeApi, 'list'>, path: string): Promise<T[]> {
+  return listPages<T>((cont) => api.list(path, { limit: PAGE_SIZE, continue: cont }));
+}
+
+/** The query of one page of `listPages` (for a client that builds its own requests). */
+export function pageQuery(continueToken?: string): string {
+  return queryString({ limit: PAGE_SIZE, continue: continueToken });
 }

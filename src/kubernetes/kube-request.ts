@@ -1,19 +1,13 @@
 /**
- * One JSON request to the API server (the CLI's: `check --kubeconfig`, `shift`), cut at a deadline whatever stage
- * it is in (connecting, TLS, waiting, reading). An answer that is not 2xx is an error naming the request, the
- * status and the API server's message.
+ * The CLI's client (`check --kubeconfig`, `shift`, `drill`): one JSON request to the API server, cut at a deadline
+ * whatever stage it is in (connecting, TLS, waiting, reading), and `KubeApi` over it. An answer that is not 2xx is
+ * a `KubeApiError` naming the request, the status and the API server's message.
  */
 import * as https from 'https';
-import { ClusterConfig, requestOptions } from './kube-connection';
+import { KubeApiError, KubeRequestApi, PATCH_CONTENT_TYPES, queryString } from './kube-api';
+import { apiServerAgent, ClusterConfig, requestOptions } from './kube-connection';
 
 const NOT_JSON = Symbol('not JSON');
-
-/** The API server's answer that was not 2xx. */
-export class KubeRequestError extends Error {
-  constructor(message: string, public readonly status: number, public readonly reason?: string) {
-    super(message);
-  }
-}
 
 /** When a request is cut: `deadline` (ms since the epoch), which may be shared by several requests of `timeoutMs` in all. */
 export interface RequestTime {
@@ -45,7 +39,9 @@ export function kubeJson(
         if (status < 200 || status > 299) {
           // an API group the server does not serve answers 404 in plain text
           const message = typeof parsed?.message === 'string' ? parsed.message : text.slice(0, 200);
-          return reject(new KubeRequestError(`${what}: HTTP ${status} ${message}`, status, parsed?.reason));
+          const reason = typeof parsed?.reason === 'string' ? parsed.reason : '';
+          const printed = `${what}: HTTP ${status} ${message}`;
+          return reject(new KubeApiError(method, pathAndQuery, status, reason, message, printed));
         }
         if (parsed === NOT_JSON) return reject(new Error(`${what}: the answer is not JSON`));
         resolve(parsed);
@@ -59,4 +55,23 @@ export function kubeJson(
     });
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
+}
+
+/** How long one call may take before the CLI gives up on it. */
+export const KUBE_CALL_TIMEOUT_MS = 30_000;
+
+/** The API server of `config` for the CLI (no watches), over one keep-alive agent, each call cut at `timeoutMs`. */
+export function httpsKubeApi(config: ClusterConfig, timeoutMs = KUBE_CALL_TIMEOUT_MS): KubeRequestApi {
+  const agent: https.Agent = apiServerAgent(config, { keepAlive: true });
+  const call = (method: string, path: string, body?: unknown, contentType?: string) =>
+    kubeJson(config, agent, method, path, { deadline: Date.now() + timeoutMs, timeoutMs }, body, contentType);
+  return {
+    get: (path) => call('GET', path),
+    list: (path, o = {}) => call('GET', `${path}${queryString({ ...o })}`),
+    create: (path, body) => call('POST', path, body),
+    replace: (path, body) => call('PUT', path, body),
+    patch: (path, body, type = 'merge') => call('PATCH', path, body, PATCH_CONTENT_TYPES[type]),
+    delete: async (path) => { await call('DELETE', path); },
+    close: () => agent.destroy(),
+  };
 }

@@ -5,7 +5,7 @@
  */
 import { MemoryApi, runCli } from './memory-api';
 import { DRILL_RECORD_ANNOTATION } from '../../src/drill/drill-nodes';
-import { KubeRequestError } from '../../src/kubernetes/kube-request';
+import { KubeApiError } from '../../src/kubernetes/kube-api';
 
 const ZONE_KEY = 'topology.kubernetes.io/zone';
 
@@ -116,7 +116,7 @@ test('a drain refused by a budget the check did not see: counted on the workload
   }
   const create = api.create.bind(api);
   api.create = async (path, body) => {
-    if (path.endsWith('/pods/cache-zone-a-0/eviction')) throw new KubeRequestError(`POST ${path}: 429 Too Many Requests`, 429, 'TooManyRequests');
+    if (path.endsWith('/pods/cache-zone-a-0/eviction')) throw new KubeApiError('POST', path, 429, 'TooManyRequests', 'Too Many Requests', `POST ${path}: 429 Too Many Requests`);
     if (path.endsWith('/eviction')) return {};
     return create(path, body);
   };
@@ -181,7 +181,7 @@ describe('exit codes: a pipeline tells "your workload breaks" (1) from "the dril
 
   test('access denied (403): exit 2; a request that got no answer: exit 2', async () => {
     const denied = cluster();
-    denied.list = async (path) => { throw new KubeRequestError(`GET ${path}: HTTP 403 nodes is forbidden`, 403, 'Forbidden'); };
+    denied.list = async (path) => { throw new KubeApiError('GET', path, 403, 'Forbidden', 'nodes is forbidden', `GET ${path}: HTTP 403 nodes is forbidden`); };
     expect(await runCli(denied, ['drill', '--zone', 'zone-a'])).toMatchObject({ code: 2, stderr: expect.stringContaining('HTTP 403 nodes is forbidden') });
     const silent = cluster();
     silent.list = async () => { throw new Error('GET https://10.0.0.1:6443: no answer within 10 s'); };
@@ -192,7 +192,7 @@ describe('exit codes: a pipeline tells "your workload breaks" (1) from "the dril
     const api = cluster();
     const create = api.create.bind(api);
     api.create = async (path, body) => {
-      if (path.endsWith('/eviction')) throw new KubeRequestError(`POST ${path}: 429 Too Many Requests`, 429, 'TooManyRequests');
+      if (path.endsWith('/eviction')) throw new KubeApiError('POST', path, 429, 'TooManyRequests', 'Too Many Requests', `POST ${path}: 429 Too Many Requests`);
       return create(path, body);
     };
     const r = await runCli(api, ['drill', '--zone', 'zone-a', '--mode', 'drain', '--yes', '--format', 'json']);

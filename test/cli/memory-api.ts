@@ -3,8 +3,7 @@
  * answers), and `runCli`: the program run against it in virtual time.
  */
 import { main } from '../../src/cli/main';
-import { KubeApi } from '../../src/kubernetes/kube-api';
-import { KubeRequestError } from '../../src/kubernetes/kube-request';
+import { KubeApiError, KubeRequestApi, ObjectList } from '../../src/kubernetes/kube-api';
 
 /** RFC 7386: `patch` merged into `target` (null deletes). */
 export function mergePatch(target: any, patch: any): any {
@@ -17,7 +16,7 @@ export function mergePatch(target: any, patch: any): any {
   return out;
 }
 
-export class MemoryApi implements KubeApi {
+export class MemoryApi implements KubeRequestApi {
   /** Objects by their full path (`<list path>/<name>`). */
   private version = 1;
   readonly objects = new Map<string, any>();
@@ -33,13 +32,17 @@ export class MemoryApi implements KubeApi {
     return this.after(`GET ${path}`, () => json(this.found(path)));
   }
 
-  async list(path: string): Promise<any[]> {
-    return this.after(`LIST ${path}`, () => [...this.objects].filter(([p]) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes('/')).map(([, o]) => json(o)));
+  /** The whole list in one page. */
+  async list(path: string): Promise<ObjectList<any>> {
+    return this.after(`LIST ${path}`, () => ({
+      items: [...this.objects].filter(([p]) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes('/')).map(([, o]) => json(o)),
+      metadata: {},
+    }));
   }
 
   async create(path: string, body: any): Promise<any> {
     return this.after(`POST ${path}`, () => {
-      if (this.objects.has(`${path}/${body.metadata.name}`)) throw new KubeRequestError(`POST ${path}: HTTP 409 already exists`, 409, 'AlreadyExists');
+      if (this.objects.has(`${path}/${body.metadata.name}`)) throw new KubeApiError('POST', path, 409, 'AlreadyExists', 'already exists', `POST ${path}: HTTP 409 already exists`);
       this.put(path, { ...body, metadata: { ...body.metadata, creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } });
       return body;
     });
@@ -49,20 +52,29 @@ export class MemoryApi implements KubeApi {
     return this.after(`PATCH ${path}`, () => {
       const current = this.found(path);
       const wanted = body?.metadata?.resourceVersion;
-      if (wanted !== undefined && wanted !== current.metadata.resourceVersion) throw new KubeRequestError(`PATCH ${path}: HTTP 409 conflict`, 409, 'Conflict');
+      if (wanted !== undefined && wanted !== current.metadata.resourceVersion) throw new KubeApiError('PATCH', path, 409, 'Conflict', 'conflict', `PATCH ${path}: HTTP 409 conflict`);
       const next = mergePatch(current, body);
       this.objects.set(path, { ...next, metadata: { ...next.metadata, resourceVersion: String(this.version++) } });
       return next;
     });
   }
 
-  async delete(path: string): Promise<any> {
+  async replace(path: string, body: any): Promise<any> {
+    return this.after(`PUT ${path}`, () => {
+      const current = this.found(path);
+      const wanted = body?.metadata?.resourceVersion;
+      if (wanted !== undefined && wanted !== current.metadata.resourceVersion) throw new KubeApiError('PUT', path, 409, 'Conflict', 'conflict', `PUT ${path}: HTTP 409 conflict`);
+      this.objects.set(path, { ...body, metadata: { ...body.metadata, resourceVersion: String(this.version++) } });
+      return body;
+    });
+  }
+
+  async delete(path: string): Promise<void> {
     return this.after(`DELETE ${path}`, () => {
       const current = this.found(path);
       const finalized = (current.metadata.finalizers ?? []).length > 0;
       if (finalized) this.objects.set(path, { ...current, metadata: { ...current.metadata, deletionTimestamp: new Date().toISOString() } });
       else this.objects.delete(path);
-      return {};
     });
   }
 
@@ -70,7 +82,7 @@ export class MemoryApi implements KubeApi {
 
   private found(path: string): any {
     const o = this.objects.get(path);
-    if (o === undefined) throw new KubeRequestError(`${path}: HTTP 404 not found`, 404, 'NotFound');
+    if (o === undefined) throw new KubeApiError('GET', path, 404, 'NotFound', 'not found', `${path}: HTTP 404 not found`);
     return o;
   }
 

@@ -1,6 +1,6 @@
 /** `cdk8s-zones shift start|status|cancel` through `main()`, against an in-memory API that plays the controller. */
 import { MemoryApi, runCli } from './memory-api';
-import { KubeRequestError } from '../../src/kubernetes/kube-request';
+import { KubeApiError } from '../../src/kubernetes/kube-api';
 
 const SHIFTS = '/apis/cdk8s-zones.dev/v1alpha1/zoneshifts';
 
@@ -88,7 +88,7 @@ describe('shift start', () => {
 
   test('an API error (access denied) is exit 2, could not run, with the API server\'s message', async () => {
     const api = cluster();
-    api.create = async () => { throw new KubeRequestError(`POST ${SHIFTS}: HTTP 403 zoneshifts is forbidden`, 403, 'Forbidden'); };
+    api.create = async () => { throw new KubeApiError('POST', SHIFTS, 403, 'Forbidden', 'zoneshifts is forbidden', `POST ${SHIFTS}: HTTP 403 zoneshifts is forbidden`); };
     const r = await run(api, 'shift', 'start', '--zone', 'zone-a', '--expires-in', '1h');
     expect(r).toMatchObject({ code: 2, stderr: `cdk8s-zones shift: POST ${SHIFTS}: HTTP 403 zoneshifts is forbidden\n` });
   });

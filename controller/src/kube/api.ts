@@ -1,37 +1,17 @@
 /**
- * The controller's view of the Kubernetes API: plain interfaces, so reconcilers and their tests work on
- * fakes. `connect.ts` is the one implementation over HTTPS (`config.ts` says where and as whom).
+ * The controller's view of the Kubernetes API: the one client interface it shares with the CLI
+ * (src/kubernetes/kube-api.ts, re-exported here), the resources it reads and writes and their REST paths, so
+ * reconcilers and their tests work on fakes. `connect.ts` is its implementation over HTTPS (`config.ts` says where
+ * and as whom).
  */
 
-export interface OwnerReference {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly controller?: boolean;
-}
+import { KubeObject, OwnerReference } from '../../../src/kubernetes/kube-api';
 
-export interface ObjectMeta {
-  readonly name: string;
-  readonly namespace?: string;
-  readonly uid?: string;
-  readonly resourceVersion?: string;
-  readonly generation?: number;
-  readonly labels?: Record<string, string>;
-  readonly annotations?: Record<string, string>;
-  readonly deletionTimestamp?: string;
-  readonly creationTimestamp?: string;
-  readonly ownerReferences?: ReadonlyArray<OwnerReference>;
-  readonly finalizers?: readonly string[];
-}
-
-/** Any Kubernetes object as JSON (the one object type of the controller: caches, decisions, requests). */
-export interface KubeObject {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata: ObjectMeta;
-  readonly [field: string]: any;
-}
+export { isStatus, KubeApiError } from '../../../src/kubernetes/kube-api';
+export type {
+  KubeApi, KubeObject, ListOptions, ObjectList, ObjectMeta, OwnerReference, PatchType,
+  WatchEvent, WatchEventType, WatchOptions,
+} from '../../../src/kubernetes/kube-api';
 
 /** A kind of object: where its REST path is and whether it lives in namespaces. */
 export interface Resource {
@@ -64,66 +44,6 @@ export function resourcePath(resource: Resource, namespace?: string, name?: stri
   return `${base}${ns}/${resource.plural}${one}${subresource ? `/${subresource}` : ''}`;
 }
 
-export interface ListOptions {
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  readonly limit?: number;
-  readonly continue?: string;
-  readonly resourceVersion?: string;
-}
-
-export interface ObjectList<T extends KubeObject = KubeObject> {
-  readonly items: T[];
-  readonly metadata: { readonly resourceVersion?: string; readonly continue?: string };
-}
-
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-
-export interface WatchEvent<T extends KubeObject = KubeObject> {
-  readonly type: WatchEventType;
-  /** The object; for ERROR a `Status` (its `code` 410 means the resourceVersion is too old). */
-  readonly object: T;
-}
-
-export interface WatchOptions {
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  readonly resourceVersion?: string;
-  /** The API server ends the watch after this many seconds (the informer then resumes it). */
-  readonly timeoutSeconds?: number;
-}
-
-/** The merge patch types the API server accepts. */
-export type PatchType = 'merge' | 'strategic' | 'json';
-
-/** What the controller needs from the API server. Every failure is a `KubeApiError`. */
-export interface KubeApi {
-  get<T extends KubeObject = KubeObject>(path: string): Promise<T>;
-  list<T extends KubeObject = KubeObject>(path: string, opts?: ListOptions): Promise<ObjectList<T>>;
-  create<T extends KubeObject = KubeObject>(path: string, body: object): Promise<T>;
-  replace<T extends KubeObject = KubeObject>(path: string, body: object): Promise<T>;
-  patch<T extends KubeObject = KubeObject>(path: string, body: unknown, type?: PatchType): Promise<T>;
-  delete(path: string): Promise<void>;
-  /**
-   * Streams watch events to `onEvent` until the server ends the watch (resolves), the connection fails
-   * (rejects) or `signal` aborts (resolves).
-   */
-  watch<T extends KubeObject = KubeObject>(
-    path: string, opts: WatchOptions, onEvent: (event: WatchEvent<T>) => void, signal: AbortSignal,
-  ): Promise<void>;
-}
-
-/** A non-2xx answer: the HTTP status and the `Status` reason and message. */
-export class KubeApiError extends Error {
-  constructor(readonly method: string, readonly path: string, readonly status: number, readonly reason: string, readonly detail: string) {
-    super(`${method} ${path}: ${status} ${reason}: ${detail}`);
-  }
-}
-
-export function isStatus(err: unknown, status: number): boolean {
-  return err instanceof KubeApiError && err.status === status;
-}
-
 /** `namespace/name` (or `name` for cluster-scoped objects): the key of caches and work queues. */
 export function keyOf(obj: { metadata: { name: string; namespace?: string } }): string {
   return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
@@ -137,26 +57,4 @@ export function controllerOf(obj: KubeObject): OwnerReference | undefined {
 /** True when the object whose uid is `ownerUid` is the controller of `obj`. */
 export function isControlledBy(obj: KubeObject, ownerUid: string | undefined): boolean {
   return ownerUid !== undefined && controllerOf(obj)?.uid === ownerUid;
-}
-
-/**
- * True when the pod counts as one of its ReplicaSet's replicas, as the ReplicaSet controller counts them: not
- * being deleted, and not ended (a pod evicted by its kubelet stays, Failed, and its ReplicaSet replaces it).
- */
-export function isActivePod(pod: KubeObject): boolean {
-  return !pod.metadata.deletionTimestamp && !hasEnded(pod);
-}
-
-/**
- * The pod has ended (Succeeded, or Failed: evicted by its kubelet, shut down with its node): it is no replica any
- * more. It stays listed until deleted while its owner replaces it, and the Eviction API lets it go without asking
- * any PodDisruptionBudget.
- */
-export function hasEnded(pod: KubeObject): boolean {
-  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
-}
-
-/** True when the pod's condition `type` (e.g. `Ready`) has status True. */
-export function conditionHolds(pod: KubeObject, type: string): boolean {
-  return (pod.status?.conditions as Array<{ type: string; status: string }> | undefined)?.some((c) => c.type === type && c.status === 'True') ?? false;
 }

@@ -8,8 +8,10 @@
  */
 import * as http from 'http';
 import * as https from 'https';
-import { KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PatchType, WatchEvent, WatchOptions } from './api';
 import { loadClusterConfig } from './config';
+import {
+  KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PATCH_CONTENT_TYPES, queryString, WatchEvent, WatchOptions,
+} from '../../../src/kubernetes/kube-api';
 import { apiServerAgent, ClusterConfig, ConfigSelection, requestOptions } from '../../../src/kubernetes/kube-connection';
 import { lineSplitter } from '../lines';
 
@@ -27,21 +29,10 @@ export interface ConnectOptions extends ConfigSelection {
   readonly maxSockets?: number;
 }
 
-const CONTENT_TYPES: Record<PatchType, string> = {
-  merge: 'application/merge-patch+json',
-  strategic: 'application/strategic-merge-patch+json',
-  json: 'application/json-patch+json',
-};
-
 const USER_AGENT = 'cdk8s-zones-controller';
 
 /** An answer that is not a watch stream can be kept whole in memory, but not forever. */
 const REQUEST_TIMEOUT_MS = 60_000;
-
-function query(params: Record<string, string | number | boolean | undefined>): string {
-  const q = Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
-  return q.length ? `?${q.join('&')}` : '';
-}
 
 /** The body of an answer as JSON when it is JSON (a Status names the reason of a failure). */
 function readJson(res: http.IncomingMessage): Promise<{ text: string; json: any }> {
@@ -109,7 +100,7 @@ async function watch<T extends KubeObject>(
   e: Endpoint, path: string, wo: WatchOptions, onEvent: (event: WatchEvent<T>) => void, signal: AbortSignal,
 ): Promise<void> {
   if (signal.aborted) return;
-  const q = query({
+  const q = queryString({
     watch: 1,
     allowWatchBookmarks: true,
     resourceVersion: wo.resourceVersion,
@@ -148,13 +139,17 @@ export function kubeApi(config: ClusterConfig, maxSockets = DEFAULT_MAX_SOCKETS)
     send<T>(e, method, path, body === undefined ? undefined : Buffer.from(JSON.stringify(body)), contentType);
   return {
     get: (path) => request('GET', path),
-    list: <T extends KubeObject>(path: string, lo: ListOptions = {}) => request<ObjectList<T>>('GET', path + query({
+    list: <T extends KubeObject>(path: string, lo: ListOptions = {}) => request<ObjectList<T>>('GET', path + queryString({
       labelSelector: lo.labelSelector, fieldSelector: lo.fieldSelector, limit: lo.limit, continue: lo.continue, resourceVersion: lo.resourceVersion,
     })),
     create: (path, body) => request('POST', path, body),
     replace: (path, body) => request('PUT', path, body),
-    patch: (path, body, type = 'merge') => request('PATCH', path, body, CONTENT_TYPES[type]),
+    patch: (path, body, type = 'merge') => request('PATCH', path, body, PATCH_CONTENT_TYPES[type]),
     delete: async (path) => { await request('DELETE', path); },
     watch: (path, wo, onEvent, signal) => watch(e, path, wo, onEvent, signal),
+    close: () => {
+      e.requests.destroy();
+      e.watches.destroy();
+    },
   };
 }

@@ -5,6 +5,7 @@
  * StatefulSets (by name) are read and scaled, and only its planned pods are deleted: what its Role allows.
  */
 import { CONTROLLER_REVISION_LABEL, redisNodeOfPod, redisPodName, redisStatefulSetName, redisZoneSlug as zoneSlug } from '../../../src/contract/redis';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { controllerOf, isStatus, KubeObject, PODS, resourcePath, STATEFULSETS } from '../kube/api';
 import { EventSubject } from '../kube/events';
@@ -120,7 +121,7 @@ function podRevisions(cluster: string, pods: readonly KubeObject[]): { node: str
   return pods.flatMap((pod) => {
     const node = redisNodeOfPod(cluster, pod.metadata.name);
     const owner = controllerOf(pod);
-    if (!node || owner?.kind !== 'StatefulSet' || pod.metadata.deletionTimestamp) return [];
+    if (!node || owner?.kind !== 'StatefulSet' || isTerminating(pod)) return [];
     return [{ node, statefulSet: owner.name, revision: pod.metadata.labels?.[CONTROLLER_REVISION_LABEL] }];
   });
 }

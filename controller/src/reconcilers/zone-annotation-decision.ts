@@ -5,6 +5,7 @@
 import { hasZoneGate, zoneGateStatus } from './zone-gate-decision';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { ZONE_IN_SERVICE_CONDITION } from '../../../src/contract/zone-shift';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { KubeObject } from '../kube/api';
 import { PodShape } from '../kube/transforms';
 
@@ -38,7 +39,7 @@ export function topologyKeysOf(pod: KubeObject, defaultKeys: readonly string[]):
 
 export function decideZoneAnnotation(pod: KubeObject, node: KubeObject | undefined, defaultKeys: readonly string[]): ZoneAnnotationDecision {
   if (pod.metadata.labels?.[ZoneAnnotation.OPT_IN_LABEL] !== ZoneAnnotation.OPT_IN_VALUE) return { kind: 'skip', why: 'not-opted-in' };
-  if (pod.metadata.deletionTimestamp) return { kind: 'skip', why: 'terminating' };
+  if (isTerminating(pod)) return { kind: 'skip', why: 'terminating' };
   const nodeName: string | undefined = pod.spec?.nodeName;
   if (!nodeName) return { kind: 'skip', why: 'not-bound' };
   const keys = topologyKeysOf(pod, defaultKeys);
@@ -64,7 +65,7 @@ export function boundAt(pod: KubeObject): number | undefined {
 function decisionInputs(pod: KubeObject, value = pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION]): unknown[] {
   return [
     pod.spec?.nodeName,
-    pod.metadata.deletionTimestamp !== undefined,
+    isTerminating(pod),
     pod.metadata.labels?.[ZoneAnnotation.OPT_IN_LABEL],
     pod.metadata.annotations?.[ZoneAnnotation.KEYS_ANNOTATION],
     value,

@@ -11,9 +11,10 @@ import {
 } from './zone-aware-update-deployment';
 import { StartAfterSpec, ZoneAwareUpdatePhase, ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
 import { oldReplicasByZone, planUpdate, RolloutPod, RolloutState, UpdateDecision } from '../../../src/rollout/update-plan';
-import { conditionHolds, isControlledBy, KubeObject } from '../kube/api';
+import { isControlledBy, KubeObject } from '../kube/api';
 
 /** The StatefulSet pod label holding the revision the pod was created from. */
 export const REVISION_LABEL = 'controller-revision-hash';
@@ -138,8 +139,8 @@ export function rolloutPods(sts: KubeObject, pods: readonly KubeObject[], nodeLa
         order: ordinalOf(sts.metadata.name, p.metadata.name),
         zone: labels ? ZoneAnnotation.valueFor(labels, [...topologyKeys]) : undefined,
         revision: p.metadata.labels?.[REVISION_LABEL] ?? '',
-        ready: conditionHolds(p, 'Ready'),
-        terminating: p.metadata.deletionTimestamp !== undefined,
+        ready: isReady(p),
+        terminating: isTerminating(p),
       };
     });
 }
@@ -313,7 +314,7 @@ function deploymentWorkload(input: ZauInput, name: string, s: StatusBase): Found
     return { action: { kind: 'create-replicaset', replicaSet, status: { ...s.base, phase: 'Rolling', message } } };
   }
   const uids = new Set(owned.map((rs) => rs.metadata.uid));
-  const leaving = input.pods.filter((p) => p.metadata.deletionTimestamp && p.metadata.ownerReferences?.some((o) => uids.has(o.uid)));
+  const leaving = input.pods.filter((p) => isTerminating(p) && p.metadata.ownerReferences?.some((o) => uids.has(o.uid)));
   if (leaving.length > 0) {
     return { action: s.status('Waiting', `waiting for ${leaving.length} terminating pod(s): ${leaving.map((p) => p.metadata.name).sort().join(', ')}`) };
   }
@@ -389,7 +390,7 @@ export function expectationMet(expectation: Expectation, caches: CachedObjects):
     case 'pods-going':
       return expectation.pods.every(({ key, uid }) => {
         const pod = caches.pod(key);
-        return !pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp !== undefined;
+        return !pod || pod.metadata.uid !== uid || isTerminating(pod);
       });
     case 'replicaset-created':
       return caches.replicaSet(expectation.key) !== undefined;

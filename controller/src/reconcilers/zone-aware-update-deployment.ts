@@ -5,8 +5,9 @@
  * with the batch's pods marked as the cheapest to delete. See docs/rollouts.md.
  */
 import { createHash } from 'crypto';
+import { isActive, isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import { RolloutPod } from '../../../src/rollout/update-plan';
-import { conditionHolds, isActivePod, isControlledBy, KubeObject } from '../kube/api';
+import { isControlledBy, KubeObject } from '../kube/api';
 
 /** The label a Deployment's ReplicaSets and pods carry to tell revisions apart. */
 export const TEMPLATE_HASH_LABEL = 'pod-template-hash';
@@ -94,7 +95,7 @@ export function deploymentProblem(deployment: KubeObject): string | undefined {
 export function unsettled(owned: readonly KubeObject[], pods: readonly KubeObject[]): string | undefined {
   for (const rs of owned) {
     const want = rs.spec?.replicas ?? 1;
-    const active = pods.filter((p) => isActivePod(p) && isControlledBy(p, rs.metadata.uid)).length;
+    const active = pods.filter((p) => isActive(p) && isControlledBy(p, rs.metadata.uid)).length;
     const observed = rs.status?.observedGeneration ?? 0;
     const generation = rs.metadata.generation ?? 0;
     if (observed < generation || (rs.status?.replicas ?? 0) !== want || active !== want) {
@@ -116,14 +117,14 @@ export function deploymentPods(
   const uids = new Set(owned.map((rs) => rs.metadata.uid));
   return pods
     .filter((p) => p.metadata.ownerReferences?.some((o) => o.controller && uids.has(o.uid)))
-    .filter((p) => isActivePod(p) || p.metadata.deletionTimestamp !== undefined)
+    .filter((p) => isActive(p) || isTerminating(p))
     .map((p) => ({
       name: p.metadata.name,
       order: Date.parse(p.metadata.creationTimestamp ?? '') || 0,
       zone: zoneOf(p),
       revision: p.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? '',
-      ready: conditionHolds(p, 'Ready'),
-      terminating: p.metadata.deletionTimestamp !== undefined,
+      ready: isReady(p),
+      terminating: isTerminating(p),
     }));
 }
 

@@ -11,8 +11,9 @@ import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contrac
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL } from '../../../src/contract/rollout';
 import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
 import { outOfServiceZones } from '../../../src/contract/zone-shift';
+import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import {
-  conditionHolds, controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
+  controllerOf, DEPLOYMENTS, isStatus, KubeApi, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, resourcePath, STATEFULSETS,
 } from '../kube/api';
 import { byController } from '../kube/informer';
 import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
@@ -76,7 +77,7 @@ const rolloutPod = (pod: KubeObject) => slimPod(pod, { labels: [REVISION_LABEL, 
 export async function readyCheckFailures(
   check: { path: string; port: number }, pods: readonly KubeObject[], timeoutMs: number,
 ): Promise<Map<string, string>> {
-  const asked = pods.filter((p) => !p.metadata.deletionTimestamp && conditionHolds(p, 'Ready'));
+  const asked = pods.filter((p) => !isTerminating(p) && isReady(p));
   const answers = await Promise.all(asked.map(async (pod): Promise<[string, string | undefined]> => {
     const ip: string | undefined = pod.status?.podIP;
     if (!ip) return [pod.metadata.name, 'no pod IP'];

@@ -9,11 +9,12 @@
 import { ZoneDisruptionBudgetSpec, ZoneDisruptionBudgetStatus } from '../../../src/contract/rollout-resources';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { Selector, selectorMatches } from '../../../src/kubernetes/label-selector';
+import { hasEnded, isPending, isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import {
   Budget, BudgetOwner, BudgetPod, computeBudget, evictionVerdict, EvictionVerdict, missingPods,
 } from '../../../src/rollout/disruption-budget';
 import { scaleMaxUnavailable } from '../../../src/rollout/max-unavailable';
-import { conditionHolds, hasEnded, isControlledBy, KubeObject, keyOf } from '../kube/api';
+import { isControlledBy, KubeObject, keyOf } from '../kube/api';
 
 /** Where a StatefulSet pod's volume was provisioned: the scheduler writes the node on the claim. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
@@ -37,11 +38,6 @@ export interface BudgetWorld {
   readonly reserved?: ReadonlySet<string>;
 }
 
-/** The API server has accepted the pod's deletion (an eviction is one): it counts as unavailable from now on. */
-export function isGoing(pod: KubeObject): boolean {
-  return Boolean(pod.metadata.deletionTimestamp);
-}
-
 /** The zone of a node (the topology label values joined, as the zone annotation), if it has the labels. */
 export function zoneOfNode(world: Pick<BudgetWorld, 'nodeLabels' | 'topologyKeys'>, node: string | undefined): string | undefined {
   const labels = node ? world.nodeLabels(node) : undefined;
@@ -53,7 +49,7 @@ export function budgetPod(world: BudgetWorld, pod: KubeObject, fallbackZone?: st
   return {
     name: pod.metadata.name,
     zone: zoneOfNode(world, pod.spec?.nodeName) ?? (pod.spec?.nodeName ? undefined : fallbackZone),
-    healthy: conditionHolds(pod, 'Ready') && !isGoing(pod) && !world.reserved?.has(keyOf(pod)),
+    healthy: isReady(pod) && !isTerminating(pod) && !world.reserved?.has(keyOf(pod)),
   };
 }
 
@@ -77,8 +73,8 @@ export function budgetOf(zdb: KubeObject, world: BudgetWorld): { budget: Budget;
     .filter((o) => (o.spec?.replicas ?? 1) > 0 && selectorMatches(selector, o.spec?.template?.metadata?.labels ?? {}))
     .map((o) => {
       const own = world.pods.filter((p) => !hasEnded(p) && isControlledBy(p, o.metadata.uid));
-      const active = own.filter((p) => !isGoing(p)).map((p) => p.metadata.name);
-      const terminating = own.filter(isGoing).map((p) => p.metadata.name);
+      const active = own.filter((p) => !isTerminating(p)).map((p) => p.metadata.name);
+      const terminating = own.filter(isTerminating).map((p) => p.metadata.name);
       if (o.kind === 'StatefulSet') {
         const start: number = o.spec?.ordinals?.start ?? 0;
         const replicas: number = o.spec?.replicas ?? 1;
@@ -128,8 +124,8 @@ export interface EvictionDecision {
  */
 function beyondBudgets(pod: KubeObject): string | undefined {
   if (hasEnded(pod)) return `has ended (${pod.status.phase})`;
-  if (pod.status?.phase === 'Pending') return 'is Pending';
-  if (isGoing(pod)) return 'is being deleted';
+  if (isPending(pod)) return 'is Pending';
+  if (isTerminating(pod)) return 'is being deleted';
   return undefined;
 }
 

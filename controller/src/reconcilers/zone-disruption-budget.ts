@@ -21,6 +21,7 @@
  */
 import { ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES } from '../../../src/contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../../../src/contract/rollout';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { AdmissionRequest, AdmissionVerdict, AdmissionWebhook } from '../admission';
 import { CLAIMS, KubeObject, keyOf, NODES, PODS, REPLICASETS, Resource, STATEFULSETS } from '../kube/api';
 import { byNamespace, delay } from '../kube/informer';
@@ -29,7 +30,7 @@ import { ReconcileLoop } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, Change, WatchedCaches, Watches } from '../watches';
 import { patchStatus, statusHolds } from './status';
-import { budgetOf, budgetStatus, BudgetWorld, decideEviction, isGoing, SELECTED_NODE_ANNOTATION, zoneOfNode } from './zone-disruption-budget-decision';
+import { budgetOf, budgetStatus, BudgetWorld, decideEviction, SELECTED_NODE_ANNOTATION, zoneOfNode } from './zone-disruption-budget-decision';
 
 const NAME = ZONE_DISRUPTION_BUDGET;
 export const ZONE_DISRUPTION_BUDGETS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_DISRUPTION_BUDGET_PLURAL, namespaced: true };
@@ -214,7 +215,7 @@ class BudgetCaches implements EvictionView {
 
   private podChanged({ type, obj: pod }: Change): void {
     const key = keyOf(pod);
-    if (type === 'deleted' || isGoing(pod)) this.reservations.confirm(key);
+    if (type === 'deleted' || isTerminating(pod)) this.reservations.confirm(key);
     const zone = zoneOfNode(this.worldBase(), pod.spec?.nodeName);
     if (zone !== undefined && type !== 'deleted') this.remember(key, zone);
   }

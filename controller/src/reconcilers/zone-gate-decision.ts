@@ -4,6 +4,7 @@
  * service (a ZoneShift): there it is False, the pod not Ready, and its Services' endpoints leave it out.
  */
 import { ZONE_IN_SERVICE_CONDITION } from '../../../src/contract/zone-shift';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { KubeObject } from '../kube/api';
 
 export type ZoneGateDecision =
@@ -28,7 +29,7 @@ export function zoneGateStatus(pod: KubeObject): string | undefined {
  * undefined when unknown) is out of service for its namespace, else True.
  */
 export function decideZoneGate(pod: KubeObject, zone: string | undefined, outOfService: ReadonlySet<string>): ZoneGateDecision {
-  if (!hasZoneGate(pod) || pod.metadata.deletionTimestamp || !pod.spec?.nodeName) return { kind: 'none' };
+  if (!hasZoneGate(pod) || isTerminating(pod) || !pod.spec?.nodeName) return { kind: 'none' };
   const shifted = zone !== undefined && outOfService.has(zone);
   const status = shifted ? 'False' : 'True';
   if (zoneGateStatus(pod) === status) return { kind: 'none' };

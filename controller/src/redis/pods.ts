@@ -10,6 +10,7 @@
 import { InventoryNode } from './model';
 import { ZONE_LABEL } from '../../../src/contract/labels';
 import { REDIS_PASSWORD_FILE, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisNodeOfPod, redisStatefulSetNames } from '../../../src/contract/redis';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { KubeObject } from '../kube/api';
 
 /** The key of a Secret that holds a password. */
@@ -47,7 +48,7 @@ export function inventoryFromPods(cluster: string, zones: readonly string[], pod
       skipped.push(`${name}: ${foreign}`);
       continue;
     }
-    if (pod.metadata.deletionTimestamp) {
+    if (isTerminating(pod)) {
       skipped.push(`${name}: terminating`);
       continue;
     }

@@ -4,7 +4,7 @@
  * `realCorpusCases`) are checked with `analyzeManifests` against an inventory that describes the kwok nodes below,
  * then applied: the pods the scheduler places must fall within the report's per-zone bounds
  * (exactly on them where guaranteed === worstCase), no more may stay Pending than it predicts, and when a zone
- * goes down (its nodes cordoned and tainted NoExecute, its pods removed: `zoneDown`) the survivors must be at least
+ * goes down (its nodes tainted NoExecute as an outage drill taints them, its pods removed: `zoneDown`) the survivors must be at least
  * the report's worst case and the replacements left Pending as predicted (exactly, where the layout is).
  *
  * The nodes form pools (label cdk8s-zones.test/pool) of several shapes: equal nodes, a pool with tainted nodes,
@@ -27,12 +27,14 @@ import * as yaml from 'yaml';
 import { applyManifests, deleteNamespace, exampleNames, plainExampleObjects } from './examples';
 import { KubeObject } from './kube-client';
 import { HOSTNAME_KEY, isReady, KWOK_ANNOTATION, nodeObject, REGION_KEY, ZONE_KEY, ZONES } from './nodes';
-import { OUTAGE_TAINT, testCluster, unschedulableReason } from './scheduling';
+import { testCluster, unschedulableReason } from './scheduling';
 import { sleep, waitFor } from './wait';
+import { OutageMode, zoneOutage, ZoneOutage } from './zone-outage';
 import { analyzeManifests } from '../../../src/check/analyze';
 import { InventoryNode, KUBELET_LABELS, regionOf, ZoneInventory } from '../../../src/check/inventory';
 import { parseManifests } from '../../../src/check/manifest-text';
 import { WorkloadReport } from '../../../src/check/model';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { REAL_CORPUS, realCorpusFiles } from '../../check/real-corpus-files';
 import { REPO_ROOT } from '../shared';
 
@@ -207,7 +209,7 @@ async function observeNamespace(ns: string, workloads: KubeObject[]): Promise<Ma
   for (const w of workloads) {
     const current: any = await client.get(w.apiVersion, w.kind, w.metadata.name, ns);
     const key = `${w.kind}/${w.metadata.name}`;
-    const mine = pods.filter((p: any) => ownerOf(p) === key && !p.metadata.deletionTimestamp && p.status?.phase !== 'Failed');
+    const mine = pods.filter((p: any) => ownerOf(p) === key && !isTerminating(p) && p.status?.phase !== 'Failed');
     const expected = w.kind === 'DaemonSet'
       ? ((current.status?.observedGeneration ?? 0) >= current.metadata.generation ? current.status?.desiredNumberScheduled ?? -1 : -1)
       : w.kind === 'Job' ? Math.min(current.spec.parallelism ?? 1, current.spec.completions ?? Infinity) : current.spec.replicas ?? 1;
@@ -252,62 +254,15 @@ async function settle(rounds: { ns: string; workloads: KubeObject[] }[]): Promis
 }
 
 const zoneNodes = (zone: string) => [...NODES, ...info.nodes].filter((n) => n.zone === zone).map((n) => n.name);
-/** Who holds a lost zone's node Leases (see `zoneDown`). */
-const OUTAGE_HOLDER = 'cdk8s-zones.test/zone-outage';
-const LEASES = 'kube-node-lease';
 
 /**
- * Zone `zone` lost: its nodes cordoned and tainted NoExecute (they stay, spread domains as NotReady nodes are),
- * and the pods of `namespaces` on them removed at once, budgets ignored, as the taint manager evicts them from
- * NotReady nodes.
- *
- * First the test takes the nodes' Leases from kwok (another holder, for an hour), and kwok leaves a node whose
- * Lease it does not hold alone ("read only": no heartbeat, no pod played), as a zone's kubelets falling silent.
- * Without that, kwok 0.7 deletes the terminating pods by name from a queue that lags its watch under load, so a
- * late delete hits the pod a StatefulSet recreated under the same name, and that deletion queues the next one.
- * The pods are then force-deleted by uid (nobody would finish their graceful deletion). A DaemonSet that
- * tolerates the taint may put a new pod there: only the pods there at the loss must be gone.
+ * Zone `zone` lost (`zoneOutage`, as an outage drill takes it): its nodes and the pool's tainted NoExecute (they
+ * stay, spread domains as NotReady nodes are), its kubelets silenced, and the pods of `namespaces` on them removed
+ * at once, budgets ignored, as the taint manager evicts them from NotReady nodes.
  */
-async function zoneDown(zone: string, namespaces: string[]): Promise<void> {
-  const names = zoneNodes(zone);
-  const renewTime = new Date().toISOString().replace('Z', '000Z'); // a MicroTime
-  await Promise.all(names.map((name) => client.patch('coordination.k8s.io/v1', 'Lease', name,
-    { spec: { holderIdentity: OUTAGE_HOLDER, leaseDurationSeconds: 3600, renewTime } }, LEASES)));
-  await Promise.all(names.map(async (name) => {
-    const node: any = await client.get('v1', 'Node', name);
-    await client.patch('v1', 'Node', name, { spec: { unschedulable: true, taints: [...(node.spec.taints ?? []), { ...OUTAGE_TAINT, value: zone }] } });
-  }));
-  const set = new Set(names);
-  const there = async () => (await client.list('v1', 'Pod'))
-    .filter((p: any) => namespaces.includes(p.metadata.namespace) && set.has(p.spec.nodeName) && !['Succeeded', 'Failed'].includes(p.status?.phase));
-  const lost = await there();
-  await Promise.all(lost.map((p: any) =>
-    client.delete('v1', 'Pod', p.metadata.name, p.metadata.namespace, { gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid } })));
-  const uids = new Set(lost.map((p: any) => p.metadata.uid));
-  await waitFor(`the pods of ${zone} to be gone`, async () => {
-    const left = (await there()).filter((p: any) => uids.has(p.metadata.uid));
-    return { done: left.length === 0, state: left.map((p: any) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ') };
-  });
-}
-
-/** The zone back: untainted, its Leases returned to kwok, its nodes Ready with no taint the outage left. */
-async function zoneUp(zone: string): Promise<void> {
-  const names = zoneNodes(zone);
-  await Promise.all(names.map(async (name) => {
-    const node: any = await client.get('v1', 'Node', name);
-    const taints = (node.spec.taints ?? []).filter((t: any) => t.key !== OUTAGE_TAINT.key);
-    await client.patch('v1', 'Node', name, { spec: { unschedulable: null, taints: taints.length ? taints : null } });
-    await client.delete('coordination.k8s.io/v1', 'Lease', name, LEASES);
-  }));
-  await waitFor(`kwok to hold ${zone}'s Leases again and report its nodes Ready`, async () => {
-    const leases = await client.list('coordination.k8s.io/v1', 'Lease', { namespace: LEASES });
-    const kwoks = leases.filter((l: any) => l.spec?.holderIdentity && l.spec.holderIdentity !== OUTAGE_HOLDER);
-    const held = new Set(kwoks.map((l: any) => l.metadata.name));
-    const nodes = (await client.list('v1', 'Node')).filter((n: any) => names.includes(n.metadata.name));
-    const waiting = nodes.filter((n: any) => !held.has(n.metadata.name) || !isReady(n)
-      || (n.spec.taints ?? []).some((t: any) => t.key.startsWith('node.kubernetes.io/'))).map((n: any) => n.metadata.name);
-    return { done: nodes.length === names.length && waiting.length === 0, state: `waiting: ${waiting.join(', ')}` };
-  });
+function zoneDown(zone: string, namespaces: string[]): Promise<ZoneOutage> {
+  const poolNodes = NODES.filter((n) => n.zone === zone).map((n) => n.name);
+  return zoneOutage(cluster, zone, OutageMode.TAINT, { poolNodes, namespaces, silenceKubelets: true });
 }
 
 /**
@@ -323,7 +278,7 @@ async function drainZone(zone: string, rounds: readonly Round[]): Promise<Set<st
   let lastMove = Date.now();
   let left: any[] = [];
   for (;;) {
-    left = (await client.list('v1', 'Pod')).filter((p: any) => namespaces.has(p.metadata.namespace) && names.has(p.spec.nodeName) && !p.metadata.deletionTimestamp
+    left = (await client.list('v1', 'Pod')).filter((p: any) => namespaces.has(p.metadata.namespace) && names.has(p.spec.nodeName) && !isTerminating(p)
       && !(p.metadata.ownerReferences ?? []).some((o: any) => o.controller && o.kind === 'DaemonSet'));
     if (left.length === 0 || Date.now() - lastMove > 8000) break;
     for (const p of left) {
@@ -367,7 +322,7 @@ beforeAll(async () => {
   await Promise.all(NODES.map((n) => client.create(poolNodeObject(n))));
   await waitFor(`kwok to report ${NODES.length} pool nodes Ready`, async () => {
     const nodes = await client.list('v1', 'Node');
-    const ready = new Set(nodes.filter((n: any) => (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name));
+    const ready = new Set(nodes.filter(isReady).map((n) => n.metadata.name));
     const waiting = NODES.filter((n) => !ready.has(n.name)).map((n) => n.name);
     return { done: waiting.length === 0, state: `not Ready: ${waiting.join(', ')}` };
   });
@@ -429,7 +384,7 @@ test.each(ZONES.map((z, i) => [i + 1, z] as [number, string]))('round %i: placem
     const before = await settle(rounds);
     comparePlacement(rounds, before, `round ${zone}`);
 
-    await zoneDown(zone, rounds.map((r) => r.ns));
+    const outage = await zoneDown(zone, rounds.map((r) => r.ns));
     try {
       const after = await settle(rounds);
       for (const r of rounds) {
@@ -457,7 +412,7 @@ test.each(ZONES.map((z, i) => [i + 1, z] as [number, string]))('round %i: placem
       }
     } finally {
       await Promise.all(rounds.map((r) => deleteNamespace(client, r.ns)));
-      await zoneUp(zone);
+      await outage.restore();
     }
   } finally {
     await Promise.all(rounds.map((r) => deleteNamespace(client, r.ns).catch(() => undefined)));

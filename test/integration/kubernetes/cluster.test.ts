@@ -6,8 +6,9 @@ import { restrictedNamespace } from './examples';
 import { KubeApiError, KubeObject } from './kube-client';
 import { HOSTNAME_KEY, isReady, NODE_SIZES, REGION_KEY, ZONE_KEY, ZONES } from './nodes';
 import { PROVISIONER, STORAGE_CLASS } from './provisioner';
-import { OutageMode, podsByZone, testCluster, uniqueName, waitForScheduled, waitForUnschedulable, zoneOutage } from './scheduling';
+import { podsByZone, testCluster, uniqueName, waitForScheduled, waitForUnschedulable } from './scheduling';
 import { waitFor } from './wait';
+import { OutageMode, zoneOutage } from './zone-outage';
 
 const cluster = testCluster();
 const { client, info } = cluster;

@@ -11,12 +11,13 @@ import { ClusterInfo } from './control-plane';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, restrictedNamespace } from './examples';
 import { KubeApiError, KubeClient, KubeObject } from './kube-client';
-import { crds, isReady, statefulSet } from './rollout-fixtures';
+import { crds, statefulSet } from './rollout-fixtures';
 import { uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
 import { Answer, post } from '../../../controller/test/http-clients';
 import { WebhookTls, ZoneController } from '../../../src';
 import { EVICTION_WEBHOOK_PATH } from '../../../src/contract/rollout';
+import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import { freePort } from '../processes';
 
 const ADMISSION = 'admissionregistration.k8s.io/v1';
@@ -37,7 +38,7 @@ export async function zonalStatefulSet(client: KubeClient, info: ClusterInfo, ns
 
 /** The names of the Ready, not terminating pods of `app` in `ns`, by zone, sorted. */
 async function readyPodsByZone(client: KubeClient, info: ClusterInfo, ns: string, app: string): Promise<Record<string, string[]>> {
-  const pods = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: `app=${app}` })).filter((p) => isReady(p) && !p.metadata.deletionTimestamp);
+  const pods = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: `app=${app}` })).filter((p) => isReady(p) && !isTerminating(p));
   const byZone: Record<string, string[]> = {};
   for (const p of pods) (byZone[zoneOfNode(info, p.spec.nodeName)!] ??= []).push(p.metadata.name);
   for (const zone of Object.keys(byZone)) byZone[zone].sort();

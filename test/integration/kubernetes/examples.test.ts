@@ -14,6 +14,7 @@ import { KubeObject } from './kube-client';
 import { addNodes, planNodes } from './nodes';
 import { testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
+import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import { HOSTILE_VARIANT } from '../../example-variants';
 
 const { client } = testCluster();
@@ -67,7 +68,7 @@ async function expectZoneHints(service: KubeObject): Promise<void> {
   const zones = new Map((await client.list('v1', 'Node')).map((n) => [n.metadata.name, n.metadata.labels?.['topology.kubernetes.io/zone']]));
   await waitFor(`Service ${namespace}/${name}: every endpoint hinted for its own zone`, async () => {
     const pods = (await client.list('v1', 'Pod', { namespace, labelSelector: selector }))
-      .filter((p) => !p.metadata.deletionTimestamp && (p.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True'));
+      .filter((p) => !isTerminating(p) && isReady(p));
     const endpoints = (await client.list('discovery.k8s.io/v1', 'EndpointSlice', { namespace, labelSelector: `kubernetes.io/service-name=${name}` }))
       .flatMap((s) => s.endpoints ?? []);
     const wrong = endpoints.filter((e) => e.zone === undefined || e.zone !== zones.get(e.nodeName)

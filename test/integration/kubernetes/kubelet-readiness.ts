@@ -7,12 +7,13 @@
 import { ClusterInfo } from './control-plane';
 import { KubeClient } from './kube-client';
 import { PodWatch, watchPods } from './pod-watch';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 
 /** The kubelet's rule for readiness gates: Ready is True only while every gate's condition is True. */
 export function playKubeletReadiness(client: KubeClient, info: ClusterInfo, namespace: string): Promise<PodWatch> {
   return watchPods(info, namespace, ({ type, pod }) => {
     const conditionTypes: string[] = (pod.spec.readinessGates ?? []).map((g: any) => g.conditionType);
-    if (type === 'DELETED' || conditionTypes.length === 0 || pod.metadata.deletionTimestamp) return;
+    if (type === 'DELETED' || conditionTypes.length === 0 || isTerminating(pod)) return;
     const status = (t: string) => pod.status?.conditions?.find((c: any) => c.type === t)?.status;
     const ready = conditionTypes.every((g) => status(g) === 'True') ? 'True' : 'False';
     if (status('Ready') === undefined || status('Ready') === ready) return;

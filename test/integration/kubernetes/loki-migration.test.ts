@@ -17,6 +17,7 @@ import { crds } from './rollout-fixtures';
 import { testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 import { LokiZoneAwarenessMigration, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../../src';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { HTTP_PORT } from '../../../src/loki/direct';
 
 const { client, info } = testCluster();
@@ -45,7 +46,7 @@ function objects(migration: LokiZoneAwarenessMigration): KubeObject[] {
 /** The ConfigMap each pod of a component reads its Loki configuration from, by pod name. */
 async function configsOf(component: string): Promise<Record<string, string>> {
   const pods = await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: `app.kubernetes.io/component=${component}` });
-  return Object.fromEntries(pods.filter((p) => !p.metadata.deletionTimestamp)
+  return Object.fromEntries(pods.filter((p) => !isTerminating(p))
     .map((p) => [p.metadata.name, p.spec.volumes.find((v: any) => v.name === 'config').configMap.name]));
 }
 

@@ -6,6 +6,7 @@
 import { KubeClient, KubeObject } from './kube-client';
 import { waitFor, WaitOptions } from './wait';
 import { KUBELET_LABELS } from '../../../src/check/inventory';
+import { conditionHolds } from '../../../src/kubernetes/pod-life';
 
 export const ZONE_KEY = 'topology.kubernetes.io/zone';
 export const REGION_KEY = 'topology.kubernetes.io/region';
@@ -101,7 +102,7 @@ export function nodeObject(node: FakeNode): KubeObject {
 }
 
 export function isReady(node: any): boolean {
-  return (node.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
+  return conditionHolds(node, 'Ready');
 }
 
 /** The nodes (by name) that are missing or that kwok has not reported Ready yet. */

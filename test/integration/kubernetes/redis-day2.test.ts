@@ -27,6 +27,7 @@ import { RedisHealth } from '../../../controller/src/redis/health';
 import {
   CONTROLLER_REVISION_LABEL, LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, STATUS_KEY, layoutConfigMapName, statusConfigMapName,
 } from '../../../src/contract/redis';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
@@ -113,7 +114,7 @@ class Kubelet {
 
   private async sync(): Promise<void> {
     const pods = await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: `${REDIS_CLUSTER_LABEL}=${NAME}` });
-    const live = new Map(pods.filter((p) => !p.metadata.deletionTimestamp && p.status?.phase === 'Running' && p.status.podIP).map((p) => [p.metadata.name, p]));
+    const live = new Map(pods.filter((p) => !isTerminating(p) && p.status?.phase === 'Running' && p.status.podIP).map((p) => [p.metadata.name, p]));
     for (const [name, uid] of this.running) {
       if (live.get(name)?.metadata.uid === uid) continue;
       await redis.remove(node(name));

@@ -15,11 +15,11 @@ import { App, Chart, Testing } from 'cdk8s';
 import { blockPodCreation, evict, EvictionWebhook } from './evictions';
 import { applyManifests, deleteNamespace, operatorSecrets, waitForRollout } from './examples';
 import { KubeObject } from './kube-client';
-import { isReady } from './rollout-fixtures';
 import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 import { WebhookTls, ZonalRedisCluster, ZoneController, ZoneControllerProps, ZoneTopology } from '../../../src';
 import { redisPodName } from '../../../src/contract/redis';
+import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 
 const { client, info } = testCluster();
 const cleanups: (() => Promise<void>)[] = [];
@@ -73,7 +73,7 @@ function shardPods(cluster: ZonalRedisCluster): { master: string; replica: strin
 
 async function allReady(ns: string): Promise<void> {
   await waitFor('6 Ready Redis pods', async () => {
-    const ready = (await client.list<any>('v1', 'Pod', { namespace: ns })).filter((p) => isReady(p) && !p.metadata.deletionTimestamp);
+    const ready = (await client.list<any>('v1', 'Pod', { namespace: ns })).filter((p) => isReady(p) && !isTerminating(p));
     return { done: ready.length === 6, state: `${ready.length} Ready` };
   });
 }

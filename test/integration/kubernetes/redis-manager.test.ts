@@ -22,8 +22,9 @@ import * as net from 'net';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace, waitForRollout } from './examples';
 import { RedisOnKwok, RedisStatus } from './redis-on-kwok';
-import { livePods, OutageMode, RESTRICTED_PAUSE_POD, testCluster, uniqueName, zoneOfNode, zoneOutage } from './scheduling';
+import { livePods, RESTRICTED_PAUSE_POD, testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
+import { OutageMode, zoneOutage } from './zone-outage';
 import { splitAddress } from '../../../controller/src/redis/executor';
 import { FINALIZED_AFTER_PASSES } from '../../../controller/src/redis/health';
 import {

@@ -12,6 +12,7 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { KubeObject } from './kube-client';
 import { IngesterRollout, ZoneAwareLokiStack, ZoneController, ZoneTopology } from '../../../src';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { GRPC_PORT, HTTP_PORT, MEMBERLIST_PORT } from '../../../src/loki/direct';
 import { CortexProcess, isServing, Ports, push, RingEntry, ringOf, samples, startCortex } from '../cortex/cortex-cluster';
 import { lokiRing, ringMemberOf, RingWorkload } from '../cortex/ring-layout';
@@ -101,12 +102,12 @@ export class RingOnKwok {
     const name: string = pod.metadata.name;
     if (!name.startsWith(this.ingesterPrefix)) return;
     const current = this.running.get(name);
-    if (current && (type === 'DELETED' || pod.metadata.deletionTimestamp) && current.uid === pod.metadata.uid) {
+    if (current && (type === 'DELETED' || isTerminating(pod)) && current.uid === pod.metadata.uid) {
       this.downs.push({ pod: name, zone: current.zone, from: Date.now() });
       this.running.delete(name);
       this.after(name, async () => current.process?.stop());
       this.released.set(current.ip, this.chain.get(name)!);
-    } else if (type !== 'DELETED' && !pod.metadata.deletionTimestamp && pod.status?.podIP && current?.uid !== pod.metadata.uid) {
+    } else if (type !== 'DELETED' && !isTerminating(pod) && pod.status?.podIP && current?.uid !== pod.metadata.uid) {
       const member = ringMemberOf(name, pod.spec, this.objects.filter((o) => o.kind === 'ConfigMap'))!;
       const entry: Running = { uid: pod.metadata.uid, zone: member.zone!, ip: pod.status.podIP };
       this.running.set(name, entry);

@@ -2,6 +2,7 @@
 import { KubeObject } from './kube-client';
 import { ZONE_KEY } from './nodes';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../../../src/contract/rollout-crds';
+import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 
 /** A StatefulSet of pause containers that passes Pod Security "restricted", spread evenly over the zones. */
 export function statefulSet(name: string, ns: string, replicas: number, updateStrategy: object): KubeObject {
@@ -49,8 +50,6 @@ export function crds(): KubeObject[] {
   return [zoneAwareUpdateCrd(), zoneDisruptionBudgetCrd()];
 }
 
-export const isReady = (p: any): boolean => (p.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
-
 /** Pods deleted together, in one zone (the zone is the first pod's). */
 export interface Batch { zone: string; pods: string[] }
 
@@ -85,7 +84,7 @@ export class RolloutObserver {
   onEvent(type: string, pod: any): void {
     const name = pod.metadata.name;
     const uid = pod.metadata.uid;
-    const goes = type === 'DELETED' || pod.metadata.deletionTimestamp;
+    const goes = type === 'DELETED' || isTerminating(pod);
     if (this.startsAt === 'creation' && type === 'ADDED' && !this.original.has(uid) && this.armed && this.settled()) {
       this.batches.push({ zone: '', pods: [] });
     }
@@ -99,7 +98,7 @@ export class RolloutObserver {
     }
     if (type === 'DELETED') {this.live.delete(name);} else {
       const zone = pod.spec?.nodeName ? this.zoneOfNode(pod.spec.nodeName) : undefined;
-      this.live.set(name, { uid, ready: isReady(pod), terminating: !!pod.metadata.deletionTimestamp, zone });
+      this.live.set(name, { uid, ready: isReady(pod), terminating: isTerminating(pod), zone });
     }
     this.armed ||= this.settled();
     if (!this.armed) return;

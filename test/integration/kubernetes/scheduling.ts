@@ -1,12 +1,12 @@
 /**
  * Helpers for scheduling proofs: where did the pods land (by node, by zone), wait until they are scheduled
- * or provably unschedulable, and take a zone away and give it back. See docs/testing-kubernetes.md.
+ * or provably unschedulable (zone-outage.ts takes a zone away). See docs/testing-kubernetes.md.
  */
 import * as fs from 'fs';
 import { ClusterInfo, CLUSTER_ENV } from './control-plane';
 import { KubeClient, KubeObject } from './kube-client';
-import { addNodes, FakeNode } from './nodes';
 import { waitFor, WaitOptions } from './wait';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 
 /** The spec of a pod that passes Pod Security "restricted" and asks for almost nothing: for tests of many pods. */
 export const RESTRICTED_PAUSE_POD = {
@@ -54,7 +54,7 @@ export function labelSelectorOf(workload: KubeObject): string {
 
 /** The pods of a namespace (optionally matching a label selector) that are not being deleted. */
 export async function livePods(client: KubeClient, namespace: string, labelSelector?: string): Promise<any[]> {
-  return (await client.list('v1', 'Pod', { namespace, labelSelector })).filter((p: any) => !p.metadata.deletionTimestamp);
+  return (await client.list('v1', 'Pod', { namespace, labelSelector })).filter((p: any) => !isTerminating(p));
 }
 
 /** Pod counts per zone of the pods' nodes, every zone of the cluster listed (0 when empty). Unscheduled pods are not counted. */
@@ -115,72 +115,6 @@ export async function waitForUnschedulable(
       state: `${pods.length} pods, ${pending.length} pending: ${pending.map((p) => `${p.metadata.name} (${unschedulableReason(p) ?? 'not tried yet'})`).join('; ')}`,
     };
   }, opts);
-}
-
-export enum OutageMode {
-  /**
-   * The zone's nodes are deleted and the pods bound to them removed at once (what the pod garbage
-   * collector does some 40 s after a node object disappears): the zone no longer exists for the scheduler,
-   * so only `minDomains` stops a hard zone spread from packing the replacements into the other zones.
-   */
-  DELETE_NODES = 'delete-nodes',
-  /**
-   * The zone's nodes stay but are cordoned and tainted NoExecute: their pods are evicted and nothing new
-   * lands there. The nodes still count as a (now empty) spread domain unless `nodeTaintsPolicy: Honor`.
-   */
-  TAINT = 'taint',
-}
-
-export const OUTAGE_TAINT = { key: 'cdk8s-zones.test/zone-outage', effect: 'NoExecute' };
-
-/** A simulated zone outage; `restore()` brings the zone's nodes back as they were. */
-export interface ZoneOutage {
-  readonly zone: string;
-  readonly nodes: readonly FakeNode[];
-  restore(): Promise<void>;
-}
-
-/**
- * Takes a zone away (see `OutageMode`) and waits until none of its pods is left. Always `restore()` it
- * (in a `finally`): the cluster is shared by every test file of the project.
- */
-export async function zoneOutage(cluster: TestCluster, zone: string, mode = OutageMode.DELETE_NODES, opts: WaitOptions = {}): Promise<ZoneOutage> {
-  const { client, info } = cluster;
-  const nodes = info.nodes.filter((n) => n.zone === zone);
-  if (nodes.length === 0) throw new Error(`zoneOutage: zone=${zone} has no nodes (zones: ${info.zones.join(', ')})`);
-  const names = new Set(nodes.map((n) => n.name));
-  const podsOnZone = async () => (await client.list('v1', 'Pod')).filter((p: any) => names.has(p.spec.nodeName));
-
-  if (mode === OutageMode.DELETE_NODES) {
-    await Promise.all(nodes.map((n) => client.delete('v1', 'Node', n.name)));
-    for (const p of await podsOnZone()) await client.delete('v1', 'Pod', p.metadata.name, p.metadata.namespace, { gracePeriodSeconds: 0 });
-  } else {
-    const taint = { ...OUTAGE_TAINT, value: zone };
-    await Promise.all(nodes.map(async (n) => {
-      const node: any = await client.get('v1', 'Node', n.name);
-      await client.patch('v1', 'Node', n.name, { spec: { unschedulable: true, taints: [...(node.spec.taints ?? []), taint] } });
-    }));
-  }
-  await waitFor(`the pods of ${zone} to be gone`, async () => {
-    const left = await podsOnZone();
-    return { done: left.length === 0, state: left.map((p: any) => `${p.metadata.namespace}/${p.metadata.name}`).join(', ') };
-  }, opts);
-
-  return {
-    zone,
-    nodes,
-    restore: async () => {
-      if (mode === OutageMode.DELETE_NODES) {
-        await addNodes(client, nodes);
-      } else {
-        await Promise.all(nodes.map(async (n) => {
-          const node: any = await client.get('v1', 'Node', n.name);
-          const taints = (node.spec.taints ?? []).filter((t: any) => t.key !== OUTAGE_TAINT.key);
-          await client.patch('v1', 'Node', n.name, { spec: { unschedulable: null, taints: taints.length ? taints : null } });
-        }));
-      }
-    },
-  };
 }
 
 /** The zone label of a node name, per the cluster layout. */

@@ -7,9 +7,9 @@ import { applyExample, deleteNamespace } from './examples';
 import { KubeObject } from './kube-client';
 import { ZONE_KEY } from './nodes';
 import {
-  labelSelectorOf, livePods, OutageMode, podsByNode, podsByZone, testCluster, uniqueName,
-  waitForScheduled, waitForUnschedulable, zoneOfNode, zoneOutage,
+  labelSelectorOf, livePods, podsByNode, podsByZone, testCluster, uniqueName, waitForScheduled, waitForUnschedulable, zoneOfNode,
 } from './scheduling';
+import { OutageMode, zoneOutage } from './zone-outage';
 
 const cluster = testCluster();
 const { client, info } = cluster;
@@ -66,7 +66,7 @@ test('losing zone-a: the replacements stay Pending (DoNotSchedule + minDomains) 
   expect(podsByZone(info, await waitForScheduled(client, ns, selector, 6))).toEqual({ 'zone-a': 2, 'zone-b': 2, 'zone-c': 2 });
 });
 
-test('a zone cordoned and tainted NoExecute (nodes still there): its pods are evicted and their replacements wait for it', async () => {
+test('a zone tainted NoExecute as an outage drill taints it (nodes still there): its pods go and their replacements wait for it', async () => {
   const outage = await zoneOutage(cluster, 'zone-b', OutageMode.TAINT);
   try {
     const { scheduled } = await waitForUnschedulable(client, ns, selector, { total: 6, pending: 2 }, SPREAD_REFUSED);

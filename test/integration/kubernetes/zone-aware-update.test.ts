@@ -8,9 +8,10 @@
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace } from './examples';
 import { watchPods } from './pod-watch';
-import { Batch, crds, deployment, isReady, RolloutObserver, statefulSet } from './rollout-fixtures';
+import { Batch, crds, deployment, RolloutObserver, statefulSet } from './rollout-fixtures';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
+import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import { planUpdate, RolloutPod, RolloutState } from '../../../src/rollout/update-plan';
 
 const { client, info } = testCluster();
@@ -54,7 +55,7 @@ test('rolls 12 pods over 3 zones in the planned batches, across a controller cra
   expect(applied.rejections).toEqual([]);
   expect(applied.warnings).toEqual([]);
   const initial = await waitFor('12 Ready pods', async () => {
-    const pods = (await client.list('v1', 'Pod', { namespace: ns })).filter((p: any) => isReady(p) && !p.metadata.deletionTimestamp);
+    const pods = (await client.list('v1', 'Pod', { namespace: ns })).filter((p: any) => isReady(p) && !isTerminating(p));
     return { done: pods.length === REPLICAS, value: pods, state: `${pods.length} Ready` };
   });
   const zones = new Map<string, string>(initial.map((p: any) => [p.metadata.name, zoneOfNode(info, p.spec.nodeName)!]));
@@ -135,7 +136,7 @@ test('rolls a paused Deployment of 9 pods through its ReplicaSets in the planned
   const zauStatus = async () => (await client.get<any>('cdk8s-zones.dev/v1alpha1', 'ZoneAwareUpdate', 'web', depNs)).status ?? {};
   // Paused from the start: the controller creates the first ReplicaSet and scales it to 9.
   const initial = await waitFor('9 Ready pods and the ZoneAwareUpdate Done', async () => {
-    const pods = (await client.list<any>('v1', 'Pod', { namespace: depNs })).filter((p) => isReady(p) && !p.metadata.deletionTimestamp);
+    const pods = (await client.list<any>('v1', 'Pod', { namespace: depNs })).filter((p) => isReady(p) && !isTerminating(p));
     const s = await zauStatus();
     return { done: pods.length === DEP_REPLICAS && s.phase === 'Done', value: pods, state: `${pods.length} Ready; ${JSON.stringify(s)}` };
   });
