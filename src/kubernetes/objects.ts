@@ -184,15 +184,28 @@ export interface Pod extends TypeAndMeta {
   readonly status?: { readonly phase?: string; readonly conditions?: readonly { type: string; status: string }[] };
 }
 
+/** A node's taint (Kubernetes requires its key and effect). */
 export interface Taint {
-  readonly key?: string;
+  readonly key: string;
   readonly value?: string;
-  readonly effect?: string;
+  readonly effect: string;
 }
 
 export interface Node extends TypeAndMeta {
   readonly spec?: { readonly taints?: readonly Taint[]; readonly unschedulable?: boolean };
   readonly status?: { readonly allocatable?: { readonly [resource: string]: unknown } };
+}
+
+/** An object as the API server answers it: its metadata always there, with a name. */
+export type Live<T extends TypeAndMeta> = T & { readonly metadata: Meta & { readonly name: string } };
+
+/**
+ * The items of a list document (`kind: List`, `NodeList`...: any kind ending in List, with an `items` array),
+ * undefined when `value` is no list.
+ */
+export function listItems(value: unknown): readonly unknown[] | undefined {
+  const list = asObject(value);
+  return typeof list?.kind === 'string' && list.kind.endsWith('List') && Array.isArray(list.items) ? list.items : undefined;
 }
 
 /** A Kubernetes object whose kind is known to be a string. */
