@@ -6,6 +6,7 @@ import { analyzeManifests } from './analyze';
 import { allFindings, severityRank, survivesAnyZone, verdict, workloadId, zoneLossFindings } from './format-common';
 import { ZoneInventory } from './inventory';
 import { FindingSeverity } from './model';
+import { asObject, listItems, Meta } from '../kubernetes/objects';
 import { checkProps, Props, PropSpec } from '../shared/props';
 
 /** Which findings fail `cdk8s synth`. */
@@ -65,15 +66,17 @@ export class ZoneCheckValidation {
    * Checks the manifests of `context` (a cdk8s CLI `ValidationContext`), adds a violation per finding at
    * warning or error severity, and submits the report.
    */
-  public async validate(context: any): Promise<void> {
+  public async validate(validationContext: any): Promise<void> {
+    const context = validationContext as ValidationContext;
     const values: unknown[] = [];
     // The manifest file of each object, by kind/namespace/name, for the violations.
     const files = new Map<string, string>();
-    for (const manifest of context.manifests as string[]) {
+    for (const manifest of context.manifests) {
       for (const value of expandLists(context.parseManifest(manifest))) {
         values.push(value);
-        const v = value as any;
-        const id = workloadId({ kind: String(v?.kind), namespace: v?.metadata?.namespace, name: String(v?.metadata?.name) });
+        const v = asObject(value);
+        const metadata = v?.metadata as Meta | undefined;
+        const id = workloadId({ kind: String(v?.kind), namespace: metadata?.namespace, name: String(metadata?.name) });
         if (!files.has(id)) files.set(id, manifest);
       }
     }
@@ -109,9 +112,27 @@ export class ZoneCheckValidation {
 /** The objects of parsed documents: empty documents dropped, a List's items expanded. */
 function expandLists(docs: readonly unknown[]): unknown[] {
   return docs.flatMap((doc) => {
-    const v = doc as any;
     if (doc === null || doc === undefined) return [];
-    if (typeof v.kind === 'string' && v.kind.endsWith('List') && Array.isArray(v.items)) return expandLists(v.items);
-    return [doc];
+    const items = listItems(doc);
+    return items !== undefined ? expandLists(items) : [doc];
   });
+}
+
+/** What `validate` uses of the cdk8s CLI's ValidationContext (cdk8s-cli's plugin API). */
+interface ValidationContext {
+  readonly manifests: readonly string[];
+  readonly logger: { log(message: string): void };
+  readonly report: {
+    addViolation(violation: Violation): void;
+    submit(status: 'success' | 'failure', metadata: { [key: string]: string }): void;
+  };
+  parseManifest(manifest: string): unknown[];
+}
+
+/** A violation as the cdk8s CLI's report takes it. */
+interface Violation {
+  readonly ruleName: string;
+  readonly recommendation: string;
+  readonly fix: string;
+  readonly violatingResources: { resourceName: string; locations: string[]; manifestPath: string }[];
 }
