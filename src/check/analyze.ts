@@ -240,7 +240,9 @@ function pinByVolumes(w: CheckWorkload, input: CheckInput, nodes: readonly Check
  * Preferred (soft) rules on the zone key, which the scheduler may set aside under pressure: pod anti-affinity to
  * its own pods and node affinity. They guarantee nothing, so the check does not count them; an info note says so.
  */
-function softZoneRules(pod: PodSpec, podLabels: { readonly [key: string]: string }, zoneKey: string, add: AddFinding): void {
+function softZoneRules(
+  pod: PodSpec, podLabels: { readonly [key: string]: string }, zoneKey: string, add: AddFinding,
+): void {
   const antiAffinity = arrayOf(pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution)
     .map((r) => r?.podAffinityTerm)
     .some((t) => t?.topologyKey === zoneKey && selects(t.labelSelector, podLabels));
@@ -370,7 +372,9 @@ function countedBy(c: HardConstraint, pod: PodSpec, n: CheckNode): boolean {
 }
 
 /** The zone spread as spread-bounds models it: its domains are the zones of the nodes its policies count. */
-function zoneSpreadOf(c: HardConstraint, nodes: readonly CheckNode[], pod: PodSpec, zones: readonly string[]): HardSpread {
+function zoneSpreadOf(
+  c: HardConstraint, nodes: readonly CheckNode[], pod: PodSpec, zones: readonly string[],
+): HardSpread {
   const domains = zones.map((z) => nodes.some((n) => n.zone === z && countedBy(c, pod, n)));
   const count = domains.filter(Boolean).length;
   return { maxSkew: c.maxSkew, minIsZero: fewerThanMinDomains(c, count), domains };

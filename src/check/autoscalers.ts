@@ -32,7 +32,9 @@ export interface CheckAutoscaler {
  * a ScaledObject's `minReplicaCount` to 0 and its target's kind to Deployment (KEDA's documented defaults,
  * https://keda.sh/docs/latest/reference/scaledobject-spec/).
  */
-export function autoscalerOf(o: Autoscaler, name: string, namespace: string | undefined): CheckAutoscaler | string | undefined {
+export function autoscalerOf(
+  o: Autoscaler, name: string, namespace: string | undefined,
+): CheckAutoscaler | string | undefined {
   const isHpa = o.kind === 'HorizontalPodAutoscaler' && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('autoscaling/');
   const isKeda = o.kind === 'ScaledObject' && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('keda.sh/');
   if (!isHpa && !isKeda) return undefined;

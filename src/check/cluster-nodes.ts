@@ -29,7 +29,8 @@ export async function listNodes(
   // one agent for the pages (one TLS handshake), closed after the last so no socket outlives the listing
   const agent = apiServerAgent(config, { keepAlive: true });
   try {
-    const page = (cont?: string) => kubeJson<ObjectList>(config, agent, 'GET', `/api/v1/nodes${pageQuery(cont)}`, { deadline, timeoutMs });
+    const page = (cont?: string) =>
+      kubeJson<ObjectList>(config, agent, 'GET', `/api/v1/nodes${pageQuery(cont)}`, { deadline, timeoutMs });
     const items = await listPages(page);
     return { kind: 'NodeList', items: items.map((n): Node => ({ ...n, kind: 'Node' })) };
   } finally {
@@ -58,7 +59,8 @@ export function zonesOf(nodes: readonly (Node | undefined)[]): string[] {
 export function inventoryProps(input: unknown, zones: string[] | undefined): ZoneInventoryProps {
   const list = input as { readonly kind?: unknown; readonly items?: readonly (Node | undefined)[] } | null | undefined;
   const isNodeList = list?.kind === 'NodeList'
-    || (list?.kind === 'List' && Array.isArray(list.items) && list.items.every((n: Node | undefined) => n?.kind === 'Node'));
+    || (list?.kind === 'List' && Array.isArray(list.items)
+      && list.items.every((n: Node | undefined) => n?.kind === 'Node'));
   if (!isNodeList) {
     const value = input as JsonObject | null;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -80,7 +82,9 @@ export function inventoryProps(input: unknown, zones: string[] | undefined): Zon
 /** One Node object of a NodeList as an InventoryNode. */
 function nodeOf(node: Node | undefined, index: number, topologyKey: string): InventoryNode {
   const name = node?.metadata?.name;
-  if (node === undefined || typeof name !== 'string') throw new Error(`items[${index}] is a Node without metadata.name`);
+  if (node === undefined || typeof name !== 'string') {
+    throw new Error(`items[${index}] is a Node without metadata.name`);
+  }
   const labels: { [key: string]: string } = node.metadata?.labels ?? {};
   const zone = labels[topologyKey];
   if (typeof zone !== 'string') throw new Error(`node ${name} has no ${topologyKey} label: the check cannot tell its zone`);

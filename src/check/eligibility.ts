@@ -33,7 +33,9 @@ export function selects(selector: unknown, labels: { readonly [key: string]: str
   if (typeof selector !== 'object' || selector === null) return false;
   const s = selector as LabelSelector;
   const exprs = arrayOf(s.matchExpressions);
-  if (exprs.some((e) => !LABEL_SELECTOR_OPERATORS.includes(e?.operator as string) || typeof e.key !== 'string')) return false;
+  const malformed = (e: Requirement | undefined) =>
+    !LABEL_SELECTOR_OPERATORS.includes(e?.operator as string) || typeof e?.key !== 'string';
+  if (exprs.some(malformed)) return false;
   return selectorMatches({
     matchLabels: s.matchLabels ?? undefined,
     matchExpressions: exprs.map((e) => ({
@@ -53,7 +55,8 @@ export function affinityAdmits(pod: PodSpec, node: CheckNode): boolean {
   const labels = { ...node.labels, '\u0000name': node.name };
   // Kubernetes ORs the terms; a term ANDs its expressions; an empty term matches nothing
   return terms.some((t) => {
-    const fields = arrayOf(t?.matchFields).map((f) => ({ ...f, key: f.key === 'metadata.name' ? '\u0000name' : f.key }));
+    const fields = arrayOf(t?.matchFields)
+      .map((f) => ({ ...f, key: f.key === 'metadata.name' ? '\u0000name' : f.key }));
     const exprs = [...arrayOf(t?.matchExpressions), ...fields];
     return exprs.length > 0 && exprs.every((e) => requirementHolds(e, labels));
   });
@@ -71,7 +74,8 @@ export function toleratesTaints(pod: PodSpec, node: CheckNode): boolean {
 
 /** The pod's requests (CPU cores, memory bytes): the containers' sum, or the largest init container's if larger. */
 export function podRequests(pod: PodSpec): { cpu: number; memory: number } {
-  const of = (c: Container | undefined, r: 'cpu' | 'memory') => quantityValue(String(c?.resources?.requests?.[r] ?? '0')) ?? 0;
+  const of = (c: Container | undefined, r: 'cpu' | 'memory') =>
+    quantityValue(String(c?.resources?.requests?.[r] ?? '0')) ?? 0;
   const containers = arrayOf(pod.containers);
   const inits = arrayOf(pod.initContainers);
   const total = (r: 'cpu' | 'memory') => Math.max(containers.reduce((s, c) => s + of(c, r), 0), ...inits.map((c) => of(c, r)));
@@ -97,7 +101,9 @@ export function selfTerms(
  * Why the node takes none of the pods, in the manifest's own terms (undefined: it takes some): the first of its
  * nodeSelector entries, required node affinity, untolerated taints and requests against allocatable that fails.
  */
-export function exclusionOf(pod: PodSpec, node: CheckNode, requests: { cpu: number; memory: number }): string | undefined {
+export function exclusionOf(
+  pod: PodSpec, node: CheckNode, requests: { cpu: number; memory: number },
+): string | undefined {
   const selector = pod.nodeSelector ?? {};
   const unmatched = Object.entries(selector).find(([k, v]) => node.labels[k] !== v);
   if (unmatched) return `nodeSelector ${unmatched[0]}=${String(unmatched[1])}`;
@@ -116,6 +122,7 @@ export function exclusionOf(pod: PodSpec, node: CheckNode, requests: { cpu: numb
 export function usesHostPorts(pod: PodSpec): boolean {
   const containers = [...arrayOf(pod.containers), ...arrayOf(pod.initContainers)];
   const takesPort = (p: { readonly hostPort?: number; readonly containerPort?: number } | undefined) =>
-    (Number.isInteger(p?.hostPort) && (p?.hostPort ?? 0) > 0) || (pod.hostNetwork === true && Number.isInteger(p?.containerPort));
+    (Number.isInteger(p?.hostPort) && (p?.hostPort ?? 0) > 0)
+    || (pod.hostNetwork === true && Number.isInteger(p?.containerPort));
   return containers.some((c) => arrayOf(c?.ports).some(takesPort));
 }

@@ -94,7 +94,10 @@ function parseDocuments(file: string, text: string, firstLine: number, contentLi
   } catch (e) {
     if (e instanceof RangeError) throw new ManifestTextError(`${file}:${contentLine}: ${tooDeep}`);
     // js-yaml's YAMLException: the reason and where (line and column from 0)
-    const yamlError = e as { readonly mark?: { readonly line: number; readonly column: number }; readonly reason?: unknown };
+    const yamlError = e as {
+      readonly mark?: { readonly line: number; readonly column: number };
+      readonly reason?: unknown;
+    };
     const mark = yamlError?.mark;
     const reason = String(yamlError?.reason ?? (e as Error).message);
     if (/nesting exceeded maxDepth/.test(reason)) throw new ManifestTextError(`${file}:${contentLine}: ${tooDeep}`);

@@ -5,8 +5,8 @@
  */
 import { CheckWorkload } from './check-input';
 import {
-  Affinity, arrayOf, ClaimTemplate, Container, JsonObject, KubeResource, NodeAffinity, PodAffinity, PodSpec, PodTemplate,
-  TopologySpreadConstraint, Workload,
+  Affinity, arrayOf, ClaimTemplate, Container, JsonObject, KubeResource, NodeAffinity, PodAffinity, PodSpec,
+  PodTemplate, TopologySpreadConstraint, Workload,
 } from '../kubernetes/objects';
 
 /** A whole number of at least 0 (a count a resource sets). */
@@ -77,7 +77,9 @@ interface PromSpreadConstraint extends TopologySpreadConstraint {
   readonly additionalLabelSelectors?: unknown;
 }
 
-function prometheusOperator(o: KubeResource, name: string, namespace: string | undefined, kind: PromKind): CheckWorkload[] | string {
+function prometheusOperator(
+  o: KubeResource, name: string, namespace: string | undefined, kind: PromKind,
+): CheckWorkload[] | string {
   const spec: PrometheusSpec = o.spec ?? {};
   const replicas = spec.replicas ?? 1;
   const shards = kind.sharded ? spec.shards ?? 1 : 1;
@@ -172,10 +174,14 @@ function cloudNativePg(o: KubeResource, name: string, namespace: string | undefi
       : { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }] };
   const extra = a.additionalPodAntiAffinity ?? {};
   const antiAffinity = {
-    requiredDuringSchedulingIgnoredDuringExecution: [...generated.requiredDuringSchedulingIgnoredDuringExecution ?? [],
-      ...extra.requiredDuringSchedulingIgnoredDuringExecution ?? []],
-    preferredDuringSchedulingIgnoredDuringExecution: [...generated.preferredDuringSchedulingIgnoredDuringExecution ?? [],
-      ...extra.preferredDuringSchedulingIgnoredDuringExecution ?? []],
+    requiredDuringSchedulingIgnoredDuringExecution: [
+      ...generated.requiredDuringSchedulingIgnoredDuringExecution ?? [],
+      ...extra.requiredDuringSchedulingIgnoredDuringExecution ?? [],
+    ],
+    preferredDuringSchedulingIgnoredDuringExecution: [
+      ...generated.preferredDuringSchedulingIgnoredDuringExecution ?? [],
+      ...extra.preferredDuringSchedulingIgnoredDuringExecution ?? [],
+    ],
   };
   return [{
     kind: 'Cluster',
@@ -209,7 +215,9 @@ interface RolloutSpec {
   readonly workloadRef?: { readonly kind?: string; readonly name?: string };
 }
 
-function argoRollout(o: KubeResource, name: string, namespace: string | undefined, others: readonly unknown[]): CheckWorkload[] | string {
+function argoRollout(
+  o: KubeResource, name: string, namespace: string | undefined, others: readonly unknown[],
+): CheckWorkload[] | string {
   const spec: RolloutSpec = o.spec ?? {};
   const replicas = spec.replicas ?? 1;
   if (!isCount(replicas)) return `has spec.replicas ${JSON.stringify(replicas)}, not a whole number`;
@@ -248,7 +256,10 @@ function argoRollout(o: KubeResource, name: string, namespace: string | undefine
 /** The fields of a LokiStack's spec the check reads. */
 interface LokiStackSpec {
   readonly template?: { readonly ingester?: { readonly replicas?: unknown } };
-  readonly replication?: { readonly factor?: unknown; readonly zones?: readonly { topologyKey?: string; maxSkew?: number }[] };
+  readonly replication?: {
+    readonly factor?: unknown;
+    readonly zones?: readonly { readonly topologyKey?: string; readonly maxSkew?: number }[];
+  };
   readonly replicationFactor?: unknown;
   readonly storageClassName?: unknown;
 }

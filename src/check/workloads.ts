@@ -10,8 +10,8 @@ import { looksLikeWorkload, operatorWorkloads, stringMap } from './operators';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
 import { REPLICAS_ANNOTATION } from '../contract/zone-check';
 import {
-  arrayOf, asResource, elementsOf, isList, KubeResource, NodeSelectorTerm, Pod, PodTemplate, Requirement, TypeAndMeta, Workload,
-  WorkloadSpec,
+  arrayOf, asResource, elementsOf, isList, KubeResource, NodeSelectorTerm, Pod, PodTemplate, Requirement, TypeAndMeta,
+  Workload, WorkloadSpec,
 } from '../kubernetes/objects';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../kubernetes/standard-labels';
 
@@ -111,13 +111,15 @@ function builtInWorkload(o: Workload, name: string | undefined, namespace: strin
     name,
     replicas: replicas as number | undefined,
     ...(scaled ? { replicasFrom: scaled.from } : {}),
-    replicasInManifest: kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(kind) ? undefined : spec.replicas as number | undefined,
+    replicasInManifest: kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(kind) ? undefined
+      : spec.replicas as number | undefined,
     runToCompletion: runsToCompletion(o) || undefined,
     perNode: kind === 'DaemonSet' || undefined,
     fromLibrary: o.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE || undefined,
     podLabels: stringMap(template.metadata?.labels),
     pod: template.spec,
-    claimClasses: templates.map((t) => (typeof t?.spec?.storageClassName === 'string' ? t.spec.storageClassName : undefined)),
+    claimClasses: templates.map((t) => (typeof t?.spec?.storageClassName === 'string'
+      ? t.spec.storageClassName : undefined)),
     claimTemplates: templates.map((t) => t?.metadata?.name).filter((n: unknown): n is string => typeof n === 'string'),
     podClaims: arrayOf(template.spec.volumes)
       .map((v) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),

@@ -62,7 +62,8 @@ export interface Observation {
 /** The workloads of `snapshot` the drill watches (ReplicaSets only those no Deployment owns), by key. */
 export function watchedWorkloads(snapshot: ClusterSnapshot): WorkloadKey[] {
   return snapshot.workloads
-    .filter((w) => WATCHED_KINDS.includes(w.kind ?? '') && !(w.kind === 'ReplicaSet' && controllerOf(w)?.kind === 'Deployment'))
+    .filter((w) => WATCHED_KINDS.includes(w.kind ?? '')
+      && !(w.kind === 'ReplicaSet' && controllerOf(w)?.kind === 'Deployment'))
     .map(keyOf);
 }
 

@@ -70,7 +70,8 @@ export function planDrill(
 
 /** The objects the check reads: all listed, but not the ReplicaSets a Deployment owns (the Deployment stands for them). */
 export function checkedObjects<T extends KubeResource>(objects: readonly T[]): T[] {
-  const ownedByDeployment = (o: T) => (o.metadata?.ownerReferences ?? []).some((r) => r.controller === true && r.kind === 'Deployment');
+  const ownedByDeployment = (o: T) => (o.metadata?.ownerReferences ?? [])
+    .some((r) => r.controller === true && r.kind === 'Deployment');
   return objects.filter((o) => !(o.kind === 'ReplicaSet' && ownedByDeployment(o)));
 }
 

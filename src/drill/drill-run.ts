@@ -48,7 +48,9 @@ export interface DrillResult {
 }
 
 /** The cluster's nodes and the objects the check reads. */
-export async function readCluster(api: KubeRequestApi): Promise<{ nodes: Live<Node>[]; objects: Live<KubeResource>[] }> {
+export async function readCluster(
+  api: KubeRequestApi,
+): Promise<{ nodes: Live<Node>[]; objects: Live<KubeResource>[] }> {
   const nodes: Live<Node>[] = await listAll(api, '/api/v1/nodes');
   const objects: Live<KubeResource>[] = [];
   for (const list of CHECKED_LISTS) {

@@ -87,7 +87,9 @@ export interface PodAffinity {
 }
 
 export interface NodeAffinity {
-  readonly requiredDuringSchedulingIgnoredDuringExecution?: { readonly nodeSelectorTerms?: readonly NodeSelectorTerm[] };
+  readonly requiredDuringSchedulingIgnoredDuringExecution?: {
+    readonly nodeSelectorTerms?: readonly NodeSelectorTerm[];
+  };
   readonly preferredDuringSchedulingIgnoredDuringExecution?: readonly { readonly preference?: NodeSelectorTerm }[];
 }
 
@@ -205,7 +207,8 @@ export type Live<T extends TypeAndMeta> = T & { readonly metadata: Meta & { read
  */
 export function listItems(value: unknown): readonly unknown[] | undefined {
   const list = asObject(value);
-  return typeof list?.kind === 'string' && list.kind.endsWith('List') && Array.isArray(list.items) ? list.items : undefined;
+  const isListDocument = typeof list?.kind === 'string' && list.kind.endsWith('List') && Array.isArray(list.items);
+  return isListDocument ? list?.items as readonly unknown[] : undefined;
 }
 
 /** A Kubernetes object whose kind is known to be a string. */
