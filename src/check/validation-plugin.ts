@@ -66,13 +66,13 @@ export class ZoneCheckValidation {
    * Checks the manifests of `context` (a cdk8s CLI `ValidationContext`), adds a violation per finding at
    * warning or error severity, and submits the report.
    */
-  public async validate(validationContext: any): Promise<void> {
-    const context = validationContext as ValidationContext;
+  public async validate(context: unknown): Promise<void> {
+    const cli = context as ValidationContext;
     const values: unknown[] = [];
     // The manifest file of each object, by kind/namespace/name, for the violations.
     const files = new Map<string, string>();
-    for (const manifest of context.manifests) {
-      for (const value of expandLists(context.parseManifest(manifest))) {
+    for (const manifest of cli.manifests) {
+      for (const value of expandLists(cli.parseManifest(manifest))) {
         values.push(value);
         const v = asObject(value);
         const metadata = v?.metadata as Meta | undefined;
@@ -85,11 +85,11 @@ export class ZoneCheckValidation {
     const located = [...allFindings(data), ...zoneLossFindings(data)];
     for (const { finding, workload } of located) {
       if (finding.severity === FindingSeverity.INFO) {
-        context.logger.log(`[${finding.rule}] ${workload ? workloadId(workload) : '(input)'}: ${finding.message}`);
+        cli.logger.log(`[${finding.rule}] ${workload ? workloadId(workload) : '(input)'}: ${finding.message}`);
         continue;
       }
       const manifestPath = workload && files.get(workloadId(workload));
-      context.report.addViolation({
+      cli.report.addViolation({
         ruleName: `${finding.rule} (${finding.severity})`,
         recommendation: finding.message,
         fix: finding.fix,
@@ -100,7 +100,7 @@ export class ZoneCheckValidation {
     const threshold = this.failOn === ZoneCheckFailOn.NEVER ? -1 : severityRank(this.failOn);
     const fails = threshold >= 0 &&
       (!data.workloads.every(survivesAnyZone) || located.some(({ finding }) => severityRank(finding.severity) <= threshold));
-    context.report.submit(fails ? 'failure' : 'success', {
+    cli.report.submit(fails ? 'failure' : 'success', {
       zones: data.zones.join(', '),
       workloads: String(data.workloads.length),
       verdict: verdict(data),

@@ -5,7 +5,7 @@
  * someone else is read again, not overwritten.
  */
 import { PROJECT_DOMAIN } from '../contract/labels';
-import { asObject, Taint } from '../kubernetes/objects';
+import { asObject, Live, Node } from '../kubernetes/objects';
 
 /** `outage`: the zone dies (NoExecute taint: pods go, budgets do not help). `drain`: maintenance (cordon, evictions). */
 export type DrillMode = 'outage' | 'drain';
@@ -28,16 +28,8 @@ export interface DrillRecord {
   readonly unschedulableBefore: boolean | null;
 }
 
-/** A node as the drill reads it. */
-export interface DrillNode {
-  readonly metadata: {
-    readonly name: string;
-    readonly resourceVersion?: string;
-    readonly labels?: { readonly [k: string]: string };
-    readonly annotations?: { readonly [k: string]: string };
-  };
-  readonly spec?: { readonly taints?: readonly Taint[]; readonly unschedulable?: boolean };
-}
+/** A node as the drill reads it (its labels, annotations, taints, unschedulable, resourceVersion). */
+export type DrillNode = Live<Node>;
 
 /** The record on `node`, undefined when it has none; a record that is not ours to read is an error naming the node. */
 export function drillRecordOf(node: DrillNode): DrillRecord | undefined {

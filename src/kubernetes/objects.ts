@@ -48,6 +48,7 @@ export interface Meta {
   readonly name?: string;
   readonly namespace?: string;
   readonly uid?: string;
+  readonly resourceVersion?: string;
   readonly labels?: StringMap;
   readonly annotations?: StringMap;
   readonly ownerReferences?: readonly OwnerRef[];
