@@ -15,6 +15,7 @@ import { GroupMembership, groupMemberships, zoneGroupReports } from './zone-grou
 import { zoneLocalTrafficFindings } from './zone-local-traffic';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { QUORUM_ANNOTATION } from '../contract/zone-check';
+import { arrayOf, NodeSelectorTerm, PodSpec, TopologySpreadConstraint } from '../kubernetes/objects';
 import { RevisionLabel } from '../topology/spread';
 
 /** Checks `manifests` (parsed Kubernetes objects) against `inventory`. */
@@ -217,7 +218,7 @@ function placement(
 }
 
 /** A pod spec that requires the nodes a PersistentVolume's node affinity names. */
-function volumeNodes(terms: any[]): any {
+function volumeNodes(terms: readonly NodeSelectorTerm[]): PodSpec {
   return { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } };
 }
 
@@ -239,12 +240,15 @@ function pinByVolumes(w: CheckWorkload, input: CheckInput, nodes: readonly Check
  * Preferred (soft) rules on the zone key, which the scheduler may set aside under pressure: pod anti-affinity to
  * its own pods and node affinity. They guarantee nothing, so the check does not count them; an info note says so.
  */
-function softZoneRules(pod: any, podLabels: { readonly [key: string]: string }, zoneKey: string, add: AddFinding): void {
-  const weighted = (rules: unknown) => (Array.isArray(rules) ? rules : []).map((r: any) => r?.podAffinityTerm ?? r?.preference);
-  const antiAffinity = weighted(pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution)
-    .some((t: any) => t?.topologyKey === zoneKey && selects(t.labelSelector, podLabels));
-  const nodeAffinity = weighted(pod.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution)
-    .some((t: any) => (Array.isArray(t?.matchExpressions) ? t.matchExpressions : []).some((e: any) => e?.key === zoneKey));
+function softZoneRules(
+  pod: PodSpec, podLabels: { readonly [key: string]: string }, zoneKey: string, add: AddFinding,
+): void {
+  const antiAffinity = arrayOf(pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution)
+    .map((r) => r?.podAffinityTerm)
+    .some((t) => t?.topologyKey === zoneKey && selects(t.labelSelector, podLabels));
+  const nodeAffinity = arrayOf(pod.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution)
+    .map((r) => r?.preference)
+    .some((t) => arrayOf(t?.matchExpressions).some((e) => e?.key === zoneKey));
   for (const [present, what] of [[antiAffinity, 'pod anti-affinity to its own pods'], [nodeAffinity, 'node affinity']] as const) {
     if (!present) continue;
     add('soft-zone-affinity', FindingSeverity.INFO,
@@ -306,10 +310,10 @@ function sameMatchLabelKeys(keys: unknown, w: CheckWorkload, other: CheckWorkloa
  * this one's pods (the other's may fill a zone), so it is reported and not relied on.
  */
 function hardConstraints(
-  pod: any, w: CheckWorkload, others: readonly CheckWorkload[], inventory: ZoneInventory, add: AddFinding,
+  pod: PodSpec, w: CheckWorkload, others: readonly CheckWorkload[], inventory: ZoneInventory, add: AddFinding,
 ): Constraints {
-  const all: any[] = Array.isArray(pod.topologySpreadConstraints) ? pod.topologySpreadConstraints : [];
-  const out: { zone?: any; host?: any; unmodelled?: boolean } = {};
+  const all = arrayOf(pod.topologySpreadConstraints);
+  const out: { zone?: HardConstraint; host?: HardConstraint; unmodelled?: boolean } = {};
   for (const c of all) {
     const key = c?.topologyKey === inventory.topologyKey ? 'zone' : c?.topologyKey === inventory.hostnameKey ? 'host' : undefined;
     if (!key) continue;
@@ -339,7 +343,7 @@ function hardConstraints(
       out.unmodelled = true;
       continue;
     }
-    const maxSkew = Number.isInteger(c.maxSkew) && c.maxSkew >= 1 ? c.maxSkew : 1;
+    const maxSkew = Number.isInteger(c.maxSkew) && (c.maxSkew ?? 0) >= 1 ? c.maxSkew ?? 1 : 1;
     if (!out[key] || maxSkew < out[key].maxSkew) out[key] = { ...c, maxSkew };
   }
   return out;
@@ -347,21 +351,33 @@ function hardConstraints(
 
 /** The hard spread constraints the check relies on, and whether one it cannot model (a shared selector) binds too. */
 interface Constraints {
-  readonly zone?: any;
-  readonly host?: any;
+  readonly zone?: HardConstraint;
+  readonly host?: HardConstraint;
   readonly unmodelled?: boolean;
 }
 
+/** A hard (DoNotSchedule) spread constraint the check relies on, its maxSkew a whole number of at least 1. */
+interface HardConstraint extends TopologySpreadConstraint {
+  readonly maxSkew: number;
+}
+
+/** Whether `count` domains are fewer than the constraint's minDomains (a whole number; else it sets none). */
+function fewerThanMinDomains(c: TopologySpreadConstraint, count: number): boolean {
+  return Number.isInteger(c.minDomains) && count < (c.minDomains ?? 0);
+}
+
 /** Whether a spread constraint `c` counts node `n` as a domain, by its nodeAffinityPolicy (default Honor) and nodeTaintsPolicy (default Ignore). */
-function countedBy(c: any, pod: any, n: CheckNode): boolean {
+function countedBy(c: HardConstraint, pod: PodSpec, n: CheckNode): boolean {
   return (c.nodeAffinityPolicy === 'Ignore' || affinityAdmits(pod, n)) && (c.nodeTaintsPolicy !== 'Honor' || toleratesTaints(pod, n));
 }
 
 /** The zone spread as spread-bounds models it: its domains are the zones of the nodes its policies count. */
-function zoneSpreadOf(c: any, nodes: readonly CheckNode[], pod: any, zones: readonly string[]): HardSpread {
+function zoneSpreadOf(
+  c: HardConstraint, nodes: readonly CheckNode[], pod: PodSpec, zones: readonly string[],
+): HardSpread {
   const domains = zones.map((z) => nodes.some((n) => n.zone === z && countedBy(c, pod, n)));
   const count = domains.filter(Boolean).length;
-  return { maxSkew: c.maxSkew, minIsZero: Number.isInteger(c.minDomains) && count < c.minDomains, domains };
+  return { maxSkew: c.maxSkew, minIsZero: fewerThanMinDomains(c, count), domains };
 }
 
 /**
@@ -370,12 +386,12 @@ function zoneSpreadOf(c: any, nodes: readonly CheckNode[], pod: any, zones: read
  * and at least maxSkew, which it is sure to take while any counted node is still empty.
  */
 function hostSpreadRoom(
-  c: any, nodes: readonly CheckNode[], room: Map<string, number>, pod: any, replicas: number,
+  c: HardConstraint | undefined, nodes: readonly CheckNode[], room: Map<string, number>, pod: PodSpec, replicas: number,
 ): { most: Map<string, number>; least: Map<string, number>; spread?: HardSpread } {
   if (!c) return { most: room, least: room };
   const counted = nodes.filter((n) => countedBy(c, pod, n));
   if (counted.length === 0) return { most: room, least: room };
-  const minIsZero = Number.isInteger(c.minDomains) && counted.length < c.minDomains;
+  const minIsZero = fewerThanMinDomains(c, counted.length);
   // the emptiest counted node holds at most its room, and at most the average
   const capMin = minIsZero ? 0 : Math.min(...counted.map((n) => room.get(n.name)!), Math.floor(replicas / counted.length));
   const most = new Map(nodes.map((n) => [n.name, Math.min(room.get(n.name)!, capMin + c.maxSkew, replicas)]));
@@ -390,7 +406,8 @@ function hostSpreadRoom(
  * maxSkew; without one, they pack into the other zones' room.
  */
 function replacementsPending(
-  w: CheckWorkload, z: number, lost: number, bounds: Bounds, caps: number[], spread: HardSpread | undefined, c: any,
+  w: CheckWorkload, z: number, lost: number, bounds: Bounds, caps: number[], spread: HardSpread | undefined,
+  c: HardConstraint | undefined,
 ): number {
   if (lost === 0 || w.runToCompletion) return 0;
   if (w.claimClasses.length > 0) return lost;
@@ -398,7 +415,7 @@ function replacementsPending(
   if (!spread) return Math.max(0, lost - (others.reduce((s, i) => s + caps[i], 0) - (bounds.placed - lost)));
   const stillDomain = c?.nodeTaintsPolicy !== 'Honor';
   const domainsLeft = spread.domains.filter((d, i) => d && i !== z).length;
-  if (stillDomain || spread.minIsZero || (Number.isInteger(c?.minDomains) && domainsLeft < c.minDomains)) {
+  if (stillDomain || spread.minIsZero || (c !== undefined && fewerThanMinDomains(c, domainsLeft))) {
     // the minimum is 0: another zone takes a replacement only while it holds fewer than maxSkew pods
     const room = others.reduce((s, i) => s + Math.max(0, Math.min(caps[i], spread.maxSkew) - bounds.lo[i]), 0);
     return Math.max(0, lost - room);
@@ -465,7 +482,7 @@ function storageClassOf(name: string | undefined, classes: readonly CheckStorage
 }
 
 /** What keeps nodes from taking any of the pods, with how many nodes each reason excludes ("" when every node takes some). */
-function excluded(pod: any, nodes: readonly CheckNode[], requests: { cpu: number; memory: number }): string {
+function excluded(pod: PodSpec, nodes: readonly CheckNode[], requests: { cpu: number; memory: number }): string {
   const why = new Map<string, number>();
   for (const n of nodes) {
     const reason = exclusionOf(pod, n, requests);

@@ -4,6 +4,16 @@
  * between the autoscaler's minimum and maximum whatever the manifest's `replicas` says. The check counts the
  * minimum: the fewest replicas the workload can be scaled down to.
  */
+import { TypeAndMeta } from '../kubernetes/objects';
+
+/** A HorizontalPodAutoscaler or a KEDA ScaledObject: the fields the check reads. */
+interface Autoscaler extends TypeAndMeta {
+  readonly spec?: {
+    readonly scaleTargetRef?: { readonly kind?: unknown; readonly name?: unknown };
+    readonly minReplicas?: unknown;
+    readonly minReplicaCount?: unknown;
+  };
+}
 
 /** An autoscaler's hold on one workload. */
 export interface CheckAutoscaler {
@@ -22,7 +32,9 @@ export interface CheckAutoscaler {
  * a ScaledObject's `minReplicaCount` to 0 and its target's kind to Deployment (KEDA's documented defaults,
  * https://keda.sh/docs/latest/reference/scaledobject-spec/).
  */
-export function autoscalerOf(o: any, name: string, namespace: string | undefined): CheckAutoscaler | string | undefined {
+export function autoscalerOf(
+  o: Autoscaler, name: string, namespace: string | undefined,
+): CheckAutoscaler | string | undefined {
   const isHpa = o.kind === 'HorizontalPodAutoscaler' && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('autoscaling/');
   const isKeda = o.kind === 'ScaledObject' && typeof o.apiVersion === 'string' && o.apiVersion.startsWith('keda.sh/');
   if (!isHpa && !isKeda) return undefined;
@@ -31,14 +43,14 @@ export function autoscalerOf(o: any, name: string, namespace: string | undefined
   const field = isHpa ? 'minReplicas' : 'minReplicaCount';
   const raw = o.spec?.[field];
   const min = raw ?? (isHpa ? 1 : 0);
-  if (!Number.isInteger(min) || min < 0) return `has ${field} ${JSON.stringify(raw)}, not a whole number`;
+  if (!Number.isInteger(min) || (min as number) < 0) return `has ${field} ${JSON.stringify(raw)}, not a whole number`;
   const targetKind = typeof ref.kind === 'string' ? ref.kind : isKeda ? 'Deployment' : '';
   if (targetKind === '') return 'has no spec.scaleTargetRef.kind';
   return {
     namespace,
     targetKind,
     targetName: ref.name,
-    min,
+    min: min as number,
     source: `${o.kind} ${name}: ${field} ${min}${raw === undefined ? ' (its default)' : ''}`,
   };
 }

@@ -4,6 +4,7 @@
  * reads built-in objects into them and `operators.ts` operators' resources; the analysis reads only these.
  */
 import { ZoneFinding } from './model';
+import { NodeSelectorTerm, PodSpec } from '../kubernetes/objects';
 
 /** A workload the check places. */
 export interface CheckWorkload {
@@ -25,7 +26,7 @@ export interface CheckWorkload {
   /** The pod template's `metadata.labels`. */
   readonly podLabels: { readonly [key: string]: string };
   /** The pod template's `spec`. */
-  readonly pod: any;
+  readonly pod: PodSpec;
   /** The StatefulSet's volumeClaimTemplates' storage class names (undefined: the default class). */
   readonly claimClasses: readonly (string | undefined)[];
   /** The StatefulSet's volumeClaimTemplates' names (its pod i's claims are `<template>-<name>-<i>`). */
@@ -44,7 +45,8 @@ export interface CheckBudget {
   readonly kind: 'PodDisruptionBudget' | 'ZoneDisruptionBudget';
   readonly namespace?: string;
   readonly name: string;
-  readonly selector: any;
+  /** As the manifest gives it (a malformed one selects nothing: eligibility.ts's `selects`). */
+  readonly selector: unknown;
   readonly minAvailable?: number | string;
   readonly maxUnavailable?: number | string;
 }
@@ -70,7 +72,7 @@ export interface CheckStorageClass {
 export interface CheckVolume {
   readonly name: string;
   /** `spec.nodeAffinity.required.nodeSelectorTerms`. */
-  readonly nodeTerms: any[];
+  readonly nodeTerms: readonly NodeSelectorTerm[];
   readonly claim?: { readonly namespace?: string; readonly name: string };
 }
 

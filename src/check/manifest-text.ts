@@ -9,6 +9,7 @@
  * file, the line and what is wrong, in bounded time and memory.
  */
 import { loadAll, Schema, YAML11_SCHEMA } from 'js-yaml';
+import { listItems } from '../kubernetes/objects';
 
 /** One object of the input and where it came from. */
 export interface ManifestObject {
@@ -36,9 +37,10 @@ export function parseManifests(file: string, text: string): ManifestObject[] {
   const objects: ManifestObject[] = [];
   for (const doc of documents(text)) {
     for (const value of parseDocuments(file, doc.text, doc.firstLine, doc.contentLine)) {
-      const expand = (v: any) => {
+      const expand = (v: unknown) => {
         if (v === null || v === undefined) return;
-        if (typeof v.kind === 'string' && v.kind.endsWith('List') && Array.isArray(v.items)) v.items.forEach(expand);
+        const items = listItems(v);
+        if (items !== undefined) items.forEach(expand);
         else objects.push({ value: v, file, line: doc.contentLine });
       };
       expand(value);
@@ -91,8 +93,13 @@ function parseDocuments(file: string, text: string, firstLine: number, contentLi
     loadAll(text, (v) => values.push(v), { schema: KUBERNETES_SCHEMA, filename: file, maxDepth: MAX_DEPTH });
   } catch (e) {
     if (e instanceof RangeError) throw new ManifestTextError(`${file}:${contentLine}: ${tooDeep}`);
-    const mark = (e as any)?.mark;
-    const reason = String((e as any)?.reason ?? (e as Error).message);
+    // js-yaml's YAMLException: the reason and where (line and column from 0)
+    const yamlError = e as {
+      readonly mark?: { readonly line: number; readonly column: number };
+      readonly reason?: unknown;
+    };
+    const mark = yamlError?.mark;
+    const reason = String(yamlError?.reason ?? (e as Error).message);
     if (/nesting exceeded maxDepth/.test(reason)) throw new ManifestTextError(`${file}:${contentLine}: ${tooDeep}`);
     const where = mark && Number.isInteger(mark.line) ? `${firstLine + mark.line}:${mark.column + 1}` : `${firstLine}`;
     throw new ManifestTextError(`${file}:${where}: not valid YAML (${reason})`);

@@ -4,11 +4,31 @@
  * is cited from its source; anything else that looks like a workload is reported as skipped (`looksLikeWorkload`).
  */
 import { CheckWorkload } from './check-input';
+import {
+  Affinity, arrayOf, ClaimTemplate, Container, JsonObject, KubeResource, NodeAffinity, PodAffinity, PodSpec,
+  PodTemplate, TopologySpreadConstraint, Workload,
+} from '../kubernetes/objects';
+
+/** A whole number of at least 0 (a count a resource sets). */
+function isCount(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 0;
+}
+
+/** The fields of a pod spec an operator's resource passes on to its pods as they are. */
+interface PodFields {
+  readonly resources?: Container['resources'];
+  readonly nodeSelector?: PodSpec['nodeSelector'];
+  readonly tolerations?: PodSpec['tolerations'];
+  readonly topologySpreadConstraints?: readonly PromSpreadConstraint[];
+}
 
 /** The workloads a custom resource stands for, why it cannot be placed, or undefined when the check does not know its kind. */
-export function operatorWorkloads(o: any, name: string, namespace: string | undefined, others: readonly any[]): CheckWorkload[] | string | undefined {
+export function operatorWorkloads(
+  o: KubeResource, name: string, namespace: string | undefined, others: readonly unknown[],
+): CheckWorkload[] | string | undefined {
   const group = typeof o.apiVersion === 'string' ? o.apiVersion.split('/')[0] : '';
-  if (group === 'monitoring.coreos.com' && PROMETHEUS_OPERATOR_KINDS[o.kind]) return prometheusOperator(o, name, namespace, PROMETHEUS_OPERATOR_KINDS[o.kind]);
+  const promKind = PROMETHEUS_OPERATOR_KINDS[o.kind ?? ''];
+  if (group === 'monitoring.coreos.com' && promKind) return prometheusOperator(o, name, namespace, promKind);
   if (group === 'postgresql.cnpg.io' && o.kind === 'Cluster') return cloudNativePg(o, name, namespace);
   if (group === 'argoproj.io' && o.kind === 'Rollout') return argoRollout(o, name, namespace, others);
   if (group === 'loki.grafana.com' && o.kind === 'LokiStack') return lokiStackIngesters(o, name, namespace);
@@ -41,13 +61,30 @@ const PROMETHEUS_OPERATOR_KINDS: { readonly [kind: string]: PromKind } = {
 
 const SHARD_LABEL = 'operator.prometheus.io/shard';
 
-function prometheusOperator(o: any, name: string, namespace: string | undefined, kind: PromKind): CheckWorkload[] | string {
-  const spec = o.spec ?? {};
+/** The fields of a prometheus-operator resource's spec the check reads. */
+interface PrometheusSpec extends PodFields {
+  readonly replicas?: unknown;
+  readonly shards?: unknown;
+  readonly shardingStrategy?: { readonly mode?: unknown };
+  readonly mode?: unknown;
+  readonly podMetadata?: { readonly labels?: unknown };
+  readonly storage?: { readonly volumeClaimTemplate?: ClaimTemplate };
+  readonly affinity?: Affinity;
+}
+
+/** A prometheus-operator spread constraint: a pod's, and which selector labels the operator adds to it. */
+interface PromSpreadConstraint extends TopologySpreadConstraint {
+  readonly additionalLabelSelectors?: unknown;
+}
+
+function prometheusOperator(
+  o: KubeResource, name: string, namespace: string | undefined, kind: PromKind,
+): CheckWorkload[] | string {
+  const spec: PrometheusSpec = o.spec ?? {};
   const replicas = spec.replicas ?? 1;
   const shards = kind.sharded ? spec.shards ?? 1 : 1;
-  for (const [field, value] of [['replicas', replicas], ['shards', shards]] as const) {
-    if (!Number.isInteger(value) || value < 0) return `has spec.${field} ${JSON.stringify(value)}, not a whole number`;
-  }
+  if (!isCount(replicas)) return `has spec.replicas ${JSON.stringify(replicas)}, not a whole number`;
+  if (!isCount(shards)) return `has spec.shards ${JSON.stringify(shards)}, not a whole number`;
   if (spec.shardingStrategy?.mode === 'Topology') return 'shards by topology (spec.shardingStrategy.mode Topology), which the check does not model';
   const selector: { [key: string]: string } = {
     'app.kubernetes.io/name': kind.appName,
@@ -56,13 +93,15 @@ function prometheusOperator(o: any, name: string, namespace: string | undefined,
     ...(kind.sharded ? { 'operator.prometheus.io/name': name } : {}),
     ...(kind.nameLabel ? { [kind.nameLabel]: name } : {}),
   };
-  const storageClass = spec.storage?.volumeClaimTemplate ? [spec.storage.volumeClaimTemplate.spec?.storageClassName] : [];
+  // as the manifest gives it: a class of another type matches no StorageClass
+  const storageClass = spec.storage?.volumeClaimTemplate
+    ? [spec.storage.volumeClaimTemplate.spec?.storageClassName as string | undefined] : [];
   const perNode = o.kind === 'PrometheusAgent' && spec.mode === 'DaemonSet';
   return Array.from({ length: shards }, (_, shard) => {
     const own = kind.sharded ? { ...selector, [SHARD_LABEL]: String(shard) } : selector;
     const podLabels = { ...stringMap(spec.podMetadata?.labels), ...own };
     return {
-      kind: o.kind,
+      kind: o.kind as string,
       namespace,
       name: shards > 1 ? `${name} (shard ${shard})` : name,
       replicas: perNode ? undefined : replicas,
@@ -73,8 +112,7 @@ function prometheusOperator(o: any, name: string, namespace: string | undefined,
         nodeSelector: spec.nodeSelector,
         tolerations: spec.tolerations,
         affinity: spec.affinity,
-        topologySpreadConstraints: (Array.isArray(spec.topologySpreadConstraints) ? spec.topologySpreadConstraints : [])
-          .map((c: any) => withAdditionalSelectors(c, own)),
+        topologySpreadConstraints: arrayOf(spec.topologySpreadConstraints).map((c) => withAdditionalSelectors(c, own)),
       },
       claimClasses: storageClass,
       claimTemplates: [],
@@ -86,8 +124,10 @@ function prometheusOperator(o: any, name: string, namespace: string | undefined,
 }
 
 /** A spread constraint with the operator's `additionalLabelSelectors` applied (pkg/prometheus/common.go). */
-function withAdditionalSelectors(c: any, selectorLabels: { [key: string]: string }): any {
-  const { additionalLabelSelectors: mode, ...core } = c ?? {};
+function withAdditionalSelectors(
+  c: PromSpreadConstraint | undefined, selectorLabels: { [key: string]: string },
+): TopologySpreadConstraint {
+  const { additionalLabelSelectors: mode, ...core }: PromSpreadConstraint = c ?? {};
   if (mode !== 'OnResource' && mode !== 'OnShard') return core;
   const added = Object.fromEntries(Object.entries(selectorLabels).filter(([k]) => mode === 'OnShard' || k !== SHARD_LABEL));
   return { ...core, labelSelector: { ...core.labelSelector, matchLabels: { ...core.labelSelector?.matchLabels, ...added } } };
@@ -101,25 +141,47 @@ function withAdditionalSelectors(c: any, selectorLabels: { [key: string]: string
  * is required, none when `enablePodAntiAffinity` is false; `topologySpreadConstraints` as written; a volume per
  * instance of `storage.storageClass`. A surviving instance is promoted, so the cluster needs one.
  */
-function cloudNativePg(o: any, name: string, namespace: string | undefined): CheckWorkload[] | string {
-  const spec = o.spec ?? {};
+/** The fields of a CloudNativePG Cluster's spec the check reads. */
+interface CnpgSpec {
+  readonly instances?: unknown;
+  readonly resources?: Container['resources'];
+  readonly topologySpreadConstraints?: PodSpec['topologySpreadConstraints'];
+  readonly storage?: { readonly storageClass?: unknown };
+  readonly affinity?: {
+    readonly topologyKey?: string;
+    readonly enablePodAntiAffinity?: boolean;
+    readonly podAntiAffinityType?: string;
+    readonly additionalPodAntiAffinity?: PodAffinity;
+    readonly additionalPodAffinity?: PodAffinity;
+    readonly nodeAffinity?: NodeAffinity;
+    readonly nodeSelector?: PodSpec['nodeSelector'];
+    readonly tolerations?: PodSpec['tolerations'];
+  };
+}
+
+function cloudNativePg(o: KubeResource, name: string, namespace: string | undefined): CheckWorkload[] | string {
+  const spec: CnpgSpec = o.spec ?? {};
   const instances = spec.instances ?? 1;
-  if (!Number.isInteger(instances) || instances < 0) return `has spec.instances ${JSON.stringify(instances)}, not a whole number`;
+  if (!isCount(instances)) return `has spec.instances ${JSON.stringify(instances)}, not a whole number`;
   const podLabels = { 'cnpg.io/cluster': name, 'cnpg.io/podRole': 'instance' };
   const a = spec.affinity ?? {};
   const term = {
     labelSelector: { matchExpressions: Object.entries(podLabels).map(([key, value]) => ({ key, operator: 'In', values: [value] })) },
     topologyKey: a.topologyKey || 'kubernetes.io/hostname',
   };
-  const generated = a.enablePodAntiAffinity === false ? {}
+  const generated: PodAffinity = a.enablePodAntiAffinity === false ? {}
     : a.podAntiAffinityType === 'required' ? { requiredDuringSchedulingIgnoredDuringExecution: [term] }
       : { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term }] };
   const extra = a.additionalPodAntiAffinity ?? {};
   const antiAffinity = {
-    requiredDuringSchedulingIgnoredDuringExecution: [...(generated as any).requiredDuringSchedulingIgnoredDuringExecution ?? [],
-      ...extra.requiredDuringSchedulingIgnoredDuringExecution ?? []],
-    preferredDuringSchedulingIgnoredDuringExecution: [...(generated as any).preferredDuringSchedulingIgnoredDuringExecution ?? [],
-      ...extra.preferredDuringSchedulingIgnoredDuringExecution ?? []],
+    requiredDuringSchedulingIgnoredDuringExecution: [
+      ...generated.requiredDuringSchedulingIgnoredDuringExecution ?? [],
+      ...extra.requiredDuringSchedulingIgnoredDuringExecution ?? [],
+    ],
+    preferredDuringSchedulingIgnoredDuringExecution: [
+      ...generated.preferredDuringSchedulingIgnoredDuringExecution ?? [],
+      ...extra.preferredDuringSchedulingIgnoredDuringExecution ?? [],
+    ],
   };
   return [{
     kind: 'Cluster',
@@ -146,14 +208,24 @@ function cloudNativePg(o: any, name: string, namespace: string | undefined): Che
  * Argo Rollouts (github.com/argoproj/argo-rollouts, docs/features/specification.md): a Rollout runs `replicas`
  * pods (default 1) of its `template`, or of the Deployment its `workloadRef` names (same namespace).
  */
-function argoRollout(o: any, name: string, namespace: string | undefined, others: readonly any[]): CheckWorkload[] | string {
-  const spec = o.spec ?? {};
+/** The fields of an Argo Rollout's spec the check reads. */
+interface RolloutSpec {
+  readonly replicas?: unknown;
+  readonly template?: PodTemplate;
+  readonly workloadRef?: { readonly kind?: string; readonly name?: string };
+}
+
+function argoRollout(
+  o: KubeResource, name: string, namespace: string | undefined, others: readonly unknown[],
+): CheckWorkload[] | string {
+  const spec: RolloutSpec = o.spec ?? {};
   const replicas = spec.replicas ?? 1;
-  if (!Number.isInteger(replicas) || replicas < 0) return `has spec.replicas ${JSON.stringify(replicas)}, not a whole number`;
+  if (!isCount(replicas)) return `has spec.replicas ${JSON.stringify(replicas)}, not a whole number`;
   let template = spec.template;
   if (template?.spec === undefined && spec.workloadRef) {
     const ref = spec.workloadRef;
-    const target = others.find((d) => d?.kind === (ref.kind ?? 'Deployment') && d?.metadata?.name === ref.name && d?.metadata?.namespace === namespace);
+    const target = (others as readonly (Workload | undefined)[]).find((d) => d?.kind === (ref.kind ?? 'Deployment')
+      && d?.metadata?.name === ref.name && d?.metadata?.namespace === namespace);
     if (!target) return `takes its pod template from ${ref.kind ?? 'Deployment'} ${ref.name} (workloadRef), which is not in the input`;
     template = target.spec?.template;
   }
@@ -163,13 +235,13 @@ function argoRollout(o: any, name: string, namespace: string | undefined, others
     namespace,
     name,
     replicas,
-    replicasInManifest: spec.replicas,
+    replicasInManifest: spec.replicas as number | undefined,
     podLabels: stringMap(template.metadata?.labels),
     pod: template.spec,
     claimClasses: [],
     claimTemplates: [],
-    podClaims: (Array.isArray(template.spec.volumes) ? template.spec.volumes : [])
-      .map((v: any) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),
+    podClaims: arrayOf(template.spec.volumes)
+      .map((v) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),
     annotations: stringMap(o.metadata?.annotations),
     labels: stringMap(o.metadata?.labels),
   }];
@@ -181,14 +253,26 @@ function argoRollout(o: any, name: string, namespace: string | undefined, others
  * entry, volumes from `spec.storageClassName`; a write needs a quorum of each stream's `replication.factor`
  * replicas. Or why it cannot be placed from the manifest alone.
  */
-function lokiStackIngesters(o: any, name: string, namespace: string | undefined): CheckWorkload[] | string {
-  const replicas = o.spec?.template?.ingester?.replicas;
-  if (!Number.isInteger(replicas) || replicas < 0) {
+/** The fields of a LokiStack's spec the check reads. */
+interface LokiStackSpec {
+  readonly template?: { readonly ingester?: { readonly replicas?: unknown } };
+  readonly replication?: {
+    readonly factor?: unknown;
+    readonly zones?: readonly { readonly topologyKey?: string; readonly maxSkew?: number }[];
+  };
+  readonly replicationFactor?: unknown;
+  readonly storageClassName?: unknown;
+}
+
+function lokiStackIngesters(o: KubeResource, name: string, namespace: string | undefined): CheckWorkload[] | string {
+  const spec: LokiStackSpec | undefined = o.spec;
+  const replicas = spec?.template?.ingester?.replicas;
+  if (!isCount(replicas)) {
     return 'sets no spec.template.ingester.replicas: its ingesters come from the operator\'s size table, which the check does not know';
   }
-  const factor = o.spec?.replication?.factor ?? o.spec?.replicationFactor ?? 1;
+  const factor = spec?.replication?.factor ?? spec?.replicationFactor ?? 1;
   const podLabels = { 'app.kubernetes.io/component': 'ingester', 'app.kubernetes.io/instance': name };
-  const zones: any[] = Array.isArray(o.spec?.replication?.zones) ? o.spec.replication.zones : [];
+  const zones = arrayOf(spec?.replication?.zones);
   return [{
     kind: 'LokiStack',
     namespace,
@@ -201,12 +285,12 @@ function lokiStackIngesters(o: any, name: string, namespace: string | undefined)
         topologyKey: z?.topologyKey, maxSkew: z?.maxSkew ?? 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: podLabels },
       })),
     },
-    claimClasses: [typeof o.spec?.storageClassName === 'string' ? o.spec.storageClassName : undefined],
+    claimClasses: [typeof spec?.storageClassName === 'string' ? spec.storageClassName : undefined],
     claimTemplates: [],
     podClaims: [],
     annotations: {},
     labels: {},
-    ringReplicationFactor: Number.isInteger(factor) && factor >= 1 ? factor : 1,
+    ringReplicationFactor: Number.isInteger(factor) && (factor as number) >= 1 ? factor as number : 1,
   }];
 }
 
@@ -239,12 +323,15 @@ const POD_RUNNING_KINDS: { readonly [group: string]: readonly string[] } = {
  * within three levels of its spec, e.g. `spec.kafka.replicas`; or a kind known to run pods, named `its kind`);
  * undefined when it does not look like a workload.
  */
-export function looksLikeWorkload(o: any): string | undefined {
+export function looksLikeWorkload(o: KubeResource): string | undefined {
   const group = typeof o.apiVersion === 'string' && o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : 'v1';
   if (KUBERNETES_GROUP.test(group)) return undefined;
-  const search = (v: any, path: string, depth: number): string | undefined => {
-    if (typeof v !== 'object' || v === null || depth > 3) return undefined;
-    if (Array.isArray(v)) return v.map((child, i) => search(child, `${path}[${i}]`, depth + 1)).find((f) => f !== undefined);
+  const search = (value: unknown, path: string, depth: number): string | undefined => {
+    if (typeof value !== 'object' || value === null || depth > 3) return undefined;
+    if (Array.isArray(value)) {
+      return value.map((child, i) => search(child, `${path}[${i}]`, depth + 1)).find((f) => f !== undefined);
+    }
+    const v = value as JsonObject & { readonly template?: PodTemplate };
     if (typeof v.template?.spec === 'object' && Array.isArray(v.template.spec?.containers)) return `${path}.template`;
     for (const [k, child] of Object.entries(v)) {
       if (WORKLOAD_FIELDS.has(k) && (typeof child === 'number' || typeof child === 'object')) return `${path}.${k}`;
@@ -255,7 +342,7 @@ export function looksLikeWorkload(o: any): string | undefined {
     }
     return undefined;
   };
-  return search(o.spec, 'spec', 1) ?? (POD_RUNNING_KINDS[group]?.includes(o.kind) ? 'kind' : undefined);
+  return search(o.spec, 'spec', 1) ?? (POD_RUNNING_KINDS[group]?.includes(o.kind ?? '') ? 'kind' : undefined);
 }
 
 /** The string-valued entries of a labels or annotations map (anything else is dropped). */

@@ -6,6 +6,7 @@ import { analyzeManifests } from './analyze';
 import { allFindings, severityRank, survivesAnyZone, verdict, workloadId, zoneLossFindings } from './format-common';
 import { ZoneInventory } from './inventory';
 import { FindingSeverity } from './model';
+import { asObject, listItems, Meta } from '../kubernetes/objects';
 import { checkProps, Props, PropSpec } from '../shared/props';
 
 /** Which findings fail `cdk8s synth`. */
@@ -65,15 +66,17 @@ export class ZoneCheckValidation {
    * Checks the manifests of `context` (a cdk8s CLI `ValidationContext`), adds a violation per finding at
    * warning or error severity, and submits the report.
    */
-  public async validate(context: any): Promise<void> {
+  public async validate(context: unknown): Promise<void> {
+    const cli = context as ValidationContext;
     const values: unknown[] = [];
     // The manifest file of each object, by kind/namespace/name, for the violations.
     const files = new Map<string, string>();
-    for (const manifest of context.manifests as string[]) {
-      for (const value of expandLists(context.parseManifest(manifest))) {
+    for (const manifest of cli.manifests) {
+      for (const value of expandLists(cli.parseManifest(manifest))) {
         values.push(value);
-        const v = value as any;
-        const id = workloadId({ kind: String(v?.kind), namespace: v?.metadata?.namespace, name: String(v?.metadata?.name) });
+        const v = asObject(value);
+        const metadata = v?.metadata as Meta | undefined;
+        const id = workloadId({ kind: String(v?.kind), namespace: metadata?.namespace, name: String(metadata?.name) });
         if (!files.has(id)) files.set(id, manifest);
       }
     }
@@ -82,11 +85,11 @@ export class ZoneCheckValidation {
     const located = [...allFindings(data), ...zoneLossFindings(data)];
     for (const { finding, workload } of located) {
       if (finding.severity === FindingSeverity.INFO) {
-        context.logger.log(`[${finding.rule}] ${workload ? workloadId(workload) : '(input)'}: ${finding.message}`);
+        cli.logger.log(`[${finding.rule}] ${workload ? workloadId(workload) : '(input)'}: ${finding.message}`);
         continue;
       }
       const manifestPath = workload && files.get(workloadId(workload));
-      context.report.addViolation({
+      cli.report.addViolation({
         ruleName: `${finding.rule} (${finding.severity})`,
         recommendation: finding.message,
         fix: finding.fix,
@@ -97,7 +100,7 @@ export class ZoneCheckValidation {
     const threshold = this.failOn === ZoneCheckFailOn.NEVER ? -1 : severityRank(this.failOn);
     const fails = threshold >= 0 &&
       (!data.workloads.every(survivesAnyZone) || located.some(({ finding }) => severityRank(finding.severity) <= threshold));
-    context.report.submit(fails ? 'failure' : 'success', {
+    cli.report.submit(fails ? 'failure' : 'success', {
       zones: data.zones.join(', '),
       workloads: String(data.workloads.length),
       verdict: verdict(data),
@@ -109,9 +112,27 @@ export class ZoneCheckValidation {
 /** The objects of parsed documents: empty documents dropped, a List's items expanded. */
 function expandLists(docs: readonly unknown[]): unknown[] {
   return docs.flatMap((doc) => {
-    const v = doc as any;
     if (doc === null || doc === undefined) return [];
-    if (typeof v.kind === 'string' && v.kind.endsWith('List') && Array.isArray(v.items)) return expandLists(v.items);
-    return [doc];
+    const items = listItems(doc);
+    return items !== undefined ? expandLists(items) : [doc];
   });
+}
+
+/** What `validate` uses of the cdk8s CLI's ValidationContext (cdk8s-cli's plugin API). */
+interface ValidationContext {
+  readonly manifests: readonly string[];
+  readonly logger: { log(message: string): void };
+  readonly report: {
+    addViolation(violation: Violation): void;
+    submit(status: 'success' | 'failure', metadata: { [key: string]: string }): void;
+  };
+  parseManifest(manifest: string): unknown[];
+}
+
+/** A violation as the cdk8s CLI's report takes it. */
+interface Violation {
+  readonly ruleName: string;
+  readonly recommendation: string;
+  readonly fix: string;
+  readonly violatingResources: { resourceName: string; locations: string[]; manifestPath: string }[];
 }

@@ -9,6 +9,10 @@ import { FindingSeverity, ZoneFinding } from './model';
 import { looksLikeWorkload, operatorWorkloads, stringMap } from './operators';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
 import { REPLICAS_ANNOTATION } from '../contract/zone-check';
+import {
+  arrayOf, asResource, elementsOf, isList, KubeResource, NodeSelectorTerm, Pod, PodTemplate, Requirement, TypeAndMeta,
+  Workload, WorkloadSpec,
+} from '../kubernetes/objects';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../kubernetes/standard-labels';
 
 /** The trafficDistribution values that keep a client's traffic in its own zone when an endpoint is there. */
@@ -19,17 +23,22 @@ const RUN_TO_COMPLETION = ['Job', 'CronJob'];
 const STORAGE_AND_BUDGET_KINDS = ['PersistentVolume', 'PersistentVolumeClaim', 'PodDisruptionBudget', ZONE_DISRUPTION_BUDGET_KIND, 'StorageClass'];
 
 /** A bare Pod that is not restarted (restartPolicy Never or OnFailure: a Helm test, a one-off task) runs to completion. */
-const runsToCompletion = (o: any) => RUN_TO_COMPLETION.includes(o.kind) || (o.kind === 'Pod' && ['Never', 'OnFailure'].includes(o.spec?.restartPolicy));
+const runsToCompletion = (o: Workload) => RUN_TO_COMPLETION.includes(o.kind ?? '')
+  || (o.kind === 'Pod' && ['Never', 'OnFailure'].includes(String((o as Pod).spec?.restartPolicy)));
 
 /** Reads the manifests (objects; `List`s expanded) the check needs. */
 export function readManifests(manifests: readonly unknown[], topologyKey: string): CheckInput {
   const input: CheckInput = {
     workloads: [], budgets: [], storageClasses: [], volumes: [], claimVolumes: new Map(), zoneLocalServices: [], findings: [],
   };
-  const objects = manifests.flatMap((m: any) => (m?.kind === 'List' && Array.isArray(m.items) ? m.items : [m]));
+  const objects = manifests.flatMap((m) => {
+    const list = asResource(m) as (KubeResource & { readonly items?: unknown }) | undefined;
+    return list?.kind === 'List' && Array.isArray(list.items) ? elementsOf(list.items) : [m];
+  });
   const autoscalers: CheckAutoscaler[] = [];
-  objects.forEach((o: any, i) => {
-    if (typeof o !== 'object' || o === null || Array.isArray(o) || typeof o.kind !== 'string') {
+  objects.forEach((object, i) => {
+    const o = asResource(object);
+    if (o === undefined) {
       input.findings.push(skipped(`object ${i}`, 'is not a Kubernetes object (no kind)'));
       return;
     }
@@ -40,7 +49,7 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     const placed = name === undefined || WORKLOAD_KINDS.includes(o.kind) ? undefined : operatorWorkloads(o, name, namespace, objects);
     const autoscaler = name === undefined || placed !== undefined ? undefined : autoscalerOf(o, name, namespace);
     if (WORKLOAD_KINDS.includes(o.kind)) {
-      const workload = builtInWorkload(o, name, namespace);
+      const workload = builtInWorkload(o as Workload, name, namespace);
       if (typeof workload === 'string') input.findings.push(skipped(what, workload));
       else input.workloads.push(workload);
     } else if (placed !== undefined) {
@@ -50,11 +59,11 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
       if (typeof autoscaler === 'string') input.findings.push(skipped(what, autoscaler));
       else autoscalers.push(autoscaler);
     } else if (name !== undefined && STORAGE_AND_BUDGET_KINDS.includes(o.kind)) {
-      readStorageOrBudget(o, name, namespace, topologyKey, input);
+      readStorageOrBudget(o as StorageOrBudget, name, namespace, topologyKey, input);
     } else if (name !== undefined && o.kind === 'Service') {
       const selector = stringMap(o.spec?.selector);
       const traffic = o.spec?.trafficDistribution;
-      if (ZONE_LOCAL_TRAFFIC.includes(traffic) && Object.keys(selector).length > 0) {
+      if (typeof traffic === 'string' && ZONE_LOCAL_TRAFFIC.includes(traffic) && Object.keys(selector).length > 0) {
         input.zoneLocalServices.push({ namespace, name, selector, trafficDistribution: traffic });
       }
     } else {
@@ -78,46 +87,69 @@ function replicasLeftToController(value: unknown): { replicas?: number; from: st
 }
 
 /** A built-in workload as the check reads it, or why it is skipped. */
-function builtInWorkload(o: any, name: string | undefined, namespace: string | undefined): CheckWorkload | string {
+function builtInWorkload(o: Workload, name: string | undefined, namespace: string | undefined): CheckWorkload | string {
   if (name === undefined) return 'has no metadata.name';
   // a CronJob's pods are those of the Job it makes from its jobTemplate; a bare Pod is its own template
-  const spec = o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec : o.kind === 'Pod' ? { template: o } : o.spec;
+  const spec: WorkloadSpec | undefined = o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec
+    : o.kind === 'Pod' ? { template: o as PodTemplate } : o.spec;
   const template = spec?.template;
-  if (typeof template?.spec !== 'object' || template.spec === null) return 'has no pod template';
-  const templates: any[] = o.kind === 'StatefulSet' && Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : [];
-  const scaled = o.kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(o.kind) || spec.replicas !== undefined ? undefined
+  if (spec === undefined || template === undefined || typeof template.spec !== 'object' || template.spec === null) {
+    return 'has no pod template';
+  }
+  const templates = o.kind === 'StatefulSet' ? arrayOf(spec.volumeClaimTemplates) : [];
+  const kind = o.kind ?? '';
+  const scaled = kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(kind) || spec.replicas !== undefined ? undefined
     : replicasLeftToController(o.metadata?.annotations?.[REPLICAS_ANNOTATION]);
-  const replicas = o.kind === 'DaemonSet' ? undefined : RUN_TO_COMPLETION.includes(o.kind) ? spec.parallelism ?? 1 : spec.replicas ?? scaled?.replicas ?? 1;
-  if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 0)) {
+  const replicas = kind === 'DaemonSet' ? undefined
+    : RUN_TO_COMPLETION.includes(kind) ? spec.parallelism ?? 1 : spec.replicas ?? scaled?.replicas ?? 1;
+  if (replicas !== undefined && !(Number.isInteger(replicas) && (replicas as number) >= 0)) {
     return `has replicas ${JSON.stringify(replicas)}, not a whole number`;
   }
   return {
-    kind: o.kind,
+    kind,
     namespace,
     name,
-    replicas,
+    replicas: replicas as number | undefined,
     ...(scaled ? { replicasFrom: scaled.from } : {}),
-    replicasInManifest: o.kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(o.kind) ? undefined : spec.replicas,
+    replicasInManifest: kind === 'DaemonSet' || RUN_TO_COMPLETION.includes(kind) ? undefined
+      : spec.replicas as number | undefined,
     runToCompletion: runsToCompletion(o) || undefined,
-    perNode: o.kind === 'DaemonSet' || undefined,
+    perNode: kind === 'DaemonSet' || undefined,
     fromLibrary: o.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_VALUE || undefined,
     podLabels: stringMap(template.metadata?.labels),
     pod: template.spec,
-    claimClasses: templates.map((t: any) => (typeof t?.spec?.storageClassName === 'string' ? t.spec.storageClassName : undefined)),
-    claimTemplates: templates.map((t: any) => t?.metadata?.name).filter((n: unknown): n is string => typeof n === 'string'),
-    podClaims: (Array.isArray(template.spec.volumes) ? template.spec.volumes : [])
-      .map((v: any) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),
+    claimClasses: templates.map((t) => (typeof t?.spec?.storageClassName === 'string'
+      ? t.spec.storageClassName : undefined)),
+    claimTemplates: templates.map((t) => t?.metadata?.name).filter((n: unknown): n is string => typeof n === 'string'),
+    podClaims: arrayOf(template.spec.volumes)
+      .map((v) => v?.persistentVolumeClaim?.claimName).filter((n: unknown): n is string => typeof n === 'string'),
     annotations: stringMap(o.metadata?.annotations),
     labels: stringMap(o.metadata?.labels),
   };
 }
 
 /** What a PersistentVolume, a claim bound to one, a PodDisruptionBudget or a StorageClass adds to the input. */
-function readStorageOrBudget(o: any, name: string, namespace: string | undefined, topologyKey: string, input: CheckInput): void {
+/** A PersistentVolume, a PersistentVolumeClaim, a budget or a StorageClass: the fields the check reads. */
+interface StorageOrBudget extends TypeAndMeta {
+  readonly spec?: {
+    readonly nodeAffinity?: { readonly required?: { readonly nodeSelectorTerms?: readonly NodeSelectorTerm[] } };
+    readonly claimRef?: { readonly namespace?: string; readonly name?: unknown };
+    readonly volumeName?: unknown;
+    readonly selector?: unknown;
+    readonly minAvailable?: number | string;
+    readonly maxUnavailable?: number | string;
+  };
+  readonly allowedTopologies?: readonly { readonly matchLabelExpressions?: readonly Requirement[] }[];
+  readonly volumeBindingMode?: unknown;
+}
+
+function readStorageOrBudget(
+  o: StorageOrBudget, name: string, namespace: string | undefined, topologyKey: string, input: CheckInput,
+): void {
   if (o.kind === 'PersistentVolume') {
     const nodeTerms = o.spec?.nodeAffinity?.required?.nodeSelectorTerms;
     const ref = o.spec?.claimRef;
-    if (Array.isArray(nodeTerms)) {
+    if (isList(nodeTerms)) {
       input.volumes.push({ name, nodeTerms, claim: typeof ref?.name === 'string' ? { namespace: ref.namespace, name: ref.name } : undefined });
     }
   } else if (o.kind === 'PersistentVolumeClaim' && typeof o.spec?.volumeName === 'string') {
@@ -130,10 +162,10 @@ function readStorageOrBudget(o: any, name: string, namespace: string | undefined
     const { selector = {}, maxUnavailable } = o.spec ?? {};
     input.budgets.push({ kind: o.kind, namespace, name, selector, maxUnavailable });
   } else if (o.kind === 'StorageClass') {
-    const zones = (Array.isArray(o.allowedTopologies) ? o.allowedTopologies : [])
-      .flatMap((t: any) => (Array.isArray(t?.matchLabelExpressions) ? t.matchLabelExpressions : []))
-      .filter((e: any) => e?.key === topologyKey && Array.isArray(e.values))
-      .flatMap((e: any) => e.values as string[]);
+    const zones = arrayOf(o.allowedTopologies)
+      .flatMap((t) => arrayOf(t?.matchLabelExpressions))
+      .filter((e) => e?.key === topologyKey && Array.isArray(e.values))
+      .flatMap((e) => e.values as string[]);
     input.storageClasses.push({
       name,
       immediate: (o.volumeBindingMode ?? 'Immediate') === 'Immediate',

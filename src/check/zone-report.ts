@@ -13,7 +13,7 @@ import { checkArg, Props } from '../shared/props';
  */
 export class ZoneReport {
   /** Checks parsed Kubernetes objects (anything else is reported as skipped). */
-  public static analyze(manifests: any[], inventory: ZoneInventory): ZoneReport {
+  public static analyze(manifests: unknown[], inventory: ZoneInventory): ZoneReport {
     // any element: what is no Kubernetes object (an empty YAML document is null) is reported as skipped
     checkArg('ZoneReport.analyze', 'manifests', manifests, Props.custom('a list of objects', (v) => (Array.isArray(v) ? undefined : 'must be a list')));
     checkArg('ZoneReport.analyze', 'inventory', inventory, Props.instanceOf(ZoneInventory));

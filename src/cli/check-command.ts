@@ -15,6 +15,7 @@ import { InventoryTaint } from '../check/inventory';
 import { ManifestObject } from '../check/manifest-text';
 import { ZoneReportData } from '../check/model';
 import { ExitCode } from '../contract/exit-codes';
+import { asResource } from '../kubernetes/objects';
 import { parseCommandLine } from '../shared/command-line';
 import { UsageError } from '../shared/errors';
 
@@ -71,10 +72,11 @@ function render(data: ZoneReportData, args: CheckArgs, objects: readonly Manifes
 function sarifInputs(objects: readonly ManifestObject[]): SarifInput[] {
   const inputs: SarifInput[] = [];
   for (const o of objects) {
-    const v = o.value as any;
-    if (typeof v?.kind !== 'string' || typeof v?.metadata?.name !== 'string') continue;
-    const namespace = typeof v.metadata.namespace === 'string' ? v.metadata.namespace : undefined;
-    inputs.push({ file: o.file, line: o.line, object: { kind: v.kind, namespace, name: v.metadata.name } });
+    const v = asResource(o.value);
+    const name = v?.metadata?.name;
+    if (v === undefined || typeof name !== 'string') continue;
+    const namespace = typeof v.metadata?.namespace === 'string' ? v.metadata.namespace : undefined;
+    inputs.push({ file: o.file, line: o.line, object: { kind: v.kind, namespace, name } });
   }
   return inputs;
 }

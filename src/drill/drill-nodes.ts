@@ -5,6 +5,7 @@
  * someone else is read again, not overwritten.
  */
 import { PROJECT_DOMAIN } from '../contract/labels';
+import { asObject, Live, Node } from '../kubernetes/objects';
 
 /** `outage`: the zone dies (NoExecute taint: pods go, budgets do not help). `drain`: maintenance (cordon, evictions). */
 export type DrillMode = 'outage' | 'drain';
@@ -27,37 +28,25 @@ export interface DrillRecord {
   readonly unschedulableBefore: boolean | null;
 }
 
-/** A node as the drill reads it. */
-export interface DrillNode {
-  readonly metadata: {
-    readonly name: string;
-    readonly resourceVersion?: string;
-    readonly labels?: { readonly [k: string]: string };
-    readonly annotations?: { readonly [k: string]: string };
-  };
-  readonly spec?: { readonly taints?: readonly NodeTaint[]; readonly unschedulable?: boolean };
-}
-
-export interface NodeTaint {
-  readonly key: string;
-  readonly value?: string;
-  readonly effect: string;
-}
+/** A node as the drill reads it (its labels, annotations, taints, unschedulable, resourceVersion). */
+export type DrillNode = Live<Node>;
 
 /** The record on `node`, undefined when it has none; a record that is not ours to read is an error naming the node. */
 export function drillRecordOf(node: DrillNode): DrillRecord | undefined {
   const text = node.metadata.annotations?.[DRILL_RECORD_ANNOTATION];
   if (text === undefined) return undefined;
-  let record: any;
+  let parsed: unknown;
   try {
-    record = JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
-    record = undefined;
+    parsed = undefined;
   }
-  if (typeof record?.zone !== 'string' || !DRILL_MODES.includes(record?.mode) || ![true, false, null].includes(record?.unschedulableBefore)) {
+  const record = asObject(parsed);
+  if (typeof record?.zone !== 'string' || !DRILL_MODES.includes(record.mode as DrillMode)
+    || ![true, false, null].includes(record.unschedulableBefore as boolean | null)) {
     throw new Error(`node ${node.metadata.name}: annotation ${DRILL_RECORD_ANNOTATION} is not a drill record: ${JSON.stringify(text).slice(0, 200)}`);
   }
-  return record as DrillRecord;
+  return record as unknown as DrillRecord;
 }
 
 /** The merge patch that starts the drill on `node`: its record and the change, together. */

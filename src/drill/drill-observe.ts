@@ -3,6 +3,7 @@
  * nodes) taken every half second, the fewest ready replicas, the most pods Pending, and when the workload was
  * whole again. Pure: the run takes the snapshots, this folds them.
  */
+import { Live, OwnerRef, Pod, TypeAndMeta, Workload } from '../kubernetes/objects';
 import { isActive, isPending, isRunningAndReady } from '../kubernetes/pod-life';
 
 /** The workloads a drill watches: those whose replicas matter when a zone goes (a DaemonSet's pods go with their nodes). */
@@ -24,8 +25,8 @@ export function workloadKeyText(w: WorkloadKey): string {
 export interface ClusterSnapshot {
   readonly atMs: number;
   /** Deployments, StatefulSets and ReplicaSets (each with `kind`). */
-  readonly workloads: readonly any[];
-  readonly pods: readonly any[];
+  readonly workloads: readonly Live<Workload>[];
+  readonly pods: readonly Live<Pod>[];
   /** Each node's zone. */
   readonly zoneOfNode: ReadonlyMap<string, string>;
 }
@@ -61,23 +62,29 @@ export interface Observation {
 /** The workloads of `snapshot` the drill watches (ReplicaSets only those no Deployment owns), by key. */
 export function watchedWorkloads(snapshot: ClusterSnapshot): WorkloadKey[] {
   return snapshot.workloads
-    .filter((w) => WATCHED_KINDS.includes(w.kind) && !(w.kind === 'ReplicaSet' && controllerOf(w)?.kind === 'Deployment'))
-    .map((w) => ({ kind: w.kind, namespace: w.metadata.namespace, name: w.metadata.name }));
+    .filter((w) => WATCHED_KINDS.includes(w.kind ?? '')
+      && !(w.kind === 'ReplicaSet' && controllerOf(w)?.kind === 'Deployment'))
+    .map(keyOf);
 }
 
-function controllerOf(o: any): { kind: string; name: string; uid: string } | undefined {
-  return (o?.metadata?.ownerReferences ?? []).find((r: any) => r.controller === true);
+/** A listed workload's key (a workload the API server lists has its list's kind and a namespace). */
+function keyOf(w: Live<Workload>): WorkloadKey {
+  return { kind: w.kind as string, namespace: w.metadata.namespace as string, name: w.metadata.name };
+}
+
+function controllerOf(o: TypeAndMeta | undefined): OwnerRef | undefined {
+  return (o?.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
 }
 
 /** Each pod's workload (Deployment through its ReplicaSet), keyed by the workload's key text. */
-export function podsByWorkload(snapshot: ClusterSnapshot): Map<string, any[]> {
-  const byUid = new Map<string, any>(snapshot.workloads.map((w) => [w.metadata.uid, w]));
-  const pods = new Map<string, any[]>();
+export function podsByWorkload(snapshot: ClusterSnapshot): Map<string, Live<Pod>[]> {
+  const byUid = new Map<string | undefined, Live<Workload>>(snapshot.workloads.map((w) => [w.metadata.uid, w]));
+  const pods = new Map<string, Live<Pod>[]>();
   for (const pod of snapshot.pods) {
     let owner = byUid.get(controllerOf(pod)?.uid ?? '');
     if (owner?.kind === 'ReplicaSet') owner = byUid.get(controllerOf(owner)?.uid ?? '') ?? owner;
     if (owner === undefined) continue;
-    const key = workloadKeyText({ kind: owner.kind, namespace: owner.metadata.namespace, name: owner.metadata.name });
+    const key = workloadKeyText(keyOf(owner));
     pods.set(key, [...pods.get(key) ?? [], pod]);
   }
   return pods;
@@ -86,12 +93,13 @@ export function podsByWorkload(snapshot: ClusterSnapshot): Map<string, any[]> {
 /** The replicas `key` asks for in `snapshot` (a group: its members' together). */
 export function desiredOf(snapshot: ClusterSnapshot, key: WorkloadKey): number {
   if (key.members) return key.members.reduce((sum, m) => sum + desiredOf(snapshot, m), 0);
-  const workload = snapshot.workloads.find((w) => w.kind === key.kind && w.metadata.namespace === key.namespace && w.metadata.name === key.name);
-  return workload === undefined ? 0 : workload.spec?.replicas ?? 1;
+  const workload = snapshot.workloads.find((w) => w.kind === key.kind && w.metadata.namespace === key.namespace
+    && w.metadata.name === key.name);
+  return workload === undefined ? 0 : workload.spec?.replicas as number | undefined ?? 1;
 }
 
 /** The pods of `key` (a group: its members'), from `podsByWorkload`. */
-export function podsOf(byWorkload: ReadonlyMap<string, readonly any[]>, key: WorkloadKey): readonly any[] {
+export function podsOf(byWorkload: ReadonlyMap<string, readonly Live<Pod>[]>, key: WorkloadKey): readonly Live<Pod>[] {
   return key.members ? key.members.flatMap((m) => podsOf(byWorkload, m)) : byWorkload.get(workloadKeyText(key)) ?? [];
 }
 
@@ -101,10 +109,12 @@ export function refusedOf(refused: ReadonlyMap<string, ReadonlySet<string>>, key
 }
 
 /** A workload of `desired` replicas and `pods` in `snapshot`; `zone`: the drilled zone, `zoneDown`: whether its pods count as dead (an outage under way). */
-export function workloadState(snapshot: ClusterSnapshot, pods: readonly any[], desired: number, zone: string, zoneDown: boolean): WorkloadState {
+export function workloadState(
+  snapshot: ClusterSnapshot, pods: readonly Live<Pod>[], desired: number, zone: string, zoneDown: boolean,
+): WorkloadState {
   const live = pods.filter(isActive);
   const ready = live.filter(isRunningAndReady);
-  const zoneOf = (p: any) => snapshot.zoneOfNode.get(p.spec?.nodeName ?? '');
+  const zoneOf = (p: Pod) => snapshot.zoneOfNode.get(p.spec?.nodeName ?? '');
   const readyInZone = ready.filter((p) => zoneOf(p) === zone).length;
   return {
     desired,

@@ -10,6 +10,7 @@ import { inventoryProps, zoneKeyOf } from '../check/cluster-nodes';
 import { ZoneInventory } from '../check/inventory';
 import { ZoneReportData } from '../check/model';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../contract/rollout';
+import { KubeResource, Live, Node } from '../kubernetes/objects';
 
 /** The API lists whose objects the check reads (the optional ones may be absent from a cluster: a CRD not installed). */
 export const CHECKED_LISTS: ReadonlyArray<{ readonly path: string; readonly optional?: boolean }> = [
@@ -44,7 +45,9 @@ export interface DrillPlan {
  * The plan for drilling `zone` in `mode` on a cluster of `nodes` holding `objects` (as listed: each with kind).
  * Refused when the zone has no node, or a node holds the record of an earlier drill (it was cut short: restore it first).
  */
-export function planDrill(nodes: readonly any[], objects: readonly any[], zone: string, mode: DrillMode): DrillPlan {
+export function planDrill(
+  nodes: readonly Live<Node>[], objects: readonly KubeResource[], zone: string, mode: DrillMode,
+): DrillPlan {
   const recorded = nodes.map((n) => [n, drillRecordOf(n)] as const).filter(([, r]) => r !== undefined);
   if (recorded.length > 0) {
     const [node, record] = recorded[0];
@@ -66,8 +69,10 @@ export function planDrill(nodes: readonly any[], objects: readonly any[], zone: 
 }
 
 /** The objects the check reads: all listed, but not the ReplicaSets a Deployment owns (the Deployment stands for them). */
-export function checkedObjects(objects: readonly any[]): any[] {
-  return objects.filter((o) => !(o.kind === 'ReplicaSet' && (o.metadata?.ownerReferences ?? []).some((r: any) => r.controller === true && r.kind === 'Deployment')));
+export function checkedObjects<T extends KubeResource>(objects: readonly T[]): T[] {
+  const ownedByDeployment = (o: T) => (o.metadata?.ownerReferences ?? [])
+    .some((r) => r.controller === true && r.kind === 'Deployment');
+  return objects.filter((o) => !(o.kind === 'ReplicaSet' && ownedByDeployment(o)));
 }
 
 /** The prediction of the plan for one workload, if the check models it. */

@@ -13,6 +13,7 @@ import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, zoneGroups } fr
 import { verdict, WorkloadVerdict } from './drill-verdict';
 import { zoneKeyOf } from '../check/cluster-nodes';
 import { isStatus, KubeRequestApi, listAll } from '../kubernetes/kube-api';
+import { KubeResource, Live, Node, Pod, Workload } from '../kubernetes/objects';
 import { isActive } from '../kubernetes/pod-life';
 
 /** How the run goes, and what it reports to. */
@@ -47,9 +48,11 @@ export interface DrillResult {
 }
 
 /** The cluster's nodes and the objects the check reads. */
-export async function readCluster(api: KubeRequestApi): Promise<{ nodes: any[]; objects: any[] }> {
-  const nodes = await listAll(api, '/api/v1/nodes');
-  const objects: any[] = [];
+export async function readCluster(
+  api: KubeRequestApi,
+): Promise<{ nodes: Live<Node>[]; objects: Live<KubeResource>[] }> {
+  const nodes: Live<Node>[] = await listAll(api, '/api/v1/nodes');
+  const objects: Live<KubeResource>[] = [];
   for (const list of CHECKED_LISTS) {
     try {
       objects.push(...await listAll(api, list.path));
@@ -68,9 +71,11 @@ export async function planLiveDrill(api: KubeRequestApi, zone: string, mode: Dri
 
 /** The cluster now: the watched workloads, the pods and each node's zone. */
 export async function takeSnapshot(api: KubeRequestApi, now: () => number): Promise<ClusterSnapshot> {
+  const workloads = (path: string): Promise<Live<Workload>[]> => listAll(api, path);
   const [nodes, deployments, statefulSets, replicaSets, pods] = await Promise.all([
-    listAll(api, '/api/v1/nodes'), listAll(api, '/apis/apps/v1/deployments'), listAll(api, '/apis/apps/v1/statefulsets'),
-    listAll(api, '/apis/apps/v1/replicasets'), listAll(api, '/api/v1/pods'),
+    listAll(api, '/api/v1/nodes') as Promise<Live<Node>[]>, workloads('/apis/apps/v1/deployments'),
+    workloads('/apis/apps/v1/statefulsets'), workloads('/apis/apps/v1/replicasets'),
+    listAll(api, '/api/v1/pods') as Promise<Live<Pod>[]>,
   ]);
   const key = zoneKeyOf(nodes);
   return {
@@ -78,7 +83,7 @@ export async function takeSnapshot(api: KubeRequestApi, now: () => number): Prom
     workloads: [...deployments, ...statefulSets, ...replicaSets],
     pods,
     // a node without the zone label has no zone (`get` answers undefined, as for an unknown node)
-    zoneOfNode: new Map(nodes.flatMap((n) => {
+    zoneOfNode: new Map(nodes.flatMap((n): [string, string][] => {
       const zone = n.metadata.labels?.[key];
       return zone === undefined ? [] : [[n.metadata.name, zone]];
     })),
@@ -213,19 +218,20 @@ async function watchUntilSteady(
 }
 
 /** Whether a pod is one a drain evicts: not a DaemonSet's, not a static pod's mirror, not finished or going. */
-function evictable(pod: any): boolean {
-  const owner = (pod.metadata.ownerReferences ?? []).find((r: any) => r.controller === true);
+function evictable(pod: Live<Pod>): boolean {
+  const owner = (pod.metadata.ownerReferences ?? []).find((r) => r.controller === true);
   return owner?.kind !== 'DaemonSet' && pod.metadata.annotations?.['kubernetes.io/config.mirror'] === undefined &&
     isActive(pod);
 }
 
 /** Asks the Eviction API to evict every evictable pod on the zone's nodes; a refusal is counted against its workload. */
 async function evictFromZone(
-  api: KubeRequestApi, plan: DrillPlan, snap: ClusterSnapshot, byWorkload: ReadonlyMap<string, readonly any[]>, refused: Map<string, Set<string>>,
+  api: KubeRequestApi, plan: DrillPlan, snap: ClusterSnapshot, byWorkload: ReadonlyMap<string, readonly Live<Pod>[]>,
+  refused: Map<string, Set<string>>,
 ): Promise<void> {
-  const workloadOf = new Map<string, string>();
+  const workloadOf = new Map<string | undefined, string>();
   for (const [key, pods] of byWorkload) for (const p of pods) workloadOf.set(p.metadata.uid, key);
-  for (const pod of snap.pods.filter((p) => plan.nodes.includes(p.spec?.nodeName) && evictable(p))) {
+  for (const pod of snap.pods.filter((p) => plan.nodes.includes(p.spec?.nodeName as string) && evictable(p))) {
     const { namespace, name, uid } = pod.metadata;
     try {
       await api.create(`/api/v1/namespaces/${namespace}/pods/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } });
@@ -234,7 +240,8 @@ async function evictFromZone(
       // 429: a PodDisruptionBudget or a ZoneDisruptionBudget says not now (kubectl drain retries those too); anything else stops the drill
       if (!isStatus(e, 429)) throw e;
       const key = workloadOf.get(uid);
-      if (key !== undefined) refused.set(key, new Set([...refused.get(key) ?? [], uid]));
+      // a pod of a workload (a listed one) has a uid
+      if (key !== undefined) refused.set(key, new Set([...refused.get(key) ?? [], uid as string]));
     }
   }
 }

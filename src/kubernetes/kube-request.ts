@@ -6,6 +6,7 @@
 import * as https from 'https';
 import { KubeApiError, KubeRequestApi, PATCH_CONTENT_TYPES, queryString } from './kube-api';
 import { apiServerAgent, ClusterConfig, requestOptions } from './kube-connection';
+import { asObject } from './objects';
 
 const NOT_JSON = Symbol('not JSON');
 
@@ -15,10 +16,14 @@ export interface RequestTime {
   readonly timeoutMs: number;
 }
 
-/** The parsed answer of `method path` (with `body` as JSON, or `contentType`), cut at `time.deadline`. */
-export function kubeJson(
-  config: ClusterConfig, agent: https.Agent, method: string, pathAndQuery: string, time: RequestTime, body?: unknown, contentType = 'application/json',
-): Promise<any> {
+/**
+ * The parsed answer of `method path` (with `body` as JSON, or `contentType`), cut at `time.deadline`. `T` is what the
+ * caller expects the API server to answer (JSON it does not check).
+ */
+export function kubeJson<T = unknown>(
+  config: ClusterConfig, agent: https.Agent, method: string, pathAndQuery: string, time: RequestTime, body?: unknown,
+  contentType = 'application/json',
+): Promise<T> {
   const options = requestOptions(config, method, pathAndQuery, agent, body === undefined ? {} : { 'Content-Type': contentType });
   const what = `${method} ${config.server.origin}${options.path}`;
   return new Promise((resolve, reject) => {
@@ -29,7 +34,7 @@ export function kubeJson(
       res.on('end', () => {
         clearTimeout(timer);
         const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: any;
+        let parsed: unknown;
         try {
           parsed = text === '' ? undefined : JSON.parse(text);
         } catch {
@@ -38,13 +43,14 @@ export function kubeJson(
         const status = res.statusCode ?? 0;
         if (status < 200 || status > 299) {
           // an API group the server does not serve answers 404 in plain text
-          const message = typeof parsed?.message === 'string' ? parsed.message : text.slice(0, 200);
-          const reason = typeof parsed?.reason === 'string' ? parsed.reason : '';
+          const answer = asObject(parsed);
+          const message = typeof answer?.message === 'string' ? answer.message : text.slice(0, 200);
+          const reason = typeof answer?.reason === 'string' ? answer.reason : '';
           const printed = `${what}: HTTP ${status} ${message}`;
           return reject(new KubeApiError(method, pathAndQuery, status, reason, message, printed));
         }
         if (parsed === NOT_JSON) return reject(new Error(`${what}: the answer is not JSON`));
-        resolve(parsed);
+        resolve(parsed as T);
       });
     });
     const cut = () => req.destroy(new Error(`${method} ${config.server.origin}: no answer within ${time.timeoutMs / 1000} s`));
@@ -63,8 +69,8 @@ export const KUBE_CALL_TIMEOUT_MS = 30_000;
 /** The API server of `config` for the CLI (no watches), over one keep-alive agent, each call cut at `timeoutMs`. */
 export function httpsKubeApi(config: ClusterConfig, timeoutMs = KUBE_CALL_TIMEOUT_MS): KubeRequestApi {
   const agent: https.Agent = apiServerAgent(config, { keepAlive: true });
-  const call = (method: string, path: string, body?: unknown, contentType?: string) =>
-    kubeJson(config, agent, method, path, { deadline: Date.now() + timeoutMs, timeoutMs }, body, contentType);
+  const call = <T>(method: string, path: string, body?: unknown, contentType?: string) =>
+    kubeJson<T>(config, agent, method, path, { deadline: Date.now() + timeoutMs, timeoutMs }, body, contentType);
   return {
     get: (path) => call('GET', path),
     list: (path, o = {}) => call('GET', `${path}${queryString({ ...o })}`),

@@ -133,6 +133,10 @@ export function emitNetworkPolicy(
   });
   new k8s.KubeNetworkPolicy(scope, id, {
     metadata: { name: policy.name, namespace: policy.namespace, labels: policy.labels },
-    spec: { podSelector: { matchLabels: policy.podSelector }, policyTypes: ['Ingress'], ingress: Lazy.any({ produce: ingress }) as any },
+    spec: {
+      podSelector: { matchLabels: policy.podSelector },
+      policyTypes: ['Ingress'],
+      ingress: Lazy.any({ produce: ingress }),
+    },
   });
 }

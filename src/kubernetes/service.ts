@@ -1,5 +1,6 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { JsonObject } from './objects';
 
 /**
  * A Service that may set `spec.trafficDistribution` (Kubernetes 1.31+). cdk8s-plus-28's KubeService models
@@ -14,8 +15,8 @@ export class KubeServiceWithTraffic extends k8s.KubeService {
     this.trafficDistribution = trafficDistribution;
   }
 
-  public toJson(): any {
-    const json = super.toJson();
+  public toJson(): JsonObject {
+    const json: { readonly spec?: JsonObject } = super.toJson();
     return this.trafficDistribution === undefined ? json : { ...json, spec: { ...json.spec, trafficDistribution: this.trafficDistribution } };
   }
 }

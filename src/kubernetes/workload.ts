@@ -8,6 +8,7 @@
 import { ApiObject, Lazy } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import { Selector } from './label-selector';
+import { Workload } from './objects';
 import { describe, invalidProp } from '../shared/errors';
 
 /** What a workload construct is expected to be, for messages. */
@@ -58,18 +59,19 @@ const TRANSFORMS = new WeakMap<ApiObject, ((json: any) => any)[]>();
  * The pods' selector of a rendered workload: its `spec.selector`, or (a Job, whose selector Kubernetes
  * generates) its pod template's labels.
  */
-export function renderedSelector(json: any): Selector {
+export function renderedSelector(json: Workload): Selector {
   if (json.kind === 'Job') return { matchLabels: { ...json.spec?.template?.metadata?.labels } };
-  return json.spec?.selector ?? {};
+  // rendered by cdk8s from a workload's props: a selector of the Kubernetes shape
+  return (json.spec?.selector ?? {}) as Selector;
 }
 
 /** The rendered workload's pod template labels. */
-export function renderedPodLabels(json: any): { [key: string]: string } {
+export function renderedPodLabels(json: Workload): { readonly [key: string]: string } {
   return json.spec?.template?.metadata?.labels ?? {};
 }
 
 /** The workload's pod selector as its ApiObject renders it at synthesis (a value for another object's props). */
-export function lazySelector(api: ApiObject, check: (selector: Selector) => void): any {
+export function lazySelector(api: ApiObject, check: (selector: Selector) => void): Selector {
   return Lazy.any({
     produce: () => {
       const selector = renderedSelector(api.toJson());

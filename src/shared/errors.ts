@@ -39,12 +39,14 @@ function render(value: unknown, seen: Set<object>): string {
   try {
     if (Array.isArray(obj)) return `[${shortList(obj.map((v) => render(v, seen)))}]`;
     const named = obj.constructor?.name;
-    if (named === 'Size' && typeof (obj as any).asString === 'function') return `[Size ${(obj as any).asString()}]`;
-    if (named && named !== 'Object' && typeof (obj as any).toJSON !== 'function') {
+    // a Size says its value; a class instance with toJSON is described by what it renders
+    const methods = obj as { readonly asString?: unknown; readonly toJSON?: unknown };
+    if (named === 'Size' && typeof methods.asString === 'function') return `[Size ${methods.asString()}]`;
+    if (named && named !== 'Object' && typeof methods.toJSON !== 'function') {
       // A class instance (ZoneTopology, Duration, ...): its class says more than its fields.
       return `[${named}]`;
     }
-    const fields = Object.entries(typeof (obj as any).toJSON === 'function' ? (obj as any).toJSON() : obj)
+    const fields = Object.entries(typeof methods.toJSON === 'function' ? methods.toJSON() : obj)
       .filter(([, v]) => v !== undefined) // as JSON does: an unset field is no field
       .map(([k, v]) => `${JSON.stringify(k)}:${render(v, seen)}`);
     return `{${shortList(fields)}}`;
