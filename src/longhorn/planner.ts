@@ -45,6 +45,8 @@ export function replicaSizeOf(size: Size | undefined): number {
   return Math.ceil(bytes / LONGHORN_SIZE_ALIGNMENT) * LONGHORN_SIZE_ALIGNMENT;
 }
 
+const MIB = 1024 * 1024;
+
 type Level = AntiAffinityLevel;
 const LEVEL_ORDER = [AntiAffinityLevel.ZONE, AntiAffinityLevel.NODE, AntiAffinityLevel.DISK];
 const UNIT = { zone: ['zone', 'zones'], node: ['node', 'nodes'], disk: ['disk', 'disks'] } as const;
@@ -222,7 +224,7 @@ export function planPlacement(
   describeZones(eligibleNodes, warnings, notes);
   describeDegraded(replicas, r, eligibleDisks, warnings, notes);
   describePolicies(r, size, warnings, notes);
-  return { replicas, complete: failure === undefined, failure, warnings, notes, replicaSize: size };
+  return { replicas, complete: failure === undefined, failure, warnings, notes, replicaSize: Size.mebibytes(size / MIB) };
 }
 
 /** Places replica `replica` on the chosen disk, saying why there and which soft levels it shares. */
