@@ -1,18 +1,17 @@
 import { ApiObject, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct, IConstruct } from 'constructs';
+import { duplicatesOf, twinErrors, warnOfUnpublishedImage } from './app-checks';
 import { controllerPodSpec, METRICS_PORT } from './controller-pod';
 import {
   controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE, InstalledZoneController,
   InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES, waitForZoneCommand, webhookEnforcesIn, webhookMayGuard,
   ZONE_CONTROLLER_MARK,
 } from './controller-reference';
-import { FEATURES } from './features';
 import { NO_WEBHOOKS, ServedWebhook, serveWebhooks, WebhookServing } from './webhook-serving';
 import { WebhookFailurePolicy, WebhookTls } from './webhook-tls';
 import { INSTALLED_CONTROLLER_PROPS, ZONE_CONTROLLER_PROPS, ZoneControllerProps } from './zone-controller-props';
 import { addZoneShiftGate } from './zone-shift-gate';
-import { docsUrl } from '../contract/docs';
 import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ControllerRule, leaderElectionRules, mergeRules } from '../contract/rbac';
 import {
@@ -26,9 +25,7 @@ import { clientPeers, emitNetworkPolicy, NetworkPolicyOptions } from '../kuberne
 import { clusterScoped } from '../kubernetes/object-names';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { invalidProp } from '../shared/errors';
-import { packageVersion } from '../shared/package-version';
 import { checkArg, checkProps, Props } from '../shared/props';
-import { addWarning } from '../shared/warnings';
 
 /** A part of the controller: a reconciler and the rules it needs. */
 interface Part {
@@ -363,57 +360,6 @@ export class ZoneController extends Construct implements IZoneController {
 
 function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
   return { apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}) };
-}
-
-/**
- * Warns, once per app, when the default image names a version no release published (a build from source: 0.0.0,
- * or a pre-release), which no registry will serve.
- */
-function warnOfUnpublishedImage(controller: ZoneController): void {
-  if (/^\d+\.\d+\.\d+$/.test(packageVersion()) && packageVersion() !== '0.0.0') return;
-  const earlier = controller.node.root.node.findAll()
-    .some((c) => ZoneController.isZoneController(c) && c !== controller && c.image === ZoneController.DEFAULT_IMAGE);
-  if (earlier) return;
-  addWarning(controller, `image: the default ${ZoneController.DEFAULT_IMAGE} names version ${packageVersion()} of cdk8s-zones, which no release ` +
-    `published (a build from source), so no registry serves it: build the image with Docker, buildah or podman (${docsUrl('controller.md', 'The image')}), ` +
-    'push it where your cluster pulls from, and name it with the image prop');
-}
-
-/**
- * ZoneControllers of the app that install this one's controller again (same namespace and name): one error for
- * them all, said by the first, which says how to merge them (and nothing else from either, which would follow
- * from it); undefined when there are none.
- */
-function twinErrors(controller: ZoneController): string[] | undefined {
-  const all = controller.node.root.node.findAll();
-  const twins = all.filter((c): c is ZoneController => ZoneController.isZoneController(c) && c !== controller
-    && c.namespace === controller.namespace && c.name === controller.name);
-  if (twins.length === 0) return undefined;
-  return all.indexOf(controller) < all.indexOf(twins[0]) ? [mergeControllers(controller, twins)] : [];
-}
-
-/**
- * Objects this controller emits that something else in the app emits too: two manifests of one object, the last
- * one applied wins (a second controller apart that installs the CRDs too, the user's own Namespace).
- */
-function duplicatesOf(controller: ZoneController): string[] {
-  const key = (o: ApiObject) => `${o.apiVersion.split('/')[0]} ${o.kind} ${o.metadata.namespace ?? ''}/${o.name}`;
-  const isObject = (c: IConstruct): c is ApiObject => c instanceof ApiObject;
-  const all = controller.node.root.node.findAll();
-  const own = new Set(controller.node.findAll().filter(isObject));
-  const ownKeys = new Set([...own].map(key));
-  return all.filter(isObject).filter((o) => !own.has(o) && ownKeys.has(key(o))).map((o) =>
-    `ZoneController '${controller.node.path}': emits ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.name}, ` +
-    `which '${o.node.path}' emits too: set another namespace or name, installCrds: false, or createNamespace: false`);
-}
-
-/** The one error for ZoneControllers that install one controller twice: keep one, with every feature in use. */
-function mergeControllers(first: ZoneController, twins: readonly ZoneController[]): string {
-  const features = FEATURES.filter((f) => [first, ...twins].some((c) => c.reconcilers.includes(f.reconciler))).map((f) => `${f.prop}: true`);
-  return `ZoneController '${first.node.path}' and ${twins.map((t) => `'${t.node.path}'`).join(', ')} install one controller twice ` +
-    `(${first.namespace}/${first.name}): an app needs one ZoneController serving every feature in use. Keep one, ` +
-    `new ZoneController(chart, 'controller', { ${features.join(', ')}, ... }), and pass it as \`controller\` to every construct that needs it; ` +
-    'or, for two controllers apart, give the second another namespace and name and installCrds: false';
 }
 
 /** `webhookTls` exactly when a feature serves an admission webhook. */
