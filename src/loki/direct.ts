@@ -145,7 +145,9 @@ function sharedConfig(scope: Construct, p: ResolvedLoki, zoneAware: boolean): { 
  */
 const HEADLESS = new Set<LokiComponent>([LokiComponent.INDEX_GATEWAY, LokiComponent.INGESTER]);
 
-/** The zone-local traffic of a Service over a component whose `replicas` pods are spread over the zones by `maxSkew`. */
+/**
+ * The zone-local traffic of a Service over a component whose `replicas` pods are spread over the zones by `maxSkew`.
+ */
 const spreadTraffic = (p: ResolvedLoki) => zoneLocalTraffic(p.topology, fewestZonesWithPods(p.replicas, p.topology.zoneCount, p.maxSkew));
 
 /** The suffix of the ConfigMap of the components a migration to zone awareness has not reached yet. */
@@ -210,7 +212,8 @@ function ingesterStatefulSets(
         replicas,
         serviceName: governing,
         podManagementPolicy: 'Parallel',
-        // Nothing rolls until a zone's partition is lowered: see rollout.ts (replaced by OnDelete when the controller rolls).
+        // Nothing rolls until a zone's partition is lowered: see rollout.ts (replaced by OnDelete when the controller
+        // rolls).
         updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: replicas } },
         selector: { matchLabels: { ...selectorOf(p, LokiComponent.INGESTER), ...zoneLabel } },
         template: podTemplate(p, LokiComponent.INGESTER, configMapName, hash, memberLabel, RevisionLabel.CONTROLLER_REVISION_HASH, zone),

@@ -34,7 +34,10 @@ export class TopologyShardedPrometheus extends Construct {
   /** The shard plan (topology mode; undefined in address mode). */
   public readonly plan: ShardPlan | undefined;
 
-  /** The prometheus-operator `Prometheus` (operator output) or `PrometheusAgent` (agent output) resources, in zone order. */
+  /**
+   * The prometheus-operator `Prometheus` (operator output) or `PrometheusAgent` (agent output) resources, in zone
+   * order.
+   */
   public readonly prometheuses: ApiObject[];
 
   /** The StatefulSets of the shards (standalone output), in shard order. */
