@@ -72,10 +72,6 @@ const SCHEMA_FROM = '2024-01-01';
  * into YAML. Every component reads the same file; `-target=` selects what a process runs.
  */
 export function lokiConfig(input: LokiConfigInput): any {
-  const objectStore = input.storage.type;
-  const heartbeat = input.heartbeat && {
-    heartbeat_period: `${input.heartbeat.periodSeconds}s`, heartbeat_timeout: `${input.heartbeat.timeoutSeconds}s`,
-  };
   return prune({
     auth_enabled: false,
     server: {
@@ -85,24 +81,7 @@ export function lokiConfig(input: LokiConfigInput): any {
       grpc_listen_port: input.grpcPort,
       log_level: 'info',
     },
-    common: {
-      path_prefix: input.pathPrefix,
-      // Loki copies common.replication_factor over ingester.lifecycler.ring.replication_factor at start
-      // (config_wrapper applyIngesterReplicationFactor): setting only the ingester's would be ignored.
-      replication_factor: input.replicationFactor,
-      compactor_address: input.compactorAddress,
-      // The ingesters' ring, and every other ring, in memberlist.
-      ring: {
-        kvstore: { store: 'memberlist' },
-        zone_awareness_enabled: input.zoneAwareness,
-        instance_availability_zone: input.instanceZone,
-        instance_id: input.instanceId,
-        instance_addr: input.instanceAddr,
-        // Loki copies these onto every ring, the ingesters' lifecycler included.
-        ...heartbeat,
-      },
-      storage: storageConfig(input.storage),
-    },
+    common: commonSection(input),
     memberlist: {
       bind_addr: input.memberlistBindAddr === undefined ? undefined : [input.memberlistBindAddr],
       bind_port: input.memberlistPort,
@@ -110,33 +89,75 @@ export function lokiConfig(input: LokiConfigInput): any {
       advertise_port: input.instanceAddr === undefined ? undefined : input.memberlistPort,
       join_members: input.joinMembers,
     },
-    ingester: {
-      lifecycler: {
-        ring: { replication_factor: input.replicationFactor },
-        // Ready (/ready) only 15 s after joining the ring ACTIVE (Loki's default, written out): time for the ring to
-        // reach every distributor before a rollout takes the next zone down. At 0 s a zone-per-wave rollout could
-        // take a zone down while the distributors still saw the last one away, and refuse pushes (found by CI).
-        min_ready_duration: '15s',
-      },
-      wal: { dir: `${input.pathPrefix}/wal` },
+    ingester: ingesterSection(input),
+    ...storageSections(input),
+    compactor: { working_directory: `${input.pathPrefix}/compactor` },
+    querier: { query_ingesters_within: input.queryIngestersWithin },
+    frontend_worker: input.frontendAddress === undefined ? undefined : { frontend_address: input.frontendAddress },
+    analytics: { reporting_enabled: false },
+  });
+}
+
+/** What every component shares: the replication factor, the rings (in memberlist, zone-aware) and the store. */
+function commonSection(input: LokiConfigInput): object {
+  const heartbeat = input.heartbeat && {
+    heartbeat_period: `${input.heartbeat.periodSeconds}s`, heartbeat_timeout: `${input.heartbeat.timeoutSeconds}s`,
+  };
+  return {
+    path_prefix: input.pathPrefix,
+    // Loki copies common.replication_factor over ingester.lifecycler.ring.replication_factor at start
+    // (config_wrapper applyIngesterReplicationFactor): setting only the ingester's would be ignored.
+    replication_factor: input.replicationFactor,
+    compactor_address: input.compactorAddress,
+    // The ingesters' ring, and every other ring, in memberlist.
+    ring: {
+      kvstore: { store: 'memberlist' },
+      zone_awareness_enabled: input.zoneAwareness,
+      instance_availability_zone: input.instanceZone,
+      instance_id: input.instanceId,
+      instance_addr: input.instanceAddr,
+      // Loki copies these onto every ring, the ingesters' lifecycler included.
+      ...heartbeat,
     },
+    storage: storageConfig(input.storage),
+  };
+}
+
+/** The ingester: its ring's replication factor, when it is Ready after joining, and its write-ahead log. */
+function ingesterSection(input: LokiConfigInput): object {
+  return {
+    lifecycler: {
+      ring: { replication_factor: input.replicationFactor },
+      // Ready (/ready) only 15 s after joining the ring ACTIVE (Loki's default, written out): time for the ring to
+      // reach every distributor before a rollout takes the next zone down. At 0 s a zone-per-wave rollout could
+      // take a zone down while the distributors still saw the last one away, and refuse pushes (found by CI).
+      min_ready_duration: '15s',
+    },
+    wal: { dir: `${input.pathPrefix}/wal` },
+  };
+}
+
+/** The TSDB v13 schema on the object store, and where the TSDB index lives locally and is served from. */
+function storageSections(input: LokiConfigInput): { schema_config: object; storage_config: object } {
+  const indexGateway = input.indexGatewayAddress;
+  return {
     schema_config: {
       configs: [{
-        from: SCHEMA_FROM, store: 'tsdb', object_store: objectStore, schema: 'v13', index: { prefix: 'index_', period: '24h' },
+        from: SCHEMA_FROM,
+        store: 'tsdb',
+        object_store: input.storage.type,
+        schema: 'v13',
+        index: { prefix: 'index_', period: '24h' },
       }],
     },
     storage_config: {
       tsdb_shipper: {
         active_index_directory: `${input.pathPrefix}/tsdb-index`,
         cache_location: `${input.pathPrefix}/tsdb-cache`,
-        index_gateway_client: input.indexGatewayAddress === undefined ? undefined : { server_address: input.indexGatewayAddress },
+        index_gateway_client: indexGateway === undefined ? undefined : { server_address: indexGateway },
       },
     },
-    compactor: { working_directory: `${input.pathPrefix}/compactor` },
-    querier: { query_ingesters_within: input.queryIngestersWithin },
-    frontend_worker: input.frontendAddress === undefined ? undefined : { frontend_address: input.frontendAddress },
-    analytics: { reporting_enabled: false },
-  });
+  };
 }
 
 /** The configuration as YAML, the format Loki reads. */
@@ -146,7 +167,9 @@ export function renderLokiConfig(config: any): string {
 
 function storageConfig(storage: LokiStorageConfig): any {
   if (storage.type === 'filesystem') {
-    return { filesystem: { chunks_directory: `${storage.directory}/chunks`, rules_directory: `${storage.directory}/rules` } };
+    return {
+      filesystem: { chunks_directory: `${storage.directory}/chunks`, rules_directory: `${storage.directory}/rules` },
+    };
   }
   return {
     s3: {

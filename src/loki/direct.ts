@@ -1,10 +1,11 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { lokiConfig, LokiStorageConfig, QUERY_INGESTERS_WITHIN, renderLokiConfig } from './config';
+import { DATA_DIR, GRPC_PORT, HTTP_PORT, MEMBERLIST_PORT, podTemplate, selectorOf, ZONE_ENV } from './direct-pod';
 import { MigrationStep } from './migration';
 import { CONTROLLER_ROLLED } from './migration-rollouts';
 import { componentName, LokiComponent, ResolvedLoki } from './options';
-import { CONFIG_HASH_ANNOTATION, LOKI_MEMBERLIST_LABEL, ZONE_LABEL } from '../contract/labels';
+import { LOKI_MEMBERLIST_LABEL, ZONE_LABEL } from '../contract/labels';
 import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
 import { containerResources } from '../kubernetes/container-resources';
 import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
@@ -14,22 +15,12 @@ import { standardLabels } from '../kubernetes/standard-labels';
 import { zoneSlugs } from '../kubernetes/zone-slug';
 import { configHash } from '../shared/config-hash';
 import { durationText } from '../shared/durations';
-import { zoneRequirements } from '../topology/affinity';
 import { fewestZonesWithPods, hostSpreadConstraint, RevisionLabel, zoneSpreadConstraint } from '../topology/spread';
 import { zoneLocalTraffic } from '../topology/zone-local-traffic';
-import { ZoneSourceKind, zoneWiring } from '../zone-source/zone-source';
+import { ZoneSourceKind } from '../zone-source/zone-source';
 
-export const HTTP_PORT = 3100;
-export const GRPC_PORT = 9095;
-export const MEMBERLIST_PORT = 7946;
-/** The environment variable Loki expands into `common.ring.instance_availability_zone`. */
-export const ZONE_ENV = 'INSTANCE_AVAILABILITY_ZONE';
-/** The flag that sets `common.ring.instance_availability_zone` (flags override the file). */
-export const ZONE_FLAG = '-common.storage.ring.instance-availability-zone';
-const CONFIG_DIR = '/etc/loki';
-const DATA_DIR = '/var/loki';
-/** The Loki image's user (grafana/loki runs as 10001). */
-const LOKI_UID = 10001;
+export { GRPC_PORT, HTTP_PORT, MEMBERLIST_PORT, selectorOf, ZONE_ENV, ZONE_FLAG } from './direct-pod';
+
 const GATEWAY_PORT = 8080;
 
 /**
@@ -40,12 +31,6 @@ const ZONE_AWARE_FROM = new Map<LokiComponent, MigrationStep>([
   [LokiComponent.DISTRIBUTOR, MigrationStep.WRITE_PATH],
   [LokiComponent.QUERIER, MigrationStep.READ_PATH],
   [LokiComponent.RULER, MigrationStep.READ_PATH],
-]);
-
-/** Components that join a ring or serve ring-aware reads, so they are told their zone and spread over zones. */
-const ZONE_AWARE = new Set<LokiComponent>([
-  LokiComponent.DISTRIBUTOR, LokiComponent.INGESTER, LokiComponent.QUERIER, LokiComponent.QUERY_FRONTEND,
-  LokiComponent.INDEX_GATEWAY, LokiComponent.RULER,
 ]);
 
 /** The objects of the direct output, for callers and tests. */
@@ -160,7 +145,9 @@ function sharedConfig(scope: Construct, p: ResolvedLoki, zoneAware: boolean): { 
  */
 const HEADLESS = new Set<LokiComponent>([LokiComponent.INDEX_GATEWAY, LokiComponent.INGESTER]);
 
-/** The zone-local traffic of a Service over a component whose `replicas` pods are spread over the zones by `maxSkew`. */
+/**
+ * The zone-local traffic of a Service over a component whose `replicas` pods are spread over the zones by `maxSkew`.
+ */
 const spreadTraffic = (p: ResolvedLoki) => zoneLocalTraffic(p.topology, fewestZonesWithPods(p.replicas, p.topology.zoneCount, p.maxSkew));
 
 /** The suffix of the ConfigMap of the components a migration to zone awareness has not reached yet. */
@@ -225,7 +212,8 @@ function ingesterStatefulSets(
         replicas,
         serviceName: governing,
         podManagementPolicy: 'Parallel',
-        // Nothing rolls until a zone's partition is lowered: see rollout.ts (replaced by OnDelete when the controller rolls).
+        // Nothing rolls until a zone's partition is lowered: see rollout.ts (replaced by OnDelete when the controller
+        // rolls).
         updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: replicas } },
         selector: { matchLabels: { ...selectorOf(p, LokiComponent.INGESTER), ...zoneLabel } },
         template: podTemplate(p, LokiComponent.INGESTER, configMapName, hash, memberLabel, RevisionLabel.CONTROLLER_REVISION_HASH, zone),
@@ -269,104 +257,6 @@ function networkPolicies(scope: Construct, p: ResolvedLoki, memberLabel: { [key:
     ingress: [{ ports: ['http'], from: clients }],
   });
 }
-
-/** The labels a component's pods are selected by (and counted by in its spread constraints). */
-export function selectorOf(p: ResolvedLoki, c: LokiComponent): { [key: string]: string } {
-  return { 'app.kubernetes.io/instance': p.name, 'app.kubernetes.io/component': c };
-}
-
-/** A component's Loki container: `-target=` the component, the zone as a flag (`staticZone`) or in `env`. */
-function lokiContainer(p: ResolvedLoki, c: LokiComponent, staticZone: string | undefined, env: k8s.EnvVar[]): k8s.Container {
-  return {
-    name: c,
-    image: p.image,
-    args: [
-      `-config.file=${CONFIG_DIR}/config.yaml`, `-target=${c}`, '-config.expand-env=true',
-      ...(staticZone === undefined ? [] : [`${ZONE_FLAG}=${staticZone}`]),
-    ],
-    env: env.length > 0 ? env : undefined,
-    ports: [
-      { name: 'http', containerPort: HTTP_PORT },
-      { name: 'grpc', containerPort: GRPC_PORT },
-      { name: 'memberlist', containerPort: MEMBERLIST_PORT },
-    ],
-    readinessProbe: { httpGet: { path: '/ready', port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 1 },
-    // Not /ready: an ingester replaying its WAL or joining the ring is alive but not ready.
-    livenessProbe: { tcpSocket: { port: k8s.IntOrString.fromString('http') }, initialDelaySeconds: 30, periodSeconds: 30, failureThreshold: 5 },
-    resources: c === LokiComponent.INGESTER ? p.ingesterResources : p.resources,
-    securityContext: restrictedContainerSecurity(),
-    volumeMounts: [
-      { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
-      { name: 'data', mountPath: DATA_DIR },
-      { name: 'tmp', mountPath: '/tmp' },
-    ],
-  };
-}
-
-function podTemplate(
-  p: ResolvedLoki, c: LokiComponent, configMap: string, hash: string, memberLabel: { [key: string]: string },
-  revision: RevisionLabel, zone?: string,
-): k8s.PodTemplateSpec {
-  const zoneAware = ZONE_AWARE.has(c);
-  const where = `${p.where} ${c}`;
-  // Only the ingesters are split per zone; the other components share one Deployment.
-  const source = p.zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS && c !== LokiComponent.INGESTER
-    ? undefined : p.zoneSource;
-  const wiring = zoneAware && source ? zoneWiring({
-    where,
-    source,
-    topology: p.topology,
-    envName: ZONE_ENV,
-    zone,
-    initSecurityContext: restrictedContainerSecurity(),
-    initResources: containerResources('10m', '32Mi'),
-  }) : undefined;
-  const labels = { ...standardLabels('loki', p.name, c), ...memberLabel, ...(zone === undefined ? {} : { [ZONE_LABEL]: zone }), ...wiring?.podLabels };
-  const target = { selector: { matchLabels: selectorOf(p, c) }, podLabels: labels };
-  const spread: k8s.TopologySpreadConstraint[] = [];
-  if (zoneAware && zone === undefined) {
-    spread.push(zoneSpreadConstraint(where, p.topology, target, { maxSkew: p.maxSkew, matchLabelKeys: [revision] }));
-  }
-  spread.push(hostSpreadConstraint(where, p.topology, target, { matchLabelKeys: [revision] }));
-
-  // Per-zone StatefulSets write the zone into the ingesters' arguments; the other sources hand it over
-  // in the environment. Components told no zone expand the unset variable to ''.
-  const staticZone = source?.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? zone : undefined;
-  const env: k8s.EnvVar[] = wiring && staticZone === undefined ? [wiring.env] : [];
-  if (p.s3?.credentialsSecretName) {
-    for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
-      env.push({ name: key, valueFrom: { secretKeyRef: { name: p.s3.credentialsSecretName, key } } });
-    }
-  }
-  const ingester = c === LokiComponent.INGESTER;
-  return {
-    metadata: {
-      labels,
-      annotations: { [CONFIG_HASH_ANNOTATION]: hash, ...wiring?.podAnnotations },
-    },
-    spec: {
-      automountServiceAccountToken: false,
-      securityContext: restrictedPodSecurity(LOKI_UID, LOKI_UID),
-      affinity: zone === undefined ? undefined : {
-        nodeAffinity: {
-          requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: zoneRequirements(p.topology, [zone]) }] },
-        },
-      },
-      topologySpreadConstraints: spread,
-      // Ingesters flush their streams to storage on shutdown.
-      terminationGracePeriodSeconds: ingester ? 300 : 30,
-      initContainers: wiring && wiring.initContainers.length > 0 ? wiring.initContainers : undefined,
-      containers: [lokiContainer(p, c, staticZone, env)],
-      volumes: [
-        { name: 'config', configMap: { name: configMap } },
-        ...(ingester ? [] : [{ name: 'data', emptyDir: {} }]),
-        { name: 'tmp', emptyDir: {} },
-        ...(wiring?.volumes ?? []),
-      ],
-    },
-  };
-}
-
 
 /** The gateway's nginx, its configuration's namespace substituted at start. */
 function gatewayContainer(p: ResolvedLoki): k8s.Container {

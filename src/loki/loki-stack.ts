@@ -206,7 +206,10 @@ function resolveOperator(o: LokiOperatorOptions, { where, topology, replicationF
   };
 }
 
-/** The base of every object name: the given one, or one derived from the construct path, that leaves room for what the names append. */
+/**
+ * The base of every object name: the given one, or one derived from the construct path, that leaves room for what the
+ * names append.
+ */
 function baseName(scope: Construct, { where, topology }: Common, given: string | undefined, output: LokiOutput, zoneSource: ZoneSource): string {
   const room = nameRoom(output, zoneSource, zoneSlugs(topology.zones));
   const name = given ?? derivedName(scope, room);
@@ -277,7 +280,8 @@ function noLayoutFix(replicationFactor: number, zones: number): string {
 /** The longest base name the output's object names leave room for. */
 function nameRoom(output: LokiOutput, source: ZoneSource, slugs: string[]): number {
   if (output === LokiOutput.OPERATOR) {
-    // The operator names StatefulSets <name>-<component> (at most 52 characters), the longest component being index-gateway.
+    // The operator names StatefulSets <name>-<component> (at most 52 characters), the longest component being
+    // index-gateway.
     return MAX_STATEFULSET_NAME - `-${LokiComponent.INDEX_GATEWAY}`.length;
   }
   const longestSlug = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? Math.max(...slugs.map((s) => s.length + 1)) : 0;

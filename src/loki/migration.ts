@@ -17,7 +17,10 @@ import { Props, PropSpec } from '../shared/props';
 import { rfc3339Ms, RFC3339_EXAMPLE } from '../shared/times';
 import { ZoneSource, ZoneSourceKind } from '../zone-source/zone-source';
 
-/** A running Loki, not yet zone-aware, being moved to zone-aware replication (the direct output's `zoneAwarenessMigration`). */
+/**
+ * A running Loki, not yet zone-aware, being moved to zone-aware replication (the direct output's
+ * `zoneAwarenessMigration`).
+ */
 export interface LokiZoneAwarenessMigration {
   /**
    * When every ingester had restarted with its zone (step 1 rolled out), an RFC 3339 time such as
@@ -96,7 +99,9 @@ function timeOf(where: string, prop: string, value: string | undefined, nowMs: n
   return ms;
 }
 
-/** What the synth says at each step: what it renders and what to do next (`byController`: step 2 is the controller's). */
+/**
+ * What the synth says at each step: what it renders and what to do next (`byController`: step 2 is the controller's).
+ */
 export function migrationNotice(step: MigrationStep, lookback: Duration, byController: boolean): string {
   const doc = docsUrl('loki.md', 'Moving a running Loki to zone awareness');
   switch (step) {

@@ -1,9 +1,10 @@
 /**
  * How the direct output's ingester StatefulSets take a new revision (a config, image or resources change).
  * Their zones replicate one another, so a zone may restart only while the others are whole: with a
- * controller running zoneAwareUpdate (the stack's `controller`), one ZoneAwareUpdate rolls them as a group, zone after zone, each pod waiting for Loki's
- * `/ready` (the ingester ACTIVE in its ring); without one, a partitioned RollingUpdate that nothing rolls
- * until the user lowers each zone's partition in turn (docs/loki.md, "Rolling out a change").
+ * controller running zoneAwareUpdate (the stack's `controller`), one ZoneAwareUpdate rolls them as a group, zone after
+ * zone, each pod waiting for Loki's `/ready` (the ingester ACTIVE in its ring); without one, a partitioned
+ * RollingUpdate that nothing rolls until the user lowers each zone's partition in turn (docs/loki.md, "Rolling out a
+ * change").
  */
 import { ApiObject, JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';

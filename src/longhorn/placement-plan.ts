@@ -89,6 +89,6 @@ export interface LonghornPlacementPlan {
   readonly warnings: string[];
   /** Facts about the placement that need no action (e.g. nodes without a zone label form one zone). */
   readonly notes: string[];
-  /** The replica size in bytes, after rounding up to 2 MiB. */
-  readonly replicaSize: number;
+  /** The replica size: the volume's size rounded up to a multiple of 2 MiB (zero when the request gave none). */
+  readonly replicaSize: Size;
 }

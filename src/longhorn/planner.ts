@@ -7,6 +7,7 @@ import {
 import {
   LonghornPlacementPlan, LonghornPlacementRequest, LonghornReplicaLocation, LonghornReplicaPlacement, PLACEMENT_REQUEST_PROPS,
 } from './placement-plan';
+import { capacityProblem, domainOf, Level, State, tagsMatch } from './planner-rules';
 import { formatBytes, LONGHORN_SIZE_ALIGNMENT, sizeBytes } from '../kubernetes/quantity';
 import { invalidProp } from '../shared/errors';
 import { checkArg, checkProps, Props } from '../shared/props';
@@ -45,74 +46,10 @@ export function replicaSizeOf(size: Size | undefined): number {
   return Math.ceil(bytes / LONGHORN_SIZE_ALIGNMENT) * LONGHORN_SIZE_ALIGNMENT;
 }
 
-type Level = AntiAffinityLevel;
+const MIB = 1024 * 1024;
+
 const LEVEL_ORDER = [AntiAffinityLevel.ZONE, AntiAffinityLevel.NODE, AntiAffinityLevel.DISK];
 const UNIT = { zone: ['zone', 'zones'], node: ['node', 'nodes'], disk: ['disk', 'disks'] } as const;
-
-interface Placed {
-  readonly disk: InventoryDisk;
-  readonly existing: boolean;
-}
-
-/** Mutable bookkeeping of one planning run. */
-class State {
-  public readonly placed: Placed[] = [];
-  private readonly added = new Map<InventoryDisk, number>();
-
-  constructor(private readonly size: number) {}
-
-  public place(disk: InventoryDisk, existing: boolean): void {
-    this.placed.push({ disk, existing });
-    // Existing replicas are already in the disk's `scheduled`.
-    if (!existing) this.added.set(disk, (this.added.get(disk) ?? 0) + this.size);
-  }
-
-  /** Bytes scheduled to the disk so far (other volumes' replicas and this plan's new ones). */
-  public scheduled(disk: InventoryDisk): number {
-    return disk.scheduled + (this.added.get(disk) ?? 0);
-  }
-
-  public usedZones(): Set<string> {
-    return new Set(this.placed.map((p) => p.disk.zone));
-  }
-
-  public usedNodes(): Set<string> {
-    return new Set(this.placed.map((p) => p.disk.node));
-  }
-
-  public replicasOn(disk: InventoryDisk): number {
-    return this.placed.filter((p) => p.disk === disk).length;
-  }
-}
-
-/** Why a disk cannot take one more replica of `size` bytes (Longhorn's two capacity conditions), or undefined. */
-function capacityProblem(disk: InventoryDisk, scheduled: number, size: number, r: ResolvedScheduling): string | undefined {
-  const id = `${disk.node}/${disk.name}`;
-  if (disk.capacity <= 0) return `${id} has no capacity`;
-  if (disk.available <= 0) return `${id} has no free space`;
-  const minimal = Math.trunc(disk.capacity * r.settings.storageMinimalAvailablePercentage / 100);
-  if (disk.available <= minimal) {
-    return `${id} has ${formatBytes(disk.available)} free, at or below the minimal ${formatBytes(minimal)} ` +
-      `(storage-minimal-available-percentage ${r.settings.storageMinimalAvailablePercentage}% of ${formatBytes(disk.capacity)})`;
-  }
-  const limit = Math.trunc((disk.capacity - disk.reserved) * r.settings.storageOverProvisioningPercentage / 100);
-  if (size + scheduled > limit) {
-    return `${id} has ${formatBytes(scheduled)} scheduled; another ${formatBytes(size)} exceeds the ${formatBytes(limit)} allowed ` +
-      `(storage-over-provisioning-percentage ${r.settings.storageOverProvisioningPercentage}% of capacity ${formatBytes(disk.capacity)} ` +
-      `minus reserved ${formatBytes(disk.reserved)})`;
-  }
-  return undefined;
-}
-
-/** Longhorn's tag rule: every selector tag present; an empty selector matches untagged objects, or all if allowed. */
-function tagsMatch(tags: string[], selector: string[], allowEmpty: boolean): boolean {
-  if (selector.length === 0) return allowEmpty || tags.length === 0;
-  return selector.every((t) => tags.includes(t));
-}
-
-function domainOf(level: Level, disk: InventoryDisk): string {
-  return level === AntiAffinityLevel.ZONE ? disk.zone : level === AntiAffinityLevel.NODE ? disk.node : `${disk.node}/${disk.name}`;
-}
 
 function zoneName(zone: string): string {
   return zone === '' ? '(no zone label)' : zone;
@@ -222,7 +159,7 @@ export function planPlacement(
   describeZones(eligibleNodes, warnings, notes);
   describeDegraded(replicas, r, eligibleDisks, warnings, notes);
   describePolicies(r, size, warnings, notes);
-  return { replicas, complete: failure === undefined, failure, warnings, notes, replicaSize: size };
+  return { replicas, complete: failure === undefined, failure, warnings, notes, replicaSize: Size.mebibytes(size / MIB) };
 }
 
 /** Places replica `replica` on the chosen disk, saying why there and which soft levels it shares. */

@@ -1,6 +1,8 @@
 import { ApiObject, Duration, Size } from 'cdk8s';
 import { Construct } from 'constructs';
-import { checkPlacement, enumOptions, LONGHORN_NAMESPACE, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes } from './check';
+import {
+  checkPlacement, enumOptions, LONGHORN_NAMESPACE, longhornLabels, mergeExtra, staleReplicaTimeoutMinutes,
+} from './check';
 import { LonghornInventory } from './inventory';
 import { LonghornReplicaScheduling, REPLICA_SCHEDULING_PROPS, resolveScheduling } from './options';
 import { LonghornPlacementPlan } from './placement-plan';
@@ -49,13 +51,22 @@ export interface LonghornVolumeProps extends LonghornReplicaScheduling {
   readonly inventory?: LonghornInventory;
 
   /**
-   * More fields of the Volume's spec, for options without a typed prop (e.g. `accessMode`, `frontend`). A
-   * field the typed props already set is refused.
+   * More fields of the Volume's spec, for options without a typed prop (e.g. `accessMode: 'rwx'`,
+   * `frontend: 'blockdev'`, `snapshotMaxCount: 10`, `encrypted: true`). Every such field of a Longhorn Volume
+   * is a string, a number or a boolean. A field the typed props already set is refused.
    *
    * @default - none
    */
-  readonly extraSpec?: { [key: string]: any };
+  readonly extraSpec?: { [key: string]: string | number | boolean };
 }
+
+/** What a field of the Volume's spec holds: the escape hatch's scalars, or the typed selectors' lists. */
+type SpecValue = string | number | boolean | string[];
+
+const SCALAR = Props.custom('a string, a finite number or true/false', (value) =>
+  typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
+    ? undefined
+    : 'must be a string, a finite number or true/false (the fields of a Longhorn Volume\'s spec are scalars)');
 
 const PROPS: PropSpec<LonghornVolumeProps> = {
   ...REPLICA_SCHEDULING_PROPS,
@@ -64,7 +75,7 @@ const PROPS: PropSpec<LonghornVolumeProps> = {
   namespace: Props.optional(KubeProps.dnsLabel()),
   staleReplicaTimeout: Props.optional(KubeProps.duration()),
   inventory: Props.optional(Props.instanceOf(LonghornInventory)),
-  extraSpec: Props.optional(Props.mapOf(Props.any())),
+  extraSpec: Props.optional(Props.mapOf(SCALAR)),
 };
 
 /**
@@ -75,8 +86,8 @@ const PROPS: PropSpec<LonghornVolumeProps> = {
 export class LonghornVolume extends Construct {
   /** The Volume name. */
   public readonly name: string;
-  /** The size in bytes. */
-  public readonly sizeBytes: number;
+  /** The volume size, as given (a multiple of 2 MiB). */
+  public readonly size: Size;
   /**
    * The placement the check computed.
    *
@@ -89,23 +100,20 @@ export class LonghornVolume extends Construct {
     const where = `LonghornVolume '${this.node.path}'`;
     checkProps(where, props, PROPS, 'LonghornVolumeProps');
     const resolved = resolveScheduling(where, props);
-    this.sizeBytes = sizeBytes(props.size);
-    if (this.sizeBytes === 0 || this.sizeBytes % LONGHORN_SIZE_ALIGNMENT !== 0) {
-      const up = Math.max(1, Math.ceil(this.sizeBytes / LONGHORN_SIZE_ALIGNMENT)) * LONGHORN_SIZE_ALIGNMENT;
-      throw invalidProp(where, 'size', props.size,
-        `must be a positive multiple of 2Mi (${LONGHORN_SIZE_ALIGNMENT} bytes): Longhorn would round it up to ${formatBytes(up)} ` +
-        `and the live Volume would differ from the manifest; use Size.mebibytes(${up / 1024 / 1024})`);
-    }
+    this.size = props.size;
+    const bytes = alignedBytes(where, props.size);
     if (props.inventory) {
-      this.placement = checkPlacement(this, where, props.inventory, resolved, this.sizeBytes);
+      this.placement = checkPlacement(this, where, props.inventory, resolved, bytes);
     }
 
-    const typed: { [key: string]: any } = { size: String(this.sizeBytes) };
+    const typed: { [key: string]: SpecValue } = { size: String(bytes) };
     if (props.numberOfReplicas !== undefined) typed.numberOfReplicas = props.numberOfReplicas;
     Object.assign(typed, enumOptions(props));
     if (resolved.diskSelector.length > 0) typed.diskSelector = resolved.diskSelector;
     if (resolved.nodeSelector.length > 0) typed.nodeSelector = resolved.nodeSelector;
-    if (props.staleReplicaTimeout !== undefined) typed.staleReplicaTimeout = staleReplicaTimeoutMinutes(where, props.staleReplicaTimeout);
+    if (props.staleReplicaTimeout !== undefined) {
+      typed.staleReplicaTimeout = staleReplicaTimeoutMinutes(where, props.staleReplicaTimeout);
+    }
 
     const volume = new ApiObject(this, 'Resource', {
       apiVersion: 'longhorn.io/v1beta2',
@@ -120,4 +128,14 @@ export class LonghornVolume extends Construct {
     });
     this.name = ensureValidName(volume);
   }
+}
+
+/** The volume's bytes, refused unless a positive multiple of 2 MiB: Longhorn would round it up otherwise. */
+function alignedBytes(where: string, size: Size): number {
+  const bytes = sizeBytes(size);
+  if (bytes > 0 && bytes % LONGHORN_SIZE_ALIGNMENT === 0) return bytes;
+  const up = Math.max(1, Math.ceil(bytes / LONGHORN_SIZE_ALIGNMENT)) * LONGHORN_SIZE_ALIGNMENT;
+  throw invalidProp(where, 'size', size,
+    `must be a positive multiple of 2Mi (${LONGHORN_SIZE_ALIGNMENT} bytes): Longhorn would round it up to ` +
+    `${formatBytes(up)} and the live Volume would differ from the manifest; use Size.mebibytes(${up / 1024 / 1024})`);
 }

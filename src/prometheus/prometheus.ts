@@ -34,7 +34,10 @@ export class TopologyShardedPrometheus extends Construct {
   /** The shard plan (topology mode; undefined in address mode). */
   public readonly plan: ShardPlan | undefined;
 
-  /** The prometheus-operator `Prometheus` (operator output) or `PrometheusAgent` (agent output) resources, in zone order. */
+  /**
+   * The prometheus-operator `Prometheus` (operator output) or `PrometheusAgent` (agent output) resources, in zone
+   * order.
+   */
   public readonly prometheuses: ApiObject[];
 
   /** The StatefulSets of the shards (standalone output), in shard order. */
@@ -51,52 +54,16 @@ export class TopologyShardedPrometheus extends Construct {
     const output = props.output ?? PrometheusOutput.OPERATOR;
     checkOptions(where, props, mode, output);
 
-    const topology = props.topology;
-    this.plan = mode === ShardingMode.TOPOLOGY ? ShardPlan._of(where, topology.zones, props.shards, props.shardsPerZone) : undefined;
+    this.plan = mode === ShardingMode.TOPOLOGY
+      ? ShardPlan._of(where, props.topology.zones, props.shards, props.shardsPerZone) : undefined;
     if (mode === ShardingMode.ADDRESS) checkShardCount(where, props.shards);
-    const sources = zoneSources(topology);
-    const namespace = resolveNamespace(where, this, props.namespace);
-    if (namespace === undefined) {
-      throw invalidProp(where, 'namespace', namespace,
-        "must be set (or the chart's namespace): the ClusterRoleBinding must name the ServiceAccount's namespace");
-    }
-
-    const resolved: Omit<ResolvedPrometheus, 'name'> = {
-      where,
-      topology,
-      mode,
-      operatorSharding: props.operatorSharding ?? OperatorSharding.PER_ZONE,
-      namespace,
-      metadataNamespace: props.namespace,
-      shards: props.shards,
-      replicas: props.replicas ?? 1,
-      plan: this.plan?.shards ?? [],
-      zoneNames: zoneSlugs(topology.zones),
-      sources,
-      externalLabelName: mode === ShardingMode.TOPOLOGY ? props.externalLabelName ?? 'zone' : '',
-      externalLabels: { ...props.externalLabels },
-      nodeSelector: props.nodeSelector,
-      image: props.image ?? (output === PrometheusOutput.STANDALONE ? DEFAULT_PROMETHEUS_IMAGE : undefined),
-      scrapeInterval: durationText(where, 'scrapeInterval', props.scrapeInterval ?? Duration.seconds(30)),
-      retention: output === PrometheusOutput.AGENT ? undefined : durationText(where, 'retention', props.retention ?? Duration.hours(24)),
-      remoteWrite: props.remoteWrite ?? [],
-      resources: props.resources ?? containerResources('100m', '512Mi', '2Gi'),
-      storage: props.storage,
-      storageClasses: ZoneStorageClasses.of(where, 'storage', topology, props.storage, zonalShards(mode, output, props.operatorSharding)),
-      scrapeClasses: props.scrapeClasses ?? [],
-      monitorSelector: props.monitorSelector ?? {},
-      networkPolicy: props.networkPolicy,
-    };
-    // A name of ours leaves room for what the longest StatefulSet name adds to it.
-    const room = MAX_STATEFULSET_NAME - longestStatefulSetName({ ...resolved, name: '' }, output).length;
-    const p: ResolvedPrometheus = { ...resolved, name: props.name ?? derivedName(this, room) };
+    const p = resolvePrometheus(this, where, props, { mode, output, plan: this.plan });
     checkResolved(p, output);
 
-    const nodeMetadata = (mode === ShardingMode.TOPOLOGY && (sources.nodeLabel || p.operatorSharding === OperatorSharding.SHARDING_STRATEGY))
-      || p.scrapeClasses.some((c) => c.attachNodeMetadata);
-    this.serviceAccount = discoveryRbac(this, p, nodeMetadata);
+    this.serviceAccount = discoveryRbac(this, p, needsNodeMetadata(p));
     if (output !== PrometheusOutput.STANDALONE) {
-      this.prometheuses = operatorPrometheuses(this, p, this.serviceAccount.name, output === PrometheusOutput.AGENT ? AGENT_KIND : PROMETHEUS_KIND);
+      const kind = output === PrometheusOutput.AGENT ? AGENT_KIND : PROMETHEUS_KIND;
+      this.prometheuses = operatorPrometheuses(this, p, this.serviceAccount.name, kind);
       this.statefulSets = [];
       if (mode === ShardingMode.TOPOLOGY && p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) warnIdleShards(this, p);
     } else {
@@ -104,6 +71,70 @@ export class TopologyShardedPrometheus extends Construct {
       this.statefulSets = standaloneShards(this, p, this.serviceAccount.name);
     }
   }
+}
+
+/** The sharding mode, the output and the zone plan the props resolve to. */
+interface ResolvedShape {
+  readonly mode: ShardingMode;
+  readonly output: PrometheusOutput;
+  readonly plan: ShardPlan | undefined;
+}
+
+/**
+ * The props with every default filled in and every duration rendered; a name of ours leaves room for what the
+ * longest StatefulSet name adds to it.
+ */
+function resolvePrometheus(
+  scope: Construct, where: string, props: TopologyShardedPrometheusProps, shape: ResolvedShape,
+): ResolvedPrometheus {
+  const { mode, output } = shape;
+  const topology = props.topology;
+  const sources = zoneSources(topology);
+  const namespace = resolveNamespace(where, scope, props.namespace);
+  if (namespace === undefined) {
+    throw invalidProp(where, 'namespace', namespace,
+      "must be set (or the chart's namespace): the ClusterRoleBinding must name the ServiceAccount's namespace");
+  }
+  const standalone = output === PrometheusOutput.STANDALONE;
+  const scrapeInterval = durationText(where, 'scrapeInterval', props.scrapeInterval ?? Duration.seconds(30));
+  const retention = output === PrometheusOutput.AGENT ? undefined
+    : durationText(where, 'retention', props.retention ?? Duration.hours(24));
+  const resolved: Omit<ResolvedPrometheus, 'name'> = {
+    where,
+    topology,
+    mode,
+    operatorSharding: props.operatorSharding ?? OperatorSharding.PER_ZONE,
+    namespace,
+    metadataNamespace: props.namespace,
+    shards: props.shards,
+    replicas: props.replicas ?? 1,
+    plan: shape.plan?.shards ?? [],
+    zoneNames: zoneSlugs(topology.zones),
+    sources,
+    externalLabelName: mode === ShardingMode.TOPOLOGY ? props.externalLabelName ?? 'zone' : '',
+    externalLabels: { ...props.externalLabels },
+    nodeSelector: props.nodeSelector,
+    image: props.image ?? (standalone ? DEFAULT_PROMETHEUS_IMAGE : undefined),
+    scrapeInterval,
+    retention,
+    remoteWrite: props.remoteWrite ?? [],
+    resources: props.resources ?? containerResources('100m', '512Mi', '2Gi'),
+    storage: props.storage,
+    storageClasses: ZoneStorageClasses.of(where, 'storage', topology, props.storage,
+      zonalShards(mode, output, props.operatorSharding)),
+    scrapeClasses: props.scrapeClasses ?? [],
+    monitorSelector: props.monitorSelector ?? {},
+    networkPolicy: props.networkPolicy,
+  };
+  const room = MAX_STATEFULSET_NAME - longestStatefulSetName({ ...resolved, name: '' }, output).length;
+  return { ...resolved, name: props.name ?? derivedName(scope, room) };
+}
+
+/** Whether the discovery reads Nodes: to label targets with their node's zone, or for a scrape class. */
+function needsNodeMetadata(p: ResolvedPrometheus): boolean {
+  const byZone = p.mode === ShardingMode.TOPOLOGY
+    && (p.sources.nodeLabel || p.operatorSharding === OperatorSharding.SHARDING_STRATEGY);
+  return byZone || p.scrapeClasses.some((c) => c.attachNodeMetadata);
 }
 
 /** Whether every shard (and so its volume) is in one zone. */

@@ -32,60 +32,19 @@ interface StandaloneShard {
  * a StatefulSet (pinned to the shard's zone in topology mode) and a PodDisruptionBudget; one headless
  * Service for all of them.
  */
-export function standaloneShards(scope: Construct, p: ResolvedPrometheus, serviceAccount: string): k8s.KubeStatefulSet[] {
+export function standaloneShards(
+  scope: Construct, p: ResolvedPrometheus, serviceAccount: string,
+): k8s.KubeStatefulSet[] {
   const instance = { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': p.name };
   const service = new k8s.KubeService(scope, 'headless', {
     metadata: { name: p.name, namespace: p.metadataNamespace, labels: standardLabels('prometheus', p.name, 'shard') },
-    spec: { clusterIp: 'None', selector: instance, ports: [{ name: 'web', port: PORT, targetPort: k8s.IntOrString.fromString('web') }] },
+    spec: {
+      clusterIp: 'None', selector: instance, ports: [{ name: 'web', port: PORT, targetPort: k8s.IntOrString.fromString('web') }],
+    },
   });
-  const nodeMetadata = p.mode === ShardingMode.TOPOLOGY && p.sources.nodeLabel;
-  const statefulSets = shards(p).map((shard) => {
-    const name = `${p.name}-${shard.id}`;
-    const config = renderConfig(prometheusConfig(
-      { scrapeInterval: p.scrapeInterval, externalLabels: shard.externalLabels, replicaLabel: REPLICA_EXTERNAL_LABEL },
-      kubernetesScrapeConfigs(shard.rules, nodeMetadata),
-    ));
-    const zoneLabel: { [key: string]: string } = shard.zone === undefined ? {} : { [ZONE_LABEL]: shard.zone };
-    const labels = { ...standardLabels('prometheus', p.name, 'shard'), [SHARD_LABEL]: shard.id, ...zoneLabel };
-    const selector = { ...instance, [SHARD_LABEL]: shard.id };
-
-    new k8s.KubeConfigMap(scope, `${shard.id}-config`, {
-      metadata: { name, namespace: p.metadataNamespace, labels },
-      data: { 'prometheus.yml': config },
-    });
-    // for the zone check: a zone's shard scrapes only that zone's targets, which go down with it
-    const quorum = shard.zone === undefined ? undefined : quorumAnnotations('0', `zone-local shard: scrapes only the targets of zone ${shard.zone}, lost with them`);
-    const statefulSet = new k8s.KubeStatefulSet(scope, shard.id, {
-      metadata: { name, namespace: p.metadataNamespace, labels, annotations: quorum },
-      spec: {
-        replicas: p.replicas,
-        serviceName: service.name,
-        podManagementPolicy: 'Parallel',
-        selector: { matchLabels: selector },
-        template: {
-          metadata: {
-            labels,
-            // A new prometheus.yml rolls the pods (Prometheus reads its configuration at start).
-            annotations: { [CONFIG_HASH_ANNOTATION]: configHash(config) },
-          },
-          spec: podSpec(p, shard, serviceAccount, name, { ...instance, ...zoneLabel }),
-        },
-        volumeClaimTemplates: p.storage && [{
-          metadata: { name: 'data' },
-          spec: {
-            accessModes: ['ReadWriteOnce'],
-            storageClassName: p.storageClasses.forZone(shard.zone),
-            resources: { requests: { storage: k8s.Quantity.fromString(sizeQuantity(p.storage.size)) } },
-          },
-        }],
-      },
-    });
-    new k8s.KubePodDisruptionBudget(scope, `${shard.id}-pdb`, {
-      metadata: { name, namespace: p.metadataNamespace, labels },
-      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
-    });
-    return statefulSet;
-  });
+  const statefulSets = shards(p).map((shard) => standaloneShard(scope, p, shard, {
+    serviceAccount, serviceName: service.name, instance,
+  }));
   emitNetworkPolicy(scope, 'network-policy', p.where, p.networkPolicy, {
     name: p.name,
     namespace: p.metadataNamespace,
@@ -94,6 +53,78 @@ export function standaloneShards(scope: Construct, p: ResolvedPrometheus, servic
     ingress: [{ ports: ['web'], from: clientPeers(p.networkPolicy) }],
   });
   return statefulSets;
+}
+
+/** What every shard's objects share. */
+interface ShardContext {
+  readonly serviceAccount: string;
+  /** The headless Service that names every shard's pods. */
+  readonly serviceName: string;
+  /** The labels of every pod of this Prometheus. */
+  readonly instance: { [key: string]: string };
+}
+
+/** One shard: its prometheus.yml in a ConfigMap, its StatefulSet (returned) and its PodDisruptionBudget. */
+function standaloneShard(
+  scope: Construct, p: ResolvedPrometheus, shard: StandaloneShard, ctx: ShardContext,
+): k8s.KubeStatefulSet {
+  const name = `${p.name}-${shard.id}`;
+  const config = shardConfig(p, shard);
+  const zoneLabel: { [key: string]: string } = shard.zone === undefined ? {} : { [ZONE_LABEL]: shard.zone };
+  const labels = { ...standardLabels('prometheus', p.name, 'shard'), [SHARD_LABEL]: shard.id, ...zoneLabel };
+  const selector = { ...ctx.instance, [SHARD_LABEL]: shard.id };
+
+  new k8s.KubeConfigMap(scope, `${shard.id}-config`, {
+    metadata: { name, namespace: p.metadataNamespace, labels },
+    data: { 'prometheus.yml': config },
+  });
+  // for the zone check: a zone's shard scrapes only that zone's targets, which go down with it
+  const quorum = shard.zone === undefined ? undefined
+    : quorumAnnotations('0', `zone-local shard: scrapes only the targets of zone ${shard.zone}, lost with them`);
+  const statefulSet = new k8s.KubeStatefulSet(scope, shard.id, {
+    metadata: { name, namespace: p.metadataNamespace, labels, annotations: quorum },
+    spec: {
+      replicas: p.replicas,
+      serviceName: ctx.serviceName,
+      podManagementPolicy: 'Parallel',
+      selector: { matchLabels: selector },
+      template: {
+        metadata: {
+          labels,
+          // A new prometheus.yml rolls the pods (Prometheus reads its configuration at start).
+          annotations: { [CONFIG_HASH_ANNOTATION]: configHash(config) },
+        },
+        spec: podSpec(p, shard, ctx.serviceAccount, name, { ...ctx.instance, ...zoneLabel }),
+      },
+      volumeClaimTemplates: dataClaims(p, shard),
+    },
+  });
+  new k8s.KubePodDisruptionBudget(scope, `${shard.id}-pdb`, {
+    metadata: { name, namespace: p.metadataNamespace, labels },
+    spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
+  });
+  return statefulSet;
+}
+
+/** The shard's prometheus.yml: the Kubernetes scrape configurations with the shard's relabeling rules. */
+function shardConfig(p: ResolvedPrometheus, shard: StandaloneShard): string {
+  const nodeMetadata = p.mode === ShardingMode.TOPOLOGY && p.sources.nodeLabel;
+  return renderConfig(prometheusConfig(
+    { scrapeInterval: p.scrapeInterval, externalLabels: shard.externalLabels, replicaLabel: REPLICA_EXTERNAL_LABEL },
+    kubernetesScrapeConfigs(shard.rules, nodeMetadata),
+  ));
+}
+
+/** The data claim of a shard's pods, in the shard's zone's storage class; none without `storage`. */
+function dataClaims(p: ResolvedPrometheus, shard: StandaloneShard): k8s.KubePersistentVolumeClaimProps[] | undefined {
+  return p.storage && [{
+    metadata: { name: 'data' },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: p.storageClasses.forZone(shard.zone),
+      resources: { requests: { storage: k8s.Quantity.fromString(sizeQuantity(p.storage.size)) } },
+    },
+  }];
 }
 
 function shards(p: ResolvedPrometheus): StandaloneShard[] {

@@ -41,7 +41,10 @@ export class RolloutTarget {
     return RolloutTarget.group(where, 'statefulSets', apis.map((a) => a.name), apis);
   }
 
-  /** StatefulSets by name (defined elsewhere; each with updateStrategy OnDelete), rolled as one group (see `statefulSetGroup`). */
+  /**
+   * StatefulSets by name (defined elsewhere; each with updateStrategy OnDelete), rolled as one group (see
+   * `statefulSetGroup`).
+   */
   public static statefulSetGroupNames(names: string[]): RolloutTarget {
     checkArg('RolloutTarget.statefulSetGroupNames', 'names', names, Props.arrayOf(KubeProps.dnsSubdomain()));
     return RolloutTarget.group('RolloutTarget.statefulSetGroupNames', 'names', names, []);
@@ -132,8 +135,8 @@ export interface ZoneAwareUpdatePauseCondition {
 /** Props of `ZoneAwareUpdate`. */
 export interface ZoneAwareUpdateProps {
   /**
-   * The runtime controller that rolls the workload zone by zone: a `ZoneController` of this app with `zoneAwareUpdate`, or
-   * `ZoneController.fromInstalled(...)` for one another app installs (serving this namespace).
+   * The runtime controller that rolls the workload zone by zone: a `ZoneController` of this app with `zoneAwareUpdate`,
+   * or `ZoneController.fromInstalled(...)` for one another app installs (serving this namespace).
    */
   readonly controller: IZoneController;
 

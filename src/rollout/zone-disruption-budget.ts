@@ -18,7 +18,8 @@ import { serveWith } from '../zone-controller/requirements';
 export interface ZoneDisruptionBudgetProps {
   /**
    * The runtime controller that enforces the budget (its eviction webhook): a `ZoneController` of this app with
-   * `zoneDisruptionBudget`, or `ZoneController.fromInstalled(...)` for one another app installs (serving this namespace).
+   * `zoneDisruptionBudget`, or `ZoneController.fromInstalled(...)` for one another app installs (serving this
+   * namespace).
    */
   readonly controller: IZoneController;
 

@@ -219,7 +219,10 @@ function fields(where: string, topologyKey: string, options: SpreadOptions): Spr
   };
 }
 
-/** The constraint `fields` counting the pods of `target` (which its selector must select; no matchLabelKey may be a selector key). */
+/**
+ * The constraint `fields` counting the pods of `target` (which its selector must select; no matchLabelKey may be a
+ * selector key).
+ */
 export function withTarget(where: string, spread: SpreadFields, target: SpreadTarget): k8s.TopologySpreadConstraint {
   checkSelector(where, target);
   const selectorKeys = new Set([

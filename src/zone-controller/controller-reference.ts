@@ -111,7 +111,9 @@ export interface InstalledZoneControllerProps {
   readonly webhookFailurePolicy?: WebhookFailurePolicy;
 }
 
-/** Marks ZoneController instances (recognised by `ZoneController.isZoneController` even across copies of the library). */
+/**
+ * Marks ZoneController instances (recognised by `ZoneController.isZoneController` even across copies of the library).
+ */
 export const ZONE_CONTROLLER_MARK = Symbol.for('cdk8s-zones.ZoneController');
 
 /** The check of a `controller` prop: a ZoneController of this app, or `ZoneController.fromInstalled(...)`. */
@@ -123,7 +125,10 @@ function isControllerReference(value: unknown): value is IZoneController {
   return marked(value) || InstalledZoneController.isInstalledZoneController(value);
 }
 
-/** How an error names the controller: a ZoneController of this app by its construct path, one installed elsewhere as itself. */
+/**
+ * How an error names the controller: a ZoneController of this app by its construct path, one installed elsewhere as
+ * itself.
+ */
 export function describeController(controller: IZoneController): string {
   const path = (controller as { node?: { path?: unknown } }).node?.path;
   return typeof path === 'string' ? `ZoneController '${path}'` : String(controller);
@@ -156,7 +161,10 @@ export function webhookEnforcesIn(policy: WebhookFailurePolicy | undefined, cont
   return policy === WebhookFailurePolicy.FAIL && namespace !== undefined && webhookMayGuard(controllerNamespace, namespace);
 }
 
-/** The command of an init container (in the controller image) that waits until the zone annotation's downward-API file is non-empty. */
+/**
+ * The command of an init container (in the controller image) that waits until the zone annotation's downward-API file
+ * is non-empty.
+ */
 export function waitForZoneCommand(file: string, timeoutSeconds?: number): string[] {
   return ['cdk8s-zones-controller', 'wait-for-zone', '--file', file, ...(timeoutSeconds === undefined ? [] : ['--timeout', String(timeoutSeconds)])];
 }

@@ -4,7 +4,10 @@
  */
 import { REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET, ZONE_SHIFT } from '../contract/reconcilers';
 
-/** A feature of the runtime controller: its reconciler, the `ZoneController` prop that enables it, and what is lost without it. */
+/**
+ * A feature of the runtime controller: its reconciler, the `ZoneController` prop that enables it, and what is lost
+ * without it.
+ */
 export interface ControllerFeature {
   readonly reconciler: string;
   readonly prop: 'zoneAnnotator' | 'zoneAwareUpdate' | 'zoneDisruptionBudget' | 'redisManager' | 'zoneShift';

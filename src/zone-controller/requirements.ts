@@ -44,7 +44,10 @@ export function serveWith(where: string, controller: IZoneController, feature: C
   return controller;
 }
 
-/** True when the controller's eviction webhook guards `namespace` and fails closed, so a ZoneDisruptionBudget there is enforced. */
+/**
+ * True when the controller's eviction webhook guards `namespace` and fails closed, so a ZoneDisruptionBudget there is
+ * enforced.
+ */
 export function guardsEvictionsIn(controller: IZoneController, namespace: string | undefined): boolean {
   if (ZoneController.isZoneController(controller)) return controller._guardsEvictionsIn(namespace);
   return InstalledZoneController.isInstalledZoneController(controller) && controller.guardsEvictionsIn(namespace);

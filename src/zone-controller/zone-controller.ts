@@ -1,17 +1,17 @@
 import { ApiObject, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct, IConstruct } from 'constructs';
+import { duplicatesOf, twinErrors, warnOfUnpublishedImage } from './app-checks';
+import { controllerPodSpec, METRICS_PORT } from './controller-pod';
 import {
   controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE, InstalledZoneController,
   InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES, waitForZoneCommand, webhookEnforcesIn, webhookMayGuard,
   ZONE_CONTROLLER_MARK,
 } from './controller-reference';
-import { FEATURES } from './features';
 import { NO_WEBHOOKS, ServedWebhook, serveWebhooks, WebhookServing } from './webhook-serving';
 import { WebhookFailurePolicy, WebhookTls } from './webhook-tls';
 import { INSTALLED_CONTROLLER_PROPS, ZONE_CONTROLLER_PROPS, ZoneControllerProps } from './zone-controller-props';
 import { addZoneShiftGate } from './zone-shift-gate';
-import { docsUrl } from '../contract/docs';
 import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ControllerRule, leaderElectionRules, mergeRules } from '../contract/rbac';
 import {
@@ -21,22 +21,11 @@ import {
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
 import { zoneShiftCrd } from '../contract/zone-shift-crd';
-import { containerResources } from '../kubernetes/container-resources';
 import { clientPeers, emitNetworkPolicy, NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { clusterScoped } from '../kubernetes/object-names';
-import { restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { invalidProp } from '../shared/errors';
-import { packageVersion } from '../shared/package-version';
 import { checkArg, checkProps, Props } from '../shared/props';
-import { addWarning } from '../shared/warnings';
-
-/** The port of /metrics, /healthz and /readyz. */
-const METRICS_PORT = 8080;
-/** The controller image's non-root user (distroless `nonroot`). */
-const RUN_AS = 65532;
-/** The HTTPS port of the admission webhooks in the container. */
-const WEBHOOK_PORT = 9443;
 
 /** A part of the controller: a reconciler and the rules it needs. */
 interface Part {
@@ -140,33 +129,41 @@ export class ZoneController extends Construct implements IZoneController {
 
     this.labels = standardLabels(CONTROLLER_APP_NAME, this.name, 'controller');
     this.podSelector = controllerPodSelector(this.name);
-    const labels = this.labels;
     if (props.createNamespace ?? true) {
       clusterScoped(new k8s.KubeNamespace(this, 'namespace', {
         metadata: { name: this.namespace, labels: standardLabels(CONTROLLER_APP_NAME, this.name, 'namespace') },
       }));
     }
     const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: this.meta() });
-    const serving = webhooks.length > 0
-      ? serveWebhooks(this, {
-        name: this.name,
-        namespace: this.namespace,
-        configName: this.clusterWideName(),
-        labels,
-        webhooks,
-        tls: props.webhookTls!,
-        failurePolicy: this.webhookFailurePolicy!,
-        guardedNamespaces: (feature) => this.guardedNamespaces(feature),
-      })
-      : NO_WEBHOOKS;
+    const serving = this.webhookServing(props, webhooks);
     this.rbac(mergeRules([...leaderElectionRules(this.name), ...parts.flatMap((p) => p.rules), ...serving.rules]));
-    // the namespaces of workloads this app does not know: every feature that acts on workloads serves them
-    for (const namespace of props.workloadNamespaces ?? []) {
-      for (const part of parts.filter((p) => p.rules.some((r) => r.scope === 'workloads'))) this._serve(part.name, namespace, part.unnamedRules ?? []);
-    }
+    this.serveWorkloadNamespaces(props.workloadNamespaces ?? []);
     this.deployment(props, replicas, serviceAccount.name, serving, webhooks.length > 0);
     this.exposure(where, props.networkPolicy, replicas, webhooks.length > 0);
     this.node.addValidation({ validate: () => twinErrors(this) ?? [...this.unservedFeatures(where), ...duplicatesOf(this)] });
+  }
+
+  /** The webhooks' Service, configuration and certificate, when a feature serves one. */
+  private webhookServing(props: ZoneControllerProps, webhooks: ServedWebhook[]): WebhookServing {
+    if (webhooks.length === 0) return NO_WEBHOOKS;
+    return serveWebhooks(this, {
+      name: this.name,
+      namespace: this.namespace,
+      configName: this.clusterWideName(),
+      labels: this.labels,
+      webhooks,
+      tls: props.webhookTls!,
+      failurePolicy: this.webhookFailurePolicy!,
+      guardedNamespaces: (feature) => this.guardedNamespaces(feature),
+    });
+  }
+
+  /** The namespaces of workloads this app does not know: every feature that acts on workloads serves them. */
+  private serveWorkloadNamespaces(namespaces: readonly string[]): void {
+    const workloadParts = this.parts.filter((p) => p.rules.some((r) => r.scope === 'workloads'));
+    for (const namespace of namespaces) {
+      for (const part of workloadParts) this._serve(part.name, namespace, part.unnamedRules ?? []);
+    }
   }
 
   /**
@@ -254,68 +251,23 @@ export class ZoneController extends Construct implements IZoneController {
   private deployment(
     props: ZoneControllerProps, replicas: number, serviceAccountName: string, serving: WebhookServing, servesWebhooks: boolean,
   ): void {
-    const labels = this.labels;
-    const selector = this.podSelector;
-    const meta = this.meta();
-    const zoneKey = props.topology?.topologyKey ?? WELL_KNOWN_ZONE_KEY;
-    const hostKey = props.topology?.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY;
-    new k8s.KubeDeployment(this, 'deployment', {
-      metadata: meta,
-      spec: {
-        replicas,
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels },
-          spec: {
-            serviceAccountName,
-            automountServiceAccountToken: true, // it talks to the API server
-            securityContext: restrictedPodSecurity(RUN_AS),
-            // Its replicas in different zones, so one survives a zone (a soft zone spread could put both in one); no
-            // minDomains, so a cluster with a single zone still runs both. Hosts: soft.
-            topologySpreadConstraints: [[zoneKey, 'DoNotSchedule'], [hostKey, 'ScheduleAnyway']].map(([topologyKey, whenUnsatisfiable]) => ({
-              topologyKey, maxSkew: 1, whenUnsatisfiable, labelSelector: { matchLabels: selector }, matchLabelKeys: ['pod-template-hash'],
-            })),
-            containers: [this.container(props, zoneKey, serving, servesWebhooks)],
-            volumes: serving.volumes.length > 0 ? serving.volumes : undefined,
-          },
-        },
-      },
-    });
-  }
-
-  /** The controller's container: `run` with the enabled reconcilers and what serving them takes. */
-  private container(props: ZoneControllerProps, zoneKey: string, serving: WebhookServing, servesWebhooks: boolean): k8s.Container {
-    const redisNamespaces = this.reconcilers.includes(REDIS_MANAGER)
-      ? ['--redis-namespaces', Lazy.any({ produce: () => this.servedNamespaces(REDIS_MANAGER).join(',') })]
-      : [];
-    const fieldEnv = (name: string, fieldPath: string): k8s.EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
-    const probe = (path: string, failureThreshold: number): k8s.Probe => ({
-      httpGet: { path, port: k8s.IntOrString.fromString('metrics') }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold,
-    });
-    return {
-      name: 'controller',
+    const spec = controllerPodSpec({
+      name: this.name,
       image: this.image,
-      args: [
-        'run',
-        '--reconcilers', this.reconcilers.join(','),
-        '--leader-elect',
-        '--lease-name', this.name,
-        '--topology-keys', zoneKey,
-        '--metrics-port', String(METRICS_PORT),
-        ...serving.args,
-        ...redisNamespaces,
-      ],
-      env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
-      ports: [
-        { name: 'metrics', containerPort: METRICS_PORT },
-        ...(servesWebhooks ? [{ name: 'webhook', containerPort: WEBHOOK_PORT }] : []),
-      ],
-      volumeMounts: serving.mounts.length > 0 ? serving.mounts : undefined,
-      readinessProbe: probe('/readyz', 3),
-      livenessProbe: probe('/healthz', 6),
-      resources: props.resources ?? containerResources('50m', '64Mi', '256Mi'),
-      securityContext: restrictedContainerSecurity(),
-    };
+      reconcilers: this.reconcilers,
+      serviceAccountName,
+      selector: this.podSelector,
+      zoneKey: props.topology?.topologyKey ?? WELL_KNOWN_ZONE_KEY,
+      hostKey: props.topology?.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY,
+      serving,
+      servesWebhooks,
+      resources: props.resources,
+      redisNamespaces: () => this.servedNamespaces(REDIS_MANAGER),
+    });
+    new k8s.KubeDeployment(this, 'deployment', {
+      metadata: this.meta(),
+      spec: { replicas, selector: { matchLabels: this.podSelector }, template: { metadata: { labels: this.labels }, spec } },
+    });
   }
 
   /** The CRDs of the enabled features (unless installed elsewhere), and the admission webhooks they serve. */
@@ -408,57 +360,6 @@ export class ZoneController extends Construct implements IZoneController {
 
 function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
   return { apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}) };
-}
-
-/**
- * Warns, once per app, when the default image names a version no release published (a build from source: 0.0.0,
- * or a pre-release), which no registry will serve.
- */
-function warnOfUnpublishedImage(controller: ZoneController): void {
-  if (/^\d+\.\d+\.\d+$/.test(packageVersion()) && packageVersion() !== '0.0.0') return;
-  const earlier = controller.node.root.node.findAll()
-    .some((c) => ZoneController.isZoneController(c) && c !== controller && c.image === ZoneController.DEFAULT_IMAGE);
-  if (earlier) return;
-  addWarning(controller, `image: the default ${ZoneController.DEFAULT_IMAGE} names version ${packageVersion()} of cdk8s-zones, which no release ` +
-    `published (a build from source), so no registry serves it: build the image with Docker, buildah or podman (${docsUrl('controller.md', 'The image')}), ` +
-    'push it where your cluster pulls from, and name it with the image prop');
-}
-
-/**
- * ZoneControllers of the app that install this one's controller again (same namespace and name): one error for
- * them all, said by the first, which says how to merge them (and nothing else from either, which would follow
- * from it); undefined when there are none.
- */
-function twinErrors(controller: ZoneController): string[] | undefined {
-  const all = controller.node.root.node.findAll();
-  const twins = all.filter((c): c is ZoneController => ZoneController.isZoneController(c) && c !== controller
-    && c.namespace === controller.namespace && c.name === controller.name);
-  if (twins.length === 0) return undefined;
-  return all.indexOf(controller) < all.indexOf(twins[0]) ? [mergeControllers(controller, twins)] : [];
-}
-
-/**
- * Objects this controller emits that something else in the app emits too: two manifests of one object, the last
- * one applied wins (a second controller apart that installs the CRDs too, the user's own Namespace).
- */
-function duplicatesOf(controller: ZoneController): string[] {
-  const key = (o: ApiObject) => `${o.apiVersion.split('/')[0]} ${o.kind} ${o.metadata.namespace ?? ''}/${o.name}`;
-  const isObject = (c: IConstruct): c is ApiObject => c instanceof ApiObject;
-  const all = controller.node.root.node.findAll();
-  const own = new Set(controller.node.findAll().filter(isObject));
-  const ownKeys = new Set([...own].map(key));
-  return all.filter(isObject).filter((o) => !own.has(o) && ownKeys.has(key(o))).map((o) =>
-    `ZoneController '${controller.node.path}': emits ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.name}, ` +
-    `which '${o.node.path}' emits too: set another namespace or name, installCrds: false, or createNamespace: false`);
-}
-
-/** The one error for ZoneControllers that install one controller twice: keep one, with every feature in use. */
-function mergeControllers(first: ZoneController, twins: readonly ZoneController[]): string {
-  const features = FEATURES.filter((f) => [first, ...twins].some((c) => c.reconcilers.includes(f.reconciler))).map((f) => `${f.prop}: true`);
-  return `ZoneController '${first.node.path}' and ${twins.map((t) => `'${t.node.path}'`).join(', ')} install one controller twice ` +
-    `(${first.namespace}/${first.name}): an app needs one ZoneController serving every feature in use. Keep one, ` +
-    `new ZoneController(chart, 'controller', { ${features.join(', ')}, ... }), and pass it as \`controller\` to every construct that needs it; ` +
-    'or, for two controllers apart, give the second another namespace and name and installCrds: false';
 }
 
 /** `webhookTls` exactly when a feature serves an admission webhook. */

@@ -1,4 +1,4 @@
-import { Size } from 'cdk8s';
+import { Size, SizeRoundingBehavior } from 'cdk8s';
 import {
   AntiAffinity, AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornDiskType, LonghornInventory, LonghornNodeInventory,
   LonghornPlacement, LonghornPlacementPlan, LonghornPlacementRequest, LonghornReplicaAutoBalance,
@@ -266,8 +266,11 @@ describe('capacity', () => {
 
   test('sizes are rounded up to 2 MiB as Longhorn does', () => {
     const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(100) }] }]);
-    expect(plan(inv, { numberOfReplicas: 1, size: Size.kibibytes(1000000 / 1024) }).replicaSize).toBe(2 * 2 ** 20);
-    expect(plan(inv, { numberOfReplicas: 1, size: Size.mebibytes(4) }).replicaSize).toBe(4 * 2 ** 20);
+    const rounded = plan(inv, { numberOfReplicas: 1, size: Size.kibibytes(1000000 / 1024) }).replicaSize;
+    expect(rounded).toBeInstanceOf(Size);
+    expect(rounded.toKibibytes({ rounding: SizeRoundingBehavior.NONE })).toBe(2 * 1024);
+    expect(plan(inv, { numberOfReplicas: 1, size: Size.mebibytes(4) }).replicaSize.toMebibytes()).toBe(4);
+    expect(plan(inv, { numberOfReplicas: 1 }).replicaSize.toMebibytes()).toBe(0);
   });
 
   test("warns when Longhorn's counting of the volume's other replicas on the node would refuse a disk (longhorn#12653)", () => {

@@ -47,7 +47,8 @@ describe('LonghornVolume', () => {
       accessMode: 'rwo',
       frontend: 'blockdev',
     });
-    expect(volume.sizeBytes).toBe(21474836480);
+    expect(volume.size).toBeInstanceOf(Size);
+    expect(volume.size.toKibibytes() * 1024).toBe(21474836480);
     expect(volume.name).toBe('db-data');
   });
 
@@ -91,6 +92,16 @@ describe('LonghornVolume', () => {
     expect(obj.spec).toEqual({ size: '1073741824' });
   });
 
+  test('extraSpec takes strings, numbers and booleans, written as given', () => {
+    const chart = testChart();
+    new LonghornVolume(chart, 'v', {
+      size: Size.gibibytes(1), extraSpec: { accessMode: 'rwx', snapshotMaxCount: 10, encrypted: true },
+    });
+    expect(only(synth(chart), 'Volume').spec).toEqual({
+      size: '1073741824', accessMode: 'rwx', snapshotMaxCount: 10, encrypted: true,
+    });
+  });
+
   test.each([
     [{ size: Size.kibibytes(1000000000 / 1024) }, "LonghornVolume 'test/v': size=[Size 976562.5Ki] must be a positive multiple of 2Mi (2097152 bytes): Longhorn would round it up to 954Mi"],
     [{ size: Size.kibibytes(0) }, 'size=[Size 0Ki] must be larger than zero'],
@@ -99,6 +110,9 @@ describe('LonghornVolume', () => {
     [{ size: Size.gibibytes(1), numberOfReplicas: 0 }, "LonghornVolume 'test/v': numberOfReplicas=0 must be an integer from 1 to 20"],
     [{ size: Size.gibibytes(1), numberOfReplicas: 3, dataLocality: LonghornDataLocality.STRICT_LOCAL }, 'numberOfReplicas=3 must be 1 with dataLocality strict-local'],
     [{ size: Size.gibibytes(1), extraSpec: { size: '5' } }, 'extraSpec.size="5" conflicts with the typed prop that sets size="1073741824"'],
+    [{ size: Size.gibibytes(1), extraSpec: { frontend: { kind: 'blockdev' } as any } },
+      "extraSpec[\"frontend\"]={\"kind\":\"blockdev\"} must be a string, a finite number or true/false (the fields of a Longhorn Volume's spec are scalars)"],
+    [{ size: Size.gibibytes(1), extraSpec: { snapshotMaxCount: Infinity } }, 'extraSpec["snapshotMaxCount"]=Infinity must be a string, a finite number or true/false'],
     [{ size: Size.gibibytes(1), inventory: threeDisks, nodeSelector: ['gpu'] }, 'nodeSelector[0]="gpu" is a tag no node of the inventory has'],
   ])('refuses %j', (props, message) => {
     expect(() => new LonghornVolume(testChart(), 'v', props)).toThrow(message);
