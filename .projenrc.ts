@@ -134,8 +134,8 @@ project.addTask('test:integration:setup', {
   exec: 'bash test/integration/setup.sh',
 });
 project.addTask('test:integration', {
-  description: 'Run the integration tier (needs npm run test:integration:setup and ../shared)',
-  exec: 'jest --config test/integration/jest.config.json',
+  description: 'Run the integration tier (needs npm run test:integration:setup and ../shared): its two jest projects side by side',
+  exec: 'bash test/integration/run.sh',
   receiveArgs: true,
 });
 

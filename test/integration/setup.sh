@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # `npm run test:integration:setup`: builds or installs every real program the integration tier runs into
-# .cache/ (git-ignored). Each step is a script in setup.d/, run in name order, idempotent (it does nothing
-# when its program is already there) and timed.
+# .cache/ (git-ignored). Each step is a script in setup.d/, idempotent (it does nothing when its program is
+# already there) and timed. The steps run in two lanes side by side, each in name order: the Go builds (a
+# `# lane: go` line: CPU-bound, one at a time, as `go build` already uses every core) and the rest (packages,
+# downloads, the controller image, the Python wheel: mostly waiting on the network and the disk). apt is taken
+# one step at a time (apt_install in lib.bash holds a lock).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 export REPO_ROOT="$(cd "$here/../.." && pwd)"
@@ -10,14 +13,31 @@ export BIN_DIR="$CACHE_DIR/bin"
 export APT_UPDATED_MARKER="$CACHE_DIR/.apt-updated-$$"   # apt-get update once per setup run
 mkdir -p "$BIN_DIR"
 
-total_start=$(date +%s)
+# lane NAME STEP...: runs the steps one after the other, each line of their output prefixed with the step's name.
+lane() {
+  local lane=$1 step name start
+  shift
+  for step in "$@"; do
+    name="$(basename "$step" .sh)"
+    start=$(date +%s)
+    echo "==> setup $name ($lane lane)"
+    bash "$step" 2>&1 | sed -u "s/^/[$name] /" || { echo "<== setup $name FAILED" >&2; return 1; }
+    echo "<== setup $name done in $(( $(date +%s) - start )) s"
+  done
+}
+
+go_steps=() other_steps=()
 for step in "$here"/setup.d/*.sh; do
   [ -e "$step" ] || continue
-  name="$(basename "$step" .sh)"
-  start=$(date +%s)
-  echo "==> setup $name"
-  bash "$step"
-  echo "<== setup $name done in $(( $(date +%s) - start )) s"
+  if grep -q '^# lane: go' "$step"; then go_steps+=("$step"); else other_steps+=("$step"); fi
 done
+
+total_start=$(date +%s)
+lane go "${go_steps[@]}" & go_lane=$!
+lane other "${other_steps[@]}" & other_lane=$!
+status=0
+wait "$go_lane" || status=1
+wait "$other_lane" || status=1
 rm -f "$APT_UPDATED_MARKER"
+[ "$status" -eq 0 ] || { echo "integration setup failed after $(( $(date +%s) - total_start )) s" >&2; exit 1; }
 echo "integration setup done in $(( $(date +%s) - total_start )) s; programs in $BIN_DIR: $(ls "$BIN_DIR" | tr '\n' ' ')"

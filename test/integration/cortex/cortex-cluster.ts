@@ -22,6 +22,13 @@ import { programPath } from '../programs';
  */
 export const TEST_HEARTBEAT = { period: '1s', timeout: '6s', timeoutMs: 6_000 };
 
+/**
+ * Test pacing for a test in which no rollout waits on an ingester's readiness (it restarts none, or checks the ring
+ * itself): ready 3 s after it is ACTIVE, the library's min_ready_duration (15 s, time for the ring to reach every
+ * distributor) scaled as the heartbeats are (5 s to 1 s).
+ */
+export const TEST_MIN_READY_FLAG = '-ingester.min-ready-duration=3s';
+
 /** Flags every process shares: no auth (one tenant), the memberlist ring, a filesystem blocks store. */
 function baseFlags(dir: string, listen: string, ports: Ports, join: string[]): string[] {
   return [
@@ -50,6 +57,9 @@ export interface CortexPlace {
   readonly extra: readonly string[];
 }
 
+/** What Cortex logs once every module but its memberlist client (and HTTP server) has stopped. */
+const LEAVING_MEMBERLIST = 'msg="leaving memberlist cluster"';
+
 /** One Cortex process. */
 export class CortexProcess {
   public exited = false;
@@ -73,13 +83,32 @@ export class CortexProcess {
     await gone;
   }
 
-  public async stop(): Promise<void> {
+  /**
+   * SIGTERM, SIGKILL after 10 s. With `left`: SIGKILL as soon as the process has stopped all but its memberlist client
+   * (an ingester is out of the ring, its TSDB closed) and `left()` holds. Cortex's memberlist client then waits up to
+   * 10 s for its gossip queue to drain, which heartbeats every second keep full, and 5 s more to leave: 10 s cut that
+   * short anyway.
+   */
+  public async stop(left?: () => Promise<boolean>): Promise<void> {
     if (this.exited) return;
     const gone = new Promise((resolve) => this.child.once('exit', resolve));
+    const logFrom = fs.statSync(this.logFile).size;
     this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    if (left) void this.killOnceLeft(logFrom, left);
     await gone;
     clearTimeout(timer);
+  }
+
+  private async killOnceLeft(logFrom: number, left: () => Promise<boolean>): Promise<void> {
+    while (!this.exited) {
+      const leaving = fs.readFileSync(this.logFile).subarray(logFrom).includes(LEAVING_MEMBERLIST);
+      if (leaving && await left()) {
+        this.child.kill('SIGKILL');
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   public log(): string {
@@ -269,7 +298,7 @@ export class CortexCluster {
    * the same place (folder, ports, peers): a pod restarted with a new configuration. Resolves once it is ready.
    */
   public async restart(p: CortexProcess, member: Pick<RingWorkload, 'target' | 'zone' | 'ring'>): Promise<CortexProcess> {
-    await p.stop();
+    await p.stop(async () => p.target !== 'ingester' || this.seenLeaving(p.name));
     const { home, store, listen, ports, join, extra } = p.place;
     const next = startCortex(member, p.name, home, store, listen, ports, [...join], extra);
     this.processes[this.processes.indexOf(p)] = next;
@@ -277,8 +306,16 @@ export class CortexCluster {
     return next;
   }
 
+  /** Whether every distributor and querier still running sees ingester `name` no longer ACTIVE (leaving or gone). */
+  private async seenLeaving(name: string): Promise<boolean> {
+    const peers = [...this.all('distributor'), ...this.all('querier')].filter((p) => !p.exited);
+    const rings = await Promise.all(peers.map((p) => ringOf(p.url)));
+    return rings.every((ring) => ring.length > 0 && !ring.some((e) => e.id === name && e.state === 'ACTIVE'));
+  }
+
   public async stop(): Promise<void> {
-    await Promise.all(this.processes.map((p) => p.stop()));
+    // Nothing waits on the ring any more: each process may go once it has stopped all but its memberlist client.
+    await Promise.all(this.processes.map((p) => p.stop(async () => true)));
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

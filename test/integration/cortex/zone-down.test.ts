@@ -9,7 +9,7 @@
  */
 import { createHash } from 'crypto';
 import { App, Testing } from 'cdk8s';
-import { CortexCluster, ingestedSamples, push, ringOf, samples, TEST_HEARTBEAT, UNHEALTHY } from './cortex-cluster';
+import { CortexCluster, ingestedSamples, push, ringOf, samples, TEST_HEARTBEAT, TEST_MIN_READY_FLAG, UNHEALTHY } from './cortex-cluster';
 import { replicaSet, RingShard, seriesToken } from './placement';
 import { lokiRing, RingWorkload } from './ring-layout';
 import { build } from '../../../examples/loki-direct-3-zones/main';
@@ -20,6 +20,8 @@ build(app);
 const LAYOUT = lokiRing(app.charts.flatMap((c) => Testing.synth(c)));
 const SERIES = 60;
 const SELECTOR = '{__name__="zone_proof"}';
+/** Nothing here restarts an ingester: its readiness delay only holds up the start. */
+const PACING = { extraFlags: (target: string) => (target === 'ingester' ? [TEST_MIN_READY_FLAG] : []) };
 
 /**
  * The series' names: hex digests, so their ring tokens (an FNV hash of the labels) spread over the ring. Names that
@@ -65,7 +67,7 @@ describe('the loki-direct-3-zones layout on Cortex: 3 zones, replication factor 
   });
 
   test('zone awareness on: with every ingester of one zone down, every pushed sample is returned and new pushes succeed', async () => {
-    cluster = await CortexCluster.start(LAYOUT);
+    cluster = await CortexCluster.start(LAYOUT, PACING);
     // Each ingester registered in its zone.
     const ring = await (await fetch(`${cluster.distributor.url}/ingester/ring`, { headers: { Accept: 'application/json' } })).json() as any;
     expect(ring.shards.map((s: any) => [s.id, s.zone]).sort()).toEqual(cluster.ingesters().map((p) => [p.name, p.zone]).sort());
@@ -95,7 +97,7 @@ describe('the loki-direct-3-zones layout on Cortex: 3 zones, replication factor 
 
   test('zone awareness off (same layout, same factor): one zone down loses reads, and the writes of every series with 2 replicas in it', async () => {
     const off: RingWorkload[] = LAYOUT.map((w) => ({ ...w, ring: { ...w.ring, zoneAwareness: false } }));
-    cluster = await CortexCluster.start(off);
+    cluster = await CortexCluster.start(off, PACING);
     // Without zone awareness a series' 3 replicas are the next 3 ingesters on the ring, whatever their zones: from the
     // ring's random tokens, pick series of which some have both zone-a ingesters among their replicas.
     const shards = ((await (await fetch(`${cluster.distributor.url}/ingester/ring`, { headers: { Accept: 'application/json' } })).json()) as any).shards as RingShard[];

@@ -24,7 +24,7 @@
 import { createHash } from 'crypto';
 import * as path from 'path';
 import { Chart, Duration, Testing } from 'cdk8s';
-import { CortexCluster, CortexProcess, push, samples, startCortex, TEST_HEARTBEAT, waitUntilReady } from './cortex-cluster';
+import { CortexCluster, CortexProcess, push, samples, startCortex, TEST_HEARTBEAT, TEST_MIN_READY_FLAG, waitUntilReady } from './cortex-cluster';
 import { replicaSet, RingShard, seriesToken } from './placement';
 import { lokiRing, RingTarget, RingWorkload } from './ring-layout';
 import { LokiZoneAwarenessMigration, ZoneAwareLokiStack, ZoneSource, ZoneTopology } from '../../../src';
@@ -75,10 +75,15 @@ const FINAL = layout({ ingestersRolledOutAt: ago(LIBRARY_LOOKBACK_MS + 120_000),
 /** Before: the same processes with no zone awareness (and the ingesters registering no zone: zonelessIngesters). */
 const BEFORE = STEP_1.map((w) => ({ ...w, ring: { ...w.ring, zoneAwareness: false } }));
 
-/** Blocks of one minute, shipped at once and seen by the store gateway within a second; every query reads the store too. */
+/**
+ * Blocks of one minute, shipped at once and seen by the store gateway within a second; every query reads the store too.
+ * Ingesters ready 3 s after they are ACTIVE (TEST_MIN_READY_FLAG): the staged run restarts the next one only once every
+ * distributor and querier serves with the last (`waitUntilRingServes`).
+ */
 function pacing(target: RingTarget): string[] {
   if (target === 'ingester') {
-    return ['-blocks-storage.tsdb.block-ranges-period=1m', '-blocks-storage.tsdb.ship-interval=1s', '-blocks-storage.tsdb.head-compaction-interval=1s'];
+    return ['-blocks-storage.tsdb.block-ranges-period=1m', '-blocks-storage.tsdb.ship-interval=1s', '-blocks-storage.tsdb.head-compaction-interval=1s',
+      TEST_MIN_READY_FLAG];
   }
   // No compactor writes a bucket index here: the querier and its store gateway scan the bucket.
   if (target === 'querier') {

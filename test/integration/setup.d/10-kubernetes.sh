@@ -4,6 +4,7 @@
 #   (go.mod + go.sum pin the Kubernetes release and, through it, etcd), and kwok at KWOK_VERSION.
 # openssl (for the harness's certificates) comes from Debian. Each part is rebuilt only when what pins it
 # changes (a stamp beside the binaries records it).
+# lane: go (setup.sh runs the Go builds one at a time, beside the other steps)
 set -euo pipefail
 source "$(dirname "$0")/lib.bash"
 

@@ -9,10 +9,7 @@ have prometheus && { echo "prometheus already in $BIN_DIR: $("$BIN_DIR/prometheu
 
 work="$CACHE_DIR/prometheus-deb"
 rm -rf "$work" && mkdir -p "$work" && chmod 0777 "$work"   # apt downloads as _apt
-if [ ! -e "$APT_UPDATED_MARKER" ]; then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq && touch "$APT_UPDATED_MARKER"
-fi
+with_apt_lock apt_update_once
 (cd "$work" && apt-get download -qq prometheus)
 dpkg-deb -x "$work"/prometheus_*.deb "$work/root"
 install -m 0755 "$work/root/usr/bin/prometheus" "$BIN_DIR/prometheus"

@@ -2,6 +2,7 @@
 # Cortex for the ring proofs (Apache-2.0; the ring Loki shares with it), built from Go modules into
 # $BIN_DIR/cortex: test/integration/cortex/go pins github.com/cortexproject/cortex (go.mod + go.sum).
 # Rebuilt only when those change (a stamp beside the binary).
+# lane: go (setup.sh runs the Go builds one at a time, beside the other steps)
 set -euo pipefail
 source "$(dirname "$0")/lib.bash"
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # kube-score (a Go module) for test/integration/kube-score: the Kubernetes object analysis the examples
 # must pass with no finding outside the reviewed allow-list. Built with `go install` at a pinned version.
+# lane: go (setup.sh runs the Go builds one at a time, beside the other steps)
 set -euo pipefail
 source "$(dirname "$0")/lib.bash"
 

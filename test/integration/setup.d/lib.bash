@@ -1,15 +1,32 @@
 # Helpers for setup steps: `source "$(dirname "$0")/lib.bash"` (the runner only runs *.sh files).
 # shellcheck shell=bash
 
+# with_apt_lock CMD...: runs CMD holding the setup's apt lock: the two lanes of setup.sh run side by side, and apt
+# and dpkg take one user at a time (a second apt-get fails at once on their lock).
+with_apt_lock() {
+  (flock 9 && "$@") 9>"$CACHE_DIR/.apt.lock"
+}
+
+# apt_update_once: apt-get update, once per setup run (call it holding the apt lock).
+apt_update_once() {
+  [ ! -e "$APT_UPDATED_MARKER" ] || return 0
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq && touch "$APT_UPDATED_MARKER"
+}
+
 # apt_install PKG...: installs Debian packages that are missing (runs apt-get update once per setup run).
 apt_install() {
   local missing=()
   for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
   [ ${#missing[@]} -eq 0 ] && return 0
+  with_apt_lock apt_install_now "${missing[@]}"
+}
+
+apt_install_now() {
   local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  if [ ! -e "$APT_UPDATED_MARKER" ]; then $sudo apt-get update -qq; touch "$APT_UPDATED_MARKER"; fi
-  echo "installing ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt_update_once
+  echo "installing $*"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
 # have NAME: true when $BIN_DIR/NAME is an executable (the step's work is already done).
