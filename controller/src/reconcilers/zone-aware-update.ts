@@ -7,7 +7,6 @@
  * ramp where it was.
  */
 import { patchStatus, statusHolds } from './status';
-import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import {
   decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, Predecessor, reportOf, REVISION_LABEL, updateRevisionOf, ZauAction, ZauInput,
   ZauReport,
@@ -16,15 +15,16 @@ import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contrac
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../../../src/contract/rollout';
 import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
 import { outOfServiceZones } from '../../../src/contract/zone-shift';
+import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import { defineReconciler } from '../define-reconciler';
 import { controllerOf, isStatus, KubeApi, KubeObject, keyOf, Resource, resourcePath } from '../kube/api';
 import { byController } from '../kube/informer';
 import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
-import { Caches, Change, shiftsWatch, Watches } from '../watches';
 import { BATCH_DELETION_COST, DELETION_COST_ANNOTATION, TEMPLATE_HASH_LABEL } from './zone-aware-update-deployment';
 import { DEPLOYMENTS, NODES, PODS, REPLICASETS, STATEFULSETS, ZONE_AWARE_UPDATES } from '../resources';
+import { Caches, Change, shiftsWatch, Watches } from '../watches';
 
 const NAME = ZONE_AWARE_UPDATE;
 
