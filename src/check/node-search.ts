@@ -21,9 +21,45 @@ export interface SearchResult {
   readonly survivors: number[];
 }
 
+/** A node spread's or a zone spread's limits, as the search applies them. */
+type Spread = NonNullable<NodeSearch['zoneSpread']>;
+
 export function searchLayouts(p: NodeSearch, maxStates = 20_000): SearchResult | undefined {
-  // Nodes alike (zone, room, counted by the host spread) are interchangeable: a layout is kept with each class's
-  // counts sorted, so the search visits one of the layouts that differ only by which alike node holds what.
+  const alike = alikeNodes(p);
+  const finals = new FinalLayouts(p.zones);
+  const seen = new Set<string>();
+  const stack: number[][] = [p.nodes.map(() => 0)];
+  while (stack.length > 0) {
+    const counts = stack.pop()!;
+    const key = counts.join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (seen.size > maxStates) return undefined;
+    const perZone = new Array<number>(p.zones).fill(0);
+    counts.forEach((c, i) => { perZone[p.nodes[i].zone] += c; });
+    const total = counts.reduce((a, b) => a + b, 0);
+    const next = nodesThatTakeOne(p, counts, perZone);
+    if (total === p.replicas || next.length === 0) {
+      finals.add(perZone, total);
+      continue;
+    }
+    // one node per class and count: the others would give the same layout, up to alike nodes
+    const tried = new Set<string>();
+    for (const i of next) {
+      const step = `${alike.classOf[i]}#${counts[i]}`;
+      if (tried.has(step)) continue;
+      tried.add(step);
+      stack.push(alike.canonical(counts.map((c, j) => (j === i ? c + 1 : c))));
+    }
+  }
+  return finals.result();
+}
+
+/**
+ * Nodes alike (zone, room, counted by the host spread) are interchangeable: a layout is kept with each class's
+ * counts sorted, so the search visits one of the layouts that differ only by which alike node holds what.
+ */
+function alikeNodes(p: NodeSearch): { classOf: string[]; canonical: (counts: number[]) => number[] } {
   const classOf = p.nodes.map((n, i) => `${n.zone}|${n.room}|${p.hostSpread?.domains[i] ?? ''}`);
   const members = new Map<string, number[]>();
   classOf.forEach((c, i) => members.set(c, [...(members.get(c) ?? []), i]));
@@ -35,49 +71,49 @@ export function searchLayouts(p: NodeSearch, maxStates = 20_000): SearchResult |
     }
     return out;
   };
-  const seen = new Set<string>();
-  const lo = new Array<number>(p.zones).fill(Infinity);
-  const hi = new Array<number>(p.zones).fill(0);
-  const survivors = new Array<number>(p.zones).fill(Infinity);
-  let placed = Infinity;
-  const stack: number[][] = [p.nodes.map(() => 0)];
-  while (stack.length > 0) {
-    const counts = stack.pop()!;
-    const key = counts.join(',');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (seen.size > maxStates) return undefined;
-    const perZone = new Array<number>(p.zones).fill(0);
-    counts.forEach((c, i) => { perZone[p.nodes[i].zone] += c; });
-    const total = counts.reduce((a, b) => a + b, 0);
-    const zoneMin = minOver(p.zoneSpread, perZone);
-    const hostMin = minOver(p.hostSpread, counts);
-    const next = counts.map((_, i) => i).filter((i) => {
-      const z = p.nodes[i].zone;
-      if (counts[i] >= p.nodes[i].room) return false;
-      if (p.zoneSpread && (!p.zoneSpread.domains[z] || perZone[z] + 1 - zoneMin > p.zoneSpread.maxSkew)) return false;
-      if (p.hostSpread && (!p.hostSpread.domains[i] || counts[i] + 1 - hostMin > p.hostSpread.maxSkew)) return false;
-      return true;
-    });
-    if (total === p.replicas || next.length === 0) {
-      placed = Math.min(placed, total);
-      perZone.forEach((c, z) => {
-        lo[z] = Math.min(lo[z], c);
-        hi[z] = Math.max(hi[z], c);
-        survivors[z] = Math.min(survivors[z], total - c);
-      });
-      continue;
-    }
-    // one node per class and count: the others would give the same layout, up to alike nodes
-    const tried = new Set<string>();
-    for (const i of next) {
-      const key2 = `${classOf[i]}#${counts[i]}`;
-      if (tried.has(key2)) continue;
-      tried.add(key2);
-      stack.push(canonical(counts.map((c, j) => (j === i ? c + 1 : c))));
-    }
+  return { classOf, canonical };
+}
+
+/** The nodes that can take one more pod: room left, and neither spread's maxSkew exceeded by it. */
+function nodesThatTakeOne(p: NodeSearch, counts: readonly number[], perZone: readonly number[]): number[] {
+  const zoneMin = minOver(p.zoneSpread, perZone);
+  const hostMin = minOver(p.hostSpread, counts);
+  const within = (spread: Spread | undefined, i: number, count: number, min: number) =>
+    !spread || (spread.domains[i] && count + 1 - min <= spread.maxSkew);
+  return counts.map((_, i) => i).filter((i) => {
+    const z = p.nodes[i].zone;
+    return counts[i] < p.nodes[i].room
+      && within(p.zoneSpread, z, perZone[z], zoneMin)
+      && within(p.hostSpread, i, counts[i], hostMin);
+  });
+}
+
+/** What the final layouts found so far give (see SearchResult). */
+class FinalLayouts {
+  private placed = Infinity;
+  private readonly lo: number[];
+  private readonly hi: number[];
+  private readonly survivors: number[];
+
+  constructor(zones: number) {
+    this.lo = new Array<number>(zones).fill(Infinity);
+    this.hi = new Array<number>(zones).fill(0);
+    this.survivors = new Array<number>(zones).fill(Infinity);
   }
-  return { placed, lo, hi, survivors };
+
+  /** Records a final layout: `perZone` pods in each zone, `total` in all. */
+  add(perZone: readonly number[], total: number): void {
+    this.placed = Math.min(this.placed, total);
+    perZone.forEach((c, z) => {
+      this.lo[z] = Math.min(this.lo[z], c);
+      this.hi[z] = Math.max(this.hi[z], c);
+      this.survivors[z] = Math.min(this.survivors[z], total - c);
+    });
+  }
+
+  result(): SearchResult {
+    return { placed: this.placed, lo: this.lo, hi: this.hi, survivors: this.survivors };
+  }
 }
 
 function minOver(spread: NodeSearch['zoneSpread'], counts: readonly number[]): number {
