@@ -1,5 +1,5 @@
 import { Yaml } from 'cdk8s';
-import { RelabelAction, RelabelRule, toConfigSpelling } from './relabel';
+import { ConfigRelabelRule, RelabelAction, RelabelRule, toConfigSpelling } from './relabel';
 import { writeYaml } from './yaml-writer';
 
 /** The `global` section of a shard's prometheus.yml. */
@@ -11,8 +11,32 @@ export interface GlobalConfig {
   readonly replicaLabel?: string;
 }
 
+/** A scrape job of a prometheus.yml: its name, and how its targets are found and relabeled (not modelled here). */
+export interface ScrapeConfig {
+  readonly job_name: string;
+  readonly [field: string]: unknown;
+}
+
+/** A scrape job whose targets are discovered through the Kubernetes API. */
+export interface KubernetesScrapeConfig extends ScrapeConfig {
+  readonly kubernetes_sd_configs: readonly KubernetesDiscovery[];
+  readonly relabel_configs: readonly ConfigRelabelRule[];
+}
+
+/** A `kubernetes_sd_configs` entry: the role of the objects discovered, with their node's metadata or not. */
+export interface KubernetesDiscovery {
+  readonly role: string;
+  readonly attach_metadata?: { readonly node: boolean };
+}
+
+/** A whole prometheus.yml, as an object. */
+export interface PrometheusConfig {
+  readonly global: { readonly scrape_interval: string; readonly external_labels?: { readonly [name: string]: string } };
+  readonly scrape_configs: readonly ScrapeConfig[];
+}
+
 /** A whole prometheus.yml as an object; `renderConfig` turns it into YAML. */
-export function prometheusConfig(global: GlobalConfig, scrapeConfigs: any[]): any {
+export function prometheusConfig(global: GlobalConfig, scrapeConfigs: readonly ScrapeConfig[]): PrometheusConfig {
   const externalLabels: { [name: string]: string } = {};
   for (const [name, value] of Object.entries(global.externalLabels)) externalLabels[name] = value.replace(/\$/g, '$$$$');
   if (global.replicaLabel !== undefined) externalLabels[global.replicaLabel] = '${POD_NAME}';
@@ -30,7 +54,7 @@ export function prometheusConfig(global: GlobalConfig, scrapeConfigs: any[]): an
  * yaml-writer.ts; by the yaml library only for what that leaves to it (a line break in a user's
  * external label value, say).
  */
-export function renderConfig(config: any): string {
+export function renderConfig(config: object): string {
   return writeYaml(config) ?? Yaml.stringify(config);
 }
 
@@ -41,7 +65,7 @@ export function renderConfig(config: any): string {
  * annotated Services, from EndpointSlices). `sharding` is appended to each job's relabel rules, after the
  * address is final, so a target hashes the same way wherever it is discovered.
  */
-export function kubernetesScrapeConfigs(sharding: RelabelRule[], nodeMetadata: boolean): any[] {
+export function kubernetesScrapeConfigs(sharding: RelabelRule[], nodeMetadata: boolean): KubernetesScrapeConfig[] {
   const sd = (role: string) => [{ role, ...(nodeMetadata ? { attach_metadata: { node: true } } : {}) }];
   // Fresh objects per job: shared ones would be rendered as YAML anchors and aliases.
   const shardingRules = () => sharding.map(toConfigSpelling);
@@ -92,7 +116,7 @@ export function kubernetesScrapeConfigs(sharding: RelabelRule[], nodeMetadata: b
 }
 
 /** Keep only objects annotated `prometheus.io/scrape: "true"`; honour their path and scheme annotations. */
-function optIn(object: 'pod' | 'service'): any[] {
+function optIn(object: 'pod' | 'service'): ConfigRelabelRule[] {
   const annotation = (name: string) => `__meta_kubernetes_${object}_annotation_prometheus_io_${name}`;
   return [
     rule({ sourceLabels: [annotation('scrape')], regex: 'true', action: RelabelAction.KEEP }),
@@ -101,6 +125,6 @@ function optIn(object: 'pod' | 'service'): any[] {
   ];
 }
 
-function rule(r: RelabelRule): any {
+function rule(r: RelabelRule): ConfigRelabelRule {
   return toConfigSpelling(r);
 }

@@ -6,6 +6,7 @@ import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } f
 import { RelabelRule, toOperatorSpelling, zoneSelectionRules } from './relabel';
 import { INSTANCE_LABEL, ZONE_LABEL } from '../contract/labels';
 import { quorumAnnotations } from '../contract/zone-check';
+import { JsonObject } from '../kubernetes/objects';
 import { NOBODY_UID, restrictedPodSecurity } from '../kubernetes/pod-security';
 import { sizeQuantity } from '../kubernetes/quantity';
 import { standardLabels } from '../kubernetes/standard-labels';
@@ -66,7 +67,9 @@ export function operatorPrometheuses(scope: Construct, p: ResolvedPrometheus, se
   });
 }
 
-function prometheus(scope: Construct, p: ResolvedPrometheus, kind: OperatorKind, name: string, zone: string | undefined, spec: any): ApiObject {
+function prometheus(
+  scope: Construct, p: ResolvedPrometheus, kind: OperatorKind, name: string, zone: string | undefined, spec: JsonObject,
+): ApiObject {
   const labels = { ...standardLabels('prometheus', p.name, 'prometheus'), ...(zone !== undefined ? { [ZONE_LABEL]: zone } : {}) };
   // for the zone check: a zone's Prometheus scrapes only that zone's targets, which go down with it
   const annotations = zone === undefined ? undefined : quorumAnnotations('0', `zone-local shards: scrape only the targets of zone ${zone}, lost with them`);
@@ -79,7 +82,7 @@ function prometheus(scope: Construct, p: ResolvedPrometheus, kind: OperatorKind,
 }
 
 /** The fields every Prometheus of the construct shares (`zone`: the zone of a per-zone resource). */
-function common(p: ResolvedPrometheus, serviceAccount: string, zone?: string): any {
+function common(p: ResolvedPrometheus, serviceAccount: string, zone?: string): JsonObject {
   const selector = k8s.toJson_LabelSelector(p.monitorSelector);
   return {
     replicas: p.replicas,
@@ -116,7 +119,18 @@ function common(p: ResolvedPrometheus, serviceAccount: string, zone?: string): a
   };
 }
 
-function scrapeClass(c: PrometheusScrapeClass, appended: RelabelRule[], attachNodeMetadata: boolean | undefined): any {
+/** A scrape class of a Prometheus resource, as prometheus-operator reads it. */
+interface OperatorScrapeClass {
+  readonly name: string;
+  readonly default?: boolean;
+  readonly attachMetadata?: { readonly node: boolean };
+  readonly relabelings?: RelabelRule[];
+  readonly metricRelabelings?: RelabelRule[];
+}
+
+function scrapeClass(
+  c: PrometheusScrapeClass, appended: RelabelRule[], attachNodeMetadata: boolean | undefined,
+): OperatorScrapeClass {
   const relabelings = [...(c.relabelings ?? []), ...appended].map(toOperatorSpelling);
   return {
     name: c.name,
@@ -131,10 +145,11 @@ function instanceLabels(p: ResolvedPrometheus): { [key: string]: string } {
   return { [INSTANCE_LABEL]: p.name };
 }
 
-function spread(p: ResolvedPrometheus, podLabels: { [key: string]: string }, acrossZones: boolean): any[] {
+function spread(p: ResolvedPrometheus, podLabels: { [key: string]: string }, acrossZones: boolean): unknown[] {
   return podSpread(p, podLabels, acrossZones).map((c) => k8s.toJson_TopologySpreadConstraint(c));
 }
 
-function nonEmpty<T>(value: T[] | { [key: string]: T }): any {
+/** `value` when it has an element or a field, else undefined (left out of the resource). */
+function nonEmpty<V extends readonly unknown[] | { readonly [key: string]: unknown }>(value: V): V | undefined {
   return (Array.isArray(value) ? value.length : Object.keys(value).length) > 0 ? value : undefined;
 }

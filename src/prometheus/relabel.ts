@@ -207,21 +207,23 @@ export function hashShardRules(index: number, modulus: number, hashLabel: string
   ];
 }
 
+/** A rule in Prometheus configuration spelling, as a `prometheus.yml` reads it (fields left out when unset). */
+export interface ConfigRelabelRule {
+  readonly source_labels?: string[];
+  readonly separator?: string;
+  readonly target_label?: string;
+  readonly regex?: string;
+  readonly modulus?: number;
+  readonly replacement?: string;
+  readonly action: RelabelAction;
+}
+
 /** A rule in Prometheus configuration spelling (`source_labels`, `target_label`). */
-export function toConfigSpelling(rule: RelabelRule): { [key: string]: any } {
-  return spell(rule, 'source_labels', 'target_label');
-}
-
-/** A rule in prometheus-operator spelling (`sourceLabels`, `targetLabel`). */
-export function toOperatorSpelling(rule: RelabelRule): { [key: string]: any } {
-  return spell(rule, 'sourceLabels', 'targetLabel');
-}
-
-function spell(rule: RelabelRule, sourceLabels: string, targetLabel: string): { [key: string]: any } {
+export function toConfigSpelling(rule: RelabelRule): ConfigRelabelRule {
   return compact({
-    [sourceLabels]: rule.sourceLabels && [...rule.sourceLabels],
+    source_labels: rule.sourceLabels && [...rule.sourceLabels],
     separator: rule.separator,
-    [targetLabel]: rule.targetLabel,
+    target_label: rule.targetLabel,
     regex: rule.regex,
     modulus: rule.modulus,
     replacement: rule.replacement,
@@ -229,8 +231,22 @@ function spell(rule: RelabelRule, sourceLabels: string, targetLabel: string): { 
   });
 }
 
-function compact(o: { [key: string]: any }): { [key: string]: any } {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+/** A rule in prometheus-operator spelling (`sourceLabels`, `targetLabel`): the rule, its unset fields left out. */
+export function toOperatorSpelling(rule: RelabelRule): RelabelRule {
+  return compact({
+    sourceLabels: rule.sourceLabels && [...rule.sourceLabels],
+    separator: rule.separator,
+    targetLabel: rule.targetLabel,
+    regex: rule.regex,
+    modulus: rule.modulus,
+    replacement: rule.replacement,
+    action: rule.action ?? RelabelAction.REPLACE,
+  });
+}
+
+/** `o` without its undefined fields (so the YAML holds only what was set). */
+function compact<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
 /** Props of `ShardRelabeling.forShard`. */
@@ -299,14 +315,20 @@ export class ShardRelabeling {
     return hashShardRules(index, shards, checkHashLabel(where, hashLabel ?? '__address__'));
   }
 
-  /** The rules in Prometheus configuration spelling (`source_labels`, `target_label`), for a `prometheus.yml`. */
-  public static toPrometheusConfig(rules: RelabelRule[]): any[] {
+  /**
+   * The rules in Prometheus configuration spelling (`source_labels`, `target_label`), for a `prometheus.yml`:
+   * per rule, its set fields by their configuration names, with `action` always there (`replace` by default).
+   */
+  public static toPrometheusConfig(rules: RelabelRule[]): { [field: string]: string | number | string[] }[] {
     checkArg('ShardRelabeling.toPrometheusConfig', 'rules', rules, RELABEL_RULES);
-    return rules.map(toConfigSpelling);
+    return rules.map((r) => ({ ...toConfigSpelling(r) }));
   }
 
-  /** The rules in prometheus-operator spelling (`sourceLabels`, `targetLabel`), for monitors and scrape classes. */
-  public static toOperator(rules: RelabelRule[]): any[] {
+  /**
+   * The rules in prometheus-operator spelling (`sourceLabels`, `targetLabel`), for monitors and scrape classes:
+   * each rule with its set fields only, and `action` always there (`RelabelAction.REPLACE` by default).
+   */
+  public static toOperator(rules: RelabelRule[]): RelabelRule[] {
     checkArg('ShardRelabeling.toOperator', 'rules', rules, RELABEL_RULES);
     return rules.map(toOperatorSpelling);
   }
