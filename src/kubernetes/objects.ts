@@ -140,6 +140,7 @@ export interface PodSpec {
   readonly volumes?: readonly Volume[];
   readonly hostNetwork?: boolean;
   readonly restartPolicy?: string;
+  readonly readinessGates?: readonly { readonly conditionType: string }[];
 }
 
 export interface PodTemplate {
@@ -162,6 +163,10 @@ export interface WorkloadSpec {
   readonly volumeClaimTemplates?: readonly ClaimTemplate[];
   /** A CronJob's. */
   readonly jobTemplate?: { readonly spec?: WorkloadSpec };
+  /** A Deployment's. */
+  readonly strategy?: { readonly type?: string };
+  /** A StatefulSet's or a DaemonSet's. */
+  readonly updateStrategy?: { readonly type?: string };
 }
 
 /** What every Kubernetes object has. */

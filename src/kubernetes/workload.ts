@@ -41,10 +41,10 @@ export function workloadApiObject(
  * workload later, which a JSON patch recorded now cannot: e.g. a zone requirement added to every required node
  * affinity term. Transforms run in the order they were added; one may throw a synth-time error.
  */
-export function transformRendered(api: ApiObject, transform: (json: any) => any): void {
+export function transformRendered(api: ApiObject, transform: RenderedTransform): void {
   let transforms = TRANSFORMS.get(api);
   if (!transforms) {
-    const list: ((json: any) => any)[] = [];
+    const list: RenderedTransform[] = [];
     const render = api.toJson.bind(api);
     api.toJson = () => list.reduce((json, t) => t(json), render());
     TRANSFORMS.set(api, list);
@@ -53,7 +53,15 @@ export function transformRendered(api: ApiObject, transform: (json: any) => any)
   transforms.push(transform);
 }
 
-const TRANSFORMS = new WeakMap<ApiObject, ((json: any) => any)[]>();
+const TRANSFORMS = new WeakMap<ApiObject, RenderedTransform[]>();
+
+/** A workload as cdk8s renders it: the fields a transform reads, typed; every other field kept as it is. */
+export interface RenderedWorkload extends Workload {
+  readonly [field: string]: unknown;
+}
+
+/** A change to a rendered workload: a new object (the rendered one is left as it is), or a synth-time error. */
+export type RenderedTransform = (json: RenderedWorkload) => RenderedWorkload;
 
 /**
  * The pods' selector of a rendered workload: its `spec.selector`, or (a Job, whose selector Kubernetes

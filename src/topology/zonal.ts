@@ -4,7 +4,10 @@ import { IConstruct } from 'constructs';
 import { zoneRequirements } from './affinity';
 import { hostSpreadFields, RevisionLabel, SPREAD_OPTIONS_PROPS, SpreadFields, SpreadOptions, withTarget, zoneSpreadFields } from './spread';
 import { requireZone, ZoneTopology } from './zone-topology';
-import { renderedPodLabels, renderedSelector, transformRendered, workloadApiObject } from '../kubernetes/workload';
+import { NodeAffinity, PodSpec, TopologySpreadConstraint } from '../kubernetes/objects';
+import {
+  renderedPodLabels, renderedSelector, RenderedWorkload, transformRendered, workloadApiObject,
+} from '../kubernetes/workload';
 import { describe, invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
 
@@ -186,11 +189,11 @@ function sameDomain(a: { topologyKey?: string; whenUnsatisfiable?: string }, b: 
  * affinity term (Kubernetes ORs the terms: a term without them would let pods run outside the zones), or as
  * the one term when it has none.
  */
-function placeRendered(json: any, state: ZonalState): any {
+function placeRendered(json: RenderedWorkload, state: ZonalState): RenderedWorkload {
   const template = json.spec?.template ?? {};
-  const pod = { ...template.spec };
+  const spec: PodSpec = template.spec ?? {};
   const target = { selector: renderedSelector(json), podLabels: renderedPodLabels(json) };
-  const own: any[] = pod.topologySpreadConstraints ?? [];
+  const own: readonly TopologySpreadConstraint[] = spec.topologySpreadConstraints ?? [];
   const added = state.spreads.map(({ where, fields }) => {
     const c = k8s.toJson_TopologySpreadConstraint(withTarget(where, fields, target))!;
     if (own.some((o) => sameDomain(o, c))) {
@@ -199,18 +202,26 @@ function placeRendered(json: any, state: ZonalState): any {
     }
     return c;
   });
-  if (added.length > 0) pod.topologySpreadConstraints = [...own, ...added];
-  if (state.required.length > 0) {
-    const nodeAffinity = { ...pod.affinity?.nodeAffinity };
-    const required = state.required.map((r) => k8s.toJson_NodeSelectorRequirement(r));
-    const terms: any[] = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
-    nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = {
-      ...nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution,
+  const pod: PodSpec = {
+    ...spec,
+    ...(added.length > 0 ? { topologySpreadConstraints: [...own, ...added] } : {}),
+    ...(state.required.length > 0
+      ? { affinity: { ...spec.affinity, nodeAffinity: inZones(spec.affinity?.nodeAffinity, state) } } : {}),
+  };
+  return { ...json, spec: { ...json.spec, template: { ...template, spec: pod } } };
+}
+
+/** The node affinity with the zone requirements added to every required term, or as the one term when it has none. */
+function inZones(given: NodeAffinity | undefined, state: ZonalState): NodeAffinity {
+  const required = state.required.map((r) => k8s.toJson_NodeSelectorRequirement(r)!);
+  const terms = given?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  return {
+    ...given,
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      ...given?.requiredDuringSchedulingIgnoredDuringExecution,
       nodeSelectorTerms: terms.length === 0
         ? [{ matchExpressions: required }]
         : terms.map((t) => ({ ...t, matchExpressions: [...(t.matchExpressions ?? []), ...required] })),
-    };
-    pod.affinity = { ...pod.affinity, nodeAffinity };
-  }
-  return { ...json, spec: { ...json.spec, template: { ...template, spec: pod } } };
+    },
+  };
 }

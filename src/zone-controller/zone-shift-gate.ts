@@ -29,7 +29,7 @@ export function addZoneShiftGate(workload: IConstruct, controller: IZoneControll
   }
   transformRendered(api, (json) => {
     const template = json.spec?.template ?? {};
-    const gates: Array<{ conditionType: string }> = template.spec?.readinessGates ?? [];
+    const gates: readonly { readonly conditionType: string }[] = template.spec?.readinessGates ?? [];
     const gated = gates.some((g) => g.conditionType === ZONE_IN_SERVICE_CONDITION);
     const spec = { ...template.spec, readinessGates: gated ? gates : [...gates, { conditionType: ZONE_IN_SERVICE_CONDITION }] };
     const metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE } };
