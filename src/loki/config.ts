@@ -63,6 +63,89 @@ export interface LokiConfigInput {
   readonly heartbeat?: { readonly periodSeconds: number; readonly timeoutSeconds: number };
 }
 
+/** A Loki configuration file as an object, by Loki's YAML keys (a field left undefined is left out). */
+export interface LokiConfig {
+  readonly auth_enabled: boolean;
+  readonly server: {
+    readonly http_listen_address?: string;
+    readonly http_listen_port: number;
+    readonly grpc_listen_address?: string;
+    readonly grpc_listen_port: number;
+    readonly log_level: string;
+  };
+  readonly common: LokiCommonSection;
+  readonly memberlist: {
+    readonly bind_addr?: string[];
+    readonly bind_port: number;
+    readonly advertise_addr?: string;
+    readonly advertise_port?: number;
+    readonly join_members: string[];
+  };
+  readonly ingester: LokiIngesterSection;
+  readonly schema_config: LokiStorageSections['schema_config'];
+  readonly storage_config: LokiStorageSections['storage_config'];
+  readonly compactor: { readonly working_directory: string };
+  readonly querier: { readonly query_ingesters_within?: string };
+  readonly frontend_worker?: { readonly frontend_address: string };
+  readonly analytics: { readonly reporting_enabled: boolean };
+}
+
+/** `common`: the replication factor, the rings and the store every component shares. */
+interface LokiCommonSection {
+  readonly path_prefix: string;
+  readonly replication_factor: number;
+  readonly compactor_address?: string;
+  readonly ring: {
+    readonly kvstore: { readonly store: string };
+    readonly zone_awareness_enabled: boolean;
+    readonly instance_availability_zone?: string;
+    readonly instance_id?: string;
+    readonly instance_addr?: string;
+    readonly heartbeat_period?: string;
+    readonly heartbeat_timeout?: string;
+  };
+  readonly storage: LokiObjectStore;
+}
+
+/** `ingester`: its ring's replication factor, when it is Ready, its write-ahead log. */
+interface LokiIngesterSection {
+  readonly lifecycler: { readonly ring: { readonly replication_factor: number }; readonly min_ready_duration: string };
+  readonly wal: { readonly dir: string };
+}
+
+/** `schema_config` and `storage_config`: the TSDB schema and where its index lives. */
+interface LokiStorageSections {
+  readonly schema_config: {
+    readonly configs: readonly {
+      readonly from: string;
+      readonly store: string;
+      readonly object_store: string;
+      readonly schema: string;
+      readonly index: { readonly prefix: string; readonly period: string };
+    }[];
+  };
+  readonly storage_config: {
+    readonly tsdb_shipper: {
+      readonly active_index_directory: string;
+      readonly cache_location: string;
+      readonly index_gateway_client?: { readonly server_address: string };
+    };
+  };
+}
+
+/** `common.storage`: a local filesystem or an S3-compatible store. */
+type LokiObjectStore =
+  | { readonly filesystem: { readonly chunks_directory: string; readonly rules_directory: string } }
+  | {
+    readonly s3: {
+      readonly endpoint?: string;
+      readonly bucketnames: string;
+      readonly region?: string;
+      readonly insecure?: boolean;
+      readonly s3forcepathstyle?: boolean;
+    };
+  };
+
 /** The first day of the schema (any day before the first write). */
 const SCHEMA_FROM = '2024-01-01';
 
@@ -71,7 +154,7 @@ const SCHEMA_FROM = '2024-01-01';
  * zone awareness, replication factor, storage and a TSDB v13 schema. Pure; `renderLokiConfig` turns it
  * into YAML. Every component reads the same file; `-target=` selects what a process runs.
  */
-export function lokiConfig(input: LokiConfigInput): any {
+export function lokiConfig(input: LokiConfigInput): LokiConfig {
   return prune({
     auth_enabled: false,
     server: {
@@ -99,7 +182,7 @@ export function lokiConfig(input: LokiConfigInput): any {
 }
 
 /** What every component shares: the replication factor, the rings (in memberlist, zone-aware) and the store. */
-function commonSection(input: LokiConfigInput): object {
+function commonSection(input: LokiConfigInput): LokiCommonSection {
   const heartbeat = input.heartbeat && {
     heartbeat_period: `${input.heartbeat.periodSeconds}s`, heartbeat_timeout: `${input.heartbeat.timeoutSeconds}s`,
   };
@@ -124,7 +207,7 @@ function commonSection(input: LokiConfigInput): object {
 }
 
 /** The ingester: its ring's replication factor, when it is Ready after joining, and its write-ahead log. */
-function ingesterSection(input: LokiConfigInput): object {
+function ingesterSection(input: LokiConfigInput): LokiIngesterSection {
   return {
     lifecycler: {
       ring: { replication_factor: input.replicationFactor },
@@ -138,7 +221,7 @@ function ingesterSection(input: LokiConfigInput): object {
 }
 
 /** The TSDB v13 schema on the object store, and where the TSDB index lives locally and is served from. */
-function storageSections(input: LokiConfigInput): { schema_config: object; storage_config: object } {
+function storageSections(input: LokiConfigInput): LokiStorageSections {
   const indexGateway = input.indexGatewayAddress;
   return {
     schema_config: {
@@ -161,11 +244,11 @@ function storageSections(input: LokiConfigInput): { schema_config: object; stora
 }
 
 /** The configuration as YAML, the format Loki reads. */
-export function renderLokiConfig(config: any): string {
+export function renderLokiConfig(config: LokiConfig): string {
   return Yaml.stringify(config);
 }
 
-function storageConfig(storage: LokiStorageConfig): any {
+function storageConfig(storage: LokiStorageConfig): LokiObjectStore {
   if (storage.type === 'filesystem') {
     return {
       filesystem: { chunks_directory: `${storage.directory}/chunks`, rules_directory: `${storage.directory}/rules` },
@@ -184,15 +267,19 @@ function storageConfig(storage: LokiStorageConfig): any {
 }
 
 /** Drops undefined fields (and objects left empty), so the YAML holds only what was set. */
-function prune(value: any): any {
-  if (Array.isArray(value)) return value.map(prune);
+function prune<T>(value: T): T {
+  return pruned(value) as T;
+}
+
+function pruned(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(pruned);
   if (value === null || typeof value !== 'object') return value;
-  const out: any = {};
+  const out: { [key: string]: unknown } = {};
   for (const [k, v] of Object.entries(value)) {
     if (v === undefined) continue;
-    const pruned = prune(v);
-    if (typeof pruned === 'object' && !Array.isArray(pruned) && Object.keys(pruned).length === 0) continue;
-    out[k] = pruned;
+    const p = pruned(v);
+    if (typeof p === 'object' && p !== null && !Array.isArray(p) && Object.keys(p).length === 0) continue;
+    out[k] = p;
   }
   return out;
 }
