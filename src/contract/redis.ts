@@ -3,6 +3,7 @@
  * how pods are named, and where a pod's password lives. Pure, so the controller can import it.
  */
 import { PROJECT_DOMAIN } from './labels';
+import { asObject } from '../kubernetes/objects';
 import { zoneSlugs } from '../kubernetes/zone-slug';
 
 /** The Redis client port of every pod. */
@@ -73,18 +74,22 @@ export function failoverPolicyJson(policy: RedisFailoverPolicy): string {
 
 /** Reads `failoverPolicyJson` back; throws, naming the key, when it is not a valid policy. */
 export function parseFailoverPolicy(json: string): RedisFailoverPolicy {
-  let data: any;
+  let parsed: unknown;
   try {
-    data = JSON.parse(json);
+    parsed = JSON.parse(json);
   } catch (e) {
     throw new Error(`${FAILOVER_POLICY_KEY}: not JSON: ${(e as Error).message}`);
   }
+  const data = asObject(parsed);
   const timeout = data?.clusterNodeTimeoutMs;
-  if (!Number.isInteger(timeout) || timeout <= 0) throw new Error(`${FAILOVER_POLICY_KEY}: clusterNodeTimeoutMs=${JSON.stringify(timeout)} must be a whole number of ms above 0`);
-  const after = data.zoneLossFailoverAfterMs ?? undefined;
-  const problem = after === undefined ? undefined : zoneLossFailoverAfterProblem(after, timeout);
+  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout <= 0) {
+    throw new Error(`${FAILOVER_POLICY_KEY}: clusterNodeTimeoutMs=${JSON.stringify(timeout)} must be a whole number of ms above 0`);
+  }
+  const after = data?.zoneLossFailoverAfterMs ?? undefined;
+  const afterMs = typeof after === 'number' ? after : undefined;
+  const problem = after === undefined ? undefined : zoneLossFailoverAfterProblem(afterMs ?? NaN, timeout);
   if (problem) throw new Error(`${FAILOVER_POLICY_KEY}: zoneLossFailoverAfterMs=${JSON.stringify(after)} ${problem}`);
-  return { clusterNodeTimeoutMs: timeout, zoneLossFailoverAfterMs: after };
+  return { clusterNodeTimeoutMs: timeout, zoneLossFailoverAfterMs: afterMs };
 }
 
 /**

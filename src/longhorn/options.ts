@@ -279,10 +279,9 @@ export const LEVELS: { level: AntiAffinityLevel; option: 'replicaZoneSoftAntiAff
 
 /** Validates global settings and fills in Longhorn's defaults. */
 export function resolveSettings(where: string, settings: LonghornSchedulingSettings = {}, prefix = 'settings.'): FullSchedulingSettings {
-  const full = { ...LONGHORN_DEFAULTS };
-  for (const [key, value] of Object.entries(settings)) {
-    if (value !== undefined) (full as any)[key] = value;
-  }
+  const given = Object.entries(settings).filter(([, value]) => value !== undefined);
+  // the props were checked: each given key is a setting of LONGHORN_DEFAULTS, of its type
+  const full = { ...LONGHORN_DEFAULTS, ...Object.fromEntries(given) } as FullSchedulingSettings;
   for (const { option } of LEVELS) {
     const value = full[option];
     if (value !== AntiAffinity.ENABLED && value !== AntiAffinity.DISABLED) {

@@ -68,7 +68,7 @@ export class LonghornSettings extends Construct {
 
     const values: { [name: string]: string } = {};
     for (const [key, name] of Object.entries(SETTING_NAMES)) {
-      const value = (given as any)[key];
+      const value = given[key as keyof typeof SETTING_NAMES];
       if (value === undefined) continue;
       // Global anti-affinity settings are booleans: "soft" (ENABLED) is true.
       values[name] = value === AntiAffinity.ENABLED ? 'true' : value === AntiAffinity.DISABLED ? 'false' : String(value);

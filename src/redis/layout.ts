@@ -108,14 +108,16 @@ export class RedisShardLayout {
   public static fromJson(json: string): RedisShardLayout {
     const where = 'RedisShardLayout.fromJson';
     checkArg(where, 'json', json, Props.string());
-    let data: any;
+    let parsed: unknown;
     try {
-      data = JSON.parse(json);
+      parsed = JSON.parse(json);
     } catch (e) {
       throw invalidProp(where, 'json', json, `is not JSON: ${(e as Error).message}`);
     }
-    checkProps<RedisShardLayoutProps & { nodes: object[] }>(where, data ?? undefined, { ...PROPS, nodes: Props.any() }, 'layout');
-    const layout = RedisShardLayout._plan(where, data);
+    // checked next against the layout's props (which throws unless it holds them)
+    const data = (parsed ?? undefined) as RedisShardLayoutProps & { nodes: object[] } | undefined;
+    checkProps(where, data, { ...PROPS, nodes: Props.any() }, 'layout');
+    const layout = RedisShardLayout._plan(where, data!);
     if (JSON.stringify(layout.toData()) !== JSON.stringify(data)) {
       throw invalidProp('RedisShardLayout.fromJson', 'json', json.slice(0, 80), 'is not the plan of its own zones/masters/replicasPerMaster');
     }

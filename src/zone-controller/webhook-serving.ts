@@ -51,6 +51,11 @@ export interface WebhookServingOptions {
   readonly guardedNamespaces: (feature: string) => string[];
 }
 
+/** The namespaces a feature's webhook sees, resolved at synthesis (once every feature has registered). */
+function lazyNamespaces(opts: WebhookServingOptions, feature: string): string[] {
+  return Lazy.any({ produce: () => opts.guardedNamespaces(feature) }) as unknown as string[];
+}
+
 /**
  * The ValidatingWebhookConfiguration (pointing at the Service) and what its TLS mode needs: cert-manager
  * objects and the mounted Secret, or the self-managed flags and the access to its Secret and caBundle.
@@ -70,7 +75,7 @@ export function serveWebhooks(controller: Construct, opts: WebhookServingOptions
       // Only the namespaces that hold the feature's workloads, so an outage of the controller blocks
       // evictions of those pods alone. (An object selector cannot do it: it sees the Eviction, which has no labels.)
       namespaceSelector: {
-        matchExpressions: [{ key: NAMESPACE_NAME_LABEL, operator: 'In', values: Lazy.any({ produce: () => opts.guardedNamespaces(w.feature) }) as any }],
+        matchExpressions: [{ key: NAMESPACE_NAME_LABEL, operator: 'In', values: lazyNamespaces(opts, w.feature) }],
       },
       // An allowed eviction reserves the pod until the API server deletes it (never on a dry run).
       sideEffects: 'NoneOnDryRun',

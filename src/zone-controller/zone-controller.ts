@@ -81,7 +81,7 @@ export class ZoneController extends Construct implements IZoneController {
   }
 
   /** True when `x` is a ZoneController. */
-  public static isZoneController(x: any): x is ZoneController {
+  public static isZoneController(x: unknown): x is ZoneController {
     return x !== null && typeof x === 'object' && ZONE_CONTROLLER_MARK in x;
   }
 
@@ -311,7 +311,9 @@ export class ZoneController extends Construct implements IZoneController {
 
   private role(id: string, name: string, namespace: string, rules: () => ControllerRule[]): void {
     const metadata = { name, namespace, labels: this.labels };
-    const role = new k8s.KubeRole(this, id, { metadata, rules: Lazy.any({ produce: () => rules().map(toPolicyRule) }) as any });
+    // the rules are known once every feature has registered: resolved at synthesis
+    const lazyRules = Lazy.any({ produce: () => rules().map(toPolicyRule) }) as unknown as k8s.PolicyRule[];
+    const role = new k8s.KubeRole(this, id, { metadata, rules: lazyRules });
     new k8s.KubeRoleBinding(this, `${id}-binding`, {
       metadata,
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.name },
