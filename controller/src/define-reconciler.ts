@@ -22,6 +22,14 @@ export interface SharedCaches<W extends string> {
   route(enqueue: ((key: string) => void) | undefined): void;
 }
 
+/** What `declare` gets of its run besides the caches. */
+export interface Run {
+  /** Aborts when the run stops (leadership lost or shutdown). */
+  readonly signal: AbortSignal;
+  /** Queues a key on the run's loop at once (a key the reconcile itself finds, past any `fromWatch`). */
+  readonly enqueue: (key: string) => void;
+}
+
 /** What a reconciler declares for one run. */
 export interface Declaration<W extends string> {
   /** Every cache it reads, and the keys a change of one of their objects enqueues. */
@@ -54,7 +62,7 @@ export interface ReconcilerDefinition<W extends string, S> {
    * Declares one run. `caches` reads the caches of the watches it declares (only once running: in a mapping or
    * a reconcile).
    */
-  readonly declare: (ctx: ReconcilerContext, settings: S, caches: Caches<W>) => Declaration<W>;
+  readonly declare: (ctx: ReconcilerContext, settings: S, caches: Caches<W>, run: Run) => Declaration<W>;
   /** Admission webhooks every replica serves (leader or not). */
   readonly webhooks?: (ctx: ReconcilerContext, signal: AbortSignal) => readonly AdmissionWebhook[];
 }
@@ -92,13 +100,18 @@ function cachesOf<W extends string>(
 }
 
 /** Runs a declared reconciler until `signal` aborts: its caches, then its loop over them. */
-async function runDeclared<W extends string, S>(def: ReconcilerDefinition<W, S>, ctx: ReconcilerContext, signal: AbortSignal) {
+async function runDeclared<W extends string, S>(
+  def: ReconcilerDefinition<W, S>, ctx: ReconcilerContext, signal: AbortSignal,
+) {
   const late = new LateCaches<W>();
-  const declaration = def.declare(ctx, def.settings(ctx.settings), late);
-  const loop = new ReconcileLoop(ctx, { name: def.name, reconcile: declaration.reconcile, ...declaration.loop });
-  const toLoop = (key: string) => loop.enqueue(key);
+  let loop: ReconcileLoop | undefined;
+  // the loop needs the declaration's reconcile, and the declaration this way into the loop: bound once both exist
+  const toLoop = (key: string) => loop!.enqueue(key);
+  const declaration = def.declare(ctx, def.settings(ctx.settings), late, { signal, enqueue: toLoop });
+  loop = new ReconcileLoop(ctx, { name: def.name, reconcile: declaration.reconcile, ...declaration.loop });
   const fromWatch = declaration.fromWatch;
-  const { caches, sources, unroute } = cachesOf(ctx, def.name, declaration, fromWatch ? (key) => fromWatch(key, toLoop) : toLoop);
+  const enqueue = fromWatch ? (key: string) => fromWatch(key, toLoop) : toLoop;
+  const { caches, sources, unroute } = cachesOf(ctx, def.name, declaration, enqueue);
   late.target = caches;
   try {
     await loop.run(signal, { ...sources, seed: declaration.seed, startedFields: declaration.startedFields });

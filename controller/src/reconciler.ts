@@ -24,9 +24,15 @@ export interface ControllerSettings {
   readonly identity: string;
   /** The namespaces the redis reconciler lists pods in (`--redis-namespaces`); empty or unset: every namespace. */
   readonly redisNamespaces?: readonly string[];
-  /** How often the redis reconciler lists the pods and runs a full pass over each cluster (`--redis-interval`). @default DEFAULT_REDIS_INTERVAL_MS (reconcilers/redis.ts) */
+  /**
+   * How often the redis reconciler lists the pods and runs a full pass over each cluster (`--redis-interval`).
+   * @default DEFAULT_REDIS_INTERVAL_MS (reconcilers/redis.ts, `redisSettings`)
+   */
   readonly redisIntervalMs?: number;
-  /** Out-of-date Redis pods replaced per pass (`--redis-replaced-per-pass`). @default 1 */
+  /**
+   * Out-of-date Redis pods replaced per pass (`--redis-replaced-per-pass`).
+   * @default DEFAULT_REPLACED_PER_PASS (redis/upgrade.ts, read by `redisSettings`)
+   */
   readonly redisReplacedPerPass?: number;
   /** Requests in flight to the API server per reconciler (`--api-concurrency`). @default DEFAULT_API_CONCURRENCY */
   readonly apiConcurrency?: number;

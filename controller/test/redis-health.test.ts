@@ -1,4 +1,4 @@
-import { recordedStatus } from '../src/reconcilers/redis';
+import { recordedStatus } from '../src/reconcilers/redis-status';
 import { ClusterState, Issue } from '../src/redis/decide';
 import { FINALIZED_AFTER_PASSES, healthEvents, nextHealth, phaseOf, RedisHealth } from '../src/redis/health';
 import { Step } from '../src/redis/steps';

@@ -1,7 +1,8 @@
 import { REDIS_CLUSTER_LABEL } from '../../src/contract/redis';
 import { MemoryKubeApi } from '../../test/memory-kube-api';
 import { KubeApi } from '../src/kube/api';
-import { listRedisPods, passwordOf } from '../src/reconcilers/redis';
+import { passwordOf } from '../src/reconcilers/redis-prepare';
+import { listRedisPods } from '../src/reconcilers/redis-watching';
 import { passwordFromBytes } from '../src/redis/password';
 import { inventoryFromPods, withoutDeletedPods } from '../src/redis/pods';
 

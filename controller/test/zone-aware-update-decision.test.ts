@@ -1,5 +1,7 @@
 import { KubeObject } from '../src/kube/api';
-import { decideZoneAwareUpdate, expectationMet, expectationOf, keyValueHolds, reportOf, ZauAction, ZauInput } from '../src/reconcilers/zone-aware-update-decision';
+import { decideZoneAwareUpdate, keyValueHolds, ZauAction, ZauInput } from '../src/reconcilers/zone-aware-update-decision';
+import { expectationMet, expectationOf } from '../src/reconcilers/zone-aware-update-expectation';
+import { reportOf } from '../src/reconcilers/zone-aware-update-report';
 
 const ZONES: Record<string, string> = { 'node-a': 'zone-a', 'node-b': 'zone-b', 'node-c': 'zone-c' };
 const nodeLabels = (node: string) => (ZONES[node] ? { 'topology.kubernetes.io/zone': ZONES[node] } : node === 'bare' ? {} : undefined);

@@ -19,6 +19,7 @@ import { Logger } from '../log';
 import { DEFAULT_API_CONCURRENCY, Reconciler } from '../reconciler';
 import { RECONCILERS } from '../reconcilers';
 import { DEFAULT_REDIS_INTERVAL_MS } from '../reconcilers/redis';
+import { DEFAULT_REPLACED_PER_PASS } from '../redis/upgrade';
 import { serviceHosts } from '../tls/hosts';
 
 function ip(flag: string, raw: string): string {
@@ -121,7 +122,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'redis-replaced-per-pass',
     type: 'count',
-    default: '1',
+    default: String(DEFAULT_REPLACED_PER_PASS),
     meaning: 'out-of-date Redis pods replaced per pass, all of one zone',
   },
   {

@@ -1,11 +1,10 @@
 /**
  * What the zone-aware-update reconciler does with one ZoneAwareUpdate, given what the caches hold (the
  * custom resource, its StatefulSet, the StatefulSet's pods, the nodes): a pure function around the
- * library's planner (src/rollout/update-plan.ts), unit-tested without a cluster. Also pure: what the
- * caches must show of an action before the next decision (`expectationOf`, `expectationMet`) and what
- * an action reports (`reportOf`: metric, log, Event, recheck). zone-aware-update.ts does the I/O.
+ * library's planner (src/rollout/update-plan.ts), unit-tested without a cluster. Also pure, beside it: what the
+ * caches must show of an action before the next decision (zone-aware-update-expectation.ts) and what an action
+ * reports (zone-aware-update-report.ts). zone-aware-update.ts does the I/O.
  */
-import { statusHolds } from './status';
 import {
   deploymentPods, deploymentProblem, newReplicaSet, ownedReplicaSets, resize, runsTemplate, Scaling, scalingFor, TEMPLATE_HASH_LABEL, unsettled,
 } from './zone-aware-update-deployment';
@@ -346,114 +345,4 @@ function pausedBy(spec: Partial<ZoneAwareUpdateSpec>, workload: Workload, promet
     annotated ? `annotation ${pause.annotation} on ${workload.kind} ${annotated.metadata.name}` : undefined,
     prometheusPause,
   ].filter((r): r is string => r !== undefined);
-}
-
-/**
- * What the caches must show of an action before the next decision: deciding on caches that do not show it
- * yet would repeat it (delete the next batch while the last is still running, create the ReplicaSet twice).
- */
-export type Expectation =
-  /** The deleted pods (namespace/name, uid) gone or terminating. */
-  | { readonly kind: 'pods-going'; readonly pods: ReadonlyArray<{ readonly key: string; readonly uid?: string }> }
-  /** The created ReplicaSet (namespace/name) in the cache. */
-  | { readonly kind: 'replicaset-created'; readonly key: string }
-  /** The ReplicaSets (namespace/name) at their new replicas. */
-  | { readonly kind: 'replicas'; readonly targets: ReadonlyArray<{ readonly key: string; readonly replicas: number }> };
-
-export function expectationOf(action: ZauAction, input: ZauInput): Expectation | undefined {
-  const keyOf = (name: string) => `${input.zau.metadata.namespace}/${name}`;
-  switch (action.kind) {
-    case 'delete':
-      return {
-        kind: 'pods-going',
-        pods: input.pods.filter((p) => action.pods.includes(p.metadata.name)).map((p) => ({ key: keyOf(p.metadata.name), uid: p.metadata.uid })),
-      };
-    case 'create-replicaset':
-      return { kind: 'replicaset-created', key: keyOf(action.replicaSet.metadata.name) };
-    case 'scale': {
-      const { up, down } = action.scaling;
-      return { kind: 'replicas', targets: [...(up ? [up] : []), ...down].map((t) => ({ key: keyOf(t.name), replicas: t.replicas })) };
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** The caches an expectation is checked against. */
-export interface CachedObjects {
-  pod(key: string): KubeObject | undefined;
-  replicaSet(key: string): KubeObject | undefined;
-}
-
-export function expectationMet(expectation: Expectation, caches: CachedObjects): boolean {
-  switch (expectation.kind) {
-    case 'pods-going':
-      return expectation.pods.every(({ key, uid }) => {
-        const pod = caches.pod(key);
-        return !pod || pod.metadata.uid !== uid || isTerminating(pod);
-      });
-    case 'replicaset-created':
-      return caches.replicaSet(expectation.key) !== undefined;
-    case 'replicas':
-      return expectation.targets.every((t) => caches.replicaSet(t.key)?.spec?.replicas === t.replicas);
-  }
-}
-
-/** What an action tells: a decision counted, a log line, an Event on the ZoneAwareUpdate, and whether to look again. */
-export interface ZauReport {
-  /** The `decision` label of `cdk8s_zones_decisions_total`. */
-  readonly decision?: string;
-  readonly log?: { readonly level: 'info' | 'warn'; readonly msg: string; readonly fields: Record<string, unknown> };
-  readonly event?: { readonly type: 'Normal' | 'Warning'; readonly reason: string; readonly message: string };
-  /** Look again after the recheck period: no watch reports the end of a pause (Prometheus) or of a dry run. */
-  readonly recheck: boolean;
-}
-
-/** The report of `action`; `current` is the status stored (a pause or an error is told once, when it starts). */
-export function reportOf(action: ZauAction, current: Record<string, unknown> | undefined): ZauReport {
-  const zone = 'zone' in action ? action.zone || '<unknown>' : '';
-  switch (action.kind) {
-    case 'delete':
-      return {
-        decision: 'delete-batch',
-        log: { level: 'info', msg: 'deleted a batch', fields: { zone: action.zone, pods: action.pods, step: action.status.step - 1 } },
-        event: { type: 'Normal', reason: 'DeletedBatch', message: `zone ${zone}: deleted ${action.pods.join(', ')} (${action.status.message})` },
-        recheck: false,
-      };
-    case 'create-replicaset':
-      return {
-        log: { level: 'info', msg: 'created the new ReplicaSet', fields: { replicaSet: action.replicaSet.metadata.name } },
-        event: { type: 'Normal', reason: 'CreatedReplicaSet', message: action.status.message },
-        recheck: false,
-      };
-    case 'scale':
-      if (action.pods.length === 0) return { log: { level: 'info', msg: 'resized the ReplicaSets', fields: { scaling: action.scaling } }, recheck: false };
-      return {
-        decision: 'scale-batch',
-        log: { level: 'info', msg: 'deleted a batch', fields: { zone: action.zone, pods: action.pods, step: action.status.step - 1, scaling: action.scaling } },
-        event: { type: 'Normal', reason: 'ReplacedBatch', message: `zone ${zone}: replacing ${action.pods.join(', ')} (${action.status.message})` },
-        recheck: false,
-      };
-    case 'dry-run':
-      return {
-        decision: 'dry-run',
-        log: { level: 'info', msg: 'dry run: would delete a batch', fields: { zone: action.zone, pods: action.pods } },
-        event: { type: 'Normal', reason: 'DryRun', message: action.status.message },
-        recheck: true,
-      };
-    case 'status': {
-      const { phase, message } = action.status;
-      if (phase !== 'Paused' && phase !== 'Error') return { recheck: false };
-      const paused = phase === 'Paused';
-      const news = !statusHolds(current, action.status);
-      return {
-        decision: phase.toLowerCase(),
-        ...(news ? {
-          log: { level: 'warn', msg: paused ? 'rollout paused' : 'cannot roll', fields: { message } },
-          event: { type: 'Warning', reason: paused ? 'Paused' : 'InvalidTarget', message },
-        } as const : {}),
-        recheck: paused,
-      };
-    }
-  }
 }

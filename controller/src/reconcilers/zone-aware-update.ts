@@ -8,9 +8,10 @@
  */
 import { patchStatus, statusHolds } from './status';
 import {
-  decideZoneAwareUpdate, Expectation, expectationMet, expectationOf, Predecessor, reportOf, REVISION_LABEL, updateRevisionOf, ZauAction, ZauInput,
-  ZauReport,
+  decideZoneAwareUpdate, Predecessor, REVISION_LABEL, updateRevisionOf, ZauAction, ZauInput,
 } from './zone-aware-update-decision';
+import { Expectation, expectationMet, expectationOf } from './zone-aware-update-expectation';
+import { reportOf, ZauReport } from './zone-aware-update-report';
 import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../../../src/contract/rollout';
 import { ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';

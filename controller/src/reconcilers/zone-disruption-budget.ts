@@ -23,10 +23,10 @@ import { ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES } from '../../../s
 import { EVICTION_WEBHOOK_PATH } from '../../../src/contract/rollout';
 import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { AdmissionRequest, AdmissionVerdict, AdmissionWebhook } from '../admission';
+import { defineReconciler, SharedCaches } from '../define-reconciler';
 import { KubeObject, keyOf } from '../kube/api';
 import { byNamespace, delay } from '../kube/informer';
 import { slimMeta, slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
-import { ReconcileLoop } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, Change, WatchedCaches, Watches } from '../watches';
 import { patchStatus, statusHolds } from './status';
@@ -42,7 +42,7 @@ const NAME = ZONE_DISRUPTION_BUDGET;
 const SYNC_WAIT_MS = 4_000;
 
 export interface ZoneDisruptionBudgetTuning {
-  /** @default 300_000 */
+  /** How often every budget's status is recomputed without a change. @default 0: never (its changes suffice) */
   readonly resyncMs?: number;
   /**
    * How long an allowed eviction stays reserved when the API server does not confirm it (a forged review,
@@ -186,31 +186,47 @@ export function zoneDisruptionBudgetWatches(
 
 const budgetsIn = (c: Caches<BudgetWatch>, namespace: string) => c.byIndex('budgets', 'namespace', namespace).map(keyOf);
 
+/** The tuning with its defaults: the one place each is given. */
+type BudgetSettings = Required<Omit<ZoneDisruptionBudgetTuning, 'resyncMs'>>
+  & Pick<ZoneDisruptionBudgetTuning, 'resyncMs'>;
+
+function budgetSettings(tuning: ZoneDisruptionBudgetTuning): BudgetSettings {
+  return {
+    resyncMs: tuning.resyncMs,
+    confirmWindowMs: tuning.confirmWindowMs ?? 3_000,
+    rememberedPods: tuning.rememberedPods ?? 100_000,
+  };
+}
+
 /**
  * The caches both halves use: started once per replica for the webhook (leader or not); the leader's status
  * loop takes the keys their changes map to.
  */
-class BudgetCaches implements EvictionView {
+class BudgetCaches implements EvictionView, SharedCaches<BudgetWatch> {
   readonly lastZones = new Map<string, string>();
   readonly reservations: EvictionReservations;
   readonly caches: WatchedCaches<BudgetWatch>;
   readonly synced: Promise<unknown>;
   readonly done: Promise<unknown>;
   /** Where changes' keys go: the leader's status loop, while it runs. */
-  enqueue: ((key: string) => void) | undefined;
+  private enqueue: ((key: string) => void) | undefined;
 
-  constructor(private readonly ctx: ReconcilerContext, signal: AbortSignal, private readonly tuning: ZoneDisruptionBudgetTuning) {
+  constructor(private readonly ctx: ReconcilerContext, signal: AbortSignal, private readonly settings: BudgetSettings) {
     const log = ctx.log.with({ reconciler: NAME });
-    this.reservations = new EvictionReservations(tuning.confirmWindowMs ?? 3_000, (pod) => {
+    this.reservations = new EvictionReservations(settings.confirmWindowMs, (pod) => {
       ctx.metrics.decisions.inc({ reconciler: NAME, decision: 'reservation-expired' });
       log.info('eviction reservation expired: the API server did not delete the pod', { pod });
     });
-    const watches = zoneDisruptionBudgetWatches(tuning.resyncMs, (change) => this.podChanged(change));
+    const watches = zoneDisruptionBudgetWatches(settings.resyncMs, (change) => this.podChanged(change));
     this.caches = new WatchedCaches(ctx.kube, log, watches, (key) => this.enqueue?.(key));
     const { caches = [], primaries = [] } = this.caches.sources();
     const all = [...caches, ...primaries];
     this.done = Promise.all(all.map((i) => i.run(signal)));
     this.synced = Promise.race([Promise.all(all.map((i) => i.synced)), this.done]);
+  }
+
+  route(enqueue: ((key: string) => void) | undefined): void {
+    this.enqueue = enqueue;
   }
 
   private podChanged({ type, obj: pod }: Change): void {
@@ -223,7 +239,7 @@ class BudgetCaches implements EvictionView {
   private remember(key: string, zone: string): void {
     this.lastZones.delete(key);
     this.lastZones.set(key, zone);
-    if (this.lastZones.size > (this.tuning.rememberedPods ?? 100_000)) this.lastZones.delete(this.lastZones.keys().next().value!);
+    if (this.lastZones.size > this.settings.rememberedPods) this.lastZones.delete(this.lastZones.keys().next().value!);
   }
 
   private worldBase() {
@@ -251,16 +267,31 @@ class BudgetCaches implements EvictionView {
   }
 }
 
+/**
+ * The budgets' status on the leader, over the caches the eviction webhook started on every replica (the leader
+ * only waits for them and takes the keys of their changes).
+ */
 export function zoneDisruptionBudgets(tuning: ZoneDisruptionBudgetTuning = {}): Reconciler {
-  let caches: BudgetCaches | undefined;
-  const cachesFor = (ctx: ReconcilerContext, signal: AbortSignal) => (caches ??= new BudgetCaches(ctx, signal, tuning));
-  return {
+  let shared: BudgetCaches | undefined;
+  const settings = budgetSettings(tuning);
+  const cachesFor = (ctx: ReconcilerContext, signal: AbortSignal) =>
+    (shared ??= new BudgetCaches(ctx, signal, settings));
+  return defineReconciler({
     name: NAME,
     summary: 'per-zone disruption budgets: status and the pods/eviction admission webhook (ZoneDisruptionBudget)',
     rbac: ZONE_DISRUPTION_BUDGET_RULES,
-    run: (ctx, signal) => runStatus(ctx, signal, cachesFor(ctx, signal)),
+    settings: () => settings,
+    declare: (ctx, _settings, _caches, run) => {
+      const view = cachesFor(ctx, run.signal);
+      return {
+        shared: view,
+        loop: { concurrency: 2 },
+        reconcile: (key) => reconcileStatus(ctx, view, key),
+        seed: () => view.caches.list('budgets').map(keyOf),
+      };
+    },
     webhooks: (ctx, signal) => [evictionWebhook(ctx, cachesFor(ctx, signal))],
-  };
+  });
 }
 
 /** Resolves once `view` is synced; throws after SYNC_WAIT_MS. */
@@ -313,24 +344,11 @@ export function evictionWebhook(ctx: Pick<ReconcilerContext, 'log' | 'metrics' |
   };
 }
 
-/** Keeps every budget's status current, on the leader, over the caches the webhook started. */
-async function runStatus(ctx: ReconcilerContext, signal: AbortSignal, view: BudgetCaches): Promise<void> {
-  const loop = new ReconcileLoop(ctx, {
-    name: NAME,
-    concurrency: 2,
-    reconcile: async (key) => {
-      const zdb = view.caches.get('budgets', key);
-      if (!zdb) return;
-      const namespace = zdb.metadata.namespace!;
-      const status = budgetStatus(zdb, budgetOf(zdb, view.world(namespace)).budget);
-      if (!statusHolds(zdb.status, status)) await patchStatus(ctx.kube, ZONE_DISRUPTION_BUDGETS, zdb, status);
-    },
-  });
-  view.enqueue = (key) => loop.enqueue(key);
-  try {
-    // The caches run for the webhook on every replica, started already; the leader only waits for them.
-    await loop.run(signal, { caches: [{ synced: view.synced, run: () => view.done }], seed: () => view.caches.list('budgets').map(keyOf) });
-  } finally {
-    view.enqueue = undefined;
-  }
+/** Makes budget `key`'s status current, from the caches the webhook started. */
+async function reconcileStatus(ctx: ReconcilerContext, view: BudgetCaches, key: string): Promise<void> {
+  const zdb = view.caches.get('budgets', key);
+  if (!zdb) return;
+  const namespace = zdb.metadata.namespace!;
+  const status = budgetStatus(zdb, budgetOf(zdb, view.world(namespace)).budget);
+  if (!statusHolds(zdb.status, status)) await patchStatus(ctx.kube, ZONE_DISRUPTION_BUDGETS, zdb, status);
 }

@@ -33,7 +33,7 @@ const CONTROLLER_ARGS = ['--reconcilers', 'redis,zone-shift', '--redis-namespace
 
 /**
  * How soon after the shift's creation its zone must hold no master: the redis reconciler's debounce of a watch
- * event (250 ms, reconcilers/redis.ts), or else its poll (REDIS_INTERVAL_S); a full pass (three API reads, the nodes
+ * event (250 ms, reconcilers/redis-watching.ts), or else its poll (REDIS_INTERVAL_S); a full pass (three API reads, the nodes
  * observed); a first CLUSTER FAILOVER that Redis may abort after its CLUSTER_MF_TIMEOUT (5 s) when the votes come
  * late on a loaded machine; the wait before the replica may stand for election again (Redis's auth_retry_time,
  * 4 x cluster-node-timeout); a second attempt (5 s); and 3 s for the passes' API reads and observations.

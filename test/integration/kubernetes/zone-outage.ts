@@ -76,12 +76,18 @@ export async function zoneOutage(
   if (opts.silenceKubelets) await silenceKubelets(client, names);
   if (mode === OutageMode.DELETE_NODES) {
     await Promise.all(names.map((name) => client.delete('v1', 'Node', name)));
+    await removePods(client, zone, names, opts);
   } else {
+    // Fenced first (NoSchedule: nothing new lands there, nothing is evicted), the pods removed, then the drill's
+    // NoExecute taint in place of the fence. Tainted NoExecute at once, the taint-eviction controller would mark the
+    // pods terminating before they are removed, and kwok 0.7 finishes a terminating pod by name from a queue that
+    // lags under load: its late delete hit the pod a StatefulSet had recreated under that name in another zone.
+    await Promise.all(names.map((name) => patchNode(client, name, fencePatch)));
+    await removePods(client, zone, names, opts);
     const startedAt = new Date().toISOString();
-    const outage = (node: DrillNode) => drillPatch(node, zone, 'outage', startedAt);
+    const outage = (node: DrillNode) => drillPatch(unfenced(node), zone, 'outage', startedAt);
     await Promise.all(names.map((name) => patchNode(client, name, outage)));
   }
-  await removePods(client, zone, names, opts);
   return {
     zone,
     nodes: names,
@@ -90,6 +96,20 @@ export async function zoneOutage(
       : untaint(client, zone, names, opts)),
   };
 }
+
+/** The taint that keeps new pods off a zone's nodes while its pods are removed (no eviction: NoSchedule). */
+const FENCE = { key: 'cdk8s-zones.test/zone-outage-fence', effect: 'NoSchedule' };
+
+const fencePatch = (node: DrillNode) => ({
+  metadata: { resourceVersion: node.metadata.resourceVersion },
+  spec: { taints: [...node.spec?.taints ?? [], FENCE] },
+});
+
+/** `node` as it was before the fence: the drill's patch replaces the fence with its taint and records no fence. */
+const unfenced = (node: DrillNode): DrillNode => ({
+  ...node,
+  spec: { ...node.spec, taints: (node.spec?.taints ?? []).filter((t) => t.key !== FENCE.key) },
+});
 
 /** Takes the nodes' Leases from kwok (see `OutageOptions.silenceKubelets`). */
 async function silenceKubelets(client: KubeClient, names: readonly string[]): Promise<void> {
