@@ -154,7 +154,7 @@ describe('after an action: what the caches must show, what is told', () => {
     const action = decideZoneAwareUpdate(first);
     const expectation = expectationOf(action, first)!;
     expect(expectation).toEqual({ kind: 'pods-going', pods: [{ key: 'ns/db-3', uid: 'pod-3' }] });
-    const cache = (p?: KubeObject) => ({ pod: () => p, replicaSet: () => undefined });
+    const cache = (p?: KubeObject) => ({ pod: () => p, replicaSet: () => undefined, podsOf: () => [] });
     expect(expectationMet(expectation, cache(pod(3, 'db-old')))).toBe(false);
     expect(expectationMet(expectation, cache(pod(3, 'db-old', false, true)))).toBe(true);
     expect(expectationMet(expectation, cache(undefined))).toBe(true);
@@ -167,13 +167,27 @@ describe('after an action: what the caches must show, what is told', () => {
     const status = { step: 1, oldReplicas: 0, zones: [], paused: false, phase: 'Rolling' as const, message: 'm' };
     const created: ZauAction = { kind: 'create-replicaset', replicaSet: rs(0), status };
     expect(expectationOf(created, input({}))).toEqual({ kind: 'replicaset-created', key: 'ns/web-2' });
-    expect(expectationMet(expectationOf(created, input({}))!, { pod: () => undefined, replicaSet: () => undefined })).toBe(false);
-    expect(expectationMet(expectationOf(created, input({}))!, { pod: () => undefined, replicaSet: () => rs(0) })).toBe(true);
+    expect(expectationMet(expectationOf(created, input({}))!, { pod: () => undefined, replicaSet: () => undefined, podsOf: () => [] })).toBe(false);
+    expect(expectationMet(expectationOf(created, input({}))!, { pod: () => undefined, replicaSet: () => rs(0), podsOf: () => [] })).toBe(true);
     const scaled: ZauAction = { kind: 'scale', pods: ['web-1-a'], zone: 'zone-a', scaling: { up: { name: 'web-2', replicas: 1 }, down: [{ name: 'web-1', replicas: 2 }] }, status };
     const expectation = expectationOf(scaled, input({}))!;
     expect(expectation).toEqual({ kind: 'replicas', targets: [{ key: 'ns/web-2', replicas: 1 }, { key: 'ns/web-1', replicas: 2 }] });
-    expect(expectationMet(expectation, { pod: () => undefined, replicaSet: (k) => (k === 'ns/web-2' ? rs(1) : rs(3)) })).toBe(false);
-    expect(expectationMet(expectation, { pod: () => undefined, replicaSet: (k) => (k === 'ns/web-2' ? rs(1) : rs(2)) })).toBe(true);
+    expect(expectationMet(expectation, { pod: () => undefined, replicaSet: (k) => (k === 'ns/web-2' ? rs(1) : rs(3)), podsOf: () => [] })).toBe(false);
+    expect(expectationMet(expectation, { pod: () => undefined, replicaSet: (k) => (k === 'ns/web-2' ? rs(1) : rs(2)), podsOf: () => [] }))
+      .toBe(true);
+    // at their replicas, but the old ReplicaSet's deletion not seen yet: 3 of its pods still active for 2 replicas
+    const owned = (uid: string): KubeObject => ({ ...rs(uid === 'web-2' ? 1 : 2), metadata: { name: uid, namespace: 'ns', uid } });
+    const pods = (n: number, terminating = 0) => Array.from({ length: n }, (_, i) => ({
+      metadata: { name: `web-1-${i}`, namespace: 'ns', ...(i < terminating ? { deletionTimestamp: 't' } : {}) },
+      status: { phase: 'Running' },
+    }));
+    const seen = (active: number, terminating: number) => ({
+      pod: () => undefined,
+      replicaSet: (k: string) => owned(k === 'ns/web-2' ? 'web-2' : 'web-1'),
+      podsOf: (uid: string) => (uid === 'web-1' ? pods(active + terminating, terminating) : []),
+    });
+    expect(expectationMet(expectation, seen(3, 0))).toBe(false);
+    expect(expectationMet(expectation, seen(2, 1))).toBe(true);
     expect(expectationOf(decideZoneAwareUpdate(input({ zau: zau({ dryRun: true }) })), input({}))).toBeUndefined();
   });
 

@@ -3,7 +3,7 @@
  * that do not show it yet would repeat it.
  */
 import { ZauAction, ZauInput } from './zone-aware-update-decision';
-import { isTerminating } from '../../../src/kubernetes/pod-life';
+import { isActive, isTerminating } from '../../../src/kubernetes/pod-life';
 import { KubeObject } from '../kube/api';
 
 /**
@@ -15,7 +15,10 @@ export type Expectation =
   | { readonly kind: 'pods-going'; readonly pods: ReadonlyArray<{ readonly key: string; readonly uid?: string }> }
   /** The created ReplicaSet (namespace/name) in the cache. */
   | { readonly kind: 'replicaset-created'; readonly key: string }
-  /** The ReplicaSets (namespace/name) at their new replicas. */
+  /**
+   * The ReplicaSets (namespace/name) at their new replicas, and no more of their pods active than that: the
+   * ReplicaSet controller deletes after our scale, and a decision on pods it has deleted would pick them again.
+   */
   | { readonly kind: 'replicas'; readonly targets: ReadonlyArray<{ readonly key: string; readonly replicas: number }> };
 
 export function expectationOf(action: ZauAction, input: ZauInput): Expectation | undefined {
@@ -43,6 +46,8 @@ export function expectationOf(action: ZauAction, input: ZauInput): Expectation |
 export interface CachedObjects {
   pod(key: string): KubeObject | undefined;
   replicaSet(key: string): KubeObject | undefined;
+  /** The pods whose controller has uid `uid`. */
+  podsOf(uid: string): readonly KubeObject[];
 }
 
 export function expectationMet(expectation: Expectation, caches: CachedObjects): boolean {
@@ -55,7 +60,11 @@ export function expectationMet(expectation: Expectation, caches: CachedObjects):
     case 'replicaset-created':
       return caches.replicaSet(expectation.key) !== undefined;
     case 'replicas':
-      return expectation.targets.every((t) => caches.replicaSet(t.key)?.spec?.replicas === t.replicas);
+      return expectation.targets.every((t) => {
+        const rs = caches.replicaSet(t.key);
+        if (rs?.spec?.replicas !== t.replicas) return false;
+        return caches.podsOf(rs.metadata.uid ?? '').filter(isActive).length <= t.replicas;
+      });
   }
 }
 

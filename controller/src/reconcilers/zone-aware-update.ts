@@ -10,7 +10,7 @@ import { patchStatus, statusHolds } from './status';
 import {
   decideZoneAwareUpdate, Predecessor, REVISION_LABEL, updateRevisionOf, ZauAction, ZauInput,
 } from './zone-aware-update-decision';
-import { Expectation, expectationMet, expectationOf } from './zone-aware-update-expectation';
+import { CachedObjects, Expectation, expectationMet, expectationOf } from './zone-aware-update-expectation';
 import { reportOf, ZauReport } from './zone-aware-update-report';
 import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../../../src/contract/rollout';
@@ -218,7 +218,11 @@ class ZoneAwareUpdates {
    * an older status would regress the step.
    */
   private readonly written = new Map<string, ZoneAwareUpdateStatus>();
-  private readonly cached = { pod: (key: string) => this.caches.get('pods', key), replicaSet: (key: string) => this.caches.get('replicaSets', key) };
+  private readonly cached: CachedObjects = {
+    pod: (key) => this.caches.get('pods', key),
+    replicaSet: (key) => this.caches.get('replicaSets', key),
+    podsOf: (uid) => this.caches.byIndex('pods', 'controller', uid),
+  };
 
   constructor(
     private readonly ctx: ReconcilerContext, private readonly caches: Caches<ZauWatch>, private readonly tuning: ZoneAwareUpdateTuning,
