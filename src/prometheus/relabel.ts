@@ -220,28 +220,28 @@ export interface ConfigRelabelRule {
 
 /** A rule in Prometheus configuration spelling (`source_labels`, `target_label`). */
 export function toConfigSpelling(rule: RelabelRule): ConfigRelabelRule {
-  return compact({
-    source_labels: rule.sourceLabels && [...rule.sourceLabels],
-    separator: rule.separator,
-    target_label: rule.targetLabel,
-    regex: rule.regex,
-    modulus: rule.modulus,
-    replacement: rule.replacement,
-    action: rule.action ?? RelabelAction.REPLACE,
-  });
+  return spell<ConfigRelabelRule>(rule, 'source_labels', 'target_label');
 }
 
 /** A rule in prometheus-operator spelling (`sourceLabels`, `targetLabel`): the rule, its unset fields left out. */
 export function toOperatorSpelling(rule: RelabelRule): RelabelRule {
-  return compact({
-    sourceLabels: rule.sourceLabels && [...rule.sourceLabels],
+  return spell<RelabelRule>(rule, 'sourceLabels', 'targetLabel');
+}
+
+/** The rule's set fields in one order for both spellings, the two label fields named as the spelling names them. */
+function spell<T extends ConfigRelabelRule | RelabelRule>(
+  rule: RelabelRule, sourceLabels: string, targetLabel: string,
+): T {
+  const spelled = compact({
+    [sourceLabels]: rule.sourceLabels && [...rule.sourceLabels],
     separator: rule.separator,
-    targetLabel: rule.targetLabel,
+    [targetLabel]: rule.targetLabel,
     regex: rule.regex,
     modulus: rule.modulus,
     replacement: rule.replacement,
     action: rule.action ?? RelabelAction.REPLACE,
   });
+  return spelled as unknown as T; // the computed keys are the spelling's two label fields
 }
 
 /** `o` without its undefined fields (so the YAML holds only what was set). */
