@@ -38,7 +38,10 @@ export interface AdmissionWebhook {
   readonly name: string;
   /** The HTTPS path the webhook configuration points at, e.g. `/validate/eviction`. */
   readonly path: string;
-  /** Resolves once the caches it reads hold their first list: the replica is not ready before. @default none: it reads no cache */
+  /**
+   * Resolves once the caches it reads hold their first list: the replica is not ready before.
+   * @default none: it reads no cache
+   */
   readonly synced?: Promise<unknown>;
   handle(request: AdmissionRequest): Promise<AdmissionVerdict>;
 }
@@ -108,7 +111,8 @@ export function parseReview(text: string): { request: AdmissionRequest } | { err
   const wrong = REQUEST_CHECKS.map((check) => check(request)).filter((e) => e !== undefined);
   if (wrong.length > 0) return { error: `request.${wrong.join('; request.')}` };
   // Handlers see a field that does not apply as absent, never as null.
-  return { request: Object.fromEntries(Object.entries(request).filter(([, v]) => v !== null)) as unknown as AdmissionRequest };
+  const present = Object.entries(request).filter(([, v]) => v !== null);
+  return { request: Object.fromEntries(present) as unknown as AdmissionRequest };
 }
 
 /** Answers one AdmissionReview (the request body as text) with `webhook`, counting the verdict. */

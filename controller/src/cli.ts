@@ -100,7 +100,12 @@ const HELP_FLAGS = ['--help', '-h'];
 const VERSION_FLAGS = ['--version', '-V'];
 
 /** Dispatches argv (without node and the script) to a command; unknown commands and bad arguments exit 2. */
-export async function dispatch(argv: string[], commands: readonly Command[], log: Logger, output: CliOutput = processOutput()): Promise<number> {
+export async function dispatch(
+  argv: string[],
+  commands: readonly Command[],
+  log: Logger,
+  output: CliOutput = processOutput(),
+): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || HELP_FLAGS.includes(name) || name === 'help') {
     (name === undefined ? output.err : output.out)(usage(commands) + '\n');

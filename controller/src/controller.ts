@@ -81,33 +81,59 @@ interface Tls {
 }
 
 /** The webhook server's TLS, or undefined when no webhook is served and no TLS is configured. */
-async function webhookTls(opts: RunOptions, webhooks: readonly AdmissionWebhook[], kube: KubeApi, log: Logger): Promise<Tls | undefined> {
-  if (opts.tlsMode === 'files') {
-    if (!opts.tlsCertFile || !opts.tlsKeyFile) {
-      if (webhooks.length === 0) return undefined;
-      throw new UsageError(`the reconcilers serve admission webhooks (${webhooks.map((w) => w.path).join(', ')}): ` +
-        'give --tls-cert-file and --tls-key-file, or --tls-mode self-managed');
-    }
-    const read = async (): Promise<Certificate> => ({ cert: await fs.readFile(opts.tlsCertFile!, 'utf8'), key: await fs.readFile(opts.tlsKeyFile!, 'utf8') });
-    let current = await read();
-    return {
-      certificate: current,
-      async maintain(signal, apply) {
-        while (await tick(signal)) {
-          const next = await read().catch((err) => { log.warn('could not re-read the serving certificate', { error: err }); return current; });
-          if (next.cert !== current.cert || next.key !== current.key) {
-            log.info('serving certificate changed on disk, reloaded', { file: opts.tlsCertFile });
-            apply(next);
-            current = next;
-          }
-        }
-      },
-    };
+async function webhookTls(
+  opts: RunOptions,
+  webhooks: readonly AdmissionWebhook[],
+  kube: KubeApi,
+  log: Logger,
+): Promise<Tls | undefined> {
+  return opts.tlsMode === 'files' ? filesTls(opts, webhooks, log) : selfManagedTls(opts, kube, log);
+}
+
+/** TLS from `--tls-cert-file` and `--tls-key-file`, re-read when they change on disk. */
+async function filesTls(
+  opts: RunOptions,
+  webhooks: readonly AdmissionWebhook[],
+  log: Logger,
+): Promise<Tls | undefined> {
+  if (!opts.tlsCertFile || !opts.tlsKeyFile) {
+    if (webhooks.length === 0) return undefined;
+    throw new UsageError(`the reconcilers serve admission webhooks (${webhooks.map((w) => w.path).join(', ')}): ` +
+      'give --tls-cert-file and --tls-key-file, or --tls-mode self-managed');
   }
+  const read = async (): Promise<Certificate> => ({
+    cert: await fs.readFile(opts.tlsCertFile!, 'utf8'),
+    key: await fs.readFile(opts.tlsKeyFile!, 'utf8'),
+  });
+  let current = await read();
+  return {
+    certificate: current,
+    async maintain(signal, apply) {
+      while (await tick(signal)) {
+        const next = await read().catch((err) => {
+          log.warn('could not re-read the serving certificate', { error: err });
+          return current;
+        });
+        if (next.cert !== current.cert || next.key !== current.key) {
+          log.info('serving certificate changed on disk, reloaded', { file: opts.tlsCertFile });
+          apply(next);
+          current = next;
+        }
+      }
+    },
+  };
+}
+
+/** TLS the controller issues itself, kept in a Secret, its CA injected into the webhook configurations. */
+async function selfManagedTls(opts: RunOptions, kube: KubeApi, log: Logger): Promise<Tls> {
   // Loaded only in this mode: the certificate library is large, and files mode never needs it.
   const { ensureWebhookPki, injectCaBundle } = await import('./tls/self-managed.js');
   const tlsOpts: SelfManagedTlsOptions = {
-    namespace: opts.leaseNamespace, secretName: opts.tlsSecret, hosts: opts.tlsHosts, webhookConfigurations: opts.webhookConfigurations, log,
+    namespace: opts.leaseNamespace,
+    secretName: opts.tlsSecret,
+    hosts: opts.tlsHosts,
+    webhookConfigurations: opts.webhookConfigurations,
+    log,
   };
   let pki = await ensureWebhookPki(kube, tlsOpts);
   await injectCaBundle(kube, tlsOpts, pki.ca.cert);
@@ -156,7 +182,12 @@ function reconcilerContext(opts: RunOptions, kube: KubeApi, log: Logger, metrics
  * it calls `lostLease`). On shutdown the reconcilers get STOP_GRACE_MS to finish, then the lease is released.
  */
 async function leadUntilStopped(
-  opts: RunOptions, kube: KubeApi, log: Logger, shutdown: AbortSignal, lead: (signal: AbortSignal) => Promise<void>, lostLease: () => void,
+  opts: RunOptions,
+  kube: KubeApi,
+  log: Logger,
+  shutdown: AbortSignal,
+  lead: (signal: AbortSignal) => Promise<void>,
+  lostLease: () => void,
 ): Promise<void> {
   if (opts.leaderElect) {
     const elector = new LeaderElector(kubeLeaseStore(kube, opts.leaseNamespace, opts.leaseName), {
@@ -178,7 +209,10 @@ async function leadUntilStopped(
   grace.abort();
 }
 
-/** Runs every reconciler until `signal` aborts, as the leader; one that fails calls `failed` (which ends the process). */
+/**
+ * Runs every reconciler until `signal` aborts, as the leader; one that fails calls `failed` (which ends the
+ * process).
+ */
 async function runReconcilers(
   reconcilers: readonly Reconciler[], ctx: ReconcilerContext, signal: AbortSignal,
   failed: (name: string, err: unknown) => void,
@@ -263,8 +297,12 @@ function connectOrUsageError(opts: RunOptions): KubeApi {
 
 /** Serves metrics, probes and webhooks, and leads (or campaigns to) until `shutdown` aborts. */
 async function serveAndLead(
-  opts: RunOptions, ctx: ReconcilerContext & { readiness: Readiness }, tls: Tls | undefined, webhooks: readonly AdmissionWebhook[],
-  shutdown: Shutdown, listening?: (servers: Servers) => void,
+  opts: RunOptions,
+  ctx: ReconcilerContext & { readiness: Readiness },
+  tls: Tls | undefined,
+  webhooks: readonly AdmissionWebhook[],
+  shutdown: Shutdown,
+  listening?: (servers: Servers) => void,
 ): Promise<void> {
   const servers = await startServers({
     metricsPort: opts.metricsPort,

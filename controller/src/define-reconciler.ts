@@ -95,7 +95,8 @@ function cachesOf<W extends string>(
     const started: Watch = { synced: shared.synced, run: () => shared.done };
     return { caches: shared.caches, sources: { caches: [started] }, unroute: () => shared.route(undefined) };
   }
-  const caches = new WatchedCaches(ctx.kube, ctx.log.with({ reconciler: name }), declaration.watches ?? ({} as Watches<W>), enqueue);
+  const log = ctx.log.with({ reconciler: name });
+  const caches = new WatchedCaches(ctx.kube, log, declaration.watches ?? ({} as Watches<W>), enqueue);
   return { caches, sources: caches.sources(), unroute: () => undefined };
 }
 

@@ -35,7 +35,10 @@ export interface ReconcileLoopOptions {
 export interface LoopSources {
   /** What reconciles read: started first, and no key is reconciled before all of them hold a first list. */
   readonly caches?: readonly Watch[];
-  /** The watches of the reconciled objects themselves: started once the caches are synced; keys wait for their first list too. */
+  /**
+   * The watches of the reconciled objects themselves: started once the caches are synced; keys wait for their first
+   * list too.
+   */
   readonly primaries?: readonly Watch[];
   /** Keys to reconcile once the caches are synced (for what no watch reports). */
   readonly seed?: () => Iterable<string>;

@@ -50,7 +50,10 @@ export interface ReconcilerContext {
   readonly kube: KubeApi;
   readonly events: EventRecorder;
   readonly settings: ControllerSettings;
-  /** What /readyz answers: a reconciler's caches are waited for until they hold their first list. @default none: nothing waits */
+  /**
+   * What /readyz answers: a reconciler's caches are waited for until they hold their first list.
+   * @default none: nothing waits
+   */
   readonly readiness?: Readiness;
 }
 

@@ -23,7 +23,9 @@ export const VALIDATING_WEBHOOK_CONFIGURATIONS: Resource = {
 
 /** Ours (src/contract): cluster-wide, as a zone is. */
 export const ZONE_SHIFTS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_SHIFT_PLURAL, namespaced: false };
-export const ZONE_AWARE_UPDATES: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AWARE_UPDATE_PLURAL, namespaced: true };
+export const ZONE_AWARE_UPDATES: Resource = {
+  apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AWARE_UPDATE_PLURAL, namespaced: true,
+};
 export const ZONE_DISRUPTION_BUDGETS: Resource = {
   apiVersion: ROLLOUT_API_VERSION, plural: ZONE_DISRUPTION_BUDGET_PLURAL, namespaced: true,
 };

@@ -36,9 +36,15 @@ export interface Servers {
 export interface ServerLimits {
   /** Larger request bodies are answered 413 (an AdmissionReview of a big object stays far below). @default 8 MiB */
   readonly maxBodyBytes?: number;
-  /** The whole request (headers and body) must arrive within this, else 408 and the connection closes. @default 10_000 */
+  /**
+   * The whole request (headers and body) must arrive within this, else 408 and the connection closes.
+   * @default 10_000
+   */
   readonly requestTimeoutMs?: number;
-  /** The headers must arrive within this (and a TLS handshake complete). @default the smaller of 5_000 and requestTimeoutMs */
+  /**
+   * The headers must arrive within this (and a TLS handshake complete).
+   * @default the smaller of 5_000 and requestTimeoutMs
+   */
   readonly headersTimeoutMs?: number;
   /** An idle keep-alive connection closes after this. @default 5_000 */
   readonly keepAliveTimeoutMs?: number;
@@ -170,7 +176,10 @@ function probesAndMetrics(opts: ServerOptions): http.RequestListener {
 
 /** Every answer of the webhook listener, errors included, is JSON. */
 async function answerWebhook(
-  req: http.IncomingMessage, webhooks: ReadonlyMap<string, AdmissionWebhook>, opts: ServerOptions, limits: Required<ServerLimits>,
+  req: http.IncomingMessage,
+  webhooks: ReadonlyMap<string, AdmissionWebhook>,
+  opts: ServerOptions,
+  limits: Required<ServerLimits>,
 ): Promise<HttpAnswer> {
   const path = (req.url ?? '/').split('?')[0];
   const webhook = webhooks.get(path);

@@ -91,7 +91,8 @@ export class WatchedCaches<W extends string> implements Caches<W> {
 
   /** What the ReconcileLoop runs: the caches first, the primaries once those are synced. */
   sources(): Pick<LoopSources, 'caches' | 'primaries'> {
-    const of = (primary: boolean) => [...this.informers].filter(([name]) => (this.watches[name]!.primary ?? false) === primary)
+    const of = (primary: boolean) => [...this.informers]
+      .filter(([name]) => (this.watches[name]!.primary ?? false) === primary)
       .flatMap(([name, informers]) => informers.map((i) => this.watchOf(name, i)));
     return { caches: of(false), primaries: of(true) };
   }
@@ -114,8 +115,11 @@ export class WatchedCaches<W extends string> implements Caches<W> {
  * runs (a Redis cluster's layout ConfigMap), where a declared watch of every object would need more access.
  */
 export function watchObject(
-  kube: KubeApi, log: Logger, object: { resource: Resource; namespace?: string; name: string; transform?: (obj: KubeObject) => KubeObject },
-  onChange: () => void, signal: AbortSignal,
+  kube: KubeApi,
+  log: Logger,
+  object: { resource: Resource; namespace?: string; name: string; transform?: (obj: KubeObject) => KubeObject },
+  onChange: () => void,
+  signal: AbortSignal,
 ): void {
   const informer = new Informer(kube, {
     path: resourcePath(object.resource, object.namespace),
@@ -134,7 +138,10 @@ export function watchObject(
  * Caches holding `objects` as the declarations' Informers would (transformed and indexed): what a mapping or a
  * decision sees, without an API server.
  */
-export function cachesOf<W extends string>(watches: Watches<W>, objects: Partial<Record<W, readonly KubeObject[]>>): Caches<W> {
+export function cachesOf<W extends string>(
+  watches: Watches<W>,
+  objects: Partial<Record<W, readonly KubeObject[]>>,
+): Caches<W> {
   const held = (watch: W) => (objects[watch] ?? []).map((o) => watches[watch]?.transform?.(o) ?? o);
   return {
     get: (watch, key) => held(watch).find((o) => keyOf(o) === key),
@@ -151,6 +158,8 @@ export function cachesOf<W extends string>(watches: Watches<W>, objects: Partial
  * The watch of the ZoneShifts, for every reconciler that honours them: `keys` says which of its keys a shift's
  * change concerns.
  */
-export function shiftsWatch<W extends string>(keys: (change: Change, caches: Caches<W>) => Iterable<string>): WatchDeclaration<W> {
+export function shiftsWatch<W extends string>(
+  keys: (change: Change, caches: Caches<W>) => Iterable<string>,
+): WatchDeclaration<W> {
   return { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys };
 }

@@ -12,7 +12,12 @@ const VERSION: string = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '.
 function capture(opts: { tty?: boolean; debug?: boolean } = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const output: CliOutput = { out: (s) => { out.push(s); }, err: (s) => { err.push(s); }, tty: opts.tty ?? false, debug: opts.debug ?? false };
+  const output: CliOutput = {
+    out: (s) => { out.push(s); },
+    err: (s) => { err.push(s); },
+    tty: opts.tty ?? false,
+    debug: opts.debug ?? false,
+  };
   const logs: any[] = [];
   const log = createLogger({ write: (l) => { logs.push(JSON.parse(l)); }, now: () => new Date(0) });
   return { output, log, logs, out: () => out.join(''), err: () => err.join('') };

@@ -4,7 +4,7 @@
  */
 import { MemoryKubeApi } from '../../test/memory-kube-api';
 import { parseRun } from '../src/commands/run';
-import { runController } from '../src/controller';
+import { ControllerHost, runController } from '../src/controller';
 import { KubeApi } from '../src/kube/api';
 import { createLogger } from '../src/log';
 import { Servers } from '../src/server';
@@ -29,10 +29,20 @@ async function start(kube: KubeApi) {
   let listening!: (servers: Servers) => void;
   const bound = new Promise<Servers>((resolve) => { listening = resolve; });
   const opts = parseRun(['--metrics-port', '0', '--metrics-bind-address', '127.0.0.1', '--identity', 'test'], { POD_NAMESPACE: 'zones' });
-  const done = runController(opts, log, { kube, onSignals: (s) => { stop = s; return () => undefined; }, exitSoon: () => undefined, listening });
+  const onSignals = (s: (signal: string) => void) => {
+    stop = s;
+    return () => undefined;
+  };
+  const done = runController(opts, log, { kube, onSignals, exitSoon: () => undefined, listening });
   const port = (await bound).metricsPort;
   const readyz = async () => { const r = await fetch(`http://127.0.0.1:${port}/readyz`); return { status: r.status, text: await r.text() }; };
-  return { logs, readyz, done, stop: (signal: string) => stop(signal), messages: () => logs.map((l) => l.msg as string) };
+  return {
+    logs,
+    readyz,
+    done,
+    stop: (signal: string) => stop(signal),
+    messages: () => logs.map((l) => l.msg as string),
+  };
 }
 
 async function eventually<T>(probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -99,7 +109,12 @@ describe('runController', () => {
     const exits: number[] = [];
     const opts = parseRun(['--reconcilers', 'zone-disruption-budget', '--metrics-port', '0', '--identity', 'test'], { POD_NAMESPACE: 'zones' });
     const log = createLogger({ write: () => {} });
-    await expect(runController(opts, log, { kube: api.kube, onSignals: () => () => undefined, exitSoon: (code) => exits.push(code) }))
+    const host: ControllerHost = {
+      kube: api.kube,
+      onSignals: () => () => undefined,
+      exitSoon: (code) => exits.push(code),
+    };
+    await expect(runController(opts, log, host))
       .rejects.toThrow(/^the reconcilers serve admission webhooks \(\/validate\/pods-eviction\): give --tls-cert-file and --tls-key-file, or --tls-mode self-managed$/);
     expect(exits).toEqual([2]);
     // the webhook's informers tried to list once each (the API server is down: before the TLS check failed)

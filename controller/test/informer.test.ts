@@ -18,7 +18,12 @@ class ScriptedApi implements Partial<KubeApi> {
     if (!next) throw new Error('no more lists scripted');
     return { items: next.items as T[], metadata: { resourceVersion: next.rv } };
   }
-  async watch<T extends KubeObject>(_path: string, opts: WatchOptions, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal): Promise<void> {
+  async watch<T extends KubeObject>(
+    _path: string,
+    opts: WatchOptions,
+    onEvent: (e: WatchEvent<T>) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
     this.watchCalls.push(opts);
     const script = this.watches.shift();
     if (!script) return new Promise((resolve) => signal.addEventListener('abort', () => resolve()));

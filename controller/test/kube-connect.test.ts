@@ -76,7 +76,8 @@ beforeEach(() => {
 const config = (over: Partial<ClusterConfig>): ClusterConfig => ({ server: url, ca: fs.readFileSync(pki.ca.cert), source: 'test', ...over });
 
 test('a client certificate: presented on the connection, the server\'s certificate checked against the CA', async () => {
-  const api = kubeApi(config({ cert: fs.readFileSync(pki.clients.admin.cert), key: fs.readFileSync(pki.clients.admin.key) }));
+  const admin = pki.clients.admin;
+  const api = kubeApi(config({ cert: fs.readFileSync(admin.cert), key: fs.readFileSync(admin.key) }));
   expect(await api.get('/api/v1/namespaces/ns/pods/p')).toEqual({ metadata: { name: 'p', resourceVersion: '1' } });
   expect(seen).toEqual([{ path: '/api/v1/namespaces/ns/pods/p', cn: 'cdk8s-zones-test-admin', auth: undefined }]);
   // another CA: the server is not trusted

@@ -16,15 +16,20 @@ function cluster(layout = three): FakeCluster {
   fake.run((nodes) => decide(layout, nodes));
   return fake;
 }
-const converge = (fake: FakeCluster, layout = three, options: DecideOptions = {}) => fake.run((nodes) => decide(layout, nodes, options));
+const converge = (fake: FakeCluster, layout = three, options: DecideOptions = {}) =>
+  fake.run((nodes) => decide(layout, nodes, options));
 const kinds = (rounds: { kind: string }[][]) => rounds.map((r) => [...new Set(r.map((s) => s.kind))].join('+'));
 
-/** The fake matches the plan: roles as planned, replicas of their shard's master, each master serving its shard's range. */
+/**
+ * The fake matches the plan: roles as planned, replicas of their shard's master, each master serving its shard's
+ * range.
+ */
 function expectPlanned(fake: FakeCluster, layout = three) {
   for (const n of layout.nodes) expect([n.name, fake.role(n.name)]).toEqual([n.name, n.role]);
   for (const shard of layout.shards) {
     const master = fake.byName(shard.master);
-    expect(fake.slotsOf(master.id)).toEqual(Array.from({ length: shard.slotEnd - shard.slotStart + 1 }, (_, i) => shard.slotStart + i));
+    const shardSlots = Array.from({ length: shard.slotEnd - shard.slotStart + 1 }, (_, i) => shard.slotStart + i);
+    expect(fake.slotsOf(master.id)).toEqual(shardSlots);
     for (const r of shard.replicas) expect(fake.byName(r).masterId).toBe(master.id);
   }
   const state = summarize(layout, fake.observe(), decide(layout, fake.observe()));
@@ -83,7 +88,10 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     /** What the decision says about zones: its zone issues and its steps. */
     const onZones = (d: ReturnType<typeof decide>) => ({ zoneIssues: d.issues.filter((i) => i.kind.startsWith('zone-')).map((i) => i.kind), steps: d.steps });
     const nothing = { zoneIssues: [], steps: [] };
-    /** The cluster as planned, whose nodes flag a stopped node failed 1.5 s after it stopped (Redis with a 1 s node timeout). */
+    /**
+     * The cluster as planned, whose nodes flag a stopped node failed 1.5 s after it stopped (Redis with a 1 s node
+     * timeout).
+     */
     const redisLike = (layout = three) => {
       const fake = new FakeCluster(inventoryOf(layout), { failAfterMs: 1500 });
       converge(fake, layout);
@@ -365,7 +373,8 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
         const lost = e.kind === 'zone' ? layout.nodes.filter((n) => n.zone === e.zone).map((n) => n.name) : [e.name];
         lost.forEach((n) => fake.kill(n));
         fake.advance(250);
-        converge(fake, layout, options); // while down: nothing harmful (a lost zone's masters fail over with the fast path)
+        // while down: nothing harmful (a lost zone's masters fail over with the fast path)
+        converge(fake, layout, options);
         fake.autoFailover(); // whatever is left to Redis
         converge(fake, layout, options);
         for (const n of lost) fake.start(n, e.kind === 'node' && e.fresh && fake.role(n) === RedisRole.REPLICA);

@@ -48,15 +48,21 @@ class FakeNodes extends RedisNodes {
   private readonly elections = new Map<string, number>();
   private readonly counters = new Map<string, { mfstart: number; authReq: number; authAck: number }>();
 
-  constructor(private readonly fake: FakeCluster, private readonly clock: VirtualClock, private readonly nodeTimeoutMs: number) {
+  constructor(
+    private readonly fake: FakeCluster,
+    private readonly clock: VirtualClock,
+    private readonly nodeTimeoutMs: number,
+  ) {
     super();
   }
 
   public async observe(of: readonly InventoryNode[]): Promise<ObservedNode[]> {
     this.promoteDue();
     const names = new Set(of.map((n) => n.name));
-    return this.fake.observe().filter((n) => names.has(n.name))
-      .map((n) => (n.reachable && this.clock.now() < (this.syncingUntil.get(n.name) ?? 0) ? { ...n, linkUp: false } : n));
+    const syncing = (name: string) => this.clock.now() < (this.syncingUntil.get(name) ?? 0);
+    return this.fake.observe()
+      .filter((n) => names.has(n.name))
+      .map((n) => (n.reachable && syncing(n.name) ? { ...n, linkUp: false } : n));
   }
 
   public async call(address: string, ...args: (string | number)[]): Promise<unknown> {
@@ -114,7 +120,8 @@ function failedOver(nodeTimeoutMs = 5000) {
   const clock = new VirtualClock();
   const nodes = new FakeNodes(fake, clock, nodeTimeoutMs);
   const logged: any[] = [];
-  const manager = new RedisClusterManager(layout, inventory, { nodes, clock, log: createLogger({ write: (line) => logged.push(JSON.parse(line)) }) });
+  const log = createLogger({ write: (line) => logged.push(JSON.parse(line)) });
+  const manager = new RedisClusterManager(layout, inventory, { nodes, clock, log });
   const failovers = () => logged.filter((l) => l.msg === 'redis failover').map((l) => ({ level: l.level, outcome: l.outcome, ...(l.error ? { error: l.error } : {}) }));
   return { fake, clock, nodes, manager, logged, failovers };
 }

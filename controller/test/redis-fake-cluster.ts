@@ -116,7 +116,11 @@ export class FakeCluster {
     }
     if (n.masterId === undefined && this.slotsOf(n.id).length === 0) {
       const taker = [...this.nodes.values()]
-        .find((o) => o.up && o.id !== n.id && o.masterId === undefined && o.known.has(n.id) && this.tookOver(o.id, n.id));
+        .find((o) => o.up
+          && o.id !== n.id
+          && o.masterId === undefined
+          && o.known.has(n.id)
+          && this.tookOver(o.id, n.id));
       if (taker) n.masterId = taker.id;
     }
   }
@@ -248,7 +252,15 @@ export class FakeCluster {
     }
     const failed = !n.up && this.now - n.downSince! >= (this.options.failAfterMs ?? 0);
     const flags = [...(myself ? ['myself'] : []), n.masterId === undefined ? 'master' : 'slave', ...(failed ? ['fail'] : [])];
-    return { id, address: n.address, flags, masterId: n.masterId, connected: n.up, slots, ...(n.up ? {} : { pingPendingSinceMs: n.downSince }) };
+    return {
+      id,
+      address: n.address,
+      flags,
+      masterId: n.masterId,
+      connected: n.up,
+      slots,
+      ...(n.up ? {} : { pingPendingSinceMs: n.downSince }),
+    };
   }
 
   private newId(): string {

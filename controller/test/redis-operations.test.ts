@@ -20,5 +20,6 @@ test('reset needs the second annotation, naming the cluster', () => {
 });
 
 test('the acknowledgement removes both annotations', () => {
-  expect(clearRequestPatch()).toEqual({ metadata: { annotations: { [REDIS_OPERATION_ANNOTATION]: null, [REDIS_RESET_CONFIRM_ANNOTATION]: null } } });
+  const cleared = { [REDIS_OPERATION_ANNOTATION]: null, [REDIS_RESET_CONFIRM_ANNOTATION]: null };
+  expect(clearRequestPatch()).toEqual({ metadata: { annotations: cleared } });
 });

@@ -13,7 +13,10 @@ const ZONE_B_SET = 'redis-zone-b-88e8a8';
 const passwordVolume = (secretName: string, key: string) => ({ name: 'redis-password', secret: { secretName, items: [{ key, path: 'password' }] } });
 const owner = (name: string, extra: any = {}) => ({ apiVersion: 'apps/v1', kind: 'StatefulSet', name, uid: 'u', controller: true, ...extra });
 
-/** A pod of StatefulSet `set` (its controller, as the StatefulSet controller makes them), unless `extra.owners` says otherwise. */
+/**
+ * A pod of StatefulSet `set` (its controller, as the StatefulSet controller makes them), unless `extra.owners` says
+ * otherwise.
+ */
 const pod = (set: string, ordinal: number, extra: any = {}) => ({
   metadata: {
     name: `${set}-${ordinal}`,

@@ -67,7 +67,8 @@ describe('replacing out-of-date Redis pods', () => {
     ]);
     // the planned masters are restored at the end
     const nodes = fake.observe();
-    expect(summarize(three, nodes, decide(three, nodes))).toMatchObject({ healthy: true, mastersPerZone: { a: 1, b: 1, c: 1 } });
+    expect(summarize(three, nodes, decide(three, nodes)))
+      .toMatchObject({ healthy: true, mastersPerZone: { a: 1, b: 1, c: 1 } });
   });
 
   test('a per-pass limit above one: several pods of one zone at once, never two zones, never two of one shard', () => {

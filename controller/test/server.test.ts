@@ -80,10 +80,15 @@ describe('servers', () => {
 
   test('defaults: 8 MiB bodies, 10 s per request, 5 s for headers, 256 connections', () => {
     expect(serverLimits()).toEqual({
-      maxBodyBytes: 8 * 1024 * 1024, requestTimeoutMs: 10_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 5_000, maxConnections: 256,
+      maxBodyBytes: 8 * 1024 * 1024,
+      requestTimeoutMs: 10_000,
+      headersTimeoutMs: 5_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 256,
     });
     // Node refuses a headers timeout above the request timeout
-    expect(serverLimits({ requestTimeoutMs: 1_000 })).toMatchObject({ requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 });
+    expect(serverLimits({ requestTimeoutMs: 1_000 }))
+      .toMatchObject({ requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 });
   });
 
   describe('against hostile clients', () => {
@@ -120,7 +125,8 @@ describe('servers', () => {
       const servers = await startHardened({});
       const big = Buffer.alloc(9 * 1024 * 1024, ' ');
       const error = `the body is larger than ${8 * 1024 * 1024} bytes`;
-      // a client that closes its connection after the answer (Node's without an agent) once saw it closed under its writes
+      // a client that closes its connection after the answer (Node's without an agent) once saw it closed under its
+      // writes
       for (let i = 0; i < 3; i++) expect(await post(servers.webhookPort!, first.ca, '/validate/test', big)).toEqual({ status: 413, body: { error }, peer: 'first' });
       const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = https.request({ host: '127.0.0.1', port: servers.webhookPort, path: '/validate/test', method: 'POST', ca: first.ca, agent: false }, (res) => {

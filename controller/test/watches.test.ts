@@ -16,7 +16,12 @@ const obj = (namespace: string, name: string, extra: Partial<KubeObject> = {}): 
   ({ metadata: { name, namespace, uid: `${name}-uid`, ...extra.metadata }, ...(extra.spec ? { spec: extra.spec } : {}) });
 
 /** The keys `watch` maps `change` to over `caches`. */
-function keysOf<W extends string>(watches: Watches<W>, objects: Partial<Record<W, KubeObject[]>>, watch: W, change: Change): string[] {
+function keysOf<W extends string>(
+  watches: Watches<W>,
+  objects: Partial<Record<W, KubeObject[]>>,
+  watch: W,
+  change: Change,
+): string[] {
   return [...watches[watch]!.keys?.(change, cachesOf(watches, objects)) ?? []].sort();
 }
 

@@ -10,7 +10,14 @@ const ZONE = 'topology.kubernetes.io/zone';
 const REGION = 'topology.kubernetes.io/region';
 const KEYS = [ZONE];
 
-function pod(opts: { node?: string; optIn?: boolean; annotations?: Record<string, string>; deleting?: boolean } = {}): KubeObject {
+interface PodOptions {
+  readonly node?: string;
+  readonly optIn?: boolean;
+  readonly annotations?: Record<string, string>;
+  readonly deleting?: boolean;
+}
+
+function pod(opts: PodOptions = {}): KubeObject {
   return {
     metadata: {
       name: 'p',
@@ -62,7 +69,9 @@ describe('decideZoneAnnotation', () => {
 
   test('property: annotating is idempotent (the annotated pod is skipped) and the value is the node\'s labels joined', () => {
     const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/);
-    fc.assert(fc.property(fc.uniqueArray(label, { minLength: 1, maxLength: 3 }), fc.array(label, { minLength: 3, maxLength: 3 }), (keys, values) => {
+    const keysArb = fc.uniqueArray(label, { minLength: 1, maxLength: 3 });
+    const valuesArb = fc.array(label, { minLength: 3, maxLength: 3 });
+    fc.assert(fc.property(keysArb, valuesArb, (keys, values) => {
       const labels = Object.fromEntries(keys.map((k, i) => [`example.com/${k}`, values[i]]));
       const keyNames = keys.map((k) => `example.com/${k}`);
       const first = decideZoneAnnotation(pod({ node: 'n1' }), node(labels), keyNames);

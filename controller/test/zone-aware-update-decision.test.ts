@@ -6,7 +6,14 @@ import { reportOf } from '../src/reconcilers/zone-aware-update-report';
 const ZONES: Record<string, string> = { 'node-a': 'zone-a', 'node-b': 'zone-b', 'node-c': 'zone-c' };
 const nodeLabels = (node: string) => (ZONES[node] ? { 'topology.kubernetes.io/zone': ZONES[node] } : node === 'bare' ? {} : undefined);
 
-function sts(extra: { strategy?: string; labels?: Record<string, string>; generation?: number; observed?: number } = {}): KubeObject {
+interface StsOptions {
+  readonly strategy?: string;
+  readonly labels?: Record<string, string>;
+  readonly generation?: number;
+  readonly observed?: number;
+}
+
+function sts(extra: StsOptions = {}): KubeObject {
   return {
     metadata: { name: 'db', namespace: 'ns', uid: 'sts-uid', generation: extra.generation ?? 2, labels: extra.labels },
     spec: { replicas: 6, updateStrategy: { type: extra.strategy ?? 'OnDelete' } },
@@ -167,8 +174,11 @@ describe('after an action: what the caches must show, what is told', () => {
     const status = { step: 1, oldReplicas: 0, zones: [], paused: false, phase: 'Rolling' as const, message: 'm' };
     const created: ZauAction = { kind: 'create-replicaset', replicaSet: rs(0), status };
     expect(expectationOf(created, input({}))).toEqual({ kind: 'replicaset-created', key: 'ns/web-2' });
-    expect(expectationMet(expectationOf(created, input({}))!, { pod: () => undefined, replicaSet: () => undefined, podsOf: () => [] })).toBe(false);
-    expect(expectationMet(expectationOf(created, input({}))!, { pod: () => undefined, replicaSet: () => rs(0), podsOf: () => [] })).toBe(true);
+    const createdExpectation = expectationOf(created, input({}))!;
+    const notListed = { pod: () => undefined, replicaSet: () => undefined, podsOf: () => [] };
+    expect(expectationMet(createdExpectation, notListed)).toBe(false);
+    const listed = { pod: () => undefined, replicaSet: () => rs(0), podsOf: () => [] };
+    expect(expectationMet(createdExpectation, listed)).toBe(true);
     const scaled: ZauAction = { kind: 'scale', pods: ['web-1-a'], zone: 'zone-a', scaling: { up: { name: 'web-2', replicas: 1 }, down: [{ name: 'web-1', replicas: 2 }] }, status };
     const expectation = expectationOf(scaled, input({}))!;
     expect(expectation).toEqual({ kind: 'replicas', targets: [{ key: 'ns/web-2', replicas: 1 }, { key: 'ns/web-1', replicas: 2 }] });

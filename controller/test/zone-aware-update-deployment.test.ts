@@ -38,6 +38,9 @@ function pod(i: number, owner: KubeObject, created: string): KubeObject {
 
 const zau = (status?: object): KubeObject => ({ metadata: { name: 'web', namespace: 'ns', generation: 1 }, spec: { deployment: 'web', maxUnavailable: 2, exponentialFactor: 2 }, status });
 const base = { nodeLabels, topologyKeys: ['topology.kubernetes.io/zone'], nowMs: Date.parse('2026-11-27T10:00:00Z') };
+/** The decision for the Deployment before its rollout has a status. */
+const decideAtStart = (replicaSets: KubeObject[], pods: KubeObject[]) =>
+  decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets, pods });
 
 describe('rolling a Deployment through its ReplicaSets', () => {
   test('a ReplicaSet runs the template whatever its hash label and field order', () => {
@@ -52,7 +55,7 @@ describe('rolling a Deployment through its ReplicaSets', () => {
 
   test('no new ReplicaSet: create it, owned by the Deployment, 0 replicas, next revision', () => {
     const old = { ...rs('web-old', 'web:1', 6, 'old'), metadata: { ...rs('web-old', 'web:1', 6, 'old').metadata, annotations: { 'deployment.kubernetes.io/revision': '3' } } };
-    const action = decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [old], pods: [] });
+    const action = decideAtStart([old], []);
     expect(action.kind).toBe('create-replicaset');
     const created = (action as any).replicaSet;
     const hash = templateHash(template('web:2'));
@@ -77,7 +80,7 @@ describe('rolling a Deployment through its ReplicaSets', () => {
     const old = rs('web-old', 'web:1', 6, 'old');
     const fresh = rs('web-new', 'web:2', 0, 'new');
     const pods = [0, 1, 2, 3, 4, 5].map((i) => pod(i, old, `2026-01-01T00:00:0${i}Z`));
-    const first = decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [old, fresh], pods });
+    const first = decideAtStart([old, fresh], pods);
     // zone-a holds p0 and p3: the newest (p3) first, one pod at step 0.
     expect(first).toMatchObject({ kind: 'scale', pods: ['web-old-p3'], zone: 'zone-a', scaling: { up: { name: 'web-new', replicas: 1 }, down: [{ name: 'web-old', replicas: 5 }] } });
     const second = decideZoneAwareUpdate({ ...base, zau: zau({ updateRevision: 'new', step: 1 }), deployment: deployment(), replicaSets: [old, fresh], pods });
@@ -103,7 +106,7 @@ describe('rolling a Deployment through its ReplicaSets', () => {
     const ended = (p: KubeObject) => ({ ...p, status: { phase: 'Failed', reason: 'Evicted' } });
     // p3 was evicted in zone-a and replaced by p6 there; the ReplicaSet counts 6.
     const pods = [...[0, 1, 2, 4, 5].map((i) => pod(i, old, `2026-01-01T00:00:0${i}Z`)), ended(pod(3, old, '2026-01-01T00:00:03Z')), pod(6, old, '2026-01-01T00:00:06Z')];
-    const first = decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [old, fresh], pods });
+    const first = decideAtStart([old, fresh], pods);
     expect(first).toMatchObject({ kind: 'scale', pods: ['web-old-p6'], zone: 'zone-a', scaling: { down: [{ name: 'web-old', replicas: 5 }] } });
   });
 
@@ -111,7 +114,7 @@ describe('rolling a Deployment through its ReplicaSets', () => {
     const old = { ...rs('web-old', 'web:1', 5, 'old'), status: { replicas: 6, observedGeneration: 1 } };
     const fresh = rs('web-new', 'web:2', 1, 'new');
     const pods = [0, 1, 2, 3, 4, 5].map((i) => pod(i, old, '2026-01-01T00:00:00Z'));
-    expect(decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [old, fresh], pods }))
+    expect(decideAtStart([old, fresh], pods))
       .toMatchObject({ kind: 'status', status: { phase: 'Waiting', message: 'waiting for ReplicaSet web-old: 5 wanted, status 6, 6 pods seen' } });
     const unobserved = { ...rs('web-new', 'web:2', 1, 'new'), metadata: { ...fresh.metadata, generation: 2 } };
     expect(decideZoneAwareUpdate({ ...base, zau: zau(), deployment: deployment(), replicaSets: [rs('web-old', 'web:1', 5, 'old'), unobserved], pods: [...pods.slice(1), pod(6, unobserved, '2026-01-01T00:01:00Z')] }))

@@ -40,8 +40,10 @@ describe('zone-disruption-budget decision', () => {
     const going = world(all().map((p) => (p.metadata.name === 'db-1' ? pod(1, { terminating: true }) : p)));
     expect(decideEviction(pod(0), [zdb(2)], going)).toMatchObject({ allowed: false, zone: 'zone-a', message: expect.stringMatching(/zone-b \(1 unavailable\)/) });
     expect(decideEviction(pod(4), [zdb(2)], going)).toMatchObject({ allowed: true, zone: 'zone-b', available: true });
-    // the terminating pod itself may go again (it is unavailable already: nothing to reserve), even while another zone is disrupted
-    expect(decideEviction(pod(1, { terminating: true }), [zdb(2)], going)).toMatchObject({ allowed: true, available: false });
+    // the terminating pod itself may go again (it is unavailable already: nothing to reserve), even while another
+    // zone is disrupted
+    expect(decideEviction(pod(1, { terminating: true }), [zdb(2)], going))
+      .toMatchObject({ allowed: true, available: false });
     const twoZones = world(all().map((p) => (p.metadata.name === 'db-1' || p.metadata.name === 'db-2' ? pod(Number(p.metadata.name.slice(3)), { terminating: true }) : p)));
     expect(decideEviction(pod(1, { terminating: true }), [zdb(2)], twoZones))
       .toMatchObject({ allowed: true, available: false, message: 'eviction of db-1 allowed: it is being deleted, so evicting it disrupts nothing' });

@@ -10,7 +10,11 @@ import { createMetrics } from '../src/metrics';
 import { EvictionReservations, evictionWebhook } from '../src/reconcilers/zone-disruption-budget';
 
 const WINDOW = 3_000;
-const ctx = { log: createLogger({ write: () => {} }), metrics: createMetrics({ defaultMetrics: false }), events: { record: async () => undefined } };
+const ctx = {
+  log: createLogger({ write: () => {} }),
+  metrics: createMetrics({ defaultMetrics: false }),
+  events: { record: async () => undefined },
+};
 
 /** The namespace's pods as the cache holds them, the webhook over them, and what the API server does. */
 function cluster(maxUnavailable = 2) {

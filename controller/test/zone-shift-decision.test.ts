@@ -10,7 +10,10 @@ const shift = (name: string, zone: string, extra: object = {}, meta: object = {}
   metadata: { name, creationTimestamp: '2026-11-27T10:00:00Z', generation: 1, ...meta },
   spec: { zone, expiresAt: '2026-11-27T12:00:00Z', ...extra },
 });
-const node = (name: string, zone: string, taints?: object[]): KubeObject => ({ metadata: { name, labels: { [ZONE_KEY]: zone } }, spec: { taints } });
+const node = (name: string, zone: string, taints?: object[]): KubeObject => ({
+  metadata: { name, labels: { [ZONE_KEY]: zone } },
+  spec: { taints },
+});
 const OURS = (zone: string) => ({ key: ZONE_SHIFT_TAINT_KEY, value: zone, effect: 'NoSchedule' });
 const OTHER = { key: 'dedicated', value: 'db', effect: 'NoSchedule' };
 const pod = (name: string, namespace: string, nodeName: string, gate?: string, gated = true): KubeObject => ({

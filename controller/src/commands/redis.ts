@@ -119,7 +119,11 @@ export const redis: Command = {
     // Loaded here, not at the top: every command of the CLI (`run` too) loads this file, and the Redis client is large.
     const { RedisClusterManager } = await import('../redis/manager.js');
     const manager = new RedisClusterManager(layout, nodes, {
-      password, timeoutMs: opts.timeoutMs, takeover: opts.takeover, zoneLossFailoverAfterMs: opts.zoneLossFailoverAfterMs, log,
+      password,
+      timeoutMs: opts.timeoutMs,
+      takeover: opts.takeover,
+      zoneLossFailoverAfterMs: opts.zoneLossFailoverAfterMs,
+      log,
     });
     try {
       const state = opts.operation === 'state' ? await manager.state()

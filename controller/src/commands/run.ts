@@ -254,7 +254,10 @@ function checkedTlsMode(f: ParsedFlags): TlsMode {
 
 /** Parses `run`'s flags; `env` and `serviceAccountNamespace` supply defaults (POD_NAME, POD_NAMESPACE). */
 export function parseRun(
-  args: string[], env: NodeJS.ProcessEnv = {}, serviceAccountNamespace?: string, registry: readonly Reconciler[] = RECONCILERS,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  serviceAccountNamespace?: string,
+  registry: readonly Reconciler[] = RECONCILERS,
 ): RunOptions {
   const f = parseCommandLine(args, RUN_FLAGS);
   if (f.positional.length > 0) throw new Error(`run takes no argument (${JSON.stringify(f.positional[0])})`);

@@ -10,7 +10,15 @@ import * as http from 'http';
 import * as https from 'https';
 import { loadClusterConfig } from './config';
 import {
-  KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PATCH_CONTENT_TYPES, queryString, WatchEvent, WatchOptions,
+  KubeApi,
+  KubeApiError,
+  KubeObject,
+  ListOptions,
+  ObjectList,
+  PATCH_CONTENT_TYPES,
+  queryString,
+  WatchEvent,
+  WatchOptions,
 } from '../../../src/kubernetes/kube-api';
 import { apiServerAgent, ClusterConfig, ConfigSelection, requestOptions } from '../../../src/kubernetes/kube-connection';
 import { lineSplitter } from '../lines';
@@ -73,19 +81,33 @@ function endpointOf(config: ClusterConfig, maxSockets: number): Endpoint {
 }
 
 /** A request's options: the token as its source holds it now, and the controller's User-Agent. */
-function options(e: Endpoint, method: string, path: string, agent: https.Agent, extra: Record<string, string>): https.RequestOptions {
+function options(
+  e: Endpoint,
+  method: string,
+  path: string,
+  agent: https.Agent,
+  extra: Record<string, string>,
+): https.RequestOptions {
   return requestOptions(e.config, method, path, agent, { 'User-Agent': USER_AGENT, ...extra });
 }
 
 /** One request, answered whole; `retried` after a 401 that made the token source read a new token. */
-function send<T>(e: Endpoint, method: string, path: string, payload: Buffer | undefined, contentType: string, retried = false): Promise<T> {
+function send<T>(
+  e: Endpoint,
+  method: string,
+  path: string,
+  payload: Buffer | undefined,
+  contentType: string,
+  retried = false,
+): Promise<T> {
   const extra: Record<string, string> = payload ? { 'Content-Type': contentType, 'Content-Length': String(payload.length) } : {};
   return new Promise<T>((resolve, reject) => {
     const req = https.request(options(e, method, path, e.requests, extra), (res) => {
       readJson(res).then((body) => {
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) return resolve(body.json as T);
-        if (status === 401 && !retried && e.config.token?.refresh()) return resolve(send<T>(e, method, path, payload, contentType, true));
+        const tokenRefreshed = status === 401 && !retried && e.config.token?.refresh();
+        if (tokenRefreshed) return resolve(send<T>(e, method, path, payload, contentType, true));
         reject(apiError(method, path, res, body));
       }, reject);
     });
@@ -95,7 +117,10 @@ function send<T>(e: Endpoint, method: string, path: string, payload: Buffer | un
   });
 }
 
-/** Watches `path` from `wo.resourceVersion`, each event to `onEvent`, until the server ends the watch or `signal` aborts. */
+/**
+ * Watches `path` from `wo.resourceVersion`, each event to `onEvent`, until the server ends the watch or `signal`
+ * aborts.
+ */
 async function watch<T extends KubeObject>(
   e: Endpoint, path: string, wo: WatchOptions, onEvent: (event: WatchEvent<T>) => void, signal: AbortSignal,
 ): Promise<void> {
@@ -140,7 +165,11 @@ export function kubeApi(config: ClusterConfig, maxSockets = DEFAULT_MAX_SOCKETS)
   return {
     get: (path) => request('GET', path),
     list: <T extends KubeObject>(path: string, lo: ListOptions = {}) => request<ObjectList<T>>('GET', path + queryString({
-      labelSelector: lo.labelSelector, fieldSelector: lo.fieldSelector, limit: lo.limit, continue: lo.continue, resourceVersion: lo.resourceVersion,
+      labelSelector: lo.labelSelector,
+      fieldSelector: lo.fieldSelector,
+      limit: lo.limit,
+      continue: lo.continue,
+      resourceVersion: lo.resourceVersion,
     })),
     create: (path, body) => request('POST', path, body),
     replace: (path, body) => request('PUT', path, body),

@@ -19,7 +19,25 @@ export interface EventRecorder {
 /** How many distinct (object, reason, message) the recorder remembers for counting. */
 const REMEMBERED = 4096;
 
-export function kubeEventRecorder(api: KubeApi, component: string, instance: string, log: Logger, now = Date.now): EventRecorder {
+/** The reference an Event makes to the object it is about. */
+function involvedObject(obj: EventSubject) {
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    name: obj.metadata.name,
+    namespace: obj.metadata.namespace,
+    uid: obj.metadata.uid,
+    resourceVersion: obj.metadata.resourceVersion,
+  };
+}
+
+export function kubeEventRecorder(
+  api: KubeApi,
+  component: string,
+  instance: string,
+  log: Logger,
+  now = Date.now,
+): EventRecorder {
   const seen = new Map<string, { name: string; namespace: string; count: number }>();
   let serial = 0;
   return {
@@ -31,7 +49,8 @@ export function kubeEventRecorder(api: KubeApi, component: string, instance: str
       try {
         if (known) {
           known.count++;
-          await api.patch(resourcePath(EVENTS, known.namespace, known.name), { count: known.count, lastTimestamp: time });
+          const path = resourcePath(EVENTS, known.namespace, known.name);
+          await api.patch(path, { count: known.count, lastTimestamp: time });
           return;
         }
         const name = `${obj.metadata.name}.${now().toString(16)}${(serial++).toString(16)}`;
@@ -39,14 +58,7 @@ export function kubeEventRecorder(api: KubeApi, component: string, instance: str
           apiVersion: 'v1',
           kind: 'Event',
           metadata: { name, namespace },
-          involvedObject: {
-            apiVersion: obj.apiVersion,
-            kind: obj.kind,
-            name: obj.metadata.name,
-            namespace: obj.metadata.namespace,
-            uid: obj.metadata.uid,
-            resourceVersion: obj.metadata.resourceVersion,
-          },
+          involvedObject: involvedObject(obj),
           type,
           reason,
           message,

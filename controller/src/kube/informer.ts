@@ -21,7 +21,10 @@ export interface InformerOptions<T extends KubeObject, I extends string = never>
   readonly path: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
-  /** What the cache keeps of each object (keep `metadata.resourceVersion`: relists compare it). @default the whole object */
+  /**
+   * What the cache keeps of each object (keep `metadata.resourceVersion`: relists compare it).
+   * @default the whole object
+   */
   readonly transform?: (obj: KubeObject) => T;
   /** Named secondary keys; `byIndex(name, key)` lists the objects under one. */
   readonly indexes?: Readonly<Record<I, IndexFn<T>>>;
@@ -147,7 +150,10 @@ export class Informer<T extends KubeObject, I extends string = never> {
     let rv: string | undefined;
     do {
       const opts: ListOptions = {
-        labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector, limit: this.opts.pageSize ?? 500, continue: cont,
+        labelSelector: this.opts.labelSelector,
+        fieldSelector: this.opts.fieldSelector,
+        limit: this.opts.pageSize ?? 500,
+        continue: cont,
       };
       const page = await this.api.list(this.opts.path, opts);
       for (const item of page.items) fresh.set(keyOf(item), this.shape(item));

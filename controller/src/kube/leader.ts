@@ -55,7 +55,13 @@ export function decideLease(
 ): LeaseDecision {
   const now = microTime(nowMs);
   const acquired = (leaseTransitions: number): LeaseRecord =>
-    ({ holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: now, renewTime: now, leaseTransitions });
+    ({
+      holderIdentity: identity,
+      leaseDurationSeconds: durationSeconds,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions,
+    });
   if (!current) {
     return { action: 'create', record: acquired(0) };
   }
@@ -153,7 +159,13 @@ export class LeaderElector {
       const key = `${current.record.holderIdentity}|${current.record.renewTime}|${current.resourceVersion}`;
       if (this.observed?.key !== key) this.observed = { key, atMs: now };
     }
-    const decision = decideLease(current?.record, this.opts.identity, this.opts.leaseDurationSeconds ?? 15, now, this.observed?.atMs ?? now);
+    const decision = decideLease(
+      current?.record,
+      this.opts.identity,
+      this.opts.leaseDurationSeconds ?? 15,
+      now,
+      this.observed?.atMs ?? now,
+    );
     if (decision.action === 'wait') return false;
     if (decision.action === 'create') await this.store.create(decision.record);
     else await this.store.update(decision.record, current!.resourceVersion);

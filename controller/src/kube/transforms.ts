@@ -38,7 +38,9 @@ export function slimMeta(meta: ObjectMeta, shape: MetaShape = {}): ObjectMeta {
     generation: meta.generation,
     creationTimestamp: meta.creationTimestamp,
     deletionTimestamp: meta.deletionTimestamp,
-    ownerReferences: meta.ownerReferences?.map(({ apiVersion, kind, name, uid, controller }) => defined({ apiVersion, kind, name, uid, controller })),
+    ownerReferences: meta.ownerReferences?.map(
+      ({ apiVersion, kind, name, uid, controller }) => defined({ apiVersion, kind, name, uid, controller }),
+    ),
     labels: pick(meta.labels, shape.labels),
     annotations: pick(meta.annotations, shape.annotations),
   });
@@ -55,16 +57,24 @@ export interface PodShape extends MetaShape {
   readonly readinessGates?: boolean;
 }
 
-/** A pod as `shape` says: metadata, `spec.nodeName`, the chosen conditions, its IP, phase and readiness gates if asked. */
+/** The fields of a pod's status condition a slim pod keeps. */
+type PodCondition = { type: string; status: string; lastTransitionTime?: string };
+
+/**
+ * A pod as `shape` says: metadata, `spec.nodeName`, the chosen conditions, its IP, phase and readiness gates if
+ * asked.
+ */
 export function slimPod(pod: KubeObject, shape: PodShape = {}): KubeObject {
-  const conditions = (pod.status?.conditions as Array<{ type: string; status: string; lastTransitionTime?: string }> | undefined)
+  const conditions = (pod.status?.conditions as PodCondition[] | undefined)
     ?.filter((c) => shape.conditions?.includes(c.type))
     .map((c) => defined({ type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime }));
   return {
     metadata: slimMeta(pod.metadata, shape),
     spec: defined({
       nodeName: pod.spec?.nodeName as string | undefined,
-      readinessGates: shape.readinessGates ? pod.spec?.readinessGates as Array<{ conditionType: string }> | undefined : undefined,
+      readinessGates: shape.readinessGates
+        ? pod.spec?.readinessGates as Array<{ conditionType: string }> | undefined
+        : undefined,
     }),
     status: defined({
       conditions: conditions?.length ? conditions : undefined,

@@ -6,4 +6,10 @@ import { zoneDisruptionBudgets } from './zone-disruption-budget';
 import { zoneShifter } from './zone-shift';
 
 /** Every reconciler `run --reconcilers` can pick, by name. */
-export const RECONCILERS: readonly Reconciler[] = [zoneAnnotator(), zoneAwareUpdater(), zoneDisruptionBudgets(), redisReconciler(), zoneShifter()];
+export const RECONCILERS: readonly Reconciler[] = [
+  zoneAnnotator(),
+  zoneAwareUpdater(),
+  zoneDisruptionBudgets(),
+  redisReconciler(),
+  zoneShifter(),
+];

@@ -18,7 +18,10 @@ import { decideScale, ScaleChange } from '../redis/scale';
 import { decideUpgrade, outdatedNodes, Replacement, UpgradeDecision } from '../redis/upgrade';
 import { PODS, STATEFULSETS } from '../resources';
 
-/** How long a master failed over away from for an upgrade is kept from taking its shard back, unless replaced sooner. */
+/**
+ * How long a master failed over away from for an upgrade is kept from taking its shard back, unless replaced
+ * sooner.
+ */
 const HOLD_FAIL_BACK_MS = 30_000;
 /** How long the upgrade waits for a master it failed over away from to report itself a replica. */
 const DEMOTION_WAIT_MS = 5_000;
@@ -51,11 +54,20 @@ interface Pass {
   readonly subject: EventSubject;
   /** Pods replaced per pass. */
   readonly maxPerPass?: number;
-  /** The nodes a scale-up added that have not been seen in a healthy cluster yet (kept by the caller between passes). */
+  /**
+   * The nodes a scale-up added that have not been seen in a healthy cluster yet (kept by the caller between
+   * passes).
+   */
   readonly growing: Set<string>;
-  /** The pods this reconciler deleted whose successors are not listed yet: node -> pod uid (kept by the caller between passes). */
+  /**
+   * The pods this reconciler deleted whose successors are not listed yet: node -> pod uid (kept by the caller
+   * between passes).
+   */
   readonly deleted: Map<string, string>;
-  /** Planned masters failed over away from and not replaced yet: node -> until when no pass fails back to them (kept by the caller). */
+  /**
+   * Planned masters failed over away from and not replaced yet: node -> until when no pass fails back to them (kept
+   * by the caller).
+   */
   readonly heldFailBack: Map<string, number>;
 }
 
@@ -65,7 +77,7 @@ export async function driveWorkloads(p: Pass): Promise<WorkloadReport> {
   const layout = manager.layout;
   const sets = await readStatefulSets(p, layout);
   const nodes = await manager.observe();
-  const present = sets.filter((s): s is { zone: string; name: string; object: KubeObject } => s.object !== undefined);
+  const present = sets.filter((s): s is ZoneStatefulSet & { object: KubeObject } => s.object !== undefined);
   const current = present.map((s) => ({ zone: s.zone, statefulSet: s.name, replicas: s.object.spec?.replicas ?? 1 }));
   const scale = decideScale(layout, current, nodes, zoneSlug);
   if (p.healthy) p.growing.clear();
@@ -79,10 +91,9 @@ export async function driveWorkloads(p: Pass): Promise<WorkloadReport> {
     : undefined;
   const planned = new Set(layout.nodes.map((n) => n.name));
   const plannedOutdated = outdated && new Set([...outdated].filter((n) => planned.has(n)));
+  const settled = p.healthy && p.growing.size === 0 && scale.changes.length === 0;
   const upgrade: UpgradeDecision = plannedOutdated
-    ? decideUpgrade({
-      layout, nodes, healthy: p.healthy && p.growing.size === 0 && scale.changes.length === 0, outdated: plannedOutdated, maxPerPass: p.maxPerPass,
-    })
+    ? decideUpgrade({ layout, nodes, healthy: settled, outdated: plannedOutdated, maxPerPass: p.maxPerPass })
     : { outdated: [], replace: [], issues: [] };
   const replaced: string[] = [];
   for (const r of upgrade.replace) {
@@ -92,10 +103,14 @@ export async function driveWorkloads(p: Pass): Promise<WorkloadReport> {
   if (upgrade.replace.length === 0 && upgrade.waiting) ctx.log.with({ cluster }).debug('redis upgrade waits', { waiting: upgrade.waiting });
   const missing = sets.filter((s) => s.object === undefined).map((s) => s.name);
   return {
-    statefulSets: sets.map((s) => ({ name: s.name, zone: s.zone, replicas: s.object?.spec?.replicas, wanted: layout.nodesPerZone[s.zone] })),
+    statefulSets: sets.map((s) => statefulSetReport(s, layout)),
     scaled: scale.changes.map((c) => ({ name: c.statefulSet, from: c.replicas, to: c.to })),
     scaleWaiting: scale.waiting,
-    upgrade: { outdated: outdated && upgrade.outdated, replaced, waiting: upgrade.replace.length === 0 ? upgrade.waiting : undefined },
+    upgrade: {
+      outdated: outdated && upgrade.outdated,
+      replaced,
+      waiting: upgrade.replace.length === 0 ? upgrade.waiting : undefined,
+    },
     issues: [
       ...upgrade.issues,
       ...(missing.length > 0 ? [{ kind: 'absent' as const, message: `StatefulSets not found: ${missing.join(', ')} (neither scaled nor upgraded)` }] : []),
@@ -105,8 +120,20 @@ export async function driveWorkloads(p: Pass): Promise<WorkloadReport> {
   };
 }
 
+/** A StatefulSet of the cluster: its zone, and the object as read (undefined: not found). */
+interface ZoneStatefulSet {
+  readonly zone: string;
+  readonly name: string;
+  readonly object?: KubeObject;
+}
+
+/** One StatefulSet's line of the report: its replicas now and as the layout wants them. */
+function statefulSetReport(s: ZoneStatefulSet, layout: RedisShardLayout) {
+  return { name: s.name, zone: s.zone, replicas: s.object?.spec?.replicas, wanted: layout.nodesPerZone[s.zone] };
+}
+
 /** The cluster's StatefulSets, one per zone of the layout (undefined object: not found). */
-async function readStatefulSets(p: Pass, layout: RedisShardLayout): Promise<{ zone: string; name: string; object?: KubeObject }[]> {
+async function readStatefulSets(p: Pass, layout: RedisShardLayout): Promise<ZoneStatefulSet[]> {
   return Promise.all(layout.zones.map(async (zone) => {
     const name = redisStatefulSetName(p.cluster, zoneSlug(zone));
     const object = await p.ctx.kube.get(resourcePath(STATEFULSETS, p.namespace, name)).catch((err) => {
@@ -118,7 +145,10 @@ async function readStatefulSets(p: Pass, layout: RedisShardLayout): Promise<{ zo
 }
 
 /** Each counted pod's planned node, StatefulSet and revision label. */
-function podRevisions(cluster: string, pods: readonly KubeObject[]): { node: string; statefulSet: string; revision?: string }[] {
+function podRevisions(
+  cluster: string,
+  pods: readonly KubeObject[],
+): { node: string; statefulSet: string; revision?: string }[] {
   return pods.flatMap((pod) => {
     const node = redisNodeOfPod(cluster, pod.metadata.name);
     const owner = controllerOf(pod);

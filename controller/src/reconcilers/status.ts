@@ -11,7 +11,12 @@ export function statusHolds(current: Record<string, unknown> | undefined, next: 
 }
 
 /** Patches `status` onto `obj`; false when the object is gone (deleted meanwhile). */
-export async function patchStatus(kube: KubeApi, resource: Resource, obj: KubeObject, status: object): Promise<boolean> {
+export async function patchStatus(
+  kube: KubeApi,
+  resource: Resource,
+  obj: KubeObject,
+  status: object,
+): Promise<boolean> {
   try {
     await kube.patch(resourcePath(resource, obj.metadata.namespace, obj.metadata.name, 'status'), { status }, 'merge');
     return true;

@@ -37,7 +37,11 @@ export function topologyKeysOf(pod: KubeObject, defaultKeys: readonly string[]):
   return keys.length > 0 ? keys : undefined;
 }
 
-export function decideZoneAnnotation(pod: KubeObject, node: KubeObject | undefined, defaultKeys: readonly string[]): ZoneAnnotationDecision {
+export function decideZoneAnnotation(
+  pod: KubeObject,
+  node: KubeObject | undefined,
+  defaultKeys: readonly string[],
+): ZoneAnnotationDecision {
   if (pod.metadata.labels?.[ZoneAnnotation.OPT_IN_LABEL] !== ZoneAnnotation.OPT_IN_VALUE) return { kind: 'skip', why: 'not-opted-in' };
   if (isTerminating(pod)) return { kind: 'skip', why: 'terminating' };
   const nodeName: string | undefined = pod.spec?.nodeName;
@@ -53,16 +57,22 @@ export function decideZoneAnnotation(pod: KubeObject, node: KubeObject | undefin
   return previous === undefined ? { kind: 'annotate', value } : { kind: 'annotate', value, previous };
 }
 
+/** The fields of a pod's status condition `boundAt` reads. */
+type PodCondition = { type: string; status: string; lastTransitionTime?: string };
+
 /** When the pod was bound: its PodScheduled condition turning True (second precision), if known. */
 export function boundAt(pod: KubeObject): number | undefined {
-  const scheduled = (pod.status?.conditions as Array<{ type: string; status: string; lastTransitionTime?: string }> | undefined)
-    ?.find((c) => c.type === 'PodScheduled' && c.status === 'True');
+  const conditions = pod.status?.conditions as PodCondition[] | undefined;
+  const scheduled = conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'True');
   const t = scheduled?.lastTransitionTime ? Date.parse(scheduled.lastTransitionTime) : NaN;
   return Number.isNaN(t) ? undefined : t;
 }
 
 /** The fields of a pod the decisions (annotation, readiness gate) depend on (status churn is not among them). */
-function decisionInputs(pod: KubeObject, value = pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION]): unknown[] {
+function decisionInputs(
+  pod: KubeObject,
+  value = pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION],
+): unknown[] {
   return [
     pod.spec?.nodeName,
     isTerminating(pod),

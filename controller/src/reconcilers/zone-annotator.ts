@@ -118,7 +118,8 @@ export function annotatorPodKeys({ type, obj: pod, old }: Change, written: Map<s
   const podKey = keyOf(pod);
   if (type === 'deleted') return [podKey];
   const echo = written.get(podKey);
-  if (echo !== undefined && pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] === echo) written.delete(podKey);
+  const isEcho = echo !== undefined && pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] === echo;
+  if (isEcho) written.delete(podKey);
   if (type === 'modified' && old && !decisionInputsChanged(old, pod, echo)) return [];
   return [podKey];
 }
@@ -149,8 +150,11 @@ export function zoneAnnotatorWatches(
 /** Decides and annotates one pod at a time over the caches. */
 class ZoneAnnotations {
   constructor(
-    private readonly ctx: ReconcilerContext, private readonly caches: Caches<AnnotatorWatch>, private readonly waits: NodeWaits,
-    private readonly written: Map<string, string>, private readonly log: ReconcilerContext['log'],
+    private readonly ctx: ReconcilerContext,
+    private readonly caches: Caches<AnnotatorWatch>,
+    private readonly waits: NodeWaits,
+    private readonly written: Map<string, string>,
+    private readonly log: ReconcilerContext['log'],
   ) {}
 
   async reconcile(podKey: string): Promise<ReconcileResult> {
@@ -205,7 +209,8 @@ class ZoneAnnotations {
    * nothing more); looks again when the shift that holds it expires.
    */
   private async gate(pod: KubeObject, podKey: string, node: KubeObject | undefined): Promise<ReconcileResult> {
-    // the zone as shifts and taints name it: the controller's topology keys, whatever keys the pod's annotation asks for
+    // the zone as shifts and taints name it: the controller's topology keys, whatever keys the pod's annotation
+    // asks for
     const zone = node ? nodeZone(node, this.ctx.settings.topologyKeys) : undefined;
     const now = Date.now();
     const shifts = this.ctx.settings.zoneShifts ? this.caches.list('shifts') : [];

@@ -6,7 +6,16 @@
  * reports (zone-aware-update-report.ts). zone-aware-update.ts does the I/O.
  */
 import {
-  deploymentPods, deploymentProblem, newReplicaSet, ownedReplicaSets, resize, runsTemplate, Scaling, scalingFor, TEMPLATE_HASH_LABEL, unsettled,
+  deploymentPods,
+  deploymentProblem,
+  newReplicaSet,
+  ownedReplicaSets,
+  resize,
+  runsTemplate,
+  Scaling,
+  scalingFor,
+  TEMPLATE_HASH_LABEL,
+  unsettled,
 } from './zone-aware-update-deployment';
 import { StartAfterSpec, ZoneAwareUpdatePhase, ZoneAwareUpdateSpec, ZoneAwareUpdateStatus } from '../../../src/contract/rollout-resources';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
@@ -21,7 +30,10 @@ export const REVISION_LABEL = 'controller-revision-hash';
 export type ZauAction =
   /** Delete these pods (namespace of the ZoneAwareUpdate), then write `status`. */
   | { readonly kind: 'delete'; readonly pods: string[]; readonly zone: string; readonly status: ZoneAwareUpdateStatus }
-  /** Deployment: mark `pods` cheapest to delete, scale the new ReplicaSet up and the old ones down, then write `status`. */
+  /**
+   * Deployment: mark `pods` cheapest to delete, scale the new ReplicaSet up and the old ones down, then write
+   * `status`.
+   */
   | { readonly kind: 'scale'; readonly pods: string[]; readonly zone: string; readonly scaling: Scaling; readonly status: ZoneAwareUpdateStatus }
   /** Deployment: create its new ReplicaSet (0 replicas), then write `status`. */
   | { readonly kind: 'create-replicaset'; readonly replicaSet: KubeObject; readonly status: ZoneAwareUpdateStatus }
@@ -65,7 +77,10 @@ export interface Predecessor {
   readonly updateRevision?: string;
 }
 
-/** The group's StatefulSets `spec.statefulsets` names, as the cache shows them, or what keeps them from being rolled. */
+/**
+ * The group's StatefulSets `spec.statefulsets` names, as the cache shows them, or what keeps them from being
+ * rolled.
+ */
 function groupOf(names: readonly string[], found: readonly KubeObject[], namespace: string | undefined): { statefulSets: KubeObject[] } | { problem: string; phase: 'Error' | 'Waiting' } {
   const byName = new Map(found.map((s) => [s.metadata.name, s]));
   const missing = names.filter((n) => !byName.has(n));
@@ -78,7 +93,10 @@ function groupOf(names: readonly string[], found: readonly KubeObject[], namespa
   return { statefulSets };
 }
 
-/** What keeps a StatefulSet from being rolled now: a strategy other than OnDelete, or a generation its controller has not seen. */
+/**
+ * What keeps a StatefulSet from being rolled now: a strategy other than OnDelete, or a generation its controller has
+ * not seen.
+ */
 function statefulSetProblem(sts: KubeObject): { problem: string; phase: 'Error' | 'Waiting' } | undefined {
   const strategy = sts.spec?.updateStrategy?.type ?? 'RollingUpdate';
   if (strategy !== 'OnDelete') {
@@ -171,20 +189,36 @@ interface StatusBase {
   status(phase: ZoneAwareUpdatePhase, message: string): ZauAction;
 }
 
+/** The fields every status of a decision about `zau` starts from. */
+function statusBase(zau: KubeObject, previous: ReturnType<typeof persistedState>): StatusBase['base'] {
+  return {
+    observedGeneration: zau.metadata.generation,
+    step: previous?.step ?? 0,
+    oldReplicas: 0,
+    zones: [],
+    paused: false,
+  };
+}
+
+/** The workload with the Ready pods its ready check failed counted as not ready. */
+function withReadyCheckFailures(workload: Workload, failures: ReadonlyMap<string, string> | undefined): Workload {
+  if (!failures?.size) return workload;
+  const pods = workload.pods.map((p) => (p.ready && failures.has(p.name) ? { ...p, ready: false } : p));
+  return { ...workload, pods };
+}
+
 export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   const { zau } = input;
   // as the API server admitted it (the CRD's schema): a partial spec is reported, not trusted
   const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
   const previous = persistedState(zau);
-  const base = { observedGeneration: zau.metadata.generation, step: previous?.step ?? 0, oldReplicas: 0, zones: [], paused: false };
+  const base = statusBase(zau, previous);
   const status = (phase: ZoneAwareUpdatePhase, message: string): ZauAction =>
     ({ kind: 'status', status: { ...base, currentRevision: zau.status?.currentRevision, updateRevision: previous?.revision, phase, message } });
   const s: StatusBase = { base, previous, status };
   const found = workloadOf(input, spec, s);
   if ('action' in found) return found.action;
-  let { workload } = found;
-  const failures = input.readyCheckFailures;
-  if (failures?.size) workload = { ...workload, pods: workload.pods.map((p) => (p.ready && failures.has(p.name) ? { ...p, ready: false } : p)) };
+  const workload = withReadyCheckFailures(found.workload, input.readyCheckFailures);
 
   if (spec.maxUnavailable === undefined) return s.status('Error', 'spec.maxUnavailable is required');
   let maxUnavailable: number;
@@ -245,7 +279,10 @@ export function heldBy(startAfter: StartAfterSpec, input: Pick<ZauInput, 'predec
   return { message: `starts at ${startsAt}, ${startAfter.delaySeconds} s after ${name} finished (${status.doneAt})`, startsAt };
 }
 
-/** The update revision `input`'s workload has now, as the decision takes it; undefined while it cannot be rolled (missing, unsettled). */
+/**
+ * The update revision `input`'s workload has now, as the decision takes it; undefined while it cannot be rolled
+ * (missing, unsettled).
+ */
 export function updateRevisionOf(input: ZauInput): string | undefined {
   const spec: Partial<ZoneAwareUpdateSpec> = input.zau.spec ?? {};
   const none: StatusBase = { base: { step: 0, oldReplicas: 0, zones: [], paused: false }, previous: undefined, status: (phase, message) => ({ kind: 'status', status: { ...none.base, phase, message } }) };
@@ -263,7 +300,12 @@ type StatusFields = Omit<ZoneAwareUpdateStatus, 'phase' | 'message'>;
  * then stays where the persisted state has it: `pending`), else delete it.
  */
 function batchAction(
-  input: ZauInput, spec: Partial<ZoneAwareUpdateSpec>, workload: Workload, decision: BatchDecision, next: StatusFields, pending: StatusFields,
+  input: ZauInput,
+  spec: Partial<ZoneAwareUpdateSpec>,
+  workload: Workload,
+  decision: BatchDecision,
+  next: StatusFields,
+  pending: StatusFields,
 ): ZauAction {
   const paused = pausedBy(spec, workload, input.prometheusPause);
   if (paused.length > 0) {
@@ -280,7 +322,10 @@ function batchAction(
   return { kind: 'delete', pods: decision.pods, zone: decision.zone, status: rolling };
 }
 
-/** The workload a ZoneAwareUpdate names; or the action when it cannot be rolled yet (a status, a ReplicaSet to create or scale). */
+/**
+ * The workload a ZoneAwareUpdate names; or the action when it cannot be rolled yet (a status, a ReplicaSet to create
+ * or scale).
+ */
 function workloadOf(input: ZauInput, spec: Partial<ZoneAwareUpdateSpec>, s: StatusBase): Found {
   const namespace = input.zau.metadata.namespace;
   if (spec.deployment !== undefined) return deploymentWorkload(input, spec.deployment, s);
@@ -313,7 +358,8 @@ function deploymentWorkload(input: ZauInput, name: string, s: StatusBase): Found
     return { action: { kind: 'create-replicaset', replicaSet, status: { ...s.base, phase: 'Rolling', message } } };
   }
   const uids = new Set(owned.map((rs) => rs.metadata.uid));
-  const leaving = input.pods.filter((p) => isTerminating(p) && p.metadata.ownerReferences?.some((o) => uids.has(o.uid)));
+  const ownedByWorkload = (p: KubeObject) => p.metadata.ownerReferences?.some((o) => uids.has(o.uid)) ?? false;
+  const leaving = input.pods.filter((p) => isTerminating(p) && ownedByWorkload(p));
   if (leaving.length > 0) {
     return { action: s.status('Waiting', `waiting for ${leaving.length} terminating pod(s): ${leaving.map((p) => p.metadata.name).sort().join(', ')}`) };
   }
@@ -334,7 +380,11 @@ function deploymentWorkload(input: ZauInput, name: string, s: StatusBase): Found
 }
 
 /** What pauses the rollout now: the pause label or annotation on one of its workloads, a Prometheus query. */
-function pausedBy(spec: Partial<ZoneAwareUpdateSpec>, workload: Workload, prometheusPause: string | undefined): string[] {
+function pausedBy(
+  spec: Partial<ZoneAwareUpdateSpec>,
+  workload: Workload,
+  prometheusPause: string | undefined,
+): string[] {
   const pause = spec.pauseCondition ?? {};
   const holds = (condition: string | undefined, field: 'labels' | 'annotations') => (condition === undefined ? undefined
     : workload.objs.find((o) => keyValueHolds(condition, o.metadata[field])));

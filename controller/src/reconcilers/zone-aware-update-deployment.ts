@@ -76,7 +76,13 @@ export function newReplicaSet(deployment: KubeObject, owned: readonly KubeObject
         ...deployment.spec.selector,
         matchLabels: { ...(deployment.spec.selector?.matchLabels ?? {}), [TEMPLATE_HASH_LABEL]: hash },
       },
-      template: { ...template, metadata: { ...(template.metadata ?? {}), labels: { ...template.metadata?.labels, [TEMPLATE_HASH_LABEL]: hash } } },
+      template: {
+        ...template,
+        metadata: {
+          ...(template.metadata ?? {}),
+          labels: { ...template.metadata?.labels, [TEMPLATE_HASH_LABEL]: hash },
+        },
+      },
     },
   };
 }
@@ -142,7 +148,12 @@ export interface Scaling {
  * new ReplicaSet in the same step, first: while the old ReplicaSet is the only one with replicas, the paused
  * Deployment controller would scale it back to the Deployment's replicas.
  */
-export function scalingFor(batch: readonly string[], newRs: KubeObject, owned: readonly KubeObject[], pods: readonly KubeObject[]): Scaling {
+export function scalingFor(
+  batch: readonly string[],
+  newRs: KubeObject,
+  owned: readonly KubeObject[],
+  pods: readonly KubeObject[],
+): Scaling {
   const down = owned
     .filter((rs) => rs !== newRs)
     .map((rs) => {
@@ -176,5 +187,6 @@ export function resize(deployment: KubeObject, newRs: KubeObject, owned: readonl
     excess -= take;
   }
   const name = newRs.metadata.name;
-  return { up: { name, replicas: down.find((d) => d.name === name)?.replicas ?? current }, down: down.filter((d) => d.name !== name) };
+  const replicas = down.find((d) => d.name === name)?.replicas ?? current;
+  return { up: { name, replicas }, down: down.filter((d) => d.name !== name) };
 }

@@ -36,7 +36,10 @@ export interface ZoneAwareUpdateTuning {
   readonly recheckMs?: number;
   /** Timeout of one Prometheus query. @default 5_000 */
   readonly queryTimeoutMs?: number;
-  /** How often a rollout waiting on pods that fail its `readyCheck` looks again: soon, since the next wave waits on it. @default 500 */
+  /**
+   * How often a rollout waiting on pods that fail its `readyCheck` looks again: soon, since the next wave waits on it.
+   * @default 500
+   */
   readonly readyCheckIntervalMs?: number;
   /** Timeout of one `readyCheck` request. @default 2_000 */
   readonly readyCheckTimeoutMs?: number;
@@ -171,7 +174,8 @@ export function zoneAwareUpdateWatches(resyncMs?: number, zoneShifts = true): Wa
   const workload = (resource: Resource, kind: 'StatefulSet' | 'Deployment') => ({
     resource,
     transform: withoutManagedFields,
-    keys: ({ obj }: Change, c: Caches<ZauWatch>) => updatesNaming(c, workloadKey(obj.metadata.namespace, kind, obj.metadata.name)),
+    keys: ({ obj }: Change, c: Caches<ZauWatch>) =>
+      updatesNaming(c, workloadKey(obj.metadata.namespace, kind, obj.metadata.name)),
   });
   return {
     updates: {
@@ -225,7 +229,9 @@ class ZoneAwareUpdates {
   };
 
   constructor(
-    private readonly ctx: ReconcilerContext, private readonly caches: Caches<ZauWatch>, private readonly tuning: ZoneAwareUpdateTuning,
+    private readonly ctx: ReconcilerContext,
+    private readonly caches: Caches<ZauWatch>,
+    private readonly tuning: ZoneAwareUpdateTuning,
     private readonly log: ReconcilerContext['log'],
   ) {}
 
@@ -249,18 +255,24 @@ class ZoneAwareUpdates {
     const report = reportOf(action, zau.status);
     await this.tell(key, zau, report);
     const changed = !statusHolds(zau.status, action.status) || !statusHolds(stored.status, action.status);
-    if (changed && await patchStatus(this.ctx.kube, ZONE_AWARE_UPDATES, zau, action.status)) this.written.set(key, action.status);
+    const patched = changed && await patchStatus(this.ctx.kube, ZONE_AWARE_UPDATES, zau, action.status);
+    if (patched) this.written.set(key, action.status);
     if (report.recheck) return { requeueAfter: this.tuning.recheckMs ?? 15_000 };
     // No watch tells when a pod starts passing the ready check: look again soon.
     if (action.kind === 'status' && action.status.phase === 'Waiting' && input.readyCheckFailures?.size) {
       return { requeueAfter: this.tuning.readyCheckIntervalMs ?? 500 };
     }
     // Nor when the delay after the rollout this one starts after has passed.
-    if (action.status.startsAt !== undefined) return { requeueAfter: Math.max(0, Date.parse(action.status.startsAt) - Date.now()) };
+    if (action.status.startsAt !== undefined) {
+      return { requeueAfter: Math.max(0, Date.parse(action.status.startsAt) - Date.now()) };
+    }
     return {};
   }
 
-  /** The ZoneAwareUpdate `zau` as this process knows it: the cache's, with the status it last wrote (the cache may lag). */
+  /**
+   * The ZoneAwareUpdate `zau` as this process knows it: the cache's, with the status it last wrote (the cache may
+   * lag).
+   */
   private current(key: string, stored: KubeObject): KubeObject {
     return this.written.has(key) ? { ...stored, status: { ...stored.status, ...this.written.get(key) } } : stored;
   }
@@ -275,7 +287,10 @@ class ZoneAwareUpdates {
     return { zau: pred, updateRevision: updateRevisionOf(await this.inputOf(pred, false)) };
   }
 
-  /** What the decision reads of one ZoneAwareUpdate's world, from the caches' indexes; `probe`: its ready check and pause query too. */
+  /**
+   * What the decision reads of one ZoneAwareUpdate's world, from the caches' indexes; `probe`: its ready check and
+   * pause query too.
+   */
   private async inputOf(zau: KubeObject, probe = true): Promise<ZauInput> {
     const c = this.caches;
     const namespace = zau.metadata.namespace!;
@@ -298,7 +313,9 @@ class ZoneAwareUpdates {
       nodeLabels: (node) => c.get('nodes', node)?.metadata.labels,
       topologyKeys: this.ctx.settings.topologyKeys,
       prometheusPause: url && probe ? await prometheusPause(url, this.tuning.queryTimeoutMs ?? 5_000) : undefined,
-      readyCheckFailures: check && probe ? await readyCheckFailures(check, workloadPods, this.tuning.readyCheckTimeoutMs ?? 2_000) : undefined,
+      readyCheckFailures: check && probe
+        ? await readyCheckFailures(check, workloadPods, this.tuning.readyCheckTimeoutMs ?? 2_000)
+        : undefined,
       predecessor: probe && spec.startAfter ? await this.predecessorOf(zau) : undefined,
       nowMs: Date.now(),
       outOfServiceZones: this.ctx.settings.zoneShifts ? [...outOfServiceZones(c.list('shifts'), namespace, Date.now())] : [],

@@ -91,7 +91,8 @@ export function budgetOf(zdb: KubeObject, world: BudgetWorld): { budget: Budget;
   const expected = pods.length + missing.length;
   const maxUnavailable = scaleMaxUnavailable(spec.maxUnavailable, expected, 'up');
   const known = new Map(owners.flatMap((o) => Object.entries(o.knownZones ?? {})));
-  return { budget: computeBudget({ pods: pods.map((p) => budgetPod(world, p, known.get(p.metadata.name))), missing, maxUnavailable }), pods };
+  const budgetPods = pods.map((p) => budgetPod(world, p, known.get(p.metadata.name)));
+  return { budget: computeBudget({ pods: budgetPods, missing, maxUnavailable }), pods };
 }
 
 /** The ZoneDisruptionBudget status for `budget`. */
@@ -101,7 +102,12 @@ export function budgetStatus(zdb: KubeObject, budget: Budget): ZoneDisruptionBud
     expectedPods: budget.expected,
     healthyPods: budget.healthy,
     maxUnavailable: budget.maxUnavailable,
-    zones: budget.zones.map((z) => ({ zone: z.zone, expected: z.expected, healthy: z.healthy, disruptionsAllowed: z.disruptionsAllowed })),
+    zones: budget.zones.map((z) => ({
+      zone: z.zone,
+      expected: z.expected,
+      healthy: z.healthy,
+      disruptionsAllowed: z.disruptionsAllowed,
+    })),
   };
 }
 

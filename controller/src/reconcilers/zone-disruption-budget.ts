@@ -136,7 +136,9 @@ function budgetOwner(kind: 'StatefulSet' | 'ReplicaSet'): (obj: KubeObject) => K
       replicas: o.spec?.replicas,
       ordinals: o.spec?.ordinals,
       template: { metadata: { labels: o.spec?.template?.metadata?.labels } },
-      volumeClaimTemplates: o.spec?.volumeClaimTemplates?.map((t: KubeObject) => ({ metadata: { name: t.metadata?.name } })),
+      volumeClaimTemplates: o.spec?.volumeClaimTemplates?.map(
+        (t: KubeObject) => ({ metadata: { name: t.metadata?.name } }),
+      ),
     },
   });
 }
@@ -297,7 +299,10 @@ export function zoneDisruptionBudgets(tuning: ZoneDisruptionBudgetTuning = {}): 
 /** Resolves once `view` is synced; throws after SYNC_WAIT_MS. */
 async function synced(view: EvictionView): Promise<void> {
   const timeout = new AbortController();
-  const inTime = await Promise.race([view.synced.then(() => true), delay(SYNC_WAIT_MS, timeout.signal).then(() => false)]);
+  const inTime = await Promise.race([
+    view.synced.then(() => true),
+    delay(SYNC_WAIT_MS, timeout.signal).then(() => false),
+  ]);
   timeout.abort();
   if (!inTime) throw new Error('the caches are not synced yet');
 }
@@ -307,7 +312,12 @@ export function evictionWebhook(ctx: Pick<ReconcilerContext, 'log' | 'metrics' |
   const log = ctx.log.with({ webhook: NAME });
 
   /** The verdict from what the caches show, and the reservation of an allowed eviction. Synchronous on purpose. */
-  const decide = (namespace: string, name: string | undefined, dryRun: boolean, reserved: ReadonlySet<string>): AdmissionVerdict => {
+  const decide = (
+    namespace: string,
+    name: string | undefined,
+    dryRun: boolean,
+    reserved: ReadonlySet<string>,
+  ): AdmissionVerdict => {
     const key = `${namespace}/${name}`;
     const pod = view.pod(key);
     if (!pod) return { allowed: true, message: `pod ${key} is not known (the eviction will find out)` };
@@ -339,7 +349,10 @@ export function evictionWebhook(ctx: Pick<ReconcilerContext, 'log' | 'metrics' |
       }
       await synced(view);
       const namespace = request.namespace ?? '';
-      return view.reservations.decideWhenSettled(namespace, (reserved) => decide(namespace, request.name, request.dryRun === true, reserved));
+      return view.reservations.decideWhenSettled(
+        namespace,
+        (reserved) => decide(namespace, request.name, request.dryRun === true, reserved),
+      );
     },
   };
 }

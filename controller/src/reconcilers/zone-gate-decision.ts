@@ -21,14 +21,19 @@ export function hasZoneGate(pod: KubeObject): boolean {
 
 /** The pod's zone-in-service condition status ('True', 'False'), if it has one. */
 export function zoneGateStatus(pod: KubeObject): string | undefined {
-  return (pod.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === ZONE_IN_SERVICE_CONDITION)?.status;
+  const conditions = pod.status?.conditions as Array<{ type: string; status: string }> | undefined;
+  return conditions?.find((c) => c.type === ZONE_IN_SERVICE_CONDITION)?.status;
 }
 
 /**
  * The condition `pod` should have: False when its zone (`zone`: its node's, as the zone annotation writes it;
  * undefined when unknown) is out of service for its namespace, else True.
  */
-export function decideZoneGate(pod: KubeObject, zone: string | undefined, outOfService: ReadonlySet<string>): ZoneGateDecision {
+export function decideZoneGate(
+  pod: KubeObject,
+  zone: string | undefined,
+  outOfService: ReadonlySet<string>,
+): ZoneGateDecision {
   if (!hasZoneGate(pod) || isTerminating(pod) || !pod.spec?.nodeName) return { kind: 'none' };
   const shifted = zone !== undefined && outOfService.has(zone);
   const status = shifted ? 'False' : 'True';

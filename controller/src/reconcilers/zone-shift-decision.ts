@@ -6,8 +6,16 @@
 import { hasZoneGate, zoneGateStatus } from './zone-gate-decision';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import {
-  outOfServiceZones, shiftCovers, shiftInForce, ShiftChange, shiftProblem, validShift, ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY,
-  ZoneShiftObject, ZoneShiftStatus,
+  outOfServiceZones,
+  shiftCovers,
+  shiftInForce,
+  ShiftChange,
+  shiftProblem,
+  validShift,
+  ZONE_IN_SERVICE_CONDITION,
+  ZONE_SHIFT_TAINT_KEY,
+  ZoneShiftObject,
+  ZoneShiftStatus,
 } from '../../../src/contract/zone-shift';
 import { KubeObject } from '../kube/api';
 
@@ -23,9 +31,15 @@ export function nodeZone(node: KubeObject, topologyKeys: readonly string[]): str
   return ZoneAnnotation.valueFor(node.metadata.labels ?? {}, [...topologyKeys]);
 }
 
-/** The taints `node` should have, when they differ from its own: ours added in a zone shifted cluster-wide, removed elsewhere. */
+/**
+ * The taints `node` should have, when they differ from its own: ours added in a zone shifted cluster-wide, removed
+ * elsewhere.
+ */
 export function nodeTaints(
-  node: KubeObject, shifts: readonly ZoneShiftObject[], topologyKeys: readonly string[], nowMs: number,
+  node: KubeObject,
+  shifts: readonly ZoneShiftObject[],
+  topologyKeys: readonly string[],
+  nowMs: number,
 ): Taint[] | undefined {
   const taints: Taint[] = node.spec?.taints ?? [];
   const zone = nodeZone(node, topologyKeys);
@@ -39,12 +53,16 @@ export function nodeTaints(
 
 /** Whether `node` carries the shift taint of `zone`. */
 function tainted(node: KubeObject, zone: string): boolean {
-  return (node.spec?.taints as Taint[] | undefined)?.some((t) => t.key === ZONE_SHIFT_TAINT_KEY && t.value === zone) ?? false;
+  const taints = node.spec?.taints as Taint[] | undefined;
+  return taints?.some((t) => t.key === ZONE_SHIFT_TAINT_KEY && t.value === zone) ?? false;
 }
 
 /** The pods held out of service in `zone` for shifts covering their namespace (their gate False). */
 function gatedPods(
-  pods: readonly KubeObject[], zoneOfPod: (pod: KubeObject) => string | undefined, zone: string, covers: (ns: string) => boolean,
+  pods: readonly KubeObject[],
+  zoneOfPod: (pod: KubeObject) => string | undefined,
+  zone: string,
+  covers: (ns: string) => boolean,
 ): KubeObject[] {
   return pods.filter((p) => hasZoneGate(p) && zoneGateStatus(p) === 'False' && zoneOfPod(p) === zone && covers(p.metadata.namespace ?? ''));
 }
@@ -54,7 +72,10 @@ function gatedPods(
  * held out there (after its end: what is not undone yet).
  */
 export function shiftChanges(
-  shift: ZoneShiftObject, nodes: readonly KubeObject[], pods: readonly KubeObject[], zoneOfPod: (pod: KubeObject) => string | undefined,
+  shift: ZoneShiftObject,
+  nodes: readonly KubeObject[],
+  pods: readonly KubeObject[],
+  zoneOfPod: (pod: KubeObject) => string | undefined,
 ): ShiftChange[] {
   const spec = validShift(shift);
   if (!spec) return [];
@@ -97,14 +118,20 @@ export function shiftStatus(
  * untainted and its pods' gates True, unless another shift in force holds them.
  */
 export function shiftUndone(
-  shift: ZoneShiftObject, inForce: readonly ZoneShiftObject[], nodes: readonly KubeObject[], pods: readonly KubeObject[],
-  zoneOfPod: (pod: KubeObject) => string | undefined, topologyKeys: readonly string[], nowMs: number,
+  shift: ZoneShiftObject,
+  inForce: readonly ZoneShiftObject[],
+  nodes: readonly KubeObject[],
+  pods: readonly KubeObject[],
+  zoneOfPod: (pod: KubeObject) => string | undefined,
+  topologyKeys: readonly string[],
+  nowMs: number,
 ): boolean {
   const zone = shift.spec?.zone;
   if (typeof zone !== 'string') return true;
   const others = inForce.filter((s) => s.metadata.name !== shift.metadata.name);
   const nodesHeld = outOfServiceZones(others, undefined, nowMs).has(zone);
   if (!nodesHeld && nodes.some((n) => tainted(n, zone) && nodeZone(n, topologyKeys) === zone)) return false;
-  return !gatedPods(pods, zoneOfPod, zone, () => true).some((p) => !outOfServiceZones(others, p.metadata.namespace, nowMs).has(zone));
+  const heldByOthers = (p: KubeObject) => outOfServiceZones(others, p.metadata.namespace, nowMs).has(zone);
+  return !gatedPods(pods, zoneOfPod, zone, () => true).some((p) => !heldByOthers(p));
 }
 

@@ -4,7 +4,8 @@
  * is deleted, the taint goes, unless another shift of the zone holds it. Its status lists what it changes now: the
  * tainted nodes, and the pods its readiness gate holds out (the zone annotator writes that gate; the Redis manager
  * and ZoneAwareUpdate read the shifts themselves). A finalizer keeps a deleted shift until it is undone. Every
- * decision reads the cluster as it is, so a controller restarted mid-shift decides the same. docs/runbooks/zone-impaired.md.
+ * decision reads the cluster as it is, so a controller restarted mid-shift decides the same.
+ * docs/runbooks/zone-impaired.md.
  */
 import { patchStatus, statusHolds } from './status';
 import { ANNOTATOR_POD_SHAPE } from './zone-annotation-decision';
@@ -35,7 +36,12 @@ export function zoneShifter(): Reconciler {
     settings: (run) => ({ topologyKeys: run.topologyKeys }),
     declare: (ctx, { topologyKeys }, caches: Caches<ShiftWatch>) => {
       const shifts = new ZoneShifts(ctx, caches, ctx.log.with({ reconciler: NAME }));
-      return { watches: zoneShiftWatches(), reconcile: (key) => shifts.reconcile(key), loop: { concurrency: 4 }, startedFields: { topologyKeys } };
+      return {
+        watches: zoneShiftWatches(),
+        reconcile: (key) => shifts.reconcile(key),
+        loop: { concurrency: 4 },
+        startedFields: { topologyKeys },
+      };
     },
   });
 }
@@ -44,7 +50,10 @@ type ShiftWatch = 'shifts' | 'nodes' | 'pods';
 const SHIFT = 'shift/';
 const NODE = 'node/';
 
-/** A node as the reconciler needs it: labels (its zone), taints, and the resourceVersion its patch is conditional on. */
+/**
+ * A node as the reconciler needs it: labels (its zone), taints, and the resourceVersion its patch is conditional
+ * on.
+ */
 const slimTaintedNode = (node: KubeObject): KubeObject => ({ metadata: slimMeta(node.metadata, { labels: 'all' }), spec: { taints: node.spec?.taints } });
 
 /** What the decisions read of a node: its labels and taints (a status heartbeat changes neither). */
@@ -61,7 +70,10 @@ export function zoneShiftWatches(): Watches<ShiftWatch> {
     nodes: {
       resource: NODES,
       transform: slimTaintedNode,
-      keys: ({ obj, old }, c) => (old && nodeInputs(old) === nodeInputs(obj) ? [] : [NODE + obj.metadata.name, ...shiftKeys(c)]),
+      keys: ({ obj, old }, c) => {
+        const unchanged = old && nodeInputs(old) === nodeInputs(obj);
+        return unchanged ? [] : [NODE + obj.metadata.name, ...shiftKeys(c)];
+      },
     },
     pods: {
       resource: PODS,
@@ -122,7 +134,9 @@ class ZoneShifts {
       this.log.info('zone shift cancelled and undone', { shift: name, zone: shift.spec?.zone });
       return {};
     }
-    if (!finalizers.includes(ZONE_SHIFT_FINALIZER)) await this.setFinalizers(shift, [...finalizers, ZONE_SHIFT_FINALIZER]);
+    if (!finalizers.includes(ZONE_SHIFT_FINALIZER)) {
+      await this.setFinalizers(shift, [...finalizers, ZONE_SHIFT_FINALIZER]);
+    }
     const status: ZoneShiftStatus = shiftStatus(shift, shiftChanges(shift, nodes, pods, zoneOfPod), shift.status, now);
     if (!statusHolds(shift.status, status) && await patchStatus(this.ctx.kube, ZONE_SHIFTS, shift, status)) {
       this.log.info('zone shift', { shift: name, phase: status.phase, message: status.message, changed: status.changed.length });

@@ -16,7 +16,8 @@ export class ClusterAnalysis {
   constructor(public readonly layout: RedisShardLayout, public readonly nodes: ObservedNode[]) {
     this.reachable = nodes.filter((n) => n.reachable && n.id && n.view);
     for (const n of this.reachable) this.byId.set(n.id!, n);
-    this.anchor = [...this.reachable].sort((a, b) => slotCount(self(b)?.slots ?? []) - slotCount(self(a)?.slots ?? []) || cmp(a.name, b.name))[0];
+    const slotsOf = (n: ObservedNode) => slotCount(self(n)?.slots ?? []);
+    this.anchor = [...this.reachable].sort((a, b) => slotsOf(b) - slotsOf(a) || cmp(a.name, b.name))[0];
   }
 
   public node(id: string | undefined): ObservedNode | undefined {

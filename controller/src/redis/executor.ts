@@ -14,7 +14,9 @@ export function parseClusterNodes(text: string): ClusterNodeEntry[] {
     const [id, addr, flags, master, pingSent, , , link, ...slots] = line.trim().split(' ');
     const hostPort = addr.split('@')[0];
     const open = slots.map((s) => /^\[(\d+)-([<>])-([0-9a-f]+)\]$/.exec(s)).filter((m): m is RegExpExecArray => m !== null);
-    const openSlots = (arrow: string) => open.filter((m) => m[2] === arrow).map((m): [number, string] => [Number(m[1]), m[3]]);
+    const openSlots = (arrow: string) => open
+      .filter((m) => m[2] === arrow)
+      .map((m): [number, string] => [Number(m[1]), m[3]]);
     return {
       id,
       address: hostPort,
@@ -196,7 +198,13 @@ export async function execute(redis: RedisNodes, step: Step, c: ClusterAnalysis,
  * A key is always readable from its source or (after an ASK redirect) its target: no key is lost.
  */
 async function migrate(
-  redis: RedisNodes, c: ClusterAnalysis, from: string, to: string, toId: string, ranges: [number, number][], password?: string,
+  redis: RedisNodes,
+  c: ClusterAnalysis,
+  from: string,
+  to: string,
+  toId: string,
+  ranges: [number, number][],
+  password?: string,
 ): Promise<void> {
   const fromId = c.nodes.find((n) => n.address === from)!.id!;
   const [host, port] = splitAddress(to);
@@ -216,7 +224,8 @@ async function migrate(
     const assign = batch.map((s) => ['CLUSTER', 'SETSLOT', s, 'NODE', toId]);
     await redis.pipeline(to, assign);
     await redis.pipeline(from, assign);
-    await Promise.all(masters.filter((a) => a !== from && a !== to).map((a) => redis.pipeline(a, assign).catch(() => undefined)));
+    const others = masters.filter((a) => a !== from && a !== to);
+    await Promise.all(others.map((a) => redis.pipeline(a, assign).catch(() => undefined)));
   }
 }
 
@@ -229,7 +238,12 @@ export function splitAddress(address: string): [string, number] {
 }
 
 /** Polls `check` until it is true; throws after `timeoutMs`. */
-export async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = 100): Promise<void> {
+export async function until(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;

@@ -26,7 +26,10 @@ export function shiftSteps(c: ClusterAnalysis, shifted: ReadonlySet<string>): { 
   return { steps, staying };
 }
 
-/** The graceful failovers back to each shard's planned master, once it is a replica in sync; none to a master `hold` names. */
+/**
+ * The graceful failovers back to each shard's planned master, once it is a replica in sync; none to a master `hold`
+ * names.
+ */
 export function rebalanceSteps(c: ClusterAnalysis, takeover: boolean, hold?: ReadonlySet<string>): Step[] {
   const steps: Step[] = [];
   for (const shard of c.layout.shards) {

@@ -94,7 +94,12 @@ export interface FailoverAttempt {
  * Asks the replica at `address` to fail over (`TAKEOVER`: without election nor its master's agreement, only when
  * asked for) and waits for the outcome: promoted, aborted by Redis, or refused at once.
  */
-export async function attemptFailover(redis: NodeCommands, address: string, takeover: boolean, clock: Clock = realClock): Promise<FailoverAttempt> {
+export async function attemptFailover(
+  redis: NodeCommands,
+  address: string,
+  takeover: boolean,
+  clock: Clock = realClock,
+): Promise<FailoverAttempt> {
   const nodeTimeoutMs = await nodeTimeoutOf(redis, address);
   const before = await messagesOf(redis, address);
   const startedAt = clock.now();
@@ -136,7 +141,11 @@ async function messagesOf(redis: NodeCommands, address: string): Promise<Failove
 
 function difference(after: FailoverMessages, before: FailoverMessages): FailoverMessages {
   const { pauseRequests, voteRequests, votes } = before;
-  return { pauseRequests: after.pauseRequests - pauseRequests, voteRequests: after.voteRequests - voteRequests, votes: after.votes - votes };
+  return {
+    pauseRequests: after.pauseRequests - pauseRequests,
+    voteRequests: after.voteRequests - voteRequests,
+    votes: after.votes - votes,
+  };
 }
 
 /** The manager's memory of the failovers that did not happen: when each replica may be asked again. */

@@ -60,7 +60,12 @@ export function phaseOf(state: ClusterState, previous?: RedisPhase, activity: Pa
 }
 
 /** The health after one more pass whose state is `state`, at `now`. */
-export function nextHealth(previous: RedisHealth | undefined, state: ClusterState, now: Date, activity: PassActivity = {}): RedisHealth {
+export function nextHealth(
+  previous: RedisHealth | undefined,
+  state: ClusterState,
+  now: Date,
+  activity: PassActivity = {},
+): RedisHealth {
   const phase = phaseOf(state, previous?.phase, activity);
   const healthy = phase === 'healthy';
   const healthyPasses = healthy ? (previous?.healthyPasses ?? 0) + 1 : 0;

@@ -1,6 +1,9 @@
 /**
  * The static inventory of the `redis` CLI: the planned layout plus where each node runs, as JSON:
- * `{ "layout": <RedisShardLayout.toJson()>, "nodes": [{ "name": "zone-a-0", "zone": "zone-a", "address": "127.0.0.1:7000" }] }`.
+ *
+ *     { "layout": <RedisShardLayout.toJson()>,
+ *       "nodes": [{ "name": "zone-a-0", "zone": "zone-a", "address": "127.0.0.1:7000" }] }
+ *
  * Nodes the layout does not name are retired (drained, forgotten, reset); the password comes from
  * `--password-file`, never from this file.
  */

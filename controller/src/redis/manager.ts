@@ -39,7 +39,11 @@ export class RedisClusterManager {
   /** Failovers that did not happen, across passes: a replica is asked again only once Redis would run it. */
   private readonly retries = new FailoverRetries();
 
-  constructor(public readonly layout: RedisShardLayout, public inventory: InventoryNode[], private readonly options: ManagerOptions = {}) {
+  constructor(
+    public readonly layout: RedisShardLayout,
+    public inventory: InventoryNode[],
+    private readonly options: ManagerOptions = {},
+  ) {
     this.redis = options.nodes ?? new RedisNodes({ password: options.password });
     this.clock = options.clock ?? realClock;
   }
@@ -68,7 +72,9 @@ export class RedisClusterManager {
       const decision = decide(this.layout, nodes, opts);
       const now = this.clock.now();
       const due = decision.steps.filter((s) => this.heldUntil(s, now) === undefined);
-      const heldPastDeadline = due.length === 0 && !decision.waiting && decision.steps.every((s) => this.heldUntil(s, now)! > deadline);
+      const heldPastDeadline = due.length === 0
+        && !decision.waiting
+        && decision.steps.every((s) => this.heldUntil(s, now)! > deadline);
       if (decision.steps.length === 0 && (!decision.waiting || now > deadline)) {
         return summarize(this.layout, nodes, decision);
       }
@@ -154,7 +160,8 @@ export class RedisClusterManager {
    */
   public async rollingRestart(restart: (node: InventoryNode) => Promise<void>): Promise<ClusterState> {
     const healthy = async (what: string) => {
-      await until(async () => (await this.converge({ timeoutMs: 5_000 })).healthy, this.options.timeoutMs ?? 60_000, what, 200);
+      const converged = async () => (await this.converge({ timeoutMs: 5_000 })).healthy;
+      await until(converged, this.options.timeoutMs ?? 60_000, what, 200);
     };
     await healthy('a healthy cluster before the restart');
     const nodes = await this.observe();

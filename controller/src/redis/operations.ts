@@ -11,7 +11,10 @@ export type OperationRequest =
   | { readonly refused: string; readonly asked: string };
 
 /** What the layout ConfigMap's annotations ask of the manager of `cluster`; undefined when nothing. */
-export function operationRequest(annotations: { readonly [key: string]: string } | undefined, cluster: string): OperationRequest | undefined {
+export function operationRequest(
+  annotations: { readonly [key: string]: string } | undefined,
+  cluster: string,
+): OperationRequest | undefined {
   const asked = annotations?.[REDIS_OPERATION_ANNOTATION];
   if (asked === undefined) return undefined;
   const operation = REDIS_OPERATIONS.find((o) => o === asked.trim());

@@ -32,7 +32,10 @@ export interface ScaleDecision {
  * zone); `slugOf` gives a zone's slug (the node name prefix).
  */
 export function decideScale(
-  layout: RedisShardLayout, zones: readonly ZoneScale[], nodes: readonly ObservedNode[], slugOf: (zone: string) => string,
+  layout: RedisShardLayout,
+  zones: readonly ZoneScale[],
+  nodes: readonly ObservedNode[],
+  slugOf: (zone: string) => string,
 ): ScaleDecision {
   const changes: ScaleChange[] = [];
   const waiting: string[] = [];
@@ -45,8 +48,11 @@ export function decideScale(
     }
     if (z.replicas === want) continue;
     const going = Array.from({ length: z.replicas - want }, (_, i) => `${slugOf(z.zone)}-${want + i}`);
-    const busy = going.map((name) => nodes.find((n) => n.name === name)).filter((n): n is ObservedNode => n !== undefined)
-      .map((n) => [n.name, stillInCluster(n, planned)] as const).filter(([, why]) => why !== undefined);
+    const busy = going
+      .map((name) => nodes.find((n) => n.name === name))
+      .filter((n): n is ObservedNode => n !== undefined)
+      .map((n) => [n.name, stillInCluster(n, planned)] as const)
+      .filter(([, why]) => why !== undefined);
     if (busy.length === 0) changes.push({ ...z, to: want });
     else waiting.push(`${z.statefulSet} stays at ${z.replicas} replicas until ${busy.map(([name, why]) => `${name} ${why}`).join(', ')}`);
   }

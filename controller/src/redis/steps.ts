@@ -20,7 +20,10 @@ export type Step =
   | { readonly kind: 'forget'; readonly id: string; readonly address: string; readonly on: string[] }
   /** `CLUSTER SETSLOT slot STABLE` on `on` for each of `slots`: an open slot with no node left to complete it with. */
   | { readonly kind: 'stable'; readonly on: string; readonly slots: number[] }
-  /** Move the slots `ranges` with their keys from `from` to `to` (SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE). */
+  /**
+   * Move the slots `ranges` with their keys from `from` to `to` (SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT
+   * NODE).
+   */
   | { readonly kind: 'migrate'; readonly from: string; readonly to: string; readonly toId: string; readonly ranges: [number, number][] }
   /**
    * A node holding no slots of its own, forgotten by the others, then `CLUSTER RESET HARD` (a new id, empty): a

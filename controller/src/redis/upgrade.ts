@@ -30,7 +30,10 @@ import { RedisShardLayout } from '../../../src/redis/layout';
  */
 export const DEFAULT_REPLACED_PER_PASS = 1;
 
-/** A pod to replace: a replica is deleted; a master is failed over to `heir` first, and deleted once it is a replica. */
+/**
+ * A pod to replace: a replica is deleted; a master is failed over to `heir` first, and deleted once it is a
+ * replica.
+ */
 export type Replacement =
   | { readonly kind: 'replica'; readonly node: string; readonly zone: string }
   | { readonly kind: 'master'; readonly node: string; readonly zone: string; readonly heir: string };
@@ -65,7 +68,8 @@ export function decideUpgrade(input: UpgradeInput): UpgradeDecision {
   const wait = (waiting: string, issues: Issue[] = []): UpgradeDecision => ({ outdated, replace: [], waiting, issues });
   if (!input.healthy) return wait('the cluster is not healthy: a pod is replaced only once every other is back and in sync');
   const byName = new Map(nodes.map((n) => [n.name, n]));
-  const away = layout.nodes.filter((p) => !byName.get(p.name)?.reachable || !self(byName.get(p.name)!)).map((p) => p.name);
+  const isAway = (name: string) => !byName.get(name)?.reachable || !self(byName.get(name)!);
+  const away = layout.nodes.filter((p) => isAway(p.name)).map((p) => p.name);
   if (away.length > 0) return wait(`planned nodes away: ${away.join(', ')}`);
   const shardOf = new Map(layout.nodes.map((p) => [p.name, p.shard]));
   const max = Math.max(1, input.maxPerPass ?? DEFAULT_REPLACED_PER_PASS);
@@ -97,7 +101,8 @@ export function decideUpgrade(input: UpgradeInput): UpgradeDecision {
   }
   if (candidates.length === 0) return { outdated, replace: [], waiting: 'no out-of-date master can fail over', issues };
   const zone = firstZone(layout, candidates.map((c) => byName.get(c.node)!));
-  const chosen = new Set(pick(candidates.filter((c) => c.zone === zone).map((c) => byName.get(c.node)!), shardOf, max).map((n) => n.name));
+  const inZone = candidates.filter((c) => c.zone === zone).map((c) => byName.get(c.node)!);
+  const chosen = new Set(pick(inZone, shardOf, max).map((n) => n.name));
   return { outdated, replace: candidates.filter((c) => chosen.has(c.node)), issues };
 }
 
@@ -125,13 +130,18 @@ function pick<T extends InventoryNode>(nodes: readonly T[], shardOf: ReadonlyMap
  * replaced on a stale revision.
  */
 export function outdatedNodes(
-  statefulSets: readonly { metadata: { name: string; generation?: number }; status?: { observedGeneration?: number; updateRevision?: string } }[],
+  statefulSets: readonly {
+    metadata: { name: string; generation?: number };
+    status?: { observedGeneration?: number; updateRevision?: string };
+  }[],
   pods: readonly { node: string; statefulSet: string; revision?: string }[],
 ): Set<string> | undefined {
   const revisions = new Map<string, string>();
   for (const s of statefulSets) {
-    if ((s.status?.observedGeneration ?? 0) < (s.metadata.generation ?? 0) || !s.status?.updateRevision) return undefined;
+    const observed = (s.status?.observedGeneration ?? 0) >= (s.metadata.generation ?? 0);
+    if (!observed || !s.status?.updateRevision) return undefined;
     revisions.set(s.metadata.name, s.status.updateRevision);
   }
-  return new Set(pods.filter((p) => revisions.has(p.statefulSet) && p.revision !== revisions.get(p.statefulSet)).map((p) => p.node));
+  const outdated = pods.filter((p) => revisions.has(p.statefulSet) && p.revision !== revisions.get(p.statefulSet));
+  return new Set(outdated.map((p) => p.node));
 }

@@ -60,7 +60,12 @@ function sign(cert: forge.pki.Certificate, privateKeyPem: string): void {
   cert.sign(nativeSigningKey(privateKeyPem), forge.md.sha256.create());
 }
 
-function newCertificate(subjectCn: string, publicKey: forge.pki.PublicKey, nowMs: number, validDays: number): forge.pki.Certificate {
+function newCertificate(
+  subjectCn: string,
+  publicKey: forge.pki.PublicKey,
+  nowMs: number,
+  validDays: number,
+): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
   // a positive random serial (the top bit clear), as RFC 5280 asks
@@ -72,7 +77,10 @@ function newCertificate(subjectCn: string, publicKey: forge.pki.PublicKey, nowMs
 }
 
 /** A fresh CA and a serving certificate for `hosts` (DNS names or IP addresses), signed by it. */
-export function createWebhookPki(hosts: readonly string[], opts: { nowMs?: number; caDays?: number; servingDays?: number } = {}): WebhookPki {
+export function createWebhookPki(
+  hosts: readonly string[],
+  opts: { nowMs?: number; caDays?: number; servingDays?: number } = {},
+): WebhookPki {
   const now = opts.nowMs ?? Date.now();
   const caKeys = newKeyPair();
   const caCert = newCertificate('cdk8s-zones-controller-ca', caKeys.publicKey, now, opts.caDays ?? 3650);
