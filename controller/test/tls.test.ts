@@ -2,7 +2,7 @@ import * as crypto from 'crypto';
 import { MemoryKubeApi } from '../../test/memory-kube-api';
 import { KubeApi } from '../src/kube/api';
 import { createLogger } from '../src/log';
-import { createWebhookPki, issueServing, pkiProblem } from '../src/tls/certificates';
+import { createWebhookPki, issueServing, pkiProblem, serialNumber } from '../src/tls/certificates';
 import { serviceHosts } from '../src/tls/hosts';
 import { ensureWebhookPki, injectCaBundle, SelfManagedTlsOptions } from '../src/tls/self-managed';
 
@@ -25,6 +25,22 @@ describe('webhook PKI', () => {
     expect(serving.keyUsage).toContain('1.3.6.1.5.5.7.3.1'); // serverAuth
     expect(crypto.createPrivateKey(pki.serving.key).asymmetricKeyDetails?.modulusLength).toBe(2048);
     expect(hosts).toEqual(['ctl.zones.svc', 'ctl.zones.svc.cluster.local', 'ctl.zones', 'ctl']);
+  });
+
+  test('serials are 16 bytes, positive and minimal in DER, for every first random byte', () => {
+    // OpenSSL refuses a DER INTEGER padded with a leading 0 byte ("illegal padding"): the PKI that had one
+    // could not be loaded, and every client of the webhook failed to verify it
+    for (let first = 0; first < 256; first++) {
+      const random = Buffer.alloc(16, 0x5a);
+      random[0] = first;
+      const serial = serialNumber(random);
+      expect(serial).toMatch(/^[4-7][0-9a-f]{31}$/); // first byte 0x40-0x7f: top bit clear, not 0
+      expect(serial.slice(2)).toBe(random.subarray(1).toString('hex'));
+    }
+    expect(() => serialNumber(Buffer.alloc(15))).toThrow('serialNumber: 16 random bytes needed, got 15');
+    for (const pem of [pki.ca.cert, pki.serving.cert]) {
+      expect(new crypto.X509Certificate(pem).serialNumber).toMatch(/^[4-7][0-9A-F]{31}$/);
+    }
   });
 
   test('pkiProblem: usable as is, or says why not (missing, wrong CA, expiring, hosts not covered)', () => {

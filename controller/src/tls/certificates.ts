@@ -60,6 +60,21 @@ function sign(cert: forge.pki.Certificate, privateKeyPem: string): void {
   cert.sign(nativeSigningKey(privateKeyPem), forge.md.sha256.create());
 }
 
+const SERIAL_BYTES = 16;
+
+/**
+ * A certificate serial from `random` (SERIAL_BYTES bytes), as hex: positive (the top bit clear) as RFC 5280
+ * asks, and its first byte never 0, so its DER INTEGER is minimal. OpenSSL refuses a padded one ("illegal
+ * padding"): a CA with such a serial cannot be loaded, and every TLS client of the webhook then fails with
+ * "unable to verify the first certificate" (1 PKI in about 128 before this rule).
+ */
+export function serialNumber(random: Buffer): string {
+  if (random.length !== SERIAL_BYTES) throw new Error(`serialNumber: ${SERIAL_BYTES} random bytes needed, got ${random.length}`);
+  const bytes = Buffer.from(random);
+  bytes[0] = (bytes[0] & 0x7f) | 0x40;
+  return bytes.toString('hex');
+}
+
 function newCertificate(
   subjectCn: string,
   publicKey: forge.pki.PublicKey,
@@ -68,8 +83,7 @@ function newCertificate(
 ): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
-  // a positive random serial (the top bit clear), as RFC 5280 asks
-  cert.serialNumber = '0' + forge.util.bytesToHex(forge.random.getBytesSync(15));
+  cert.serialNumber = serialNumber(crypto.randomBytes(SERIAL_BYTES));
   cert.validity.notBefore = new Date(nowMs - 5 * 60 * 1000); // tolerate clocks a little behind
   cert.validity.notAfter = new Date(nowMs + validDays * DAY_MS);
   cert.setSubject([{ name: 'commonName', value: subjectCn }]);
