@@ -26,7 +26,11 @@ const deployment = (name: string, replicas: number, extra: object = {}) => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, namespace: 'shop' },
-  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { ...POD, ...extra } } },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { ...POD, ...extra } },
+  },
 });
 
 /** Four workloads; `checkout` (one replica) does not survive losing the zone it may be in. */
@@ -63,7 +67,11 @@ function chromium(args: string[]): string {
 }
 
 /** The RGB pixels of an 8-bit, non-interlaced PNG (what Chromium writes), with its filters undone. */
-function decodePng(file: string): { width: number; height: number; pixel: (x: number, y: number) => [number, number, number] } {
+function decodePng(file: string): {
+  width: number;
+  height: number;
+  pixel: (x: number, y: number) => [number, number, number];
+} {
   const buf = fs.readFileSync(file);
   expect(buf.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
   let width = 0; let height = 0; let colorType = 0; let depth = 0; let interlace = 0;
@@ -73,7 +81,11 @@ function decodePng(file: string): { width: number; height: number; pixel: (x: nu
     const type = buf.toString('ascii', off + 4, off + 8);
     const data = buf.subarray(off + 8, off + 8 + len);
     if (type === 'IHDR') {
-      width = data.readUInt32BE(0); height = data.readUInt32BE(4); depth = data[8]; colorType = data[9]; interlace = data[12];
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      depth = data[8];
+      colorType = data[9];
+      interlace = data[12];
     } else if (type === 'IDAT') {
       idat.push(data);
     }
@@ -99,7 +111,11 @@ function decodePng(file: string): { width: number; height: number; pixel: (x: nu
       out[y * stride + i] = (x + pred) % 256;
     }
   }
-  return { width, height, pixel: (x, y) => [out[y * stride + x * bpp], out[y * stride + x * bpp + 1], out[y * stride + x * bpp + 2]] };
+  const pixel = (x: number, y: number): [number, number, number] => {
+    const at = y * stride + x * bpp;
+    return [out[at], out[at + 1], out[at + 2]];
+  };
+  return { width, height, pixel };
 }
 
 const report = ZoneReport.analyze(MANIFESTS, ZoneInventory.equalNodes(ZONES, 2)).data;

@@ -47,7 +47,10 @@ export function stopWhenOrphaned(pid: number): void {
  * last error `check` threw. `fatal` names a reason to stop at once (a program that exited).
  */
 export async function waitFor<T>(
-  what: string, timeoutMs: number, check: () => Promise<T | undefined>, fatal: () => string | undefined = () => undefined,
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined>,
+  fatal: () => string | undefined = () => undefined,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;

@@ -177,7 +177,8 @@ export const UNHEALTHY = 'Unhealthy';
 export async function ringOf(url: string): Promise<RingEntry[]> {
   const res = await fetch(`${url}/ingester/ring`, { headers: { Accept: 'application/json' } }).catch(() => undefined);
   if (!res?.ok) return [];
-  const shards = ((await res.json()) as { shards: { id: string; state: string; zone: string; tokens: number[] | null }[] }).shards;
+  type RingShard = { id: string; state: string; zone: string; tokens: number[] | null };
+  const shards = ((await res.json()) as { shards: RingShard[] }).shards;
   return shards.map((s) => ({ id: s.id, state: s.state, zone: s.zone, tokens: s.tokens?.length ?? 0 }));
 }
 
@@ -187,7 +188,10 @@ export async function push(url: string, series: readonly Series[]): Promise<{ st
     method: 'POST',
     headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Write-Version': '0.1.0' },
     body: remoteWriteBody(series),
-  }).then(async (r) => ({ status: r.status, body: (await r.text()).trim() }), (err) => ({ status: 0, body: String(err) }));
+  }).then(
+    async (r) => ({ status: r.status, body: (await r.text()).trim() }),
+    (err) => ({ status: 0, body: String(err) }),
+  );
 }
 
 /** How many samples the ingester at `url` has taken in (its `cortex_ingester_ingested_samples_total`). */
@@ -198,9 +202,13 @@ export async function ingestedSamples(url: string): Promise<number> {
   return Number(line.split(' ')[1]);
 }
 
-/** Every sample of the series `selector` selects in the last `window`, as `<series> <value>` strings, sorted; a failed query as an Error. */
+/**
+ * Every sample of the series `selector` selects in the last `window`, as `<series> <value>` strings, sorted; a failed
+ * query as an Error.
+ */
 export async function samples(querierUrl: string, selector: string, window = '1h'): Promise<string[]> {
-  // An explicit evaluation time just ahead: without one this querier evaluates at a moment that may precede the last push.
+  // An explicit evaluation time just ahead: without one this querier evaluates at a moment that may precede the last
+  // push.
   const params = new URLSearchParams({ query: `${selector}[${window}]`, time: String(Date.now() / 1000 + 1) });
   const res = await fetch(`${querierUrl}/prometheus/api/v1/query?${params}`);
   const body = await res.text();
@@ -249,8 +257,20 @@ export class CortexCluster {
     for (const _ of members) ports.push({ http: await port(), grpc: await port(), memberlist: await port() });
     const join = ports.map((p) => `127.0.0.1:${p.memberlist}`);
     const cluster = new CortexCluster(dir);
-    members.forEach((m: { name: string; member: RingWorkload; runsIn?: string }, i) => cluster.processes.push(startCortex(m.member, m.name,
-      path.join(dir, m.name), dir, '127.0.0.1', ports[i], join.filter((_, j) => j !== i), options.extraFlags?.(m.member.target) ?? [], m.runsIn ?? m.member.zone)));
+    members.forEach((m: { name: string; member: RingWorkload; runsIn?: string }, i) => {
+      const started = startCortex(
+        m.member,
+        m.name,
+        path.join(dir, m.name),
+        dir,
+        '127.0.0.1',
+        ports[i],
+        join.filter((_, j) => j !== i),
+        options.extraFlags?.(m.member.target) ?? [],
+        m.runsIn ?? m.member.zone,
+      );
+      cluster.processes.push(started);
+    });
     try {
       for (const p of cluster.processes) await waitUntilReady(p);
       await cluster.waitUntilRingServes();

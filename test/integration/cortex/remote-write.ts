@@ -20,7 +20,10 @@ function timeSeries(s: Series): Buffer {
   // Prometheus sorts a series' labels by name; Cortex relies on it.
   const labels = Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Buffer.concat([
-    ...labels.map(([name, value]) => field(1, Buffer.concat([field(1, Buffer.from(name)), field(2, Buffer.from(value))]))),
+    ...labels.map(([name, value]) => field(1, Buffer.concat([
+      field(1, Buffer.from(name)),
+      field(2, Buffer.from(value)),
+    ]))),
     ...s.samples.map((sample) => field(2, sampleBytes(sample.value, sample.timestampMs))),
   ]);
 }

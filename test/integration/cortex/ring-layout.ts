@@ -7,7 +7,8 @@
  * Read from the synthesized objects: which workloads are distributors, ingesters and queriers (`-target=`),
  * each ingester StatefulSet's zone (its zone flag) and replicas, and from the Loki configuration each mounts
  * (ConfigMap key named by `-config.file=`): the replication factor, zone awareness, the heartbeat and the
- * ingesters' min ready duration, the queriers' lookback into the ingesters. Pure; tested by test/loki/ring-layout.test.ts.
+ * ingesters' min ready duration, the queriers' lookback into the ingesters. Pure; tested by
+ * test/loki/ring-layout.test.ts.
  */
 import * as path from 'path';
 import { parse } from 'yaml';
@@ -84,7 +85,8 @@ export function ringMemberOf(name: string, podSpec: any, configMaps: any[], zone
 /**
  * Cortex's flags for a member with these settings: the same replication factor, zone awareness and sharding
  * (by all labels, as Loki shards streams) on the distributors' writes and the queriers' reads (Cortex reads
- * them from `-distributor.*` in both), the zone and heartbeat of an ingester. Addresses, ports and storage are the caller's.
+ * them from `-distributor.*` in both), the zone and heartbeat of an ingester. Addresses, ports and storage are the
+ * caller's.
  */
 export function cortexFlags(member: Pick<RingWorkload, 'target' | 'zone' | 'ring'>): string[] {
   const { ring } = member;

@@ -30,7 +30,11 @@ const PACING = { extraFlags: (target: string) => (target === 'ingester' ? [TEST_
 const NAMES = Array.from({ length: SERIES }, (_, i) => createHash('sha256').update(`series ${i}`).digest('hex').slice(0, 16));
 
 /** One sample per series, each series a distinct label set (so their replicas land on different ingesters). */
-async function pushAll(cluster: CortexCluster, round: number, names = NAMES): Promise<{ ok: string[]; failed: string[] }> {
+async function pushAll(
+  cluster: CortexCluster,
+  round: number,
+  names = NAMES,
+): Promise<{ ok: string[]; failed: string[] }> {
   const ok: string[] = [];
   const failed: string[] = [];
   const timestampMs = Date.now();
@@ -70,7 +74,8 @@ describe('the loki-direct-3-zones layout on Cortex: 3 zones, replication factor 
     cluster = await CortexCluster.start(LAYOUT, PACING);
     // Each ingester registered in its zone.
     const ring = await (await fetch(`${cluster.distributor.url}/ingester/ring`, { headers: { Accept: 'application/json' } })).json() as any;
-    expect(ring.shards.map((s: any) => [s.id, s.zone]).sort()).toEqual(cluster.ingesters().map((p) => [p.name, p.zone]).sort());
+    const registered = ring.shards.map((s: any) => [s.id, s.zone]).sort();
+    expect(registered).toEqual(cluster.ingesters().map((p) => [p.name, p.zone]).sort());
 
     const before = await pushAll(cluster, 1);
     expect(before.failed).toEqual([]);
@@ -107,7 +112,11 @@ describe('the loki-direct-3-zones layout on Cortex: 3 zones, replication factor 
       replicasInZoneA: replicaSet(shards, seriesToken('fake', [['__name__', 'zone_proof'], ['series', name]]), 3).filter((id) => inZoneA.has(id)).length,
     }));
     const doomed = candidates.filter((c) => c.replicasInZoneA >= 2).slice(0, SERIES / 3).map((c) => c.name);
-    const names = [...doomed, ...candidates.filter((c) => c.replicasInZoneA < 2).slice(0, SERIES - doomed.length).map((c) => c.name)];
+    const spared = candidates
+      .filter((c) => c.replicasInZoneA < 2)
+      .slice(0, SERIES - doomed.length)
+      .map((c) => c.name);
+    const names = [...doomed, ...spared];
     expect(doomed.length).toBe(SERIES / 3);
 
     const before = await pushAll(cluster, 1, names);

@@ -71,7 +71,10 @@ const STEP_1 = layout({});
 /** Step 2: the distributors zone-aware. */
 const STEP_2 = layout({ ingestersRolledOutAt: ago(60_000) });
 /** Step 3, declared once the lookback of the library's configuration has passed: the final objects. */
-const FINAL = layout({ ingestersRolledOutAt: ago(LIBRARY_LOOKBACK_MS + 120_000), writePathRolledOutAt: ago(LIBRARY_LOOKBACK_MS + 60_000) });
+const FINAL = layout({
+  ingestersRolledOutAt: ago(LIBRARY_LOOKBACK_MS + 120_000),
+  writePathRolledOutAt: ago(LIBRARY_LOOKBACK_MS + 60_000),
+});
 /** Before: the same processes with no zone awareness (and the ingesters registering no zone: zonelessIngesters). */
 const BEFORE = STEP_1.map((w) => ({ ...w, ring: { ...w.ring, zoneAwareness: false } }));
 
@@ -130,7 +133,10 @@ class Pusher {
       const round = ++this.round;
       const distributor = this.cluster.all('distributor').find((d) => !this.draining.has(d.name))!;
       const timestampMs = Date.now();
-      const series = this.names.map((name) => ({ labels: { __name__: METRIC, series: name }, samples: [{ value: round, timestampMs }] }));
+      const series = this.names.map((name) => ({
+        labels: { __name__: METRIC, series: name },
+        samples: [{ value: round, timestampMs }],
+      }));
       const res = await push(distributor.url, series);
       if (res.status === 200) {
         for (const n of this.names) this.pushedAt.set(`${n} ${round}`, timestampMs);
@@ -142,7 +148,10 @@ class Pusher {
 }
 
 /** What a query through a querier not being restarted misses of what was accepted so far (its error, if it failed). */
-async function missing(cluster: CortexCluster, pusher: Pusher): Promise<{ missed: string[]; error?: string; expected: number }> {
+async function missing(
+  cluster: CortexCluster,
+  pusher: Pusher,
+): Promise<{ missed: string[]; error?: string; expected: number }> {
   const expected = [...pusher.accepted];
   const querier = cluster.all('querier').find((q) => !pusher.draining.has(q.name))!;
   try {
@@ -226,9 +235,13 @@ describe('moving a running ring to zone awareness, on Cortex: 3 zones x 3 ingest
         await new Promise((r) => setTimeout(r, 1000));
         m = await missing(cluster!, pusher!);
       }
-      // Older than the lookback a sample is read from the store alone: one the store lacks is Cortex's, not the migration's.
+      // Older than the lookback a sample is read from the store alone: one the store lacks is Cortex's, not the
+      // migration's.
       const stored = new Set(await samples(view.url, SELECTOR, '1h'));
-      const lost = m.missed.filter((x) => Date.now() - pusher!.pushedAt.get(x)! > LOOKBACK.toMilliseconds() && !stored.has(x));
+      const lost = m.missed.filter((x) => {
+        const isPastLookback = Date.now() - pusher!.pushedAt.get(x)! > LOOKBACK.toMilliseconds();
+        return isPastLookback && !stored.has(x);
+      });
       lost.forEach((x) => storeLost.add(x));
       steps.push(`${step}: ${m.expected - m.missed.length} of ${m.expected}${queries > 1 ? ` (query ${queries})` : ''}` +
         `${lost.length ? ` (${lost.length} older than the lookback and not in the store)` : ''}${m.error ? ` (${m.error})` : ''}`);
@@ -253,7 +266,10 @@ describe('moving a running ring to zone awareness, on Cortex: 3 zones x 3 ingest
     const rolledOut = Date.now();
 
     // The library refuses step 3 until the lookback has passed since then.
-    const declared = { ingestersRolledOutAt: new Date(rolledOut - 1000).toISOString(), writePathRolledOutAt: new Date(rolledOut).toISOString() };
+    const declared = {
+      ingestersRolledOutAt: new Date(rolledOut - 1000).toISOString(),
+      writePathRolledOutAt: new Date(rolledOut).toISOString(),
+    };
     expect(() => migrationStep('test', declared, ZoneSource.podTopologyLabels(), LOOKBACK, rolledOut + LOOKBACK.toMilliseconds() - 1000))
       .toThrow(/too early/);
     while (Date.now() < rolledOut + LOOKBACK.toMilliseconds()) {
@@ -286,7 +302,8 @@ describe('moving a running ring to zone awareness, on Cortex: 3 zones x 3 ingest
     expect([before.error, before.missed]).toEqual([undefined, []]);
     const started = Date.now();
 
-    // The final objects at once: distributors and queriers zone-aware (their Deployments roll), ingesters a zone per wave.
+    // The final objects at once: distributors and queriers zone-aware (their Deployments roll), ingesters a zone per
+    // wave.
     for (const target of ['distributor', 'querier'] as const) {
       for (const p of cluster.all(target)) await pusher.restart(p, member(FINAL, target));
     }

@@ -13,7 +13,12 @@ import { main } from '../../../src/cli/main';
 const NAMESPACE = 'default';
 
 /** The kubeconfig of ServiceAccount `name`, bound (cluster-wide) to `rules` alone. */
-export async function cliUserKubeconfig(client: KubeClient, info: ClusterInfo, name: string, rules: readonly CliRule[]): Promise<string> {
+export async function cliUserKubeconfig(
+  client: KubeClient,
+  info: ClusterInfo,
+  name: string,
+  rules: readonly CliRule[],
+): Promise<string> {
   await client.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: NAMESPACE } });
   await client.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules: rules as any });
   await client.apply({
@@ -28,7 +33,12 @@ export async function cliUserKubeconfig(client: KubeClient, info: ClusterInfo, n
 
 
 /** A kubeconfig that authenticates as ServiceAccount `namespace/name`, with a token from the TokenRequest API. */
-export async function tokenKubeconfig(client: KubeClient, info: ClusterInfo, namespace: string, name: string): Promise<string> {
+export async function tokenKubeconfig(
+  client: KubeClient,
+  info: ClusterInfo,
+  namespace: string,
+  name: string,
+): Promise<string> {
   const request = await client.request<any>('POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
     { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
   const file = path.join(info.runDir, `${namespace}-${name}.kubeconfig`);
@@ -44,7 +54,10 @@ export async function tokenKubeconfig(client: KubeClient, info: ClusterInfo, nam
 }
 
 /** `cdk8s-zones <args> --kubeconfig <kubeconfig>` in this process: its exit code and output. */
-export async function runCliAs(kubeconfig: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCliAs(
+  kubeconfig: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const code = await main([...args, '--kubeconfig', kubeconfig], { stdin: process.stdin, stdout: (s) => { stdout += s; }, stderr: (s) => { stderr += s; } });

@@ -114,7 +114,10 @@ describe('zonal volumes', () => {
       const list = await client.list('v1', 'PersistentVolumeClaim', { namespace: ns });
       return { done: list.length === 3 && list.every((c: any) => c.status.phase === 'Bound'), value: list, state: JSON.stringify(list.map((c: any) => c.status.phase)) };
     });
-    const zoneOfPod = Object.fromEntries(pods.map((p) => [p.metadata.name, info.nodes.find((n) => n.name === p.spec.nodeName)!.zone]));
+    const zoneOfPod = Object.fromEntries(pods.map((p) => {
+      const node = info.nodes.find((n) => n.name === p.spec.nodeName)!;
+      return [p.metadata.name, node.zone];
+    }));
     for (const claim of claims) {
       expect(claim.spec.storageClassName).toBe(STORAGE_CLASS); // the default class
       const pv: any = await client.get('v1', 'PersistentVolume', claim.spec.volumeName);

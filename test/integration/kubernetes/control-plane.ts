@@ -112,7 +112,8 @@ class Component {
   /** CPU time the process has used so far (user + system), from /proc. */
   cpuMillis(): number {
     this.assertRunning();
-    // Fields after the command name (which is in parentheses and may contain spaces): utime and stime are the 12th and 13th.
+    // Fields after the command name (which is in parentheses and may contain spaces): utime and stime are the 12th
+    // and 13th.
     const fields = fs.readFileSync(`/proc/${this.child.pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 1000 / clockTicks();
   }
@@ -192,7 +193,11 @@ export class ControlPlane {
   private clientOrUndefined?: KubeClient;
   private infoOrUndefined?: ClusterInfo;
 
-  private constructor(readonly runDir: string, private readonly binaries: Record<string, string>, private readonly layout: NodeLayout) {
+  private constructor(
+    readonly runDir: string,
+    private readonly binaries: Record<string, string>,
+    private readonly layout: NodeLayout,
+  ) {
     this.logsDir = path.join(runDir, 'logs');
     fs.mkdirSync(this.logsDir, { recursive: true });
     fs.writeFileSync(path.join(runDir, OWNER_FILE), String(process.pid));
@@ -251,7 +256,8 @@ export class ControlPlane {
       `--service-account-key-file=${pki.serviceAccount.pub}`, `--service-account-signing-key-file=${pki.serviceAccount.key}`,
       `--service-cluster-ip-range=${SERVICE_CIDR}`,
       '--authorization-mode=Node,RBAC',
-      // As on a real cluster: privileged containers are allowed by the API server, refused by PodSecurity per namespace.
+      // As on a real cluster: privileged containers are allowed by the API server, refused by PodSecurity per
+      // namespace.
       '--allow-privileged=true',
       '--enable-admission-plugins=NamespaceLifecycle,LimitRanger,ServiceAccount,DefaultStorageClass,DefaultTolerationSeconds,' +
         'PodSecurity,PodTopologyLabels,Priority,ResourceQuota,StorageObjectInUseProtection,PersistentVolumeClaimResize,RuntimeClass,' +
@@ -262,7 +268,8 @@ export class ControlPlane {
       // Tests and benchmarks delete namespaces of up to a thousand pods (the default deletes one at a time).
       '--delete-collection-workers=8',
     ]);
-    const client = new KubeClient({ server, ca: pki.ca.cert, cert: pki.clients.admin.cert, key: pki.clients.admin.key });
+    const admin = pki.clients.admin;
+    const client = new KubeClient({ server, ca: pki.ca.cert, cert: admin.cert, key: admin.key });
     this.clientOrUndefined = client;
     await apiserver.waitReady('GET /readyz', async () => (await client.request('GET', '/readyz')).body === 'ok', timeoutMs);
 
@@ -346,7 +353,10 @@ export class ControlPlane {
     this.component(component).signal('SIGCONT');
   }
 
-  /** CPU time a component has used so far, in milliseconds (for benchmarks: less sensitive to a loaded machine than wall time). */
+  /**
+   * CPU time a component has used so far, in milliseconds (for benchmarks: less sensitive to a loaded machine than
+   * wall time).
+   */
   public cpuMillis(component: string): number {
     return this.component(component).cpuMillis();
   }

@@ -67,7 +67,10 @@ test('300 opted-in pods of a Deployment all get the zone of their node; pods not
     const done = live.filter((p) => p.spec.nodeName && p.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION]);
     return { done: live.length === 300 && done.length === 300, value: live, state: `${live.length} pods, ${done.length} annotated` };
   }, { timeoutMs: 300_000, intervalMs: 1000 });
-  const wrong = pods.filter((p) => p.metadata.annotations[ZoneAnnotation.VALUE_ANNOTATION] !== zoneOfNode.get(p.spec.nodeName));
+  const wrong = pods.filter((p) => {
+    const annotated = p.metadata.annotations[ZoneAnnotation.VALUE_ANNOTATION];
+    return annotated !== zoneOfNode.get(p.spec.nodeName);
+  });
   expect(wrong.map((p) => `${p.metadata.name} on ${p.spec.nodeName}: ${p.metadata.annotations[ZoneAnnotation.VALUE_ANNOTATION]}`)).toEqual([]);
   const zones = new Set(pods.map((p) => p.metadata.annotations[ZoneAnnotation.VALUE_ANNOTATION]));
   expect([...zones].sort()).toEqual([...info.zones].sort());

@@ -60,12 +60,18 @@ async function boundToken(secret: string): Promise<string> {
   return request.body.status.token;
 }
 
-/** Deletes the Secret `token` is bound to and waits until the API server refuses the token (its cache holds it ~10 s). */
+/**
+ * Deletes the Secret `token` is bound to and waits until the API server refuses the token (its cache holds it
+ * ~10 s).
+ */
 async function revoke(secret: string, token: string): Promise<void> {
   await client.delete('v1', 'Secret', secret, ns);
   const api = kubeApi({ server: new URL(info.server), ca: fs.readFileSync(info.ca), token: staticToken(token), source: 'test' });
   await waitFor('the old token refused', async () => {
-    const status = await api.list(resourcePath(PODS, ns), { limit: 1 }).then(() => 200, (err) => (err instanceof KubeApiError ? err.status : 0));
+    const status = await api.list(resourcePath(PODS, ns), { limit: 1 }).then(
+      () => 200,
+      (err) => (err instanceof KubeApiError ? err.status : 0),
+    );
     return { done: status === 401, state: `HTTP ${status}` };
   }, { timeoutMs: 60_000, intervalMs: 1000 });
 }

@@ -86,7 +86,8 @@ beforeAll(async () => {
 afterAll(async () => {
   running?.kill('SIGKILL');
   if (container) buildah(['rm', container]);
-  for (const o of applied.filter((x) => !x.metadata.namespace)) await client.delete(o.apiVersion, o.kind, o.metadata.name);
+  const clusterScoped = applied.filter((x) => !x.metadata.namespace);
+  for (const o of clusterScoped) await client.delete(o.apiVersion, o.kind, o.metadata.name);
   await deleteNamespace(client, ns);
   client.close();
 });

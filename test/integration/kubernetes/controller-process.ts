@@ -41,7 +41,10 @@ export interface LogLine {
   readonly [field: string]: unknown;
 }
 
-/** The controller as a pod runs it: no kubeconfig, the API server in KUBERNETES_SERVICE_HOST/PORT, token, CA, namespace in `dir`. */
+/**
+ * The controller as a pod runs it: no kubeconfig, the API server in KUBERNETES_SERVICE_HOST/PORT, token, CA,
+ * namespace in `dir`.
+ */
 export interface InCluster {
   readonly inCluster: { readonly host: string; readonly port: string; readonly dir: string };
 }
@@ -51,7 +54,10 @@ function connectionOf(connection: string | InCluster): { args: string[]; env: No
   const env = { ...process.env, KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '', KUBERNETES_SERVICE_PORT: '' };
   if (typeof connection === 'string') return { args: ['--kubeconfig', connection], env };
   const { host, port, dir } = connection.inCluster;
-  return { args: [], env: { ...env, KUBERNETES_SERVICE_HOST: host, KUBERNETES_SERVICE_PORT: port, [SERVICE_ACCOUNT_DIR_ENV]: dir } };
+  return {
+    args: [],
+    env: { ...env, KUBERNETES_SERVICE_HOST: host, KUBERNETES_SERVICE_PORT: port, [SERVICE_ACCOUNT_DIR_ENV]: dir },
+  };
 }
 
 export class ControllerProcess {
@@ -85,7 +91,12 @@ export class ControllerProcess {
   exitCode: number | null | undefined;
   private stderrTail = '';
 
-  private constructor(private readonly child: ChildProcess, readonly name: string, readonly metricsPort: number, logFile: string) {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly name: string,
+    readonly metricsPort: number,
+    logFile: string,
+  ) {
     const out = fs.createWriteStream(logFile, { flags: 'a' });
     const split = lineSplitter((line) => {
       try { this.logs.push(JSON.parse(line)); } catch { this.logs.push({ level: 'raw', msg: line }); }

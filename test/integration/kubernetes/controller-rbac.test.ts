@@ -4,8 +4,8 @@
  * takes its Lease, self-managed TLS makes its Secret and patches its own webhook configuration, the zone
  * annotator annotates a pod, the budget and rollout reconcilers write their status in the served
  * namespace, and the Redis manager (its rules by object name) watches its layout ConfigMap by name, reads
- * its Secret, scales its StatefulSets and writes its status, with no request refused. And the API server confirms what it may not do: Secrets and writes
- * elsewhere, another webhook configuration.
+ * its Secret, scales its StatefulSets and writes its status, with no request refused. And the API server
+ * confirms what it may not do: Secrets and writes elsewhere, another webhook configuration.
  */
 import { Chart, Testing } from 'cdk8s';
 import { tokenKubeconfig } from './cli-user';
@@ -58,7 +58,13 @@ function synthesize(): { objects: KubeObject[]; controller: ZoneController } {
 const serviceAccountKubeconfig = () => tokenKubeconfig(client, info, zonesNs, NAME);
 
 /** Whether the API server's authorizer lets the controller's ServiceAccount do `attributes`. */
-async function allowed(attributes: { verb: string; resource: string; group?: string; namespace?: string; name?: string }): Promise<boolean> {
+async function allowed(attributes: {
+  verb: string;
+  resource: string;
+  group?: string;
+  namespace?: string;
+  name?: string;
+}): Promise<boolean> {
   const review = await client.request<any>('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
     apiVersion: 'authorization.k8s.io/v1',
     kind: 'SubjectAccessReview',
@@ -135,15 +141,16 @@ test('with its own ServiceAccount the controller does all its work and is refuse
     return { done: pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION] === node.zone };
   });
 
-  // The Redis manager: no redis-server answers here, but it scales its StatefulSets (they have no replicas of their own),
-  // reads its Secret and layout, and writes its status ConfigMap.
+  // The Redis manager: no redis-server answers here, but it scales its StatefulSets (they have no replicas of their
+  // own), reads its Secret and layout, and writes its status ConfigMap.
   await waitFor('the Redis StatefulSets scaled by the manager and its status written', async () => {
     const statefulSets = redisStatefulSetNames(REDIS, [...info.zones]);
     const replicas = await Promise.all(statefulSets.map(async (n) => (await client.get<any>('apps/v1', 'StatefulSet', n, appsNs)).spec.replicas));
     const status = await client.find<any>('v1', 'ConfigMap', statusConfigMapName(REDIS), appsNs);
     return { done: replicas.every((r) => r === 2) && status !== undefined, state: JSON.stringify(replicas) };
   });
-  // Its layout is watched by name (a Role rule with resourceNames authorizes list and watch only with that field selector).
+  // Its layout is watched by name (a Role rule with resourceNames authorizes list and watch only with that field
+  // selector).
   expect(controller.logs.filter((l) => l.level === 'warn' || l.level === 'error').map((l) => l.msg)).not.toContain('watch failed, retrying');
 
   const refused = controller.logs.filter((l) => /forbidden|\b403\b/i.test(JSON.stringify(l)));

@@ -39,7 +39,10 @@ const nodes = planNodes({ nodesPerZone: 3, namePrefix: 'kwok-drill', podCidrOcte
 async function nodeStates(): Promise<Map<string, string>> {
   const all = await client.list('v1', 'Node');
   return new Map(all.map((n: any) => [n.metadata.name, JSON.stringify({
-    labels: n.metadata.labels, annotations: n.metadata.annotations, taints: n.spec.taints ?? [], unschedulable: n.spec.unschedulable ?? null,
+    labels: n.metadata.labels,
+    annotations: n.metadata.annotations,
+    taints: n.spec.taints ?? [],
+    unschedulable: n.spec.unschedulable ?? null,
   })]));
 }
 
@@ -105,7 +108,11 @@ for (const mode of ['outage', 'drain']) {
       fs.writeFileSync(path.join(REPORTS, `${mode}-${zone}.txt`), formatDrillReport(result, 'text'));
       const ours = result.verdicts.filter((v) => namespaces.includes(v.namespace));
       // the drill acted on the zone's nodes and only those
-      expect([...result.nodes].sort()).toEqual(info.nodes.concat(nodes as any).filter((n: any) => n.zone === zone).map((n: any) => n.name).sort());
+      const zoneNodes = info.nodes
+        .concat(nodes as any)
+        .filter((n: any) => n.zone === zone)
+        .map((n: any) => n.name);
+      expect([...result.nodes].sort()).toEqual(zoneNodes.sort());
       expect(ours.length).toBeGreaterThan(5);
       expect(ours.filter((v) => v.predicted === undefined).map((v) => v.name)).toEqual([]);
       expect(ours.filter((v) => v.kind === 'ZoneGroup').length).toBeGreaterThan(0); // rings judged as one

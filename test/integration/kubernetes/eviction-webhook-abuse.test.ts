@@ -100,13 +100,19 @@ test('malformed reviews, a body too large and a slow-drip client get prompt clea
   // longer; the webhook answers others meanwhile and afterwards.
   const dripping = stall(webhook.port, slowDrip(EVICTION_WEBHOOK_PATH), webhook.ca);
   const dryRun = reviewOf(pod, true);
-  expect(await webhook.post(dryRun)).toMatchObject({ status: 200, body: { response: { uid: dryRun.request.uid, allowed: true } } });
+  expect(await webhook.post(dryRun)).toMatchObject({
+    status: 200,
+    body: { response: { uid: dryRun.request.uid, allowed: true } },
+  });
   const cut = await dripping;
   expect(cut.text).toBe(TIMED_OUT);
   expect(cut.ms).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_S * 1000 - 100);
   expect(cut.ms).toBeLessThan(PROMPT_MS);
   const after = reviewOf(pod, true);
-  expect(await webhook.post(after)).toMatchObject({ status: 200, body: { response: { uid: after.request.uid, allowed: true } } });
+  expect(await webhook.post(after)).toMatchObject({
+    status: 200,
+    body: { response: { uid: after.request.uid, allowed: true } },
+  });
   webhook.controller.assertRunning();
 });
 

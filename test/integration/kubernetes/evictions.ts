@@ -26,7 +26,13 @@ const ADMISSION = 'admissionregistration.k8s.io/v1';
  * A fresh restricted namespace `ns` with a StatefulSet `app` of 2 pods per zone, and (`maxUnavailable`
  * given) a ZoneDisruptionBudget `app` over it; returns the StatefulSet once every pod is Ready.
  */
-export async function zonalStatefulSet(client: KubeClient, info: ClusterInfo, ns: string, app: string, maxUnavailable?: number): Promise<KubeObject> {
+export async function zonalStatefulSet(
+  client: KubeClient,
+  info: ClusterInfo,
+  ns: string,
+  app: string,
+  maxUnavailable?: number,
+): Promise<KubeObject> {
   await restrictedNamespace(client, ns);
   const sts = statefulSet(app, ns, 2 * info.zones.length, { type: 'RollingUpdate' });
   const budget = { apiVersion: 'cdk8s-zones.dev/v1alpha1', kind: 'ZoneDisruptionBudget', metadata: { name: app, namespace: ns }, spec: { selector: { matchLabels: { app } }, maxUnavailable } };
@@ -37,8 +43,14 @@ export async function zonalStatefulSet(client: KubeClient, info: ClusterInfo, ns
 }
 
 /** The names of the Ready, not terminating pods of `app` in `ns`, by zone, sorted. */
-async function readyPodsByZone(client: KubeClient, info: ClusterInfo, ns: string, app: string): Promise<Record<string, string[]>> {
-  const pods = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: `app=${app}` })).filter((p) => isReady(p) && !isTerminating(p));
+async function readyPodsByZone(
+  client: KubeClient,
+  info: ClusterInfo,
+  ns: string,
+  app: string,
+): Promise<Record<string, string[]>> {
+  const pods = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: `app=${app}` }))
+    .filter((p) => isReady(p) && !isTerminating(p));
   const byZone: Record<string, string[]> = {};
   for (const p of pods) (byZone[zoneOfNode(info, p.spec.nodeName)!] ??= []).push(p.metadata.name);
   for (const zone of Object.keys(byZone)) byZone[zone].sort();
@@ -46,7 +58,12 @@ async function readyPodsByZone(client: KubeClient, info: ClusterInfo, ns: string
 }
 
 /** Waits until `app` has 2 Ready pods in every zone; returns them by zone. */
-export async function readyInEveryZone(client: KubeClient, info: ClusterInfo, ns: string, app: string): Promise<Record<string, string[]>> {
+export async function readyInEveryZone(
+  client: KubeClient,
+  info: ClusterInfo,
+  ns: string,
+  app: string,
+): Promise<Record<string, string[]>> {
   return waitFor(`2 Ready pods of ${app} per zone`, async () => {
     const byZone = await readyPodsByZone(client, info, ns, app);
     return { done: info.zones.every((z) => byZone[z]?.length === 2), value: byZone, state: JSON.stringify(byZone) };
@@ -67,7 +84,12 @@ export async function budgetWhole(client: KubeClient, ns: string, name: string, 
 }
 
 /** Evicts a pod: 201 when allowed, else the API server's status code and message. */
-export async function evict(client: KubeClient, ns: string, name: string, dryRun = false): Promise<{ status: number; message: string }> {
+export async function evict(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  dryRun = false,
+): Promise<{ status: number; message: string }> {
   try {
     await client.request('POST', `/api/v1/namespaces/${ns}/pods/${name}/eviction${dryRun ? '?dryRun=All' : ''}`,
       { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } });
@@ -122,7 +144,10 @@ export class EvictionWebhook {
     readonly ca: string,
   ) {}
 
-  /** POSTs `body` (an object as JSON) to the webhook straight, as any client in the cluster could, not through the API server. */
+  /**
+   * POSTs `body` (an object as JSON) to the webhook straight, as any client in the cluster could, not through the
+   * API server.
+   */
   post(body: unknown): Promise<Answer> {
     return post(this.port, this.ca, EVICTION_WEBHOOK_PATH, body);
   }

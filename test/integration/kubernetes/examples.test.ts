@@ -7,8 +7,8 @@
  * controller-revision-hash label) alike.
  */
 import {
-  applyExample, ApplyResult, deleteApplied, deleteNamespace, exampleNames, operatorSecrets, RESTRICTED_LABELS, RolloutRejected, synthesizeExample,
-  waitForRollout,
+  applyExample, ApplyResult, deleteApplied, deleteNamespace, exampleNames, operatorSecrets, RESTRICTED_LABELS,
+  RolloutRejected, synthesizeExample, waitForRollout,
 } from './examples';
 import { KubeObject } from './kube-client';
 import { addNodes, planNodes } from './nodes';
@@ -61,7 +61,10 @@ function zoneLocalServices(objects: KubeObject[]): KubeObject[] {
   return objects.filter((o) => o.kind === 'Service' && o.spec?.trafficDistribution !== undefined);
 }
 
-/** Waits until every Ready pod the Service selects is an endpoint of it, in its node's zone, hinted for that zone alone. */
+/**
+ * Waits until every Ready pod the Service selects is an endpoint of it, in its node's zone, hinted for that zone
+ * alone.
+ */
 async function expectZoneHints(service: KubeObject): Promise<void> {
   const { namespace, name } = service.metadata;
   const selector = Object.entries(service.spec.selector as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',');

@@ -98,7 +98,11 @@ async function waitEstablished(client: KubeClient, crds: readonly KubeObject[], 
  * The CRDs that objects need and the API server does not serve yet: from `own` (CRDs the example itself
  * synthesizes) first, else from ../shared/crds, matched by group and kind. Throws for a kind nobody defines.
  */
-async function missingCrds(client: KubeClient, objects: readonly KubeObject[], own: readonly KubeObject[] = []): Promise<KubeObject[]> {
+async function missingCrds(
+  client: KubeClient,
+  objects: readonly KubeObject[],
+  own: readonly KubeObject[] = [],
+): Promise<KubeObject[]> {
   const needed = new Map<string, KubeObject>();
   let shared: KubeObject[] | undefined;
   for (const obj of objects) {
@@ -136,7 +140,14 @@ export interface ApplyResult {
 export async function applyManifests(
   client: KubeClient, objects: readonly KubeObject[], namespace: string, podSecurity: PodSecurityLevel = 'restricted',
 ): Promise<ApplyResult> {
-  const result: ApplyResult = { applied: [], rejections: [], warnings: [], crds: [], upstreamCrdWarnings: [], namespaces: [] };
+  const result: ApplyResult = {
+    applied: [],
+    rejections: [],
+    warnings: [],
+    crds: [],
+    upstreamCrdWarnings: [],
+    namespaces: [],
+  };
   const apply = async (obj: KubeObject, warnings = result.warnings): Promise<boolean> => {
     try {
       const res = await client.apply(obj);
@@ -154,7 +165,9 @@ export async function applyManifests(
   const rest = objects.filter((o) => o.kind !== CRD);
   const installed: KubeObject[] = [];
   for (const crd of own) if (await apply(crd)) installed.push(crd);
-  for (const crd of await missingCrds(client, rest, own)) if (await apply(crd, result.upstreamCrdWarnings)) installed.push(crd);
+  for (const crd of await missingCrds(client, rest, own)) {
+    if (await apply(crd, result.upstreamCrdWarnings)) installed.push(crd);
+  }
   await waitEstablished(client, installed);
 
   const scoped: { obj: KubeObject; rank: number }[] = [];
@@ -172,7 +185,8 @@ export async function applyManifests(
     const ns = obj.kind === 'Namespace' ? obj.metadata.name : obj.metadata.namespace;
     if (obj.kind !== 'Namespace' && ns && !namespaces.has(ns)) await restrictedNamespace(client, ns, {}, podSecurity);
     await apply(obj);
-    // The example's own Namespace: labelled after it is applied (by another field manager), so it enforces "restricted" too.
+    // The example's own Namespace: labelled after it is applied (by another field manager), so it enforces
+    // "restricted" too.
     if (obj.kind === 'Namespace') await restrictedNamespace(client, ns!, {}, podSecurity);
     if (ns) namespaces.add(ns);
   }
@@ -238,7 +252,11 @@ function rolledOut(w: any): boolean {
  * scheduled pods Ready; a Job's pods complete). Fails at once when a controller reports that it could not
  * create a pod (a rejection, e.g. by PodSecurity), and on timeout names the pods still Pending and why.
  */
-export async function waitForRollout(client: KubeClient, applied: readonly KubeObject[], opts: WaitOptions = {}): Promise<void> {
+export async function waitForRollout(
+  client: KubeClient,
+  applied: readonly KubeObject[],
+  opts: WaitOptions = {},
+): Promise<void> {
   const workloads = applied.filter((o) => WORKLOADS.has(o.kind));
   const namespaces = [...new Set(workloads.map((w) => w.metadata.namespace!))];
   await waitFor(`${workloads.map(describe).join(', ')} to roll out`, async () => {
@@ -248,7 +266,10 @@ export async function waitForRollout(client: KubeClient, applied: readonly KubeO
         .map((e: any) => `${e.involvedObject.kind} ${ns}/${e.involvedObject.name}: ${e.message.replace(/pods "[^"]+"/, 'pods')}`);
       if (failed.length) throw new RolloutRejected([...new Set(failed)]);
     }
-    const current = await Promise.all(workloads.map((w) => client.get(w.apiVersion, w.kind, w.metadata.name, w.metadata.namespace)));
+    const current = await Promise.all(workloads.map((w) => {
+      const { name, namespace } = w.metadata;
+      return client.get(w.apiVersion, w.kind, name, namespace);
+    }));
     const waiting = current.filter((w) => !rolledOut(w));
     if (waiting.length === 0) return { done: true };
     const pending = (await Promise.all(namespaces.map((ns) => client.list('v1', 'Pod', { namespace: ns, fieldSelector: 'status.phase=Pending' })))).flat()

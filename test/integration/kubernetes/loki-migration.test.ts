@@ -52,10 +52,18 @@ async function configsOf(component: string): Promise<Record<string, string>> {
 
 const status = async (name: string) => (await client.get<any>(ZAU, 'ZoneAwareUpdate', name, ns)).status ?? {};
 
-/** What the API server holds of a component's ReplicaSets: to hold beside a status that waits on them, should a wait time out. */
+/**
+ * What the API server holds of a component's ReplicaSets: to hold beside a status that waits on them, should a wait
+ * time out.
+ */
 async function replicaSetsOf(component: string): Promise<string> {
   const sets = await client.list<any>('apps/v1', 'ReplicaSet', { namespace: ns, labelSelector: `app.kubernetes.io/component=${component}` });
-  const summary = (r: any) => ({ name: r.metadata.name, spec: r.spec.replicas, status: r.status?.replicas, generation: r.metadata.generation });
+  const summary = (r: any) => ({
+    name: r.metadata.name,
+    spec: r.spec.replicas,
+    status: r.status?.replicas,
+    generation: r.metadata.generation,
+  });
   return JSON.stringify(sets.map((r) => ({ ...summary(r), observed: r.status?.observedGeneration })));
 }
 

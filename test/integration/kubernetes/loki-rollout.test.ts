@@ -105,8 +105,8 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
       await new Promise((r) => setTimeout(r, 25));
     }
   })();
-  // Down intervals end when the successor first answers /ready, looked at every 20 ms, so an interval never seems to last
-  // past the moment the controller (which looks every 0.5 s) can have seen it end.
+  // Down intervals end when the successor first answers /ready, looked at every 20 ms, so an interval never seems to
+  // last past the moment the controller (which looks every 0.5 s) can have seen it end.
   const poller = loki.pollContinuously();
   try {
     await new Promise((r) => setTimeout(r, 2_000));
@@ -127,7 +127,8 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
   }
 
   // Never two zones down at once: no two down intervals of different zones overlap.
-  const overlaps = loki.downs.flatMap((a) => loki.downs.filter((b) => a.zone < b.zone && a.from < b.to! && b.from < a.to!)
+  const overlaps = loki.downs.flatMap((a) => loki.downs
+    .filter((b) => a.zone < b.zone && a.from < b.to! && b.from < a.to!)
     .map((b) => `${a.pod} ${a.from}-${a.to} and ${b.pod} ${b.from}-${b.to}`));
   expect(overlaps).toEqual([]);
   // Zone after zone, a zone per wave, as the planner plans it.
@@ -136,7 +137,8 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
   expect(batches).toEqual(ZONES.map((zone) => ({ zone, size: PER_ZONE })));
   expect(refused).toEqual([]);
   // The pushes went on through the rollout: some were accepted while each zone had ingesters down.
-  const whileDown = (z: string) => acceptedAt.filter((t) => loki.downs.some((d) => d.zone === z && d.from <= t && t <= d.to!)).length;
+  const isDownAt = (z: string, t: number) => loki.downs.some((d) => d.zone === z && d.from <= t && t <= d.to!);
+  const whileDown = (z: string) => acceptedAt.filter((t) => isDownAt(z, t)).length;
   const acceptedWhileDown = Object.fromEntries(ZONES.map((z) => [z, whileDown(z) > 0]));
   expect(acceptedWhileDown).toEqual(Object.fromEntries(ZONES.map((z) => [z, true])));
 

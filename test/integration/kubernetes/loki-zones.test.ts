@@ -25,7 +25,10 @@ afterAll(async () => {
   client.close();
 });
 
-/** The Loki chart's objects; `zoneSource` may add to another chart (the controller, which the test runs as a process). */
+/**
+ * The Loki chart's objects; `zoneSource` may add to another chart (the controller, which the test runs as a
+ * process).
+ */
 function lokiObjects(zoneSource: (elsewhere: Chart) => ZoneSource): any[] {
   const app = Testing.app();
   const elsewhere = new Chart(app, 'controller');
@@ -102,5 +105,7 @@ test('controller: every ingester pod is annotated with its node\'s zone by the r
     return { done: live.length === 6 && missing.length === 0, value: live, state: `${missing.length} of ${live.length} not annotated` };
   });
   expect(podsByZone(info, pods)).toEqual({ 'zone-a': 2, 'zone-b': 2, 'zone-c': 2 });
-  for (const p of pods) expect(p.metadata.annotations[ZoneAnnotation.VALUE_ANNOTATION]).toBe(zoneOfNode(info, p.spec.nodeName));
+  for (const p of pods) {
+    expect(p.metadata.annotations[ZoneAnnotation.VALUE_ANNOTATION]).toBe(zoneOfNode(info, p.spec.nodeName));
+  }
 });

@@ -26,7 +26,10 @@ export interface NodeLayout {
   readonly region?: string;
   /** Node names are `<namePrefix>-<zone, lower-cased, cleaned and cut to 24 characters>-<i>`. @default 'kwok' */
   readonly namePrefix?: string;
-  /** The second octet of the pod CIDRs, `127.<octet>.<node>.0/24`, so two layouts in one cluster never share pod IPs. @default 244 */
+  /**
+   * The second octet of the pod CIDRs, `127.<octet>.<node>.0/24`, so two layouts in one cluster never share pod IPs.
+   * @default 244
+   */
   readonly podCidrOctet?: number;
   /**
    * Pod IPs in 10.0.0.0/8 (`10.<octet>.<node>.0/24`) instead of loopback: the EndpointSlice controller then lists the

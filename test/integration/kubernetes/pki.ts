@@ -62,7 +62,10 @@ function issue(dir: string, name: string, ca: CertFiles, subject: string, extens
   return files;
 }
 
-/** Writes a fresh CA, the API server's certificate, one client certificate per `CLIENTS` entry and the service account key pair into `dir`. */
+/**
+ * Writes a fresh CA, the API server's certificate, one client certificate per `CLIENTS` entry and the service account
+ * key pair into `dir`.
+ */
 export function createPki(dir: string, serviceClusterIp: string): Pki {
   fs.mkdirSync(dir, { recursive: true });
   const ca = { cert: path.join(dir, 'ca.crt'), key: path.join(dir, 'ca.key') };

@@ -17,14 +17,22 @@ export interface PodWatch {
 }
 
 /** Starts the watch and resolves once the API server answered it (events from then on are seen as they happen). */
-export async function watchPods(info: ClusterInfo, namespace: string, onEvent: (e: PodEvent) => void): Promise<PodWatch> {
+export async function watchPods(
+  info: ClusterInfo,
+  namespace: string,
+  onEvent: (e: PodEvent) => void,
+): Promise<PodWatch> {
   const url = new URL(info.server);
   let stopped = false;
   let req: ReturnType<typeof https.request> | undefined;
   let resourceVersion = '';
   let markOpened!: () => void;
   const opened = new Promise<void>((resolve) => { markOpened = resolve; });
-  const agent = new https.Agent({ ca: fs.readFileSync(info.ca), cert: fs.readFileSync(info.cert), key: fs.readFileSync(info.key) });
+  const agent = new https.Agent({
+    ca: fs.readFileSync(info.ca),
+    cert: fs.readFileSync(info.cert),
+    key: fs.readFileSync(info.key),
+  });
   const once = () => new Promise<void>((resolve, reject) => {
     const path = `/api/v1/namespaces/${namespace}/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=600${resourceVersion ? `&resourceVersion=${resourceVersion}` : ''}`;
     req = https.request({ host: url.hostname, port: url.port, path, method: 'GET', agent }, (res) => {

@@ -82,7 +82,9 @@ export class FakeZonalProvisioner {
     const classes = new Map((await this.client.list('storage.k8s.io/v1', 'StorageClass'))
       .filter((c: any) => c.provisioner === PROVISIONER).map((c: any) => [c.metadata.name, c]));
     const waiting = (await this.client.list('v1', 'PersistentVolumeClaim'))
-      .filter((c: any) => !c.spec.volumeName && classes.has(c.spec.storageClassName) && c.metadata.annotations?.[SELECTED_NODE]);
+      .filter((c: any) => !c.spec.volumeName
+        && classes.has(c.spec.storageClassName)
+        && c.metadata.annotations?.[SELECTED_NODE]);
     for (const claim of waiting) {
       const node = await this.client.find('v1', 'Node', claim.metadata.annotations[SELECTED_NODE]);
       if (!node) continue; // the node went away; the scheduler will pick another one

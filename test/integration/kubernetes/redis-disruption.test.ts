@@ -39,7 +39,10 @@ function redis(ns: string, controller: ZoneControllerProps): { objects: KubeObje
   return { objects: Testing.synth(chart), cluster };
 }
 
-/** Applies the cluster (and its password Secret, as an operator makes it) into a fresh namespace, waits for its pods. */
+/**
+ * Applies the cluster (and its password Secret, as an operator makes it) into a fresh namespace, waits for its
+ * pods.
+ */
 interface Deployed {
   readonly ns: string;
   readonly cluster: ZonalRedisCluster;
@@ -52,7 +55,8 @@ async function deploy(controller: ZoneControllerProps, extra: KubeObject[] = [])
   const { objects, cluster } = redis(ns, controller);
   const result = await applyManifests(client, [...extra, ...operatorSecrets(objects), ...objects], ns);
   expect(result.rejections).toEqual([]);
-  // the StatefulSets hold no replicas: the Redis manager (not run here) scales them to the layout; the test does it for it
+  // the StatefulSets hold no replicas: the Redis manager (not run here) scales them to the layout; the test does it
+  // for it
   for (const s of objects.filter((o) => o.kind === 'StatefulSet')) {
     const zone = s.metadata.labels!['cdk8s-zones.dev/zone'];
     await client.patch('apps/v1', 'StatefulSet', s.metadata.name, { spec: { replicas: cluster.layout.nodesPerZone[zone] } }, ns);
@@ -80,7 +84,10 @@ async function allReady(ns: string): Promise<void> {
 
 test('with the eviction webhook: a ZoneDisruptionBudget; a master then its replica is refused, two pods of one zone pass', async () => {
   // The CRD that the app's ZoneController installs is applied too; the controller itself is the process started below.
-  const { ns, cluster, objects } = await deploy({ redisManager: true, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged() }, zdbCrd());
+  const { ns, cluster, objects } = await deploy(
+    { redisManager: true, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged() },
+    zdbCrd(),
+  );
   expect(objects.filter((o) => o.kind.endsWith('DisruptionBudget')).map((o) => o.kind)).toEqual(['ZoneDisruptionBudget']);
   await allReady(ns);
   const webhook = await EvictionWebhook.start(client, info, ns);

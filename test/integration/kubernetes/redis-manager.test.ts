@@ -28,7 +28,8 @@ import { OutageMode, zoneOutage } from './zone-outage';
 import { splitAddress } from '../../../controller/src/redis/executor';
 import { FINALIZED_AFTER_PASSES } from '../../../controller/src/redis/health';
 import {
-  LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION, redisResetConfirmation, layoutConfigMapName,
+  LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION, redisResetConfirmation,
+  layoutConfigMapName,
 } from '../../../src/contract/redis';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import {
@@ -52,17 +53,23 @@ type Status = RedisStatus;
 /** The reasons of the Events about the cluster (on its layout ConfigMap), oldest first. */
 async function clusterEvents(): Promise<{ type: string; reason: string; message: string }[]> {
   const events = await client.list<any>('v1', 'Event', { namespace: ns, fieldSelector: `involvedObject.name=${layoutConfigMapName(NAME)}` });
-  return events.sort((a, b) => (a.firstTimestamp < b.firstTimestamp ? -1 : 1)).map((e) => ({ type: e.type, reason: e.reason, message: e.message }));
+  return events
+    .sort((a, b) => (a.firstTimestamp < b.firstTimestamp ? -1 : 1))
+    .map((e) => ({ type: e.type, reason: e.reason, message: e.message }));
 }
 
 const status = () => onKwok.status();
 /** Waits until the status ConfigMap, written after `since`, says what `check` wants (redis-on-kwok.ts). */
-const statusWhere = (what: string, since: Date, check: (s: Status) => boolean) => onKwok.statusWhere(what, since, check, controller);
+const statusWhere = (what: string, since: Date, check: (s: Status) => boolean) =>
+  onKwok.statusWhere(what, since, check, controller);
 const address = (name: string) => onKwok.address(name);
 /** The steps the controller has taken so far (its log), of one kind. */
 const steps = (kind: string): any[] => controller!.logs.filter((l) => l.msg === 'redis step' && (l.step as any)?.kind === kind).map((l) => l.step);
 
-/** The cluster as planned: each shard's slots on its planned master (as redis-server itself says), replicas in other zones. */
+/**
+ * The cluster as planned: each shard's slots on its planned master (as redis-server itself says), replicas in other
+ * zones.
+ */
 async function expectPlanned(s: Status): Promise<void> {
   expect({ healthy: s.healthy, issues: s.issues, nextSteps: s.nextSteps, skippedPods: s.skippedPods })
     .toEqual({ healthy: true, issues: [], nextSteps: [], skippedPods: [] });
@@ -77,7 +84,8 @@ async function expectPlanned(s: Status): Promise<void> {
   }
   const owners = await slotOwners(redis.inventory[0].address, PASSWORD);
   for (const shard of layout.shards) {
-    expect([shard.index, new Set(owners.slice(shard.slotStart, shard.slotEnd + 1))]).toEqual([shard.index, new Set([address(shard.master)])]);
+    const servedBy = new Set(owners.slice(shard.slotStart, shard.slotEnd + 1));
+    expect([shard.index, servedBy]).toEqual([shard.index, new Set([address(shard.master)])]);
   }
 }
 
@@ -99,7 +107,11 @@ test('the manager scales the StatefulSets (which hold no replicas) to the layout
   controller = await ControllerProcess.start(info, 'redis-manager', ['--reconcilers', 'redis', '--redis-namespaces', ns, '--redis-interval', '1s']);
   const sets = await waitFor('the manager to scale each zone\'s StatefulSet to the layout', async () => {
     const all = await client.list<any>('apps/v1', 'StatefulSet', { namespace: ns });
-    return { done: all.length === 3 && all.every((x) => x.spec.replicas === 2), value: all, state: JSON.stringify(all.map((x) => x.spec.replicas)) };
+    return {
+      done: all.length === 3 && all.every((x) => x.spec.replicas === 2),
+      value: all,
+      state: JSON.stringify(all.map((x) => x.spec.replicas)),
+    };
   });
   expect(sets.map((x) => [x.metadata.name, x.spec.replicas])).toEqual(info.zones.map((z) => [`${NAME}-${z}`, 2]));
   await waitForRollout(client, applied);
@@ -111,7 +123,9 @@ test('the manager scales the StatefulSets (which hold no replicas) to the layout
 
   layout = RedisShardLayout.fromJson((await client.get<any>('v1', 'ConfigMap', layoutConfigMapName(NAME), ns)).data[LAYOUT_KEY]);
   await onKwok.runPods(pods);
-  for (const n of redis.inventory) expect([n.name, exposesPassword(redis.pid(n.name)!, PASSWORD)]).toEqual([n.name, [false, false]]);
+  for (const n of redis.inventory) {
+    expect([n.name, exposesPassword(redis.pid(n.name)!, PASSWORD)]).toEqual([n.name, [false, false]]);
+  }
   // each pod is in its planned zone (the StatefulSet of the zone pins it there)
   expect(redis.inventory.map((n) => [n.name, n.zone]).sort()).toEqual(layout.nodes.map((n) => [n.name, n.zone]).sort());
 });
@@ -165,7 +179,8 @@ test('labelled pods the controller must not manage: one of no StatefulSet is ski
     await client.delete('v1', 'Pod', impostor, ns, { gracePeriodSeconds: 0 });
     await deleteNamespace(client, other);
   }
-  // the other namespace's labelled pod was never listed: no pass over a cluster there (it would fail: no layout ConfigMap)
+  // the other namespace's labelled pod was never listed: no pass over a cluster there (it would fail: no layout
+  // ConfigMap)
   expect(controller!.logs.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
   await statusWhere('no pod skipped any more', new Date(), (x) => x.skippedPods.length === 0);
 });
@@ -250,7 +265,11 @@ async function annotate(annotations: Record<string, string | null>): Promise<voi
 }
 
 /** The status once it reports `operation` asked after `since`, and `check` holds. */
-async function operationReported(operation: string, since: Date, check: (s: Status) => boolean = () => true): Promise<Status> {
+async function operationReported(
+  operation: string,
+  since: Date,
+  check: (s: Status) => boolean = () => true,
+): Promise<Status> {
   return statusWhere(`operation ${operation} reported`, since, (x) =>
     x.lastOperation?.operation === operation && new Date(x.lastOperation.at) > since && check(x));
 }
@@ -265,7 +284,8 @@ test('manual operations by annotation: an unknown one and a reset without its co
     const s = await operationReported(asked, since);
     expect(s.lastOperation).toMatchObject({ operation: asked, result: 'refused', message: expect.stringContaining(message) });
     const annotations = (await client.get<any>('v1', 'ConfigMap', layoutConfigMapName(NAME), ns)).metadata.annotations ?? {};
-    expect([annotations[REDIS_OPERATION_ANNOTATION], annotations[REDIS_RESET_CONFIRM_ANNOTATION]]).toEqual([undefined, undefined]);
+    const remaining = [annotations[REDIS_OPERATION_ANNOTATION], annotations[REDIS_RESET_CONFIRM_ANNOTATION]];
+    expect(remaining).toEqual([undefined, undefined]);
   }
   expect((await clusterEvents()).filter((e) => e.reason === 'RedisOperationRefused').map((e) => e.type)).toEqual(['Warning', 'Warning']);
   expect(await missingKeys(redis.inventory, acked, PASSWORD)).toEqual([]);

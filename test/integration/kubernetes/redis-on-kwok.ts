@@ -27,7 +27,10 @@ import { nodeClient, RedisProcesses } from '../redis/redis-cluster';
 
 /** The status ConfigMap's state.json. */
 export type RedisStatus = ClusterState & {
-  skippedPods: string[]; updated: string; health: RedisHealth; lastOperation?: { operation: string; result: string; message: string; at: string };
+  skippedPods: string[];
+  updated: string;
+  health: RedisHealth;
+  lastOperation?: { operation: string; result: string; message: string; at: string };
 };
 
 export interface RedisOnKwokOptions {
@@ -43,7 +46,12 @@ export class RedisOnKwok {
   /** The planned layout, once `runPods` has read it from the layout ConfigMap. */
   layout!: RedisShardLayout;
 
-  constructor(private readonly client: KubeClient, private readonly info: ClusterInfo, readonly ns: string, readonly opts: RedisOnKwokOptions) {
+  constructor(
+    private readonly client: KubeClient,
+    private readonly info: ClusterInfo,
+    readonly ns: string,
+    readonly opts: RedisOnKwokOptions,
+  ) {
     this.redis = new RedisProcesses(opts.nodeTimeoutMs, opts.password);
   }
 
@@ -117,14 +125,22 @@ export class RedisOnKwok {
     return cm ? JSON.parse(cm.data[STATUS_KEY]) : undefined;
   }
 
-  /** Waits until the status ConfigMap, written after `since`, says what `check` wants; on timeout shows the last status. */
+  /**
+   * Waits until the status ConfigMap, written after `since`, says what `check` wants; on timeout shows the last
+   * status.
+   */
   async statusWhere(
     what: string, since: Date, check: (s: RedisStatus) => boolean, controller?: ControllerProcess, timeoutMs = 120_000,
   ): Promise<RedisStatus> {
     return waitFor(`the status ConfigMap to report ${what}`, async () => {
       controller?.assertRunning();
       const s = await this.status();
-      const state = JSON.stringify(s && { healthy: s.healthy, mastersPerZone: s.mastersPerZone, issues: s.issues, skippedPods: s.skippedPods });
+      const state = JSON.stringify(s && {
+        healthy: s.healthy,
+        mastersPerZone: s.mastersPerZone,
+        issues: s.issues,
+        skippedPods: s.skippedPods,
+      });
       return { done: !!s && new Date(s.updated) > since && check(s), value: s, state };
     }, { timeoutMs, intervalMs: 500 });
   }

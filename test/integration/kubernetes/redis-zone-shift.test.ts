@@ -28,15 +28,21 @@ const GROUP = 'cdk8s-zones.dev/v1alpha1';
 const ZONE = info.zones[0];
 const SHIFT = `${ZONE}-impaired`;
 const REDIS_INTERVAL_S = 1;
-const cluster = new RedisOnKwok(client, info, ns, { name: NAME, password: PASSWORD, nodeTimeoutMs: NODE_TIMEOUT_MS, zoneShift: true });
+const cluster = new RedisOnKwok(client, info, ns, {
+  name: NAME,
+  password: PASSWORD,
+  nodeTimeoutMs: NODE_TIMEOUT_MS,
+  zoneShift: true,
+});
 const CONTROLLER_ARGS = ['--reconcilers', 'redis,zone-shift', '--redis-namespaces', ns, '--redis-interval', `${REDIS_INTERVAL_S}s`];
 
 /**
  * How soon after the shift's creation its zone must hold no master: the redis reconciler's debounce of a watch
- * event (250 ms, reconcilers/redis-watching.ts), or else its poll (REDIS_INTERVAL_S); a full pass (three API reads, the nodes
- * observed); a first CLUSTER FAILOVER that Redis may abort after its CLUSTER_MF_TIMEOUT (5 s) when the votes come
- * late on a loaded machine; the wait before the replica may stand for election again (Redis's auth_retry_time,
- * 4 x cluster-node-timeout); a second attempt (5 s); and 3 s for the passes' API reads and observations.
+ * event (250 ms, reconcilers/redis-watching.ts), or else its poll (REDIS_INTERVAL_S); a full pass (three API
+ * reads, the nodes observed); a first CLUSTER FAILOVER that Redis may abort after its CLUSTER_MF_TIMEOUT (5 s)
+ * when the votes come late on a loaded machine; the wait before the replica may stand for election again
+ * (Redis's auth_retry_time, 4 x cluster-node-timeout); a second attempt (5 s); and 3 s for the passes' API reads
+ * and observations.
  */
 const MASTERS_OUT_BOUND_MS = 250 + REDIS_INTERVAL_S * 1000 + 5000 + 4 * NODE_TIMEOUT_MS + 5000 + 3000;
 
@@ -69,7 +75,8 @@ interface Masters {
 async function masters(): Promise<Masters> {
   const views = await cluster.selfViews();
   const found = [...views].filter(([, e]) => e.flags.includes('master') && e.slots.length > 0).map(([name, e]) => [name, e.slots] as const);
-  const slots = new Set(found.flatMap(([, ranges]) => ranges.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i))));
+  const slots = new Set(found.flatMap(([, ranges]) => ranges.flatMap(([a, b]) =>
+    Array.from({ length: b - a + 1 }, (_, i) => a + i))));
   return { masters: new Map(found), served: slots.size };
 }
 
@@ -101,15 +108,20 @@ function watchZoneMasters(): { stop(): Promise<string[]> } {
   return { stop: async () => { stopped = true; await running; return seen; } };
 }
 
-/** The cluster as planned: healthy, each shard's slots on its planned master (as redis-server says), one master per zone. */
+/**
+ * The cluster as planned: healthy, each shard's slots on its planned master (as redis-server says), one master per
+ * zone.
+ */
 async function expectPlanned(s: RedisStatus): Promise<void> {
   const { layout } = cluster;
-  expect({ healthy: s.healthy, issues: s.issues, slotsServed: s.slotsServed }).toEqual({ healthy: true, issues: [], slotsServed: 16384 });
+  expect({ healthy: s.healthy, issues: s.issues, slotsServed: s.slotsServed })
+    .toEqual({ healthy: true, issues: [], slotsServed: 16384 });
   expect(s.mastersPerZone).toEqual(Object.fromEntries(info.zones.map((z) => [z, 1])));
   expect(s.nodes.map((n) => [n.name, n.role])).toEqual(layout.nodes.map((p) => [p.name, p.role]));
   const owners = await slotOwners(cluster.redis.inventory[0].address, PASSWORD);
   for (const shard of layout.shards) {
-    expect([shard.index, new Set(owners.slice(shard.slotStart, shard.slotEnd + 1))]).toEqual([shard.index, new Set([cluster.address(shard.master)])]);
+    const servedBy = new Set(owners.slice(shard.slotStart, shard.slotEnd + 1));
+    expect([shard.index, servedBy]).toEqual([shard.index, new Set([cluster.address(shard.master)])]);
   }
 }
 
@@ -135,7 +147,10 @@ async function expectNoAcknowledgedWriteLost(writer: WaitAckedWriter, what: stri
 /** Nodes by name with the shift's taint. */
 async function taintedNodes(): Promise<string[]> {
   const nodes = await client.list<any>('v1', 'Node');
-  return nodes.filter((n) => (n.spec.taints ?? []).some((t: any) => t.key === ZONE_SHIFT_TAINT_KEY)).map((n) => n.metadata.name).sort();
+  return nodes
+    .filter((n) => (n.spec.taints ?? []).some((t: any) => t.key === ZONE_SHIFT_TAINT_KEY))
+    .map((n) => n.metadata.name)
+    .sort();
 }
 
 afterAll(async () => {
@@ -149,7 +164,8 @@ afterAll(async () => {
 let shardOfZone: { master: string; heir: string };
 
 test('the cluster runs as planned: real redis-server processes on their kwok pod IPs, the controller with the redis and zone-shift reconcilers', async () => {
-  const { applied, rejections } = await applyManifests(client, [zoneShiftCrd() as KubeObject, ...cluster.manifests()], ns);
+  const manifests = [zoneShiftCrd() as KubeObject, ...cluster.manifests()];
+  const { applied, rejections } = await applyManifests(client, manifests, ns);
   expect(rejections).toEqual([]);
   const started = new Date();
   controller = await ControllerProcess.start(info, 'redis-zone-shift', CONTROLLER_ARGS);
@@ -168,7 +184,8 @@ test(`a ZoneShift of ${ZONE}: its master fails over gracefully within the bound,
     await client.create(shiftObject(10));
     const ms = await untilMastersOut(MASTERS_OUT_BOUND_MS);
     console.log(`shift of ${ZONE}: no master there, every slot served, ${ms} ms after the ZoneShift was created (bound ${MASTERS_OUT_BOUND_MS} ms)`);
-    // graceful failovers (one, or a retry of one Redis aborted), to the replica of the zone's master (in another zone); no forced one
+    // graceful failovers (one, or a retry of one Redis aborted), to the replica of the zone's master (in another
+    // zone); no forced one
     expect(distinct(steps('failover').slice(failoversBefore))).toEqual([failoverTo(shardOfZone.heir)]);
     expect(steps('force-failover')).toEqual([]);
     const since = new Date();

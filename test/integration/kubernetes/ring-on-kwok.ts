@@ -47,7 +47,10 @@ export function lokiObjects(
   return Testing.synth(chart);
 }
 
-/** The objects of `lokiObjects` the cluster runs: the ingester StatefulSets, their Service and ConfigMap, the ZoneAwareUpdate. */
+/**
+ * The objects of `lokiObjects` the cluster runs: the ingester StatefulSets, their Service and ConfigMap, the
+ * ZoneAwareUpdate.
+ */
 export function lokiIngesterManifests(objects: KubeObject[]): KubeObject[] {
   return objects.filter((o: KubeObject) => ['StatefulSet', 'ZoneAwareUpdate', 'ConfigMap'].includes(o.kind)
     || (o.kind === 'Service' && o.metadata.name === 'logs-ingester'));
@@ -65,7 +68,11 @@ export class RingOnKwok {
    * from them); ingester pods named `<ingesterPrefix>...` are run as they come (`onPod`), as their ConfigMap says.
    */
   public static async start(root: string, ingesterPrefix: string, objects: KubeObject[]): Promise<RingOnKwok> {
-    const port = async (): Promise<Ports> => ({ http: await freePort(), grpc: await freePort(), memberlist: await freePort() });
+    const port = async (): Promise<Ports> => ({
+      http: await freePort(),
+      grpc: await freePort(),
+      memberlist: await freePort(),
+    });
     const ports = { distributor: await port(), querier: await port() };
     const ring = new RingOnKwok(root, ingesterPrefix, objects, Object.values(ports).map((p) => `127.0.0.1:${p.memberlist}`));
     const layout = lokiRing(objects);
@@ -86,7 +93,10 @@ export class RingOnKwok {
   private readonly released = new Map<string, Promise<void>>();
 
   private constructor(
-    private readonly root: string, private readonly ingesterPrefix: string, private readonly objects: KubeObject[], private readonly join: string[],
+    private readonly root: string,
+    private readonly ingesterPrefix: string,
+    private readonly objects: KubeObject[],
+    private readonly join: string[],
   ) {}
 
   public get distributor(): CortexProcess {
@@ -97,7 +107,10 @@ export class RingOnKwok {
     return this.helpers[1];
   }
 
-  /** Runs `pod` as its kubelet would: once its predecessor (same name) and the last process on its IP stopped, an ingester. */
+  /**
+   * Runs `pod` as its kubelet would: once its predecessor (same name) and the last process on its IP stopped, an
+   * ingester.
+   */
   public onPod(type: string, pod: any): void {
     const name: string = pod.metadata.name;
     if (!name.startsWith(this.ingesterPrefix)) return;
@@ -114,7 +127,8 @@ export class RingOnKwok {
       const free = this.released.get(entry.ip) ?? Promise.resolve();
       this.after(name, async () => {
         await free;
-        entry.process = this.run(name, member, entry.ip, { http: HTTP_PORT, grpc: GRPC_PORT, memberlist: MEMBERLIST_PORT });
+        const ports = { http: HTTP_PORT, grpc: GRPC_PORT, memberlist: MEMBERLIST_PORT };
+        entry.process = this.run(name, member, entry.ip, ports);
       });
     }
   }
@@ -127,7 +141,10 @@ export class RingOnKwok {
     }));
   }
 
-  /** Polls every 20 ms until `stop` is called: an interval then never seems to last past the moment it ended by more than that. */
+  /**
+   * Polls every 20 ms until `stop` is called: an interval then never seems to last past the moment it ended by more
+   * than that.
+   */
   public pollContinuously(): { stop: () => Promise<void> } {
     let polling = true;
     const loop = (async () => {
@@ -142,10 +159,16 @@ export class RingOnKwok {
   /** The most zones that had a pod down at the same moment. */
   public maxZonesDownAtOnce(): number {
     const ended = this.downs.map((d) => ({ ...d, to: d.to ?? Number.POSITIVE_INFINITY }));
-    return Math.max(0, ...ended.map((a) => new Set(ended.filter((b) => b.from <= a.from && a.from < b.to).map((b) => b.zone)).size));
+    const zonesDownAt = (a: typeof ended[number]) => ended
+      .filter((b) => b.from <= a.from && a.from < b.to)
+      .map((b) => b.zone);
+    return Math.max(0, ...ended.map((a) => new Set(zonesDownAt(a)).size));
   }
 
-  /** The pods taken down together: a wave starts at a deletion while no pod is down (per /ready), later ones join it. */
+  /**
+   * The pods taken down together: a wave starts at a deletion while no pod is down (per /ready), later ones join
+   * it.
+   */
   public waves(): Down[][] {
     const waves: Down[][] = [];
     const byStart = [...this.downs].sort((a, b) => a.from - b.from);

@@ -24,7 +24,13 @@ function manifests(): KubeObject[] {
     containers: [{ image: 'postgres:17', portNumber: 5432, securityContext: { user: 1000 } }],
   });
   // Only the schemas are tried here: no controller acts on the resources.
-  const elsewhere = { controller: ZoneController.fromInstalled({ workloadNamespaces: [ns], zoneAwareUpdate: true, zoneDisruptionBudget: true }) };
+  const elsewhere = {
+    controller: ZoneController.fromInstalled({
+      workloadNamespaces: [ns],
+      zoneAwareUpdate: true,
+      zoneDisruptionBudget: true,
+    }),
+  };
   new ZoneAwareUpdate(chart, 'update', { ...elsewhere, target: RolloutTarget.statefulSet(db), maxUnavailable: '34%', pauseCondition: { annotation: 'example.com/hold' } });
   new ZoneAwareUpdate(chart, 'group', {
     ...elsewhere, target: RolloutTarget.statefulSetGroupNames(['ingester-a', 'ingester-b']), maxUnavailable: 2, readyCheck: { path: '/ready', port: 3100 },

@@ -59,10 +59,10 @@ export interface Batch { zone: string; pods: string[] }
  * (every pod present, Ready, none terminating), the state a controller waits for between steps: for a
  * StatefulSet (`startsAt: 'deletion'`) a deletion, for a Deployment rolled by scaling its ReplicaSets
  * (`'creation'`) a deletion or the creation of a new pod, whichever the two ReplicaSets' controllers do
- * first. Deletions while unsettled join the current batch. (kwok sometimes deletes a recreated pod a second time, by name: such pods are not
- * original ones and are left out.) Also records how many zones had an unavailable original pod
- * (terminating, missing or not Ready) at the same time, at most, from the first moment the watch has seen
- * every pod settled.
+ * first. Deletions while unsettled join the current batch. (kwok sometimes deletes a recreated pod a second
+ * time, by name: such pods are not original ones and are left out.) Also records how many zones had an
+ * unavailable original pod (terminating, missing or not Ready) at the same time, at most, from the first
+ * moment the watch has seen every pod settled.
  */
 export class RolloutObserver {
   readonly batches: Batch[] = [];
@@ -75,8 +75,11 @@ export class RolloutObserver {
   private armed = false;
 
   constructor(
-    private readonly zones: ReadonlyMap<string, string>, private readonly original: ReadonlySet<string>, private readonly replicas: number,
-    private readonly zoneOfNode: (node: string) => string | undefined, private readonly startsAt: 'deletion' | 'creation' = 'deletion',
+    private readonly zones: ReadonlyMap<string, string>,
+    private readonly original: ReadonlySet<string>,
+    private readonly replicas: number,
+    private readonly zoneOfNode: (node: string) => string | undefined,
+    private readonly startsAt: 'deletion' | 'creation' = 'deletion',
   ) {
     for (const zone of zones.values()) this.initialPerZone.set(zone, (this.initialPerZone.get(zone) ?? 0) + 1);
   }
@@ -103,7 +106,9 @@ export class RolloutObserver {
     this.armed ||= this.settled();
     if (!this.armed) return;
     const available = new Map<string, number>();
-    for (const p of this.live.values()) if (p.ready && !p.terminating && p.zone) available.set(p.zone, (available.get(p.zone) ?? 0) + 1);
+    for (const p of this.live.values()) {
+      if (p.ready && !p.terminating && p.zone) available.set(p.zone, (available.get(p.zone) ?? 0) + 1);
+    }
     const disrupted = [...this.initialPerZone].filter(([zone, count]) => (available.get(zone) ?? 0) < count).length;
     this.maxZonesDisrupted = Math.max(this.maxZonesDisrupted, disrupted);
   }

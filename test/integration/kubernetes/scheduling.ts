@@ -57,7 +57,10 @@ export async function livePods(client: KubeClient, namespace: string, labelSelec
   return (await client.list('v1', 'Pod', { namespace, labelSelector })).filter((p: any) => !isTerminating(p));
 }
 
-/** Pod counts per zone of the pods' nodes, every zone of the cluster listed (0 when empty). Unscheduled pods are not counted. */
+/**
+ * Pod counts per zone of the pods' nodes, every zone of the cluster listed (0 when empty). Unscheduled pods are not
+ * counted.
+ */
 export function podsByZone(info: ClusterInfo, pods: readonly any[]): Record<string, number> {
   const zoneOf = new Map(info.nodes.map((n) => [n.name, n.zone]));
   const counts: Record<string, number> = Object.fromEntries(info.zones.map((z) => [z, 0]));
@@ -75,7 +78,10 @@ export function podsByNode(pods: readonly any[]): Record<string, number> {
   return counts;
 }
 
-/** Why the scheduler left a pod Pending (its PodScheduled condition), or undefined when it is scheduled or not tried yet. */
+/**
+ * Why the scheduler left a pod Pending (its PodScheduled condition), or undefined when it is scheduled or not tried
+ * yet.
+ */
 export function unschedulableReason(pod: any): string | undefined {
   const c = (pod.status?.conditions ?? []).find((x: any) => x.type === 'PodScheduled');
   return c?.status === 'False' && c.reason === 'Unschedulable' ? c.message : undefined;
@@ -103,7 +109,12 @@ export async function waitForScheduled(
  * `{ scheduled, pending }`. This is proof that the scheduler considered and rejected them, not a timeout.
  */
 export async function waitForUnschedulable(
-  client: KubeClient, namespace: string, labelSelector: string, count: { total: number; pending: number }, reason: RegExp, opts: WaitOptions = {},
+  client: KubeClient,
+  namespace: string,
+  labelSelector: string,
+  count: { total: number; pending: number },
+  reason: RegExp,
+  opts: WaitOptions = {},
 ): Promise<{ scheduled: any[]; pending: any[] }> {
   return waitFor(`${count.pending} of ${count.total} pods matching ${labelSelector} in ${namespace} to be refused by the scheduler (${reason})`, async () => {
     const pods = await livePods(client, namespace, labelSelector);

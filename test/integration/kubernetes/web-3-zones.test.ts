@@ -7,7 +7,8 @@ import { applyExample, deleteNamespace } from './examples';
 import { KubeObject } from './kube-client';
 import { ZONE_KEY } from './nodes';
 import {
-  labelSelectorOf, livePods, podsByNode, podsByZone, testCluster, uniqueName, waitForScheduled, waitForUnschedulable, zoneOfNode,
+  labelSelectorOf, livePods, podsByNode, podsByZone, testCluster, uniqueName, waitForScheduled, waitForUnschedulable,
+  zoneOfNode,
 } from './scheduling';
 import { OutageMode, zoneOutage } from './zone-outage';
 
@@ -52,7 +53,8 @@ test('losing zone-a: the replacements stay Pending (DoNotSchedule + minDomains) 
 
   const outage = await zoneOutage(cluster, 'zone-a', OutageMode.DELETE_NODES);
   try {
-    const { scheduled, pending } = await waitForUnschedulable(client, ns, selector, { total: 6, pending: 2 }, SPREAD_REFUSED);
+    const count = { total: 6, pending: 2 };
+    const { scheduled, pending } = await waitForUnschedulable(client, ns, selector, count, SPREAD_REFUSED);
     expect(podsByZone(info, scheduled)).toEqual({ 'zone-a': 0, 'zone-b': 2, 'zone-c': 2 });
     expect(pending).toHaveLength(2);
 

@@ -61,7 +61,8 @@ test('rolls 12 pods over 3 zones in the planned batches, across a controller cra
   const zones = new Map<string, string>(initial.map((p: any) => [p.metadata.name, zoneOfNode(info, p.spec.nodeName)!]));
   expect(new Set(zones.values()).size).toBe(3);
 
-  const recorder = new RolloutObserver(zones, new Set(initial.map((p: any) => p.metadata.uid)), REPLICAS, (n) => zoneOfNode(info, n));
+  const original = new Set(initial.map((p: any) => p.metadata.uid));
+  const recorder = new RolloutObserver(zones, original, REPLICAS, (n) => zoneOfNode(info, n));
   const watch = await watchPods(info, ns, (e) => recorder.onEvent(e.type, e.pod));
   try {
     const first1 = controller = await ControllerProcess.start(info, 'zau-1', ['--reconcilers', 'zone-aware-update']);
@@ -173,7 +174,11 @@ test('rolls a paused Deployment of 9 pods through its ReplicaSets in the planned
       const d = await client.get<any>('apps/v1', 'Deployment', 'web', depNs);
       return { done: d.status?.updatedReplicas === DEP_REPLICAS, value: d, state: JSON.stringify(d.status) };
     });
-    expect(dep.status).toMatchObject({ replicas: DEP_REPLICAS, updatedReplicas: DEP_REPLICAS, readyReplicas: DEP_REPLICAS });
+    expect(dep.status).toMatchObject({
+      replicas: DEP_REPLICAS,
+      updatedReplicas: DEP_REPLICAS,
+      readyReplicas: DEP_REPLICAS,
+    });
   } finally {
     watch.stop();
   }

@@ -8,7 +8,8 @@
  * Two things of the tier are played by the test. The nodes get routable pod IPs (the EndpointSlice controller
  * refuses loopback endpoints), and the cluster's own nodes are cordoned meanwhile. And kwok sets a pod's Ready
  * condition and its readiness gates True once, at start, and never again, where a kubelet recomputes Ready from
- * the gates whenever one changes (its status manager): `playKubeletReadiness` (kubelet-readiness.ts) applies that rule, and only it.
+ * the gates whenever one changes (its status manager): `playKubeletReadiness` (kubelet-readiness.ts) applies that
+ * rule, and only it.
  */
 import { Chart, Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
@@ -33,7 +34,10 @@ const nodes = planNodes({ nodesPerZone: 2, namePrefix: 'kwok-shift', podCidrOcte
 /** Every node of the cluster (its own, cordoned during the test, and the test's): a shift taints all of a zone's. */
 const zoneOfNode = new Map([...info.nodes, ...nodes].map((n) => [n.name, n.zone]));
 const nodesOf = (zone: string) => [...zoneOfNode].filter(([, z]) => z === zone).map(([name]) => name).sort();
-/** How soon a shift's start or end must show in the endpoints (the controller's pass, the EndpointSlice controller's sync). */
+/**
+ * How soon a shift's start or end must show in the endpoints (the controller's pass, the EndpointSlice controller's
+ * sync).
+ */
 const BOUND_MS = 10_000;
 
 /** `web` (opted in, 6 pods) and `plain` (not opted in, 3 pods), each with its Service. */
@@ -69,12 +73,19 @@ interface Endpoint { pod: string; zone: string; ready: boolean }
 /** The endpoints of Service `service`, as its EndpointSlices list them. */
 async function endpointsOf(service: string): Promise<Endpoint[]> {
   const slices = await client.list<any>('discovery.k8s.io/v1', 'EndpointSlice', { namespace: ns, labelSelector: `kubernetes.io/service-name=${service}` });
-  return slices.flatMap((s) => s.endpoints ?? []).map((e: any) => ({ pod: e.targetRef?.name, zone: e.zone, ready: e.conditions?.ready === true }))
+  return slices
+    .flatMap((s) => s.endpoints ?? [])
+    .map((e: any) => ({ pod: e.targetRef?.name, zone: e.zone, ready: e.conditions?.ready === true }))
     .sort((a: Endpoint, b: Endpoint) => a.pod.localeCompare(b.pod));
 }
 
 /** Until Service `service`'s endpoints are `count`, ready exactly outside `outZone`; the time it took. */
-async function untilEndpoints(service: string, count: number, outZone: string | undefined, timeoutMs = BOUND_MS): Promise<number> {
+async function untilEndpoints(
+  service: string,
+  count: number,
+  outZone: string | undefined,
+  timeoutMs = BOUND_MS,
+): Promise<number> {
   const started = Date.now();
   await waitFor(`${service}'s endpoints: ${count}, ready but in ${outZone ?? 'no zone'}`, async () => {
     const endpoints = await endpointsOf(service);
@@ -87,13 +98,16 @@ async function untilEndpoints(service: string, count: number, outZone: string | 
 /** The taints of every node, by name. */
 async function taints(): Promise<Record<string, any[]>> {
   const all = await client.list<any>('v1', 'Node');
-  return Object.fromEntries(all.filter((n) => zoneOfNode.has(n.metadata.name)).map((n) => [n.metadata.name, n.spec.taints ?? []]));
+  return Object.fromEntries(all
+    .filter((n) => zoneOfNode.has(n.metadata.name))
+    .map((n) => [n.metadata.name, n.spec.taints ?? []]));
 }
 
 /** The gate conditions of the opted-in pods, by pod. */
 async function gates(): Promise<Record<string, string | undefined>> {
   const pods = await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=web' });
-  return Object.fromEntries(pods.map((p) => [p.metadata.name, p.status.conditions?.find((c: any) => c.type === ZONE_IN_SERVICE_CONDITION)?.status]));
+  const gateOf = (p: any) => p.status.conditions?.find((c: any) => c.type === ZONE_IN_SERVICE_CONDITION)?.status;
+  return Object.fromEntries(pods.map((p) => [p.metadata.name, gateOf(p)]));
 }
 
 const shift = (name: string, zone: string, expiresAt: string, extra: object = {}): KubeObject => ({
@@ -165,7 +179,10 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
   await untilEndpoints('plain', 3, undefined); // not opted in: untouched
   const shifted = await waitFor('the zone\'s nodes tainted', async () => {
     const now = await taints();
-    const ours = Object.entries(now).filter(([, t]) => (t as any[]).some((x) => x.key === ZONE_SHIFT_TAINT_KEY)).map(([n]) => n).sort();
+    const ours = Object.entries(now)
+      .filter(([, t]) => (t as any[]).some((x) => x.key === ZONE_SHIFT_TAINT_KEY))
+      .map(([n]) => n)
+      .sort();
     return { done: JSON.stringify(ours) === JSON.stringify(nodesOf(ZONES[0])), value: now, state: ours.join(', ') };
   });
   for (const [name, zone] of zoneOfNode) {
@@ -194,7 +211,8 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
     const wanted = zoneOfNode.get(pod.spec.nodeName) === ZONES[0] ? 'False' : 'True';
     if (gate !== undefined && gate !== wanted && (pod.spec.readinessGates ?? []).length > 0) flips.push(`${pod.metadata.name}: ${gate}`);
   });
-  // and no node loses the shift's taint meanwhile, even for a moment (a new leader deciding before it has read the shifts)
+  // and no node loses the shift's taint meanwhile, even for a moment (a new leader deciding before it has read the
+  // shifts)
   const taintGaps: string[] = [];
   let polling = true;
   const poller = (async () => {
@@ -222,7 +240,8 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
   const listed = JSON.parse((await cli('shift', 'status', '--zone', ZONES[0], '--format', 'json')).stdout);
   expect(listed.map((s: any) => [s.name, s.status.phase])).toEqual([['zone-a', 'Active']]);
 
-  // cancelled (`shift cancel` returns once the controller has undone it): the nodes, the gates and the endpoints as before
+  // cancelled (`shift cancel` returns once the controller has undone it): the nodes, the gates and the endpoints as
+  // before
   expect(await cli('shift', 'cancel', '--zone', ZONES[0])).toMatchObject({ code: 0, stdout: 'zoneshift/zone-a cancelled: what it changed is undone\n' });
   expect(await client.find(GROUP, 'ZoneShift', 'zone-a')).toBeFalsy();
   const backMs = await untilEndpoints('web', 6, undefined);
@@ -236,7 +255,10 @@ test('a shift ends by itself at its expiry, undone exactly; one scoped to other 
   await client.create(shift('zone-b', ZONES[1], inHours(1), { namespaces: ['elsewhere'] }));
   await client.create(shift('brief', ZONES[2], new Date(Date.now() + 8_000).toISOString()));
   await untilEndpoints('web', 6, ZONES[2]);
-  const tainted = async () => Object.entries(await taints()).filter(([, x]) => x.some((y) => y.key === ZONE_SHIFT_TAINT_KEY)).map(([n]) => n).sort();
+  const tainted = async () => Object.entries(await taints())
+    .filter(([, x]) => x.some((y) => y.key === ZONE_SHIFT_TAINT_KEY))
+    .map(([n]) => n)
+    .sort();
   await waitFor('zone-c\'s nodes tainted, no other', async () => ({ done: JSON.stringify(await tainted()) === JSON.stringify(nodesOf(ZONES[2])) }));
   await untilEndpoints('web', 6, undefined, 8_000 + BOUND_MS);
   const ended = await waitFor('the expired shift Ended and undone', async () => {

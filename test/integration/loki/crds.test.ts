@@ -63,7 +63,10 @@ describe('every emitted LokiStack passes the upstream CRD schema', () => {
 
   test('the validator is strict: the deprecated field spelt wrong, or a zone without its key, fails', () => {
     const [stack] = lokiStacks(configuration({}));
-    const broken = { ...stack, spec: { ...stack.spec, replicationFactr: 3, replication: { factor: 0, zones: [{ maxSkew: 1 }] } } };
+    const broken = {
+      ...stack,
+      spec: { ...stack.spec, replicationFactr: 3, replication: { factor: 0, zones: [{ maxSkew: 1 }] } },
+    };
     expect(schemas.errors(broken).join('\n')).toMatch(/additional properties \(replicationFactr\)[\s\S]*topologyKey|topologyKey[\s\S]*replicationFactr/);
   });
 });

@@ -6,7 +6,8 @@ import { App, Chart, Duration, Size, Testing } from 'cdk8s';
 import { build as build3Zones } from '../../../examples/prometheus-3-zones/main';
 import { build as buildStandalone } from '../../../examples/prometheus-standalone/main';
 import {
-  OperatorSharding, PrometheusOutput, RelabelAction, ShardingMode, TopologyShardedPrometheus, TopologyShardedPrometheusProps, ZoneTopology,
+  OperatorSharding, PrometheusOutput, RelabelAction, ShardingMode, TopologyShardedPrometheus,
+  TopologyShardedPrometheusProps, ZoneTopology,
 } from '../../../src';
 import { CrdSchemas } from '../crd-schema';
 
@@ -72,7 +73,9 @@ describe('every emitted custom resource passes the upstream CRD schema', () => {
   test.each(cases)('%s', (_, props) => {
     const resources = customResources(configuration(props));
     expect(resources.length).toBeGreaterThan(0);
-    for (const r of resources) expect({ name: r.metadata.name, errors: schemas.errors(r) }).toEqual({ name: r.metadata.name, errors: [] });
+    for (const r of resources) {
+      expect({ name: r.metadata.name, errors: schemas.errors(r) }).toEqual({ name: r.metadata.name, errors: [] });
+    }
   });
 
   test.each([
@@ -84,7 +87,9 @@ describe('every emitted custom resource passes the upstream CRD schema', () => {
     const manifests = app.charts.flatMap((c) => Testing.synth(c));
     const resources = customResources(manifests);
     expect(resources).toHaveLength(expected);
-    for (const r of resources) expect({ name: r.metadata.name, errors: schemas.errors(r) }).toEqual({ name: r.metadata.name, errors: [] });
+    for (const r of resources) {
+      expect({ name: r.metadata.name, errors: schemas.errors(r) }).toEqual({ name: r.metadata.name, errors: [] });
+    }
   });
 
   test('the agent cases are checked against the PrometheusAgent CRD', () => {

@@ -74,7 +74,12 @@ export class PrometheusProcess {
   private exited = false;
   private readonly exit: Promise<void>;
 
-  private constructor(private readonly child: ChildProcess, port: number, public readonly dir: string, private readonly configFile: string) {
+  private constructor(
+    private readonly child: ChildProcess,
+    port: number,
+    public readonly dir: string,
+    private readonly configFile: string,
+  ) {
     this.url = `http://127.0.0.1:${port}`;
     this.exit = new Promise((resolve) => child.once('exit', () => {
       this.exited = true;

@@ -34,7 +34,10 @@ export class ShardPool {
       try {
         return await waitFor(`shard ${i} to list every target`, timeoutMs, async () => {
           const list = await this.processes[i].targets();
-          const got = { pools: [...new Set(list.active.map((t) => t.scrapePool))].sort(), total: list.active.length + list.dropped.length };
+          const got = {
+            pools: [...new Set(list.active.map((t) => t.scrapePool))].sort(),
+            total: list.active.length + list.dropped.length,
+          };
           seen = got;
           return JSON.stringify(got) === JSON.stringify(want) ? list : undefined;
         });

@@ -41,7 +41,9 @@ describe('sharding with a real Prometheus (file_sd + the generated relabel rules
   // One target file for every job, each job keeping its own set (label __meta_target_set): one file_sd
   // provider and one inotify instance per process (the machine allows 128 per user, shared by everyone).
   const targetsByZones = new Map<number, SyntheticTarget[]>();
-  for (const z of [2, 3, 4]) targetsByZones.set(z, syntheticTargets(ALL_ZONES.slice(0, z), TARGETS_PER_CONFIG, 1000 + z));
+  for (const z of [2, 3, 4]) {
+    targetsByZones.set(z, syntheticTargets(ALL_ZONES.slice(0, z), TARGETS_PER_CONFIG, 1000 + z));
+  }
   const targetsFile = path.join(pool.dir, 'targets.json');
   fs.writeFileSync(targetsFile, fileSdTargets([...targetsByZones].flatMap(([z, targets]) =>
     targets.map((t) => ({ ...t.labels, __address__: t.address, __meta_target_set: `${z}` })))));
@@ -68,7 +70,12 @@ describe('sharding with a real Prometheus (file_sd + the generated relabel rules
     if (c.zones) {
       const topology = new ZoneTopology({ zones: c.zones, kubernetesVersion: c.kubernetesVersion });
       const s = ShardPlan.plan({ topology, shards: c.shards }).shards[shard];
-      rules = ShardRelabeling.forShard({ topology, zone: s.zone, inZoneIndex: s.inZoneIndex, zoneShards: s.zoneShards });
+      rules = ShardRelabeling.forShard({
+        topology,
+        zone: s.zone,
+        inZoneIndex: s.inZoneIndex,
+        zoneShards: s.zoneShards,
+      });
     } else {
       rules = ShardRelabeling.byAddress(shard, c.shards);
     }
@@ -112,12 +119,14 @@ describe('sharding with a real Prometheus (file_sd + the generated relabel rules
         const zone = expectedZone(t, c.zones!, podLabels);
         if (zone === undefined) {
           // sharding disabled: every shard scrapes it
-          expect({ address: t.address, shards }).toEqual({ address: t.address, shards: plan.shards.map((s) => s.index) });
+          const everyShard = plan.shards.map((s) => s.index);
+          expect({ address: t.address, shards }).toEqual({ address: t.address, shards: everyShard });
           continue;
         }
         const zoneShards = plan.shardsInZone(zone).length;
         const want = plan.shardFor(zone, Hashmod.bucket(t.address, zoneShards)).index;
-        expect({ address: t.address, form: t.form, shards }).toEqual({ address: t.address, form: t.form, shards: [want] });
+        expect({ address: t.address, form: t.form, shards })
+          .toEqual({ address: t.address, form: t.form, shards: [want] });
         load[want]++;
       }
       expect(load.filter((n) => n === 0)).toEqual([]);
@@ -159,12 +168,17 @@ describe('the examples, with a real Prometheus', () => {
   };
 
   /** Every scraped target is active exactly on the shard the plan and TypeScript hashmod say; the rest nowhere. */
-  function expectExactlyOnce(targets: KubernetesTarget[], active: Map<string, number[]>, shardOf: (zone: string, address: string) => number) {
+  function expectExactlyOnce(
+    targets: KubernetesTarget[],
+    active: Map<string, number[]>,
+    shardOf: (zone: string, address: string) => number,
+  ) {
     const scraped = targets.filter((t) => t.scraped !== undefined);
     expect(scraped.length).toBeGreaterThan(targets.length / 2);
     expect(active.size).toBe(scraped.length); // the opted-out and not-running targets are scraped by nobody
     for (const t of scraped) {
-      expect({ address: t.scraped, shards: active.get(t.scraped!) }).toEqual({ address: t.scraped, shards: [shardOf(t.zone, t.scraped!)] });
+      expect({ address: t.scraped, shards: active.get(t.scraped!) })
+        .toEqual({ address: t.scraped, shards: [shardOf(t.zone, t.scraped!)] });
     }
   }
 
@@ -186,7 +200,10 @@ describe('the examples, with a real Prometheus', () => {
     const byJob = activeShards(await pool.targetsOnceDiscovered(configs.map(() => ({
       'kubernetes-pods': pods.length, 'kubernetes-service-endpoints': endpoints.length,
     }))));
-    const shardOf = (zone: string, address: string) => plan.shardFor(zone, Hashmod.bucket(address, plan.shardsInZone(zone).length)).index;
+    const shardOf = (zone: string, address: string) => {
+      const bucket = Hashmod.bucket(address, plan.shardsInZone(zone).length);
+      return plan.shardFor(zone, bucket).index;
+    };
     expectExactlyOnce(pods, byJob.get('kubernetes-pods')!, shardOf);
     expectExactlyOnce(endpoints, byJob.get('kubernetes-service-endpoints')!, shardOf);
   });
@@ -235,5 +252,9 @@ describe('the examples, with a real Prometheus', () => {
 /** A rule in prometheus-operator spelling, in Prometheus configuration spelling. */
 function toConfigSpelling(rule: any): any {
   const { sourceLabels, targetLabel, ...rest } = rule;
-  return { ...rest, ...(sourceLabels ? { source_labels: sourceLabels } : {}), ...(targetLabel ? { target_label: targetLabel } : {}) };
+  return {
+    ...rest,
+    ...(sourceLabels ? { source_labels: sourceLabels } : {}),
+    ...(targetLabel ? { target_label: targetLabel } : {}),
+  };
 }

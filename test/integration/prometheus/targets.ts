@@ -108,7 +108,11 @@ export interface KubernetesTarget {
  * node metadata attached) and the endpoints of Services (role endpointslice). Some opt out of scraping,
  * some are not running, some are IPv6, some override the port by annotation.
  */
-export function kubernetesTargets(zones: string[], count: number, seed: number): { pods: KubernetesTarget[]; endpoints: KubernetesTarget[] } {
+export function kubernetesTargets(
+  zones: string[],
+  count: number,
+  seed: number,
+): { pods: KubernetesTarget[]; endpoints: KubernetesTarget[] } {
   const rnd = random(seed);
   const pods: KubernetesTarget[] = [];
   const endpoints: KubernetesTarget[] = [];

@@ -71,7 +71,8 @@ describe('the Python package (wheel from jsii-pacmak, cdk8s and cdk8s-plus-28 fr
       const pyObjects = py.get(file)!;
       expect(pyObjects.map(id)).toEqual(tsObjects.map(id));
       pyObjects.forEach((obj, i) => {
-        expect({ file, object: id(obj), manifest: obj }).toEqual({ file, object: id(tsObjects[i]), manifest: tsObjects[i] });
+        expect({ file, object: id(obj), manifest: obj })
+          .toEqual({ file, object: id(tsObjects[i]), manifest: tsObjects[i] });
       });
     }
 

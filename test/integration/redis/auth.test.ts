@@ -45,7 +45,13 @@ async function raw(name: string, ...commands: string[][]): Promise<string[]> {
 /** One command over an authenticated ioredis connection to node `name`. */
 async function authenticated(name: string, ...command: string[]): Promise<unknown> {
   const [host, port] = splitAddress(redis.inventory.find((n) => n.name === name)!.address);
-  const client = new Redis({ host, port, password: AWKWARD_PASSWORD, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  const client = new Redis({
+    host,
+    port,
+    password: AWKWARD_PASSWORD,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+  });
   try {
     return await client.call(command[0], ...command.slice(1));
   } finally {
@@ -53,7 +59,10 @@ async function authenticated(name: string, ...command: string[]): Promise<unknow
   }
 }
 
-/** The pod's init container run on its own on `secret` (bytes of the Secret key) in a fresh folder: its exit and stderr. */
+/**
+ * The pod's init container run on its own on `secret` (bytes of the Secret key) in a fresh folder: its exit and
+ * stderr.
+ */
 function initOn(secret: Buffer): { ok: boolean; error: string; conf?: string } {
   const { spec, configMaps } = synthesizedRedisPod(1000, PASSWORD_SECRET);
   const dir = fs.mkdtempSync(path.join(redis.root, 'init-'));

@@ -1,9 +1,10 @@
 /**
- * An interrupted resharding, with real redis-server processes: a slot's migration from shard 0's master to shard 1's stops half
- * way (the keys split between the two nodes, the slot left MIGRATING and/or IMPORTING), as when the manager
- * or a node is killed during a `migrate`. The manager closes the slot (completing the move, as
- * `redis-cli --cluster fix` does), its reshard phase moves the slot back to its planned shard, and no key is
- * lost. Three ways to be left open: both sides, only the owner's MIGRATING, only the target's IMPORTING.
+ * An interrupted resharding, with real redis-server processes: a slot's migration from shard 0's master to
+ * shard 1's stops half way (the keys split between the two nodes, the slot left MIGRATING and/or IMPORTING),
+ * as when the manager or a node is killed during a `migrate`. The manager closes the slot (completing the
+ * move, as `redis-cli --cluster fix` does), its reshard phase moves the slot back to its planned shard, and no
+ * key is lost. Three ways to be left open: both sides, only the owner's MIGRATING, only the target's
+ * IMPORTING.
  */
 import { AWKWARD_PASSWORD, missingKeys, RedisProcesses, slotOwners, writeKeys } from './redis-cluster';
 import { createLogger } from '../../../controller/src/log';

@@ -43,7 +43,10 @@ const steps = () => logged.filter((l) => l.msg === 'redis step').map((l) => l.st
 beforeAll(async () => {
   await redis.addLayout(layout);
   manager = new RedisClusterManager(layout, redis.inventory, {
-    timeoutMs: 60_000, password, ...failoverOptions(redis.layoutConfigMap), log: createLogger({ write: (line) => logged.push(JSON.parse(line)) }),
+    timeoutMs: 60_000,
+    password,
+    ...failoverOptions(redis.layoutConfigMap),
+    log: createLogger({ write: (line) => logged.push(JSON.parse(line)) }),
   });
   expect((await manager.converge()).healthy).toBe(true);
   logged.length = 0; // the bootstrap's steps
@@ -57,7 +60,9 @@ afterAll(async () => {
 test('the nodes talk through the zones\' proxies: each zone on its own address, as the nodes announce it', async () => {
   for (const n of redis.inventory) expect([n.name, n.address]).toEqual([n.name, expect.stringMatching(`^${network.address(n.zone).replace(/\./g, '\\.')}:`)]);
   const owners = await slotOwners(address('b-1'), password);
-  for (const shard of layout.shards) expect([shard.index, owners[shard.slotStart]]).toEqual([shard.index, address(shard.master)]);
+  for (const shard of layout.shards) {
+    expect([shard.index, owners[shard.slotStart]]).toEqual([shard.index, address(shard.master)]);
+  }
 });
 
 test('zone a cut off while clients write: failed over by the manager, healed, no acknowledged write lost', async () => {

@@ -29,7 +29,10 @@ export interface SynthesizedPod {
 
 const synthesized = new Map<string, SynthesizedPod>();
 
-/** The pod spec and ConfigMaps of a synthesized ZonalRedisCluster (3 masters over zones a, b, c); synthesized once per arguments. */
+/**
+ * The pod spec and ConfigMaps of a synthesized ZonalRedisCluster (3 masters over zones a, b, c); synthesized once
+ * per arguments.
+ */
 export function synthesizedRedisPod(clusterNodeTimeoutMs: number, password: RedisPasswordSecret): SynthesizedPod {
   const key = JSON.stringify([clusterNodeTimeoutMs, password]);
   if (!synthesized.has(key)) synthesized.set(key, synthesize(clusterNodeTimeoutMs, password));
@@ -63,7 +66,10 @@ export class EmulatedPod {
     }
   }
 
-  /** The redis container's command line (after the init containers ran), checked to be redis-server's: its arguments. */
+  /**
+   * The redis container's command line (after the init containers ran), checked to be redis-server's: its
+   * arguments.
+   */
   public redisServerArgs(): string[] {
     this.runInitContainers();
     const [program, ...args] = this.argv();
@@ -71,7 +77,10 @@ export class EmulatedPod {
     return args;
   }
 
-  /** Whether the container's readiness probe (an exec) passes, run for real with `map` applied to its mapped command line. */
+  /**
+   * Whether the container's readiness probe (an exec) passes, run for real with `map` applied to its mapped command
+   * line.
+   */
   public ready(map: (arg: string) => string = (a) => a, container: any = this.spec.containers[0]): boolean {
     const [program, ...args] = container.readinessProbe.exec.command.map((a: string) => map(this.local(container, a)));
     return spawnSync(program, args, { env: this.env(container), stdio: 'ignore' }).status === 0;
@@ -91,12 +100,17 @@ export class EmulatedPod {
 
   /** The command line of container `name` (default: the first), mapped to this machine. */
   public argv(container: any = this.spec.containers[0]): string[] {
-    return [...(container.command ?? []), ...(container.args ?? [])].map((a: string) => this.local(container, this.expand(container, a)));
+    const argv: string[] = [...(container.command ?? []), ...(container.args ?? [])];
+    return argv.map((a) => this.local(container, this.expand(container, a)));
   }
 
-  /** The environment of a container (default: the first): its env (see the file's comment) and PATH, nothing from this process. */
+  /**
+   * The environment of a container (default: the first): its env (see the file's comment) and PATH, nothing from
+   * this process.
+   */
   public env(container: any = this.spec.containers[0]): NodeJS.ProcessEnv {
-    return { PATH: process.env.PATH, ...Object.fromEntries((container.env ?? []).map((e: any) => [e.name, this.value(container, e)])) };
+    const env = Object.fromEntries((container.env ?? []).map((e: any) => [e.name, this.value(container, e)]));
+    return { PATH: process.env.PATH, ...env };
   }
 
   /** The folder of a volume. */
@@ -134,7 +148,8 @@ export class EmulatedPod {
     if (volume.secret) {
       const data = this.sources.secrets.get(volume.secret.secretName);
       if (!data) throw new Error(`volume ${volume.name}: no Secret ${volume.secret.secretName} (the pod would not start)`);
-      const items: { key: string; path: string; mode?: number }[] = volume.secret.items ?? Object.keys(data).map((key) => ({ key, path: key }));
+      const items: { key: string; path: string; mode?: number }[] = volume.secret.items
+        ?? Object.keys(data).map((key) => ({ key, path: key }));
       for (const item of items) {
         if (!(item.key in data)) throw new Error(`volume ${volume.name}: Secret ${volume.secret.secretName} has no key ${item.key}`);
         const file = path.join(dir, item.path);

@@ -48,7 +48,13 @@ export function redisServerPath(): string {
  * its command line as given (`--set-proc-title no`), so /proc/PID/cmdline shows what it was started with.
  */
 export async function startRedisServer(
-  name: string, host: string, port: number, dir: string, args: string[], password?: string, env: NodeJS.ProcessEnv = process.env,
+  name: string,
+  host: string,
+  port: number,
+  dir: string,
+  args: string[],
+  password?: string,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<ChildProcess> {
   // else the PING below could be answered by that other program
   if (await listening(host, port)) throw new Error(`redis-server ${name}: ${host}:${port} is taken by another program (another test run?)`);
@@ -56,7 +62,14 @@ export async function startRedisServer(
     ...args, '--port', String(port), '--bind', host, '--dir', dir, '--logfile', path.join(dir, 'redis.log'), '--save', '', '--set-proc-title', 'no',
   ], { stdio: 'ignore', env });
   stopWhenOrphaned(child.pid!);
-  const client = new Redis({ host, port, password, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  const client = new Redis({
+    host,
+    port,
+    password,
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+  });
   client.on('error', () => undefined);
   const deadline = Date.now() + 10_000;
   try {
@@ -137,7 +150,11 @@ export class RedisProcesses {
    * `password`: the one every process requires (and the helpers' clients use); none: no auth at all (the bench).
    * `network`: each zone on its own address, behind proxies that can partition it (none: every node on 127.0.0.1).
    */
-  constructor(public readonly nodeTimeoutMs: number, public readonly password?: string, private readonly network?: ZoneNetwork) {
+  constructor(
+    public readonly nodeTimeoutMs: number,
+    public readonly password?: string,
+    private readonly network?: ZoneNetwork,
+  ) {
     this.root = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-it-'));
     this.pod = synthesizedRedisPod(nodeTimeoutMs, PASSWORD_SECRET);
     if (password !== undefined) {
@@ -151,7 +168,10 @@ export class RedisProcesses {
     return this.passwordFile ? ['--password-file', this.passwordFile] : [];
   }
 
-  /** The data of the synthesized layout ConfigMap (`layout.json`, `failover.json`), which the manager reads in Kubernetes. */
+  /**
+   * The data of the synthesized layout ConfigMap (`layout.json`, `failover.json`), which the manager reads in
+   * Kubernetes.
+   */
   public get layoutConfigMap(): Record<string, string> {
     return [...this.pod.configMaps.values()].find((data) => LAYOUT_KEY in data)!;
   }
@@ -195,13 +215,17 @@ export class RedisProcesses {
     let pod = this.pods.get(name);
     if (!pod) {
       const secrets = new Map([[PASSWORD_SECRET.name, { [PASSWORD_SECRET.key]: Buffer.from(this.password!) }]]);
-      pod = new EmulatedPod(this.pod.spec, path.join(this.root, name), { configMaps: this.pod.configMaps, secrets, podIP });
+      const sources = { configMaps: this.pod.configMaps, secrets, podIP };
+      pod = new EmulatedPod(this.pod.spec, path.join(this.root, name), sources);
       this.pods.set(name, pod);
     }
     return pod;
   }
 
-  /** Whether the synthesized readiness probe of node `name` passes, run for real (on the node's port rather than the pod's). */
+  /**
+   * Whether the synthesized readiness probe of node `name` passes, run for real (on the node's port rather than the
+   * pod's).
+   */
   public ready(name: string): boolean {
     const port = String(splitAddress(this.get(name).node.address)[1]);
     return this.emulatedPod(name).ready((a) => (a === String(REDIS_PORT) ? port : a));
@@ -211,7 +235,13 @@ export class RedisProcesses {
    * Starts a process for `node`, listening on `listen` (default: its address), with `args` (a config file
    * first), `env` and its data in `dir`.
    */
-  public async add(node: InventoryNode, dir: string, args: string[], env?: NodeJS.ProcessEnv, listen?: string): Promise<void> {
+  public async add(
+    node: InventoryNode,
+    dir: string,
+    args: string[],
+    env?: NodeJS.ProcessEnv,
+    listen?: string,
+  ): Promise<void> {
     if (this.processes.has(node.name)) throw new Error(`redis process ${node.name} exists already`);
     this.processes.set(node.name, { node, dir, args, env, listen });
     await this.start(node.name);
@@ -301,12 +331,23 @@ export function buildController(): void {
 export function nodeClient(address: string, password?: string, options: { timeoutMs?: number; Connector?: RedisOptions['Connector'] } = {}): Redis {
   const [host, port] = splitAddress(address);
   const timeouts = { connectTimeout: options.timeoutMs, commandTimeout: options.timeoutMs };
-  const c = new Redis({ host, port, password, retryStrategy: () => null, maxRetriesPerRequest: 0, ...timeouts, Connector: options.Connector });
+  const c = new Redis({
+    host,
+    port,
+    password,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    ...timeouts,
+    Connector: options.Connector,
+  });
   c.on('error', () => undefined);
   return c;
 }
 
-/** Who serves which slot, as one live node sees it (`CLUSTER SLOTS`): the master's address per slot. `client`: one to use (kept). */
+/**
+ * Who serves which slot, as one live node sees it (`CLUSTER SLOTS`): the master's address per slot. `client`: one to
+ * use (kept).
+ */
 export async function slotOwners(address: string, password?: string, client?: Redis): Promise<(string | undefined)[]> {
   const c = client ?? nodeClient(address, password);
   try {
@@ -388,12 +429,18 @@ export async function writeKeys(
 }
 
 /** Reads keys through a cluster client (follows MOVED/ASK); returns the keys whose value is missing or wrong. */
-export async function missingKeys(inventory: InventoryNode[], expected: Map<string, string>, password?: string): Promise<string[]> {
+export async function missingKeys(
+  inventory: InventoryNode[],
+  expected: Map<string, string>,
+  password?: string,
+): Promise<string[]> {
   const cluster = new Cluster(inventory.map((n) => {
     const [host, port] = splitAddress(n.address);
     return { host, port };
   }), {
-    clusterRetryStrategy: () => 100, enableOfflineQueue: true, redisOptions: { connectTimeout: 500, maxRetriesPerRequest: 1, password },
+    clusterRetryStrategy: () => 100,
+    enableOfflineQueue: true,
+    redisOptions: { connectTimeout: 500, maxRetriesPerRequest: 1, password },
   });
   cluster.on('error', () => undefined);
   try {
@@ -553,7 +600,8 @@ export class ContinuousWriter {
   private client(address: string): Redis {
     let c = this.clients.get(address);
     if (!c || c.status === 'end') {
-      c = nodeClient(address, this.options.password, { timeoutMs: WRITER_TIMEOUT_MS, Connector: this.options.Connector });
+      const clientOptions = { timeoutMs: WRITER_TIMEOUT_MS, Connector: this.options.Connector };
+      c = nodeClient(address, this.options.password, clientOptions);
       this.clients.set(address, c);
     }
     return c;

@@ -8,7 +8,8 @@
  * reported, then fixed.
  */
 import {
-  AWKWARD_PASSWORD, buildController, keepConverging, keySlots, missingKeys, RedisProcesses, runCli, slotOwners, untilServedAndWritable, writeKeys,
+  AWKWARD_PASSWORD, buildController, keepConverging, keySlots, missingKeys, RedisProcesses, runCli, slotOwners,
+  untilServedAndWritable, writeKeys,
 } from './redis-cluster';
 import { createLogger } from '../../../controller/src/log';
 import { failoverOptions, RedisClusterManager } from '../../../controller/src/redis/manager';
@@ -29,7 +30,10 @@ beforeAll(async () => {
   await redis.addLayout(layout);
   inventoryFile = redis.writeInventory(layout);
   manager = new RedisClusterManager(layout, redis.inventory, {
-    timeoutMs: 30_000, password, ...failoverOptions(redis.layoutConfigMap), log: createLogger({ write: (line) => logged.push(JSON.parse(line)) }),
+    timeoutMs: 30_000,
+    password,
+    ...failoverOptions(redis.layoutConfigMap),
+    log: createLogger({ write: (line) => logged.push(JSON.parse(line)) }),
   });
 });
 afterAll(async () => {
@@ -48,7 +52,8 @@ async function allSlotsServedAndWritable(prefix: string): Promise<void> {
 }
 
 function expectPlanned(state: NonNullable<ReturnType<typeof runCli>['state']>) {
-  expect({ healthy: state.healthy, issues: state.issues, nextSteps: state.nextSteps }).toEqual({ healthy: true, issues: [], nextSteps: [] });
+  expect({ healthy: state.healthy, issues: state.issues, nextSteps: state.nextSteps })
+    .toEqual({ healthy: true, issues: [], nextSteps: [] });
   expect(state.slotsServed).toBe(16384);
   for (const n of state.nodes) {
     expect([n.name, n.role]).toEqual([n.name, n.plannedRole]);
@@ -87,7 +92,8 @@ test('keys written with WAIT 1 are acknowledged by a replica', async () => {
 });
 
 test('losing zone a: the manager fails its master over within about the node timeout; writes succeed, no acknowledged key is lost', async () => {
-  expect(failoverOptions(redis.layoutConfigMap)).toEqual({ zoneLossFailoverAfterMs: NODE_TIMEOUT_MS / 4 }); // the construct's default
+  // the construct's default
+  expect(failoverOptions(redis.layoutConfigMap)).toEqual({ zoneLossFailoverAfterMs: NODE_TIMEOUT_MS / 4 });
   const running = keepConverging(manager);
   let recovery: Awaited<ReturnType<typeof untilServedAndWritable>>;
   try {
