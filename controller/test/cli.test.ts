@@ -25,7 +25,7 @@ function capture(opts: { tty?: boolean; debug?: boolean } = {}) {
 
 /** A command that fails as told. */
 function failing(error: Error): Command {
-  return { name: 'boom', summary: 'fails', help: 'usage: boom\n', flags: {}, run: async () => { throw error; } };
+  return { name: 'boom', summary: 'fails', help: 'usage: boom\n', flags: [], run: async () => { throw error; } };
 }
 
 describe('CLI', () => {

@@ -37,13 +37,15 @@ beforeAll(async () => {
     rejectUnauthorized: false,
   }, (req, res) => {
     const peer = (req.socket as tls.TLSSocket).getPeerCertificate();
-    seen.push({ path: req.url!, cn: peer?.subject?.CN, auth: req.headers.authorization });
+    const cn = peer?.subject?.CN;
+    seen.push({ path: req.url!, cn: typeof cn === 'string' ? cn : undefined, auth: req.headers.authorization });
     const answer = (status: number, body: object) => setTimeout(() => {
       res.writeHead(status, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(body));
     }, delayMs);
     if (validToken !== undefined && req.headers.authorization !== `Bearer ${validToken}`) {
-      return answer(401, { kind: 'Status', reason: 'Unauthorized', message: 'token rejected' });
+      answer(401, { kind: 'Status', reason: 'Unauthorized', message: 'token rejected' });
+      return;
     }
     if (req.url!.startsWith('/api/v1/pods?watch=1')) {
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -52,7 +54,10 @@ beforeAll(async () => {
       setTimeout(() => res.end('\n'), 50);
       return;
     }
-    if (req.url === '/api/v1/namespaces/ns/pods/missing') return answer(404, { kind: 'Status', reason: 'NotFound', message: 'pods "missing" not found' });
+    if (req.url === '/api/v1/namespaces/ns/pods/missing') {
+      answer(404, { kind: 'Status', reason: 'NotFound', message: 'pods "missing" not found' });
+      return;
+    }
     answer(200, { metadata: { name: 'p', resourceVersion: '1' } });
   });
   server.on('secureConnection', () => connections++);

@@ -25,7 +25,7 @@ function run(states: ClusterState[], start?: RedisHealth): RedisHealth[] {
 }
 
 test('the phase of one pass', () => {
-  expect([HEALTHY, LOST, NEW, RESHARDING].map(phaseOf)).toEqual(['healthy', 'recovering', 'initializing', 'scaling']);
+  expect([HEALTHY, LOST, NEW, RESHARDING].map((s) => phaseOf(s))).toEqual(['healthy', 'recovering', 'initializing', 'scaling']);
   expect(phaseOf(state([{ kind: 'slots-lost', message: 'slots 0-5460 lost' }], [], 10923))).toBe('recovering');
   expect(phaseOf(state([], [{ kind: 'add-slots', on: 'a-0', ranges: [[0, 5460]] }], 0))).toBe('initializing');
   // a new cluster stays initializing until it is first healthy (replicas attaching are part of it)

@@ -4,7 +4,7 @@ import { expectationMet, expectationOf } from '../src/reconcilers/zone-aware-upd
 import { reportOf } from '../src/reconcilers/zone-aware-update-report';
 
 const ZONES: Record<string, string> = { 'node-a': 'zone-a', 'node-b': 'zone-b', 'node-c': 'zone-c' };
-const nodeLabels = (node: string) => (ZONES[node] ? { 'topology.kubernetes.io/zone': ZONES[node] } : node === 'bare' ? {} : undefined);
+const nodeLabels = (node: string): Record<string, string> | undefined => (ZONES[node] ? { 'topology.kubernetes.io/zone': ZONES[node] } : node === 'bare' ? {} : undefined);
 
 interface StsOptions {
   readonly strategy?: string;
