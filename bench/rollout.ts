@@ -18,12 +18,13 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import { BenchSection } from './harness';
 import { IngesterRollout } from '../src';
+import { isReady } from '../src/kubernetes/pod-life';
 import { ControlPlane } from '../test/integration/kubernetes/control-plane';
 import { ControllerProcess } from '../test/integration/kubernetes/controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace } from '../test/integration/kubernetes/examples';
 import { watchPods } from '../test/integration/kubernetes/pod-watch';
 import { INGESTER_PREFIX, lokiIngesterManifests, lokiObjects, RingOnKwok } from '../test/integration/kubernetes/ring-on-kwok';
-import { crds, isReady, RolloutObserver, statefulSet } from '../test/integration/kubernetes/rollout-fixtures';
+import { crds, RolloutObserver, statefulSet } from '../test/integration/kubernetes/rollout-fixtures';
 import { zoneOfNode } from '../test/integration/kubernetes/scheduling';
 import { waitFor } from '../test/integration/kubernetes/wait';
 
