@@ -69,7 +69,8 @@ const project = new cdk8s.ConstructLibraryCdk8s({
       // Tests that start real programs or read ../shared live in their own tier.
       // test/user-app/ is a user's app, tested from the packed tarball by scripts/release-check.sh.
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/integration/', '<rootDir>/test/user-app/'],
-      // .cache/ holds the integration tier's clusters: an etcd snapshot there is no jest snapshot (`-u` would delete it);
+      // .cache/ holds the integration tier's clusters: an etcd snapshot there is no jest snapshot
+      // (`-u` would delete it);
       // controller/lib/ is the compiled controller, with a copy of package.json (a second package named cdk8s-zones)
       modulePathIgnorePatterns: ['<rootDir>/.cache/', '<rootDir>/controller/lib/'],
       // the examples import the package by its name, as an app does: here that is src/
@@ -81,7 +82,10 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   // The tarball holds lib/, .jsii, README.md, API.md, LICENSE and package.json: nothing of the working tree's
   // caches (.cache/ holds test binaries and keys), tests, tooling or the controller (an image of its own).
   npmIgnoreOptions: {
-    ignorePatterns: ['/examples/', '/bench/', '/scripts/', '/docs/', '/.ci/', '/controller/', '/.cache/', '/.dockerignore', '/dist/', '/.gitignore', '/.npmignore'],
+    ignorePatterns: [
+      '/examples/', '/bench/', '/scripts/', '/docs/', '/.ci/', '/controller/', '/.cache/',
+      '/.dockerignore', '/dist/', '/.gitignore', '/.npmignore',
+    ],
   },
 });
 
@@ -106,8 +110,9 @@ for (const dir of ['examples', 'bench', 'scripts']) {
 }
 project.tryFindObjectFile('test/tsconfig.json')?.addOverride('compilerOptions.baseUrl', '..');
 project.tryFindObjectFile('test/tsconfig.json')?.addOverride('compilerOptions.paths', SELF.paths);
-project.tryFindObjectFile('.eslintrc.json')?.addOverride('settings.import/resolver.typescript.project', ['./tsconfig.json', './examples/tsconfig.json']);
-project.tryFindObjectFile('.eslintrc.json')?.addOverride('settings.import/resolver.typescript.noWarnOnMultipleProjects', true);
+const eslintrc = project.tryFindObjectFile('.eslintrc.json');
+eslintrc?.addOverride('settings.import/resolver.typescript.project', ['./tsconfig.json', './examples/tsconfig.json']);
+eslintrc?.addOverride('settings.import/resolver.typescript.noWarnOnMultipleProjects', true);
 
 // `cdk8s-zones check`: will these manifests survive losing a zone? (docs/check.md)
 project.addBins({ 'cdk8s-zones': 'lib/cli/main.js' });
@@ -123,8 +128,8 @@ project.addTask('synth', {
   exec: 'ts-node --project scripts/tsconfig.json scripts/synth-examples.ts',
 });
 
-// The integration tier: real programs (a Kubernetes control plane, Prometheus, redis-server, Cortex for Loki's ring) and
-// the upstream CRDs beside the repository (../shared). Not part of `npm test`.
+// The integration tier: real programs (a Kubernetes control plane, Prometheus, redis-server, Cortex for Loki's ring)
+// and the upstream CRDs beside the repository (../shared). Not part of `npm test`.
 project.addTask('check:examples', {
   description: 'Run the zone check (the cdk8s-zones CLI) over every example in dist/ (after synth)',
   exec: 'bash scripts/check-examples.sh',
@@ -174,14 +179,30 @@ project.release?.addJobs({
     if: "needs.release.outputs.tag_exists != 'true' && needs.release.outputs.latest_commit == github.sha",
     steps: [
       { name: 'Checkout', uses: 'actions/checkout@v4' },
-      { name: 'Download build artifacts', uses: 'actions/download-artifact@v4', with: { 'artifact-ids': '${{ needs.release.outputs.artifact_id }}', 'path': 'dist' } },
-      { name: 'The released version', id: 'version', run: 'echo "version=$(cat dist/version.txt)" >> "$GITHUB_OUTPUT"' },
+      {
+        name: 'Download build artifacts',
+        uses: 'actions/download-artifact@v4',
+        with: { 'artifact-ids': '${{ needs.release.outputs.artifact_id }}', 'path': 'dist' },
+      },
+      {
+        name: 'The released version',
+        id: 'version',
+        run: 'echo "version=$(cat dist/version.txt)" >> "$GITHUB_OUTPUT"',
+      },
       // The checkout's package.json says 0.0.0 (the release job bumps its own copy only): the image's
       // `cdk8s-zones-controller --version` reads the version from it, compiled into the bundle.
-      { name: 'Stamp package.json with the released version', id: 'stamp_version', run: 'npm pkg set version="${{ steps.version.outputs.version }}"' },
+      {
+        name: 'Stamp package.json with the released version',
+        id: 'stamp_version',
+        run: 'npm pkg set version="${{ steps.version.outputs.version }}"',
+      },
       { name: 'Set up QEMU', uses: 'docker/setup-qemu-action@v3' },
       { name: 'Set up Buildx', uses: 'docker/setup-buildx-action@v3' },
-      { name: 'Log in to ghcr.io', uses: 'docker/login-action@v3', with: { registry: 'ghcr.io', username: '${{ github.actor }}', password: '${{ secrets.GITHUB_TOKEN }}' } },
+      {
+        name: 'Log in to ghcr.io',
+        uses: 'docker/login-action@v3',
+        with: { registry: 'ghcr.io', username: '${{ github.actor }}', password: '${{ secrets.GITHUB_TOKEN }}' },
+      },
       {
         name: 'Build and push',
         uses: 'docker/build-push-action@v6',
@@ -220,7 +241,14 @@ const controller = new typescript.TypeScriptProject({
   entrypoint: 'lib/controller/src/main.js',
   bin: { 'cdk8s-zones-controller': 'lib/controller/src/main.js' },
   tsconfig: {
-    compilerOptions: { rootDir: '..', outDir: 'lib', module: 'node20' as any /* TypeScript 5.9's mode; projen's type predates it */, moduleResolution: javascript.TypeScriptModuleResolution.NODE16, target: 'ES2022', lib: ['es2022'] },
+    compilerOptions: {
+      rootDir: '..',
+      outDir: 'lib',
+      module: 'node20' as any /* TypeScript 5.9's mode; projen's type predates it */,
+      moduleResolution: javascript.TypeScriptModuleResolution.NODE16,
+      target: 'ES2022',
+      lib: ['es2022'],
+    },
     include: ['src/**/*.ts'],
   },
   sampleCode: false,

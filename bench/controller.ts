@@ -102,7 +102,10 @@ async function fakeServerRun(dir: string, concurrency: number): Promise<number[]
   const zones = ['zone-a', 'zone-b', 'zone-c'];
   const nodes = zones.flatMap((zone) => Array.from({ length: NODES_PER_ZONE }, (_, i) => ({ name: `${zone}-node-${i}`, zone })));
   const server = await FakeApiServer.start({
-    cert: fs.readFileSync(pki.apiserver.cert), key: fs.readFileSync(pki.apiserver.key), nodes, patchDelayMs: PATCH_DELAY_MS,
+    cert: fs.readFileSync(pki.apiserver.cert),
+    key: fs.readFileSync(pki.apiserver.key),
+    nodes,
+    patchDelayMs: PATCH_DELAY_MS,
   });
   const file = path.join(dir, `fake-${concurrency}.kubeconfig`);
   fs.writeFileSync(file, kubeconfig(server.url, pki.ca.cert, 'admin', pki.clients.admin));

@@ -7,9 +7,10 @@
  * API round trip (a GET of the ZoneShift). The cases are interleaved, zones in turn, and the cluster is brought
  * back to its plan (the controller fails the masters back) between runs.
  *
- * The Redis pods run as real redis-server processes on their kwok pod IPs (test/integration/kubernetes/redis-on-kwok.ts),
- * the web pods on extra nodes with routable pod IPs (the EndpointSlice controller refuses loopback endpoints), and
- * the kubelet's readiness rule for gates is played by kubelet-readiness.ts (kwok does not recompute Ready).
+ * The Redis pods run as real redis-server processes on their kwok pod IPs
+ * (test/integration/kubernetes/redis-on-kwok.ts), the web pods on extra nodes with routable pod IPs (the EndpointSlice
+ * controller refuses loopback endpoints), and the kubelet's readiness rule for gates is played by kubelet-readiness.ts
+ * (kwok does not recompute Ready).
  */
 import { performance } from 'perf_hooks';
 import { Chart, Testing } from 'cdk8s';
@@ -49,8 +50,8 @@ const ALL_SLOTS = 16384;
 const LONG = { timeoutMs: 180_000, intervalMs: 200 };
 /**
  * How long each case waits, once the cluster is back to plan, before the next: a replica that stood for election
- * stands again only 4 x cluster-node-timeout later (Redis's auth_retry_time in clusterHandleSlaveFailover), and every case ends
- * with elections (the failover, then the fail-back). Without it a case would time Redis's wait, not its own.
+ * stands again only 4 x cluster-node-timeout later (Redis's auth_retry_time in clusterHandleSlaveFailover), and every
+ * case ends with elections (the failover, then the fail-back). Without it a case would time Redis's wait, not its own.
  */
 const SETTLE_MS = 4 * NODE_TIMEOUT_MS + 1000;
 
@@ -74,7 +75,8 @@ function webObjects(ns: string, nodes: readonly FakeNode[], zones: readonly stri
       },
     },
   });
-  ZoneController.addZoneShiftGate(deployment, ZoneController.fromInstalled({ workloadNamespaces: [ns], zoneShift: true }));
+  const gate = ZoneController.fromInstalled({ workloadNamespaces: [ns], zoneShift: true });
+  ZoneController.addZoneShiftGate(deployment, gate);
   new k8s.KubeService(chart, 'web-service', { metadata: { name: 'web' }, spec: { selector: labels, ports: [{ port: 80 }] } });
   return Testing.synth(chart);
 }
@@ -84,7 +86,12 @@ const ratio = (x: number) => (x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Stats { readonly median: number; readonly min: number; readonly max: number; readonly runs: number }
-const stats = (xs: readonly number[]): Stats => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs), runs: xs.length });
+const stats = (xs: readonly number[]): Stats => ({
+  median: median(xs),
+  min: Math.min(...xs),
+  max: Math.max(...xs),
+  runs: xs.length,
+});
 
 /** The cluster, the controller and what the cases look at. */
 class Drill {
@@ -93,7 +100,10 @@ class Drill {
   private readonly redisClients = new Map<string, Redis>();
 
   constructor(
-    private readonly cp: ControlPlane, private readonly ns: string, readonly redis: RedisOnKwok, private readonly webNodes: readonly FakeNode[],
+    private readonly cp: ControlPlane,
+    private readonly ns: string,
+    readonly redis: RedisOnKwok,
+    private readonly webNodes: readonly FakeNode[],
   ) {}
 
   private get client(): KubeClient {
@@ -102,7 +112,11 @@ class Drill {
 
   async setUp(): Promise<void> {
     await addNodes(this.client, this.webNodes);
-    const objects = [zoneShiftCrd() as KubeObject, ...this.redis.manifests(), ...webObjects(this.ns, this.webNodes, this.cp.info.zones)];
+    const objects = [
+      zoneShiftCrd() as KubeObject,
+      ...this.redis.manifests(),
+      ...webObjects(this.ns, this.webNodes, this.cp.info.zones),
+    ];
     const { applied, rejections } = await applyManifests(this.client, objects, this.ns);
     if (rejections.length > 0) throw new Error(`rejected: ${rejections.join('; ')}`);
     this.kubelet = await playKubeletReadiness(this.client, this.cp.info, this.ns);
@@ -133,10 +147,17 @@ class Drill {
     await waitFor(`zone ${zone} out of service`, async () => {
       this.controller!.assertRunning();
       await Promise.all([
-        endpointsMs === undefined && this.webOutOf(zone).then((out) => { if (out) endpointsMs = performance.now() - created; }),
-        mastersMs === undefined && this.mastersOutOf(zone, true).then((out) => { if (out) mastersMs = performance.now() - created; }),
+        endpointsMs === undefined && this.webOutOf(zone).then((out) => {
+          if (out) endpointsMs = performance.now() - created;
+        }),
+        mastersMs === undefined && this.mastersOutOf(zone, true).then((out) => {
+          if (out) mastersMs = performance.now() - created;
+        }),
       ]);
-      return { done: endpointsMs !== undefined && mastersMs !== undefined, state: JSON.stringify({ endpointsMs, mastersMs }) };
+      return {
+        done: endpointsMs !== undefined && mastersMs !== undefined,
+        state: JSON.stringify({ endpointsMs, mastersMs }),
+      };
     }, { timeoutMs: 60_000, intervalMs: POLL_MS });
     const roundTripMs = await this.roundTrip(name);
     const since = new Date();
@@ -182,12 +203,16 @@ class Drill {
     return ms;
   }
 
-  /** Whether every opted-in web pod of `zone` is listed not ready in the Service's EndpointSlices (and the others ready). */
+  /**
+   * Whether every opted-in web pod of `zone` is listed not ready in the Service's EndpointSlices (and the others
+   * ready).
+   */
   private async webOutOf(zone: string): Promise<boolean> {
     const slices = await this.client.list<any>('discovery.k8s.io/v1', 'EndpointSlice', { namespace: this.ns, labelSelector: 'kubernetes.io/service-name=web' });
     const endpoints = slices.flatMap((s) => s.endpoints ?? []);
     const inZone = endpoints.filter((e: any) => e.zone === zone);
-    return inZone.length === WEB_PER_ZONE && endpoints.every((e: any) => (e.conditions?.ready === true) === (e.zone !== zone));
+    const readyOnlyOutsideZone = endpoints.every((e: any) => (e.conditions?.ready === true) === (e.zone !== zone));
+    return inZone.length === WEB_PER_ZONE && readyOnlyOutsideZone;
   }
 
   /**
@@ -199,7 +224,8 @@ class Drill {
     const selves = await Promise.all(nodes.map((n) => this.selfOf(n)));
     const masters = selves.filter((s) => s.flags.includes('master') && s.slots.length > 0);
     if (masters.some((m) => m.zone === zone)) return false;
-    const served = new Set(masters.flatMap((m) => m.slots.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i))));
+    const slotsOf = ([a, b]: [number, number]) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+    const served = new Set(masters.flatMap((m) => m.slots.flatMap(slotsOf)));
     return served.size === ALL_SLOTS;
   }
 
@@ -213,13 +239,18 @@ class Drill {
     return { zone: n.zone, flags: me.flags, slots: me.slots };
   }
 
-  /** Until the status reports the cluster healthy (after `since`) and each shard's planned master says it is one; every web endpoint ready. */
+  /**
+   * Until the status reports the cluster healthy (after `since`) and each shard's planned master says it is one; every
+   * web endpoint ready.
+   */
   private async untilBackToPlan(since: Date): Promise<void> {
     await this.redis.statusWhere('a healthy cluster', since, (s) => s.healthy, this.controller, LONG.timeoutMs);
     const planned = new Set(this.redis.layout.shards.map((s) => s.master));
     await waitFor('the planned masters', async () => {
-      const masters = (await Promise.all(this.redis.redis.inventory.map(async (n) => [n.name, await this.selfOf(n)] as const)))
-        .filter(([, s]) => s.flags.includes('master') && s.slots.length > 0).map(([name]) => name);
+      const selves = this.redis.redis.inventory.map(async (n) => [n.name, await this.selfOf(n)] as const);
+      const masters = (await Promise.all(selves))
+        .filter(([, s]) => s.flags.includes('master') && s.slots.length > 0)
+        .map(([name]) => name);
       return { done: masters.length === planned.size && masters.every((m) => planned.has(m)), state: masters.join(', ') };
     }, LONG);
     await waitFor('every web endpoint ready', async () => {
@@ -240,7 +271,9 @@ class Drill {
 
 interface Samples { endpoints: number[]; masters: number[]; redisAlone: number[]; roundTrip: number[] }
 
-/** RUNS interleaved rounds, zones in turn: Redis alone, then the drill (its round trips measured while its shift holds). */
+/**
+ * RUNS interleaved rounds, zones in turn: Redis alone, then the drill (its round trips measured while its shift holds).
+ */
 async function measure(drill: Drill, zones: readonly string[]): Promise<Samples> {
   const samples: Samples = { endpoints: [], masters: [], redisAlone: [], roundTrip: [] };
   for (let run = 0; run < RUNS; run++) {

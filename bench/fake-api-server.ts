@@ -29,7 +29,13 @@ export interface FakeApiServerOptions {
 }
 
 interface Obj {
-  metadata: { name: string; resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [k: string]: any };
+  metadata: {
+    name: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [k: string]: any;
+  };
   [k: string]: any;
 }
 
@@ -149,7 +155,9 @@ export class FakeApiServer {
     return server;
   }
 
-  /** When each pod was bound (its MODIFIED event written) and its annotating PATCH answered, in performance.now() ms. */
+  /**
+   * When each pod was bound (its MODIFIED event written) and its annotating PATCH answered, in performance.now() ms.
+   */
   readonly bound = new Map<string, number>();
   readonly annotated = new Map<string, number>();
   /** PATCHes of pods answered. */
@@ -170,14 +178,20 @@ export class FakeApiServer {
         status: { allocatable: { cpu: '32', memory: '256Gi', pods: '110' } },
       });
     }
-    this.server = https.createServer({ cert: opts.cert, key: opts.key, keepAliveTimeout: 60_000 }, (req, res) => this.handle(req, res));
+    this.server = https.createServer(
+      { cert: opts.cert, key: opts.key, keepAliveTimeout: 60_000 },
+      (req, res) => this.handle(req, res),
+    );
   }
 
   get url(): string {
     return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  /** Creates `count` pods at `perSecond`, each bound `bindAfterMs` later unless `bind` is false; resolves once the last is bound. */
+  /**
+   * Creates `count` pods at `perSecond`, each bound `bindAfterMs` later unless `bind` is false; resolves once the last
+   * is bound.
+   */
   async arrive(count: number, perSecond: number, opts: { prefix?: string; bind?: boolean } = {}): Promise<void> {
     const { prefix = 'latency', bind = true } = opts;
     const start = performance.now();
@@ -258,7 +272,8 @@ export class FakeApiServer {
       this.change('pods', 'MODIFIED', next);
       answer(200, next);
       this.patches++;
-      if (annotations[ZoneAnnotation.VALUE_ANNOTATION] && !this.annotated.has(name)) this.annotated.set(name, performance.now());
+      const firstAnnotated = annotations[ZoneAnnotation.VALUE_ANNOTATION] && !this.annotated.has(name);
+      if (firstAnnotated) this.annotated.set(name, performance.now());
     }, this.opts.patchDelayMs));
   }
 }

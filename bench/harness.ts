@@ -46,12 +46,18 @@ function summarize(name: string, samples: number[]): Timing {
 /** One case of a side-by-side measurement of something asynchronous (a real program doing work). */
 export interface AsyncBenchCase {
   readonly name: string;
-  /** Runs once; returns the milliseconds to record when only part of the run is the measured work (else the whole run is timed). */
+  /**
+   * Runs once; returns the milliseconds to record when only part of the run is the measured work (else the whole run is
+   * timed).
+   */
   readonly fn: () => Promise<number | void>;
 }
 
 /** `measureSideBySide` for asynchronous cases, run one at a time (never concurrently), interleaved. */
-export async function measureSideBySideAsync(cases: AsyncBenchCase[], opts: { warmup?: number; reps?: number } = {}): Promise<Timing[]> {
+export async function measureSideBySideAsync(
+  cases: AsyncBenchCase[],
+  opts: { warmup?: number; reps?: number } = {},
+): Promise<Timing[]> {
   for (let i = 0; i < (opts.warmup ?? 1); i++) for (const c of cases) await c.fn();
   const samples = cases.map(() => [] as number[]);
   for (let i = 0; i < (opts.reps ?? 5); i++) {

@@ -30,7 +30,9 @@ const PLACEMENTS: Placement[] = [
   {
     id: 'zone-only',
     name: 'hard zone spread and zone affinity only (no host spread)',
-    strip: (pod) => { pod.topologySpreadConstraints = pod.topologySpreadConstraints.filter((c: any) => c.topologyKey !== HOSTNAME_KEY); },
+    strip: (pod) => {
+      pod.topologySpreadConstraints = pod.topologySpreadConstraints.filter((c: any) => c.topologyKey !== HOSTNAME_KEY);
+    },
   },
   {
     id: 'none',
@@ -99,7 +101,11 @@ async function scheduleOnce(cp: ControlPlane, placement: Placement, run: number,
   const cpu = cp.cpuMillis('kube-scheduler') - cpuBefore;
   const after = await algorithm(cp);
   const pods = await livePods(client, ns);
-  runs.push({ zones: podsByZone(cp.info, pods), algorithmMs: (after.sum - before.sum) * 1000 / (after.count - before.count), cpuMs: cpu / REPLICAS });
+  runs.push({
+    zones: podsByZone(cp.info, pods),
+    algorithmMs: (after.sum - before.sum) * 1000 / (after.count - before.count),
+    cpuMs: cpu / REPLICAS,
+  });
   const deleting = performance.now();
   await deleteNamespace(client, ns, LONG);
   console.log(`  ${placement.id}: scheduled ${REPLICAS} pods in ${(ms / 1000).toFixed(1)} s ` +
@@ -110,7 +116,10 @@ async function scheduleOnce(cp: ControlPlane, placement: Placement, run: number,
 async function schedulingSection(cp: ControlPlane): Promise<string> {
   const runs = PLACEMENTS.map(() => [] as ScheduleRun[]);
   let run = 0;
-  const cases: AsyncBenchCase[] = PLACEMENTS.map((p, i) => ({ name: p.name, fn: () => scheduleOnce(cp, p, run++, runs[i]) }));
+  const cases: AsyncBenchCase[] = PLACEMENTS.map((p, i) => ({
+    name: p.name,
+    fn: () => scheduleOnce(cp, p, run++, runs[i]),
+  }));
   const timings = await measureSideBySideAsync(cases, { warmup: 1, reps: 5 });
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const measured = runs.map((r) => r.slice(1)); // each case's first run is its warm-up

@@ -9,8 +9,8 @@
  * Cortex ingesters on the pods' IPs (ring-on-kwok.ts; Cortex shares Loki's ring and is Apache-2.0): a config
  * change rolled by the ZoneAwareUpdate group the library emits and by the three StatefulSets' own RollingUpdate,
  * as a ratio to the ideal of one wave per zone (each zone's pods deleted together, the next zone as soon as the
- * last answers /ready), measured in the same run. A pod counts as down from its deletion until its successor answers /ready (ACTIVE in the ring; kwok's Ready
- * condition knows nothing of the ring).
+ * last answers /ready), measured in the same run. A pod counts as down from its deletion until its successor answers
+ * /ready (ACTIVE in the ring; kwok's Ready condition knows nothing of the ring).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -18,12 +18,13 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import { BenchSection } from './harness';
 import { IngesterRollout } from '../src';
+import { isReady } from '../src/kubernetes/pod-life';
 import { ControlPlane } from '../test/integration/kubernetes/control-plane';
 import { ControllerProcess } from '../test/integration/kubernetes/controller-process';
 import { applyManifests, deleteNamespace, restrictedNamespace } from '../test/integration/kubernetes/examples';
 import { watchPods } from '../test/integration/kubernetes/pod-watch';
 import { INGESTER_PREFIX, lokiIngesterManifests, lokiObjects, RingOnKwok } from '../test/integration/kubernetes/ring-on-kwok';
-import { crds, isReady, RolloutObserver, statefulSet } from '../test/integration/kubernetes/rollout-fixtures';
+import { crds, RolloutObserver, statefulSet } from '../test/integration/kubernetes/rollout-fixtures';
 import { zoneOfNode } from '../test/integration/kubernetes/scheduling';
 import { waitFor } from '../test/integration/kubernetes/wait';
 
@@ -56,11 +57,14 @@ async function rollOnce(cp: ControlPlane, c: Case, i: number): Promise<Result> {
       const pods = (await client.list<any>('v1', 'Pod', { namespace: ns })).filter((p) => isReady(p) && !p.metadata.deletionTimestamp);
       return { done: pods.length === REPLICAS, value: pods };
     }, LONG);
-    const zones = new Map<string, string>(initial.map((p: any) => [p.metadata.name, zoneOfNode(cp.info, p.spec.nodeName)!]));
+    const zones = new Map<string, string>(
+      initial.map((p: any) => [p.metadata.name, zoneOfNode(cp.info, p.spec.nodeName)!]),
+    );
     if (c.zau) {
       await client.apply({ apiVersion: 'cdk8s-zones.dev/v1alpha1', kind: 'ZoneAwareUpdate', metadata: { name: 'app', namespace: ns }, spec: { statefulset: 'app', ...c.zau } });
     }
-    const observer = new RolloutObserver(zones, new Set(initial.map((p: any) => p.metadata.uid)), REPLICAS, (n) => zoneOfNode(cp.info, n));
+    const initialUids = new Set(initial.map((p: any) => p.metadata.uid));
+    const observer = new RolloutObserver(zones, initialUids, REPLICAS, (n) => zoneOfNode(cp.info, n));
     const watch = await watchPods(cp.info, ns, (e) => observer.onEvent(e.type, e.pod));
     try {
       const started = performance.now();
@@ -72,7 +76,12 @@ async function rollOnce(cp: ControlPlane, c: Case, i: number): Promise<Result> {
         return { done: (s.observedGeneration ?? 0) >= sts.metadata.generation && updated.length === REPLICAS, state: `${updated.length} updated` };
       }, { timeoutMs: 600_000, intervalMs: 20 });
       const ms = performance.now() - started;
-      return { waves: observer.batches.map((b) => b.pods.length), ms, zones: observer.maxZonesDisrupted, zoneRuns: observer.zoneRuns };
+      return {
+        waves: observer.batches.map((b) => b.pods.length),
+        ms,
+        zones: observer.maxZonesDisrupted,
+        zoneRuns: observer.zoneRuns,
+      };
     } finally {
       watch.stop();
     }
@@ -90,7 +99,10 @@ const LOKI_PER_ZONE = 2;
  */
 type LokiRollout = 'rolling-update' | 'zone-aware' | 'ideal';
 
-/** Loki's ingesters restarted one way; the time runs from the first change until every ingester is replaced and answers /ready. */
+/**
+ * Loki's ingesters restarted one way; the time runs from the first change until every ingester is replaced and answers
+ * /ready.
+ */
 async function rollLoki(cp: ControlPlane, how: LokiRollout, i: number, timeoutMs = 600_000): Promise<Result> {
   const client = cp.client;
   const ns = `bench-loki-${i}-${Date.now().toString(36)}`;
@@ -99,7 +111,8 @@ async function rollLoki(cp: ControlPlane, how: LokiRollout, i: number, timeoutMs
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-loki-'));
   const rollout = how === 'zone-aware' ? IngesterRollout.ZONE_AWARE : IngesterRollout.PARTITIONED;
   const loki = await RingOnKwok.start(root, INGESTER_PREFIX, lokiObjects(ns, zones, LOKI_PER_ZONE, 'minio:9000', rollout));
-  // RollingUpdate: the StatefulSets' own, as without the library (the PARTITIONED fallback with its partition taken away).
+  // RollingUpdate: the StatefulSets' own, as without the library (the PARTITIONED fallback with its partition taken
+  // away).
   const strategy = (objects: any[]) => (how !== 'rolling-update' ? objects : objects.map((o) => (o.kind === 'StatefulSet'
     ? { ...o, spec: { ...o.spec, updateStrategy: { type: 'RollingUpdate' } } } : o)));
   const watch = await watchPods(cp.info, ns, (e) => loki.onPod(e.type, e.pod));

@@ -113,7 +113,8 @@ export function synthBench(): BenchSection {
       byHand: byHand && { name: `${name} with the spread written by hand`, fn: () => byHand().synthYaml() },
     };
   });
-  const timings = measureSideBySide(entries.flatMap((e) => [e.synth, e.floor, e.validation, ...(e.byHand ? [e.byHand] : [])]));
+  const cases = entries.flatMap((e) => [e.synth, e.floor, e.validation, ...(e.byHand ? [e.byHand] : [])]);
+  const timings = measureSideBySide(cases);
   const timingOf = (c: BenchCase) => timings.find((t) => t.name === c.name)!;
   const synthTimings = entries.map((e) => timingOf(e.synth));
   const floorRows = entries.map((e) => {

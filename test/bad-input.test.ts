@@ -87,8 +87,16 @@ const deployment = (scope: Chart) => new kplus.Deployment(scope, 'web', { contai
  * Each callable of the public API: valid arguments (fresh on every call), and how to call it (synthesizing,
  * so synth-time checks run too). Constructs list [scope, id, props]; only props are varied.
  */
-/** `vary`: the parameters to vary (by default the props of a construct, or every parameter); `offset`: where they start in `args`. */
-const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => unknown; vary?: number[]; offset?: number }> = {
+/**
+ * `vary`: the parameters to vary (by default the props of a construct, or every parameter); `offset`: where they start
+ * in `args`.
+ */
+const ENTRIES: Record<string, {
+  args: () => unknown[];
+  call: (args: any[]) => unknown;
+  vary?: number[];
+  offset?: number;
+}> = {
   'ZoneTopology.<init>': {
     args: () => [{ zones: ['a', 'b', 'c'], topologyKey: 'topology.kubernetes.io/zone', region: 'r1', regionKey: 'topology.kubernetes.io/region', hostnameKey: 'kubernetes.io/hostname', kubernetesVersion: '1.35' }],
     call: ([p]) => new lib.ZoneTopology(p),
@@ -112,7 +120,14 @@ const ENTRIES: Record<string, { args: () => unknown[]; call: (args: any[]) => un
   'Zonal.spread': {
     args: () => {
       const c = chart();
-      return [deployment(c), { topology: topology(), maxSkew: 1, spreadAcrossHosts: true, restrictToZones: true, hostSpread: { maxSkew: 2 } }, c];
+      const props = {
+        topology: topology(),
+        maxSkew: 1,
+        spreadAcrossHosts: true,
+        restrictToZones: true,
+        hostSpread: { maxSkew: 2 },
+      };
+      return [deployment(c), props, c];
     },
     call: ([w, o, c]) => { lib.Zonal.spread(w, o); synth(c); },
     vary: [0, 1],
@@ -392,7 +407,10 @@ const QUERIES = new Set([
   'ZoneReport.survivesLossOf', 'ZoneReport.failingOnLossOf', 'ZoneCheckValidation.validate',
 ]);
 
-/** Every callable of the assembly with parameters: `Class.<init>` and `Class.method`, with the jsii types of its parameters. */
+/**
+ * Every callable of the assembly with parameters: `Class.<init>` and `Class.method`, with the jsii types of its
+ * parameters.
+ */
 function callables(): Map<string, any[]> {
   const found = new Map<string, any[]>();
   for (const type of Object.values(TYPES)) {
@@ -462,7 +480,12 @@ function show(v: unknown): string {
 /** What happened to one bad input. */
 type Outcome = 'clear' | 'silent' | 'crash' | 'unclear';
 
-function run(entry: typeof ENTRIES[string], index: number, value: unknown, prop: string): { outcome: Outcome; message: string } {
+function run(
+  entry: typeof ENTRIES[string],
+  index: number,
+  value: unknown,
+  prop: string,
+): { outcome: Outcome; message: string } {
   const args = entry.args();
   args[index + (entry.offset ?? 0)] = value;
   try {
@@ -471,7 +494,8 @@ function run(entry: typeof ENTRIES[string], index: number, value: unknown, prop:
   } catch (e) {
     const message = (e as Error).message ?? String(e);
     if (!(e instanceof Error) || e instanceof TypeError || e instanceof RangeError || e instanceof SyntaxError) return { outcome: 'crash', message };
-    // The library's format: `<who>: <prop path>=<value> <rule>`, naming the prop (or its parent, for a wrong container).
+    // The library's format: `<who>: <prop path>=<value> <rule>`, naming the prop (or its parent, for a wrong
+    // container).
     const clear = /^[\w.]+( '[^']*')?(\.\w+)?(\([^)]*\))?: \S+=/m.test(message.replace(/^Validation failed with the following errors:\n\s+\[[^\]]*\] /, ''))
       && message.includes(prop);
     return { outcome: clear ? 'clear' : 'unclear', message };

@@ -51,7 +51,10 @@ const firstLine = (b: Block) => b.code.split('\n')[0].trim();
 const excerptPath = (b: Block) => /^\/\/ ((?:test|src|examples|controller|scripts)\/\S+)$/.exec(firstLine(b))?.[1];
 const isProgram = (b: Block) => /from 'cdk8s-zones';/.test(b.code) && /^app\.synth\(\);$/m.test(b.code);
 
-/** The page's programs (each whole program with the continuations after it), and the blocks that are none of the three kinds. */
+/**
+ * The page's programs (each whole program with the continuations after it), and the blocks that are none of the three
+ * kinds.
+ */
 export function programsOf(blocks: readonly Block[]): { programs: Program[]; unaccounted: Block[] } {
   const programs: Program[] = [];
   const unaccounted: Block[] = [];
@@ -98,7 +101,10 @@ const programs = pages.flatMap((p) => p.programs);
 let app: string;
 let compileErrors = new Map<string, string>();
 
-/** A new app with the packed package installed (and the cdk8s packages it needs); every program type-checked and compiled there. */
+/**
+ * A new app with the packed package installed (and the cdk8s packages it needs); every program type-checked and
+ * compiled there.
+ */
 beforeAll(() => {
   app = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-zones-docs-'));
   const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', app], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!;

@@ -1,7 +1,7 @@
 /**
  * The static import graph of the repository's TypeScript sources, for architecture tests: which modules a
- * file imports (relative paths resolved to files, JSON files included, bare specifiers kept as packages), type-only imports
- * included (a type import still ties one folder to another).
+ * file imports (relative paths resolved to files, JSON files included, bare specifiers kept as packages), type-only
+ * imports included (a type import still ties one folder to another).
  */
 import * as fs from 'fs';
 import * as path from 'path';

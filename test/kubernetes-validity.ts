@@ -75,7 +75,11 @@ export function kubernetesProblems(objects: readonly any[]): string[] {
   return problems;
 }
 
-function labelsOf(labels: Record<string, unknown> | undefined, what: string, bad: (what: string, value: unknown) => void): void {
+function labelsOf(
+  labels: Record<string, unknown> | undefined,
+  what: string,
+  bad: (what: string, value: unknown) => void,
+): void {
   for (const [key, value] of Object.entries(labels ?? {})) {
     if (!qualifiedKey(key)) bad(`invalid ${what} key`, key);
     if (!labelValue(value)) bad(`invalid ${what} value`, `${key}=${value}`);
@@ -95,7 +99,8 @@ function podProblems(template: any, bad: (what: string, value: unknown) => void)
     labelsOf(t.labelSelector?.matchLabels, 'spread selector', bad);
     if (t.maxSkew !== undefined && !(Number.isInteger(t.maxSkew) && t.maxSkew >= 1 && t.maxSkew <= 2147483647)) bad('invalid maxSkew', t.maxSkew);
   }
-  for (const term of spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
+  const required = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  for (const term of required?.nodeSelectorTerms ?? []) {
     for (const e of term.matchExpressions ?? []) for (const v of e.values ?? []) if (!labelValue(v)) bad('invalid node affinity value', v);
   }
   labelsOf(spec.nodeSelector, 'node selector', bad);

@@ -26,7 +26,9 @@ const NOT_TO_USE: { readonly [module: string]: string } = {
 const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
   .split('\n').filter((f) => /(^|\/)go\.(mod|sum)$/.test(f) || /^test\/integration\/setup\.d\/.*\.sh$/.test(f));
 
-/** The module paths a go.mod or go.sum text names (the first word of a require, replace or sum line, both sides of =>). */
+/**
+ * The module paths a go.mod or go.sum text names (the first word of a require, replace or sum line, both sides of =>).
+ */
 function modulesOf(text: string): string[] {
   return text.split('\n')
     .map((l) => l.replace(/\/\/.*$/, '').trim().replace(/^(require|replace|exclude|tool)\s+/, ''))

@@ -24,7 +24,10 @@ const zones = fc.uniqueArray(zoneName, { minLength: 3, maxLength: 4 }).filter((z
   }
 });
 const idUnit = fc.constantFrom(...'aZ09_.- é\u03a9xQ'.split(''));
-const id = fc.oneof(fc.string({ minLength: 1, maxLength: 100, unit: idUnit }), fc.string({ minLength: 80, maxLength: 100, unit: idUnit }));
+const id = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 100, unit: idUnit }),
+  fc.string({ minLength: 80, maxLength: 100, unit: idUnit }),
+);
 /** `n` distinct ids (siblings in one chart may not share one). */
 const ids = (n: number) => fc.uniqueArray(id, { minLength: n, maxLength: n });
 
@@ -56,22 +59,28 @@ test('ZonalRedisCluster, with the ZoneController that manages it', () => {
   const masterCounts = fc.constantFrom(3, 5, 6, 7);
   const replicaCounts = fc.integer({ min: 1, max: 2 });
   const withWebhook = fc.boolean();
-  fc.assert(fc.property(zones, id, ids(2), masterCounts, replicaCounts, withWebhook, (z, chartId, [redisId, controllerId], masters, rpm, zdb) => {
-    const w = world(z, chartId);
-    const controller = new lib.ZoneController(w.chart, controllerId, zdb
-      ? { redisManager: true, zoneDisruptionBudget: true, webhookTls: lib.WebhookTls.selfManaged(), topology: w.topology }
-      : { redisManager: true, zoneAnnotator: false });
-    fc.pre(Math.ceil(masters / z.length) <= Math.floor((masters - 1) / 2));
-    new lib.ZonalRedisCluster(w.chart, redisId, {
-      controller,
-      topology: w.topology,
-      masters,
-      replicasPerMaster: rpm,
-      storage: { size: Size.gibibytes(1) },
-      password: { name: 'redis-auth', key: 'password' },
-    });
-    check(w);
-  }), RUNS);
+  fc.assert(fc.property(zones, id, ids(2), masterCounts, replicaCounts, withWebhook,
+    (z, chartId, [redisId, controllerId], masters, rpm, zdb) => {
+      const w = world(z, chartId);
+      const controller = new lib.ZoneController(w.chart, controllerId, zdb
+        ? {
+          redisManager: true,
+          zoneDisruptionBudget: true,
+          webhookTls: lib.WebhookTls.selfManaged(),
+          topology: w.topology,
+        }
+        : { redisManager: true, zoneAnnotator: false });
+      fc.pre(Math.ceil(masters / z.length) <= Math.floor((masters - 1) / 2));
+      new lib.ZonalRedisCluster(w.chart, redisId, {
+        controller,
+        topology: w.topology,
+        masters,
+        replicasPerMaster: rpm,
+        storage: { size: Size.gibibytes(1) },
+        password: { name: 'redis-auth', key: 'password' },
+      });
+      check(w);
+    }), RUNS);
 });
 
 test('ZoneAwareLokiStack, both outputs and every zone source', () => {
@@ -119,7 +128,8 @@ test('ZoneController, ZoneAwareUpdate, ZoneDisruptionBudget', () => {
     const db = new kplus.StatefulSet(w.workloads, 'db', {
       strategy: kplus.StatefulSetUpdateStrategy.onDelete(), containers: [{ image: 'postgres:17', portNumber: 5432 }],
     });
-    new lib.ZoneAwareUpdate(w.chart, updateId, { controller, target: lib.RolloutTarget.statefulSetName(db.name), maxUnavailable: 1 });
+    const target = lib.RolloutTarget.statefulSetName(db.name);
+    new lib.ZoneAwareUpdate(w.chart, updateId, { controller, target, maxUnavailable: 1 });
     new lib.ZoneDisruptionBudget(w.chart, budgetId, { controller, selector: db.matchLabels, maxUnavailable: '50%' });
     lib.Zonal.spread(db, { topology: w.topology });
     check(w);
@@ -132,9 +142,16 @@ test('Longhorn StorageClass, Volume and Settings', () => {
     const inventory = new lib.LonghornInventory({
       nodes: z.map((zone, i) => ({ name: `node-${i}`, zone, disks: [{ name: 'd', capacity: Size.tebibytes(1) }] })),
     });
-    const settings = new lib.LonghornSettings(w.chart, settingsId, { replicaZoneSoftAntiAffinity: lib.AntiAffinity.DISABLED });
+    const settings = new lib.LonghornSettings(w.chart, settingsId, {
+      replicaZoneSoftAntiAffinity: lib.AntiAffinity.DISABLED,
+    });
     new lib.LonghornStorageClass(w.chart, classId, { numberOfReplicas: 3, inventory, settings: settings.scheduling });
-    new lib.LonghornVolume(w.chart, volumeId, { size: Size.gibibytes(10), numberOfReplicas: 3, inventory, settings: settings.scheduling });
+    new lib.LonghornVolume(w.chart, volumeId, {
+      size: Size.gibibytes(10),
+      numberOfReplicas: 3,
+      inventory,
+      settings: settings.scheduling,
+    });
     check(w);
   }), RUNS);
 });

@@ -34,7 +34,9 @@ function rbacProblems(objects: readonly any[]): string[] {
       if ([...rule.apiGroups ?? [], ...rule.resources ?? [], ...rule.verbs ?? []].includes('*')) problems.push(`${text} has a wildcard`);
       if (o.kind === 'ClusterRole' && (rule.resources ?? []).includes('secrets')) problems.push(`${text} reaches Secrets in every namespace`);
       const writes = (rule.verbs ?? []).filter((v: string) => !READ_VERBS.includes(v));
-      if ((rule.resources ?? []).some((r: string) => WEBHOOK_CONFIGURATIONS.includes(r)) && writes.length > 0 && !(rule.resourceNames?.length > 0)) {
+      const writesWebhooks = (rule.resources ?? []).some((r: string) => WEBHOOK_CONFIGURATIONS.includes(r))
+        && writes.length > 0;
+      if (writesWebhooks && !(rule.resourceNames?.length > 0)) {
         problems.push(`${text} writes admission webhook configurations without resourceNames`);
       }
       const escalating = (rule.verbs ?? []).filter((v: string) => ESCALATING_VERBS.includes(v));
@@ -93,7 +95,8 @@ function selects(matchLabels: Record<string, string>, labels: Record<string, str
 /** Every pod the library makes is isolated by a NetworkPolicy of its namespace that selects it. */
 function isolationProblems(objects: readonly any[]): string[] {
   const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
-  return objects.filter((o) => podSpecOf(o) && o.metadata?.labels?.[MANAGED_BY.key] === MANAGED_BY.value).filter((o) => {
+  const managed = objects.filter((o) => podSpecOf(o) && o.metadata?.labels?.[MANAGED_BY.key] === MANAGED_BY.value);
+  return managed.filter((o) => {
     const labels = (o.kind === 'Pod' ? o.metadata.labels : o.spec.template.metadata.labels) ?? {};
     return !policies.some((p) => p.metadata.namespace === o.metadata.namespace
       && (p.spec.policyTypes ?? ['Ingress']).includes('Ingress') && selects(p.spec.podSelector?.matchLabels ?? {}, labels));

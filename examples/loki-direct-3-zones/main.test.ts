@@ -12,9 +12,12 @@ describe('example loki-direct-3-zones', () => {
   });
 
   test('one ingester StatefulSet per zone, 2 ingesters each, pinned to its zone with the zone in its arguments', () => {
+    const zonesOf = (s: any) => {
+      const required = s.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+      return required.nodeSelectorTerms[0].matchExpressions[0].values;
+    };
     expect(statefulSets.map((s) => [
-      s.metadata.name, s.spec.replicas,
-      s.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values,
+      s.metadata.name, s.spec.replicas, zonesOf(s),
       s.spec.template.spec.containers[0].args.at(-1),
     ])).toEqual(['zone-a', 'zone-b', 'zone-c'].map((zone) => [
       `logs-ingester-${zone}`, 2, [zone], `-common.storage.ring.instance-availability-zone=${zone}`,

@@ -9,7 +9,10 @@ describe('example longhorn-3-zones', () => {
   build(app);
   const manifests = app.charts.flatMap((chart) => Testing.synth(chart));
   const chart = app.charts[0] as ThreeZoneStorageChart;
-  const planned = (id: string) => (chart.node.findChild(id) as LonghornStorageClass | LonghornVolume).placement!.replicas;
+  const planned = (id: string) => {
+    const planner = chart.node.findChild(id) as LonghornStorageClass | LonghornVolume;
+    return planner.placement!.replicas;
+  };
 
   test('snapshot', () => {
     expect(manifests).toMatchSnapshot();

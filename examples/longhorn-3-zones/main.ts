@@ -1,8 +1,8 @@
 import { App, Chart, ChartProps, Size } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
-  AntiAffinity, LonghornDiskInventory, LonghornInventory, LonghornReplicaAutoBalance, LonghornSettings, LonghornStorageClass,
-  LonghornVolume,
+  AntiAffinity, LonghornDiskInventory, LonghornInventory, LonghornReplicaAutoBalance, LonghornSettings,
+  LonghornStorageClass, LonghornVolume,
 } from 'cdk8s-zones';
 
 /** Longhorn's default disk on a 1 TiB node disk, with Longhorn's default 30% reserved. */

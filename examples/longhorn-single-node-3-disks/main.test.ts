@@ -29,7 +29,8 @@ describe('example longhorn-single-node-3-disks', () => {
 
   test('every class and volume puts one replica on each disk, even though nvme0 is four times larger', () => {
     const planned = chart.node.findAll()
-      .filter((c): c is LonghornStorageClass | LonghornVolume => c instanceof LonghornStorageClass || c instanceof LonghornVolume)
+      .filter((c): c is LonghornStorageClass | LonghornVolume =>
+        c instanceof LonghornStorageClass || c instanceof LonghornVolume)
       .map((c) => [c.node.id, c.placement!.replicas.map((r) => `${r.node}/${r.disk}`)]);
     expect(planned).toEqual([
       ['mirrored', ['storage-1/nvme0', 'storage-1/sata0', 'storage-1/sata1']],

@@ -25,7 +25,9 @@ describe('example prometheus-3-zones', () => {
     expect(prometheuses.map((p) => p.spec.externalLabels)).toEqual([
       { cluster: 'example', zone: 'zone-a' }, { cluster: 'example', zone: 'zone-b' }, { cluster: 'example', zone: 'zone-c' },
     ]);
-    for (const p of prometheuses) expect(p.spec.scrapeClasses[0]).toMatchObject({ default: true, attachMetadata: { node: true } });
+    for (const p of prometheuses) {
+      expect(p.spec.scrapeClasses[0]).toMatchObject({ default: true, attachMetadata: { node: true } });
+    }
   });
 
   test('the namespace enforces Pod Security "restricted" and the pods run as non-root with RuntimeDefault seccomp', () => {

@@ -12,8 +12,10 @@ describe('example redis-3-zones', () => {
   });
 
   test('one StatefulSet per zone, pinned to it, scaled by the manager; the layout ConfigMap names each pod\'s role', () => {
-    const pinnedTo = (s: any) =>
-      s.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values;
+    const pinnedTo = (s: any) => {
+      const required = s.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+      return required.nodeSelectorTerms[0].matchExpressions[0].values;
+    };
     expect(statefulSets.map((s) => [s.metadata.name, s.spec.replicas, pinnedTo(s)])).toEqual([
       ['redis-zone-a', undefined, ['zone-a']], ['redis-zone-b', undefined, ['zone-b']], ['redis-zone-c', undefined, ['zone-c']],
     ]);

@@ -23,7 +23,8 @@ describe('example web-3-zones', () => {
     });
     expect(hosts).toMatchObject({ topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' });
     expect(zones.labelSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
-    expect(spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions)
+    const required = spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    expect(required.nodeSelectorTerms[0].matchExpressions)
       .toEqual([{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['zone-a', 'zone-b', 'zone-c'] }]);
   });
 

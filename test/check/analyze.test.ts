@@ -51,14 +51,16 @@ describe('survival', () => {
 
   test('a drain is blocked where a budget leaves too few pods, never by a DaemonSet (kubectl drain leaves its pods)', () => {
     const pdb = (budget: object) => ({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'p' }, spec: { selector: { matchLabels: { app: 'web' } }, ...budget } });
-    const blocked = (w: any, budget: object = { minAvailable: 6 }) => check(w, pdb(budget)).workloads[0].zoneLoss.map((l) => l.drainBlocked);
+    const blocked = (w: any, budget: object = { minAvailable: 6 }) =>
+      check(w, pdb(budget)).workloads[0].zoneLoss.map((l) => l.drainBlocked);
     expect(blocked(deployment('web', 6, zoneSpread('web')))).toEqual([true, true, true]);
     // one pod and minAvailable 1: its eviction is refused (its replacement would come only after it)
     expect(blocked(deployment('web', 1, zoneSpread('web')), { minAvailable: 1 })).toEqual([true, true, true]);
     expect(blocked(deployment('web', 1, zoneSpread('web')), { maxUnavailable: 0 })).toEqual([true, true, true]);
     // six without a zone spread, minAvailable 5: one eviction at a time, each replaced in another zone
     expect(blocked(deployment('web', 6), { minAvailable: 5 })).toEqual([false, false, false]);
-    // with a hard zone spread the drained zone's replacements wait (its cordoned nodes still count as a domain): 6 - 2 < 5
+    // with a hard zone spread the drained zone's replacements wait (its cordoned nodes still count as a domain):
+    // 6 - 2 < 5
     expect(blocked(deployment('web', 6, zoneSpread('web')), { minAvailable: 5 })).toEqual([true, true, true]);
     const daemons = deployment('web', 0);
     expect(blocked({ ...daemons, kind: 'DaemonSet', spec: { selector: daemons.spec.selector, template: daemons.spec.template } })).toEqual([false, false, false]);
@@ -121,7 +123,8 @@ describe('placement rules', () => {
     // the Deployment's own revision label, or a template label whose value the other lacks, keeps the other's pods out
     expect(spreadWith({ matchLabelKeys: ['pod-template-hash'] })).not.toContain('spread-selector-shared');
     expect(spreadWith({ matchLabelKeys: ['app'] })).not.toContain('spread-selector-shared');
-    // a StatefulSet's revision label is no Deployment's: ignored (the Deployment's pods lack it); so is a key both share
+    // a StatefulSet's revision label is no Deployment's: ignored (the Deployment's pods lack it);
+    // so is a key both share
     expect(spreadWith({ matchLabelKeys: ['controller-revision-hash'] })).toContain('spread-selector-shared');
     expect(spreadWith({ matchLabelKeys: ['tier'] })).toContain('spread-selector-shared');
   });
@@ -149,7 +152,11 @@ describe('placement rules', () => {
       affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: ['a', 'b'] }] }] } } },
     };
     const w = check(deployment('web', 6, pod)).workloads[0];
-    expect(w.perZone).toEqual({ a: { guaranteed: 1, worstCase: 1 }, b: { guaranteed: 1, worstCase: 1 }, c: { guaranteed: 0, worstCase: 0 } });
+    expect(w.perZone).toEqual({
+      a: { guaranteed: 1, worstCase: 1 },
+      b: { guaranteed: 1, worstCase: 1 },
+      c: { guaranteed: 0, worstCase: 0 },
+    });
     expect(w.pendingWorstCase).toBe(4);
     expect(w.findings.map((f) => f.rule)).toEqual(expect.arrayContaining(['pending', 'zone-unusable']));
   });
@@ -225,7 +232,11 @@ describe('placement rules', () => {
     };
     // pod i runs where its claim data-pg-<i> is bound: two in zone a, whatever the spread says
     const w = check(sts, pv('v0', 'a', 'data-pg-0'), pv('v1', 'a', 'data-pg-1'), pv('v2', 'b', 'data-pg-2')).workloads[0];
-    expect(w.perZone).toEqual({ a: { guaranteed: 2, worstCase: 2 }, b: { guaranteed: 1, worstCase: 1 }, c: { guaranteed: 0, worstCase: 0 } });
+    expect(w.perZone).toEqual({
+      a: { guaranteed: 2, worstCase: 2 },
+      b: { guaranteed: 1, worstCase: 1 },
+      c: { guaranteed: 0, worstCase: 0 },
+    });
     expect(w.survives).toEqual({ a: false, b: true, c: true });
     // a claim every pod mounts, bound to a volume in zone b: every pod in zone b
     const web = deployment('web', 3, { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'shared' } }] }, { namespace: 'db' });
@@ -237,7 +248,11 @@ describe('placement rules', () => {
 
   test('a DaemonSet runs on the nodes it admits; a Job by its parallelism', () => {
     const ds = { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
-    expect(check(ds).workloads[0]).toMatchObject({ replicas: 6, perZone: { a: { guaranteed: 2, worstCase: 2 } }, survives: { a: true } });
+    expect(check(ds).workloads[0]).toMatchObject({
+      replicas: 6,
+      perZone: { a: { guaranteed: 2, worstCase: 2 } },
+      survives: { a: true },
+    });
     const job = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { parallelism: 3, template: { metadata: { labels: { app: 'j' } }, spec: { containers: [{ name: 'c', image: 'x' }], ...zoneSpread('j') } } } };
     // its spread counts running pods only: finished pods free their places, so it is not relied on
     const j = check(job).workloads[0];

@@ -10,7 +10,11 @@ import { main } from '../../src/cli/main';
 import { flagLabel, parseCommandLine } from '../../src/shared/command-line';
 
 /** A Deployment; `spread` adds a hard zone topology spread constraint. */
-function deployment(name: string, replicas: number, options: { spread?: boolean; namespace?: string; extra?: string } = {}): string {
+function deployment(
+  name: string,
+  replicas: number,
+  options: { spread?: boolean; namespace?: string; extra?: string } = {},
+): string {
   return [
     'apiVersion: apps/v1',
     'kind: Deployment',
@@ -51,7 +55,11 @@ function write(rel: string, text: string): string {
 async function run(argv: string[], stdin = ''): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout: (s) => { out += s; }, stderr: (s) => { err += s; } });
+  const code = await main(argv, {
+    stdin: Readable.from([stdin]),
+    stdout: (s) => { out += s; },
+    stderr: (s) => { err += s; },
+  });
   return { code, out, err };
 }
 
@@ -177,8 +185,10 @@ describe('--help and --version', () => {
 
   test('the parser takes exactly the flags the help names', () => {
     for (const { flag, spec } of flags) {
-      const argv = spec.type === 'switch' ? [`--${spec.name}`] : [`--${spec.name}`, spec.type === 'count' ? '2' : spec.type === 'choice' ? 'json' : 'a=b'];
-      expect({ flag, given: parseCommandLine(argv, flags.map((f) => f.spec)).given }).toEqual({ flag, given: [spec.name] });
+      const value = spec.type === 'count' ? '2' : spec.type === 'choice' ? 'json' : 'a=b';
+      const argv = spec.type === 'switch' ? [`--${spec.name}`] : [`--${spec.name}`, value];
+      const { given } = parseCommandLine(argv, flags.map((f) => f.spec));
+      expect({ flag, given }).toEqual({ flag, given: [spec.name] });
     }
     expect(() => parseCommandLine(['--node-label', 'a=b'], flags.map((f) => f.spec))).toThrow('unknown flag "--node-label"');
   });

@@ -44,7 +44,8 @@ describe('an API server', () => {
   beforeAll(async () => {
     const pki = createPki(path.join(dir, 'pki'), '10.96.0.1');
     ca = pki.ca.cert;
-    server = https.createServer({ cert: fs.readFileSync(pki.apiserver.cert), key: fs.readFileSync(pki.apiserver.key) }, (req, res) => {
+    const tls = { cert: fs.readFileSync(pki.apiserver.cert), key: fs.readFileSync(pki.apiserver.key) };
+    server = https.createServer(tls, (req, res) => {
       seen.push({ url: req.url, auth: req.headers.authorization });
       const first = !req.url!.includes('continue=');
       res.writeHead(200, { 'Content-Type': 'application/json' });

@@ -14,7 +14,9 @@ export function workload(overrides: Partial<WorkloadReport> = {}): WorkloadRepor
     pendingWorstCase: 0,
     needed: 1,
     neededBecause: 'at least one replica',
-    zoneLoss: ZONES.map((zone) => ({ zone, survivors: 4, survives: true, replacementsPending: 0, drainBlocked: false })),
+    zoneLoss: ZONES.map((zone) => ({
+      zone, survivors: 4, survives: true, replacementsPending: 0, drainBlocked: false,
+    })),
     survives: Object.fromEntries(ZONES.map((z) => [z, true])),
     findings: [],
     ...overrides,
@@ -27,7 +29,9 @@ export function single(overrides: Partial<WorkloadReport> = {}): WorkloadReport 
     name: 'single',
     replicas: 1,
     perZone: Object.fromEntries(ZONES.map((z) => [z, { guaranteed: 0, worstCase: 1 }])),
-    zoneLoss: ZONES.map((zone) => ({ zone, survivors: 0, survives: false, replacementsPending: 1, drainBlocked: false })),
+    zoneLoss: ZONES.map((zone) => ({
+      zone, survivors: 0, survives: false, replacementsPending: 1, drainBlocked: false,
+    })),
     survives: Object.fromEntries(ZONES.map((z) => [z, false])),
     findings: [{ rule: 'single-replica', severity: FindingSeverity.ERROR, message: 'it has one replica: losing its zone loses it', fix: 'Run at least 2 replicas.' }],
     ...overrides,

@@ -131,7 +131,8 @@ describe('formatSarif', () => {
 
   test('one rule per rule id, with a short description; each result points at its rule by id and index, at the severity\'s level', () => {
     const run = JSON.parse(formatSarif(mixedReport(), inputs)).runs[0];
-    expect(run.tool.driver.rules.map((r: any) => [r.id, r.shortDescription.text, r.defaultConfiguration.level])).toEqual([
+    const rules = run.tool.driver.rules.map((r: any) => [r.id, r.shortDescription.text, r.defaultConfiguration.level]);
+    expect(rules).toEqual([
       ['single-replica', 'Single replica', 'error'],
       ['object-skipped', 'Object skipped', 'warning'],
       ['soft-zone-spread', 'Soft zone spread', 'warning'],

@@ -10,7 +10,11 @@ import { main } from '../../src/cli/main';
 async function run(argv: string[], stdin: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(argv, { stdin: Readable.from([stdin]), stdout: (s) => { out += s; }, stderr: (s) => { err += s; } });
+  const code = await main(argv, {
+    stdin: Readable.from([stdin]),
+    stdout: (s) => { out += s; },
+    stderr: (s) => { err += s; },
+  });
   return { code, out, err };
 }
 const check = (stdin: string, ...flags: string[]) => run(['check', '--zones', 'a,b,c', ...flags, '-'], stdin);

@@ -31,7 +31,8 @@ function deployment(name: string, pod: any = {}): any {
 }
 const nodeAffinity = (key: string, operator: string, values?: string[]) => {
   const term = { matchExpressions: [{ key, operator, ...(values ? { values } : {}) }] };
-  return { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [term] } } } };
+  const required = { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [term] } };
+  return { affinity: { nodeAffinity: required } };
 };
 
 describe('the labels every node has', () => {
@@ -100,7 +101,11 @@ describe('the CLI: --node-labels and --node-taints', () => {
   async function run(argv: string[], stdin: string): Promise<{ code: number; out: string; err: string }> {
     let out = '';
     let err = '';
-    const code = await main(argv, { stdin: Readable.from([stdin]), stdout: (s) => { out += s; }, stderr: (s) => { err += s; } });
+    const code = await main(argv, {
+      stdin: Readable.from([stdin]),
+      stdout: (s) => { out += s; },
+      stderr: (s) => { err += s; },
+    });
     return { code, out, err };
   }
   const manifest = JSON.stringify(deployment('web', { ...nodeAffinity('kubernetes.io/arch', 'In', ['arm64']), tolerations: [{ key: 'arm', operator: 'Exists' }] }));
@@ -131,7 +136,8 @@ describe('host ports', () => {
     ['a container hostPort', { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80, hostPort: 80 }] }] }],
     ['hostNetwork with a container port', { hostNetwork: true, containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80 }] }] }],
   ])('%s: at most one of its pods per node (4 replicas on 3 nodes: one stays Pending)', (_, pod) => {
-    const w = ZoneReport.analyze([{ ...withPort(pod), spec: { ...withPort(pod).spec, replicas: 4 } }], inventory).workloads[0];
+    const fourReplicas = { ...withPort(pod), spec: { ...withPort(pod).spec, replicas: 4 } };
+    const w = ZoneReport.analyze([fourReplicas], inventory).workloads[0];
     expect(w.pendingWorstCase).toBe(1);
     expect(w.findings.map((f) => f.rule)).toContain('pending');
   });

@@ -9,7 +9,9 @@ const check = (...objects: any[]) => ZoneReport.analyze(objects, ZoneInventory.e
 const rules = (w: { findings: { rule: string }[] }) => w.findings.map((f) => f.rule).sort();
 
 const requiredAntiAffinity = (key: string, labels: Record<string, string>) => ({
-  podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: key, labelSelector: { matchLabels: labels } }] },
+  podAntiAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: key, labelSelector: { matchLabels: labels } }],
+  },
 });
 const promOperator = (kind: string, name: string, spec: any = {}) => ({ apiVersion: 'monitoring.coreos.com/v1', kind, metadata: { name, namespace: 'monitoring' }, spec });
 

@@ -1,4 +1,6 @@
-/** The manifest files of test/check/real-corpus (its verdicts left out), sorted: one list for the tests and the bench. */
+/**
+ * The manifest files of test/check/real-corpus (its verdicts left out), sorted: one list for the tests and the bench.
+ */
 import * as fs from 'fs';
 import * as path from 'path';
 

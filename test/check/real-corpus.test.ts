@@ -40,7 +40,8 @@ function observed(file: string): Map<string, { survives?: boolean; skipped?: boo
   const data = analyzeManifests(objects, INVENTORY);
   const out = new Map<string, { survives?: boolean; skipped?: boolean; rules: string[] }>();
   for (const w of data.workloads) {
-    const rules = [...new Set(w.findings.filter((f) => f.severity === FindingSeverity.ERROR).map((f) => f.rule))].sort();
+    const errors = w.findings.filter((f) => f.severity === FindingSeverity.ERROR);
+    const rules = [...new Set(errors.map((f) => f.rule))].sort();
     out.set(workloadId(w), { survives: Object.values(w.survives).every(Boolean), rules });
   }
   for (const f of data.findings.filter((x) => x.rule === 'object-skipped')) {

@@ -31,7 +31,10 @@ function finalLayouts(replicas: number, caps: number[], spread?: HardSpread): nu
 
 const caseArb = fc.integer({ min: 1, max: 4 }).chain((zones) => fc.record({
   replicas: fc.integer({ min: 0, max: 9 }),
-  caps: fc.array(fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constant(Infinity)), { minLength: zones, maxLength: zones }),
+  caps: fc.array(
+    fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constant(Infinity)),
+    { minLength: zones, maxLength: zones },
+  ),
   spread: fc.option(fc.record({
     maxSkew: fc.integer({ min: 1, max: 3 }),
     minIsZero: fc.boolean(),
@@ -56,8 +59,9 @@ test('placed, lo and hi are exactly what the final layouts of every placement or
 
 test('a table: 6 pods, 3 zones, maxSkew 1: 2 each; 7 pods: one zone 3; a zone with room for 1: 1 + 2 + 2, one Pending', () => {
   const spread = (domains = [true, true, true]) => ({ maxSkew: 1, minIsZero: false, domains });
-  expect(placementBounds(6, [Infinity, Infinity, Infinity], spread())).toEqual({ placed: 6, lo: [2, 2, 2], hi: [2, 2, 2] });
-  expect(placementBounds(7, [Infinity, Infinity, Infinity], spread())).toEqual({ placed: 7, lo: [2, 2, 2], hi: [3, 3, 3] });
+  const unbounded = [Infinity, Infinity, Infinity];
+  expect(placementBounds(6, unbounded, spread())).toEqual({ placed: 6, lo: [2, 2, 2], hi: [2, 2, 2] });
+  expect(placementBounds(7, unbounded, spread())).toEqual({ placed: 7, lo: [2, 2, 2], hi: [3, 3, 3] });
   expect(placementBounds(6, [1, Infinity, Infinity], spread())).toEqual({ placed: 5, lo: [1, 2, 2], hi: [1, 2, 2] });
   expect(placementBounds(6, [Infinity, Infinity, Infinity])).toEqual({ placed: 6, lo: [0, 0, 0], hi: [6, 6, 6] });
 });

@@ -14,7 +14,12 @@ const check = (...objects: any[]) => ZoneReport.analyze(objects, ZoneInventory.e
 const groupOf = (r: ZoneReport) => r.workloads.find((w) => w.kind === 'ZoneGroup');
 
 /** A StatefulSet of 2 named `name`, with `labels`, pinned to `zone` by required node affinity unless unpinned. */
-function member(name: string, zone: string | undefined, labels: Record<string, string> = {}, annotations?: Record<string, string>): any {
+function member(
+  name: string,
+  zone: string | undefined,
+  labels: Record<string, string> = {},
+  annotations?: Record<string, string>,
+): any {
   const affinity = zone === undefined ? undefined
     : { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [zone] }] }] } } };
   return {

@@ -9,7 +9,11 @@ const ZONE_KEY = 'topology.kubernetes.io/zone';
 const check = (...objects: any[]) => ZoneReport.analyze(objects, ZoneInventory.equalNodes(['a', 'b', 'c'], 2));
 const gaps = (...objects: any[]) => check(...objects).data.findings.filter((f) => f.rule === ZONE_LOCAL_TRAFFIC_GAP);
 
-function deployment(name: string, replicas: number, opts: { maxSkew?: number; hard?: boolean; namespace?: string; pod?: any } = {}): any {
+function deployment(
+  name: string,
+  replicas: number,
+  opts: { maxSkew?: number; hard?: boolean; namespace?: string; pod?: any } = {},
+): any {
   const spread = opts.hard === false ? [] : [{
     topologyKey: ZONE_KEY, maxSkew: opts.maxSkew ?? 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } },
   }];

@@ -81,7 +81,9 @@ function manifests(w: Workload): any[] {
             ...(w.tolerates ? { tolerations: [{ key: 'dedicated', operator: 'Exists' }] } : {}),
             ...(spread.length ? { topologySpreadConstraints: spread } : {}),
             affinity: {
-              ...(terms.length ? { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } : {}),
+              ...(terms.length
+                ? { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } }
+                : {}),
               ...(anti.length ? { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: anti } } : {}),
             },
           },

@@ -1,4 +1,6 @@
-/** The runbooks' ClusterRoles are the rules the live commands are run with in the Kubernetes tier, and cover every call. */
+/**
+ * The runbooks' ClusterRoles are the rules the live commands are run with in the Kubernetes tier, and cover every call.
+ */
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';

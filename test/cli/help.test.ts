@@ -1,4 +1,6 @@
-/** Every command's --help lists every flag of its table with its meaning and default, and the one table of exit codes. */
+/**
+ * Every command's --help lists every flag of its table with its meaning and default, and the one table of exit codes.
+ */
 import * as fs from 'fs';
 import * as path from 'path';
 import { runCli } from './memory-api';
@@ -9,7 +11,10 @@ import { EXIT_CODES } from '../../src/contract/exit-codes';
 import { FlagSpec, flagLabel } from '../../src/shared/command-line';
 import { MemoryKubeApi } from '../memory-kube-api';
 
-/** The help's entry of a flag (in the section titled `section`, if given): its line and the lines that continue it, joined. */
+/**
+ * The help's entry of a flag (in the section titled `section`, if given): its line and the lines that continue it,
+ * joined.
+ */
 function entry(help: string, spec: FlagSpec, section?: string): string | undefined {
   const lines = help.split('\n');
   const from = section === undefined ? 0 : lines.indexOf(`${section}:`);

@@ -15,7 +15,9 @@ function cluster(): MemoryKubeApi {
 
 const run = (api: MemoryKubeApi, ...argv: string[]) => runCli(api, argv);
 
-/** The controller: after `delay` calls, every shift is Active with what it changed; a deleted one goes after its undo. */
+/**
+ * The controller: after `delay` calls, every shift is Active with what it changed; a deleted one goes after its undo.
+ */
 function playController(api: MemoryKubeApi, delay: number, answer: 'Active' | 'Invalid' = 'Active'): void {
   let calls = 0;
   api.onCall = () => {

@@ -8,7 +8,8 @@ describe('a ZoneShift spec', () => {
   test('a zone and an expiry after its creation, within 3 days: valid', () => {
     expect(zoneShiftProblem(spec(), created)).toBeUndefined();
     expect(zoneShiftProblem(spec({ zone: 'region-1_eu-west-1a', namespaces: ['shop', 'logs'] }), created)).toBeUndefined();
-    expect(zoneShiftProblem(spec({ expiresAt: new Date(created + MAX_SHIFT_SECONDS * 1000).toISOString() }), created)).toBeUndefined();
+    const longest = new Date(created + MAX_SHIFT_SECONDS * 1000).toISOString();
+    expect(zoneShiftProblem(spec({ expiresAt: longest }), created)).toBeUndefined();
   });
 
   test.each([

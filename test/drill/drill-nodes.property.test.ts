@@ -1,4 +1,6 @@
-/** A drill's node patches: the record goes on with the change, and the restore gives back the node exactly (any node). */
+/**
+ * A drill's node patches: the record goes on with the change, and the restore gives back the node exactly (any node).
+ */
 import * as fc from 'fast-check';
 import {
   DRILL_OUTAGE_TAINT_KEY, DRILL_RECORD_ANNOTATION, drillPatch, drillRecordOf, DrillMode, restorePatch,
@@ -24,7 +26,8 @@ const node = fc.record({
 function normal(n: any): any {
   const copy = structuredClone(n);
   delete copy.metadata.resourceVersion;
-  if (copy.metadata.annotations && Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
+  const noAnnotations = copy.metadata.annotations && Object.keys(copy.metadata.annotations).length === 0;
+  if (noAnnotations) delete copy.metadata.annotations;
   return copy;
 }
 

@@ -59,7 +59,8 @@ test('observe: the fewest ready, the most Pending, and when it was whole again f
   ], 500, 0);
   expect(o).toMatchObject({ minReady: 2, maxPending: 1, wholeAfterMs: 4000, end: state(3) });
   expect(observe([{ atMs: 0, state: state(3) }, { atMs: 1000, state: state(3) }], 500, 0).wholeAfterMs).toBe(0);
-  expect(observe([{ atMs: 0, state: state(3) }, { atMs: 1000, state: state(2, 1) }], 500, 0).wholeAfterMs).toBeUndefined();
+  const oneDown = [{ atMs: 0, state: state(3) }, { atMs: 1000, state: state(2, 1) }];
+  expect(observe(oneDown, 500, 0).wholeAfterMs).toBeUndefined();
 });
 
 const predicted = (p: Partial<Prediction> = {}): Prediction => ({

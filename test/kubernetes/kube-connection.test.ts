@@ -11,7 +11,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
 import {
-  apiServerAgent, ClusterConfig, ConfigSelection, fileToken, inClusterConfig, kubeconfigConfig as readWith, loadClusterConfig as selectWith,
+  apiServerAgent, ClusterConfig, ConfigSelection, fileToken, inClusterConfig, kubeconfigConfig as readWith,
+  loadClusterConfig as selectWith,
   requestOptions, SERVICE_ACCOUNT_DIR_ENV, serviceAccountDir, staticToken,
 } from '../../src/kubernetes/kube-connection';
 

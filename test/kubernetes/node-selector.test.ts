@@ -30,7 +30,8 @@ describe('mergeNodeSelector', () => {
         expect(merged[key]).toBe(key in generated ? generated[key] : value);
       }
       for (const [key, value] of Object.entries(generated)) expect(merged[key]).toBe(value);
-      expect(Object.keys(merged).sort()).toEqual([...new Set([...Object.keys(user), ...Object.keys(generated)])].sort());
+      const keys = new Set([...Object.keys(user), ...Object.keys(generated)]);
+      expect(Object.keys(merged).sort()).toEqual([...keys].sort());
     }));
   });
 });

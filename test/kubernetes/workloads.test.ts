@@ -11,7 +11,10 @@ import { RolloutTarget, ZoneAwareUpdate, ZoneDisruptionBudget, Zonal, ZoneTopolo
 import { INSTALLED_CONTROLLER, only, SERVED_NAMESPACE, synth, testChart } from '../util';
 
 const zones = new ZoneTopology({ zones: ['a', 'b', 'c'] });
-/** The controller that acts on these resources runs outside the test apps (the wiring itself: test/zone-controller/requirements.test.ts). */
+/**
+ * The controller that acts on these resources runs outside the test apps (the wiring itself:
+ * test/zone-controller/requirements.test.ts).
+ */
 const elsewhere = { controller: INSTALLED_CONTROLLER };
 const container = { image: 'registry.k8s.io/e2e-test-images/agnhost:2.53', portNumber: 8080 };
 type Kind = 'Deployment' | 'StatefulSet' | 'Job';
@@ -65,7 +68,8 @@ describe.each(Object.keys(FLAVOURS))('%s', (flavour) => {
       { topologyKey: 'topology.kubernetes.io/zone', maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', minDomains: 3, labelSelector: selector, ...keys },
       { topologyKey: 'kubernetes.io/hostname', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: selector, ...keys },
     ]);
-    expect(pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([ZONE_TERM]);
+    const required = pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    expect(required.nodeSelectorTerms).toEqual([ZONE_TERM]);
   });
 
   test('Zonal.pinToZone and spreadAcrossHosts', () => {
@@ -147,7 +151,8 @@ describe('composition with what is added after the call', () => {
     const pod = only(synth(chart), 'Deployment').spec.template.spec;
     expect(pod.priorityClassName).toBe('high');
     expect(pod.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution).toHaveLength(1);
-    expect(pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([ZONE_TERM]);
+    const required = pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    expect(required.nodeSelectorTerms).toEqual([ZONE_TERM]);
     expect(pod.topologySpreadConstraints).toHaveLength(1);
   });
 });

@@ -2,8 +2,9 @@ import { Chart, Size, Testing } from 'cdk8s';
 import * as fc from 'fast-check';
 import { parse } from 'yaml';
 import {
-  IngesterRollout, LokiComponent, LokiDirectOptions, LokiObjectStorageType, LokiOperatorOptions, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack,
-  ZoneAwareLokiStackProps, ZoneController, ZoneInventory, ZoneReport, ZoneSource, ZoneTopology,
+  IngesterRollout, LokiComponent, LokiDirectOptions, LokiObjectStorageType, LokiOperatorOptions, LokiStackSize,
+  ZoneAnnotation, ZoneAwareLokiStack, ZoneAwareLokiStackProps, ZoneController, ZoneInventory, ZoneReport, ZoneSource,
+  ZoneTopology,
 } from '../../src';
 import { ZONE_LOCAL_TRAFFIC_GAP } from '../../src/check/zone-local-traffic';
 import { ZONE_LABEL } from '../../src/contract/labels';
@@ -124,7 +125,8 @@ describe('direct output', () => {
     const { manifests } = direct({ gateway: true, ruler: true });
     for (const w of manifests.filter((o) => ['Deployment', 'StatefulSet'].includes(o.kind))) {
       for (const c of [...w.spec.template.spec.containers, ...(w.spec.template.spec.initContainers ?? [])]) {
-        expect([w.metadata.name, c.name, c.resources.limits?.memory]).toEqual([w.metadata.name, c.name, expect.any(String)]);
+        const limit = [w.metadata.name, c.name, c.resources.limits?.memory];
+        expect(limit).toEqual([w.metadata.name, c.name, expect.any(String)]);
       }
       if (w.kind === 'StatefulSet') expect(only(manifests, 'Service', w.spec.serviceName).spec.clusterIP).toBe('None');
     }
@@ -147,10 +149,13 @@ describe('direct output', () => {
     test.each([['1.35', 'PreferSameZone'], ['1.34.2', 'PreferSameZone'], ['v1.33.0', 'PreferClose'], ['1.31', 'PreferClose']])(
       'on Kubernetes %s: %s on the Services clients and components call through a cluster IP, nothing on the headless ones or the compactor\'s',
       (kubernetesVersion, value) => {
-        const m = direct({ topology: new ZoneTopology({ zones: topology.zones, kubernetesVersion }), ruler: true, gateway: true }).manifests;
+        const versioned = new ZoneTopology({ zones: topology.zones, kubernetesVersion });
+        const m = direct({ topology: versioned, ruler: true, gateway: true }).manifests;
         const byName = traffic(m);
         expect(Object.keys(byName).sort()).toEqual([...ZONE_LOCAL, 'loki-compactor', 'loki-index-gateway', 'loki-ingester', 'loki-memberlist', 'loki-query-frontend-headless'].sort());
-        for (const [name, v] of Object.entries(byName)) expect([name, v]).toEqual([name, ZONE_LOCAL.includes(name) ? value : undefined]);
+        for (const [name, v] of Object.entries(byName)) {
+          expect([name, v]).toEqual([name, ZONE_LOCAL.includes(name) ? value : undefined]);
+        }
         for (const o of m.filter((x) => x.kind === 'Service' && x.spec.trafficDistribution)) expect(o.spec.clusterIP).toBeUndefined();
       });
 
@@ -163,10 +168,12 @@ describe('direct output', () => {
     test('none on an older or unknown version, a custom zone key (the EndpointSlice controller reads topology.kubernetes.io/zone), or too few replicas for every zone', () => {
       for (const t of [topology, new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.30' }),
         new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.35', topologyKey: 'example.com/zone' })]) {
-        expect(Object.values(traffic(direct({ topology: t, gateway: true }).manifests)).filter((v) => v !== undefined)).toEqual([]);
+        const distributions = Object.values(traffic(direct({ topology: t, gateway: true }).manifests));
+        expect(distributions.filter((v) => v !== undefined)).toEqual([]);
       }
       // 2 replicas over 3 zones leave a zone without one; 5 with maxSkew 2 reach every zone, 4 do not
-      expect(Object.values(traffic(direct({ topology: at135, replicas: 2, gateway: true }).manifests)).filter((v) => v !== undefined)).toEqual([]);
+      const twoReplicas = Object.values(traffic(direct({ topology: at135, replicas: 2, gateway: true }).manifests));
+      expect(twoReplicas.filter((v) => v !== undefined)).toEqual([]);
       expect(traffic(direct({ topology: at135, replicas: 5, maxSkew: 2 }).manifests)['loki-distributor']).toBe('PreferSameZone');
       expect(traffic(direct({ topology: at135, replicas: 4, maxSkew: 2 }).manifests)['loki-distributor']).toBeUndefined();
     });
@@ -190,7 +197,10 @@ describe('direct output', () => {
   });
 
   test('every zone-aware Deployment spreads over zones (DoNotSchedule, minDomains, matchLabelKeys) and hosts', () => {
-    for (const c of [LokiComponent.DISTRIBUTOR, LokiComponent.QUERIER, LokiComponent.QUERY_FRONTEND, LokiComponent.INDEX_GATEWAY]) {
+    const components = [
+      LokiComponent.DISTRIBUTOR, LokiComponent.QUERIER, LokiComponent.QUERY_FRONTEND, LokiComponent.INDEX_GATEWAY,
+    ];
+    for (const c of components) {
       const tsc = only(direct().manifests, 'Deployment', `loki-${c}`).spec.template.spec.topologySpreadConstraints;
       expect(tsc).toEqual([
         {
@@ -306,8 +316,10 @@ describe('moving a running Loki to zone awareness (direct.zoneAwarenessMigration
   const labels = { zoneSource: ZoneSource.podTopologyLabels(), topology: at135, ruler: true };
   const rolling = new ZoneController(testChart(), 'zones', { image: 'ghcr.io/example/cdk8s-zones-controller:0.1.0', zoneAwareUpdate: true, workloadNamespaces: ['logs'] });
   const configOf = (m: any[], name: string) => parse(only(m, 'ConfigMap', name).data['config.yaml']);
-  const mounted = (m: any[], workload: string) => (m.find((o) => o.metadata.name === workload && o.spec?.template)).spec.template.spec.volumes
-    .find((v: any) => v.name === 'config').configMap.name;
+  const mounted = (m: any[], workload: string) => {
+    const podTemplate = m.find((o) => o.metadata.name === workload && o.spec?.template).spec.template;
+    return podTemplate.spec.volumes.find((v: any) => v.name === 'config').configMap.name;
+  };
   const zoneAware = (m: any[]) => Object.fromEntries(['loki-ingester', 'loki-distributor', 'loki-querier', 'loki-ruler', 'loki-query-frontend', 'loki-index-gateway', 'loki-compactor']
     .map((w) => [w, configOf(m, mounted(m, w)).common.ring.zone_awareness_enabled]));
   const step = (migration: any) => direct({ ...labels, controller: rolling, zoneAwarenessMigration: migration });
@@ -327,7 +339,8 @@ describe('moving a running Loki to zone awareness (direct.zoneAwarenessMigration
     expect({ ...before, common: { ...before.common, ring: { ...before.common.ring, zone_awareness_enabled: true } } }).toEqual(configOf(manifests, 'loki-config'));
     expect(configOf(manifests, 'loki-config').querier).toEqual({ query_ingesters_within: '3h' });
     expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/step 1 of 3: the ingesters restart with their zones.*ingestersRolledOutAt/)]));
-    // Kubernetes' RollingUpdate defaults written out, so that step 2's apply may make them Recreate (it removes what it set)
+    // Kubernetes' RollingUpdate defaults written out, so that step 2's apply may make them Recreate
+    // (it removes what it set)
     for (const name of ['loki-distributor', 'loki-querier', 'loki-ruler']) {
       expect([name, only(manifests, 'Deployment', name).spec.strategy]).toEqual([name, { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } }]);
     }
@@ -336,7 +349,9 @@ describe('moving a running Loki to zone awareness (direct.zoneAwarenessMigration
 
   test('step 2: the distributors too; the ingesters unchanged (nothing restarts them again)', () => {
     const one = step({}).manifests;
-    const { manifests, warnings } = direct({ ...labels, zoneAwarenessMigration: { ingestersRolledOutAt: ago(60_000) } });
+    const { manifests, warnings } = direct({
+      ...labels, zoneAwarenessMigration: { ingestersRolledOutAt: ago(60_000) },
+    });
     expect(zoneAware(manifests)).toMatchObject({ 'loki-ingester': true, 'loki-distributor': true, 'loki-querier': false, 'loki-ruler': false });
     expect(only(manifests, 'StatefulSet').spec.template).toEqual(only(one, 'StatefulSet').spec.template);
     expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/step 2 of 3: .*writePathRolledOutAt.*3 hours \(query_ingesters_within\) later/)]));
@@ -362,7 +377,9 @@ describe('moving a running Loki to zone awareness (direct.zoneAwarenessMigration
     });
     expect(warnings).toEqual([expect.stringMatching(/step 2 of 3, carried out by the controller: .*3 hours .*their status says when they start/)]);
     // without a ruler, no ZoneAwareUpdate for it
-    const noRuler = direct({ ...labels, ruler: false, controller: rolling, zoneAwarenessMigration: { ingestersRolledOutAt: ago(60_000) } }).manifests;
+    const noRuler = direct({
+      ...labels, ruler: false, controller: rolling, zoneAwarenessMigration: { ingestersRolledOutAt: ago(60_000) },
+    }).manifests;
     expect(noRuler.filter((o) => o.kind === 'ZoneAwareUpdate').map((z) => z.metadata.name)).toEqual(['loki-ingester', 'loki-distributor', 'loki-querier']);
   });
 
@@ -482,13 +499,15 @@ describe('operator sizes x zones x replication factor', () => {
     return placements(ingesters, zones, maxSkew).every((counts) => {
       const occupied = counts.map((n, z) => (n > 0 ? z : -1)).filter((z) => z >= 0);
       const streams = subsets(occupied, Math.min(rf, occupied.length));
-      return streams.every((stream) => counts.every((_, lost) => stream.filter((z) => z !== lost).length >= Math.floor(rf / 2) + 1));
+      const quorum = Math.floor(rf / 2) + 1;
+      return streams.every((stream) => counts.every((_, lost) => stream.filter((z) => z !== lost).length >= quorum));
     });
   }
 
   const sizes = Object.values(LokiStackSize);
   const cases = sizes.flatMap((size) => [2, 3, 4].flatMap((zones) => [1, 2, 3, 4, 5].flatMap((rf) =>
-    [undefined, 1, 2, 3, 4, 6].flatMap((ingesterReplicas) => [1, 2].map((maxSkew) => ({ size, zones, rf, ingesterReplicas, maxSkew }))))));
+    [undefined, 1, 2, 3, 4, 6].flatMap((ingesterReplicas) =>
+      [1, 2].map((maxSkew) => ({ size, zones, rf, ingesterReplicas, maxSkew }))))));
 
   test.each(cases)('%j: accepted exactly when every placement keeps writing with a zone down, refused saying why', ({ size, zones, rf, ingesterReplicas, maxSkew }) => {
     const topo = new ZoneTopology({ zones: Array.from({ length: zones }, (_, i) => `z${i}`) });
@@ -505,7 +524,8 @@ describe('operator sizes x zones x replication factor', () => {
       if (ingesterReplicas !== undefined) expect(ingesters).toBe(ingesterReplicas);
       // The default is the size's own count unless that one would stop writes with a zone down.
       const sized = OPERATOR_INGESTERS[size];
-      if (ingesterReplicas === undefined && survivesEveryPlacement(sized, zones, maxSkew, rf)) expect(ingesters).toBe(sized);
+      const defaultSurvives = ingesterReplicas === undefined && survivesEveryPlacement(sized, zones, maxSkew, rf);
+      if (defaultSurvives) expect(ingesters).toBe(sized);
       return;
     }
     // Refused: the given count really loses writes; without one, no count from the size's up could help.
@@ -539,7 +559,10 @@ describe('operator sizes x zones x replication factor', () => {
 
 describe('write survival (survival math)', () => {
   test('property: the fewest zones holding ingesters is the fewest over every placement the spread allows', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 4 }), (n, zones, skew) => {
+    const ingesterCounts = fc.integer({ min: 1, max: 12 });
+    const zoneCounts = fc.integer({ min: 1, max: 5 });
+    const skews = fc.integer({ min: 1, max: 4 });
+    fc.assert(fc.property(ingesterCounts, zoneCounts, skews, (n, zones, skew) => {
       const occupied = placements(n, zones, skew).map((counts) => counts.filter((c) => c > 0).length);
       expect(fewestZonesWithPods(n, zones, skew)).toBe(Math.min(...occupied));
     }));
@@ -556,7 +579,10 @@ describe('write survival (survival math)', () => {
 
 describe('direct output: how the ingesters roll out a change', () => {
   const IMAGE = 'ghcr.io/example/cdk8s-zones-controller:0.1.0';
-  /** The stack in one chart, rolled by the ZoneController of another chart of the same app when `controllerProps` are given. */
+  /**
+   * The stack in one chart, rolled by the ZoneController of another chart of the same app when `controllerProps` are
+   * given.
+   */
   function app(props: Partial<LokiDirectOptions>, controllerProps?: object, zones = topology) {
     const a = Testing.app();
     const platform = new Chart(a, 'platform');
@@ -576,7 +602,10 @@ describe('direct output: how the ingesters roll out a change', () => {
     return { a, chart, platform };
   }
   const ingesters = (objects: any[]) => objects.filter((o) => o.kind === 'StatefulSet');
-  /** The batches planUpdate deletes for `spec` over the StatefulSets' pods, each replaced by a Ready pod of the new revision. */
+  /**
+   * The batches planUpdate deletes for `spec` over the StatefulSets' pods, each replaced by a Ready pod of the new
+   * revision.
+   */
   function wavesOf(spec: any, statefulSets: any[]): string[][] {
     let pods: RolloutPod[] = statefulSets.flatMap((sts) => Array.from({ length: sts.spec.replicas }, (_, i) => ({
       name: `${sts.metadata.name}-${i}`, order: i, zone: sts.spec.template.metadata.labels[ZONE_LABEL], revision: 'old', ready: true, terminating: false,
@@ -633,7 +662,8 @@ describe('direct output: how the ingesters roll out a change', () => {
 
   test('one StatefulSet for every zone (pod topology labels): the partition is all its pods; zone-aware it is a group of one', () => {
     const labels = ZoneSource.podTopologyLabels();
-    const partitioned = synth(app({ zoneSource: labels, ingesterRollout: IngesterRollout.PARTITIONED }, undefined, at135).chart);
+    const partitionedProps = { zoneSource: labels, ingesterRollout: IngesterRollout.PARTITIONED };
+    const partitioned = synth(app(partitionedProps, undefined, at135).chart);
     expect(ingesters(partitioned).map((s) => s.spec.updateStrategy)).toEqual([{ type: 'RollingUpdate', rollingUpdate: { partition: 6 } }]);
     const rolled = synth(app({ zoneSource: ZoneSource.podTopologyLabels() }, { zoneAwareUpdate: true }, at135).chart);
     expect(only(rolled, 'ZoneAwareUpdate').spec.statefulsets).toEqual(['loki-ingester']);

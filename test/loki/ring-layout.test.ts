@@ -9,7 +9,9 @@ import { ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '..
 import { ZONE_FLAG } from '../../src/loki/direct';
 import { cortexFlags, lokiRing } from '../integration/cortex/ring-layout';
 
-function objects(props: { zones?: string[]; replicationFactor?: number; perZone?: number; zoneSource?: ZoneSource } = {}): any[] {
+function objects(
+  props: { zones?: string[]; replicationFactor?: number; perZone?: number; zoneSource?: ZoneSource } = {},
+): any[] {
   const chart = new Chart(Testing.app(), 'c', { disableResourceNameHashes: true });
   const controller = new ZoneController(chart, 'zones', { workloadNamespaces: ['logs'], zoneAwareUpdate: true }); // rolls the ingesters out
   new ZoneAwareLokiStack(chart, 'loki', {

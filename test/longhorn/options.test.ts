@@ -1,6 +1,7 @@
 import { Size } from 'cdk8s';
 import {
-  AntiAffinity, AntiAffinityLevel, LonghornDataLocality, LonghornInventory, LonghornPlacement, LonghornPlacementRequest, LonghornReplicaAutoBalance,
+  AntiAffinity, AntiAffinityLevel, LonghornDataLocality, LonghornInventory, LonghornPlacement, LonghornPlacementRequest,
+  LonghornReplicaAutoBalance,
 } from '../../src';
 import { LONGHORN_DEFAULTS, resolveScheduling, resolveSettings } from '../../src/longhorn/options';
 
@@ -52,7 +53,11 @@ describe('resolveScheduling', () => {
 
   test('global settings decide when the volume does not', () => {
     const r = resolveScheduling('t', {
-      settings: { replicaSoftAntiAffinity: AntiAffinity.ENABLED, replicaZoneSoftAntiAffinity: AntiAffinity.DISABLED, defaultReplicaCount: 2 },
+      settings: {
+        replicaSoftAntiAffinity: AntiAffinity.ENABLED,
+        replicaZoneSoftAntiAffinity: AntiAffinity.DISABLED,
+        defaultReplicaCount: 2,
+      },
     });
     expect(hard(r)).toEqual({ zone: true, node: false, disk: false });
     expect(r.replicas).toBe(2);

@@ -14,7 +14,10 @@ const GI = 2 ** 30;
 const LEVELS = [AntiAffinityLevel.ZONE, AntiAffinityLevel.NODE, AntiAffinityLevel.DISK];
 
 const diskArb = fc.record({
-  capacityGi: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 9, arbitrary: fc.integer({ min: 2, max: 12 }) }),
+  capacityGi: fc.oneof(
+    { weight: 1, arbitrary: fc.constant(0) },
+    { weight: 9, arbitrary: fc.integer({ min: 2, max: 12 }) },
+  ),
   freePercent: fc.constantFrom(100, 100, 80, 30, 10),
   reservedGi: fc.integer({ min: 0, max: 2 }),
   scheduledGi: fc.integer({ min: 0, max: 4 }),
@@ -28,7 +31,9 @@ const nodeArb = fc.record({
   allowScheduling: fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
   disks: fc.array(diskArb, { minLength: 0, maxLength: 3 }),
 });
-const modeArb = fc.constantFrom(undefined, AntiAffinity.IGNORED, AntiAffinity.ENABLED, AntiAffinity.ENABLED, AntiAffinity.DISABLED);
+const modeArb = fc.constantFrom(
+  undefined, AntiAffinity.IGNORED, AntiAffinity.ENABLED, AntiAffinity.ENABLED, AntiAffinity.DISABLED,
+);
 const globalModeArb = fc.constantFrom(AntiAffinity.ENABLED, AntiAffinity.ENABLED, AntiAffinity.DISABLED);
 
 const caseArb = fc.record({
@@ -49,9 +54,14 @@ const caseArb = fc.record({
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
 /** A disk's free bytes: its free percentage of the capacity, in whole KiB (a Size's smallest unit). */
-const availableBytes = (d: { capacityGi: number; freePercent: number }) => Math.floor(d.capacityGi * GI * d.freePercent / 100 / 1024) * 1024;
+const availableBytes = (d: { capacityGi: number; freePercent: number }) =>
+  Math.floor(d.capacityGi * GI * d.freePercent / 100 / 1024) * 1024;
 
-function build(c: Case): { inventory: LonghornInventory; nodes: LonghornNodeInventory[]; request: LonghornPlacementRequest } {
+function build(c: Case): {
+  inventory: LonghornInventory;
+  nodes: LonghornNodeInventory[];
+  request: LonghornPlacementRequest;
+} {
   const nodes: LonghornNodeInventory[] = c.nodes.map((n, i) => ({
     name: `n${i}`,
     zone: n.zone,

@@ -1,7 +1,7 @@
 import { Size, SizeRoundingBehavior } from 'cdk8s';
 import {
-  AntiAffinity, AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornDiskType, LonghornInventory, LonghornNodeInventory,
-  LonghornPlacement, LonghornPlacementPlan, LonghornPlacementRequest, LonghornReplicaAutoBalance,
+  AntiAffinity, AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornDiskType, LonghornInventory,
+  LonghornNodeInventory, LonghornPlacement, LonghornPlacementPlan, LonghornPlacementRequest, LonghornReplicaAutoBalance,
 } from '../../src';
 
 const { ENABLED: SOFT, DISABLED: HARD } = AntiAffinity;
@@ -27,7 +27,12 @@ describe('the seed: disk anti-affinity on one node with several disks (Longhorn 
   }]);
 
   test('replicas = disks with disk anti-affinity soft: one replica per disk, even with one much larger disk', () => {
-    const p = plan(oneNode, { numberOfReplicas: 3, size: Size.gibibytes(10), replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: SOFT });
+    const p = plan(oneNode, {
+      numberOfReplicas: 3,
+      size: Size.gibibytes(10),
+      replicaSoftAntiAffinity: SOFT,
+      replicaDiskSoftAntiAffinity: SOFT,
+    });
     expect(p.complete).toBe(true);
     expect(locations(p)).toEqual(['n1/big', 'n1/sdb', 'n1/sdc']);
     expect(p.replicas.map((r) => r.relaxed)).toEqual([[], ['zone', 'node'], ['zone', 'node']]);
@@ -35,7 +40,12 @@ describe('the seed: disk anti-affinity on one node with several disks (Longhorn 
   });
 
   test('replicas = disks + 1 with disk anti-affinity hard: one replica is unschedulable, and the failure names the disk level', () => {
-    const p = plan(oneNode, { numberOfReplicas: 4, size: Size.gibibytes(10), replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: HARD });
+    const p = plan(oneNode, {
+      numberOfReplicas: 4,
+      size: Size.gibibytes(10),
+      replicaSoftAntiAffinity: SOFT,
+      replicaDiskSoftAntiAffinity: HARD,
+    });
     expect(p.complete).toBe(false);
     expect(locations(p)).toEqual(['n1/big', 'n1/sdb', 'n1/sdc', '-']);
     expect(p.failure).toBe('replica 4 of 4 cannot be scheduled: 4 replicas need 4 disks without a replica of this volume ' +
@@ -99,7 +109,9 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
   test('no disk passes the capacity checks (over-provisioning 0%, minimal available 100%)', () => {
     const inv = inventory([{ name: 'n1', zone: 'z1', disks: [disk5g('d1')] }, { name: 'n2', zone: 'z1', disks: [disk5g('d1'), disk5g('d2')] }]);
     const p = plan(inv, {
-      numberOfReplicas: 2, size: Size.gibibytes(1), settings: { storageOverProvisioningPercentage: 0, storageMinimalAvailablePercentage: 100 },
+      numberOfReplicas: 2,
+      size: Size.gibibytes(1),
+      settings: { storageOverProvisioningPercentage: 0, storageMinimalAvailablePercentage: 100 },
     });
     expect(locations(p)).toEqual(['-', '-']);
     expect(p.failure).toBe('replica 1 of 2 cannot be scheduled: no disk has room for another 1Gi replica: ' +
@@ -121,7 +133,12 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
 
   test('disk anti-affinity hard on a node with one disk: the second replica is unschedulable', () => {
     const inv = inventory([{ name: 'n1', zone: 'z1', disks: [disk5g('d1')] }]);
-    const p = plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1), replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: HARD });
+    const p = plan(inv, {
+      numberOfReplicas: 2,
+      size: Size.gibibytes(1),
+      replicaSoftAntiAffinity: SOFT,
+      replicaDiskSoftAntiAffinity: HARD,
+    });
     expect(locations(p)).toEqual(['n1/d1', '-']);
     expect(p.failure).toContain('2 replicas need 2 disks without a replica of this volume (disk anti-affinity is hard: ' +
       'replicaDiskSoftAntiAffinity=disabled); node n1 has 1 disk');
@@ -129,7 +146,12 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
 
   test('zone anti-affinity hard with two nodes in one zone: the second replica is unschedulable even with node soft', () => {
     const inv = inventory([{ name: 'n1', zone: 'z1', disks: [disk5g('d1')] }, { name: 'n2', zone: 'z1', disks: [disk5g('d1')] }]);
-    const p = plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1), replicaSoftAntiAffinity: SOFT, replicaZoneSoftAntiAffinity: HARD });
+    const p = plan(inv, {
+      numberOfReplicas: 2,
+      size: Size.gibibytes(1),
+      replicaSoftAntiAffinity: SOFT,
+      replicaZoneSoftAntiAffinity: HARD,
+    });
     expect(p.replicas[1].scheduled).toBe(false);
     expect(p.failure).toContain('2 replicas need 2 zones without a replica of this volume (zone anti-affinity is hard: ' +
       'replicaZoneSoftAntiAffinity=disabled); only 1 zone has a disk that can hold a replica: z1; set replicaZoneSoftAntiAffinity to ENABLED');
@@ -275,7 +297,12 @@ describe('capacity', () => {
 
   test("warns when Longhorn's counting of the volume's other replicas on the node would refuse a disk (longhorn#12653)", () => {
     const inv = inventory([{ name: 'n1', disks: ['a', 'b', 'c'].map((name) => ({ name, capacity: Size.gibibytes(100) })) }]);
-    const p = plan(inv, { numberOfReplicas: 3, size: Size.gibibytes(60), replicaSoftAntiAffinity: SOFT, replicaDiskSoftAntiAffinity: HARD });
+    const p = plan(inv, {
+      numberOfReplicas: 3,
+      size: Size.gibibytes(60),
+      replicaSoftAntiAffinity: SOFT,
+      replicaDiskSoftAntiAffinity: HARD,
+    });
     expect(p.complete).toBe(true);
     expect(p.warnings).toEqual([
       "replica 2: Longhorn also counts the replica of this volume on n1's other disks against n1/b (longhorn/longhorn#12653) and may " +
@@ -283,7 +310,12 @@ describe('capacity', () => {
       '100% of capacity 100Gi minus reserved 0); give the disk room for 2 replicas or run a Longhorn release with the fix',
       expect.stringContaining("replica 3: Longhorn also counts the 2 replicas of this volume on n1's other disks against n1/c"),
     ]);
-    expect(plan(inv, { numberOfReplicas: 3, size: Size.gibibytes(30), replicaSoftAntiAffinity: SOFT }).warnings).toEqual([]);
+    const request: LonghornPlacementRequest = {
+      numberOfReplicas: 3,
+      size: Size.gibibytes(30),
+      replicaSoftAntiAffinity: SOFT,
+    };
+    expect(plan(inv, request).warnings).toEqual([]);
   });
 });
 
@@ -303,7 +335,10 @@ describe('eligibility', () => {
   });
 
   test('with allow-empty-*-selector-volume false, a volume without selectors avoids tagged nodes and disks', () => {
-    const p = plan(inv, { numberOfReplicas: 1, settings: { allowEmptyNodeSelectorVolume: false, allowEmptyDiskSelectorVolume: false } });
+    const p = plan(inv, {
+      numberOfReplicas: 1,
+      settings: { allowEmptyNodeSelectorVolume: false, allowEmptyDiskSelectorVolume: false },
+    });
     expect(locations(p)).toEqual(['n2/nvme'].map(() => '-'));
     expect(p.failure).toBe('replica 1 of 1 cannot be scheduled: no disk can hold a replica of this volume: node(s) n1 are tagged and ' +
       'allow-empty-node-selector-volume is false; disk(s) n2/nvme are not filesystem disks, which the v1 data engine needs; ' +

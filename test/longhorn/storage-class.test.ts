@@ -1,8 +1,8 @@
 import { Duration, Size } from 'cdk8s';
 import { PersistentVolumeReclaimPolicy } from 'cdk8s-plus-28';
 import {
-  AntiAffinity, LonghornDataEngine, LonghornDataLocality, LonghornInventory, LonghornReplicaAutoBalance, LonghornSettings,
-  LonghornStorageClass, VolumeBindingMode,
+  AntiAffinity, LonghornDataEngine, LonghornDataLocality, LonghornInventory, LonghornReplicaAutoBalance,
+  LonghornSettings, LonghornStorageClass, VolumeBindingMode,
 } from '../../src';
 import { warningsOf } from '../../src/shared/warnings';
 import { only, synth, testChart } from '../util';

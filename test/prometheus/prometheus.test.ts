@@ -1,7 +1,8 @@
 import { Chart, Duration, Size, Testing } from 'cdk8s';
 import * as yaml from 'yaml';
 import {
-  OperatorSharding, PrometheusOutput, RelabelAction, ShardingMode, TopologyShardedPrometheus, TopologyShardedPrometheusProps, ZoneTopology,
+  OperatorSharding, PrometheusOutput, RelabelAction, ShardingMode, TopologyShardedPrometheus,
+  TopologyShardedPrometheusProps, ZoneTopology,
 } from '../../src';
 import { warningsOf } from '../../src/shared/warnings';
 import { only } from '../util';
@@ -138,7 +139,8 @@ describe('TopologyShardedPrometheus, agent output (PrometheusAgent)', () => {
     expect(strategy.map((a) => [a.metadata.name, a.spec.shards, a.spec.shardingStrategy])).toEqual([
       ['mon-prom', 9, { mode: 'Topology', topology: { values: ['zone-a', 'zone-b', 'zone-c'], externalLabelName: 'zone' } }],
     ]);
-    const address = agents(synthesize({ shards: 4, output: PrometheusOutput.AGENT, remoteWrite, mode: ShardingMode.ADDRESS }).objects);
+    const byAddress = { shards: 4, output: PrometheusOutput.AGENT, remoteWrite, mode: ShardingMode.ADDRESS };
+    const address = agents(synthesize(byAddress).objects);
     expect(address.map((a) => [a.metadata.name, a.spec.shards, a.spec.shardingStrategy])).toEqual([['mon-prom', 4, undefined]]);
   });
 
@@ -230,12 +232,20 @@ describe('TopologyShardedPrometheus, standalone output', () => {
       ingress: [{ ports: [{ protocol: 'TCP', port: 'web' }], from: [{ podSelector: { matchLabels: {} } }] }],
     });
     const grafana = { namespaceLabels: { team: 'observability' }, podLabels: { app: 'grafana' } };
-    const custom = synthesize({ shards: 3, output: PrometheusOutput.STANDALONE, networkPolicy: { clients: [grafana] } }).objects;
+    const custom = synthesize({
+      shards: 3,
+      output: PrometheusOutput.STANDALONE,
+      networkPolicy: { clients: [grafana] },
+    }).objects;
     expect(only(custom, 'NetworkPolicy').spec.ingress).toEqual([{
       ports: [{ protocol: 'TCP', port: 'web' }],
       from: [{ namespaceSelector: { matchLabels: { team: 'observability' } }, podSelector: { matchLabels: { app: 'grafana' } } }],
     }]);
-    const off = synthesize({ shards: 3, output: PrometheusOutput.STANDALONE, networkPolicy: { enabled: false } }).objects;
+    const off = synthesize({
+      shards: 3,
+      output: PrometheusOutput.STANDALONE,
+      networkPolicy: { enabled: false },
+    }).objects;
     expect(off.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
   });
 

@@ -38,7 +38,10 @@ describe('ShardPlan', () => {
 
   const layouts = fc.integer({ min: 1, max: 6 }).chain((zoneCount) => fc.record({
     zones: fc.constant(Array.from({ length: zoneCount }, (_, i) => `zone-${i}`)),
-    weights: fc.option(fc.array(fc.integer({ min: 1, max: 5 }), { minLength: zoneCount, maxLength: zoneCount }), { nil: undefined }),
+    weights: fc.option(
+      fc.array(fc.integer({ min: 1, max: 5 }), { minLength: zoneCount, maxLength: zoneCount }),
+      { nil: undefined },
+    ),
     extra: fc.integer({ min: 0, max: 4 * zoneCount + 3 }),
   }));
 
@@ -67,7 +70,8 @@ describe('ShardPlan', () => {
       const after = ShardPlan.plan({ topology, shards: zones.length + extra + more }).shards;
       before.forEach((s, i) => {
         expect(s.zone).toBe(zones[i % zones.length]);
-        expect({ zone: after[i].zone, inZoneIndex: after[i].inZoneIndex }).toEqual({ zone: s.zone, inZoneIndex: s.inZoneIndex });
+        const { zone, inZoneIndex } = after[i];
+        expect({ zone, inZoneIndex }).toEqual({ zone: s.zone, inZoneIndex: s.inZoneIndex });
       });
     }));
   });

@@ -37,7 +37,11 @@ const labelName = fc.oneof(
   fc.constantFrom('y', 'Y', 'n', 'yes', 'on', 'Off', 'null', 'NULL', 'true', 'e5', 'E1', '_', 'a', 'job_name', 'zone', 'cluster'),
   fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,20}$/).filter((k) => k !== '__proto__'),
 );
-const integer = fc.oneof(fc.integer({ min: -1000, max: 1_000_000 }), fc.maxSafeInteger(), fc.constant(Number.MIN_SAFE_INTEGER));
+const integer = fc.oneof(
+  fc.integer({ min: -1000, max: 1_000_000 }),
+  fc.maxSafeInteger(),
+  fc.constant(Number.MIN_SAFE_INTEGER),
+);
 
 /** Data in the writer's domain: non-empty mappings with label-name keys, sequences of scalars or mappings. */
 const { mapping } = fc.letrec<{ scalar: unknown; mapping: { [key: string]: unknown }; sequence: unknown[] }>((tie) => ({
@@ -64,7 +68,8 @@ describe('the writer on its own', () => {
   test('declines what it does not spell (line breaks, empty collections, null, fractions, long keys, aliases); renderConfig falls back', () => {
     const shared = { a: 1 };
     const outside = fc.oneof(
-      multiLine, fc.constant([]), fc.constant({}), fc.constant(null), fc.constant(undefined), fc.constant(-0), fc.constant(0.5),
+      multiLine, fc.constant([]), fc.constant({}), fc.constant(null), fc.constant(undefined), fc.constant(-0),
+      fc.constant(0.5),
       fc.constant(2 ** 53), fc.constant([[1]]), fc.constant({ ['k'.repeat(1025)]: 'v' }), fc.constant({ 'not a label': 1 }),
       fc.constant({ a: shared, b: shared }), fc.constant(new Date(0)), multiLine.map((s) => ({ [s]: 1 })),
     );

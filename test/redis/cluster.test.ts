@@ -1,8 +1,8 @@
 import { App, Chart, Duration, Size, Testing } from 'cdk8s';
 import { failoverOptions } from '../../controller/src/redis/manager';
 import {
-  IZoneController, RedisShardLayout, WebhookFailurePolicy, WebhookTls, ZonalRedisCluster, ZonalRedisClusterProps, ZoneController,
-  ZoneControllerProps, ZoneTopology,
+  IZoneController, RedisShardLayout, WebhookFailurePolicy, WebhookTls, ZonalRedisCluster, ZonalRedisClusterProps,
+  ZoneController, ZoneControllerProps, ZoneTopology,
 } from '../../src';
 import { warningsOf } from '../../src/shared/warnings';
 
@@ -10,7 +10,10 @@ const topology = new ZoneTopology({ zones: ['a', 'b', 'c'] });
 const password = { name: 'redis-password', key: 'password' };
 
 /** The cluster's chart, in an app whose platform chart installs the controller (as a GitOps repository would). */
-function synth(props: Partial<ZonalRedisClusterProps> = {}, controller: ZoneControllerProps = { redisManager: true }): any[] {
+function synth(
+  props: Partial<ZonalRedisClusterProps> = {},
+  controller: ZoneControllerProps = { redisManager: true },
+): any[] {
   const app = Testing.app();
   return synthIn(app, new ZoneController(new Chart(app, 'platform'), 'controller', controller), props);
 }
@@ -23,7 +26,11 @@ function synthIn(app: App, controller: IZoneController, props: Partial<ZonalRedi
 }
 
 const kinds = (objects: any[]) => objects.map((m) => `${m.kind}/${m.metadata.name}`);
-const zdbController: ZoneControllerProps = { redisManager: true, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged() };
+const zdbController: ZoneControllerProps = {
+  redisManager: true,
+  zoneDisruptionBudget: true,
+  webhookTls: WebhookTls.selfManaged(),
+};
 
 describe('ZonalRedisCluster', () => {
   const manifests = synth({ clusterNodeTimeout: Duration.millis(1500), requireFullCoverage: true });
@@ -64,7 +71,8 @@ describe('ZonalRedisCluster', () => {
     const policy = (props: Partial<ZonalRedisClusterProps>) => JSON.parse(synth(props)[1].data['failover.json']);
     expect(JSON.parse(manifests[1].data['failover.json'])).toEqual({ clusterNodeTimeoutMs: 1500, zoneLossFailoverAfterMs: 375 });
     expect(policy({})).toEqual({ clusterNodeTimeoutMs: 5000, zoneLossFailoverAfterMs: 1250 });
-    expect(policy({ zoneLossFailoverAfter: Duration.millis(400) })).toEqual({ clusterNodeTimeoutMs: 5000, zoneLossFailoverAfterMs: 400 });
+    expect(policy({ zoneLossFailoverAfter: Duration.millis(400) }))
+      .toEqual({ clusterNodeTimeoutMs: 5000, zoneLossFailoverAfterMs: 400 });
     expect(policy({ zoneLossFailover: false })).toEqual({ clusterNodeTimeoutMs: 5000, zoneLossFailoverAfterMs: null });
     // the manager's side of the contract
     expect(failoverOptions(manifests[1].data)).toEqual({ zoneLossFailoverAfterMs: 375 });
@@ -87,7 +95,8 @@ describe('ZonalRedisCluster', () => {
       },
     }]);
     expect(statefulSets.map((s) => s.spec.updateStrategy.type)).toEqual(['OnDelete', 'OnDelete', 'OnDelete']);
-    // the manager owns the replicas: scaled up to the layout, down only once the retired nodes are drained and forgotten
+    // the manager owns the replicas: scaled up to the layout, down only once the retired nodes are drained and
+    // forgotten
     expect(statefulSets.map((s) => 'replicas' in s.spec)).toEqual([false, false, false]);
   });
 

@@ -112,7 +112,10 @@ describe('RedisShardLayout', () => {
     const replicaCounts = fc.integer({ min: 0, max: 4 });
     fc.assert(fc.property(zoneCounts, masterCounts, replicaCounts, (zoneCount, masters, replicasPerMaster) => {
       const zones = Array.from({ length: zoneCount }, (_, i) => `z${i}`);
-      const possible = zoneCount >= 3 && masters >= 3 && replicasPerMaster >= 1 && anyMasterPlacementSurvives(masters, zoneCount);
+      const possible = zoneCount >= 3
+        && masters >= 3
+        && replicasPerMaster >= 1
+        && anyMasterPlacementSurvives(masters, zoneCount);
       let layout: RedisShardLayout;
       try {
         layout = RedisShardLayout.plan({ zones, masters, replicasPerMaster });
@@ -137,12 +140,16 @@ describe('RedisShardLayout', () => {
     }), { numRuns: 500 });
   });
 
-  /** True when every node of `small` is in `big` with the same zone, ordinal, shard and role, and `big` only adds higher ordinals. */
+  /**
+   * True when every node of `small` is in `big` with the same zone, ordinal, shard and role, and `big` only adds higher
+   * ordinals.
+   */
   function extends_(small: RedisShardLayout, big: RedisShardLayout): boolean {
     return small.nodes.every((n) => JSON.stringify(big.nodes.find((b) => b.name === n.name)) === JSON.stringify(n))
       && small.zones.every((z) => big.nodesInZone(z).length >= small.nodesInZone(z).length);
   }
-  const validMasters = (zones: number) => fc.integer({ min: 3, max: 40 }).filter((m) => Math.ceil(m / zones) <= Math.floor((m - 1) / 2));
+  const validMasters = (zones: number) => fc.integer({ min: 3, max: 40 })
+    .filter((m) => Math.ceil(m / zones) <= Math.floor((m - 1) / 2));
 
   test('property: changing replicasPerMaster only adds or removes the highest ordinals of each zone; every other node keeps shard and role', () => {
     fc.assert(fc.property(fc.integer({ min: 3, max: 6 }).chain((z) => fc.tuple(fc.constant(z), validMasters(z))),
@@ -155,7 +162,9 @@ describe('RedisShardLayout', () => {
   });
 
   test('property: with 1 replica per master, changing masters only adds or removes the highest ordinals of each zone', () => {
-    fc.assert(fc.property(fc.integer({ min: 3, max: 6 }).chain((z) => fc.tuple(fc.constant(z), validMasters(z), validMasters(z))),
+    const zonesAndTwoMasterCounts = fc.integer({ min: 3, max: 6 })
+      .chain((z) => fc.tuple(fc.constant(z), validMasters(z), validMasters(z)));
+    fc.assert(fc.property(zonesAndTwoMasterCounts,
       ([zoneCount, m1, m2]) => {
         const zones = Array.from({ length: zoneCount }, (_, i) => `z${i}`);
         const plan = (masters: number) => RedisShardLayout.plan({ zones, masters, replicasPerMaster: 1 });
@@ -173,7 +182,8 @@ describe('RedisShardLayout', () => {
   });
 
   test('the stable cases of the issue: 1 -> 2 -> 1 replicas at 5 masters, and 5 -> 3 masters at 1 replica', () => {
-    const plan = (masters: number, replicasPerMaster: number) => RedisShardLayout.plan({ zones: abc, masters, replicasPerMaster });
+    const plan = (masters: number, replicasPerMaster: number) =>
+      RedisShardLayout.plan({ zones: abc, masters, replicasPerMaster });
     expect(extends_(plan(5, 1), plan(5, 2))).toBe(true);
     expect(extends_(plan(3, 1), plan(5, 1))).toBe(true);
     expect(brief(plan(5, 2).nodes.filter((n) => !plan(5, 1).nodes.some((o) => o.name === n.name))))

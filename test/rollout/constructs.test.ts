@@ -3,7 +3,10 @@ import * as kplus from 'cdk8s-plus-28';
 import { RolloutTarget, ZoneAwareUpdate, WebhookTls, ZoneController, ZoneDisruptionBudget } from '../../src';
 import { INSTALLED_CONTROLLER, only, SERVED_NAMESPACE, synth, testChart } from '../util';
 
-/** The controller that acts on these resources runs outside the test apps (the wiring itself: test/zone-controller/requirements.test.ts). */
+/**
+ * The controller that acts on these resources runs outside the test apps (the wiring itself:
+ * test/zone-controller/requirements.test.ts).
+ */
 const elsewhere = { controller: INSTALLED_CONTROLLER };
 
 function onDeleteStatefulSet(chart: Chart, strategy = kplus.StatefulSetUpdateStrategy.onDelete()): kplus.StatefulSet {
@@ -93,8 +96,16 @@ describe('ZoneAwareUpdate', () => {
 });
 
 describe('ZoneAwareUpdate of a group of StatefulSets', () => {
-  const member = (chart: Chart, zone: string, namespace?: string, strategy = kplus.StatefulSetUpdateStrategy.onDelete()) =>
-    new kplus.StatefulSet(chart, `ingester-${zone}`, { metadata: { namespace }, strategy, containers: [{ image: 'loki:3', portNumber: 3100 }] });
+  const member = (
+    chart: Chart,
+    zone: string,
+    namespace?: string,
+    strategy = kplus.StatefulSetUpdateStrategy.onDelete(),
+  ) => new kplus.StatefulSet(chart, `ingester-${zone}`, {
+    metadata: { namespace },
+    strategy,
+    containers: [{ image: 'loki:3', portNumber: 3100 }],
+  });
 
   test('names every StatefulSet of the group and carries the ready check', () => {
     const chart = testChart(SERVED_NAMESPACE);

@@ -92,7 +92,8 @@ describe('ZoneDisruptionBudget budget', () => {
         const verdict = evictionVerdict(computeBudget({ pods, missing, maxUnavailable }), pod);
         if (!verdict.allowed) return;
         const rest = pods.filter((p) => p !== pod);
-        const after = computeBudget({ pods: rest, missing: [...missing, { name: pod.name, zone: pod.zone }], maxUnavailable });
+        const withPodMissing = [...missing, { name: pod.name, zone: pod.zone }];
+        const after = computeBudget({ pods: rest, missing: withPodMissing, maxUnavailable });
         const disrupted = after.zones.filter((z) => z.unavailable > 0);
         expect(disrupted.map((z) => z.zone)).toEqual([pod.zone]);
         if (pod.healthy) expect(disrupted[0].unavailable).toBeLessThanOrEqual(maxUnavailable);

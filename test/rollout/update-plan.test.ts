@@ -25,7 +25,13 @@ interface Batch { zone: string; ordinals: number[] }
  * Runs the planner like the controller would: delete the batch, see the pods terminate, come back on the
  * update revision not Ready, then Ready. Returns every batch and checks the planner waits in between.
  */
-function rollOut(pods: RolloutPod[], revision: string, maxUnavailable: number, exponentialFactor: number, initial?: RolloutState): Batch[] {
+function rollOut(
+  pods: RolloutPod[],
+  revision: string,
+  maxUnavailable: number,
+  exponentialFactor: number,
+  initial?: RolloutState,
+): Batch[] {
   let state = initial;
   const batches: Batch[] = [];
   const replicas = pods.length;
@@ -38,7 +44,9 @@ function rollOut(pods: RolloutPod[], revision: string, maxUnavailable: number, e
     const deleted = new Set(d.pods);
     // Terminating: the planner waits.
     pods = pods.map((p) => deleted.has(p.name) ? { ...p, terminating: true } : p);
-    const whileTerminating = planUpdate({ pods, replicas, updateRevision: revision, maxUnavailable, exponentialFactor, state });
+    const whileTerminating = planUpdate({
+      pods, replicas, updateRevision: revision, maxUnavailable, exponentialFactor, state,
+    });
     expect(whileTerminating.action).toBe('wait');
     expect(whileTerminating.reason).toMatch(/terminating/);
     // Gone, not yet recreated: the planner waits.
@@ -46,7 +54,9 @@ function rollOut(pods: RolloutPod[], revision: string, maxUnavailable: number, e
     expect(planUpdate({ pods: gone, replicas, updateRevision: revision, maxUnavailable, exponentialFactor, state }).reason).toMatch(/missing/);
     // Recreated on the update revision, not Ready yet: the planner waits.
     pods = pods.map((p) => deleted.has(p.name) ? { ...p, terminating: false, revision, ready: false } : p);
-    const whileStarting = planUpdate({ pods, replicas, updateRevision: revision, maxUnavailable, exponentialFactor, state });
+    const whileStarting = planUpdate({
+      pods, replicas, updateRevision: revision, maxUnavailable, exponentialFactor, state,
+    });
     expect(whileStarting.action).toBe('wait');
     expect(whileStarting.reason).toMatch(/to be Ready/);
     pods = pods.map((p) => deleted.has(p.name) ? { ...p, ready: true } : p);

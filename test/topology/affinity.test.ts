@@ -50,6 +50,9 @@ describe('ZoneAffinity', () => {
     [{ required: true, weight: 50 }, 'weight=50 only applies to a preferred rule (required: false)'],
     [{ selector: { matchLabels: { app: 'web' } } }, 'selector={"matchLabels":{"app":"web"}} does not match the pod labels {"app":"db"}'],
   ])('podAntiAffinity rejects %j', (options, message) => {
-    expect(() => ZoneAffinity.podAntiAffinity({ topology: zones, domain: FailureDomain.HOST, podLabels, ...options })).toThrow(message);
+    const build = () => ZoneAffinity.podAntiAffinity({
+      topology: zones, domain: FailureDomain.HOST, podLabels, ...options,
+    });
+    expect(build).toThrow(message);
   });
 });

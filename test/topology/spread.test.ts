@@ -72,7 +72,12 @@ describe('TopologySpread.acrossHosts', () => {
   });
 
   test('a hard host spread may ask for more domains than zones', () => {
-    const c = TopologySpread.acrossHosts({ topology: zones3, podLabels, whenUnsatisfiable: WhenUnsatisfiable.DO_NOT_SCHEDULE, minDomains: 9 });
+    const c = TopologySpread.acrossHosts({
+      topology: zones3,
+      podLabels,
+      whenUnsatisfiable: WhenUnsatisfiable.DO_NOT_SCHEDULE,
+      minDomains: 9,
+    });
     expect(c).toMatchObject({ whenUnsatisfiable: 'DoNotSchedule', minDomains: 9 });
   });
 
@@ -89,11 +94,17 @@ describe('properties', () => {
 
   test('for random zones and options the constraint is valid and counts the pod itself', () => {
     fc.assert(fc.property(
-      zoneSets, labelSets, fc.integer({ min: 1, max: 10 }), fc.boolean(), fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+      zoneSets,
+      labelSets,
+      fc.integer({ min: 1, max: 10 }),
+      fc.boolean(),
+      fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
       (zones, labels, maxSkew, hard, minDomains) => {
         const topology = new ZoneTopology({ zones });
         const when = hard ? WhenUnsatisfiable.DO_NOT_SCHEDULE : WhenUnsatisfiable.SCHEDULE_ANYWAY;
-        const build = () => TopologySpread.acrossZones({ topology, podLabels: labels, maxSkew, whenUnsatisfiable: when, minDomains });
+        const build = () => TopologySpread.acrossZones({
+          topology, podLabels: labels, maxSkew, whenUnsatisfiable: when, minDomains,
+        });
         if (minDomains !== undefined && (!hard || minDomains > zones.length)) {
           expect(build).toThrow(/minDomains/);
           return;
@@ -116,7 +127,8 @@ describe('properties', () => {
       const [key] = Object.keys(labels);
       fc.pre(labels[key] !== value);
       const topology = new ZoneTopology({ zones });
-      expect(() => TopologySpread.acrossZones({ topology, podLabels: labels, selector: { matchLabels: { [key]: value } } }))
+      const selector = { matchLabels: { [key]: value } };
+      expect(() => TopologySpread.acrossZones({ topology, podLabels: labels, selector }))
         .toThrow(/does not match the pod labels/);
     }));
   });

@@ -59,16 +59,20 @@ describe('Survival.check', () => {
 
   test('property: the verdict agrees with trying every set of k lost zones', () => {
     const layouts = fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd', 'e'), fc.nat(6), { minKeys: 1 });
-    const quorums = fc.oneof(fc.constant(Quorum.majority()), fc.integer({ min: 1, max: 12 }).map((n) => Quorum.atLeast(n)));
+    const quorums = fc.oneof(
+      fc.constant(Quorum.majority()),
+      fc.integer({ min: 1, max: 12 }).map((n) => Quorum.atLeast(n)),
+    );
     fc.assert(fc.property(layouts, quorums, fc.nat(5), (layout, quorum, k) => {
       const zones = Object.keys(layout);
       const total = zones.reduce((s, z) => s + layout[z], 0);
       const needed = quorum.required(total);
       const lossSets = subsets(zones, Math.min(k, zones.length));
-      const bruteForce = lossSets.every((lost) => total - lost.reduce((s, z) => s + layout[z], 0) >= needed);
+      const remainingAfter = (lost: string[]) => total - lost.reduce((s, z) => s + layout[z], 0);
+      const bruteForce = lossSets.every((lost) => remainingAfter(lost) >= needed);
       const verdict = Survival.check(layout, quorum, k);
       expect(verdict.survives).toBe(bruteForce);
-      expect(verdict.remaining).toBe(Math.min(...lossSets.map((lost) => total - lost.reduce((s, z) => s + layout[z], 0))));
+      expect(verdict.remaining).toBe(Math.min(...lossSets.map(remainingAfter)));
     }));
   });
 

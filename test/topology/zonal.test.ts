@@ -63,7 +63,8 @@ describe('Zonal.spread on the synthesized YAML', () => {
   test('a hard host spread with its own options', () => {
     const chart = testChart();
     const d = new kplus.Deployment(chart, 'w', { containers: [container] });
-    Zonal.spread(d, { topology: zones, hostSpread: { whenUnsatisfiable: WhenUnsatisfiable.DO_NOT_SCHEDULE, maxSkew: 3 } });
+    const hostSpread = { whenUnsatisfiable: WhenUnsatisfiable.DO_NOT_SCHEDULE, maxSkew: 3 };
+    Zonal.spread(d, { topology: zones, hostSpread });
     const [, hosts] = podSpec(only(synth(chart), 'Deployment')).topologySpreadConstraints;
     expect(hosts).toMatchObject({ topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', maxSkew: 3 });
   });

@@ -6,8 +6,8 @@
  */
 import { Chart, Testing } from 'cdk8s';
 import {
-  IZoneController, RolloutTarget, WebhookTls, ZonalRedisCluster, ZoneAwareLokiStack, ZoneAwareUpdate, ZoneController, ZoneControllerProps,
-  ZoneDisruptionBudget, ZoneSource, ZoneTopology,
+  IZoneController, RolloutTarget, WebhookTls, ZonalRedisCluster, ZoneAwareLokiStack, ZoneAwareUpdate, ZoneController,
+  ZoneControllerProps, ZoneDisruptionBudget, ZoneSource, ZoneTopology,
 } from '../../src';
 import { warningsOf } from '../../src/shared/warnings';
 
@@ -93,7 +93,8 @@ test('two controllers of one app, apart: each serves exactly the constructs that
 
 test('ZoneController.fromInstalled: the installed controller as its app configured it', () => {
   const installed = ZoneController.fromInstalled({ workloadNamespaces: ['shop'], namespace: 'zones', name: 'zc', zoneAnnotator: false, redisManager: true });
-  expect({ namespace: installed.namespace, name: installed.name, image: installed.image, reconcilers: installed.reconcilers })
+  const { namespace, name, image, reconcilers } = installed;
+  expect({ namespace, name, image, reconcilers })
     .toEqual({ namespace: 'zones', name: 'zc', image: ZoneController.DEFAULT_IMAGE, reconcilers: ['redis'] });
   expect(() => ZoneController.fromInstalled({ workloadNamespaces: ['shop'], zoneAnnotator: false }))
     .toThrow('ZoneController.fromInstalled: zoneAnnotator=false leaves no reconciler enabled');

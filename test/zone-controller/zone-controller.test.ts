@@ -8,7 +8,12 @@ function synth(props: ConstructorParameters<typeof ZoneController>[2] = {}, char
   const controller = new ZoneController(chart, 'zones', props);
   const objects = Testing.synth(chart);
   const of = (kind: string) => objects.filter((o) => o.kind === kind);
-  return { controller, objects, of, one: (kind: string) => { const found = of(kind); expect(found).toHaveLength(1); return found[0]; } };
+  const one = (kind: string) => {
+    const found = of(kind);
+    expect(found).toHaveLength(1);
+    return found[0];
+  };
+  return { controller, objects, of, one };
 }
 
 describe('ZoneController', () => {
@@ -44,7 +49,8 @@ describe('ZoneController', () => {
       allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
     });
     expect(deployment.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(deployment.spec.template.spec.topologySpreadConstraints.map((c: any) => [c.topologyKey, c.whenUnsatisfiable])).toEqual([
+    const spreads = deployment.spec.template.spec.topologySpreadConstraints;
+    expect(spreads.map((c: any) => [c.topologyKey, c.whenUnsatisfiable])).toEqual([
       ['topology.kubernetes.io/zone', 'DoNotSchedule'], ['kubernetes.io/hostname', 'ScheduleAnyway'],
     ]);
     expect(deployment.spec.template.spec.serviceAccountName).toBe('cdk8s-zones-controller');
@@ -250,7 +256,11 @@ describe('WebhookTls', () => {
   test('the two modes', () => {
     expect(WebhookTls.selfManaged()).toMatchObject({ mode: WebhookTlsMode.SELF_MANAGED, issuerName: undefined });
     expect(WebhookTls.certManager())
-      .toMatchObject({ mode: WebhookTlsMode.CERT_MANAGER, issuerName: undefined, issuerKind: CertManagerIssuerKind.ISSUER });
+      .toMatchObject({
+        mode: WebhookTlsMode.CERT_MANAGER,
+        issuerName: undefined,
+        issuerKind: CertManagerIssuerKind.ISSUER,
+      });
     expect(WebhookTls.certManager({ issuerName: 'corp-ca', issuerKind: CertManagerIssuerKind.CLUSTER_ISSUER }))
       .toMatchObject({ mode: WebhookTlsMode.CERT_MANAGER, issuerName: 'corp-ca', issuerKind: 'ClusterIssuer' });
   });
@@ -269,7 +279,9 @@ describe('the default image', () => {
 });
 
 describe('the default image of a build no release published', () => {
-  /** The library as loaded with its package.json saying `version`; the warnings of an app with two controllers apart. */
+  /**
+   * The library as loaded with its package.json saying `version`; the warnings of an app with two controllers apart.
+   */
   function warningsAt(version: string, image?: string): string[] {
     let warnings: string[] = [];
     jest.isolateModules(() => {

@@ -22,7 +22,10 @@ describe('ZoneController with zoneShift', () => {
     const deployment = objects.find((o) => o.kind === 'Deployment')!;
     expect(deployment.spec.template.spec.containers[0].args.join(' ')).toMatch(/--reconcilers zone-annotator,zone-shift\b/);
     const rules = objects.filter((o) => o.kind === 'ClusterRole').flatMap((o) => o.rules);
-    const verbsOn = (resource: string) => rules.filter((r: any) => r.resources.includes(resource)).flatMap((r: any) => r.verbs).sort();
+    const verbsOn = (resource: string) => rules
+      .filter((r: any) => r.resources.includes(resource))
+      .flatMap((r: any) => r.verbs)
+      .sort();
     expect(verbsOn('zoneshifts')).toEqual(['get', 'list', 'patch', 'watch']);
     expect(verbsOn('zoneshifts/status')).toEqual(['get', 'patch', 'update']);
     expect(verbsOn('nodes')).toEqual(['get', 'list', 'patch', 'watch']);
