@@ -129,7 +129,10 @@ const PROPS: PropSpec<ZoneInventoryProps> = {
   nodeTaints: Props.optional(Props.arrayOf(Props.struct(TAINT_PROPS, 'InventoryTaint'))),
 };
 
-/** The labels the kubelet sets on every node (kubernetes.io/os and arch, and their deprecated beta. forms it still sets). */
+/**
+ * The labels the kubelet sets on every node (kubernetes.io/os and arch, and their deprecated beta. forms it still
+ * sets).
+ */
 export const KUBELET_LABELS: { readonly [key: string]: string } = {
   'kubernetes.io/os': 'linux',
   'kubernetes.io/arch': 'amd64',

@@ -22,7 +22,10 @@ interface PodFields {
   readonly topologySpreadConstraints?: readonly PromSpreadConstraint[];
 }
 
-/** The workloads a custom resource stands for, why it cannot be placed, or undefined when the check does not know its kind. */
+/**
+ * The workloads a custom resource stands for, why it cannot be placed, or undefined when the check does not know its
+ * kind.
+ */
 export function operatorWorkloads(
   o: KubeResource, name: string, namespace: string | undefined, others: readonly unknown[],
 ): CheckWorkload[] | string | undefined {

@@ -48,7 +48,11 @@ export function loadInventory(args: InventoryArgs, readFile: (file: string) => s
 }
 
 /** The objects of one input: a file, a directory (its manifest files, recursively, sorted), or `-` (stdin). */
-export async function readInput(input: string, stdin: NodeJS.ReadableStream, readFile: (file: string) => string): Promise<ManifestObject[]> {
+export async function readInput(
+  input: string,
+  stdin: NodeJS.ReadableStream,
+  readFile: (file: string) => string,
+): Promise<ManifestObject[]> {
   if (input === '-') return readManifests('stdin', await readStream(stdin));
   let stat: fs.Stats;
   try {

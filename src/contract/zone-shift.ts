@@ -25,7 +25,9 @@ export const ZONE_SHIFT_FINALIZER = `${PROJECT_DOMAIN}/undo-zone-shift`;
 
 /** What a ZoneShift asks for. */
 export interface ZoneShiftSpec {
-  /** The zone out of service: a node's zone label value (or its topology keys' values joined, as the zone annotation). */
+  /**
+   * The zone out of service: a node's zone label value (or its topology keys' values joined, as the zone annotation).
+   */
   readonly zone: string;
   /** When the shift ends by itself (RFC 3339): after its creation, and at most `MAX_SHIFT_SECONDS` after it. */
   readonly expiresAt: string;
@@ -81,7 +83,10 @@ export function zoneShiftProblem(spec: Partial<ZoneShiftSpec> | undefined, creat
   return undefined;
 }
 
-/** Whether a shift of `spec` covers `namespace` (a cluster-wide shift covers every namespace, and cluster-scoped objects: `undefined`). */
+/**
+ * Whether a shift of `spec` covers `namespace` (a cluster-wide shift covers every namespace, and cluster-scoped
+ * objects: `undefined`).
+ */
 export function shiftCovers(spec: ZoneShiftSpec, namespace: string | undefined): boolean {
   return shiftIsClusterWide(spec) || (namespace !== undefined && spec.namespaces!.includes(namespace));
 }
@@ -115,8 +120,14 @@ export function shiftInForce(shift: ZoneShiftObject, nowMs: number): ZoneShiftSp
   return nowMs < rfc3339Ms(spec.expiresAt)! ? spec : undefined;
 }
 
-/** The zones out of service for `namespace`'s workloads at `nowMs` (`undefined`: cluster-scoped objects such as nodes). */
-export function outOfServiceZones(shifts: readonly ZoneShiftObject[], namespace: string | undefined, nowMs: number): Set<string> {
+/**
+ * The zones out of service for `namespace`'s workloads at `nowMs` (`undefined`: cluster-scoped objects such as nodes).
+ */
+export function outOfServiceZones(
+  shifts: readonly ZoneShiftObject[],
+  namespace: string | undefined,
+  nowMs: number,
+): Set<string> {
   const zones = new Set<string>();
   for (const shift of shifts) {
     const spec = shiftInForce(shift, nowMs);

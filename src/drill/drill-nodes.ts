@@ -7,7 +7,9 @@
 import { PROJECT_DOMAIN } from '../contract/labels';
 import { asObject, Live, Node } from '../kubernetes/objects';
 
-/** `outage`: the zone dies (NoExecute taint: pods go, budgets do not help). `drain`: maintenance (cordon, evictions). */
+/**
+ * `outage`: the zone dies (NoExecute taint: pods go, budgets do not help). `drain`: maintenance (cordon, evictions).
+ */
 export type DrillMode = 'outage' | 'drain';
 export const DRILL_MODES: readonly DrillMode[] = ['outage', 'drain'];
 

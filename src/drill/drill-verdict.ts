@@ -58,7 +58,10 @@ function meetsNeed(p: Prediction, ready: number, readyZones: number): boolean {
 
 /** The verdict on one workload drilled in `mode`. */
 export function verdict(
-  w: { kind: string; namespace: string; name: string }, predicted: Prediction | undefined, observed: Observation, mode: DrillMode,
+  w: { kind: string; namespace: string; name: string },
+  predicted: Prediction | undefined,
+  observed: Observation,
+  mode: DrillMode,
 ): WorkloadVerdict {
   const need = predicted ?? { needed: 1, neededZones: undefined } as Prediction;
   const brokenBefore = !meetsNeed(need, observed.before.ready, observed.before.readyZones + (observed.before.readyInZone > 0 ? 1 : 0));

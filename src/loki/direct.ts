@@ -111,7 +111,11 @@ function deploymentStrategy(p: ResolvedLoki, c: LokiComponent, held: boolean): k
  * The Loki configuration the components share (`-target=` picks the component), and its hash: zone-aware, or
  * (`zoneAware` false) the one of the components a migration to zone awareness has not reached yet.
  */
-function sharedConfig(scope: Construct, p: ResolvedLoki, zoneAware: boolean): { configMap: k8s.KubeConfigMap; hash: string } {
+function sharedConfig(
+  scope: Construct,
+  p: ResolvedLoki,
+  zoneAware: boolean,
+): { configMap: k8s.KubeConfigMap; hash: string } {
   const svc = (c: LokiComponent) => componentName(p, c);
   const storage: LokiStorageConfig = p.s3
     ? { type: 's3', ...p.s3, forcePathStyle: p.s3.forcePathStyle ?? p.s3.endpoint !== undefined }

@@ -141,7 +141,12 @@ export class ZoneAwareLokiStack extends Construct {
 type Common = Pick<ResolvedLoki, 'where' | 'topology' | 'replicationFactor' | 'maxSkew'>;
 
 /** The direct output's settings, checked and defaulted. */
-function resolveDirect(scope: Construct, props: ZoneAwareLokiStackProps, direct: LokiDirectOptions, common: Common): ResolvedLoki {
+function resolveDirect(
+  scope: Construct,
+  props: ZoneAwareLokiStackProps,
+  direct: LokiDirectOptions,
+  common: Common,
+): ResolvedLoki {
   const { where, topology } = common;
   const zoneSource = checkZoneSource(where, direct.zoneSource ?? ZoneSource.perZoneStatefulSets(), topology);
   const ingesterReplicasPerZone = direct.ingesterReplicasPerZone ?? 1;
@@ -189,7 +194,10 @@ function outputOf(where: string, props: ZoneAwareLokiStackProps): LokiOutput {
 }
 
 /** The operator output's settings, checked: the ingesters and the extra topology keys. */
-function resolveOperator(o: LokiOperatorOptions, { where, topology, replicationFactor, maxSkew }: Common): OperatorLokiStack {
+function resolveOperator(
+  o: LokiOperatorOptions,
+  { where, topology, replicationFactor, maxSkew }: Common,
+): OperatorLokiStack {
   const size = o.size ?? LokiStackSize.ONE_X_SMALL;
   const keys = o.extraTopologyKeys ?? [];
   keys.forEach((key, i) => {
@@ -210,7 +218,13 @@ function resolveOperator(o: LokiOperatorOptions, { where, topology, replicationF
  * The base of every object name: the given one, or one derived from the construct path, that leaves room for what the
  * names append.
  */
-function baseName(scope: Construct, { where, topology }: Common, given: string | undefined, output: LokiOutput, zoneSource: ZoneSource): string {
+function baseName(
+  scope: Construct,
+  { where, topology }: Common,
+  given: string | undefined,
+  output: LokiOutput,
+  zoneSource: ZoneSource,
+): string {
   const room = nameRoom(output, zoneSource, zoneSlugs(topology.zones));
   const name = given ?? derivedName(scope, room);
   if (name.length > room) {
@@ -225,7 +239,12 @@ function baseName(scope: Construct, { where, topology }: Common, given: string |
  * the fewest that do; refused (naming size, ingesters, zones and factor) when writes would stop with a zone down.
  */
 function checkOperatorIngesters(
-  where: string, topology: ZoneTopology, given: number | undefined, size: LokiStackSize, replicationFactor: number, maxSkew: number,
+  where: string,
+  topology: ZoneTopology,
+  given: number | undefined,
+  size: LokiStackSize,
+  replicationFactor: number,
+  maxSkew: number,
 ): number {
   const zones = topology.zones;
   const sized = OPERATOR_INGESTERS[size];
@@ -247,7 +266,12 @@ function checkOperatorIngesters(
 
 /** The direct output: per-zone StatefulSets cover every zone; one spread StatefulSet covers what its skew allows. */
 function checkDirectIngesters(
-  where: string, topology: ZoneTopology, source: ZoneSource, replicationFactor: number, maxSkew: number, perZone: number,
+  where: string,
+  topology: ZoneTopology,
+  source: ZoneSource,
+  replicationFactor: number,
+  maxSkew: number,
+  perZone: number,
 ): number {
   const zones = topology.zones;
   const ingesters = perZone * zones.length;

@@ -164,7 +164,12 @@ export function planPlacement(
 
 /** Places replica `replica` on the chosen disk, saying why there and which soft levels it shares. */
 function placeReplica(
-  replica: number, chosen: { disk: InventoryDisk; of: number }, state: State, r: ResolvedScheduling, size: number, warnings: string[],
+  replica: number,
+  chosen: { disk: InventoryDisk; of: number },
+  state: State,
+  r: ResolvedScheduling,
+  size: number,
+  warnings: string[],
 ): LonghornReplicaPlacement {
   const d = chosen.disk;
   const relaxed = relaxedLevels(state, d);
@@ -178,7 +183,12 @@ function placeReplica(
 }
 
 /** The replicas already there, placed first (each must be a disk of the inventory). */
-function placeExisting(where: string, nodes: InventoryNode[], existing: LonghornReplicaLocation[], state: State): LonghornReplicaPlacement[] {
+function placeExisting(
+  where: string,
+  nodes: InventoryNode[],
+  existing: LonghornReplicaLocation[],
+  state: State,
+): LonghornReplicaPlacement[] {
   return existing.map((loc, i) => {
     const disk = nodes.find((n) => n.name === loc.node)?.disks.find((d) => d.name === loc.disk);
     if (!disk) throw invalidProp(where, `existingReplicas[${i}]`, loc, 'is not a disk of the inventory');
@@ -193,7 +203,12 @@ function placeExisting(where: string, nodes: InventoryNode[], existing: Longhorn
  * nodes: each later tier relaxes one more soft level, from the coarsest; within a tier, disks holding no replica
  * of the volume first (any disk only when disk anti-affinity is soft).
  */
-function nextDisk(state: State, eligible: InventoryDisk[], r: ResolvedScheduling, size: number): { disk: InventoryDisk; of: number } | undefined {
+function nextDisk(
+  state: State,
+  eligible: InventoryDisk[],
+  r: ResolvedScheduling,
+  size: number,
+): { disk: InventoryDisk; of: number } | undefined {
   const [zone, node, disk] = LEVEL_ORDER.map((l) => resolvedLevel(r, l));
   const usedZones = state.usedZones();
   const usedNodes = state.usedNodes();
@@ -247,7 +262,12 @@ function checkSelector(where: string, prop: string, selector: string[], tags: st
  * Longhorn counts replicas of the volume on the node's *other* disks against a disk's over-provisioning
  * limit (longhorn/longhorn#12653). Says so when that would refuse a disk the correct accounting accepts.
  */
-function doubleCountProblem(disk: InventoryDisk, state: State, size: number, r: ResolvedScheduling): string | undefined {
+function doubleCountProblem(
+  disk: InventoryDisk,
+  state: State,
+  size: number,
+  r: ResolvedScheduling,
+): string | undefined {
   const others = state.placed.filter((p) => p.disk.node === disk.node && p.disk !== disk).length;
   if (others === 0) return undefined;
   const problem = capacityProblem(disk, state.scheduled(disk) + others * size, size, r);
@@ -356,7 +376,11 @@ function describeZones(eligibleNodes: InventoryNode[], warnings: string[], notes
  * inventory has a single domain at that level, sharing it is inherent and only noted.
  */
 function describeDegraded(
-  replicas: LonghornReplicaPlacement[], r: ResolvedScheduling, eligible: InventoryDisk[], warnings: string[], notes: string[],
+  replicas: LonghornReplicaPlacement[],
+  r: ResolvedScheduling,
+  eligible: InventoryDisk[],
+  warnings: string[],
+  notes: string[],
 ): void {
   const scheduled = replicas.filter((p) => p.scheduled);
   for (const level of LEVEL_ORDER) {

@@ -68,7 +68,12 @@ export class ShardPlan {
   }
 
   /** @internal */
-  public static _of(where: string, zones: string[], shards: number, shardsPerZone?: { [zone: string]: number }): ShardPlan {
+  public static _of(
+    where: string,
+    zones: string[],
+    shards: number,
+    shardsPerZone?: { [zone: string]: number },
+  ): ShardPlan {
     return new ShardPlan(planShards(where, zones, shards, shardsPerZone));
   }
 
@@ -133,7 +138,12 @@ function evenCounts(zoneCount: number, shards: number): number[] {
   return Array.from({ length: zoneCount }, (_, z) => Math.floor(shards / zoneCount) + (z < shards % zoneCount ? 1 : 0));
 }
 
-function weightedCounts(where: string, zones: string[], shards: number, shardsPerZone: { [zone: string]: number }): number[] {
+function weightedCounts(
+  where: string,
+  zones: string[],
+  shards: number,
+  shardsPerZone: { [zone: string]: number },
+): number[] {
   for (const [zone, count] of Object.entries(shardsPerZone)) {
     if (!zones.includes(zone)) {
       throw invalidProp(where, `shardsPerZone[${JSON.stringify(zone)}]`, count,

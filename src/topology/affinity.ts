@@ -99,7 +99,12 @@ export function requiredZoneAffinity(topology: ZoneTopology, zones: string[]): k
 
 /** Pod anti-affinity by zone or host; `where` names the caller in error messages. */
 export function podAntiAffinity(
-  where: string, topology: ZoneTopology, domain: FailureDomain, target: SpreadTarget, required: boolean, weight?: number,
+  where: string,
+  topology: ZoneTopology,
+  domain: FailureDomain,
+  target: SpreadTarget,
+  required: boolean,
+  weight?: number,
 ): k8s.PodAntiAffinity {
   checkSelector(where, target);
   const term: k8s.PodAffinityTerm = {

@@ -179,7 +179,10 @@ export class Zonal {
 }
 
 /** Kubernetes allows one spread constraint per topologyKey and whenUnsatisfiable. */
-function sameDomain(a: { topologyKey?: string; whenUnsatisfiable?: string }, b: { topologyKey?: string; whenUnsatisfiable?: string }): boolean {
+function sameDomain(
+  a: { topologyKey?: string; whenUnsatisfiable?: string },
+  b: { topologyKey?: string; whenUnsatisfiable?: string },
+): boolean {
   return a.topologyKey === b.topologyKey && a.whenUnsatisfiable === b.whenUnsatisfiable;
 }
 

@@ -157,7 +157,11 @@ export function webhookMayGuard(controllerNamespace: string, namespace: string):
 }
 
 /** True when an eviction webhook with `policy` guards `namespace` and refuses evictions while it cannot be reached. */
-export function webhookEnforcesIn(policy: WebhookFailurePolicy | undefined, controllerNamespace: string, namespace: string | undefined): boolean {
+export function webhookEnforcesIn(
+  policy: WebhookFailurePolicy | undefined,
+  controllerNamespace: string,
+  namespace: string | undefined,
+): boolean {
   return policy === WebhookFailurePolicy.FAIL && namespace !== undefined && webhookMayGuard(controllerNamespace, namespace);
 }
 

@@ -23,7 +23,12 @@ export interface ServedWorkload {
  * a ZoneController of this app is granted its rights in the workload's namespace, one installed by another
  * app must already serve that namespace. Throws, naming the construct and the prop, when it cannot.
  */
-export function serveWith(where: string, controller: IZoneController, feature: ControllerFeature, served: ServedWorkload): IZoneController {
+export function serveWith(
+  where: string,
+  controller: IZoneController,
+  feature: ControllerFeature,
+  served: ServedWorkload,
+): IZoneController {
   if (!controller.reconcilers.includes(feature.reconciler)) {
     throw invalidProp(where, 'controller', describeController(controller),
       `runs no ${feature.reconciler} (${feature.prop} is off): ${feature.without}. Turn ${feature.prop} on for it`);

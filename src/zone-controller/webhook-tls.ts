@@ -80,7 +80,11 @@ export class WebhookTls {
   /** cert-manager: the kind of `issuerName`. */
   public readonly issuerKind?: CertManagerIssuerKind;
 
-  private constructor(mode: WebhookTlsMode, issuerName: string | undefined, issuerKind: CertManagerIssuerKind | undefined) {
+  private constructor(
+    mode: WebhookTlsMode,
+    issuerName: string | undefined,
+    issuerKind: CertManagerIssuerKind | undefined,
+  ) {
     this.mode = mode;
     this.issuerName = issuerName;
     this.issuerKind = issuerKind;

@@ -213,7 +213,12 @@ export class ZoneController extends Construct implements IZoneController {
   }
 
   /** The Service (metrics, webhooks), the ingress NetworkPolicy and, with several replicas, the PodDisruptionBudget. */
-  private exposure(where: string, networkPolicy: NetworkPolicyOptions | undefined, replicas: number, servesWebhooks: boolean): void {
+  private exposure(
+    where: string,
+    networkPolicy: NetworkPolicyOptions | undefined,
+    replicas: number,
+    servesWebhooks: boolean,
+  ): void {
     const selector = this.podSelector;
     const meta = this.meta();
     new k8s.KubeService(this, 'service', {
@@ -249,7 +254,11 @@ export class ZoneController extends Construct implements IZoneController {
 
   /** The controller's Deployment: its replicas spread over zones, restricted, probed on its metrics port. */
   private deployment(
-    props: ZoneControllerProps, replicas: number, serviceAccountName: string, serving: WebhookServing, servesWebhooks: boolean,
+    props: ZoneControllerProps,
+    replicas: number,
+    serviceAccountName: string,
+    serving: WebhookServing,
+    servesWebhooks: boolean,
   ): void {
     const spec = controllerPodSpec({
       name: this.name,
