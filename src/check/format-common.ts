@@ -43,7 +43,11 @@ export interface LocatedFinding {
   readonly workload?: WorkloadReport;
 }
 
-const RANK: Record<string, number> = { [FindingSeverity.ERROR]: 0, [FindingSeverity.WARNING]: 1, [FindingSeverity.INFO]: 2 };
+const RANK: Record<string, number> = {
+  [FindingSeverity.ERROR]: 0,
+  [FindingSeverity.WARNING]: 1,
+  [FindingSeverity.INFO]: 2,
+};
 
 /** 0 for errors, 1 for warnings, 2 for infos (3 for a severity the model does not know). */
 export function severityRank(severity: string): number {

@@ -133,7 +133,8 @@ function withAdditionalSelectors(
   const { additionalLabelSelectors: mode, ...core }: PromSpreadConstraint = c ?? {};
   if (mode !== 'OnResource' && mode !== 'OnShard') return core;
   const added = Object.fromEntries(Object.entries(selectorLabels).filter(([k]) => mode === 'OnShard' || k !== SHARD_LABEL));
-  return { ...core, labelSelector: { ...core.labelSelector, matchLabels: { ...core.labelSelector?.matchLabels, ...added } } };
+  const matchLabels = { ...core.labelSelector?.matchLabels, ...added };
+  return { ...core, labelSelector: { ...core.labelSelector, matchLabels } };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The objects of a set of manifests the zone check reads (pure): the workloads with their pod templates, the
- * PodDisruptionBudgets, the StorageClasses their volumes use, and the Services that prefer same-zone endpoints. Anything else is left alone; a malformed
- * object becomes a finding, never an exception.
+ * PodDisruptionBudgets, the StorageClasses their volumes use, and the Services that prefer same-zone endpoints.
+ * Anything else is left alone; a malformed object becomes a finding, never an exception.
  */
 import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
 import { CheckInput, CheckVolume, CheckWorkload } from './check-input';
@@ -54,7 +54,8 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : undefined;
     const what = `${o.kind} ${namespace ? `${namespace}/` : ''}${name ?? `(object ${i}, no name)`}`;
     // what an operator's resource or an autoscaler is (each read once: a custom resource is read in full)
-    const placed = name === undefined || WORKLOAD_KINDS.includes(o.kind) ? undefined : operatorWorkloads(o, name, namespace, objects);
+    const mayBeOperatorResource = name !== undefined && !WORKLOAD_KINDS.includes(o.kind);
+    const placed = mayBeOperatorResource ? operatorWorkloads(o, name, namespace, objects) : undefined;
     const autoscaler = name === undefined || placed !== undefined ? undefined : autoscalerOf(o, name, namespace);
     if (WORKLOAD_KINDS.includes(o.kind)) {
       const workload = builtInWorkload(o as Workload, name, namespace);

@@ -80,7 +80,8 @@ export function zoneGroupReports(
   return [...groups.entries()].map(([key, members]) => {
     members.sort((a, b) => a - b);
     const [namespace, name] = JSON.parse(key) as [string, string];
-    return groupReport(name, namespace, members.map((i) => ({ w: workloads[i], r: reports[i] })), memberships.get(members[0])!.evidence, zones);
+    const evidence = memberships.get(members[0])!.evidence;
+    return groupReport(name, namespace, members.map((i) => ({ w: workloads[i], r: reports[i] })), evidence, zones);
   });
 }
 

@@ -68,7 +68,9 @@ export async function readInput(
 function manifestFiles(dir: string): string[] {
   const found: string[] = [];
   const walk = (d: string) => {
-    for (const entry of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const entries = fs.readdirSync(d, { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
       const p = path.join(d, entry.name);
       if (entry.isDirectory()) walk(p);
       else if (MANIFEST_EXTENSIONS.includes(path.extname(entry.name).toLowerCase())) found.push(p);

@@ -74,7 +74,8 @@ export function zoneLossFailoverAfterProblem(afterMs: number, clusterNodeTimeout
  */
 export function failoverPolicyJson(policy: RedisFailoverPolicy): string {
   const { clusterNodeTimeoutMs, zoneLossFailoverAfterMs } = policy;
-  return JSON.stringify({ clusterNodeTimeoutMs, zoneLossFailoverAfterMs: zoneLossFailoverAfterMs ?? null }, undefined, 2);
+  const stored = { clusterNodeTimeoutMs, zoneLossFailoverAfterMs: zoneLossFailoverAfterMs ?? null };
+  return JSON.stringify(stored, undefined, 2);
 }
 
 /** Reads `failoverPolicyJson` back; throws, naming the key, when it is not a valid policy. */

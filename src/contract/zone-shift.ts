@@ -98,14 +98,19 @@ export function shiftIsClusterWide(spec: ZoneShiftSpec): boolean {
 
 /** A ZoneShift as read from the API (the fields the rules need). */
 export interface ZoneShiftObject {
-  readonly metadata: { readonly name: string; readonly creationTimestamp?: string; readonly deletionTimestamp?: string };
+  readonly metadata: {
+    readonly name: string;
+    readonly creationTimestamp?: string;
+    readonly deletionTimestamp?: string;
+  };
   readonly spec?: Partial<ZoneShiftSpec>;
 }
 
 /** The spec of a shift whose spec keeps the rules (`zoneShiftProblem`, from its creation), else undefined. */
 export function validShift(shift: ZoneShiftObject): ZoneShiftSpec | undefined {
   const created = rfc3339Ms(shift.metadata.creationTimestamp);
-  return created !== undefined && zoneShiftProblem(shift.spec, created) === undefined ? shift.spec as ZoneShiftSpec : undefined;
+  const keepsTheRules = created !== undefined && zoneShiftProblem(shift.spec, created) === undefined;
+  return keepsTheRules ? shift.spec as ZoneShiftSpec : undefined;
 }
 
 /** The problem of a shift's spec, measured from its creation (now, for one not created yet). */
@@ -138,6 +143,9 @@ export function outOfServiceZones(
 
 /** When the next of `shifts` in force at `nowMs` expires (ms), to look again then; undefined when none is. */
 export function nextShiftExpiry(shifts: readonly ZoneShiftObject[], nowMs: number): number | undefined {
-  const ends = shifts.map((s) => shiftInForce(s, nowMs)).filter((s): s is ZoneShiftSpec => s !== undefined).map((s) => rfc3339Ms(s.expiresAt)!);
+  const ends = shifts
+    .map((s) => shiftInForce(s, nowMs))
+    .filter((s): s is ZoneShiftSpec => s !== undefined)
+    .map((s) => rfc3339Ms(s.expiresAt)!);
   return ends.length > 0 ? Math.min(...ends) : undefined;
 }

@@ -109,7 +109,8 @@ export function podsOf(byWorkload: ReadonlyMap<string, readonly Live<Pod>[]>, ke
 
 /** How many of `key`'s pods (a group: its members') had an eviction refused, from the refused pod uids by workload. */
 export function refusedOf(refused: ReadonlyMap<string, ReadonlySet<string>>, key: WorkloadKey): number {
-  return key.members ? key.members.reduce((sum, m) => sum + refusedOf(refused, m), 0) : refused.get(workloadKeyText(key))?.size ?? 0;
+  if (key.members) return key.members.reduce((sum, m) => sum + refusedOf(refused, m), 0);
+  return refused.get(workloadKeyText(key))?.size ?? 0;
 }
 
 /**
@@ -147,7 +148,8 @@ export function observe(
   const during = states.length > 1 ? states.slice(1) : states;
   const lastBroken = [...during].reverse().find((s) => !isWhole(s.state));
   const end = during[during.length - 1].state;
-  const wholeAt = lastBroken === undefined ? startMs : isWhole(end) ? during[during.indexOf(lastBroken) + 1].atMs : undefined;
+  const wholeAgainAt = (broken: (typeof during)[number]) => during[during.indexOf(broken) + 1].atMs;
+  const wholeAt = lastBroken === undefined ? startMs : isWhole(end) ? wholeAgainAt(lastBroken) : undefined;
   return {
     before,
     minReady: Math.min(...during.map((s) => s.state.ready)),

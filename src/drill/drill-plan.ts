@@ -45,7 +45,8 @@ export interface DrillPlan {
 
 /**
  * The plan for drilling `zone` in `mode` on a cluster of `nodes` holding `objects` (as listed: each with kind).
- * Refused when the zone has no node, or a node holds the record of an earlier drill (it was cut short: restore it first).
+ * Refused when the zone has no node, or a node holds the record of an earlier drill (it was cut short: restore it
+ * first).
  */
 export function planDrill(
   nodes: readonly Live<Node>[], objects: readonly KubeResource[], zone: string, mode: DrillMode,

@@ -6,8 +6,8 @@
  */
 import { DrillMode, DrillNode, drillPatch, DrillRecord, drillRecordOf, restorePatch } from './drill-nodes';
 import {
-  ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState,
-  workloadState,
+  ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey,
+  workloadKeyText, WorkloadState, workloadState,
 } from './drill-observe';
 import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, zoneGroups } from './drill-plan';
 import { verdict, WorkloadVerdict } from './drill-verdict';
@@ -97,7 +97,8 @@ export async function takeSnapshot(api: KubeRequestApi, now: () => number): Prom
 export async function runDrill(api: KubeRequestApi, plan: DrillPlan, o: DrillRunOptions): Promise<DrillResult> {
   const first = await takeSnapshot(api, o.now);
   const keys = [...watchedWorkloads(first), ...zoneGroups(plan)];
-  const states = new Map(keys.map((k) => [workloadKeyText(k), [{ atMs: first.atMs, state: stateOf(first, k, plan, false) }]]));
+  const firstState = (k: WorkloadKey) => ({ atMs: first.atMs, state: stateOf(first, k, plan, false) });
+  const states = new Map(keys.map((k) => [workloadKeyText(k), [firstState(k)]]));
   const startMs = o.now();
   const startedAt = new Date(startMs).toISOString();
   const refused = new Map<string, Set<string>>();
@@ -230,7 +231,12 @@ async function watchUntilSteady(
       signature = next;
       changedAt = snap.atMs;
     }
-    const end = (steady: boolean, cutShort: boolean): WatchEnd => ({ steady, cutShort, endMs: o.now(), lastChangeMs: changedAt });
+    const end = (steady: boolean, cutShort: boolean): WatchEnd => ({
+      steady,
+      cutShort,
+      endMs: o.now(),
+      lastChangeMs: changedAt,
+    });
     if (o.aborted()) return end(false, true);
     if (o.now() - changedAt >= o.settleMs) return end(true, false);
     if (o.now() >= deadline) return end(false, false);

@@ -315,7 +315,13 @@ export function loadClusterConfig(opts: ConfigSelection, parse: KubeconfigParser
 
 /** An agent for connections to the API server: its TLS side (CA, client certificate, name to verify) and `options`. */
 export function apiServerAgent(config: ClusterConfig, options: https.AgentOptions = {}): https.Agent {
-  return new https.Agent({ ca: config.ca, cert: config.cert, key: config.key, servername: config.serverName, ...options });
+  return new https.Agent({
+    ca: config.ca,
+    cert: config.cert,
+    key: config.key,
+    servername: config.serverName,
+    ...options,
+  });
 }
 
 /**

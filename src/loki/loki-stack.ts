@@ -114,11 +114,17 @@ export class ZoneAwareLokiStack extends Construct {
     const where = `ZoneAwareLokiStack '${this.node.path}'`;
     checkProps(where, props, PROPS, 'ZoneAwareLokiStackProps');
     const output = outputOf(where, props);
-    const common: Common = { where, topology: props.topology, replicationFactor: props.replicationFactor ?? 3, maxSkew: props.maxSkew ?? 1 };
+    const common: Common = {
+      where,
+      topology: props.topology,
+      replicationFactor: props.replicationFactor ?? 3,
+      maxSkew: props.maxSkew ?? 1,
+    };
     if (output === LokiOutput.OPERATOR) {
       const name = baseName(this, common, props.name, output, ZoneSource.perZoneStatefulSets());
       const metadataNamespace = resolveNamespace(where, this, props.namespace);
-      this.lokiStack = operatorLokiStack(this, { ...common, name, metadataNamespace }, resolveOperator(props.operator!, common));
+      const operator = resolveOperator(props.operator!, common);
+      this.lokiStack = operatorLokiStack(this, { ...common, name, metadataNamespace }, operator);
       this.ingesters = [];
       return;
     }
@@ -132,8 +138,12 @@ export class ZoneAwareLokiStack extends Construct {
     this.configMap = rendered.configMap;
     const rollout = { mode: direct.ingesterRollout ?? IngesterRollout.AUTO, controller: direct.controller };
     const ingesters = ingesterRollout(this, p, rendered.ingesters, rollout);
-    if (p.migrationByController) migrationRollouts(this, p, rendered.deployments, ingesters!, direct.controller!, QUERY_INGESTERS_WITHIN);
-    if (p.migration !== undefined) addWarning(this, migrationNotice(p.migration, QUERY_INGESTERS_WITHIN, p.migrationByController === true));
+    if (p.migrationByController) {
+      migrationRollouts(this, p, rendered.deployments, ingesters!, direct.controller!, QUERY_INGESTERS_WITHIN);
+    }
+    if (p.migration !== undefined) {
+      addWarning(this, migrationNotice(p.migration, QUERY_INGESTERS_WITHIN, p.migrationByController === true));
+    }
   }
 }
 
@@ -275,7 +285,9 @@ function checkDirectIngesters(
 ): number {
   const zones = topology.zones;
   const ingesters = perZone * zones.length;
-  const covered = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? zones.length : fewestZonesWithPods(ingesters, zones.length, maxSkew);
+  const covered = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS
+    ? zones.length
+    : fewestZonesWithPods(ingesters, zones.length, maxSkew);
   const verdict = writeSurvival(replicationFactor, zones, covered);
   if (!verdict.survives) {
     throw invalidProp(where, 'replicationFactor', replicationFactor,
@@ -308,7 +320,9 @@ function nameRoom(output: LokiOutput, source: ZoneSource, slugs: string[]): numb
     // index-gateway.
     return MAX_STATEFULSET_NAME - `-${LokiComponent.INDEX_GATEWAY}`.length;
   }
-  const longestSlug = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? Math.max(...slugs.map((s) => s.length + 1)) : 0;
+  const longestSlug = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS
+    ? Math.max(...slugs.map((s) => s.length + 1))
+    : 0;
   return Math.min(
     MAX_STATEFULSET_NAME - `-${LokiComponent.INGESTER}`.length - longestSlug,
     NAME_MAX - `-${LokiComponent.QUERY_FRONTEND}${WORKERS_SERVICE_SUFFIX}`.length, // the longest Service name

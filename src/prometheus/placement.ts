@@ -26,7 +26,10 @@ export function podSpread(
   const target = { selector: { matchLabels: { ...podLabels } }, podLabels };
   const hosts = hostSpreadConstraint(p.where, p.topology, target);
   if (!acrossZones) return [hosts];
-  return [zoneSpreadConstraint(p.where, p.topology, target, { whenUnsatisfiable: WhenUnsatisfiable.SCHEDULE_ANYWAY }), hosts];
+  const zones = zoneSpreadConstraint(p.where, p.topology, target, {
+    whenUnsatisfiable: WhenUnsatisfiable.SCHEDULE_ANYWAY,
+  });
+  return [zones, hosts];
 }
 
 /** The user's external labels plus the zone label (unless disabled by an empty `externalLabelName`). */

@@ -65,7 +65,9 @@ export class TopologyShardedPrometheus extends Construct {
       const kind = output === PrometheusOutput.AGENT ? AGENT_KIND : PROMETHEUS_KIND;
       this.prometheuses = operatorPrometheuses(this, p, this.serviceAccount.name, kind);
       this.statefulSets = [];
-      if (mode === ShardingMode.TOPOLOGY && p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) warnIdleShards(this, p);
+      if (mode === ShardingMode.TOPOLOGY && p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) {
+        warnIdleShards(this, p);
+      }
     } else {
       this.prometheuses = [];
       this.statefulSets = standaloneShards(this, p, this.serviceAccount.name);

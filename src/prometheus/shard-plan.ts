@@ -112,7 +112,9 @@ export function planShards(
       `is less than the ${zones.length} zones [${zones.join(', ')}]: zone(s) ${zones.slice(shards).join(', ')} ` +
       'would not be scraped (every zone needs at least one shard)');
   }
-  const counts = shardsPerZone === undefined ? evenCounts(zones.length, shards) : weightedCounts(where, zones, shards, shardsPerZone);
+  const counts = shardsPerZone === undefined
+    ? evenCounts(zones.length, shards)
+    : weightedCounts(where, zones, shards, shardsPerZone);
 
   // Deal shards round-robin over the zones that still need one: with even counts this is zone i % Z.
   const assigned: ShardAssignment[] = [];
@@ -120,7 +122,13 @@ export function planShards(
   for (let round = 0; assigned.length < shards; round++) {
     zones.forEach((zone, zoneIndex) => {
       if (round < counts[zoneIndex]) {
-        assigned.push({ index: assigned.length, zone, zoneIndex, inZoneIndex: next[zoneIndex]++, zoneShards: counts[zoneIndex] });
+        assigned.push({
+          index: assigned.length,
+          zone,
+          zoneIndex,
+          inZoneIndex: next[zoneIndex]++,
+          zoneShards: counts[zoneIndex],
+        });
       }
     });
   }

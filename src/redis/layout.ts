@@ -268,7 +268,13 @@ function planLayout(
   }
   const nodes: RedisNodePlan[] = [];
   zones.forEach((zone, z) => {
-    byZone[z].forEach((p, ordinal) => nodes.push({ name: redisNodeName(slugs[z], ordinal), zone, ordinal, shard: p.shard, role: p.role }));
+    byZone[z].forEach((p, ordinal) => nodes.push({
+      name: redisNodeName(slugs[z], ordinal),
+      zone,
+      ordinal,
+      shard: p.shard,
+      role: p.role,
+    }));
   });
   return { nodes, maxMastersPerZone };
 }

@@ -94,7 +94,8 @@ export function zoneRequirements(topology: ZoneTopology, zones: string[]): k8s.N
 
 /** Required node affinity that keeps pods inside `zones` (and the region, when set). */
 export function requiredZoneAffinity(topology: ZoneTopology, zones: string[]): k8s.NodeAffinity {
-  return { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: zoneRequirements(topology, zones) }] } };
+  const matchExpressions = zoneRequirements(topology, zones);
+  return { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions }] } };
 }
 
 /** Pod anti-affinity by zone or host; `where` names the caller in error messages. */

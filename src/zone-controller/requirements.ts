@@ -41,7 +41,8 @@ export function serveWith(
   }
   if (ZoneController.isZoneController(controller)) {
     controller._serve(feature.reconciler, namespace, served.rules ?? []);
-  } else if (InstalledZoneController.isInstalledZoneController(controller) && !controller.workloadNamespaces.includes(namespace)) {
+  } else if (InstalledZoneController.isInstalledZoneController(controller)
+    && !controller.workloadNamespaces.includes(namespace)) {
     throw invalidProp(where, 'controller', describeController(controller),
       `serves the namespaces ${controller.workloadNamespaces.join(', ') || '(none)'} (its workloadNamespaces), not ${namespace}: ` +
       `add ${namespace} to them where it is installed, and to ZoneController.fromInstalled here`);
