@@ -11,7 +11,10 @@ export interface CheckWorkload {
   readonly kind: string;
   readonly namespace?: string;
   readonly name: string;
-  /** Replicas asked for (an autoscaler's minimum where one owns the count); undefined for a DaemonSet (one per eligible node). */
+  /**
+   * Replicas asked for (an autoscaler's minimum where one owns the count); undefined for a DaemonSet (one per eligible
+   * node).
+   */
   readonly replicas?: number;
   /** Where `replicas` comes from when not the manifest's own field (an autoscaler), for messages. */
   readonly replicasFrom?: string;
@@ -36,11 +39,17 @@ export interface CheckWorkload {
   readonly annotations: { readonly [key: string]: string };
   /** The workload's own `metadata.labels` (rollout-operator groups StatefulSets by one). */
   readonly labels: { readonly [key: string]: string };
-  /** A Loki ring's replication factor (a LokiStack's ingesters): what a write needs is a quorum of each stream's replicas. */
+  /**
+   * A Loki ring's replication factor (a LokiStack's ingesters): what a write needs is a quorum of each stream's
+   * replicas.
+   */
   readonly ringReplicationFactor?: number;
 }
 
-/** A PodDisruptionBudget, or a ZoneDisruptionBudget (its maxUnavailable paces a drain of one zone as a PodDisruptionBudget's would). */
+/**
+ * A PodDisruptionBudget, or a ZoneDisruptionBudget (its maxUnavailable paces a drain of one zone as a
+ * PodDisruptionBudget's would).
+ */
 export interface CheckBudget {
   readonly kind: 'PodDisruptionBudget' | 'ZoneDisruptionBudget';
   readonly namespace?: string;
@@ -51,7 +60,10 @@ export interface CheckBudget {
   readonly maxUnavailable?: number | string;
 }
 
-/** A Service that asks for same-zone endpoints (`spec.trafficDistribution` PreferSameZone or its older name PreferClose). */
+/**
+ * A Service that asks for same-zone endpoints (`spec.trafficDistribution` PreferSameZone or its older name
+ * PreferClose).
+ */
 export interface CheckZoneLocalService {
   readonly namespace?: string;
   readonly name: string;

@@ -118,7 +118,10 @@ export function exclusionOf(
   return undefined;
 }
 
-/** True when the pod takes a port of its node: a container port with `hostPort` (with hostNetwork, every container port is one). */
+/**
+ * True when the pod takes a port of its node: a container port with `hostPort` (with hostNetwork, every container port
+ * is one).
+ */
 export function usesHostPorts(pod: PodSpec): boolean {
   const containers = [...arrayOf(pod.containers), ...arrayOf(pod.initContainers)];
   const takesPort = (p: { readonly hostPort?: number; readonly containerPort?: number } | undefined) =>

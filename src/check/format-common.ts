@@ -18,7 +18,10 @@ export function neededText(w: WorkloadReport): string {
   return w.neededZones !== undefined ? `${w.neededZones} zone${w.neededZones === 1 ? '' : 's'}` : String(w.needed);
 }
 
-/** What losing a zone leaves against what it needs: `left/needed` replicas, `left/needed zones`, or a group member's replicas left. */
+/**
+ * What losing a zone leaves against what it needs: `left/needed` replicas, `left/needed zones`, or a group member's
+ * replicas left.
+ */
 export function leftText(w: WorkloadReport, loss: ZoneLoss): string {
   if (w.zoneGroup !== undefined) return String(loss.survivors);
   return w.neededZones !== undefined && loss.zonesLeft !== undefined ? `${loss.zonesLeft}/${w.neededZones} zones` : `${loss.survivors}/${w.needed}`;
@@ -40,14 +43,20 @@ export interface LocatedFinding {
   readonly workload?: WorkloadReport;
 }
 
-const RANK: Record<string, number> = { [FindingSeverity.ERROR]: 0, [FindingSeverity.WARNING]: 1, [FindingSeverity.INFO]: 2 };
+const RANK: Record<string, number> = {
+  [FindingSeverity.ERROR]: 0,
+  [FindingSeverity.WARNING]: 1,
+  [FindingSeverity.INFO]: 2,
+};
 
 /** 0 for errors, 1 for warnings, 2 for infos (3 for a severity the model does not know). */
 export function severityRank(severity: string): number {
   return RANK[severity] ?? 3;
 }
 
-/** Every finding, the worst first; the input's own findings before the workloads' at equal severity, then report order. */
+/**
+ * Every finding, the worst first; the input's own findings before the workloads' at equal severity, then report order.
+ */
 export function allFindings(data: ZoneReportData): LocatedFinding[] {
   const located: LocatedFinding[] = [
     ...data.findings.map((finding) => ({ finding })),

@@ -67,7 +67,12 @@ export function formatSarif(data: ZoneReportData, inputs: readonly SarifInput[] 
 
 /** One rule per id, in the order first seen, at the worst level any of its findings has. */
 function ruleList(findings: readonly ZoneFinding[]) {
-  const rules: { id: string; shortDescription: { text: string }; helpUri: string; defaultConfiguration: { level: string } }[] = [];
+  const rules: {
+    id: string;
+    shortDescription: { text: string };
+    helpUri: string;
+    defaultConfiguration: { level: string };
+  }[] = [];
   for (const f of findings) {
     if (rules.some((r) => r.id === f.rule)) continue;
     // allFindings lists the worst first, so the first finding of a rule has its worst level.

@@ -80,7 +80,8 @@ export interface ZoneInventoryProps {
    * Labels of every one of the `nodesPerZone` nodes, over the labels every node has (e.g. `kubernetes.io/arch:
    * arm64`, or a node pool's label that manifests select).
    *
-   * @default - the labels every node has: zone, hostname, region, `kubernetes.io/os: linux`, `kubernetes.io/arch: amd64`
+   * @default - the labels every node has: zone, hostname, region, `kubernetes.io/os: linux`,
+   * `kubernetes.io/arch: amd64`
    */
   readonly nodeLabels?: { [key: string]: string };
   /**
@@ -129,7 +130,10 @@ const PROPS: PropSpec<ZoneInventoryProps> = {
   nodeTaints: Props.optional(Props.arrayOf(Props.struct(TAINT_PROPS, 'InventoryTaint'))),
 };
 
-/** The labels the kubelet sets on every node (kubernetes.io/os and arch, and their deprecated beta. forms it still sets). */
+/**
+ * The labels the kubelet sets on every node (kubernetes.io/os and arch, and their deprecated beta. forms it still
+ * sets).
+ */
 export const KUBELET_LABELS: { readonly [key: string]: string } = {
   'kubernetes.io/os': 'linux',
   'kubernetes.io/arch': 'amd64',
@@ -188,9 +192,10 @@ export class ZoneInventory {
     this.zones = [...props.zones];
     this.topologyKey = props.topologyKey ?? WELL_KNOWN_ZONE_KEY;
     this.hostnameKey = props.hostnameKey ?? WELL_KNOWN_HOSTNAME_KEY;
-    const nodes: InventoryNode[] = props.nodes ?? props.zones.flatMap((zone) => Array.from({ length: props.nodesPerZone! }, (_, i) => ({
+    const generatedNodes = (zone: string): InventoryNode[] => Array.from({ length: props.nodesPerZone! }, (_, i) => ({
       name: `${zone}-node-${i}`, zone, labels: props.nodeLabels, taints: props.nodeTaints,
-    })));
+    }));
+    const nodes: InventoryNode[] = props.nodes ?? props.zones.flatMap(generatedNodes);
     const names = new Set<string>();
     this._nodes = nodes.map((n, i) => {
       if (!props.zones.includes(n.zone)) throw invalidProp(where, `nodes[${i}].zone`, n.zone, `is not one of the zones [${props.zones.join(', ')}]`);

@@ -50,9 +50,13 @@ export interface ZoneLoss {
   readonly zonesLeft?: number;
   /** Whether `survivors` meets what the workload needs (`WorkloadReport.needed`). */
   readonly survives: boolean;
-  /** Of the lost replicas, how many replacements stay Pending in the worst case (the rest pack into the other zones). */
+  /**
+   * Of the lost replicas, how many replacements stay Pending in the worst case (the rest pack into the other zones).
+   */
   readonly replacementsPending: number;
-  /** Whether a PodDisruptionBudget would block draining this zone's nodes (evictions refused before the zone is empty). */
+  /**
+   * Whether a PodDisruptionBudget would block draining this zone's nodes (evictions refused before the zone is empty).
+   */
   readonly drainBlocked: boolean;
 }
 
@@ -68,7 +72,9 @@ export interface WorkloadReport {
   readonly namespace?: string;
   /** Its name (a zone group's: the group's). */
   readonly name: string;
-  /** Replicas asked for (a DaemonSet: one per eligible node; an autoscaled workload: the fewest it is scaled down to). */
+  /**
+   * Replicas asked for (a DaemonSet: one per eligible node; an autoscaled workload: the fewest it is scaled down to).
+   */
   readonly replicas: number;
   /**
    * Where `replicas` comes from when not from the manifest's own field (e.g. "HorizontalPodAutoscaler web:
@@ -79,7 +85,9 @@ export interface WorkloadReport {
   readonly replicasFrom?: string;
   /** Per zone: the pods it can be guaranteed, and the most it may get. */
   readonly perZone: { [zone: string]: ZoneCount };
-  /** Replicas that may stay Pending with every zone up (no eligible capacity, or hard constraints that cannot all hold). */
+  /**
+   * Replicas that may stay Pending with every zone up (no eligible capacity, or hard constraints that cannot all hold).
+   */
   readonly pendingWorstCase: number;
   /** The replicas that must remain for the workload to work. */
   readonly needed: number;

@@ -13,7 +13,9 @@ export interface NodeSearch {
   readonly hostSpread?: { readonly maxSkew: number; readonly minIsZero: boolean; readonly domains: readonly boolean[] };
 }
 
-/** What the final layouts give: pods placed (fewest), per zone the fewest and most pods, per zone lost the fewest left. */
+/**
+ * What the final layouts give: pods placed (fewest), per zone the fewest and most pods, per zone lost the fewest left.
+ */
 export interface SearchResult {
   readonly placed: number;
   readonly lo: number[];

@@ -22,7 +22,10 @@ interface PodFields {
   readonly topologySpreadConstraints?: readonly PromSpreadConstraint[];
 }
 
-/** The workloads a custom resource stands for, why it cannot be placed, or undefined when the check does not know its kind. */
+/**
+ * The workloads a custom resource stands for, why it cannot be placed, or undefined when the check does not know its
+ * kind.
+ */
 export function operatorWorkloads(
   o: KubeResource, name: string, namespace: string | undefined, others: readonly unknown[],
 ): CheckWorkload[] | string | undefined {
@@ -130,7 +133,8 @@ function withAdditionalSelectors(
   const { additionalLabelSelectors: mode, ...core }: PromSpreadConstraint = c ?? {};
   if (mode !== 'OnResource' && mode !== 'OnShard') return core;
   const added = Object.fromEntries(Object.entries(selectorLabels).filter(([k]) => mode === 'OnShard' || k !== SHARD_LABEL));
-  return { ...core, labelSelector: { ...core.labelSelector, matchLabels: { ...core.labelSelector?.matchLabels, ...added } } };
+  const matchLabels = { ...core.labelSelector?.matchLabels, ...added };
+  return { ...core, labelSelector: { ...core.labelSelector, matchLabels } };
 }
 
 /**

@@ -57,7 +57,9 @@ export function placementBounds(replicas: number, caps: readonly number[], sprea
   const capMin = Math.min(...domains.map(capOf));
   const stuck = caps.map((_, z) => (spread.domains[z] ? Math.min(capOf(z), capMin + s) : 0));
   const stuckSum = stuck.reduce((a, b) => a + b, 0);
-  if (domains.length === 0 || replicas >= stuckSum) return { placed: Math.min(replicas, stuckSum), lo: [...stuck], hi: [...stuck] };
+  if (domains.length === 0 || replicas >= stuckSum) {
+    return { placed: Math.min(replicas, stuckSum), lo: [...stuck], hi: [...stuck] };
+  }
 
   // Every layout of exactly `replicas` pods: the union over m (a lower bound of every count) of the boxes
   // m <= count(z) <= min(cap(z), m + s) over the domains.
@@ -74,7 +76,11 @@ export function placementBounds(replicas: number, caps: readonly number[], sprea
       lo[z] = Math.min(lo[z], Math.max(m, replicas - (topSum - top[i])));
     });
   }
-  return { placed: replicas, lo: lo.map((v) => (v === Infinity ? 0 : v)), hi: hi.map((v) => (v === -Infinity ? 0 : v)) };
+  return {
+    placed: replicas,
+    lo: lo.map((v) => (v === Infinity ? 0 : v)),
+    hi: hi.map((v) => (v === -Infinity ? 0 : v)),
+  };
 }
 
 function sumExcept(values: readonly number[], except: number): number {

@@ -3,7 +3,9 @@
  * `cdk8s synth` wrote and fails the synth (or only warns) when a workload does not survive losing a zone.
  */
 import { analyzeManifests } from './analyze';
-import { allFindings, severityRank, survivesAnyZone, verdict, workloadId, zoneLossFindings } from './format-common';
+import {
+  allFindings, LocatedFinding, severityRank, survivesAnyZone, verdict, workloadId, zoneLossFindings,
+} from './format-common';
 import { ZoneInventory } from './inventory';
 import { FindingSeverity } from './model';
 import { asObject, listItems, Meta } from '../kubernetes/objects';
@@ -89,17 +91,20 @@ export class ZoneCheckValidation {
         continue;
       }
       const manifestPath = workload && files.get(workloadId(workload));
+      const violatingResources = workload && manifestPath
+        ? [{ resourceName: workload.name, locations: [LOCATION], manifestPath }]
+        : [];
       cli.report.addViolation({
         ruleName: `${finding.rule} (${finding.severity})`,
         recommendation: finding.message,
         fix: finding.fix,
-        violatingResources: workload && manifestPath ? [{ resourceName: workload.name, locations: [LOCATION], manifestPath }] : [],
+        violatingResources,
       });
     }
 
     const threshold = this.failOn === ZoneCheckFailOn.NEVER ? -1 : severityRank(this.failOn);
-    const fails = threshold >= 0 &&
-      (!data.workloads.every(survivesAnyZone) || located.some(({ finding }) => severityRank(finding.severity) <= threshold));
+    const reachesThreshold = ({ finding }: LocatedFinding) => severityRank(finding.severity) <= threshold;
+    const fails = threshold >= 0 && (!data.workloads.every(survivesAnyZone) || located.some(reachesThreshold));
     cli.report.submit(fails ? 'failure' : 'success', {
       zones: data.zones.join(', '),
       workloads: String(data.workloads.length),

@@ -17,7 +17,10 @@ export interface Need {
   readonly ring?: number;
 }
 
-/** How many replicas the workload needs, and why: its quorum annotation, else its PodDisruptionBudget's minAvailable, else 1. */
+/**
+ * How many replicas the workload needs, and why: its quorum annotation, else its PodDisruptionBudget's minAvailable,
+ * else 1.
+ */
 export function needed(w: CheckWorkload, replicas: number, budgets: readonly CheckBudget[], add: AddFinding): Need {
   if (w.ringReplicationFactor !== undefined) {
     const rf = w.ringReplicationFactor;
@@ -39,7 +42,11 @@ export function needed(w: CheckWorkload, replicas: number, budgets: readonly Che
 }
 
 /** A quorum annotation's need (undefined: none; a string: why it is invalid). */
-function parseQuorum(value: string | undefined, replicas: number, reason: string | undefined): Need | string | undefined {
+function parseQuorum(
+  value: string | undefined,
+  replicas: number,
+  reason: string | undefined,
+): Need | string | undefined {
   if (value === undefined) return undefined;
   const why = (what: string) => `${QUORUM_ANNOTATION}: ${what}${reason ? ` (${reason})` : ''}`;
   if (value === 'majority') return { count: Math.floor(replicas / 2) + 1, because: why(`majority of ${replicas}`) };

@@ -1,7 +1,7 @@
 /**
  * The objects of a set of manifests the zone check reads (pure): the workloads with their pod templates, the
- * PodDisruptionBudgets, the StorageClasses their volumes use, and the Services that prefer same-zone endpoints. Anything else is left alone; a malformed
- * object becomes a finding, never an exception.
+ * PodDisruptionBudgets, the StorageClasses their volumes use, and the Services that prefer same-zone endpoints.
+ * Anything else is left alone; a malformed object becomes a finding, never an exception.
  */
 import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
 import { CheckInput, CheckVolume, CheckWorkload } from './check-input';
@@ -22,14 +22,22 @@ const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 
 const RUN_TO_COMPLETION = ['Job', 'CronJob'];
 const STORAGE_AND_BUDGET_KINDS = ['PersistentVolume', 'PersistentVolumeClaim', 'PodDisruptionBudget', ZONE_DISRUPTION_BUDGET_KIND, 'StorageClass'];
 
-/** A bare Pod that is not restarted (restartPolicy Never or OnFailure: a Helm test, a one-off task) runs to completion. */
+/**
+ * A bare Pod that is not restarted (restartPolicy Never or OnFailure: a Helm test, a one-off task) runs to completion.
+ */
 const runsToCompletion = (o: Workload) => RUN_TO_COMPLETION.includes(o.kind ?? '')
   || (o.kind === 'Pod' && ['Never', 'OnFailure'].includes(String((o as Pod).spec?.restartPolicy)));
 
 /** Reads the manifests (objects; `List`s expanded) the check needs. */
 export function readManifests(manifests: readonly unknown[], topologyKey: string): CheckInput {
   const input: CheckInput = {
-    workloads: [], budgets: [], storageClasses: [], volumes: [], claimVolumes: new Map(), zoneLocalServices: [], findings: [],
+    workloads: [],
+    budgets: [],
+    storageClasses: [],
+    volumes: [],
+    claimVolumes: new Map(),
+    zoneLocalServices: [],
+    findings: [],
   };
   const objects = manifests.flatMap((m) => {
     const list = asResource(m) as (KubeResource & { readonly items?: unknown }) | undefined;
@@ -46,7 +54,8 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : undefined;
     const what = `${o.kind} ${namespace ? `${namespace}/` : ''}${name ?? `(object ${i}, no name)`}`;
     // what an operator's resource or an autoscaler is (each read once: a custom resource is read in full)
-    const placed = name === undefined || WORKLOAD_KINDS.includes(o.kind) ? undefined : operatorWorkloads(o, name, namespace, objects);
+    const mayBeOperatorResource = name !== undefined && !WORKLOAD_KINDS.includes(o.kind);
+    const placed = mayBeOperatorResource ? operatorWorkloads(o, name, namespace, objects) : undefined;
     const autoscaler = name === undefined || placed !== undefined ? undefined : autoscalerOf(o, name, namespace);
     if (WORKLOAD_KINDS.includes(o.kind)) {
       const workload = builtInWorkload(o as Workload, name, namespace);
@@ -78,7 +87,9 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
   return { ...input, workloads: input.workloads.map((w) => scaledBy(w, autoscalers)) };
 }
 
-/** The replicas a workload's REPLICAS_ANNOTATION says its controller scales it to (`replicas` unset), and that source. */
+/**
+ * The replicas a workload's REPLICAS_ANNOTATION says its controller scales it to (`replicas` unset), and that source.
+ */
 function replicasLeftToController(value: unknown): { replicas?: number; from: string } | undefined {
   if (value === undefined) return undefined;
   const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
@@ -184,7 +195,10 @@ function scaledBy(w: CheckWorkload, autoscalers: readonly CheckAutoscaler[]): Ch
   return { ...w, replicas: a.min, replicasFrom: `${a.source} (${manifest})` };
 }
 
-/** The PersistentVolume (with node affinity) claim `namespace/claim` is bound to: by the claim's volumeName, or the volume's claimRef. */
+/**
+ * The PersistentVolume (with node affinity) claim `namespace/claim` is bound to: by the claim's volumeName, or the
+ * volume's claimRef.
+ */
 export function volumeOf(input: CheckInput, namespace: string | undefined, claim: string): CheckVolume | undefined {
   const byName = input.claimVolumes.get(`${namespace ?? ''}/${claim}`);
   return input.volumes.find((v) => (byName !== undefined ? v.name === byName

@@ -28,7 +28,10 @@ export interface GroupMembership {
 const MEMBER_KINDS = ['StatefulSet', 'Deployment', 'ReplicaSet', 'Rollout'];
 
 /** The group of each workload that belongs to one (by index into `workloads`). */
-export function groupMemberships(workloads: readonly CheckWorkload[], zones: readonly string[]): Map<number, GroupMembership> {
+export function groupMemberships(
+  workloads: readonly CheckWorkload[],
+  zones: readonly string[],
+): Map<number, GroupMembership> {
   const found = new Map<number, GroupMembership>();
   workloads.forEach((w, i) => {
     const annotated = w.annotations[ZONE_GROUP_ANNOTATION];
@@ -64,7 +67,10 @@ export function nameStem(name: string, zones: readonly string[]): string | undef
  * (pods in a majority of its zones unless the members' quorum annotation says otherwise).
  */
 export function zoneGroupReports(
-  workloads: readonly CheckWorkload[], reports: readonly WorkloadReport[], zones: readonly string[], memberships: Map<number, GroupMembership>,
+  workloads: readonly CheckWorkload[],
+  reports: readonly WorkloadReport[],
+  zones: readonly string[],
+  memberships: Map<number, GroupMembership>,
 ): WorkloadReport[] {
   const groups = new Map<string, number[]>();
   for (const [i, m] of memberships) {
@@ -74,7 +80,8 @@ export function zoneGroupReports(
   return [...groups.entries()].map(([key, members]) => {
     members.sort((a, b) => a - b);
     const [namespace, name] = JSON.parse(key) as [string, string];
-    return groupReport(name, namespace, members.map((i) => ({ w: workloads[i], r: reports[i] })), memberships.get(members[0])!.evidence, zones);
+    const evidence = memberships.get(members[0])!.evidence;
+    return groupReport(name, namespace, members.map((i) => ({ w: workloads[i], r: reports[i] })), evidence, zones);
   });
 }
 
@@ -83,7 +90,13 @@ interface Member {
   readonly r: WorkloadReport;
 }
 
-function groupReport(name: string, namespace: string, members: readonly Member[], evidence: string, zones: readonly string[]): WorkloadReport {
+function groupReport(
+  name: string,
+  namespace: string,
+  members: readonly Member[],
+  evidence: string,
+  zones: readonly string[],
+): WorkloadReport {
   const findings: ZoneFinding[] = [];
   const replicas = members.reduce((sum, m) => sum + m.r.replicas, 0);
   const lo = zones.map((z) => members.reduce((sum, m) => sum + m.r.perZone[z].guaranteed, 0));
@@ -149,7 +162,13 @@ function groupNeed(name: string, members: readonly Member[], replicas: number, f
  * Why the group does not survive: members that may share a zone (each must be pinned to one of its own), or,
  * pinned apart, too few zones or replicas for the quorum.
  */
-function lossFinding(name: string, members: readonly Member[], failing: readonly string[], needs: string, zones: readonly string[]): ZoneFinding {
+function lossFinding(
+  name: string,
+  members: readonly Member[],
+  failing: readonly string[],
+  needs: string,
+  zones: readonly string[],
+): ZoneFinding {
   const zonesOf = (m: Member) => zones.filter((z) => m.r.perZone[z].worstCase > 0);
   const unpinned = members.filter((m) => zonesOf(m).length !== 1);
   const pinnedTo = members.filter((m) => zonesOf(m).length === 1).map((m) => zonesOf(m)[0]);

@@ -15,7 +15,10 @@ export const ZONE_LOCAL_TRAFFIC_GAP = 'zone-local-traffic-gap';
  * may be absent from some zone in the worst case; `reports[i]` is `workloads[i]`'s.
  */
 export function zoneLocalTrafficFindings(
-  services: readonly CheckZoneLocalService[], workloads: readonly CheckWorkload[], reports: readonly WorkloadReport[], zones: readonly string[],
+  services: readonly CheckZoneLocalService[],
+  workloads: readonly CheckWorkload[],
+  reports: readonly WorkloadReport[],
+  zones: readonly string[],
 ): ZoneFinding[] {
   return services.flatMap((s) => {
     const selected = workloads.flatMap((w, i) => ((w.namespace ?? '') === (s.namespace ?? '') && selects({ matchLabels: s.selector }, w.podLabels) ? [i] : []));

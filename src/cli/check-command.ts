@@ -111,7 +111,9 @@ function checkCombination(a: CheckArgs): void {
   if (a.zones === undefined && a.inventory === undefined && a.kubeconfig === undefined) {
     throw new UsageError('--zones is required (or --inventory or --kubeconfig, whose nodes name the zones)');
   }
-  if ((a.nodeLabels !== undefined || a.nodeTaints !== undefined) && (a.inventory !== undefined || a.kubeconfig !== undefined)) {
+  const describesGeneratedNodes = a.nodeLabels !== undefined || a.nodeTaints !== undefined;
+  const namesItsNodes = a.inventory !== undefined || a.kubeconfig !== undefined;
+  if (describesGeneratedNodes && namesItsNodes) {
     throw new UsageError('--node-labels and --node-taints describe the --nodes-per-zone nodes: an --inventory or --kubeconfig names its nodes\' own');
   }
   if (a.inputs.length === 0) throw new UsageError('no input: name manifest files, directories, or - for stdin');

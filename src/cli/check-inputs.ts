@@ -48,7 +48,11 @@ export function loadInventory(args: InventoryArgs, readFile: (file: string) => s
 }
 
 /** The objects of one input: a file, a directory (its manifest files, recursively, sorted), or `-` (stdin). */
-export async function readInput(input: string, stdin: NodeJS.ReadableStream, readFile: (file: string) => string): Promise<ManifestObject[]> {
+export async function readInput(
+  input: string,
+  stdin: NodeJS.ReadableStream,
+  readFile: (file: string) => string,
+): Promise<ManifestObject[]> {
   if (input === '-') return readManifests('stdin', await readStream(stdin));
   let stat: fs.Stats;
   try {
@@ -64,7 +68,9 @@ export async function readInput(input: string, stdin: NodeJS.ReadableStream, rea
 function manifestFiles(dir: string): string[] {
   const found: string[] = [];
   const walk = (d: string) => {
-    for (const entry of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const entries = fs.readdirSync(d, { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
       const p = path.join(d, entry.name);
       if (entry.isDirectory()) walk(p);
       else if (MANIFEST_EXTENSIONS.includes(path.extname(entry.name).toLowerCase())) found.push(p);

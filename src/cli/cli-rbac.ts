@@ -19,8 +19,8 @@ export const SHIFT_RULES: readonly CliRule[] = [
 ];
 
 /**
- * `drill` (and `drill --restore`): reads every object the check reads (drill-plan.ts `CHECKED_LISTS`) and the pods, changes the
- * zone's nodes (a taint or a cordon, with the record), and, in a drain, evicts through the Eviction API.
+ * `drill` (and `drill --restore`): reads every object the check reads (drill-plan.ts `CHECKED_LISTS`) and the pods,
+ * changes the zone's nodes (a taint or a cordon, with the record), and, in a drain, evicts through the Eviction API.
  */
 export const DRILL_RULES: readonly CliRule[] = [
   { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] },

@@ -1,7 +1,10 @@
 /** What the CLI's live commands (`shift`, `drill`) take from outside: the API, the output, the clock, Ctrl-C. */
 import { KubeRequestApi } from '../kubernetes/kube-api';
 
-/** What the live commands need from outside: the API (of `--kubeconfig`, or as kubectl chooses), the output, the clock and a way to wait. */
+/**
+ * What the live commands need from outside: the API (of `--kubeconfig`, or as kubectl chooses), the output, the clock
+ * and a way to wait.
+ */
 export interface LiveIo {
   readonly connect: (kubeconfig: string | undefined) => KubeRequestApi;
   readonly stdout: (s: string) => void;

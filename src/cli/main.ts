@@ -21,7 +21,11 @@ import { packageVersion } from '../shared/package-version';
 
 /** What the live commands need besides the check's input and output. */
 export interface MainIo extends CliIo {
-  /** The API of a kubeconfig. @default the kubeconfig's current context (or as kubectl chooses without one) over HTTPS */
+  /**
+   * The API of a kubeconfig.
+   *
+   * @default the kubeconfig's current context (or as kubectl chooses without one) over HTTPS
+   */
   readonly connect?: (kubeconfig: string | undefined) => KubeRequestApi;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;

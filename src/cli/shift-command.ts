@@ -87,7 +87,11 @@ export function shiftFlagsHelp(): string[] {
 
 /** A ZoneShift as read back. */
 interface ShiftObject extends KubeObject {
-  readonly metadata: { readonly name: string; readonly creationTimestamp?: string; readonly deletionTimestamp?: string };
+  readonly metadata: {
+    readonly name: string;
+    readonly creationTimestamp?: string;
+    readonly deletionTimestamp?: string;
+  };
   readonly spec: ZoneShiftSpec;
   readonly status?: ZoneShiftStatus;
 }

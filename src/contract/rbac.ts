@@ -34,7 +34,9 @@ export const READ_VERBS = ['get', 'list', 'watch'];
  */
 export const NAMEABLE_VERBS = ['get', 'update', 'patch', 'delete', 'list', 'watch'];
 
-/** Every replica: the Lease of leader election, in the controller's namespace (it creates it, then updates it by name). */
+/**
+ * Every replica: the Lease of leader election, in the controller's namespace (it creates it, then updates it by name).
+ */
 export function leaderElectionRules(leaseName: string): ControllerRule[] {
   return [
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'], scope: 'controller' },
@@ -47,7 +49,9 @@ export function eventRules(scope: RuleScope): ControllerRule[] {
   return [{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'], scope }];
 }
 
-/** Throws when a rule names objects but holds a verb Kubernetes does not check names for (it would reach every object). */
+/**
+ * Throws when a rule names objects but holds a verb Kubernetes does not check names for (it would reach every object).
+ */
 export function checkNamedRule(rule: ControllerRule): void {
   const unnameable = rule.verbs.filter((v) => !NAMEABLE_VERBS.includes(v));
   if (rule.resourceNames !== undefined && (rule.resourceNames.length === 0 || unnameable.length > 0)) {

@@ -57,7 +57,9 @@ export const ZONE_AWARE_UPDATE_RULES: readonly ControllerRule[] = [
   ...eventRules('workloads'),
 ];
 
-/** The zone-disruption-budget reconciler and its eviction webhook: read everywhere, status in its budgets' namespaces. */
+/**
+ * The zone-disruption-budget reconciler and its eviction webhook: read everywhere, status in its budgets' namespaces.
+ */
 export const ZONE_DISRUPTION_BUDGET_RULES: readonly ControllerRule[] = [
   { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_DISRUPTION_BUDGET_PLURAL], verbs: READ_VERBS, scope: 'cluster' },
   { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_DISRUPTION_BUDGET_PLURAL}/status`], verbs: ['get', 'patch', 'update'], scope: 'workloads' },

@@ -34,7 +34,9 @@ export type RedisOperation = typeof REDIS_OPERATIONS[number];
 /** The second annotation `reset` needs, with the value `redisResetConfirmation(cluster)`. */
 export const REDIS_RESET_CONFIRM_ANNOTATION = `${PROJECT_DOMAIN}/redis-reset-confirm`;
 
-/** The value of REDIS_RESET_CONFIRM_ANNOTATION that confirms a reset of `cluster` (its name, so it is typed on purpose). */
+/**
+ * The value of REDIS_RESET_CONFIRM_ANNOTATION that confirms a reset of `cluster` (its name, so it is typed on purpose).
+ */
 export function redisResetConfirmation(cluster: string): string {
   return `destroy-all-data-of-${cluster}`;
 }
@@ -66,10 +68,14 @@ export function zoneLossFailoverAfterProblem(afterMs: number, clusterNodeTimeout
   return undefined;
 }
 
-/** The policy as the layout ConfigMap holds it (`zoneLossFailoverAfterMs: null` when the manager leaves failovers to Redis). */
+/**
+ * The policy as the layout ConfigMap holds it (`zoneLossFailoverAfterMs: null` when the manager leaves failovers to
+ * Redis).
+ */
 export function failoverPolicyJson(policy: RedisFailoverPolicy): string {
   const { clusterNodeTimeoutMs, zoneLossFailoverAfterMs } = policy;
-  return JSON.stringify({ clusterNodeTimeoutMs, zoneLossFailoverAfterMs: zoneLossFailoverAfterMs ?? null }, undefined, 2);
+  const stored = { clusterNodeTimeoutMs, zoneLossFailoverAfterMs: zoneLossFailoverAfterMs ?? null };
+  return JSON.stringify(stored, undefined, 2);
 }
 
 /** Reads `failoverPolicyJson` back; throws, naming the key, when it is not a valid policy. */

@@ -206,7 +206,11 @@ export function zoneAwareUpdateCrd(): CrdManifest {
 
 /** The CustomResourceDefinition of ZoneDisruptionBudget (emitted by ZoneController). */
 export function zoneDisruptionBudgetCrd(): CrdManifest {
-  const properties: SchemaProperties<ZoneDisruptionBudgetSpec> = { selector: LABEL_SELECTOR, maxUnavailable: MAX_UNAVAILABLE, dryRun: DRY_RUN };
+  const properties: SchemaProperties<ZoneDisruptionBudgetSpec> = {
+    selector: LABEL_SELECTOR,
+    maxUnavailable: MAX_UNAVAILABLE,
+    dryRun: DRY_RUN,
+  };
   const spec = {
     type: 'object',
     description: 'Evictions of the selected pods may proceed in one zone at a time, up to maxUnavailable pods per zone.',

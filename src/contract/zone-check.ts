@@ -27,5 +27,9 @@ export const ZONE_MAJORITY = 'zone-majority';
 
 /** The annotations that declare a workload's quorum (and its zone group). */
 export function quorumAnnotations(quorum: string, reason: string, group?: string): { [key: string]: string } {
-  return { [QUORUM_ANNOTATION]: quorum, [QUORUM_REASON_ANNOTATION]: reason, ...(group !== undefined ? { [ZONE_GROUP_ANNOTATION]: group } : {}) };
+  return {
+    [QUORUM_ANNOTATION]: quorum,
+    [QUORUM_REASON_ANNOTATION]: reason,
+    ...(group !== undefined ? { [ZONE_GROUP_ANNOTATION]: group } : {}),
+  };
 }

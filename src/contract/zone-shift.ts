@@ -25,7 +25,9 @@ export const ZONE_SHIFT_FINALIZER = `${PROJECT_DOMAIN}/undo-zone-shift`;
 
 /** What a ZoneShift asks for. */
 export interface ZoneShiftSpec {
-  /** The zone out of service: a node's zone label value (or its topology keys' values joined, as the zone annotation). */
+  /**
+   * The zone out of service: a node's zone label value (or its topology keys' values joined, as the zone annotation).
+   */
   readonly zone: string;
   /** When the shift ends by itself (RFC 3339): after its creation, and at most `MAX_SHIFT_SECONDS` after it. */
   readonly expiresAt: string;
@@ -81,7 +83,10 @@ export function zoneShiftProblem(spec: Partial<ZoneShiftSpec> | undefined, creat
   return undefined;
 }
 
-/** Whether a shift of `spec` covers `namespace` (a cluster-wide shift covers every namespace, and cluster-scoped objects: `undefined`). */
+/**
+ * Whether a shift of `spec` covers `namespace` (a cluster-wide shift covers every namespace, and cluster-scoped
+ * objects: `undefined`).
+ */
 export function shiftCovers(spec: ZoneShiftSpec, namespace: string | undefined): boolean {
   return shiftIsClusterWide(spec) || (namespace !== undefined && spec.namespaces!.includes(namespace));
 }
@@ -93,14 +98,19 @@ export function shiftIsClusterWide(spec: ZoneShiftSpec): boolean {
 
 /** A ZoneShift as read from the API (the fields the rules need). */
 export interface ZoneShiftObject {
-  readonly metadata: { readonly name: string; readonly creationTimestamp?: string; readonly deletionTimestamp?: string };
+  readonly metadata: {
+    readonly name: string;
+    readonly creationTimestamp?: string;
+    readonly deletionTimestamp?: string;
+  };
   readonly spec?: Partial<ZoneShiftSpec>;
 }
 
 /** The spec of a shift whose spec keeps the rules (`zoneShiftProblem`, from its creation), else undefined. */
 export function validShift(shift: ZoneShiftObject): ZoneShiftSpec | undefined {
   const created = rfc3339Ms(shift.metadata.creationTimestamp);
-  return created !== undefined && zoneShiftProblem(shift.spec, created) === undefined ? shift.spec as ZoneShiftSpec : undefined;
+  const keepsTheRules = created !== undefined && zoneShiftProblem(shift.spec, created) === undefined;
+  return keepsTheRules ? shift.spec as ZoneShiftSpec : undefined;
 }
 
 /** The problem of a shift's spec, measured from its creation (now, for one not created yet). */
@@ -115,8 +125,14 @@ export function shiftInForce(shift: ZoneShiftObject, nowMs: number): ZoneShiftSp
   return nowMs < rfc3339Ms(spec.expiresAt)! ? spec : undefined;
 }
 
-/** The zones out of service for `namespace`'s workloads at `nowMs` (`undefined`: cluster-scoped objects such as nodes). */
-export function outOfServiceZones(shifts: readonly ZoneShiftObject[], namespace: string | undefined, nowMs: number): Set<string> {
+/**
+ * The zones out of service for `namespace`'s workloads at `nowMs` (`undefined`: cluster-scoped objects such as nodes).
+ */
+export function outOfServiceZones(
+  shifts: readonly ZoneShiftObject[],
+  namespace: string | undefined,
+  nowMs: number,
+): Set<string> {
   const zones = new Set<string>();
   for (const shift of shifts) {
     const spec = shiftInForce(shift, nowMs);
@@ -127,6 +143,9 @@ export function outOfServiceZones(shifts: readonly ZoneShiftObject[], namespace:
 
 /** When the next of `shifts` in force at `nowMs` expires (ms), to look again then; undefined when none is. */
 export function nextShiftExpiry(shifts: readonly ZoneShiftObject[], nowMs: number): number | undefined {
-  const ends = shifts.map((s) => shiftInForce(s, nowMs)).filter((s): s is ZoneShiftSpec => s !== undefined).map((s) => rfc3339Ms(s.expiresAt)!);
+  const ends = shifts
+    .map((s) => shiftInForce(s, nowMs))
+    .filter((s): s is ZoneShiftSpec => s !== undefined)
+    .map((s) => rfc3339Ms(s.expiresAt)!);
   return ends.length > 0 ? Math.min(...ends) : undefined;
 }

@@ -7,7 +7,9 @@
 import { PROJECT_DOMAIN } from '../contract/labels';
 import { asObject, Live, Node } from '../kubernetes/objects';
 
-/** `outage`: the zone dies (NoExecute taint: pods go, budgets do not help). `drain`: maintenance (cordon, evictions). */
+/**
+ * `outage`: the zone dies (NoExecute taint: pods go, budgets do not help). `drain`: maintenance (cordon, evictions).
+ */
 export type DrillMode = 'outage' | 'drain';
 export const DRILL_MODES: readonly DrillMode[] = ['outage', 'drain'];
 
@@ -56,7 +58,10 @@ export function drillPatch(node: DrillNode, zone: string, mode: DrillMode, start
     ? { taints: [...node.spec?.taints ?? [], { key: DRILL_OUTAGE_TAINT_KEY, value: zone, effect: 'NoExecute' }] }
     : { unschedulable: true };
   return {
-    metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [DRILL_RECORD_ANNOTATION]: JSON.stringify(record) } },
+    metadata: {
+      resourceVersion: node.metadata.resourceVersion,
+      annotations: { [DRILL_RECORD_ANNOTATION]: JSON.stringify(record) },
+    },
     spec: change,
   };
 }
@@ -67,5 +72,8 @@ export function restorePatch(node: DrillNode, record: DrillRecord): object {
   const spec = record.mode === 'outage'
     ? { taints: kept.length > 0 ? kept : null }
     : { unschedulable: record.unschedulableBefore };
-  return { metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [DRILL_RECORD_ANNOTATION]: null } }, spec };
+  return {
+    metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [DRILL_RECORD_ANNOTATION]: null } },
+    spec,
+  };
 }

@@ -6,7 +6,9 @@
 import { Live, OwnerRef, Pod, TypeAndMeta, Workload } from '../kubernetes/objects';
 import { isActive, isPending, isRunningAndReady } from '../kubernetes/pod-life';
 
-/** The workloads a drill watches: those whose replicas matter when a zone goes (a DaemonSet's pods go with their nodes). */
+/**
+ * The workloads a drill watches: those whose replicas matter when a zone goes (a DaemonSet's pods go with their nodes).
+ */
 export const WATCHED_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet'];
 
 /** One workload's identity; a zone group (kind ZoneGroup) is watched as the sum of its members. */
@@ -53,7 +55,9 @@ export interface Observation {
   readonly maxPending: number;
   /** At the end of the watch (before the restore). */
   readonly end: WorkloadState;
-  /** Ms from the drill's start until it was whole (all desired replicas ready, none Pending) for good; undefined: never. */
+  /**
+   * Ms from the drill's start until it was whole (all desired replicas ready, none Pending) for good; undefined: never.
+   */
   readonly wholeAfterMs?: number;
   /** Its pods whose eviction was refused at least once (drain). */
   readonly evictionsRefused: number;
@@ -105,10 +109,14 @@ export function podsOf(byWorkload: ReadonlyMap<string, readonly Live<Pod>[]>, ke
 
 /** How many of `key`'s pods (a group: its members') had an eviction refused, from the refused pod uids by workload. */
 export function refusedOf(refused: ReadonlyMap<string, ReadonlySet<string>>, key: WorkloadKey): number {
-  return key.members ? key.members.reduce((sum, m) => sum + refusedOf(refused, m), 0) : refused.get(workloadKeyText(key))?.size ?? 0;
+  if (key.members) return key.members.reduce((sum, m) => sum + refusedOf(refused, m), 0);
+  return refused.get(workloadKeyText(key))?.size ?? 0;
 }
 
-/** A workload of `desired` replicas and `pods` in `snapshot`; `zone`: the drilled zone, `zoneDown`: whether its pods count as dead (an outage under way). */
+/**
+ * A workload of `desired` replicas and `pods` in `snapshot`; `zone`: the drilled zone, `zoneDown`: whether its pods
+ * count as dead (an outage under way).
+ */
 export function workloadState(
   snapshot: ClusterSnapshot, pods: readonly Live<Pod>[], desired: number, zone: string, zoneDown: boolean,
 ): WorkloadState {
@@ -131,12 +139,17 @@ function isWhole(s: WorkloadState): boolean {
 }
 
 /** Folds the snapshots of one workload (the first taken before the drill changed anything) into what was seen. */
-export function observe(states: ReadonlyArray<{ atMs: number; state: WorkloadState }>, startMs: number, evictionsRefused: number): Observation {
+export function observe(
+  states: ReadonlyArray<{ atMs: number; state: WorkloadState }>,
+  startMs: number,
+  evictionsRefused: number,
+): Observation {
   const before = states[0].state;
   const during = states.length > 1 ? states.slice(1) : states;
   const lastBroken = [...during].reverse().find((s) => !isWhole(s.state));
   const end = during[during.length - 1].state;
-  const wholeAt = lastBroken === undefined ? startMs : isWhole(end) ? during[during.indexOf(lastBroken) + 1].atMs : undefined;
+  const wholeAgainAt = (broken: (typeof during)[number]) => during[during.indexOf(broken) + 1].atMs;
+  const wholeAt = lastBroken === undefined ? startMs : isWhole(end) ? wholeAgainAt(lastBroken) : undefined;
   return {
     before,
     minReady: Math.min(...during.map((s) => s.state.ready)),

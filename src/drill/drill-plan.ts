@@ -12,7 +12,9 @@ import { ZoneReportData } from '../check/model';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../contract/rollout';
 import { KubeResource, Live, Node } from '../kubernetes/objects';
 
-/** The API lists whose objects the check reads (the optional ones may be absent from a cluster: a CRD not installed). */
+/**
+ * The API lists whose objects the check reads (the optional ones may be absent from a cluster: a CRD not installed).
+ */
 export const CHECKED_LISTS: ReadonlyArray<{ readonly path: string; readonly optional?: boolean }> = [
   { path: '/apis/apps/v1/deployments' },
   { path: '/apis/apps/v1/statefulsets' },
@@ -43,7 +45,8 @@ export interface DrillPlan {
 
 /**
  * The plan for drilling `zone` in `mode` on a cluster of `nodes` holding `objects` (as listed: each with kind).
- * Refused when the zone has no node, or a node holds the record of an earlier drill (it was cut short: restore it first).
+ * Refused when the zone has no node, or a node holds the record of an earlier drill (it was cut short: restore it
+ * first).
  */
 export function planDrill(
   nodes: readonly Live<Node>[], objects: readonly KubeResource[], zone: string, mode: DrillMode,
@@ -68,7 +71,9 @@ export function planDrill(
   };
 }
 
-/** The objects the check reads: all listed, but not the ReplicaSets a Deployment owns (the Deployment stands for them). */
+/**
+ * The objects the check reads: all listed, but not the ReplicaSets a Deployment owns (the Deployment stands for them).
+ */
 export function checkedObjects<T extends KubeResource>(objects: readonly T[]): T[] {
   const ownedByDeployment = (o: T) => (o.metadata?.ownerReferences ?? [])
     .some((r) => r.controller === true && r.kind === 'Deployment');
@@ -76,7 +81,10 @@ export function checkedObjects<T extends KubeResource>(objects: readonly T[]): T
 }
 
 /** The prediction of the plan for one workload, if the check models it. */
-export function plannedPrediction(plan: DrillPlan, w: { kind: string; namespace: string; name: string }): Prediction | undefined {
+export function plannedPrediction(
+  plan: DrillPlan,
+  w: { kind: string; namespace: string; name: string },
+): Prediction | undefined {
   const report = plan.report.workloads.find((r) => r.kind === w.kind && (r.namespace ?? 'default') === w.namespace && r.name === w.name);
   return report === undefined ? undefined : predictionFor(report, plan.zone);
 }

@@ -6,8 +6,8 @@
  */
 import { DrillMode, DrillNode, drillPatch, DrillRecord, drillRecordOf, restorePatch } from './drill-nodes';
 import {
-  ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey, workloadKeyText, WorkloadState,
-  workloadState,
+  ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey,
+  workloadKeyText, WorkloadState, workloadState,
 } from './drill-observe';
 import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, zoneGroups } from './drill-plan';
 import { verdict, WorkloadVerdict } from './drill-verdict';
@@ -38,7 +38,10 @@ export interface DrillResult {
   readonly startedAt: string;
   readonly nodes: readonly string[];
   readonly verdicts: readonly WorkloadVerdict[];
-  /** How long the watch lasted; whether it ended steady (not at the timeout, not cut short), and when the last change was seen. */
+  /**
+   * How long the watch lasted; whether it ended steady (not at the timeout, not cut short), and when the last change
+   * was seen.
+   */
   readonly watchedMs: number;
   readonly steady: boolean;
   readonly lastChangeAfterMs: number;
@@ -94,7 +97,8 @@ export async function takeSnapshot(api: KubeRequestApi, now: () => number): Prom
 export async function runDrill(api: KubeRequestApi, plan: DrillPlan, o: DrillRunOptions): Promise<DrillResult> {
   const first = await takeSnapshot(api, o.now);
   const keys = [...watchedWorkloads(first), ...zoneGroups(plan)];
-  const states = new Map(keys.map((k) => [workloadKeyText(k), [{ atMs: first.atMs, state: stateOf(first, k, plan, false) }]]));
+  const firstState = (k: WorkloadKey) => ({ atMs: first.atMs, state: stateOf(first, k, plan, false) });
+  const states = new Map(keys.map((k) => [workloadKeyText(k), [firstState(k)]]));
   const startMs = o.now();
   const startedAt = new Date(startMs).toISOString();
   const refused = new Map<string, Set<string>>();
@@ -127,11 +131,19 @@ export async function runDrill(api: KubeRequestApi, plan: DrillPlan, o: DrillRun
   };
 }
 
-function stateOf(s: ClusterSnapshot, k: WorkloadKey, plan: DrillPlan, zoneDown: boolean, pods = podsByWorkload(s)): WorkloadState {
+function stateOf(
+  s: ClusterSnapshot,
+  k: WorkloadKey,
+  plan: DrillPlan,
+  zoneDown: boolean,
+  pods = podsByWorkload(s),
+): WorkloadState {
   return workloadState(s, podsOf(pods, k), desiredOf(s, k), plan.zone, zoneDown);
 }
 
-/** Starts the drill on one node: read, check it is in the zone, patch (read again when someone changed it meanwhile). */
+/**
+ * Starts the drill on one node: read, check it is in the zone, patch (read again when someone changed it meanwhile).
+ */
 async function changeNode(api: KubeRequestApi, name: string, plan: DrillPlan, startedAt: string): Promise<void> {
   await patchNode(api, name, (node) => {
     if (node.metadata.labels?.[plan.zoneKey] !== plan.zone) {
@@ -182,7 +194,10 @@ export async function restoreDrill(
   return restored;
 }
 
-/** How a watch ended: steady (nothing changed for the settle time), at the timeout, or cut short; when the last change was. */
+/**
+ * How a watch ended: steady (nothing changed for the settle time), at the timeout, or cut short; when the last change
+ * was.
+ */
 interface WatchEnd {
   readonly steady: boolean;
   readonly cutShort: boolean;
@@ -190,10 +205,17 @@ interface WatchEnd {
   readonly lastChangeMs: number;
 }
 
-/** Watches until nothing changed for `settleMs` (in a drain: no pod left to evict, or refusals unchanged), the timeout, or Ctrl-C. */
+/**
+ * Watches until nothing changed for `settleMs` (in a drain: no pod left to evict, or refusals unchanged), the timeout,
+ * or Ctrl-C.
+ */
 async function watchUntilSteady(
-  api: KubeRequestApi, plan: DrillPlan, keys: readonly WorkloadKey[], states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
-  refused: Map<string, Set<string>>, o: DrillRunOptions,
+  api: KubeRequestApi,
+  plan: DrillPlan,
+  keys: readonly WorkloadKey[],
+  states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
+  refused: Map<string, Set<string>>,
+  o: DrillRunOptions,
 ): Promise<WatchEnd> {
   const deadline = o.now() + o.timeoutMs;
   let signature = '';
@@ -209,7 +231,12 @@ async function watchUntilSteady(
       signature = next;
       changedAt = snap.atMs;
     }
-    const end = (steady: boolean, cutShort: boolean): WatchEnd => ({ steady, cutShort, endMs: o.now(), lastChangeMs: changedAt });
+    const end = (steady: boolean, cutShort: boolean): WatchEnd => ({
+      steady,
+      cutShort,
+      endMs: o.now(),
+      lastChangeMs: changedAt,
+    });
     if (o.aborted()) return end(false, true);
     if (o.now() - changedAt >= o.settleMs) return end(true, false);
     if (o.now() >= deadline) return end(false, false);
@@ -224,7 +251,9 @@ function evictable(pod: Live<Pod>): boolean {
     isActive(pod);
 }
 
-/** Asks the Eviction API to evict every evictable pod on the zone's nodes; a refusal is counted against its workload. */
+/**
+ * Asks the Eviction API to evict every evictable pod on the zone's nodes; a refusal is counted against its workload.
+ */
 async function evictFromZone(
   api: KubeRequestApi, plan: DrillPlan, snap: ClusterSnapshot, byWorkload: ReadonlyMap<string, readonly Live<Pod>[]>,
   refused: Map<string, Set<string>>,
@@ -237,7 +266,8 @@ async function evictFromZone(
       await api.create(`/api/v1/namespaces/${namespace}/pods/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } });
     } catch (e) {
       if (isStatus(e, 404)) continue; // gone already
-      // 429: a PodDisruptionBudget or a ZoneDisruptionBudget says not now (kubectl drain retries those too); anything else stops the drill
+      // 429: a PodDisruptionBudget or a ZoneDisruptionBudget says not now (kubectl drain retries those too); anything
+      // else stops the drill
       if (!isStatus(e, 429)) throw e;
       const key = workloadOf.get(uid);
       // a pod of a workload (a listed one) has a uid
@@ -248,8 +278,12 @@ async function evictFromZone(
 
 /** After the restore: waits until every workload is as whole as before the drill; the moment it was, or undefined. */
 async function waitForSettle(
-  api: KubeRequestApi, plan: DrillPlan, keys: readonly WorkloadKey[], states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
-  o: DrillRunOptions, fromMs: number,
+  api: KubeRequestApi,
+  plan: DrillPlan,
+  keys: readonly WorkloadKey[],
+  states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
+  o: DrillRunOptions,
+  fromMs: number,
 ): Promise<number | undefined> {
   const deadline = fromMs + o.timeoutMs;
   for (;;) {

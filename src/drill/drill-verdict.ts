@@ -58,10 +58,14 @@ function meetsNeed(p: Prediction, ready: number, readyZones: number): boolean {
 
 /** The verdict on one workload drilled in `mode`. */
 export function verdict(
-  w: { kind: string; namespace: string; name: string }, predicted: Prediction | undefined, observed: Observation, mode: DrillMode,
+  w: { kind: string; namespace: string; name: string },
+  predicted: Prediction | undefined,
+  observed: Observation,
+  mode: DrillMode,
 ): WorkloadVerdict {
   const need = predicted ?? { needed: 1, neededZones: undefined } as Prediction;
-  const brokenBefore = !meetsNeed(need, observed.before.ready, observed.before.readyZones + (observed.before.readyInZone > 0 ? 1 : 0));
+  const readyZonesBefore = observed.before.readyZones + (observed.before.readyInZone > 0 ? 1 : 0);
+  const brokenBefore = !meetsNeed(need, observed.before.ready, readyZonesBefore);
   const broke = !brokenBefore && !meetsNeed(need, observed.minReady, observed.minReadyZones);
   const contradictions: string[] = [];
   const whole = observed.before.ready >= observed.before.desired && observed.before.pending === 0;

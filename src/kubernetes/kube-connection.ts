@@ -45,7 +45,9 @@ export interface ClusterConfig {
   /** PEM client certificate and key, always both or neither. */
   readonly cert?: Buffer;
   readonly key?: Buffer;
-  /** The name the server's certificate is checked against when it differs from the server's host (`tls-server-name`). */
+  /**
+   * The name the server's certificate is checked against when it differs from the server's host (`tls-server-name`).
+   */
   readonly serverName?: string;
   readonly token?: TokenSource;
   /** Where this came from, for messages: `in-cluster (...)` or `kubeconfig FILE (context C, user U)`. */
@@ -313,7 +315,13 @@ export function loadClusterConfig(opts: ConfigSelection, parse: KubeconfigParser
 
 /** An agent for connections to the API server: its TLS side (CA, client certificate, name to verify) and `options`. */
 export function apiServerAgent(config: ClusterConfig, options: https.AgentOptions = {}): https.Agent {
-  return new https.Agent({ ca: config.ca, cert: config.cert, key: config.key, servername: config.serverName, ...options });
+  return new https.Agent({
+    ca: config.ca,
+    cert: config.cert,
+    key: config.key,
+    servername: config.serverName,
+    ...options,
+  });
 }
 
 /**

@@ -10,7 +10,10 @@ import { asObject } from './objects';
 
 const NOT_JSON = Symbol('not JSON');
 
-/** When a request is cut: `deadline` (ms since the epoch), which may be shared by several requests of `timeoutMs` in all. */
+/**
+ * When a request is cut: `deadline` (ms since the epoch), which may be shared by several requests of `timeoutMs` in
+ * all.
+ */
 export interface RequestTime {
   readonly deadline: number;
   readonly timeoutMs: number;

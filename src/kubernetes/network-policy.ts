@@ -82,7 +82,9 @@ export function podsInNamespace(namespace: string, podLabels: { [key: string]: s
 export type IngressSources =
   /** Any source, in or out of the cluster (the API server calling a webhook has no pod labels). */
   | 'anywhere'
-  /** The peers listed (an empty list admits nobody: the rule is left out, as one without peers would admit everyone). */
+  /**
+   * The peers listed (an empty list admits nobody: the rule is left out, as one without peers would admit everyone).
+   */
   | readonly NetworkPeer[]
   /** The peers, known only when the app is synthesized (e.g. the app's controller, created after the workload). */
   | (() => readonly NetworkPeer[]);

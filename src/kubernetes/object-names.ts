@@ -18,7 +18,11 @@ function pathName(scope: IConstruct, max: number, letterFirst: boolean): string 
  * (by default the construct path as cdk8s renders it without a hash, e.g. `chart-loki`) when it already
  * is one and fits, else one made from the construct path (so no two constructs share it).
  */
-export function derivedName(scope: IConstruct, max: number, text = Names.toDnsLabel(scope, { includeHash: false, maxLen: SUBDOMAIN_MAX })): string {
+export function derivedName(
+  scope: IConstruct,
+  max: number,
+  text = Names.toDnsLabel(scope, { includeHash: false, maxLen: SUBDOMAIN_MAX }),
+): string {
   return serviceNameProblem(text) === undefined && text.length <= max ? text : pathName(scope, max, true);
 }
 

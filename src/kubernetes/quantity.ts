@@ -85,7 +85,10 @@ export function formatBytes(bytes: number): string {
 /** A Kubernetes quantity (resource.Quantity): a decimal number with an optional SI, binary or exponent suffix. */
 const ANY_QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
 
-/** Why `text` is not a non-negative Kubernetes quantity such as '500m', '1Gi' or '2' (resource requests, limits), or undefined. */
+/**
+ * Why `text` is not a non-negative Kubernetes quantity such as '500m', '1Gi' or '2' (resource requests, limits), or
+ * undefined.
+ */
 export function quantityProblem(text: string): string | undefined {
   if (!ANY_QUANTITY.test(text.trim()) || text.trim() !== text) {
     return "is not a Kubernetes quantity: a number with an optional suffix (m, k, M, G, Ki, Mi, Gi, ... or an exponent), e.g. '500m' or '1Gi'";
@@ -111,7 +114,9 @@ const QUANTITY_SUFFIX: { [suffix: string]: number } = {
   'Ei': 2 ** 60,
 };
 
-/** The value of a Kubernetes quantity as a number ('500m' -> 0.5, '1Gi' -> 1073741824), or undefined when it is none. */
+/**
+ * The value of a Kubernetes quantity as a number ('500m' -> 0.5, '1Gi' -> 1073741824), or undefined when it is none.
+ */
 export function quantityValue(text: string): number | undefined {
   if (typeof text !== 'string' || quantityProblem(text) !== undefined) return undefined;
   const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(.*)$/.exec(text)!;

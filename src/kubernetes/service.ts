@@ -17,6 +17,7 @@ export class KubeServiceWithTraffic extends k8s.KubeService {
 
   public toJson(): JsonObject {
     const json: { readonly spec?: JsonObject } = super.toJson();
-    return this.trafficDistribution === undefined ? json : { ...json, spec: { ...json.spec, trafficDistribution: this.trafficDistribution } };
+    if (this.trafficDistribution === undefined) return json;
+    return { ...json, spec: { ...json.spec, trafficDistribution: this.trafficDistribution } };
   }
 }

@@ -48,11 +48,14 @@ export interface DirectLoki {
 export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
   const { configMap, hash } = sharedConfig(scope, p, true);
   // Until a migration to zone awareness reaches them, some components keep a configuration without it (migration.ts).
-  const before = p.migration !== undefined && p.migration < MigrationStep.READ_PATH ? sharedConfig(scope, p, false) : undefined;
+  const readPathNotReached = p.migration !== undefined && p.migration < MigrationStep.READ_PATH;
+  const before = readPathNotReached ? sharedConfig(scope, p, false) : undefined;
   // With a controller, the components it rolls in sequence have their zone-aware template already (their pods
   // keep the one before, which still reads `before`, until it rolls them).
   const held = (c: LokiComponent) => p.migrationByController === true && CONTROLLER_ROLLED.includes(c);
-  const reached = (c: LokiComponent) => p.migration === undefined || held(c) || p.migration >= (ZONE_AWARE_FROM.get(c) ?? MigrationStep.INGESTERS);
+  const reached = (c: LokiComponent) => p.migration === undefined
+    || held(c)
+    || p.migration >= (ZONE_AWARE_FROM.get(c) ?? MigrationStep.INGESTERS);
   const configOf = (c: LokiComponent) => (before && !reached(c) ? before : { configMap, hash });
   const memberLabel = { [LOKI_MEMBERLIST_LABEL]: p.name };
   new k8s.KubeService(scope, 'memberlist', {
@@ -81,7 +84,14 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
       replicas: c === LokiComponent.COMPACTOR ? 1 : p.replicas,
       strategy: deploymentStrategy(p, c, held(c)),
       selector: { matchLabels: selectorOf(p, c) },
-      template: podTemplate(p, c, configOf(c).configMap.name, configOf(c).hash, memberLabel, RevisionLabel.POD_TEMPLATE_HASH),
+      template: podTemplate(
+        p,
+        c,
+        configOf(c).configMap.name,
+        configOf(c).hash,
+        memberLabel,
+        RevisionLabel.POD_TEMPLATE_HASH,
+      ),
     },
   }));
   // A drain takes one replica of a component at a time (the compactor, alone by design, is left to the drain).
@@ -111,7 +121,11 @@ function deploymentStrategy(p: ResolvedLoki, c: LokiComponent, held: boolean): k
  * The Loki configuration the components share (`-target=` picks the component), and its hash: zone-aware, or
  * (`zoneAware` false) the one of the components a migration to zone awareness has not reached yet.
  */
-function sharedConfig(scope: Construct, p: ResolvedLoki, zoneAware: boolean): { configMap: k8s.KubeConfigMap; hash: string } {
+function sharedConfig(
+  scope: Construct,
+  p: ResolvedLoki,
+  zoneAware: boolean,
+): { configMap: k8s.KubeConfigMap; hash: string } {
   const svc = (c: LokiComponent) => componentName(p, c);
   const storage: LokiStorageConfig = p.s3
     ? { type: 's3', ...p.s3, forcePathStyle: p.s3.forcePathStyle ?? p.s3.endpoint !== undefined }
@@ -148,7 +162,10 @@ const HEADLESS = new Set<LokiComponent>([LokiComponent.INDEX_GATEWAY, LokiCompon
 /**
  * The zone-local traffic of a Service over a component whose `replicas` pods are spread over the zones by `maxSkew`.
  */
-const spreadTraffic = (p: ResolvedLoki) => zoneLocalTraffic(p.topology, fewestZonesWithPods(p.replicas, p.topology.zoneCount, p.maxSkew));
+const spreadTraffic = (p: ResolvedLoki) => zoneLocalTraffic(
+  p.topology,
+  fewestZonesWithPods(p.replicas, p.topology.zoneCount, p.maxSkew),
+);
 
 /** The suffix of the ConfigMap of the components a migration to zone awareness has not reached yet. */
 const BEFORE_ZONES_SUFFIX = '-before-zones';
@@ -216,7 +233,15 @@ function ingesterStatefulSets(
         // rolls).
         updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: replicas } },
         selector: { matchLabels: { ...selectorOf(p, LokiComponent.INGESTER), ...zoneLabel } },
-        template: podTemplate(p, LokiComponent.INGESTER, configMapName, hash, memberLabel, RevisionLabel.CONTROLLER_REVISION_HASH, zone),
+        template: podTemplate(
+          p,
+          LokiComponent.INGESTER,
+          configMapName,
+          hash,
+          memberLabel,
+          RevisionLabel.CONTROLLER_REVISION_HASH,
+          zone,
+        ),
         volumeClaimTemplates: [{
           metadata: { name: 'data' },
           spec: {

@@ -114,11 +114,17 @@ export class ZoneAwareLokiStack extends Construct {
     const where = `ZoneAwareLokiStack '${this.node.path}'`;
     checkProps(where, props, PROPS, 'ZoneAwareLokiStackProps');
     const output = outputOf(where, props);
-    const common: Common = { where, topology: props.topology, replicationFactor: props.replicationFactor ?? 3, maxSkew: props.maxSkew ?? 1 };
+    const common: Common = {
+      where,
+      topology: props.topology,
+      replicationFactor: props.replicationFactor ?? 3,
+      maxSkew: props.maxSkew ?? 1,
+    };
     if (output === LokiOutput.OPERATOR) {
       const name = baseName(this, common, props.name, output, ZoneSource.perZoneStatefulSets());
       const metadataNamespace = resolveNamespace(where, this, props.namespace);
-      this.lokiStack = operatorLokiStack(this, { ...common, name, metadataNamespace }, resolveOperator(props.operator!, common));
+      const operator = resolveOperator(props.operator!, common);
+      this.lokiStack = operatorLokiStack(this, { ...common, name, metadataNamespace }, operator);
       this.ingesters = [];
       return;
     }
@@ -132,8 +138,12 @@ export class ZoneAwareLokiStack extends Construct {
     this.configMap = rendered.configMap;
     const rollout = { mode: direct.ingesterRollout ?? IngesterRollout.AUTO, controller: direct.controller };
     const ingesters = ingesterRollout(this, p, rendered.ingesters, rollout);
-    if (p.migrationByController) migrationRollouts(this, p, rendered.deployments, ingesters!, direct.controller!, QUERY_INGESTERS_WITHIN);
-    if (p.migration !== undefined) addWarning(this, migrationNotice(p.migration, QUERY_INGESTERS_WITHIN, p.migrationByController === true));
+    if (p.migrationByController) {
+      migrationRollouts(this, p, rendered.deployments, ingesters!, direct.controller!, QUERY_INGESTERS_WITHIN);
+    }
+    if (p.migration !== undefined) {
+      addWarning(this, migrationNotice(p.migration, QUERY_INGESTERS_WITHIN, p.migrationByController === true));
+    }
   }
 }
 
@@ -141,7 +151,12 @@ export class ZoneAwareLokiStack extends Construct {
 type Common = Pick<ResolvedLoki, 'where' | 'topology' | 'replicationFactor' | 'maxSkew'>;
 
 /** The direct output's settings, checked and defaulted. */
-function resolveDirect(scope: Construct, props: ZoneAwareLokiStackProps, direct: LokiDirectOptions, common: Common): ResolvedLoki {
+function resolveDirect(
+  scope: Construct,
+  props: ZoneAwareLokiStackProps,
+  direct: LokiDirectOptions,
+  common: Common,
+): ResolvedLoki {
   const { where, topology } = common;
   const zoneSource = checkZoneSource(where, direct.zoneSource ?? ZoneSource.perZoneStatefulSets(), topology);
   const ingesterReplicasPerZone = direct.ingesterReplicasPerZone ?? 1;
@@ -189,7 +204,10 @@ function outputOf(where: string, props: ZoneAwareLokiStackProps): LokiOutput {
 }
 
 /** The operator output's settings, checked: the ingesters and the extra topology keys. */
-function resolveOperator(o: LokiOperatorOptions, { where, topology, replicationFactor, maxSkew }: Common): OperatorLokiStack {
+function resolveOperator(
+  o: LokiOperatorOptions,
+  { where, topology, replicationFactor, maxSkew }: Common,
+): OperatorLokiStack {
   const size = o.size ?? LokiStackSize.ONE_X_SMALL;
   const keys = o.extraTopologyKeys ?? [];
   keys.forEach((key, i) => {
@@ -210,7 +228,13 @@ function resolveOperator(o: LokiOperatorOptions, { where, topology, replicationF
  * The base of every object name: the given one, or one derived from the construct path, that leaves room for what the
  * names append.
  */
-function baseName(scope: Construct, { where, topology }: Common, given: string | undefined, output: LokiOutput, zoneSource: ZoneSource): string {
+function baseName(
+  scope: Construct,
+  { where, topology }: Common,
+  given: string | undefined,
+  output: LokiOutput,
+  zoneSource: ZoneSource,
+): string {
   const room = nameRoom(output, zoneSource, zoneSlugs(topology.zones));
   const name = given ?? derivedName(scope, room);
   if (name.length > room) {
@@ -225,7 +249,12 @@ function baseName(scope: Construct, { where, topology }: Common, given: string |
  * the fewest that do; refused (naming size, ingesters, zones and factor) when writes would stop with a zone down.
  */
 function checkOperatorIngesters(
-  where: string, topology: ZoneTopology, given: number | undefined, size: LokiStackSize, replicationFactor: number, maxSkew: number,
+  where: string,
+  topology: ZoneTopology,
+  given: number | undefined,
+  size: LokiStackSize,
+  replicationFactor: number,
+  maxSkew: number,
 ): number {
   const zones = topology.zones;
   const sized = OPERATOR_INGESTERS[size];
@@ -247,11 +276,18 @@ function checkOperatorIngesters(
 
 /** The direct output: per-zone StatefulSets cover every zone; one spread StatefulSet covers what its skew allows. */
 function checkDirectIngesters(
-  where: string, topology: ZoneTopology, source: ZoneSource, replicationFactor: number, maxSkew: number, perZone: number,
+  where: string,
+  topology: ZoneTopology,
+  source: ZoneSource,
+  replicationFactor: number,
+  maxSkew: number,
+  perZone: number,
 ): number {
   const zones = topology.zones;
   const ingesters = perZone * zones.length;
-  const covered = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? zones.length : fewestZonesWithPods(ingesters, zones.length, maxSkew);
+  const covered = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS
+    ? zones.length
+    : fewestZonesWithPods(ingesters, zones.length, maxSkew);
   const verdict = writeSurvival(replicationFactor, zones, covered);
   if (!verdict.survives) {
     throw invalidProp(where, 'replicationFactor', replicationFactor,
@@ -284,7 +320,9 @@ function nameRoom(output: LokiOutput, source: ZoneSource, slugs: string[]): numb
     // index-gateway.
     return MAX_STATEFULSET_NAME - `-${LokiComponent.INDEX_GATEWAY}`.length;
   }
-  const longestSlug = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS ? Math.max(...slugs.map((s) => s.length + 1)) : 0;
+  const longestSlug = source.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS
+    ? Math.max(...slugs.map((s) => s.length + 1))
+    : 0;
   return Math.min(
     MAX_STATEFULSET_NAME - `-${LokiComponent.INGESTER}`.length - longestSlug,
     NAME_MAX - `-${LokiComponent.QUERY_FRONTEND}${WORKERS_SERVICE_SUFFIX}`.length, // the longest Service name

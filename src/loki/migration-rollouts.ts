@@ -12,7 +12,11 @@ import { RolloutTarget, ZoneAwareUpdate } from '../rollout/zone-aware-update';
 import { IZoneController } from '../zone-controller/controller-reference';
 
 /** The components the controller rolls in step 2, write path first. */
-export const CONTROLLER_ROLLED: readonly LokiComponent[] = [LokiComponent.DISTRIBUTOR, LokiComponent.QUERIER, LokiComponent.RULER];
+export const CONTROLLER_ROLLED: readonly LokiComponent[] = [
+  LokiComponent.DISTRIBUTOR,
+  LokiComponent.QUERIER,
+  LokiComponent.RULER,
+];
 
 /**
  * The ZoneAwareUpdates of step 2: the distributors' after the ingesters' (`ingesters`), then the queriers' and the

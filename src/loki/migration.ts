@@ -55,7 +55,10 @@ export enum MigrationStep {
 const TIME = Props.optional(Props.string((t) => (rfc3339Ms(t) !== undefined ? undefined
   : `must be an RFC 3339 time such as '${RFC3339_EXAMPLE}'`), 'an RFC 3339 time'));
 
-export const MIGRATION_PROPS: PropSpec<LokiZoneAwarenessMigration> = { ingestersRolledOutAt: TIME, writePathRolledOutAt: TIME };
+export const MIGRATION_PROPS: PropSpec<LokiZoneAwarenessMigration> = {
+  ingestersRolledOutAt: TIME,
+  writePathRolledOutAt: TIME,
+};
 
 const PROP = 'direct.zoneAwarenessMigration';
 

@@ -7,7 +7,11 @@ import { ringWriteSurvival, SurvivalVerdict } from '../topology/survival';
  */
 
 /** The verdict on Loki's writes losing one zone when `zonesWithIngesters` of `zones` hold ingesters. */
-export function writeSurvival(replicationFactor: number, zones: readonly string[], zonesWithIngesters: number): SurvivalVerdict {
+export function writeSurvival(
+  replicationFactor: number,
+  zones: readonly string[],
+  zonesWithIngesters: number,
+): SurvivalVerdict {
   return ringWriteSurvival(replicationFactor, zones.slice(0, zonesWithIngesters));
 }
 
@@ -15,7 +19,12 @@ export function writeSurvival(replicationFactor: number, zones: readonly string[
  * The fewest ingesters, at least `from`, whose worst-case spread keeps writes going with a zone down; undefined
  * when no number of ingesters can (the replication factor is below 3, or above what the zones allow).
  */
-export function fewestSurvivingIngesters(replicationFactor: number, zones: readonly string[], maxSkew: number, from: number): number | undefined {
+export function fewestSurvivingIngesters(
+  replicationFactor: number,
+  zones: readonly string[],
+  maxSkew: number,
+  from: number,
+): number | undefined {
   // Beyond (zones - 1) * maxSkew every zone holds an ingester: more ingesters change nothing.
   const enough = (zones.length - 1) * maxSkew + 1;
   for (let n = Math.max(from, 1); n <= Math.max(from, enough); n++) {

@@ -45,7 +45,12 @@ export function staleReplicaTimeoutMinutes(where: string, timeout: Duration): nu
  * Adds the escape hatch's entries to what the typed props produced. A key set both ways is refused: one
  * of the two values would be silently lost.
  */
-export function mergeExtra<T>(where: string, prop: string, typed: { [key: string]: T }, extra: { [key: string]: T } = {}): { [key: string]: T } {
+export function mergeExtra<T>(
+  where: string,
+  prop: string,
+  typed: { [key: string]: T },
+  extra: { [key: string]: T } = {},
+): { [key: string]: T } {
   for (const key of Object.keys(extra)) {
     if (key in typed) {
       throw invalidProp(where, `${prop}.${key}`, extra[key], `conflicts with the typed prop that sets ${key}=${describe(typed[key])}: set it one way`);

@@ -341,8 +341,9 @@ export function resolveScheduling(where: string, options: LonghornReplicaSchedul
     throw invalidProp(where, 'numberOfReplicas', replicas,
       'must be 1 with dataLocality strict-local: Longhorn keeps the only replica on the node the volume is attached to');
   }
-  const autoBalance = options.replicaAutoBalance === undefined || options.replicaAutoBalance === LonghornReplicaAutoBalance.IGNORED
-    ? settings.replicaAutoBalance : options.replicaAutoBalance;
+  const followsSetting = options.replicaAutoBalance === undefined
+    || options.replicaAutoBalance === LonghornReplicaAutoBalance.IGNORED;
+  const autoBalance = followsSetting ? settings.replicaAutoBalance : options.replicaAutoBalance;
   const dataEngine = options.dataEngine ?? LonghornDataEngine.V1;
 
   return {

@@ -45,7 +45,12 @@ export class State {
 }
 
 /** Why a disk cannot take one more replica of `size` bytes (Longhorn's two capacity conditions), or undefined. */
-export function capacityProblem(disk: InventoryDisk, scheduled: number, size: number, r: ResolvedScheduling): string | undefined {
+export function capacityProblem(
+  disk: InventoryDisk,
+  scheduled: number,
+  size: number,
+  r: ResolvedScheduling,
+): string | undefined {
   const id = `${disk.node}/${disk.name}`;
   if (disk.capacity <= 0) return `${id} has no capacity`;
   if (disk.available <= 0) return `${id} has no free space`;

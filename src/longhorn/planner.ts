@@ -1,14 +1,17 @@
 import { Size } from 'cdk8s';
 import { InventoryDisk, InventoryNode, LonghornDiskType, LonghornInventory } from './inventory';
 import {
-  AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance, ResolvedLevel, resolvedLevel, ResolvedScheduling,
-  resolveScheduling,
+  AntiAffinityLevel, LonghornDataEngine, LonghornDataLocality, LonghornReplicaAutoBalance, resolvedLevel,
+  ResolvedScheduling, resolveScheduling,
 } from './options';
 import {
-  LonghornPlacementPlan, LonghornPlacementRequest, LonghornReplicaLocation, LonghornReplicaPlacement, PLACEMENT_REQUEST_PROPS,
+  LonghornPlacementPlan, LonghornPlacementRequest, LonghornReplicaLocation, LonghornReplicaPlacement,
+  PLACEMENT_REQUEST_PROPS,
 } from './placement-plan';
+import { explainFailure } from './planner-failure';
 import { capacityProblem, domainOf, Level, State, tagsMatch } from './planner-rules';
-import { formatBytes, LONGHORN_SIZE_ALIGNMENT, sizeBytes } from '../kubernetes/quantity';
+import { domainName, list, plural, zoneName } from './planner-wording';
+import { LONGHORN_SIZE_ALIGNMENT, sizeBytes } from '../kubernetes/quantity';
 import { invalidProp } from '../shared/errors';
 import { checkArg, checkProps, Props } from '../shared/props';
 import { compare } from '../topology/survival';
@@ -49,23 +52,6 @@ export function replicaSizeOf(size: Size | undefined): number {
 const MIB = 1024 * 1024;
 
 const LEVEL_ORDER = [AntiAffinityLevel.ZONE, AntiAffinityLevel.NODE, AntiAffinityLevel.DISK];
-const UNIT = { zone: ['zone', 'zones'], node: ['node', 'nodes'], disk: ['disk', 'disks'] } as const;
-
-function zoneName(zone: string): string {
-  return zone === '' ? '(no zone label)' : zone;
-}
-
-function domainName(level: Level, domain: string): string {
-  return level === AntiAffinityLevel.ZONE ? zoneName(domain) : domain;
-}
-
-function plural(count: number, level: Level): string {
-  return `${count} ${UNIT[level][count === 1 ? 0 : 1]}`;
-}
-
-function list(items: string[], max = 5): string {
-  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
-}
 
 /**
  * Longhorn's balance score: the spread of usable bytes, (max - min) / mean, or Infinity when every
@@ -133,9 +119,12 @@ export function planPlacement(
   const replicas = placeExisting(where, nodes, existing, state);
 
   const wantedType = r.dataEngine === LonghornDataEngine.V2 ? LonghornDiskType.BLOCK : LonghornDiskType.FILESYSTEM;
-  const eligibleNodes = nodes.filter((n) => n.allowScheduling && tagsMatch(n.tags, r.nodeSelector, r.settings.allowEmptyNodeSelectorVolume));
+  const { allowEmptyNodeSelectorVolume, allowEmptyDiskSelectorVolume } = r.settings;
+  const nodeTagsMatch = (n: InventoryNode) => tagsMatch(n.tags, r.nodeSelector, allowEmptyNodeSelectorVolume);
+  const diskTagsMatch = (d: InventoryDisk) => tagsMatch(d.tags, r.diskSelector, allowEmptyDiskSelectorVolume);
+  const eligibleNodes = nodes.filter((n) => n.allowScheduling && nodeTagsMatch(n));
   const eligibleDisks = eligibleNodes.flatMap((n) => n.disks.filter((d) =>
-    d.allowScheduling && d.type === wantedType && tagsMatch(d.tags, r.diskSelector, r.settings.allowEmptyDiskSelectorVolume)));
+    d.allowScheduling && d.type === wantedType && diskTagsMatch(d)));
   const [zone, node, disk] = LEVEL_ORDER.map((l) => resolvedLevel(r, l));
 
   const warnings: string[] = [];
@@ -159,12 +148,24 @@ export function planPlacement(
   describeZones(eligibleNodes, warnings, notes);
   describeDegraded(replicas, r, eligibleDisks, warnings, notes);
   describePolicies(r, size, warnings, notes);
-  return { replicas, complete: failure === undefined, failure, warnings, notes, replicaSize: Size.mebibytes(size / MIB) };
+  return {
+    replicas,
+    complete: failure === undefined,
+    failure,
+    warnings,
+    notes,
+    replicaSize: Size.mebibytes(size / MIB),
+  };
 }
 
 /** Places replica `replica` on the chosen disk, saying why there and which soft levels it shares. */
 function placeReplica(
-  replica: number, chosen: { disk: InventoryDisk; of: number }, state: State, r: ResolvedScheduling, size: number, warnings: string[],
+  replica: number,
+  chosen: { disk: InventoryDisk; of: number },
+  state: State,
+  r: ResolvedScheduling,
+  size: number,
+  warnings: string[],
 ): LonghornReplicaPlacement {
   const d = chosen.disk;
   const relaxed = relaxedLevels(state, d);
@@ -178,7 +179,12 @@ function placeReplica(
 }
 
 /** The replicas already there, placed first (each must be a disk of the inventory). */
-function placeExisting(where: string, nodes: InventoryNode[], existing: LonghornReplicaLocation[], state: State): LonghornReplicaPlacement[] {
+function placeExisting(
+  where: string,
+  nodes: InventoryNode[],
+  existing: LonghornReplicaLocation[],
+  state: State,
+): LonghornReplicaPlacement[] {
   return existing.map((loc, i) => {
     const disk = nodes.find((n) => n.name === loc.node)?.disks.find((d) => d.name === loc.disk);
     if (!disk) throw invalidProp(where, `existingReplicas[${i}]`, loc, 'is not a disk of the inventory');
@@ -193,7 +199,12 @@ function placeExisting(where: string, nodes: InventoryNode[], existing: Longhorn
  * nodes: each later tier relaxes one more soft level, from the coarsest; within a tier, disks holding no replica
  * of the volume first (any disk only when disk anti-affinity is soft).
  */
-function nextDisk(state: State, eligible: InventoryDisk[], r: ResolvedScheduling, size: number): { disk: InventoryDisk; of: number } | undefined {
+function nextDisk(
+  state: State,
+  eligible: InventoryDisk[],
+  r: ResolvedScheduling,
+  size: number,
+): { disk: InventoryDisk; of: number } | undefined {
   const [zone, node, disk] = LEVEL_ORDER.map((l) => resolvedLevel(r, l));
   const usedZones = state.usedZones();
   const usedNodes = state.usedNodes();
@@ -247,7 +258,12 @@ function checkSelector(where: string, prop: string, selector: string[], tags: st
  * Longhorn counts replicas of the volume on the node's *other* disks against a disk's over-provisioning
  * limit (longhorn/longhorn#12653). Says so when that would refuse a disk the correct accounting accepts.
  */
-function doubleCountProblem(disk: InventoryDisk, state: State, size: number, r: ResolvedScheduling): string | undefined {
+function doubleCountProblem(
+  disk: InventoryDisk,
+  state: State,
+  size: number,
+  r: ResolvedScheduling,
+): string | undefined {
   const others = state.placed.filter((p) => p.disk.node === disk.node && p.disk !== disk).length;
   if (others === 0) return undefined;
   const problem = capacityProblem(disk, state.scheduled(disk) + others * size, size, r);
@@ -255,87 +271,6 @@ function doubleCountProblem(disk: InventoryDisk, state: State, size: number, r: 
   return `Longhorn also counts the ${others === 1 ? 'replica' : `${others} replicas`} of this volume on ${disk.node}'s other ` +
     `disks against ${disk.node}/${disk.name} (longhorn/longhorn#12653) and may refuse it: in its view ${problem}; give the disk ` +
     `room for ${others + 1} replicas or run a Longhorn release with the fix`;
-}
-
-/** Why no disk can take the next replica: names the hard level, the counts and the names. */
-function explainFailure(
-  r: ResolvedScheduling, eligible: InventoryDisk[], nodes: InventoryNode[], state: State, size: number,
-  levels: ResolvedLevel[], wantedType: LonghornDiskType,
-): string {
-  if (eligible.length === 0) return `no disk can hold a replica of this volume: ${exclusions(r, nodes, wantedType)}`;
-  const noRoom = () => {
-    const problems = eligible.map((d) => capacityProblem(d, state.scheduled(d), size, r)).filter((p): p is string => p !== undefined);
-    return `no disk has room for another ${formatBytes(size)} replica: ${list(problems)}`;
-  };
-  const unit = levels.find((l) => l.hard);
-  if (!unit) return noRoom();
-  const l = unit.level;
-  const domains = [...new Set(eligible.map((d) => domainOf(l, d)))];
-  const used = new Set(state.placed.map((p) => domainOf(l, p.disk)));
-  const usedCount = domains.filter((d) => used.has(d)).length;
-  if (domains.length >= r.replicas && usedCount === 0) return noRoom();
-  const need = `${r.replicas} replicas need ${plural(r.replicas, l)} without a replica of this volume ` +
-    `(${l} anti-affinity is hard: ${unit.origin})`;
-  const hint = l === AntiAffinityLevel.DISK
-    ? `; set ${unit.option} to ENABLED to let replicas share a disk, lower numberOfReplicas, or add disks`
-    : `; set ${unit.option} to ENABLED to let replicas share a ${l}, lower numberOfReplicas, or add ${UNIT[l][1]}`;
-  if (domains.length < r.replicas) return `${need}; ${describeDomains(l, eligible, domains)}${hint}`;
-  // Every domain without a replica of the volume is out of room, or a tier would have found it.
-  const problems = eligible
-    .filter((d) => !used.has(domainOf(l, d)))
-    .map((d) => capacityProblem(d, state.scheduled(d), size, r))
-    .filter((p): p is string => p !== undefined);
-  return `${need}; of the ${plural(domains.length, l)} that could hold one, ${usedCount} already hold${usedCount === 1 ? 's' : ''} ` +
-    `a replica and the other ${domains.length - usedCount} have no room for a ${formatBytes(size)} replica: ${list(problems)}`;
-}
-
-/** "node n1 has 2 disks", "3 nodes have a schedulable disk: n1, n2, n3", "2 zones have ...: a, b". */
-function describeDomains(level: Level, eligible: InventoryDisk[], domains: string[]): string {
-  if (level === AntiAffinityLevel.DISK) {
-    const perNode = new Map<string, number>();
-    for (const d of eligible) perNode.set(d.node, (perNode.get(d.node) ?? 0) + 1);
-    if (perNode.size === 1) {
-      const [[n, count]] = perNode;
-      return `node ${n} has ${plural(count, level)}`;
-    }
-    return `nodes ${[...perNode.keys()].join(', ')} have ${plural(eligible.length, level)} (` +
-      `${[...perNode].map(([n, c]) => `${n}: ${c}`).join(', ')})`;
-  }
-  const names = domains.map((d) => domainName(level, d));
-  const unzoned = level === AntiAffinityLevel.ZONE && domains.includes('') ? '; nodes without a zone label count as one zone' : '';
-  return `${domains.length === 1 ? `only ${plural(1, level)} has` : `only ${plural(domains.length, level)} have`} ` +
-    `a disk that can hold a replica: ${list(names)}${unzoned}`;
-}
-
-/** Why no disk at all is eligible: counts of nodes and disks excluded by each rule. */
-function exclusions(r: ResolvedScheduling, nodes: InventoryNode[], wantedType: LonghornDiskType): string {
-  const reasons: string[] = [];
-  const off = nodes.filter((n) => !n.allowScheduling).map((n) => n.name);
-  if (off.length) reasons.push(`scheduling is disabled on node(s) ${list(off)}`);
-  const schedulable = nodes.filter((n) => n.allowScheduling);
-  const untagged = schedulable.filter((n) => !tagsMatch(n.tags, r.nodeSelector, r.settings.allowEmptyNodeSelectorVolume)).map((n) => n.name);
-  if (untagged.length) {
-    reasons.push(r.nodeSelector.length
-      ? `node(s) ${list(untagged)} lack the nodeSelector tags [${r.nodeSelector.join(', ')}]`
-      : `node(s) ${list(untagged)} are tagged and allow-empty-node-selector-volume is false`);
-  }
-  const nodesLeft = schedulable.filter((n) => !untagged.includes(n.name));
-  const diskless = nodesLeft.filter((n) => n.disks.length === 0).map((n) => n.name);
-  if (diskless.length) reasons.push(`node(s) ${list(diskless)} have no disk`);
-  const disks = nodesLeft.flatMap((n) => n.disks);
-  const id = (d: InventoryDisk) => `${d.node}/${d.name}`;
-  const diskOff = disks.filter((d) => !d.allowScheduling).map(id);
-  if (diskOff.length) reasons.push(`scheduling is disabled on disk(s) ${list(diskOff)}`);
-  const wrongType = disks.filter((d) => d.allowScheduling && d.type !== wantedType).map(id);
-  if (wrongType.length) reasons.push(`disk(s) ${list(wrongType)} are not ${wantedType} disks, which the ${r.dataEngine} data engine needs`);
-  const diskUntagged = disks.filter((d) => d.allowScheduling && d.type === wantedType &&
-    !tagsMatch(d.tags, r.diskSelector, r.settings.allowEmptyDiskSelectorVolume)).map(id);
-  if (diskUntagged.length) {
-    reasons.push(r.diskSelector.length
-      ? `disk(s) ${list(diskUntagged)} lack the diskSelector tags [${r.diskSelector.join(', ')}]`
-      : `disk(s) ${list(diskUntagged)} are tagged and allow-empty-disk-selector-volume is false`);
-  }
-  return reasons.join('; ');
 }
 
 /** Nodes without a zone label form one zone in Longhorn: a note when all lack it, a warning when only some do. */
@@ -356,7 +291,11 @@ function describeZones(eligibleNodes: InventoryNode[], warnings: string[], notes
  * inventory has a single domain at that level, sharing it is inherent and only noted.
  */
 function describeDegraded(
-  replicas: LonghornReplicaPlacement[], r: ResolvedScheduling, eligible: InventoryDisk[], warnings: string[], notes: string[],
+  replicas: LonghornReplicaPlacement[],
+  r: ResolvedScheduling,
+  eligible: InventoryDisk[],
+  warnings: string[],
+  notes: string[],
 ): void {
   const scheduled = replicas.filter((p) => p.scheduled);
   for (const level of LEVEL_ORDER) {

@@ -136,7 +136,9 @@ export class LonghornStorageClass extends Construct {
 
     const typed: { [key: string]: string } = {};
     if (props.numberOfReplicas !== undefined) typed.numberOfReplicas = String(props.numberOfReplicas);
-    if (props.staleReplicaTimeout !== undefined) typed.staleReplicaTimeout = String(staleReplicaTimeoutMinutes(where, props.staleReplicaTimeout));
+    if (props.staleReplicaTimeout !== undefined) {
+      typed.staleReplicaTimeout = String(staleReplicaTimeoutMinutes(where, props.staleReplicaTimeout));
+    }
     Object.assign(typed, enumOptions(props));
     // Longhorn splits selectors on commas; an empty string would become the tag "".
     if (resolved.diskSelector.length > 0) typed.diskSelector = resolved.diskSelector.join(',');

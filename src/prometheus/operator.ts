@@ -29,7 +29,12 @@ export const OPERATOR_EXTERNAL_LABELS = ['prometheus', 'prometheus_replica'];
  * one with `spec.shardingStrategy` (topology mode, SHARDING_STRATEGY) or one with classic address sharding
  * (address mode). Returns them in zone order. Both kinds share the scraping, sharding and placement fields.
  */
-export function operatorPrometheuses(scope: Construct, p: ResolvedPrometheus, serviceAccount: string, kind: OperatorKind): ApiObject[] {
+export function operatorPrometheuses(
+  scope: Construct,
+  p: ResolvedPrometheus,
+  serviceAccount: string,
+  kind: OperatorKind,
+): ApiObject[] {
   if (p.mode === ShardingMode.ADDRESS || p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) {
     const topology = p.mode === ShardingMode.TOPOLOGY;
     return [prometheus(scope, p, kind, p.name, undefined, {

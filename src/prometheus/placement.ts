@@ -18,11 +18,18 @@ export function regionNodeSelector(p: ResolvedPrometheus): { [key: string]: stri
  * Soft spreading of the pods selected by `podLabels` across nodes, and across zones when they are not
  * pinned to one (address mode), so one node or zone failure takes as few shards as the cluster allows.
  */
-export function podSpread(p: ResolvedPrometheus, podLabels: { [key: string]: string }, acrossZones: boolean): k8s.TopologySpreadConstraint[] {
+export function podSpread(
+  p: ResolvedPrometheus,
+  podLabels: { [key: string]: string },
+  acrossZones: boolean,
+): k8s.TopologySpreadConstraint[] {
   const target = { selector: { matchLabels: { ...podLabels } }, podLabels };
   const hosts = hostSpreadConstraint(p.where, p.topology, target);
   if (!acrossZones) return [hosts];
-  return [zoneSpreadConstraint(p.where, p.topology, target, { whenUnsatisfiable: WhenUnsatisfiable.SCHEDULE_ANYWAY }), hosts];
+  const zones = zoneSpreadConstraint(p.where, p.topology, target, {
+    whenUnsatisfiable: WhenUnsatisfiable.SCHEDULE_ANYWAY,
+  });
+  return [zones, hosts];
 }
 
 /** The user's external labels plus the zone label (unless disabled by an empty `externalLabelName`). */

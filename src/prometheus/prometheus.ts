@@ -65,7 +65,9 @@ export class TopologyShardedPrometheus extends Construct {
       const kind = output === PrometheusOutput.AGENT ? AGENT_KIND : PROMETHEUS_KIND;
       this.prometheuses = operatorPrometheuses(this, p, this.serviceAccount.name, kind);
       this.statefulSets = [];
-      if (mode === ShardingMode.TOPOLOGY && p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) warnIdleShards(this, p);
+      if (mode === ShardingMode.TOPOLOGY && p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) {
+        warnIdleShards(this, p);
+      }
     } else {
       this.prometheuses = [];
       this.statefulSets = standaloneShards(this, p, this.serviceAccount.name);
@@ -138,7 +140,11 @@ function needsNodeMetadata(p: ResolvedPrometheus): boolean {
 }
 
 /** Whether every shard (and so its volume) is in one zone. */
-function zonalShards(mode: ShardingMode, output: PrometheusOutput, sharding: OperatorSharding | undefined): ZonalVolumes {
+function zonalShards(
+  mode: ShardingMode,
+  output: PrometheusOutput,
+  sharding: OperatorSharding | undefined,
+): ZonalVolumes {
   if (mode === ShardingMode.ADDRESS) return { ok: false, why: 'needs shards of one zone each: address mode spreads every shard over the zones' };
   if (output !== PrometheusOutput.STANDALONE && sharding === OperatorSharding.SHARDING_STRATEGY) {
     return { ok: false, why: 'needs shards of one zone each: with shardingStrategy one resource (one storage class) spans the zones; use OperatorSharding.PER_ZONE' };
@@ -147,7 +153,12 @@ function zonalShards(mode: ShardingMode, output: PrometheusOutput, sharding: Ope
 }
 
 /** Options that only make sense with a mode or output. */
-function checkOptions(where: string, props: TopologyShardedPrometheusProps, mode: ShardingMode, output: PrometheusOutput): void {
+function checkOptions(
+  where: string,
+  props: TopologyShardedPrometheusProps,
+  mode: ShardingMode,
+  output: PrometheusOutput,
+): void {
   if (mode === ShardingMode.ADDRESS) {
     const zoneOnly: [string, unknown][] = [
       ['shardsPerZone', props.shardsPerZone], ['externalLabelName', props.externalLabelName], ['operatorSharding', props.operatorSharding],

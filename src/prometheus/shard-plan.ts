@@ -68,7 +68,12 @@ export class ShardPlan {
   }
 
   /** @internal */
-  public static _of(where: string, zones: string[], shards: number, shardsPerZone?: { [zone: string]: number }): ShardPlan {
+  public static _of(
+    where: string,
+    zones: string[],
+    shards: number,
+    shardsPerZone?: { [zone: string]: number },
+  ): ShardPlan {
     return new ShardPlan(planShards(where, zones, shards, shardsPerZone));
   }
 
@@ -107,7 +112,9 @@ export function planShards(
       `is less than the ${zones.length} zones [${zones.join(', ')}]: zone(s) ${zones.slice(shards).join(', ')} ` +
       'would not be scraped (every zone needs at least one shard)');
   }
-  const counts = shardsPerZone === undefined ? evenCounts(zones.length, shards) : weightedCounts(where, zones, shards, shardsPerZone);
+  const counts = shardsPerZone === undefined
+    ? evenCounts(zones.length, shards)
+    : weightedCounts(where, zones, shards, shardsPerZone);
 
   // Deal shards round-robin over the zones that still need one: with even counts this is zone i % Z.
   const assigned: ShardAssignment[] = [];
@@ -115,7 +122,13 @@ export function planShards(
   for (let round = 0; assigned.length < shards; round++) {
     zones.forEach((zone, zoneIndex) => {
       if (round < counts[zoneIndex]) {
-        assigned.push({ index: assigned.length, zone, zoneIndex, inZoneIndex: next[zoneIndex]++, zoneShards: counts[zoneIndex] });
+        assigned.push({
+          index: assigned.length,
+          zone,
+          zoneIndex,
+          inZoneIndex: next[zoneIndex]++,
+          zoneShards: counts[zoneIndex],
+        });
       }
     });
   }
@@ -133,7 +146,12 @@ function evenCounts(zoneCount: number, shards: number): number[] {
   return Array.from({ length: zoneCount }, (_, z) => Math.floor(shards / zoneCount) + (z < shards % zoneCount ? 1 : 0));
 }
 
-function weightedCounts(where: string, zones: string[], shards: number, shardsPerZone: { [zone: string]: number }): number[] {
+function weightedCounts(
+  where: string,
+  zones: string[],
+  shards: number,
+  shardsPerZone: { [zone: string]: number },
+): number[] {
   for (const [zone, count] of Object.entries(shardsPerZone)) {
     if (!zones.includes(zone)) {
       throw invalidProp(where, `shardsPerZone[${JSON.stringify(zone)}]`, count,

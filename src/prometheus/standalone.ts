@@ -146,7 +146,11 @@ function shards(p: ResolvedPrometheus): StandaloneShard[] {
 }
 
 function podSpec(
-  p: ResolvedPrometheus, shard: StandaloneShard, serviceAccount: string, configMap: string, spreadLabels: { [key: string]: string },
+  p: ResolvedPrometheus,
+  shard: StandaloneShard,
+  serviceAccount: string,
+  configMap: string,
+  spreadLabels: { [key: string]: string },
 ): k8s.PodSpec {
   const probe = (path: string, extra: Partial<k8s.Probe> = {}): k8s.Probe => ({
     httpGet: { path, port: k8s.IntOrString.fromString('web') }, periodSeconds: 10, timeoutSeconds: 5, ...extra,

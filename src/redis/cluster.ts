@@ -173,7 +173,10 @@ export class ZonalRedisCluster extends Construct {
     const zoneSelector = { ...o.selector, [ZONE_LABEL]: o.zone };
     new k8s.KubeStatefulSet(this, o.slug, {
       metadata: {
-        name: redisStatefulSetName(o.name, o.slug), namespace: o.namespace, labels: zoneLabels, annotations: o.annotations,
+        name: redisStatefulSetName(o.name, o.slug),
+        namespace: o.namespace,
+        labels: zoneLabels,
+        annotations: o.annotations,
       },
       spec: {
         // No `replicas`: the manager owns it (as an HPA would). It scales a zone up to the layout at once, and down

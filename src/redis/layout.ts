@@ -148,7 +148,13 @@ export class RedisShardLayout {
    */
   public readonly replicasInDistinctZones: boolean;
 
-  private constructor(zones: string[], masters: number, replicasPerMaster: number, nodes: RedisNodePlan[], maxMastersPerZone: number) {
+  private constructor(
+    zones: string[],
+    masters: number,
+    replicasPerMaster: number,
+    nodes: RedisNodePlan[],
+    maxMastersPerZone: number,
+  ) {
     this.zones = zones;
     this.masters = masters;
     this.replicasPerMaster = replicasPerMaster;
@@ -236,7 +242,10 @@ function checkLayoutProps(where: string, props: RedisShardLayoutProps): void {
   }
 }
 
-function planLayout(where: string, props: RedisShardLayoutProps): { nodes: RedisNodePlan[]; maxMastersPerZone: number } {
+function planLayout(
+  where: string,
+  props: RedisShardLayoutProps,
+): { nodes: RedisNodePlan[]; maxMastersPerZone: number } {
   checkLayoutProps(where, props);
   const { zones, masters, replicasPerMaster: replicas } = props;
   const slugs = zones.map(zoneSlug);
@@ -259,7 +268,13 @@ function planLayout(where: string, props: RedisShardLayoutProps): { nodes: Redis
   }
   const nodes: RedisNodePlan[] = [];
   zones.forEach((zone, z) => {
-    byZone[z].forEach((p, ordinal) => nodes.push({ name: redisNodeName(slugs[z], ordinal), zone, ordinal, shard: p.shard, role: p.role }));
+    byZone[z].forEach((p, ordinal) => nodes.push({
+      name: redisNodeName(slugs[z], ordinal),
+      zone,
+      ordinal,
+      shard: p.shard,
+      role: p.role,
+    }));
   });
   return { nodes, maxMastersPerZone };
 }

@@ -6,7 +6,9 @@ export const REDIS_CLUSTER_SLOTS = 16384;
  * create` makes it ([first, last], inclusive).
  */
 export function slotRange(index: number, shards: number): [number, number] {
-  return [Math.floor((index * REDIS_CLUSTER_SLOTS) / shards), Math.floor(((index + 1) * REDIS_CLUSTER_SLOTS) / shards) - 1];
+  const first = Math.floor((index * REDIS_CLUSTER_SLOTS) / shards);
+  const nextFirst = Math.floor(((index + 1) * REDIS_CLUSTER_SLOTS) / shards);
+  return [first, nextFirst - 1];
 }
 
 /** The shard of `shards` that serves `slot` under the even split of `slotRange`. */

@@ -71,8 +71,15 @@ export function computeBudget(input: BudgetInput): Budget {
     const e = byZone.get(zone)!;
     const elsewhere = [...unavailable].some(([z, u]) => z !== zone && u > 0);
     // Pods without a known zone cannot be disrupted zone-safely: their group never allows a disruption.
-    const allowed = zone === UNKNOWN_BUDGET_ZONE || elsewhere ? 0 : Math.max(0, input.maxUnavailable - unavailable.get(zone)!);
-    return { zone, expected: e.expected, healthy: e.healthy, unavailable: unavailable.get(zone)!, disruptionsAllowed: allowed };
+    const unavailableHere = unavailable.get(zone)!;
+    const allowed = zone === UNKNOWN_BUDGET_ZONE || elsewhere ? 0 : Math.max(0, input.maxUnavailable - unavailableHere);
+    return {
+      zone,
+      expected: e.expected,
+      healthy: e.healthy,
+      unavailable: unavailableHere,
+      disruptionsAllowed: allowed,
+    };
   });
   return {
     zones,

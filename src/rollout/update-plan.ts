@@ -73,7 +73,9 @@ export type UpdateDecision =
 export function oldPodsInOrder(pods: readonly RolloutPod[], updateRevision: string): RolloutPod[] {
   return pods
     .filter((p) => p.revision !== updateRevision && !p.terminating)
-    .sort((a, b) => compareZones(a.zone, b.zone) || b.order - a.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort((a, b) => compareZones(a.zone, b.zone)
+      || b.order - a.order
+      || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 function compareZones(a: string | undefined, b: string | undefined): number {

@@ -322,7 +322,9 @@ function usageWord(spec: FlagSpec, form: UsageForm): string {
 /** The words of one form: the required flags first, then the optional ones, each in the table's order. */
 function usageWords(form: UsageForm): string[] {
   const shown = form.flags.filter((f) => !f.informational);
-  const required = (f: FlagSpec) => f.required !== undefined || form.needs?.includes(f.name) || form.orOperands?.flag === f.name;
+  const required = (f: FlagSpec) => f.required !== undefined
+    || form.needs?.includes(f.name)
+    || form.orOperands?.flag === f.name;
   const ordered = [...shown.filter(required), ...shown.filter((f) => !required(f))];
   return [...ordered.map((f) => usageWord(f, form)), ...(form.operands === undefined ? [] : [form.operands])];
 }

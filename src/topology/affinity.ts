@@ -94,12 +94,18 @@ export function zoneRequirements(topology: ZoneTopology, zones: string[]): k8s.N
 
 /** Required node affinity that keeps pods inside `zones` (and the region, when set). */
 export function requiredZoneAffinity(topology: ZoneTopology, zones: string[]): k8s.NodeAffinity {
-  return { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: zoneRequirements(topology, zones) }] } };
+  const matchExpressions = zoneRequirements(topology, zones);
+  return { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions }] } };
 }
 
 /** Pod anti-affinity by zone or host; `where` names the caller in error messages. */
 export function podAntiAffinity(
-  where: string, topology: ZoneTopology, domain: FailureDomain, target: SpreadTarget, required: boolean, weight?: number,
+  where: string,
+  topology: ZoneTopology,
+  domain: FailureDomain,
+  target: SpreadTarget,
+  required: boolean,
+  weight?: number,
 ): k8s.PodAntiAffinity {
   checkSelector(where, target);
   const term: k8s.PodAffinityTerm = {

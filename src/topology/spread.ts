@@ -171,7 +171,8 @@ export function hostSpreadConstraint(
 /** A zone spread constraint's fields but its selector (the options checked now). */
 export function zoneSpreadFields(where: string, topology: ZoneTopology, options: SpreadOptions = {}): SpreadFields {
   const when = options.whenUnsatisfiable ?? WhenUnsatisfiable.DO_NOT_SCHEDULE;
-  const minDomains = options.minDomains ?? (when === WhenUnsatisfiable.DO_NOT_SCHEDULE ? topology.zoneCount : undefined);
+  const everyZoneByDefault = when === WhenUnsatisfiable.DO_NOT_SCHEDULE ? topology.zoneCount : undefined;
+  const minDomains = options.minDomains ?? everyZoneByDefault;
   if (minDomains !== undefined && minDomains > topology.zoneCount) {
     throw invalidProp(where, 'minDomains', minDomains,
       `exceeds the ${topology.zoneCount} zone(s) of the topology: with fewer domains than minDomains the ` +
@@ -233,7 +234,15 @@ export function withTarget(where: string, spread: SpreadFields, target: SpreadTa
   if (overlap !== undefined) {
     throw invalidProp(where, 'matchLabelKeys', overlap, 'is also a key of the label selector, which Kubernetes rejects');
   }
-  const { topologyKey, maxSkew, whenUnsatisfiable, minDomains, matchLabelKeys, nodeAffinityPolicy, nodeTaintsPolicy } = spread;
+  const {
+    topologyKey,
+    maxSkew,
+    whenUnsatisfiable,
+    minDomains,
+    matchLabelKeys,
+    nodeAffinityPolicy,
+    nodeTaintsPolicy,
+  } = spread;
   return {
     topologyKey,
     maxSkew,

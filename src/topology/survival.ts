@@ -66,7 +66,11 @@ export class Survival {
    * @param quorum how many replicas must remain
    * @param zonesLost how many zones are lost at once (default 1)
    */
-  public static check(replicasPerZone: { [zone: string]: number }, quorum: Quorum, zonesLost?: number): SurvivalVerdict {
+  public static check(
+    replicasPerZone: { [zone: string]: number },
+    quorum: Quorum,
+    zonesLost?: number,
+  ): SurvivalVerdict {
     const where = 'Survival.check';
     checkArg(where, 'replicasPerZone', replicasPerZone, Props.mapOf(COUNT));
     checkArg(where, 'quorum', quorum, Props.instanceOf(Quorum));

@@ -62,7 +62,10 @@ export class ZoneStorageClasses {
     return new ZoneStorageClasses(storage?.storageClassName, perZone ?? {});
   }
 
-  private constructor(private readonly single: string | undefined, private readonly perZone: { readonly [zone: string]: string }) {}
+  private constructor(
+    private readonly single: string | undefined,
+    private readonly perZone: { readonly [zone: string]: string },
+  ) {}
 
   /** The class of `zone`'s volumes (undefined: the cluster's default class); `undefined` zone: the single class. */
   public forZone(zone: string | undefined): string | undefined {

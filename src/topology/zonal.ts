@@ -64,7 +64,10 @@ const ZONAL_SPREAD_PROPS: PropSpec<ZonalSpreadOptions> = {
   restrictToZones: Props.optional(Props.boolean()),
 };
 
-const ZONAL_HOST_SPREAD_PROPS: PropSpec<ZonalHostSpreadOptions> = { ...SPREAD_OPTIONS_PROPS, topology: Props.instanceOf(ZoneTopology) };
+const ZONAL_HOST_SPREAD_PROPS: PropSpec<ZonalHostSpreadOptions> = {
+  ...SPREAD_OPTIONS_PROPS,
+  topology: Props.instanceOf(ZoneTopology),
+};
 
 const ZONAL_PIN_PROPS: PropSpec<ZonalPinOptions> = { topology: Props.instanceOf(ZoneTopology), zone: Props.string() };
 
@@ -118,7 +121,9 @@ export class Zonal {
     }
     Zonal.addSpreads(state, where, added);
     state.spreadAcrossZones = true;
-    if (options.restrictToZones ?? true) state.required.push(...zoneRequirements(options.topology, options.topology.zones));
+    if (options.restrictToZones ?? true) {
+      state.required.push(...zoneRequirements(options.topology, options.topology.zones));
+    }
   }
 
   /**
@@ -179,7 +184,10 @@ export class Zonal {
 }
 
 /** Kubernetes allows one spread constraint per topologyKey and whenUnsatisfiable. */
-function sameDomain(a: { topologyKey?: string; whenUnsatisfiable?: string }, b: { topologyKey?: string; whenUnsatisfiable?: string }): boolean {
+function sameDomain(
+  a: { topologyKey?: string; whenUnsatisfiable?: string },
+  b: { topologyKey?: string; whenUnsatisfiable?: string },
+): boolean {
   return a.topologyKey === b.topologyKey && a.whenUnsatisfiable === b.whenUnsatisfiable;
 }
 

@@ -137,7 +137,9 @@ export class ZoneTopology {
     this.zones = [...props.zones];
     this.kubernetesVersion = props.kubernetesVersion;
     this._release = props.kubernetesVersion === undefined ? undefined : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
-    this.podsCarryZoneLabel = this.topologyKey === WELL_KNOWN_ZONE_KEY && this._release !== undefined && hasPodTopologyLabels(this._release);
+    this.podsCarryZoneLabel = this.topologyKey === WELL_KNOWN_ZONE_KEY
+      && this._release !== undefined
+      && hasPodTopologyLabels(this._release);
     // The EndpointSlice controller reads an endpoint's zone from topology.kubernetes.io/zone only.
     this.zoneLocalTrafficDistribution = this.topologyKey === WELL_KNOWN_ZONE_KEY && this._release !== undefined
       ? zoneLocalTrafficDistribution(this._release) : undefined;

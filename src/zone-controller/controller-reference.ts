@@ -136,7 +136,13 @@ export function describeController(controller: IZoneController): string {
 
 /** The reconcilers named by the feature flags of a controller's props, in `--reconcilers` order. */
 export function reconcilersOf(
-  props: { zoneAnnotator?: boolean; zoneAwareUpdate?: boolean; zoneDisruptionBudget?: boolean; redisManager?: boolean; zoneShift?: boolean },
+  props: {
+    zoneAnnotator?: boolean;
+    zoneAwareUpdate?: boolean;
+    zoneDisruptionBudget?: boolean;
+    redisManager?: boolean;
+    zoneShift?: boolean;
+  },
 ): string[] {
   return FEATURES.filter((f) => props[f.prop] ?? f.byDefault).map((f) => f.reconciler);
 }
@@ -157,8 +163,14 @@ export function webhookMayGuard(controllerNamespace: string, namespace: string):
 }
 
 /** True when an eviction webhook with `policy` guards `namespace` and refuses evictions while it cannot be reached. */
-export function webhookEnforcesIn(policy: WebhookFailurePolicy | undefined, controllerNamespace: string, namespace: string | undefined): boolean {
-  return policy === WebhookFailurePolicy.FAIL && namespace !== undefined && webhookMayGuard(controllerNamespace, namespace);
+export function webhookEnforcesIn(
+  policy: WebhookFailurePolicy | undefined,
+  controllerNamespace: string,
+  namespace: string | undefined,
+): boolean {
+  return policy === WebhookFailurePolicy.FAIL
+    && namespace !== undefined
+    && webhookMayGuard(controllerNamespace, namespace);
 }
 
 /**
@@ -198,7 +210,9 @@ export class InstalledZoneController implements IZoneController {
 
   /** True when its eviction webhook guards `namespace` and fails closed. */
   public guardsEvictionsIn(namespace: string | undefined): boolean {
-    return this.reconcilers.includes(ZONE_DISRUPTION_BUDGET) && namespace !== undefined && this.workloadNamespaces.includes(namespace)
+    return this.reconcilers.includes(ZONE_DISRUPTION_BUDGET)
+      && namespace !== undefined
+      && this.workloadNamespaces.includes(namespace)
       && webhookEnforcesIn(this.webhookFailurePolicy, this.namespace, namespace);
   }
 

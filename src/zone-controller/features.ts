@@ -35,5 +35,9 @@ export const ZONE_SHIFT_FEATURE: ControllerFeature = {
 
 /** Every feature, in the order ZoneController's props list them (and `--reconcilers` names them). */
 export const FEATURES: readonly ControllerFeature[] = [
-  ZONE_ANNOTATOR_FEATURE, ZONE_AWARE_UPDATE_FEATURE, ZONE_DISRUPTION_BUDGET_FEATURE, REDIS_MANAGER_FEATURE, ZONE_SHIFT_FEATURE,
+  ZONE_ANNOTATOR_FEATURE,
+  ZONE_AWARE_UPDATE_FEATURE,
+  ZONE_DISRUPTION_BUDGET_FEATURE,
+  REDIS_MANAGER_FEATURE,
+  ZONE_SHIFT_FEATURE,
 ];

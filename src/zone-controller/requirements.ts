@@ -23,7 +23,12 @@ export interface ServedWorkload {
  * a ZoneController of this app is granted its rights in the workload's namespace, one installed by another
  * app must already serve that namespace. Throws, naming the construct and the prop, when it cannot.
  */
-export function serveWith(where: string, controller: IZoneController, feature: ControllerFeature, served: ServedWorkload): IZoneController {
+export function serveWith(
+  where: string,
+  controller: IZoneController,
+  feature: ControllerFeature,
+  served: ServedWorkload,
+): IZoneController {
   if (!controller.reconcilers.includes(feature.reconciler)) {
     throw invalidProp(where, 'controller', describeController(controller),
       `runs no ${feature.reconciler} (${feature.prop} is off): ${feature.without}. Turn ${feature.prop} on for it`);
@@ -36,7 +41,8 @@ export function serveWith(where: string, controller: IZoneController, feature: C
   }
   if (ZoneController.isZoneController(controller)) {
     controller._serve(feature.reconciler, namespace, served.rules ?? []);
-  } else if (InstalledZoneController.isInstalledZoneController(controller) && !controller.workloadNamespaces.includes(namespace)) {
+  } else if (InstalledZoneController.isInstalledZoneController(controller)
+    && !controller.workloadNamespaces.includes(namespace)) {
     throw invalidProp(where, 'controller', describeController(controller),
       `serves the namespaces ${controller.workloadNamespaces.join(', ') || '(none)'} (its workloadNamespaces), not ${namespace}: ` +
       `add ${namespace} to them where it is installed, and to ZoneController.fromInstalled here`);

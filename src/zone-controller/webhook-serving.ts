@@ -108,7 +108,12 @@ export function serveWebhooks(controller: Construct, opts: WebhookServingOptions
 
 /** cert-manager's Certificate for the webhook Service (and a self-signed Issuer when none is named). */
 function certManagerObjects(controller: Construct, o: {
-  name: string; namespace: string; labels: { [key: string]: string }; tls: WebhookTls; secretName: string; certificateName: string;
+  name: string;
+  namespace: string;
+  labels: { [key: string]: string };
+  tls: WebhookTls;
+  secretName: string;
+  certificateName: string;
 }): void {
   const { name, namespace, labels, tls, secretName, certificateName } = o;
   let issuer = tls.issuerName;

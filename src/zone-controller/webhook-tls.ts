@@ -62,7 +62,8 @@ export class WebhookTls {
     if (options.issuerKind !== undefined && options.issuerName === undefined) {
       throw invalidProp(where, 'issuerKind', options.issuerKind, 'needs issuerName: the self-signed Issuer made without it is always an Issuer');
     }
-    return new WebhookTls(WebhookTlsMode.CERT_MANAGER, options.issuerName, options.issuerKind ?? CertManagerIssuerKind.ISSUER);
+    const issuerKind = options.issuerKind ?? CertManagerIssuerKind.ISSUER;
+    return new WebhookTls(WebhookTlsMode.CERT_MANAGER, options.issuerName, issuerKind);
   }
 
   /**
@@ -80,7 +81,11 @@ export class WebhookTls {
   /** cert-manager: the kind of `issuerName`. */
   public readonly issuerKind?: CertManagerIssuerKind;
 
-  private constructor(mode: WebhookTlsMode, issuerName: string | undefined, issuerKind: CertManagerIssuerKind | undefined) {
+  private constructor(
+    mode: WebhookTlsMode,
+    issuerName: string | undefined,
+    issuerKind: CertManagerIssuerKind | undefined,
+  ) {
     this.mode = mode;
     this.issuerName = issuerName;
     this.issuerKind = issuerKind;

@@ -4,9 +4,9 @@ import { Construct, IConstruct } from 'constructs';
 import { duplicatesOf, twinErrors, warnOfUnpublishedImage } from './app-checks';
 import { controllerPodSpec, METRICS_PORT } from './controller-pod';
 import {
-  controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE, InstalledZoneController,
-  InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES, waitForZoneCommand, webhookEnforcesIn, webhookMayGuard,
-  ZONE_CONTROLLER_MARK,
+  controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE,
+  InstalledZoneController, InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES,
+  waitForZoneCommand, webhookEnforcesIn, webhookMayGuard, ZONE_CONTROLLER_MARK,
 } from './controller-reference';
 import { NO_WEBHOOKS, ServedWebhook, serveWebhooks, WebhookServing } from './webhook-serving';
 import { WebhookFailurePolicy, WebhookTls } from './webhook-tls';
@@ -15,8 +15,9 @@ import { addZoneShiftGate } from './zone-shift-gate';
 import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ControllerRule, leaderElectionRules, mergeRules } from '../contract/rbac';
 import {
-  REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES, ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES, ZONE_AWARE_UPDATE,
-  ZONE_AWARE_UPDATE_RULES, ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES, ZONE_SHIFT, ZONE_SHIFT_RULES,
+  REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES, ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES,
+  ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES, ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES, ZONE_SHIFT,
+  ZONE_SHIFT_RULES,
 } from '../contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
@@ -124,7 +125,8 @@ export class ZoneController extends Construct implements IZoneController {
     const parts = this.reconcilers.map((r) => PARTS[r]);
     const webhooks = this.crdsAndWebhooks(props.installCrds ?? true);
     this.parts = parts;
-    this.webhookFailurePolicy = webhooks.length > 0 ? props.webhookFailurePolicy ?? WebhookFailurePolicy.FAIL : undefined;
+    const servesWebhooks = webhooks.length > 0;
+    this.webhookFailurePolicy = servesWebhooks ? props.webhookFailurePolicy ?? WebhookFailurePolicy.FAIL : undefined;
     checkWebhookTls(where, props.webhookTls, webhooks);
 
     this.labels = standardLabels(CONTROLLER_APP_NAME, this.name, 'controller');
@@ -138,9 +140,11 @@ export class ZoneController extends Construct implements IZoneController {
     const serving = this.webhookServing(props, webhooks);
     this.rbac(mergeRules([...leaderElectionRules(this.name), ...parts.flatMap((p) => p.rules), ...serving.rules]));
     this.serveWorkloadNamespaces(props.workloadNamespaces ?? []);
-    this.deployment(props, replicas, serviceAccount.name, serving, webhooks.length > 0);
-    this.exposure(where, props.networkPolicy, replicas, webhooks.length > 0);
-    this.node.addValidation({ validate: () => twinErrors(this) ?? [...this.unservedFeatures(where), ...duplicatesOf(this)] });
+    this.deployment(props, replicas, serviceAccount.name, serving, servesWebhooks);
+    this.exposure(where, props.networkPolicy, replicas, servesWebhooks);
+    this.node.addValidation({
+      validate: () => twinErrors(this) ?? [...this.unservedFeatures(where), ...duplicatesOf(this)],
+    });
   }
 
   /** The webhooks' Service, configuration and certificate, when a feature serves one. */
@@ -213,7 +217,12 @@ export class ZoneController extends Construct implements IZoneController {
   }
 
   /** The Service (metrics, webhooks), the ingress NetworkPolicy and, with several replicas, the PodDisruptionBudget. */
-  private exposure(where: string, networkPolicy: NetworkPolicyOptions | undefined, replicas: number, servesWebhooks: boolean): void {
+  private exposure(
+    where: string,
+    networkPolicy: NetworkPolicyOptions | undefined,
+    replicas: number,
+    servesWebhooks: boolean,
+  ): void {
     const selector = this.podSelector;
     const meta = this.meta();
     new k8s.KubeService(this, 'service', {
@@ -249,7 +258,11 @@ export class ZoneController extends Construct implements IZoneController {
 
   /** The controller's Deployment: its replicas spread over zones, restricted, probed on its metrics port. */
   private deployment(
-    props: ZoneControllerProps, replicas: number, serviceAccountName: string, serving: WebhookServing, servesWebhooks: boolean,
+    props: ZoneControllerProps,
+    replicas: number,
+    serviceAccountName: string,
+    serving: WebhookServing,
+    servesWebhooks: boolean,
   ): void {
     const spec = controllerPodSpec({
       name: this.name,
@@ -266,7 +279,11 @@ export class ZoneController extends Construct implements IZoneController {
     });
     new k8s.KubeDeployment(this, 'deployment', {
       metadata: this.meta(),
-      spec: { replicas, selector: { matchLabels: this.podSelector }, template: { metadata: { labels: this.labels }, spec } },
+      spec: {
+        replicas,
+        selector: { matchLabels: this.podSelector },
+        template: { metadata: { labels: this.labels }, spec },
+      },
     });
   }
 
@@ -350,7 +367,8 @@ export class ZoneController extends Construct implements IZoneController {
         `names no namespace, and no construct of this app needs ${part.name}: the controller would be allowed to act nowhere. ` +
         'Add the constructs that use it to this app, name the namespaces of their workloads, or turn the feature off').message);
     }
-    const unguarded = this.servedNamespaces(ZONE_DISRUPTION_BUDGET).filter((ns) => !webhookMayGuard(this.namespace, ns));
+    const unguarded = this.servedNamespaces(ZONE_DISRUPTION_BUDGET)
+      .filter((ns) => !webhookMayGuard(this.namespace, ns));
     if (unguarded.length > 0) {
       problems.push(invalidProp(where, 'namespace', this.namespace,
         `leaves zone disruption budgets in ${unguarded.join(', ')} unguarded: the eviction webhook never applies to ${UNGUARDED_NAMESPACES.join(', ')} ` +
@@ -361,7 +379,12 @@ export class ZoneController extends Construct implements IZoneController {
 }
 
 function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
-  return { apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs, ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}) };
+  return {
+    apiGroups: r.apiGroups,
+    resources: r.resources,
+    verbs: r.verbs,
+    ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}),
+  };
 }
 
 /** `webhookTls` exactly when a feature serves an admission webhook. */

@@ -21,7 +21,8 @@ export function addZoneShiftGate(workload: IConstruct, controller: IZoneControll
   const where = 'ZoneController.addZoneShiftGate';
   const api = workloadApiObject(where, 'workload', workload, GATED_KINDS);
   checkArg(where, 'controller', controller, CONTROLLER_PROP);
-  const missing = [ZONE_ANNOTATOR_FEATURE, ZONE_SHIFT_FEATURE].filter((f) => !controller.reconcilers.includes(f.reconciler));
+  const missing = [ZONE_ANNOTATOR_FEATURE, ZONE_SHIFT_FEATURE]
+    .filter((f) => !controller.reconcilers.includes(f.reconciler));
   if (missing.length > 0) {
     throw invalidProp(where, 'controller', describeController(controller),
       `must run ${missing.map((f) => `${f.reconciler} (${f.prop}: true)`).join(' and ')}: it sets the gate's condition, ` +
@@ -31,8 +32,10 @@ export function addZoneShiftGate(workload: IConstruct, controller: IZoneControll
     const template = json.spec?.template ?? {};
     const gates: readonly { readonly conditionType: string }[] = template.spec?.readinessGates ?? [];
     const gated = gates.some((g) => g.conditionType === ZONE_IN_SERVICE_CONDITION);
-    const spec = { ...template.spec, readinessGates: gated ? gates : [...gates, { conditionType: ZONE_IN_SERVICE_CONDITION }] };
-    const metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE } };
+    const readinessGates = gated ? gates : [...gates, { conditionType: ZONE_IN_SERVICE_CONDITION }];
+    const spec = { ...template.spec, readinessGates };
+    const labels = { ...template.metadata?.labels, [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE };
+    const metadata = { ...template.metadata, labels };
     return { ...json, spec: { ...json.spec, template: { ...template, metadata, spec } } };
   });
 }

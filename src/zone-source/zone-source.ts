@@ -49,7 +49,8 @@ export class ZoneSource {
    * downward-API file of the annotation is non-empty; the main container gets the zone from the
    * annotation through an environment variable.
    *
-   * @param zoneController the controller running the zone annotator: a ZoneController of this app, or ZoneController.fromInstalled(...) (its image runs the init container)
+   * @param zoneController the controller running the zone annotator: a ZoneController of this app, or
+   * ZoneController.fromInstalled(...) (its image runs the init container)
    */
   public static controller(zoneController: IZoneController): ZoneSource {
     const where = 'ZoneSource.controller';
