@@ -57,6 +57,8 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   sampleCode: false,
   docgen: true,
 
+  // build-tools/eslint-rules: the project's own rules (max-code-length, below)
+  eslintOptions: { dirs: ['src'], commandOptions: { extraArgs: ['--rulesdir', 'build-tools/eslint-rules'] } },
   jestOptions: {
     // Snapshots must be able to fail: `npm test` never rewrites them (use `npm run test:update`).
     updateSnapshot: UpdateSnapshot.NEVER,
@@ -110,6 +112,9 @@ for (const dir of ['examples', 'bench', 'scripts']) {
 }
 project.tryFindObjectFile('test/tsconfig.json')?.addOverride('compilerOptions.baseUrl', '..');
 project.tryFindObjectFile('test/tsconfig.json')?.addOverride('compilerOptions.paths', SELF.paths);
+// Lines of code fit 120 columns; a long string, template, regular expression or URL may run past (the rule's file
+// says why ESLint's max-len with ignoreStrings is not enough).
+project.eslint?.addRules({ '@stylistic/max-len': 'off', 'max-code-length': ['error', { max: 120 }] });
 const eslintrc = project.tryFindObjectFile('.eslintrc.json');
 eslintrc?.addOverride('settings.import/resolver.typescript.project', ['./tsconfig.json', './examples/tsconfig.json']);
 eslintrc?.addOverride('settings.import/resolver.typescript.noWarnOnMultipleProjects', true);
