@@ -168,10 +168,10 @@ project.testTask.prependSpawn(apiCheck);
 // ts-jest only transpiles (isolatedModules): the tests are type-checked here, e.g. that cdk8s-plus-33 workloads
 // are accepted where the API takes a workload (test/kubernetes/workloads.test.ts).
 project.tryFindObjectFile('test/tsconfig.json')?.addToArray('exclude', 'user-app');
-project.testTask.spawn(project.addTask('test:types', {
-  description: 'Type-check the tests',
-  exec: 'tsc --noEmit -p test/tsconfig.json --isolatedModules false',
-}));
+const typeChecks = project.addTask('test:types', { description: 'Type-check the tests, examples, benchmarks and scripts' });
+typeChecks.exec('tsc --noEmit -p test/tsconfig.json --isolatedModules false');
+for (const dir of ['controller/test', 'examples', 'bench', 'scripts']) typeChecks.exec(`tsc --noEmit -p ${dir}/tsconfig.json`);
+project.testTask.spawn(typeChecks);
 
 // The release also builds the controller image for amd64 and arm64 and pushes it tagged with the version it
 // released (the tag ZoneController.DEFAULT_IMAGE names), once the version's tag did not exist yet.
@@ -267,6 +267,10 @@ const controller = new typescript.TypeScriptProject({
   package: false,
 });
 controller.package.addField('license', 'Apache-2.0');
+// Its tests use jest and the root's shared test helpers (test/memory-kube-api.ts): type-checked by test:types.
+const controllerTests = controller.tryFindObjectFile('test/tsconfig.json');
+controllerTests?.addOverride('compilerOptions.rootDir', '../..');
+controllerTests?.addOverride('compilerOptions.types', ['jest', 'node', 'node-forge']);
 // The workspace root installs the controller's dependencies; the subproject must not install on its own
 // (that would create a second lock file and node_modules in controller/).
 (controller.package as any).installDependencies = () => {}; // protected in projen; no public switch exists
