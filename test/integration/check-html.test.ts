@@ -21,7 +21,14 @@ const OUT_DIR = path.join(REPO_ROOT, '.cache', 'check-html');
 const POD = {
   containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
 };
-const spread = (app: string) => ({ topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app } } }] });
+const spread = (app: string) => ({
+  topologySpreadConstraints: [{
+    maxSkew: 1,
+    topologyKey: 'topology.kubernetes.io/zone',
+    whenUnsatisfiable: 'DoNotSchedule',
+    labelSelector: { matchLabels: { app } },
+  }],
+});
 const deployment = (name: string, replicas: number, extra: object = {}) => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
@@ -41,7 +48,12 @@ const MANIFESTS = [
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
     metadata: { name: 'db', namespace: 'shop', annotations: { 'cdk8s-zones.dev/quorum': 'majority' } },
-    spec: { replicas: 3, serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db' } }, spec: { ...POD, ...spread('db') } } },
+    spec: {
+      replicas: 3,
+      serviceName: 'db',
+      selector: { matchLabels: { app: 'db' } },
+      template: { metadata: { labels: { app: 'db' } }, spec: { ...POD, ...spread('db') } },
+    },
   },
   {
     apiVersion: 'apps/v1',
@@ -57,9 +69,10 @@ function chromium(args: string[]): string {
     return execFileSync('chromium', ['--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${profile}`, ...args],
       { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err: any) {
+    const lastLines = String(err.stderr ?? err.message).trim().split('\n').slice(-15).join('\n');
     const why = err.code === 'ENOENT'
       ? 'chromium is not installed: run `npm run test:integration:setup` (setup.d/80-chromium.sh installs the Debian package chromium)'
-      : `chromium ${args.join(' ')} failed (${err.signal ?? `exit ${err.status}`}): ${String(err.stderr ?? err.message).trim().split('\n').slice(-15).join('\n')}`;
+      : `chromium ${args.join(' ')} failed (${err.signal ?? `exit ${err.status}`}): ${lastLines}`;
     throw new Error(why);
   } finally {
     fs.rmSync(profile, { recursive: true, force: true });

@@ -118,8 +118,15 @@ export class CortexProcess {
 
 /** Starts Cortex as `member` (its translated flags, then the process's own addresses) with its home in `home`. */
 export function startCortex(
-  member: Pick<RingWorkload, 'target' | 'zone' | 'ring'>, name: string, home: string, store: string, listen: string, ports: Ports, join: string[],
-  extra: readonly string[] = [], runsIn = member.zone,
+  member: Pick<RingWorkload, 'target' | 'zone' | 'ring'>,
+  name: string,
+  home: string,
+  store: string,
+  listen: string,
+  ports: Ports,
+  join: string[],
+  extra: readonly string[] = [],
+  runsIn = member.zone,
 ): CortexProcess {
   fs.mkdirSync(home, { recursive: true });
   const args = [...baseFlags(store, listen, ports, join), ...cortexFlags(member)];
@@ -143,7 +150,8 @@ export function startCortex(
   const child = spawn(programPath('cortex'), args, { stdio: ['ignore', log, log] });
   fs.closeSync(log);
   stopWhenOrphaned(child.pid!);
-  return new CortexProcess(name, member.target, runsIn, `http://${listen}:${ports.http}`, child, logFile, { home, store, listen, ports, join, extra });
+  const started = { home, store, listen, ports, join, extra };
+  return new CortexProcess(name, member.target, runsIn, `http://${listen}:${ports.http}`, child, logFile, started);
 }
 
 /** Resolves once the process answers /ready; throws with its log if it exits or takes 2 minutes. */
@@ -236,13 +244,17 @@ export class CortexCluster {
       if (!w) throw new Error(`the layout has no ${target}`);
       return w;
     };
-    const copies = (target: RingTarget) => Array.from({ length: options.copies ?? 1 }, (_, i) => ({ name: i === 0 ? target : `${target}-${i}`, member: one(target) }));
+    const copies = (target: RingTarget) => Array.from(
+      { length: options.copies ?? 1 },
+      (_, i) => ({ name: i === 0 ? target : `${target}-${i}`, member: one(target) }),
+    );
     const members = [
       ...copies('distributor'),
       ...layout.filter((w) => w.target === 'ingester')
         .flatMap((w) => Array.from({ length: w.replicas }, (_, i) => {
           const runsIn = w.zone ?? w.ordinalZones?.[i];
-          return { name: `${w.name}-${i}`, runsIn, member: { ...w, zone: options.zonelessIngesters ? undefined : runsIn } };
+          const zone = options.zonelessIngesters ? undefined : runsIn;
+          return { name: `${w.name}-${i}`, runsIn, member: { ...w, zone } };
         })),
       ...copies('querier'),
     ];

@@ -68,7 +68,12 @@ export function lokiRing(objects: any[], runTimeZones?: readonly string[]): Ring
 }
 
 /** The ring role of one pod spec (a workload's template or a pod), or undefined when it is none of the three. */
-export function ringMemberOf(name: string, podSpec: any, configMaps: any[], zoneAtRunTime = false): Omit<RingWorkload, 'replicas'> | undefined {
+export function ringMemberOf(
+  name: string,
+  podSpec: any,
+  configMaps: any[],
+  zoneAtRunTime = false,
+): Omit<RingWorkload, 'replicas'> | undefined {
   const container = (podSpec.containers ?? []).find((c: any) => (c.args ?? []).some((a: string) => a.startsWith('-target=')));
   if (!container) return undefined;
   const args: string[] = container.args;
@@ -79,7 +84,12 @@ export function ringMemberOf(name: string, podSpec: any, configMaps: any[], zone
     throw new Error(`${name}: the ingester's zone is not in its arguments (${ZONE_FLAG}); the ring proofs run the per-zone StatefulSets, ` +
       'whose zone is known at synth time, or are told where the scheduler puts each pod');
   }
-  return { name, target: target as RingTarget, zone: target === 'ingester' ? zone : undefined, ring: ringSettings(name, podSpec, container, configMaps) };
+  return {
+    name,
+    target: target as RingTarget,
+    zone: target === 'ingester' ? zone : undefined,
+    ring: ringSettings(name, podSpec, container, configMaps),
+  };
 }
 
 /**

@@ -9,7 +9,16 @@
  */
 import { createHash } from 'crypto';
 import { App, Testing } from 'cdk8s';
-import { CortexCluster, ingestedSamples, push, ringOf, samples, TEST_HEARTBEAT, TEST_MIN_READY_FLAG, UNHEALTHY } from './cortex-cluster';
+import {
+  CortexCluster,
+  ingestedSamples,
+  push,
+  ringOf,
+  samples,
+  TEST_HEARTBEAT,
+  TEST_MIN_READY_FLAG,
+  UNHEALTHY,
+} from './cortex-cluster';
 import { replicaSet, RingShard, seriesToken } from './placement';
 import { lokiRing, RingWorkload } from './ring-layout';
 import { build } from '../../../examples/loki-direct-3-zones/main';
@@ -39,7 +48,8 @@ async function pushAll(
   const failed: string[] = [];
   const timestampMs = Date.now();
   for (const series of names) {
-    const res = await push(cluster.distributor.url, [{ labels: { __name__: 'zone_proof', series }, samples: [{ value: round, timestampMs }] }]);
+    const sample = { labels: { __name__: 'zone_proof', series }, samples: [{ value: round, timestampMs }] };
+    const res = await push(cluster.distributor.url, [sample]);
     if (res.status === 200) ok.push(`${series} ${round}`); else failed.push(`${series} ${round}: HTTP ${res.status} ${res.body}`);
   }
   return { ok, failed };
@@ -67,7 +77,8 @@ describe('the loki-direct-3-zones layout on Cortex: 3 zones, replication factor 
   test('the layout read from the objects', () => {
     const ingesters = LAYOUT.filter((w) => w.target === 'ingester');
     expect(ingesters.map((w) => [w.zone, w.replicas])).toEqual([['zone-a', 2], ['zone-b', 2], ['zone-c', 2]]);
-    expect(new Set(LAYOUT.map((w) => JSON.stringify([w.ring.replicationFactor, w.ring.zoneAwareness])))).toEqual(new Set(['[3,true]']));
+    const rings = LAYOUT.map((w) => JSON.stringify([w.ring.replicationFactor, w.ring.zoneAwareness]));
+    expect(new Set(rings)).toEqual(new Set(['[3,true]']));
   });
 
   test('zone awareness on: with every ingester of one zone down, every pushed sample is returned and new pushes succeed', async () => {
@@ -105,12 +116,15 @@ describe('the loki-direct-3-zones layout on Cortex: 3 zones, replication factor 
     cluster = await CortexCluster.start(off, PACING);
     // Without zone awareness a series' 3 replicas are the next 3 ingesters on the ring, whatever their zones: from the
     // ring's random tokens, pick series of which some have both zone-a ingesters among their replicas.
-    const shards = ((await (await fetch(`${cluster.distributor.url}/ingester/ring`, { headers: { Accept: 'application/json' } })).json()) as any).shards as RingShard[];
+    const ring = await fetch(`${cluster.distributor.url}/ingester/ring`, { headers: { Accept: 'application/json' } });
+    const shards = ((await ring.json()) as any).shards as RingShard[];
     const inZoneA = new Set(cluster.ingesters('zone-a').map((p) => p.name));
-    const candidates = Array.from({ length: 2000 }, (_, i) => createHash('sha256').update(`candidate ${i}`).digest('hex').slice(0, 16)).map((name) => ({
-      name,
-      replicasInZoneA: replicaSet(shards, seriesToken('fake', [['__name__', 'zone_proof'], ['series', name]]), 3).filter((id) => inZoneA.has(id)).length,
-    }));
+    const replicasOf = (name: string) => replicaSet(shards, seriesToken('fake', [['__name__', 'zone_proof'], ['series', name]]), 3);
+    const candidates = Array.from({ length: 2000 }, (_, i) => createHash('sha256').update(`candidate ${i}`).digest('hex').slice(0, 16))
+      .map((name) => ({
+        name,
+        replicasInZoneA: replicasOf(name).filter((id) => inZoneA.has(id)).length,
+      }));
     const doomed = candidates.filter((c) => c.replicasInZoneA >= 2).slice(0, SERIES / 3).map((c) => c.name);
     const spared = candidates
       .filter((c) => c.replicasInZoneA < 2)

@@ -24,7 +24,16 @@
 import { createHash } from 'crypto';
 import * as path from 'path';
 import { Chart, Duration, Testing } from 'cdk8s';
-import { CortexCluster, CortexProcess, push, samples, startCortex, TEST_HEARTBEAT, TEST_MIN_READY_FLAG, waitUntilReady } from './cortex-cluster';
+import {
+  CortexCluster,
+  CortexProcess,
+  push,
+  samples,
+  startCortex,
+  TEST_HEARTBEAT,
+  TEST_MIN_READY_FLAG,
+  waitUntilReady,
+} from './cortex-cluster';
 import { replicaSet, RingShard, seriesToken } from './placement';
 import { lokiRing, RingTarget, RingWorkload } from './ring-layout';
 import { LokiZoneAwarenessMigration, ZoneAwareLokiStack, ZoneSource, ZoneTopology } from '../../../src';
@@ -164,12 +173,19 @@ async function missing(
 
 /** Series names: half-random digests, chosen by where phase 0's ring puts their replicas. */
 async function pickSeries(cluster: CortexCluster): Promise<{ oneZone: string[]; others: string[] }> {
-  const shards = ((await (await fetch(`${cluster.distributor.url}/ingester/ring`, { headers: { Accept: 'application/json' } })).json()) as any).shards as RingShard[];
+  const ring = await fetch(`${cluster.distributor.url}/ingester/ring`, { headers: { Accept: 'application/json' } });
+  const shards = ((await ring.json()) as any).shards as RingShard[];
   const zoneOf = new Map(cluster.ingesters().map((p) => [p.name, p.zone!]));
-  const candidates = Array.from({ length: 20_000 }, (_, i) => createHash('sha256').update(`series ${i}`).digest('hex').slice(0, 16)).map((name) => ({
-    name, zones: new Set(replicaSet(shards, seriesToken('fake', [['__name__', METRIC], ['series', name]]), 3).map((id) => zoneOf.get(id))),
-  }));
-  const oneZone = candidates.filter((c) => c.zones.size === 1 && c.zones.has('zone-a')).slice(0, ONE_ZONE_SERIES).map((c) => c.name);
+  const replicasOf = (name: string) => replicaSet(shards, seriesToken('fake', [['__name__', METRIC], ['series', name]]), 3);
+  const candidates = Array.from({ length: 20_000 }, (_, i) => createHash('sha256').update(`series ${i}`).digest('hex').slice(0, 16))
+    .map((name) => ({
+      name,
+      zones: new Set(replicasOf(name).map((id) => zoneOf.get(id))),
+    }));
+  const oneZone = candidates
+    .filter((c) => c.zones.size === 1 && c.zones.has('zone-a'))
+    .slice(0, ONE_ZONE_SERIES)
+    .map((c) => c.name);
   const others = candidates.filter((c) => c.zones.size > 1).slice(0, OTHER_SERIES).map((c) => c.name);
   expect([oneZone.length, others.length]).toEqual([ONE_ZONE_SERIES, OTHER_SERIES]);
   return { oneZone, others };
@@ -270,13 +286,14 @@ describe('moving a running ring to zone awareness, on Cortex: 3 zones x 3 ingest
       ingestersRolledOutAt: new Date(rolledOut - 1000).toISOString(),
       writePathRolledOutAt: new Date(rolledOut).toISOString(),
     };
-    expect(() => migrationStep('test', declared, ZoneSource.podTopologyLabels(), LOOKBACK, rolledOut + LOOKBACK.toMilliseconds() - 1000))
+    const zoneSource = ZoneSource.podTopologyLabels();
+    expect(() => migrationStep('test', declared, zoneSource, LOOKBACK, rolledOut + LOOKBACK.toMilliseconds() - 1000))
       .toThrow(/too early/);
     while (Date.now() < rolledOut + LOOKBACK.toMilliseconds()) {
       await new Promise((r) => setTimeout(r, 30_000));
       await check(`waiting for the lookback, ${Math.round((Date.now() - rolledOut) / 1000)} s after the write path`);
     }
-    expect(migrationStep('test', declared, ZoneSource.podTopologyLabels(), LOOKBACK, Date.now())).toBe(MigrationStep.READ_PATH);
+    expect(migrationStep('test', declared, zoneSource, LOOKBACK, Date.now())).toBe(MigrationStep.READ_PATH);
 
     // Step 3: the queriers zone-aware, one at a time.
     for (const q of cluster.all('querier')) {
@@ -294,7 +311,11 @@ describe('moving a running ring to zone awareness, on Cortex: 3 zones x 3 ingest
   test('all at once: queries miss data placed without zones, for the lookback after the switch', async () => {
     // Within the lookback the data is the ingesters' alone (Loki flushes a chunk within max_chunk_age, 2h): here Cortex
     // keeps its 2-hour blocks, so none reaches the store during the test.
-    cluster = await CortexCluster.start(BEFORE, { copies: 2, extraFlags: (t) => (t === 'ingester' ? [] : pacing(t)), zonelessIngesters: true });
+    cluster = await CortexCluster.start(BEFORE, {
+      copies: 2,
+      extraFlags: (t) => (t === 'ingester' ? [] : pacing(t)),
+      zonelessIngesters: true,
+    });
     const { oneZone, others } = await pickSeries(cluster);
     pusher = new Pusher(cluster, [...oneZone, ...others]);
     await new Promise((r) => setTimeout(r, 20_000));
@@ -316,7 +337,10 @@ describe('moving a running ring to zone awareness, on Cortex: 3 zones x 3 ingest
       void restarting.then(() => { done = true; });
       while (!done) {
         const m = await missing(cluster, pusher);
-        if (m.missed.length > 0 || m.error) misses.push(`during ${zone}'s wave: ${m.missed.length} of ${m.expected} samples missing${m.error ? `, ${m.error}` : ''}`);
+        if (m.missed.length > 0 || m.error) {
+          const withError = m.error ? `, ${m.error}` : '';
+          misses.push(`during ${zone}'s wave: ${m.missed.length} of ${m.expected} samples missing${withError}`);
+        }
         await new Promise((r) => setTimeout(r, 1000));
       }
       await restarting;

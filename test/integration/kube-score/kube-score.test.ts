@@ -68,7 +68,11 @@ test('kube-score flags what it should (the check can fail)', () => {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'bare', namespace: 'x' },
-    spec: { replicas: 2, selector: { matchLabels: { app: 'bare' } }, template: { metadata: { labels: { app: 'bare' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: 'bare' } },
+      template: { metadata: { labels: { app: 'bare' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    },
   }]);
   const unexplained = findings.filter((f) => !allowedBy(f)).map((f) => f.check);
   expect(unexplained).toEqual(expect.arrayContaining(['container-security-context-readonlyrootfilesystem', 'container-image-tag', 'deployment-has-poddisruptionbudget']));

@@ -14,7 +14,10 @@ afterAll(() => client.close());
 
 test('the nodes of the cluster become the inventory: every zone of the cluster, and the check runs on them', async () => {
   const nodes = await client.list<any>('v1', 'Node');
-  const zones = [...new Set(nodes.map((n) => n.metadata.labels?.[ZONE_KEY]).filter((z): z is string => typeof z === 'string'))].sort();
+  const labelled = nodes
+    .map((n) => n.metadata.labels?.[ZONE_KEY])
+    .filter((z): z is string => typeof z === 'string');
+  const zones = [...new Set(labelled)].sort();
   expect(zones.length).toBeGreaterThanOrEqual(3);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'check-kubeconfig-'));
   const manifest = path.join(dir, 'web.json');
@@ -30,7 +33,12 @@ test('the nodes of the cluster become the inventory: every zone of the cluster, 
         metadata: { labels },
         spec: {
           containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '1m' } } }],
-          topologySpreadConstraints: [{ topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: labels } }],
+          topologySpreadConstraints: [{
+            topologyKey: ZONE_KEY,
+            maxSkew: 1,
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: labels },
+          }],
         },
       },
     },
@@ -55,7 +63,11 @@ test('a kubeconfig that names an exec plugin is refused with the file and the us
   for (const u of config.users) u.user.exec = { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' };
   fs.writeFileSync(file, JSON.stringify(config));
   let err = '';
-  const code = await main(['check', '--kubeconfig', file, '-'], { stdin: process.stdin, stdout: () => undefined, stderr: (s) => { err += s; } });
+  const code = await main(['check', '--kubeconfig', file, '-'], {
+    stdin: process.stdin,
+    stdout: () => undefined,
+    stderr: (s) => { err += s; },
+  });
   fs.rmSync(dir, { recursive: true, force: true });
   expect(code).toBe(2);
   expect(err).toContain(`--kubeconfig ${file}: kubeconfig ${file}: user`);

@@ -60,6 +60,10 @@ export async function runCliAs(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await main([...args, '--kubeconfig', kubeconfig], { stdin: process.stdin, stdout: (s) => { stdout += s; }, stderr: (s) => { stderr += s; } });
+  const code = await main([...args, '--kubeconfig', kubeconfig], {
+    stdin: process.stdin,
+    stdout: (s) => { stdout += s; },
+    stderr: (s) => { stderr += s; },
+  });
   return { code, stdout, stderr };
 }

@@ -96,11 +96,20 @@ describe('zonal volumes', () => {
       template: {
         metadata: { labels },
         spec: {
-          topologySpreadConstraints: [{ maxSkew: 1, topologyKey: ZONE_KEY, whenUnsatisfiable: 'DoNotSchedule', minDomains: 3, labelSelector: { matchLabels: labels } }],
+          topologySpreadConstraints: [{
+            maxSkew: 1,
+            topologyKey: ZONE_KEY,
+            whenUnsatisfiable: 'DoNotSchedule',
+            minDomains: 3,
+            labelSelector: { matchLabels: labels },
+          }],
           containers: [{ ...restrictedContainer, volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
         },
       },
-      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+      volumeClaimTemplates: [{
+        metadata: { name: 'data' },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+      }],
     },
   };
   beforeAll(() => restrictedNamespace(client, ns));
@@ -112,7 +121,11 @@ describe('zonal volumes', () => {
 
     const claims = await waitFor('the claims to be bound', async () => {
       const list = await client.list('v1', 'PersistentVolumeClaim', { namespace: ns });
-      return { done: list.length === 3 && list.every((c: any) => c.status.phase === 'Bound'), value: list, state: JSON.stringify(list.map((c: any) => c.status.phase)) };
+      return {
+        done: list.length === 3 && list.every((c: any) => c.status.phase === 'Bound'),
+        value: list,
+        state: JSON.stringify(list.map((c: any) => c.status.phase)),
+      };
     });
     const zoneOfPod = Object.fromEntries(pods.map((p) => {
       const node = info.nodes.find((n) => n.name === p.spec.nodeName)!;
@@ -123,7 +136,8 @@ describe('zonal volumes', () => {
       const pv: any = await client.get('v1', 'PersistentVolume', claim.spec.volumeName);
       expect(pv.metadata.annotations['pv.kubernetes.io/provisioned-by']).toBe(PROVISIONER);
       const zone = zoneOfPod[claim.metadata.name.replace(/^data-/, '')];
-      expect(pv.spec.nodeAffinity.required.nodeSelectorTerms).toEqual([{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [zone] }] }]);
+      expect(pv.spec.nodeAffinity.required.nodeSelectorTerms)
+        .toEqual([{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [zone] }] }]);
     }
 
     const lost = pods.find((p) => zoneOfPod[p.metadata.name] === 'zone-a')!;

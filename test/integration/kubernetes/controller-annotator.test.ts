@@ -71,7 +71,8 @@ test('300 opted-in pods of a Deployment all get the zone of their node; pods not
     const annotated = p.metadata.annotations[ZoneAnnotation.VALUE_ANNOTATION];
     return annotated !== zoneOfNode.get(p.spec.nodeName);
   });
-  expect(wrong.map((p) => `${p.metadata.name} on ${p.spec.nodeName}: ${p.metadata.annotations[ZoneAnnotation.VALUE_ANNOTATION]}`)).toEqual([]);
+  const annotatedZone = (p: any) => p.metadata.annotations[ZoneAnnotation.VALUE_ANNOTATION];
+  expect(wrong.map((p) => `${p.metadata.name} on ${p.spec.nodeName}: ${annotatedZone(p)}`)).toEqual([]);
   const zones = new Set(pods.map((p) => p.metadata.annotations[ZoneAnnotation.VALUE_ANNOTATION]));
   expect([...zones].sort()).toEqual([...info.zones].sort());
 
@@ -89,7 +90,11 @@ test('a node without the zone label: an Event on the pod and a metric, no crash;
   await client.create({
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: nodeName, labels: { [HOSTNAME_KEY]: nodeName, type: 'kwok' }, annotations: { [KWOK_ANNOTATION]: 'fake' } },
+    metadata: {
+      name: nodeName,
+      labels: { [HOSTNAME_KEY]: nodeName, type: 'kwok' },
+      annotations: { [KWOK_ANNOTATION]: 'fake' },
+    },
     // tainted, so the scheduler never puts another test's pods on a node without a zone
     spec: { taints: [{ key: 'cdk8s-zones.test/unlabelled', value: 'true', effect: 'NoSchedule' }] },
     status: { allocatable: { cpu: '4', memory: '16Gi', pods: '110' }, capacity: { cpu: '4', memory: '16Gi', pods: '110' } },

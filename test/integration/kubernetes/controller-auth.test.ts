@@ -66,7 +66,12 @@ async function boundToken(secret: string): Promise<string> {
  */
 async function revoke(secret: string, token: string): Promise<void> {
   await client.delete('v1', 'Secret', secret, ns);
-  const api = kubeApi({ server: new URL(info.server), ca: fs.readFileSync(info.ca), token: staticToken(token), source: 'test' });
+  const api = kubeApi({
+    server: new URL(info.server),
+    ca: fs.readFileSync(info.ca),
+    token: staticToken(token),
+    source: 'test',
+  });
   await waitFor('the old token refused', async () => {
     const status = await api.list(resourcePath(PODS, ns), { limit: 1 }).then(
       () => 200,

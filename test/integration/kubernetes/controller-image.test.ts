@@ -149,7 +149,11 @@ test('in-cluster, with ZoneController\'s RBAC and arguments, as uid 65532: a pod
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { log += chunk; logFile.write(chunk); });
   child.stdout!.resume();
   let exit: number | null | undefined;
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { exit = code; logFile.end(); resolve(code); }));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
+    exit = code;
+    logFile.end();
+    resolve(code);
+  }));
   const alive = () => { if (exit !== undefined) throw new WaitAborted(`the image's controller exited with ${exit}; log:\n${log.slice(-4000)}`); };
 
   await waitFor(`the image's controller ready on :${metricsPort}`, async () => {

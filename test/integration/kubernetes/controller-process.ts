@@ -72,8 +72,15 @@ export class ControllerProcess {
     buildController();
     const metricsPort = await freePort();
     const connect = connectionOf(connection);
-    const child = spawn(process.execPath, [...nodeFlagsOf(CONTROLLER_MAIN), CONTROLLER_MAIN, 'run', ...connect.args, '--identity', name,
-      '--metrics-port', String(metricsPort), '--bind-address', '127.0.0.1', '--metrics-bind-address', '127.0.0.1', ...args], {
+    const runArgs = [
+      ...nodeFlagsOf(CONTROLLER_MAIN), CONTROLLER_MAIN, 'run', ...connect.args,
+      '--identity', name,
+      '--metrics-port', String(metricsPort),
+      '--bind-address', '127.0.0.1',
+      '--metrics-bind-address', '127.0.0.1',
+      ...args,
+    ];
+    const child = spawn(process.execPath, runArgs, {
       stdio: ['ignore', 'pipe', 'pipe'], env: { ...connect.env, LOG_LEVEL: 'debug' },
     });
     stopWhenOrphaned(child.pid!);

@@ -15,7 +15,15 @@ import { KubeObject } from './kube-client';
 import { crds, statefulSet } from './rollout-fixtures';
 import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
-import { RolloutTarget, WebhookTls, ZonalRedisCluster, ZoneAwareUpdate, ZoneController, ZoneDisruptionBudget, ZoneTopology } from '../../../src';
+import {
+  RolloutTarget,
+  WebhookTls,
+  ZonalRedisCluster,
+  ZoneAwareUpdate,
+  ZoneController,
+  ZoneDisruptionBudget,
+  ZoneTopology,
+} from '../../../src';
 import { layoutConfigMapName, redisStatefulSetNames, statusConfigMapName } from '../../../src/contract/redis';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { freePort } from '../processes';
@@ -42,7 +50,12 @@ function synthesize(): { objects: KubeObject[]; controller: ZoneController } {
   });
   const apps = new Chart(app, 'apps', { namespace: appsNs });
   new ZoneDisruptionBudget(apps, 'db-budget', { controller: zones, name: 'db', selector: { app: 'db' }, maxUnavailable: 1 });
-  new ZoneAwareUpdate(apps, 'db-rollout', { controller: zones, name: 'db', target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
+  new ZoneAwareUpdate(apps, 'db-rollout', {
+    controller: zones,
+    name: 'db',
+    target: RolloutTarget.statefulSetName('db'),
+    maxUnavailable: 1,
+  });
   new ZonalRedisCluster(apps, 'cache', {
     controller: zones,
     name: REDIS,
@@ -84,7 +97,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await controller?.stop();
-  for (const o of applied.filter((x) => !x.metadata.namespace && x.kind !== 'Namespace')) await client.delete(o.apiVersion, o.kind, o.metadata.name);
+  const clusterScoped = applied.filter((x) => !x.metadata.namespace && x.kind !== 'Namespace');
+  for (const o of clusterScoped) await client.delete(o.apiVersion, o.kind, o.metadata.name);
   await deleteNamespace(client, appsNs);
   await deleteNamespace(client, zonesNs);
   client.close();
@@ -97,7 +111,12 @@ test('with its own ServiceAccount the controller does all its work and is refuse
   applied = objects.filter((o) => !['Deployment', 'Namespace'].includes(o.kind)).map((o) => (o.kind !== 'ValidatingWebhookConfiguration' ? o : {
     ...o, webhooks: o.webhooks.map((w: any) => ({ ...w, failurePolicy: 'Ignore' })),
   }));
-  const password = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cache-password', namespace: appsNs }, stringData: { password: 'not-used' } };
+  const password = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'cache-password', namespace: appsNs },
+    stringData: { password: 'not-used' },
+  };
   for (const o of [...crds(), ...applied, statefulSet('db', appsNs, 3, { type: 'OnDelete' }), password]) await client.apply(o);
 
   const deployment = objects.find((o) => o.kind === 'Deployment')!;
@@ -145,7 +164,8 @@ test('with its own ServiceAccount the controller does all its work and is refuse
   // own), reads its Secret and layout, and writes its status ConfigMap.
   await waitFor('the Redis StatefulSets scaled by the manager and its status written', async () => {
     const statefulSets = redisStatefulSetNames(REDIS, [...info.zones]);
-    const replicas = await Promise.all(statefulSets.map(async (n) => (await client.get<any>('apps/v1', 'StatefulSet', n, appsNs)).spec.replicas));
+    const replicasOf = async (n: string) => (await client.get<any>('apps/v1', 'StatefulSet', n, appsNs)).spec.replicas;
+    const replicas = await Promise.all(statefulSets.map(replicasOf));
     const status = await client.find<any>('v1', 'ConfigMap', statusConfigMapName(REDIS), appsNs);
     return { done: replicas.every((r) => r === 2) && status !== undefined, state: JSON.stringify(replicas) };
   });
@@ -164,7 +184,8 @@ test('the API server refuses it what it does not need: Secrets, writes outside t
   expect(await allowed({ verb: 'get', resource: 'secrets', namespace: zonesNs, name: `${NAME}-webhook-tls` })).toBe(true);
   expect(await allowed({ verb: 'list', resource: 'pods', namespace: 'kube-system' })).toBe(true); // reads are cluster-wide
   expect(await allowed({ verb: 'watch', resource: 'configmaps', namespace: appsNs, name: layoutConfigMapName(REDIS) })).toBe(true);
-  expect(await allowed({ verb: 'delete', resource: 'pods', namespace: appsNs, name: `${redisStatefulSetNames(REDIS, [...info.zones])[0]}-0` })).toBe(true);
+  const firstRedisPod = `${redisStatefulSetNames(REDIS, [...info.zones])[0]}-0`;
+  expect(await allowed({ verb: 'delete', resource: 'pods', namespace: appsNs, name: firstRedisPod })).toBe(true);
   // what it may not
   expect(await allowed({ verb: 'watch', resource: 'configmaps', namespace: appsNs })).toBe(false);
   expect(await allowed({ verb: 'create', group: 'apps', resource: 'replicasets', namespace: 'default' })).toBe(false);

@@ -57,7 +57,9 @@ async function allReady(): Promise<void> {
   await waitFor('every workload of the examples to be ready', async () => {
     const all = [...await client.list('apps/v1', 'Deployment'), ...await client.list('apps/v1', 'StatefulSet')];
     const workloads = all.filter((w: any) => namespaces.includes(w.metadata.namespace));
-    const waiting = workloads.filter((w: any) => (w.status?.readyReplicas ?? 0) < (w.spec.replicas ?? 1)).map((w: any) => `${w.kind}/${w.metadata.name}`);
+    const waiting = workloads
+      .filter((w: any) => (w.status?.readyReplicas ?? 0) < (w.spec.replicas ?? 1))
+      .map((w: any) => `${w.kind}/${w.metadata.name}`);
     return { done: workloads.length > 0 && waiting.length === 0, state: `not ready: ${waiting.join(', ')}` };
   }, { timeoutMs: 180_000 });
 }
@@ -67,7 +69,8 @@ beforeAll(async () => {
   // the examples' pool: 3 roomy nodes per zone (the drill acts on the cluster's own nodes of the zone too)
   await Promise.all(nodes.map((n) => {
     const node = nodeObject({ ...n, size: { name: 'roomy', cpu: '32', memory: '128Gi', pods: 110 } });
-    return client.create({ ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, [POOL_KEY]: 'drill' } } });
+    const labels = { ...node.metadata.labels, [POOL_KEY]: 'drill' };
+    return client.create({ ...node, metadata: { ...node.metadata, labels } });
   }));
   await waitFor('kwok to report the pool Ready', async () => {
     const waiting = await notReady(client, nodes);
@@ -116,7 +119,10 @@ for (const mode of ['outage', 'drain']) {
       expect(ours.length).toBeGreaterThan(5);
       expect(ours.filter((v) => v.predicted === undefined).map((v) => v.name)).toEqual([]);
       expect(ours.filter((v) => v.kind === 'ZoneGroup').length).toBeGreaterThan(0); // rings judged as one
-      expect(result.verdicts.filter((v) => v.contradictions.length > 0).map((v) => `${v.name}: ${v.contradictions.join('; ')}`)).toEqual([]);
+      const contradicted = result.verdicts
+        .filter((v) => v.contradictions.length > 0)
+        .map((v) => `${v.name}: ${v.contradictions.join('; ')}`);
+      expect(contradicted).toEqual([]);
       // the zone's pods really went (an outage) or were asked to leave (a drain): the drill did something
       const moved = ours.filter((v) => v.observed.before.inZone > 0 && v.observed.end.inZone === 0);
       expect(moved.length).toBeGreaterThan(0);
@@ -125,7 +131,8 @@ for (const mode of ['outage', 'drain']) {
       expect(run.code).toBe(drillFailed(result.verdicts) ? 1 : 0);
       const db = result.verdicts.find((v) => v.namespace === budgeted && v.name === 'db')!;
       expect(db.predicted).toBeDefined();
-      if (mode === 'drain') expect(await webhook!.calls()).toBeGreaterThan(callsBefore); // the ZoneDisruptionBudget was asked
+      // the ZoneDisruptionBudget was asked
+      if (mode === 'drain') expect(await webhook!.calls()).toBeGreaterThan(callsBefore);
       expect(await nodeStates()).toEqual(before);
     }, 600_000);
   }
@@ -142,7 +149,8 @@ test('a drill killed mid-way (no restore ran) is undone by drill --restore, and 
   const zoneB = [...before.keys()].filter((n) => JSON.parse(before.get(n)!).labels['topology.kubernetes.io/zone'] === 'zone-b');
   try {
     await waitFor('the drill to record itself on zone-b\'s nodes', async () => {
-      const recorded = (await client.list('v1', 'Node')).filter((n: any) => n.metadata.annotations?.[DRILL_RECORD_ANNOTATION] !== undefined);
+      const recorded = (await client.list('v1', 'Node'))
+        .filter((n: any) => n.metadata.annotations?.[DRILL_RECORD_ANNOTATION] !== undefined);
       return { done: recorded.length === zoneB.length, state: `${recorded.length} recorded; the drill's stderr: ${stderr}` };
     }, { timeoutMs: 120_000 });
   } finally {

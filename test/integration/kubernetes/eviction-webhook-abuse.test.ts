@@ -94,7 +94,10 @@ test('malformed reviews, a body too large and a slow-drip client get prompt clea
   expect(await webhook.post('{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionRev')).toMatchObject({
     status: 400, body: { error: 'malformed AdmissionReview: the body is not JSON' },
   });
-  expect(await webhook.post(Buffer.alloc(9 * 1024 * 1024, ' '))).toMatchObject({ status: 413, body: { error: `the body is larger than ${8 * 1024 * 1024} bytes` } });
+  expect(await webhook.post(Buffer.alloc(9 * 1024 * 1024, ' '))).toMatchObject({
+    status: 413,
+    body: { error: `the body is larger than ${8 * 1024 * 1024} bytes` },
+  });
 
   // A client that promises 100 bytes and sends 10 holds its connection until the request timeout, no
   // longer; the webhook answers others meanwhile and afterwards.

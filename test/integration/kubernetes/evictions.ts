@@ -35,7 +35,12 @@ export async function zonalStatefulSet(
 ): Promise<KubeObject> {
   await restrictedNamespace(client, ns);
   const sts = statefulSet(app, ns, 2 * info.zones.length, { type: 'RollingUpdate' });
-  const budget = { apiVersion: 'cdk8s-zones.dev/v1alpha1', kind: 'ZoneDisruptionBudget', metadata: { name: app, namespace: ns }, spec: { selector: { matchLabels: { app } }, maxUnavailable } };
+  const budget = {
+    apiVersion: 'cdk8s-zones.dev/v1alpha1',
+    kind: 'ZoneDisruptionBudget',
+    metadata: { name: app, namespace: ns },
+    spec: { selector: { matchLabels: { app } }, maxUnavailable },
+  };
   const applied = await applyManifests(client, [...crds(), sts, ...(maxUnavailable === undefined ? [] : [budget])], ns);
   if (applied.rejections.length > 0) throw new Error(`could not apply: ${JSON.stringify(applied.rejections)}`);
   await readyInEveryZone(client, info, ns, app);
@@ -107,7 +112,12 @@ export async function evict(
  */
 function synthesizedWebhook(namespaces: readonly string[], url: string, caBundle: string): any {
   const chart = new Chart(Testing.app(), 'zones');
-  new ZoneController(chart, 'zones', { zoneAnnotator: false, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), workloadNamespaces: [...namespaces] });
+  new ZoneController(chart, 'zones', {
+    zoneAnnotator: false,
+    zoneDisruptionBudget: true,
+    webhookTls: WebhookTls.selfManaged(),
+    workloadNamespaces: [...namespaces],
+  });
   const [webhook] = Testing.synth(chart).find((o) => o.kind === 'ValidatingWebhookConfiguration')!.webhooks;
   return { ...webhook, clientConfig: { url, caBundle } };
 }
@@ -131,7 +141,11 @@ export class EvictionWebhook {
       apiVersion: ADMISSION,
       kind: 'ValidatingWebhookConfiguration',
       metadata: { name },
-      webhooks: [synthesizedWebhook([namespaces].flat(), `https://127.0.0.1:${port}${EVICTION_WEBHOOK_PATH}`, fs.readFileSync(info.ca).toString('base64'))],
+      webhooks: [synthesizedWebhook(
+        [namespaces].flat(),
+        `https://127.0.0.1:${port}${EVICTION_WEBHOOK_PATH}`,
+        fs.readFileSync(info.ca).toString('base64'),
+      )],
     });
     return new EvictionWebhook(client, controller, name, port, fs.readFileSync(info.ca, 'utf8'));
   }
@@ -194,7 +208,11 @@ export async function blockPodCreation(client: KubeClient, ns: string, pod: obje
     apiVersion: ADMISSION,
     kind: 'ValidatingAdmissionPolicyBinding',
     metadata: { name },
-    spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } } },
+    spec: {
+      policyName: name,
+      validationActions: ['Deny'],
+      matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } },
+    },
   });
   await waitFor('the policy to block pod creation', async () => {
     try {

@@ -41,7 +41,9 @@ describe.each(names)('example %s', (name) => {
     expect(result.rejections).toEqual([]);
     expect(result.warnings).toEqual([]);
     // plus the Secrets an operator creates by hand (the Redis password: never in an example)
-    const applied = [...operatorSecrets(objects), ...objects].filter((o) => o.kind !== 'CustomResourceDefinition').map((o) => `${o.kind}/${o.metadata.name}`);
+    const applied = [...operatorSecrets(objects), ...objects]
+      .filter((o) => o.kind !== 'CustomResourceDefinition')
+      .map((o) => `${o.kind}/${o.metadata.name}`);
     expect(result.applied.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(applied.sort());
 
     for (const ns of result.namespaces) {
@@ -87,10 +89,18 @@ async function expectZoneHints(service: KubeObject): Promise<void> {
 describe('hostile names', () => {
   // Two nodes in each of the variant's zones, for this block only (the tests of a project run one at a time), with pod
   // IPs the EndpointSlice controller takes as endpoints (it leaves out the loopback IPs of the other nodes).
-  const nodes = planNodes({ zones: HOSTILE_VARIANT.zones, nodesPerZone: 2, namePrefix: 'kwok-hostile', podCidrOctet: 245, routablePodIps: true });
+  const nodes = planNodes({
+    zones: HOSTILE_VARIANT.zones,
+    nodesPerZone: 2,
+    namePrefix: 'kwok-hostile',
+    podCidrOctet: 245,
+    routablePodIps: true,
+  });
   // The cluster's own nodes cordoned meanwhile, so every pod of the block gets one of those IPs.
   let cordoned: string[] = [];
-  const cordon = (unschedulable: boolean) => Promise.all(cordoned.map((n) => client.patch('v1', 'Node', n, { spec: { unschedulable } })));
+  const cordon = (unschedulable: boolean) => Promise.all(
+    cordoned.map((n) => client.patch('v1', 'Node', n, { spec: { unschedulable } })),
+  );
   beforeAll(async () => {
     cordoned = (await client.list('v1', 'Node')).map((n) => n.metadata.name).filter((n) => !nodes.some((h) => h.name === n));
     await cordon(true);
@@ -137,7 +147,8 @@ describe('a broken example does not pass', () => {
   });
 
   test('a pod template that Pod Security "restricted" refuses: a warning at apply, then its pods are rejected', async () => {
-    const result = await applyExample(client, 'web-3-zones', ns(), broken((c) => { c.securityContext.allowPrivilegeEscalation = true; }));
+    const allowEscalation = broken((c) => { c.securityContext.allowPrivilegeEscalation = true; });
+    const result = await applyExample(client, 'web-3-zones', ns(), allowEscalation);
     expect(result.rejections).toEqual([]);
     expect(result.warnings).toEqual([expect.stringMatching(/^Deployment broken-.*\/web: would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false/)]);
     const err = await waitForRollout(client, result.applied).then(() => undefined, (e) => e);

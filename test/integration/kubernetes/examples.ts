@@ -60,7 +60,12 @@ export const RESTRICTED_LABELS: Record<string, string> = Object.fromEntries(['en
  * Creates (or labels) a namespace that enforces Pod Security "restricted" and waits for its `default`
  * ServiceAccount (pods are refused until the controller-manager has made it).
  */
-export async function restrictedNamespace(client: KubeClient, name: string, opts: WaitOptions = {}, podSecurity: PodSecurityLevel = 'restricted'): Promise<void> {
+export async function restrictedNamespace(
+  client: KubeClient,
+  name: string,
+  opts: WaitOptions = {},
+  podSecurity: PodSecurityLevel = 'restricted',
+): Promise<void> {
   const labels = podSecurity === 'restricted' ? RESTRICTED_LABELS : { 'pod-security.kubernetes.io/enforce': 'privileged' };
   await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } }, NAMESPACE_MANAGER);
   await waitFor(`the default ServiceAccount of namespace ${name}`,
@@ -89,7 +94,8 @@ async function waitEstablished(client: KubeClient, crds: readonly KubeObject[], 
     // Discovery lists a new kind a moment after its CRD is Established: wait for it there too.
     for (const version of (crd.spec.versions as any[]).filter((v) => v.served)) {
       const apiVersion = `${crd.spec.group}/${version.name}`;
-      await waitFor(`${apiVersion} ${crd.spec.names.kind} in discovery`, async () => ({ done: await client.serves(apiVersion, crd.spec.names.kind) }), opts);
+      const kind = crd.spec.names.kind;
+      await waitFor(`${apiVersion} ${kind} in discovery`, async () => ({ done: await client.serves(apiVersion, kind) }), opts);
     }
   }
 }
@@ -217,7 +223,12 @@ export function operatorSecrets(objects: readonly KubeObject[]): KubeObject[] {
     const volume = (w.spec.template.spec.volumes ?? []).find((v: any) => v.name === REDIS_PASSWORD_VOLUME)?.secret;
     const id = `${w.metadata.namespace ?? ''}/${volume?.secretName}`;
     if (!volume || own.has(id)) continue;
-    const secret = secrets.get(id) ?? { apiVersion: 'v1', kind: 'Secret', metadata: { name: volume.secretName, namespace: w.metadata.namespace }, stringData: {} };
+    const secret = secrets.get(id) ?? {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: volume.secretName, namespace: w.metadata.namespace },
+      stringData: {},
+    };
     for (const item of volume.items) secret.stringData[item.key] = randomBytes(24).toString('base64url');
     secrets.set(id, secret);
   }
@@ -272,8 +283,12 @@ export async function waitForRollout(
     }));
     const waiting = current.filter((w) => !rolledOut(w));
     if (waiting.length === 0) return { done: true };
-    const pending = (await Promise.all(namespaces.map((ns) => client.list('v1', 'Pod', { namespace: ns, fieldSelector: 'status.phase=Pending' })))).flat()
-      .map((p: any) => `${p.metadata.name}: ${(p.status?.conditions ?? []).find((c: any) => c.type === 'PodScheduled')?.message ?? 'not scheduled yet'}`);
+    const pendingIn = (ns: string) => client.list('v1', 'Pod', { namespace: ns, fieldSelector: 'status.phase=Pending' });
+    const whyNotScheduled = (p: any) =>
+      (p.status?.conditions ?? []).find((c: any) => c.type === 'PodScheduled')?.message ?? 'not scheduled yet';
+    const pending = (await Promise.all(namespaces.map(pendingIn)))
+      .flat()
+      .map((p: any) => `${p.metadata.name}: ${whyNotScheduled(p)}`);
     return { done: false, state: `waiting for ${waiting.map(describe).join(', ')}; pending pods: ${pending.join('; ') || 'none'}` };
   }, { timeoutMs: 300_000, ...opts });
 }

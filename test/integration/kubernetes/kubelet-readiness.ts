@@ -17,7 +17,8 @@ export function playKubeletReadiness(client: KubeClient, info: ClusterInfo, name
     const status = (t: string) => pod.status?.conditions?.find((c: any) => c.type === t)?.status;
     const ready = conditionTypes.every((g) => status(g) === 'True') ? 'True' : 'False';
     if (status('Ready') === undefined || status('Ready') === ready) return;
-    const patch = { status: { conditions: [{ type: 'Ready', status: ready, lastTransitionTime: new Date().toISOString() }] } };
+    const condition = { type: 'Ready', status: ready, lastTransitionTime: new Date().toISOString() };
+    const patch = { status: { conditions: [condition] } };
     void client.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${pod.metadata.name}/status`, patch, 'application/strategic-merge-patch+json')
       .catch(() => undefined);
   });

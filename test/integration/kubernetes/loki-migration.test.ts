@@ -117,7 +117,11 @@ test('the controller rolls the distributors after the ingesters, and the querier
   for (const name of ['logs-querier', 'logs-ruler']) {
     const held = await waitFor(`${name} held until the lookback has passed`, async () => {
       const s = await status(name);
-      return { done: s.phase === 'Waiting' && s.startsAt !== undefined, value: s, state: `${JSON.stringify(s)}; distributors' ReplicaSets: ${await replicaSetsOf('distributor')}` };
+      return {
+        done: s.phase === 'Waiting' && s.startsAt !== undefined,
+        value: s,
+        state: `${JSON.stringify(s)}; distributors' ReplicaSets: ${await replicaSetsOf('distributor')}`,
+      };
     });
     expect(held).toMatchObject({ startsAt, step: 0, message: expect.stringMatching(/^starts at .*, 10800 s after ZoneAwareUpdate logs-distributor finished/) });
   }

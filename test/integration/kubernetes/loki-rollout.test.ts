@@ -36,7 +36,11 @@ let watch: PodWatch | undefined;
 
 beforeAll(async () => {
   // The processes' homes (config, data, log) are kept with the run's logs.
-  loki = await RingOnKwok.start(fs.mkdtempSync(path.join(info.logsDir, 'loki-rollout-')), INGESTER_PREFIX, lokiObjects(ns, ZONES, PER_ZONE, 'minio:9000'));
+  loki = await RingOnKwok.start(
+    fs.mkdtempSync(path.join(info.logsDir, 'loki-rollout-')),
+    INGESTER_PREFIX,
+    lokiObjects(ns, ZONES, PER_ZONE, 'minio:9000'),
+  );
 });
 
 afterAll(async () => {
@@ -60,7 +64,15 @@ function plannedBatches(): { zone: string; size: number }[] {
   const batches: { zone: string; size: number }[] = [];
   let state: RolloutState | undefined;
   for (;;) {
-    const d = planUpdate({ pods: rolloutPods, replicas: rolloutPods.length, updateRevision: 'new', maxUnavailable, exponentialFactor: spec.exponentialFactor, state, otherZonesReady: true });
+    const d = planUpdate({
+      pods: rolloutPods,
+      replicas: rolloutPods.length,
+      updateRevision: 'new',
+      maxUnavailable,
+      exponentialFactor: spec.exponentialFactor,
+      state,
+      otherZonesReady: true,
+    });
     if (d.action !== 'delete') return batches;
     state = d.state;
     batches.push({ zone: d.zone, size: d.pods.length });
@@ -71,7 +83,8 @@ function plannedBatches(): { zone: string; size: number }[] {
 const zauStatus = async () => (await client.get<any>('cdk8s-zones.dev/v1alpha1', 'ZoneAwareUpdate', 'logs-ingester', ns)).status ?? {};
 
 test('a config change rolls zone by zone under continuous pushes: never two zones down, no push refused, no sample lost', async () => {
-  const applied = await applyManifests(client, [...crds(), ...lokiIngesterManifests(lokiObjects(ns, ZONES, PER_ZONE, 'minio:9000'))], ns);
+  const ingesters = lokiIngesterManifests(lokiObjects(ns, ZONES, PER_ZONE, 'minio:9000'));
+  const applied = await applyManifests(client, [...crds(), ...ingesters], ns);
   expect(applied.rejections).toEqual([]);
   watch = await watchPods(info, ns, (e) => {
     if (e.type !== 'DELETED' && e.pod.status?.podIP && e.pod.metadata.name.startsWith(INGESTER_PREFIX)) {
@@ -101,7 +114,12 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
   const pusher = (async () => {
     for (let i = 0; pushing; i++) {
       const res = await loki.push(series, i);
-      if (res.status === 200) pushed.push(` ${i}`), acceptedAt.push(Date.now()); else refused.push(`sample ${i}: ${res.status} ${res.body}`);
+      if (res.status === 200) {
+        pushed.push(` ${i}`);
+        acceptedAt.push(Date.now());
+      } else {
+        refused.push(`sample ${i}: ${res.status} ${res.body}`);
+      }
       await new Promise((r) => setTimeout(r, 25));
     }
   })();
@@ -118,7 +136,10 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
       await loki.poll();
       const s = await zauStatus();
       const open = loki.downs.filter((d) => d.to === undefined).length;
-      const done = s.phase === 'Done' && s.updateRevision !== before.updateRevision && loki.downs.length === ZONES.length * PER_ZONE && open === 0;
+      const done = s.phase === 'Done'
+        && s.updateRevision !== before.updateRevision
+        && loki.downs.length === ZONES.length * PER_ZONE
+        && open === 0;
       return { done, state: `${JSON.stringify(s)}; ${loki.downs.length} replaced, ${open} not ready yet` };
     }, { timeoutMs: 480_000, intervalMs: 500 });
   } finally {
@@ -132,7 +153,9 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
     .map((b) => `${a.pod} ${a.from}-${a.to} and ${b.pod} ${b.from}-${b.to}`));
   expect(overlaps).toEqual([]);
   // Zone after zone, a zone per wave, as the planner plans it.
-  const batches = controller.logs.filter((l) => l.msg === 'deleted a batch').map((l) => ({ zone: l.zone, size: (l.pods as string[]).length }));
+  const batches = controller.logs
+    .filter((l) => l.msg === 'deleted a batch')
+    .map((l) => ({ zone: l.zone, size: (l.pods as string[]).length }));
   expect(batches).toEqual(plannedBatches());
   expect(batches).toEqual(ZONES.map((zone) => ({ zone, size: PER_ZONE })));
   expect(refused).toEqual([]);
@@ -144,7 +167,11 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
 
   const returned = await waitFor('every pushed sample returned by a query', async () => {
     const values = await loki.query(`{__name__="rollout_proof",run="${ns}"}`, '1h');
-    return { done: typeof values !== 'string' && values.length >= pushed.length, value: values as string[], state: typeof values === 'string' ? values : `${values.length} of ${pushed.length}` };
+    return {
+      done: typeof values !== 'string' && values.length >= pushed.length,
+      value: values as string[],
+      state: typeof values === 'string' ? values : `${values.length} of ${pushed.length}`,
+    };
   }, { timeoutMs: 60_000 });
   const returnedSet = new Set(returned);
   expect(pushed.filter((v) => !returnedSet.has(v))).toEqual([]);

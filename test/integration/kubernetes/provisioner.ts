@@ -46,9 +46,17 @@ function volumeFor(claim: any, node: any, reclaimPolicy: string): KubeObject {
       volumeMode: claim.spec.volumeMode ?? 'Filesystem',
       storageClassName: claim.spec.storageClassName,
       persistentVolumeReclaimPolicy: reclaimPolicy,
-      claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: claim.metadata.namespace, name: claim.metadata.name, uid: claim.metadata.uid },
+      claimRef: {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        namespace: claim.metadata.namespace,
+        name: claim.metadata.name,
+        uid: claim.metadata.uid,
+      },
       local: { path: `/var/lib/fake-zonal/${name}` },
-      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [zone] }] }] } },
+      nodeAffinity: {
+        required: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [zone] }] }] },
+      },
     },
   };
 }
@@ -89,7 +97,8 @@ export class FakeZonalProvisioner {
       const node = await this.client.find('v1', 'Node', claim.metadata.annotations[SELECTED_NODE]);
       if (!node) continue; // the node went away; the scheduler will pick another one
       try {
-        await this.client.create(volumeFor(claim, node, (classes.get(claim.spec.storageClassName) as any).reclaimPolicy ?? 'Delete'));
+        const storageClass = classes.get(claim.spec.storageClassName) as any;
+        await this.client.create(volumeFor(claim, node, storageClass.reclaimPolicy ?? 'Delete'));
       } catch (err: any) {
         if (err.status !== 409) throw err; // 409: made by an earlier pass, the PV controller binds it
       }

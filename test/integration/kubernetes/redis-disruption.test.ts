@@ -34,7 +34,12 @@ function redis(ns: string, controller: ZoneControllerProps): { objects: KubeObje
   const zones = new ZoneController(new Chart(app, 'platform'), 'controller', controller);
   const chart = new Chart(app, 'redis', { namespace: ns, disableResourceNameHashes: true });
   const cluster = new ZonalRedisCluster(chart, 'redis', {
-    controller: zones, name: 'redis', topology: new ZoneTopology({ zones: [...info.zones] }), masters: 3, replicasPerMaster: 1, password: { name: 'redis-password', key: 'password' },
+    controller: zones,
+    name: 'redis',
+    topology: new ZoneTopology({ zones: [...info.zones] }),
+    masters: 3,
+    replicasPerMaster: 1,
+    password: { name: 'redis-password', key: 'password' },
   });
   return { objects: Testing.synth(chart), cluster };
 }
@@ -72,7 +77,11 @@ function shardPods(cluster: ZonalRedisCluster): { master: string; replica: strin
   const replica = cluster.layout.node(shard.replicas[0]);
   expect(replica.zone).not.toBe(master.zone);
   const other = cluster.layout.nodesInZone(master.zone).find((n) => n.name !== master.name)!;
-  return { master: redisPodName('redis', master.name), replica: redisPodName('redis', replica.name), sameZone: redisPodName('redis', other.name) };
+  return {
+    master: redisPodName('redis', master.name),
+    replica: redisPodName('redis', replica.name),
+    sameZone: redisPodName('redis', other.name),
+  };
 }
 
 async function allReady(ns: string): Promise<void> {
@@ -128,6 +137,10 @@ test('without it: a PodDisruptionBudget of one pod at a time; the replica of an 
 /** The ZoneDisruptionBudget CRD, as a ZoneController with the feature installs it. */
 function zdbCrd(): KubeObject[] {
   const chart = new Chart(Testing.app(), 'crds');
-  new ZoneController(chart, 'controller', { zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), workloadNamespaces: ['any'] });
+  new ZoneController(chart, 'controller', {
+    zoneDisruptionBudget: true,
+    webhookTls: WebhookTls.selfManaged(),
+    workloadNamespaces: ['any'],
+  });
   return Testing.synth(chart).filter((o) => o.kind === 'CustomResourceDefinition');
 }

@@ -64,7 +64,9 @@ const statusWhere = (what: string, since: Date, check: (s: Status) => boolean) =
   onKwok.statusWhere(what, since, check, controller);
 const address = (name: string) => onKwok.address(name);
 /** The steps the controller has taken so far (its log), of one kind. */
-const steps = (kind: string): any[] => controller!.logs.filter((l) => l.msg === 'redis step' && (l.step as any)?.kind === kind).map((l) => l.step);
+const steps = (kind: string): any[] => controller!.logs
+  .filter((l) => l.msg === 'redis step' && (l.step as any)?.kind === kind)
+  .map((l) => l.step);
 
 /**
  * The cluster as planned: each shard's slots on its planned master (as redis-server itself says), replicas in other
@@ -117,7 +119,10 @@ test('the manager scales the StatefulSets (which hold no replicas) to the layout
   await waitForRollout(client, applied);
   const pods = await livePods(client, ns, `${REDIS_CLUSTER_LABEL}=${NAME}`);
   expect(pods.map((p) => p.metadata.name).sort()).toEqual(['zone-a-0', 'zone-a-1', 'zone-b-0', 'zone-b-1', 'zone-c-0', 'zone-c-1'].map((n) => `${NAME}-${n}`));
-  for (const p of pods) expect([p.metadata.name, p.status.phase, p.status.podIP]).toEqual([p.metadata.name, 'Running', expect.stringMatching(/^127\./)]);
+  for (const p of pods) {
+    expect([p.metadata.name, p.status.phase, p.status.podIP])
+      .toEqual([p.metadata.name, 'Running', expect.stringMatching(/^127\./)]);
+  }
   expect((await clusterEvents()).filter((e) => e.reason === 'RedisScaled').map((e) => e.message).sort())
     .toEqual(info.zones.map((z) => `StatefulSet ${NAME}-${z} scaled from 1 to 2 replicas (to the layout)`));
 
@@ -143,7 +148,8 @@ test('the reconciler bootstraps the planned layout and reports it healthy in the
   expect([reasons.filter((r) => r.startsWith('Warning')), reasons[reasons.length - 1]]).toEqual([[], 'Normal RedisFinalized']);
   expect(await controller!.metric(`cdk8s_zones_redis_cluster_finalized{namespace="${ns}",cluster="${NAME}"}`)).toBe(1);
   expect(await controller!.metric(`cdk8s_zones_redis_cluster_phase{namespace="${ns}",cluster="${NAME}",phase="healthy"}`)).toBe(1);
-  const { written, acked: replicated } = await writeKeys(await slotOwners(redis.inventory[0].address, PASSWORD), 'before', 2000, PASSWORD);
+  const owners = await slotOwners(redis.inventory[0].address, PASSWORD);
+  const { written, acked: replicated } = await writeKeys(owners, 'before', 2000, PASSWORD);
   expect([written.size, replicated.size]).toEqual([2000, 2000]);
   for (const [k, v] of replicated) acked.set(k, v);
   expect(steps('forget')).toEqual([]); // nothing to forget in a new cluster (a node in handshake is not a lost node)
@@ -153,10 +159,16 @@ test('labelled pods the controller must not manage: one of no StatefulSet is ski
   const since = new Date();
   const impostor = `${NAME}-zone-a-9`;
   const labels = { [REDIS_CLUSTER_LABEL]: NAME, 'cdk8s-zones.dev/zone': 'zone-a' };
-  await client.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: impostor, namespace: ns, labels }, spec: RESTRICTED_PAUSE_POD });
+  const impostorIn = (namespace: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: impostor, namespace, labels },
+    spec: RESTRICTED_PAUSE_POD,
+  });
+  await client.create(impostorIn(ns));
   const other = `${ns}-other`;
   await restrictedNamespace(client, other);
-  await client.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: impostor, namespace: other, labels }, spec: RESTRICTED_PAUSE_POD });
+  await client.create(impostorIn(other));
   const ip = await waitFor('the impostor\'s pod IP', async () => {
     const p = await client.get<any>('v1', 'Pod', impostor, ns);
     return { done: !!p.status?.podIP, value: p.status?.podIP };
@@ -199,7 +211,11 @@ test('zone-a\'s redis-servers killed: the reconciler fails its master over withi
   expect(ms).toBeLessThan(1.5 * NODE_TIMEOUT_MS);
   for (const [k, v] of during) acked.set(k, v);
 
-  const s = await statusWhere('zone-a lost', since, (x) => x.issues.filter((i) => i.kind === 'unreachable').length === 2 && x.slotsServed === 16384);
+  const s = await statusWhere(
+    'zone-a lost',
+    since,
+    (x) => x.issues.filter((i) => i.kind === 'unreachable').length === 2 && x.slotsServed === 16384,
+  );
   expect(s.healthy).toBe(false);
   expect(s.issues.filter((i) => i.kind === 'unreachable').map((i) => i.message))
     .toEqual([`zone-a-0 (${address('zone-a-0')}, zone zone-a) does not answer`, `zone-a-1 (${address('zone-a-1')}, zone zone-a) does not answer`]);
@@ -224,7 +240,10 @@ test('zone-a back: the reconciler fails masters back so that no zone holds a maj
   await expectPlanned(s);
   expect(await missingKeys(redis.inventory, acked, PASSWORD)).toEqual([]);
   // one failover: zone-a's planned master, back as a replica in sync, took its shard back
-  expect(steps('failover').map((f) => f.on)).toEqual(layout.shards.filter((x) => layout.node(x.master).zone === 'zone-a').map((x) => x.master));
+  const zoneAMasters = layout.shards
+    .filter((x) => layout.node(x.master).zone === 'zone-a')
+    .map((x) => x.master);
+  expect(steps('failover').map((f) => f.on)).toEqual(zoneAMasters);
   expect(controller!.logs.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
 });
 
@@ -246,7 +265,8 @@ test('zone-a\'s nodes deleted: its pods wait Pending (reported); back on new pod
   }
   since = new Date();
   const pods = await waitFor('zone-a\'s pods Running again with IPs', async () => {
-    const live = (await livePods(client, ns, `${REDIS_CLUSTER_LABEL}=${NAME}`)).filter((p) => zoneOfNode(info, p.spec.nodeName) === 'zone-a');
+    const live = (await livePods(client, ns, `${REDIS_CLUSTER_LABEL}=${NAME}`))
+      .filter((p) => zoneOfNode(info, p.spec.nodeName) === 'zone-a');
     return { done: live.length === 2 && live.every((p) => p.status?.phase === 'Running' && p.status.podIP), value: live };
   });
   await onKwok.runPods(pods);
@@ -383,7 +403,8 @@ test('rebalance by annotation: a master failed over by hand to its replica in an
   await failOverByHand(replica, shard.slotStart);
   const since = new Date();
   await annotate({ [REDIS_OPERATION_ANNOTATION]: 'rebalance' });
-  const s = await operationReported('rebalance', since, (x) => x.healthy && x.mastersPerZone[layout.node(shard.master).zone] === 1);
+  const masterZone = layout.node(shard.master).zone;
+  const s = await operationReported('rebalance', since, (x) => x.healthy && x.mastersPerZone[masterZone] === 1);
   expect(s.lastOperation).toMatchObject({ result: 'done' });
   await expectPlanned(s);
   expect(await missingKeys(redis.inventory, acked, PASSWORD)).toEqual([]);
@@ -397,7 +418,8 @@ test('forget-lost-nodes by annotation: a replica whose server is gone for good i
   const others = redis.live().map((n) => n.name).filter((n) => n !== gone);
   await waitFor(`${gone} flagged failed`, async () => {
     const views = await Promise.all(others.map((n) => call(n, 'CLUSTER', 'NODES') as Promise<string>));
-    return { done: views.every((v) => v.split('\n').some((l) => l.startsWith(goneId) && l.split(' ')[2].split(',').includes('fail'))) };
+    const flagsGoneFailed = (line: string) => line.startsWith(goneId) && line.split(' ')[2].split(',').includes('fail');
+    return { done: views.every((v) => v.split('\n').some(flagsGoneFailed)) };
   });
   const since = new Date();
   await annotate({ [REDIS_OPERATION_ANNOTATION]: 'forget-lost-nodes' });

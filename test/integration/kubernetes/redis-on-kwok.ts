@@ -59,7 +59,12 @@ export class RedisOnKwok {
   manifests(): KubeObject[] {
     const app = new App();
     const chart = new Chart(app, 'redis', { namespace: this.ns, disableResourceNameHashes: true });
-    new ApiObject(chart, 'password', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'redis-password' }, stringData: { password: this.opts.password } });
+    new ApiObject(chart, 'password', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'redis-password' },
+      stringData: { password: this.opts.password },
+    });
     new ZonalRedisCluster(chart, 'redis', {
       // the test runs the controller as a process
       controller: ZoneController.fromInstalled({
@@ -92,7 +97,8 @@ export class RedisOnKwok {
 
   /** Reads the layout, the pods' ConfigMap and Secret, and runs each pod (pod-emulation.ts). */
   async runPods(pods: readonly any[]): Promise<void> {
-    this.layout = RedisShardLayout.fromJson((await this.client.get<any>('v1', 'ConfigMap', layoutConfigMapName(this.opts.name), this.ns)).data[LAYOUT_KEY]);
+    const layoutConfigMap = await this.client.get<any>('v1', 'ConfigMap', layoutConfigMapName(this.opts.name), this.ns);
+    this.layout = RedisShardLayout.fromJson(layoutConfigMap.data[LAYOUT_KEY]);
     const configMap = await this.client.get<any>('v1', 'ConfigMap', `${this.opts.name}-config`, this.ns);
     const secrets = new Map([['redis-password', await this.client.get<any>('v1', 'Secret', 'redis-password', this.ns)]]);
     for (const p of pods) await this.runPod(p, configMap, secrets);
@@ -104,7 +110,9 @@ export class RedisOnKwok {
    * its redis-server on the pod's IP and its `redis` container port.
    */
   private async runPod(pod: any, configMap: any, secrets: Map<string, any>): Promise<void> {
-    const bytes = (data: Record<string, string>) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+    const bytes = (data: Record<string, string>) => Object.fromEntries(
+      Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64')]),
+    );
     const decoded = new Map([...secrets].map(([name, secret]) => [name, bytes(secret.data)]));
     const emulated = new EmulatedPod(pod.spec, path.join(this.redis.root, pod.metadata.name), {
       configMaps: new Map([[configMap.metadata.name, configMap.data]]), secrets: decoded, podIP: pod.status.podIP,

@@ -53,11 +53,17 @@ const shiftObject = (minutes: number): KubeObject => ({
   apiVersion: GROUP,
   kind: 'ZoneShift',
   metadata: { name: SHIFT },
-  spec: { zone: ZONE, expiresAt: new Date(Date.now() + minutes * 60_000).toISOString().replace(/\.\d+Z$/, 'Z'), reason: `${ZONE} impaired (redis-zone-shift.test.ts)` },
+  spec: {
+    zone: ZONE,
+    expiresAt: new Date(Date.now() + minutes * 60_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+    reason: `${ZONE} impaired (redis-zone-shift.test.ts)`,
+  },
 });
 
 /** The steps the controller has taken so far (its log), of one kind. */
-const steps = (kind: string, c = controller): any[] => c!.logs.filter((l) => l.msg === 'redis step' && (l.step as any)?.kind === kind).map((l) => l.step);
+const steps = (kind: string, c = controller): any[] => c!.logs
+  .filter((l) => l.msg === 'redis step' && (l.step as any)?.kind === kind)
+  .map((l) => l.step);
 /** A graceful failover step to `name`, as the controller logs it. */
 const failoverTo = (name: string) => ({ kind: 'failover', on: name, takeover: false });
 /** The distinct steps (a step retried after Redis aborted it is logged again). */
@@ -74,13 +80,18 @@ interface Masters {
 /** The masters as the real processes say of themselves (their own line of CLUSTER NODES). */
 async function masters(): Promise<Masters> {
   const views = await cluster.selfViews();
-  const found = [...views].filter(([, e]) => e.flags.includes('master') && e.slots.length > 0).map(([name, e]) => [name, e.slots] as const);
+  const found = [...views]
+    .filter(([, e]) => e.flags.includes('master') && e.slots.length > 0)
+    .map(([name, e]) => [name, e.slots] as const);
   const slots = new Set(found.flatMap(([, ranges]) => ranges.flatMap(([a, b]) =>
     Array.from({ length: b - a + 1 }, (_, i) => a + i))));
   return { masters: new Map(found), served: slots.size };
 }
 
-const describeMasters = (m: Masters) => `${m.served} slots served; masters: ${[...m.masters].map(([n, r]) => `${n} (${zoneOf(n)}) ${JSON.stringify(r)}`).join(', ')}`;
+const describeMasters = (m: Masters) => {
+  const described = [...m.masters].map(([n, r]) => `${n} (${zoneOf(n)}) ${JSON.stringify(r)}`);
+  return `${m.served} slots served; masters: ${described.join(', ')}`;
+};
 const inZone = (m: Masters) => [...m.masters.keys()].filter((n) => zoneOf(n) === ZONE);
 
 /** Until no master is in the zone and every slot is served (by masters elsewhere, then); the time it took. */

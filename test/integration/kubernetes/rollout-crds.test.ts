@@ -31,9 +31,17 @@ function manifests(): KubeObject[] {
       zoneDisruptionBudget: true,
     }),
   };
-  new ZoneAwareUpdate(chart, 'update', { ...elsewhere, target: RolloutTarget.statefulSet(db), maxUnavailable: '34%', pauseCondition: { annotation: 'example.com/hold' } });
+  new ZoneAwareUpdate(chart, 'update', {
+    ...elsewhere,
+    target: RolloutTarget.statefulSet(db),
+    maxUnavailable: '34%',
+    pauseCondition: { annotation: 'example.com/hold' },
+  });
   new ZoneAwareUpdate(chart, 'group', {
-    ...elsewhere, target: RolloutTarget.statefulSetGroupNames(['ingester-a', 'ingester-b']), maxUnavailable: 2, readyCheck: { path: '/ready', port: 3100 },
+    ...elsewhere,
+    target: RolloutTarget.statefulSetGroupNames(['ingester-a', 'ingester-b']),
+    maxUnavailable: 2,
+    readyCheck: { path: '/ready', port: 3100 },
   });
   new ZoneDisruptionBudget(chart, 'budget', { ...elsewhere, workload: db, maxUnavailable: 1, dryRun: true });
   return [...crds(), ...Testing.synth(chart).filter((o) => o.kind !== 'StatefulSet' && o.kind !== 'Service')];
@@ -56,7 +64,13 @@ test('the CRDs install and the constructs\' resources validate strictly', async 
   expect(result.warnings).toEqual([]);
   expect([...new Set(result.crds)]).toEqual(['zoneawareupdates.cdk8s-zones.dev', 'zonedisruptionbudgets.cdk8s-zones.dev']);
   const group = result.applied.find((o) => o.kind === 'ZoneAwareUpdate' && o.spec.statefulsets)!;
-  expect(group.spec).toEqual({ statefulsets: ['ingester-a', 'ingester-b'], maxUnavailable: 2, exponentialFactor: 2, dryRun: false, readyCheck: { path: '/ready', port: 3100 } });
+  expect(group.spec).toEqual({
+    statefulsets: ['ingester-a', 'ingester-b'],
+    maxUnavailable: 2,
+    exponentialFactor: 2,
+    dryRun: false,
+    readyCheck: { path: '/ready', port: 3100 },
+  });
   const zau = result.applied.find((o) => o.kind === 'ZoneAwareUpdate' && o.spec.statefulset)!;
   expect(zau.spec).toMatchObject({ maxUnavailable: '34%', exponentialFactor: 2, pauseCondition: { annotation: 'example.com/hold' } });
   const zdb = result.applied.find((o) => o.kind === 'ZoneDisruptionBudget')!;

@@ -21,12 +21,21 @@ export function statefulSet(name: string, ns: string, replicas: number, updateSt
         spec: {
           automountServiceAccountToken: false,
           securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
-          topologySpreadConstraints: [{ maxSkew: 1, topologyKey: ZONE_KEY, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } } }],
+          topologySpreadConstraints: [{
+            maxSkew: 1,
+            topologyKey: ZONE_KEY,
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: { app: name } },
+          }],
           containers: [{
             name: 'app',
             image: 'registry.k8s.io/pause:3.10',
             resources: { requests: { cpu: '10m', memory: '16Mi' } },
-            securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+            securityContext: {
+              allowPrivilegeEscalation: false,
+              readOnlyRootFilesystem: true,
+              capabilities: { drop: ['ALL'] },
+            },
           }],
         },
       },

@@ -87,6 +87,11 @@ export function unschedulableReason(pod: any): string | undefined {
   return c?.status === 'False' && c.reason === 'Unschedulable' ? c.message : undefined;
 }
 
+/** A pod's name with the scheduler's reason for refusing it, for a wait's state. */
+function describeUnscheduled(pod: any): string {
+  return `${pod.metadata.name} (${unschedulableReason(pod) ?? 'not tried yet'})`;
+}
+
 /** Waits until exactly `count` live pods match and all are scheduled (bound to a node); returns them. */
 export async function waitForScheduled(
   client: KubeClient, namespace: string, labelSelector: string, count: number, opts: WaitOptions = {},
@@ -98,7 +103,7 @@ export async function waitForScheduled(
     return {
       done,
       value: pods,
-      state: `${pods.length} pods, ${unscheduled.length} unscheduled: ${unscheduled.map((p) => `${p.metadata.name} (${unschedulableReason(p) ?? 'not tried yet'})`).join('; ')}`,
+      state: `${pods.length} pods, ${unscheduled.length} unscheduled: ${unscheduled.map(describeUnscheduled).join('; ')}`,
     };
   }, opts);
 }
@@ -123,7 +128,7 @@ export async function waitForUnschedulable(
     return {
       done: pods.length === count.total && pending.length === count.pending && refused.length === count.pending,
       value: { scheduled: pods.filter((p) => p.spec.nodeName), pending },
-      state: `${pods.length} pods, ${pending.length} pending: ${pending.map((p) => `${p.metadata.name} (${unschedulableReason(p) ?? 'not tried yet'})`).join('; ')}`,
+      state: `${pods.length} pods, ${pending.length} pending: ${pending.map(describeUnscheduled).join('; ')}`,
     };
   }, opts);
 }

@@ -65,7 +65,11 @@ export class WaitAckedWriter {
   /** Waits until `count` more writes than now are acknowledged. */
   async untilMoreAcked(count: number, timeoutMs = 60_000): Promise<void> {
     const target = this.acked.size + count;
-    await waitFor(`${count} more acknowledged writes`, async () => ({ done: this.acked.size >= target, state: this.summary() }), { timeoutMs, intervalMs: 50 });
+    await waitFor(
+      `${count} more acknowledged writes`,
+      async () => ({ done: this.acked.size >= target, state: this.summary() }),
+      { timeoutMs, intervalMs: 50 },
+    );
   }
 
   summary(): string {

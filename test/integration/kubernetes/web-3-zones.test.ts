@@ -31,7 +31,10 @@ function withoutMinDomains(objects: KubeObject[]): KubeObject[] {
 }
 
 beforeAll(async () => {
-  const [web, control] = await Promise.all([applyExample(client, 'web-3-zones', ns), applyExample(client, 'web-3-zones', controlNs, withoutMinDomains)]);
+  const [web, control] = await Promise.all([
+    applyExample(client, 'web-3-zones', ns),
+    applyExample(client, 'web-3-zones', controlNs, withoutMinDomains),
+  ]);
   expect([...web.rejections, ...control.rejections]).toEqual([]);
   selector = labelSelectorOf(web.applied.find((o) => o.kind === 'Deployment')!);
 });

@@ -66,7 +66,12 @@ test('rolls 12 pods over 3 zones in the planned batches, across a controller cra
   const watch = await watchPods(info, ns, (e) => recorder.onEvent(e.type, e.pod));
   try {
     const first1 = controller = await ControllerProcess.start(info, 'zau-1', ['--reconcilers', 'zone-aware-update']);
-    await client.apply({ apiVersion: 'cdk8s-zones.dev/v1alpha1', kind: 'ZoneAwareUpdate', metadata: { name: 'db', namespace: ns }, spec: { statefulset: 'db', maxUnavailable: 4, exponentialFactor: 2 } });
+    await client.apply({
+      apiVersion: 'cdk8s-zones.dev/v1alpha1',
+      kind: 'ZoneAwareUpdate',
+      metadata: { name: 'db', namespace: ns },
+      spec: { statefulset: 'db', maxUnavailable: 4, exponentialFactor: 2 },
+    });
     const zauStatus = async () => (await client.get<any>('cdk8s-zones.dev/v1alpha1', 'ZoneAwareUpdate', 'db', ns)).status ?? {};
     const first = await waitFor('the ZoneAwareUpdate to report Done before any change', async () => {
       const s = await zauStatus();
@@ -129,8 +134,13 @@ test('rolls 12 pods over 3 zones in the planned batches, across a controller cra
 test('rolls a paused Deployment of 9 pods through its ReplicaSets in the planned batches', async () => {
   const DEP_REPLICAS = 9;
   await restrictedNamespace(client, depNs);
-  const applied = await applyManifests(client, [...crds(), deployment('web', depNs, DEP_REPLICAS),
-    { apiVersion: 'cdk8s-zones.dev/v1alpha1', kind: 'ZoneAwareUpdate', metadata: { name: 'web', namespace: depNs }, spec: { deployment: 'web', maxUnavailable: 2, exponentialFactor: 2 } }], depNs);
+  const webUpdate = {
+    apiVersion: 'cdk8s-zones.dev/v1alpha1',
+    kind: 'ZoneAwareUpdate',
+    metadata: { name: 'web', namespace: depNs },
+    spec: { deployment: 'web', maxUnavailable: 2, exponentialFactor: 2 },
+  };
+  const applied = await applyManifests(client, [...crds(), deployment('web', depNs, DEP_REPLICAS), webUpdate], depNs);
   expect(applied.rejections).toEqual([]);
   expect(applied.warnings).toEqual([]);
   depController = await ControllerProcess.start(info, 'zau-deployment', ['--reconcilers', 'zone-aware-update']);
@@ -139,11 +149,21 @@ test('rolls a paused Deployment of 9 pods through its ReplicaSets in the planned
   const initial = await waitFor('9 Ready pods and the ZoneAwareUpdate Done', async () => {
     const pods = (await client.list<any>('v1', 'Pod', { namespace: depNs })).filter((p) => isReady(p) && !isTerminating(p));
     const s = await zauStatus();
-    return { done: pods.length === DEP_REPLICAS && s.phase === 'Done', value: pods, state: `${pods.length} Ready; ${JSON.stringify(s)}` };
+    return {
+      done: pods.length === DEP_REPLICAS && s.phase === 'Done',
+      value: pods,
+      state: `${pods.length} Ready; ${JSON.stringify(s)}`,
+    };
   });
   const first = await zauStatus();
   const zones = new Map<string, string>(initial.map((p: any) => [p.metadata.name, zoneOfNode(info, p.spec.nodeName)!]));
-  const observer = new RolloutObserver(zones, new Set(initial.map((p: any) => p.metadata.uid)), DEP_REPLICAS, (n) => zoneOfNode(info, n), 'creation');
+  const observer = new RolloutObserver(
+    zones,
+    new Set(initial.map((p: any) => p.metadata.uid)),
+    DEP_REPLICAS,
+    (n) => zoneOfNode(info, n),
+    'creation',
+  );
   const watch = await watchPods(info, depNs, (e) => observer.onEvent(e.type, e.pod));
   try {
     await client.patch('apps/v1', 'Deployment', 'web', { spec: { template: { metadata: { annotations: { 'example.com/revision': '2' } } } } }, depNs);

@@ -55,7 +55,11 @@ test('evictions pass in one zone at a time, and a missing pod keeps its zone dis
     const present = await client.find('v1', 'Pod', gone, ns);
     const s = await zdbStatus();
     const zoneA = s.zones?.find((z: any) => z.zone === 'zone-a');
-    return { done: !present && s.expectedPods === 6 && s.healthyPods === 5 && zoneA?.healthy === 1, value: s, state: `present ${!!present}; ${JSON.stringify(s)}` };
+    return {
+      done: !present && s.expectedPods === 6 && s.healthyPods === 5 && zoneA?.healthy === 1,
+      value: s,
+      state: `present ${!!present}; ${JSON.stringify(s)}`,
+    };
   });
   expect(missing.zones).toEqual([
     { zone: 'zone-a', expected: 2, healthy: 1, disruptionsAllowed: 1 },

@@ -57,7 +57,12 @@ function objects(): KubeObject[] {
           metadata: { labels },
           spec: {
             ...RESTRICTED_PAUSE_POD,
-            topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: labels } }],
+            topologySpreadConstraints: [{
+              maxSkew: 1,
+              topologyKey: 'topology.kubernetes.io/zone',
+              whenUnsatisfiable: 'ScheduleAnyway',
+              labelSelector: { matchLabels: labels },
+            }],
           } as any,
         },
       },
@@ -139,7 +144,9 @@ const untilLeading = (c: ControllerProcess) => waitFor(`${c.name} to lead`, asyn
 }, { timeoutMs: 60_000 });
 let kubelet: PodWatch | undefined;
 let cordoned: string[] = [];
-const cordon = (unschedulable: boolean) => Promise.all(cordoned.map((n) => client.patch('v1', 'Node', n, { spec: { unschedulable } })));
+const cordon = (unschedulable: boolean) => Promise.all(
+  cordoned.map((n) => client.patch('v1', 'Node', n, { spec: { unschedulable } })),
+);
 
 beforeAll(async () => {
   kubeconfig = await cliUserKubeconfig(client, info, 'cdk8s-zones-shift', SHIFT_RULES);
@@ -198,10 +205,11 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
   expect(status.changed.filter((c: any) => c.kind === 'Node').map((c: any) => c.name)).toEqual(nodesOf(ZONES[0]));
 
   // new pods go elsewhere: plain scaled up, none of the new ones in the zone
-  const plainBefore = new Set((await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=plain' })).map((p) => p.metadata.name));
+  const plainPods = () => client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=plain' });
+  const plainBefore = new Set((await plainPods()).map((p) => p.metadata.name));
   await client.patch('apps/v1', 'Deployment', 'plain', { spec: { replicas: 9 } }, ns);
   await untilEndpoints('plain', 9, undefined, 60_000);
-  const added = (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: 'app=plain' })).filter((p) => !plainBefore.has(p.metadata.name));
+  const added = (await plainPods()).filter((p) => !plainBefore.has(p.metadata.name));
   expect(added.map((p) => zoneOfNode.get(p.spec.nodeName))).not.toContain(ZONES[0]);
 
   // leader changes and restarts mid-shift flip nothing
@@ -209,7 +217,8 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
   const watch = await watchPods(info, ns, ({ pod }) => {
     const gate = pod.status?.conditions?.find((c: any) => c.type === ZONE_IN_SERVICE_CONDITION)?.status;
     const wanted = zoneOfNode.get(pod.spec.nodeName) === ZONES[0] ? 'False' : 'True';
-    if (gate !== undefined && gate !== wanted && (pod.spec.readinessGates ?? []).length > 0) flips.push(`${pod.metadata.name}: ${gate}`);
+    const gated = (pod.spec.readinessGates ?? []).length > 0;
+    if (gate !== undefined && gate !== wanted && gated) flips.push(`${pod.metadata.name}: ${gate}`);
   });
   // and no node loses the shift's taint meanwhile, even for a moment (a new leader deciding before it has read the
   // shifts)
@@ -218,7 +227,10 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
   const poller = (async () => {
     while (polling) {
       const now = await taints();
-      for (const name of nodesOf(ZONES[0])) if (JSON.stringify(now[name]) !== JSON.stringify(shifted[name])) taintGaps.push(`${name}: ${JSON.stringify(now[name])}`);
+      for (const name of nodesOf(ZONES[0])) {
+        const taintsNow = JSON.stringify(now[name]);
+        if (taintsNow !== JSON.stringify(shifted[name])) taintGaps.push(`${name}: ${taintsNow}`);
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   })();

@@ -4,7 +4,14 @@
  */
 import { App, Testing } from 'cdk8s';
 import { build } from '../../../examples/loki-operator-3-zones/main';
-import { LokiObjectStorageType, LokiOperatorOptions, LokiStackSize, ZoneAwareLokiStack, ZoneAwareLokiStackProps, ZoneTopology } from '../../../src';
+import {
+  LokiObjectStorageType,
+  LokiOperatorOptions,
+  LokiStackSize,
+  ZoneAwareLokiStack,
+  ZoneAwareLokiStackProps,
+  ZoneTopology,
+} from '../../../src';
 import { testChart } from '../../util';
 import { CrdSchemas } from '../crd-schema';
 
@@ -20,7 +27,13 @@ type Case = Partial<Omit<ZoneAwareLokiStackProps, 'operator'>> & { operator?: Pa
 function configuration(props: Case): any[] {
   const chart = testChart();
   new ZoneAwareLokiStack(chart, 'loki', {
-    topology, ...props, operator: { objectStorage: { secretName: 's3', type: LokiObjectStorageType.S3 }, storageClassName: 'gp3', ...props.operator },
+    topology,
+    ...props,
+    operator: {
+      objectStorage: { secretName: 's3', type: LokiObjectStorageType.S3 },
+      storageClassName: 'gp3',
+      ...props.operator,
+    },
   });
   return Testing.synth(chart);
 }
@@ -41,9 +54,14 @@ const cases: [string, Case][] = [
     },
   }],
   ['four zones, RF 3, the demo size (its ingester count raised to survive a zone loss)', {
-    topology: new ZoneTopology({ zones: ['a', 'b', 'c', 'd'] }), replicationFactor: 3, operator: { size: LokiStackSize.ONE_X_DEMO },
+    topology: new ZoneTopology({ zones: ['a', 'b', 'c', 'd'] }),
+    replicationFactor: 3,
+    operator: { size: LokiStackSize.ONE_X_DEMO },
   }],
-  ...Object.values(LokiObjectStorageType).map((type): [string, Case] => [`storage ${type}`, { operator: { objectStorage: { secretName: 'x', type } } }]),
+  ...Object.values(LokiObjectStorageType).map((type): [string, Case] => [
+    `storage ${type}`,
+    { operator: { objectStorage: { secretName: 'x', type } } },
+  ]),
 ];
 
 describe('every emitted LokiStack passes the upstream CRD schema', () => {

@@ -91,7 +91,10 @@ describe('Longhorn custom resources against the upstream CRDs', () => {
 
   test('the schemas do catch a broken Volume and Setting (the check above can fail)', () => {
     const chart = new Chart(Testing.app(), 'c');
-    new LonghornVolume(chart, 'v', { size: Size.gibibytes(1), extraSpec: { replicaSoftAntiAffinity: 'sometimes', numberOfReplica: 3 } });
+    new LonghornVolume(chart, 'v', {
+      size: Size.gibibytes(1),
+      extraSpec: { replicaSoftAntiAffinity: 'sometimes', numberOfReplica: 3 },
+    });
     const [volume] = Testing.synth(chart);
     const errors = schemas.errors(volume).join('\n');
     expect(errors).toMatch(/\/spec\/replicaSoftAntiAffinity must be equal to one of the allowed values/);

@@ -22,9 +22,20 @@ function everyField(kind: 'Prometheus' | 'PrometheusAgent'): any {
       podMetadata: { labels: { team: 'obs' } },
       nodeSelector: { 'kubernetes.io/os': 'linux' },
       tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule' }],
-      affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: ZONE_KEY, labelSelector: { matchLabels: { prometheus: 'k8s' } } }] } },
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [{
+            topologyKey: ZONE_KEY,
+            labelSelector: { matchLabels: { prometheus: 'k8s' } },
+          }],
+        },
+      },
       topologySpreadConstraints: [{
-        maxSkew: 1, topologyKey: ZONE_KEY, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { team: 'obs' } }, additionalLabelSelectors: 'OnShard',
+        maxSkew: 1,
+        topologyKey: ZONE_KEY,
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: { team: 'obs' } },
+        additionalLabelSelectors: 'OnShard',
       }],
       resources: { requests: { cpu: '100m', memory: '256Mi' } },
       storage: { volumeClaimTemplate: { spec: { storageClassName: 'zonal', resources: { requests: { storage: '10Gi' } } } } },

@@ -45,9 +45,18 @@ const cases: [string, Partial<TopologyShardedPrometheusProps>][] = [
   ['per zone, Kubernetes 1.35, no zone label', { topology: new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.35' }), externalLabelName: '' }],
   ['per zone, weighted', { shards: 7, shardsPerZone: { 'eu-west-1a': 3, 'eu-west-1b': 2, 'eu-west-1c': 2 } }],
   ['per zone, region', { topology: new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' }), shards: 4 }],
-  ['shardingStrategy', { operatorSharding: OperatorSharding.SHARDING_STRATEGY, shards: 9, externalLabelName: 'az', scrapeClasses: [{ name: 'x', isDefault: true }] }],
+  ['shardingStrategy', {
+    operatorSharding: OperatorSharding.SHARDING_STRATEGY,
+    shards: 9,
+    externalLabelName: 'az',
+    scrapeClasses: [{ name: 'x', isDefault: true }],
+  }],
   ['shardingStrategy, no zone label', { operatorSharding: OperatorSharding.SHARDING_STRATEGY, externalLabelName: '' }],
-  ['address mode', { mode: ShardingMode.ADDRESS, shards: 4, scrapeClasses: [{ name: 'nodes', isDefault: true, attachNodeMetadata: true }] }],
+  ['address mode', {
+    mode: ShardingMode.ADDRESS,
+    shards: 4,
+    scrapeClasses: [{ name: 'nodes', isDefault: true, attachNodeMetadata: true }],
+  }],
   ['per zone, remote write with a bearer token', { remoteWrite: [{ url: 'https://mimir.example/api/v1/push', name: 'mimir', bearerTokenSecret: { name: 'mimir', key: 'token' } }] }],
   ...agentCases(),
 ];

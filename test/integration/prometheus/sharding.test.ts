@@ -140,7 +140,9 @@ describe('sharding with a real Prometheus (file_sd + the generated relabel rules
       expect(active.size).toBe(targets.length);
       for (const t of targets) {
         const shards = active.get(t.address) ?? [];
-        const want = t.form === 'disabled' ? Array.from({ length: c.shards }, (__, i) => i) : [Hashmod.bucket(t.address, c.shards)];
+        const want = t.form === 'disabled'
+          ? Array.from({ length: c.shards }, (__, i) => i)
+          : [Hashmod.bucket(t.address, c.shards)];
         expect({ address: t.address, shards }).toEqual({ address: t.address, shards: want });
       }
     });
@@ -233,16 +235,20 @@ describe('the examples, with a real Prometheus', () => {
     // prometheus-operator runs spec.shards StatefulSets per Prometheus; shard n appends classic address
     // sharding (hashmod spec.shards, keep n) after the scrape class's relabelings.
     const shards = prometheuses.flatMap((p) => Array.from({ length: p.spec.shards }, (_, n) => ({ prometheus: p, n })));
-    const configs = shards.map(({ prometheus, n }) => renderConfig(prometheusConfig({ scrapeInterval: '1h', externalLabels: prometheus.spec.externalLabels }, [{
-      job_name: 'service-monitor',
-      file_sd_configs: [{ files: [endpointsFile] }],
-      relabel_configs: [
-        ...prometheus.spec.scrapeClasses[0].relabelings.map(toConfigSpelling),
-        ...ShardRelabeling.toPrometheusConfig(ShardRelabeling.byAddress(n, prometheus.spec.shards)),
-      ],
-    }])));
+    const configs = shards.map(({ prometheus, n }) => renderConfig(prometheusConfig(
+      { scrapeInterval: '1h', externalLabels: prometheus.spec.externalLabels },
+      [{
+        job_name: 'service-monitor',
+        file_sd_configs: [{ files: [endpointsFile] }],
+        relabel_configs: [
+          ...prometheus.spec.scrapeClasses[0].relabelings.map(toConfigSpelling),
+          ...ShardRelabeling.toPrometheusConfig(ShardRelabeling.byAddress(n, prometheus.spec.shards)),
+        ],
+      }],
+    )));
     await pool.configure(configs);
-    const active = activeShards(await pool.targetsOnceDiscovered(configs.map(() => ({ 'service-monitor': endpoints.length })))).get('service-monitor')!;
+    const discovered = await pool.targetsOnceDiscovered(configs.map(() => ({ 'service-monitor': endpoints.length })));
+    const active = activeShards(discovered).get('service-monitor')!;
     const everyEndpoint = endpoints.map((t) => ({ ...t, scraped: t.labels.__address__ }));
     expectExactlyOnce(everyEndpoint, active, (zone, address) => shards.findIndex(({ prometheus, n }) =>
       prometheus.spec.externalLabels.zone === zone && n === Hashmod.bucket(address, prometheus.spec.shards)));

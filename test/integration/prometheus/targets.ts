@@ -38,8 +38,14 @@ const FORMS: [ZoneForm, number][] = [
 
 /** The label set of a target whose zone is visible in `form`. */
 export function zoneLabels(form: ZoneForm, zone: string | undefined): { [name: string]: string } {
-  const node = { __meta_kubernetes_node_label_topology_kubernetes_io_zone: zone!, __meta_kubernetes_node_labelpresent_topology_kubernetes_io_zone: 'true' };
-  const pod = { __meta_kubernetes_pod_label_topology_kubernetes_io_zone: zone!, __meta_kubernetes_pod_labelpresent_topology_kubernetes_io_zone: 'true' };
+  const node = {
+    __meta_kubernetes_node_label_topology_kubernetes_io_zone: zone!,
+    __meta_kubernetes_node_labelpresent_topology_kubernetes_io_zone: 'true',
+  };
+  const pod = {
+    __meta_kubernetes_pod_label_topology_kubernetes_io_zone: zone!,
+    __meta_kubernetes_pod_labelpresent_topology_kubernetes_io_zone: 'true',
+  };
   const slice = { __meta_kubernetes_endpointslice_endpoint_zone: zone! };
   switch (form) {
     case 'endpointslice': case 'unknown': case 'decoy': return slice;

@@ -46,7 +46,10 @@ function python(args: string[], opts: { cwd?: string; env?: Record<string, strin
 /** Every manifest file in `dir` (name -> its objects, in order). */
 function manifests(dir: string): Map<string, any[]> {
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
-  return new Map(files.map((f) => [f, yaml.parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS()).filter(Boolean)]));
+  const objectsOf = (file: string) => yaml.parseAllDocuments(fs.readFileSync(path.join(dir, file), 'utf8'))
+    .map((d) => d.toJS())
+    .filter(Boolean);
+  return new Map(files.map((f) => [f, objectsOf(f)]));
 }
 
 const id = (o: any) => `${o.kind} ${o.metadata?.name}`;

@@ -12,7 +12,15 @@
  * No acknowledged write is lost; the writes lost are exactly some of those zone a's master took while cut off,
  * which no replica acknowledged: Redis's documented limit.
  */
-import { ContinuousWriter, keepConverging, missingKeys, nodeClient, RedisProcesses, slotOwners, AWKWARD_PASSWORD } from './redis-cluster';
+import {
+  ContinuousWriter,
+  keepConverging,
+  missingKeys,
+  nodeClient,
+  RedisProcesses,
+  slotOwners,
+  AWKWARD_PASSWORD,
+} from './redis-cluster';
 import { ZoneNetwork } from './zone-network';
 import { createLogger } from '../../../controller/src/log';
 import { ClusterState } from '../../../controller/src/redis/decide';
@@ -58,7 +66,10 @@ afterAll(async () => {
 });
 
 test('the nodes talk through the zones\' proxies: each zone on its own address, as the nodes announce it', async () => {
-  for (const n of redis.inventory) expect([n.name, n.address]).toEqual([n.name, expect.stringMatching(`^${network.address(n.zone).replace(/\./g, '\\.')}:`)]);
+  for (const n of redis.inventory) {
+    const zoneAddress = network.address(n.zone).replace(/\./g, '\\.');
+    expect([n.name, n.address]).toEqual([n.name, expect.stringMatching(`^${zoneAddress}:`)]);
+  }
   const owners = await slotOwners(address('b-1'), password);
   for (const shard of layout.shards) {
     expect([shard.index, owners[shard.slotStart]]).toEqual([shard.index, address(shard.master)]);
@@ -72,7 +83,11 @@ test('zone a cut off while clients write: failed over by the manager, healed, no
     seeds: () => addresses(['b', 'c']), ranges: layout.shards.map((s) => [s.slotStart, s.slotEnd]), prefix: 'majority', password,
   });
   const minority = await ContinuousWriter.start({
-    seeds: () => addresses(['a']), ranges: [[shard0.slotStart, shard0.slotEnd]], prefix: 'minority', password, Connector: network.clientFrom('a'),
+    seeds: () => addresses(['a']),
+    ranges: [[shard0.slotStart, shard0.slotEnd]],
+    prefix: 'minority',
+    password,
+    Connector: network.clientFrom('a'),
   });
   const [slot0] = [...majority.tags.keys()].filter((s) => s >= shard0.slotStart && s <= shard0.slotEnd);
   const ofShard0 = (keys: Iterable<string>) => [...keys].filter((k) => k.startsWith(`{${majority.tags.get(slot0)}}:`));
@@ -83,7 +98,8 @@ test('zone a cut off while clients write: failed over by the manager, healed, no
   let shard0AckedWhileCut: string[];
   try {
     // both write, acknowledged by replicas (however slow the machine: no fixed time)
-    await waitFor('writes of both clients acknowledged', NODE_TIMEOUT_MS, async () => (majority.acked.size > 0 && minority.acked.size > 0 ? true : undefined));
+    const bothAcked = async () => (majority.acked.size > 0 && minority.acked.size > 0 ? true : undefined);
+    await waitFor('writes of both clients acknowledged', NODE_TIMEOUT_MS, bothAcked);
 
     const cut = Date.now();
     network.isolate('a');
@@ -146,7 +162,8 @@ async function untilPlanned(what: string, timeoutMs: number, logFrom: number): P
   }).catch((error: Error) => {
     const roles = last?.nodes.map((n) => `${n.name}: ${n.role ?? 'unreachable'} (planned ${n.plannedRole})`);
     const state = { issues: last?.issues, nextSteps: last?.nextSteps, roles };
-    throw new Error(`${error.message}\nmanager's state: ${JSON.stringify(state, undefined, 2)}\nits log since: ${logged.slice(logFrom).map((l) => JSON.stringify(l)).join('\n')}`);
+    const logSince = logged.slice(logFrom).map((l) => JSON.stringify(l)).join('\n');
+    throw new Error(`${error.message}\nmanager's state: ${JSON.stringify(state, undefined, 2)}\nits log since: ${logSince}`);
   });
 }
 

@@ -328,7 +328,11 @@ export function buildController(): void {
 }
 
 /** A client of one node that fails fast (no retries; `timeoutMs` per command); the caller disconnects it. */
-export function nodeClient(address: string, password?: string, options: { timeoutMs?: number; Connector?: RedisOptions['Connector'] } = {}): Redis {
+export function nodeClient(
+  address: string,
+  password?: string,
+  options: { timeoutMs?: number; Connector?: RedisOptions['Connector'] } = {},
+): Redis {
   const [host, port] = splitAddress(address);
   const timeouts = { connectTimeout: options.timeoutMs, commandTimeout: options.timeoutMs };
   const c = new Redis({
@@ -470,7 +474,8 @@ Promise<{ ms: number; acked: Map<string, string> }> {
     const liveAddresses = new Set(live.map((n) => n.address));
     const owners = await slotOwners(live[0].address, redis.password).catch(() => []);
     if (owners.length === 16384 && owners.every((o) => o !== undefined && liveAddresses.has(o))) {
-      const { acked } = await writeKeys(owners, `${prefix}-${round}`, count, redis.password).catch(() => ({ acked: new Map<string, string>() }));
+      const { acked } = await writeKeys(owners, `${prefix}-${round}`, count, redis.password)
+        .catch(() => ({ acked: new Map<string, string>() }));
       if (acked.size === count) return { ms: Date.now() - start, acked };
     }
     if (Date.now() - start > timeoutMs) throw new Error(`slots not all served and writable after ${timeoutMs} ms`);

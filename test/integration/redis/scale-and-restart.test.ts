@@ -17,7 +17,11 @@ const redis = new RedisProcesses(1000, password);
 const managers: RedisClusterManager[] = [];
 const keys = new Map<string, string>();
 const manager = (layout: RedisShardLayout) => {
-  const m = new RedisClusterManager(layout, redis.inventory, { timeoutMs: 60_000, password, log: createLogger({ level: 'warn' }) });
+  const m = new RedisClusterManager(layout, redis.inventory, {
+    timeoutMs: 60_000,
+    password,
+    log: createLogger({ level: 'warn' }),
+  });
   managers.push(m);
   return m;
 };

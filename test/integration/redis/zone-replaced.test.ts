@@ -34,7 +34,8 @@ afterAll(async () => {
 test('zones a, b, c: bootstrapped, keys acknowledged by replicas', async () => {
   await redis.addLayout(before);
   expect((await manager(before).converge()).healthy).toBe(true);
-  const { acked: replicated } = await writeKeys(await slotOwners(redis.inventory[0].address, password), 'before', 3000, password);
+  const owners = await slotOwners(redis.inventory[0].address, password);
+  const { acked: replicated } = await writeKeys(owners, 'before', 3000, password);
   expect(replicated.size).toBe(3000);
   for (const [k, v] of replicated) acked.set(k, v);
 });
@@ -53,7 +54,9 @@ test('zone c lost for good: its master fails over, its nodes are gone with their
 
 test('the topology with zone d instead of c: d\'s empty nodes take c\'s places in the plan, c\'s are forgotten, nothing is lost', async () => {
   // the nodes of a and b keep their names, shards and roles in the new plan: only c's are replaced
-  const sameNodes = (layout: RedisShardLayout) => layout.nodes.filter((n) => n.zone !== 'c' && n.zone !== 'd').map((n) => [n.name, n.shard, n.role]);
+  const sameNodes = (layout: RedisShardLayout) => layout.nodes
+    .filter((n) => n.zone !== 'c' && n.zone !== 'd')
+    .map((n) => [n.name, n.shard, n.role]);
   expect(sameNodes(after)).toEqual(sameNodes(before));
   await redis.addLayout(after);
   expect(redis.inventory.map((n) => n.name).sort()).toEqual(['a-0', 'a-1', 'b-0', 'b-1', 'd-0', 'd-1']);
