@@ -29,7 +29,7 @@ import { KubeObject } from './kube-client';
 import { HOSTNAME_KEY, isReady, KWOK_ANNOTATION, nodeObject, REGION_KEY, ZONE_KEY, ZONES } from './nodes';
 import { testCluster, unschedulableReason } from './scheduling';
 import { sleep, waitFor } from './wait';
-import { OutageMode, zoneOutage, ZoneOutage } from './zone-outage';
+import { cordonZone, OutageMode, restoreNodes, zoneOutage, ZoneOutage } from './zone-outage';
 import { analyzeManifests } from '../../../src/check/analyze';
 import { InventoryNode, KUBELET_LABELS, regionOf, ZoneInventory } from '../../../src/check/inventory';
 import { parseManifests } from '../../../src/check/manifest-text';
@@ -266,21 +266,32 @@ function zoneDown(zone: string, namespaces: string[]): Promise<ZoneOutage> {
 }
 
 /**
- * `kubectl drain --ignore-daemonsets` of a zone: its nodes cordoned, every pod of `namespaces` on them but a
- * DaemonSet's (which would come straight back) evicted through the Eviction API, refusals (429: a
- * PodDisruptionBudget) retried until nothing has moved for 8 s. Returns the pods still there, by namespace and
- * owner: what a budget blocked.
+ * `kubectl drain --ignore-daemonsets` of a zone: its nodes cordoned by the drill's drain patch (`cordonZone`, as
+ * `drill --mode drain` cordons them), every pod of `namespaces` on them but a DaemonSet's (which would come straight
+ * back) evicted through the Eviction API, refusals (429: a PodDisruptionBudget) retried until nothing has moved for
+ * 8 s; then the nodes restored from the drill's record. Returns the workloads whose pods are still there, by
+ * namespace and owner: what a budget blocked.
  */
 async function drainZone(zone: string, rounds: readonly Round[]): Promise<Set<string>> {
-  const names = new Set(zoneNodes(zone));
-  await Promise.all([...names].map((name) => client.patch('v1', 'Node', name, { spec: { unschedulable: true } })));
-  const namespaces = new Set(rounds.map((r) => r.ns));
+  const names = zoneNodes(zone);
+  try {
+    await cordonZone(client, zone, names);
+    const left = await evictUntilStill(new Set(names), new Set(rounds.map((r) => r.ns)));
+    return await ownersOf(left, rounds);
+  } finally {
+    await restoreNodes(client, names);
+  }
+}
+
+/** Evicts the pods of `namespaces` on `nodes` (but a DaemonSet's) until none is left or nothing moved for 8 s. */
+async function evictUntilStill(nodes: ReadonlySet<string>, namespaces: ReadonlySet<string>): Promise<any[]> {
   let lastMove = Date.now();
-  let left: any[] = [];
   for (;;) {
-    left = (await client.list('v1', 'Pod')).filter((p: any) => namespaces.has(p.metadata.namespace) && names.has(p.spec.nodeName) && !isTerminating(p)
+    const left = (await client.list('v1', 'Pod')).filter((p: any) => namespaces.has(p.metadata.namespace)
+      && nodes.has(p.spec.nodeName)
+      && !isTerminating(p)
       && !(p.metadata.ownerReferences ?? []).some((o: any) => o.controller && o.kind === 'DaemonSet'));
-    if (left.length === 0 || Date.now() - lastMove > 8000) break;
+    if (left.length === 0 || Date.now() - lastMove > 8000) return left;
     for (const p of left) {
       try {
         await client.request('POST', `/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}/eviction`,
@@ -292,10 +303,16 @@ async function drainZone(zone: string, rounds: readonly Round[]): Promise<Set<st
     }
     await sleep(500);
   }
-  const owners = await Promise.all([...namespaces].map(async (ns) => {
-    const seen = await observeNamespace(ns, rounds.find((r) => r.ns === ns)!.workloads);
-    const uids = new Set(left.map((p: any) => p.metadata.uid));
-    return [...seen.entries()].filter(([, o]) => [...o.bound.keys()].some((uid) => uids.has(uid))).map(([key]) => `${ns} ${key}`);
+}
+
+/** The workloads (`<namespace> <Kind>/<name>`) that own one of the pods `left`. */
+async function ownersOf(left: readonly any[], rounds: readonly Round[]): Promise<Set<string>> {
+  const uids = new Set(left.map((p: any) => p.metadata.uid));
+  const owners = await Promise.all(rounds.map(async (r) => {
+    const seen = await observeNamespace(r.ns, r.workloads);
+    return [...seen.entries()]
+      .filter(([, o]) => [...o.bound.keys()].some((uid) => uids.has(uid)))
+      .map(([key]) => `${r.ns} ${key}`);
   }));
   return new Set(owners.flat());
 }
@@ -429,12 +446,7 @@ test.each([...ZONES])('draining %s is blocked by a PodDisruptionBudget where the
   const rounds = await applyRounds(drainCases, `drain-${zone}`);
   try {
     const before = await settle(rounds);
-    let blocked: Set<string>;
-    try {
-      blocked = await drainZone(zone, rounds);
-    } finally {
-      await Promise.all(zoneNodes(zone).map((name) => client.patch('v1', 'Node', name, { spec: { unschedulable: null } })));
-    }
+    const blocked = await drainZone(zone, rounds);
     for (const r of rounds) {
       for (const report of r.c.reports) {
         const key = `${report.kind}/${report.name}`;

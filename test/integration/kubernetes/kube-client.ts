@@ -5,6 +5,10 @@
  */
 import * as fs from 'fs';
 import * as https from 'https';
+import { isStatus, KubeApiError } from '../../../src/kubernetes/kube-api';
+
+/** The one error class of a non-2xx answer, the CLI's and the controller's (its status, Status reason and message). */
+export { KubeApiError };
 
 /** Where the API server is and how to authenticate: file paths, as in a kubeconfig. */
 export interface Connection {
@@ -23,13 +27,6 @@ export interface Response<T = any> {
   readonly body: T;
   /** The API server's `Warning` headers (PodSecurity "would violate", deprecated APIs, unknown fields...). */
   readonly warnings: string[];
-}
-
-/** A non-2xx answer of the API server, with its Status reason and message. */
-export class KubeApiError extends Error {
-  constructor(readonly method: string, readonly path: string, readonly status: number, readonly reason: string, readonly detail: string) {
-    super(`${method} ${path}: ${status} ${reason}: ${detail}`);
-  }
 }
 
 export interface ListOptions {
@@ -128,7 +125,7 @@ export class KubeClient {
       try {
         list = (await this.request('GET', groupVersionPath(apiVersion))).body;
       } catch (err) {
-        if (err instanceof KubeApiError && err.status === 404) throw new Error(`the API server does not serve ${apiVersion} (kind ${kind}): is its CRD installed?`);
+        if (isStatus(err, 404)) throw new Error(`the API server does not serve ${apiVersion} (kind ${kind}): is its CRD installed?`);
         throw err;
       }
       kinds = new Map();
@@ -180,7 +177,7 @@ export class KubeClient {
     try {
       return await this.get<T>(apiVersion, kind, name, namespace);
     } catch (err) {
-      if (err instanceof KubeApiError && err.status === 404) return undefined;
+      if (isStatus(err, 404)) return undefined;
       throw err;
     }
   }
@@ -221,8 +218,8 @@ export class KubeClient {
     try {
       await this.request('DELETE', path, body);
     } catch (err) {
-      const successor = err instanceof KubeApiError && err.status === 409 && opts.preconditions !== undefined;
-      if (!(err instanceof KubeApiError && err.status === 404) && !successor) throw err;
+      const successor = isStatus(err, 409) && opts.preconditions !== undefined;
+      if (!isStatus(err, 404) && !successor) throw err;
     }
   }
 }
