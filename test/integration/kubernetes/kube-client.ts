@@ -20,7 +20,12 @@ export interface Connection {
 }
 
 /** A Kubernetes object as JSON. */
-export type KubeObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [k: string]: any }; [k: string]: any };
+export type KubeObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [k: string]: any };
+  [k: string]: any;
+};
 
 export interface Response<T = any> {
   readonly status: number;
@@ -54,6 +59,11 @@ function query(params: Record<string, string | undefined>): string {
   return q.length ? `?${q.join('&')}` : '';
 }
 
+/** The text of a `Warning` header, which comes in RFC 7234 form: 299 - "text with \"escaped\" quotes". */
+function warningText(header: string): string {
+  return header.replace(/^\d{3} - "(.*)"$/, '$1').replace(/\\(.)/g, '$1');
+}
+
 export class KubeClient {
   private readonly agent: https.Agent;
   private readonly url: URL;
@@ -72,8 +82,16 @@ export class KubeClient {
   }
 
   /** One request; JSON in and out unless `contentType` says otherwise. Throws KubeApiError for a non-2xx status. */
-  public request<T = any>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response<T>> {
+  public request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<Response<T>> {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const bodyHeaders = payload === undefined
+      ? {}
+      : { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) };
     return new Promise((resolve, reject) => {
       const req = https.request({
         host: this.url.hostname,
@@ -83,7 +101,7 @@ export class KubeClient {
         agent: this.agent,
         headers: {
           Accept: 'application/json',
-          ...(payload === undefined ? {} : { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) }),
+          ...bodyHeaders,
         },
       }, (res) => {
         const chunks: Buffer[] = [];
@@ -95,12 +113,12 @@ export class KubeClient {
           try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON (e.g. /readyz) */ }
           const warnings: string[] = [];
           for (let i = 0; i < res.rawHeaders.length; i += 2) {
-            // RFC 7234 form: 299 - "text with \"escaped\" quotes"
-            if (res.rawHeaders[i].toLowerCase() === 'warning') warnings.push(res.rawHeaders[i + 1].replace(/^\d{3} - "(.*)"$/, '$1').replace(/\\(.)/g, '$1'));
+            if (res.rawHeaders[i].toLowerCase() === 'warning') warnings.push(warningText(res.rawHeaders[i + 1]));
           }
           const status = res.statusCode ?? 0;
           if (status < 200 || status >= 300) {
-            reject(new KubeApiError(method, path, status, parsed?.reason ?? res.statusMessage ?? '', parsed?.message ?? text));
+            const reason = parsed?.reason ?? res.statusMessage ?? '';
+            reject(new KubeApiError(method, path, status, reason, parsed?.message ?? text));
           } else {
             resolve({ status, body: parsed, warnings });
           }
@@ -173,7 +191,12 @@ export class KubeClient {
   }
 
   /** The object, or undefined when it does not exist. */
-  public async find<T = KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string): Promise<T | undefined> {
+  public async find<T = KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace?: string,
+  ): Promise<T | undefined> {
     try {
       return await this.get<T>(apiVersion, kind, name, namespace);
     } catch (err) {
@@ -186,7 +209,12 @@ export class KubeClient {
   public async list<T = KubeObject>(apiVersion: string, kind: string, opts: ListOptions = {}): Promise<T[]> {
     const r = await this.resource(apiVersion, kind);
     const ns = r.namespaced && opts.namespace ? `/namespaces/${opts.namespace}` : '';
-    const path = `${groupVersionPath(apiVersion)}${ns}/${r.plural}${query({ labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.limit?.toString() })}`;
+    const params = query({
+      labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
+      limit: opts.limit?.toString(),
+    });
+    const path = `${groupVersionPath(apiVersion)}${ns}/${r.plural}${params}`;
     return (await this.request('GET', path)).body.items;
   }
 
@@ -195,14 +223,26 @@ export class KubeClient {
   }
 
   /** A JSON merge patch. */
-  public async patch<T = KubeObject>(apiVersion: string, kind: string, name: string, patch: unknown, namespace?: string): Promise<T> {
+  public async patch<T = KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    patch: unknown,
+    namespace?: string,
+  ): Promise<T> {
     const path = await this.path(apiVersion, kind, namespace, name);
     return (await this.request<T>('PATCH', path, patch, 'application/merge-patch+json')).body;
   }
 
   /** Deletes every object of a kind in a namespace (`gracePeriodSeconds` as for `delete`). */
-  public async deleteCollection(apiVersion: string, kind: string, namespace: string, opts: { gracePeriodSeconds?: number } = {}): Promise<void> {
-    await this.request('DELETE', await this.path(apiVersion, kind, namespace), { apiVersion: 'v1', kind: 'DeleteOptions', ...opts });
+  public async deleteCollection(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    opts: { gracePeriodSeconds?: number } = {},
+  ): Promise<void> {
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...opts };
+    await this.request('DELETE', await this.path(apiVersion, kind, namespace), body);
   }
 
   /**
@@ -211,7 +251,11 @@ export class KubeClient {
    * `preconditions.uid`, an object of that name but another uid (a successor) is left alone (no error either).
    */
   public async delete(
-    apiVersion: string, kind: string, name: string, namespace?: string, opts: { gracePeriodSeconds?: number; preconditions?: { uid: string } } = {},
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace?: string,
+    opts: { gracePeriodSeconds?: number; preconditions?: { uid: string } } = {},
   ): Promise<void> {
     const path = await this.path(apiVersion, kind, namespace, name);
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', ...opts };
