@@ -369,16 +369,22 @@ async function evictUntilStill(nodes: ReadonlySet<string>, namespaces: ReadonlyS
       && !(p.metadata.ownerReferences ?? []).some((o: any) => o.controller && o.kind === 'DaemonSet'));
     if (left.length === 0 || Date.now() - lastMove > 8000) return left;
     for (const p of left) {
-      try {
-        const { name, namespace } = p.metadata;
-        const eviction = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } };
-        await client.request('POST', `/api/v1/namespaces/${namespace}/pods/${name}/eviction`, eviction);
-        lastMove = Date.now();
-      } catch (err: any) {
-        if (err.status !== 429) throw err;
-      }
+      if (await evict(p)) lastMove = Date.now();
     }
     await sleep(500);
+  }
+}
+
+/** Asks the Eviction API to evict pod `p`: true when it did, false when a PodDisruptionBudget refused (429). */
+async function evict(p: any): Promise<boolean> {
+  const { name, namespace } = p.metadata;
+  const eviction = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } };
+  try {
+    await client.request('POST', `/api/v1/namespaces/${namespace}/pods/${name}/eviction`, eviction);
+    return true;
+  } catch (err: any) {
+    if (err.status !== 429) throw err;
+    return false;
   }
 }
 
@@ -412,18 +418,47 @@ const fmtReport = (r: WorkloadReport) => `report: perZone ${ZONES.map((z) => `${
 const countsOf = (o: Observed) => ZONES.map((z) => `${z} ${[...o.bound.values()].filter((v) => v === z).length}`).join(', ');
 const exactLayout = (r: WorkloadReport) => ZONES.every((z) => r.perZone[z].guaranteed === r.perZone[z].worstCase);
 
+/** The kinds that make pods, each group after the one before (a Deployment makes ReplicaSets). */
+const POD_MAKERS = [
+  [['apps/v1', 'Deployment']],
+  [['apps/v1', 'ReplicaSet'], ['apps/v1', 'StatefulSet'], ['apps/v1', 'DaemonSet'], ['batch/v1', 'Job']],
+];
+
+/**
+ * Deletes namespace `ns` (`deleteNamespace`: waits until it is gone) without its pods' grace period: the namespace
+ * controller, finding pods terminating, waits their grace period (30 s) out before it looks again. So the workloads
+ * go first, leaving their pods (Orphan: nothing makes them again), then the pods at once (grace 0), then the
+ * namespace, with no pod left to wait for.
+ */
+async function dropNamespace(ns: string): Promise<void> {
+  for (const kinds of POD_MAKERS) {
+    await Promise.all(kinds.map(([apiVersion, kind]) =>
+      client.deleteCollection(apiVersion, kind, ns, { propagationPolicy: 'Orphan' })));
+  }
+  await client.deleteCollection('v1', 'Pod', ns, { gracePeriodSeconds: 0 });
+  await deleteNamespace(client, ns);
+}
+
+/** Waits for every one of `promises`, then throws the first rejection (`Promise.all` would stop waiting at it). */
+async function allSettled(promises: readonly Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 beforeAll(async () => {
   await Promise.all(NODES.map((n) => client.create(poolNodeObject(n))));
+  // the reports while kwok makes the nodes Ready: the analysis reads the inventory, not the cluster
+  for (const c of cases) {
+    const { workloads } = analyzeManifests(c.objects, INVENTORY);
+    c.reports.push(...workloads.filter((w) => WORKLOAD_KINDS.includes(w.kind)));
+  }
   await waitFor(`kwok to report ${NODES.length} pool nodes Ready`, async () => {
     const nodes = await client.list('v1', 'Node');
     const ready = new Set(nodes.filter(isReady).map((n) => n.metadata.name));
     const waiting = NODES.filter((n) => !ready.has(n.name)).map((n) => n.name);
     return { done: waiting.length === 0, state: `not Ready: ${waiting.join(', ')}` };
   });
-  for (const c of cases) {
-    const { workloads } = analyzeManifests(c.objects, INVENTORY);
-    c.reports.push(...workloads.filter((w) => WORKLOAD_KINDS.includes(w.kind)));
-  }
 }, 180_000);
 
 afterAll(async () => {
@@ -528,8 +563,8 @@ test.each(ZONES.map((z, i) => [i + 1, z] as [number, string]))('round %i: placem
         }
       }
     } finally {
-      await Promise.all(rounds.map((r) => deleteNamespace(client, r.ns)));
-      await outage.restore();
+      // independent: the namespaces go (no pod is created in a terminating one) while the zone comes back
+      await allSettled([...rounds.map((r) => dropNamespace(r.ns)), outage.restore()]);
     }
   } finally {
     await Promise.all(rounds.map((r) => deleteNamespace(client, r.ns).catch(() => undefined)));
@@ -573,7 +608,7 @@ test.each([...ZONES])('draining %s is blocked by a PodDisruptionBudget where the
       }
     }
   } finally {
-    await Promise.all(rounds.map((r) => deleteNamespace(client, r.ns)));
+    await Promise.all(rounds.map((r) => dropNamespace(r.ns)));
   }
   // eslint-disable-next-line no-console
   console.log(`drain ${zone}: ${drainCases.length} cases, ${checks} checks so far, ${disagreements.length} disagreements so far, ${((Date.now() - started) / 1000).toFixed(1)} s`);

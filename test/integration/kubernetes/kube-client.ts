@@ -234,12 +234,15 @@ export class KubeClient {
     return (await this.request<T>('PATCH', path, patch, 'application/merge-patch+json')).body;
   }
 
-  /** Deletes every object of a kind in a namespace (`gracePeriodSeconds` as for `delete`). */
+  /**
+   * Deletes every object of a kind in a namespace (`gracePeriodSeconds` as for `delete`; `propagationPolicy: 'Orphan'`
+   * leaves the objects they own, e.g. a Deployment's ReplicaSets).
+   */
   public async deleteCollection(
     apiVersion: string,
     kind: string,
     namespace: string,
-    opts: { gracePeriodSeconds?: number } = {},
+    opts: { gracePeriodSeconds?: number; propagationPolicy?: 'Orphan' | 'Background' | 'Foreground' } = {},
   ): Promise<void> {
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...opts };
     await this.request('DELETE', await this.path(apiVersion, kind, namespace), body);
