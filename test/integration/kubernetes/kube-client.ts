@@ -5,6 +5,10 @@
  */
 import * as fs from 'fs';
 import * as https from 'https';
+import { isStatus, KubeApiError } from '../../../src/kubernetes/kube-api';
+
+/** The one error class of a non-2xx answer, the CLI's and the controller's (its status, Status reason and message). */
+export { KubeApiError };
 
 /** Where the API server is and how to authenticate: file paths, as in a kubeconfig. */
 export interface Connection {
@@ -16,20 +20,18 @@ export interface Connection {
 }
 
 /** A Kubernetes object as JSON. */
-export type KubeObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [k: string]: any }; [k: string]: any };
+export type KubeObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [k: string]: any };
+  [k: string]: any;
+};
 
 export interface Response<T = any> {
   readonly status: number;
   readonly body: T;
   /** The API server's `Warning` headers (PodSecurity "would violate", deprecated APIs, unknown fields...). */
   readonly warnings: string[];
-}
-
-/** A non-2xx answer of the API server, with its Status reason and message. */
-export class KubeApiError extends Error {
-  constructor(readonly method: string, readonly path: string, readonly status: number, readonly reason: string, readonly detail: string) {
-    super(`${method} ${path}: ${status} ${reason}: ${detail}`);
-  }
 }
 
 export interface ListOptions {
@@ -57,6 +59,11 @@ function query(params: Record<string, string | undefined>): string {
   return q.length ? `?${q.join('&')}` : '';
 }
 
+/** The text of a `Warning` header, which comes in RFC 7234 form: 299 - "text with \"escaped\" quotes". */
+function warningText(header: string): string {
+  return header.replace(/^\d{3} - "(.*)"$/, '$1').replace(/\\(.)/g, '$1');
+}
+
 export class KubeClient {
   private readonly agent: https.Agent;
   private readonly url: URL;
@@ -75,8 +82,16 @@ export class KubeClient {
   }
 
   /** One request; JSON in and out unless `contentType` says otherwise. Throws KubeApiError for a non-2xx status. */
-  public request<T = any>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response<T>> {
+  public request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<Response<T>> {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const bodyHeaders = payload === undefined
+      ? {}
+      : { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) };
     return new Promise((resolve, reject) => {
       const req = https.request({
         host: this.url.hostname,
@@ -86,7 +101,7 @@ export class KubeClient {
         agent: this.agent,
         headers: {
           Accept: 'application/json',
-          ...(payload === undefined ? {} : { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) }),
+          ...bodyHeaders,
         },
       }, (res) => {
         const chunks: Buffer[] = [];
@@ -98,12 +113,12 @@ export class KubeClient {
           try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON (e.g. /readyz) */ }
           const warnings: string[] = [];
           for (let i = 0; i < res.rawHeaders.length; i += 2) {
-            // RFC 7234 form: 299 - "text with \"escaped\" quotes"
-            if (res.rawHeaders[i].toLowerCase() === 'warning') warnings.push(res.rawHeaders[i + 1].replace(/^\d{3} - "(.*)"$/, '$1').replace(/\\(.)/g, '$1'));
+            if (res.rawHeaders[i].toLowerCase() === 'warning') warnings.push(warningText(res.rawHeaders[i + 1]));
           }
           const status = res.statusCode ?? 0;
           if (status < 200 || status >= 300) {
-            reject(new KubeApiError(method, path, status, parsed?.reason ?? res.statusMessage ?? '', parsed?.message ?? text));
+            const reason = parsed?.reason ?? res.statusMessage ?? '';
+            reject(new KubeApiError(method, path, status, reason, parsed?.message ?? text));
           } else {
             resolve({ status, body: parsed, warnings });
           }
@@ -128,7 +143,7 @@ export class KubeClient {
       try {
         list = (await this.request('GET', groupVersionPath(apiVersion))).body;
       } catch (err) {
-        if (err instanceof KubeApiError && err.status === 404) throw new Error(`the API server does not serve ${apiVersion} (kind ${kind}): is its CRD installed?`);
+        if (isStatus(err, 404)) throw new Error(`the API server does not serve ${apiVersion} (kind ${kind}): is its CRD installed?`);
         throw err;
       }
       kinds = new Map();
@@ -176,11 +191,16 @@ export class KubeClient {
   }
 
   /** The object, or undefined when it does not exist. */
-  public async find<T = KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string): Promise<T | undefined> {
+  public async find<T = KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace?: string,
+  ): Promise<T | undefined> {
     try {
       return await this.get<T>(apiVersion, kind, name, namespace);
     } catch (err) {
-      if (err instanceof KubeApiError && err.status === 404) return undefined;
+      if (isStatus(err, 404)) return undefined;
       throw err;
     }
   }
@@ -189,7 +209,12 @@ export class KubeClient {
   public async list<T = KubeObject>(apiVersion: string, kind: string, opts: ListOptions = {}): Promise<T[]> {
     const r = await this.resource(apiVersion, kind);
     const ns = r.namespaced && opts.namespace ? `/namespaces/${opts.namespace}` : '';
-    const path = `${groupVersionPath(apiVersion)}${ns}/${r.plural}${query({ labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.limit?.toString() })}`;
+    const params = query({
+      labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
+      limit: opts.limit?.toString(),
+    });
+    const path = `${groupVersionPath(apiVersion)}${ns}/${r.plural}${params}`;
     return (await this.request('GET', path)).body.items;
   }
 
@@ -198,14 +223,29 @@ export class KubeClient {
   }
 
   /** A JSON merge patch. */
-  public async patch<T = KubeObject>(apiVersion: string, kind: string, name: string, patch: unknown, namespace?: string): Promise<T> {
+  public async patch<T = KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    patch: unknown,
+    namespace?: string,
+  ): Promise<T> {
     const path = await this.path(apiVersion, kind, namespace, name);
     return (await this.request<T>('PATCH', path, patch, 'application/merge-patch+json')).body;
   }
 
-  /** Deletes every object of a kind in a namespace (`gracePeriodSeconds` as for `delete`). */
-  public async deleteCollection(apiVersion: string, kind: string, namespace: string, opts: { gracePeriodSeconds?: number } = {}): Promise<void> {
-    await this.request('DELETE', await this.path(apiVersion, kind, namespace), { apiVersion: 'v1', kind: 'DeleteOptions', ...opts });
+  /**
+   * Deletes every object of a kind in a namespace (`gracePeriodSeconds` as for `delete`; `propagationPolicy: 'Orphan'`
+   * leaves the objects they own, e.g. a Deployment's ReplicaSets).
+   */
+  public async deleteCollection(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    opts: { gracePeriodSeconds?: number; propagationPolicy?: 'Orphan' | 'Background' | 'Foreground' } = {},
+  ): Promise<void> {
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...opts };
+    await this.request('DELETE', await this.path(apiVersion, kind, namespace), body);
   }
 
   /**
@@ -214,15 +254,19 @@ export class KubeClient {
    * `preconditions.uid`, an object of that name but another uid (a successor) is left alone (no error either).
    */
   public async delete(
-    apiVersion: string, kind: string, name: string, namespace?: string, opts: { gracePeriodSeconds?: number; preconditions?: { uid: string } } = {},
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace?: string,
+    opts: { gracePeriodSeconds?: number; preconditions?: { uid: string } } = {},
   ): Promise<void> {
     const path = await this.path(apiVersion, kind, namespace, name);
     const body = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', ...opts };
     try {
       await this.request('DELETE', path, body);
     } catch (err) {
-      const successor = err instanceof KubeApiError && err.status === 409 && opts.preconditions !== undefined;
-      if (!(err instanceof KubeApiError && err.status === 404) && !successor) throw err;
+      const successor = isStatus(err, 409) && opts.preconditions !== undefined;
+      if (!isStatus(err, 404) && !successor) throw err;
     }
   }
 }

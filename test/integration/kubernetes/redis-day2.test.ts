@@ -25,7 +25,13 @@ import { waitFor } from './wait';
 import { ClusterState } from '../../../controller/src/redis/decide';
 import { RedisHealth } from '../../../controller/src/redis/health';
 import {
-  CONTROLLER_REVISION_LABEL, LAYOUT_KEY, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, STATUS_KEY, layoutConfigMapName, statusConfigMapName,
+  CONTROLLER_REVISION_LABEL,
+  LAYOUT_KEY,
+  REDIS_CLUSTER_LABEL,
+  REDIS_OPERATION_ANNOTATION,
+  STATUS_KEY,
+  layoutConfigMapName,
+  statusConfigMapName,
 } from '../../../src/contract/redis';
 import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
@@ -33,7 +39,9 @@ import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
 import { ZoneController } from '../../../src/zone-controller/zone-controller';
 import { EmulatedPod } from '../redis/pod-emulation';
-import { AWKWARD_PASSWORD, ContinuousWriter, missingKeys, RedisProcesses, slotOwners, writeKeys } from '../redis/redis-cluster';
+import {
+  AWKWARD_PASSWORD, ContinuousWriter, missingKeys, RedisProcesses, slotOwners, writeKeys,
+} from '../redis/redis-cluster';
 
 const cluster = testCluster();
 const { client, info } = cluster;
@@ -64,7 +72,12 @@ interface Shape {
 function manifests(shape: Shape): KubeObject[] {
   const app = new App();
   const chart = new Chart(app, 'redis-day2', { namespace: ns, disableResourceNameHashes: true });
-  new ApiObject(chart, 'password', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'redis-password' }, stringData: { password: PASSWORD } });
+  new ApiObject(chart, 'password', {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'redis-password' },
+    stringData: { password: PASSWORD },
+  });
   new ZonalRedisCluster(chart, 'redis', {
     // the test runs the controller as a process
     controller: ZoneController.fromInstalled({ workloadNamespaces: [ns], zoneAnnotator: false, redisManager: true }),
@@ -113,8 +126,10 @@ class Kubelet {
   }
 
   private async sync(): Promise<void> {
-    const pods = await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: `${REDIS_CLUSTER_LABEL}=${NAME}` });
-    const live = new Map(pods.filter((p) => !isTerminating(p) && p.status?.phase === 'Running' && p.status.podIP).map((p) => [p.metadata.name, p]));
+    const labelSelector = `${REDIS_CLUSTER_LABEL}=${NAME}`;
+    const pods = await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector });
+    const isRunning = (p: any) => !isTerminating(p) && p.status?.phase === 'Running' && p.status.podIP;
+    const live = new Map(pods.filter(isRunning).map((p) => [p.metadata.name, p]));
     for (const [name, uid] of this.running) {
       if (live.get(name)?.metadata.uid === uid) continue;
       await redis.remove(node(name));
@@ -125,7 +140,8 @@ class Kubelet {
       await runPod(pod);
       this.running.set(name, pod.metadata.uid);
     }
-    const zonesAway = new Set([...this.planned].filter((p) => !this.running.has(p)).map((p) => layoutNow.node(node(p)).zone));
+    const away = [...this.planned].filter((p) => !this.running.has(p));
+    const zonesAway = new Set(away.map((p) => layoutNow.node(node(p)).zone));
     this.maxZonesAway = Math.max(this.maxZonesAway, zonesAway.size);
   }
 }
@@ -136,14 +152,22 @@ let layoutNow: RedisShardLayout;
 async function runPod(pod: any): Promise<void> {
   const configMap = await client.get<any>('v1', 'ConfigMap', `${NAME}-config`, ns);
   const secret = await client.get<any>('v1', 'Secret', 'redis-password', ns);
-  const bytes = (data: Record<string, string>) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+  const bytes = (data: Record<string, string>) => Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64')]),
+  );
   const emulated = new EmulatedPod(pod.spec, path.join(redis.root, pod.metadata.name), {
-    configMaps: new Map([[configMap.metadata.name, configMap.data]]), secrets: new Map([['redis-password', bytes(secret.data)]]), podIP: pod.status.podIP,
+    configMaps: new Map([[configMap.metadata.name, configMap.data]]),
+    secrets: new Map([['redis-password', bytes(secret.data)]]),
+    podIP: pod.status.podIP,
   });
   const args = emulated.redisServerArgs();
   const port = pod.spec.containers[0].ports.find((p: any) => p.name === 'redis').containerPort;
-  await redis.add({ name: node(pod.metadata.name), zone: zoneOfNode(info, pod.spec.nodeName)!, address: `${pod.status.podIP}:${port}` },
-    args[args.indexOf('--dir') + 1], args, emulated.env());
+  const redisNode = {
+    name: node(pod.metadata.name),
+    zone: zoneOfNode(info, pod.spec.nodeName)!,
+    address: `${pod.status.podIP}:${port}`,
+  };
+  await redis.add(redisNode, args[args.indexOf('--dir') + 1], args, emulated.env());
 }
 
 async function status(): Promise<Status | undefined> {
@@ -152,22 +176,37 @@ async function status(): Promise<Status | undefined> {
 }
 
 /** Waits until the status ConfigMap, written after `since`, says what `check` wants. */
-async function statusWhere(what: string, since: Date, check: (s: Status) => boolean, timeoutMs = 180_000): Promise<Status> {
+async function statusWhere(
+  what: string,
+  since: Date,
+  check: (s: Status) => boolean,
+  timeoutMs = 180_000,
+): Promise<Status> {
   return waitFor(`the status ConfigMap to report ${what}`, async () => {
     controller?.assertRunning();
     const s = await status();
-    const state = JSON.stringify(s && { healthy: s.healthy, phase: s.health?.phase, issues: s.issues, upgrade: s.upgrade, sets: s.statefulSets });
+    const state = JSON.stringify(s && {
+      healthy: s.healthy,
+      phase: s.health?.phase,
+      issues: s.issues,
+      upgrade: s.upgrade,
+      sets: s.statefulSets,
+    });
     return { done: !!s && new Date(s.updated) > since && check(s), value: s, state };
   }, { timeoutMs, intervalMs: 500 });
 }
 
 /** The cluster as planned by `layout`, every pod at its StatefulSet's revision, nothing left to do. */
-const settled = (layout: RedisShardLayout) => (s: Status) => s.healthy && s.health.phase === 'healthy' && s.upgrade?.outdated?.length === 0
-  && s.nodes.length === layout.nodes.length && (s.statefulSets ?? []).every((x) => x.replicas === x.wanted);
+const settled = (layout: RedisShardLayout) => (s: Status) => s.healthy
+  && s.health.phase === 'healthy'
+  && s.upgrade?.outdated?.length === 0
+  && s.nodes.length === layout.nodes.length
+  && (s.statefulSets ?? []).every((x) => x.replicas === x.wanted);
 
 /** Who each node is in the cluster: its Redis id, role and (a replica) its master's name, from the status. */
 function roles(s: Status): Map<string, string> {
-  return new Map(s.nodes.map((n) => [n.name, `${n.id} ${n.role}${n.role === RedisRole.REPLICA ? ` of ${n.master}` : ''}`]));
+  const masterOf = (n: Status['nodes'][number]) => (n.role === RedisRole.REPLICA ? ` of ${n.master}` : '');
+  return new Map(s.nodes.map((n) => [n.name, `${n.id} ${n.role}${masterOf(n)}`]));
 }
 
 /** Applies the cluster's manifests with `shape`, as a GitOps tool would (server-side apply). */
@@ -175,7 +214,8 @@ async function apply(shape: Shape): Promise<RedisShardLayout> {
   const objects = manifests(shape);
   const { rejections, warnings } = await applyManifests(client, objects, ns);
   expect({ rejections, warnings }).toEqual({ rejections: [], warnings: [] });
-  const layout = RedisShardLayout.fromJson(objects.find((o) => o.metadata.name === layoutConfigMapName(NAME))!.data[LAYOUT_KEY]);
+  const layoutConfigMap = objects.find((o) => o.metadata.name === layoutConfigMapName(NAME))!;
+  const layout = RedisShardLayout.fromJson(layoutConfigMap.data[LAYOUT_KEY]);
   layoutNow = layout;
   kubelet!.planned = new Set(layout.nodes.map((n) => `${NAME}-${n.name}`));
   return layout;
@@ -183,7 +223,8 @@ async function apply(shape: Shape): Promise<RedisShardLayout> {
 
 /** Writes `count` keys acknowledged by WAIT 1 (or by the master where no replica is attached) and keeps them. */
 async function writeSome(prefix: string, count = 2000): Promise<void> {
-  const { acked: replicated } = await writeKeys(await slotOwners(redis.live()[0].address, PASSWORD), prefix, count, PASSWORD);
+  const owners = await slotOwners(redis.live()[0].address, PASSWORD);
+  const { acked: replicated } = await writeKeys(owners, prefix, count, PASSWORD);
   expect(replicated.size).toBe(count);
   for (const [k, v] of replicated) acked.set(k, v);
 }
@@ -211,7 +252,8 @@ test('5 masters x 1 replica: the manager scales the StatefulSets to the layout a
   const since = new Date();
   controller = await ControllerProcess.start(info, 'redis-day2', ['--reconcilers', 'redis', '--redis-namespaces', ns]);
   const s = await statusWhere('a healthy cluster of 10 nodes', since, settled(layout));
-  expect(s.statefulSets!.map((x) => [x.name, x.replicas])).toEqual(info.zones.map((z) => [`${NAME}-${z}`, layout.nodesPerZone[z]]));
+  expect(s.statefulSets!.map((x) => [x.name, x.replicas]))
+    .toEqual(info.zones.map((z) => [`${NAME}-${z}`, layout.nodesPerZone[z]]));
   expect(s.mastersPerZone).toEqual(layout.mastersPerZone);
   await writeSome('bootstrap');
 });
@@ -220,7 +262,10 @@ test('an image change: every pod replaced, replicas first, a master only after a
   const before = roles((await status())!);
   const replacedBefore = steps('redis pod replaced').length;
   const writer = await ContinuousWriter.start({
-    seeds: () => redis.live().map((n) => n.address), ranges: layout.shards.map((x) => [x.slotStart, x.slotEnd]), prefix: 'rolling', password: PASSWORD,
+    seeds: () => redis.live().map((n) => n.address),
+    ranges: layout.shards.map((x) => [x.slotStart, x.slotEnd]),
+    prefix: 'rolling',
+    password: PASSWORD,
   });
   kubelet!.resetAway();
   const since = new Date();
@@ -240,14 +285,16 @@ test('an image change: every pod replaced, replicas first, a master only after a
   expect(order.slice(0, replicas.length).sort()).toEqual(replicas.map((n) => `replica ${n}`).sort());
   expect(order.slice(replicas.length).sort()).toEqual(masters.map((n) => `master ${n}`).sort());
   for (const l of replaced.filter((x) => x.kind === 'master')) {
-    expect([l.node, layout.node(l.heir as string).zone === layout.node(l.node as string).zone]).toEqual([l.node, false]);
+    const sameZone = layout.node(l.heir as string).zone === layout.node(l.node as string).zone;
+    expect([l.node, sameZone]).toEqual([l.node, false]);
   }
   // the pods run the new revision (their StatefulSets' updateRevision)
   const pods = await livePods(client, ns, `${REDIS_CLUSTER_LABEL}=${NAME}`);
   const sets = await client.list<any>('apps/v1', 'StatefulSet', { namespace: ns });
   for (const p of pods) {
     const owner = sets.find((x) => x.metadata.name === p.metadata.ownerReferences[0].name);
-    expect([p.metadata.name, p.metadata.labels[CONTROLLER_REVISION_LABEL]]).toEqual([p.metadata.name, owner.status.updateRevision]);
+    expect([p.metadata.name, p.metadata.labels[CONTROLLER_REVISION_LABEL]])
+      .toEqual([p.metadata.name, owner.status.updateRevision]);
     expect(p.spec.containers[0].image).toBe('docker.io/library/redis:7.2.6');
   }
   // never pods of two zones away at once; the planned masters back; the same Redis nodes in the same roles
@@ -256,38 +303,49 @@ test('an image change: every pod replaced, replicas first, a master only after a
   expect(roles(s)).toEqual(before);
   // zero acknowledged writes lost
   expect(writer.acked.size).toBeGreaterThan(1000);
-  expect(await missingKeys(redis.live(), writer.acked, PASSWORD)).toEqual([]);
-  expect(await missingKeys(redis.live(), acked, PASSWORD)).toEqual([]);
+  const [writerMissing, earlierMissing] = await Promise.all([
+    missingKeys(redis.live(), writer.acked, PASSWORD),
+    missingKeys(redis.live(), acked, PASSWORD),
+  ]);
+  expect(writerMissing).toEqual([]);
+  expect(earlierMissing).toEqual([]);
   for (const [k, v] of writer.acked) acked.set(k, v);
   const ratio = writer.longestRefusalMs / NODE_TIMEOUT_MS;
   // eslint-disable-next-line no-console
   console.log(`redis rolling upgrade of ${layout.nodes.length} pods: ${(elapsedMs / 1000).toFixed(1)} s; ${writer.acked.size} writes acknowledged, ` +
     `none lost; the longest time one slot refused writes: ${writer.longestRefusalMs} ms = ${ratio.toFixed(2)} x cluster-node-timeout (${NODE_TIMEOUT_MS} ms)`);
   expect(ratio).toBeLessThan(3);
-  const reasons = (await client.list<any>('v1', 'Event', { namespace: ns, fieldSelector: `involvedObject.name=${layoutConfigMapName(NAME)}` })).map((e) => e.reason);
+  const fieldSelector = `involvedObject.name=${layoutConfigMapName(NAME)}`;
+  const reasons = (await client.list<any>('v1', 'Event', { namespace: ns, fieldSelector })).map((e) => e.reason);
   expect(reasons).toEqual(expect.arrayContaining(['RedisUpgrading', 'RedisPodReplaced', 'RedisHealthy']));
 });
 
 test('force-reconcile by annotation: a full pass at once (the poll is 15 s), acknowledged in the status', async () => {
   const since = new Date();
-  await client.patch('v1', 'ConfigMap', layoutConfigMapName(NAME), { metadata: { annotations: { [REDIS_OPERATION_ANNOTATION]: 'force-reconcile' } } }, ns);
+  const request = { metadata: { annotations: { [REDIS_OPERATION_ANNOTATION]: 'force-reconcile' } } };
+  await client.patch('v1', 'ConfigMap', layoutConfigMapName(NAME), request, ns);
   const done = (x: Status) => x.lastOperation?.operation === 'force-reconcile' && new Date(x.lastOperation.at) > since;
   const s = await statusWhere('force-reconcile done', since, done, 10_000);
   expect(s.lastOperation).toMatchObject({ result: 'done', message: 'the cluster ended healthy' });
   // the watch brought it well before the 15 s poll
   expect(new Date(s.lastOperation!.at).getTime() - since.getTime()).toBeLessThan(5_000);
-  const annotations = (await client.get<any>('v1', 'ConfigMap', layoutConfigMapName(NAME), ns)).metadata.annotations ?? {};
+  const stored = await client.get<any>('v1', 'ConfigMap', layoutConfigMapName(NAME), ns);
+  const annotations = stored.metadata.annotations ?? {};
   expect(annotations[REDIS_OPERATION_ANNOTATION]).toBeUndefined();
 });
 
-/** Applies `shape`, waits until the cluster is settled on it, and checks that the pods that stayed kept their node, shard and role. */
+/**
+ * Applies `shape`, waits until the cluster is settled on it, and checks that the pods that stayed kept their node,
+ * shard and role.
+ */
 async function reshape(shape: Shape, what: string): Promise<RedisShardLayout> {
   await writeSome(`before-${what}`);
   const before = roles((await status())!);
   const since = new Date();
   const next = await apply(shape);
   const s = await statusWhere(`the cluster settled on ${what}`, since, settled(next), 600_000);
-  expect(s.statefulSets!.map((x) => [x.name, x.replicas])).toEqual(info.zones.map((z) => [`${NAME}-${z}`, next.nodesPerZone[z]]));
+  expect(s.statefulSets!.map((x) => [x.name, x.replicas]))
+    .toEqual(info.zones.map((z) => [`${NAME}-${z}`, next.nodesPerZone[z]]));
   expect(s.mastersPerZone).toEqual(next.mastersPerZone);
   const after = roles(s);
   const stayed = [...before.keys()].filter((n) => after.has(n));
@@ -300,19 +358,21 @@ async function reshape(shape: Shape, what: string): Promise<RedisShardLayout> {
 }
 
 test('replicasPerMaster 1 -> 2 -> 1 and masters 5 -> 3: scaled by the manager, no key lost, no pod that stays changes shard or role', async () => {
-  const two = await reshape({ ...SHAPE, image: 'docker.io/library/redis:7.2.6', replicasPerMaster: 2 }, '2 replicas per master');
+  const upgraded = { ...SHAPE, image: 'docker.io/library/redis:7.2.6' };
+  const two = await reshape({ ...upgraded, replicasPerMaster: 2 }, '2 replicas per master');
   expect(two.nodes.length).toBe(15);
-  const one = await reshape({ ...SHAPE, image: 'docker.io/library/redis:7.2.6', replicasPerMaster: 1 }, '1 replica per master');
+  const one = await reshape({ ...upgraded, replicasPerMaster: 1 }, '1 replica per master');
   expect(one.nodes.length).toBe(10);
   const from = controller!.logs.length;
-  const three = await reshape({ ...SHAPE, image: 'docker.io/library/redis:7.2.6', masters: 3 }, '3 masters');
+  const three = await reshape({ ...upgraded, masters: 3 }, '3 masters');
   expect(three.nodes.length).toBe(6);
   // scaled down only after the retired nodes were drained of slots and forgotten: every migrate and retire first
   const logs = controller!.logs.slice(from);
   const at = (test: (l: any) => boolean) => logs.map((l, i) => (test(l) ? i : -1)).filter((i) => i >= 0);
   const scaledDown = at((l) => l.msg === 'redis statefulset scaled');
   const moved = at((l) => l.msg === 'redis step' && ['migrate', 'retire'].includes(l.step?.kind));
-  expect(scaledDown.map((i) => [logs[i].statefulSet, logs[i].to]).sort()).toEqual(info.zones.map((z) => [`${NAME}-${z}`, 2]));
+  expect(scaledDown.map((i) => [logs[i].statefulSet, logs[i].to]).sort())
+    .toEqual(info.zones.map((z) => [`${NAME}-${z}`, 2]));
   expect(moved.length).toBeGreaterThan(0);
   expect(Math.max(...moved)).toBeLessThan(Math.min(...scaledDown));
   expect(controller!.logs.filter((l) => l.level === 'error')).toEqual([]);

@@ -4,13 +4,15 @@
  * the node), undone by the drill's restore patch, so a test's outage and a drill are the same event to the
  * scheduler and the check, and `drill --restore` would undo a test's outage left behind. Or the zone's nodes are
  * deleted. Either way the pods that were on the zone's nodes are removed at once, as the taint manager or the pod
- * garbage collector would remove them. See docs/testing-kubernetes.md.
+ * garbage collector would remove them. See docs/testing-kubernetes.md. A zone drained for maintenance is cordoned
+ * as `drill --mode drain` cordons it, by the drill's drain patch (`cordonZone`), and restored the same way.
  */
-import { KubeApiError, KubeClient } from './kube-client';
+import { KubeClient } from './kube-client';
 import { addNodes, isReady } from './nodes';
 import { TestCluster } from './scheduling';
 import { waitFor, WaitOptions } from './wait';
 import { DrillNode, drillPatch, drillRecordOf, restorePatch } from '../../../src/drill/drill-nodes';
+import { isStatus } from '../../../src/kubernetes/kube-api';
 import { hasEnded } from '../../../src/kubernetes/pod-life';
 
 export enum OutageMode {
@@ -146,13 +148,10 @@ async function removePods(
  * to kwok when silenced, and every node Ready with no taint the outage left (the node lifecycle controller's).
  */
 async function untaint(client: KubeClient, zone: string, names: readonly string[], opts: OutageOptions): Promise<void> {
-  await Promise.all(names.map(async (name) => {
-    await patchNode(client, name, (node) => {
-      const record = drillRecordOf(node);
-      return record === undefined ? undefined : restorePatch(node, record);
-    });
-    if (opts.silenceKubelets) await client.delete('coordination.k8s.io/v1', 'Lease', name, LEASES);
-  }));
+  await restoreNodes(client, names);
+  if (opts.silenceKubelets) {
+    await Promise.all(names.map((name) => client.delete('coordination.k8s.io/v1', 'Lease', name, LEASES)));
+  }
   const what = `${zone}'s nodes to be Ready again${opts.silenceKubelets ? ', their Leases held by kwok' : ''}`;
   await waitFor(what, async () => {
     const leases = opts.silenceKubelets
@@ -170,6 +169,27 @@ async function untaint(client: KubeClient, zone: string, names: readonly string[
 }
 
 /**
+ * Cordons the nodes `names` of `zone` as `cdk8s-zones drill --mode drain` does: the drill's own drain patch
+ * (`spec.unschedulable` and its record on the node). Always `restoreNodes` them (in a `finally`): the cluster is
+ * shared by every test file of the project.
+ */
+export async function cordonZone(client: KubeClient, zone: string, names: readonly string[]): Promise<void> {
+  const startedAt = new Date().toISOString();
+  await Promise.all(names.map((name) => patchNode(client, name, (node) => drillPatch(node, zone, 'drain', startedAt))));
+}
+
+/**
+ * Undoes on each node what a drill's patch (an outage's taint, a drain's cordon) changed, from the drill's record
+ * on it, as `drill --restore` does; a node with no record is left alone.
+ */
+export async function restoreNodes(client: KubeClient, names: readonly string[]): Promise<void> {
+  await Promise.all(names.map((name) => patchNode(client, name, (node) => {
+    const record = drillRecordOf(node);
+    return record === undefined ? undefined : restorePatch(node, record);
+  })));
+}
+
+/**
  * Patches node `name` with `patchOf(node)`, conditional on its resourceVersion (the drill's patches carry it), reading
  * it again when it changed meanwhile (kwok updates nodes), as the drill does; `undefined`: nothing to patch.
  */
@@ -183,7 +203,7 @@ async function patchNode(
       await client.patch('v1', 'Node', name, patch);
       return;
     } catch (err) {
-      if (!(err instanceof KubeApiError && err.status === 409) || attempt >= 10) throw err;
+      if (!isStatus(err, 409) || attempt >= 10) throw err;
     }
   }
 }

@@ -432,7 +432,13 @@ export async function writeKeys(
   return { written, acked };
 }
 
-/** Reads keys through a cluster client (follows MOVED/ASK); returns the keys whose value is missing or wrong. */
+/** The keys `missingKeys` reads at once (auto-pipelined: one write per node for the whole batch). */
+const READ_BATCH = 5000;
+
+/**
+ * Reads keys through a cluster client (follows MOVED/ASK); returns the keys whose value is missing or wrong. The
+ * GETs of a batch are auto-pipelined (a continuous writer leaves a million keys to read back).
+ */
 export async function missingKeys(
   inventory: InventoryNode[],
   expected: Map<string, string>,
@@ -444,14 +450,15 @@ export async function missingKeys(
   }), {
     clusterRetryStrategy: () => 100,
     enableOfflineQueue: true,
+    enableAutoPipelining: true,
     redisOptions: { connectTimeout: 500, maxRetriesPerRequest: 1, password },
   });
   cluster.on('error', () => undefined);
   try {
     const keys = [...expected.keys()];
     const missing: string[] = [];
-    for (let i = 0; i < keys.length; i += 500) {
-      const batch = keys.slice(i, i + 500);
+    for (let i = 0; i < keys.length; i += READ_BATCH) {
+      const batch = keys.slice(i, i + READ_BATCH);
       const values = await Promise.all(batch.map((k) => cluster.get(k)));
       batch.forEach((k, j) => { if (values[j] !== expected.get(k)) missing.push(k); });
     }
