@@ -301,7 +301,7 @@ async function observeNamespace(ns: string, workloads: KubeObject[]): Promise<Ma
       settled,
       signature: mine.map((p: any) => `${p.metadata.name}@${p.spec.nodeName ?? '-'}`).sort().join(','),
       state: `${key}: ${mine.length}/${expected} pods, ${bound.size} bound, ${refused.length} refused, ${untried} untried` +
-        (ordered ? ` (OrderedReady; ${current.status?.readyReplicas ?? 0} ready; pods ${mine.map((p: any) => `${p.metadata.name} ${p.status?.phase}${conditionOf(p, 'Ready')}`).join(', ')})` : ''),
+        (ordered ? orderedState(current, mine) : ''),
     });
   }
   return out;
@@ -413,8 +413,18 @@ function check(ok: boolean, what: () => string): void {
   if (!ok) disagreements.push(what());
 }
 
-const fmtReport = (r: WorkloadReport) => `report: perZone ${ZONES.map((z) => `${z} ${r.perZone[z].guaranteed}..${r.perZone[z].worstCase}`).join(', ')}; ` +
-  `pendingWorstCase ${r.pendingWorstCase}; zoneLoss ${r.zoneLoss.map((l) => `${l.zone}: survivors ${l.survivors}, replacementsPending ${l.replacementsPending}, drainBlocked ${l.drainBlocked}`).join('; ')}`;
+/** An OrderedReady StatefulSet's progress, for the state line: its ready count and each pod's phase. */
+function orderedState(statefulSet: any, pods: any[]): string {
+  const podStates = pods.map((p) => `${p.metadata.name} ${p.status?.phase}${conditionOf(p, 'Ready')}`);
+  return ` (OrderedReady; ${statefulSet.status?.readyReplicas ?? 0} ready; pods ${podStates.join(', ')})`;
+}
+
+function fmtReport(r: WorkloadReport): string {
+  const perZone = ZONES.map((z) => `${z} ${r.perZone[z].guaranteed}..${r.perZone[z].worstCase}`);
+  const zoneLoss = r.zoneLoss.map((l) =>
+    `${l.zone}: survivors ${l.survivors}, replacementsPending ${l.replacementsPending}, drainBlocked ${l.drainBlocked}`);
+  return `report: perZone ${perZone.join(', ')}; pendingWorstCase ${r.pendingWorstCase}; zoneLoss ${zoneLoss.join('; ')}`;
+}
 const countsOf = (o: Observed) => ZONES.map((z) => `${z} ${[...o.bound.values()].filter((v) => v === z).length}`).join(', ');
 const exactLayout = (r: WorkloadReport) => ZONES.every((z) => r.perZone[z].guaranteed === r.perZone[z].worstCase);
 
@@ -546,8 +556,9 @@ test.each(ZONES.map((z, i) => [i + 1, z] as [number, string]))('round %i: placem
           check(survivors >= loss.survivors,
             () => `${where}: ${survivors} survivors < the report's ${loss.survivors} (before: ${countsOf(o)}; after: ${countsOf(a)}, ${a.pending} Pending); ${fmtReport(report)}`);
           const replacementsPending = Math.max(0, a.pending - o.pending);
+          const beforeAndAfter = () => `(before: ${countsOf(o)}; after: ${countsOf(a)}); ${fmtReport(report)}`;
           check(replacementsPending <= loss.replacementsPending,
-            () => `${where}: ${replacementsPending} replacements Pending > the report's ${loss.replacementsPending} (before: ${countsOf(o)}; after: ${countsOf(a)}); ${fmtReport(report)}`);
+            () => `${where}: ${replacementsPending} replacements Pending > the report's ${loss.replacementsPending} ${beforeAndAfter()}`);
           observed.push({
             case: r.c.id,
             workload: key,
@@ -558,7 +569,7 @@ test.each(ZONES.map((z, i) => [i + 1, z] as [number, string]))('round %i: placem
           });
           if (exactLayout(report)) {
             check(replacementsPending === loss.replacementsPending,
-              () => `${where}: ${replacementsPending} replacements Pending, the report's exact layout says ${loss.replacementsPending} (before: ${countsOf(o)}; after: ${countsOf(a)}); ${fmtReport(report)}`);
+              () => `${where}: ${replacementsPending} replacements Pending, the report's exact layout says ${loss.replacementsPending} ${beforeAndAfter()}`);
           }
         }
       }
@@ -616,7 +627,9 @@ test.each([...ZONES])('draining %s is blocked by a PodDisruptionBudget where the
 
 test('the scheduler never disagrees with the report', () => {
   // eslint-disable-next-line no-console
-  console.log(`${checks} checks over ${cases.length} cases; ${disagreements.length} disagreements${notes.length ? `\nnot compared:\n${[...new Set(notes.map((n) => n.replace(/ \(losing .*\)/, '')))].join('\n')}` : ''}` +
+  const notCompared = [...new Set(notes.map((n) => n.replace(/ \(losing .*\)/, '')))];
+  console.log(`${checks} checks over ${cases.length} cases; ${disagreements.length} disagreements` +
+    (notCompared.length ? `\nnot compared:\n${notCompared.join('\n')}` : '') +
     (disagreements.length ? `\n${disagreements.join('\n')}` : ''));
   fs.mkdirSync(path.dirname(ARTIFACT), { recursive: true });
   fs.writeFileSync(ARTIFACT, JSON.stringify(observed, null, 1));
