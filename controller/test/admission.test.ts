@@ -13,7 +13,15 @@ describe('admission', () => {
     });
     expect(await review(denyZoneB, reviewOf('u2', 'b'), metrics)).toEqual({
       status: 200,
-      body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u2', allowed: false, status: { code: 429, message: 'zone-a is disrupted', reason: 'TooManyRequests' } } },
+      body: {
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        response: {
+          uid: 'u2',
+          allowed: false,
+          status: { code: 429, message: 'zone-a is disrupted', reason: 'TooManyRequests' },
+        },
+      },
     });
     // a handler that throws: 500, so the API server applies the failure policy
     expect(await review(denyZoneB, reviewOf('u3', 'a', 'boom'), metrics)).toEqual({ status: 500, body: { error: 'cache not synced' } });
@@ -23,7 +31,12 @@ describe('admission', () => {
     expect(text).toContain('cdk8s_zones_webhook_admissions_total{webhook="test",zone="none",verdict="error"} 1');
   });
 
-  const envelope = (req: unknown, over: object = {}) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: req, ...over });
+  const envelope = (req: unknown, over: object = {}) => JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: req,
+    ...over,
+  });
   const without = (field: string) => Object.fromEntries(Object.entries(request('u', 'a')).filter(([k]) => k !== field));
   const withField = (field: string, value: unknown) => ({ ...request('u', 'a'), [field]: value });
 
@@ -63,7 +76,13 @@ describe('admission', () => {
   test('fields the API server sends as null (oldObject of a CREATE) reach the handler as absent', async () => {
     let seen: AdmissionRequest | undefined;
     const webhook: AdmissionWebhook = { ...denyZoneB, async handle(req) { seen = req; return { allowed: true }; } };
-    const body = envelope({ ...request('u', 'a'), object: { metadata: { name: 'p' } }, oldObject: null, dryRun: null, userInfo: { username: 'kube' } });
+    const body = envelope({
+      ...request('u', 'a'),
+      object: { metadata: { name: 'p' } },
+      oldObject: null,
+      dryRun: null,
+      userInfo: { username: 'kube' },
+    });
     expect(await review(webhook, body)).toMatchObject({ status: 200, body: { response: { uid: 'u', allowed: true } } });
     expect(seen).toEqual({ ...request('u', 'a'), object: { metadata: { name: 'p' } }, userInfo: { username: 'kube' } });
   });

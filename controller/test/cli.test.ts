@@ -78,7 +78,9 @@ describe('CLI', () => {
       let entry = lines[at];
       for (let i = at + 1; i < lines.length && /^ {4,}\S/.test(lines[i]); i++) entry += ` ${lines[i].trim()}`;
       expect({ flag, entry }).toEqual({ flag, entry: expect.stringMatching(/\bdefault\b|\(required\)/) });
-      if (spec.default !== undefined && spec.default !== '') expect({ flag, entry }).toEqual({ flag, entry: expect.stringContaining(`default: ${spec.default}`) });
+      if (spec.default !== undefined && spec.default !== '') {
+        expect({ flag, entry }).toEqual({ flag, entry: expect.stringContaining(`default: ${spec.default}`) });
+      }
       if (spec.type === 'switch') expect({ flag, entry }).toEqual({ flag, entry: expect.stringContaining('default: off') });
     }
     // and no flag it does not parse
@@ -135,7 +137,9 @@ describe('errors', () => {
     const error = new Error('ENOENT: no such file or directory, open \'inventory.json\'');
     const c = capture();
     expect(await dispatch(['boom'], [failing(error)], c.log, c.output)).toBe(3);
-    expect(c.logs).toEqual([expect.objectContaining({ level: 'error', msg: 'fatal', command: 'boom', error: error.message, stack: error.stack })]);
+    expect(c.logs).toEqual([
+      expect.objectContaining({ level: 'error', msg: 'fatal', command: 'boom', error: error.message, stack: error.stack }),
+    ]);
     expect(c.err()).toBe('');
     const t = capture({ tty: true });
     expect(await dispatch(['boom'], [failing(error)], t.log, t.output)).toBe(3);
@@ -183,7 +187,8 @@ describe('errors', () => {
 describe('logger', () => {
   test('one JSON object per line, levels filtered, fields inherited, errors as text', () => {
     const lines: string[] = [];
-    const log = createLogger({ level: 'info', write: (l) => lines.push(l), now: () => new Date(0) }).with({ reconciler: 'zau' });
+    const log = createLogger({ level: 'info', write: (l) => lines.push(l), now: () => new Date(0) })
+      .with({ reconciler: 'zau' });
     log.debug('hidden');
     log.warn('careful', { error: new Error('boom'), n: 1 });
     expect(lines).toEqual(['{"time":"1970-01-01T00:00:00.000Z","level":"warn","msg":"careful","reconciler":"zau","error":"boom","n":1}\n']);

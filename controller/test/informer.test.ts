@@ -36,8 +36,15 @@ describe('Informer', () => {
     const api = new ScriptedApi();
     api.lists = [{ items: [obj('a', '1'), obj('b', '2')], rv: '10' }, { items: [obj('a', '30'), obj('c', '31')], rv: '40' }];
     api.watches = [
-      async (on) => { on({ type: 'ADDED', object: obj('d', '11') }); on({ type: 'BOOKMARK', object: obj('', '15') }); }, // server ends the watch
-      async (on) => { on({ type: 'MODIFIED', object: obj('a', '16') }); on({ type: 'DELETED', object: obj('b', '17') }); throw new Error('connection reset'); },
+      async (on) => {
+        on({ type: 'ADDED', object: obj('d', '11') });
+        on({ type: 'BOOKMARK', object: obj('', '15') });
+      }, // server ends the watch
+      async (on) => {
+        on({ type: 'MODIFIED', object: obj('a', '16') });
+        on({ type: 'DELETED', object: obj('b', '17') });
+        throw new Error('connection reset');
+      },
       async () => { throw new KubeApiError('WATCH', '/api/v1/pods', 410, 'Expired', 'too old resource version'); },
     ];
     const seen: Array<[ChangeType, string, string | undefined]> = [];
@@ -73,7 +80,12 @@ describe('Informer', () => {
     const api = new ScriptedApi();
     api.lists = [{ items: [obj('a', '1')], rv: '5' }, { items: [obj('a', '1')], rv: '50' }];
     api.watches = [async (on) => { on({ type: 'ERROR', object: { code: 410, reason: 'Expired', message: 'gone' } as any }); }];
-    const informer = new Informer<KubeObject>(api as unknown as KubeApi, { path: '/p', log, resyncMs: 0, onChange: () => {} });
+    const informer = new Informer<KubeObject>(api as unknown as KubeApi, {
+      path: '/p',
+      log,
+      resyncMs: 0,
+      onChange: () => {},
+    });
     const stop = new AbortController();
     const running = informer.run(stop.signal);
     while (api.watchCalls.length < 2) await new Promise((r) => setTimeout(r, 2));
@@ -143,7 +155,14 @@ describe('Informer transforms and indexes', () => {
     expect(names(informer.byIndex('controller', 'rs2'))).toEqual(['p2', 'p3']);
     expect(names(informer.byIndex('namespace', 'a'))).toEqual(['p2']);
     expect(names(informer.byIndex('namespace', 'b'))).toEqual(['p3', 'p4']);
-    expect(informer.get('a/p2')).toEqual({ metadata: { name: 'p2', namespace: 'a', resourceVersion: '6', ownerReferences: pod('a', 'p2', '6', 'rs2').metadata.ownerReferences } });
+    expect(informer.get('a/p2')).toEqual({
+      metadata: {
+        name: 'p2',
+        namespace: 'a',
+        resourceVersion: '6',
+        ownerReferences: pod('a', 'p2', '6', 'rs2').metadata.ownerReferences,
+      },
+    });
     expect(handled.every((o) => !('spec' in o) && !('managedFields' in o.metadata))).toBe(true);
     expect(handled).toHaveLength(6);
   });

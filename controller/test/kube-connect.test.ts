@@ -78,7 +78,12 @@ beforeEach(() => {
   delayMs = 0;
 });
 
-const config = (over: Partial<ClusterConfig>): ClusterConfig => ({ server: url, ca: fs.readFileSync(pki.ca.cert), source: 'test', ...over });
+const config = (over: Partial<ClusterConfig>): ClusterConfig => ({
+  server: url,
+  ca: fs.readFileSync(pki.ca.cert),
+  source: 'test',
+  ...over,
+});
 
 test('a client certificate: presented on the connection, the server\'s certificate checked against the CA', async () => {
   const admin = pki.clients.admin;

@@ -28,19 +28,40 @@ describe('decideLease', () => {
   const t0 = Date.parse('2026-01-01T00:00:00Z');
   test('no lease: create it as holder', () => {
     expect(decideLease(undefined, 'a', 15, t0, t0)).toEqual({
-      action: 'create', record: { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: '2026-01-01T00:00:00.000000Z', renewTime: '2026-01-01T00:00:00.000000Z', leaseTransitions: 0 },
+      action: 'create',
+      record: {
+        holderIdentity: 'a',
+        leaseDurationSeconds: 15,
+        acquireTime: '2026-01-01T00:00:00.000000Z',
+        renewTime: '2026-01-01T00:00:00.000000Z',
+        leaseTransitions: 0,
+      },
     });
   });
   test('own lease: renew, keeping acquireTime and transitions', () => {
-    const held = { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: microTime(t0), renewTime: microTime(t0), leaseTransitions: 3 };
-    expect(decideLease(held, 'a', 15, t0 + 2000, t0)).toEqual({ action: 'update', record: { ...held, renewTime: microTime(t0 + 2000) } });
+    const held = {
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      acquireTime: microTime(t0),
+      renewTime: microTime(t0),
+      leaseTransitions: 3,
+    };
+    expect(decideLease(held, 'a', 15, t0 + 2000, t0))
+      .toEqual({ action: 'update', record: { ...held, renewTime: microTime(t0 + 2000) } });
   });
   test('another holder: wait while its record changed within the duration (own clock), take over after', () => {
     const other = { holderIdentity: 'b', leaseDurationSeconds: 15, renewTime: '1999-01-01T00:00:00.000000Z', leaseTransitions: 1 };
     // renewTime is from another clock and ignored: only when this candidate last saw the record change counts
     expect(decideLease(other, 'a', 15, t0 + 14_999, t0)).toEqual({ action: 'wait', holder: 'b' });
     expect(decideLease(other, 'a', 15, t0 + 15_000, t0)).toEqual({
-      action: 'update', record: { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: microTime(t0 + 15_000), renewTime: microTime(t0 + 15_000), leaseTransitions: 2 },
+      action: 'update',
+      record: {
+        holderIdentity: 'a',
+        leaseDurationSeconds: 15,
+        acquireTime: microTime(t0 + 15_000),
+        renewTime: microTime(t0 + 15_000),
+        leaseTransitions: 2,
+      },
     });
   });
   test('a released lease (empty holder) is taken at once', () => {
@@ -92,7 +113,11 @@ describe('LeaderElector', () => {
     const running = a.run(shutdown.signal, {
       onStartedLeading: (leading) => new Promise<void>((resolve) => {
         events.push('started');
-        leading.addEventListener('abort', () => setTimeout(() => { events.push(`work stopped, holder ${store.lease!.record.holderIdentity}`); resolve(); }, 20));
+        const stopWork = () => {
+          events.push(`work stopped, holder ${store.lease!.record.holderIdentity}`);
+          resolve();
+        };
+        leading.addEventListener('abort', () => setTimeout(stopWork, 20));
       }),
       onStoppedLeading: () => events.push('lost'),
     });
@@ -111,7 +136,11 @@ describe('LeaderElector', () => {
     const events: string[] = [];
     const a = new LeaderElector(store, { identity: 'a', retryPeriodMs: 5, renewDeadlineMs: 100, log, now: () => now });
     const running = a.run(shutdown.signal, {
-      onStartedLeading: async (leading) => { events.push('started'); await new Promise((r) => leading.addEventListener('abort', r)); events.push('work stopped'); },
+      onStartedLeading: async (leading) => {
+        events.push('started');
+        await new Promise((r) => leading.addEventListener('abort', r));
+        events.push('work stopped');
+      },
       onStoppedLeading: () => { events.push('lost'); shutdown.abort(); },
     });
     while (!a.isLeader) await new Promise((r) => setTimeout(r, 5));

@@ -41,7 +41,8 @@ describe('ReconcileLoop', () => {
     expect(order).toEqual(['run nodes', 'run owners', 'run pods', 'reconcile early', 'reconcile seeded']);
     stop.abort();
     await running;
-    expect((await metrics.registry.getSingleMetric('cdk8s_zones_reconciles_total')!.get()).values).toEqual([{ labels: { reconciler: 'test' }, value: 2 }]);
+    const reconciles = await metrics.registry.getSingleMetric('cdk8s_zones_reconciles_total')!.get();
+    expect(reconciles.values).toEqual([{ labels: { reconciler: 'test' }, value: 2 }]);
   });
 
   test('requeueAfter reconciles the key again without an event; a failure is counted and retried', async () => {
@@ -64,7 +65,8 @@ describe('ReconcileLoop', () => {
     await running;
     expect(runs.filter((k) => k === 'poll')).toHaveLength(3);
     expect(runs.filter((k) => k === 'flaky')).toHaveLength(2);
-    expect((await metrics.registry.getSingleMetric('cdk8s_zones_reconcile_errors_total')!.get()).values).toEqual([{ labels: { reconciler: 'test' }, value: 1 }]);
+    const errors = await metrics.registry.getSingleMetric('cdk8s_zones_reconcile_errors_total')!.get();
+    expect(errors.values).toEqual([{ labels: { reconciler: 'test' }, value: 1 }]);
   });
 
   test('stopping waits for the reconcile in progress and drops what is queued or scheduled', async () => {
@@ -118,7 +120,10 @@ describe('ReconcileLoop', () => {
     const readiness = new Readiness();
     readiness.apiServerAnswered();
     const order: string[] = [];
-    const loop = new ReconcileLoop({ log, metrics: createMetrics({ defaultMetrics: false }), readiness }, { name: 'annotator', reconcile: async () => undefined });
+    const loop = new ReconcileLoop(
+      { log, metrics: createMetrics({ defaultMetrics: false }), readiness },
+      { name: 'annotator', reconcile: async () => undefined },
+    );
     const [nodes, pods] = [fakeWatch('nodes', order), fakeWatch('pods', order)];
     const stop = new AbortController();
     const running = loop.run(stop.signal, { caches: [nodes], primaries: [pods] });

@@ -9,7 +9,11 @@ import { parseInventory } from '../src/redis/inventory';
 
 const zones = ['a', 'b', 'c'];
 const three = RedisShardLayout.plan({ zones, masters: 3, replicasPerMaster: 1 });
-const inventoryOf = (layout: RedisShardLayout) => layout.nodes.map((n, i) => ({ name: n.name, zone: n.zone, address: `10.0.0.${i}:6379` }));
+const inventoryOf = (layout: RedisShardLayout) => layout.nodes.map((n, i) => ({
+  name: n.name,
+  zone: n.zone,
+  address: `10.0.0.${i}:6379`,
+}));
 
 function cluster(layout = three): FakeCluster {
   const fake = new FakeCluster(inventoryOf(layout));
@@ -86,7 +90,10 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
   describe('zone loss with the fast path (zoneLossFailoverAfterMs)', () => {
     const fast: DecideOptions = { zoneLossFailoverAfterMs: 250 };
     /** What the decision says about zones: its zone issues and its steps. */
-    const onZones = (d: ReturnType<typeof decide>) => ({ zoneIssues: d.issues.filter((i) => i.kind.startsWith('zone-')).map((i) => i.kind), steps: d.steps });
+    const onZones = (d: ReturnType<typeof decide>) => ({
+      zoneIssues: d.issues.filter((i) => i.kind.startsWith('zone-')).map((i) => i.kind),
+      steps: d.steps,
+    });
     const nothing = { zoneIssues: [], steps: [] };
     /**
      * The cluster as planned, whose nodes flag a stopped node failed 1.5 s after it stopped (Redis with a 1 s node
@@ -139,7 +146,9 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
 
     test('the manager cut off from a zone the masters still hear: nothing to do', () => {
       const fake = redisLike();
-      const cutOff = fake.observe().map((n) => (n.zone === 'a' ? { name: n.name, zone: n.zone, address: n.address, reachable: false } : n));
+      const cutOff = fake.observe().map((n) => (n.zone === 'a'
+        ? { name: n.name, zone: n.zone, address: n.address, reachable: false }
+        : n));
       expect(onZones(decide(three, cutOff, fast))).toEqual(nothing);
     });
 
@@ -148,7 +157,9 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
       fake.kill('a-0');
       fake.kill('a-1');
       fake.advance(1000);
-      const cutOff = fake.observe().map((n) => (n.zone === 'b' ? { name: n.name, zone: n.zone, address: n.address, reachable: false } : n));
+      const cutOff = fake.observe().map((n) => (n.zone === 'b'
+        ? { name: n.name, zone: n.zone, address: n.address, reachable: false }
+        : n));
       const d = decide(three, cutOff, fast);
       expect(d.steps).toEqual([]);
       expect(d.issues.find((i) => i.kind === 'zone-silent')!.message).toMatch(/^zones a, b do not answer: more than one zone is no loss the layout survives/);
@@ -159,7 +170,9 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
       fake.kill('a-0');
       fake.kill('a-1');
       fake.advance(1000);
-      const cutOff = fake.observe().map((n) => (n.name === 'c-1' ? { name: n.name, zone: n.zone, address: n.address, reachable: false } : n));
+      const cutOff = fake.observe().map((n) => (n.name === 'c-1'
+        ? { name: n.name, zone: n.zone, address: n.address, reachable: false }
+        : n));
       const d = decide(three, cutOff, fast);
       expect(d.steps).toEqual([]);
       expect(d.issues.find((i) => i.kind === 'zone-silent')!.message)
@@ -173,7 +186,10 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
       fake.advance(1000);
       const a1 = fake.byName('a-1').address;
       const observed = fake.observe().map((n) => (n.name !== 'c-1' ? n : {
-        ...n, view: n.view!.map((e) => (e.address === a1 ? { ...e, flags: e.flags.filter((f) => f !== 'fail'), pingPendingSinceMs: undefined } : e)),
+        ...n,
+        view: n.view!.map((e) => (e.address === a1
+          ? { ...e, flags: e.flags.filter((f) => f !== 'fail'), pingPendingSinceMs: undefined }
+          : e)),
       }));
       expect(onZones(decide(three, observed, fast))).toEqual(nothing);
     });
@@ -220,7 +236,8 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     fake.autoFailover();
     fake.start('b-1');
     expect(decide(three, fake.observe(), { mode: 'rebalance' }).steps).toEqual([{ kind: 'failover', on: 'b-1', takeover: false }]);
-    expect(decide(three, fake.observe(), { mode: 'rebalance', takeover: true }).steps).toEqual([{ kind: 'failover', on: 'b-1', takeover: true }]);
+    expect(decide(three, fake.observe(), { mode: 'rebalance', takeover: true }).steps)
+      .toEqual([{ kind: 'failover', on: 'b-1', takeover: true }]);
   });
 
   test('no failover back to a planned master an upgrade holds (failed over away from, not replaced yet)', () => {
@@ -228,8 +245,10 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     fake.kill('b-1');
     fake.autoFailover();
     fake.start('b-1');
-    expect(decide(three, fake.observe(), { holdFailBack: new Set(['b-1']) }).steps.filter((s) => s.kind === 'failover')).toEqual([]);
-    expect(decide(three, fake.observe(), { holdFailBack: new Set(['a-1']) }).steps).toEqual([{ kind: 'failover', on: 'b-1', takeover: false }]);
+    const heldB1 = decide(three, fake.observe(), { holdFailBack: new Set(['b-1']) });
+    expect(heldB1.steps.filter((s) => s.kind === 'failover')).toEqual([]);
+    expect(decide(three, fake.observe(), { holdFailBack: new Set(['a-1']) }).steps)
+      .toEqual([{ kind: 'failover', on: 'b-1', takeover: false }]);
   });
 
   test('no failover back while the planned master is not in sync', () => {
@@ -294,7 +313,13 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     const fake = cluster();
     const observed = fake.observe().map((n) => (n.name !== 'b-0' ? n : {
       ...n,
-      view: [...n.view!, { id: 'f00d', address: fake.byName('c-0').address, flags: ['master', 'handshake'], connected: false, slots: [] as [number, number][] }],
+      view: [...n.view!, {
+        id: 'f00d',
+        address: fake.byName('c-0').address,
+        flags: ['master', 'handshake'],
+        connected: false,
+        slots: [] as [number, number][],
+      }],
     }));
     expect(decide(three, observed).steps.filter((s) => s.kind === 'forget')).toEqual([]);
   });
@@ -325,7 +350,12 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     fake.kill('c-0');
     expect(decide(three, fake.observe()).steps).toEqual([]);
     const forget = decide(three, fake.observe(), { mode: 'forget-lost-nodes' }).steps;
-    expect(forget).toEqual([{ kind: 'forget', id: fake.byName('c-0').id, address: fake.byName('c-0').address, on: ['a-0', 'a-1', 'b-0', 'b-1', 'c-1'] }]);
+    expect(forget).toEqual([{
+      kind: 'forget',
+      id: fake.byName('c-0').id,
+      address: fake.byName('c-0').address,
+      on: ['a-0', 'a-1', 'b-0', 'b-1', 'c-1'],
+    }]);
   });
 
   test('scale-up 3 -> 5 masters: new nodes join, every slot moves to its planned shard, masters stay where planned', () => {
@@ -385,7 +415,9 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
   });
 
   describe('a zone out of service (ZoneShift)', () => {
-    const masterZones = (fake: FakeCluster, layout = three) => layout.nodes.filter((n) => fake.role(n.name) === 'master').map((n) => n.zone);
+    const masterZones = (fake: FakeCluster, layout = three) => layout.nodes
+      .filter((n) => fake.role(n.name) === 'master')
+      .map((n) => n.zone);
 
     test('its masters fail over gracefully to a replica in another zone, and not back while the shift lasts; back once it ends', () => {
       const fake = cluster();
@@ -448,7 +480,14 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
       },
       { id: 'a0b1', address: ':0', flags: ['noaddr', 'master'], masterId: undefined, connected: false, slots: [] },
       // ping-sent set: a ping it has not answered yet
-      { id: 'c3d4', address: '127.0.0.1:30005', flags: ['master', 'fail?'], connected: false, slots: [[5463, 6000]], pingPendingSinceMs: 1426238318000 },
+      {
+        id: 'c3d4',
+        address: '127.0.0.1:30005',
+        flags: ['master', 'fail?'],
+        connected: false,
+        slots: [[5463, 6000]],
+        pingPendingSinceMs: 1426238318000,
+      },
     ]);
     expect(replicationOffset('# Replication\r\nrole:slave\r\nslave_repl_offset:4242\r\nmaster_repl_offset:4242\r\n')).toBe(4242);
     expect(replicationOffset('# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_repl_offset:17\r\n')).toBe(17);

@@ -85,7 +85,9 @@ class FakeNodes extends RedisNodes {
     if (answer === 'refuse') throw new ReplyError('ERR Master is down or failed, please use CLUSTER FAILOVER FORCE');
     count.mfstart++;
     const lastElection = this.elections.get(name);
-    if (lastElection !== undefined && now - lastElection <= electionRetryMs(this.nodeTimeoutMs)) return 'OK'; // Redis: election expired, aborts
+    const withinElectionRetry = lastElection !== undefined
+      && now - lastElection <= electionRetryMs(this.nodeTimeoutMs);
+    if (withinElectionRetry) return 'OK'; // Redis: election expired, aborts
     this.elections.set(name, now);
     count.authReq += 5;
     if (answer === 'abort') {
@@ -122,7 +124,9 @@ function failedOver(nodeTimeoutMs = 5000) {
   const logged: any[] = [];
   const log = createLogger({ write: (line) => logged.push(JSON.parse(line)) });
   const manager = new RedisClusterManager(layout, inventory, { nodes, clock, log });
-  const failovers = () => logged.filter((l) => l.msg === 'redis failover').map((l) => ({ level: l.level, outcome: l.outcome, ...(l.error ? { error: l.error } : {}) }));
+  const failovers = () => logged
+    .filter((l) => l.msg === 'redis failover')
+    .map((l) => ({ level: l.level, outcome: l.outcome, ...(l.error ? { error: l.error } : {}) }));
   return { fake, clock, nodes, manager, logged, failovers };
 }
 
@@ -142,7 +146,12 @@ describe('graceful failovers', () => {
     expect(second.healthy).toBe(true);
     expect(fake.role('a-0')).toBe('master');
     expect(failovers()).toEqual([{ level: 'info', outcome: 'promoted' }]);
-    expect(logged.find((l) => l.msg === 'redis failover')).toMatchObject({ on: 'a-0', ms: 300, nodeTimeoutMs: 5000, messages: { pauseRequests: 1, votes: 2 } });
+    expect(logged.find((l) => l.msg === 'redis failover')).toMatchObject({
+      on: 'a-0',
+      ms: 300,
+      nodeTimeoutMs: 5000,
+      messages: { pauseRequests: 1, votes: 2 },
+    });
   });
 
   test.each([

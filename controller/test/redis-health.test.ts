@@ -80,7 +80,8 @@ test('the health and last operation a status ConfigMap recorded carry over a res
   const [health] = run([HEALTHY]);
   const lastOperation = { operation: 'fix', result: 'done', message: 'the cluster ended healthy', at: '2026-01-01T00:00:00.000Z' };
   const map = (data: Record<string, string>) => ({ metadata: { name: 'cache-status' }, data });
-  expect(recordedStatus(map({ 'state.json': JSON.stringify({ healthy: true, health, lastOperation }) }))).toEqual({ health, lastOperation });
+  const recorded = map({ 'state.json': JSON.stringify({ healthy: true, health, lastOperation }) });
+  expect(recordedStatus(recorded)).toEqual({ health, lastOperation });
   for (const broken of [
     '{', '{}', 'null', JSON.stringify({ health: { ...health, phase: 'dancing' }, lastOperation: { ...lastOperation, result: 'maybe' } }),
     JSON.stringify({ health: { ...health, healthyPasses: -1 }, lastOperation: { result: 'done' } }),

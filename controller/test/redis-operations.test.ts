@@ -1,7 +1,8 @@
 import { REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION } from '../../src/contract/redis';
 import { clearRequestPatch, operationRequest } from '../src/redis/operations';
 
-const ask = (operation: string, extra: Record<string, string> = {}) => operationRequest({ [REDIS_OPERATION_ANNOTATION]: operation, ...extra }, 'cache');
+const ask = (operation: string, extra: Record<string, string> = {}) =>
+  operationRequest({ [REDIS_OPERATION_ANNOTATION]: operation, ...extra }, 'cache');
 
 test('the operations an annotation may ask for', () => {
   expect(operationRequest(undefined, 'cache')).toBeUndefined();

@@ -10,8 +10,18 @@ const ZONES = ['zone-a', 'Zone_B', 'zone-c'];
 /** The StatefulSet of Zone_B is named after its slug, as the construct names it. */
 const ZONE_B_SET = 'redis-zone-b-88e8a8';
 
-const passwordVolume = (secretName: string, key: string) => ({ name: 'redis-password', secret: { secretName, items: [{ key, path: 'password' }] } });
-const owner = (name: string, extra: any = {}) => ({ apiVersion: 'apps/v1', kind: 'StatefulSet', name, uid: 'u', controller: true, ...extra });
+const passwordVolume = (secretName: string, key: string) => ({
+  name: 'redis-password',
+  secret: { secretName, items: [{ key, path: 'password' }] },
+});
+const owner = (name: string, extra: any = {}) => ({
+  apiVersion: 'apps/v1',
+  kind: 'StatefulSet',
+  name,
+  uid: 'u',
+  controller: true,
+  ...extra,
+});
 
 /**
  * A pod of StatefulSet `set` (its controller, as the StatefulSet controller makes them), unless `extra.owners` says
@@ -84,7 +94,8 @@ describe('Redis pods -> manager inventory', () => {
     const p = pod('redis-zone-a', 0, { zone: 'zone-a', ip: '10.0.0.1', volumes: [{ name: 'tmp', emptyDir: {} }, passwordVolume('redis-pw', 'secret')] });
     expect(inventoryFromPods('redis', ZONES, [p] as any).passwordSecret).toEqual({ name: 'redis-pw', key: 'secret' });
     const env = pod('redis-zone-a', 0, { zone: 'zone-a', ip: '10.0.0.1', volumes: [] });
-    env.spec.containers[0] = { name: 'redis', env: [{ name: 'REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: 'pw', key: 'password' } } }] } as any;
+    const passwordFromSecret = { name: 'REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: 'pw', key: 'password' } } };
+    env.spec.containers[0] = { name: 'redis', env: [passwordFromSecret] } as any;
     expect(inventoryFromPods('redis', ZONES, [env] as any).passwordSecret).toBeUndefined();
   });
 
@@ -122,7 +133,9 @@ describe('Redis pods -> manager inventory', () => {
 });
 
 describe('the password from its Secret', () => {
-  const secret = (data: Record<string, string>) => ({ metadata: { name: 'pw' }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) });
+  const base64 = (data: Record<string, string>) =>
+    Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+  const secret = (data: Record<string, string>) => ({ metadata: { name: 'pw' }, data: base64(data) });
 
   test('every byte of the key, a trailing newline and awkward bytes included', () => {
     const awkward = 'a "quoted" \\ $HOME é 🔑\n';
@@ -147,7 +160,9 @@ describe('listing the labelled pods', () => {
   function fakeKube(pods: Record<string, string[]>, forbidden: string[] = []): { kube: KubeApi; paths: string[] } {
     const kube = new MemoryKubeApi();
     for (const [ns, names] of Object.entries(pods)) {
-      for (const name of names) kube.put(`/api/v1/namespaces/${ns}/pods`, { metadata: { name, namespace: ns, labels: { [REDIS_CLUSTER_LABEL]: 'r' } } });
+      for (const name of names) {
+        kube.put(`/api/v1/namespaces/${ns}/pods`, { metadata: { name, namespace: ns, labels: { [REDIS_CLUSTER_LABEL]: 'r' } } });
+      }
     }
     const paths: string[] = [];
     kube.beforeCall = (call) => {

@@ -6,7 +6,11 @@ import { decideUpgrade, outdatedNodes, Replacement } from '../src/redis/upgrade'
 
 const zones = ['a', 'b', 'c'];
 const three = RedisShardLayout.plan({ zones, masters: 3, replicasPerMaster: 1 });
-const inventoryOf = (layout: RedisShardLayout) => layout.nodes.map((n, i) => ({ name: n.name, zone: n.zone, address: `10.0.0.${i}:6379` }));
+const inventoryOf = (layout: RedisShardLayout) => layout.nodes.map((n, i) => ({
+  name: n.name,
+  zone: n.zone,
+  address: `10.0.0.${i}:6379`,
+}));
 
 function planned(layout = three): FakeCluster {
   const fake = new FakeCluster(inventoryOf(layout));
@@ -138,11 +142,18 @@ describe('which pods are out of date', () => {
 describe('the StatefulSets\' replicas, owned by the manager', () => {
   const five = RedisShardLayout.plan({ zones, masters: 5, replicasPerMaster: 1 });
   const slug = (z: string) => z;
-  const replicasOf = (layout: RedisShardLayout) => zones.map((zone) => ({ zone, statefulSet: `r-${zone}`, replicas: layout.nodesPerZone[zone] }));
+  const replicasOf = (layout: RedisShardLayout) => zones.map((zone) => ({
+    zone,
+    statefulSet: `r-${zone}`,
+    replicas: layout.nodesPerZone[zone],
+  }));
 
   test('scaled up to the layout at once (a new cluster\'s StatefulSets start at 1)', () => {
     const d = decideScale(three, zones.map((zone) => ({ zone, statefulSet: `r-${zone}`, replicas: 1 })), [], slug);
-    expect(d).toEqual({ changes: zones.map((zone) => ({ zone, statefulSet: `r-${zone}`, replicas: 1, to: 2 })), waiting: [] });
+    expect(d).toEqual({
+      changes: zones.map((zone) => ({ zone, statefulSet: `r-${zone}`, replicas: 1, to: 2 })),
+      waiting: [],
+    });
     expect(decideScale(three, replicasOf(three), planned().observe(), slug)).toEqual({ changes: [], waiting: [] });
   });
 

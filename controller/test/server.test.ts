@@ -62,14 +62,18 @@ describe('servers', () => {
       notReady: () => notReady,
       webhook: { port: 0, host: '127.0.0.1', certificate: first, webhooks: [denyZoneB] },
     });
-    const get = async (path: string) => { const r = await fetch(`http://127.0.0.1:${servers.metricsPort}${path}`); return { status: r.status, text: await r.text() }; };
+    const get = async (path: string) => {
+      const r = await fetch(`http://127.0.0.1:${servers.metricsPort}${path}`);
+      return { status: r.status, text: await r.text() };
+    };
     expect(await get('/healthz')).toEqual({ status: 200, text: 'ok\n' });
     expect(await get('/readyz')).toEqual({ status: 503, text: 'not ready: waiting for the API server\n' });
     notReady = undefined;
     expect(await get('/readyz')).toEqual({ status: 200, text: 'ok\n' });
     const denied = await post(servers.webhookPort!, first.ca, '/validate/test', reviewOf('u9', 'b'));
     expect(denied).toMatchObject({ status: 200, peer: 'first', body: { response: { uid: 'u9', allowed: false } } });
-    expect(await post(servers.webhookPort!, first.ca, '/other', reviewOf('u9', 'b'))).toMatchObject({ status: 404, body: { error: 'no webhook at /other' } });
+    expect(await post(servers.webhookPort!, first.ca, '/other', reviewOf('u9', 'b')))
+      .toMatchObject({ status: 404, body: { error: 'no webhook at /other' } });
     const m = await get('/metrics');
     expect(m.text).toContain('cdk8s_zones_webhook_admissions_total{webhook="test",zone="zone-b",verdict="denied"} 1');
     expect(m.text).toContain('cdk8s_zones_controller_process_resident_memory_bytes');
@@ -102,7 +106,10 @@ describe('servers', () => {
       limits: hostileLimits,
       webhook: { port: 0, host: '127.0.0.1', certificate: first, webhooks: [denyZoneB] },
     });
-    const valid = async (servers: Servers) => (await post(servers.webhookPort!, first.ca, '/validate/test', reviewOf('ok', 'a'))).body.response;
+    const valid = async (servers: Servers) => {
+      const answer = await post(servers.webhookPort!, first.ca, '/validate/test', reviewOf('ok', 'a'));
+      return answer.body.response;
+    };
 
     test('malformed reviews get 400 and what is wrong; a handler that throws gets 500', async () => {
       const servers = await startHardened();
@@ -115,7 +122,8 @@ describe('servers', () => {
       ] as const) {
         expect(await post(servers.webhookPort!, first.ca, '/validate/test', body)).toMatchObject({ status: 400, body: { error } });
       }
-      expect(await post(servers.webhookPort!, first.ca, '/validate/test', reviewOf('u', 'a', 'boom'))).toMatchObject({ status: 500, body: { error: 'cache not synced' } });
+      expect(await post(servers.webhookPort!, first.ca, '/validate/test', reviewOf('u', 'a', 'boom')))
+        .toMatchObject({ status: 500, body: { error: 'cache not synced' } });
       expect(await valid(servers)).toEqual({ uid: 'ok', allowed: true });
     });
 
@@ -127,9 +135,20 @@ describe('servers', () => {
       const error = `the body is larger than ${8 * 1024 * 1024} bytes`;
       // a client that closes its connection after the answer (Node's without an agent) once saw it closed under its
       // writes
-      for (let i = 0; i < 3; i++) expect(await post(servers.webhookPort!, first.ca, '/validate/test', big)).toEqual({ status: 413, body: { error }, peer: 'first' });
+      for (let i = 0; i < 3; i++) {
+        expect(await post(servers.webhookPort!, first.ca, '/validate/test', big))
+          .toEqual({ status: 413, body: { error }, peer: 'first' });
+      }
       const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = https.request({ host: '127.0.0.1', port: servers.webhookPort, path: '/validate/test', method: 'POST', ca: first.ca, agent: false }, (res) => {
+        const options = {
+          host: '127.0.0.1',
+          port: servers.webhookPort,
+          path: '/validate/test',
+          method: 'POST',
+          ca: first.ca,
+          agent: false as const,
+        };
+        const req = https.request(options, (res) => {
           let body = '';
           res.on('data', (c) => { body += c; });
           res.on('end', () => resolve({ status: res.statusCode!, body }));

@@ -109,7 +109,13 @@ describe('self-managed TLS', () => {
 
   test('caBundle is patched on every webhook that lacks it, by a strategic merge on the webhook names; absent configurations are skipped', async () => {
     const kube = memoryKube();
-    kube.objects.set(VWC, { metadata: { name: 'ctl' }, webhooks: [{ name: 'a.cdk8s-zones.dev', clientConfig: {} }, { name: 'b.cdk8s-zones.dev', clientConfig: { caBundle: 'old' } }] });
+    kube.objects.set(VWC, {
+      metadata: { name: 'ctl' },
+      webhooks: [
+        { name: 'a.cdk8s-zones.dev', clientConfig: {} },
+        { name: 'b.cdk8s-zones.dev', clientConfig: { caBundle: 'old' } },
+      ],
+    });
     const pki = await ensureWebhookPki(kube as unknown as KubeApi, opts);
     expect(await injectCaBundle(kube as unknown as KubeApi, opts, pki.ca.cert)).toBe(2);
     const caBundle = Buffer.from(pki.ca.cert).toString('base64');

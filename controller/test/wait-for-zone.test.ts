@@ -31,7 +31,8 @@ describe('wait-for-zone', () => {
   });
 
   test('gives up after the timeout', async () => {
-    await expect(waitForNonEmptyFile({ file: path.join(dir, 'never'), timeoutMs: 150, intervalMs: 20 })).resolves.toBeUndefined();
+    const waited = waitForNonEmptyFile({ file: path.join(dir, 'never'), timeoutMs: 150, intervalMs: 20 });
+    await expect(waited).resolves.toBeUndefined();
   });
 
   test('the zone never arrived: exit 1, the system failed (not 2: the command ran and waited as told)', async () => {

@@ -38,7 +38,8 @@ describe('ZoneAwareUpdate watches', () => {
     obj('ns', 'lone', {}),
   ];
   const objects = { updates, replicaSets };
-  const pod = (namespace: string, ownerReferences?: any[]) => obj(namespace, 'p', { metadata: { name: 'p', ownerReferences } });
+  const pod = (namespace: string, ownerReferences?: any[]) =>
+    obj(namespace, 'p', { metadata: { name: 'p', ownerReferences } });
   const changed = (o: KubeObject, type: Change['type'] = 'modified'): Change => ({ type, obj: o });
 
   test('an update maps to itself, deleted or not (its reconcile forgets a deleted one)', () => {
@@ -69,7 +70,10 @@ describe('ZoneAwareUpdate watches', () => {
   });
 
   test('a workload, its ReplicaSets and pods also map to the updates that start after one naming it: whether they start reads it', () => {
-    const after = [...updates, obj('ns', 'later', { spec: { deployment: 'api', startAfter: { zoneAwareUpdate: 'web', delaySeconds: 60 } } })];
+    const later = obj('ns', 'later', {
+      spec: { deployment: 'api', startAfter: { zoneAwareUpdate: 'web', delaySeconds: 60 } },
+    });
+    const after = [...updates, later];
     const all = { updates: after, replicaSets };
     expect(keysOf(watches, all, 'deployments', changed(obj('ns', 'web')))).toEqual(['ns/later', 'ns/web']);
     expect(keysOf(watches, all, 'replicaSets', changed(replicaSets[0]))).toEqual(['ns/later', 'ns/web']);
@@ -86,7 +90,12 @@ describe('ZoneAwareUpdate watches', () => {
 
 describe('zone annotator watches', () => {
   const opted = (annotations: Record<string, string> = {}, nodeName?: string): KubeObject => ({
-    metadata: { name: 'p', namespace: 'ns', labels: { [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE }, annotations },
+    metadata: {
+      name: 'p',
+      namespace: 'ns',
+      labels: { [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE },
+      annotations,
+    },
     spec: { nodeName },
   });
 
@@ -143,7 +152,10 @@ describe('zone annotator watches', () => {
 describe('zone-shift watches', () => {
   const watches = zoneShiftWatches();
   const shifts = [{ metadata: { name: 'zone-a' } }, { metadata: { name: 'zone-b' } }];
-  const node = (labels: Record<string, string>, taints?: object[]): KubeObject => ({ metadata: { name: 'n1', labels }, spec: { taints } });
+  const node = (labels: Record<string, string>, taints?: object[]): KubeObject => ({
+    metadata: { name: 'n1', labels },
+    spec: { taints },
+  });
   const a = node({ 'topology.kubernetes.io/zone': 'a' });
 
   test('a node maps to itself and every shift when its labels or taints change, not on a heartbeat', () => {
@@ -187,7 +199,10 @@ describe('ZoneDisruptionBudget watches', () => {
 
 test('cachesOf holds what the Informers would: transformed, indexed; an unknown index is an error', () => {
   const watches = zoneAwareUpdateWatches();
-  const withFields = { ...obj('ns', 'one', { spec: { statefulset: 'db' } }), metadata: { name: 'one', namespace: 'ns', managedFields: [{}] } } as KubeObject;
+  const withFields = {
+    ...obj('ns', 'one', { spec: { statefulset: 'db' } }),
+    metadata: { name: 'one', namespace: 'ns', managedFields: [{}] },
+  } as KubeObject;
   const caches = cachesOf(watches, { updates: [withFields] });
   expect(caches.get('updates', 'ns/one')?.metadata).not.toHaveProperty('managedFields');
   expect(caches.list('updates')).toHaveLength(1);

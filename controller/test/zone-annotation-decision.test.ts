@@ -46,7 +46,8 @@ describe('decideZoneAnnotation', () => {
     expect(decideZoneAnnotation(pod(), n, KEYS)).toEqual({ kind: 'skip', why: 'not-bound' });
     expect(decideZoneAnnotation(pod({ node: 'n1', optIn: false }), n, KEYS)).toEqual({ kind: 'skip', why: 'not-opted-in' });
     expect(decideZoneAnnotation(pod({ node: 'n1', deleting: true }), n, KEYS)).toEqual({ kind: 'skip', why: 'terminating' });
-    expect(decideZoneAnnotation(pod({ node: 'n1', annotations: { [ZoneAnnotation.VALUE_ANNOTATION]: 'zone-a' } }), n, KEYS)).toEqual({ kind: 'skip', why: 'annotated' });
+    const annotated = pod({ node: 'n1', annotations: { [ZoneAnnotation.VALUE_ANNOTATION]: 'zone-a' } });
+    expect(decideZoneAnnotation(annotated, n, KEYS)).toEqual({ kind: 'skip', why: 'annotated' });
   });
 
   test('a wrong value is corrected, and says what it was', () => {
@@ -56,7 +57,8 @@ describe('decideZoneAnnotation', () => {
 
   test('a node missing a label (or with it empty) names the missing keys; an unknown node is waited for', () => {
     const p = pod({ node: 'n1', annotations: { [ZoneAnnotation.KEYS_ANNOTATION]: `${REGION},${ZONE}` } });
-    expect(decideZoneAnnotation(p, node({ [REGION]: 'r1', [ZONE]: '' }), KEYS)).toEqual({ kind: 'missing-label', node: 'n1', missing: [ZONE] });
+    expect(decideZoneAnnotation(p, node({ [REGION]: 'r1', [ZONE]: '' }), KEYS))
+      .toEqual({ kind: 'missing-label', node: 'n1', missing: [ZONE] });
     expect(decideZoneAnnotation(p, node({}), KEYS)).toEqual({ kind: 'missing-label', node: 'n1', missing: [REGION, ZONE] });
     expect(decideZoneAnnotation(p, undefined, KEYS)).toEqual({ kind: 'wait-for-node', node: 'n1' });
   });
@@ -77,14 +79,22 @@ describe('decideZoneAnnotation', () => {
       const first = decideZoneAnnotation(pod({ node: 'n1' }), node(labels), keyNames);
       expect(first).toEqual({ kind: 'annotate', value: keyNames.map((k) => labels[k]).join('_') });
       const value = (first as { value: string }).value;
-      expect(decideZoneAnnotation(pod({ node: 'n1', annotations: { [ZoneAnnotation.VALUE_ANNOTATION]: value } }), node(labels), keyNames))
-        .toEqual({ kind: 'skip', why: 'annotated' });
+      const annotated = pod({ node: 'n1', annotations: { [ZoneAnnotation.VALUE_ANNOTATION]: value } });
+      expect(decideZoneAnnotation(annotated, node(labels), keyNames)).toEqual({ kind: 'skip', why: 'annotated' });
     }));
   });
 });
 
 test('boundAt reads the PodScheduled condition', () => {
-  const p: KubeObject = { metadata: { name: 'p' }, status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:09Z' }, { type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:05Z' }] } };
+  const p: KubeObject = {
+    metadata: { name: 'p' },
+    status: {
+      conditions: [
+        { type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:09Z' },
+        { type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:05Z' },
+      ],
+    },
+  };
   expect(boundAt(p)).toBe(Date.parse('2026-01-01T00:00:05Z'));
   expect(boundAt({ metadata: { name: 'p' }, status: { conditions: [{ type: 'PodScheduled', status: 'False' }] } })).toBeUndefined();
 });
@@ -98,7 +108,8 @@ describe('which watch events need a reconcile', () => {
     const bound = pod({ node: 'n1' });
     expect(decisionInputsChanged(unbound, bound)).toBe(true);
     expect(decisionInputsChanged(bound, pod({ node: 'n1', deleting: true }))).toBe(true);
-    expect(decisionInputsChanged(bound, pod({ node: 'n1', annotations: { [ZoneAnnotation.KEYS_ANNOTATION]: 'k' } }))).toBe(true);
+    const keysChanged = pod({ node: 'n1', annotations: { [ZoneAnnotation.KEYS_ANNOTATION]: 'k' } });
+    expect(decisionInputsChanged(bound, keysChanged)).toBe(true);
     expect(decisionInputsChanged(bound, pod({ node: 'n1', annotations: { [VALUE]: 'zone-a' } }))).toBe(true);
     expect(decisionInputsChanged(bound, pod({ node: 'n1', optIn: false }))).toBe(true);
     expect(decisionInputsChanged(bound, status(bound, 'Running'))).toBe(false);

@@ -4,7 +4,10 @@ import { expectationMet, expectationOf } from '../src/reconcilers/zone-aware-upd
 import { reportOf } from '../src/reconcilers/zone-aware-update-report';
 
 const ZONES: Record<string, string> = { 'node-a': 'zone-a', 'node-b': 'zone-b', 'node-c': 'zone-c' };
-const nodeLabels = (node: string): Record<string, string> | undefined => (ZONES[node] ? { 'topology.kubernetes.io/zone': ZONES[node] } : node === 'bare' ? {} : undefined);
+const nodeLabels = (node: string): Record<string, string> | undefined => {
+  if (ZONES[node]) return { 'topology.kubernetes.io/zone': ZONES[node] };
+  return node === 'bare' ? {} : undefined;
+};
 
 interface StsOptions {
   readonly strategy?: string;
@@ -37,12 +40,22 @@ function pod(i: number, revision: string, ready = true, terminating = false): Ku
 }
 
 function zau(spec: object, status?: object): KubeObject {
-  return { metadata: { name: 'db', namespace: 'ns', generation: 1 }, spec: { statefulset: 'db', maxUnavailable: 2, exponentialFactor: 2, ...spec }, status };
+  return {
+    metadata: { name: 'db', namespace: 'ns', generation: 1 },
+    spec: { statefulset: 'db', maxUnavailable: 2, exponentialFactor: 2, ...spec },
+    status,
+  };
 }
 
 const NOW = Date.parse('2026-11-27T10:00:00Z');
 const input = (over: Partial<ZauInput>): ZauInput => ({
-  zau: zau({}), statefulSet: sts(), pods: [0, 1, 2, 3, 4, 5].map((i) => pod(i, 'db-old')), nodeLabels, topologyKeys: ['topology.kubernetes.io/zone'], nowMs: NOW, ...over,
+  zau: zau({}),
+  statefulSet: sts(),
+  pods: [0, 1, 2, 3, 4, 5].map((i) => pod(i, 'db-old')),
+  nodeLabels,
+  topologyKeys: ['topology.kubernetes.io/zone'],
+  nowMs: NOW,
+  ...over,
 });
 
 describe('zone-aware-update decision', () => {
@@ -81,9 +94,10 @@ describe('zone-aware-update decision', () => {
   });
 
   test('pause conditions: label, annotation, Prometheus', () => {
-    expect(decideZoneAwareUpdate(input({ zau: zau({ pauseCondition: { label: 'hold=yes' } }), statefulSet: sts({ labels: { hold: 'yes' } }) })))
+    const heldByLabel = zau({ pauseCondition: { label: 'hold=yes' } });
+    expect(decideZoneAwareUpdate(input({ zau: heldByLabel, statefulSet: sts({ labels: { hold: 'yes' } }) })))
       .toMatchObject({ kind: 'status', status: { paused: true, phase: 'Paused', step: 0 } });
-    expect(decideZoneAwareUpdate(input({ zau: zau({ pauseCondition: { label: 'hold=yes' } }), statefulSet: sts({ labels: { hold: 'no' } }) })).kind)
+    expect(decideZoneAwareUpdate(input({ zau: heldByLabel, statefulSet: sts({ labels: { hold: 'no' } }) })).kind)
       .toBe('delete');
     const prom = decideZoneAwareUpdate(input({ prometheusPause: 'Prometheus query returned 1 series' }));
     expect(prom).toMatchObject({ kind: 'status', status: { paused: true, message: expect.stringMatching(/^paused by Prometheus query returned 1 series; next: step 0/) } });
@@ -116,7 +130,8 @@ describe('zone-aware-update decision', () => {
     const done = { updateRevision: 'db-new', step: 4, phase: 'Done', doneAt: '2026-11-27T09:00:00.000Z' };
     expect(decideZoneAwareUpdate(input({ pods, zau: zau({}, done) })).status.doneAt).toBe('2026-11-27T09:00:00.000Z');
     // done for another revision: a new moment
-    expect(decideZoneAwareUpdate(input({ pods, zau: zau({}, { ...done, updateRevision: 'db-older' }) })).status.doneAt).toBe('2026-11-27T10:00:00.000Z');
+    const doneForOlder = zau({}, { ...done, updateRevision: 'db-older' });
+    expect(decideZoneAwareUpdate(input({ pods, zau: doneForOlder })).status.doneAt).toBe('2026-11-27T10:00:00.000Z');
   });
 
   describe('startAfter: a new revision waits for another ZoneAwareUpdate to be done, and a delay', () => {
@@ -129,26 +144,33 @@ describe('zone-aware-update decision', () => {
     test('waits while it is missing, rolling, or done for a revision its workload no longer has', () => {
       expect(decideZoneAwareUpdate(input({ zau: zau(after) })).status)
         .toMatchObject({ phase: 'Waiting', message: expect.stringMatching(/^waiting for ZoneAwareUpdate ingesters, not found in this namespace; next: step 0/) });
-      expect(decideZoneAwareUpdate(input({ zau: zau(after), predecessor: predecessor({ phase: 'Rolling', message: 'step 1', updateRevision: 'ing-2' }) })).status)
+      const rolling = predecessor({ phase: 'Rolling', message: 'step 1', updateRevision: 'ing-2' });
+      expect(decideZoneAwareUpdate(input({ zau: zau(after), predecessor: rolling })).status)
         .toMatchObject({ phase: 'Waiting', message: expect.stringMatching(/^waiting for ZoneAwareUpdate ingesters to finish rolling out \(Rolling: step 1\)/) });
       const stale = predecessor({ phase: 'Done', updateRevision: 'ing-1', doneAt: doneAt(60) }, 'ing-2');
       expect(decideZoneAwareUpdate(input({ zau: zau(after), predecessor: stale })).status.phase).toBe('Waiting');
       // its workload's revision unknown now (e.g. a Deployment's new ReplicaSet not there yet)
-      const unknown = { ...predecessor({ phase: 'Done', updateRevision: 'ing-2', doneAt: doneAt(60) }), updateRevision: undefined };
+      const unknown = {
+        ...predecessor({ phase: 'Done', updateRevision: 'ing-2', doneAt: doneAt(60) }),
+        updateRevision: undefined,
+      };
       expect(decideZoneAwareUpdate(input({ zau: zau(after), predecessor: unknown })).status.phase).toBe('Waiting');
     });
 
     test('done less than the delay ago: waits, saying when it starts; after it: rolls', () => {
-      const recent = decideZoneAwareUpdate(input({ zau: zau(after), predecessor: predecessor({ phase: 'Done', updateRevision: 'ing-2', doneAt: doneAt(4) }) }));
+      const doneMinutesAgo = (minutes: number) =>
+        predecessor({ phase: 'Done', updateRevision: 'ing-2', doneAt: doneAt(minutes) });
+      const recent = decideZoneAwareUpdate(input({ zau: zau(after), predecessor: doneMinutesAgo(4) }));
       expect(recent).toMatchObject({ kind: 'status', status: { phase: 'Waiting', step: 0, startsAt: '2026-11-27T10:06:00.000Z' } });
       expect(recent.status.message).toMatch(/^starts at 2026-11-27T10:06:00.000Z, 600 s after ZoneAwareUpdate ingesters finished/);
-      expect(decideZoneAwareUpdate(input({ zau: zau(after), predecessor: predecessor({ phase: 'Done', updateRevision: 'ing-2', doneAt: doneAt(10) }) })))
+      expect(decideZoneAwareUpdate(input({ zau: zau(after), predecessor: doneMinutesAgo(10) })))
         .toMatchObject({ kind: 'delete', pods: ['db-3'], status: { step: 1 } });
     });
 
     test('a revision under way goes on whatever the other does; nothing to roll is done, not held', () => {
       const pods = [pod(0, 'db-old'), pod(1, 'db-old'), pod(2, 'db-old'), pod(3, 'db-new'), pod(4, 'db-old'), pod(5, 'db-old')];
-      expect(decideZoneAwareUpdate(input({ pods, zau: zau(after, { updateRevision: 'db-new', step: 1 }) }))).toMatchObject({ kind: 'delete', pods: ['db-0'] });
+      const underWay = zau(after, { updateRevision: 'db-new', step: 1 });
+      expect(decideZoneAwareUpdate(input({ pods, zau: underWay }))).toMatchObject({ kind: 'delete', pods: ['db-0'] });
       const updated = [0, 1, 2, 3, 4, 5].map((i) => pod(i, 'db-new'));
       expect(decideZoneAwareUpdate(input({ pods: updated, zau: zau(after) })).status.phase).toBe('Done');
     });
@@ -166,7 +188,8 @@ describe('after an action: what the caches must show, what is told', () => {
     expect(expectationMet(expectation, cache(pod(3, 'db-old', false, true)))).toBe(true);
     expect(expectationMet(expectation, cache(undefined))).toBe(true);
     // the StatefulSet made a new pod of the same name: the deleted one is gone
-    expect(expectationMet(expectation, cache({ ...pod(3, 'db-new'), metadata: { ...pod(3, 'db-new').metadata, uid: 'new' } }))).toBe(true);
+    const sameName = { ...pod(3, 'db-new'), metadata: { ...pod(3, 'db-new').metadata, uid: 'new' } };
+    expect(expectationMet(expectation, cache(sameName))).toBe(true);
   });
 
   test('created and scaled ReplicaSets: their cache entries at the new state', () => {
@@ -179,14 +202,27 @@ describe('after an action: what the caches must show, what is told', () => {
     expect(expectationMet(createdExpectation, notListed)).toBe(false);
     const listed = { pod: () => undefined, replicaSet: () => rs(0), podsOf: () => [] };
     expect(expectationMet(createdExpectation, listed)).toBe(true);
-    const scaled: ZauAction = { kind: 'scale', pods: ['web-1-a'], zone: 'zone-a', scaling: { up: { name: 'web-2', replicas: 1 }, down: [{ name: 'web-1', replicas: 2 }] }, status };
+    const scaled: ZauAction = {
+      kind: 'scale',
+      pods: ['web-1-a'],
+      zone: 'zone-a',
+      scaling: { up: { name: 'web-2', replicas: 1 }, down: [{ name: 'web-1', replicas: 2 }] },
+      status,
+    };
     const expectation = expectationOf(scaled, input({}))!;
     expect(expectation).toEqual({ kind: 'replicas', targets: [{ key: 'ns/web-2', replicas: 1 }, { key: 'ns/web-1', replicas: 2 }] });
-    expect(expectationMet(expectation, { pod: () => undefined, replicaSet: (k) => (k === 'ns/web-2' ? rs(1) : rs(3)), podsOf: () => [] })).toBe(false);
-    expect(expectationMet(expectation, { pod: () => undefined, replicaSet: (k) => (k === 'ns/web-2' ? rs(1) : rs(2)), podsOf: () => [] }))
-      .toBe(true);
+    const oldAt = (oldReplicas: number) => ({
+      pod: () => undefined,
+      replicaSet: (k: string) => (k === 'ns/web-2' ? rs(1) : rs(oldReplicas)),
+      podsOf: () => [],
+    });
+    expect(expectationMet(expectation, oldAt(3))).toBe(false);
+    expect(expectationMet(expectation, oldAt(2))).toBe(true);
     // at their replicas, but the old ReplicaSet's deletion not seen yet: 3 of its pods still active for 2 replicas
-    const owned = (uid: string): KubeObject => ({ ...rs(uid === 'web-2' ? 1 : 2), metadata: { name: uid, namespace: 'ns', uid } });
+    const owned = (uid: string): KubeObject => ({
+      ...rs(uid === 'web-2' ? 1 : 2),
+      metadata: { name: uid, namespace: 'ns', uid },
+    });
     const pods = (n: number, terminating = 0) => Array.from({ length: n }, (_, i) => ({
       metadata: { name: `web-1-${i}`, namespace: 'ns', ...(i < terminating ? { deletionTimestamp: 't' } : {}) },
       status: { phase: 'Running' },
@@ -210,18 +246,32 @@ describe('after an action: what the caches must show, what is told', () => {
     });
     const paused = decideZoneAwareUpdate(input({ prometheusPause: 'Prometheus query returned 1 series' }));
     const first = reportOf(paused, undefined);
-    expect(first).toMatchObject({ decision: 'paused', log: { level: 'warn', msg: 'rollout paused' }, event: { type: 'Warning', reason: 'Paused' }, recheck: true });
+    expect(first).toMatchObject({
+      decision: 'paused',
+      log: { level: 'warn', msg: 'rollout paused' },
+      event: { type: 'Warning', reason: 'Paused' },
+      recheck: true,
+    });
     expect(reportOf(paused, { ...paused.status })).toEqual({ decision: 'paused', recheck: true });
-    expect(reportOf(decideZoneAwareUpdate(input({ zau: zau({ dryRun: true }) })), undefined)).toMatchObject({ decision: 'dry-run', recheck: true });
+    const dryRun = decideZoneAwareUpdate(input({ zau: zau({ dryRun: true }) }));
+    expect(reportOf(dryRun, undefined)).toMatchObject({ decision: 'dry-run', recheck: true });
     const error = decideZoneAwareUpdate(input({ statefulSet: undefined }));
-    expect(reportOf(error, undefined)).toMatchObject({ decision: 'error', event: { type: 'Warning', reason: 'InvalidTarget', message: 'StatefulSet db not found in namespace ns' }, recheck: false });
+    expect(reportOf(error, undefined)).toMatchObject({
+      decision: 'error',
+      event: { type: 'Warning', reason: 'InvalidTarget', message: 'StatefulSet db not found in namespace ns' },
+      recheck: false,
+    });
   });
 });
 
 describe('zone-aware-update decision: a group of per-zone StatefulSets', () => {
   const ZONE_OF: Record<string, string> = { a: 'node-a', b: 'node-b', c: 'node-c' };
   /** StatefulSet `ing-<z>` with 2 replicas, all in zone <z>. */
-  const member = (z: string, updateRevision = `ing-${z}-new`, extra: { labels?: Record<string, string>; strategy?: string } = {}): KubeObject => ({
+  const member = (
+    z: string,
+    updateRevision = `ing-${z}-new`,
+    extra: { labels?: Record<string, string>; strategy?: string } = {},
+  ): KubeObject => ({
     metadata: { name: `ing-${z}`, namespace: 'ns', uid: `uid-${z}`, generation: 1, labels: extra.labels },
     spec: { replicas: 2, updateStrategy: { type: extra.strategy ?? 'OnDelete' } },
     status: { observedGeneration: 1, updateRevision },
@@ -238,7 +288,8 @@ describe('zone-aware-update decision: a group of per-zone StatefulSets', () => {
     status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }], podIP: `127.0.0.${i}` },
   });
   const allPods = (revisions: Record<string, ['old' | 'new', 'old' | 'new']>, notReady: string[] = []) =>
-    Object.entries(revisions).flatMap(([z, revs]) => revs.map((r, i) => groupPod(z, i, r, !notReady.includes(`ing-${z}-${i}`))));
+    Object.entries(revisions).flatMap(([z, revs]) =>
+      revs.map((r, i) => groupPod(z, i, r, !notReady.includes(`ing-${z}-${i}`))));
   const groupZau = (status?: object, extra: object = {}) => ({
     metadata: { name: 'ing', namespace: 'ns', generation: 1 },
     spec: { statefulsets: ['ing-a', 'ing-b', 'ing-c'], maxUnavailable: 2, exponentialFactor: 2, ...extra },
@@ -260,11 +311,21 @@ describe('zone-aware-update decision: a group of per-zone StatefulSets', () => {
       kind: 'delete',
       zone: 'zone-a',
       pods: ['ing-a-1'],
-      status: { step: 1, updateRevision: revision, oldReplicas: 6, zones: [{ zone: 'zone-a', oldReplicas: 2 }, { zone: 'zone-b', oldReplicas: 2 }, { zone: 'zone-c', oldReplicas: 2 }] },
+      status: {
+        step: 1,
+        updateRevision: revision,
+        oldReplicas: 6,
+        zones: [
+          { zone: 'zone-a', oldReplicas: 2 },
+          { zone: 'zone-b', oldReplicas: 2 },
+          { zone: 'zone-c', oldReplicas: 2 },
+        ],
+      },
     });
     const groupRes = groupZau({ updateRevision: revision, step: 2 });
     const pods = allPods({ a: ['new', 'new'], b: ['old', 'old'], c: ['old', 'old'] });
-    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods }))).toMatchObject({ kind: 'delete', zone: 'zone-b', pods: ['ing-b-1', 'ing-b-0'] });
+    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods })))
+      .toMatchObject({ kind: 'delete', zone: 'zone-b', pods: ['ing-b-1', 'ing-b-0'] });
   });
 
   test('a zone is rolled only while every pod of the other zones is Ready, old ones too', () => {
@@ -286,7 +347,8 @@ describe('zone-aware-update decision: a group of per-zone StatefulSets', () => {
     expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods, readyCheckFailures: failures }))).toMatchObject({
       kind: 'status', status: { phase: 'Waiting', message: 'waiting for 1 updated pod(s) to be Ready: ing-a-1' },
     });
-    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods, readyCheckFailures: new Map() }))).toMatchObject({ kind: 'delete', pods: ['ing-a-0'] });
+    expect(decideZoneAwareUpdate(groupInput({ zau: groupRes, pods, readyCheckFailures: new Map() })))
+      .toMatchObject({ kind: 'delete', pods: ['ing-a-0'] });
   });
 
   test('a new revision of any member restarts the ramp; pods of the others on their revision are not old', () => {
@@ -301,7 +363,8 @@ describe('zone-aware-update decision: a group of per-zone StatefulSets', () => {
   test('a missing or RollingUpdate member, or one not yet observed, holds the whole group', () => {
     expect(decideZoneAwareUpdate(groupInput({ statefulSets: [member('a'), member('c')] })))
       .toMatchObject({ kind: 'status', status: { phase: 'Error', message: 'StatefulSet(s) ing-b of the group not found in namespace ns' } });
-    expect(decideZoneAwareUpdate(groupInput({ statefulSets: [member('a'), member('b', undefined, { strategy: 'RollingUpdate' }), member('c')] })).status)
+    const rollingUpdateB = member('b', undefined, { strategy: 'RollingUpdate' });
+    expect(decideZoneAwareUpdate(groupInput({ statefulSets: [member('a'), rollingUpdateB, member('c')] })).status)
       .toMatchObject({ phase: 'Error', message: expect.stringContaining('ing-b has updateStrategy RollingUpdate') });
     const unobserved = { ...member('c'), metadata: { ...member('c').metadata, generation: 2 } };
     expect(decideZoneAwareUpdate(groupInput({ statefulSets: [member('a'), member('b'), unobserved] })).status)

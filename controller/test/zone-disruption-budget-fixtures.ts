@@ -12,7 +12,11 @@ const nodeLabels = (node: string): Record<string, string> | undefined =>
 const STS: KubeObject = {
   kind: 'StatefulSet',
   metadata: { name: 'db', namespace: 'ns', uid: 'sts' },
-  spec: { replicas: 6, template: { metadata: { labels: { app: 'db' } } }, volumeClaimTemplates: [{ metadata: { name: 'data' } }] },
+  spec: {
+    replicas: 6,
+    template: { metadata: { labels: { app: 'db' } } },
+    volumeClaimTemplates: [{ metadata: { name: 'data' } }],
+  },
 };
 
 export function pod(i: number, opts: { ready?: boolean; node?: string; terminating?: boolean } = {}): KubeObject {
@@ -29,7 +33,13 @@ export function pod(i: number, opts: { ready?: boolean; node?: string; terminati
   };
 }
 
-const claim = (i: number): KubeObject => ({ metadata: { name: `data-db-${i}`, namespace: 'ns', annotations: { [SELECTED_NODE_ANNOTATION]: ['node-a', 'node-b', 'node-c'][i % 3] } } });
+const claim = (i: number): KubeObject => ({
+  metadata: {
+    name: `data-db-${i}`,
+    namespace: 'ns',
+    annotations: { [SELECTED_NODE_ANNOTATION]: ['node-a', 'node-b', 'node-c'][i % 3] },
+  },
+});
 
 export function world(pods: KubeObject[], over: Partial<BudgetWorld> = {}): BudgetWorld {
   return {
@@ -44,6 +54,9 @@ export function world(pods: KubeObject[], over: Partial<BudgetWorld> = {}): Budg
 }
 
 export const zdb = (maxUnavailable: number | string, dryRun = false): KubeObject =>
-  ({ metadata: { name: 'db', namespace: 'ns', generation: 3 }, spec: { selector: { matchLabels: { app: 'db' } }, maxUnavailable, dryRun } });
+  ({
+    metadata: { name: 'db', namespace: 'ns', generation: 3 },
+    spec: { selector: { matchLabels: { app: 'db' } }, maxUnavailable, dryRun },
+  });
 
 export const all = () => [0, 1, 2, 3, 4, 5].map((i) => pod(i));

@@ -30,7 +30,8 @@ describe('the readiness gate of a zonal shift', () => {
     expect(decideZoneGate(pod('p', 'ns', 'n1', 'False'), 'a', out)).toEqual({ kind: 'none' });
     expect(decideZoneGate(pod('p', 'ns', 'n1', 'False'), 'a', new Set())).toMatchObject({ kind: 'set', status: 'True' });
     expect(decideZoneGate(pod('p', 'ns', 'n1', undefined, false), 'a', out)).toEqual({ kind: 'none' });
-    expect(decideZoneGate({ ...pod('p', 'ns', 'n1'), spec: { readinessGates: [{ conditionType: ZONE_IN_SERVICE_CONDITION }] } }, undefined, out)).toEqual({ kind: 'none' }); // not bound
+    const notBound = { ...pod('p', 'ns', 'n1'), spec: { readinessGates: [{ conditionType: ZONE_IN_SERVICE_CONDITION }] } };
+    expect(decideZoneGate(notBound, undefined, out)).toEqual({ kind: 'none' });
     // a node without a zone: no shift can apply
     expect(decideZoneGate(pod('p', 'ns', 'n1'), undefined, out)).toMatchObject({ kind: 'set', status: 'True', message: 'its node has no zone: no shift applies' });
   });
@@ -39,7 +40,15 @@ describe('the readiness gate of a zonal shift', () => {
     const decision = decideZoneGate(pod('p', 'ns', 'n1'), 'a', new Set(['a']));
     if (decision.kind !== 'set') throw new Error('expected set');
     expect(zoneGatePatch(decision, NOW)).toEqual({
-      status: { conditions: [{ type: ZONE_IN_SERVICE_CONDITION, status: 'False', reason: 'ZoneShifted', message: expect.any(String), lastTransitionTime: '2026-11-27T11:00:00.000Z' }] },
+      status: {
+        conditions: [{
+          type: ZONE_IN_SERVICE_CONDITION,
+          status: 'False',
+          reason: 'ZoneShifted',
+          message: expect.any(String),
+          lastTransitionTime: '2026-11-27T11:00:00.000Z',
+        }],
+      },
     });
   });
 });
@@ -75,7 +84,8 @@ describe('a shift\'s status and undoing', () => {
     expect(shiftStatus(s, changed, undefined, NOW)).toEqual({
       observedGeneration: 1, phase: 'Active', message: 'zone a out of service for the whole cluster until 2026-11-27T12:00:00Z', changed,
     });
-    expect(shiftChanges(shift('a', 'a', { namespaces: ['shop'] }), nodes, pods, zoneOfPod).map((c) => c.name)).toEqual(['n1', 'web-1']);
+    const shopOnly = shift('a', 'a', { namespaces: ['shop'] });
+    expect(shiftChanges(shopOnly, nodes, pods, zoneOfPod).map((c) => c.name)).toEqual(['n1', 'web-1']);
   });
 
   test('Ended: undoing while something remains, then undone; its end time kept', () => {
@@ -83,20 +93,34 @@ describe('a shift\'s status and undoing', () => {
     const later = Date.parse('2026-11-27T12:00:05Z');
     const undoing = shiftStatus(s, shiftChanges(s, nodes, pods, zoneOfPod), undefined, later);
     expect(undoing).toMatchObject({ phase: 'Ended', message: 'expired at 2026-11-27T12:00:00Z; undoing', endedAt: '2026-11-27T12:00:05.000Z' });
-    expect(shiftStatus(s, [], undoing, later + 3000)).toMatchObject({ phase: 'Ended', message: expect.stringMatching(/everything it changed is undone$/), changed: [], endedAt: '2026-11-27T12:00:05.000Z' });
+    expect(shiftStatus(s, [], undoing, later + 3000)).toMatchObject({
+      phase: 'Ended',
+      message: expect.stringMatching(/everything it changed is undone$/),
+      changed: [],
+      endedAt: '2026-11-27T12:00:05.000Z',
+    });
   });
 
   test('Invalid: nothing done, the rule said', () => {
-    expect(shiftStatus(shift('x', 'a', { expiresAt: '2026-12-27T10:00:00Z' }), [], undefined, NOW)).toMatchObject({ phase: 'Invalid', message: expect.stringMatching(/at most 72 hours.*; nothing is done$/), changed: [] });
+    const tooLong = shift('x', 'a', { expiresAt: '2026-12-27T10:00:00Z' });
+    expect(shiftStatus(tooLong, [], undefined, NOW)).toMatchObject({
+      phase: 'Invalid',
+      message: expect.stringMatching(/at most 72 hours.*; nothing is done$/),
+      changed: [],
+    });
   });
 
   test('a cancelled shift is undone once its taints and gates are gone, unless another shift of the zone holds them', () => {
     const cancelled = shift('a', 'a', {}, { deletionTimestamp: '2026-11-27T10:30:00Z' });
     expect(shiftUndone(cancelled, [], nodes, pods, zoneOfPod, keys, NOW)).toBe(false);
     const clean = [node('n1', 'a'), node('n2', 'b')];
-    const released = pods.map((p) => ({ ...p, status: { conditions: [{ type: ZONE_IN_SERVICE_CONDITION, status: 'True' }] } }));
+    const released = pods.map((p) => ({
+      ...p,
+      status: { conditions: [{ type: ZONE_IN_SERVICE_CONDITION, status: 'True' }] },
+    }));
     expect(shiftUndone(cancelled, [], clean, released, zoneOfPod, keys, NOW)).toBe(true);
     expect(shiftUndone(cancelled, [shift('a2', 'a')], nodes, pods, zoneOfPod, keys, NOW)).toBe(true); // held by the other
-    expect(shiftUndone(cancelled, [shift('a2', 'a', { namespaces: ['shop'] })], clean, pods, zoneOfPod, keys, NOW)).toBe(false); // logs' pod still held
+    const shopShift = shift('a2', 'a', { namespaces: ['shop'] });
+    expect(shiftUndone(cancelled, [shopShift], clean, pods, zoneOfPod, keys, NOW)).toBe(false); // logs' pod still held
   });
 });
