@@ -85,7 +85,7 @@ const project = new cdk8s.ConstructLibraryCdk8s({
   // caches (.cache/ holds test binaries and keys), tests, tooling or the controller (an image of its own).
   npmIgnoreOptions: {
     ignorePatterns: [
-      '/examples/', '/bench/', '/scripts/', '/docs/', '/.ci/', '/controller/', '/.cache/',
+      '/examples/', '/bench/', '/scripts/', '/docs/', '/.ci/', '/controller/', '/.cache/', '/build-tools/',
       '/.dockerignore', '/dist/', '/.gitignore', '/.npmignore',
     ],
   },
