@@ -95,8 +95,9 @@ function podProblems(template: any, bad: (what: string, value: unknown) => void)
   for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
     if (!label(c.name ?? '')) bad('invalid container name', c.name);
     for (const p of c.ports ?? []) {
-      const isServiceName = p.name !== undefined && IANA_SVC_NAME.test(p.name) && /[a-z]/.test(p.name);
-      if (p.name !== undefined && !isServiceName) bad('invalid port name', p.name);
+      if (p.name === undefined) continue;
+      const isServiceName = IANA_SVC_NAME.test(p.name) && /[a-z]/.test(p.name);
+      if (!isServiceName) bad('invalid port name', p.name);
     }
   }
   for (const v of spec.volumes ?? []) if (!label(v.name ?? '')) bad('invalid volume name', v.name);
