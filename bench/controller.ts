@@ -100,7 +100,8 @@ const meets = (value: number, target: number) => (value <= target ? 'yes' : '**n
 async function fakeServerRun(dir: string, concurrency: number): Promise<number[]> {
   const pki = createPki(path.join(dir, 'pki'), '10.96.0.1');
   const zones = ['zone-a', 'zone-b', 'zone-c'];
-  const nodes = zones.flatMap((zone) => Array.from({ length: NODES_PER_ZONE }, (_, i) => ({ name: `${zone}-node-${i}`, zone })));
+  const nodes = zones.flatMap((zone) =>
+    Array.from({ length: NODES_PER_ZONE }, (_, i) => ({ name: `${zone}-node-${i}`, zone })));
   const server = await FakeApiServer.start({
     cert: fs.readFileSync(pki.apiserver.cert),
     key: fs.readFileSync(pki.apiserver.key),
@@ -133,7 +134,8 @@ export async function fakeServerSection(): Promise<string> {
     for (const concurrency of CONCURRENCIES) {
       const l = await fakeServerRun(dir, concurrency);
       const p99 = percentile(l, 99);
-      rows.push(`| ${concurrency}${concurrency === DEFAULT_API_CONCURRENCY ? ' (default)' : ''} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ` +
+      const label = `${concurrency}${concurrency === DEFAULT_API_CONCURRENCY ? ' (default)' : ''}`;
+      rows.push(`| ${label} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ` +
         `${percentile(l, 90).toFixed(0)} | ${p99.toFixed(0)} | ${l[l.length - 1].toFixed(0)} | ${ratio(p99, PATCH_DELAY_MS)} | ` +
         `${meets(p99 / PATCH_DELAY_MS, TARGETS.latencyRatio)} |`);
     }
@@ -166,7 +168,11 @@ async function latencySection(cp: ControlPlane): Promise<string> {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'latency', namespace: ns },
-      spec: { replicas: LATENCY_PODS, selector: { matchLabels: { app: 'latency' } }, template: { metadata: { labels: { app: 'latency', ...OPT_IN } }, spec: RESTRICTED_PAUSE_POD } },
+      spec: {
+        replicas: LATENCY_PODS,
+        selector: { matchLabels: { app: 'latency' } },
+        template: { metadata: { labels: { app: 'latency', ...OPT_IN } }, spec: RESTRICTED_PAUSE_POD },
+      },
     });
     let lastReport = 0;
     await waitFor(`${LATENCY_PODS} pods annotated`, async () => {

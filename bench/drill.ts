@@ -69,8 +69,21 @@ function webObjects(ns: string, nodes: readonly FakeNode[], zones: readonly stri
         metadata: { labels },
         spec: {
           ...RESTRICTED_PAUSE_POD,
-          topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: labels } }],
-          affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: HOSTNAME_KEY, operator: 'In', values: nodes.map((n) => n.name) }] }] } } },
+          topologySpreadConstraints: [{
+            maxSkew: 1,
+            topologyKey: 'topology.kubernetes.io/zone',
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: labels },
+          }],
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [{
+                  matchExpressions: [{ key: HOSTNAME_KEY, operator: 'In', values: nodes.map((n) => n.name) }],
+                }],
+              },
+            },
+          },
         } as any,
       },
     },
@@ -191,7 +204,11 @@ class Drill {
     pids.forEach((pid) => process.kill(pid, 'SIGSTOP'));
     let ms: number;
     try {
-      await waitFor(`Redis to fail zone ${zone}'s masters over`, async () => ({ done: await this.mastersOutOf(zone, false) }), { timeoutMs: 60_000, intervalMs: POLL_MS });
+      await waitFor(
+        `Redis to fail zone ${zone}'s masters over`,
+        async () => ({ done: await this.mastersOutOf(zone, false) }),
+        { timeoutMs: 60_000, intervalMs: POLL_MS },
+      );
       ms = performance.now() - stopped;
     } finally {
       pids.forEach((pid) => process.kill(pid, 'SIGCONT'));
@@ -292,8 +309,9 @@ async function measure(drill: Drill, zones: readonly string[]): Promise<Samples>
 function report(samples: Samples, cp: ControlPlane): BenchSection {
   const alone = stats(samples.redisAlone);
   const trip = stats(samples.roundTrip);
-  const row = (name: string, s: Stats, digits = 0) => `| ${name} | ${s.runs} | ${s.median.toFixed(digits)} | ${s.min.toFixed(digits)} – ` +
-    `${s.max.toFixed(digits)} | ${ratio(s.median / alone.median)} | ${ratio(s.median / trip.median)} |`;
+  const row = (name: string, s: Stats, digits = 0) =>
+    `| ${name} | ${s.runs} | ${s.median.toFixed(digits)} | ${s.min.toFixed(digits)} – ${s.max.toFixed(digits)} | ` +
+    `${ratio(s.median / alone.median)} | ${ratio(s.median / trip.median)} |`;
   return {
     title: 'Zonal shift drill: time to take a zone out of service',
     body: [
@@ -334,8 +352,19 @@ export async function drillBench(): Promise<BenchSection> {
     throw new Error(`bench drill needs the test control plane (npm run test:integration:setup): ${err.message}`);
   });
   const ns = `bench-drill-${Date.now().toString(36)}`;
-  const webNodes = planNodes({ nodesPerZone: 1, namePrefix: 'kwok-web', podCidrOctet: 246, routablePodIps: true, zones: cp.info.zones });
-  const redis = new RedisOnKwok(cp.client, cp.info, ns, { name: 'cache', password: 'bench-drill', nodeTimeoutMs: NODE_TIMEOUT_MS, zoneShift: true });
+  const webNodes = planNodes({
+    nodesPerZone: 1,
+    namePrefix: 'kwok-web',
+    podCidrOctet: 246,
+    routablePodIps: true,
+    zones: cp.info.zones,
+  });
+  const redis = new RedisOnKwok(cp.client, cp.info, ns, {
+    name: 'cache',
+    password: 'bench-drill',
+    nodeTimeoutMs: NODE_TIMEOUT_MS,
+    zoneShift: true,
+  });
   const drill = new Drill(cp, ns, redis, webNodes);
   try {
     await drill.setUp();

@@ -79,7 +79,23 @@ function podJson(name: string, rv: number, nodeName?: string): Obj {
           fieldsV1: {
             'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} }, 'f:ownerReferences': { '.': {}, 'k:{"uid":"11111111-2222-4333-8444-555555555555"}': {} } },
             'f:spec': {
-              'f:containers': { 'k:{"name":"pause"}': { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:resources': { '.': {}, 'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} } }, 'f:securityContext': { '.': {}, 'f:allowPrivilegeEscalation': {}, 'f:capabilities': { '.': {}, 'f:drop': {} }, 'f:runAsNonRoot': {} }, 'f:terminationMessagePath': {}, 'f:terminationMessagePolicy': {} } },
+              'f:containers': {
+                'k:{"name":"pause"}': {
+                  '.': {},
+                  'f:image': {},
+                  'f:imagePullPolicy': {},
+                  'f:name': {},
+                  'f:resources': { '.': {}, 'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} } },
+                  'f:securityContext': {
+                    '.': {},
+                    'f:allowPrivilegeEscalation': {},
+                    'f:capabilities': { '.': {}, 'f:drop': {} },
+                    'f:runAsNonRoot': {},
+                  },
+                  'f:terminationMessagePath': {},
+                  'f:terminationMessagePolicy': {},
+                },
+              },
               'f:dnsPolicy': {},
               'f:enableServiceLinks': {},
               'f:restartPolicy': {},
@@ -96,7 +112,21 @@ function podJson(name: string, rv: number, nodeName?: string): Obj {
           time: now,
           fieldsType: 'FieldsV1',
           subresource: 'status',
-          fieldsV1: { 'f:status': { 'f:conditions': { 'k:{"type":"ContainersReady"}': { '.': {}, 'f:lastProbeTime': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} }, 'k:{"type":"Initialized"}': { '.': {}, 'f:lastProbeTime': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} }, 'k:{"type":"Ready"}': { '.': {}, 'f:lastProbeTime': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} } }, 'f:containerStatuses': {}, 'f:hostIP': {}, 'f:phase': {}, 'f:podIP': {}, 'f:podIPs': { '.': {}, 'k:{"ip":"10.0.0.1"}': { '.': {}, 'f:ip': {} } }, 'f:startTime': {} } },
+          fieldsV1: {
+            'f:status': {
+              'f:conditions': {
+                'k:{"type":"ContainersReady"}': { '.': {}, 'f:lastProbeTime': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} },
+                'k:{"type":"Initialized"}': { '.': {}, 'f:lastProbeTime': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} },
+                'k:{"type":"Ready"}': { '.': {}, 'f:lastProbeTime': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} },
+              },
+              'f:containerStatuses': {},
+              'f:hostIP': {},
+              'f:phase': {},
+              'f:podIP': {},
+              'f:podIPs': { '.': {}, 'k:{"ip":"10.0.0.1"}': { '.': {}, 'f:ip': {} } },
+              'f:startTime': {},
+            },
+          },
         },
       ],
     },
@@ -242,7 +272,12 @@ export class FakeApiServer {
     if (req.method === 'GET' && !name && q.get('watch')) return this.watch(plural, q, res);
     if (req.method === 'GET' && !name) {
       const matches = selector(q.get('labelSelector'));
-      return answer(200, { kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(this.rv - 1) }, items: [...objects.values()].filter(matches) });
+      return answer(200, {
+        kind: 'List',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: String(this.rv - 1) },
+        items: [...objects.values()].filter(matches),
+      });
     }
     if (req.method === 'PATCH' && plural === 'pods' && name) return this.patchPod(name, req, answer);
     answer(405, { kind: 'Status', status: 'Failure', reason: 'MethodNotAllowed', code: 405, message: `${req.method} ${req.url}` });
@@ -253,14 +288,21 @@ export class FakeApiServer {
     const from = Number(q.get('resourceVersion') ?? 0);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     for (const e of this.history) {
-      if (e.plural === plural && Number(e.object.metadata.resourceVersion) > from && matches(e.object)) res.write(JSON.stringify({ type: e.type, object: e.object }) + '\n');
+      const isNewer = Number(e.object.metadata.resourceVersion) > from;
+      if (e.plural === plural && isNewer && matches(e.object)) {
+        res.write(JSON.stringify({ type: e.type, object: e.object }) + '\n');
+      }
     }
     const watcher = { plural, matches, res };
     this.watchers.add(watcher);
     res.on('close', () => this.watchers.delete(watcher));
   }
 
-  private patchPod(name: string, req: import('http').IncomingMessage, answer: (status: number, body: unknown) => void): void {
+  private patchPod(
+    name: string,
+    req: import('http').IncomingMessage,
+    answer: (status: number, body: unknown) => void,
+  ): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => setTimeout(() => {

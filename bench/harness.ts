@@ -72,8 +72,10 @@ export async function measureSideBySideAsync(
 
 /** A markdown table of timings with each one's ratio to `baseline`. */
 export function timingTable(timings: Timing[], baseline: Timing): string {
-  const rows = timings.map((t) =>
-    `| ${t.name} | ${t.reps} | ${t.medianMs.toFixed(2)} | ${t.p10Ms.toFixed(2)} – ${t.p90Ms.toFixed(2)} | ${(t.medianMs / baseline.medianMs).toFixed(2)} |`);
+  const rows = timings.map((t) => {
+    const ratioToBaseline = (t.medianMs / baseline.medianMs).toFixed(2);
+    return `| ${t.name} | ${t.reps} | ${t.medianMs.toFixed(2)} | ${t.p10Ms.toFixed(2)} – ${t.p90Ms.toFixed(2)} | ${ratioToBaseline} |`;
+  });
   return ['| case | reps | median ms | p10 – p90 ms | ratio to baseline |', '| --- | ---: | ---: | ---: | ---: |', ...rows].join('\n');
 }
 

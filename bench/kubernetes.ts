@@ -108,8 +108,10 @@ async function scheduleOnce(cp: ControlPlane, placement: Placement, run: number,
   });
   const deleting = performance.now();
   await deleteNamespace(client, ns, LONG);
-  console.log(`  ${placement.id}: scheduled ${REPLICAS} pods in ${(ms / 1000).toFixed(1)} s ` +
-    `(${JSON.stringify(runs[runs.length - 1].zones)}), created them in ${((start - created) / 1000).toFixed(1)} s, deleted them in ${((performance.now() - deleting) / 1000).toFixed(1)} s`);
+  const seconds = (spanMs: number) => (spanMs / 1000).toFixed(1);
+  console.log(`  ${placement.id}: scheduled ${REPLICAS} pods in ${seconds(ms)} s ` +
+    `(${JSON.stringify(runs[runs.length - 1].zones)}), created them in ${seconds(start - created)} s, ` +
+    `deleted them in ${seconds(performance.now() - deleting)} s`);
   return ms;
 }
 
@@ -127,7 +129,8 @@ async function schedulingSection(cp: ControlPlane): Promise<string> {
   const rows = PLACEMENTS.map((p, i) => {
     const zones = [...new Set(measured[i].map((r) => Object.values(r.zones).join(' / ')))].join(', ');
     const cpu = median(measured[i].map((r) => r.cpuMs));
-    return `| ${p.name} | ${cpu.toFixed(2)} | ${(cpu / cpuBaseline).toFixed(2)} | ${median(measured[i].map((r) => r.algorithmMs)).toFixed(2)} | ${zones} |`;
+    const algorithmMs = median(measured[i].map((r) => r.algorithmMs));
+    return `| ${p.name} | ${cpu.toFixed(2)} | ${(cpu / cpuBaseline).toFixed(2)} | ${algorithmMs.toFixed(2)} | ${zones} |`;
   });
   const zones = cp.info.zones.join(' / ');
   return [

@@ -54,26 +54,36 @@ async function rollOnce(cp: ControlPlane, c: Case, i: number): Promise<Result> {
     const applied = await applyManifests(client, [statefulSet('app', ns, REPLICAS, c.strategy)], ns);
     if (applied.rejections.length) throw new Error(applied.rejections.join('; '));
     const initial = await waitFor(`${REPLICAS} Ready pods`, async () => {
-      const pods = (await client.list<any>('v1', 'Pod', { namespace: ns })).filter((p) => isReady(p) && !p.metadata.deletionTimestamp);
+      const pods = (await client.list<any>('v1', 'Pod', { namespace: ns }))
+        .filter((p) => isReady(p) && !p.metadata.deletionTimestamp);
       return { done: pods.length === REPLICAS, value: pods };
     }, LONG);
     const zones = new Map<string, string>(
       initial.map((p: any) => [p.metadata.name, zoneOfNode(cp.info, p.spec.nodeName)!]),
     );
     if (c.zau) {
-      await client.apply({ apiVersion: 'cdk8s-zones.dev/v1alpha1', kind: 'ZoneAwareUpdate', metadata: { name: 'app', namespace: ns }, spec: { statefulset: 'app', ...c.zau } });
+      await client.apply({
+        apiVersion: 'cdk8s-zones.dev/v1alpha1',
+        kind: 'ZoneAwareUpdate',
+        metadata: { name: 'app', namespace: ns },
+        spec: { statefulset: 'app', ...c.zau },
+      });
     }
     const initialUids = new Set(initial.map((p: any) => p.metadata.uid));
     const observer = new RolloutObserver(zones, initialUids, REPLICAS, (n) => zoneOfNode(cp.info, n));
     const watch = await watchPods(cp.info, ns, (e) => observer.onEvent(e.type, e.pod));
     try {
       const started = performance.now();
-      const sts = await client.patch<any>('apps/v1', 'StatefulSet', 'app', { spec: { template: { metadata: { annotations: { 'example.com/revision': '2' } } } } }, ns);
+      const newRevision = { spec: { template: { metadata: { annotations: { 'example.com/revision': '2' } } } } };
+      const sts = await client.patch<any>('apps/v1', 'StatefulSet', 'app', newRevision, ns);
       await waitFor('every pod updated and Ready', async () => {
         const s = (await client.get<any>('apps/v1', 'StatefulSet', 'app', ns)).status ?? {};
         const pods = await client.list<any>('v1', 'Pod', { namespace: ns });
-        const updated = pods.filter((p) => p.metadata.labels['controller-revision-hash'] === s.updateRevision && isReady(p) && !p.metadata.deletionTimestamp);
-        return { done: (s.observedGeneration ?? 0) >= sts.metadata.generation && updated.length === REPLICAS, state: `${updated.length} updated` };
+        const updated = pods.filter((p) => p.metadata.labels['controller-revision-hash'] === s.updateRevision
+          && isReady(p)
+          && !p.metadata.deletionTimestamp);
+        const observed = (s.observedGeneration ?? 0) >= sts.metadata.generation;
+        return { done: observed && updated.length === REPLICAS, state: `${updated.length} updated` };
       }, { timeoutMs: 600_000, intervalMs: 20 });
       const ms = performance.now() - started;
       return {
@@ -118,10 +128,12 @@ async function rollLoki(cp: ControlPlane, how: LokiRollout, i: number, timeoutMs
   const watch = await watchPods(cp.info, ns, (e) => loki.onPod(e.type, e.pod));
   const allBack = async (count: number, what: string) => waitFor(what, async () => {
     loki.assertRunning();
-    return { done: loki.downs.length === count && loki.downs.every((d) => d.to !== undefined), state: `${loki.downs.length} replaced` };
+    const everyDownBack = loki.downs.every((d) => d.to !== undefined);
+    return { done: loki.downs.length === count && everyDownBack, state: `${loki.downs.length} replaced` };
   }, { timeoutMs, intervalMs: 20 });
   try {
-    const applied = await applyManifests(client, strategy(lokiIngesterManifests(lokiObjects(ns, zones, LOKI_PER_ZONE, 'minio:9000', rollout))), ns);
+    const ingesters = lokiIngesterManifests(lokiObjects(ns, zones, LOKI_PER_ZONE, 'minio:9000', rollout));
+    const applied = await applyManifests(client, strategy(ingesters), ns);
     if (applied.rejections.length) throw new Error(applied.rejections.join('; '));
     await waitFor(`${pods} ingesters ACTIVE`, async () => {
       loki.assertRunning();
@@ -185,7 +197,9 @@ export async function rolloutBench(): Promise<BenchSection> {
     for (const [i, c] of CASES.entries()) {
       const r = await rollOnce(cp, c, i);
       baseline ??= r.ms;
-      rows.push(`| ${c.name} | ${r.waves.length} | ${r.waves.join(', ')} | ${r.zones} | ${r.zoneRuns} | ${(r.ms / 1000).toFixed(2)} | ${(r.ms / baseline).toFixed(2)} |`);
+      const seconds = (r.ms / 1000).toFixed(2);
+      rows.push(`| ${c.name} | ${r.waves.length} | ${r.waves.join(', ')} | ${r.zones} | ${r.zoneRuns} | ${seconds} | ` +
+        `${(r.ms / baseline).toFixed(2)} |`);
     }
     // Interleaved rounds of the ideal and the library's rollout, so that warm-up and machine noise fall on both alike;
     // the median run of each is reported. Then Kubernetes' RollingUpdate once, for comparison: with every zone's
@@ -204,7 +218,9 @@ export async function rolloutBench(): Promise<BenchSection> {
       if (rs.length === 0) return `| ${name} | | | | | did not finish: ${String(rolling).slice(0, 120)} | |`;
       const r = median(rs);
       const all = rs.map((x) => (x.ms / 1000).toFixed(2)).join(', ');
-      return `| ${name} | ${r.waves.length} | ${r.waves.join(', ')} | ${Math.max(...rs.map((x) => x.zones))} | ${r.zoneRuns} | ${(r.ms / 1000).toFixed(2)} (${all}) | ${(r.ms / ideal).toFixed(2)} |`;
+      const zonesAtOnce = Math.max(...rs.map((x) => x.zones));
+      return `| ${name} | ${r.waves.length} | ${r.waves.join(', ')} | ${zonesAtOnce} | ${r.zoneRuns} | ` +
+        `${(r.ms / 1000).toFixed(2)} (${all}) | ${(r.ms / ideal).toFixed(2)} |`;
     });
     cp.assertRunning();
     return {

@@ -28,8 +28,11 @@ function pods(guaranteed: number, worstCase: number): string {
 function section(name: string): string {
   const zones = STANDARD_VARIANT.zones;
   const report = ZoneReport.analyze(synthesizeExample(name, STANDARD_VARIANT), ZoneInventory.equalNodes(zones, 3));
-  const rows = report.workloads.map((w) => `| ${w.kind} ${w.name} | ${zones.map((z) => pods(w.perZone[z].guaranteed, w.perZone[z].worstCase)).join(' | ')} | ` +
-    `${zones.every((z) => w.survives[z]) ? 'yes' : `no (${zones.filter((z) => !w.survives[z]).join(', ')})`} |`);
+  const rows = report.workloads.map((w) => {
+    const perZone = zones.map((z) => pods(w.perZone[z].guaranteed, w.perZone[z].worstCase)).join(' | ');
+    const survives = zones.every((z) => w.survives[z]) ? 'yes' : `no (${zones.filter((z) => !w.survives[z]).join(', ')})`;
+    return `| ${w.kind} ${w.name} | ${perZone} | ${survives} |`;
+  });
   return [
     `## ${name}`,
     '',

@@ -157,9 +157,11 @@ export function functionLengths(file: string, text = fs.readFileSync(file, 'utf8
   const visit = (node: ts.Node) => {
     if (ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclarationBase).body) {
       const line = (pos: number) => source.getLineAndCharacterOfPosition(pos).line;
-      const holder = ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent) ? node.parent.name.getText(source) : '<anonymous>';
+      const isNamedByHolder = ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent);
+      const holder = isNamedByHolder ? node.parent.name.getText(source) : '<anonymous>';
       const name = ts.isConstructorDeclaration(node) ? 'constructor' : (node as any).name?.getText(source) ?? holder;
-      found.push({ name: `${rel(file)}:${line(node.getStart(source)) + 1} ${name}`, lines: line(node.end) - line(node.getStart(source)) + 1 });
+      const first = line(node.getStart(source));
+      found.push({ name: `${rel(file)}:${first + 1} ${name}`, lines: line(node.end) - first + 1 });
     }
     ts.forEachChild(node, visit);
   };

@@ -36,14 +36,19 @@ interface Program {
 
 function docFiles(): string[] {
   const walk = (dir: string): string[] => fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.md') ? [path.join(dir, e.name)] : []));
+    .flatMap((e) => {
+      if (e.isDirectory()) return walk(path.join(dir, e.name));
+      return e.name.endsWith('.md') ? [path.join(dir, e.name)] : [];
+    });
   return ['README.md', ...walk('docs')];
 }
 
 export function typescriptBlocks(file: string, text: string): Block[] {
   const blocks: Block[] = [];
   const fence = /^```(?:ts|typescript)\n([\s\S]*?)^```$/gm;
-  for (const m of text.matchAll(fence)) blocks.push({ file, line: text.slice(0, m.index).split('\n').length, code: m[1] });
+  for (const m of text.matchAll(fence)) {
+    blocks.push({ file, line: text.slice(0, m.index).split('\n').length, code: m[1] });
+  }
   return blocks;
 }
 
@@ -132,7 +137,8 @@ beforeAll(() => {
     include: programs.flatMap((p) => [`${p.id}/main.ts`, ...(keepsInitChart(p) ? [`${p.id}/main.test.ts`] : [])]),
   }));
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', app], { cwd: app, encoding: 'utf8' });
-  compileErrors = new Map(programs.map((p) => [p.id, tsc.stdout.split('\n').filter((l) => l.startsWith(`${p.id}/`)).join('\n')]));
+  const errorsOf = (id: string) => tsc.stdout.split('\n').filter((l) => l.startsWith(`${id}/`)).join('\n');
+  compileErrors = new Map(programs.map((p) => [p.id, errorsOf(p.id)]));
 }, 120_000);
 
 afterAll(() => fs.rmSync(app, { recursive: true, force: true }));
@@ -140,7 +146,12 @@ afterAll(() => fs.rmSync(app, { recursive: true, force: true }));
 test('the classifier: a program takes the continuations after it; a continuation with no program before it, or a fragment, is unaccounted for', () => {
   const b = (line: number, code: string) => ({ file: 'x.md', line, code });
   const program = "import { Zonal } from 'cdk8s-zones';\nconst app = 1;\napp.synth();\n";
-  const { programs: found, unaccounted } = programsOf([b(1, `${CONTINUES}\nlet x = 1;\n`), b(5, program), b(9, `${CONTINUES}\nlet y = 2;\n`), b(14, 'new Thing(chart);\n')]);
+  const { programs: found, unaccounted } = programsOf([
+    b(1, `${CONTINUES}\nlet x = 1;\n`),
+    b(5, program),
+    b(9, `${CONTINUES}\nlet y = 2;\n`),
+    b(14, 'new Thing(chart);\n'),
+  ]);
   expect(found.map((p) => [p.blocks.map((x) => x.line), p.code.trimEnd().split('\n').pop()])).toEqual([[[5, 9], 'app.synth();']]);
   expect(found[0].code).toContain('let y = 2;');
   expect(unaccounted.map((x) => x.line)).toEqual([1, 14]);
@@ -187,10 +198,14 @@ test.each(programs.map((p) => [p.blocks.map((b) => `${b.file}:${b.line}`).join('
     '--allow-empty', '--format', 'json', path.join(dir, 'dist'),
   ], { encoding: 'utf8' });
   // one runtime controller per app, whatever the guides it combines
-  const objects = fs.readdirSync(path.join(dir, 'dist')).flatMap((f) => fs.readFileSync(path.join(dir, 'dist', f), 'utf8').split('\n---\n'));
+  const objects = fs.readdirSync(path.join(dir, 'dist'))
+    .flatMap((f) => fs.readFileSync(path.join(dir, 'dist', f), 'utf8').split('\n---\n'));
   expect(objects.filter((o) => /^kind: Deployment$/m.test(o) && /app.kubernetes.io\/name: cdk8s-zones-controller/.test(o)).length)
     .toBe(p.code.includes('new ZoneController(') ? 1 : 0);
   const report = JSON.parse(check.stdout);
-  const findings = [...report.findings, ...report.workloads.flatMap((w: any) => w.findings.map((f: any) => ({ ...f, workload: `${w.kind}/${w.name}` })))];
-  expect({ exit: check.status, findings: findings.filter((f) => f.severity !== 'info') }).toEqual({ exit: 0, findings: [] });
+  const workloadFindings = report.workloads
+    .flatMap((w: any) => w.findings.map((f: any) => ({ ...f, workload: `${w.kind}/${w.name}` })));
+  const findings = [...report.findings, ...workloadFindings];
+  expect({ exit: check.status, findings: findings.filter((f) => f.severity !== 'info') })
+    .toEqual({ exit: 0, findings: [] });
 });

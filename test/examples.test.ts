@@ -9,7 +9,11 @@ import { kubernetesProblems } from './kubernetes-validity';
 
 test('the validity check finds what Kubernetes refuses', () => {
   expect(kubernetesProblems([
-    { kind: 'StatefulSet', metadata: { name: 'redis-Zone_A' }, spec: { replicas: 1, template: { metadata: { labels: { app: 'x'.repeat(64) } }, spec: {} } } },
+    {
+      kind: 'StatefulSet',
+      metadata: { name: 'redis-Zone_A' },
+      spec: { replicas: 1, template: { metadata: { labels: { app: 'x'.repeat(64) } }, spec: {} } },
+    },
     { kind: 'Service', metadata: { name: '1redis' } },
     { kind: 'PodDisruptionBudget', metadata: { name: 'redis-ZONE.B', labels: { 'app.kubernetes.io/instance': 'a b' } } },
     { kind: 'StatefulSet', metadata: { name: 's'.repeat(53) }, spec: { replicas: 1 } },

@@ -39,10 +39,12 @@ export function kubernetesProblems(objects: readonly any[]): string[] {
       bad('has no name', name);
       continue;
     }
-    if (o.kind === 'Service' ? !service(name) : LABEL_NAMED.has(o.kind) ? !label(name)
-      : PATH_SEGMENT_NAMED.has(o.kind) ? /[/%]/.test(name) || name === '.' || name === '..' || name === '' : !subdomain(name)) {
-      bad('invalid name', name);
-    }
+    const isBadPathSegment = /[/%]/.test(name) || name === '.' || name === '..' || name === '';
+    const isInvalid = o.kind === 'Service' ? !service(name)
+      : LABEL_NAMED.has(o.kind) ? !label(name)
+        : PATH_SEGMENT_NAMED.has(o.kind) ? isBadPathSegment
+          : !subdomain(name);
+    if (isInvalid) bad('invalid name', name);
     if (o.metadata.namespace !== undefined && !label(o.metadata.namespace)) bad('invalid namespace', o.metadata.namespace);
     labelsOf(o.metadata.labels, 'label', bad);
     for (const key of Object.keys(o.metadata.annotations ?? {})) if (!qualifiedKey(key)) bad('invalid annotation key', key);
@@ -92,12 +94,17 @@ function podProblems(template: any, bad: (what: string, value: unknown) => void)
   const spec = template.spec ?? {};
   for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
     if (!label(c.name ?? '')) bad('invalid container name', c.name);
-    for (const p of c.ports ?? []) if (p.name !== undefined && !(IANA_SVC_NAME.test(p.name) && /[a-z]/.test(p.name))) bad('invalid port name', p.name);
+    for (const p of c.ports ?? []) {
+      if (p.name === undefined) continue;
+      const isServiceName = IANA_SVC_NAME.test(p.name) && /[a-z]/.test(p.name);
+      if (!isServiceName) bad('invalid port name', p.name);
+    }
   }
   for (const v of spec.volumes ?? []) if (!label(v.name ?? '')) bad('invalid volume name', v.name);
   for (const t of spec.topologySpreadConstraints ?? []) {
     labelsOf(t.labelSelector?.matchLabels, 'spread selector', bad);
-    if (t.maxSkew !== undefined && !(Number.isInteger(t.maxSkew) && t.maxSkew >= 1 && t.maxSkew <= 2147483647)) bad('invalid maxSkew', t.maxSkew);
+    const isValidSkew = Number.isInteger(t.maxSkew) && t.maxSkew >= 1 && t.maxSkew <= 2147483647;
+    if (t.maxSkew !== undefined && !isValidSkew) bad('invalid maxSkew', t.maxSkew);
   }
   const required = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
   for (const term of required?.nodeSelectorTerms ?? []) {

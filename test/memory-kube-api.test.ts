@@ -9,7 +9,8 @@ test('the in-memory API answers as the API server does where the tests depend on
   expect((await api.list('/api/v1/pods', { labelSelector: 'app=y' })).items.map((p: any) => p.metadata.name)).toEqual(['q']);
   expect((await api.list('/api/v1/namespaces/a/pods', { labelSelector: 'app' })).items.map((p: any) => p.metadata.name)).toEqual(['p']);
   await expect(api.get('/api/v1/namespaces/a/pods/nope')).rejects.toMatchObject({ constructor: KubeApiError, status: 404, reason: 'NotFound' });
-  await expect(api.create('/api/v1/namespaces/a/pods', { metadata: { name: 'p' } })).rejects.toMatchObject({ constructor: KubeApiError, status: 409 });
+  await expect(api.create('/api/v1/namespaces/a/pods', { metadata: { name: 'p' } }))
+    .rejects.toMatchObject({ constructor: KubeApiError, status: 409 });
   const stale = await api.get('/api/v1/namespaces/a/pods/p');
   await api.patch('/api/v1/namespaces/a/pods/p', { metadata: { labels: { app: 'z' } } });
   await expect(api.replace('/api/v1/namespaces/a/pods/p', stale)).rejects.toMatchObject({ constructor: KubeApiError, status: 409 });
@@ -22,7 +23,8 @@ test('the in-memory API answers as the API server does where the tests depend on
 
 test('a strategic merge patch merges lists of named items by name, and adds the new ones', () => {
   const target = { webhooks: [{ name: 'a', clientConfig: { url: 'u' } }, { name: 'b', clientConfig: {} }] };
-  expect(strategicMergePatch(target, { webhooks: [{ name: 'b', clientConfig: { caBundle: 'c' } }, { name: 'n' }] })).toEqual({
+  const patch = { webhooks: [{ name: 'b', clientConfig: { caBundle: 'c' } }, { name: 'n' }] };
+  expect(strategicMergePatch(target, patch)).toEqual({
     webhooks: [{ name: 'a', clientConfig: { url: 'u' } }, { name: 'b', clientConfig: { caBundle: 'c' } }, { name: 'n' }],
   });
 });

@@ -44,7 +44,10 @@ function world(zoneNames: string[], chartId: string): World {
   // A namespace: the controller is granted its rights in the namespaces of the workloads it serves.
   const namespace = 'apps';
   return {
-    app, chart: new Chart(app, chartId, { namespace }), workloads: new Chart(app, 'workloads', { namespace }), topology: new lib.ZoneTopology({ zones: zoneNames }),
+    app,
+    chart: new Chart(app, chartId, { namespace }),
+    workloads: new Chart(app, 'workloads', { namespace }),
+    topology: new lib.ZoneTopology({ zones: zoneNames }),
   };
 }
 
@@ -89,13 +92,20 @@ test('ZoneAwareLokiStack, both outputs and every zone source', () => {
       const w = world(z, chartId);
       if (kind === 'operator') {
         new lib.ZoneAwareLokiStack(w.chart, lokiId, {
-          topology: w.topology, operator: { size, objectStorage: { secretName: 's3', type: lib.LokiObjectStorageType.S3 }, storageClassName: 'gp3' },
+          topology: w.topology,
+          operator: {
+            size,
+            objectStorage: { secretName: 's3', type: lib.LokiObjectStorageType.S3 },
+            storageClassName: 'gp3',
+          },
         });
       } else {
-        const source = kind === 'per-zone' ? lib.ZoneSource.perZoneStatefulSets() : kind === 'labels' ? lib.ZoneSource.podTopologyLabels()
-          : lib.ZoneSource.controller(new lib.ZoneController(w.chart, 'controller'));
+        const source = kind === 'per-zone' ? lib.ZoneSource.perZoneStatefulSets()
+          : kind === 'labels' ? lib.ZoneSource.podTopologyLabels()
+            : lib.ZoneSource.controller(new lib.ZoneController(w.chart, 'controller'));
         new lib.ZoneAwareLokiStack(w.chart, lokiId, {
-          topology: w.topology, direct: { zoneSource: source, gateway: true, ruler: true, objectStorage: { bucket: 'logs' } },
+          topology: w.topology,
+          direct: { zoneSource: source, gateway: true, ruler: true, objectStorage: { bucket: 'logs' } },
         });
       }
       check(w);

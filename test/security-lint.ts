@@ -81,7 +81,9 @@ function configMapProblems(objects: readonly any[]): string[] {
 function serviceProblems(objects: readonly any[]): string[] {
   const problems: string[] = [];
   for (const sts of objects.filter((o) => o.kind === 'StatefulSet')) {
-    const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === sts.spec.serviceName && o.metadata.namespace === sts.metadata.namespace);
+    const service = objects.find((o) => o.kind === 'Service'
+      && o.metadata.name === sts.spec.serviceName
+      && o.metadata.namespace === sts.metadata.namespace);
     if (!service) problems.push(`${idOf(sts)}: its governing Service ${sts.spec.serviceName} is not in the manifests`);
     else if (service.spec.clusterIP !== 'None') problems.push(`${idOf(sts)}: its governing Service ${sts.spec.serviceName} is not headless`);
   }

@@ -23,13 +23,21 @@ test('the lint finds what a review would refuse', () => {
         { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['bind'] },
       ],
     },
-    { kind: 'Role', metadata: { name: 'ok', namespace: 'a' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['x'] }] },
+    {
+      kind: 'Role',
+      metadata: { name: 'ok', namespace: 'a' },
+      rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['x'] }],
+    },
     {
       kind: 'StatefulSet',
       metadata: { name: 'db', namespace: 'a', labels: managed },
       spec: {
         serviceName: 'db',
-        template: template({ app: 'db' }, { name: 'db', args: ['--requirepass', '$(PASSWORD)'], env: [{ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }),
+        template: template({ app: 'db' }, {
+          name: 'db',
+          args: ['--requirepass', '$(PASSWORD)'],
+          env: [{ name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+        }),
       },
     },
     { kind: 'Service', metadata: { name: 'db', namespace: 'a' }, spec: { clusterIP: '10.0.0.1' } },

@@ -18,7 +18,9 @@ describe('example longhorn-single-node-3-disks', () => {
       ['replica-disk-soft-anti-affinity', 'true'],
       ['replica-soft-anti-affinity', 'true'],
     ]);
-    const classes = Object.fromEntries(manifests.filter((m) => m.kind === 'StorageClass').map((m) => [m.metadata.name, m.parameters]));
+    const classes = Object.fromEntries(manifests
+      .filter((m) => m.kind === 'StorageClass')
+      .map((m) => [m.metadata.name, m.parameters]));
     expect(classes).toEqual({
       'longhorn-mirrored': { numberOfReplicas: '3' },
       'longhorn-mirrored-strict': { numberOfReplicas: '3', replicaDiskSoftAntiAffinity: 'disabled' },

@@ -60,7 +60,10 @@ export class WebChart extends Chart {
       spec: {
         podSelector: { matchLabels: web.matchLabels },
         policyTypes: ['Ingress'],
-        ingress: [{ ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(8080) }], from: [{ namespaceSelector: {} }] }],
+        ingress: [{
+          ports: [{ protocol: 'TCP', port: k8s.IntOrString.fromNumber(8080) }],
+          from: [{ namespaceSelector: {} }],
+        }],
       },
     });
   }

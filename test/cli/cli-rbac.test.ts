@@ -31,7 +31,11 @@ test.each([
 });
 
 test('the drill\'s rules let it list everything the check reads, and the pods and nodes it watches', () => {
-  const granted = new Set(DRILL_RULES.filter((r) => r.verbs.includes('list')).flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]}/${res}`)));
-  for (const resource of [...checkedResources(), '/pods', '/nodes']) expect([resource, granted.has(resource)]).toEqual([resource, true]);
+  const granted = new Set(DRILL_RULES
+    .filter((r) => r.verbs.includes('list'))
+    .flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]}/${res}`)));
+  for (const resource of [...checkedResources(), '/pods', '/nodes']) {
+    expect([resource, granted.has(resource)]).toEqual([resource, true]);
+  }
   expect(DRILL_RULES.flatMap((r) => r.verbs)).not.toContain('*');
 });

@@ -14,7 +14,10 @@ const SHIFTS = '/apis/cdk8s-zones.dev/v1alpha1/zoneshifts';
 
 function docFiles(): string[] {
   const walk = (dir: string): string[] => fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.md') ? [path.join(dir, e.name)] : []));
+    .flatMap((e) => {
+      if (e.isDirectory()) return walk(path.join(dir, e.name));
+      return e.name.endsWith('.md') ? [path.join(dir, e.name)] : [];
+    });
   return ['README.md', ...walk('docs')];
 }
 

@@ -29,17 +29,31 @@ function cluster(): MemoryKubeApi {
     kind: 'Deployment',
     apiVersion: 'apps/v1',
     metadata: { name: 'web', namespace: 'shop', uid: 'd1' },
-    spec: { replicas: 3, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+    },
   });
   api.put('/apis/apps/v1/replicasets', {
     kind: 'ReplicaSet',
-    metadata: { name: 'web-1', namespace: 'shop', uid: 'rs1', ownerReferences: [{ kind: 'Deployment', uid: 'd1', name: 'web', controller: true }] },
+    metadata: {
+      name: 'web-1',
+      namespace: 'shop',
+      uid: 'rs1',
+      ownerReferences: [{ kind: 'Deployment', uid: 'd1', name: 'web', controller: true }],
+    },
     spec: { replicas: 3 },
   });
   for (const zone of ['zone-a', 'zone-b', 'zone-c']) {
     api.put('/api/v1/pods', {
       kind: 'Pod',
-      metadata: { name: `web-${zone}`, namespace: 'shop', uid: `p-${zone}`, ownerReferences: [{ kind: 'ReplicaSet', uid: 'rs1', name: 'web-1', controller: true }] },
+      metadata: {
+        name: `web-${zone}`,
+        namespace: 'shop',
+        uid: `p-${zone}`,
+        ownerReferences: [{ kind: 'ReplicaSet', uid: 'rs1', name: 'web-1', controller: true }],
+      },
       spec: { nodeName: `${zone}-1` },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
     });
@@ -62,7 +76,12 @@ test('without --yes: the plan (the zone\'s nodes, the prediction per workload) a
   expect(api.calls.filter((c) => !c.startsWith('LIST') && !c.startsWith('GET'))).toEqual([]);
   const json = JSON.parse((await runCli(api, ['drill', '--zone', 'zone-b', '--format', 'json'])).stdout);
   expect(json).toMatchObject({ zone: 'zone-b', mode: 'outage', nodes: ['zone-b-1', 'zone-b-2'], changed: false });
-  expect(json.workloads).toEqual([{ kind: 'Deployment', namespace: 'shop', name: 'web', predicted: expect.objectContaining({ survives: false, survivors: 0 }) }]);
+  expect(json.workloads).toEqual([{
+    kind: 'Deployment',
+    namespace: 'shop',
+    name: 'web',
+    predicted: expect.objectContaining({ survives: false, survivors: 0 }),
+  }]);
 });
 
 test('Ctrl-C during the watch: every node restored exactly, the report printed, exit 130; a drain evicted through the Eviction API', async () => {
@@ -100,17 +119,30 @@ test('a drain refused by a budget the check did not see: counted on the workload
       spec: {
         replicas: 1,
         selector: { matchLabels: labels },
-        template: { metadata: { labels }, spec: { nodeSelector: { [ZONE_KEY]: zone }, containers: [{ name: 'c', image: 'x' }] } },
+        template: {
+          metadata: { labels },
+          spec: { nodeSelector: { [ZONE_KEY]: zone }, containers: [{ name: 'c', image: 'x' }] },
+        },
       },
     });
     api.put('/apis/apps/v1/replicasets', {
       kind: 'ReplicaSet',
-      metadata: { name: `${name}-1`, namespace: 'shop', uid: `rs-${zone}`, ownerReferences: [{ kind: 'Deployment', uid: `d-${zone}`, name, controller: true }] },
+      metadata: {
+        name: `${name}-1`,
+        namespace: 'shop',
+        uid: `rs-${zone}`,
+        ownerReferences: [{ kind: 'Deployment', uid: `d-${zone}`, name, controller: true }],
+      },
       spec: { replicas: 1 },
     });
     api.put('/api/v1/pods', {
       kind: 'Pod',
-      metadata: { name: `${name}-0`, namespace: 'shop', uid: `pc-${zone}`, ownerReferences: [{ kind: 'ReplicaSet', uid: `rs-${zone}`, name: `${name}-1`, controller: true }] },
+      metadata: {
+        name: `${name}-0`,
+        namespace: 'shop',
+        uid: `pc-${zone}`,
+        ownerReferences: [{ kind: 'ReplicaSet', uid: `rs-${zone}`, name: `${name}-1`, controller: true }],
+      },
       spec: { nodeName: `${zone}-1` },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
     });

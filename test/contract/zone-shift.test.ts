@@ -1,4 +1,12 @@
-import { MAX_SHIFT_SECONDS, nextShiftExpiry, outOfServiceZones, shiftCovers, shiftInForce, shiftIsClusterWide, zoneShiftProblem } from '../../src/contract/zone-shift';
+import {
+  MAX_SHIFT_SECONDS,
+  nextShiftExpiry,
+  outOfServiceZones,
+  shiftCovers,
+  shiftInForce,
+  shiftIsClusterWide,
+  zoneShiftProblem,
+} from '../../src/contract/zone-shift';
 import { zoneShiftCrd } from '../../src/contract/zone-shift-crd';
 
 const created = Date.parse('2026-11-27T10:00:00Z');
@@ -32,14 +40,23 @@ describe('a ZoneShift spec', () => {
   });
 
   test('a cluster-wide shift covers every namespace; a scoped one only its own', () => {
-    expect([shiftCovers(spec(), 'shop'), shiftIsClusterWide(spec()), shiftIsClusterWide(spec({ namespaces: [] }))]).toEqual([true, true, true]);
+    expect([shiftCovers(spec(), 'shop'), shiftIsClusterWide(spec()), shiftIsClusterWide(spec({ namespaces: [] }))])
+      .toEqual([true, true, true]);
     const scoped = spec({ namespaces: ['shop'] });
-    expect([shiftCovers(scoped, 'shop'), shiftCovers(scoped, 'logs'), shiftCovers(scoped, undefined), shiftIsClusterWide(scoped)]).toEqual([true, false, false, false]);
+    expect([
+      shiftCovers(scoped, 'shop'),
+      shiftCovers(scoped, 'logs'),
+      shiftCovers(scoped, undefined),
+      shiftIsClusterWide(scoped),
+    ]).toEqual([true, false, false, false]);
   });
 });
 
 describe('shifts in force', () => {
-  const obj = (name: string, extra: object = {}, meta: object = {}) => ({ metadata: { name, creationTimestamp: '2026-11-27T10:00:00Z', ...meta }, spec: spec(extra) });
+  const obj = (name: string, extra: object = {}, meta: object = {}) => ({
+    metadata: { name, creationTimestamp: '2026-11-27T10:00:00Z', ...meta },
+    spec: spec(extra),
+  });
   const shifts = [
     obj('a'),
     obj('b', { zone: 'eu-west-1b', namespaces: ['shop'], expiresAt: '2026-11-27T12:00:00Z' }),

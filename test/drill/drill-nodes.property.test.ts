@@ -37,7 +37,8 @@ test.each(['outage', 'drain'] as DrillMode[])('%s: drill then restore leaves any
     const record = drillRecordOf(during)!;
     expect(record).toEqual({ zone: 'zone-a', mode, startedAt: '2026-11-27T10:00:00Z', unschedulableBefore: before.spec.unschedulable ?? null });
     if (mode === 'outage') {
-      expect(during.spec.taints).toEqual([...before.spec.taints ?? [], { key: DRILL_OUTAGE_TAINT_KEY, value: 'zone-a', effect: 'NoExecute' }]);
+      const outageTaint = { key: DRILL_OUTAGE_TAINT_KEY, value: 'zone-a', effect: 'NoExecute' };
+      expect(during.spec.taints).toEqual([...before.spec.taints ?? [], outageTaint]);
       expect(during.spec.unschedulable).toBe(before.spec.unschedulable);
     } else {
       expect(during.spec.unschedulable).toBe(true);
@@ -52,7 +53,8 @@ test('a restore keeps what others changed meanwhile (a taint added during the dr
   const before = { metadata: { name: 'n1' }, spec: {} };
   const during = mergePatch(before, drillPatch(before, 'zone-a', 'outage', 'now'));
   during.spec.taints.push({ key: 'other', effect: 'NoSchedule' });
-  expect(mergePatch(during, restorePatch(during, drillRecordOf(during)!)).spec.taints).toEqual([{ key: 'other', effect: 'NoSchedule' }]);
+  const restored = mergePatch(during, restorePatch(during, drillRecordOf(during)!));
+  expect(restored.spec.taints).toEqual([{ key: 'other', effect: 'NoSchedule' }]);
 });
 
 test('both patches are conditional on the node\'s resourceVersion; a record that is not one is an error naming the node', () => {

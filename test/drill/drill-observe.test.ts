@@ -16,7 +16,8 @@ test('a pod that ended (Failed after its kubelet evicted it, Succeeded) or is be
     pod('web-5', 'a-1', 'Pending', { deletionTimestamp: '2026-11-27T10:00:00Z' }),
     pod('web-6', 'b-1', 'Pending'),
   ];
-  expect(workloadState(snapshot, pods, 3, 'zone-a', false)).toEqual({ desired: 3, ready: 2, pending: 1, readyZones: 1, inZone: 1, readyInZone: 1 });
+  expect(workloadState(snapshot, pods, 3, 'zone-a', false))
+    .toEqual({ desired: 3, ready: 2, pending: 1, readyZones: 1, inZone: 1, readyInZone: 1 });
   expect(workloadState(snapshot, pods, 3, 'zone-a', true)).toMatchObject({ ready: 1, inZone: 1 });
 });
 

@@ -5,7 +5,14 @@ import { DrillResult } from '../../src/drill/drill-run';
 import { verdict } from '../../src/drill/drill-verdict';
 
 const state = (ready: number) => ({ desired: 3, ready, pending: 3 - ready, readyZones: 2, inZone: 1, readyInZone: 1 });
-const prediction = { survives: true, survivors: 2, needed: 2, neededBecause: 'a <quorum>', replacementsPending: 1, drainBlocked: false };
+const prediction = {
+  survives: true,
+  survivors: 2,
+  needed: 2,
+  neededBecause: 'a <quorum>',
+  replacementsPending: 1,
+  drainBlocked: false,
+};
 
 function result(minReady: number): DrillResult {
   const seen = observe([{ atMs: 0, state: state(3) }, { atMs: 1000, state: state(minReady) }], 0, 0);

@@ -6,16 +6,32 @@ import { drillFailed, Prediction, verdict } from '../../src/drill/drill-verdict'
 
 const zoneOfNode = new Map([['a1', 'zone-a'], ['b1', 'zone-b'], ['c1', 'zone-c']]);
 
-function pod(name: string, owner: { kind: string; uid: string }, node: string | undefined, phase = 'Running', ready = true, deleting = false): any {
+function pod(
+  name: string,
+  owner: { kind: string; uid: string },
+  node: string | undefined,
+  phase = 'Running',
+  ready = true,
+  deleting = false,
+): any {
   return {
-    metadata: { name, namespace: 'ns', uid: `pod-${name}`, ownerReferences: [{ ...owner, name: owner.uid, controller: true }], ...(deleting ? { deletionTimestamp: 'x' } : {}) },
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: `pod-${name}`,
+      ownerReferences: [{ ...owner, name: owner.uid, controller: true }],
+      ...(deleting ? { deletionTimestamp: 'x' } : {}),
+    },
     spec: node ? { nodeName: node } : {},
     status: { phase, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
   };
 }
 
 const web = { kind: 'Deployment', metadata: { name: 'web', namespace: 'ns', uid: 'd1' }, spec: { replicas: 3 } };
-const webRs = { kind: 'ReplicaSet', metadata: { name: 'web-1', namespace: 'ns', uid: 'rs1', ownerReferences: [{ kind: 'Deployment', uid: 'd1', controller: true }] } };
+const webRs = {
+  kind: 'ReplicaSet',
+  metadata: { name: 'web-1', namespace: 'ns', uid: 'rs1', ownerReferences: [{ kind: 'Deployment', uid: 'd1', controller: true }] },
+};
 const db = { kind: 'StatefulSet', metadata: { name: 'db', namespace: 'ns', uid: 's1' }, spec: { replicas: 3 } };
 
 function snapshot(pods: any[], atMs = 0): ClusterSnapshot {
@@ -31,12 +47,17 @@ test('a Deployment\'s pods are found through its ReplicaSet; the ReplicaSet it o
 test('in an outage the zone\'s pods are dead whatever they report; terminating pods are not counted', () => {
   const rs = { kind: 'ReplicaSet', uid: 'rs1' };
   const pods = [
-    pod('w1', rs, 'a1'), pod('w2', rs, 'b1'), pod('w3', rs, 'c1'), pod('w4', rs, undefined, 'Pending', false), pod('w5', rs, 'b1', 'Running', true, true),
+    pod('w1', rs, 'a1'),
+    pod('w2', rs, 'b1'),
+    pod('w3', rs, 'c1'),
+    pod('w4', rs, undefined, 'Pending', false),
+    pod('w5', rs, 'b1', 'Running', true, true),
   ];
   const key = { kind: 'Deployment', namespace: 'ns', name: 'web' };
   const s = snapshot(pods);
   const p = podsOf(podsByWorkload(s), key);
-  expect(workloadState(s, p, desiredOf(s, key), 'zone-a', false)).toEqual({ desired: 3, ready: 3, pending: 1, readyZones: 2, inZone: 1, readyInZone: 1 });
+  expect(workloadState(s, p, desiredOf(s, key), 'zone-a', false))
+    .toEqual({ desired: 3, ready: 3, pending: 1, readyZones: 2, inZone: 1, readyInZone: 1 });
   expect(workloadState(s, p, 3, 'zone-a', true)).toMatchObject({ ready: 2, readyZones: 2 });
 });
 
@@ -46,7 +67,8 @@ test('a zone group is watched as the sum of its members: their replicas, their p
   const members = [{ kind: 'Deployment', namespace: 'ns', name: 'web' }, { kind: 'StatefulSet', namespace: 'ns', name: 'db' }];
   const group = { kind: 'ZoneGroup', namespace: 'ns', name: 'g', members };
   expect(desiredOf(s, group)).toBe(6);
-  expect(workloadState(s, podsOf(podsByWorkload(s), group), 6, 'zone-a', true)).toEqual({ desired: 6, ready: 2, pending: 0, readyZones: 2, inZone: 1, readyInZone: 1 });
+  expect(workloadState(s, podsOf(podsByWorkload(s), group), 6, 'zone-a', true))
+    .toEqual({ desired: 6, ready: 2, pending: 0, readyZones: 2, inZone: 1, readyInZone: 1 });
 });
 
 const state = (ready: number, pending = 0, inZone = 0): WorkloadState =>
@@ -87,6 +109,7 @@ test('a drain that stays blocked contradicts a prediction of no block; a workloa
   const blocked = observe([{ atMs: 0, state: state(3, 0, 1) }, { atMs: 1, state: state(3, 0, 1) }], 0, 1);
   expect(verdict(w, predicted(), blocked, 'drain').contradictions[0]).toContain('the drain stayed blocked (1 pods left in the zone, evictions refused)');
   expect(verdict(w, predicted({ drainBlocked: true }), blocked, 'drain').contradictions).toEqual([]);
-  const broken = verdict(w, predicted(), observe([{ atMs: 0, state: state(1, 2) }, { atMs: 1, state: state(0, 3) }], 0, 0), 'outage');
+  const brokenFromStart = observe([{ atMs: 0, state: state(1, 2) }, { atMs: 1, state: state(0, 3) }], 0, 0);
+  const broken = verdict(w, predicted(), brokenFromStart, 'outage');
   expect(broken).toMatchObject({ brokenBefore: true, broke: false, contradictions: [] });
 });

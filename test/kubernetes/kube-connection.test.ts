@@ -198,7 +198,11 @@ describe('in-cluster', () => {
 });
 
 describe('which source', () => {
-  const inCluster = () => ({ KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '6443', [SERVICE_ACCOUNT_DIR_ENV]: dir });
+  const inCluster = () => ({
+    KUBERNETES_SERVICE_HOST: '127.0.0.1',
+    KUBERNETES_SERVICE_PORT: '6443',
+    [SERVICE_ACCOUNT_DIR_ENV]: dir,
+  });
 
   test('--kubeconfig, else in-cluster without KUBECONFIG, else KUBECONFIG, else ~/.kube/config', () => {
     const file = kubeconfig('      token: from-file');

@@ -3,7 +3,10 @@ import {
 } from '../../src/kubernetes/pod-life';
 
 /** A pod in `phase`; `ready`: its Ready condition (undefined: none), `deleting`: a deletionTimestamp, `node`: bound. */
-function pod(phase: string | undefined, opts: { ready?: 'True' | 'False'; deleting?: boolean; node?: string } = {}): PodLifeFields & { spec: object } {
+function pod(
+  phase: string | undefined,
+  opts: { ready?: 'True' | 'False'; deleting?: boolean; node?: string } = {},
+): PodLifeFields & { spec: object } {
   return {
     metadata: opts.deleting ? { deletionTimestamp: '2026-11-28T05:00:00Z' } : {},
     spec: opts.node ? { nodeName: opts.node } : {},
@@ -47,7 +50,8 @@ test('a pod that ended (Succeeded, Failed) is no replica, even with the Ready co
 });
 
 test('a terminating pod is going whatever its phase: a Running Ready one still reports Ready, but is not active', () => {
-  expect(life(pod('Running', { ready: 'True', deleting: true, node: 'n1' }))).toEqual({ ...NONE, terminating: true, ready: true, runningAndReady: true });
+  expect(life(pod('Running', { ready: 'True', deleting: true, node: 'n1' })))
+    .toEqual({ ...NONE, terminating: true, ready: true, runningAndReady: true });
   expect(life(pod('Pending', { deleting: true }))).toEqual({ ...NONE, terminating: true, pending: true });
   expect(life(pod('Failed', { deleting: true }))).toEqual({ ...NONE, terminating: true, ended: true });
 });

@@ -31,7 +31,8 @@ const FLAVOURS: { [flavour: string]: (scope: Construct, id: string, kind: Kind) 
   'cdk8s-plus-28': (scope, id, kind) => {
     if (kind === 'Deployment') return new plus28.Deployment(scope, id, { containers: [container] });
     if (kind === 'Job') return new plus28.Job(scope, id, { containers: [container] });
-    return new plus28.StatefulSet(scope, id, { containers: [container], service: new plus28.Service(scope, `${id}-svc`, { ports: [{ port: 80 }] }) });
+    const service = new plus28.Service(scope, `${id}-svc`, { ports: [{ port: 80 }] });
+    return new plus28.StatefulSet(scope, id, { containers: [container], service });
   },
   'cdk8s-plus-33': (scope, id, kind) => {
     if (kind === 'Deployment') return new plus33.Deployment(scope, id, { containers: [container] });
@@ -99,10 +100,26 @@ describe.each(Object.keys(FLAVOURS))('%s', (flavour) => {
 describe('RolloutTarget with cdk8s-plus-33 and raw objects', () => {
   test('a cdk8s-plus-33 OnDelete StatefulSet and a Recreate Deployment (paused)', () => {
     const chart = testChart(SERVED_NAMESPACE);
-    const sts = new plus33.StatefulSet(chart, 'db', { containers: [container], strategy: plus33.StatefulSetUpdateStrategy.onDelete() });
-    const web = new plus33.Deployment(chart, 'web', { containers: [container], strategy: plus33.DeploymentStrategy.recreate() });
-    new ZoneAwareUpdate(chart, 'r1', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1, name: 'db' });
-    new ZoneAwareUpdate(chart, 'r2', { ...elsewhere, target: RolloutTarget.deployment(web), maxUnavailable: 1, name: 'web' });
+    const sts = new plus33.StatefulSet(chart, 'db', {
+      containers: [container],
+      strategy: plus33.StatefulSetUpdateStrategy.onDelete(),
+    });
+    const web = new plus33.Deployment(chart, 'web', {
+      containers: [container],
+      strategy: plus33.DeploymentStrategy.recreate(),
+    });
+    new ZoneAwareUpdate(chart, 'r1', {
+      ...elsewhere,
+      target: RolloutTarget.statefulSet(sts),
+      maxUnavailable: 1,
+      name: 'db',
+    });
+    new ZoneAwareUpdate(chart, 'r2', {
+      ...elsewhere,
+      target: RolloutTarget.deployment(web),
+      maxUnavailable: 1,
+      name: 'web',
+    });
     const objects = synth(chart);
     expect(only(objects, 'ZoneAwareUpdate', 'db').spec.statefulset).toBe(sts.name);
     expect(only(objects, 'ZoneAwareUpdate', 'web').spec.deployment).toBe(web.name);
@@ -112,12 +129,18 @@ describe('RolloutTarget with cdk8s-plus-33 and raw objects', () => {
   test('a group of raw KubeStatefulSets; one that is not OnDelete is refused at synth', () => {
     const chart = testChart(SERVED_NAMESPACE);
     const onDelete = { updateStrategy: { type: 'OnDelete' } };
-    const group = ['a', 'b'].map((z) => new plus33.k8s.KubeStatefulSet(chart, `ing-${z}`, { metadata: { name: `ing-${z}` }, spec: rawSpec(`ing-${z}`, { serviceName: 'ing', ...onDelete }) }));
+    const group = ['a', 'b'].map((z) => new plus33.k8s.KubeStatefulSet(chart, `ing-${z}`, {
+      metadata: { name: `ing-${z}` },
+      spec: rawSpec(`ing-${z}`, { serviceName: 'ing', ...onDelete }),
+    }));
     new ZoneAwareUpdate(chart, 'r', { ...elsewhere, target: RolloutTarget.statefulSetGroup(group), maxUnavailable: 1 });
     expect(only(synth(chart), 'ZoneAwareUpdate').spec.statefulsets).toEqual(['ing-a', 'ing-b']);
 
     const bad = testChart(SERVED_NAMESPACE);
-    const rolling = new plus28.k8s.KubeStatefulSet(bad, 'ing', { metadata: { name: 'ing' }, spec: rawSpec('ing', { serviceName: 'ing' }) });
+    const rolling = new plus28.k8s.KubeStatefulSet(bad, 'ing', {
+      metadata: { name: 'ing' },
+      spec: rawSpec('ing', { serviceName: 'ing' }),
+    });
     new ZoneAwareUpdate(bad, 'r', { ...elsewhere, target: RolloutTarget.statefulSet(rolling), maxUnavailable: 1 });
     expect(() => synth(bad)).toThrow("ZoneAwareUpdate 'test/r': target=\"StatefulSet ing with updateStrategy RollingUpdate\" must use OnDelete");
   });
@@ -129,7 +152,8 @@ describe('composition with what is added after the call', () => {
     const d = new plus33.Deployment(chart, 'w', { containers: [container] });
     Zonal.spread(d, { topology: zones });
     d.scheduling.attract(plus33.Node.labeled(plus33.NodeLabelQuery.is('disk', 'ssd')));
-    expect(only(synth(chart), 'Deployment').spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms)
+    const nodeAffinity = only(synth(chart), 'Deployment').spec.template.spec.affinity.nodeAffinity;
+    expect(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms)
       .toEqual([{ matchExpressions: [{ key: 'disk', operator: 'In', values: ['ssd'] }, ...ZONE_TERM.matchExpressions] }]);
   });
 
@@ -141,7 +165,14 @@ describe('composition with what is added after the call', () => {
           metadata: { labels: { app: 'w' } },
           spec: {
             containers: [{ name: 'main', image: container.image }],
-            affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 5, preference: { matchExpressions: [{ key: 'x', operator: 'Exists' }] } }] } },
+            affinity: {
+              nodeAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [{
+                  weight: 5,
+                  preference: { matchExpressions: [{ key: 'x', operator: 'Exists' }] },
+                }],
+              },
+            },
           },
         },
       }),

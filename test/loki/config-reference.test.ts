@@ -35,7 +35,10 @@ function expansionViolations(objects: any[]): string[] {
 
 describe('the examples', () => {
   const configs = EXAMPLE_NAMES.flatMap((name) => [STANDARD_VARIANT, HOSTILE_VARIANT]
-    .flatMap((variant) => lokiConfigs(synthesizeExample(name, variant)).map((config, i) => [`${name} ${variant === STANDARD_VARIANT ? 'standard' : 'hostile'} #${i}`, config])));
+    .flatMap((variant) => {
+      const variantName = variant === STANDARD_VARIANT ? 'standard' : 'hostile';
+      return lokiConfigs(synthesizeExample(name, variant)).map((config, i) => [`${name} ${variantName} #${i}`, config]);
+    }));
 
   test('at least one example writes a Loki configuration', () => {
     expect(configs.length).toBeGreaterThan(0);

@@ -208,13 +208,15 @@ function typeViolations(value: unknown, type: FieldType, where: string): string[
   if (typeof type === 'object') {
     if ('block' in type) return referenceViolations(value, type.block, where);
     if ('listOf' in type) {
-      return Array.isArray(value) ? value.flatMap((v, i) => referenceViolations(v, type.listOf, `${where}[${i}]`)) : [`${where}: a list expected, got ${describe(value)}`];
+      if (!Array.isArray(value)) return [`${where}: a list expected, got ${describe(value)}`];
+      return value.flatMap((v, i) => referenceViolations(v, type.listOf, `${where}[${i}]`));
     }
     return typeof value === 'string' && type.oneOf.includes(value) ? [] : [`${where}: one of ${type.oneOf.join(', ')} expected, got ${describe(value)}`];
   }
   const ok = {
     'boolean': () => typeof value === 'boolean',
-    'int': () => (typeof value === 'number' && Number.isInteger(value) && value >= 0) || (typeof value === 'string' && INT.test(value)),
+    'int': () => (typeof value === 'number' && Number.isInteger(value) && value >= 0)
+      || (typeof value === 'string' && INT.test(value)),
     'string': () => typeof value === 'string',
     'duration': () => typeof value === 'string' && DURATION.test(value),
     'daytime': () => typeof value === 'string' && DAYTIME.test(value),

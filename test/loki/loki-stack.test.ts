@@ -37,7 +37,11 @@ function operator(props: Partial<Common & LokiOperatorOptions> = {}): any[] {
   const chart = testChart();
   const [common, options] = split<LokiOperatorOptions>(props);
   new ZoneAwareLokiStack(chart, 'loki', {
-    topology, namespace: 'logs', name: 'loki', ...common, operator: { objectStorage: operatorStorage, storageClassName: 'gp3', ...options },
+    topology,
+    namespace: 'logs',
+    name: 'loki',
+    ...common,
+    operator: { objectStorage: operatorStorage, storageClassName: 'gp3', ...options },
   });
   return synth(chart);
 }
@@ -143,7 +147,9 @@ describe('direct output', () => {
   });
 
   describe('Services keep clients in their zone', () => {
-    const traffic = (m: any[]) => Object.fromEntries(m.filter((o) => o.kind === 'Service').map((o) => [o.metadata.name, o.spec.trafficDistribution]));
+    const traffic = (m: any[]) => Object.fromEntries(m
+      .filter((o) => o.kind === 'Service')
+      .map((o) => [o.metadata.name, o.spec.trafficDistribution]));
     const ZONE_LOCAL = ['loki-distributor', 'loki-gateway', 'loki-querier', 'loki-query-frontend', 'loki-ruler'];
 
     test.each([['1.35', 'PreferSameZone'], ['1.34.2', 'PreferSameZone'], ['v1.33.0', 'PreferClose'], ['1.31', 'PreferClose']])(
@@ -156,7 +162,8 @@ describe('direct output', () => {
         for (const [name, v] of Object.entries(byName)) {
           expect([name, v]).toEqual([name, ZONE_LOCAL.includes(name) ? value : undefined]);
         }
-        for (const o of m.filter((x) => x.kind === 'Service' && x.spec.trafficDistribution)) expect(o.spec.clusterIP).toBeUndefined();
+        const zoneLocal = m.filter((x) => x.kind === 'Service' && x.spec.trafficDistribution);
+        for (const o of zoneLocal) expect(o.spec.clusterIP).toBeUndefined();
       });
 
     test('the queriers\' workers reach every frontend through the headless Service', () => {
@@ -285,7 +292,10 @@ describe('direct output', () => {
       const annotationRef = { fieldPath: `metadata.annotations['${ZoneAnnotation.VALUE_ANNOTATION}']` };
       expect(container(sts).env).toContainEqual({ name: 'INSTANCE_AVAILABILITY_ZONE', valueFrom: { fieldRef: annotationRef } });
       expect(container(sts).args).toContain('-config.expand-env=true');
-      expect(pod.spec.volumes).toContainEqual({ name: 'zone', downwardAPI: { items: [{ path: 'zone', fieldRef: annotationRef }] } });
+      expect(pod.spec.volumes).toContainEqual({
+        name: 'zone',
+        downwardAPI: { items: [{ path: 'zone', fieldRef: annotationRef }] },
+      });
       expect(pod.spec.initContainers).toHaveLength(1);
       expect(pod.spec.initContainers[0]).toMatchObject({
         name: 'wait-for-zone',
@@ -336,13 +346,15 @@ describe('moving a running Loki to zone awareness (direct.zoneAwarenessMigration
       'loki-compactor': true,
     });
     const before = configOf(manifests, 'loki-config-before-zones');
-    expect({ ...before, common: { ...before.common, ring: { ...before.common.ring, zone_awareness_enabled: true } } }).toEqual(configOf(manifests, 'loki-config'));
+    const zoneAwareRing = { ...before.common.ring, zone_awareness_enabled: true };
+    expect({ ...before, common: { ...before.common, ring: zoneAwareRing } }).toEqual(configOf(manifests, 'loki-config'));
     expect(configOf(manifests, 'loki-config').querier).toEqual({ query_ingesters_within: '3h' });
     expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/step 1 of 3: the ingesters restart with their zones.*ingestersRolledOutAt/)]));
     // Kubernetes' RollingUpdate defaults written out, so that step 2's apply may make them Recreate
     // (it removes what it set)
     for (const name of ['loki-distributor', 'loki-querier', 'loki-ruler']) {
-      expect([name, only(manifests, 'Deployment', name).spec.strategy]).toEqual([name, { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } }]);
+      const kubernetesDefault = { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } };
+      expect([name, only(manifests, 'Deployment', name).spec.strategy]).toEqual([name, kubernetesDefault]);
     }
     expect(only(manifests, 'Deployment', 'loki-query-frontend').spec.strategy).toBeUndefined();
   });
@@ -371,9 +383,24 @@ describe('moving a running Loki to zone awareness (direct.zoneAwarenessMigration
     const zaus = Object.fromEntries(manifests.filter((o) => o.kind === 'ZoneAwareUpdate').map((z) => [z.metadata.name, z.spec]));
     expect(zaus).toEqual({
       'loki-ingester': expect.objectContaining({ statefulsets: ['loki-ingester'], maxUnavailable: 1 }),
-      'loki-distributor': { deployment: 'loki-distributor', maxUnavailable: 1, exponentialFactor: 0, startAfter: { zoneAwareUpdate: 'loki-ingester' } },
-      'loki-querier': { deployment: 'loki-querier', maxUnavailable: 1, exponentialFactor: 0, startAfter: { zoneAwareUpdate: 'loki-distributor', delaySeconds: 10800 } },
-      'loki-ruler': { deployment: 'loki-ruler', maxUnavailable: 1, exponentialFactor: 0, startAfter: { zoneAwareUpdate: 'loki-distributor', delaySeconds: 10800 } },
+      'loki-distributor': {
+        deployment: 'loki-distributor',
+        maxUnavailable: 1,
+        exponentialFactor: 0,
+        startAfter: { zoneAwareUpdate: 'loki-ingester' },
+      },
+      'loki-querier': {
+        deployment: 'loki-querier',
+        maxUnavailable: 1,
+        exponentialFactor: 0,
+        startAfter: { zoneAwareUpdate: 'loki-distributor', delaySeconds: 10800 },
+      },
+      'loki-ruler': {
+        deployment: 'loki-ruler',
+        maxUnavailable: 1,
+        exponentialFactor: 0,
+        startAfter: { zoneAwareUpdate: 'loki-distributor', delaySeconds: 10800 },
+      },
     });
     expect(warnings).toEqual([expect.stringMatching(/step 2 of 3, carried out by the controller: .*3 hours .*their status says when they start/)]);
     // without a ruler, no ZoneAwareUpdate for it
@@ -385,9 +412,11 @@ describe('moving a running Loki to zone awareness (direct.zoneAwarenessMigration
 
   test('steps 1 and 2 roll the ingesters one pod at a time (the replicas written before may share a zone); step 3 a zone per wave', () => {
     for (const m of [{}, { ingestersRolledOutAt: ago(60_000) }]) {
-      expect(only(step(m).manifests, 'ZoneAwareUpdate', 'loki-ingester').spec).toMatchObject({ statefulsets: ['loki-ingester'], maxUnavailable: 1, exponentialFactor: 0 });
+      expect(only(step(m).manifests, 'ZoneAwareUpdate', 'loki-ingester').spec)
+        .toMatchObject({ statefulsets: ['loki-ingester'], maxUnavailable: 1, exponentialFactor: 0 });
     }
-    expect(only(step({ ingestersRolledOutAt: ago(4 * HOUR), writePathRolledOutAt: ago(3 * HOUR + 60_000) }).manifests, 'ZoneAwareUpdate', 'loki-ingester').spec)
+    const settled = step({ ingestersRolledOutAt: ago(4 * HOUR), writePathRolledOutAt: ago(3 * HOUR + 60_000) });
+    expect(only(settled.manifests, 'ZoneAwareUpdate', 'loki-ingester').spec)
       .toMatchObject({ maxUnavailable: '100%', exponentialFactor: 0 });
   });
 
@@ -416,7 +445,9 @@ describe('moving a running Loki to zone awareness (direct.zoneAwarenessMigration
 
 describe('storage classes per zone', () => {
   test('direct output: each zone\'s ingester StatefulSet claims its zone\'s class; zones not named get storageClassName', () => {
-    const { manifests } = direct({ ingesterStorage: { size: Size.gibibytes(10), storageClassName: 'standard', storageClassNamePerZone: { 'zone-b': 'ssd-b' } } });
+    const { manifests } = direct({
+      ingesterStorage: { size: Size.gibibytes(10), storageClassName: 'standard', storageClassNamePerZone: { 'zone-b': 'ssd-b' } },
+    });
     const ingesters = manifests.filter((m) => m.kind === 'StatefulSet');
     expect(ingesters.map((m) => [m.metadata.name, m.spec.volumeClaimTemplates[0].spec.storageClassName]))
       .toEqual([['loki-ingester-zone-a', 'standard'], ['loki-ingester-zone-b', 'ssd-b'], ['loki-ingester-zone-c', 'standard']]);
@@ -425,8 +456,12 @@ describe('storage classes per zone', () => {
   test.each([
     ['a zone outside the topology', () => direct({ ingesterStorage: { size: Size.gibibytes(10), storageClassNamePerZone: { 'zone-d': 'ssd' } } }),
       /direct.ingesterStorage.storageClassNamePerZone key="zone-d" is not one of the topology's zones/],
-    ['ingesters not of one zone each', () => direct({ zoneSource: ZoneSource.podTopologyLabels(), topology: at135, ingesterStorage: { size: Size.gibibytes(10), storageClassNamePerZone: { 'zone-a': 'ssd' } } }),
-      /direct.ingesterStorage.storageClassNamePerZone=\{"zone-a":"ssd"\} needs ingesters of one zone each: ZoneSource.perZoneStatefulSets\(\)/],
+    ['ingesters not of one zone each', () => direct({
+      zoneSource: ZoneSource.podTopologyLabels(),
+      topology: at135,
+      ingesterStorage: { size: Size.gibibytes(10), storageClassNamePerZone: { 'zone-a': 'ssd' } },
+    }),
+    /direct.ingesterStorage.storageClassNamePerZone=\{"zone-a":"ssd"\} needs ingesters of one zone each: ZoneSource.perZoneStatefulSets\(\)/],
   ])('refused: %s', (_, build, message) => {
     expect(build).toThrow(message);
   });
@@ -443,8 +478,11 @@ describe('bad input', () => {
     ['ingesters per zone < 1', { ingesterReplicasPerZone: 0 }, /direct.ingesterReplicasPerZone=0 must be an integer from 1 to 2147483647: a zone without ingesters/],
     ['a spread that may leave a zone without ingesters', { zoneSource: ZoneSource.podTopologyLabels(), maxSkew: 2 },
       /replicationFactor=3 with 1 ingester\(s\) per zone and maxSkew 2 .* 3 ingester\(s\) may occupy only 2 of the 3 zones.* Use maxSkew 1/],
-    ['podTopologyLabels before 1.35', { zoneSource: ZoneSource.podTopologyLabels(), topology: new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.34' }) },
-      /needs Kubernetes >= 1.35 .* the topology's kubernetesVersion is 1.34/],
+    ['podTopologyLabels before 1.35', {
+      zoneSource: ZoneSource.podTopologyLabels(),
+      topology: new ZoneTopology({ zones: topology.zones, kubernetesVersion: '1.34' }),
+    },
+    /needs Kubernetes >= 1.35 .* the topology's kubernetesVersion is 1.34/],
     ['podTopologyLabels with a custom key', {
       zoneSource: ZoneSource.podTopologyLabels(), topology: new ZoneTopology({ zones: ['a', 'b', 'c'], topologyKey: 'example.com/rack' }),
     }, /only copies topology.kubernetes.io\/zone .* not the topology key "example.com\/rack"/],
@@ -468,7 +506,13 @@ describe('bad input', () => {
 
   test('per-zone StatefulSets for a zone missing from the topology', () => {
     expect(() => zoneWiring({
-      where: 'X', source: ZoneSource.perZoneStatefulSets(), topology, envName: 'Z', zone: 'zone-d', initSecurityContext: {}, initResources: {},
+      where: 'X',
+      source: ZoneSource.perZoneStatefulSets(),
+      topology,
+      envName: 'Z',
+      zone: 'zone-d',
+      initSecurityContext: {},
+      initResources: {},
     })).toThrow(/X: zone="zone-d" is not one of the topology's zones \[zone-a, zone-b, zone-c\]/);
   });
 });
@@ -608,13 +652,26 @@ describe('direct output: how the ingesters roll out a change', () => {
    */
   function wavesOf(spec: any, statefulSets: any[]): string[][] {
     let pods: RolloutPod[] = statefulSets.flatMap((sts) => Array.from({ length: sts.spec.replicas }, (_, i) => ({
-      name: `${sts.metadata.name}-${i}`, order: i, zone: sts.spec.template.metadata.labels[ZONE_LABEL], revision: 'old', ready: true, terminating: false,
+      name: `${sts.metadata.name}-${i}`,
+      order: i,
+      zone: sts.spec.template.metadata.labels[ZONE_LABEL],
+      revision: 'old',
+      ready: true,
+      terminating: false,
     })));
     const maxUnavailable = scaleMaxUnavailable(spec.maxUnavailable, pods.length, 'down');
     const waves: string[][] = [];
     let state: RolloutState | undefined;
     for (;;) {
-      const d = planUpdate({ pods, replicas: pods.length, updateRevision: 'new', maxUnavailable, exponentialFactor: spec.exponentialFactor, state, otherZonesReady: true });
+      const d = planUpdate({
+        pods,
+        replicas: pods.length,
+        updateRevision: 'new',
+        maxUnavailable,
+        exponentialFactor: spec.exponentialFactor,
+        state,
+        otherZonesReady: true,
+      });
       if (d.action !== 'delete') return waves;
       waves.push(d.pods);
       state = d.state;
@@ -625,7 +682,8 @@ describe('direct output: how the ingesters roll out a change', () => {
   test('with a ZoneController of the app: OnDelete, one ZoneAwareUpdate over every zone\'s ingesters, /ready checked', () => {
     const { chart, platform } = app({}, { zoneAwareUpdate: true });
     const objects = synth(chart);
-    expect(ingesters(objects).map((s) => [s.metadata.name, s.spec.updateStrategy])).toEqual(['zone-a', 'zone-b', 'zone-c'].map((z) => [`loki-ingester-${z}`, { type: 'OnDelete' }]));
+    expect(ingesters(objects).map((s) => [s.metadata.name, s.spec.updateStrategy]))
+      .toEqual(['zone-a', 'zone-b', 'zone-c'].map((z) => [`loki-ingester-${z}`, { type: 'OnDelete' }]));
     const zau = only(objects, 'ZoneAwareUpdate');
     expect(zau.metadata).toMatchObject({ name: 'loki-ingester', namespace: 'logs' });
     expect(zau.spec).toEqual({
@@ -647,7 +705,12 @@ describe('direct output: how the ingesters roll out a change', () => {
     const controllerPods = only(synth(platform), 'Deployment').spec.template.metadata.labels;
     expect(policy.spec.ingress).toEqual([{
       ports: [{ protocol: 'TCP', port: 'http' }],
-      from: [{ namespaceSelector: expect.anything(), podSelector: { matchLabels: expect.objectContaining({ 'app.kubernetes.io/name': controllerPods['app.kubernetes.io/name'] }) } }],
+      from: [{
+        namespaceSelector: expect.anything(),
+        podSelector: {
+          matchLabels: expect.objectContaining({ 'app.kubernetes.io/name': controllerPods['app.kubernetes.io/name'] }),
+        },
+      }],
     }]);
     expect(warningsOf(chart)).toEqual([]);
   });
@@ -655,7 +718,8 @@ describe('direct output: how the ingesters roll out a change', () => {
   test('without one: a partitioned RollingUpdate that rolls nothing until a zone\'s partition is lowered, and a warning that says so', () => {
     const { chart } = app({});
     const objects = synth(chart);
-    expect(ingesters(objects).map((s) => s.spec.updateStrategy)).toEqual(Array(3).fill({ type: 'RollingUpdate', rollingUpdate: { partition: 2 } }));
+    expect(ingesters(objects).map((s) => s.spec.updateStrategy))
+      .toEqual(Array(3).fill({ type: 'RollingUpdate', rollingUpdate: { partition: 2 } }));
     expect(objects.filter((o) => o.kind === 'ZoneAwareUpdate')).toEqual([]);
     expect(warningsOf(chart)).toEqual([expect.stringContaining('no controller: the ingester StatefulSets use a partitioned RollingUpdate')]);
   });
@@ -664,7 +728,8 @@ describe('direct output: how the ingesters roll out a change', () => {
     const labels = ZoneSource.podTopologyLabels();
     const partitionedProps = { zoneSource: labels, ingesterRollout: IngesterRollout.PARTITIONED };
     const partitioned = synth(app(partitionedProps, undefined, at135).chart);
-    expect(ingesters(partitioned).map((s) => s.spec.updateStrategy)).toEqual([{ type: 'RollingUpdate', rollingUpdate: { partition: 6 } }]);
+    expect(ingesters(partitioned).map((s) => s.spec.updateStrategy))
+      .toEqual([{ type: 'RollingUpdate', rollingUpdate: { partition: 6 } }]);
     const rolled = synth(app({ zoneSource: ZoneSource.podTopologyLabels() }, { zoneAwareUpdate: true }, at135).chart);
     expect(only(rolled, 'ZoneAwareUpdate').spec.statefulsets).toEqual(['loki-ingester']);
   });
@@ -682,7 +747,8 @@ describe('direct output: how the ingesters roll out a change', () => {
     expect(() => app({ ingesterRollout: IngesterRollout.ZONE_AWARE })).toThrow(needs);
     expect(() => app({ ingesterRollout: IngesterRollout.ZONE_AWARE }, { zoneAnnotator: true }))
       .toThrow("ZoneAwareLokiStack 'logs/loki': direct.controller=\"ZoneController 'platform/controller'\" must name a controller running zone-aware-update");
-    const elsewhere = app({ controller: ZoneController.fromInstalled({ workloadNamespaces: ['logs'], zoneAwareUpdate: true }) });
+    const installed = ZoneController.fromInstalled({ workloadNamespaces: ['logs'], zoneAwareUpdate: true });
+    const elsewhere = app({ controller: installed });
     expect(only(synth(elsewhere.chart), 'ZoneAwareUpdate').spec.statefulsets).toHaveLength(3);
     expect(warningsOf(elsewhere.chart)).toEqual([]);
   });

@@ -13,7 +13,8 @@ function objects(
   props: { zones?: string[]; replicationFactor?: number; perZone?: number; zoneSource?: ZoneSource } = {},
 ): any[] {
   const chart = new Chart(Testing.app(), 'c', { disableResourceNameHashes: true });
-  const controller = new ZoneController(chart, 'zones', { workloadNamespaces: ['logs'], zoneAwareUpdate: true }); // rolls the ingesters out
+  // rolls the ingesters out
+  const controller = new ZoneController(chart, 'zones', { workloadNamespaces: ['logs'], zoneAwareUpdate: true });
   new ZoneAwareLokiStack(chart, 'loki', {
     name: 'logs',
     namespace: 'logs',
@@ -36,7 +37,14 @@ test('the per-zone StatefulSets: one ingester workload per zone with its replica
     ['ingester', 'eu-1a', 3], ['ingester', 'eu-1b', 3], ['ingester', 'eu-1c', 3], ['ingester', 'eu-1d', 3],
     ['querier', undefined, 4],
   ].sort());
-  for (const w of ring) expect(w.ring).toEqual({ replicationFactor: 3, zoneAwareness: true, minReadyDuration: '15s', queryIngestersWithin: '3h' });
+  for (const w of ring) {
+    expect(w.ring).toEqual({
+      replicationFactor: 3,
+      zoneAwareness: true,
+      minReadyDuration: '15s',
+      queryIngestersWithin: '3h',
+    });
+  }
 });
 
 test.each([3, 5])('replication factor %i reaches every member\'s flags', (factor) => {

@@ -7,7 +7,18 @@ describe('LonghornInventory', () => {
   test('normalizes nodes and disks: sorted by name, bytes, defaults filled in', () => {
     const inventory = new LonghornInventory({
       nodes: [
-        { name: 'n2', zone: 'b', disks: [{ name: 'sdb', capacity: Size.tebibytes(1), available: Size.gibibytes(800), reserved: Size.gibibytes(10), scheduled: Size.gibibytes(300), tags: ['ssd'] }, disk] },
+        {
+          name: 'n2',
+          zone: 'b',
+          disks: [{
+            name: 'sdb',
+            capacity: Size.tebibytes(1),
+            available: Size.gibibytes(800),
+            reserved: Size.gibibytes(10),
+            scheduled: Size.gibibytes(300),
+            tags: ['ssd'],
+          }, disk],
+        },
         { name: 'n1', tags: ['storage'], allowScheduling: false, disks: [] },
       ],
     });
@@ -16,8 +27,30 @@ describe('LonghornInventory', () => {
     expect(inventory.diskCount).toBe(2);
     expect(inventory._nodes[0]).toEqual({ name: 'n1', zone: '', tags: ['storage'], allowScheduling: false, disks: [] });
     expect(inventory._nodes[1].disks).toEqual([
-      { node: 'n2', zone: 'b', name: 'sda', type: LonghornDiskType.FILESYSTEM, capacity: 100 * 2 ** 30, available: 100 * 2 ** 30, reserved: 0, scheduled: 0, tags: [], allowScheduling: true },
-      { node: 'n2', zone: 'b', name: 'sdb', type: LonghornDiskType.FILESYSTEM, capacity: 2 ** 40, available: 800 * 2 ** 30, reserved: 10 * 2 ** 30, scheduled: 300 * 2 ** 30, tags: ['ssd'], allowScheduling: true },
+      {
+        node: 'n2',
+        zone: 'b',
+        name: 'sda',
+        type: LonghornDiskType.FILESYSTEM,
+        capacity: 100 * 2 ** 30,
+        available: 100 * 2 ** 30,
+        reserved: 0,
+        scheduled: 0,
+        tags: [],
+        allowScheduling: true,
+      },
+      {
+        node: 'n2',
+        zone: 'b',
+        name: 'sdb',
+        type: LonghornDiskType.FILESYSTEM,
+        capacity: 2 ** 40,
+        available: 800 * 2 ** 30,
+        reserved: 10 * 2 ** 30,
+        scheduled: 300 * 2 ** 30,
+        tags: ['ssd'],
+        allowScheduling: true,
+      },
     ]);
   });
 

@@ -41,7 +41,10 @@ describe('resolveScheduling', () => {
   const hard = (r: ReturnType<typeof resolveScheduling>) => Object.fromEntries(r.levels.map((l) => [l.level, l.hard]));
 
   test('unset and IGNORED levels fall back to the global settings, and the origin says which decided', () => {
-    const r = resolveScheduling('t', { replicaDiskSoftAntiAffinity: AntiAffinity.DISABLED, replicaZoneSoftAntiAffinity: AntiAffinity.IGNORED });
+    const r = resolveScheduling('t', {
+      replicaDiskSoftAntiAffinity: AntiAffinity.DISABLED,
+      replicaZoneSoftAntiAffinity: AntiAffinity.IGNORED,
+    });
     expect(hard(r)).toEqual({ zone: false, node: true, disk: true });
     expect(r.levels.map((l) => l.origin)).toEqual([
       'the global replica-zone-soft-anti-affinity=true',
@@ -82,6 +85,7 @@ describe('resolveScheduling', () => {
   });
 
   test('strict-local with one replica is fine', () => {
-    expect(resolveScheduling('t', { numberOfReplicas: 1, dataLocality: LonghornDataLocality.STRICT_LOCAL }).replicas).toBe(1);
+    const strictLocal = resolveScheduling('t', { numberOfReplicas: 1, dataLocality: LonghornDataLocality.STRICT_LOCAL });
+    expect(strictLocal.replicas).toBe(1);
   });
 });

@@ -116,7 +116,12 @@ function rules(c: Case, request: LonghornPlacementRequest): Rules {
       const available = availableBytes(d);
       const limit = Math.trunc((capacity - Math.min(d.reservedGi, d.capacityGi) * GI) * c.overProvisioning / 100);
       const open = capacity > 0 && available > 0 && available > Math.trunc(capacity * c.minimalAvailable / 100);
-      disks.push({ node: `n${i}`, zone: n.zone ?? '', id: `n${i}/d${j}`, room: (k) => k === 0 || (open && d.scheduledGi * GI + k * size <= limit) });
+      disks.push({
+        node: `n${i}`,
+        zone: n.zone ?? '',
+        id: `n${i}/d${j}`,
+        room: (k) => k === 0 || (open && d.scheduledGi * GI + k * size <= limit),
+      });
     }
   }
   return {

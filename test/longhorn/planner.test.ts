@@ -23,7 +23,11 @@ describe('the seed: disk anti-affinity on one node with several disks (Longhorn 
   // One disk has far more free space: without disk anti-affinity, the old scheduler put two replicas on it.
   const oneNode = inventory([{
     name: 'n1',
-    disks: [{ name: 'big', capacity: Size.tebibytes(2) }, { name: 'sdb', capacity: Size.gibibytes(200) }, { name: 'sdc', capacity: Size.gibibytes(200) }],
+    disks: [
+      { name: 'big', capacity: Size.tebibytes(2) },
+      { name: 'sdb', capacity: Size.gibibytes(200) },
+      { name: 'sdc', capacity: Size.gibibytes(200) },
+    ],
   }]);
 
   test('replicas = disks with disk anti-affinity soft: one replica per disk, even with one much larger disk', () => {
@@ -107,7 +111,10 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
   });
 
   test('no disk passes the capacity checks (over-provisioning 0%, minimal available 100%)', () => {
-    const inv = inventory([{ name: 'n1', zone: 'z1', disks: [disk5g('d1')] }, { name: 'n2', zone: 'z1', disks: [disk5g('d1'), disk5g('d2')] }]);
+    const inv = inventory([
+      { name: 'n1', zone: 'z1', disks: [disk5g('d1')] },
+      { name: 'n2', zone: 'z1', disks: [disk5g('d1'), disk5g('d2')] },
+    ]);
     const p = plan(inv, {
       numberOfReplicas: 2,
       size: Size.gibibytes(1),
@@ -127,8 +134,13 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
   });
 
   test('a second replica on the same node takes the other disk even when the first has more free space (node soft)', () => {
-    const inv = inventory([{ name: 'n1', zone: 'z1', disks: [disk5g('d1', { available: gb(5) }), disk5g('d2', { available: gb(1.5) })] }]);
-    expect(locations(plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1), replicaSoftAntiAffinity: SOFT }))).toEqual(['n1/d1', 'n1/d2']);
+    const inv = inventory([{
+      name: 'n1',
+      zone: 'z1',
+      disks: [disk5g('d1', { available: gb(5) }), disk5g('d2', { available: gb(1.5) })],
+    }]);
+    const p = plan(inv, { numberOfReplicas: 2, size: Size.gibibytes(1), replicaSoftAntiAffinity: SOFT });
+    expect(locations(p)).toEqual(['n1/d1', 'n1/d2']);
   });
 
   test('disk anti-affinity hard on a node with one disk: the second replica is unschedulable', () => {
@@ -195,13 +207,21 @@ describe("node and zone combinations of Longhorn's scheduler tests (in our words
     test('only the disk without a replica is a candidate, however much room the others have', () => {
       const inv = inventory([
         { name: 'n1', disks: [disk5g('d1', { available: gb(5) })] },
-        { name: 'n2', disks: ['d2', 'd3', 'd4'].map((d) => disk5g(d, { available: gb(5) })).concat(disk5g('d5', { available: gb(2) })) },
+        {
+          name: 'n2',
+          disks: ['d2', 'd3', 'd4'].map((d) => disk5g(d, { available: gb(5) })).concat(disk5g('d5', { available: gb(2) })),
+        },
       ]);
       const p = plan(inv, {
         ...all,
         numberOfReplicas: 5,
         replicaDiskSoftAntiAffinity: SOFT,
-        existingReplicas: [{ node: 'n1', disk: 'd1' }, { node: 'n2', disk: 'd2' }, { node: 'n2', disk: 'd3' }, { node: 'n2', disk: 'd4' }],
+        existingReplicas: [
+          { node: 'n1', disk: 'd1' },
+          { node: 'n2', disk: 'd2' },
+          { node: 'n2', disk: 'd3' },
+          { node: 'n2', disk: 'd4' },
+        ],
       });
       expect(locations(p)[4]).toBe('n2/d5');
       expect(p.replicas[4].relaxed).toEqual(['zone', 'node']);
@@ -261,13 +281,19 @@ describe('capacity', () => {
   });
 
   test('reserved space comes off the over-provisioning limit', () => {
-    const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(100), reserved: Size.gibibytes(30) }] }]);
+    const inv = inventory([{
+      name: 'n1',
+      disks: [{ name: 'sda', capacity: Size.gibibytes(100), reserved: Size.gibibytes(30) }],
+    }]);
     expect(plan(inv, { numberOfReplicas: 1, size: Size.gibibytes(70) }).complete).toBe(true);
     expect(plan(inv, { numberOfReplicas: 1, size: Size.gibibytes(72) }).complete).toBe(false);
   });
 
   test('a disk at or below the minimal available percentage takes nothing, whatever the size', () => {
-    const inv = inventory([{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(100), available: Size.gibibytes(25) }] }]);
+    const inv = inventory([{
+      name: 'n1',
+      disks: [{ name: 'sda', capacity: Size.gibibytes(100), available: Size.gibibytes(25) }],
+    }]);
     const p = plan(inv, { numberOfReplicas: 1 });
     expect(p.failure).toContain('n1/sda has 25Gi free, at or below the minimal 25Gi (storage-minimal-available-percentage 25% of 100Gi)');
     expect(plan(inv, { numberOfReplicas: 1, settings: { storageMinimalAvailablePercentage: 20 } }).complete).toBe(true);
@@ -321,8 +347,21 @@ describe('capacity', () => {
 
 describe('eligibility', () => {
   const inv = inventory([
-    { name: 'n1', tags: ['storage'], disks: [{ name: 'ssd', capacity: Size.gibibytes(100), tags: ['fast'] }, { name: 'hdd', capacity: Size.tebibytes(1) }] },
-    { name: 'n2', disks: [{ name: 'ssd', capacity: Size.gibibytes(100), tags: ['fast'] }, { name: 'nvme', capacity: Size.gibibytes(100), diskType: LonghornDiskType.BLOCK }] },
+    {
+      name: 'n1',
+      tags: ['storage'],
+      disks: [
+        { name: 'ssd', capacity: Size.gibibytes(100), tags: ['fast'] },
+        { name: 'hdd', capacity: Size.tebibytes(1) },
+      ],
+    },
+    {
+      name: 'n2',
+      disks: [
+        { name: 'ssd', capacity: Size.gibibytes(100), tags: ['fast'] },
+        { name: 'nvme', capacity: Size.gibibytes(100), diskType: LonghornDiskType.BLOCK },
+      ],
+    },
   ]);
 
   test('selectors keep replicas on tagged nodes and disks', () => {
@@ -359,7 +398,8 @@ describe('eligibility', () => {
   });
 
   test('data locality best-effort is noted: the attached node is unknown at synth time', () => {
-    expect(plan(inv, { numberOfReplicas: 1, dataLocality: LonghornDataLocality.BEST_EFFORT }).notes.join('\n')).toContain('ignores locality');
+    const p = plan(inv, { numberOfReplicas: 1, dataLocality: LonghornDataLocality.BEST_EFFORT });
+    expect(p.notes.join('\n')).toContain('ignores locality');
   });
 });
 

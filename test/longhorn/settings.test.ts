@@ -42,7 +42,10 @@ describe('LonghornSettings', () => {
   });
 
   test('scheduling: the given values, and Longhorn defaults for the rest', () => {
-    const settings = new LonghornSettings(testChart(), 's', { replicaSoftAntiAffinity: AntiAffinity.ENABLED, namespace: 'lh' });
+    const settings = new LonghornSettings(testChart(), 's', {
+      replicaSoftAntiAffinity: AntiAffinity.ENABLED,
+      namespace: 'lh',
+    });
     expect(settings.scheduling).toMatchObject({
       replicaSoftAntiAffinity: AntiAffinity.ENABLED,
       replicaZoneSoftAntiAffinity: AntiAffinity.ENABLED,

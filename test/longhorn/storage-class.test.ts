@@ -8,7 +8,10 @@ import { warningsOf } from '../../src/shared/warnings';
 import { only, synth, testChart } from '../util';
 
 const singleNode = new LonghornInventory({
-  nodes: [{ name: 'n1', disks: [{ name: 'sda', capacity: Size.gibibytes(500) }, { name: 'sdb', capacity: Size.gibibytes(500) }] }],
+  nodes: [{
+    name: 'n1',
+    disks: [{ name: 'sda', capacity: Size.gibibytes(500) }, { name: 'sdb', capacity: Size.gibibytes(500) }],
+  }],
 });
 
 describe('LonghornStorageClass', () => {
@@ -112,7 +115,11 @@ describe('LonghornStorageClass', () => {
     const settings = new LonghornSettings(chart, 'settings', { replicaSoftAntiAffinity: AntiAffinity.ENABLED });
     expect(() => new LonghornStorageClass(chart, 'default-node', { inventory: singleNode, numberOfReplicas: 2 }))
       .toThrow('node anti-affinity is hard: the global replica-soft-anti-affinity=false');
-    const sc = new LonghornStorageClass(chart, 'with-settings', { inventory: singleNode, numberOfReplicas: 2, settings: settings.scheduling });
+    const sc = new LonghornStorageClass(chart, 'with-settings', {
+      inventory: singleNode,
+      numberOfReplicas: 2,
+      settings: settings.scheduling,
+    });
     expect(sc.placement!.complete).toBe(true);
     expect(only(synth(chart), 'StorageClass', sc.name).parameters).toEqual({ numberOfReplicas: '2' });
   });

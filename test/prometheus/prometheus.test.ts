@@ -27,7 +27,12 @@ describe('TopologyShardedPrometheus, operator output, one Prometheus per zone (d
       ['mon-prom-zone-c', 2, { 'topology.kubernetes.io/zone': 'zone-c', 'pool': 'monitoring' }, { zone: 'zone-c' }],
     ]);
     for (const p of proms) {
-      expect(p.spec).toMatchObject({ replicas: 1, serviceAccountName: 'mon-prom', serviceDiscoveryRole: 'EndpointSlice', serviceMonitorSelector: {} });
+      expect(p.spec).toMatchObject({
+        replicas: 1,
+        serviceAccountName: 'mon-prom',
+        serviceDiscoveryRole: 'EndpointSlice',
+        serviceMonitorSelector: {},
+      });
       expect(p.spec.shardingStrategy).toBeUndefined();
     }
   });
@@ -81,7 +86,8 @@ describe('TopologyShardedPrometheus, operator output, one Prometheus per zone (d
   });
 
   test('externalLabelName: renamed, disabled with an empty string, merged with externalLabels', () => {
-    expect(prometheuses(synthesize({ externalLabelName: 'az', externalLabels: { cluster: 'prod' } }).objects)[0].spec.externalLabels)
+    const { objects } = synthesize({ externalLabelName: 'az', externalLabels: { cluster: 'prod' } });
+    expect(prometheuses(objects)[0].spec.externalLabels)
       .toEqual({ cluster: 'prod', az: 'zone-a' });
     expect(prometheuses(synthesize({ externalLabelName: '' }).objects)[0].spec.externalLabels).toBeUndefined();
   });
@@ -210,7 +216,12 @@ describe('TopologyShardedPrometheus, address mode', () => {
 });
 
 describe('TopologyShardedPrometheus, standalone output', () => {
-  const { objects } = synthesize({ shards: 4, output: PrometheusOutput.STANDALONE, replicas: 2, externalLabels: { cluster: 'prod' } });
+  const { objects } = synthesize({
+    shards: 4,
+    output: PrometheusOutput.STANDALONE,
+    replicas: 2,
+    externalLabels: { cluster: 'prod' },
+  });
   const statefulSets = objects.filter((o) => o.kind === 'StatefulSet');
 
   test('per shard a StatefulSet, a ConfigMap and a PodDisruptionBudget, named by zone and in-zone index', () => {
@@ -254,7 +265,10 @@ describe('TopologyShardedPrometheus, standalone output', () => {
     expect(sts.spec.replicas).toBe(2);
     expect(sts.spec.template.spec.nodeSelector).toEqual({ 'topology.kubernetes.io/zone': 'zone-a' });
     const config = shardConfig(objects, 'mon-prom-zone-a-1');
-    expect(config.global).toEqual({ scrape_interval: '30s', external_labels: { cluster: 'prod', zone: 'zone-a', prometheus_replica: '${POD_NAME}' } });
+    expect(config.global).toEqual({
+      scrape_interval: '30s',
+      external_labels: { cluster: 'prod', zone: 'zone-a', prometheus_replica: '${POD_NAME}' },
+    });
     expect(config.scrape_configs.map((j: any) => [j.job_name, j.kubernetes_sd_configs])).toEqual([
       ['kubernetes-pods', [{ role: 'pod', attach_metadata: { node: true } }]],
       ['kubernetes-service-endpoints', [{ role: 'endpointslice', attach_metadata: { node: true } }]],
@@ -287,13 +301,19 @@ describe('TopologyShardedPrometheus, standalone output', () => {
 
   test('a config change rolls the pods: the template carries a hash of the prometheus.yml', () => {
     const hash = (o: any[]) => only(o, 'StatefulSet', 'mon-prom-zone-a-0').spec.template.metadata.annotations['cdk8s-zones.dev/config-hash'];
-    const other = synthesize({ shards: 4, output: PrometheusOutput.STANDALONE, replicas: 2, externalLabels: { cluster: 'test' } }).objects;
+    const other = synthesize({
+      shards: 4,
+      output: PrometheusOutput.STANDALONE,
+      replicas: 2,
+      externalLabels: { cluster: 'test' },
+    }).objects;
     expect(hash(objects)).toMatch(/^[0-9a-f]{16}$/);
     expect(hash(other)).not.toBe(hash(objects));
   });
 
   test('persistent storage: a volume claim template instead of the emptyDir', () => {
-    const sts = synthesize({ output: PrometheusOutput.STANDALONE, storage: { size: Size.gibibytes(20) } }).objects.find((o) => o.kind === 'StatefulSet');
+    const sts = synthesize({ output: PrometheusOutput.STANDALONE, storage: { size: Size.gibibytes(20) } }).objects
+      .find((o) => o.kind === 'StatefulSet');
     expect(sts.spec.volumeClaimTemplates).toEqual([{
       metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } } },
     }]);
@@ -326,7 +346,8 @@ describe('TopologyShardedPrometheus storage classes per zone', () => {
   });
 
   test('standalone output: every shard\'s StatefulSet claims its zone\'s class', () => {
-    const sts = synthesize({ storage, output: PrometheusOutput.STANDALONE, shards: 4 }).objects.filter((o) => o.kind === 'StatefulSet');
+    const sts = synthesize({ storage, output: PrometheusOutput.STANDALONE, shards: 4 }).objects
+      .filter((o) => o.kind === 'StatefulSet');
     expect(sts.map((o) => [o.metadata.name, classOf(o.spec.volumeClaimTemplates[0])]).sort()).toEqual([
       ['mon-prom-zone-a-0', 'ssd-a'], ['mon-prom-zone-a-1', 'ssd-a'], ['mon-prom-zone-b-0', 'standard'], ['mon-prom-zone-c-0', 'ssd-c'],
     ]);
@@ -394,8 +415,12 @@ describe('TopologyShardedPrometheus refuses bad input with a clear error', () =>
     [{ retention: Duration.seconds(0) }, 'retention="0ms" must be a positive whole number of milliseconds'],
     [{ storage: { size: '50Gi' as any } }, 'storage.size="50Gi" must be a cdk8s Size'],
     [{ storage: { size: Size.kibibytes(0) } }, 'storage.size=[Size 0Ki] must be larger than zero'],
-    [{ topology: new ZoneTopology({ zones: ['a', 'b'], topologyKey: 'example.com/zone' }), shards: 2, operatorSharding: OperatorSharding.SHARDING_STRATEGY },
-      'operatorSharding="sharding-strategy" needs the topology key topology.kubernetes.io/zone'],
+    [{
+      topology: new ZoneTopology({ zones: ['a', 'b'], topologyKey: 'example.com/zone' }),
+      shards: 2,
+      operatorSharding: OperatorSharding.SHARDING_STRATEGY,
+    },
+    'operatorSharding="sharding-strategy" needs the topology key topology.kubernetes.io/zone'],
     [{ nodeSelector: { 'bad key': 'x' } }, 'nodeSelector key="bad key" is not a valid label key'],
   ])('%j', (props, message) => {
     expect(() => synthesize(props)).toThrow(`${where}: ${message}`);

@@ -185,12 +185,20 @@ describe('every prometheus.yml of the construct', () => {
       fc.array(anyRule, { minLength: 1, maxLength: 4 }),
     );
     const labels = fc.dictionary(labelName, oneLine, { maxKeys: 3, noNullPrototype: true });
-    fc.assert(fc.property(rules, scrapeInterval, labels, fc.constantFrom(undefined, 'replica'), oneLine, (r, interval, l, replicaLabel, job) => {
-      const doc = config.prometheusConfig({ scrapeInterval: interval, externalLabels: l, replicaLabel }, [
-        { job_name: job, static_configs: [{ targets: ['localhost:9090'] }], relabel_configs: r.map(toConfigSpelling) },
-        ...config.kubernetesScrapeConfigs(r, true),
-      ]);
-      expect(writeYaml(doc)).toBe(reference(doc));
-    }), { numRuns: 300 });
+    const replicaLabels = fc.constantFrom(undefined, 'replica');
+    fc.assert(fc.property(
+      rules,
+      scrapeInterval,
+      labels,
+      replicaLabels,
+      oneLine,
+      (r, interval, l, replicaLabel, job) => {
+        const doc = config.prometheusConfig({ scrapeInterval: interval, externalLabels: l, replicaLabel }, [
+          { job_name: job, static_configs: [{ targets: ['localhost:9090'] }], relabel_configs: r.map(toConfigSpelling) },
+          ...config.kubernetesScrapeConfigs(r, true),
+        ]);
+        expect(writeYaml(doc)).toBe(reference(doc));
+      },
+    ), { numRuns: 300 });
   });
 });

@@ -43,13 +43,17 @@ describe('ZonalRedisCluster', () => {
       'ConfigMap/redis-config', 'ConfigMap/redis-layout', 'Service/redis-nodes', 'Service/redis',
       'StatefulSet/redis-a', 'StatefulSet/redis-b', 'StatefulSet/redis-c', 'NetworkPolicy/redis', 'PodDisruptionBudget/redis',
     ]);
-    expect(manifests.find((m) => m.metadata.name === 'redis-nodes').spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
+    expect(manifests.find((m) => m.metadata.name === 'redis-nodes').spec)
+      .toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
   });
 
   test('the client Service keeps a client in its zone when the cluster supports it (every zone holds nodes); the headless one never', () => {
-    const traffic = (t: ZoneTopology) => synth({ topology: t }).filter((m) => m.kind === 'Service').map((m) => [m.metadata.name, m.spec.trafficDistribution]);
-    expect(traffic(new ZoneTopology({ zones: ['a', 'b', 'c'], kubernetesVersion: '1.35' }))).toEqual([['redis-nodes', undefined], ['redis', 'PreferSameZone']]);
-    expect(traffic(new ZoneTopology({ zones: ['a', 'b', 'c'], kubernetesVersion: '1.32' }))).toEqual([['redis-nodes', undefined], ['redis', 'PreferClose']]);
+    const traffic = (t: ZoneTopology) => synth({ topology: t })
+      .filter((m) => m.kind === 'Service')
+      .map((m) => [m.metadata.name, m.spec.trafficDistribution]);
+    const at = (kubernetesVersion: string) => new ZoneTopology({ zones: ['a', 'b', 'c'], kubernetesVersion });
+    expect(traffic(at('1.35'))).toEqual([['redis-nodes', undefined], ['redis', 'PreferSameZone']]);
+    expect(traffic(at('1.32'))).toEqual([['redis-nodes', undefined], ['redis', 'PreferClose']]);
     expect(traffic(topology)).toEqual([['redis-nodes', undefined], ['redis', undefined]]);
   });
 
@@ -64,7 +68,8 @@ describe('ZonalRedisCluster', () => {
 
   test('the layout ConfigMap holds the planned layout', () => {
     const json = manifests[1].data['layout.json'];
-    expect(RedisShardLayout.fromJson(json).nodes).toEqual(RedisShardLayout.plan({ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 }).nodes);
+    const planned = RedisShardLayout.plan({ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 });
+    expect(RedisShardLayout.fromJson(json).nodes).toEqual(planned.nodes);
   });
 
   test('the layout ConfigMap holds the failover policy the manager reads: by default a zone-loss failover after a quarter of the node timeout', () => {
@@ -119,7 +124,12 @@ describe('ZonalRedisCluster', () => {
   });
 
   test('probes: liveness is the open port (no password), readiness an authenticated PING whose password is in no argument', () => {
-    expect(container.livenessProbe).toEqual({ tcpSocket: { port: 'redis' }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 });
+    expect(container.livenessProbe).toEqual({
+      tcpSocket: { port: 'redis' },
+      periodSeconds: 10,
+      timeoutSeconds: 5,
+      failureThreshold: 6,
+    });
     expect(container.startupProbe).toBeUndefined();
     const [sh, c, script, name, ...args] = container.readinessProbe.exec.command;
     expect([sh, c, name, args]).toEqual(['sh', '-c', 'redis-ready', ['/run/redis-auth/password', '6379']]);
@@ -137,12 +147,16 @@ describe('ZonalRedisCluster', () => {
   });
 
   test('storage classes per zone: each zone\'s StatefulSet claims its zone\'s class; zones not named get storageClassName', () => {
-    const objects = synth({ storage: { size: Size.gibibytes(5), storageClassName: 'zonal', storageClassNamePerZone: { a: 'ssd-a', c: 'ssd-c' } } });
+    const objects = synth({
+      storage: { size: Size.gibibytes(5), storageClassName: 'zonal', storageClassNamePerZone: { a: 'ssd-a', c: 'ssd-c' } },
+    });
     const classes = objects.filter((m) => m.kind === 'StatefulSet')
       .map((sts) => [sts.spec.template.metadata.labels['cdk8s-zones.dev/zone'], sts.spec.volumeClaimTemplates[0].spec.storageClassName]);
     expect(classes).toEqual([['a', 'ssd-a'], ['b', 'zonal'], ['c', 'ssd-c']]);
-    const withoutDefault = synth({ storage: { size: Size.gibibytes(5), storageClassNamePerZone: { b: 'ssd-b' } } }).filter((m) => m.kind === 'StatefulSet');
-    expect(withoutDefault.map((sts) => sts.spec.volumeClaimTemplates[0].spec.storageClassName)).toEqual([undefined, 'ssd-b', undefined]);
+    const withoutDefault = synth({ storage: { size: Size.gibibytes(5), storageClassNamePerZone: { b: 'ssd-b' } } })
+      .filter((m) => m.kind === 'StatefulSet');
+    expect(withoutDefault.map((sts) => sts.spec.volumeClaimTemplates[0].spec.storageClassName))
+      .toEqual([undefined, 'ssd-b', undefined]);
   });
 
   test.each([
@@ -233,7 +247,8 @@ describe('ZonalRedisCluster password: required, from a Secret key, through an in
   test('left out: a synth-time error naming the construct, the prop and the rule', () => {
     const chart = new Chart(Testing.app(), 'test', { namespace: 'data' });
     const controller = ZoneController.fromInstalled({ workloadNamespaces: ['data'], redisManager: true });
-    expect(() => new ZonalRedisCluster(chart, 'redis', { controller, topology, masters: 3 } as ZonalRedisClusterProps)).toThrow(
+    const withoutPassword = { controller, topology, masters: 3 } as ZonalRedisClusterProps;
+    expect(() => new ZonalRedisCluster(chart, 'redis', withoutPassword)).toThrow(
       "ZonalRedisCluster 'test/redis': password=undefined is required: a RedisPasswordSecret, { name, key } of a Secret created outside the app "
       + 'that holds the password (a Redis Cluster is never left open)');
   });
@@ -249,7 +264,11 @@ describe('ZonalRedisCluster disruption budget: never a master and its replica at
   });
 
   test('a controller installed by another app that enforces zone disruption budgets in the namespace: the same output', () => {
-    const installed = ZoneController.fromInstalled({ workloadNamespaces: ['data'], redisManager: true, zoneDisruptionBudget: true });
+    const installed = ZoneController.fromInstalled({
+      workloadNamespaces: ['data'],
+      redisManager: true,
+      zoneDisruptionBudget: true,
+    });
     expect(synthIn(Testing.app(), installed)).toEqual(synth({}, zdbController));
   });
 
@@ -268,13 +287,22 @@ describe('ZonalRedisCluster disruption budget: never a master and its replica at
     const app = Testing.app();
     const controller = new ZoneController(new Chart(app, 'platform'), 'controller', { redisManager: true });
     const cache = new Chart(app, 'test', { namespace: 'data' });
-    new ZonalRedisCluster(cache, 'redis', { controller, topology, masters: 3, password, networkPolicy: { clients: [{ podLabels: { app: 'web' } }] } });
+    new ZonalRedisCluster(cache, 'redis', {
+      controller,
+      topology,
+      masters: 3,
+      password,
+      networkPolicy: { clients: [{ podLabels: { app: 'web' } }] },
+    });
     const own = { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': 'redis' };
     expect(Testing.synth(cache).find((o) => o.kind === 'NetworkPolicy').spec).toEqual({
       podSelector: { matchLabels: own },
       policyTypes: ['Ingress'],
       ingress: [
-        { ports: [{ protocol: 'TCP', port: 'redis' }, { protocol: 'TCP', port: 'bus' }], from: [{ podSelector: { matchLabels: own } }] },
+        {
+          ports: [{ protocol: 'TCP', port: 'redis' }, { protocol: 'TCP', port: 'bus' }],
+          from: [{ podSelector: { matchLabels: own } }],
+        },
         { ports: [{ protocol: 'TCP', port: 'redis' }], from: [{ podSelector: { matchLabels: { app: 'web' } } }] },
         {
           ports: [{ protocol: 'TCP', port: 'redis' }],
@@ -286,7 +314,12 @@ describe('ZonalRedisCluster disruption budget: never a master and its replica at
       ],
     });
     // a controller another app installs: its pods, where that app runs them
-    const installed = ZoneController.fromInstalled({ workloadNamespaces: ['data'], namespace: 'platform', name: 'zones', redisManager: true });
+    const installed = ZoneController.fromInstalled({
+      workloadNamespaces: ['data'],
+      namespace: 'platform',
+      name: 'zones',
+      redisManager: true,
+    });
     const policy = synthIn(Testing.app(), installed).find((o) => o.kind === 'NetworkPolicy');
     expect(policy.spec.ingress[2].from).toEqual([{
       namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'platform' } },

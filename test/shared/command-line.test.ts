@@ -30,7 +30,8 @@ test('values by type, defaults parsed as given ones, and the arguments that are 
   expect(f.given).toEqual(['zone', 'yes', 'timeout', 'replicas', 'zones', 'label']);
   expect(f.written('timeout')).toBe('1h30m');
   const none = parseCommandLine([], TABLE);
-  expect([none.text('zone'), none.on('yes'), none.ms('timeout'), none.count('replicas'), none.list('zones')]).toEqual([undefined, false, 300_000, undefined, undefined]);
+  expect([none.text('zone'), none.on('yes'), none.ms('timeout'), none.count('replicas'), none.list('zones')])
+    .toEqual([undefined, false, 300_000, undefined, undefined]);
 });
 
 test('after --, everything is an argument; -h is --help', () => {
@@ -64,7 +65,8 @@ test.each([
 });
 
 test('durations: h, m, s and ms, combined; a bare number only where the flag takes seconds', () => {
-  expect(['15s', '5m', '2h', '1h30m', '1m30s', '500ms', '2h0m1s'].map((d) => parseDuration('--t', d))).toEqual([15_000, 300_000, 7_200_000, 5_400_000, 90_000, 500, 7_201_000]);
+  expect(['15s', '5m', '2h', '1h30m', '1m30s', '500ms', '2h0m1s'].map((d) => parseDuration('--t', d)))
+    .toEqual([15_000, 300_000, 7_200_000, 5_400_000, 90_000, 500, 7_201_000]);
   expect(parseDuration('--t', '0.5', true)).toBe(500);
   expect(parseDuration('--t', '600', true)).toBe(600_000);
   expect(() => parseDuration('--t', '600')).toThrow('--t="600" must be a duration above zero');

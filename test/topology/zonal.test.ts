@@ -73,7 +73,8 @@ describe('Zonal.spread on the synthesized YAML', () => {
     const chart = testChart();
     const d = new kplus.Deployment(chart, 'w', { containers: [container] });
     Zonal.spread(d, { topology: new ZoneTopology({ zones: ['a', 'b'], region: 'eu-1' }) });
-    const terms = podSpec(only(synth(chart), 'Deployment')).affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+    const nodeAffinity = podSpec(only(synth(chart), 'Deployment')).affinity.nodeAffinity;
+    const terms = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
     expect(terms).toEqual([{
       matchExpressions: [
         { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a', 'b'] },
@@ -97,7 +98,8 @@ describe('Zonal.spread on the synthesized YAML', () => {
 describe('Zonal.pinToZone and spreadAcrossHosts', () => {
   test('pins with node affinity In [zone] and spreads over hosts inside it', () => {
     const chart = testChart();
-    const d = new kplus.StatefulSet(chart, 'w', { containers: [container], service: new kplus.Service(chart, 's', { ports: [{ port: 80 }] }) });
+    const service = new kplus.Service(chart, 's', { ports: [{ port: 80 }] });
+    const d = new kplus.StatefulSet(chart, 'w', { containers: [container], service });
     Zonal.pinToZone(d, { topology: zones, zone: 'b' });
     Zonal.spreadAcrossHosts(d, { topology: zones });
     const spec = podSpec(only(synth(chart), 'StatefulSet'));
@@ -134,7 +136,8 @@ describe('bad input', () => {
     Zonal.spread(d, { topology: zones });
     d.select(kplus.LabelSelector.of({ labels: { app: 'web' } }));
     const spec = podSpec(only(synth(chart), 'Deployment'));
-    expect(spec.topologySpreadConstraints.map((c: any) => c.labelSelector)).toEqual([{ matchLabels: { app: 'web' } }, { matchLabels: { app: 'web' } }]);
+    expect(spec.topologySpreadConstraints.map((c: any) => c.labelSelector))
+      .toEqual([{ matchLabels: { app: 'web' } }, { matchLabels: { app: 'web' } }]);
   });
 
   test('pod labels changed after spreading so that the selector misses them are caught at synth', () => {
@@ -166,7 +169,8 @@ describe('bad input', () => {
       { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a', 'b'] },
       { key: 'topology.kubernetes.io/region', operator: 'In', values: ['eu-1'] },
     ];
-    expect(podSpec(only(synth(chart), 'Deployment')).affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+    const nodeAffinity = podSpec(only(synth(chart), 'Deployment')).affinity.nodeAffinity;
+    expect(nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
       { matchExpressions: [{ key: 'disk', operator: 'In', values: ['ssd'] }, ...zone] },
       { matchExpressions: [{ key: 'gpu', operator: 'Exists' }, ...zone] },
     ]);
@@ -181,7 +185,12 @@ describe('bad input', () => {
           metadata: { labels: { app: 'w' } },
           spec: {
             containers: [{ name: 'c', image: 'nginx' }],
-            topologySpreadConstraints: [{ topologyKey: 'kubernetes.io/hostname', maxSkew: 1, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'w' } } }],
+            topologySpreadConstraints: [{
+              topologyKey: 'kubernetes.io/hostname',
+              maxSkew: 1,
+              whenUnsatisfiable: 'ScheduleAnyway',
+              labelSelector: { matchLabels: { app: 'w' } },
+            }],
           },
         },
       },
@@ -213,7 +222,8 @@ describe('bad input', () => {
     Zonal.pinToZone(pinned, { topology: zones, zone: 'a' });
     expect(() => Zonal.spread(pinned, { topology: zones })).toThrow('is pinned to zone "a" by Zonal.pinToZone');
     expect(() => Zonal.pinToZone(pinned, { topology: zones, zone: 'b' })).toThrow('already pinned to zone "a"');
-    expect(() => Zonal.pinToZone(new kplus.Deployment(chart, 'q', { containers: [container] }), { topology: zones, zone: 'x' }))
+    const unpinned = new kplus.Deployment(chart, 'q', { containers: [container] });
+    expect(() => Zonal.pinToZone(unpinned, { topology: zones, zone: 'x' }))
       .toThrow("Zonal.pinToZone(Deployment 'test/q'): zone=\"x\" is not one of the topology's zones [a, b, c]");
   });
 

@@ -15,16 +15,31 @@ const topology = new ZoneTopology({ zones: ['a', 'b', 'c'] });
 
 /** Each construct that needs a feature of the controller, and the feature. */
 const NEEDS: [string, keyof ZoneControllerProps, (chart: Chart, controller: IZoneController | undefined) => void][] = [
-  ['ZonalRedisCluster', 'redisManager', (c, controller) => new ZonalRedisCluster(c, 'needs', { controller: controller!, topology, masters: 3, password: { name: 'redis-auth', key: 'password' } })],
-  ['ZoneAwareUpdate', 'zoneAwareUpdate', (c, controller) => new ZoneAwareUpdate(c, 'needs', { controller: controller!, target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 })],
-  ['ZoneDisruptionBudget', 'zoneDisruptionBudget', (c, controller) => new ZoneDisruptionBudget(c, 'needs', { controller: controller!, selector: { app: 'db' }, maxUnavailable: 1 })],
+  ['ZonalRedisCluster', 'redisManager', (c, controller) => new ZonalRedisCluster(c, 'needs', {
+    controller: controller!,
+    topology,
+    masters: 3,
+    password: { name: 'redis-auth', key: 'password' },
+  })],
+  ['ZoneAwareUpdate', 'zoneAwareUpdate', (c, controller) => new ZoneAwareUpdate(c, 'needs', {
+    controller: controller!,
+    target: RolloutTarget.statefulSetName('db'),
+    maxUnavailable: 1,
+  })],
+  ['ZoneDisruptionBudget', 'zoneDisruptionBudget', (c, controller) => new ZoneDisruptionBudget(c, 'needs', {
+    controller: controller!,
+    selector: { app: 'db' },
+    maxUnavailable: 1,
+  })],
 ];
 
 const withFeature = (feature: keyof ZoneControllerProps): ZoneControllerProps =>
   (feature === 'zoneDisruptionBudget' ? { zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged() } : { [feature]: true });
 
 /** The namespaces a controller's chart grants it rights in (a Role each). */
-const roleNamespaces = (chart: Chart) => Testing.synth(chart).filter((o) => o.kind === 'Role').map((o) => o.metadata.namespace);
+const roleNamespaces = (chart: Chart) => Testing.synth(chart)
+  .filter((o) => o.kind === 'Role')
+  .map((o) => o.metadata.namespace);
 
 describe.each(NEEDS)('%s names the controller running %s', (kind, feature, make) => {
   test('none (a JavaScript caller leaving it out): refused at once, naming the construct and the prop', () => {
@@ -85,14 +100,21 @@ test('two controllers of one app, apart: each serves exactly the constructs that
   const b = new Chart(app, 'b');
   const first = new ZoneController(a, 'controller', { zoneAwareUpdate: true });
   const second = new ZoneController(b, 'controller', { namespace: 'zones-b', name: 'zones-b', zoneAwareUpdate: true, installCrds: false });
-  new ZoneAwareUpdate(new Chart(app, 'shop', { namespace: 'shop' }), 'rollout', { controller: first, target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
-  new ZoneAwareUpdate(new Chart(app, 'blog', { namespace: 'blog' }), 'rollout', { controller: second, target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
+  const rollout = { target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 };
+  new ZoneAwareUpdate(new Chart(app, 'shop', { namespace: 'shop' }), 'rollout', { controller: first, ...rollout });
+  new ZoneAwareUpdate(new Chart(app, 'blog', { namespace: 'blog' }), 'rollout', { controller: second, ...rollout });
   expect(roleNamespaces(a)).toEqual(['cdk8s-zones-system', 'shop']);
   expect(roleNamespaces(b)).toEqual(['zones-b', 'blog']);
 });
 
 test('ZoneController.fromInstalled: the installed controller as its app configured it', () => {
-  const installed = ZoneController.fromInstalled({ workloadNamespaces: ['shop'], namespace: 'zones', name: 'zc', zoneAnnotator: false, redisManager: true });
+  const installed = ZoneController.fromInstalled({
+    workloadNamespaces: ['shop'],
+    namespace: 'zones',
+    name: 'zc',
+    zoneAnnotator: false,
+    redisManager: true,
+  });
   const { namespace, name, image, reconcilers } = installed;
   expect({ namespace, name, image, reconcilers })
     .toEqual({ namespace: 'zones', name: 'zc', image: ZoneController.DEFAULT_IMAGE, reconcilers: ['redis'] });
@@ -107,10 +129,14 @@ test('ZoneSource.controller needs the zone annotator, which would otherwise leav
     "ZoneSource.controller: zoneController=\"ZoneController 'app/controller'\" runs no zone annotator (zoneAnnotator: false): no pod is ever annotated " +
     'with its zone, so every pod waits forever in its init container. Turn zoneAnnotator on for it');
   expect(() => ZoneSource.controller({} as any)).toThrow('ZoneSource.controller: zoneController={} must be a ZoneController of this app, or ZoneController.fromInstalled(...)');
-  expect(ZoneSource.controller(ZoneController.fromInstalled({ workloadNamespaces: ['logs'] })).zoneController?.reconcilers).toEqual(['zone-annotator']);
+  const installed = ZoneController.fromInstalled({ workloadNamespaces: ['logs'] });
+  expect(ZoneSource.controller(installed).zoneController?.reconcilers).toEqual(['zone-annotator']);
   const app = Testing.app();
   const annotating = new ZoneController(new Chart(app, 'platform'), 'controller');
-  new ZoneAwareLokiStack(new Chart(app, 'logs'), 'loki', { topology, direct: { zoneSource: ZoneSource.controller(annotating), objectStorage: { bucket: 'logs' } } });
+  new ZoneAwareLokiStack(new Chart(app, 'logs'), 'loki', {
+    topology,
+    direct: { zoneSource: ZoneSource.controller(annotating), objectStorage: { bucket: 'logs' } },
+  });
   expect(() => app.charts.map((c) => Testing.synth(c))).not.toThrow();
 });
 
@@ -143,21 +169,33 @@ describe('the controller is installed once', () => {
     const app = Testing.app();
     const chart = new Chart(app, 'x');
     const controller = new ZoneController(chart, 'controller', { redisManager: true });
-    expect(() => new ZonalRedisCluster(chart, 'redis', { controller, topology, masters: 3, password: { name: 'p', key: 'k' } }))
+    const props = { controller, topology, masters: 3, password: { name: 'p', key: 'k' } };
+    expect(() => new ZonalRedisCluster(chart, 'redis', props))
       .toThrow(/^ZonalRedisCluster 'x\/redis': namespace=undefined must be set \(on the construct or its chart\)/);
   });
 
   test('the CRDs installed by two controllers apart', () => {
     const app = Testing.app();
     new ZoneController(new Chart(app, 'platform'), 'controller', { zoneAwareUpdate: true, workloadNamespaces: ['shop'] });
-    new ZoneController(new Chart(app, 'team'), 'controller', { namespace: 'team-zones', name: 'team-zones', zoneAwareUpdate: true, workloadNamespaces: ['team'] });
+    new ZoneController(new Chart(app, 'team'), 'controller', {
+      namespace: 'team-zones',
+      name: 'team-zones',
+      zoneAwareUpdate: true,
+      workloadNamespaces: ['team'],
+    });
     expect(() => Testing.synth(app.charts[0])).toThrow(/emits CustomResourceDefinition zoneawareupdates.cdk8s-zones.dev, which 'team\/controller\/[a-z-]+' emits too: .*installCrds: false/);
   });
 
   test('two controllers apart (namespace and name) in two charts, CRDs installed once: fine', () => {
     const app = Testing.app();
     new ZoneController(new Chart(app, 'a'), 'controller', { zoneAwareUpdate: true, workloadNamespaces: ['shop'] });
-    new ZoneController(new Chart(app, 'b'), 'controller', { namespace: 'zones-b', name: 'zones-b', zoneAwareUpdate: true, installCrds: false, workloadNamespaces: ['blog'] });
+    new ZoneController(new Chart(app, 'b'), 'controller', {
+      namespace: 'zones-b',
+      name: 'zones-b',
+      zoneAwareUpdate: true,
+      installCrds: false,
+      workloadNamespaces: ['blog'],
+    });
     expect(() => app.charts.map((c) => Testing.synth(c))).not.toThrow();
   });
 });

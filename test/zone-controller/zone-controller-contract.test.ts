@@ -21,7 +21,12 @@ test('ZoneController with every feature: each reconciler exists and each of its 
   const shop = new Chart(app, 'shop', { namespace: 'shop' });
   new ZoneAwareUpdate(shop, 'rollout', { controller, target: RolloutTarget.statefulSetName('db'), maxUnavailable: 1 });
   new ZoneDisruptionBudget(shop, 'budget', { controller, selector: { app: 'db' }, maxUnavailable: 1 });
-  new ZonalRedisCluster(shop, 'cache', { controller, topology: new ZoneTopology({ zones: ['a', 'b', 'c'] }), masters: 3, password: { name: 'pw', key: 'k' } });
+  new ZonalRedisCluster(shop, 'cache', {
+    controller,
+    topology: new ZoneTopology({ zones: ['a', 'b', 'c'] }),
+    masters: 3,
+    password: { name: 'pw', key: 'k' },
+  });
   const objects = Testing.synth(chart);
   const roles = (scope: RuleScope) => {
     if (scope === 'cluster') return objects.filter((o) => o.kind === 'ClusterRole');

@@ -1,7 +1,15 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
-import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode, ZoneAnnotation, ZoneController, ZoneTopology } from '../../src';
+import {
+  CertManagerIssuerKind,
+  WebhookFailurePolicy,
+  WebhookTls,
+  WebhookTlsMode,
+  ZoneAnnotation,
+  ZoneController,
+  ZoneTopology,
+} from '../../src';
 
 function synth(props: ConstructorParameters<typeof ZoneController>[2] = {}, chartNamespace?: string) {
   const chart = new Chart(Testing.app(), 'c', { namespace: chartNamespace, disableResourceNameHashes: true });
@@ -46,9 +54,14 @@ describe('ZoneController', () => {
     expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
     expect(container.resources.requests).toEqual({ cpu: '50m', memory: '64Mi' });
     expect(container.securityContext).toEqual({
-      allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
     });
-    expect(deployment.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(deployment.spec.template.spec.securityContext)
+      .toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     const spreads = deployment.spec.template.spec.topologySpreadConstraints;
     expect(spreads.map((c: any) => [c.topologyKey, c.whenUnsatisfiable])).toEqual([
       ['topology.kubernetes.io/zone', 'DoNotSchedule'], ['kubernetes.io/hostname', 'ScheduleAnyway'],
@@ -80,7 +93,14 @@ describe('ZoneController', () => {
 
   test('namespace, name, image, replicas, topology keys; no Namespace object when not created; no PDB for 1 replica', () => {
     const topology = new ZoneTopology({ zones: ['a', 'b'], topologyKey: 'example.com/zone', hostnameKey: 'example.com/host' });
-    const { objects, one, controller } = synth({ namespace: 'ops', createNamespace: false, name: 'zc', image: 'registry.local/zc:1', replicas: 1, topology });
+    const { objects, one, controller } = synth({
+      namespace: 'ops',
+      createNamespace: false,
+      name: 'zc',
+      image: 'registry.local/zc:1',
+      replicas: 1,
+      topology,
+    });
     expect(objects.filter((o) => o.kind === 'Namespace')).toEqual([]);
     expect(objects.filter((o) => o.kind === 'PodDisruptionBudget')).toEqual([]);
     const deployment = one('Deployment');
@@ -120,7 +140,8 @@ describe('ZoneController', () => {
     const cluster = one('ClusterRole').rules;
     expect(cluster).toContainEqual({ apiGroups: ['cdk8s-zones.dev'], resources: ['zoneawareupdates'], verbs: ['get', 'list', 'watch'] });
     expect(cluster).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] });
-    expect(cluster.filter((r: any) => r.verbs.some((v: string) => ['create', 'delete', 'update'].includes(v)) && r.resources[0] !== 'events')).toEqual([]);
+    const writes = (r: any) => r.verbs.some((v: string) => ['create', 'delete', 'update'].includes(v));
+    expect(cluster.filter((r: any) => writes(r) && r.resources[0] !== 'events')).toEqual([]);
     const roles = of('Role').filter((r) => r.metadata.namespace !== 'cdk8s-zones-system');
     expect(roles.map((r) => `${r.metadata.namespace}/${r.metadata.name}`)).toEqual(['shop/cdk8s-zones-system-cdk8s-zones-controller', 'blog/cdk8s-zones-system-cdk8s-zones-controller']);
     for (const role of roles) {
@@ -169,7 +190,10 @@ describe('ZoneController', () => {
 
   test('zone disruption budgets: the eviction webhook (validating, Fail) on the served namespaces only, with self-managed TLS', () => {
     const { controller, of, one } = synth({
-      zoneAnnotator: false, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), workloadNamespaces: ['shop', 'blog'],
+      zoneAnnotator: false,
+      zoneDisruptionBudget: true,
+      webhookTls: WebhookTls.selfManaged(),
+      workloadNamespaces: ['shop', 'blog'],
     });
     expect(controller.reconcilers).toEqual(['zone-disruption-budget']);
     expect(of('CustomResourceDefinition').map((c) => c.metadata.name)).toEqual(['zonedisruptionbudgets.cdk8s-zones.dev']);
@@ -178,7 +202,13 @@ describe('ZoneController', () => {
     expect(config.webhooks).toHaveLength(1);
     const webhook = config.webhooks[0];
     expect(webhook.name).toBe('pods-eviction.cdk8s-zones.dev');
-    expect(webhook.rules).toEqual([{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods/eviction'], scope: 'Namespaced' }]);
+    expect(webhook.rules).toEqual([{
+      apiGroups: [''],
+      apiVersions: ['v1'],
+      operations: ['CREATE'],
+      resources: ['pods/eviction'],
+      scope: 'Namespaced',
+    }]);
     expect(webhook.failurePolicy).toBe('Fail');
     expect(webhook.sideEffects).toBe('NoneOnDryRun');
     expect(webhook.timeoutSeconds).toBe(10);
@@ -205,7 +235,8 @@ describe('ZoneController', () => {
   });
 
   test('NetworkPolicy: the webhook port from anywhere, /metrics from the chosen clients, or none', () => {
-    const policy = synth({ zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), workloadNamespaces: ['shop'] }).one('NetworkPolicy');
+    const policy = synth({ zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), workloadNamespaces: ['shop'] })
+      .one('NetworkPolicy');
     expect(policy.spec).toEqual({
       podSelector: { matchLabels: { 'app.kubernetes.io/name': 'cdk8s-zones-controller', 'app.kubernetes.io/instance': 'cdk8s-zones-controller' } },
       policyTypes: ['Ingress'],
@@ -227,7 +258,10 @@ describe('ZoneController', () => {
 
   test('zone disruption budgets with cert-manager: Certificate, Issuer, CA injection; failure policy configurable', () => {
     const { of, one } = synth({
-      zoneDisruptionBudget: true, webhookTls: WebhookTls.certManager(), webhookFailurePolicy: WebhookFailurePolicy.IGNORE, workloadNamespaces: ['shop'],
+      zoneDisruptionBudget: true,
+      webhookTls: WebhookTls.certManager(),
+      webhookFailurePolicy: WebhookFailurePolicy.IGNORE,
+      workloadNamespaces: ['shop'],
     });
     const config = one('ValidatingWebhookConfiguration');
     expect(config.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': 'cdk8s-zones-system/cdk8s-zones-controller-webhook' });
@@ -237,7 +271,13 @@ describe('ZoneController', () => {
   });
 
   test('installCrds: false leaves the CRDs out', () => {
-    const { of } = synth({ zoneAwareUpdate: true, zoneDisruptionBudget: true, webhookTls: WebhookTls.selfManaged(), installCrds: false, workloadNamespaces: ['shop'] });
+    const { of } = synth({
+      zoneAwareUpdate: true,
+      zoneDisruptionBudget: true,
+      webhookTls: WebhookTls.selfManaged(),
+      installCrds: false,
+      workloadNamespaces: ['shop'],
+    });
     expect(of('CustomResourceDefinition')).toEqual([]);
   });
 

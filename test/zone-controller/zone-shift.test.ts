@@ -53,7 +53,10 @@ describe('ZoneController.addZoneShiftGate', () => {
     ApiObject.of(web).addJsonPatch(JsonPatch.add('/spec/template/spec/readinessGates', [{ conditionType: 'example.com/warm' }]));
     const rendered = Testing.synth(chart).find((o) => o.kind === 'Deployment')!;
     expect(rendered.spec.template.spec.readinessGates).toEqual([{ conditionType: 'example.com/warm' }, { conditionType: GATE }]);
-    expect(rendered.spec.template.metadata.labels).toMatchObject({ [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE, 'cdk8s.io/metadata.addr': expect.any(String) });
+    expect(rendered.spec.template.metadata.labels).toMatchObject({
+      [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE,
+      'cdk8s.io/metadata.addr': expect.any(String),
+    });
   });
 
   test('twice: one gate', () => {
@@ -62,7 +65,8 @@ describe('ZoneController.addZoneShiftGate', () => {
     const db = new kplus.StatefulSet(chart, 'db', { containers: [{ image: 'db:1', portNumber: 5432 }] });
     ZoneController.addZoneShiftGate(db, controller);
     ZoneController.addZoneShiftGate(db, controller);
-    expect(Testing.synth(chart).find((o) => o.kind === 'StatefulSet')!.spec.template.spec.readinessGates).toEqual([{ conditionType: GATE }]);
+    const statefulSet = Testing.synth(chart).find((o) => o.kind === 'StatefulSet')!;
+    expect(statefulSet.spec.template.spec.readinessGates).toEqual([{ conditionType: GATE }]);
   });
 
   test('a controller without the zone annotator or the zonal shift: refused, since the pods would never be Ready', () => {
@@ -71,7 +75,12 @@ describe('ZoneController.addZoneShiftGate', () => {
     expect(() => ZoneController.addZoneShiftGate(web, new ZoneController(platform, 'plain', {}))).toThrow(
       "ZoneController.addZoneShiftGate: controller=\"ZoneController 'platform/plain'\" must run zone-shift (zoneShift: true): it sets the gate's condition, " +
       'without which the pods never become Ready');
-    expect(() => ZoneController.addZoneShiftGate(web, ZoneController.fromInstalled({ workloadNamespaces: ['shop'], zoneAnnotator: false, zoneShift: true })))
+    const withoutAnnotator = ZoneController.fromInstalled({
+      workloadNamespaces: ['shop'],
+      zoneAnnotator: false,
+      zoneShift: true,
+    });
+    expect(() => ZoneController.addZoneShiftGate(web, withoutAnnotator))
       .toThrow(/must run zone-annotator \(zoneAnnotator: true\):/);
   });
 
