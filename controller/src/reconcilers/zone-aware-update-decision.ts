@@ -43,6 +43,22 @@ function statusBase(zau: KubeObject, previous: ReturnType<typeof persistedState>
   };
 }
 
+/** What every status of a decision about `zau` starts from, and its status action with a phase and a message. */
+function statusesOf(zau: KubeObject, previous: ReturnType<typeof persistedState>): StatusBase {
+  const base = statusBase(zau, previous);
+  const status = (phase: ZoneAwareUpdatePhase, message: string): ZauAction => ({
+    kind: 'status',
+    status: {
+      ...base,
+      currentRevision: zau.status?.currentRevision,
+      updateRevision: previous?.revision,
+      phase,
+      message,
+    },
+  });
+  return { base, previous, status };
+}
+
 /** The workload with the Ready pods its ready check failed counted as not ready. */
 function withReadyCheckFailures(workload: Workload, failures: ReadonlyMap<string, string> | undefined): Workload {
   if (!failures?.size) return workload;
@@ -55,18 +71,8 @@ export function decideZoneAwareUpdate(input: ZauInput): ZauAction {
   // as the API server admitted it (the CRD's schema): a partial spec is reported, not trusted
   const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
   const previous = persistedState(zau);
-  const base = statusBase(zau, previous);
-  const status = (phase: ZoneAwareUpdatePhase, message: string): ZauAction => ({
-    kind: 'status',
-    status: {
-      ...base,
-      currentRevision: zau.status?.currentRevision,
-      updateRevision: previous?.revision,
-      phase,
-      message,
-    },
-  });
-  const s: StatusBase = { base, previous, status };
+  const s = statusesOf(zau, previous);
+  const base = s.base;
   const found = workloadOf(input, spec, s);
   if ('action' in found) return found.action;
   const workload = withReadyCheckFailures(found.workload, input.readyCheckFailures);
