@@ -45,7 +45,13 @@ export {
 } from './zone-controller/webhook-tls';
 
 // Zone-aware rollouts and disruption budgets (custom resources the runtime controller acts on).
-export { ZoneAwareUpdate, ZoneAwareUpdateProps, ZoneAwareUpdatePauseCondition, ZoneAwareUpdateReadyCheck, RolloutTarget } from './rollout/zone-aware-update';
+export {
+  ZoneAwareUpdate,
+  ZoneAwareUpdateProps,
+  ZoneAwareUpdatePauseCondition,
+  ZoneAwareUpdateReadyCheck,
+  RolloutTarget,
+} from './rollout/zone-aware-update';
 export { ZoneDisruptionBudget, ZoneDisruptionBudgetProps } from './rollout/zone-disruption-budget';
 
 // How a pod learns its zone (shared by zone-aware constructs).

@@ -115,6 +115,15 @@ export function parseReview(text: string): { request: AdmissionRequest } | { err
   return { request: Object.fromEntries(present) as unknown as AdmissionRequest };
 }
 
+/** The status of a denial: the verdict's code (403 unless given) and message, and the reason Kubernetes names. */
+function deniedStatus(verdict: AdmissionVerdict): { code: number; message: string; reason: string } {
+  return {
+    code: verdict.code ?? 403,
+    message: verdict.message ?? 'denied',
+    reason: verdict.code === 429 ? 'TooManyRequests' : 'Forbidden',
+  };
+}
+
 /** Answers one AdmissionReview (the request body as text) with `webhook`, counting the verdict. */
 export async function review(webhook: AdmissionWebhook, text: string, metrics?: Metrics): Promise<HttpAnswer> {
   const parsed = parseReview(text);
@@ -127,7 +136,11 @@ export async function review(webhook: AdmissionWebhook, text: string, metrics?: 
     metrics?.webhookAdmissions.inc({ webhook: webhook.name, zone: 'none', verdict: 'error' });
     return { status: 500, body: { error: err instanceof Error ? err.message : String(err) } };
   }
-  metrics?.webhookAdmissions.inc({ webhook: webhook.name, zone: verdict.zone ?? 'none', verdict: verdict.allowed ? 'allowed' : 'denied' });
+  metrics?.webhookAdmissions.inc({
+    webhook: webhook.name,
+    zone: verdict.zone ?? 'none',
+    verdict: verdict.allowed ? 'allowed' : 'denied',
+  });
   return {
     status: 200,
     body: {
@@ -136,7 +149,7 @@ export async function review(webhook: AdmissionWebhook, text: string, metrics?: 
       response: {
         uid: request.uid,
         allowed: verdict.allowed,
-        ...(verdict.allowed ? {} : { status: { code: verdict.code ?? 403, message: verdict.message ?? 'denied', reason: verdict.code === 429 ? 'TooManyRequests' : 'Forbidden' } }),
+        ...(verdict.allowed ? {} : { status: deniedStatus(verdict) }),
         ...(verdict.warnings?.length ? { warnings: verdict.warnings } : {}),
       },
     },

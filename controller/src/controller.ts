@@ -203,7 +203,9 @@ async function leadUntilStopped(
     return;
   }
   const leading = lead(shutdown);
-  await new Promise<void>((resolve) => (shutdown.aborted ? resolve() : shutdown.addEventListener('abort', () => resolve(), { once: true })));
+  await new Promise<void>((resolve) => (shutdown.aborted
+    ? resolve()
+    : shutdown.addEventListener('abort', () => resolve(), { once: true })));
   const grace = new AbortController();
   await Promise.race([leading, delay(STOP_GRACE_MS, grace.signal)]);
   grace.abort();

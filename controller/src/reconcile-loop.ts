@@ -48,7 +48,9 @@ export interface LoopSources {
 
 /** Resolves when `signal` aborts. */
 function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  return new Promise((resolve) => (signal.aborted
+    ? resolve()
+    : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
 
 export class ReconcileLoop {
@@ -56,7 +58,10 @@ export class ReconcileLoop {
   /** Keys enqueued before the caches and the primaries synced: reconciled once they are. */
   private early: Set<string> | undefined = new Set();
 
-  constructor(private readonly ctx: Pick<ReconcilerContext, 'log' | 'metrics' | 'readiness'>, private readonly opts: ReconcileLoopOptions) {
+  constructor(
+    private readonly ctx: Pick<ReconcilerContext, 'log' | 'metrics' | 'readiness'>,
+    private readonly opts: ReconcileLoopOptions,
+  ) {
     const log = ctx.log.with({ reconciler: opts.name });
     this.queue = new WorkQueue(async (key) => {
       const result = await opts.reconcile(key);

@@ -188,8 +188,9 @@ async function answerWebhook(
   const body = await readBody(req, limits.maxBodyBytes);
   if (body === TOO_LARGE) return { status: 413, body: { error: `the body is larger than ${limits.maxBodyBytes} bytes` } };
   const answer = await review(webhook, body, opts.metrics);
-  if (answer.status === 500) opts.log.error('webhook failed', { webhook: webhook.name, error: (answer.body as { error?: string }).error });
-  if (answer.status === 400) opts.log.warn('malformed admission review', { webhook: webhook.name, error: (answer.body as { error?: string }).error });
+  const error = (answer.body as { error?: string }).error;
+  if (answer.status === 500) opts.log.error('webhook failed', { webhook: webhook.name, error });
+  if (answer.status === 400) opts.log.warn('malformed admission review', { webhook: webhook.name, error });
   return answer;
 }
 

@@ -59,5 +59,7 @@ export function autoscalerOf(
 export function autoscalerFor(
   autoscalers: readonly CheckAutoscaler[], kind: string, name: string, namespace: string | undefined,
 ): CheckAutoscaler | undefined {
-  return autoscalers.find((a) => a.targetKind === kind && a.targetName === name && (a.namespace ?? '') === (namespace ?? ''));
+  return autoscalers.find((a) => a.targetKind === kind
+    && a.targetName === name
+    && (a.namespace ?? '') === (namespace ?? ''));
 }

@@ -111,8 +111,10 @@ export function exclusionOf(
   const taint = node.taints.find((t) => t.effect !== 'PreferNoSchedule' && !toleratesTaints(pod, { ...node, taints: [t] }));
   if (taint) return `taint ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}, not tolerated`;
   if (roomOn(node, requests) === 0) {
-    const over = [requests.cpu > node.cpu ? `cpu ${requests.cpu} > ${node.cpu}` : '', requests.memory > node.memory ? `memory ${requests.memory} > ${node.memory} bytes` : '']
-      .filter(Boolean);
+    const over = [
+      requests.cpu > node.cpu ? `cpu ${requests.cpu} > ${node.cpu}` : '',
+      requests.memory > node.memory ? `memory ${requests.memory} > ${node.memory} bytes` : '',
+    ].filter(Boolean);
     return over.length > 0 ? `requests over allocatable (${over.join(', ')})` : `no room for one more pod (allocatable pods ${node.pods})`;
   }
   return undefined;

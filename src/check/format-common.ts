@@ -24,7 +24,9 @@ export function neededText(w: WorkloadReport): string {
  */
 export function leftText(w: WorkloadReport, loss: ZoneLoss): string {
   if (w.zoneGroup !== undefined) return String(loss.survivors);
-  return w.neededZones !== undefined && loss.zonesLeft !== undefined ? `${loss.zonesLeft}/${w.neededZones} zones` : `${loss.survivors}/${w.needed}`;
+  return w.neededZones !== undefined && loss.zonesLeft !== undefined
+    ? `${loss.zonesLeft}/${w.neededZones} zones`
+    : `${loss.survivors}/${w.needed}`;
 }
 
 /** Whether the workload survives losing any one zone. */

@@ -23,7 +23,11 @@ export interface SarifInput {
 
 const SCHEMA = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
 const HELP = docsUrl('check.md', 'Rules');
-const LEVEL: Record<string, string> = { [FindingSeverity.ERROR]: 'error', [FindingSeverity.WARNING]: 'warning', [FindingSeverity.INFO]: 'note' };
+const LEVEL: Record<string, string> = {
+  [FindingSeverity.ERROR]: 'error',
+  [FindingSeverity.WARNING]: 'warning',
+  [FindingSeverity.INFO]: 'note',
+};
 
 /** Renders the report as a SARIF 2.1.0 log (a JSON string). The same data and inputs always give the same text. */
 export function formatSarif(data: ZoneReportData, inputs: readonly SarifInput[] = []): string {
@@ -76,7 +80,12 @@ function ruleList(findings: readonly ZoneFinding[]) {
   for (const f of findings) {
     if (rules.some((r) => r.id === f.rule)) continue;
     // allFindings lists the worst first, so the first finding of a rule has its worst level.
-    rules.push({ id: f.rule, shortDescription: { text: describeRule(f.rule) }, helpUri: HELP, defaultConfiguration: { level: LEVEL[f.severity] ?? 'note' } });
+    rules.push({
+      id: f.rule,
+      shortDescription: { text: describeRule(f.rule) },
+      helpUri: HELP,
+      defaultConfiguration: { level: LEVEL[f.severity] ?? 'note' },
+    });
   }
   return rules;
 }

@@ -42,7 +42,8 @@ const LEGEND = [
  */
 export function formatText(data: ZoneReportData, options: TextFormatOptions = {}): string {
   const out: string[] = [];
-  out.push(`Zone check: ${data.zones.length} zone${data.zones.length === 1 ? '' : 's'} (${data.zones.join(', ')}), ${data.workloads.length} workload${data.workloads.length === 1 ? '' : 's'}`);
+  const zones = `${data.zones.length} zone${data.zones.length === 1 ? '' : 's'} (${data.zones.join(', ')})`;
+  out.push(`Zone check: ${zones}, ${data.workloads.length} workload${data.workloads.length === 1 ? '' : 's'}`);
   out.push('');
   if (data.workloads.length > 0) {
     out.push(...tableLines(data, options.color ?? false));
@@ -56,7 +57,8 @@ export function formatText(data: ZoneReportData, options: TextFormatOptions = {}
     for (const { finding, workload } of findings) {
       const severity = finding.severity.toUpperCase();
       const colour = finding.severity === 'error' ? RED : finding.severity === 'warning' ? YELLOW : undefined;
-      out.push(`  ${options.color && colour ? `${colour}${severity}${RESET}` : severity} [${finding.rule}] ${workload ? workloadId(workload) : '(input)'}`);
+      const label = options.color && colour ? `${colour}${severity}${RESET}` : severity;
+      out.push(`  ${label} [${finding.rule}] ${workload ? workloadId(workload) : '(input)'}`);
       out.push(`    ${finding.message}`);
       if (finding.fix) out.push(`    fix: ${finding.fix}`);
     }

@@ -67,7 +67,8 @@ function documents(text: string): { text: string; firstLine: number; contentLine
   let start = 0;
   let content = -1; // the chunk's first line of content
   const push = (end: number) => {
-    if (content >= 0) docs.push({ text: lines.slice(start, end).join('\n'), firstLine: start + 1, contentLine: content + 1 });
+    if (content < 0) return;
+    docs.push({ text: lines.slice(start, end).join('\n'), firstLine: start + 1, contentLine: content + 1 });
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];

@@ -170,7 +170,9 @@ function cloudNativePg(o: KubeResource, name: string, namespace: string | undefi
   const podLabels = { 'cnpg.io/cluster': name, 'cnpg.io/podRole': 'instance' };
   const a = spec.affinity ?? {};
   const term = {
-    labelSelector: { matchExpressions: Object.entries(podLabels).map(([key, value]) => ({ key, operator: 'In', values: [value] })) },
+    labelSelector: {
+      matchExpressions: Object.entries(podLabels).map(([key, value]) => ({ key, operator: 'In', values: [value] })),
+    },
     topologyKey: a.topologyKey || 'kubernetes.io/hostname',
   };
   const generated: PodAffinity = a.enablePodAntiAffinity === false ? {}
@@ -286,7 +288,10 @@ function lokiStackIngesters(o: KubeResource, name: string, namespace: string | u
     pod: {
       containers: [],
       topologySpreadConstraints: zones.map((z) => ({
-        topologyKey: z?.topologyKey, maxSkew: z?.maxSkew ?? 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: podLabels },
+        topologyKey: z?.topologyKey,
+        maxSkew: z?.maxSkew ?? 1,
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: podLabels },
       })),
     },
     claimClasses: [typeof spec?.storageClassName === 'string' ? spec.storageClassName : undefined],

@@ -88,7 +88,9 @@ export function drainNeed(w: CheckWorkload, budgets: readonly CheckBudget[], rep
 
 /** The pods a budget keeps available out of `replicas` (percentages rounded up, as Kubernetes does). */
 export function budgetNeed(b: CheckBudget, replicas: number): number {
-  const value = (v: number | string) => (typeof v === 'string' && v.endsWith('%') ? Math.ceil((Number(v.slice(0, -1)) * replicas) / 100) : Number(v));
+  const value = (v: number | string) => (typeof v === 'string' && v.endsWith('%')
+    ? Math.ceil((Number(v.slice(0, -1)) * replicas) / 100)
+    : Number(v));
   if (b.minAvailable !== undefined) return Math.min(replicas, Math.max(0, value(b.minAvailable) || 0));
   if (b.maxUnavailable !== undefined) return Math.max(0, replicas - (value(b.maxUnavailable) || 0));
   return 0;

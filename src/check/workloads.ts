@@ -161,7 +161,8 @@ function readStorageOrBudget(
     const nodeTerms = o.spec?.nodeAffinity?.required?.nodeSelectorTerms;
     const ref = o.spec?.claimRef;
     if (isList(nodeTerms)) {
-      input.volumes.push({ name, nodeTerms, claim: typeof ref?.name === 'string' ? { namespace: ref.namespace, name: ref.name } : undefined });
+      const claim = typeof ref?.name === 'string' ? { namespace: ref.namespace, name: ref.name } : undefined;
+      input.volumes.push({ name, nodeTerms, claim });
     }
   } else if (o.kind === 'PersistentVolumeClaim' && typeof o.spec?.volumeName === 'string') {
     input.claimVolumes.set(`${namespace ?? ''}/${name}`, o.spec.volumeName);

@@ -42,7 +42,9 @@ export function groupMemberships(
     const byKey = new Map<string, number[]>();
     workloads.forEach((w, i) => {
       const key = found.has(i) || !MEMBER_KINDS.includes(w.kind) ? undefined : keyOf(w);
-      if (key !== undefined) byKey.set(JSON.stringify([w.namespace ?? '', key]), [...byKey.get(JSON.stringify([w.namespace ?? '', key])) ?? [], i]);
+      if (key === undefined) return;
+      const namespacedKey = JSON.stringify([w.namespace ?? '', key]);
+      byKey.set(namespacedKey, [...byKey.get(namespacedKey) ?? [], i]);
     });
     for (const [k, members] of byKey) {
       if (members.length < 2) continue;
@@ -50,14 +52,19 @@ export function groupMemberships(
       for (const i of members) found.set(i, { name: key, evidence: evidence(key) });
     }
   };
-  candidates((w) => w.labels[ROLLOUT_GROUP_LABEL] ?? w.podLabels[ROLLOUT_GROUP_LABEL], (key) => `grafana/rollout-operator's ${ROLLOUT_GROUP_LABEL} label ${key}`);
+  candidates(
+    (w) => w.labels[ROLLOUT_GROUP_LABEL] ?? w.podLabels[ROLLOUT_GROUP_LABEL],
+    (key) => `grafana/rollout-operator's ${ROLLOUT_GROUP_LABEL} label ${key}`,
+  );
   candidates((w) => nameStem(w.name, zones), (key) => `their names: ${key} and a zone`);
   return found;
 }
 
 /** `name` without a zone at its end (`-zone-a`, `-zone1`, or `-<one of the zones>`), or undefined when it has none. */
 export function nameStem(name: string, zones: readonly string[]): string | undefined {
-  for (const zone of zones) if (name.endsWith(`-${zone}`) && name.length > zone.length + 1) return name.slice(0, -zone.length - 1);
+  for (const zone of zones) {
+    if (name.endsWith(`-${zone}`) && name.length > zone.length + 1) return name.slice(0, -zone.length - 1);
+  }
   const m = /^(.+)-zone-?[a-z0-9]+$/.exec(name);
   return m ? m[1] : undefined;
 }
@@ -117,7 +124,10 @@ function groupReport(
     };
   });
   const failing = zoneLoss.filter((l) => !l.survives).map((l) => l.zone);
-  if (failing.length > 0) findings.push(lossFinding(name, members, failing, need.zoneMajority ? `pods in ${neededZones} of its ${used} zones` : need.because, zones));
+  if (failing.length > 0) {
+    const needs = need.zoneMajority ? `pods in ${neededZones} of its ${used} zones` : need.because;
+    findings.push(lossFinding(name, members, failing, needs, zones));
+  }
   return {
     kind: 'ZoneGroup',
     ...(namespace !== '' ? { namespace } : {}),
@@ -171,13 +181,14 @@ function lossFinding(
 ): ZoneFinding {
   const zonesOf = (m: Member) => zones.filter((z) => m.r.perZone[z].worstCase > 0);
   const unpinned = members.filter((m) => zonesOf(m).length !== 1);
+  const pinnedOnlyTo = (z: string) => members.filter((m) => zonesOf(m).length === 1 && zonesOf(m)[0] === z);
   const pinnedTo = members.filter((m) => zonesOf(m).length === 1).map((m) => zonesOf(m)[0]);
   const shared = [...new Set(pinnedTo.filter((z, i) => pinnedTo.indexOf(z) !== i))];
   const head = `zone group ${name} (${members.map((m) => m.w.name).join(', ')}) does not survive losing ${failing.join(', ')}: it needs ${needs}`;
   if (unpinned.length > 0 || shared.length > 0) {
     const where = [
       ...unpinned.map((m) => `${m.w.name} may run in ${zonesOf(m).join(', ') || 'no zone'}`),
-      ...shared.map((z) => `${members.filter((m) => zonesOf(m).length === 1 && zonesOf(m)[0] === z).map((m) => m.w.name).join(' and ')} share ${z}`),
+      ...shared.map((z) => `${pinnedOnlyTo(z).map((m) => m.w.name).join(' and ')} share ${z}`),
     ];
     return {
       rule: 'zone-loss',

@@ -21,7 +21,9 @@ export function zoneLocalTrafficFindings(
   zones: readonly string[],
 ): ZoneFinding[] {
   return services.flatMap((s) => {
-    const selected = workloads.flatMap((w, i) => ((w.namespace ?? '') === (s.namespace ?? '') && selects({ matchLabels: s.selector }, w.podLabels) ? [i] : []));
+    const isSelected = (w: CheckWorkload) => (w.namespace ?? '') === (s.namespace ?? '')
+      && selects({ matchLabels: s.selector }, w.podLabels);
+    const selected = workloads.flatMap((w, i) => (isSelected(w) ? [i] : []));
     if (selected.length === 0) return [];
     const guaranteed = (zone: string) => selected.reduce((n, i) => n + (reports[i].perZone[zone]?.guaranteed ?? 0), 0);
     const bare = zones.filter((z) => guaranteed(z) === 0);

@@ -47,7 +47,10 @@ export class ZoneReport {
 
   /** True when every workload keeps what it needs after losing `zone`. */
   public survivesLossOf(zone: string): boolean {
-    checkArg('ZoneReport.survivesLossOf', 'zone', zone, Props.string((z) => (this.data.zones.includes(z) ? undefined : `is not one of the zones [${this.data.zones.join(', ')}]`)));
+    const knownZone = (z: string) => (this.data.zones.includes(z)
+      ? undefined
+      : `is not one of the zones [${this.data.zones.join(', ')}]`);
+    checkArg('ZoneReport.survivesLossOf', 'zone', zone, Props.string(knownZone));
     return this.data.workloads.every((w) => w.survives[zone]);
   }
 
@@ -59,6 +62,8 @@ export class ZoneReport {
   /** The workloads that do not survive losing `zone`, as `Kind namespace/name`. */
   public failingOnLossOf(zone: string): string[] {
     checkArg('ZoneReport.failingOnLossOf', 'zone', zone, Props.string());
-    return this.data.workloads.filter((w) => w.survives[zone] === false).map((w) => `${w.kind} ${w.namespace ? `${w.namespace}/` : ''}${w.name}`);
+    return this.data.workloads
+      .filter((w) => w.survives[zone] === false)
+      .map((w) => `${w.kind} ${w.namespace ? `${w.namespace}/` : ''}${w.name}`);
   }
 }

@@ -111,7 +111,13 @@ export async function drillCommand(argv: readonly string[], io: LiveIo): Promise
       return ExitCode.OK;
     }
     const result = await runDrill(api, plan, {
-      timeoutMs, settleMs, pollMs: POLL_MS, now: io.now, sleep: io.sleep, aborted: io.interrupted, progress: (line) => io.stderr(`drill: ${line}\n`),
+      timeoutMs,
+      settleMs,
+      pollMs: POLL_MS,
+      now: io.now,
+      sleep: io.sleep,
+      aborted: io.interrupted,
+      progress: (line) => io.stderr(`drill: ${line}\n`),
     });
     write(formatDrillReport(result, format));
     if (result.cutShort) return ExitCode.INTERRUPTED;

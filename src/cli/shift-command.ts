@@ -176,7 +176,8 @@ async function shiftStatus(argv: readonly string[], io: LiveIo): Promise<number>
   const zone = f.text('zone');
   const shifts = await withApi(io, f.text('kubeconfig'), (api) => selectShifts(api, f.positional, zone, true));
   if (format === 'json') {
-    io.stdout(JSON.stringify(shifts.map((s) => ({ name: s.metadata.name, spec: s.spec, status: s.status ?? null })), undefined, 2) + '\n');
+    const listed = shifts.map((s) => ({ name: s.metadata.name, spec: s.spec, status: s.status ?? null }));
+    io.stdout(JSON.stringify(listed, undefined, 2) + '\n');
   } else {
     io.stdout(shifts.length === 0 ? 'no zone shift\n' : shifts.map(describeShift).join(''));
   }

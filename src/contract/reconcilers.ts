@@ -102,7 +102,13 @@ export function redisClusterRules(objects: RedisClusterObjects): ControllerRule[
   return [
     // patch: to remove a manual operation's annotation once it ran (REDIS_OPERATION_ANNOTATION); list and watch
     // with the field selector metadata.name=<name>: the manager sees an annotation within a second
-    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch', 'list', 'watch'], scope: 'workloads', resourceNames: [layoutConfigMapName(cluster)] },
+    {
+      apiGroups: [''],
+      resources: ['configmaps'],
+      verbs: ['get', 'patch', 'list', 'watch'],
+      scope: 'workloads',
+      resourceNames: [layoutConfigMapName(cluster)],
+    },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], scope: 'workloads', resourceNames: [statusConfigMapName(cluster)] },
     { apiGroups: [''], resources: ['secrets'], verbs: ['get'], scope: 'workloads', resourceNames: [passwordSecret] },
     { apiGroups: ['apps'], resources: ['statefulsets', 'statefulsets/scale'], verbs: ['get', 'patch'], scope: 'workloads', resourceNames: [...statefulSets] },

@@ -56,7 +56,13 @@ const LABEL_SELECTOR = {
 
 /** A CustomResourceDefinition of the library's group: one served and stored version, a status subresource. */
 export function crd(
-  kind: string, plural: string, shortName: string, spec: JsonSchema, status: JsonSchema, columns: object[], scope: 'Namespaced' | 'Cluster' = 'Namespaced',
+  kind: string,
+  plural: string,
+  shortName: string,
+  spec: JsonSchema,
+  status: JsonSchema,
+  columns: object[],
+  scope: 'Namespaced' | 'Cluster' = 'Namespaced',
 ): CrdManifest {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -67,7 +73,14 @@ export function crd(
     },
     spec: {
       group: ROLLOUT_GROUP,
-      names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), shortNames: [shortName], categories: ['cdk8s-zones'] },
+      names: {
+        kind,
+        listKind: `${kind}List`,
+        plural,
+        singular: kind.toLowerCase(),
+        shortNames: [shortName],
+        categories: ['cdk8s-zones'],
+      },
       scope,
       versions: [{
         name: ROLLOUT_VERSION,
@@ -191,7 +204,9 @@ function zoneAwareUpdateStatusSchema() {
 
 /** The CustomResourceDefinition of ZoneAwareUpdate (emitted by ZoneController). */
 export function zoneAwareUpdateCrd(): CrdManifest {
-  return crd(ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, 'zau', zoneAwareUpdateSpecSchema(), zoneAwareUpdateStatusSchema(), [
+  const spec = zoneAwareUpdateSpecSchema();
+  const status = zoneAwareUpdateStatusSchema();
+  return crd(ZONE_AWARE_UPDATE_KIND, ZONE_AWARE_UPDATE_PLURAL, 'zau', spec, status, [
     { name: 'StatefulSet', type: 'string', jsonPath: '.spec.statefulset' },
     { name: 'StatefulSets', type: 'string', jsonPath: '.spec.statefulsets', priority: 1 },
     { name: 'Deployment', type: 'string', jsonPath: '.spec.deployment', priority: 1 },

@@ -63,7 +63,10 @@ export interface ZoneShiftStatus {
 /** The rule a ZoneShift's spec breaks, or undefined; `createdAtMs`: when it was created (the bound of its expiry). */
 export function zoneShiftProblem(spec: Partial<ZoneShiftSpec> | undefined, createdAtMs: number): string | undefined {
   const zone = spec?.zone;
-  if (typeof zone !== 'string' || zone === '' || zone.split(ZoneAnnotation.VALUE_SEPARATOR).some((v) => v === '' || labelValueProblem(v))) {
+  const isZone = typeof zone === 'string'
+    && zone !== ''
+    && !zone.split(ZoneAnnotation.VALUE_SEPARATOR).some((v) => v === '' || labelValueProblem(v));
+  if (!isZone) {
     return `spec.zone ${JSON.stringify(zone)} must be a zone: a node's zone label value (or its topology keys' values joined with ` +
       `${ZoneAnnotation.VALUE_SEPARATOR}, as the zone annotation)`;
   }

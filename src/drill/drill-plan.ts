@@ -85,7 +85,9 @@ export function plannedPrediction(
   plan: DrillPlan,
   w: { kind: string; namespace: string; name: string },
 ): Prediction | undefined {
-  const report = plan.report.workloads.find((r) => r.kind === w.kind && (r.namespace ?? 'default') === w.namespace && r.name === w.name);
+  const report = plan.report.workloads.find((r) => r.kind === w.kind
+    && (r.namespace ?? 'default') === w.namespace
+    && r.name === w.name);
   return report === undefined ? undefined : predictionFor(report, plan.zone);
 }
 

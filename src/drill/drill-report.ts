@@ -42,7 +42,8 @@ export function planJson(plan: DrillPlan): string {
   const workloads = plan.report.workloads.map((w) => ({
     kind: w.kind, namespace: w.namespace ?? 'default', name: w.name, predicted: predictionFor(w, plan.zone) ?? null,
   }));
-  return JSON.stringify({ zone: plan.zone, mode: plan.mode, zones: plan.zones, nodes: plan.nodes, workloads, changed: false }, undefined, 2) + '\n';
+  const json = { zone: plan.zone, mode: plan.mode, zones: plan.zones, nodes: plan.nodes, workloads, changed: false };
+  return JSON.stringify(json, undefined, 2) + '\n';
 }
 
 /** The plan (printed without --yes): what would change, and what the check predicts. */

@@ -101,7 +101,8 @@ function labelSelectorProblem(value: unknown): string | undefined {
       if (typeof operator !== 'string' || !SELECTOR_OPERATORS.includes(operator)) {
         return `matchExpressions[${i}].operator must be one of ${SELECTOR_OPERATORS.join(', ')}`;
       }
-      if (values !== undefined && (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || labelValueProblem(v)))) {
+      const areLabelValues = Array.isArray(values) && values.every((v) => typeof v === 'string' && !labelValueProblem(v));
+      if (values !== undefined && !areLabelValues) {
         return `matchExpressions[${i}].values must be a list of label values`;
       }
       const count = (values as unknown[] | undefined)?.length ?? 0;

@@ -146,7 +146,11 @@ function sharedConfig(
     compactorAddress: `http://${svc(LokiComponent.COMPACTOR)}:${HTTP_PORT}`,
   }));
   const configMap = new k8s.KubeConfigMap(scope, zoneAware ? 'config' : 'config-before-zones', {
-    metadata: { name: `${p.name}-config${zoneAware ? '' : BEFORE_ZONES_SUFFIX}`, namespace: p.metadataNamespace, labels: standardLabels('loki', p.name, 'config') },
+    metadata: {
+      name: `${p.name}-config${zoneAware ? '' : BEFORE_ZONES_SUFFIX}`,
+      namespace: p.metadataNamespace,
+      labels: standardLabels('loki', p.name, 'config'),
+    },
     data: { 'config.yaml': config },
   });
   return { configMap, hash: configHash(config) };
@@ -174,7 +178,8 @@ const BEFORE_ZONES_SUFFIX = '-before-zones';
 export const WORKERS_SERVICE_SUFFIX = '-headless';
 
 /** The headless Service of the query-frontends, which the queriers' workers resolve to connect to each. */
-const frontendWorkersService = (p: ResolvedLoki) => `${componentName(p, LokiComponent.QUERY_FRONTEND)}${WORKERS_SERVICE_SUFFIX}`;
+const frontendWorkersService = (p: ResolvedLoki) =>
+  `${componentName(p, LokiComponent.QUERY_FRONTEND)}${WORKERS_SERVICE_SUFFIX}`;
 
 /**
  * A component's Service (HTTP and gRPC). The ones clients and other components call through a cluster IP keep
@@ -337,6 +342,7 @@ function gateway(scope: Construct, p: ResolvedLoki): void {
   const conf = gatewayNginxConf(p.name);
   new k8s.KubeConfigMap(scope, 'gateway-config', { metadata: { name, namespace: ns, labels }, data: { 'nginx.conf.template': conf } });
   const target = { selector: { matchLabels: selector }, podLabels: labels };
+  const matchLabelKeys = [RevisionLabel.POD_TEMPLATE_HASH];
   new k8s.KubeDeployment(scope, 'gateway', {
     metadata: { name, namespace: ns, labels },
     spec: {
@@ -348,8 +354,8 @@ function gateway(scope: Construct, p: ResolvedLoki): void {
           automountServiceAccountToken: false,
           securityContext: restrictedPodSecurity(101),
           topologySpreadConstraints: [
-            zoneSpreadConstraint(`${p.where} gateway`, p.topology, target, { maxSkew: p.maxSkew, matchLabelKeys: [RevisionLabel.POD_TEMPLATE_HASH] }),
-            hostSpreadConstraint(`${p.where} gateway`, p.topology, target, { matchLabelKeys: [RevisionLabel.POD_TEMPLATE_HASH] }),
+            zoneSpreadConstraint(`${p.where} gateway`, p.topology, target, { maxSkew: p.maxSkew, matchLabelKeys }),
+            hostSpreadConstraint(`${p.where} gateway`, p.topology, target, { matchLabelKeys }),
           ],
           containers: [gatewayContainer(p)],
           volumes: [{ name: 'config', configMap: { name } }, { name: 'tmp', emptyDir: {} }],

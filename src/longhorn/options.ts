@@ -278,7 +278,11 @@ export const LEVELS: { level: AntiAffinityLevel; option: 'replicaZoneSoftAntiAff
 ];
 
 /** Validates global settings and fills in Longhorn's defaults. */
-export function resolveSettings(where: string, settings: LonghornSchedulingSettings = {}, prefix = 'settings.'): FullSchedulingSettings {
+export function resolveSettings(
+  where: string,
+  settings: LonghornSchedulingSettings = {},
+  prefix = 'settings.',
+): FullSchedulingSettings {
   const given = Object.entries(settings).filter(([, value]) => value !== undefined);
   // the props were checked: each given key is a setting of LONGHORN_DEFAULTS, of its type
   const full = { ...LONGHORN_DEFAULTS, ...Object.fromEntries(given) } as FullSchedulingSettings;

@@ -76,5 +76,6 @@ export function tagsMatch(tags: string[], selector: string[], allowEmpty: boolea
 
 /** The zone, node or disk that `disk` is in at `level`. */
 export function domainOf(level: Level, disk: InventoryDisk): string {
-  return level === AntiAffinityLevel.ZONE ? disk.zone : level === AntiAffinityLevel.NODE ? disk.node : `${disk.node}/${disk.name}`;
+  if (level === AntiAffinityLevel.ZONE) return disk.zone;
+  return level === AntiAffinityLevel.NODE ? disk.node : `${disk.node}/${disk.name}`;
 }

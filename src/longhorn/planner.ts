@@ -190,7 +190,16 @@ function placeExisting(
     if (!disk) throw invalidProp(where, `existingReplicas[${i}]`, loc, 'is not a disk of the inventory');
     const relaxed = relaxedLevels(state, disk);
     state.place(disk, true);
-    return { replica: i + 1, scheduled: true, existing: true, node: disk.node, zone: disk.zone, disk: disk.name, relaxed, reason: 'already there' };
+    return {
+      replica: i + 1,
+      scheduled: true,
+      existing: true,
+      node: disk.node,
+      zone: disk.zone,
+      disk: disk.name,
+      relaxed,
+      reason: 'already there',
+    };
   });
 }
 
@@ -300,7 +309,10 @@ function describeDegraded(
   const scheduled = replicas.filter((p) => p.scheduled);
   for (const level of LEVEL_ORDER) {
     if (!scheduled.some((p) => p.relaxed.includes(level))) continue;
-    const key = (p: LonghornReplicaPlacement) => (level === AntiAffinityLevel.ZONE ? p.zone! : level === AntiAffinityLevel.NODE ? p.node! : `${p.node}/${p.disk}`);
+    const key = (p: LonghornReplicaPlacement) => {
+      if (level === AntiAffinityLevel.ZONE) return p.zone!;
+      return level === AntiAffinityLevel.NODE ? p.node! : `${p.node}/${p.disk}`;
+    };
     const groups = new Map<string, number[]>();
     for (const p of scheduled) groups.set(key(p), [...(groups.get(key(p)) ?? []), p.replica]);
     const shared = [...groups].filter(([, members]) => members.length > 1);

@@ -108,7 +108,10 @@ function common(p: ResolvedPrometheus, serviceAccount: string, zone?: string): J
     remoteWrite: nonEmpty(p.remoteWrite.map((r) => ({
       url: r.url,
       name: r.name,
-      authorization: r.bearerTokenSecret && { type: 'Bearer', credentials: { name: r.bearerTokenSecret.name, key: r.bearerTokenSecret.key } },
+      authorization: r.bearerTokenSecret && {
+        type: 'Bearer',
+        credentials: { name: r.bearerTokenSecret.name, key: r.bearerTokenSecret.key },
+      },
     }))),
     resources: k8s.toJson_ResourceRequirements(p.resources),
     securityContext: restrictedPodSecurity(NOBODY_UID, NOBODY_UID),

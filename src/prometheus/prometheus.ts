@@ -256,7 +256,9 @@ function checkScrapeClasses(p: ResolvedPrometheus): void {
 function longestStatefulSetName(p: ResolvedPrometheus, output: PrometheusOutput): string {
   const lastShard = Math.max(p.shards - 1, 0);
   if (output === PrometheusOutput.STANDALONE) {
-    const ids = p.mode === ShardingMode.ADDRESS ? [`${lastShard}`] : p.plan.map((s) => `${p.zoneNames[s.zoneIndex]}-${s.inZoneIndex}`);
+    const ids = p.mode === ShardingMode.ADDRESS
+      ? [`${lastShard}`]
+      : p.plan.map((s) => `${p.zoneNames[s.zoneIndex]}-${s.inZoneIndex}`);
     return ids.map((id) => `${p.name}-${id}`).reduce((a, b) => (b.length > a.length ? b : a));
   }
   // prometheus-operator names its StatefulSets prometheus-<name> and prometheus-<name>-shard-<n>; an agent's,

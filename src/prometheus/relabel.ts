@@ -176,11 +176,19 @@ export function zoneSelectionRules(topology: ZoneTopology, sources: ZoneSources,
   if (sources.nodeLabel) rules.push(labelRule('node', topology.topologyKey));
   const known = topology.zones.map(escapeRegex).join('|');
   rules.push({
-    sourceLabels: [TOPOLOGY_LABEL], regex: `(${known})|.*`, targetLabel: TOPOLOGY_LABEL, replacement: '$1', action: RelabelAction.REPLACE,
+    sourceLabels: [TOPOLOGY_LABEL],
+    regex: `(${known})|.*`,
+    targetLabel: TOPOLOGY_LABEL,
+    replacement: '$1',
+    action: RelabelAction.REPLACE,
   });
   const own = escapeRegex(zone);
   const zoneMatch = zone === topology.zones[0] ? `(?:${own})?` : own;
-  rules.push({ sourceLabels: [TOPOLOGY_LABEL, DISABLE_SHARDING_LABEL], regex: `${zoneMatch};|.*;.+`, action: RelabelAction.KEEP });
+  rules.push({
+    sourceLabels: [TOPOLOGY_LABEL, DISABLE_SHARDING_LABEL],
+    regex: `${zoneMatch};|.*;.+`,
+    action: RelabelAction.KEEP,
+  });
   return rules;
 }
 
@@ -201,7 +209,13 @@ function labelRule(object: 'pod' | 'node', key: string): RelabelRule {
  */
 export function hashShardRules(index: number, modulus: number, hashLabel: string): RelabelRule[] {
   return [
-    { sourceLabels: [hashLabel, HASH_LABEL], regex: '(.+);', targetLabel: HASH_LABEL, replacement: '$1', action: RelabelAction.REPLACE },
+    {
+      sourceLabels: [hashLabel, HASH_LABEL],
+      regex: '(.+);',
+      targetLabel: HASH_LABEL,
+      replacement: '$1',
+      action: RelabelAction.REPLACE,
+    },
     { sourceLabels: [HASH_LABEL], targetLabel: HASH_LABEL, modulus, action: RelabelAction.HASHMOD },
     { sourceLabels: [HASH_LABEL, DISABLE_SHARDING_LABEL], regex: `${index};|.+;.+`, action: RelabelAction.KEEP },
   ];

@@ -83,7 +83,9 @@ function sequence(items: unknown[], indent: string, seen: Set<object>): string {
   let out = '';
   for (const item of items) {
     if (Array.isArray(item)) throw new Unspelled();
-    const text = isMapping(item) ? mapping(item, indent + STEP, seen).slice(indent.length + STEP.length) : `${scalar(item)}\n`;
+    const text = isMapping(item)
+      ? mapping(item, indent + STEP, seen).slice(indent.length + STEP.length)
+      : `${scalar(item)}\n`;
     out += `${indent}- ${text}`;
   }
   return out;

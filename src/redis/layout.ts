@@ -213,7 +213,10 @@ export class RedisShardLayout {
 /** The zones, masters and replicas a layout can be planned from: each refused with the rule it breaks. */
 function checkLayoutProps(where: string, props: RedisShardLayoutProps): void {
   const { zones, masters, replicasPerMaster: replicas } = props;
-  if (!Array.isArray(zones) || new Set(zones).size !== zones.length || zones.some((z) => typeof z !== 'string' || z === '' || labelValueProblem(z))) {
+  const areDistinctZoneNames = Array.isArray(zones)
+    && new Set(zones).size === zones.length
+    && !zones.some((z) => typeof z !== 'string' || z === '' || labelValueProblem(z));
+  if (!areDistinctZoneNames) {
     throw invalidProp(where, 'zones', zones, 'must be a list of distinct zone names (non-empty label values)');
   }
   const slugs = zones.map(zoneSlug);

@@ -63,7 +63,13 @@ export const UNKNOWN_ZONE = '';
 
 export type UpdateDecision =
   /** Delete `pods` (all in `zone`), then persist `state`. */
-  | { readonly action: 'delete'; readonly zone: string; readonly pods: string[]; readonly state: RolloutState; readonly reason: string }
+  | {
+    readonly action: 'delete';
+    readonly zone: string;
+    readonly pods: string[];
+    readonly state: RolloutState;
+    readonly reason: string;
+  }
   /** Nothing to do until the cluster changes. */
   | { readonly action: 'wait'; readonly state: RolloutState; readonly reason: string }
   /** Every pod runs the update revision. */

@@ -216,6 +216,11 @@ const PAUSE_CONDITION_PROPS: PropSpec<ZoneAwareUpdatePauseCondition> = {
   prometheusQueryUrl: Props.optional(Props.string()),
 };
 
+const READY_CHECK_PROPS: PropSpec<ZoneAwareUpdateReadyCheck> = {
+  path: Props.string(),
+  port: Props.integer(1, 65535),
+};
+
 const PROPS: PropSpec<ZoneAwareUpdateProps> = {
   controller: CONTROLLER_PROP,
   target: Props.instanceOf(RolloutTarget),
@@ -223,7 +228,7 @@ const PROPS: PropSpec<ZoneAwareUpdateProps> = {
   exponentialFactor: Props.optional(Props.finiteNumber()),
   dryRun: Props.optional(Props.boolean()),
   pauseCondition: Props.optional(Props.struct(PAUSE_CONDITION_PROPS, 'ZoneAwareUpdatePauseCondition')),
-  readyCheck: Props.optional(Props.struct<ZoneAwareUpdateReadyCheck>({ path: Props.string(), port: Props.integer(1, 65535) }, 'ZoneAwareUpdateReadyCheck')),
+  readyCheck: Props.optional(Props.struct(READY_CHECK_PROPS, 'ZoneAwareUpdateReadyCheck')),
   startAfter: Props.optional(Props.custom('a ZoneAwareUpdate', (v) => (v instanceof ZoneAwareUpdate ? undefined : 'must be a ZoneAwareUpdate'))),
   startDelay: Props.optional(Props.instanceOf(Duration)),
   name: Props.optional(KubeProps.dnsSubdomain()),
@@ -286,7 +291,11 @@ export class ZoneAwareUpdate extends Construct {
 }
 
 /** The spec's startAfter: another ZoneAwareUpdate of `namespace`, and the delay in whole seconds. */
-function startAfterSpec(where: string, props: ZoneAwareUpdateProps, namespace: string | undefined): Pick<ZoneAwareUpdateSpec, 'startAfter'> {
+function startAfterSpec(
+  where: string,
+  props: ZoneAwareUpdateProps,
+  namespace: string | undefined,
+): Pick<ZoneAwareUpdateSpec, 'startAfter'> {
   const { startAfter, startDelay } = props;
   if (startAfter === undefined) {
     if (startDelay !== undefined) throw invalidProp(where, 'startDelay', startDelay.toHumanString(), 'only applies with startAfter: set both or neither');

@@ -38,7 +38,8 @@ function required(expected: string, check: (where: string, path: string, value: 
   return { optional: false, expected, check };
 }
 
-const fail = (where: string, path: string, value: unknown, expected: string) => invalidProp(where, path, value, `must be ${expected}`);
+const fail = (where: string, path: string, value: unknown, expected: string) =>
+  invalidProp(where, path, value, `must be ${expected}`);
 
 /** True for a plain object (`{...}`), not an array, class instance or null. */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -52,9 +53,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * spec does not know (a misspelt prop would otherwise be ignored without a word). Throws in the library's
  * error format, naming `where`, the prop (with its path for nested values), the value and the rule.
  */
-export function checkProps<P>(where: string, props: P | undefined, spec: PropSpec<P>, typeName: string, argName = 'props'): void {
+export function checkProps<P>(
+  where: string,
+  props: P | undefined,
+  spec: PropSpec<P>,
+  typeName: string,
+  argName = 'props',
+): void {
   if (props === null) throw invalidProp(where, argName, props, `must be a ${typeName} (an object of props), or left out`);
-  checkStruct(where, '', props ?? {}, spec as unknown as Record<string, Check & { optional: boolean }>, typeName, argName);
+  checkStruct(where, '', props ?? {}, spec as unknown as StructSpec, typeName, argName);
 }
 
 /** Checks one argument of a method (not a props object) the same way. */
@@ -62,8 +69,16 @@ export function checkArg(where: string, name: string, value: unknown, check: Req
   checkStruct(where, '', { [name]: value }, { [name]: check }, 'arguments');
 }
 
+/** A struct's props and their checks, whatever the props' type. */
+type StructSpec = Record<string, Check & { optional: boolean }>;
+
 function checkStruct(
-  where: string, path: string, value: unknown, spec: Record<string, Check & { optional: boolean }>, typeName: string, argName = 'props',
+  where: string,
+  path: string,
+  value: unknown,
+  spec: StructSpec,
+  typeName: string,
+  argName = 'props',
 ): void {
   if (!isPlainObject(value)) throw invalidProp(where, path || argName, value, `must be a ${typeName} (an object of props)`);
   const prefix = path ? `${path}.` : '';
@@ -139,7 +154,11 @@ export const Props = {
   },
 
   /** A list whose every item passes `item`, with at least `minLength` items. */
-  arrayOf(item: RequiredCheck, minLength = 0, expected = `a list${minLength > 0 ? ` of at least ${minLength}` : ''} (of ${item.expected})`): RequiredCheck {
+  arrayOf(
+    item: RequiredCheck,
+    minLength = 0,
+    expected = `a list${minLength > 0 ? ` of at least ${minLength}` : ''} (of ${item.expected})`,
+  ): RequiredCheck {
     return required(expected, (where, path, value) => {
       if (!Array.isArray(value) || value.length < minLength) throw fail(where, path, value, expected);
       value.forEach((v, i) => {
@@ -166,7 +185,7 @@ export const Props = {
   /** A nested struct, checked prop by prop. */
   struct<P>(spec: PropSpec<P>, typeName: string): RequiredCheck {
     return required(`a ${typeName}`, (where, path, value) =>
-      checkStruct(where, path, value, spec as unknown as Record<string, Check & { optional: boolean }>, typeName));
+      checkStruct(where, path, value, spec as unknown as StructSpec, typeName));
   },
 
   /** An instance of a class (`ZoneTopology`, cdk8s `Duration`, ...). */

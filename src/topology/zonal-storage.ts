@@ -51,7 +51,11 @@ export class ZoneStorageClasses {
    * it has not, a per-zone map cannot be expressed and is refused with `why`.
    */
   public static of(
-    where: string, prop: string, topology: ZoneTopology, storage: Omit<ZonalStorage, 'size'> | undefined, zonal: ZonalVolumes = { ok: true },
+    where: string,
+    prop: string,
+    topology: ZoneTopology,
+    storage: Omit<ZonalStorage, 'size'> | undefined,
+    zonal: ZonalVolumes = { ok: true },
   ): ZoneStorageClasses {
     const perZone = storage?.storageClassNamePerZone;
     const perZoneProp = `${prop}.storageClassNamePerZone`;

@@ -2,7 +2,15 @@ import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { IConstruct } from 'constructs';
 import { zoneRequirements } from './affinity';
-import { hostSpreadFields, RevisionLabel, SPREAD_OPTIONS_PROPS, SpreadFields, SpreadOptions, withTarget, zoneSpreadFields } from './spread';
+import {
+  hostSpreadFields,
+  RevisionLabel,
+  SPREAD_OPTIONS_PROPS,
+  SpreadFields,
+  SpreadOptions,
+  withTarget,
+  zoneSpreadFields,
+} from './spread';
 import { requireZone, ZoneTopology } from './zone-topology';
 import { NodeAffinity, PodSpec, TopologySpreadConstraint } from '../kubernetes/objects';
 import {

@@ -136,7 +136,9 @@ export class ZoneTopology {
     this.region = props.region;
     this.zones = [...props.zones];
     this.kubernetesVersion = props.kubernetesVersion;
-    this._release = props.kubernetesVersion === undefined ? undefined : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
+    this._release = props.kubernetesVersion === undefined
+      ? undefined
+      : parseKubernetesVersion(where, 'kubernetesVersion', props.kubernetesVersion);
     this.podsCarryZoneLabel = this.topologyKey === WELL_KNOWN_ZONE_KEY
       && this._release !== undefined
       && hasPodTopologyLabels(this._release);

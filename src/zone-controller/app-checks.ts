@@ -66,7 +66,9 @@ export function duplicatesOf(controller: InstalledController): string[] {
 
 /** The one error for ZoneControllers that install one controller twice: keep one, with every feature in use. */
 function mergeControllers(first: InstalledController, twins: readonly InstalledController[]): string {
-  const features = FEATURES.filter((f) => [first, ...twins].some((c) => c.reconcilers.includes(f.reconciler))).map((f) => `${f.prop}: true`);
+  const features = FEATURES
+    .filter((f) => [first, ...twins].some((c) => c.reconcilers.includes(f.reconciler)))
+    .map((f) => `${f.prop}: true`);
   return `ZoneController '${first.node.path}' and ${twins.map((t) => `'${t.node.path}'`).join(', ')} install one controller twice ` +
     `(${first.namespace}/${first.name}): an app needs one ZoneController serving every feature in use. Keep one, ` +
     `new ZoneController(chart, 'controller', { ${features.join(', ')}, ... }), and pass it as \`controller\` to every construct that needs it; ` +

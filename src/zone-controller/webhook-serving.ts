@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
 import { ControllerRule } from '../contract/rbac';
 import { clusterScoped } from '../kubernetes/object-names';
+import { invalidProp } from '../shared/errors';
 
 /** Where the cert-manager Secret is mounted. */
 const TLS_DIR = '/etc/cdk8s-zones/tls';
@@ -54,6 +55,17 @@ export interface WebhookServingOptions {
 /** The namespaces a feature's webhook sees, resolved at synthesis (once every feature has registered). */
 function lazyNamespaces(opts: WebhookServingOptions, feature: string): string[] {
   return Lazy.any({ produce: () => opts.guardedNamespaces(feature) }) as unknown as string[];
+}
+
+/** `webhookTls` exactly when a feature serves an admission webhook. */
+export function checkWebhookTls(where: string, tls: WebhookTls | undefined, webhooks: readonly ServedWebhook[]): void {
+  if (webhooks.length === 0 && tls) {
+    throw invalidProp(where, 'webhookTls', tls.mode, 'is set but no enabled feature serves an admission webhook: leave it out');
+  }
+  if (webhooks.length > 0 && !tls) {
+    throw invalidProp(where, 'webhookTls', undefined,
+      `is required: ${webhooks.map((w) => w.name).join(', ')} must be served over HTTPS; use WebhookTls.certManager() or WebhookTls.selfManaged()`);
+  }
 }
 
 /**

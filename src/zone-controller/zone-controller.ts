@@ -8,8 +8,8 @@ import {
   InstalledZoneController, InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES,
   waitForZoneCommand, webhookEnforcesIn, webhookMayGuard, ZONE_CONTROLLER_MARK,
 } from './controller-reference';
-import { NO_WEBHOOKS, ServedWebhook, serveWebhooks, WebhookServing } from './webhook-serving';
-import { WebhookFailurePolicy, WebhookTls } from './webhook-tls';
+import { checkWebhookTls, NO_WEBHOOKS, ServedWebhook, serveWebhooks, WebhookServing } from './webhook-serving';
+import { WebhookFailurePolicy } from './webhook-tls';
 import { INSTALLED_CONTROLLER_PROPS, ZONE_CONTROLLER_PROPS, ZoneControllerProps } from './zone-controller-props';
 import { addZoneShiftGate } from './zone-shift-gate';
 import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
@@ -290,7 +290,9 @@ export class ZoneController extends Construct implements IZoneController {
   /** The CRDs of the enabled features (unless installed elsewhere), and the admission webhooks they serve. */
   private crdsAndWebhooks(installCrds: boolean): ServedWebhook[] {
     const webhooks: ServedWebhook[] = [];
-    if (installCrds && this.reconcilers.includes(ZONE_AWARE_UPDATE)) clusterScoped(new ApiObject(this, 'zoneawareupdate-crd', zoneAwareUpdateCrd()));
+    if (installCrds && this.reconcilers.includes(ZONE_AWARE_UPDATE)) {
+      clusterScoped(new ApiObject(this, 'zoneawareupdate-crd', zoneAwareUpdateCrd()));
+    }
     if (installCrds && this.reconcilers.includes(ZONE_SHIFT)) clusterScoped(new ApiObject(this, 'zoneshift-crd', zoneShiftCrd()));
     if (this.reconcilers.includes(ZONE_DISRUPTION_BUDGET)) {
       if (installCrds) clusterScoped(new ApiObject(this, 'zonedisruptionbudget-crd', zoneDisruptionBudgetCrd()));
@@ -309,7 +311,10 @@ export class ZoneController extends Construct implements IZoneController {
     const clusterName = this.clusterWideName();
     const clusterRules = rules.filter((r) => r.scope === 'cluster');
     if (clusterRules.length > 0) {
-      const role = new k8s.KubeClusterRole(this, 'cluster-role', { metadata: { name: clusterName, labels: this.labels }, rules: clusterRules.map(toPolicyRule) });
+      const role = new k8s.KubeClusterRole(this, 'cluster-role', {
+        metadata: { name: clusterName, labels: this.labels },
+        rules: clusterRules.map(toPolicyRule),
+      });
       const binding = new k8s.KubeClusterRoleBinding(this, 'cluster-role-binding', {
         metadata: { name: clusterName, labels: this.labels },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.name },
@@ -385,15 +390,4 @@ function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
     verbs: r.verbs,
     ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}),
   };
-}
-
-/** `webhookTls` exactly when a feature serves an admission webhook. */
-function checkWebhookTls(where: string, tls: WebhookTls | undefined, webhooks: readonly ServedWebhook[]): void {
-  if (webhooks.length === 0 && tls) {
-    throw invalidProp(where, 'webhookTls', tls.mode, 'is set but no enabled feature serves an admission webhook: leave it out');
-  }
-  if (webhooks.length > 0 && !tls) {
-    throw invalidProp(where, 'webhookTls', undefined,
-      `is required: ${webhooks.map((w) => w.name).join(', ')} must be served over HTTPS; use WebhookTls.certManager() or WebhookTls.selfManaged()`);
-  }
 }

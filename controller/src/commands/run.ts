@@ -305,7 +305,8 @@ export const run: Command = {
   help: RUN_HELP,
   flags: RUN_FLAGS,
   async run(args: string[], log: Logger): Promise<number> {
-    const saNamespace = await fs.readFile(path.join(serviceAccountDir(), 'namespace'), 'utf8').then((s) => s.trim(), () => undefined);
+    const saNamespace = await fs.readFile(path.join(serviceAccountDir(), 'namespace'), 'utf8')
+      .then((s) => s.trim(), () => undefined);
     const opts = parseOrUsageError('run', () => parseRun(args, process.env, saNamespace));
     // The process part (client, servers, signals) lives apart so this file stays loadable by jest.
     const { runController } = await import('../controller.js');

@@ -58,7 +58,13 @@ function readJson(res: http.IncomingMessage): Promise<{ text: string; json: any 
 }
 
 const apiError = (method: string, path: string, res: http.IncomingMessage, body: { text: string; json: any }) =>
-  new KubeApiError(method, path, res.statusCode ?? 0, body.json?.reason ?? res.statusMessage ?? '', body.json?.message ?? body.text.slice(0, 500));
+  new KubeApiError(
+    method,
+    path,
+    res.statusCode ?? 0,
+    body.json?.reason ?? res.statusMessage ?? '',
+    body.json?.message ?? body.text.slice(0, 500),
+  );
 
 /** Connects to the cluster `opts` selects (see `loadClusterConfig`). */
 export function connect(opts: ConnectOptions = {}): KubeApi {

@@ -170,7 +170,8 @@ export class LeaderElector {
     if (decision.action === 'create') await this.store.create(decision.record);
     else await this.store.update(decision.record, current!.resourceVersion);
     if (current?.record.holderIdentity !== this.opts.identity) {
-      this.opts.log.info('acquired the lease', { identity: this.opts.identity, previousHolder: current?.record.holderIdentity || undefined });
+      const previousHolder = current?.record.holderIdentity || undefined;
+      this.opts.log.info('acquired the lease', { identity: this.opts.identity, previousHolder });
     }
     return true;
   }
@@ -180,7 +181,8 @@ export class LeaderElector {
     const current = await this.store.get();
     if (!current || current.record.holderIdentity !== this.opts.identity) return;
     const now = microTime(this.now());
-    await this.store.update({ ...current.record, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now }, current.resourceVersion);
+    const released = { ...current.record, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now };
+    await this.store.update(released, current.resourceVersion);
     this.opts.log.info('released the lease', { identity: this.opts.identity });
   }
 
@@ -207,7 +209,8 @@ export function kubeLeaseStore(api: KubeApi, namespace: string, name: string): L
       await api.create(collection, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: record });
     },
     async update(record, resourceVersion) {
-      await api.replace(one, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace, resourceVersion }, spec: record });
+      const metadata = { name, namespace, resourceVersion };
+      await api.replace(one, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: record });
     },
   };
 }

@@ -4,7 +4,13 @@
  * and its out-of-date pods are replaced (`redis/upgrade.ts` decides which). Only the cluster's own
  * StatefulSets (by name) are read and scaled, and only its planned pods are deleted: what its Role allows.
  */
-import { CONTROLLER_REVISION_LABEL, redisNodeOfPod, redisPodName, redisStatefulSetName, redisZoneSlug as zoneSlug } from '../../../src/contract/redis';
+import {
+  CONTROLLER_REVISION_LABEL,
+  redisNodeOfPod,
+  redisPodName,
+  redisStatefulSetName,
+  redisZoneSlug as zoneSlug,
+} from '../../../src/contract/redis';
 import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { controllerOf, isStatus, KubeObject, resourcePath } from '../kube/api';
@@ -100,7 +106,9 @@ export async function driveWorkloads(p: Pass): Promise<WorkloadReport> {
     if (await replace(p, r)) replaced.push(r.node);
     else break; // observe again at the next pass
   }
-  if (upgrade.replace.length === 0 && upgrade.waiting) ctx.log.with({ cluster }).debug('redis upgrade waits', { waiting: upgrade.waiting });
+  if (upgrade.replace.length === 0 && upgrade.waiting) {
+    ctx.log.with({ cluster }).debug('redis upgrade waits', { waiting: upgrade.waiting });
+  }
   const missing = sets.filter((s) => s.object === undefined).map((s) => s.name);
   return {
     statefulSets: sets.map((s) => statefulSetReport(s, layout)),
@@ -158,9 +166,11 @@ function podRevisions(
 }
 
 async function scaleTo(p: Pass, change: ScaleChange): Promise<void> {
-  await p.ctx.kube.patch(resourcePath(STATEFULSETS, p.namespace, change.statefulSet, 'scale'), { spec: { replicas: change.to } });
+  const scale = resourcePath(STATEFULSETS, p.namespace, change.statefulSet, 'scale');
+  await p.ctx.kube.patch(scale, { spec: { replicas: change.to } });
   const why = change.to > change.replicas ? 'to the layout' : 'the nodes it removes are drained of slots and forgotten';
-  p.ctx.log.with({ cluster: p.cluster }).info('redis statefulset scaled', { statefulSet: change.statefulSet, from: change.replicas, to: change.to });
+  p.ctx.log.with({ cluster: p.cluster })
+    .info('redis statefulset scaled', { statefulSet: change.statefulSet, from: change.replicas, to: change.to });
   await p.ctx.events.record(p.subject, 'Normal', 'RedisScaled', `StatefulSet ${change.statefulSet} scaled from ${change.replicas} to ${change.to} replicas (${why})`);
 }
 

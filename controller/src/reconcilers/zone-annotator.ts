@@ -133,7 +133,11 @@ export function zoneAnnotatorWatches(
 ): Watches<AnnotatorWatch> {
   return {
     // pods resync; a node matters only through its pods
-    nodes: { resource: NODES, transform: slimNode, keys: ({ type, obj }) => (type === 'deleted' ? [] : waits.podsOn(obj.metadata.name)) },
+    nodes: {
+      resource: NODES,
+      transform: slimNode,
+      keys: ({ type, obj }) => (type === 'deleted' ? [] : waits.podsOn(obj.metadata.name)),
+    },
     // a zonal shift starting, ending or changing concerns every pod with its readiness gate
     ...(zoneShifts ? { shifts: shiftsWatch<AnnotatorWatch>((_, c) => c.list('pods').filter(hasZoneGate).map(keyOf)) } : {}),
     pods: {
@@ -217,7 +221,8 @@ class ZoneAnnotations {
     const decision = decideZoneGate(pod, zone, outOfServiceZones(shifts, pod.metadata.namespace, now));
     if (decision.kind === 'set') {
       try {
-        await this.ctx.kube.patch(resourcePath(PODS, pod.metadata.namespace, pod.metadata.name, 'status'), zoneGatePatch(decision, now), 'strategic');
+        const podStatus = resourcePath(PODS, pod.metadata.namespace, pod.metadata.name, 'status');
+        await this.ctx.kube.patch(podStatus, zoneGatePatch(decision, now), 'strategic');
       } catch (err) {
         if (isStatus(err, 404)) return {}; // deleted meanwhile
         throw err;

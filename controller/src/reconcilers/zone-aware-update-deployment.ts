@@ -67,7 +67,13 @@ export function newReplicaSet(deployment: KubeObject, owned: readonly KubeObject
         'deployment.kubernetes.io/desired-replicas': replicas,
         'deployment.kubernetes.io/max-replicas': replicas,
       },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name, uid: deployment.metadata.uid!, controller: true }],
+      ownerReferences: [{
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: deployment.metadata.name,
+        uid: deployment.metadata.uid!,
+        controller: true,
+      }],
     },
     spec: {
       replicas: 0,

@@ -79,7 +79,12 @@ export async function prometheusPause(url: string, timeoutMs: number): Promise<s
 }
 
 /** What the reconciler reads of a pod: the revision labels, owners, node, IP, deletion and readiness. */
-const rolloutPod = (pod: KubeObject) => slimPod(pod, { labels: [REVISION_LABEL, TEMPLATE_HASH_LABEL], conditions: ['Ready'], podIP: true, phase: true });
+const rolloutPod = (pod: KubeObject) => slimPod(pod, {
+  labels: [REVISION_LABEL, TEMPLATE_HASH_LABEL],
+  conditions: ['Ready'],
+  podIP: true,
+  phase: true,
+});
 
 /**
  * The pods that fail a ZoneAwareUpdate's `readyCheck` (`GET http://<pod IP>:<port><path>` not 2xx within the
@@ -296,7 +301,9 @@ class ZoneAwareUpdates {
     const namespace = zau.metadata.namespace!;
     const spec: Partial<ZoneAwareUpdateSpec> = zau.spec ?? {};
     const statefulSet = spec.statefulset ? c.get('statefulSets', `${namespace}/${spec.statefulset}`) : undefined;
-    const group = spec.statefulsets?.map((n) => c.get('statefulSets', `${namespace}/${n}`)).filter((s): s is KubeObject => s !== undefined);
+    const group = spec.statefulsets
+      ?.map((n) => c.get('statefulSets', `${namespace}/${n}`))
+      .filter((s): s is KubeObject => s !== undefined);
     const deployment = spec.deployment ? c.get('deployments', `${namespace}/${spec.deployment}`) : undefined;
     const owned = deployment?.metadata.uid ? c.byIndex('replicaSets', 'controller', deployment.metadata.uid) : [];
     const owners = group ?? (statefulSet ? [statefulSet] : owned);

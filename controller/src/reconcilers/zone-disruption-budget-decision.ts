@@ -83,7 +83,15 @@ export function budgetOf(zdb: KubeObject, world: BudgetWorld): { budget: Budget;
           const zone = knownZone(world, o, `${o.metadata.name}-${i}`);
           if (zone !== undefined) knownZones[`${o.metadata.name}-${i}`] = zone;
         }
-        return { kind: 'StatefulSet', name: o.metadata.name, replicas, startOrdinal: start, activePods: active, terminatingPods: terminating, knownZones };
+        return {
+          kind: 'StatefulSet',
+          name: o.metadata.name,
+          replicas,
+          startOrdinal: start,
+          activePods: active,
+          terminatingPods: terminating,
+          knownZones,
+        };
       }
       return { kind: 'ReplicaSet', name: o.metadata.name, replicas: o.spec?.replicas ?? 1, activePods: active };
     });

@@ -245,7 +245,10 @@ class BudgetCaches implements EvictionView, SharedCaches<BudgetWatch> {
   }
 
   private worldBase() {
-    return { nodeLabels: (node: string) => this.caches.get('nodes', node)?.metadata.labels, topologyKeys: this.ctx.settings.topologyKeys };
+    return {
+      nodeLabels: (node: string) => this.caches.get('nodes', node)?.metadata.labels,
+      topologyKeys: this.ctx.settings.topologyKeys,
+    };
   }
 
   pod(key: string): KubeObject | undefined {

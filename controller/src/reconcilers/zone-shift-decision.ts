@@ -64,7 +64,10 @@ function gatedPods(
   zone: string,
   covers: (ns: string) => boolean,
 ): KubeObject[] {
-  return pods.filter((p) => hasZoneGate(p) && zoneGateStatus(p) === 'False' && zoneOfPod(p) === zone && covers(p.metadata.namespace ?? ''));
+  return pods.filter((p) => hasZoneGate(p)
+    && zoneGateStatus(p) === 'False'
+    && zoneOfPod(p) === zone
+    && covers(p.metadata.namespace ?? ''));
 }
 
 /**
@@ -83,7 +86,12 @@ export function shiftChanges(
   const nodeChanges: ShiftChange[] = nodes.filter((n) => tainted(n, spec.zone))
     .map((n) => ({ kind: 'Node', name: n.metadata.name, change: `taint ${ZONE_SHIFT_TAINT_KEY}=${spec.zone}:NoSchedule` }));
   const podChanges: ShiftChange[] = gatedPods(pods, zoneOfPod, spec.zone, covers)
-    .map((p) => ({ kind: 'Pod', namespace: p.metadata.namespace, name: p.metadata.name, change: `condition ${ZONE_IN_SERVICE_CONDITION} False` }));
+    .map((p) => ({
+      kind: 'Pod',
+      namespace: p.metadata.namespace,
+      name: p.metadata.name,
+      change: `condition ${ZONE_IN_SERVICE_CONDITION} False`,
+    }));
   return [...nodeChanges, ...podChanges].sort((a, b) => keyOfChange(a).localeCompare(keyOfChange(b)));
 }
 

@@ -54,7 +54,10 @@ const NODE = 'node/';
  * A node as the reconciler needs it: labels (its zone), taints, and the resourceVersion its patch is conditional
  * on.
  */
-const slimTaintedNode = (node: KubeObject): KubeObject => ({ metadata: slimMeta(node.metadata, { labels: 'all' }), spec: { taints: node.spec?.taints } });
+const slimTaintedNode = (node: KubeObject): KubeObject => ({
+  metadata: slimMeta(node.metadata, { labels: 'all' }),
+  spec: { taints: node.spec?.taints },
+});
 
 /** What the decisions read of a node: its labels and taints (a status heartbeat changes neither). */
 const nodeInputs = (node: KubeObject) => JSON.stringify([node.metadata.labels, node.spec?.taints]);
@@ -65,8 +68,9 @@ const nodeInputs = (node: KubeObject) => JSON.stringify([node.metadata.labels, n
  */
 export function zoneShiftWatches(): Watches<ShiftWatch> {
   const shiftKeys = (c: Caches<ShiftWatch>) => c.list('shifts').map((s) => SHIFT + s.metadata.name);
+  const nodeKeys = (c: Caches<ShiftWatch>) => c.list('nodes').map((n) => NODE + n.metadata.name);
   return {
-    shifts: { ...shiftsWatch<ShiftWatch>(({ obj }, c) => [SHIFT + obj.metadata.name, ...c.list('nodes').map((n) => NODE + n.metadata.name)]), primary: true },
+    shifts: { ...shiftsWatch<ShiftWatch>(({ obj }, c) => [SHIFT + obj.metadata.name, ...nodeKeys(c)]), primary: true },
     nodes: {
       resource: NODES,
       transform: slimTaintedNode,
@@ -85,7 +89,11 @@ export function zoneShiftWatches(): Watches<ShiftWatch> {
 }
 
 class ZoneShifts {
-  constructor(private readonly ctx: ReconcilerContext, private readonly caches: Caches<ShiftWatch>, private readonly log: ReconcilerContext['log']) {}
+  constructor(
+    private readonly ctx: ReconcilerContext,
+    private readonly caches: Caches<ShiftWatch>,
+    private readonly log: ReconcilerContext['log'],
+  ) {}
 
   async reconcile(key: string): Promise<ReconcileResult> {
     if (key.startsWith(NODE)) return this.node(key.slice(NODE.length));

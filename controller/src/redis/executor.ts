@@ -4,7 +4,7 @@
  */
 import Redis from 'ioredis';
 import { ClusterAnalysis } from './cluster-analysis';
-import { attemptFailover } from './graceful-failover';
+import { attemptFailover, failoverFailure } from './graceful-failover';
 import { ClusterNodeEntry, InventoryNode, isMaster, ObservedNode, self } from './model';
 import { Step } from './steps';
 
@@ -163,7 +163,7 @@ export async function execute(redis: RedisNodes, step: Step, c: ClusterAnalysis,
       return;
     case 'failover': {
       const attempt = await attemptFailover(redis, at(step.on), step.takeover);
-      if (attempt.outcome !== 'promoted') throw new Error(`failover to ${step.on} ${attempt.outcome} after ${attempt.ms} ms${attempt.error ? `: ${attempt.error}` : ''}`);
+      if (attempt.outcome !== 'promoted') throw failoverFailure(step.on, attempt);
       return;
     }
     case 'force-failover': {
@@ -171,7 +171,8 @@ export async function execute(redis: RedisNodes, step: Step, c: ClusterAnalysis,
       // refuse to vote for a replica of the same master again for 2 x cluster-node-timeout.
       const address = at(step.on);
       await redis.call(address, 'CLUSTER', 'FAILOVER', 'FORCE');
-      await until(async () => ((await redis.call(address, 'ROLE')) as string[])[0] === 'master', FORCE_FAILOVER_WAIT_MS, `${step.on} to take over ${step.master}`, 20);
+      const tookOver = async () => ((await redis.call(address, 'ROLE')) as string[])[0] === 'master';
+      await until(tookOver, FORCE_FAILOVER_WAIT_MS, `${step.on} to take over ${step.master}`, 20);
       return;
     }
     case 'forget':

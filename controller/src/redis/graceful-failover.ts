@@ -90,6 +90,11 @@ export interface FailoverAttempt {
   readonly error?: string;
 }
 
+/** The error of a failover to `on` that did not promote it: its outcome, how long it took and Redis's refusal. */
+export function failoverFailure(on: string, attempt: FailoverAttempt): Error {
+  return new Error(`failover to ${on} ${attempt.outcome} after ${attempt.ms} ms${attempt.error ? `: ${attempt.error}` : ''}`);
+}
+
 /**
  * Asks the replica at `address` to fail over (`TAKEOVER`: without election nor its master's agreement, only when
  * asked for) and waits for the outcome: promoted, aborted by Redis, or refused at once.
@@ -103,10 +108,12 @@ export async function attemptFailover(
   const nodeTimeoutMs = await nodeTimeoutOf(redis, address);
   const before = await messagesOf(redis, address);
   const startedAt = clock.now();
-  const error = await redis.call(address, 'CLUSTER', 'FAILOVER', ...(takeover ? ['TAKEOVER'] : [])).then(() => undefined, (e: unknown) => e);
+  const error = await redis.call(address, 'CLUSTER', 'FAILOVER', ...(takeover ? ['TAKEOVER'] : []))
+    .then(() => undefined, (e: unknown) => e);
   if (error instanceof ReplyError) {
     const ms = clock.now() - startedAt;
-    return { outcome: 'refused', startedAt, ms, nodeTimeoutMs, retryAt: startedAt + ms + REFUSED_RETRY_MS, error: (error as Error).message };
+    const retryAt = startedAt + ms + REFUSED_RETRY_MS;
+    return { outcome: 'refused', startedAt, ms, nodeTimeoutMs, retryAt, error: (error as Error).message };
   }
   // no answer in time may still have started it: its outcome tells
   const promoted = await promotedBy(redis, address, startedAt + FAILOVER_ATTEMPT_MS, clock);
@@ -114,7 +121,14 @@ export async function attemptFailover(
   const after = await messagesOf(redis, address);
   const messages = before && after ? difference(after, before) : undefined;
   const retryAt = promoted ? undefined : startedAt + abortedRetryAfterMs(nodeTimeoutMs);
-  return { outcome: promoted ? 'promoted' : 'aborted', startedAt, ms, nodeTimeoutMs, ...(retryAt ? { retryAt } : {}), ...(messages ? { messages } : {}) };
+  return {
+    outcome: promoted ? 'promoted' : 'aborted',
+    startedAt,
+    ms,
+    nodeTimeoutMs,
+    ...(retryAt ? { retryAt } : {}),
+    ...(messages ? { messages } : {}),
+  };
 }
 
 /** Whether the node calls itself a master by `deadline`; a ROLE asked after it is the last word. */

@@ -9,7 +9,7 @@ import { Logger } from '../log';
 import { ClusterAnalysis } from './cluster-analysis';
 import { ClusterState, decide, DecideOptions, summarize } from './decide';
 import { execute, RedisNodes, until } from './executor';
-import { attemptFailover, Clock, FailoverAttempt, FailoverRetries, realClock } from './graceful-failover';
+import { attemptFailover, Clock, FailoverAttempt, failoverFailure, FailoverRetries, realClock } from './graceful-failover';
 import { InventoryNode, isMaster, ObservedNode, self } from './model';
 import { Step } from './steps';
 
@@ -28,7 +28,9 @@ export interface ManagerOptions extends DecideOptions {
  * The manager's options from the data of a cluster's layout ConfigMap: its failover policy (`failover.json`).
  * A ConfigMap synthesized before that key existed has none: failovers are then left to Redis.
  */
-export function failoverOptions(layoutConfigMapData: { readonly [key: string]: string } | undefined): Pick<DecideOptions, 'zoneLossFailoverAfterMs'> {
+export function failoverOptions(
+  layoutConfigMapData: { readonly [key: string]: string } | undefined,
+): Pick<DecideOptions, 'zoneLossFailoverAfterMs'> {
   const text = layoutConfigMapData?.[FAILOVER_POLICY_KEY];
   return text === undefined ? {} : { zoneLossFailoverAfterMs: parseFailoverPolicy(text).zoneLossFailoverAfterMs };
 }
@@ -102,11 +104,13 @@ export class RedisClusterManager {
   private async run(step: Step, nodes: ObservedNode[], c: ClusterAnalysis): Promise<void> {
     this.options.log?.info('redis step', { step, ...failoverTarget(step, nodes) });
     if (step.kind === 'failover') {
-      await this.attemptFailover(step.on, step.takeover, c).catch((error) => this.options.log?.warn('redis step failed', { step, error }));
+      await this.attemptFailover(step.on, step.takeover, c)
+        .catch((error) => this.options.log?.warn('redis step failed', { step, error }));
       return;
     }
     const started = this.clock.now();
-    const error = await execute(this.redis, step, c, this.options.password).then(() => undefined, (e: unknown) => e ?? new Error('failed'));
+    const error = await execute(this.redis, step, c, this.options.password)
+      .then(() => undefined, (e: unknown) => e ?? new Error('failed'));
     const ms = this.clock.now() - started;
     if (step.kind === 'force-failover') {
       if (error) this.options.log?.warn('redis failover', { on: step.on, force: true, outcome: 'aborted', ms, error });
@@ -200,7 +204,7 @@ export class RedisClusterManager {
     const step: Step = { kind: 'failover', on, takeover: false };
     this.options.log?.info('redis step', { step, ...failoverTarget(step, nodes) });
     const attempt = await this.attemptFailover(on, false, new ClusterAnalysis(this.layout, nodes));
-    if (attempt.outcome !== 'promoted') throw new Error(`failover to ${on} ${attempt.outcome} after ${attempt.ms} ms${attempt.error ? `: ${attempt.error}` : ''}`);
+    if (attempt.outcome !== 'promoted') throw failoverFailure(on, attempt);
     return this.observe();
   }
 

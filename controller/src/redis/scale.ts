@@ -6,7 +6,7 @@
  * of the cluster: holding no slot and known by no planned node (the manager's last phase, `retire`, drains,
  * forgets and resets the nodes the layout no longer has).
  */
-import { isMaster, ObservedNode, self, slotCount } from './model';
+import { ClusterNodeEntry, isMaster, ObservedNode, self, slotCount } from './model';
 import { RedisShardLayout } from '../../../src/redis/layout';
 
 export interface ZoneScale {
@@ -63,7 +63,8 @@ export function decideScale(
 function stillInCluster(node: ObservedNode, planned: readonly ObservedNode[]): string | undefined {
   const me = node.reachable ? self(node) : undefined;
   if (me && isMaster(me) && slotCount(me.slots) > 0) return `still serves ${slotCount(me.slots)} slots`;
-  const knownBy = planned.filter((p) => p.view!.some((e) => (e.address === node.address || e.id === node.id) && !e.flags.includes('myself')));
+  const isThisNode = (e: ClusterNodeEntry) => e.address === node.address || e.id === node.id;
+  const knownBy = planned.filter((p) => p.view!.some((e) => isThisNode(e) && !e.flags.includes('myself')));
   if (knownBy.length > 0) return `is still known by ${knownBy.length} planned node(s) (${knownBy[0].name}, ...)`;
   return undefined;
 }

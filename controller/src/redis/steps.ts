@@ -24,7 +24,13 @@ export type Step =
    * Move the slots `ranges` with their keys from `from` to `to` (SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT
    * NODE).
    */
-  | { readonly kind: 'migrate'; readonly from: string; readonly to: string; readonly toId: string; readonly ranges: [number, number][] }
+  | {
+    readonly kind: 'migrate';
+    readonly from: string;
+    readonly to: string;
+    readonly toId: string;
+    readonly ranges: [number, number][];
+  }
   /**
    * A node holding no slots of its own, forgotten by the others, then `CLUSTER RESET HARD` (a new id, empty): a
    * node outside the plan, or a planned master adrift as another shard's replica.

@@ -77,7 +77,9 @@ export function decideUpgrade(input: UpgradeInput): UpgradeDecision {
   const replicas = outdated.map((n) => byName.get(n)!).filter((n) => !isMaster(self(n)));
   if (replicas.length > 0) {
     const zone = firstZone(layout, replicas);
-    return { outdated, replace: pick(replicas.filter((n) => n.zone === zone), shardOf, max).map((n) => ({ kind: 'replica', node: n.name, zone })), issues: [] };
+    const replace: Replacement[] = pick(replicas.filter((n) => n.zone === zone), shardOf, max)
+      .map((n) => ({ kind: 'replica', node: n.name, zone }));
+    return { outdated, replace, issues: [] };
   }
 
   const issues: Issue[] = [];

@@ -71,6 +71,7 @@ const SERIAL_BYTES = 16;
 export function serialNumber(random: Buffer): string {
   if (random.length !== SERIAL_BYTES) throw new Error(`serialNumber: ${SERIAL_BYTES} random bytes needed, got ${random.length}`);
   const bytes = Buffer.from(random);
+  // eslint-disable-next-line no-bitwise -- the first byte's top bits make the DER INTEGER positive and minimal
   bytes[0] = (bytes[0] & 0x7f) | 0x40;
   return bytes.toString('hex');
 }
