@@ -28,7 +28,16 @@ const INVENTORY: lib.LonghornInventoryProps = {
     zone,
     tags: ['fast'],
     allowScheduling: true,
-    disks: [{ name: 'd1', capacity: Size.tebibytes(1), available: Size.gibibytes(900), reserved: Size.gibibytes(10), scheduled: Size.kibibytes(0), diskType: lib.LonghornDiskType.FILESYSTEM, tags: ['ssd'], allowScheduling: true }],
+    disks: [{
+      name: 'd1',
+      capacity: Size.tebibytes(1),
+      available: Size.gibibytes(900),
+      reserved: Size.gibibytes(10),
+      scheduled: Size.kibibytes(0),
+      diskType: lib.LonghornDiskType.FILESYSTEM,
+      tags: ['ssd'],
+      allowScheduling: true,
+    }],
   })),
 };
 const SCHEDULING: lib.LonghornReplicaScheduling = {
@@ -55,7 +64,15 @@ const SCHEDULING: lib.LonghornReplicaScheduling = {
     storageReservedPercentageForDefaultDisk: 30,
   },
 };
-const RULE: lib.RelabelRule = { sourceLabels: ['__address__'], separator: ';', targetLabel: 'x', regex: '(.*)', modulus: 3, replacement: '$1', action: lib.RelabelAction.HASHMOD };
+const RULE: lib.RelabelRule = {
+  sourceLabels: ['__address__'],
+  separator: ';',
+  targetLabel: 'x',
+  regex: '(.*)',
+  modulus: 3,
+  replacement: '$1',
+  action: lib.RelabelAction.HASHMOD,
+};
 
 /**
  * A chart in an app whose platform chart runs the controller with every feature (the constructs' requirement),
@@ -64,7 +81,12 @@ const RULE: lib.RelabelRule = { sourceLabels: ['__address__'], separator: ';', t
 function chart(): Chart {
   const app = Testing.app();
   const controller = new lib.ZoneController(new Chart(app, 'platform'), 'controller', {
-    redisManager: true, zoneAwareUpdate: true, zoneDisruptionBudget: true, zoneShift: true, webhookTls: lib.WebhookTls.selfManaged(), workloadNamespaces: ['apps'],
+    redisManager: true,
+    zoneAwareUpdate: true,
+    zoneDisruptionBudget: true,
+    zoneShift: true,
+    webhookTls: lib.WebhookTls.selfManaged(),
+    workloadNamespaces: ['apps'],
   });
   const made = new Chart(app, 'test', { namespace: 'apps' });
   CONTROLLER.set(made, controller);
@@ -98,24 +120,57 @@ const ENTRIES: Record<string, {
   offset?: number;
 }> = {
   'ZoneTopology.<init>': {
-    args: () => [{ zones: ['a', 'b', 'c'], topologyKey: 'topology.kubernetes.io/zone', region: 'r1', regionKey: 'topology.kubernetes.io/region', hostnameKey: 'kubernetes.io/hostname', kubernetesVersion: '1.35' }],
+    args: () => [{
+      zones: ['a', 'b', 'c'],
+      topologyKey: 'topology.kubernetes.io/zone',
+      region: 'r1',
+      regionKey: 'topology.kubernetes.io/region',
+      hostnameKey: 'kubernetes.io/hostname',
+      kubernetesVersion: '1.35',
+    }],
     call: ([p]) => new lib.ZoneTopology(p),
   },
   'TopologySpread.acrossZones': {
-    args: () => [{ topology: topology(), podLabels: { app: 'web' }, selector: { matchLabels: { app: 'web' } }, maxSkew: 1, whenUnsatisfiable: lib.WhenUnsatisfiable.DO_NOT_SCHEDULE, minDomains: 3, matchLabelKeys: ['pod-template-hash'], nodeAffinityPolicy: lib.NodeInclusionPolicy.HONOR, nodeTaintsPolicy: lib.NodeInclusionPolicy.IGNORE }],
+    args: () => [{
+      topology: topology(),
+      podLabels: { app: 'web' },
+      selector: { matchLabels: { app: 'web' } },
+      maxSkew: 1,
+      whenUnsatisfiable: lib.WhenUnsatisfiable.DO_NOT_SCHEDULE,
+      minDomains: 3,
+      matchLabelKeys: ['pod-template-hash'],
+      nodeAffinityPolicy: lib.NodeInclusionPolicy.HONOR,
+      nodeTaintsPolicy: lib.NodeInclusionPolicy.IGNORE,
+    }],
     call: ([p]) => lib.TopologySpread.acrossZones(p),
   },
   'TopologySpread.acrossHosts': {
-    args: () => [{ topology: topology(), podLabels: { app: 'web' }, maxSkew: 2, whenUnsatisfiable: lib.WhenUnsatisfiable.SCHEDULE_ANYWAY, matchLabelKeys: ['pod-template-hash'] }],
+    args: () => [{
+      topology: topology(),
+      podLabels: { app: 'web' },
+      maxSkew: 2,
+      whenUnsatisfiable: lib.WhenUnsatisfiable.SCHEDULE_ANYWAY,
+      matchLabelKeys: ['pod-template-hash'],
+    }],
     call: ([p]) => lib.TopologySpread.acrossHosts(p),
   },
   'ZoneAffinity.restrictToZones': { args: () => [topology()], call: ([t]) => lib.ZoneAffinity.restrictToZones(t) },
   'ZoneAffinity.podAntiAffinity': {
-    args: () => [{ topology: topology(), domain: lib.FailureDomain.HOST, podLabels: { app: 'web' }, selector: { matchLabels: { app: 'web' } }, required: false, weight: 50 }],
+    args: () => [{
+      topology: topology(),
+      domain: lib.FailureDomain.HOST,
+      podLabels: { app: 'web' },
+      selector: { matchLabels: { app: 'web' } },
+      required: false,
+      weight: 50,
+    }],
     call: ([p]) => lib.ZoneAffinity.podAntiAffinity(p),
   },
   'Quorum.atLeast': { args: () => [2], call: ([n]) => lib.Quorum.atLeast(n) },
-  'Survival.check': { args: () => [{ a: 1, b: 1, c: 1 }, lib.Quorum.majority(), 1], call: ([r, q, k]) => lib.Survival.check(r, q, k) },
+  'Survival.check': {
+    args: () => [{ a: 1, b: 1, c: 1 }, lib.Quorum.majority(), 1],
+    call: ([r, q, k]) => lib.Survival.check(r, q, k),
+  },
   'Survival.maxPerZone': { args: () => [5, lib.Quorum.majority(), 1], call: ([t, q, k]) => lib.Survival.maxPerZone(t, q, k) },
   'Zonal.spread': {
     args: () => {
@@ -145,7 +200,15 @@ const ENTRIES: Record<string, {
   'ZoneInventory.<init>': {
     args: () => [{
       zones: ['a', 'b', 'c'],
-      nodes: [{ name: 'n1', zone: 'a', labels: { disk: 'ssd' }, taints: [{ key: 'k', value: 'v', effect: 'NoSchedule' }], allocatableCpu: '4', allocatableMemory: '16Gi', allocatablePods: 110 }],
+      nodes: [{
+        name: 'n1',
+        zone: 'a',
+        labels: { disk: 'ssd' },
+        taints: [{ key: 'k', value: 'v', effect: 'NoSchedule' }],
+        allocatableCpu: '4',
+        allocatableMemory: '16Gi',
+        allocatablePods: 110,
+      }],
       topologyKey: 'topology.kubernetes.io/zone',
       hostnameKey: 'kubernetes.io/hostname',
     }],
@@ -153,13 +216,25 @@ const ENTRIES: Record<string, {
   },
   'ZoneInventory.equalNodes': { args: () => [['a', 'b', 'c'], 2], call: ([z, n]) => lib.ZoneInventory.equalNodes(z, n) },
   'ZoneReport.analyze': {
-    args: () => [[{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w' }, spec: { replicas: 3, selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } }], lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)],
+    args: () => [[{
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'w' },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'w' } },
+        template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+      },
+    }], lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)],
     call: ([m, i]) => lib.ZoneReport.analyze(m, i),
     // the manifests are anything a YAML file holds: what is no Kubernetes object is reported as skipped, not
     // refused (test/check/analyze.test.ts); a manifests value that is no list is refused there too
     vary: [1],
   },
-  'ZoneReport.of': { args: () => { const c = chart(); deployment(c); return [c, lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)]; }, call: ([c, i]) => lib.ZoneReport.of(c, i) },
+  'ZoneReport.of': {
+    args: () => { const c = chart(); deployment(c); return [c, lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)]; },
+    call: ([c, i]) => lib.ZoneReport.of(c, i),
+  },
   'ZoneReport.ofApp': {
     args: () => {
       const c = chart();
@@ -193,7 +268,15 @@ const ENTRIES: Record<string, {
     call: ([c, id, p]) => { new lib.LonghornStorageClass(c, id, p); synth(c); },
   },
   'LonghornVolume.<init>': {
-    args: () => [chart(), 'vol', { ...SCHEDULING, size: Size.gibibytes(10), name: 'data', namespace: 'longhorn-system', staleReplicaTimeout: Duration.minutes(30), inventory: inventory(), extraSpec: { frontend: 'blockdev' } }],
+    args: () => [chart(), 'vol', {
+      ...SCHEDULING,
+      size: Size.gibibytes(10),
+      name: 'data',
+      namespace: 'longhorn-system',
+      staleReplicaTimeout: Duration.minutes(30),
+      inventory: inventory(),
+      extraSpec: { frontend: 'blockdev' },
+    }],
     call: ([c, id, p]) => { new lib.LonghornVolume(c, id, p); synth(c); },
   },
   'LonghornSettings.<init>': {
@@ -219,7 +302,13 @@ const ENTRIES: Record<string, {
       retention: Duration.hours(24),
       resources: resources(),
       storage: { size: Size.gibibytes(10), storageClassName: 'zonal', storageClassNamePerZone: { a: 'zonal-a', b: 'zonal-b', c: 'zonal-c' } },
-      scrapeClasses: [{ name: 'extra', isDefault: false, relabelings: [RULE], metricRelabelings: [RULE], attachNodeMetadata: true }],
+      scrapeClasses: [{
+        name: 'extra',
+        isDefault: false,
+        relabelings: [RULE],
+        metricRelabelings: [RULE],
+        attachNodeMetadata: true,
+      }],
       monitorSelector: { matchLabels: { team: 'a' } },
       remoteWrite: [{ url: 'https://mimir.example/api/v1/push', name: 'mimir', bearerTokenSecret: { name: 'mimir', key: 'token' } }],
     }],
@@ -236,7 +325,10 @@ const ENTRIES: Record<string, {
     }],
     call: ([c, id, p]) => { new lib.TopologyShardedPrometheus(c, id, p); synth(c); },
   },
-  'ShardPlan.plan': { args: () => [{ topology: topology(), shards: 4, shardsPerZone: { a: 2, b: 1, c: 1 } }], call: ([p]) => lib.ShardPlan.plan(p) },
+  'ShardPlan.plan': {
+    args: () => [{ topology: topology(), shards: 4, shardsPerZone: { a: 2, b: 1, c: 1 } }],
+    call: ([p]) => lib.ShardPlan.plan(p),
+  },
   'ShardRelabeling.forShard': {
     args: () => [{ topology: topology(), zone: 'a', inZoneIndex: 0, zoneShards: 2, hashLabel: '__address__' }],
     call: ([p]) => lib.ShardRelabeling.forShard(p),
@@ -273,7 +365,10 @@ const ENTRIES: Record<string, {
     call: ([zc, f, t]) => zc.waitForZoneCommand(f, t),
     offset: 1,
   },
-  'WebhookTls.certManager': { args: () => [{ issuerName: 'ca', issuerKind: lib.CertManagerIssuerKind.CLUSTER_ISSUER }], call: ([o]) => lib.WebhookTls.certManager(o) },
+  'WebhookTls.certManager': {
+    args: () => [{ issuerName: 'ca', issuerKind: lib.CertManagerIssuerKind.CLUSTER_ISSUER }],
+    call: ([o]) => lib.WebhookTls.certManager(o),
+  },
   'ZoneController.addZoneShiftGate': {
     args: () => {
       const [c, controller] = chartAndController();
@@ -296,7 +391,10 @@ const ENTRIES: Record<string, {
     }],
     call: ([p]) => lib.ZoneController.fromInstalled(p),
   },
-  'ZoneSource.controller': { args: () => [new lib.ZoneController(new Chart(Testing.app(), 'c'), 'zones')], call: ([zc]) => lib.ZoneSource.controller(zc) },
+  'ZoneSource.controller': {
+    args: () => [new lib.ZoneController(new Chart(Testing.app(), 'c'), 'zones')],
+    call: ([zc]) => lib.ZoneSource.controller(zc),
+  },
   'RolloutTarget.statefulSet': { args: () => [statefulSet(chart())], call: ([s]) => lib.RolloutTarget.statefulSet(s) },
   'RolloutTarget.statefulSetName': { args: () => ['db'], call: ([n]) => lib.RolloutTarget.statefulSetName(n) },
   'RolloutTarget.statefulSetGroup': { args: () => [[statefulSet(chart())]], call: ([g]) => lib.RolloutTarget.statefulSetGroup(g) },
@@ -354,8 +452,19 @@ const ENTRIES: Record<string, {
           zoneSource: lib.ZoneSource.perZoneStatefulSets(),
           ingesterReplicasPerZone: 2,
           replicas: 3,
-          objectStorage: { bucket: 'logs', endpoint: 'minio:9000', region: 'eu', credentialsSecretName: 'minio', insecure: true, forcePathStyle: true },
-          ingesterStorage: { size: Size.gibibytes(10), storageClassName: 'zonal', storageClassNamePerZone: { a: 'zonal-a', c: 'zonal-c' } },
+          objectStorage: {
+            bucket: 'logs',
+            endpoint: 'minio:9000',
+            region: 'eu',
+            credentialsSecretName: 'minio',
+            insecure: true,
+            forcePathStyle: true,
+          },
+          ingesterStorage: {
+            size: Size.gibibytes(10),
+            storageClassName: 'zonal',
+            storageClassNamePerZone: { a: 'zonal-a', c: 'zonal-c' },
+          },
           ruler: true,
           gateway: true,
           image: 'docker.io/grafana/loki:3.7.8',
@@ -368,7 +477,10 @@ const ENTRIES: Record<string, {
     },
     call: ([c, id, p]) => { new lib.ZoneAwareLokiStack(c, id, p); synth(c); },
   },
-  'RedisShardLayout.plan': { args: () => [{ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 }], call: ([p]) => lib.RedisShardLayout.plan(p) },
+  'RedisShardLayout.plan': {
+    args: () => [{ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 }],
+    call: ([p]) => lib.RedisShardLayout.plan(p),
+  },
   'RedisShardLayout.fromJson': {
     args: () => [lib.RedisShardLayout.plan({ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 }).toJson()],
     call: ([j]) => lib.RedisShardLayout.fromJson(j),
@@ -429,7 +541,10 @@ function hostile(type: any): unknown[] {
   if (type.primitive === 'any' || type.primitive === 'json') return [];
   if (type.union) return [true, null, { x: 1 }, []];
   if (type.collection?.kind === 'array') return ['x', 42, { x: 1 }, [null]];
-  if (type.collection?.kind === 'map') return ['x', 42, [], ...(type.collection.elementtype.primitive === 'any' ? [] : [{ k: null }])];
+  if (type.collection?.kind === 'map') {
+    const hasTypedValues = type.collection.elementtype.primitive !== 'any';
+    return ['x', 42, [], ...(hasTypedValues ? [{ k: null }] : [])];
+  }
   const fqn: string = type.fqn;
   const local = TYPES[fqn];
   if (local?.kind === 'enum') return ['Sometimes', 42, null];
@@ -463,7 +578,11 @@ function mutations(type: any, value: unknown, label: string, prop: string): Muta
     }
     out.push({ label: `${label}.bogusProp`, prop: 'bogusProp', value: { ...(value as object), bogusProp: 1 } });
   }
-  if (type.collection?.kind === 'array' && Array.isArray(value) && value.length > 0 && TYPES[type.collection.elementtype.fqn]?.datatype) {
+  const isStructList = type.collection?.kind === 'array'
+    && Array.isArray(value)
+    && value.length > 0
+    && TYPES[type.collection.elementtype.fqn]?.datatype;
+  if (isStructList) {
     for (const m of mutations(type.collection.elementtype, value[0], `${label}[0]`, m0(label))) {
       out.push({ ...m, value: [m.value, ...value.slice(1)] });
     }
@@ -493,7 +612,11 @@ function run(
     return { outcome: 'silent', message: 'accepted' };
   } catch (e) {
     const message = (e as Error).message ?? String(e);
-    if (!(e instanceof Error) || e instanceof TypeError || e instanceof RangeError || e instanceof SyntaxError) return { outcome: 'crash', message };
+    const isCrash = !(e instanceof Error)
+      || e instanceof TypeError
+      || e instanceof RangeError
+      || e instanceof SyntaxError;
+    if (isCrash) return { outcome: 'crash', message };
     // The library's format: `<who>: <prop path>=<value> <rule>`, naming the prop (or its parent, for a wrong
     // container).
     const clear = /^[\w.]+( '[^']*')?(\.\w+)?(\([^)]*\))?: \S+=/m.test(message.replace(/^Validation failed with the following errors:\n\s+\[[^\]]*\] /, ''))
@@ -509,7 +632,8 @@ for (const [name, params] of all) {
   for (const entryName of Object.keys(ENTRIES).filter((k) => k === name || k.startsWith(`${name} (`))) {
     const entry = ENTRIES[entryName];
     const valid = entry.args();
-    const varied = entry.vary ?? (name.endsWith('.<init>') && params.length === 3 && params[0].name === 'scope' ? [2] : params.map((_: any, i: number) => i));
+    const isConstructor = name.endsWith('.<init>') && params.length === 3 && params[0].name === 'scope';
+    const varied = entry.vary ?? (isConstructor ? [2] : params.map((_: any, i: number) => i));
     for (const i of varied) {
       for (const m of mutations(params[i].type, valid[i + (entry.offset ?? 0)], params[i].name, params[i].name)) {
         cases.push([entryName, m.label, i, m.value, m.prop]);
@@ -519,10 +643,19 @@ for (const [name, params] of all) {
 }
 
 test('every public callable (but the queries) has a valid call to vary, and that call succeeds', () => {
-  const missing = [...all.keys()].filter((n) => !QUERIES.has(n) && !Object.keys(ENTRIES).some((k) => k === n || k.startsWith(`${n} (`)));
+  const hasEntry = (n: string) => Object.keys(ENTRIES).some((k) => k === n || k.startsWith(`${n} (`));
+  const missing = [...all.keys()].filter((n) => !QUERIES.has(n) && !hasEntry(n));
   expect(missing).toEqual([]);
   for (const [name, entry] of Object.entries(ENTRIES)) {
-    expect({ name, result: (() => { try { entry.call(entry.args()); return 'ok'; } catch (e) { return (e as Error).message; } })() }).toEqual({ name, result: 'ok' });
+    const result = (() => {
+      try {
+        entry.call(entry.args());
+        return 'ok';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
+    expect({ name, result }).toEqual({ name, result: 'ok' });
   }
 });
 
@@ -542,25 +675,54 @@ describe('the inputs of the outside audit, each refused with who, prop, value an
   const app = () => chart();
   /** Props of a ZonalRedisCluster in `c`, with its controller and `props`. */
   /** A ZonalRedisCluster in `c`, served by its controller. */
-  const newRedis = (c: Chart, props: Omit<lib.ZonalRedisClusterProps, 'controller'>) => new lib.ZonalRedisCluster(c, 'r', { controller: CONTROLLER.get(c)!, ...props });
+  const newRedis = (c: Chart, props: Omit<lib.ZonalRedisClusterProps, 'controller'>) =>
+    new lib.ZonalRedisCluster(c, 'r', { controller: CONTROLLER.get(c)!, ...props });
   test.each<[string, () => unknown, RegExp]>([
     ['Redis name with upper case', () => newRedis(app(), { topology: topology(), masters: 3, name: 'Redis_Main', password: PW }), /ZonalRedisCluster 'test\/r': name="Redis_Main" is not a valid Service name/],
     ['LonghornStorageClass name', () => new lib.LonghornStorageClass(app(), 'sc', { name: 'Bad_Name' }), /LonghornStorageClass 'test\/sc': name="Bad_Name" is not a DNS subdomain/],
     ['Prometheus namespace', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 3, namespace: 'Bad_NS' }), /namespace="Bad_NS" is not a DNS label/],
     ['a Secret key with a space', () => newRedis(app(), { topology: topology(), masters: 3, password: { name: 'pw', key: 'bad key' } }), /password.key="bad key" is not a valid Secret or ConfigMap key/],
-    ['an empty S3 bucket', () => new lib.ZoneAwareLokiStack(app(), 'l', { topology: topology(), direct: { objectStorage: { bucket: '' } } }), /direct.objectStorage.bucket="" is not a DNS subdomain/],
+    [
+      'an empty S3 bucket',
+      () => new lib.ZoneAwareLokiStack(app(), 'l', { topology: topology(), direct: { objectStorage: { bucket: '' } } }),
+      /direct.objectStorage.bucket="" is not a DNS subdomain/,
+    ],
     ['maxSkew beyond int32', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, maxSkew: 3e9 }), /maxSkew=3000000000 must be an integer from 1 to 2147483647/],
     ['invalid podLabels', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { 'bad key': 'x' } }), /podLabels key="bad key" is not a valid label key/],
-    ['an enum string that does not exist', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, whenUnsatisfiable: 'Sometimes' as any }), /whenUnsatisfiable="Sometimes" must be one of WhenUnsatisfiable.DO_NOT_SCHEDULE/],
+    [
+      'an enum string that does not exist',
+      () => lib.TopologySpread.acrossZones({
+        topology: topology(),
+        podLabels: { app: 'a' },
+        whenUnsatisfiable: 'Sometimes' as any,
+      }),
+      /whenUnsatisfiable="Sometimes" must be one of WhenUnsatisfiable.DO_NOT_SCHEDULE/,
+    ],
     ['20,000 Redis masters', () => newRedis(app(), { topology: topology(), masters: 20_000, password: PW }), /masters=20000 must be an integer from 3 to 16384/],
     ['a Redis layout over 1 MiB', () => newRedis(app(), { topology: topology(), masters: 4500, password: PW }), /masters=4500 with 9000 nodes makes a layout of \d+ bytes, over the 1048576 a ConfigMap may hold/],
     ['1e9 Prometheus shards', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 1e9 }), /shards=1000000000 must be an integer from 1 to 1000/],
     ['1e9 Redis masters', () => newRedis(app(), { topology: topology(), masters: 1e9, password: PW }), /masters=1000000000 must be an integer from 3 to 16384/],
-    ['1e5 standalone shards', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 1e5, output: lib.PrometheusOutput.STANDALONE }), /shards=100000 must be an integer from 1 to 1000/],
+    [
+      '1e5 standalone shards',
+      () => new lib.TopologyShardedPrometheus(app(), 'p', {
+        topology: topology(),
+        shards: 1e5,
+        output: lib.PrometheusOutput.STANDALONE,
+      }),
+      /shards=100000 must be an integer from 1 to 1000/,
+    ],
     ['zones as a string', () => new lib.ZoneTopology({ zones: 'zone-a' as any }), /ZoneTopology: zones="zone-a" must be a list of at least one zone name/],
     ['a null zone', () => new lib.ZoneTopology({ zones: [null as any] }), /ZoneTopology: zones\[0\]=null must be a zone name/],
     ['NaN printed as NaN', () => newRedis(app(), { topology: topology(), masters: Number.NaN, password: PW }), /masters=NaN must be/],
-    ['Infinity printed as Infinity', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, maxSkew: Number.POSITIVE_INFINITY }), /maxSkew=Infinity must be/],
+    [
+      'Infinity printed as Infinity',
+      () => lib.TopologySpread.acrossZones({
+        topology: topology(),
+        podLabels: { app: 'a' },
+        maxSkew: Number.POSITIVE_INFINITY,
+      }),
+      /maxSkew=Infinity must be/,
+    ],
   ])('%s', (_, make, message) => {
     // Constructs are synthesized too: some limits are checked with the whole app.
     expect(() => {
