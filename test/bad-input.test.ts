@@ -8,394 +8,20 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { Chart, Duration, Size, Testing } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-28';
-import { k8s } from 'cdk8s-plus-28';
+import { Chart } from 'cdk8s';
+import { CONSTRUCT_CALLS } from './bad-input-construct-calls';
+import { Call, chart, CONTROLLER, PW, synth, topology } from './bad-input-fixtures';
+import { PLANNING_CALLS } from './bad-input-planning-calls';
 import * as lib from '../src';
 
 const ASSEMBLY = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '.jsii'), 'utf8'));
 const TYPES: Record<string, any> = ASSEMBLY.types;
 
-const topology = () => new lib.ZoneTopology({ zones: ['a', 'b', 'c'] });
-/** The Redis password Secret key a ZonalRedisCluster requires. */
-const PW: lib.RedisPasswordSecret = { name: 'redis-auth', key: 'password' };
-const quantity = (q: string) => k8s.Quantity.fromString(q);
-const resources = () => ({ requests: { cpu: quantity('100m'), memory: quantity('128Mi') }, limits: { memory: quantity('256Mi') } });
-const inventory = () => new lib.LonghornInventory(INVENTORY);
-const INVENTORY: lib.LonghornInventoryProps = {
-  nodes: ['a', 'b', 'c'].map((zone) => ({
-    name: `n-${zone}`,
-    zone,
-    tags: ['fast'],
-    allowScheduling: true,
-    disks: [{ name: 'd1', capacity: Size.tebibytes(1), available: Size.gibibytes(900), reserved: Size.gibibytes(10), scheduled: Size.kibibytes(0), diskType: lib.LonghornDiskType.FILESYSTEM, tags: ['ssd'], allowScheduling: true }],
-  })),
-};
-const SCHEDULING: lib.LonghornReplicaScheduling = {
-  numberOfReplicas: 3,
-  replicaSoftAntiAffinity: lib.AntiAffinity.DISABLED,
-  replicaZoneSoftAntiAffinity: lib.AntiAffinity.DISABLED,
-  replicaDiskSoftAntiAffinity: lib.AntiAffinity.ENABLED,
-  diskSelector: ['ssd'],
-  nodeSelector: ['fast'],
-  dataLocality: lib.LonghornDataLocality.DISABLED,
-  replicaAutoBalance: lib.LonghornReplicaAutoBalance.DISABLED,
-  dataEngine: lib.LonghornDataEngine.V1,
-  settings: {
-    replicaSoftAntiAffinity: lib.AntiAffinity.DISABLED,
-    replicaZoneSoftAntiAffinity: lib.AntiAffinity.ENABLED,
-    replicaDiskSoftAntiAffinity: lib.AntiAffinity.ENABLED,
-    storageOverProvisioningPercentage: 100,
-    storageMinimalAvailablePercentage: 25,
-    replicaAutoBalance: lib.LonghornReplicaAutoBalance.DISABLED,
-    defaultReplicaCount: 3,
-    defaultDataLocality: lib.LonghornDataLocality.DISABLED,
-    allowEmptyNodeSelectorVolume: true,
-    allowEmptyDiskSelectorVolume: true,
-    storageReservedPercentageForDefaultDisk: 30,
-  },
-};
-const RULE: lib.RelabelRule = { sourceLabels: ['__address__'], separator: ';', targetLabel: 'x', regex: '(.*)', modulus: 3, replacement: '$1', action: lib.RelabelAction.HASHMOD };
-
 /**
- * A chart in an app whose platform chart runs the controller with every feature (the constructs' requirement),
- * serving the chart's namespace.
+ * Each callable of the public API with a valid call to vary (bad-input-planning-calls.ts,
+ * bad-input-construct-calls.ts).
  */
-function chart(): Chart {
-  const app = Testing.app();
-  const controller = new lib.ZoneController(new Chart(app, 'platform'), 'controller', {
-    redisManager: true, zoneAwareUpdate: true, zoneDisruptionBudget: true, zoneShift: true, webhookTls: lib.WebhookTls.selfManaged(), workloadNamespaces: ['apps'],
-  });
-  const made = new Chart(app, 'test', { namespace: 'apps' });
-  CONTROLLER.set(made, controller);
-  return made;
-}
-/** The controller of each chart() (the constructs name it in their `controller` prop). */
-const CONTROLLER = new WeakMap<Chart, lib.ZoneController>();
-/** A chart() and its controller. */
-function chartAndController(): [Chart, lib.ZoneController] {
-  const c = chart();
-  return [c, CONTROLLER.get(c)!];
-}
-const synth = (scope: Chart) => Testing.synth(scope);
-const statefulSet = (scope: Chart) => new kplus.StatefulSet(scope, 'db', {
-  strategy: kplus.StatefulSetUpdateStrategy.onDelete(), containers: [{ image: 'postgres:17', portNumber: 5432 }],
-});
-const deployment = (scope: Chart) => new kplus.Deployment(scope, 'web', { containers: [{ image: 'nginx', portNumber: 8080 }] });
-
-/**
- * Each callable of the public API: valid arguments (fresh on every call), and how to call it (synthesizing,
- * so synth-time checks run too). Constructs list [scope, id, props]; only props are varied.
- */
-/**
- * `vary`: the parameters to vary (by default the props of a construct, or every parameter); `offset`: where they start
- * in `args`.
- */
-const ENTRIES: Record<string, {
-  args: () => unknown[];
-  call: (args: any[]) => unknown;
-  vary?: number[];
-  offset?: number;
-}> = {
-  'ZoneTopology.<init>': {
-    args: () => [{ zones: ['a', 'b', 'c'], topologyKey: 'topology.kubernetes.io/zone', region: 'r1', regionKey: 'topology.kubernetes.io/region', hostnameKey: 'kubernetes.io/hostname', kubernetesVersion: '1.35' }],
-    call: ([p]) => new lib.ZoneTopology(p),
-  },
-  'TopologySpread.acrossZones': {
-    args: () => [{ topology: topology(), podLabels: { app: 'web' }, selector: { matchLabels: { app: 'web' } }, maxSkew: 1, whenUnsatisfiable: lib.WhenUnsatisfiable.DO_NOT_SCHEDULE, minDomains: 3, matchLabelKeys: ['pod-template-hash'], nodeAffinityPolicy: lib.NodeInclusionPolicy.HONOR, nodeTaintsPolicy: lib.NodeInclusionPolicy.IGNORE }],
-    call: ([p]) => lib.TopologySpread.acrossZones(p),
-  },
-  'TopologySpread.acrossHosts': {
-    args: () => [{ topology: topology(), podLabels: { app: 'web' }, maxSkew: 2, whenUnsatisfiable: lib.WhenUnsatisfiable.SCHEDULE_ANYWAY, matchLabelKeys: ['pod-template-hash'] }],
-    call: ([p]) => lib.TopologySpread.acrossHosts(p),
-  },
-  'ZoneAffinity.restrictToZones': { args: () => [topology()], call: ([t]) => lib.ZoneAffinity.restrictToZones(t) },
-  'ZoneAffinity.podAntiAffinity': {
-    args: () => [{ topology: topology(), domain: lib.FailureDomain.HOST, podLabels: { app: 'web' }, selector: { matchLabels: { app: 'web' } }, required: false, weight: 50 }],
-    call: ([p]) => lib.ZoneAffinity.podAntiAffinity(p),
-  },
-  'Quorum.atLeast': { args: () => [2], call: ([n]) => lib.Quorum.atLeast(n) },
-  'Survival.check': { args: () => [{ a: 1, b: 1, c: 1 }, lib.Quorum.majority(), 1], call: ([r, q, k]) => lib.Survival.check(r, q, k) },
-  'Survival.maxPerZone': { args: () => [5, lib.Quorum.majority(), 1], call: ([t, q, k]) => lib.Survival.maxPerZone(t, q, k) },
-  'Zonal.spread': {
-    args: () => {
-      const c = chart();
-      const props = {
-        topology: topology(),
-        maxSkew: 1,
-        spreadAcrossHosts: true,
-        restrictToZones: true,
-        hostSpread: { maxSkew: 2 },
-      };
-      return [deployment(c), props, c];
-    },
-    call: ([w, o, c]) => { lib.Zonal.spread(w, o); synth(c); },
-    vary: [0, 1],
-  },
-  'Zonal.spreadAcrossHosts': {
-    args: () => { const c = chart(); return [deployment(c), { topology: topology(), maxSkew: 1 }, c]; },
-    call: ([w, o, c]) => { lib.Zonal.spreadAcrossHosts(w, o); synth(c); },
-    vary: [0, 1],
-  },
-  'Zonal.pinToZone': {
-    args: () => { const c = chart(); return [deployment(c), { topology: topology(), zone: 'a' }, c]; },
-    call: ([w, o, c]) => { lib.Zonal.pinToZone(w, o); synth(c); },
-    vary: [0, 1],
-  },
-  'ZoneInventory.<init>': {
-    args: () => [{
-      zones: ['a', 'b', 'c'],
-      nodes: [{ name: 'n1', zone: 'a', labels: { disk: 'ssd' }, taints: [{ key: 'k', value: 'v', effect: 'NoSchedule' }], allocatableCpu: '4', allocatableMemory: '16Gi', allocatablePods: 110 }],
-      topologyKey: 'topology.kubernetes.io/zone',
-      hostnameKey: 'kubernetes.io/hostname',
-    }],
-    call: ([p]) => new lib.ZoneInventory(p),
-  },
-  'ZoneInventory.equalNodes': { args: () => [['a', 'b', 'c'], 2], call: ([z, n]) => lib.ZoneInventory.equalNodes(z, n) },
-  'ZoneReport.analyze': {
-    args: () => [[{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'w' }, spec: { replicas: 3, selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } }], lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)],
-    call: ([m, i]) => lib.ZoneReport.analyze(m, i),
-    // the manifests are anything a YAML file holds: what is no Kubernetes object is reported as skipped, not
-    // refused (test/check/analyze.test.ts); a manifests value that is no list is refused there too
-    vary: [1],
-  },
-  'ZoneReport.of': { args: () => { const c = chart(); deployment(c); return [c, lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)]; }, call: ([c, i]) => lib.ZoneReport.of(c, i) },
-  'ZoneReport.ofApp': {
-    args: () => {
-      const c = chart();
-      deployment(c);
-      return [c.node.root, lib.ZoneInventory.equalNodes(['a', 'b', 'c'], 2)];
-    },
-    call: ([a, i]) => lib.ZoneReport.ofApp(a, i),
-  },
-  'ZoneCheckValidation.<init>': {
-    args: () => [{ zones: ['a', 'b', 'c'], nodesPerZone: 3, failOn: lib.ZoneCheckFailOn.ERROR }],
-    call: ([p]) => new lib.ZoneCheckValidation(p),
-  },
-  'LonghornInventory.<init>': { args: () => [INVENTORY], call: ([p]) => new lib.LonghornInventory(p) },
-  'LonghornPlacement.plan': {
-    args: () => [inventory(), { ...SCHEDULING, size: Size.gibibytes(10), existingReplicas: [{ node: 'n-a', disk: 'd1' }] }],
-    call: ([i, r]) => lib.LonghornPlacement.plan(i, r),
-  },
-  'LonghornStorageClass.<init>': {
-    args: () => [chart(), 'sc', {
-      ...SCHEDULING,
-      name: 'longhorn-zonal',
-      staleReplicaTimeout: Duration.minutes(30),
-      volumeBindingMode: lib.VolumeBindingMode.WAIT_FOR_FIRST_CONSUMER,
-      allowVolumeExpansion: true,
-      reclaimPolicy: kplus.PersistentVolumeReclaimPolicy.RETAIN,
-      defaultClass: false,
-      inventory: inventory(),
-      representativeVolumeSize: Size.gibibytes(10),
-      extraParameters: { fsType: 'ext4' },
-    }],
-    call: ([c, id, p]) => { new lib.LonghornStorageClass(c, id, p); synth(c); },
-  },
-  'LonghornVolume.<init>': {
-    args: () => [chart(), 'vol', { ...SCHEDULING, size: Size.gibibytes(10), name: 'data', namespace: 'longhorn-system', staleReplicaTimeout: Duration.minutes(30), inventory: inventory(), extraSpec: { frontend: 'blockdev' } }],
-    call: ([c, id, p]) => { new lib.LonghornVolume(c, id, p); synth(c); },
-  },
-  'LonghornSettings.<init>': {
-    args: () => [chart(), 'settings', { ...SCHEDULING.settings, namespace: 'longhorn-system', extraSettings: { 'replica-replenishment-wait-interval': '600' } }],
-    call: ([c, id, p]) => { new lib.LonghornSettings(c, id, p); synth(c); },
-  },
-  'TopologyShardedPrometheus.<init>': {
-    args: () => [chart(), 'prom', {
-      topology: topology(),
-      shards: 6,
-      shardsPerZone: { a: 2, b: 2, c: 2 },
-      replicas: 2,
-      mode: lib.ShardingMode.TOPOLOGY,
-      output: lib.PrometheusOutput.OPERATOR,
-      operatorSharding: lib.OperatorSharding.PER_ZONE,
-      externalLabelName: 'zone',
-      externalLabels: { cluster: 'c1' },
-      nodeSelector: { 'kubernetes.io/os': 'linux' },
-      name: 'prom',
-      namespace: 'monitoring',
-      image: 'quay.io/prometheus/prometheus:v3.5.0',
-      scrapeInterval: Duration.seconds(30),
-      retention: Duration.hours(24),
-      resources: resources(),
-      storage: { size: Size.gibibytes(10), storageClassName: 'zonal', storageClassNamePerZone: { a: 'zonal-a', b: 'zonal-b', c: 'zonal-c' } },
-      scrapeClasses: [{ name: 'extra', isDefault: false, relabelings: [RULE], metricRelabelings: [RULE], attachNodeMetadata: true }],
-      monitorSelector: { matchLabels: { team: 'a' } },
-      remoteWrite: [{ url: 'https://mimir.example/api/v1/push', name: 'mimir', bearerTokenSecret: { name: 'mimir', key: 'token' } }],
-    }],
-    call: ([c, id, p]) => { new lib.TopologyShardedPrometheus(c, id, p); synth(c); },
-  },
-  'TopologyShardedPrometheus.<init> (agent)': {
-    args: () => [chart(), 'agent', {
-      topology: topology(),
-      shards: 3,
-      output: lib.PrometheusOutput.AGENT,
-      namespace: 'monitoring',
-      storage: { size: Size.gibibytes(10) },
-      remoteWrite: [{ url: 'https://mimir.example/api/v1/push', bearerTokenSecret: { name: 'mimir', key: 'token' } }],
-    }],
-    call: ([c, id, p]) => { new lib.TopologyShardedPrometheus(c, id, p); synth(c); },
-  },
-  'ShardPlan.plan': { args: () => [{ topology: topology(), shards: 4, shardsPerZone: { a: 2, b: 1, c: 1 } }], call: ([p]) => lib.ShardPlan.plan(p) },
-  'ShardRelabeling.forShard': {
-    args: () => [{ topology: topology(), zone: 'a', inZoneIndex: 0, zoneShards: 2, hashLabel: '__address__' }],
-    call: ([p]) => lib.ShardRelabeling.forShard(p),
-  },
-  'ShardRelabeling.byAddress': { args: () => [0, 2, '__address__'], call: ([i, n, l]) => lib.ShardRelabeling.byAddress(i, n, l) },
-  'ShardRelabeling.toOperator': { args: () => [[RULE]], call: ([r]) => lib.ShardRelabeling.toOperator(r) },
-  'ShardRelabeling.toPrometheusConfig': { args: () => [[RULE]], call: ([r]) => lib.ShardRelabeling.toPrometheusConfig(r) },
-  'Hashmod.bucket': { args: () => ['10.0.0.1:9090', 3], call: ([v, m]) => lib.Hashmod.bucket(v, m) },
-  'Hashmod.bucketOfLabels': { args: () => [['10.0.0.1:9090', 'x'], 3], call: ([v, m]) => lib.Hashmod.bucketOfLabels(v, m) },
-  'ZoneAnnotation.valueFor': { args: () => [{ 'topology.kubernetes.io/zone': 'a' }, ['topology.kubernetes.io/zone']], call: ([l, k]) => lib.ZoneAnnotation.valueFor(l, k) },
-  'ZoneController.<init>': {
-    args: () => [new Chart(Testing.app(), 'c'), 'zones', {
-      namespace: 'zones',
-      createNamespace: true,
-      name: 'zones',
-      image: 'example.com/zones:1',
-      replicas: 2,
-      topology: topology(),
-      zoneAnnotator: true,
-      zoneAwareUpdate: true,
-      zoneDisruptionBudget: true,
-      redisManager: true,
-      installCrds: true,
-      webhookTls: lib.WebhookTls.certManager({ issuerName: 'ca' }),
-      webhookFailurePolicy: lib.WebhookFailurePolicy.FAIL,
-      resources: resources(),
-      workloadNamespaces: ['apps', 'shop'],
-      networkPolicy: { enabled: true, clients: [{ namespaceLabels: { team: 'ops' }, podLabels: { app: 'prometheus' } }] },
-    }],
-    call: ([c, id, p]) => { new lib.ZoneController(c, id, p); synth(c); },
-  },
-  'ZoneController.waitForZoneCommand': {
-    args: () => [new lib.ZoneController(new Chart(Testing.app(), 'c'), 'zones'), '/etc/zone/zone', 60],
-    call: ([zc, f, t]) => zc.waitForZoneCommand(f, t),
-    offset: 1,
-  },
-  'WebhookTls.certManager': { args: () => [{ issuerName: 'ca', issuerKind: lib.CertManagerIssuerKind.CLUSTER_ISSUER }], call: ([o]) => lib.WebhookTls.certManager(o) },
-  'ZoneController.addZoneShiftGate': {
-    args: () => {
-      const [c, controller] = chartAndController();
-      return [deployment(c), controller, c];
-    },
-    call: ([w, controller, c]) => { lib.ZoneController.addZoneShiftGate(w, controller); synth(c); },
-    vary: [0, 1],
-  },
-  'ZoneController.fromInstalled': {
-    args: () => [{
-      workloadNamespaces: ['apps'],
-      namespace: 'platform',
-      name: 'zones',
-      image: 'registry.example.com/zones:1',
-      zoneAnnotator: true,
-      zoneAwareUpdate: true,
-      zoneDisruptionBudget: true,
-      redisManager: true,
-      webhookFailurePolicy: lib.WebhookFailurePolicy.IGNORE,
-    }],
-    call: ([p]) => lib.ZoneController.fromInstalled(p),
-  },
-  'ZoneSource.controller': { args: () => [new lib.ZoneController(new Chart(Testing.app(), 'c'), 'zones')], call: ([zc]) => lib.ZoneSource.controller(zc) },
-  'RolloutTarget.statefulSet': { args: () => [statefulSet(chart())], call: ([s]) => lib.RolloutTarget.statefulSet(s) },
-  'RolloutTarget.statefulSetName': { args: () => ['db'], call: ([n]) => lib.RolloutTarget.statefulSetName(n) },
-  'RolloutTarget.statefulSetGroup': { args: () => [[statefulSet(chart())]], call: ([g]) => lib.RolloutTarget.statefulSetGroup(g) },
-  'RolloutTarget.statefulSetGroupNames': { args: () => [['ingester-a', 'ingester-b']], call: ([g]) => lib.RolloutTarget.statefulSetGroupNames(g) },
-  'RolloutTarget.deployment': { args: () => [deployment(chart())], call: ([d]) => lib.RolloutTarget.deployment(d) },
-  'RolloutTarget.deploymentName': { args: () => ['web'], call: ([n]) => lib.RolloutTarget.deploymentName(n) },
-  'ZoneAwareUpdate.<init>': {
-    args: () => {
-      const [c, controller] = chartAndController();
-      return [c, 'rollout', {
-        controller,
-        target: lib.RolloutTarget.statefulSet(statefulSet(c)),
-        maxUnavailable: 2,
-        exponentialFactor: 2,
-        dryRun: false,
-        name: 'db',
-        namespace: 'apps',
-        pauseCondition: { label: 'example.com/pause', annotation: 'example.com/pause=true', prometheusQueryUrl: 'http://prom:9090/api/v1/query?query=up' },
-        readyCheck: { path: '/ready', port: 3100 },
-      }];
-    },
-    call: ([c, id, p]) => { new lib.ZoneAwareUpdate(c, id, p); synth(c); },
-  },
-  'ZoneDisruptionBudget.<init>': {
-    args: () => {
-      const [c, controller] = chartAndController();
-      return [c, 'budget', { controller, selector: { app: 'db' }, maxUnavailable: '25%', dryRun: false, name: 'db', namespace: 'apps' }];
-    },
-    call: ([c, id, p]) => { new lib.ZoneDisruptionBudget(c, id, p); synth(c); },
-  },
-  'ZoneAwareLokiStack.<init>': {
-    args: () => [chart(), 'loki', {
-      topology: topology(),
-      replicationFactor: 3,
-      maxSkew: 1,
-      name: 'logs',
-      namespace: 'logging',
-      operator: {
-        size: lib.LokiStackSize.ONE_X_MEDIUM,
-        ingesterReplicas: 3,
-        objectStorage: { secretName: 'logs-s3', type: lib.LokiObjectStorageType.S3 },
-        storageClassName: 'gp3',
-        extraTopologyKeys: ['topology.kubernetes.io/region'],
-      },
-    }],
-    call: ([c, id, p]) => { new lib.ZoneAwareLokiStack(c, id, p); synth(c); },
-  },
-  'ZoneAwareLokiStack.<init> (direct)': {
-    args: () => {
-      const [c, controller] = chartAndController();
-      return [c, 'loki', {
-        topology: topology(),
-        direct: {
-          controller,
-          zoneSource: lib.ZoneSource.perZoneStatefulSets(),
-          ingesterReplicasPerZone: 2,
-          replicas: 3,
-          objectStorage: { bucket: 'logs', endpoint: 'minio:9000', region: 'eu', credentialsSecretName: 'minio', insecure: true, forcePathStyle: true },
-          ingesterStorage: { size: Size.gibibytes(10), storageClassName: 'zonal', storageClassNamePerZone: { a: 'zonal-a', c: 'zonal-c' } },
-          ruler: true,
-          gateway: true,
-          image: 'docker.io/grafana/loki:3.7.8',
-          gatewayImage: 'docker.io/nginxinc/nginx-unprivileged:1.29-alpine',
-          resources: resources(),
-          ingesterResources: resources(),
-          ingesterRollout: lib.IngesterRollout.ZONE_AWARE,
-        },
-      }];
-    },
-    call: ([c, id, p]) => { new lib.ZoneAwareLokiStack(c, id, p); synth(c); },
-  },
-  'RedisShardLayout.plan': { args: () => [{ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 }], call: ([p]) => lib.RedisShardLayout.plan(p) },
-  'RedisShardLayout.fromJson': {
-    args: () => [lib.RedisShardLayout.plan({ zones: ['a', 'b', 'c'], masters: 3, replicasPerMaster: 1 }).toJson()],
-    call: ([j]) => lib.RedisShardLayout.fromJson(j),
-  },
-  'ZonalRedisCluster.<init>': {
-    args: () => {
-      const [c, controller] = chartAndController();
-      return [c, 'redis', {
-        controller,
-        topology: topology(),
-        masters: 3,
-        replicasPerMaster: 1,
-        name: 'redis',
-        namespace: 'data',
-        image: 'docker.io/library/redis:7.2.5',
-        resources: resources(),
-        storage: { size: Size.gibibytes(1), storageClassName: 'zonal', storageClassNamePerZone: { b: 'zonal-b' } },
-        password: { name: 'redis', key: 'password' },
-        clusterNodeTimeout: Duration.seconds(5),
-        zoneLossFailover: true,
-        zoneLossFailoverAfter: Duration.seconds(1),
-        requireFullCoverage: false,
-      }];
-    },
-    call: ([c, id, p]) => { new lib.ZonalRedisCluster(c, id, p); synth(c); },
-  },
-};
+const ENTRIES: Record<string, Call> = { ...PLANNING_CALLS, ...CONSTRUCT_CALLS };
 
 /**
  * Queries that answer about a value rather than build from it (a wrong value gets a wrong-value answer), and
@@ -429,7 +55,10 @@ function hostile(type: any): unknown[] {
   if (type.primitive === 'any' || type.primitive === 'json') return [];
   if (type.union) return [true, null, { x: 1 }, []];
   if (type.collection?.kind === 'array') return ['x', 42, { x: 1 }, [null]];
-  if (type.collection?.kind === 'map') return ['x', 42, [], ...(type.collection.elementtype.primitive === 'any' ? [] : [{ k: null }])];
+  if (type.collection?.kind === 'map') {
+    const hasTypedValues = type.collection.elementtype.primitive !== 'any';
+    return ['x', 42, [], ...(hasTypedValues ? [{ k: null }] : [])];
+  }
   const fqn: string = type.fqn;
   const local = TYPES[fqn];
   if (local?.kind === 'enum') return ['Sometimes', 42, null];
@@ -463,7 +92,11 @@ function mutations(type: any, value: unknown, label: string, prop: string): Muta
     }
     out.push({ label: `${label}.bogusProp`, prop: 'bogusProp', value: { ...(value as object), bogusProp: 1 } });
   }
-  if (type.collection?.kind === 'array' && Array.isArray(value) && value.length > 0 && TYPES[type.collection.elementtype.fqn]?.datatype) {
+  const isStructList = type.collection?.kind === 'array'
+    && Array.isArray(value)
+    && value.length > 0
+    && TYPES[type.collection.elementtype.fqn]?.datatype;
+  if (isStructList) {
     for (const m of mutations(type.collection.elementtype, value[0], `${label}[0]`, m0(label))) {
       out.push({ ...m, value: [m.value, ...value.slice(1)] });
     }
@@ -493,7 +126,11 @@ function run(
     return { outcome: 'silent', message: 'accepted' };
   } catch (e) {
     const message = (e as Error).message ?? String(e);
-    if (!(e instanceof Error) || e instanceof TypeError || e instanceof RangeError || e instanceof SyntaxError) return { outcome: 'crash', message };
+    const isCrash = !(e instanceof Error)
+      || e instanceof TypeError
+      || e instanceof RangeError
+      || e instanceof SyntaxError;
+    if (isCrash) return { outcome: 'crash', message };
     // The library's format: `<who>: <prop path>=<value> <rule>`, naming the prop (or its parent, for a wrong
     // container).
     const clear = /^[\w.]+( '[^']*')?(\.\w+)?(\([^)]*\))?: \S+=/m.test(message.replace(/^Validation failed with the following errors:\n\s+\[[^\]]*\] /, ''))
@@ -509,7 +146,8 @@ for (const [name, params] of all) {
   for (const entryName of Object.keys(ENTRIES).filter((k) => k === name || k.startsWith(`${name} (`))) {
     const entry = ENTRIES[entryName];
     const valid = entry.args();
-    const varied = entry.vary ?? (name.endsWith('.<init>') && params.length === 3 && params[0].name === 'scope' ? [2] : params.map((_: any, i: number) => i));
+    const isConstructor = name.endsWith('.<init>') && params.length === 3 && params[0].name === 'scope';
+    const varied = entry.vary ?? (isConstructor ? [2] : params.map((_: any, i: number) => i));
     for (const i of varied) {
       for (const m of mutations(params[i].type, valid[i + (entry.offset ?? 0)], params[i].name, params[i].name)) {
         cases.push([entryName, m.label, i, m.value, m.prop]);
@@ -519,10 +157,19 @@ for (const [name, params] of all) {
 }
 
 test('every public callable (but the queries) has a valid call to vary, and that call succeeds', () => {
-  const missing = [...all.keys()].filter((n) => !QUERIES.has(n) && !Object.keys(ENTRIES).some((k) => k === n || k.startsWith(`${n} (`)));
+  const hasEntry = (n: string) => Object.keys(ENTRIES).some((k) => k === n || k.startsWith(`${n} (`));
+  const missing = [...all.keys()].filter((n) => !QUERIES.has(n) && !hasEntry(n));
   expect(missing).toEqual([]);
   for (const [name, entry] of Object.entries(ENTRIES)) {
-    expect({ name, result: (() => { try { entry.call(entry.args()); return 'ok'; } catch (e) { return (e as Error).message; } })() }).toEqual({ name, result: 'ok' });
+    const result = (() => {
+      try {
+        entry.call(entry.args());
+        return 'ok';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
+    expect({ name, result }).toEqual({ name, result: 'ok' });
   }
 });
 
@@ -542,25 +189,54 @@ describe('the inputs of the outside audit, each refused with who, prop, value an
   const app = () => chart();
   /** Props of a ZonalRedisCluster in `c`, with its controller and `props`. */
   /** A ZonalRedisCluster in `c`, served by its controller. */
-  const newRedis = (c: Chart, props: Omit<lib.ZonalRedisClusterProps, 'controller'>) => new lib.ZonalRedisCluster(c, 'r', { controller: CONTROLLER.get(c)!, ...props });
+  const newRedis = (c: Chart, props: Omit<lib.ZonalRedisClusterProps, 'controller'>) =>
+    new lib.ZonalRedisCluster(c, 'r', { controller: CONTROLLER.get(c)!, ...props });
   test.each<[string, () => unknown, RegExp]>([
     ['Redis name with upper case', () => newRedis(app(), { topology: topology(), masters: 3, name: 'Redis_Main', password: PW }), /ZonalRedisCluster 'test\/r': name="Redis_Main" is not a valid Service name/],
     ['LonghornStorageClass name', () => new lib.LonghornStorageClass(app(), 'sc', { name: 'Bad_Name' }), /LonghornStorageClass 'test\/sc': name="Bad_Name" is not a DNS subdomain/],
     ['Prometheus namespace', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 3, namespace: 'Bad_NS' }), /namespace="Bad_NS" is not a DNS label/],
     ['a Secret key with a space', () => newRedis(app(), { topology: topology(), masters: 3, password: { name: 'pw', key: 'bad key' } }), /password.key="bad key" is not a valid Secret or ConfigMap key/],
-    ['an empty S3 bucket', () => new lib.ZoneAwareLokiStack(app(), 'l', { topology: topology(), direct: { objectStorage: { bucket: '' } } }), /direct.objectStorage.bucket="" is not a DNS subdomain/],
+    [
+      'an empty S3 bucket',
+      () => new lib.ZoneAwareLokiStack(app(), 'l', { topology: topology(), direct: { objectStorage: { bucket: '' } } }),
+      /direct.objectStorage.bucket="" is not a DNS subdomain/,
+    ],
     ['maxSkew beyond int32', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, maxSkew: 3e9 }), /maxSkew=3000000000 must be an integer from 1 to 2147483647/],
     ['invalid podLabels', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { 'bad key': 'x' } }), /podLabels key="bad key" is not a valid label key/],
-    ['an enum string that does not exist', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, whenUnsatisfiable: 'Sometimes' as any }), /whenUnsatisfiable="Sometimes" must be one of WhenUnsatisfiable.DO_NOT_SCHEDULE/],
+    [
+      'an enum string that does not exist',
+      () => lib.TopologySpread.acrossZones({
+        topology: topology(),
+        podLabels: { app: 'a' },
+        whenUnsatisfiable: 'Sometimes' as any,
+      }),
+      /whenUnsatisfiable="Sometimes" must be one of WhenUnsatisfiable.DO_NOT_SCHEDULE/,
+    ],
     ['20,000 Redis masters', () => newRedis(app(), { topology: topology(), masters: 20_000, password: PW }), /masters=20000 must be an integer from 3 to 16384/],
     ['a Redis layout over 1 MiB', () => newRedis(app(), { topology: topology(), masters: 4500, password: PW }), /masters=4500 with 9000 nodes makes a layout of \d+ bytes, over the 1048576 a ConfigMap may hold/],
     ['1e9 Prometheus shards', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 1e9 }), /shards=1000000000 must be an integer from 1 to 1000/],
     ['1e9 Redis masters', () => newRedis(app(), { topology: topology(), masters: 1e9, password: PW }), /masters=1000000000 must be an integer from 3 to 16384/],
-    ['1e5 standalone shards', () => new lib.TopologyShardedPrometheus(app(), 'p', { topology: topology(), shards: 1e5, output: lib.PrometheusOutput.STANDALONE }), /shards=100000 must be an integer from 1 to 1000/],
+    [
+      '1e5 standalone shards',
+      () => new lib.TopologyShardedPrometheus(app(), 'p', {
+        topology: topology(),
+        shards: 1e5,
+        output: lib.PrometheusOutput.STANDALONE,
+      }),
+      /shards=100000 must be an integer from 1 to 1000/,
+    ],
     ['zones as a string', () => new lib.ZoneTopology({ zones: 'zone-a' as any }), /ZoneTopology: zones="zone-a" must be a list of at least one zone name/],
     ['a null zone', () => new lib.ZoneTopology({ zones: [null as any] }), /ZoneTopology: zones\[0\]=null must be a zone name/],
     ['NaN printed as NaN', () => newRedis(app(), { topology: topology(), masters: Number.NaN, password: PW }), /masters=NaN must be/],
-    ['Infinity printed as Infinity', () => lib.TopologySpread.acrossZones({ topology: topology(), podLabels: { app: 'a' }, maxSkew: Number.POSITIVE_INFINITY }), /maxSkew=Infinity must be/],
+    [
+      'Infinity printed as Infinity',
+      () => lib.TopologySpread.acrossZones({
+        topology: topology(),
+        podLabels: { app: 'a' },
+        maxSkew: Number.POSITIVE_INFINITY,
+      }),
+      /maxSkew=Infinity must be/,
+    ],
   ])('%s', (_, make, message) => {
     // Constructs are synthesized too: some limits are checked with the whole app.
     expect(() => {

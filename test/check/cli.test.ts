@@ -202,7 +202,11 @@ describe('inputs', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'c' },
-      spec: { replicas: 1, selector: { matchLabels: { app: 'c' } }, template: { metadata: { labels: { app: 'c' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'c' } },
+        template: { metadata: { labels: { app: 'c' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
     }));
     write('b/notes.txt', 'kind: Deployment\nnot: yaml: at: all');
     const data = await json(['check', '--zones', 'zone-a,zone-b,zone-c', dir]);
@@ -229,7 +233,13 @@ describe('formats', () => {
     const data = await json(['check', '--zones', 'zone-a,zone-b,zone-c', write('all.yaml', `${SPREAD}---\n${SINGLE}`)]);
     expect(data.zones).toEqual(['zone-a', 'zone-b', 'zone-c']);
     const [web, single] = data.workloads;
-    expect(web).toMatchObject({ kind: 'Deployment', namespace: 'shop', name: 'web', replicas: 6, survives: { 'zone-a': true, 'zone-b': true, 'zone-c': true } });
+    expect(web).toMatchObject({
+      kind: 'Deployment',
+      namespace: 'shop',
+      name: 'web',
+      replicas: 6,
+      survives: { 'zone-a': true, 'zone-b': true, 'zone-c': true },
+    });
     expect(web.perZone['zone-a']).toEqual({ guaranteed: 2, worstCase: 2 });
     expect(single).toMatchObject({ name: 'single', replicas: 1, survives: { 'zone-a': false, 'zone-b': false, 'zone-c': false } });
     expect(single.findings.map((f) => f.rule)).toContain('single-replica');
@@ -303,7 +313,12 @@ describe('inventory', () => {
     // zone-c's only node is tainted: no pod of web goes there
     expect(data.workloads[0].perZone['zone-c']).toEqual({ guaranteed: 0, worstCase: 0 });
     // a NodeList kind works too; allocatable pods count
-    const full = { ...nodes, kind: 'NodeList', items: [node('n1', 'zone-a', { pods: '1' }), node('n2', 'zone-b', { pods: '1' }), node('n3', 'zone-c', { pods: '1' })] };
+    const onePod = { pods: '1' };
+    const full = {
+      ...nodes,
+      kind: 'NodeList',
+      items: [node('n1', 'zone-a', onePod), node('n2', 'zone-b', onePod), node('n3', 'zone-c', onePod)],
+    };
     const packed = await json(['check', '--inventory', write('nodelist.yaml', JSON.stringify(full)), file]);
     expect(packed.workloads[0].pendingWorstCase).toBe(3);
   });

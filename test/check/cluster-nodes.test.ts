@@ -64,7 +64,10 @@ describe('an API server', () => {
     const port = (server.address() as net.AddressInfo).port;
     const file = write('live', { cluster: { 'server': `https://127.0.0.1:${port}/proxy/c1`, 'certificate-authority': ca }, user: { token: 't' } });
     const nodes = await listNodes(clusterConnection(file));
-    expect(nodes).toEqual({ kind: 'NodeList', items: [{ kind: 'Node', metadata: { name: 'n1' } }, { kind: 'Node', metadata: { name: 'n2' } }] });
+    expect(nodes).toEqual({
+      kind: 'NodeList',
+      items: [{ kind: 'Node', metadata: { name: 'n1' } }, { kind: 'Node', metadata: { name: 'n2' } }],
+    });
     expect(seen).toEqual([
       { url: '/proxy/c1/api/v1/nodes?limit=500', auth: 'Bearer t' },
       { url: '/proxy/c1/api/v1/nodes?limit=500&continue=next', auth: 'Bearer t' },

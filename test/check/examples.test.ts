@@ -12,7 +12,9 @@ describe.each([['standard', STANDARD_VARIANT], ['hostile', HOSTILE_VARIANT]])('%
       .filter(([, f]) => f.length > 0));
     expect(failing).toEqual({});
     // no error finding anywhere (a workload may survive and still be placed wrongly, e.g. replicas Pending)
-    const errors = report.workloads.flatMap((w) => w.findings.filter((f) => f.severity === 'error').map((f) => `${w.kind} ${w.name}: ${f.message}`));
+    const errors = report.workloads.flatMap((w) => w.findings
+      .filter((f) => f.severity === 'error')
+      .map((f) => `${w.kind} ${w.name}: ${f.message}`));
     expect(errors).toEqual([]);
     // The text report's table and legend fit a terminal (the findings after them are prose). The hostile variant's
     // 63-character zone (the longest label value) makes a LOSE column that no block fits beside its WORKLOAD

@@ -45,7 +45,13 @@ export function mixedReport(): ZoneReportData {
     workloads: [
       workload({
         findings: [{ rule: 'soft-zone-spread', severity: FindingSeverity.WARNING, message: 'its zone spread is ScheduleAnyway', fix: 'Use DoNotSchedule.' }],
-        zoneLoss: ZONES.map((zone) => ({ zone, survivors: 4, survives: true, replacementsPending: 2, drainBlocked: zone === 'zone-b' })),
+        zoneLoss: ZONES.map((zone) => ({
+          zone,
+          survivors: 4,
+          survives: true,
+          replacementsPending: 2,
+          drainBlocked: zone === 'zone-b',
+        })),
       }),
       single(),
     ],

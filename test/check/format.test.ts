@@ -141,7 +141,8 @@ describe('formatSarif', () => {
     expect(run.results.map((r: any) => [r.ruleId, r.level])).toEqual([
       ['single-replica', 'error'], ['object-skipped', 'warning'], ['soft-zone-spread', 'warning'],
     ]);
-    const info = { zones: ZONES, workloads: [workload({ findings: [{ rule: 'x', severity: FindingSeverity.INFO, message: 'm', fix: '' }] })], findings: [] };
+    const infoFinding = { rule: 'x', severity: FindingSeverity.INFO, message: 'm', fix: '' };
+    const info = { zones: ZONES, workloads: [workload({ findings: [infoFinding] })], findings: [] };
     expect(JSON.parse(formatSarif(info)).runs[0].results[0].level).toBe('note');
   });
 
@@ -162,7 +163,11 @@ describe('formatSarif', () => {
     const data: ZoneReportData = { zones: ZONES, workloads: [single({ findings: [] }), workload()], findings: [] };
     const run = JSON.parse(formatSarif(data, inputs)).runs[0];
     expect(run.results).toHaveLength(1);
-    expect(run.results[0]).toMatchObject({ ruleId: 'zone-loss', level: 'error', locations: [{ physicalLocation: { region: { startLine: 14 } } }] });
+    expect(run.results[0]).toMatchObject({
+      ruleId: 'zone-loss',
+      level: 'error',
+      locations: [{ physicalLocation: { region: { startLine: 14 } } }],
+    });
     expect(run.results[0].message.text).toContain('does not survive losing zone-a, zone-b, zone-c: it needs 1 replica (at least one replica), and 0 remain in the worst case.');
     // with an error finding already there, no second result
     expect(JSON.parse(formatSarif(mixedReport())).runs[0].results.filter((r: any) => r.ruleId === 'zone-loss')).toEqual([]);

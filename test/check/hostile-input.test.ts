@@ -94,7 +94,14 @@ describe('what the findings say', () => {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web', labels },
-    spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }], ...pod } } },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: 'web' } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'c', image: 'x' }], ...pod },
+      },
+    },
   });
   const analyze = (o: any) => ZoneReport.analyze([o], ZoneInventory.equalNodes(['a', 'b', 'c'], 2)).workloads[0];
 
@@ -106,8 +113,25 @@ describe('what the findings say', () => {
   });
 
   test.each([
-    ['pod anti-affinity to its own pods', { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'topology.kubernetes.io/zone', labelSelector: { matchLabels: { app: 'web' } } } }] } }],
-    ['node affinity', { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }] } }] } }],
+    ['pod anti-affinity to its own pods', {
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [{
+          weight: 100,
+          podAffinityTerm: {
+            topologyKey: 'topology.kubernetes.io/zone',
+            labelSelector: { matchLabels: { app: 'web' } },
+          },
+        }],
+      },
+    }],
+    ['node affinity', {
+      nodeAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [{
+          weight: 1,
+          preference: { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a'] }] },
+        }],
+      },
+    }],
   ])('a preferred (soft) %s on the zone key: an info note that it guarantees nothing, and it is not counted', (what, affinity) => {
     const w = analyze(deployment({}, { affinity }));
     const note = w.findings.find((f) => f.rule === 'soft-zone-affinity')!;

@@ -22,7 +22,12 @@ function deployment(name: string, pod: any = {}): any {
         metadata: { labels: { app: name } },
         spec: {
           containers: [{ name: 'c', image: 'x' }],
-          topologySpreadConstraints: [{ topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } } }],
+          topologySpreadConstraints: [{
+            topologyKey: ZONE_KEY,
+            maxSkew: 1,
+            whenUnsatisfiable: 'DoNotSchedule',
+            labelSelector: { matchLabels: { app: name } },
+          }],
           ...pod,
         },
       },
@@ -59,14 +64,16 @@ describe('the labels every node has', () => {
 
 describe('pending names what matched no node', () => {
   const inventory = ZoneInventory.equalNodes(['a', 'b', 'c'], 2);
-  const pending = (pod: any, inv = inventory) => ZoneReport.analyze([deployment('web', pod)], inv).workloads[0].findings.find((f) => f.rule === 'pending')?.message;
+  const pending = (pod: any, inv = inventory) => ZoneReport.analyze([deployment('web', pod)], inv)
+    .workloads[0].findings.find((f) => f.rule === 'pending')?.message;
 
   test.each([
     ['a nodeSelector no node has', { nodeSelector: { 'kubernetes.io/os': 'windows' } }, '6 of 6 by nodeSelector kubernetes.io/os=windows'],
     ['a required node affinity term', nodeAffinity('node-pool', 'In', ['gpu']), '6 of 6 by required node affinity'],
     ['requests over allocatable', { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '64' } } }] }, '6 of 6 by requests over allocatable (cpu 64 > 4)'],
   ])('%s', (_, pod, reason) => {
-    const inv = new ZoneInventory({ zones: ['a', 'b', 'c'], nodes: ['a', 'b', 'c'].flatMap((zone) => [0, 1].map((i) => ({ name: `${zone}-${i}`, zone, allocatableCpu: '4' }))) });
+    const nodes = ['a', 'b', 'c'].flatMap((zone) => [0, 1].map((i) => ({ name: `${zone}-${i}`, zone, allocatableCpu: '4' })));
+    const inv = new ZoneInventory({ zones: ['a', 'b', 'c'], nodes });
     expect(pending(pod, inv)).toMatch(new RegExp(`3 of 3 replicas can stay Pending .*; nodes it cannot use: ${reason.replace(/[()]/g, '\\$&')}$`));
   });
 
@@ -87,7 +94,8 @@ describe('pending names what matched no node', () => {
     const inv = new ZoneInventory({
       zones: ['a', 'b', 'c'], nodesPerZone: 1, nodeLabels: { 'node-pool': 'gpu' }, nodeTaints: [{ key: 'gpu', effect: 'NoSchedule' }],
     });
-    expect(pending({ ...nodeAffinity('node-pool', 'In', ['gpu']), tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }] }, inv)).toBeUndefined();
+    const tolerating = { ...nodeAffinity('node-pool', 'In', ['gpu']), tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }] };
+    expect(pending(tolerating, inv)).toBeUndefined();
     expect(pending(nodeAffinity('node-pool', 'In', ['gpu']), inv)).toMatch(/3 of 3 by taint gpu:NoSchedule, not tolerated$/);
   });
 
@@ -108,7 +116,8 @@ describe('the CLI: --node-labels and --node-taints', () => {
     });
     return { code, out, err };
   }
-  const manifest = JSON.stringify(deployment('web', { ...nodeAffinity('kubernetes.io/arch', 'In', ['arm64']), tolerations: [{ key: 'arm', operator: 'Exists' }] }));
+  const onArm = { ...nodeAffinity('kubernetes.io/arch', 'In', ['arm64']), tolerations: [{ key: 'arm', operator: 'Exists' }] };
+  const manifest = JSON.stringify(deployment('web', onArm));
 
   test('an arm64 node pool: pending on the default nodes, placed on nodes labelled and tainted as the flags say', async () => {
     const plain = await run(['check', '--zones', 'a,b,c', '--format', 'json', '-'], manifest);
@@ -142,7 +151,8 @@ describe('host ports', () => {
     expect(w.findings.map((f) => f.rule)).toContain('pending');
   });
   test('no host port: no such limit', () => {
-    const w = ZoneReport.analyze([{ ...deployment('web'), spec: { ...deployment('web').spec, replicas: 4 } }], inventory).workloads[0];
+    const fourReplicas = { ...deployment('web'), spec: { ...deployment('web').spec, replicas: 4 } };
+    const w = ZoneReport.analyze([fourReplicas], inventory).workloads[0];
     expect(w.pendingWorstCase).toBe(0);
   });
 });

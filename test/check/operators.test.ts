@@ -13,7 +13,19 @@ const requiredAntiAffinity = (key: string, labels: Record<string, string>) => ({
     requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: key, labelSelector: { matchLabels: labels } }],
   },
 });
-const promOperator = (kind: string, name: string, spec: any = {}) => ({ apiVersion: 'monitoring.coreos.com/v1', kind, metadata: { name, namespace: 'monitoring' }, spec });
+/** A hard zone spread over the pods labelled `labels`. */
+const zoneSpread = (labels: Record<string, string>) => ({
+  topologyKey: ZONE_KEY,
+  maxSkew: 1,
+  whenUnsatisfiable: 'DoNotSchedule',
+  labelSelector: { matchLabels: labels },
+});
+const promOperator = (kind: string, name: string, spec: any = {}) => ({
+  apiVersion: 'monitoring.coreos.com/v1',
+  kind,
+  metadata: { name, namespace: 'monitoring' },
+  spec,
+});
 
 describe('prometheus-operator', () => {
   test('a Prometheus of 2 replicas with required anti-affinity on the zone (the labels the operator gives its pods): one per zone, survives', () => {
@@ -21,7 +33,13 @@ describe('prometheus-operator', () => {
       replicas: 2, affinity: requiredAntiAffinity(ZONE_KEY, { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': 'k8s' }),
     })).workloads;
     expect(w).toHaveLength(1);
-    expect(w[0]).toMatchObject({ kind: 'Prometheus', namespace: 'monitoring', name: 'k8s', replicas: 2, survives: { a: true, b: true, c: true } });
+    expect(w[0]).toMatchObject({
+      kind: 'Prometheus',
+      namespace: 'monitoring',
+      name: 'k8s',
+      replicas: 2,
+      survives: { a: true, b: true, c: true },
+    });
     expect(w[0].perZone.a.worstCase).toBe(1);
   });
 
@@ -32,21 +50,29 @@ describe('prometheus-operator', () => {
   });
 
   test('shards: one workload per shard, each needing its own replicas; OnShard adds the shard label to the spread selector', () => {
-    const spread = [{ topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', additionalLabelSelectors: 'OnShard', labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }];
+    const spread = [{ ...zoneSpread({ 'app.kubernetes.io/name': 'prometheus' }), additionalLabelSelectors: 'OnShard' }];
     const w = check(promOperator('Prometheus', 'k8s', { replicas: 3, shards: 2, topologySpreadConstraints: spread })).workloads;
     expect(w.map((x) => [x.name, x.replicas, x.survives.a])).toEqual([['k8s (shard 0)', 3, true], ['k8s (shard 1)', 3, true]]);
     expect(w.flatMap(rules)).toEqual([]);
     // without OnShard the constraint selects both shards' pods: spread together, it guarantees nothing for one shard
-    const together = check(promOperator('Prometheus', 'k8s', { replicas: 3, shards: 2, topologySpreadConstraints: [{ ...spread[0], additionalLabelSelectors: 'OnResource' }] })).workloads;
+    const onResource = [{ ...spread[0], additionalLabelSelectors: 'OnResource' }];
+    const spreadTogether = { replicas: 3, shards: 2, topologySpreadConstraints: onResource };
+    const together = check(promOperator('Prometheus', 'k8s', spreadTogether)).workloads;
     expect(together.flatMap(rules)).toContain('spread-selector-shared');
   });
 
   test('Alertmanager and ThanosRuler: their own labels; a user PodDisruptionBudget selects the pods', () => {
     const am = promOperator('Alertmanager', 'main', { replicas: 3, affinity: requiredAntiAffinity(ZONE_KEY, { alertmanager: 'main' }) });
-    const pdb = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'am', namespace: 'monitoring' }, spec: { minAvailable: 2, selector: { matchLabels: { 'app.kubernetes.io/name': 'alertmanager' } } } };
+    const pdb = {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'am', namespace: 'monitoring' },
+      spec: { minAvailable: 2, selector: { matchLabels: { 'app.kubernetes.io/name': 'alertmanager' } } },
+    };
     const [w] = check(am, pdb).workloads;
     expect(w).toMatchObject({ kind: 'Alertmanager', replicas: 3, needed: 2, neededBecause: 'PodDisruptionBudget am: minAvailable 2', survives: { a: true } });
-    const [ruler] = check(promOperator('ThanosRuler', 'r', { replicas: 2, affinity: requiredAntiAffinity(ZONE_KEY, { 'thanos-ruler': 'r' }) })).workloads;
+    const thanosRuler = promOperator('ThanosRuler', 'r', { replicas: 2, affinity: requiredAntiAffinity(ZONE_KEY, { 'thanos-ruler': 'r' }) });
+    const [ruler] = check(thanosRuler).workloads;
     expect(ruler).toMatchObject({ kind: 'ThanosRuler', replicas: 2, survives: { a: true, b: true, c: true } });
   });
 
@@ -59,7 +85,7 @@ describe('prometheus-operator', () => {
     const [w] = check(promOperator('Prometheus', 'k8s', {
       replicas: 3,
       storage: { volumeClaimTemplate: { spec: { resources: { requests: { storage: '10Gi' } } } } },
-      topologySpreadConstraints: [{ topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { prometheus: 'k8s' } } }],
+      topologySpreadConstraints: [zoneSpread({ prometheus: 'k8s' })],
     })).workloads;
     expect(w.zoneLoss[0]).toMatchObject({ survivors: 2, survives: true, replacementsPending: 1 });
   });
@@ -73,7 +99,12 @@ describe('prometheus-operator', () => {
 });
 
 describe('CloudNativePG', () => {
-  const cluster = (spec: any) => ({ apiVersion: 'postgresql.cnpg.io/v1', kind: 'Cluster', metadata: { name: 'pg' }, spec: { storage: { size: '1Gi' }, ...spec } });
+  const cluster = (spec: any) => ({
+    apiVersion: 'postgresql.cnpg.io/v1',
+    kind: 'Cluster',
+    metadata: { name: 'pg' },
+    spec: { storage: { size: '1Gi' }, ...spec },
+  });
 
   test('3 instances with the operator\'s default (preferred) anti-affinity on hosts: all may share a zone', () => {
     const [w] = check(cluster({ instances: 3 })).workloads;
@@ -82,28 +113,49 @@ describe('CloudNativePG', () => {
   });
 
   test('required anti-affinity on the zone key: one instance per zone, survives', () => {
-    const [w] = check(cluster({ instances: 3, affinity: { topologyKey: ZONE_KEY, podAntiAffinityType: 'required' } })).workloads;
+    const onZones = { topologyKey: ZONE_KEY, podAntiAffinityType: 'required' };
+    const [w] = check(cluster({ instances: 3, affinity: onZones })).workloads;
     expect(w).toMatchObject({ replicas: 3, survives: { a: true, b: true, c: true } });
     expect(w.perZone.a).toEqual({ guaranteed: 1, worstCase: 1 });
   });
 
   test('its topologySpreadConstraints, on the operator\'s pod labels', () => {
-    const [w] = check(cluster({ instances: 3, topologySpreadConstraints: [{ topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { 'cnpg.io/cluster': 'pg' } } }] })).workloads;
+    const spread = [zoneSpread({ 'cnpg.io/cluster': 'pg' })];
+    const [w] = check(cluster({ instances: 3, topologySpreadConstraints: spread })).workloads;
     expect(w.survives).toEqual({ a: true, b: true, c: true });
   });
 });
 
 describe('Argo Rollouts', () => {
-  const template = { metadata: { labels: { app: 'r' } }, spec: { containers: [{ name: 'c', image: 'x' }], topologySpreadConstraints: [{ topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'r' } } }] } };
-  const rollout = (spec: any) => ({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name: 'r' }, spec: { strategy: { canary: {} }, ...spec } });
+  const template = {
+    metadata: { labels: { app: 'r' } },
+    spec: { containers: [{ name: 'c', image: 'x' }], topologySpreadConstraints: [zoneSpread({ app: 'r' })] },
+  };
+  const rollout = (spec: any) => ({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Rollout',
+    metadata: { name: 'r' },
+    spec: { strategy: { canary: {} }, ...spec },
+  });
 
   test('a pod template like a Deployment\'s', () => {
-    expect(check(rollout({ replicas: 3, template })).workloads[0]).toMatchObject({ kind: 'Rollout', replicas: 3, survives: { a: true } });
+    const [w] = check(rollout({ replicas: 3, template })).workloads;
+    expect(w).toMatchObject({ kind: 'Rollout', replicas: 3, survives: { a: true } });
   });
 
   test('workloadRef: the Deployment\'s template, the Rollout\'s replicas; an HPA on the Rollout', () => {
-    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas: 0, selector: { matchLabels: { app: 'r' } }, template } };
-    const hpa = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' }, spec: { scaleTargetRef: { kind: 'Rollout', name: 'r' }, minReplicas: 2, maxReplicas: 5 } };
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'r' } }, template },
+    };
+    const hpa = {
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'h' },
+      spec: { scaleTargetRef: { kind: 'Rollout', name: 'r' }, minReplicas: 2, maxReplicas: 5 },
+    };
     const r = check(rollout({ replicas: 4, workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'd' } }), deployment, hpa);
     expect(r.workloads.find((w) => w.kind === 'Rollout')).toMatchObject({ replicas: 2, survives: { a: true } });
   });
@@ -116,7 +168,15 @@ describe('Argo Rollouts', () => {
 
 describe('everything else that runs pods is listed as skipped, with why', () => {
   test.each([
-    [{ apiVersion: 'kafka.strimzi.io/v1beta2', kind: 'Kafka', metadata: { name: 'k' }, spec: { kafka: { replicas: 3 }, zookeeper: { replicas: 3 } } }, 'Kafka k runs pods (its spec.kafka.replicas), but the check does not know how its operator places them (kafka.strimzi.io/v1beta2): not checked'],
+    [
+      {
+        apiVersion: 'kafka.strimzi.io/v1beta2',
+        kind: 'Kafka',
+        metadata: { name: 'k' },
+        spec: { kafka: { replicas: 3 }, zookeeper: { replicas: 3 } },
+      },
+      'Kafka k runs pods (its spec.kafka.replicas), but the check does not know how its operator places them (kafka.strimzi.io/v1beta2): not checked',
+    ],
     [{ apiVersion: 'operator.victoriametrics.com/v1beta1', kind: 'VMCluster', metadata: { name: 'v' }, spec: { vmstorage: { replicaCount: 2 } } }, 'VMCluster v runs pods (its spec.vmstorage.replicaCount), but'],
     [{ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { template: { spec: { containers: [] } } } }, 'Thing t runs pods (its spec.template), but'],
   ])('%#', (o, message) => {
@@ -136,7 +196,15 @@ describe('everything else that runs pods is listed as skipped, with why', () => 
 
 test.each([
   [{ apiVersion: 'cassandra.datastax.com/v1beta1', kind: 'CassandraDatacenter', metadata: { name: 'dc1' }, spec: { size: 3 } }, 'CassandraDatacenter dc1 runs pods (its kind)'],
-  [{ apiVersion: 'operator.m3db.io/v1alpha1', kind: 'Other', metadata: { name: 'm' }, spec: { isolationGroups: [{ name: 'a', numInstances: 1 }] } }, 'Other m runs pods (its spec.isolationGroups[0].numInstances)'],
+  [
+    {
+      apiVersion: 'operator.m3db.io/v1alpha1',
+      kind: 'Other',
+      metadata: { name: 'm' },
+      spec: { isolationGroups: [{ name: 'a', numInstances: 1 }] },
+    },
+    'Other m runs pods (its spec.isolationGroups[0].numInstances)',
+  ],
 ])('a kind known to run pods, or a count inside a list, is found: %#', (o, message) => {
   expect(check(o).data.findings.map((f) => f.message).join('\n')).toContain(message);
 });

@@ -10,7 +10,12 @@ const check = (...objects: any[]) => ZoneReport.analyze(objects, inventory);
 const rules = (w: { findings: { rule: string }[] }) => w.findings.map((f) => f.rule).sort();
 
 const spread = (app: string) => ({
-  topologySpreadConstraints: [{ topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app } } }],
+  topologySpreadConstraints: [{
+    topologyKey: ZONE_KEY,
+    maxSkew: 1,
+    whenUnsatisfiable: 'DoNotSchedule',
+    labelSelector: { matchLabels: { app } },
+  }],
 });
 function deployment(name: string, replicas: number | undefined, pod: any = {}, namespace?: string): any {
   return {
@@ -63,8 +68,12 @@ describe('autoscalers', () => {
   });
 
   test('an HPA targets its own namespace and kind only', () => {
-    const r = check(deployment('web', 3, spread('web'), 'shop'), hpa('web', { minReplicas: 1 }, 'other'),
-      { ...hpa('web', { minReplicas: 1 }, 'shop'), spec: { scaleTargetRef: { kind: 'StatefulSet', name: 'web' }, minReplicas: 1, maxReplicas: 3 } });
+    const otherNamespace = hpa('web', { minReplicas: 1 }, 'other');
+    const otherKind = {
+      ...hpa('web', { minReplicas: 1 }, 'shop'),
+      spec: { scaleTargetRef: { kind: 'StatefulSet', name: 'web' }, minReplicas: 1, maxReplicas: 3 },
+    };
+    const r = check(deployment('web', 3, spread('web'), 'shop'), otherNamespace, otherKind);
     expect(r.workloads[0]).toMatchObject({ replicas: 3 });
     expect(r.workloads[0].replicasFrom).toBeUndefined();
   });
@@ -92,13 +101,26 @@ describe('run-to-completion workloads', () => {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { name, ...meta },
-    spec: { template: { metadata: { labels: { app: name } }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }], ...pod } } },
+    spec: {
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }], ...pod },
+      },
+    },
   });
   const cronJob = (name: string) => ({
     apiVersion: 'batch/v1',
     kind: 'CronJob',
     metadata: { name },
-    spec: { schedule: '0 * * * *', jobTemplate: { spec: { parallelism: 2, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } } },
+    spec: {
+      schedule: '0 * * * *',
+      jobTemplate: {
+        spec: {
+          parallelism: 2,
+          template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+        },
+      },
+    },
   });
 
   test('a one-pod Job (a Helm hook, an install Job): no error, an info note, survives', () => {

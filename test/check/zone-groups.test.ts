@@ -21,7 +21,13 @@ function member(
   annotations?: Record<string, string>,
 ): any {
   const affinity = zone === undefined ? undefined
-    : { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [zone] }] }] } } };
+    : {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [zone] }] }],
+        },
+      },
+    };
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -30,7 +36,10 @@ function member(
       replicas: 2,
       serviceName: name,
       selector: { matchLabels: { name } },
-      template: { metadata: { labels: { name, ...labels } }, spec: { containers: [{ name: 'c', image: 'x' }], ...(affinity ? { affinity } : {}) } },
+      template: {
+        metadata: { labels: { name, ...labels } },
+        spec: { containers: [{ name: 'c', image: 'x' }], ...(affinity ? { affinity } : {}) },
+      },
     },
   };
 }
@@ -39,7 +48,14 @@ describe('grouped without our annotation', () => {
   test('rollout-operator\'s rollout-group label, each member pinned to its zone: survives any zone, members judged with it', () => {
     const r = check(...ZONES.map((z) => member(`ingester-${z}`, z, { 'rollout-group': 'ingester' })));
     const group = groupOf(r)!;
-    expect(group).toMatchObject({ name: 'ingester', namespace: 'logs', replicas: 6, needed: 0, neededZones: 2, survives: { 'zone-a': true, 'zone-b': true, 'zone-c': true } });
+    expect(group).toMatchObject({
+      name: 'ingester',
+      namespace: 'logs',
+      replicas: 6,
+      needed: 0,
+      neededZones: 2,
+      survives: { 'zone-a': true, 'zone-b': true, 'zone-c': true },
+    });
     expect(group.neededBecause).toBe('pods in a majority of its zones; grouped by grafana/rollout-operator\'s rollout-group label ingester: ingester-zone-a, ingester-zone-b, ingester-zone-c');
     expect(group.zoneLoss.map((l) => l.zonesLeft)).toEqual([2, 2, 2]);
     for (const w of r.workloads.filter((x) => x.kind === 'StatefulSet')) {

@@ -8,6 +8,10 @@ import { ZONE_LOCAL_TRAFFIC_GAP } from '../../src/check/zone-local-traffic';
 const ZONE_KEY = 'topology.kubernetes.io/zone';
 const check = (...objects: any[]) => ZoneReport.analyze(objects, ZoneInventory.equalNodes(['a', 'b', 'c'], 2));
 const gaps = (...objects: any[]) => check(...objects).data.findings.filter((f) => f.rule === ZONE_LOCAL_TRAFFIC_GAP);
+/** A required node selector: nodes in one of `zones`. */
+const inZones = (zones: string[]) => ({
+  nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: zones }] }],
+});
 
 function deployment(
   name: string,
@@ -15,7 +19,10 @@ function deployment(
   opts: { maxSkew?: number; hard?: boolean; namespace?: string; pod?: any } = {},
 ): any {
   const spread = opts.hard === false ? [] : [{
-    topologyKey: ZONE_KEY, maxSkew: opts.maxSkew ?? 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } },
+    topologyKey: ZONE_KEY,
+    maxSkew: opts.maxSkew ?? 1,
+    whenUnsatisfiable: 'DoNotSchedule',
+    labelSelector: { matchLabels: { app: name } },
   }];
   return {
     apiVersion: 'apps/v1',
@@ -24,7 +31,10 @@ function deployment(
     spec: {
       replicas,
       selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name, tier: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }], topologySpreadConstraints: spread, ...opts.pod } },
+      template: {
+        metadata: { labels: { app: name, tier: 'web' } },
+        spec: { containers: [{ name: 'c', image: 'x' }], topologySpreadConstraints: spread, ...opts.pod },
+      },
     },
   };
 }
@@ -64,14 +74,15 @@ describe('zone-local-traffic-gap', () => {
   });
 
   test('pods that cannot run in a zone (node affinity) leave it without an endpoint, whatever the replicas', () => {
-    const pod = { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: ['a', 'b'] }] }] } } } };
+    const pod = { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: inZones(['a', 'b']) } } };
     const [gap] = gaps(deployment('web', 6, { pod }), service('web', { app: 'web' }, 'PreferSameZone'));
     expect(gap.message).toContain('zone(s) c');
   });
 
   test('two workloads behind one Service: the zones they cover together count', () => {
     const a = deployment('a', 1, { pod: { nodeSelector: { [ZONE_KEY]: 'a' } } });
-    const rest = deployment('rest', 6, { pod: { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: ['b', 'c'] }] }] } } } } });
+    const inBOrC = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: inZones(['b', 'c']) } };
+    const rest = deployment('rest', 6, { pod: { affinity: inBOrC } });
     expect(gaps(a, rest, service('all', { tier: 'web' }, 'PreferSameZone'))).toEqual([]);
     expect(gaps(a, service('all', { tier: 'web' }, 'PreferSameZone'))[0].message).toContain('zone(s) b, c');
   });
@@ -83,8 +94,9 @@ describe('zone-local-traffic-gap', () => {
   });
 
   test('a malformed Service (no selector, a selector of numbers) is no crash and no note', () => {
-    expect(gaps(deployment('web', 1), { kind: 'Service', metadata: { name: 's' }, spec: { trafficDistribution: 'PreferSameZone' } })).toEqual([]);
-    expect(gaps(deployment('web', 1), { kind: 'Service', metadata: { name: 's' }, spec: { trafficDistribution: 'PreferSameZone', selector: { app: 1 } } })).toEqual([]);
-    expect(gaps(deployment('web', 1), { kind: 'Service', metadata: { name: 's' }, spec: null })).toEqual([]);
+    const malformed = (spec: unknown) => ({ kind: 'Service', metadata: { name: 's' }, spec });
+    expect(gaps(deployment('web', 1), malformed({ trafficDistribution: 'PreferSameZone' }))).toEqual([]);
+    expect(gaps(deployment('web', 1), malformed({ trafficDistribution: 'PreferSameZone', selector: { app: 1 } }))).toEqual([]);
+    expect(gaps(deployment('web', 1), malformed(null))).toEqual([]);
   });
 });

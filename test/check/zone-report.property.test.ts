@@ -20,7 +20,11 @@ const inventoryArb = fc.array(fc.record({
   tainted: fc.boolean(),
   cpu: fc.constantFrom(1, 2, 4),
 }), { minLength: 1, maxLength: 6 }).map((specs) => specs.map((s, i): Node => ({
-  name: `n${i}`, zone: s.zone, labels: { [ZONE_KEY]: s.zone, [HOST_KEY]: `n${i}`, ...(s.ssd ? { disk: 'ssd' } : {}) }, tainted: s.tainted, cpu: s.cpu,
+  name: `n${i}`,
+  zone: s.zone,
+  labels: { [ZONE_KEY]: s.zone, [HOST_KEY]: `n${i}`, ...(s.ssd ? { disk: 'ssd' } : {}) },
+  tainted: s.tainted,
+  cpu: s.cpu,
 })));
 
 const workloadArb = fc.record({
@@ -61,7 +65,12 @@ function manifests(w: Workload): any[] {
       ...(w.zoneSpread.affinityIgnore ? { nodeAffinityPolicy: 'Ignore' } : {}),
     }] : []),
     ...(w.hostSpread
-      ? [{ topologyKey: HOST_KEY, maxSkew: w.hostSpread, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: labels } }]
+      ? [{
+        topologyKey: HOST_KEY,
+        maxSkew: w.hostSpread,
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: labels },
+      }]
       : []),
   ];
   const anti = [...(w.antiHost ? [HOST_KEY] : []), ...(w.antiZone ? [ZONE_KEY] : [])]
@@ -91,7 +100,12 @@ function manifests(w: Workload): any[] {
       },
     },
     ...(w.minAvailable
-      ? [{ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'pdb' }, spec: { minAvailable: w.minAvailable, selector: { matchLabels: labels } } }]
+      ? [{
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'pdb' },
+        spec: { minAvailable: w.minAvailable, selector: { matchLabels: labels } },
+      }]
       : []),
   ];
 }
@@ -144,7 +158,11 @@ test('a zone loss the report says is survived is survived by every final layout'
     const inventory = new ZoneInventory({
       zones: ZONES,
       nodes: nodes.map((n) => ({
-        name: n.name, zone: n.zone, labels: n.labels, taints: n.tainted ? [{ key: 'dedicated', effect: 'NoSchedule' }] : [], allocatableCpu: String(n.cpu),
+        name: n.name,
+        zone: n.zone,
+        labels: n.labels,
+        taints: n.tainted ? [{ key: 'dedicated', effect: 'NoSchedule' }] : [],
+        allocatableCpu: String(n.cpu),
       })),
     });
     const report = ZoneReport.analyze(manifests(w), inventory).workloads[0];

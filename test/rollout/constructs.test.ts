@@ -41,11 +41,23 @@ describe('ZoneAwareUpdate', () => {
 
   test('a Deployment target is paused, so only the controller rolls it', () => {
     const chart = testChart(SERVED_NAMESPACE);
-    const web = new kplus.Deployment(chart, 'web', { replicas: 6, strategy: kplus.DeploymentStrategy.recreate(), containers: [{ image: 'nginx', portNumber: 8080 }] });
-    new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.deployment(web), maxUnavailable: 2, exponentialFactor: 0, dryRun: true, name: 'web' });
+    const web = new kplus.Deployment(chart, 'web', {
+      replicas: 6,
+      strategy: kplus.DeploymentStrategy.recreate(),
+      containers: [{ image: 'nginx', portNumber: 8080 }],
+    });
+    new ZoneAwareUpdate(chart, 'rollout', {
+      ...elsewhere,
+      target: RolloutTarget.deployment(web),
+      maxUnavailable: 2,
+      exponentialFactor: 0,
+      dryRun: true,
+      name: 'web',
+    });
     const objects = synth(chart);
     expect(only(objects, 'Deployment').spec.paused).toBe(true);
-    expect(only(objects, 'ZoneAwareUpdate', 'web').spec).toEqual({ deployment: web.name, maxUnavailable: 2, exponentialFactor: 0, dryRun: true });
+    expect(only(objects, 'ZoneAwareUpdate', 'web').spec)
+      .toEqual({ deployment: web.name, maxUnavailable: 2, exponentialFactor: 0, dryRun: true });
   });
 
   test('refuses a Deployment that does not use Recreate', () => {
@@ -58,7 +70,12 @@ describe('ZoneAwareUpdate', () => {
 
   test('a StatefulSet by name, in an explicit namespace', () => {
     const chart = testChart(SERVED_NAMESPACE);
-    new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSetName('kafka'), maxUnavailable: 1, namespace: 'data' });
+    new ZoneAwareUpdate(chart, 'rollout', {
+      ...elsewhere,
+      target: RolloutTarget.statefulSetName('kafka'),
+      maxUnavailable: 1,
+      namespace: 'data',
+    });
     const zau = only(synth(chart), 'ZoneAwareUpdate');
     expect(zau.metadata.namespace).toBe('data');
     expect(zau.spec.statefulset).toBe('kafka');
@@ -88,9 +105,12 @@ describe('ZoneAwareUpdate', () => {
   ])('refuses %p', (override, message) => {
     const chart = testChart(SERVED_NAMESPACE);
     const sts = new kplus.StatefulSet(chart, 'db', {
-      metadata: { namespace: 'data' }, strategy: kplus.StatefulSetUpdateStrategy.onDelete(), containers: [{ image: 'postgres:17', portNumber: 5432 }],
+      metadata: { namespace: 'data' },
+      strategy: kplus.StatefulSetUpdateStrategy.onDelete(),
+      containers: [{ image: 'postgres:17', portNumber: 5432 }],
     });
-    expect(() => new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1, ...override } as any))
+    const props = { ...elsewhere, target: RolloutTarget.statefulSet(sts), maxUnavailable: 1, ...override };
+    expect(() => new ZoneAwareUpdate(chart, 'rollout', props as any))
       .toThrow(`ZoneAwareUpdate 'test/rollout': ${message}`);
   });
 });
@@ -111,18 +131,29 @@ describe('ZoneAwareUpdate of a group of StatefulSets', () => {
     const chart = testChart(SERVED_NAMESPACE);
     const group = ['a', 'b', 'c'].map((z) => member(chart, z, 'logs'));
     new ZoneAwareUpdate(chart, 'rollout', {
-      ...elsewhere, target: RolloutTarget.statefulSetGroup(group), maxUnavailable: 2, readyCheck: { path: '/ready', port: 3100 },
+      ...elsewhere,
+      target: RolloutTarget.statefulSetGroup(group),
+      maxUnavailable: 2,
+      readyCheck: { path: '/ready', port: 3100 },
     });
     const zau = only(synth(chart), 'ZoneAwareUpdate');
     expect(zau.metadata.namespace).toBe('logs');
     expect(zau.spec).toEqual({
-      statefulsets: group.map((s) => s.name), maxUnavailable: 2, exponentialFactor: 2, readyCheck: { path: '/ready', port: 3100 },
+      statefulsets: group.map((s) => s.name),
+      maxUnavailable: 2,
+      exponentialFactor: 2,
+      readyCheck: { path: '/ready', port: 3100 },
     });
   });
 
   test('by names', () => {
     const chart = testChart(SERVED_NAMESPACE);
-    new ZoneAwareUpdate(chart, 'rollout', { ...elsewhere, target: RolloutTarget.statefulSetGroupNames(['x', 'y']), maxUnavailable: 1, namespace: 'data' });
+    new ZoneAwareUpdate(chart, 'rollout', {
+      ...elsewhere,
+      target: RolloutTarget.statefulSetGroupNames(['x', 'y']),
+      maxUnavailable: 1,
+      namespace: 'data',
+    });
     expect(only(synth(chart), 'ZoneAwareUpdate').spec.statefulsets).toEqual(['x', 'y']);
   });
 
@@ -139,19 +170,32 @@ describe('ZoneAwareUpdate of a group of StatefulSets', () => {
 
   test('refuses a member that is not OnDelete, or in another namespace', () => {
     const chart = testChart(SERVED_NAMESPACE);
-    const rolling = [member(chart, 'a', 'logs'), member(chart, 'b', 'logs', kplus.StatefulSetUpdateStrategy.rollingUpdate())];
-    new ZoneAwareUpdate(chart, 'r1', { ...elsewhere, target: RolloutTarget.statefulSetGroup(rolling), maxUnavailable: 1 });
+    const rollingMember = member(chart, 'b', 'logs', kplus.StatefulSetUpdateStrategy.rollingUpdate());
+    const rolling = [member(chart, 'a', 'logs'), rollingMember];
+    new ZoneAwareUpdate(chart, 'r1', {
+      ...elsewhere,
+      target: RolloutTarget.statefulSetGroup(rolling),
+      maxUnavailable: 1,
+    });
     expect(() => synth(chart))
       .toThrow(`ZoneAwareUpdate 'test/r1': target="StatefulSet ${rolling[1].name} with updateStrategy RollingUpdate" must use OnDelete`);
     const split = [member(chart, 'c', 'logs'), member(chart, 'd', 'other')];
-    expect(() => new ZoneAwareUpdate(chart, 'r2', { ...elsewhere, target: RolloutTarget.statefulSetGroup(split), maxUnavailable: 1 }))
+    const acrossNamespaces = { ...elsewhere, target: RolloutTarget.statefulSetGroup(split), maxUnavailable: 1 };
+    expect(() => new ZoneAwareUpdate(chart, 'r2', acrossNamespaces))
       .toThrow(`ZoneAwareUpdate 'test/r2': target="StatefulSet ${split[1].name} in namespace other" must be in the namespace of the group's other StatefulSets (logs)`);
   });
 });
 
 describe('ZoneAwareUpdate started after another', () => {
   const byName = (chart: Chart, id: string, sts: string, extra: object = {}) =>
-    new ZoneAwareUpdate(chart, id, { ...elsewhere, target: RolloutTarget.statefulSetName(sts), maxUnavailable: 1, namespace: 'data', name: id, ...extra });
+    new ZoneAwareUpdate(chart, id, {
+      ...elsewhere,
+      target: RolloutTarget.statefulSetName(sts),
+      maxUnavailable: 1,
+      namespace: 'data',
+      name: id,
+      ...extra,
+    });
 
   test('names the other ZoneAwareUpdate and the delay in seconds', () => {
     const chart = testChart(SERVED_NAMESPACE);
@@ -190,8 +234,15 @@ describe('ZoneDisruptionBudget', () => {
 
   test('by labels, dry run', () => {
     const chart = testChart(SERVED_NAMESPACE);
-    new ZoneDisruptionBudget(chart, 'budget', { ...elsewhere, selector: { app: 'kafka' }, maxUnavailable: 2, dryRun: true, name: 'kafka' });
-    expect(only(synth(chart), 'ZoneDisruptionBudget', 'kafka').spec).toEqual({ selector: { matchLabels: { app: 'kafka' } }, maxUnavailable: 2, dryRun: true });
+    new ZoneDisruptionBudget(chart, 'budget', {
+      ...elsewhere,
+      selector: { app: 'kafka' },
+      maxUnavailable: 2,
+      dryRun: true,
+      name: 'kafka',
+    });
+    expect(only(synth(chart), 'ZoneDisruptionBudget', 'kafka').spec)
+      .toEqual({ selector: { matchLabels: { app: 'kafka' } }, maxUnavailable: 2, dryRun: true });
   });
 
   test.each([
@@ -210,7 +261,8 @@ describe('ZoneDisruptionBudget', () => {
 describe('the CRDs a ZoneController installs', () => {
   const crdsOf = (props: { zoneAwareUpdate?: boolean; zoneDisruptionBudget?: boolean }) => {
     const chart = new Chart(Testing.app(), 'c');
-    new ZoneController(chart, 'zones', { ...props, workloadNamespaces: ['shop'], ...(props.zoneDisruptionBudget ? { webhookTls: WebhookTls.selfManaged() } : {}) });
+    const webhookTls = props.zoneDisruptionBudget ? { webhookTls: WebhookTls.selfManaged() } : {};
+    new ZoneController(chart, 'zones', { ...props, workloadNamespaces: ['shop'], ...webhookTls });
     return Testing.synth(chart).filter((o) => o.kind === 'CustomResourceDefinition');
   };
 

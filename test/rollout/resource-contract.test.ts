@@ -54,8 +54,13 @@ function differences(schema: any, value: unknown, path: string): string[] {
   if (schema.properties && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const declared = Object.keys(schema.properties).sort();
     const typed = Object.keys(value).sort();
-    const here = JSON.stringify(declared) === JSON.stringify(typed) ? [] : [`${path}: the schema has ${declared.join(', ')}; the type has ${typed.join(', ')}`];
-    return [...here, ...declared.filter((k) => k in (value as object)).flatMap((k) => differences(schema.properties[k], (value as any)[k], `${path}.${k}`))];
+    const here = JSON.stringify(declared) === JSON.stringify(typed)
+      ? []
+      : [`${path}: the schema has ${declared.join(', ')}; the type has ${typed.join(', ')}`];
+    const below = declared
+      .filter((k) => k in (value as object))
+      .flatMap((k) => differences(schema.properties[k], (value as any)[k], `${path}.${k}`));
+    return [...here, ...below];
   }
   if (schema.items && Array.isArray(value) && value.length > 0) return differences(schema.items, value[0], `${path}[0]`);
   return [];
@@ -80,7 +85,10 @@ describe.each(CASES)('%s: the CRD and the TypeScript contract agree', (kind, crd
   });
 
   test('the comparison sees a field the schema has and the type has not, and the other way round', () => {
-    const extraInSchema = { ...schema.properties.spec, properties: { ...schema.properties.spec.properties, surplus: { type: 'string' } } };
+    const extraInSchema = {
+      ...schema.properties.spec,
+      properties: { ...schema.properties.spec.properties, surplus: { type: 'string' } },
+    };
     expect(differences(extraInSchema, spec, 'spec')).toEqual([expect.stringContaining('spec: the schema has')]);
     expect(differences(schema.properties.spec, { ...spec, surplus: 'x' }, 'spec')).toEqual([expect.stringContaining('the type has')]);
   });

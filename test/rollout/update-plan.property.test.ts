@@ -3,9 +3,21 @@ import * as fc from 'fast-check';
 import { planUpdate, RolloutPod, RolloutState, UNKNOWN_ZONE } from '../../src/rollout/update-plan';
 
 const caseArb = fc.record({
-  pods: fc.array(fc.record({ zone: fc.constantFrom(undefined, 'a', 'b', 'c', 'd'), old: fc.boolean() }), { minLength: 1, maxLength: 40 }),
+  pods: fc.array(
+    fc.record({ zone: fc.constantFrom(undefined, 'a', 'b', 'c', 'd'), old: fc.boolean() }),
+    { minLength: 1, maxLength: 40 },
+  ),
   maxUnavailable: fc.integer({ min: 1, max: 12 }),
   exponentialFactor: fc.constantFrom(0, 1, 1.5, 2, 3, 10),
+});
+
+/** The planner's input: `pods` rolled to revision v2 within case `c`'s limits. */
+const inputOf = (c: { maxUnavailable: number; exponentialFactor: number }, pods: RolloutPod[]) => ({
+  pods,
+  replicas: pods.length,
+  updateRevision: 'v2',
+  maxUnavailable: c.maxUnavailable,
+  exponentialFactor: c.exponentialFactor,
 });
 
 describe('ZoneAwareUpdate planner properties', () => {
@@ -20,7 +32,7 @@ describe('ZoneAwareUpdate planner properties', () => {
       const sizes: number[] = [];
       let state: RolloutState | undefined;
       for (let i = 0; i <= oldNames.length; i++) {
-        const d = planUpdate({ pods, replicas: pods.length, updateRevision: 'v2', maxUnavailable: c.maxUnavailable, exponentialFactor: c.exponentialFactor, state });
+        const d = planUpdate({ ...inputOf(c, pods), state });
         expect(d.action).not.toBe('wait');
         state = d.state;
         if (d.action === 'done') break;
@@ -57,7 +69,7 @@ describe('ZoneAwareUpdate planner properties', () => {
       let state: RolloutState | undefined;
       const roll = (outOfServiceZones: string[]) => {
         for (let i = 0; i <= pods.length; i++) {
-          const d = planUpdate({ pods, replicas: pods.length, updateRevision: 'v2', maxUnavailable: c.maxUnavailable, exponentialFactor: c.exponentialFactor, state, outOfServiceZones });
+          const d = planUpdate({ ...inputOf(c, pods), state, outOfServiceZones });
           state = d.state;
           if (d.action !== 'delete') return d;
           expect(outOfServiceZones).not.toContain(d.zone);
@@ -81,7 +93,7 @@ describe('ZoneAwareUpdate planner properties', () => {
       let state: RolloutState | undefined;
       let previous = 0;
       for (;;) {
-        const d = planUpdate({ pods, replicas: pods.length, updateRevision: 'v2', maxUnavailable: c.maxUnavailable, exponentialFactor: c.exponentialFactor, state });
+        const d = planUpdate({ ...inputOf(c, pods), state });
         if (d.action !== 'delete') break;
         state = d.state;
         const leftInZone = pods.filter((p) => p.revision === 'v1' && p.zone === d.zone).length;
@@ -103,7 +115,7 @@ describe('ZoneAwareUpdate planner properties', () => {
       }));
       const i = pick % pods.length;
       pods[i] = terminating ? { ...pods[i], terminating: true } : { ...pods[i], revision: 'v2', ready: false };
-      const d = planUpdate({ pods, replicas: pods.length, updateRevision: 'v2', maxUnavailable: c.maxUnavailable, exponentialFactor: c.exponentialFactor });
+      const d = planUpdate(inputOf(c, pods));
       expect(d.action).toBe('wait');
     }), { numRuns: 200 });
   });
@@ -114,7 +126,7 @@ describe('ZoneAwareUpdate planner properties', () => {
       const pods: RolloutPod[] = c.pods.map((p, i) => ({
         name: `p-${i}`, order: i, zone: p.zone, revision: p.old ? 'v1' : 'v2', ready: ready[i], terminating: false,
       }));
-      const input = { pods, replicas: pods.length, updateRevision: 'v2', maxUnavailable: c.maxUnavailable, exponentialFactor: c.exponentialFactor };
+      const input = inputOf(c, pods);
       const guarded = planUpdate({ ...input, otherZonesReady: true });
       const plain = planUpdate(input);
       if (guarded.action === 'delete') {

@@ -51,7 +51,10 @@ function rollOut(
     expect(whileTerminating.reason).toMatch(/terminating/);
     // Gone, not yet recreated: the planner waits.
     const gone = pods.filter((p) => !deleted.has(p.name));
-    expect(planUpdate({ pods: gone, replicas, updateRevision: revision, maxUnavailable, exponentialFactor, state }).reason).toMatch(/missing/);
+    const whileGone = planUpdate({
+      pods: gone, replicas, updateRevision: revision, maxUnavailable, exponentialFactor, state,
+    });
+    expect(whileGone.reason).toMatch(/missing/);
     // Recreated on the update revision, not Ready yet: the planner waits.
     pods = pods.map((p) => deleted.has(p.name) ? { ...p, terminating: false, revision, ready: false } : p);
     const whileStarting = planUpdate({
@@ -127,13 +130,15 @@ describe('ZoneAwareUpdate planner: decisions', () => {
 
   test('a persisted step resumes the ramp (controller restart)', () => {
     const pods = [pod('a-0', 0, 'z1'), pod('a-1', 1, 'z1'), pod('a-2', 2, 'z1'), pod('a-3', 3, 'z1')];
-    const d = planUpdate({ pods, replicas: 4, updateRevision: 'new', maxUnavailable: 10, exponentialFactor: 2, state: { revision: 'new', step: 2 } });
+    const state = { revision: 'new', step: 2 };
+    const d = planUpdate({ pods, replicas: 4, updateRevision: 'new', maxUnavailable: 10, exponentialFactor: 2, state });
     expect(d).toMatchObject({ action: 'delete', pods: ['a-3', 'a-2', 'a-1', 'a-0'], state: { revision: 'new', step: 3 } });
   });
 
   test('a step of another revision is reset', () => {
     const pods = [pod('a-0', 0, 'z1'), pod('a-1', 1, 'z1')];
-    const d = planUpdate({ pods, replicas: 2, updateRevision: 'v3', maxUnavailable: 10, exponentialFactor: 2, state: { revision: 'v2', step: 4 } });
+    const state = { revision: 'v2', step: 4 };
+    const d = planUpdate({ pods, replicas: 2, updateRevision: 'v3', maxUnavailable: 10, exponentialFactor: 2, state });
     expect(d).toMatchObject({ action: 'delete', pods: ['a-1'], state: { revision: 'v3', step: 1 } });
   });
 
@@ -143,7 +148,9 @@ describe('ZoneAwareUpdate planner: decisions', () => {
     let current = pods;
     let state: RolloutState | undefined;
     for (;;) {
-      const d = planUpdate({ pods: current, replicas: 3, updateRevision: 'new', maxUnavailable: 5, exponentialFactor: 0, state });
+      const d = planUpdate({
+        pods: current, replicas: 3, updateRevision: 'new', maxUnavailable: 5, exponentialFactor: 0, state,
+      });
       if (d.action !== 'delete') break;
       state = d.state;
       order.push(d.pods);
