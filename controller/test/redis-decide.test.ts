@@ -309,6 +309,25 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
     expectPlanned(fake);
   });
 
+  test('a pod replaced with its volume (same id, new IP): no step and not healthy until every node sees it at its new address', () => {
+    const fake = cluster();
+    const before = fake.byName('b-0').address;
+    fake.kill('b-0');
+    fake.start('b-0');
+    fake.move('b-0', '10.0.1.2:6379');
+    const d = decide(three, fake.observe());
+    expect(d.steps).toEqual([]);
+    expect(d.waiting).toBe(true);
+    const others = ['a-0', 'a-1', 'b-1', 'c-0', 'c-1'];
+    const stale = others.map((n) => `${n} sees b-0 at ${before}, not at 10.0.1.2:6379`);
+    expect(d.issues).toEqual([{ kind: 'converging', message: `nodes do not all know each other yet: ${stale.join(', ')}` }]);
+    expect(summarize(three, fake.observe(), d).healthy).toBe(false);
+
+    fake.spreadAddresses();
+    expect(decide(three, fake.observe())).toMatchObject({ steps: [], issues: [] });
+    expectPlanned(fake);
+  });
+
   test('a node in handshake (temporary id at a known address, after CLUSTER MEET) is never forgotten', () => {
     const fake = cluster();
     const observed = fake.observe().map((n) => (n.name !== 'b-0' ? n : {
@@ -489,6 +508,9 @@ describe('Redis cluster manager decisions (fake cluster)', () => {
         pingPendingSinceMs: 1426238318000,
       },
     ]);
+    // Redis prints an IPv6 host bare; the inventory (a pod's address) brackets it
+    expect(parseClusterNodes('e7d1 fd00::a:6379@16379 myself,master - 0 0 1 connected 0-16383')[0].address)
+      .toBe('[fd00::a]:6379');
     expect(replicationOffset('# Replication\r\nrole:slave\r\nslave_repl_offset:4242\r\nmaster_repl_offset:4242\r\n')).toBe(4242);
     expect(replicationOffset('# Replication\r\nrole:master\r\nconnected_slaves:0\r\nmaster_repl_offset:17\r\n')).toBe(17);
   });

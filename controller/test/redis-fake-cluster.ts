@@ -12,7 +12,7 @@ interface FakeNode {
   id: string;
   readonly name: string;
   readonly zone: string;
-  readonly address: string;
+  address: string;
   up: boolean;
   /** When it stopped (the fake's clock). */
   downSince?: number;
@@ -33,6 +33,8 @@ export class FakeCluster {
   private ids = 0;
   private readonly takeovers = new Map<string, string>(); // promoted id -> former master id
   private readonly former = new Map<string, string>(); // id of a replaced node -> its address
+  /** Where a viewer still sees a node that moved (viewer's name -> moved node's id -> its old address). */
+  private readonly staleAddresses = new Map<string, Map<string, string>>();
   /** The clock (ms) every node shares. */
   private now = 1_000_000;
 
@@ -83,7 +85,7 @@ export class FakeCluster {
     const ranges = this.slotRanges();
     return [...this.nodes.values()].map((n) => {
       if (!n.up) return { name: n.name, zone: n.zone, address: n.address, reachable: false };
-      const view: ClusterNodeEntry[] = [...n.known].map((id) => this.entry(id, id === n.id, ranges.get(id) ?? []));
+      const view: ClusterNodeEntry[] = [...n.known].map((id) => this.entry(n, id, ranges.get(id) ?? []));
       const master = this.byId(n.masterId);
       const observed = { name: n.name, zone: n.zone, address: n.address, reachable: true, id: n.id, view };
       return { ...observed, linkUp: master?.up === true, replOffset: n.replOffset, clockMs: this.now };
@@ -123,6 +125,25 @@ export class FakeCluster {
           && this.tookOver(o.id, n.id));
       if (taker) n.masterId = taker.id;
     }
+  }
+
+  /**
+   * `name` starts again at `address` with its id and data (a pod replaced: its volume, a new IP); every other node
+   * sees it at its old address until `spreadAddresses` (gossip).
+   */
+  public move(name: string, address: string): void {
+    const n = this.byName(name);
+    for (const other of this.nodes.values()) {
+      if (other === n) continue;
+      const stale = this.staleAddresses.get(other.name) ?? new Map<string, string>();
+      this.staleAddresses.set(other.name, stale.set(n.id, n.address));
+    }
+    n.address = address;
+  }
+
+  /** Gossip spreads every moved node's new address. */
+  public spreadAddresses(): void {
+    this.staleAddresses.clear();
   }
 
   private tookOver(promoted: string, former: string): boolean {
@@ -244,7 +265,8 @@ export class FakeCluster {
     for (const n of this.nodes.values()) if (n.masterId === master.id && n !== replica) n.masterId = replica.id;
   }
 
-  private entry(id: string, myself: boolean, slots: [number, number][]): ClusterNodeEntry {
+  private entry(viewer: FakeNode, id: string, slots: [number, number][]): ClusterNodeEntry {
+    const myself = id === viewer.id;
     const n = this.byId(id);
     if (!n) {
       // a node replaced (new id): the others still remember the old one, failed
@@ -254,7 +276,7 @@ export class FakeCluster {
     const flags = [...(myself ? ['myself'] : []), n.masterId === undefined ? 'master' : 'slave', ...(failed ? ['fail'] : [])];
     return {
       id,
-      address: n.address,
+      address: this.staleAddresses.get(viewer.name)?.get(id) ?? n.address,
       flags,
       masterId: n.masterId,
       connected: n.up,

@@ -58,7 +58,15 @@ export function unconverged(c: ClusterAnalysis): string[] {
   const out: string[] = [];
   const members = c.reachable.filter((n) => c.shardOf(n.name) !== undefined);
   for (const a of members) {
-    for (const b of members) if (a !== b && !knows(a, b.id!)) out.push(`${a.name} does not know ${b.name}`);
+    for (const b of members) {
+      if (a === b) continue;
+      if (!knows(a, b.id!)) {
+        out.push(`${a.name} does not know ${b.name}`);
+        continue;
+      }
+      const seenAt = addressIn(a, b.id!);
+      if (seenAt !== b.address) out.push(`${a.name} sees ${b.name} at ${seenAt}, not at ${b.address}`);
+    }
   }
   const reference = slotTable(c.anchor!);
   for (const n of members) {
@@ -66,6 +74,14 @@ export function unconverged(c: ClusterAnalysis): string[] {
     out.push(`${n.name} does not agree with ${c.anchor!.name} on who serves which slots`);
   }
   return out;
+}
+
+/**
+ * Where `n` would send a client or a vote for node `id`. A pod replaced keeps its Redis id (its volume) but gets a new
+ * IP, which the others learn by gossip: until then, a client redirected there or a failover vote sent there is lost.
+ */
+function addressIn(n: ObservedNode, id: string): string | undefined {
+  return n.view!.find((e) => e.id === id)?.address;
 }
 
 /** A node's view of slot ownership as comparable text. */
