@@ -434,16 +434,39 @@ export async function writeKeys(
 
 /** The keys `missingKeys` reads at once (auto-pipelined: one write per node for the whole batch). */
 const READ_BATCH = 5000;
+/** How many times `missingKeys` reads a key whose read failed (no answer, not a missing key) before it gives up. */
+const READ_ATTEMPTS = 3;
 
 /**
  * Reads keys through a cluster client (follows MOVED/ASK); returns the keys whose value is missing or wrong. The
- * GETs of a batch are auto-pipelined (a continuous writer leaves a million keys to read back).
+ * GETs of a batch are auto-pipelined (a continuous writer leaves a million keys to read back). A read that fails is
+ * no lost key: it is read again by a new client. ioredis fails reads in flight with "Connection is closed" when a
+ * slot map refresh drops their node from its pool (a seed reset out of the cluster answers with no slots at all).
  */
 export async function missingKeys(
   inventory: InventoryNode[],
   expected: Map<string, string>,
   password?: string,
 ): Promise<string[]> {
+  const missing: string[] = [];
+  let unread = [...expected.keys()];
+  for (let attempt = 1; unread.length > 0; attempt++) {
+    const read = await readKeys(inventory, unread, password);
+    for (const [k, value] of read.values) if (value !== expected.get(k)) missing.push(k);
+    if (read.failed.length > 0 && attempt === READ_ATTEMPTS) {
+      throw new Error(`${read.failed.length} keys could not be read ${READ_ATTEMPTS} times: ${read.error}`);
+    }
+    unread = read.failed;
+  }
+  return missing;
+}
+
+/** GETs `keys` through one cluster client: the values read, and the keys whose GET failed (with the last error). */
+async function readKeys(
+  inventory: InventoryNode[],
+  keys: string[],
+  password?: string,
+): Promise<{ values: Map<string, string | null>; failed: string[]; error?: unknown }> {
   const cluster = new Cluster(inventory.map((n) => {
     const [host, port] = splitAddress(n.address);
     return { host, port };
@@ -454,15 +477,23 @@ export async function missingKeys(
     redisOptions: { connectTimeout: 500, maxRetriesPerRequest: 1, password },
   });
   cluster.on('error', () => undefined);
+  const values = new Map<string, string | null>();
+  const failed: string[] = [];
+  let error: unknown;
   try {
-    const keys = [...expected.keys()];
-    const missing: string[] = [];
     for (let i = 0; i < keys.length; i += READ_BATCH) {
       const batch = keys.slice(i, i + READ_BATCH);
-      const values = await Promise.all(batch.map((k) => cluster.get(k)));
-      batch.forEach((k, j) => { if (values[j] !== expected.get(k)) missing.push(k); });
+      const results = await Promise.allSettled(batch.map((k) => cluster.get(k)));
+      results.forEach((r, j) => {
+        if (r.status === 'fulfilled') {
+          values.set(batch[j], r.value);
+        } else {
+          failed.push(batch[j]);
+          error = r.reason;
+        }
+      });
     }
-    return missing;
+    return { values, failed, error };
   } finally {
     cluster.disconnect();
   }
