@@ -194,7 +194,7 @@ export function prometheusBench(): BenchSection {
       '',
       `Per shard, standalone: the slope between ${low} and ${high.toLocaleString('en')} shards (the medians above), against the ` +
       'slope of its floor, the same documents as plain cdk8s `ApiObject`s (each output synthesized once; the floor writes ' +
-      'the same YAML, byte for byte). Synthesis is synchronous and single-threaded: on an idle core its time is its CPU time.',
+      'the same documents, key order aside). Synthesis is synchronous and single-threaded: on an idle core its time is its CPU time.',
       '',
       perShardTable(low, high, standalone.map((s) => ({ example: timingOf(s.example), floor: timingOf(s.floor) }))),
     ].join('\n'),
