@@ -1,21 +1,10 @@
-import { Chart, Duration, Size, Testing } from 'cdk8s';
-import * as yaml from 'yaml';
+import { Size } from 'cdk8s';
 import {
-  OperatorSharding, PrometheusOutput, RelabelAction, ShardingMode, TopologyShardedPrometheus,
-  TopologyShardedPrometheusProps, ZoneTopology,
+  OperatorSharding, PrometheusOutput, RelabelAction, ShardingMode, TopologyShardedPrometheusProps, ZoneTopology,
 } from '../../src';
 import { warningsOf } from '../../src/shared/warnings';
 import { only } from '../util';
-
-const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
-
-function synthesize(props: Partial<TopologyShardedPrometheusProps>): { objects: any[]; chart: Chart } {
-  const chart = new Chart(Testing.app(), 'mon', { namespace: 'monitoring', disableResourceNameHashes: true });
-  new TopologyShardedPrometheus(chart, 'prom', { topology, shards: 6, ...props });
-  return { objects: Testing.synth(chart), chart };
-}
-const prometheuses = (objects: any[]) => objects.filter((o) => o.kind === 'Prometheus');
-const shardConfig = (objects: any[], name: string) => yaml.parse(only(objects, 'ConfigMap', name).data['prometheus.yml']);
+import { prometheuses, shardConfig, synthesize, topology } from './prometheus-fixtures';
 
 describe('TopologyShardedPrometheus, operator output, one Prometheus per zone (default)', () => {
   test('7 shards over 3 zones: shards 3/2/2, each Prometheus pinned to its zone with the zone label', () => {
@@ -215,125 +204,6 @@ describe('TopologyShardedPrometheus, address mode', () => {
   });
 });
 
-describe('TopologyShardedPrometheus, standalone output', () => {
-  const { objects } = synthesize({
-    shards: 4,
-    output: PrometheusOutput.STANDALONE,
-    replicas: 2,
-    externalLabels: { cluster: 'prod' },
-  });
-  const statefulSets = objects.filter((o) => o.kind === 'StatefulSet');
-
-  test('per shard a StatefulSet, a ConfigMap and a PodDisruptionBudget, named by zone and in-zone index', () => {
-    const names = ['mon-prom-zone-a-0', 'mon-prom-zone-b-0', 'mon-prom-zone-c-0', 'mon-prom-zone-a-1'];
-    for (const kind of ['StatefulSet', 'ConfigMap', 'PodDisruptionBudget']) {
-      expect(objects.filter((o) => o.kind === kind).map((o) => o.metadata.name)).toEqual(names);
-    }
-    expect(only(objects, 'Service').spec).toMatchObject({ clusterIP: 'None', selector: { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': 'mon-prom' } });
-    expect(only(objects, 'PodDisruptionBudget', 'mon-prom-zone-a-1').spec).toEqual({
-      maxUnavailable: 1, selector: statefulSets[3].spec.selector,
-    });
-  });
-
-  test('a NetworkPolicy isolates the shards: the web port from the namespace by default, or from the clients named; ingress only', () => {
-    const instance = { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': 'mon-prom' };
-    expect(only(objects, 'NetworkPolicy').spec).toEqual({
-      podSelector: { matchLabels: instance },
-      policyTypes: ['Ingress'],
-      ingress: [{ ports: [{ protocol: 'TCP', port: 'web' }], from: [{ podSelector: { matchLabels: {} } }] }],
-    });
-    const grafana = { namespaceLabels: { team: 'observability' }, podLabels: { app: 'grafana' } };
-    const custom = synthesize({
-      shards: 3,
-      output: PrometheusOutput.STANDALONE,
-      networkPolicy: { clients: [grafana] },
-    }).objects;
-    expect(only(custom, 'NetworkPolicy').spec.ingress).toEqual([{
-      ports: [{ protocol: 'TCP', port: 'web' }],
-      from: [{ namespaceSelector: { matchLabels: { team: 'observability' } }, podSelector: { matchLabels: { app: 'grafana' } } }],
-    }]);
-    const off = synthesize({
-      shards: 3,
-      output: PrometheusOutput.STANDALONE,
-      networkPolicy: { enabled: false },
-    }).objects;
-    expect(off.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
-  });
-
-  test('each shard is pinned to its zone and its prometheus.yml keeps only its slice of its zone', () => {
-    const sts = only(objects, 'StatefulSet', 'mon-prom-zone-a-1');
-    expect(sts.spec.replicas).toBe(2);
-    expect(sts.spec.template.spec.nodeSelector).toEqual({ 'topology.kubernetes.io/zone': 'zone-a' });
-    const config = shardConfig(objects, 'mon-prom-zone-a-1');
-    expect(config.global).toEqual({
-      scrape_interval: '30s',
-      external_labels: { cluster: 'prod', zone: 'zone-a', prometheus_replica: '${POD_NAME}' },
-    });
-    expect(config.scrape_configs.map((j: any) => [j.job_name, j.kubernetes_sd_configs])).toEqual([
-      ['kubernetes-pods', [{ role: 'pod', attach_metadata: { node: true } }]],
-      ['kubernetes-service-endpoints', [{ role: 'endpointslice', attach_metadata: { node: true } }]],
-    ]);
-    for (const job of config.scrape_configs) {
-      expect(job.relabel_configs.slice(-4).map((r: any) => r.modulus ?? r.regex)).toEqual(['(?:zone-a)?;|.*;.+', '(.+);', 2, '1;|.+;.+']);
-    }
-  });
-
-  test('the pods meet Pod Security "restricted", with probes and resource requests', () => {
-    for (const sts of statefulSets) {
-      const spec = sts.spec.template.spec;
-      expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
-      expect(spec.volumes.every((v: any) => v.configMap || v.emptyDir)).toBe(true);
-      for (const c of spec.containers) {
-        expect(c.securityContext).toEqual({
-          allowPrivilegeEscalation: false,
-          readOnlyRootFilesystem: true,
-          runAsNonRoot: true,
-          capabilities: { drop: ['ALL'] },
-          seccompProfile: { type: 'RuntimeDefault' },
-        });
-        expect(c.resources.requests).toEqual({ cpu: '100m', memory: '512Mi' });
-        expect(c.readinessProbe.httpGet.path).toBe('/-/ready');
-        expect(c.livenessProbe.httpGet.path).toBe('/-/healthy');
-        expect(c.image).toBe('quay.io/prometheus/prometheus:v3.5.0');
-      }
-    }
-  });
-
-  test('a config change rolls the pods: the template carries a hash of the prometheus.yml', () => {
-    const hash = (o: any[]) => only(o, 'StatefulSet', 'mon-prom-zone-a-0').spec.template.metadata.annotations['cdk8s-zones.dev/config-hash'];
-    const other = synthesize({
-      shards: 4,
-      output: PrometheusOutput.STANDALONE,
-      replicas: 2,
-      externalLabels: { cluster: 'test' },
-    }).objects;
-    expect(hash(objects)).toMatch(/^[0-9a-f]{16}$/);
-    expect(hash(other)).not.toBe(hash(objects));
-  });
-
-  test('persistent storage: a volume claim template instead of the emptyDir', () => {
-    const sts = synthesize({ output: PrometheusOutput.STANDALONE, storage: { size: Size.gibibytes(20) } }).objects
-      .find((o) => o.kind === 'StatefulSet');
-    expect(sts.spec.volumeClaimTemplates).toEqual([{
-      metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } } },
-    }]);
-    expect(sts.spec.template.spec.volumes.map((v: any) => v.name)).toEqual(['config']);
-  });
-
-  test('zone names that are not DNS labels become safe object names', () => {
-    const odd = new ZoneTopology({ zones: ['EU_West.1a', 'eu-west-1b'] });
-    const names = synthesize({ topology: odd, shards: 2, output: PrometheusOutput.STANDALONE }).objects
-      .filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name);
-    // the valid zone keeps its name; the other one is cleaned and told apart by a hash of the zone
-    expect(names).toEqual([expect.stringMatching(/^mon-prom-eu-west-1a-[0-9a-f]{6}-0$/), 'mon-prom-eu-west-1b-0']);
-    const clash = new ZoneTopology({ zones: ['a.b', 'a_b'] });
-    const clashing = synthesize({ topology: clash, shards: 2, output: PrometheusOutput.STANDALONE }).objects
-      .filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name);
-    expect(clashing).toEqual([expect.stringMatching(/^mon-prom-a-b-[0-9a-f]{6}-0$/), expect.stringMatching(/^mon-prom-a-b-[0-9a-f]{6}-0$/)]);
-    expect(new Set(clashing).size).toBe(2);
-  });
-});
-
 describe('TopologyShardedPrometheus storage classes per zone', () => {
   const storage = { size: Size.gibibytes(50), storageClassName: 'standard', storageClassNamePerZone: { 'zone-a': 'ssd-a', 'zone-c': 'ssd-c' } };
   const classOf = (claimTemplate: any) => claimTemplate.spec.storageClassName;
@@ -359,78 +229,5 @@ describe('TopologyShardedPrometheus storage classes per zone', () => {
     [{ storage, operatorSharding: OperatorSharding.SHARDING_STRATEGY }, 'with shardingStrategy one resource (one storage class) spans the zones'],
   ])('refused: %j', (props, message) => {
     expect(() => synthesize(props)).toThrow(message);
-  });
-});
-
-describe('TopologyShardedPrometheus refuses bad input with a clear error', () => {
-  const where = "TopologyShardedPrometheus 'mon/prom'";
-  test.each<[Partial<TopologyShardedPrometheusProps>, string]>([
-    [{ shards: 2 }, 'shards=2 is less than the 3 zones [zone-a, zone-b, zone-c]: zone(s) zone-c would not be scraped'],
-    [{ shards: 0 }, 'shards=0 must be an integer from 1 to 2147483647'],
-    [{ shards: 0, mode: ShardingMode.ADDRESS }, 'shards=0 must be an integer from 1 to 2147483647'],
-    [{ shardsPerZone: { 'zone-a': 2, 'zone-b': 2, 'zone-c': 1 } }, 'shardsPerZone={"zone-a":2,"zone-b":2,"zone-c":1} sums to 5, not to shards=6'],
-    [{ shardsPerZone: { 'zone-a': 2, 'zone-b': 2, 'zone-c': 1, 'zone-x': 1 } }, 'shardsPerZone["zone-x"]=1 names a zone that is not in the topology'],
-    [{ mode: ShardingMode.ADDRESS, shardsPerZone: { 'zone-a': 6 } }, 'shardsPerZone={"zone-a":6} only applies to mode ShardingMode.TOPOLOGY'],
-    [{ mode: ShardingMode.ADDRESS, externalLabelName: 'az' }, 'externalLabelName="az" only applies to mode ShardingMode.TOPOLOGY'],
-    [{ mode: ShardingMode.ADDRESS, operatorSharding: OperatorSharding.SHARDING_STRATEGY }, 'operatorSharding="sharding-strategy" only applies to mode ShardingMode.TOPOLOGY'],
-    [{ replicas: 0 }, 'replicas=0 must be an integer from 1 to 2147483647'],
-    [{ replicas: 1.5 }, 'replicas=1.5 must be an integer from 1 to 2147483647'],
-    [{ externalLabelName: 'zone-name' }, 'externalLabelName="zone-name" is not a valid label name'],
-    [{ externalLabelName: '1zone' }, 'externalLabelName="1zone" is not a valid label name'],
-    [{ externalLabelName: '__zone' }, 'externalLabelName="__zone" is not a valid label name'],
-    [{ externalLabelName: 'prometheus_replica' }, 'externalLabelName="prometheus_replica" is set on every Prometheus already'],
-    [{ externalLabels: { zone: 'x' } }, 'externalLabels={"zone":"x"} sets "zone", which externalLabelName gives each shard\'s zone'],
-    [{ output: PrometheusOutput.STANDALONE, scrapeClasses: [] }, 'scrapeClasses=[] only applies to outputs PrometheusOutput.OPERATOR and PrometheusOutput.AGENT'],
-    [{ output: PrometheusOutput.STANDALONE, remoteWrite: [{ url: 'https://m.example/push' }] },
-      'remoteWrite=[{"url":"https://m.example/push"}] only applies to outputs PrometheusOutput.OPERATOR and PrometheusOutput.AGENT'],
-    [{ output: PrometheusOutput.AGENT }, 'remoteWrite=undefined must name at least one endpoint with output PrometheusOutput.AGENT'],
-    [{ output: PrometheusOutput.AGENT, remoteWrite: [] }, 'remoteWrite=[] must name at least one endpoint with output PrometheusOutput.AGENT'],
-    [{ output: PrometheusOutput.AGENT, remoteWrite: [{ url: 'https://m.example/push' }], retention: Duration.days(15) },
-      'retention=[Duration] does not apply to output PrometheusOutput.AGENT'],
-    [{ output: PrometheusOutput.AGENT, remoteWrite: [{ url: 'https://m.example/push' }], networkPolicy: {} },
-      'networkPolicy={} only applies to output PrometheusOutput.STANDALONE'],
-    [{ remoteWrite: [{ url: 'mimir:9009/push' }] }, 'remoteWrite[0].url="mimir:9009/push" must be an http:// or https:// URL'],
-    [{ remoteWrite: [{ url: 'not a url' }] }, 'remoteWrite[0].url="not a url" is not a URL'],
-    [{ remoteWrite: [{ url: 'user:secret@m.example/push' }] }, 'remoteWrite[0].url="<credentials>@m.example/push" must be an http:// or https:// URL'],
-    [{ remoteWrite: [{ url: 'https://user:secret@m.example/push' }] },
-      'remoteWrite[0].url="https://<credentials>@m.example/push" must not hold credentials: give bearerTokenSecret'],
-    [{ remoteWrite: [{ url: 'https://a.example', name: 'q' }, { url: 'https://b.example', name: 'q' }] }, 'remoteWrite[].name="q" must be unique among the endpoints'],
-    [{ remoteWrite: [{ url: 'https://a.example', bearerTokenSecret: { name: 'Token', key: 'token' } }] }, 'remoteWrite[0].bearerTokenSecret.name="Token"'],
-    [{ remoteWrite: [{ url: 'https://a.example', bearerTokenSecret: { name: 'token', key: 'a/b' } }] },
-      'remoteWrite[0].bearerTokenSecret.key="a/b" must be a Secret key'],
-    [{ networkPolicy: { enabled: false } }, 'networkPolicy={"enabled":false} only applies to output PrometheusOutput.STANDALONE'],
-    [{ output: PrometheusOutput.STANDALONE, networkPolicy: { clients: [{ podLabels: { 'bad key': 'x' } }] } },
-      'networkPolicy.clients[0].podLabels key="bad key" is not a valid label key'],
-    [{ resources: { requests: {} } as any }, 'resources={"requests":{}} must set limits.memory'],
-    [{ operatorSharding: OperatorSharding.SHARDING_STRATEGY, shardsPerZone: { 'zone-a': 4, 'zone-b': 1, 'zone-c': 1 } },
-      'shardsPerZone={"zone-a":4,"zone-b":1,"zone-c":1} cannot be expressed with prometheus-operator\'s shardingStrategy'],
-    [{ scrapeClasses: [{ name: 'a', isDefault: true }, { name: 'b', isDefault: true }] }, 'scrapeClasses=["a","b"] has more than one default class'],
-    [{ scrapeClasses: [{ name: 'zone-sharding' }] }, 'scrapeClasses[].name="zone-sharding" must be non-empty and unique; zone-sharding is the construct\'s own class'],
-    [{ scrapeClasses: [{ name: 'a', attachNodeMetadata: false }] }, 'scrapeClasses["a"].attachNodeMetadata=false cannot be false'],
-    [{ name: 'a-name-long-enough-to-break-the-statefulset-name-limit' }, 'name="a-name-long-enough-to-break-the-statefulset-name-limit" is too long: ' +
-      'it makes the StatefulSet name "prometheus-a-name-long-enough-to-break-the-statefulset-name-limit-zone-a-shard-1" (80 characters), over the 52'],
-    [{ name: 'Prom' }, 'name="Prom" is not a valid Service name (DNS-1035 label)'],
-    [{ scrapeInterval: '30s' as any }, 'scrapeInterval="30s" must be a Duration'],
-    [{ scrapeInterval: Duration.millis(0.5) }, 'scrapeInterval="0.5ms" must be a positive whole number of milliseconds'],
-    [{ retention: Duration.seconds(0) }, 'retention="0ms" must be a positive whole number of milliseconds'],
-    [{ storage: { size: '50Gi' as any } }, 'storage.size="50Gi" must be a cdk8s Size'],
-    [{ storage: { size: Size.kibibytes(0) } }, 'storage.size=[Size 0Ki] must be larger than zero'],
-    [{
-      topology: new ZoneTopology({ zones: ['a', 'b'], topologyKey: 'example.com/zone' }),
-      shards: 2,
-      operatorSharding: OperatorSharding.SHARDING_STRATEGY,
-    },
-    'operatorSharding="sharding-strategy" needs the topology key topology.kubernetes.io/zone'],
-    [{ nodeSelector: { 'bad key': 'x' } }, 'nodeSelector key="bad key" is not a valid label key'],
-  ])('%j', (props, message) => {
-    expect(() => synthesize(props)).toThrow(`${where}: ${message}`);
-  });
-
-  test('a namespace is needed for the ClusterRoleBinding subject', () => {
-    const chart = new Chart(Testing.app(), 'mon');
-    expect(() => new TopologyShardedPrometheus(chart, 'prom', { topology, shards: 3 }))
-      .toThrow("TopologyShardedPrometheus 'mon/prom': namespace=undefined must be set (or the chart's namespace)");
-    const withProp = new TopologyShardedPrometheus(chart, 'other', { topology, shards: 3, namespace: 'obs' });
-    expect(withProp.serviceAccount.metadata.namespace).toBe('obs');
   });
 });
