@@ -34,7 +34,7 @@ import { PodWatch } from '../test/integration/kubernetes/pod-watch';
 import { RedisOnKwok } from '../test/integration/kubernetes/redis-on-kwok';
 import { RESTRICTED_PAUSE_POD } from '../test/integration/kubernetes/scheduling';
 import { sleep, waitFor } from '../test/integration/kubernetes/wait';
-import { nodeClient } from '../test/integration/redis/redis-cluster';
+import { nodeClient } from '../test/integration/redis/redis-keys';
 
 /** Runs of each case. */
 const RUNS = 5;

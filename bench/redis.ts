@@ -7,7 +7,9 @@
 import { BenchSection } from './harness';
 import { failoverOptions, RedisClusterManager } from '../controller/src/redis/manager';
 import { RedisShardLayout } from '../src/redis/layout';
-import { keepConverging, RedisProcesses, untilServedAndWritable } from '../test/integration/redis/redis-cluster';
+import { untilServedAndWritable } from '../test/integration/redis/redis-keys';
+import { keepConverging } from '../test/integration/redis/redis-manager-runs';
+import { RedisProcesses } from '../test/integration/redis/redis-processes';
 
 const ZONES = ['a', 'b', 'c'];
 const RUNS = 5;

@@ -38,10 +38,10 @@ import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
 import { ZoneController } from '../../../src/zone-controller/zone-controller';
+import { ContinuousWriter } from '../redis/continuous-writer';
 import { EmulatedPod } from '../redis/pod-emulation';
-import {
-  AWKWARD_PASSWORD, ContinuousWriter, missingKeys, RedisProcesses, slotOwners, writeKeys,
-} from '../redis/redis-cluster';
+import { missingKeys, slotOwners, writeKeys } from '../redis/redis-keys';
+import { AWKWARD_PASSWORD, RedisProcesses } from '../redis/redis-processes';
 
 const cluster = testCluster();
 const { client, info } = cluster;

@@ -32,9 +32,8 @@ import {
   layoutConfigMapName,
 } from '../../../src/contract/redis';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';
-import {
-  AWKWARD_PASSWORD, exposesPassword, keySlots, missingKeys, slotOwners, untilServedAndWritable, writeKeys,
-} from '../redis/redis-cluster';
+import { keySlots, missingKeys, slotOwners, untilServedAndWritable, writeKeys } from '../redis/redis-keys';
+import { AWKWARD_PASSWORD, exposesPassword } from '../redis/redis-processes';
 
 const cluster = testCluster();
 const { client, info } = cluster;

@@ -23,7 +23,8 @@ import { RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
 import { ZoneController } from '../../../src/zone-controller/zone-controller';
 import { EmulatedPod } from '../redis/pod-emulation';
-import { nodeClient, RedisProcesses } from '../redis/redis-cluster';
+import { nodeClient } from '../redis/redis-keys';
+import { RedisProcesses } from '../redis/redis-processes';
 
 /** The status ConfigMap's state.json. */
 export type RedisStatus = ClusterState & {

@@ -17,7 +17,8 @@ import { WaitAckedWriter } from './wait-acked-writer';
 import { ZONE_SHIFT_TAINT_KEY } from '../../../src/contract/zone-shift';
 import { zoneShiftCrd } from '../../../src/contract/zone-shift-crd';
 import { RedisRole } from '../../../src/redis/layout';
-import { AWKWARD_PASSWORD, missingKeys, slotOwners } from '../redis/redis-cluster';
+import { missingKeys, slotOwners } from '../redis/redis-keys';
+import { AWKWARD_PASSWORD } from '../redis/redis-processes';
 
 const { client, info } = testCluster();
 const ns = uniqueName('redis-zone-shift');

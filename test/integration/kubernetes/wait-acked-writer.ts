@@ -9,7 +9,7 @@
 // eslint-disable-next-line import/no-extraneous-dependencies
 import Redis from 'ioredis';
 import { waitFor } from './wait';
-import { keySlots, nodeClient, slotOwners } from '../redis/redis-cluster';
+import { keySlots, nodeClient, slotOwners } from '../redis/redis-keys';
 
 export interface WaitAckedWriterOptions {
   /** The nodes to ask for the slot map, in order. */

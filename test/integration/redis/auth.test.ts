@@ -9,7 +9,9 @@ import * as net from 'net';
 import * as path from 'path';
 // eslint-disable-next-line import/no-extraneous-dependencies
 import Redis from 'ioredis';
-import { AWKWARD_PASSWORD, exposesPassword, PASSWORD_SECRET, RedisProcesses, startRedisServer } from './redis-cluster';
+import {
+  AWKWARD_PASSWORD, exposesPassword, PASSWORD_SECRET, RedisProcesses, startRedisServer,
+} from './redis-processes';
 import { splitAddress } from '../../../controller/src/redis/executor';
 import { REDIS_AUTH_CONF, REDIS_AUTH_PASSWORD } from '../../../src/contract/redis';
 import { RedisShardLayout } from '../../../src/redis/layout';

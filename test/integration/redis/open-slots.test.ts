@@ -6,7 +6,8 @@
  * key is lost. Three ways to be left open: both sides, only the owner's MIGRATING, only the target's
  * IMPORTING.
  */
-import { AWKWARD_PASSWORD, missingKeys, RedisProcesses, slotOwners, writeKeys } from './redis-cluster';
+import { missingKeys, slotOwners, writeKeys } from './redis-keys';
+import { AWKWARD_PASSWORD, RedisProcesses } from './redis-processes';
 import { createLogger } from '../../../controller/src/log';
 import { splitAddress } from '../../../controller/src/redis/executor';
 import { RedisClusterManager } from '../../../controller/src/redis/manager';

@@ -12,15 +12,10 @@
  * No acknowledged write is lost; the writes lost are exactly some of those zone a's master took while cut off,
  * which no replica acknowledged: Redis's documented limit.
  */
-import {
-  ContinuousWriter,
-  keepConverging,
-  missingKeys,
-  nodeClient,
-  RedisProcesses,
-  slotOwners,
-  AWKWARD_PASSWORD,
-} from './redis-cluster';
+import { ContinuousWriter } from './continuous-writer';
+import { missingKeys, nodeClient, slotOwners } from './redis-keys';
+import { keepConverging } from './redis-manager-runs';
+import { AWKWARD_PASSWORD, RedisProcesses } from './redis-processes';
 import { ZoneNetwork } from './zone-network';
 import { createLogger } from '../../../controller/src/log';
 import { ClusterState } from '../../../controller/src/redis/decide';

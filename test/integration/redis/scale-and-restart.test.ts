@@ -4,7 +4,8 @@
  * first, each master after a failover, while every slot stays served. Every process requires the awkward
  * password (started as the synthesized pods start them); the manager authenticates.
  */
-import { AWKWARD_PASSWORD, missingKeys, RedisProcesses, slotOwners, writeKeys } from './redis-cluster';
+import { missingKeys, slotOwners, writeKeys } from './redis-keys';
+import { AWKWARD_PASSWORD, RedisProcesses } from './redis-processes';
 import { createLogger } from '../../../controller/src/log';
 import { RedisClusterManager } from '../../../controller/src/redis/manager';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';

@@ -7,10 +7,9 @@
  * timeout + 0.7 s); rebalanced when the zone comes back; one master lost; a master lost with all its replicas
  * reported, then fixed.
  */
-import {
-  AWKWARD_PASSWORD, buildController, keepConverging, keySlots, missingKeys, RedisProcesses, runCli, slotOwners,
-  untilServedAndWritable, writeKeys,
-} from './redis-cluster';
+import { keySlots, missingKeys, slotOwners, untilServedAndWritable, writeKeys } from './redis-keys';
+import { buildController, keepConverging, runCli } from './redis-manager-runs';
+import { AWKWARD_PASSWORD, RedisProcesses } from './redis-processes';
 import { createLogger } from '../../../controller/src/log';
 import { failoverOptions, RedisClusterManager } from '../../../controller/src/redis/manager';
 import { RedisRole, RedisShardLayout } from '../../../src/redis/layout';

@@ -5,7 +5,8 @@
  * d's nodes start empty, and the manager, given the new layout and the live nodes, restores the plan: c's
  * nodes forgotten everywhere, d's nodes in their planned shards and roles, one master per zone, no key lost.
  */
-import { AWKWARD_PASSWORD, missingKeys, RedisProcesses, slotOwners, untilServedAndWritable, writeKeys } from './redis-cluster';
+import { missingKeys, slotOwners, untilServedAndWritable, writeKeys } from './redis-keys';
+import { AWKWARD_PASSWORD, RedisProcesses } from './redis-processes';
 import { createLogger } from '../../../controller/src/log';
 import { failoverOptions, RedisClusterManager } from '../../../controller/src/redis/manager';
 import { RedisShardLayout } from '../../../src/redis/layout';
