@@ -24,310 +24,24 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import * as yaml from 'yaml';
-import { applyManifests, deleteNamespace, exampleNames, plainExampleObjects } from './examples';
+import { Case, corpusCases, exampleCases, realCorpusCases, WORKLOAD_KINDS } from './check-agreement-cases';
+import { Observed, observeNamespace, settle } from './check-agreement-observe';
+import { applyManifests, deleteNamespace } from './examples';
 import { KubeObject } from './kube-client';
-import { HOSTNAME_KEY, isReady, KWOK_ANNOTATION, nodeObject, REGION_KEY, ZONE_KEY, ZONES } from './nodes';
-import { testCluster, unschedulableReason } from './scheduling';
+import { isReady, ZONES } from './nodes';
+import { testCluster } from './scheduling';
 import { sleep, waitFor } from './wait';
 import { cordonZone, OutageMode, restoreNodes, zoneOutage, ZoneOutage } from './zone-outage';
 import { analyzeManifests } from '../../../src/check/analyze';
-import { InventoryNode, KUBELET_LABELS, regionOf, ZoneInventory } from '../../../src/check/inventory';
-import { parseManifests } from '../../../src/check/manifest-text';
 import { WorkloadReport } from '../../../src/check/model';
 import { isTerminating } from '../../../src/kubernetes/pod-life';
-import { REAL_CORPUS, realCorpusFiles } from '../../check/real-corpus-files';
 import { REPO_ROOT } from '../shared';
+import { agreementInventory, NODES, poolNodeObject } from './check-agreement-pools';
 
 const cluster = testCluster();
 const { client, info } = cluster;
-const POOL_KEY = 'cdk8s-zones.test/pool';
-const CORPUS_DIR = path.join(__dirname, 'check-corpus');
-const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job'];
-
-interface PoolNode {
-  readonly name: string;
-  readonly zone: string;
-  readonly cpu: string;
-  readonly memory: string;
-  readonly labels: Record<string, string>;
-  readonly taints: { key: string; value: string; effect: string }[];
-}
-
-const DEDICATED = { key: 'cdk8s-zones.test/dedicated', value: 'infra', effect: 'NoSchedule' };
-
-/** `counts[z]` nodes of `size` in zone z; `extra` adds labels or a taint to one node. */
-function pool(name: string, counts: number[], size: (zone: number) => { cpu: string; memory: string },
-  extra: (zone: number, i: number) => { labels?: Record<string, string>; tainted?: boolean } = () => ({})): PoolNode[] {
-  return ZONES.flatMap((zone, z) => Array.from({ length: counts[z] }, (_, i) => {
-    const x = extra(z, i);
-    return {
-      name: `agree-${name}-${zone}-${i + 1}`,
-      zone,
-      ...size(z),
-      labels: { [POOL_KEY]: name, ...x.labels },
-      taints: x.tainted ? [DEDICATED] : [],
-    };
-  }));
-}
-
-const STANDARD = () => ({ cpu: '4', memory: '16Gi' });
-const SMALL = (z: number) => (z === 2 ? { cpu: '1', memory: '2Gi' } : { cpu: '2', memory: '4Gi' });
-const NODES: PoolNode[] = [
-  // gen 1..3 by index (for Gt and a DaemonSet nodeSelector); a disk label on the first node of zone-a and zone-b
-  ...pool('equal', [3, 3, 3], STANDARD, (z, i) => ({
-    labels: {
-      'cdk8s-zones.test/gen': String(i + 1),
-      ...(i === 0 && z < 2 ? { 'cdk8s-zones.test/disk': 'ssd' } : {}),
-    },
-  })),
-  // zone-a: one of two nodes tainted; zone-c: its only node tainted
-  ...pool('taint', [2, 1, 1], STANDARD, (z, i) => ({ tainted: (z === 0 && i === 1) || z === 2 })),
-  // zone-c fewer and smaller nodes; one such pool per file that fills nodes
-  ...pool('small', [2, 2, 1], SMALL),
-  ...pool('small2', [2, 2, 1], SMALL),
-  ...pool('small3', [2, 2, 1], SMALL),
-  ...pool('uneven', [3, 2, 1], STANDARD),
-  ...pool('examples', [3, 3, 3], () => ({ cpu: '8', memory: '32Gi' })),
-  // the real charts of test/check/real-corpus: 3 roomy nodes per zone, as the CLI's default inventory
-  ...pool('real', [3, 3, 3], () => ({ cpu: '256', memory: '1Ti' })),
-];
-
-function poolNodeObject(n: PoolNode): KubeObject {
-  const resources = { 'cpu': n.cpu, 'memory': n.memory, 'pods': '110', 'ephemeral-storage': '100Gi' };
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    // the labels a kubelet and the cloud set (those the check's inventory gives every node), and the pool's
-    metadata: {
-      name: n.name,
-      labels: {
-        ...KUBELET_LABELS,
-        [REGION_KEY]: regionOf(n.zone),
-        ...n.labels,
-        [ZONE_KEY]: n.zone,
-        [HOSTNAME_KEY]: n.name,
-      },
-      annotations: { [KWOK_ANNOTATION]: 'fake' },
-    },
-    spec: n.taints.length ? { taints: n.taints } : {},
-    status: { allocatable: resources, capacity: resources },
-  };
-}
-
-function inventoryNode(
-  name: string,
-  zone: string,
-  labels: Record<string, string>,
-  taints: InventoryNode['taints'],
-  cpu: string,
-  memory: string,
-  pods: number,
-): InventoryNode {
-  return { name, zone, labels, taints, allocatableCpu: cpu, allocatableMemory: memory, allocatablePods: pods };
-}
-
-/**
- * The cluster as the check sees it: the pools and the tier's own nodes (no corpus pod selects those, but a spread
- * with nodeAffinityPolicy Ignore counts them).
- */
-const INVENTORY = new ZoneInventory({
-  zones: [...ZONES],
-  nodes: [
-    ...NODES.map((n) => {
-      const labels = poolNodeObject(n).metadata.labels;
-      return inventoryNode(n.name, n.zone, labels, n.taints, n.cpu, n.memory, 110);
-    }),
-    ...info.nodes.map((n) => {
-      const labels = nodeObject(n).metadata.labels;
-      return inventoryNode(n.name, n.zone, labels, [], n.size.cpu, n.size.memory, n.size.pods);
-    }),
-  ],
-});
+const INVENTORY = agreementInventory(info);
 const zoneOf = new Map<string, string>([...NODES, ...info.nodes].map((n): [string, string] => [n.name, n.zone]));
-
-interface Case {
-  readonly id: string;
-  readonly objects: KubeObject[];
-  readonly reports: WorkloadReport[];
-  /** Real charts run privileged pods (host ports, host paths): their namespaces enforce nothing. */
-  readonly privileged?: boolean;
-}
-
-function corpusCases(): Case[] {
-  return fs.readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.yaml')).sort().map((f) => {
-    const text = fs.readFileSync(path.join(CORPUS_DIR, f), 'utf8');
-    const objects = yaml.parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
-    return { id: f, objects, reports: [] };
-  });
-}
-
-/**
- * The real charts of test/check/real-corpus, one case per file: their built-in workloads and budgets, on the
- * `real` pool. What needs the rest of a real cluster is taken out of both what is applied and what is checked,
- * so the two see the same objects: namespaces (one per case), custom resources and autoscalers (no operator or
- * metrics run here), priority classes, runtime classes, schedulers and service accounts that do not exist here,
- * host ports (the files share the pool's nodes; one workload's own are modelled), volumes (no provisioner:
- * each becomes an emptyDir), a Job's ttlSecondsAfterFinished (a deleted Job cannot be observed) and long
- * termination grace periods (up to 900 s in these charts: a drained pod would stay Terminating past the test's
- * waits).
- */
-/** The pod fields of a real chart that need the rest of a real cluster (see `realCorpusCases`). */
-const REAL_POD_FIELDS_DROPPED = [
-  'priorityClassName',
-  'runtimeClassName',
-  'schedulerName',
-  'serviceAccountName',
-  'serviceAccount',
-  'hostNetwork',
-  'terminationGracePeriodSeconds',
-];
-
-function realCorpusCases(): Case[] {
-  const dir = REAL_CORPUS;
-  const files = realCorpusFiles();
-  return files.map((file) => {
-    const objects = parseManifests(file, fs.readFileSync(file, 'utf8')).map((o) => o.value as KubeObject)
-      .filter((o) => [...WORKLOAD_KINDS, 'PodDisruptionBudget'].includes(o.kind))
-      .map((o) => {
-        const copy = structuredClone(o);
-        delete copy.metadata.namespace;
-        // a chart may still render v1beta1, which 1.25+ no longer serves
-        if (o.kind === 'PodDisruptionBudget') copy.apiVersion = 'policy/v1';
-        if (!WORKLOAD_KINDS.includes(o.kind)) return copy;
-        delete copy.spec.ttlSecondsAfterFinished; // a Job the TTL controller deletes cannot be observed
-        const pod = copy.spec.template.spec;
-        pod.nodeSelector = { ...pod.nodeSelector, [POOL_KEY]: 'real' };
-        for (const f of REAL_POD_FIELDS_DROPPED) delete pod[f];
-        for (const c of [...pod.containers ?? [], ...pod.initContainers ?? []]) {
-          for (const p of c.ports ?? []) delete p.hostPort;
-        }
-        const claims: any[] = copy.spec.volumeClaimTemplates ?? [];
-        delete copy.spec.volumeClaimTemplates;
-        const emptyDir = (name: string) => ({ name, emptyDir: {} });
-        pod.volumes = [
-          ...(pod.volumes ?? []).map((v: any) => (v.persistentVolumeClaim || v.ephemeral ? emptyDir(v.name) : v)),
-          ...claims.map((t) => emptyDir(t.metadata.name)),
-        ];
-        return copy;
-      });
-    return { id: `real ${path.relative(dir, file)}`, objects, reports: [], privileged: true };
-  }).filter((c) => c.objects.some((o) => WORKLOAD_KINDS.includes(o.kind)));
-}
-
-/**
- * Every example's plain workloads, budgets and service accounts on the examples pool (examples.ts,
- * `plainExampleObjects`).
- */
-function exampleCases(): Case[] {
-  return exampleNames().flatMap((name) => {
-    const objects = plainExampleObjects(name, { [POOL_KEY]: 'examples' });
-    const hasWorkload = objects.some((o) => WORKLOAD_KINDS.includes(o.kind));
-    return hasWorkload ? [{ id: `example ${name}`, objects, reports: [] }] : [];
-  });
-}
-
-/** ` Ready=<status>` of a pod's condition, or '' when it has none. */
-const conditionOf = (pod: any, type: string) => {
-  const c = (pod.status?.conditions ?? []).find((x: any) => x.type === type);
-  return c ? ` ${type}=${c.status}` : '';
-};
-
-/**
- * How many pods a workload wants now: a DaemonSet's desired count once its status is current (-1 before), a Job's
- * parallelism (at most its completions), the replicas of the others.
- */
-function expectedPods(kind: string, current: any): number {
-  if (kind === 'DaemonSet') {
-    const statusCurrent = (current.status?.observedGeneration ?? 0) >= current.metadata.generation;
-    return statusCurrent ? current.status?.desiredNumberScheduled ?? -1 : -1;
-  }
-  if (kind === 'Job') return Math.min(current.spec.parallelism ?? 1, current.spec.completions ?? Infinity);
-  return current.spec.replicas ?? 1;
-}
-
-/** What the cluster shows for one workload. */
-interface Observed {
-  readonly expected: number;
-  /** uid -> zone of every bound pod. */
-  readonly bound: Map<string, string>;
-  readonly pending: number;
-  readonly settled: boolean;
-  readonly signature: string;
-  readonly state: string;
-}
-
-/**
- * The controller-owned pods of every workload of a namespace, by `Kind/name` (a Deployment's through its
- * ReplicaSets).
- */
-async function observeNamespace(ns: string, workloads: KubeObject[]): Promise<Map<string, Observed>> {
-  const [pods, replicaSets] = await Promise.all([
-    client.list('v1', 'Pod', { namespace: ns }),
-    client.list('apps/v1', 'ReplicaSet', { namespace: ns }),
-  ]);
-  const deploymentOf = new Map(replicaSets.map((rs: any) => {
-    const deployment = rs.metadata.ownerReferences?.find((o: any) => o.kind === 'Deployment');
-    return [rs.metadata.name, deployment?.name];
-  }));
-  const ownerOf = (p: any) => {
-    const o = p.metadata.ownerReferences?.find((r: any) => r.controller);
-    if (!o) return undefined;
-    const deployment = o.kind === 'ReplicaSet' ? deploymentOf.get(o.name) : undefined;
-    return deployment ? `Deployment/${deployment}` : `${o.kind}/${o.name}`;
-  };
-  const out = new Map<string, Observed>();
-  for (const w of workloads) {
-    const current: any = await client.get(w.apiVersion, w.kind, w.metadata.name, ns);
-    const key = `${w.kind}/${w.metadata.name}`;
-    const mine = pods.filter((p: any) => ownerOf(p) === key && !isTerminating(p) && p.status?.phase !== 'Failed');
-    const expected = expectedPods(w.kind, current);
-    const zoneOfPod = (p: any) => zoneOf.get(p.spec.nodeName) ?? `?${p.spec.nodeName}`;
-    const bound = new Map<string, string>(mine.filter((p: any) => p.spec.nodeName)
-      .map((p: any) => [p.metadata.uid, zoneOfPod(p)]));
-    const refused = mine.filter((p: any) => !p.spec.nodeName && unschedulableReason(p) !== undefined);
-    const untried = mine.length - bound.size - refused.length;
-    // an OrderedReady StatefulSet creates no further pod while one is Pending
-    const ordered = w.kind === 'StatefulSet' && current.spec.podManagementPolicy !== 'Parallel';
-    // a complete Job makes no more pods (an outage may remove some of its finished ones)
-    const complete = w.kind === 'Job'
-      && (current.status?.conditions ?? []).some((c: any) => c.type === 'Complete' && c.status === 'True');
-    const allThere = mine.length === expected || (ordered && refused.length > 0 && mine.length < expected);
-    const settled = complete || (expected >= 0 && untried === 0 && allThere);
-    out.set(key, {
-      expected,
-      bound,
-      pending: complete ? 0 : Math.max(0, expected - bound.size),
-      settled,
-      signature: mine.map((p: any) => `${p.metadata.name}@${p.spec.nodeName ?? '-'}`).sort().join(','),
-      state: `${key}: ${mine.length}/${expected} pods, ${bound.size} bound, ${refused.length} refused, ${untried} untried` +
-        (ordered ? orderedState(current, mine) : ''),
-    });
-  }
-  return out;
-}
-
-/** Waits until every workload's pods are all bound or refused by the scheduler, and nothing moved for 2.5 s. */
-async function settle(rounds: { ns: string; workloads: KubeObject[] }[]): Promise<Map<string, Map<string, Observed>>> {
-  let last = '';
-  let since = Date.now();
-  return waitFor('every workload placed or refused, and stable', async () => {
-    const seen = new Map<string, Map<string, Observed>>();
-    for (const r of rounds) seen.set(r.ns, await observeNamespace(r.ns, r.workloads));
-    const all = [...seen.values()].flatMap((m) => [...m.values()]);
-    const signature = all.map((o) => o.signature).join(';');
-    if (signature !== last) {
-      last = signature;
-      since = Date.now();
-    }
-    const waiting = all.filter((o) => !o.settled);
-    return {
-      done: waiting.length === 0 && Date.now() - since >= 2500,
-      value: seen,
-      state: waiting.map((o) => o.state).join('; ') || 'settled, waiting for stability',
-    };
-  }, { timeoutMs: 120_000, intervalMs: 500 });
-}
 
 const zoneNodes = (zone: string) => [...NODES, ...info.nodes].filter((n) => n.zone === zone).map((n) => n.name);
 
@@ -392,7 +106,7 @@ async function evict(p: any): Promise<boolean> {
 async function ownersOf(left: readonly any[], rounds: readonly Round[]): Promise<Set<string>> {
   const uids = new Set(left.map((p: any) => p.metadata.uid));
   const owners = await Promise.all(rounds.map(async (r) => {
-    const seen = await observeNamespace(r.ns, r.workloads);
+    const seen = await observeNamespace(client, zoneOf, r.ns, r.workloads);
     return [...seen.entries()]
       .filter(([, o]) => [...o.bound.keys()].some((uid) => uids.has(uid)))
       .map(([key]) => `${r.ns} ${key}`);
@@ -413,11 +127,6 @@ function check(ok: boolean, what: () => string): void {
   if (!ok) disagreements.push(what());
 }
 
-/** An OrderedReady StatefulSet's progress, for the state line: its ready count and each pod's phase. */
-function orderedState(statefulSet: any, pods: any[]): string {
-  const podStates = pods.map((p) => `${p.metadata.name} ${p.status?.phase}${conditionOf(p, 'Ready')}`);
-  return ` (OrderedReady; ${statefulSet.status?.readyReplicas ?? 0} ready; pods ${podStates.join(', ')})`;
-}
 
 function fmtReport(r: WorkloadReport): string {
   const perZone = ZONES.map((z) => `${z} ${r.perZone[z].guaranteed}..${r.perZone[z].worstCase}`);
@@ -535,12 +244,12 @@ test.each(ZONES.map((z, i) => [i + 1, z] as [number, string]))('round %i: placem
   const rounds = await applyRounds(cases, `agree-${zone}`);
   try {
 
-    const before = await settle(rounds);
+    const before = await settle(client, zoneOf, rounds);
     comparePlacement(rounds, before, `round ${zone}`);
 
     const outage = await zoneDown(zone, rounds.map((r) => r.ns));
     try {
-      const after = await settle(rounds);
+      const after = await settle(client, zoneOf, rounds);
       for (const r of rounds) {
         for (const report of r.c.reports) {
           const key = `${report.kind}/${report.name}`;
@@ -591,7 +300,7 @@ test.each([...ZONES])('draining %s is blocked by a PodDisruptionBudget where the
   const started = Date.now();
   const rounds = await applyRounds(drainCases, `drain-${zone}`);
   try {
-    const before = await settle(rounds);
+    const before = await settle(client, zoneOf, rounds);
     const blocked = await drainZone(zone, rounds);
     for (const r of rounds) {
       for (const report of r.c.reports) {
