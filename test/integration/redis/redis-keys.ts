@@ -114,16 +114,17 @@ export async function writeKeys(
   return { written, acked };
 }
 
-/** The keys `missingKeys` reads at once (auto-pipelined: one write per node for the whole batch). */
+/** The keys `missingKeys` reads at once. */
 const READ_BATCH = 5000;
 /** How many times `missingKeys` reads a key whose read failed (no answer, not a missing key) before it gives up. */
 const READ_ATTEMPTS = 3;
 
 /**
- * Reads keys through a cluster client (follows MOVED/ASK); returns the keys whose value is missing or wrong. The
- * GETs of a batch are auto-pipelined (a continuous writer leaves a million keys to read back). A read that fails is
- * no lost key: it is read again by a new client. ioredis fails reads in flight with "Connection is closed" when a
- * slot map refresh drops their node from its pool (a seed reset out of the cluster answers with no slots at all).
+ * Reads keys through a cluster client (follows MOVED/ASK); returns the keys whose value is missing or wrong. A read
+ * that fails is no lost key: it is read again by a new client. ioredis fails reads in flight with "Connection is
+ * closed" when a slot map refresh drops their node from its pool (a seed reset out of the cluster answers with no
+ * slots at all). Not auto-pipelined: ioredis 6.0's auto-pipelining throws a TypeError out of its own callback when
+ * its slot map lacks a key's slot, as during a zone loss.
  */
 export async function missingKeys(
   inventory: InventoryNode[],
@@ -155,7 +156,6 @@ async function readKeys(
   }), {
     clusterRetryStrategy: () => 100,
     enableOfflineQueue: true,
-    enableAutoPipelining: true,
     redisOptions: { connectTimeout: 500, maxRetriesPerRequest: 1, password },
   });
   cluster.on('error', () => undefined);
