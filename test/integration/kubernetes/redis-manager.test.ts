@@ -372,7 +372,9 @@ test('an interrupted resharding (a slot left MIGRATING and IMPORTING, half its k
   const [host, port] = splitAddress(address(dst));
   const half = keys.slice(0, Math.ceil(keys.length / 2));
   const migrated = await call(src, 'MIGRATE', host, port, '', 0, 10_000, 'AUTH', PASSWORD, 'KEYS', ...half);
-  expect([importing, migrating, migrated]).toEqual(['OK', 'OK', 'OK']);
+  expect([importing, migrating]).toEqual(['OK', 'OK']);
+  // NOKEY: the reconciler, seeing the slot open, moved those keys itself before this MIGRATE ran
+  expect(['OK', 'NOKEY']).toContain(migrated);
   expect(keys.length).toBeGreaterThanOrEqual(200);
   // A pass that began before the slot was opened may still report healthy: wait for the moves of this slot.
   const closed = await statusWhere('the open slot closed', since, (x) => x.healthy && movesOf().length >= before + 2);
