@@ -5,23 +5,14 @@
 import Redis from 'ioredis';
 import { ClusterAnalysis } from './cluster-analysis';
 import { attemptFailover, failoverFailure } from './graceful-failover';
-import { ClusterNodeEntry, InventoryNode, isMaster, ObservedNode, self } from './model';
+import { ClusterNodeEntry, InventoryNode, isMaster, joinAddress, ObservedNode, self } from './model';
 import { Step } from './steps';
-
-/**
- * An address as the inventory writes it: Redis prints an IPv6 host bare (`fd00::1:6379`), a pod's address brackets it
- * (`[fd00::1]:6379`), and the manager compares the two.
- */
-function inventoryForm(hostPort: string): string {
-  const [host, port] = splitAddress(hostPort);
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : hostPort;
-}
 
 /** Parses `CLUSTER NODES` (one node per line); addresses in the inventory's form. */
 export function parseClusterNodes(text: string): ClusterNodeEntry[] {
   return text.split('\n').filter((l) => l.trim() !== '').map((line) => {
     const [id, addr, flags, master, pingSent, , , link, ...slots] = line.trim().split(' ');
-    const hostPort = inventoryForm(addr.split('@')[0]);
+    const hostPort = joinAddress(...splitAddress(addr.split('@')[0]));
     const open = slots.map((s) => /^\[(\d+)-([<>])-([0-9a-f]+)\]$/.exec(s)).filter((m): m is RegExpExecArray => m !== null);
     const openSlots = (arrow: string) => open
       .filter((m) => m[2] === arrow)

@@ -88,3 +88,8 @@ export function toRanges(slots: number[]): [number, number][] {
   }
   return ranges;
 }
+
+/** `host:port` as the inventory writes it: an IPv6 host in brackets (Redis's own CLUSTER NODES leaves it bare). */
+export function joinAddress(host: string, port: number | string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+}

@@ -7,7 +7,7 @@
  * cluster's own StatefulSets (`<cluster>-<zone slug>`, its controller) counts, and the password Secret is
  * the one those pods mount.
  */
-import { InventoryNode } from './model';
+import { InventoryNode, joinAddress } from './model';
 import { ZONE_LABEL } from '../../../src/contract/labels';
 import { REDIS_PASSWORD_FILE, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisNodeOfPod, redisStatefulSetNames } from '../../../src/contract/redis';
 import { isTerminating } from '../../../src/kubernetes/pod-life';
@@ -67,8 +67,7 @@ export function inventoryFromPods(cluster: string, zones: readonly string[], pod
       const key = JSON.stringify(secret);
       secrets.set(key, { secret, pods: [...(secrets.get(key)?.pods ?? []), name] });
     }
-    const host = ip.includes(':') ? `[${ip}]` : ip;
-    out.push({ name: node, zone, address: `${host}:${REDIS_PORT}` });
+    out.push({ name: node, zone, address: joinAddress(ip, REDIS_PORT) });
   }
   if (secrets.size > 1) {
     const which = [...secrets.values()].map((s) => `Secret ${s.secret.name} key ${s.secret.key} (${s.pods.join(', ')})`);
