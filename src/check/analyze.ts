@@ -5,16 +5,17 @@
  * each node is node-room.ts, the rules the check relies on constraints.ts, the placement placement.ts, and what a
  * zone loss leaves zone-loss.ts.
  */
-import { CheckInput, CheckWorkload } from './check-input';
+import { CheckInput, CheckSystem, CheckWorkload } from './check-input';
 import { hardConstraints, softZoneRules } from './constraints';
 import { exclusionOf, podRequests } from './eligibility';
 import { CheckNode, ZoneInventory } from './inventory';
 import { AddFinding, FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 import { NodeRoom, pinByVolumes, roomFor } from './node-room';
 import { Bounds, ordinalLayout, Placement, placement } from './placement';
+import { judgeSystems } from './systems';
 import { drainNeed, Need, needed } from './workload-needs';
 import { readManifests } from './workloads';
-import { GroupMembership, groupMemberships, zoneGroupReports } from './zone-groups';
+import { groupMemberships, zoneGroupSystems } from './zone-groups';
 import { zoneLocalTrafficFindings } from './zone-local-traffic';
 import { reportLosses, zoneLosses } from './zone-loss';
 import { QUORUM_ANNOTATION } from '../contract/zone-check';
@@ -22,22 +23,25 @@ import { PodSpec } from '../kubernetes/objects';
 
 /** Checks `manifests` (parsed Kubernetes objects) against `inventory`. */
 export function analyzeManifests(manifests: readonly unknown[], inventory: ZoneInventory): ZoneReportData {
-  const input = readManifests(manifests, inventory.topologyKey);
-  const groups = groupMemberships(input.workloads, inventory.zones);
-  const workloads = input.workloads.map((w, i) => analyzeWorkload(w, input, inventory, groups.get(i)));
+  const read = readManifests(manifests, inventory.topologyKey);
+  const groups = zoneGroupSystems(read.workloads, groupMemberships(read.workloads, inventory.zones));
+  const input: CheckInput = { ...read, workloads: groups.workloads, systems: [...read.systems, ...groups.systems] };
+  const systemOf = (w: CheckWorkload) => input.systems.find((s) => s.name === w.partOf && s.namespace === w.namespace);
+  const reports = input.workloads.map((w) => analyzeWorkload(w, input, inventory, systemOf(w)));
   const zones = inventory.zones;
+  const judged = judgeSystems(input.systems, input.workloads, reports, zones);
   return {
     zones: [...zones],
-    workloads: [...workloads, ...zoneGroupReports(input.workloads, workloads, zones, groups)],
+    workloads: [...judged.members, ...judged.systems],
     findings: [
       ...input.findings,
-      ...zoneLocalTrafficFindings(input.zoneLocalServices, input.workloads, workloads, zones),
+      ...zoneLocalTrafficFindings(input.zoneLocalServices, input.workloads, judged.members, zones),
     ],
   };
 }
 
 function analyzeWorkload(
-  w: CheckWorkload, input: CheckInput, inventory: ZoneInventory, group: GroupMembership | undefined,
+  w: CheckWorkload, input: CheckInput, inventory: ZoneInventory, system: CheckSystem | undefined,
 ): WorkloadReport {
   const findings: ZoneFinding[] = [];
   const add: AddFinding = (rule, severity, message, fix) => findings.push({ rule, severity, message, fix });
@@ -58,10 +62,11 @@ function analyzeWorkload(
   const bounds = ordinalLayout(w, replicas, input, inventory, room) ?? placed.bounds;
 
   const judged = judgedForAvailability(w, add);
-  placementFindings(w, replicas, judged, bounds, placed, inventory, requests, group !== undefined, add);
+  placementFindings(w, replicas, judged, bounds, placed, inventory, requests, system !== undefined, add);
 
-  // a member of a zone group is judged with its group (zone-groups.ts), not alone
-  const need: Need = group !== undefined ? { count: 0, because: `judged with its zone group ${group.name}` }
+  // a member of a system is judged with it (systems.ts), not alone
+  const systemKind = system?.kind === 'ZoneGroup' ? 'zone group' : system?.kind;
+  const need: Need = system !== undefined ? { count: 0, because: `judged with its ${systemKind} ${system.name}` }
     : !judged ? { count: 0, because: 'runs to completion: not an availability workload' }
       : needed(w, replicas, input.budgets, add);
   const zoneLoss = zoneLosses(w, inventory.zones, placed, bounds, need, drainNeed(w, input.budgets, replicas));
@@ -74,7 +79,7 @@ function analyzeWorkload(
     pendingWorstCase: replicas - bounds.placed,
     needed: need.count,
     neededBecause: need.because,
-    ...(group !== undefined ? { zoneGroup: group.name } : {}),
+    ...(system !== undefined ? { zoneGroup: system.name } : {}),
     zoneLoss,
     survives: survivesByZone(zoneLoss),
     findings,

@@ -44,6 +44,70 @@ export interface CheckWorkload {
    * replicas.
    */
   readonly ringReplicationFactor?: number;
+  /**
+   * The system it is judged with (`CheckSystem.name`: an operator's resource it was made from, or a zone group),
+   * instead of alone.
+   */
+  readonly partOf?: string;
+}
+
+/** At least `count` of the members' pods left (a replica to promote, a sentinel quorum). */
+export interface PodsNeed {
+  readonly rule: 'pods';
+  /** The pod sets it counts (`CheckWorkload.name`); none: all of the system's. */
+  readonly members?: readonly string[];
+  readonly count: number;
+  readonly because: string;
+}
+
+/**
+ * A majority of `voters` configured voters left (Raft, a KRaft controller quorum, a replica set's votes). It forms only
+ * when a majority of them (`formsWith` all: every one, as Consul's bootstrap-expect) can be placed.
+ */
+export interface VotersNeed {
+  readonly rule: 'voters';
+  readonly members?: readonly string[];
+  readonly voters: number;
+  readonly formsWith: 'majority' | 'all';
+  readonly because: string;
+}
+
+/** Pods left in a majority of the zones it runs in (a zone group). */
+export interface ZonesNeed {
+  readonly rule: 'zones';
+  readonly because: string;
+}
+
+/**
+ * `need` of the `factor` copies of every item (a partition, a shard, a token range) left. The copies are on distinct
+ * zones (`spread` zones: rack awareness by zone), on distinct members (members: one rack each), or anywhere among the
+ * members' pods (none).
+ */
+export interface CopiesNeed {
+  readonly rule: 'copies';
+  readonly members?: readonly string[];
+  readonly factor: number;
+  readonly need: number;
+  readonly spread: 'zones' | 'members' | 'none';
+  readonly because: string;
+}
+
+/** One thing a system of several pod sets needs to keep serving through a zone loss (systems.ts judges it). */
+export type SystemNeed = PodsNeed | VotersNeed | ZonesNeed | CopiesNeed;
+
+/** Workloads judged together: an operator's resource and the pod sets it makes, or a zone group. */
+export interface CheckSystem {
+  /** `ZoneGroup`, or the resource's kind. */
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+  /** Its members' names (`CheckWorkload.name`, whose `partOf` is this system's name). */
+  readonly members: readonly string[];
+  readonly needs: readonly SystemNeed[];
+  /** What makes them one system (an operator's model and its version, a label), for the report. */
+  readonly evidence: string;
+  /** What reading it found (a quorum that members disagree on, a value of the wrong type). */
+  readonly findings: readonly ZoneFinding[];
 }
 
 /**
@@ -97,5 +161,7 @@ export interface CheckInput {
   /** PersistentVolumeClaims bound by name (`spec.volumeName`), by `namespace/name`. */
   readonly claimVolumes: Map<string, string>;
   readonly zoneLocalServices: CheckZoneLocalService[];
+  /** Operators' resources judged as one system over the pod sets they make. */
+  readonly systems: CheckSystem[];
   readonly findings: ZoneFinding[];
 }

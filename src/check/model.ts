@@ -105,6 +105,13 @@ export interface WorkloadReport {
    * @default - none: judged alone
    */
   readonly zoneGroup?: string;
+  /**
+   * A system's members (a zone group's, or the pod sets an operator makes of its resource), as `Kind/namespace/name`
+   * (`-` for no namespace).
+   *
+   * @default - none: a workload, not a system
+   */
+  readonly members?: string[];
   /** Per zone lost. */
   readonly zoneLoss: ZoneLoss[];
   /** Per zone: whether the workload survives losing it. */

@@ -37,6 +37,7 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     volumes: [],
     claimVolumes: new Map(),
     zoneLocalServices: [],
+    systems: [],
     findings: [],
   };
   const objects = manifests.flatMap((m) => {

@@ -91,14 +91,16 @@ export function plannedPrediction(
   return report === undefined ? undefined : predictionFor(report, plan.zone);
 }
 
-/** The zone groups of the check's report (judged as one: a quorum of zones), each with its members. */
-export function zoneGroups(plan: DrillPlan): WorkloadKey[] {
+/**
+ * The systems of the check's report (judged as one: a zone group, an operator's resource), each with its members.
+ */
+export function systemsOf(plan: DrillPlan): WorkloadKey[] {
   const ns = (w: { namespace?: string }) => w.namespace ?? 'default';
-  return plan.report.workloads.filter((g) => g.kind === 'ZoneGroup').map((g) => ({
+  return plan.report.workloads.filter((g) => g.members !== undefined).map((g) => ({
     kind: g.kind,
     namespace: ns(g),
     name: g.name,
-    members: plan.report.workloads.filter((m) => m.zoneGroup === g.name && ns(m) === ns(g))
+    members: plan.report.workloads.filter((m) => g.members!.includes(`${m.kind}/${m.namespace ?? '-'}/${m.name}`))
       .map((m) => ({ kind: m.kind, namespace: ns(m), name: m.name })),
   }));
 }

@@ -9,7 +9,7 @@ import {
   ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey,
   workloadKeyText, WorkloadState, workloadState,
 } from './drill-observe';
-import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, zoneGroups } from './drill-plan';
+import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, systemsOf } from './drill-plan';
 import { verdict, WorkloadVerdict } from './drill-verdict';
 import { zoneKeyOf } from '../check/cluster-nodes';
 import { isStatus, KubeRequestApi, listAll } from '../kubernetes/kube-api';
@@ -96,7 +96,7 @@ export async function takeSnapshot(api: KubeRequestApi, now: () => number): Prom
 /** Runs the drill of `plan`. The nodes are restored whatever happens once the first is changed. */
 export async function runDrill(api: KubeRequestApi, plan: DrillPlan, o: DrillRunOptions): Promise<DrillResult> {
   const first = await takeSnapshot(api, o.now);
-  const keys = [...watchedWorkloads(first), ...zoneGroups(plan)];
+  const keys = [...watchedWorkloads(first), ...systemsOf(plan)];
   const firstState = (k: WorkloadKey) => ({ atMs: first.atMs, state: stateOf(first, k, plan, false) });
   const states = new Map(keys.map((k) => [workloadKeyText(k), [firstState(k)]]));
   const startMs = o.now();

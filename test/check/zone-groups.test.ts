@@ -102,6 +102,26 @@ describe('grouped without our annotation', () => {
     expect(groupOf(r)!.neededZones).toBeUndefined();
   });
 
+  test('no member can be placed (pinned to zones the inventory does not name): the group fails every zone, and says why', () => {
+    const r = check(...['zone-x', 'zone-y', 'zone-z'].map((z) => member(`ingester-${z}`, z, { 'rollout-group': 'ingester' })));
+    const group = groupOf(r)!;
+    expect(group.survives).toEqual({ 'zone-a': false, 'zone-b': false, 'zone-c': false });
+    expect(group.findings.map((f) => f.message)).toEqual([
+      'zone group ingester (ingester-zone-x, ingester-zone-y, ingester-zone-z) is not available even with every zone up: ' +
+      'none of its members can be placed in any of the zones zone-a, zone-b, zone-c (pods in a majority of its zones)',
+    ]);
+    expect(r.survivesAnyZoneLoss()).toBe(false);
+  });
+
+  test('a member of a failing group never survives a zone that breaks its group (the group alone decides)', () => {
+    const r = check(member('ingester-zone-a', 'zone-a'), member('ingester-zone-b', 'zone-b'));
+    for (const m of r.workloads.filter((w) => w.kind === 'StatefulSet')) {
+      expect(m.survives).toEqual({ 'zone-a': false, 'zone-b': false, 'zone-c': true });
+      expect(m.zoneLoss.map((l) => l.survives)).toEqual([false, false, true]);
+    }
+    expect(groupOf(r)!.members).toEqual(['StatefulSet/logs/ingester-zone-a', 'StatefulSet/logs/ingester-zone-b']);
+  });
+
   test('a single workload with a zone in its name is no group', () => {
     const r = check(member('cache-zone-a', 'zone-a'));
     expect(groupOf(r)).toBeUndefined();
