@@ -40,8 +40,10 @@ interface NeedVerdict {
   readonly survives: readonly boolean[];
   /** Why it fails with every zone up (it never forms, too few copies can be placed). */
   readonly never?: string;
-  /** Why it fails in a zone. */
+  /** What losing a zone leaves (`leaves 1 of its 3 voters`), where it fails. */
   readonly failure: (zone: number) => string;
+  /** What it needs (`a majority, 2 (why)`), after the failures. */
+  readonly needs: string;
   /** What to change, when the need knows better than its system. */
   readonly fix?: string;
 }
@@ -128,11 +130,15 @@ function systemFindings(
       fix: 'Give its pods room to be placed (nodes in the zones its affinity names), or lower what it expects.',
     }];
   }
+  // zones whose loss leaves the same are named together
+  const byFailure = new Map<string, string[]>();
+  for (const z of failing) byFailure.set(v.failure(z), [...byFailure.get(v.failure(z)) ?? [], zones[z]]);
+  const losses = [...byFailure].filter(([failure]) => failure !== '')
+    .map(([failure, lost]) => `losing ${lost.join(', ')} ${failure}; `);
   return [{
     rule: 'zone-loss',
     severity: FindingSeverity.ERROR,
-    message: `${what} does not survive losing ${failing.map((z) => zones[z]).join(', ')}: `
-      + failing.map(v.failure).filter(unique).join('; '),
+    message: `${what} does not survive losing ${failing.map((z) => zones[z]).join(', ')}: ${losses.join('')}it needs ${v.needs}`,
     fix: v.fix ?? (s.kind === 'ZoneGroup' ? groupFix : spreadFix),
   }];
 }
@@ -149,11 +155,11 @@ function judgeNeed(need: SystemNeed, all: readonly Member[], zones: readonly str
     case 'pods':
       return {
         survives: t.survivors.map((left) => left >= need.count),
-        failure: (z) => `losing ${zones[z]} leaves ${t.survivors[z]} of its pods in the worst case; `
-          + `it needs ${need.count} (${need.because})`,
+        failure: (z) => `leaves ${t.survivors[z]} of its pods in the worst case`,
+        needs: `${need.count} (${need.because})`,
       };
     case 'voters':
-      return votersVerdict(need, t, zones);
+      return votersVerdict(need, t);
     case 'zones':
       return zonesVerdict(need, counted, t, zones);
     case 'copies':
@@ -162,7 +168,7 @@ function judgeNeed(need: SystemNeed, all: readonly Member[], zones: readonly str
 }
 
 /** A majority of the voters left; none when it cannot form (too few of them can be placed). */
-function votersVerdict(need: VotersNeed, t: Totals, zones: readonly string[]): NeedVerdict {
+function votersVerdict(need: VotersNeed, t: Totals): NeedVerdict {
   const quorum = majorityOf(need.voters);
   const forms = need.formsWith === 'all' ? need.voters : quorum;
   const formsWith = need.formsWith === 'all' ? 'all of them' : `a majority (${quorum})`;
@@ -171,8 +177,8 @@ function votersVerdict(need: VotersNeed, t: Totals, zones: readonly string[]): N
   return {
     survives: t.survivors.map((left) => never === undefined && left >= quorum),
     never,
-    failure: (z) => `losing ${zones[z]} leaves ${t.survivors[z]} of its ${need.voters} voters in the worst case; `
-      + `a majority is ${quorum} (${need.because})`,
+    failure: (z) => `leaves ${t.survivors[z]} of its ${need.voters} voters in the worst case`,
+    needs: `a majority, ${quorum} (${need.because})`,
   };
 }
 
@@ -186,7 +192,8 @@ function zonesVerdict(need: ZonesNeed, members: readonly Member[], t: Totals, zo
     survives: zones.map((_, z) => used > 0 && (t.hi[z] === 0 || left(z) >= needed)),
     never: used > 0 ? undefined
       : `none of its members can be placed in any of the zones ${zones.join(', ')} (${need.because})`,
-    failure: () => `it needs pods in ${needed} of its ${used} zones${unpinned}`,
+    failure: () => '',
+    needs: `pods in ${needed} of its ${used} zones${unpinned}`,
     fix: unpinned === '' ? undefined : `Pin each member to its own zone: a required node affinity on ${WELL_KNOWN_ZONE_KEY} `
       + '(operator In, that one zone) in its pod template.',
   };
@@ -226,7 +233,7 @@ function copiesVerdict(need: CopiesNeed, members: readonly Member[], t: Totals, 
   return {
     survives: lost.map((l) => never === undefined && factor - l >= need.need),
     never,
-    failure: (z) => `losing ${zones[z]} may take ${lost[z]} of an item's ${factor} copies${anywhere}; `
-      + `it needs ${need.need} (${need.because})`,
+    failure: (z) => `may take ${lost[z]} of an item's ${factor} copies${anywhere}`,
+    needs: `${need.need} (${need.because})`,
   };
 }

@@ -6,17 +6,22 @@
 import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
 import { CheckInput, CheckVolume, CheckWorkload } from './check-input';
 import { FindingSeverity, ZoneFinding } from './model';
+import { modelFor, partOwnerMissing } from './operator-models/catalog';
+import { operatorSystem } from './operator-models/interpret';
 import { looksLikeWorkload, operatorWorkloads, stringMap } from './operators';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
 import { REPLICAS_ANNOTATION } from '../contract/zone-check';
 import {
-  arrayOf, asResource, elementsOf, isList, KubeResource, NodeSelectorTerm, Pod, PodTemplate, Requirement, TypeAndMeta,
-  Workload, WorkloadSpec,
+  arrayOf, asResource, elementsOf, isList, KindedResource, KubeResource, NodeSelectorTerm, Pod, PodTemplate,
+  Requirement, TypeAndMeta, Workload, WorkloadSpec,
 } from '../kubernetes/objects';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../kubernetes/standard-labels';
 
 /** The trafficDistribution values that keep a client's traffic in its own zone when an endpoint is there. */
 export const ZONE_LOCAL_TRAFFIC = ['PreferSameZone', 'PreferClose'];
+
+/** What helps with an operator's resource the check cannot read from the manifests. */
+const SKIPPED_OPERATOR_FIX = 'Check the objects its operator made where it runs (kubectl get statefulsets,deployments -o yaml) instead.';
 
 const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job', 'CronJob', 'Pod'];
 const RUN_TO_COMPLETION = ['Job', 'CronJob'];
@@ -56,6 +61,7 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     const what = `${o.kind} ${namespace ? `${namespace}/` : ''}${name ?? `(object ${i}, no name)`}`;
     // what an operator's resource or an autoscaler is (each read once: a custom resource is read in full)
     const mayBeOperatorResource = name !== undefined && !WORKLOAD_KINDS.includes(o.kind);
+    if (mayBeOperatorResource && readModelledResource(o, name!, namespace, objects, what, input)) return undefined;
     const placed = mayBeOperatorResource ? operatorWorkloads(o, name, namespace, objects) : undefined;
     const autoscaler = name === undefined || placed !== undefined ? undefined : autoscalerOf(o, name, namespace);
     if (WORKLOAD_KINDS.includes(o.kind)) {
@@ -80,12 +86,34 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
       const field = looksLikeWorkload(o);
       if (field !== undefined) {
         input.findings.push(skipped(what, `runs pods (its ${field}), but the check does not know how its operator places them (${o.apiVersion})`,
-          'Check the pods it makes: render them, or check the cluster they run in with --kubeconfig.'));
+          SKIPPED_OPERATOR_FIX));
       }
     }
     return undefined;
   });
   return { ...input, workloads: input.workloads.map((w) => scaledBy(w, autoscalers)) };
+}
+
+/**
+ * Adds what an operator's resource of a modelled kind stands for (its pod sets, budgets and system; or why it is
+ * skipped); false when its kind is not modelled.
+ */
+function readModelledResource(
+  o: KindedResource, name: string, namespace: string | undefined, objects: readonly unknown[], what: string,
+  input: CheckInput,
+): boolean {
+  const model = modelFor(o);
+  const part = partOwnerMissing(o, objects);
+  if (model === undefined && part === null) return false;
+  const read = model !== undefined ? operatorSystem(model, o, name, namespace, objects) : part;
+  if (typeof read === 'string') {
+    input.findings.push(skipped(what, read, SKIPPED_OPERATOR_FIX));
+  } else if (read !== undefined && read !== null) {
+    input.workloads.push(...read.workloads);
+    input.budgets.push(...read.budgets);
+    input.systems.push(read.system);
+  }
+  return true;
 }
 
 /**

@@ -1,0 +1,44 @@
+/**
+ * The operators' resources the check models (one row each, in rows/), and the resources that belong to another's
+ * system (Strimzi's node pools are read through their Kafka).
+ */
+import { OperatorModel } from './model';
+import { CASS_OPERATOR_DATACENTER } from './rows/cass-operator';
+import { RABBITMQ_CLUSTER } from './rows/rabbitmq';
+import { STRIMZI_KAFKA } from './rows/strimzi';
+import { asResource, KindedResource } from '../../kubernetes/objects';
+
+export const OPERATOR_MODELS: readonly OperatorModel[] = [STRIMZI_KAFKA, RABBITMQ_CLUSTER, CASS_OPERATOR_DATACENTER];
+
+/** A kind whose resources are parts of another resource's system: the label that names the owner. */
+interface PartKind {
+  readonly group: string;
+  readonly kind: string;
+  readonly ownerKind: string;
+  readonly ownerLabel: string;
+}
+
+const PART_KINDS: readonly PartKind[] = [
+  { group: 'kafka.strimzi.io', kind: 'KafkaNodePool', ownerKind: 'Kafka', ownerLabel: 'strimzi.io/cluster' },
+];
+
+const groupOf = (o: KindedResource) => (typeof o.apiVersion === 'string' ? o.apiVersion.split('/')[0] : '');
+
+/** The model of `o`'s kind, if the check has one. */
+export function modelFor(o: KindedResource): OperatorModel | undefined {
+  return OPERATOR_MODELS.find((m) => m.group === groupOf(o) && m.kind === o.kind);
+}
+
+/**
+ * For a part of another resource's system: undefined when its owner is in the input (the owner reads it), else why it
+ * is not checked; not a part: null.
+ */
+export function partOwnerMissing(o: KindedResource, others: readonly unknown[]): string | undefined | null {
+  const part = PART_KINDS.find((p) => p.group === groupOf(o) && p.kind === o.kind);
+  if (part === undefined) return null;
+  const owner = o.metadata?.labels?.[part.ownerLabel];
+  const found = typeof owner === 'string' && others.map(asResource).some((r) => r?.kind === part.ownerKind
+    && groupOf(r) === part.group && r.metadata?.name === owner && r.metadata?.namespace === o.metadata?.namespace);
+  return found ? undefined
+    : `is part of ${part.ownerKind} ${typeof owner === 'string' ? owner : '(no ' + part.ownerLabel + ' label)'}, which is not in the input`;
+}
