@@ -152,12 +152,16 @@ function judgeNeed(need: SystemNeed, all: readonly Member[], zones: readonly str
     : all.filter((m) => need.members!.includes(m.name));
   const t = totals(counted, zones);
   switch (need.rule) {
-    case 'pods':
+    case 'pods': {
+      const never = t.placed >= need.count ? undefined
+        : `only ${t.placed} of its pods can be placed; it needs ${need.count} (${need.because})`;
       return {
-        survives: t.survivors.map((left) => left >= need.count),
+        survives: t.survivors.map((left) => never === undefined && left >= need.count),
+        never,
         failure: (z) => `leaves ${t.survivors[z]} of its pods in the worst case`,
         needs: `${need.count} (${need.because})`,
       };
+    }
     case 'voters':
       return votersVerdict(need, t);
     case 'zones':

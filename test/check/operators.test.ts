@@ -177,7 +177,7 @@ describe('everything else that runs pods is listed as skipped, with why', () => 
       },
       'Kafka k runs ZooKeeper-era Kafka (spec.zookeeper or spec.kafka.replicas), which Strimzi 1.0 removed: the Strimzi 1.2.0 model does not cover it: not checked',
     ],
-    [{ apiVersion: 'operator.victoriametrics.com/v1beta1', kind: 'VMCluster', metadata: { name: 'v' }, spec: { vmstorage: { replicaCount: 2 } } }, 'VMCluster v runs pods (its spec.vmstorage.replicaCount), but'],
+    [{ apiVersion: 'operator.victoriametrics.com/v1beta1', kind: 'VMAgent', metadata: { name: 'v' }, spec: { replicaCount: 2 } }, 'VMAgent v runs pods (its spec.replicaCount), but'],
     [{ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { template: { spec: { containers: [] } } } }, 'Thing t runs pods (its spec.template), but'],
   ])('%#', (o, message) => {
     const r = check(o);

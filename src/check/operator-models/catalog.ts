@@ -4,11 +4,23 @@
  */
 import { OperatorModel } from './model';
 import { CASS_OPERATOR_DATACENTER } from './rows/cass-operator';
+import { CRUNCHY_POSTGRES_CLUSTER } from './rows/crunchy-pgo';
+import { ECK_ELASTICSEARCH } from './rows/eck';
+import { MONGODB_COMMUNITY } from './rows/mongodb-community';
+import { OT_REDIS_CLUSTER, OT_REDIS_REPLICATION, OT_REDIS_SENTINEL } from './rows/ot-redis';
 import { RABBITMQ_CLUSTER } from './rows/rabbitmq';
+import { SPOTAHOME_REDIS_FAILOVER } from './rows/spotahome-redis';
 import { STRIMZI_KAFKA } from './rows/strimzi';
+import { VICTORIAMETRICS_CLUSTER } from './rows/victoriametrics';
+import { ZALANDO_POSTGRESQL } from './rows/zalando-postgres';
 import { asResource, KindedResource } from '../../kubernetes/objects';
 
-export const OPERATOR_MODELS: readonly OperatorModel[] = [STRIMZI_KAFKA, RABBITMQ_CLUSTER, CASS_OPERATOR_DATACENTER];
+export const OPERATOR_MODELS: readonly OperatorModel[] = [
+  STRIMZI_KAFKA, ECK_ELASTICSEARCH, RABBITMQ_CLUSTER, MONGODB_COMMUNITY, CASS_OPERATOR_DATACENTER,
+  CRUNCHY_POSTGRES_CLUSTER, ZALANDO_POSTGRESQL,
+  SPOTAHOME_REDIS_FAILOVER, OT_REDIS_CLUSTER, OT_REDIS_REPLICATION, OT_REDIS_SENTINEL,
+  VICTORIAMETRICS_CLUSTER,
+];
 
 /** A kind whose resources are parts of another resource's system: the label that names the owner. */
 interface PartKind {

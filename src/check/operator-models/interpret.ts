@@ -44,7 +44,7 @@ export function operatorSystem(
     .reduce((sum, m) => sum + (m.workload.replicas ?? 0), 0);
   const scope: Scope = { resource, podsOf };
   const needs: SystemNeed[] = [];
-  for (const n of model.needs) {
+  for (const n of model.needs.filter((x) => x.when === undefined || holds(scope, x.when))) {
     const need = needOf(n, scope, made, model.operator);
     if (typeof need === 'string') return need;
     needs.push(need);
@@ -97,7 +97,7 @@ function podSetsOf(
   if (typeof items === 'string') return items;
   const made: MadePodSet[] = [];
   for (const [index, item] of items.entries()) {
-    const scope: Scope = { resource, item, index, items: items.length };
+    const scope: Scope = { resource, item, index, items: items.length, itemIs: itemIs(model.forEach, item, index) };
     if (model.when !== undefined && !holds(scope, model.when)) continue;
     const replicas = count(scope, model.replicas);
     if (typeof replicas === 'string') return replicas;
@@ -126,6 +126,14 @@ function podSetsOf(
     });
   }
   return made;
+}
+
+/** How messages name a pod set's element: its place in the resource's list, or the other resource. */
+function itemIs(forEach: ForEach | undefined, item: unknown, index: number): string | undefined {
+  if (forEach === undefined) return undefined;
+  if ('list' in forEach) return `${forEach.list}[${index}]`;
+  const name = asObject(asObject(item)?.metadata)?.name;
+  return `${forEach.resources.kind} ${typeof name === 'string' ? name : `(${index})`}:`;
 }
 
 /** The operator's labels over those it copies from the resource (string values only). */

@@ -35,6 +35,8 @@ export type Condition =
   | { readonly set: Path }
   /** The value equals one of these (a list at the path: contains one of them; unset: `ifUnset`). */
   | { readonly path: Path; readonly is: readonly unknown[]; readonly ifUnset?: boolean }
+  /** The value is a whole number no greater than `atMost` (not a whole number: `ifUnset`). */
+  | { readonly path: Path; readonly atMost: number; readonly ifUnset?: boolean }
   | { readonly all: readonly Condition[] }
   | { readonly any: readonly Condition[] }
   | { readonly not: Condition };
@@ -55,7 +57,7 @@ export interface OtherResources {
 
 /** A pod anti-affinity or spread term over the pod set's own labels. */
 export interface DefaultTerm {
-  readonly topologyKey: string;
+  readonly topologyKey: Template;
   /** Hard (required; DoNotSchedule) or soft (preferred; ScheduleAnyway). */
   readonly hard: boolean;
   /** The pod label keys its selector matches (their values as the pod set's); none: all of the pod set's labels. */
@@ -86,7 +88,11 @@ export interface PodModel {
     readonly nodeSelector?: Path;
     readonly topologySpreadConstraints?: Path;
     readonly resources?: Path;
+    /** A node affinity alone (the pod spec's `affinity.nodeAffinity`). */
+    readonly nodeAffinity?: Path;
   };
+  /** Spreads the pod spec writes without a labelSelector get one on these pod labels (as the operator fills it). */
+  readonly spreadSelectorKeys?: readonly string[];
   /** A pod spec merged over the result as a strategic merge patch does (spreads by topologyKey). */
   readonly override?: Path;
   /**
@@ -133,6 +139,8 @@ export interface VotersNeedModel {
   readonly formsWith: 'majority' | 'all';
   /** What it is, for the report (`the KRaft controller quorum`). */
   readonly what: string;
+  /** Only when this holds (the pods it counts are optional). */
+  readonly when?: Condition;
 }
 
 /** At least `count` pods of the pod sets with `roles`. */
@@ -141,6 +149,7 @@ export interface PodsNeedModel {
   readonly roles: readonly string[];
   readonly count: Count;
   readonly what: string;
+  readonly when?: Condition;
 }
 
 /** `need` of each item's `factor` copies, held by the pods of the pod sets with `roles`. */
@@ -154,6 +163,7 @@ export interface CopiesNeedModel {
   /** Copies on distinct pod sets (one rack each), where not over zones; else anywhere. */
   readonly spreadOverMembers?: boolean;
   readonly what: string;
+  readonly when?: Condition;
 }
 
 /** What the system needs, over the pod sets with these roles. */

@@ -23,16 +23,27 @@ export function podSpecOf(model: PodModel, scope: Scope, labels: StringMap): Pod
   pod = withNodeRules(pod, model, scope);
   const anti = model.antiAffinity;
   if (anti && holdsOrAlways(scope, anti) && (anti.always || !userAffinity)) {
-    pod = { ...pod, affinity: withAntiAffinity(pod.affinity, anti, labels) };
+    const term = { ...anti, topologyKey: fill(scope, anti.topologyKey) };
+    pod = { ...pod, affinity: withAntiAffinity(pod.affinity, term, labels) };
   }
   for (const term of (model.spread ?? []).filter((t) => holdsOrAlways(scope, t))) {
-    const spreads = Array.isArray(pod.topologySpreadConstraints) ? pod.topologySpreadConstraints : [];
-    if (!spreads.some((c) => c?.topologyKey === term.topologyKey)) {
-      pod = { ...pod, topologySpreadConstraints: [...spreads, spreadOf(term, labels)] };
+    const spreads = listOf(pod.topologySpreadConstraints);
+    const spread = spreadOf({ ...term, topologyKey: fill(scope, term.topologyKey) }, labels);
+    if (!spreads.some((c) => c?.topologyKey === spread.topologyKey)) {
+      pod = { ...pod, topologySpreadConstraints: [...spreads, spread] };
     }
   }
   const override = model.override === undefined ? undefined : asObject(read(scope, model.override));
-  return override === undefined ? pod : strategicMerge(pod, override as PodSpec);
+  pod = override === undefined ? pod : strategicMerge(pod, override as PodSpec);
+  return model.spreadSelectorKeys === undefined ? pod : withSpreadSelectors(pod, model.spreadSelectorKeys, labels);
+}
+
+/** Spreads without a labelSelector given one on `keys` of the pod set's labels. */
+function withSpreadSelectors(pod: PodSpec, keys: readonly string[], labels: StringMap): PodSpec {
+  const selector = selectorOf({ topologyKey: '', hard: true, selectorKeys: keys }, labels);
+  const spreads = listOf(pod.topologySpreadConstraints)
+    .map((c) => (asObject(c) && c.labelSelector === undefined ? { ...c, labelSelector: selector } : c));
+  return { ...pod, topologySpreadConstraints: spreads };
 }
 
 function holdsOrAlways(scope: Scope, term: { readonly when?: Parameters<typeof holds>[1] }): boolean {
@@ -52,6 +63,8 @@ function fieldsOf(model: PodModel, scope: Scope): Partial<PodSpec> {
   if (nodeSelector) out.nodeSelector = nodeSelector;
   const spreads = value(f.topologySpreadConstraints);
   if (Array.isArray(spreads)) out.topologySpreadConstraints = spreads;
+  const nodeAffinity = asObject(value(f.nodeAffinity));
+  if (nodeAffinity) out.affinity = { ...out.affinity, nodeAffinity };
   const resources = asObject(value(f.resources));
   if (resources) out.containers = [{ name: 'main', resources: resources as Container['resources'] }];
   return out;

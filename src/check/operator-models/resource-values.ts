@@ -10,6 +10,8 @@ export interface Scope {
   readonly resource: JsonObject;
   readonly item?: unknown;
   readonly index?: number;
+  /** How messages name the element (`spec.nodeSets[1]`, `KafkaNodePool brokers:`), for paths that start at `item`. */
+  readonly itemIs?: string;
   /** How many pod sets the `forEach` makes (a `split` count divides among them). */
   readonly items?: number;
   /** The pods of the pod sets with these roles (all, when none): for budgets. */
@@ -24,34 +26,50 @@ export interface CountValue {
   readonly isDefault?: boolean;
 }
 
-/** `path`'s segments: `spec.config["a.b"][0]` is spec, config, a.b, 0. */
+/** `path`'s segments: `spec.config["a.b"][0]` is spec, config, a.b, 0; `[*]` is every element. */
 export function segments(path: Path): string[] {
   const out: string[] = [];
-  const re = /([^.[\]]+)|\["([^"]*)"\]|\[(\d+)\]/g;
+  const re = /([^.[\]]+)|\["([^"]*)"\]|\[(\d+|\*)\]/g;
   for (let m = re.exec(path); m !== null; m = re.exec(path)) out.push(m[1] ?? m[2] ?? m[3]);
   return out;
 }
 
-/** The value at `path` (undefined when any step is missing or not an object). */
+/**
+ * The value at `path` (undefined when any step is missing or not an object); after a `[*]`, the list of the values
+ * set in every element (undefined when none is).
+ */
 export function read(scope: Scope, path: Path): unknown {
   const [head, ...rest] = segments(path);
   if (head === 'index') return scope.index;
-  let value: unknown = head === 'item' ? scope.item : scope.resource[head];
-  for (const key of rest) {
+  return readFrom(head === 'item' ? scope.item : scope.resource[head], rest);
+}
+
+function readFrom(start: unknown, keys: readonly string[]): unknown {
+  let value = start;
+  for (const [i, key] of keys.entries()) {
+    if (key === '*') {
+      const found = (Array.isArray(value) ? value : []).map((v) => readFrom(v, keys.slice(i + 1)))
+        .filter((v) => v !== undefined);
+      return found.length > 0 ? found : undefined;
+    }
     value = Array.isArray(value) && /^\d+$/.test(key) ? value[Number(key)] : asObject(value)?.[key];
   }
   return value;
 }
 
 /**
- * `template` with each `{path}` replaced by its value ('' when unset or not text or a number), `{path|filter}` by the
- * value as an operator cleans it into a Kubernetes name (`FILTERS`).
+ * `template` with each `{path}` replaced by its value ('' when unset or not text or a number); `{a,b}` by the first of
+ * them that is set; `{path|filter}` by the value as an operator writes it into a name (`FILTERS`).
  */
 export function fill(scope: Scope, template: Template): string {
-  return template.replace(/\{([^}|]+)(?:\|([a-z-]+))?\}/g, (_, path: string, filter: string | undefined) => {
-    const value = read(scope, path);
-    const text = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-    return filter === undefined ? text : FILTERS[filter]?.(text) ?? text;
+  return template.replace(/\{([^}]+)\}/g, (_, alternatives: string) => {
+    for (const alternative of alternatives.split(',')) {
+      const [path, filter] = alternative.trim().split('|');
+      const value = read(scope, path);
+      if (typeof value !== 'string' && typeof value !== 'number') continue;
+      return filter === undefined ? String(value) : FILTERS[filter]?.(String(value)) ?? String(value);
+    }
+    return '';
   });
 }
 
@@ -68,8 +86,12 @@ function cleaned(re: RegExp, lower: boolean): (text: string) => string {
   };
 }
 
-/** How operators clean values into names: cass-operator's CleanLabelValue, CleanupForKubernetes, CleanupSubdomain. */
+/**
+ * How operators write values into names: cass-operator's CleanLabelValue, CleanupForKubernetes and CleanupSubdomain;
+ * a number in two digits at least (Crunchy PGO's `%02d` instance set names).
+ */
 const FILTERS: { readonly [name: string]: (text: string) => string } = {
+  'two-digits': (text) => text.padStart(2, '0'),
   'label': (text) => (text.replace(/ /g, '').match(DNS_1123_LABEL) ?? []).join(''),
   'dns-label': cleaned(DNS_1035_LABEL, true),
   'subdomain': cleaned(DNS_1123_SUBDOMAIN, true),
@@ -81,6 +103,10 @@ export function holds(scope: Scope, condition: Condition): boolean {
   if ('all' in condition) return condition.all.every((c) => holds(scope, c));
   if ('any' in condition) return condition.any.some((c) => holds(scope, c));
   if ('not' in condition) return !holds(scope, condition.not);
+  if ('atMost' in condition) {
+    const n = wholeNumber(read(scope, condition.path));
+    return n === undefined ? condition.ifUnset ?? false : n <= condition.atMost;
+  }
   const value = read(scope, condition.path);
   if (value === undefined || value === null) return condition.ifUnset ?? false;
   return Array.isArray(value) ? value.some((v) => condition.is.includes(v)) : condition.is.includes(value);
@@ -92,13 +118,20 @@ function wholeNumber(value: unknown): number | undefined {
   return Number.isSafeInteger(n) && (n as number) >= 0 ? n as number : undefined;
 }
 
+/** `path` as a message names it: an `item` path from the element's own place. */
+export function shown(scope: Scope, path: Path): string {
+  if (!path.startsWith('item') || scope.itemIs === undefined) return path;
+  const rest = path.slice('item'.length);
+  return scope.itemIs.endsWith(':') ? `${scope.itemIs} ${rest.replace(/^\./, '')}` : `${scope.itemIs}${rest}`;
+}
+
 /** A count's value, or why it cannot be read (unset with no default: the resource lacks a field it must set). */
 export function count(scope: Scope, c: Count): CountValue | string {
   const value = countOrUnset(scope, c);
   if (value !== undefined) return value;
   const unset = (x: Count): string => (typeof x === 'object' && 'firstOf' in x ? unset(x.firstOf[x.firstOf.length - 1])
     : typeof x === 'object' && ('path' in x || 'split' in x) ? ('path' in x ? x.path : x.split) : 'a count');
-  return `sets no ${unset(c)}`;
+  return `sets no ${shown(scope, unset(c))}`;
 }
 
 function countOrUnset(scope: Scope, c: Count): CountValue | string | undefined {
@@ -114,11 +147,11 @@ function countOrUnset(scope: Scope, c: Count): CountValue | string | undefined {
     const raw = read(scope, path);
     if (raw === undefined || raw === null) {
       return c.default === undefined ? undefined
-        : { value: share(c, c.default, scope), from: `${path} unset: ${c.default}`, isDefault: true };
+        : { value: share(c, c.default, scope), from: `${shown(scope, path)} unset: ${c.default}`, isDefault: true };
     }
     const total = wholeNumber(raw);
-    if (total === undefined) return `has ${path} ${JSON.stringify(raw)}, not a whole number`;
-    return { value: share(c, total, scope), from: `${path} ${total}` };
+    if (total === undefined) return `has ${shown(scope, path)} ${JSON.stringify(raw)}, not a whole number`;
+    return { value: share(c, total, scope), from: `${shown(scope, path)} ${total}` };
   }
   const minus = c.minus === undefined ? { value: 0, from: '' } : count(scope, c.minus);
   if (typeof minus === 'string') return minus;

@@ -1,29 +1,8 @@
 /**
- * Operators' resources read through their models (src/check/operator-models): the pod sets each operator makes,
- * with the labels, counts and pod spec fields its source gives them, judged as one system by what it needs.
+ * Strimzi's Kafka and node pools read through their model (src/check/operator-models/rows/strimzi.ts).
  */
-import { ZoneInventory, ZoneReport } from '../../src';
-import { WorkloadReport } from '../../src/check/model';
-
-const ZONE_KEY = 'topology.kubernetes.io/zone';
-const ZONES = ['zone-a', 'zone-b', 'zone-c'];
-const check = (...objects: unknown[]) => ZoneReport.analyze(objects, ZoneInventory.equalNodes(ZONES, 3));
-const row = (r: ZoneReport, kind: string, name: string) => r.workloads.find((w) => w.kind === kind && w.name === name)!;
-const allZones = (survives: boolean) => Object.fromEntries(ZONES.map((z) => [z, survives]));
-const errors = (w: WorkloadReport) => w.findings.filter((f) => f.severity === 'error');
-const skippedMessages = (r: ZoneReport) => r.data.findings.filter((f) => f.rule === 'object-skipped').map((f) => f.message);
-
-/** Pinned to one zone by a required node affinity. */
-const pinnedTo = (zone: string) => ({
-  nodeAffinity: {
-    requiredDuringSchedulingIgnoredDuringExecution: {
-      nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [zone] }] }],
-    },
-  },
-});
-const hardZoneSpread = (labels: Record<string, string>) => ({
-  topologyKey: ZONE_KEY, maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: labels },
-});
+import { allZones, check, errors, hardZoneSpread, pinnedTo, row, skippedMessages, ZONE_KEY, ZONES } from './helpers';
+import { ZoneInventory, ZoneReport } from '../../../src';
 
 describe('Strimzi Kafka with node pools', () => {
   const kafka = (spec: object = {}) => ({
@@ -119,89 +98,10 @@ describe('Strimzi Kafka with node pools', () => {
 
   test('fields of the wrong type: a finding naming the field, never an exception', () => {
     expect(skippedMessages(check(kafka(), pool('brokers', ['broker'], 'three' as unknown as number)))).toEqual([
-      'Kafka kafka/events has item.spec.replicas "three", not a whole number: not checked',
+      'Kafka kafka/events has KafkaNodePool brokers: spec.replicas "three", not a whole number: not checked',
     ]);
     const bad = check({ ...kafka(), spec: { kafka: { config: { 'min.insync.replicas': { two: 2 } } } } }, pool('b', ['broker', 'controller'], 3));
     expect(skippedMessages(bad)[0]).toContain('has spec.kafka.config["min.insync.replicas"] {"two":2}, not a whole number');
   });
 });
 
-describe('RabbitMQ cluster-operator', () => {
-  const rabbit = (spec: object = {}, annotations?: Record<string, string>) => ({
-    apiVersion: 'rabbitmq.com/v1beta1',
-    kind: 'RabbitmqCluster',
-    metadata: { name: 'mq', namespace: 'apps', ...(annotations ? { annotations } : {}) },
-    spec: { replicas: 3, ...spec },
-  });
-  const nameLabel = { 'app.kubernetes.io/name': 'mq' };
-
-  test('the default spread is soft (ScheduleAnyway): all 3 nodes may share a zone, pause_minority then stops the cluster', () => {
-    const r = check(rabbit());
-    expect(row(r, 'StatefulSet', 'mq-server').perZone['zone-a']).toEqual({ guaranteed: 0, worstCase: 3 });
-    expect(row(r, 'RabbitmqCluster', 'mq').survives).toEqual(allZones(false));
-  });
-
-  test('the documented production override (a hard zone spread, merged by topologyKey over the default): survives any zone', () => {
-    const podSpec = { topologySpreadConstraints: [hardZoneSpread(nameLabel)] };
-    const override = { statefulSet: { spec: { template: { spec: podSpec } } } };
-    const r = check(rabbit({ override }));
-    expect(row(r, 'RabbitmqCluster', 'mq')).toMatchObject({ survives: allZones(true), needed: 2, members: ['StatefulSet/apps/mq-server'] });
-    expect(row(r, 'StatefulSet', 'mq-server').perZone['zone-c']).toEqual({ guaranteed: 1, worstCase: 1 });
-  });
-
-  test('the override\'s replicas win over spec.replicas; unset, 1 replica: one zone loses it', () => {
-    expect(row(check(rabbit({ override: { statefulSet: { spec: { replicas: 5 } } } })), 'StatefulSet', 'mq-server').replicas).toBe(5);
-    const single = check({ apiVersion: 'rabbitmq.com/v1beta1', kind: 'RabbitmqCluster', metadata: { name: 'one' } });
-    expect(row(single, 'StatefulSet', 'one-server')).toMatchObject({ replicas: 1, replicasFrom: 'the operator\'s default (spec.replicas unset: 1)' });
-    expect(row(single, 'RabbitmqCluster', 'one').survives).toEqual(allZones(false));
-  });
-});
-
-describe('cass-operator CassandraDatacenter', () => {
-  const dc = (spec: object) => ({
-    apiVersion: 'cassandra.datastax.com/v1beta1',
-    kind: 'CassandraDatacenter',
-    metadata: { name: 'dc1', namespace: 'db' },
-    spec: {
-      clusterName: 'Prod_Cluster',
-      serverType: 'cassandra',
-      storageConfig: { cassandraDataVolumeClaimSpec: { storageClassName: 'ssd' } },
-      ...spec,
-    },
-  });
-
-  test('three racks, each pinned to a zone by nodeAffinityLabels: one replica of each token range per zone, survives any zone', () => {
-    const racks = ZONES.map((z, i) => ({ name: `r${i + 1}`, nodeAffinityLabels: { [ZONE_KEY]: z } }));
-    const r = check(dc({ size: 7, racks }));
-    // 7 split 3/2/2 in rack order; names cleaned as the operator cleans them
-    expect(r.workloads.filter((w) => w.kind === 'StatefulSet').map((w) => [w.name, w.replicas])).toEqual([
-      ['prod-cluster-dc1-r1-sts', 3], ['prod-cluster-dc1-r2-sts', 2], ['prod-cluster-dc1-r3-sts', 2],
-    ]);
-    expect(row(r, 'CassandraDatacenter', 'dc1').survives).toEqual(allZones(true));
-  });
-
-  test('racks not pinned to zones: a zone may hold every rack, and all 3 replicas of a token range', () => {
-    const r = check(dc({ size: 3, racks: [{ name: 'r1' }, { name: 'r2' }, { name: 'r3' }] }));
-    expect(errors(row(r, 'CassandraDatacenter', 'dc1'))[0].message).toContain('may take 3 of an item\'s 3 copies');
-  });
-
-  test('no racks: one rack "default" holds every replica of a token range', () => {
-    const r = check(dc({ size: 3 }));
-    expect(r.workloads.map((w) => w.name)).toEqual(['prod-cluster-dc1-default-sts', 'dc1']);
-    expect(row(r, 'CassandraDatacenter', 'dc1').survives).toEqual(allZones(false));
-  });
-
-  test('the required anti-affinity on the hostname keeps one Cassandra pod per node: 4 per zone on 3 nodes leave one Pending', () => {
-    const racks = ZONES.map((z, i) => ({ name: `r${i + 1}`, nodeAffinityLabels: { [ZONE_KEY]: z } }));
-    const r = check(dc({ size: 12, racks }));
-    expect(row(r, 'StatefulSet', 'prod-cluster-dc1-r1-sts').pendingWorstCase).toBe(1);
-    expect(row(check(dc({ size: 12, racks, allowMultipleNodesPerWorker: true })), 'StatefulSet', 'prod-cluster-dc1-r1-sts').pendingWorstCase).toBe(0);
-  });
-
-  test('spec.stopped scales every rack to 0; a size in the millions is counted, not built', () => {
-    const stopped = check(dc({ size: 3, stopped: true }));
-    expect(stopped.workloads.find((w) => w.kind === 'StatefulSet')!.replicas).toBe(0);
-    const huge = check(dc({ size: 3_000_000, racks: [{ name: 'r1' }, { name: 'r2' }] }));
-    expect(row(huge, 'StatefulSet', 'prod-cluster-dc1-r1-sts').replicas).toBe(1_500_000);
-  });
-});
