@@ -69,6 +69,12 @@ function analyzeWorkload(
   const need: Need = system !== undefined ? { count: 0, because: `judged with its ${systemKind} ${system.name}` }
     : !judged ? { count: 0, because: 'runs to completion: not an availability workload' }
       : needed(w, replicas, input.budgets, add);
+  if (need.forms !== undefined && bounds.placed < need.forms) {
+    add('quorum-never-forms', FindingSeverity.ERROR,
+      `only ${bounds.placed} of its pods can be placed, and it forms only with ${need.forms}: it never elects a leader, ` +
+      `even with every zone up (${need.because})`,
+      'Give every voter room to be placed (nodes in enough zones for its spread and anti-affinity), or expect fewer voters.');
+  }
   const zoneLoss = zoneLosses(w, inventory.zones, placed, bounds, need, drainNeed(w, input.budgets, replicas));
   reportLosses(w, replicas, zoneLoss, need, placed.zoneSpread, placed.constraints.zone !== undefined, add);
   return {

@@ -4,6 +4,7 @@
  * reads built-in objects into them and `operators.ts` operators' resources; the analysis reads only these.
  */
 import { ZoneFinding } from './model';
+import { RecognisedQuorum } from './quorum-software/recognisers';
 import { NodeSelectorTerm, PodSpec } from '../kubernetes/objects';
 
 /** A workload the check places. */
@@ -44,6 +45,8 @@ export interface CheckWorkload {
    * replicas.
    */
   readonly ringReplicationFactor?: number;
+  /** The consensus software its pods run, recognised from their image and configuration (quorum-software/). */
+  readonly quorum?: RecognisedQuorum;
   /**
    * The system it is judged with (`CheckSystem.name`: an operator's resource it was made from, or a zone group),
    * instead of alone.
@@ -161,6 +164,8 @@ export interface CheckInput {
   /** PersistentVolumeClaims bound by name (`spec.volumeName`), by `namespace/name`. */
   readonly claimVolumes: Map<string, string>;
   readonly zoneLocalServices: CheckZoneLocalService[];
+  /** The text of the ConfigMaps and Secrets, by `namespace/Kind/name` (quorum-software/pod-config.ts). */
+  readonly configTexts: Map<string, readonly string[]>;
   /** Operators' resources judged as one system over the pod sets they make. */
   readonly systems: CheckSystem[];
   readonly findings: ZoneFinding[];

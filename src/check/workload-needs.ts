@@ -15,6 +15,8 @@ export interface Need {
   readonly zoneMajority?: boolean;
   /** A Loki ring's replication factor: a quorum of each stream's replicas, one per zone, must remain. */
   readonly ring?: number;
+  /** The pods that must be placed for it to work at all (consensus software forms only with these). */
+  readonly forms?: number;
 }
 
 /**
@@ -31,6 +33,10 @@ export function needed(w: CheckWorkload, replicas: number, budgets: readonly Che
     add('quorum-annotation-invalid', FindingSeverity.ERROR, quorum, `Set ${QUORUM_ANNOTATION} to "majority", "${ZONE_MAJORITY}" or a whole number.`);
   } else if (quorum) {
     return quorum;
+  }
+  if (w.quorum !== undefined) {
+    const q = w.quorum;
+    return { count: majorityOf(q.voters), because: `${q.system}: a majority of its ${q.voters} voters (${q.evidence})`, forms: q.forms };
   }
   // a budget's minAvailable says what the workload needs; a maxUnavailable only paces voluntary disruptions
   const budget = budgetOf(w, budgets);

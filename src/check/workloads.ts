@@ -9,6 +9,8 @@ import { FindingSeverity, ZoneFinding } from './model';
 import { modelFor, partOwnerMissing } from './operator-models/catalog';
 import { operatorSystem } from './operator-models/interpret';
 import { looksLikeWorkload, operatorWorkloads, stringMap } from './operators';
+import { configKey, ConfigTexts, configTexts, containerConfigs } from './quorum-software/pod-config';
+import { recogniseQuorum } from './quorum-software/recognisers';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
 import { REPLICAS_ANNOTATION } from '../contract/zone-check';
 import {
@@ -42,6 +44,7 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     volumes: [],
     claimVolumes: new Map(),
     zoneLocalServices: [],
+    configTexts: new Map(),
     systems: [],
     findings: [],
   };
@@ -76,6 +79,9 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
       else autoscalers.push(autoscaler);
     } else if (name !== undefined && STORAGE_AND_BUDGET_KINDS.includes(o.kind)) {
       readStorageOrBudget(o as StorageOrBudget, name, namespace, topologyKey, input);
+    } else if (name !== undefined && (o.kind === 'ConfigMap' || o.kind === 'Secret')) {
+      const texts = configTexts(o.kind, o as { data?: unknown; stringData?: unknown });
+      input.configTexts.set(configKey(namespace, o.kind, name), texts);
     } else if (name !== undefined && o.kind === 'Service') {
       const selector = stringMap(o.spec?.selector);
       const traffic = o.spec?.trafficDistribution;
@@ -91,7 +97,8 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
     }
     return undefined;
   });
-  return { ...input, workloads: input.workloads.map((w) => scaledBy(w, autoscalers)) };
+  const workloads = input.workloads.map((w) => withQuorum(scaledBy(w, autoscalers), input.configTexts));
+  return { ...input, workloads };
 }
 
 /**
@@ -214,6 +221,16 @@ function readStorageOrBudget(
       zones: zones.length > 0 ? zones : undefined,
     });
   }
+}
+
+/** Kinds whose pods may run consensus software as voters (a fixed set of pods). */
+const QUORUM_KINDS = ['StatefulSet', 'Deployment', 'ReplicaSet'];
+
+/** The workload with the consensus software its pods run, if the check recognises it. */
+function withQuorum(w: CheckWorkload, texts: ConfigTexts): CheckWorkload {
+  if (!QUORUM_KINDS.includes(w.kind) || w.replicas === undefined) return w;
+  const quorum = recogniseQuorum(containerConfigs(w.pod, w.namespace, texts), w.replicas);
+  return quorum === undefined ? w : { ...w, quorum };
 }
 
 /** The workload with the replicas its autoscaler may scale it down to, when one targets it. */

@@ -29,8 +29,9 @@ export function zoneLosses(
     // only after its eviction: the zone's first eviction needs placed - 1, and its pending replacements
     // (evicted last) leave placed - pending.
     const drainBlocked = budgetNeeds !== undefined && lost > 0 && bounds.placed - Math.max(1, pending) < budgetNeeds;
-    const survives = need.ring !== undefined ? ringSurvives(need.ring, bounds.lo, bounds.hi, z)
-      : need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count;
+    const forms = need.forms === undefined || bounds.placed >= need.forms;
+    const survives = forms && (need.ring !== undefined ? ringSurvives(need.ring, bounds.lo, bounds.hi, z)
+      : need.zoneMajority ? zonesLeft(bounds.lo, bounds.hi, z) : survivors >= need.count);
     return { zone, survivors, survives, replacementsPending: pending, drainBlocked };
   });
 }

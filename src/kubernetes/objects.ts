@@ -118,8 +118,18 @@ export interface TopologySpreadConstraint {
   readonly nodeTaintsPolicy?: string;
 }
 
+/** A container's environment variable (a value written in the manifest; `valueFrom` is not read). */
+export interface EnvVar {
+  readonly name?: string;
+  readonly value?: unknown;
+}
+
 export interface Container {
   readonly name?: string;
+  readonly image?: unknown;
+  readonly command?: readonly unknown[];
+  readonly args?: readonly unknown[];
+  readonly env?: readonly EnvVar[];
   readonly resources?: { readonly requests?: { readonly [resource: string]: unknown } };
   readonly ports?: readonly { readonly hostPort?: number; readonly containerPort?: number }[];
 }
@@ -127,6 +137,8 @@ export interface Container {
 export interface Volume {
   readonly name?: string;
   readonly persistentVolumeClaim?: { readonly claimName?: unknown };
+  readonly configMap?: { readonly name?: unknown };
+  readonly secret?: { readonly secretName?: unknown };
 }
 
 export interface PodSpec {
