@@ -12,6 +12,7 @@ import { CheckNode, ZoneInventory } from './inventory';
 import { AddFinding, FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 import { NodeRoom, pinByVolumes, roomFor } from './node-room';
 import { Bounds, ordinalLayout, Placement, placement } from './placement';
+import { reportRunningNow, runningBounds, widerBounds, worseLosses } from './running-now';
 import { judgeSystems } from './systems';
 import { drainNeed, Need, needed } from './workload-needs';
 import { readManifests } from './workloads';
@@ -23,7 +24,11 @@ import { PodSpec } from '../kubernetes/objects';
 
 /** Checks `manifests` (parsed Kubernetes objects) against `inventory`. */
 export function analyzeManifests(manifests: readonly unknown[], inventory: ZoneInventory): ZoneReportData {
-  const read = readManifests(manifests, inventory.topologyKey);
+  return analyzeInput(readManifests(manifests, inventory.topologyKey), inventory);
+}
+
+/** Checks what was read (from manifests, or from a live cluster: live/live-input.ts) against `inventory`. */
+export function analyzeInput(read: CheckInput, inventory: ZoneInventory): ZoneReportData {
   const groups = zoneGroupSystems(read.workloads, groupMemberships(read.workloads, inventory.zones));
   const input: CheckInput = { ...read, workloads: groups.workloads, systems: [...read.systems, ...groups.systems] };
   const systemOf = (w: CheckWorkload) => input.systems.find((s) => s.name === w.partOf && s.namespace === w.namespace);
@@ -59,23 +64,36 @@ function analyzeWorkload(
   }
   const replicas = w.replicas ?? 1;
   const placed = placement(w, replicas, room, immediate !== undefined, input.workloads, inventory, add);
-  const bounds = ordinalLayout(w, replicas, input, inventory, room) ?? placed.bounds;
+  const ordinal = ordinalLayout(w, replicas, input, inventory, room);
+  if (ordinal !== undefined) {
+    add('volume-pinned', FindingSeverity.INFO,
+      `each of its pods' claims is bound to a volume in one zone, so each pod runs only there: ${inventory.zones.map((z, i) => `${ordinal.hi[i]} in ${z}`).join(', ')}`,
+      'Nothing to fix if intended; to move a pod to another zone, its claim must move (a new volume there).');
+  }
+  const specBounds = ordinal ?? placed.bounds;
+  const now = runningBounds(w, inventory.zones);
+  const bounds = now === undefined ? specBounds : widerBounds(specBounds, now);
 
   const judged = judgedForAvailability(w, add);
-  placementFindings(w, replicas, judged, bounds, placed, inventory, requests, system !== undefined, add);
+  placementFindings(w, replicas, judged, specBounds, placed, inventory, requests, system !== undefined, add);
 
   // a member of a system is judged with it (systems.ts), not alone
   const systemKind = system?.kind === 'ZoneGroup' ? 'zone group' : system?.kind;
-  const need: Need = system !== undefined ? { count: 0, because: `judged with its ${systemKind} ${system.name}` }
+  const judgedWithSystem = system !== undefined && !system.membersJudgedAlone;
+  const need: Need = judgedWithSystem ? { count: 0, because: `judged with its ${systemKind} ${system.name}` }
     : !judged ? { count: 0, because: 'runs to completion: not an availability workload' }
       : needed(w, replicas, input.budgets, add);
-  if (need.forms !== undefined && bounds.placed < need.forms) {
+  if (need.forms !== undefined && specBounds.placed < need.forms) {
     add('quorum-never-forms', FindingSeverity.ERROR,
-      `only ${bounds.placed} of its pods can be placed, and it forms only with ${need.forms}: it never elects a leader, ` +
+      `only ${specBounds.placed} of its pods can be placed, and it forms only with ${need.forms}: it never elects a leader, ` +
       `even with every zone up (${need.because})`,
       'Give every voter room to be placed (nodes in enough zones for its spread and anti-affinity), or expect fewer voters.');
   }
-  const zoneLoss = zoneLosses(w, inventory.zones, placed, bounds, need, drainNeed(w, input.budgets, replicas));
+  const drain = drainNeed(w, input.budgets, replicas);
+  const specLoss = zoneLosses(w, inventory.zones, placed, specBounds, need, drain);
+  const nowLoss = now === undefined ? undefined : zoneLosses(w, inventory.zones, placed, now, need, drain);
+  if (now !== undefined && nowLoss !== undefined) reportRunningNow(inventory.zones, now, specLoss, nowLoss, add);
+  const zoneLoss = nowLoss === undefined ? specLoss : worseLosses(specLoss, nowLoss);
   reportLosses(w, replicas, zoneLoss, need, placed.zoneSpread, placed.constraints.zone !== undefined, add);
   return {
     ...identity(w),

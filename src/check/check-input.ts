@@ -45,6 +45,12 @@ export interface CheckWorkload {
    * replicas.
    */
   readonly ringReplicationFactor?: number;
+  /**
+   * Its pods running now, per zone (`check --live`): judged by the worse of now and its spec's worst case.
+   *
+   * @default - not known: manifests, judged by the spec alone
+   */
+  readonly running?: Readonly<Record<string, number>>;
   /** The consensus software its pods run, recognised from their image and configuration (quorum-software/). */
   readonly quorum?: RecognisedQuorum;
   /**
@@ -111,6 +117,8 @@ export interface CheckSystem {
   readonly evidence: string;
   /** What reading it found (a quorum that members disagree on, a value of the wrong type). */
   readonly findings: readonly ZoneFinding[];
+  /** Its members keep their own needs (an operator the check has no model of); it survives a zone when they all do. */
+  readonly membersJudgedAlone?: boolean;
 }
 
 /**

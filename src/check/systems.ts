@@ -88,7 +88,8 @@ function systemReport(s: CheckSystem, members: readonly Member[], zones: readonl
     zone,
     survivors: all.survivors[z],
     ...(zonesNeed ? { zonesLeft: zones.filter((_, i) => i !== z && all.lo[i] > 0).length } : {}),
-    survives: verdicts.every((v) => v.survives[z]),
+    survives: verdicts.every((v) => v.survives[z])
+      && (!s.membersJudgedAlone || members.every((m) => m.report.zoneLoss[z].survives)),
     replacementsPending: members.reduce((sum, m) => sum + m.report.zoneLoss[z].replacementsPending, 0),
     drainBlocked: members.some((m) => m.report.zoneLoss[z].drainBlocked),
   }));
@@ -107,8 +108,28 @@ function systemReport(s: CheckSystem, members: readonly Member[], zones: readonl
     members: members.map((m) => `${m.report.kind}/${m.report.namespace ?? '-'}/${m.name}`),
     zoneLoss,
     survives: Object.fromEntries(zoneLoss.map((l) => [l.zone, l.survives])),
-    findings: [...s.findings, ...verdicts.flatMap((v) => systemFindings(s, members, v, zones))],
+    findings: [
+      ...s.findings,
+      ...verdicts.flatMap((v) => systemFindings(s, members, v, zones)),
+      ...failingMembers(s, members, zones),
+    ],
   };
+}
+
+/** For a system whose members are judged alone: which of them break it, and in which zones. */
+function failingMembers(s: CheckSystem, members: readonly Member[], zones: readonly string[]): ZoneFinding[] {
+  if (!s.membersJudgedAlone) return [];
+  const failing = members.map((m) => [m, zones.filter((_, z) => !m.report.zoneLoss[z].survives)] as const)
+    .filter(([, lost]) => lost.length > 0);
+  if (failing.length === 0) return [];
+  const lostZones = zones.filter((z) => failing.some(([, lost]) => lost.includes(z)));
+  return [{
+    rule: 'zone-loss',
+    severity: FindingSeverity.ERROR,
+    message: `${s.kind} ${s.name} does not survive losing ${lostZones.join(', ')}: `
+      + failing.map(([m, lost]) => `its ${m.report.kind} ${m.name} does not survive losing ${lost.join(', ')}`).join('; '),
+    fix: 'Fix its workloads as their own findings say, in the fields its operator passes to their pods.',
+  }];
 }
 
 /** The findings of one need: why it never holds, or which zones break it. */

@@ -6,15 +6,17 @@
 import * as fs from 'fs';
 import { CHECK_FLAGS, CHECK_FORMATS } from './check-help';
 import { clusterInventory, InventoryArgs, loadInventory, readInput } from './check-inputs';
-import { analyzeManifests } from '../check/analyze';
+import { analyzeInput, analyzeManifests } from '../check/analyze';
 import { survivesAnyZone } from '../check/format-common';
 import { formatHtml } from '../check/format-html';
 import { formatSarif, SarifInput } from '../check/format-sarif';
 import { formatText } from '../check/format-text';
 import { InventoryTaint } from '../check/inventory';
+import { readLiveCluster } from '../check/live/live-read';
 import { ManifestObject } from '../check/manifest-text';
 import { ZoneReportData } from '../check/model';
 import { ExitCode } from '../contract/exit-codes';
+import { KubeRequestApi } from '../kubernetes/kube-api';
 import { asResource } from '../kubernetes/objects';
 import { parseCommandLine } from '../shared/command-line';
 import { UsageError } from '../shared/errors';
@@ -26,6 +28,8 @@ export interface CliIo {
   readonly stderr: (s: string) => void;
   /** Reads a file as UTF-8 text. @default fs.readFileSync */
   readonly readFile?: (file: string) => string;
+  /** The API of a kubeconfig, for `--live`. @default none: `--live` cannot run */
+  readonly connect?: (kubeconfig: string | undefined) => KubeRequestApi;
 }
 
 type Format = typeof CHECK_FORMATS[number];
@@ -37,12 +41,17 @@ interface CheckArgs extends InventoryArgs {
   readonly color: boolean;
   /** Exit 0 on an input without workloads (else it is bad input: a failed render upstream in a pipe). */
   readonly allowEmpty: boolean;
+  /** What the cluster of `kubeconfig` runs, instead of manifests. */
+  readonly live: boolean;
+  readonly namespaces?: readonly string[];
+  readonly timeoutMs: number;
   readonly inputs: readonly string[];
 }
 
 /** Runs `check ...` (argv after `check`); bad input throws a UsageError. */
 export async function checkCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseCheckArgs(argv);
+  if (args.live) return checkLive(args, io);
   const readFile = io.readFile ?? ((file: string) => fs.readFileSync(file, 'utf8'));
   const inventory = args.kubeconfig === undefined
     ? loadInventory(args, readFile)
@@ -57,6 +66,20 @@ export async function checkCommand(argv: readonly string[], io: CliIo): Promise<
   }
   io.stdout(render(data, args, objects));
   return data.workloads.every(survivesAnyZone) ? ExitCode.OK : ExitCode.FAILED;
+}
+
+/** `check --live`: what the cluster runs, judged by the worse of now and its specs' worst case. */
+async function checkLive(args: CheckArgs, io: CliIo): Promise<number> {
+  if (io.connect === undefined) throw new Error('check --live needs a connection to the cluster');
+  const api = io.connect(args.kubeconfig);
+  try {
+    const { input, inventory } = await readLiveCluster(api, args.namespaces, args.timeoutMs, args.zones);
+    const data = analyzeInput(input, inventory);
+    io.stdout(render(data, args, []));
+    return data.workloads.every(survivesAnyZone) ? ExitCode.OK : ExitCode.FAILED;
+  } finally {
+    api.close();
+  }
 }
 
 function render(data: ZoneReportData, args: CheckArgs, objects: readonly ManifestObject[]): string {
@@ -97,6 +120,9 @@ function parseCheckArgs(argv: readonly string[]): CheckArgs {
     format: f.text('format') as Format,
     color: f.on('color'),
     allowEmpty: f.on('allow-empty'),
+    live: f.on('live'),
+    namespaces: f.list('namespace'),
+    timeoutMs: f.ms('timeout')!,
     inputs: f.positional,
   };
   checkCombination(a);
@@ -105,6 +131,13 @@ function parseCheckArgs(argv: readonly string[]): CheckArgs {
 
 /** The flags that go together, and the inputs. */
 function checkCombination(a: CheckArgs): void {
+  if (a.live) {
+    if (a.kubeconfig === undefined) throw new UsageError('--live reads a cluster: give its --kubeconfig FILE');
+    if (a.inputs.length > 0) throw new UsageError(`--live reads the cluster, not manifests: drop ${a.inputs.join(' ')}`);
+    if (a.inventory !== undefined || a.nodesPerZone !== undefined) throw new UsageError('--live places pods on the cluster\'s own nodes: drop --inventory and --nodes-per-zone');
+    return;
+  }
+  if (a.namespaces !== undefined) throw new UsageError('--namespace chooses what --live reads: give --live, or drop it');
   if ([a.nodesPerZone, a.inventory, a.kubeconfig].filter((v) => v !== undefined).length > 1) {
     throw new UsageError('set one of --nodes-per-zone, --inventory and --kubeconfig');
   }

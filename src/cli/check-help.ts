@@ -11,6 +11,9 @@ export const PROGRAM = 'cdk8s-zones';
 /** Nodes per zone when neither `--nodes-per-zone` nor an inventory says. */
 export const DEFAULT_NODES_PER_ZONE = 3;
 
+/** How long `check --live` may take to read the cluster. */
+export const DEFAULT_LIVE_TIMEOUT = '60s';
+
 /** The report formats of `--format`. */
 export const CHECK_FORMATS = ['text', 'json', 'sarif', 'html'] as const;
 
@@ -71,6 +74,32 @@ export const CHECK_FLAG_GROUPS: readonly FlagGroup[] = [
     ],
   },
   {
+    title: 'What runs (with --kubeconfig)',
+    flags: [
+      {
+        name: 'live',
+        type: 'switch',
+        meaning: 'check what the cluster runs, read-only, instead of manifests: its workloads, the operators\' resources, '
+          + 'the pods where they run now and their volumes; each judged by the worse of now and any reschedule its spec allows',
+      },
+      {
+        name: 'namespace',
+        type: 'list',
+        value: 'NS,...',
+        item: 'namespace',
+        repeatable: true,
+        meaning: 'with --live, only these namespaces; repeatable',
+        defaultText: 'all namespaces',
+      },
+      {
+        name: 'timeout',
+        type: 'duration',
+        default: DEFAULT_LIVE_TIMEOUT,
+        meaning: 'with --live, read the cluster within this long, or exit 2',
+      },
+    ],
+  },
+  {
     title: 'The report',
     flags: [
       {
@@ -105,6 +134,7 @@ export function helpText(version: string): string {
     `${PROGRAM} ${version}: will these manifests survive losing a zone?`,
     '',
     `Usage: ${PROGRAM} check (--zones ZONE,... | --inventory FILE | --kubeconfig FILE) [options] FILE|DIR|- ...`,
+    `       ${PROGRAM} check --kubeconfig FILE --live [--namespace NS,...] [options]  (what a cluster runs)`,
     `       ${PROGRAM} shift start|status|cancel ...  (an impaired zone out of service; shift --help)`,
     `       ${PROGRAM} drill --zone ZONE ...          (a zone-outage drill on a live cluster; drill --help)`,
     `       ${PROGRAM} --version`,

@@ -3,7 +3,8 @@
  * them. docs/runbooks show them as YAML (test/cli/cli-rbac.test.ts holds the pages to these), and the Kubernetes
  * tier runs the commands with exactly these.
  */
-import { ROLLOUT_GROUP, ZONE_DISRUPTION_BUDGET_PLURAL } from '../contract/rollout';
+import { LIVE_LISTS } from '../check/live/live-read';
+import { ROLLOUT_GROUP } from '../contract/rollout';
 import { ZONE_SHIFT_PLURAL } from '../contract/zone-shift';
 
 export interface CliRule {
@@ -18,17 +19,25 @@ export const SHIFT_RULES: readonly CliRule[] = [
   { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
 ];
 
+/** `check --live`: list on every list it reads (live-read.ts `LIVE_LISTS`) and on the nodes; nothing else. */
+export const CHECK_LIVE_RULES: readonly CliRule[] = listRules();
+
+function listRules(): CliRule[] {
+  const byGroup = new Map<string, string[]>([['', ['nodes']]]);
+  for (const list of LIVE_LISTS) {
+    const api = list.apis[0].split('/');
+    const group = api[1] === 'api' ? '' : api[2];
+    byGroup.set(group, [...byGroup.get(group) ?? [], list.resource]);
+  }
+  return [...byGroup].map(([group, resources]) => ({ apiGroups: [group], resources, verbs: ['list'] }));
+}
+
 /**
- * `drill` (and `drill --restore`): reads every object the check reads (drill-plan.ts `CHECKED_LISTS`) and the pods,
- * changes the zone's nodes (a taint or a cordon, with the record), and, in a drain, evicts through the Eviction API.
+ * `drill` (and `drill --restore`): reads what `check --live` reads, changes the zone's nodes (a taint or a cordon,
+ * with the record), and, in a drain, evicts through the Eviction API.
  */
 export const DRILL_RULES: readonly CliRule[] = [
-  { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'patch'] },
-  { apiGroups: [''], resources: ['pods', 'services', 'persistentvolumeclaims'], verbs: ['list'] },
+  { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] },
   { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
-  { apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'replicasets', 'daemonsets'], verbs: ['list'] },
-  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['list'] },
-  { apiGroups: ['autoscaling'], resources: ['horizontalpodautoscalers'], verbs: ['list'] },
-  { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['list'] },
-  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_DISRUPTION_BUDGET_PLURAL], verbs: ['list'] },
+  ...CHECK_LIVE_RULES,
 ];

@@ -42,7 +42,12 @@ interface ProgramCommand {
 }
 
 const COMMANDS: { readonly [name: string]: ProgramCommand } = {
-  check: { run: checkCommand, usage: USAGE, help: () => helpText(packageVersion()), prefix: PROGRAM },
+  check: {
+    run: (argv, io) => checkCommand(argv, { ...io, connect: io.connect ?? connect }),
+    usage: USAGE,
+    help: () => helpText(packageVersion()),
+    prefix: PROGRAM,
+  },
   shift: {
     run: (argv, io) => shiftCommand(argv, liveIo(io)),
     usage: SHIFT_USAGE,

@@ -5,28 +5,12 @@
 import { DrillMode, drillRecordOf } from './drill-nodes';
 import { WorkloadKey } from './drill-observe';
 import { Prediction, predictionFor } from './drill-verdict';
-import { analyzeManifests } from '../check/analyze';
+import { analyzeInput } from '../check/analyze';
 import { inventoryProps, zoneKeyOf } from '../check/cluster-nodes';
 import { ZoneInventory } from '../check/inventory';
+import { liveInput } from '../check/live/live-input';
 import { ZoneReportData } from '../check/model';
-import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../contract/rollout';
-import { KubeResource, Live, Node } from '../kubernetes/objects';
-
-/**
- * The API lists whose objects the check reads (the optional ones may be absent from a cluster: a CRD not installed).
- */
-export const CHECKED_LISTS: ReadonlyArray<{ readonly path: string; readonly optional?: boolean }> = [
-  { path: '/apis/apps/v1/deployments' },
-  { path: '/apis/apps/v1/statefulsets' },
-  { path: '/apis/apps/v1/replicasets' },
-  { path: '/apis/apps/v1/daemonsets' },
-  { path: '/apis/policy/v1/poddisruptionbudgets' },
-  { path: '/apis/autoscaling/v2/horizontalpodautoscalers' },
-  { path: '/api/v1/services' },
-  { path: '/api/v1/persistentvolumeclaims' },
-  { path: '/apis/storage.k8s.io/v1/storageclasses' },
-  { path: `/apis/${ROLLOUT_API_VERSION}/${ZONE_DISRUPTION_BUDGET_PLURAL}`, optional: true },
-];
+import { Live, Node } from '../kubernetes/objects';
 
 /** A drill that cannot start: exit 2 with the message. */
 export class DrillRefused extends Error {}
@@ -49,7 +33,7 @@ export interface DrillPlan {
  * first).
  */
 export function planDrill(
-  nodes: readonly Live<Node>[], objects: readonly KubeResource[], zone: string, mode: DrillMode,
+  nodes: readonly Live<Node>[], objects: readonly unknown[], zone: string, mode: DrillMode,
 ): DrillPlan {
   const recorded = nodes.map((n) => [n, drillRecordOf(n)] as const).filter(([, r]) => r !== undefined);
   if (recorded.length > 0) {
@@ -60,7 +44,8 @@ export function planDrill(
   const zoneKey = zoneKeyOf(nodes);
   const props = inventoryProps({ kind: 'NodeList', items: nodes }, undefined);
   if (!props.zones.includes(zone)) throw new DrillRefused(`--zone ${JSON.stringify(zone)}: no node is in that zone (the zones: ${props.zones.join(', ')})`);
-  const report = analyzeManifests(checkedObjects(objects), new ZoneInventory(props));
+  const inventory = new ZoneInventory(props);
+  const report = analyzeInput(liveInput(objects, nodes, inventory.topologyKey), inventory);
   return {
     zone,
     mode,
@@ -69,15 +54,6 @@ export function planDrill(
     nodes: nodes.filter((n) => n.metadata?.labels?.[zoneKey] === zone).map((n) => n.metadata.name).sort(),
     report,
   };
-}
-
-/**
- * The objects the check reads: all listed, but not the ReplicaSets a Deployment owns (the Deployment stands for them).
- */
-export function checkedObjects<T extends KubeResource>(objects: readonly T[]): T[] {
-  const ownedByDeployment = (o: T) => (o.metadata?.ownerReferences ?? [])
-    .some((r) => r.controller === true && r.kind === 'Deployment');
-  return objects.filter((o) => !(o.kind === 'ReplicaSet' && ownedByDeployment(o)));
 }
 
 /** The prediction of the plan for one workload, if the check models it. */

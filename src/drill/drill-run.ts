@@ -9,11 +9,12 @@ import {
   ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey,
   workloadKeyText, WorkloadState, workloadState,
 } from './drill-observe';
-import { CHECKED_LISTS, DrillPlan, plannedPrediction, planDrill, systemsOf } from './drill-plan';
+import { DrillPlan, DrillRefused, plannedPrediction, planDrill, systemsOf } from './drill-plan';
 import { verdict, WorkloadVerdict } from './drill-verdict';
 import { zoneKeyOf } from '../check/cluster-nodes';
+import { readLiveObjects } from '../check/live/live-read';
 import { isStatus, KubeRequestApi, listAll } from '../kubernetes/kube-api';
-import { KubeResource, Live, Node, Pod, Workload } from '../kubernetes/objects';
+import { Live, Node, Pod, Workload } from '../kubernetes/objects';
 import { isActive } from '../kubernetes/pod-life';
 
 /** How the run goes, and what it reports to. */
@@ -50,25 +51,14 @@ export interface DrillResult {
   readonly settledAfterMs?: number;
 }
 
-/** The cluster's nodes and the objects the check reads. */
-export async function readCluster(
-  api: KubeRequestApi,
-): Promise<{ nodes: Live<Node>[]; objects: Live<KubeResource>[] }> {
-  const nodes: Live<Node>[] = await listAll(api, '/api/v1/nodes');
-  const objects: Live<KubeResource>[] = [];
-  for (const list of CHECKED_LISTS) {
-    try {
-      objects.push(...await listAll(api, list.path));
-    } catch (e) {
-      if (!(list.optional && isStatus(e, 404))) throw e;
-    }
-  }
-  return { nodes, objects };
-}
-
-/** The plan of a drill of `zone` in `mode` on the cluster as it is now. */
+/**
+ * The plan of a drill of `zone` in `mode` on the cluster as it is now: what `check --live` reads (a list denied
+ * stops it: a drill needs every prediction).
+ */
 export async function planLiveDrill(api: KubeRequestApi, zone: string, mode: DrillMode): Promise<DrillPlan> {
-  const { nodes, objects } = await readCluster(api);
+  const { nodes, objects, findings } = await readLiveObjects(api, undefined);
+  const denied = findings.find((f) => f.rule === 'live-list-denied');
+  if (denied !== undefined) throw new DrillRefused(`${denied.message}; ${denied.fix}`);
   return planDrill(nodes, objects, zone, mode);
 }
 

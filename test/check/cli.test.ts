@@ -185,7 +185,7 @@ describe('--help and --version', () => {
 
   test('the parser takes exactly the flags the help names', () => {
     for (const { flag, spec } of flags) {
-      const value = spec.type === 'count' ? '2' : spec.type === 'choice' ? 'json' : 'a=b';
+      const value = spec.type === 'count' ? '2' : spec.type === 'choice' ? 'json' : spec.type === 'duration' ? '30s' : 'a=b';
       const argv = spec.type === 'switch' ? [`--${spec.name}`] : [`--${spec.name}`, value];
       const { given } = parseCommandLine(argv, flags.map((f) => f.spec));
       expect({ flag, given }).toEqual({ flag, given: [spec.name] });

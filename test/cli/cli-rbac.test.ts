@@ -4,17 +4,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { DRILL_RULES, SHIFT_RULES } from '../../src/cli/cli-rbac';
-import { CHECKED_LISTS } from '../../src/drill/drill-plan';
+import { LIVE_LISTS } from '../../src/check/live/live-read';
+import { CHECK_LIVE_RULES, DRILL_RULES, SHIFT_RULES } from '../../src/cli/cli-rbac';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** The resources the check's lists name, as `group/resource` (`/pods` for the core group). */
+/** The resources `check --live` lists, as `group/resource` (`/pods` for the core group), in every version it tries. */
 function checkedResources(): string[] {
-  return CHECKED_LISTS.map((l) => {
-    const parts = l.path.split('/').filter((p) => p !== '');
-    return parts[0] === 'api' ? `/${parts[2]}` : `${parts[1]}/${parts[3]}`;
-  });
+  return LIVE_LISTS.flatMap((l) => l.apis.map((api) => {
+    const parts = api.split('/').filter((p) => p !== '');
+    return parts[0] === 'api' ? `/${l.resource}` : `${parts[1]}/${l.resource}`;
+  }));
 }
 
 function clusterRoleIn(page: string, name: string): any {
@@ -26,16 +26,17 @@ function clusterRoleIn(page: string, name: string): any {
 test.each([
   ['zone-impaired.md', 'cdk8s-zones-shift', SHIFT_RULES],
   ['prove-zone-survival.md', 'cdk8s-zones-drill', DRILL_RULES],
+  ['prove-zone-survival.md', 'cdk8s-zones-check-live', CHECK_LIVE_RULES],
 ])('%s shows ClusterRole %s with exactly the rules the commands are tested with', (page, name, rules) => {
   expect(clusterRoleIn(page, name)?.rules).toEqual(rules);
 });
 
-test('the drill\'s rules let it list everything the check reads, and the pods and nodes it watches', () => {
-  const granted = new Set(DRILL_RULES
+test.each([['check --live', CHECK_LIVE_RULES], ['drill', DRILL_RULES]])('%s\'s rules let it list everything check --live reads, and the nodes; no wildcard', (_, rules) => {
+  const granted = new Set(rules
     .filter((r) => r.verbs.includes('list'))
     .flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]}/${res}`)));
   for (const resource of [...checkedResources(), '/pods', '/nodes']) {
     expect([resource, granted.has(resource)]).toEqual([resource, true]);
   }
-  expect(DRILL_RULES.flatMap((r) => r.verbs)).not.toContain('*');
+  expect(rules.flatMap((r) => [...r.verbs, ...r.resources, ...r.apiGroups])).not.toContain('*');
 });

@@ -52,6 +52,8 @@ export type ForEach =
 export interface OtherResources {
   readonly group: string;
   readonly kind: string;
+  /** Its resource name in the API (`kafkanodepools`), for `check --live`. */
+  readonly plural: string;
   readonly labels: Readonly<Record<string, Template>>;
 }
 
@@ -183,6 +185,8 @@ export interface BudgetModel {
 export interface OperatorModel {
   readonly group: string;
   readonly kind: string;
+  /** Its resource name in the API (`kafkas`): `check --live` lists `/apis/<group>/<version>/<plural>`. */
+  readonly plural: string;
   /** The API versions (`v1`, `v1beta1`) modelled: a resource of another is named, not guessed. */
   readonly versions: readonly string[];
   /** The operator and the release the model follows (`Strimzi 1.2.0`). */

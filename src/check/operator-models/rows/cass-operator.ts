@@ -18,6 +18,7 @@ import { OperatorModel } from '../model';
 export const CASS_OPERATOR_DATACENTER: OperatorModel = {
   group: 'cassandra.datastax.com',
   kind: 'CassandraDatacenter',
+  plural: 'cassandradatacenters',
   versions: ['v1beta1'],
   operator: 'cass-operator v1.32.0',
   source: 'github.com/k8ssandra/cass-operator v1.32.0: pkg/reconciliation/construct_statefulset.go, '

@@ -19,6 +19,7 @@ const softSpreads = (selectorKeys: readonly string[]): DefaultTerm[] => ['kubern
 export const CRUNCHY_POSTGRES_CLUSTER: OperatorModel = {
   group: 'postgres-operator.crunchydata.com',
   kind: 'PostgresCluster',
+  plural: 'postgresclusters',
   versions: ['v1beta1', 'v1'],
   operator: 'Crunchy PGO v6.0.3',
   source: 'github.com/CrunchyData/postgres-operator v6.0.3: internal/controller/postgrescluster/instance.go, '

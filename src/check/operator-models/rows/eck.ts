@@ -35,6 +35,7 @@ const zones: Condition = { set: 'item.zoneAwareness.zones' };
 export const ECK_ELASTICSEARCH: OperatorModel = {
   group: 'elasticsearch.k8s.elastic.co',
   kind: 'Elasticsearch',
+  plural: 'elasticsearches',
   versions: ['v1'],
   operator: 'ECK v3.5.0',
   source: 'github.com/elastic/cloud-on-k8s v3.5.0 (read only): pkg/controller/elasticsearch/nodespec/statefulset.go, '

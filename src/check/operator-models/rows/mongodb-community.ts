@@ -14,6 +14,7 @@ import { OperatorModel } from '../model';
 export const MONGODB_COMMUNITY: OperatorModel = {
   group: 'mongodbcommunity.mongodb.com',
   kind: 'MongoDBCommunity',
+  plural: 'mongodbcommunity',
   versions: ['v1'],
   operator: 'MongoDB Community operator v0.13.0',
   source: 'github.com/mongodb/mongodb-kubernetes-operator v0.13.0: controllers/replica_set_controller.go, '

@@ -28,6 +28,7 @@ const volumes = { when: { set: 'spec.storage.volumeClaimTemplate' }, storageClas
 export const OT_REDIS_CLUSTER: OperatorModel = {
   group: GROUP,
   kind: 'RedisCluster',
+  plural: 'redisclusters',
   versions: ['v1beta2'],
   operator: OPERATOR,
   source: SOURCE,
@@ -56,6 +57,7 @@ export const OT_REDIS_CLUSTER: OperatorModel = {
 export const OT_REDIS_REPLICATION: OperatorModel = {
   group: GROUP,
   kind: 'RedisReplication',
+  plural: 'redisreplications',
   versions: ['v1beta2'],
   operator: OPERATOR,
   source: SOURCE,
@@ -94,6 +96,7 @@ export const OT_REDIS_REPLICATION: OperatorModel = {
 export const OT_REDIS_SENTINEL: OperatorModel = {
   group: GROUP,
   kind: 'RedisSentinel',
+  plural: 'redissentinels',
   versions: ['v1beta2'],
   operator: OPERATOR,
   source: SOURCE,

@@ -16,6 +16,7 @@ import { OperatorModel } from '../model';
 export const RABBITMQ_CLUSTER: OperatorModel = {
   group: 'rabbitmq.com',
   kind: 'RabbitmqCluster',
+  plural: 'rabbitmqclusters',
   versions: ['v1beta1'],
   operator: 'RabbitMQ cluster-operator v2.22.3',
   source: 'github.com/rabbitmq/cluster-operator v2.22.3: internal/resource/statefulset.go, internal/resource/configmap.go, '

@@ -36,6 +36,7 @@ const pod = (spec: string): PodSetModel['pod'] => ({
 export const SPOTAHOME_REDIS_FAILOVER: OperatorModel = {
   group: 'databases.spotahome.com',
   kind: 'RedisFailover',
+  plural: 'redisfailovers',
   versions: ['v1'],
   operator: 'Spotahome redis-operator v1.2.4',
   source: 'github.com/spotahome/redis-operator v1.2.4: operator/redisfailover/service/generator.go, names.go, client.go; '

@@ -21,6 +21,7 @@ const rackByNodeLabel = { path: 'spec.kafka.rack.type', is: ['topology-label'], 
 export const STRIMZI_KAFKA: OperatorModel = {
   group: 'kafka.strimzi.io',
   kind: 'Kafka',
+  plural: 'kafkas',
   versions: ['v1', 'v1beta2'],
   operator: 'Strimzi 1.2.0',
   source: 'github.com/strimzi/strimzi-kafka-operator 1.2.0: cluster-operator/.../model/KafkaCluster.java, KafkaPool.java, '
@@ -36,7 +37,7 @@ export const STRIMZI_KAFKA: OperatorModel = {
     },
     madeAs: 'StrimziPodSet',
     name: '{metadata.name}-{item.metadata.name}',
-    forEach: { resources: { group: 'kafka.strimzi.io', kind: 'KafkaNodePool', labels: { 'strimzi.io/cluster': '{metadata.name}' } } },
+    forEach: { resources: { group: 'kafka.strimzi.io', kind: 'KafkaNodePool', plural: 'kafkanodepools', labels: { 'strimzi.io/cluster': '{metadata.name}' } } },
     replicas: { path: 'item.spec.replicas' },
     labels: {
       'strimzi.io/cluster': '{metadata.name}',

@@ -45,6 +45,7 @@ function component(name: 'vmstorage' | 'vmselect' | 'vminsert', madeAs: string, 
 export const VICTORIAMETRICS_CLUSTER: OperatorModel = {
   group: 'operator.victoriametrics.com',
   kind: 'VMCluster',
+  plural: 'vmclusters',
   versions: ['v1beta1'],
   operator: 'VictoriaMetrics operator v0.74.1',
   source: 'github.com/VictoriaMetrics/operator v0.74.1: internal/controller/operator/factory/vmcluster/vmcluster.go, '

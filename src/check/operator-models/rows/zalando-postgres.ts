@@ -13,6 +13,7 @@ import { OperatorModel } from '../model';
 export const ZALANDO_POSTGRESQL: OperatorModel = {
   group: 'acid.zalan.do',
   kind: 'postgresql',
+  plural: 'postgresqls',
   versions: ['v1'],
   operator: 'Zalando postgres-operator v2.0.1',
   source: 'github.com/zalando/postgres-operator v2.0.1: pkg/cluster/k8sres.go, util.go, connection_pooler.go; '
