@@ -14,6 +14,7 @@ import { NodeRoom, pinByVolumes, roomFor } from './node-room';
 import { Bounds, ordinalLayout, Placement, placement } from './placement';
 import { reportRunningNow, runningBounds, widerBounds, worseLosses } from './running-now';
 import { judgeSystems } from './systems';
+import { unknownZoneFindings } from './unknown-zones';
 import { drainNeed, Need, needed } from './workload-needs';
 import { readManifests } from './workloads';
 import { groupMemberships, zoneGroupSystems } from './zone-groups';
@@ -40,6 +41,7 @@ export function analyzeInput(read: CheckInput, inventory: ZoneInventory): ZoneRe
     workloads: [...judged.members, ...judged.systems],
     findings: [
       ...input.findings,
+      ...unknownZoneFindings(input, zones, inventory.topologyKey),
       ...zoneLocalTrafficFindings(input.zoneLocalServices, input.workloads, judged.members, zones),
     ],
   };

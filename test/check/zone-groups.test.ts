@@ -142,3 +142,14 @@ test.each([
 ])('the stem of %s (zones %j) is %s', (name, zones, stem) => {
   expect(nameStem(name, zones)).toBe(stem);
 });
+
+test('a zone the manifests pin that the inventory does not name is reported, with the closest zone when it looks like a typo', () => {
+  const r = check(member('ingester-zone-a', 'zone-a'), member('ingester-zone-b', 'zone-b'), member('ingester-zone-c', 'zonec'));
+  const unknown = r.data.findings.filter((f) => f.rule === 'unknown-zone');
+  expect(unknown.map((f) => f.message)).toEqual([
+    'StatefulSet logs/ingester-zone-c pins pods to zone "zonec", which is not one of the zones [zone-a, zone-b, zone-c]: no pod can be placed there. Did you mean "zone-c"?',
+  ]);
+  expect(unknown[0].fix).toBe('Write "zone-c" (or name "zonec" with --zones or in the inventory, if it is a real zone).');
+  const far = check(member('x', 'us-east-1a'));
+  expect(far.data.findings.find((f) => f.rule === 'unknown-zone')!.message).not.toContain('did you mean');
+});
