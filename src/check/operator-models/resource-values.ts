@@ -112,10 +112,16 @@ export function holds(scope: Scope, condition: Condition): boolean {
   return Array.isArray(value) ? value.some((v) => condition.is.includes(v)) : condition.is.includes(value);
 }
 
-/** A whole number of at least 0, from a number or a numeric string (operators' config values are often text). */
+/** The largest count Kubernetes takes (an int32): the API server refuses a larger one. */
+const MAX_COUNT = 2_147_483_647;
+
+/**
+ * A whole number from 0 to an int32's most, from a number or a numeric string (operators' config values are often
+ * text).
+ */
 function wholeNumber(value: unknown): number | undefined {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
-  return Number.isSafeInteger(n) && (n as number) >= 0 ? n as number : undefined;
+  return Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= MAX_COUNT ? n as number : undefined;
 }
 
 /** `path` as a message names it: an `item` path from the element's own place. */
@@ -150,7 +156,7 @@ function countOrUnset(scope: Scope, c: Count): CountValue | string | undefined {
         : { value: share(c, c.default, scope), from: `${shown(scope, path)} unset: ${c.default}`, isDefault: true };
     }
     const total = wholeNumber(raw);
-    if (total === undefined) return `has ${shown(scope, path)} ${JSON.stringify(raw)}, not a whole number`;
+    if (total === undefined) return `has ${shown(scope, path)} ${JSON.stringify(raw)}, not a whole number from 0 to ${MAX_COUNT}`;
     return { value: share(c, total, scope), from: `${shown(scope, path)} ${total}` };
   }
   const minus = c.minus === undefined ? { value: 0, from: '' } : count(scope, c.minus);

@@ -98,7 +98,7 @@ describe('Strimzi Kafka with node pools', () => {
 
   test('fields of the wrong type: a finding naming the field, never an exception', () => {
     expect(skippedMessages(check(kafka(), pool('brokers', ['broker'], 'three' as unknown as number)))).toEqual([
-      'Kafka kafka/events has KafkaNodePool brokers: spec.replicas "three", not a whole number: not checked',
+      'Kafka kafka/events has KafkaNodePool brokers: spec.replicas "three", not a whole number from 0 to 2147483647: not checked',
     ]);
     const bad = check({ ...kafka(), spec: { kafka: { config: { 'min.insync.replicas': { two: 2 } } } } }, pool('b', ['broker', 'controller'], 3));
     expect(skippedMessages(bad)[0]).toContain('has spec.kafka.config["min.insync.replicas"] {"two":2}, not a whole number');
