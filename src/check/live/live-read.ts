@@ -4,6 +4,7 @@
  * those of `--namespace`. A list the server does not serve (404: a CRD not installed) or denies (403) is named in the
  * report, never a crash; the whole reading is bounded by `--timeout`.
  */
+import { docsUrl } from '../../contract/docs';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_PLURAL } from '../../contract/rollout';
 import { inventoryProps } from '../cluster-nodes';
 import { ZoneInventory } from '../inventory';
@@ -126,7 +127,7 @@ function unreadable(path: string, denied: boolean, isCustom: boolean): ZoneFindi
       rule: 'live-list-denied',
       severity: FindingSeverity.WARNING,
       message: `the cluster denied the list ${path} (403): what it holds is not checked`,
-      fix: 'Grant the reader the ClusterRole docs/check.md gives for check --live (list on that resource).',
+      fix: `Grant the reader list on that resource: the ClusterRole of ${docsUrl('runbooks/prove-zone-survival.md', 'Check what runs')}.`,
     };
   }
   return {

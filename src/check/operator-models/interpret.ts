@@ -4,7 +4,7 @@
  */
 import { BudgetModel, Count, ForEach, NeedModel, OperatorModel, PodSetModel } from './model';
 import { podSpecOf } from './pod-spec';
-import { count, CountValue, fill, holds, read, Scope } from './resource-values';
+import { count, CountValue, fill, holds, read, Scope, shownValue } from './resource-values';
 import { asObject, asResource, elementsOf, JsonObject, KindedResource, StringMap } from '../../kubernetes/objects';
 import { CheckBudget, CheckSystem, CheckWorkload, SystemNeed } from '../check-input';
 
@@ -74,7 +74,7 @@ function itemsOf(
   if (forEach === undefined) return [undefined];
   if ('list' in forEach) {
     const list = read({ resource }, forEach.list);
-    if (list !== undefined && !Array.isArray(list)) return `has ${forEach.list} ${JSON.stringify(list)}, not a list`;
+    if (list !== undefined && !Array.isArray(list)) return `has ${forEach.list} ${shownValue(list)}, not a list`;
     const items = elementsOf(list);
     return items.length > 0 ? items : forEach.ifEmpty ?? [];
   }

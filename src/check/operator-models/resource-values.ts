@@ -124,6 +124,17 @@ function wholeNumber(value: unknown): number | undefined {
   return Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= MAX_COUNT ? n as number : undefined;
 }
 
+/** A value as a message shows it: its JSON, cut short (a manifest's value may be huge, or cyclic through aliases). */
+export function shownValue(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Array.isArray(value) ? '[...]' : '{...}';
+  }
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
 /** `path` as a message names it: an `item` path from the element's own place. */
 export function shown(scope: Scope, path: Path): string {
   if (!path.startsWith('item') || scope.itemIs === undefined) return path;
@@ -156,7 +167,7 @@ function countOrUnset(scope: Scope, c: Count): CountValue | string | undefined {
         : { value: share(c, c.default, scope), from: `${shown(scope, path)} unset: ${c.default}`, isDefault: true };
     }
     const total = wholeNumber(raw);
-    if (total === undefined) return `has ${shown(scope, path)} ${JSON.stringify(raw)}, not a whole number from 0 to ${MAX_COUNT}`;
+    if (total === undefined) return `has ${shown(scope, path)} ${shownValue(raw)}, not a whole number from 0 to ${MAX_COUNT}`;
     return { value: share(c, total, scope), from: `${shown(scope, path)} ${total}` };
   }
   const minus = c.minus === undefined ? { value: 0, from: '' } : count(scope, c.minus);

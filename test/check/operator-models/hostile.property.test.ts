@@ -60,7 +60,9 @@ describe.each(OPERATOR_MODELS.map((m) => [`${m.group} ${m.kind}`, m] as const))(
           metadata: { name: 'x', ...(namespaced ? { namespace: 'ns' } : {}) },
           spec: {},
         };
-        for (const [path, value] of writes) setAt(resource, path, value, listPath);
+        // each value a copy of its own: a write through one path must not reach another
+        const copy = (v: unknown) => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+        for (const [path, value] of writes) setAt(resource, path, copy(value), listPath);
         resource.metadata.name = 'x';
         resource.kind = model.kind;
         const r = check(resource);
