@@ -67,11 +67,7 @@ function analyzeWorkload(
   const replicas = w.replicas ?? 1;
   const placed = placement(w, replicas, room, immediate !== undefined, input.workloads, inventory, add);
   const ordinal = ordinalLayout(w, replicas, input, inventory, room);
-  if (ordinal !== undefined) {
-    add('volume-pinned', FindingSeverity.INFO,
-      `each of its pods' claims is bound to a volume in one zone, so each pod runs only there: ${inventory.zones.map((z, i) => `${ordinal.hi[i]} in ${z}`).join(', ')}`,
-      'Nothing to fix if intended; to move a pod to another zone, its claim must move (a new volume there).');
-  }
+  if (ordinal !== undefined) reportVolumeLayout(ordinal, inventory.zones, add);
   const specBounds = ordinal ?? placed.bounds;
   const now = runningBounds(w, inventory.zones);
   const bounds = now === undefined ? specBounds : widerBounds(specBounds, now);
@@ -85,12 +81,7 @@ function analyzeWorkload(
   const need: Need = judgedWithSystem ? { count: 0, because: `judged with its ${systemKind} ${system.name}` }
     : !judged ? { count: 0, because: 'runs to completion: not an availability workload' }
       : needed(w, replicas, input.budgets, add);
-  if (need.forms !== undefined && specBounds.placed < need.forms) {
-    add('quorum-never-forms', FindingSeverity.ERROR,
-      `only ${specBounds.placed} of its pods can be placed, and it forms only with ${need.forms}: it never elects a leader, ` +
-      `even with every zone up (${need.because})`,
-      'Give every voter room to be placed (nodes in enough zones for its spread and anti-affinity), or expect fewer voters.');
-  }
+  if (need.forms !== undefined && specBounds.placed < need.forms) reportNeverForms(specBounds.placed, need, add);
   const drain = drainNeed(w, input.budgets, replicas);
   const specLoss = zoneLosses(w, inventory.zones, placed, specBounds, need, drain);
   const nowLoss = now === undefined ? undefined : zoneLosses(w, inventory.zones, placed, now, need, drain);
@@ -110,6 +101,22 @@ function analyzeWorkload(
     survives: survivesByZone(zoneLoss),
     findings,
   };
+}
+
+/** A StatefulSet whose every pod's claim is bound to a volume in one zone: the layout its volumes fix. */
+function reportVolumeLayout(ordinal: Bounds, zones: readonly string[], add: AddFinding): void {
+  add('volume-pinned', FindingSeverity.INFO,
+    'each of its pods\' claims is bound to a volume in one zone, so each pod runs only there: '
+    + zones.map((z, i) => `${ordinal.hi[i]} in ${z}`).join(', '),
+    'Nothing to fix if intended; to move a pod to another zone, its claim must move (a new volume there).');
+}
+
+/** Consensus software of which fewer can be placed than it forms with. */
+function reportNeverForms(placed: number, need: Need, add: AddFinding): void {
+  add('quorum-never-forms', FindingSeverity.ERROR,
+    `only ${placed} of its pods can be placed, and it forms only with ${need.forms}: it never elects a leader, `
+    + `even with every zone up (${need.because})`,
+    'Give every voter room to be placed (nodes in enough zones for its spread and anti-affinity), or expect fewer voters.');
 }
 
 /** The report's kind, namespace (when set) and name, in that order. */

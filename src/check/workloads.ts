@@ -37,17 +37,7 @@ const runsToCompletion = (o: Workload) => RUN_TO_COMPLETION.includes(o.kind ?? '
 
 /** Reads the manifests (objects; `List`s expanded) the check needs. */
 export function readManifests(manifests: readonly unknown[], topologyKey: string): CheckInput {
-  const input: CheckInput = {
-    workloads: [],
-    budgets: [],
-    storageClasses: [],
-    volumes: [],
-    claimVolumes: new Map(),
-    zoneLocalServices: [],
-    configTexts: new Map(),
-    systems: [],
-    findings: [],
-  };
+  const input = emptyInput();
   const objects = manifests.flatMap((m) => {
     const list = asResource(m) as (KubeResource & { readonly items?: unknown }) | undefined;
     return list?.kind === 'List' && Array.isArray(list.items) ? elementsOf(list.items) : [m];
@@ -79,15 +69,8 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
       else autoscalers.push(autoscaler);
     } else if (name !== undefined && STORAGE_AND_BUDGET_KINDS.includes(o.kind)) {
       readStorageOrBudget(o as StorageOrBudget, name, namespace, topologyKey, input);
-    } else if (name !== undefined && (o.kind === 'ConfigMap' || o.kind === 'Secret')) {
-      const texts = configTexts(o.kind, o as { data?: unknown; stringData?: unknown });
-      input.configTexts.set(configKey(namespace, o.kind, name), texts);
-    } else if (name !== undefined && o.kind === 'Service') {
-      const selector = stringMap(o.spec?.selector);
-      const traffic = o.spec?.trafficDistribution;
-      if (typeof traffic === 'string' && ZONE_LOCAL_TRAFFIC.includes(traffic) && Object.keys(selector).length > 0) {
-        input.zoneLocalServices.push({ namespace, name, selector, trafficDistribution: traffic });
-      }
+    } else if (name !== undefined && ['ConfigMap', 'Secret', 'Service'].includes(o.kind)) {
+      readConfigOrService(o, name, namespace, input);
     } else {
       const field = looksLikeWorkload(o);
       if (field !== undefined) {
@@ -99,6 +82,34 @@ export function readManifests(manifests: readonly unknown[], topologyKey: string
   });
   const workloads = input.workloads.map((w) => withQuorum(scaledBy(w, autoscalers), input.configTexts));
   return { ...input, workloads };
+}
+
+function emptyInput(): CheckInput {
+  return {
+    workloads: [],
+    budgets: [],
+    storageClasses: [],
+    volumes: [],
+    claimVolumes: new Map(),
+    zoneLocalServices: [],
+    configTexts: new Map(),
+    systems: [],
+    findings: [],
+  };
+}
+
+/** A ConfigMap's or a Secret's text (consensus software reads its configuration there), a zone-local Service. */
+function readConfigOrService(o: KindedResource, name: string, namespace: string | undefined, input: CheckInput): void {
+  if (o.kind === 'Service') {
+    const selector = stringMap(o.spec?.selector);
+    const traffic = o.spec?.trafficDistribution;
+    if (typeof traffic === 'string' && ZONE_LOCAL_TRAFFIC.includes(traffic) && Object.keys(selector).length > 0) {
+      input.zoneLocalServices.push({ namespace, name, selector, trafficDistribution: traffic });
+    }
+    return;
+  }
+  const texts = configTexts(o.kind, o as { data?: unknown; stringData?: unknown });
+  input.configTexts.set(configKey(namespace, o.kind, name), texts);
 }
 
 /**
