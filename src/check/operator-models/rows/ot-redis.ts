@@ -1,4 +1,5 @@
 import { OperatorModel, PodSetModel } from '../model';
+import { schedulingFieldsAt } from './scheduling-fields';
 
 const GROUP = 'redis.redis.opstreelabs.in';
 const OPERATOR = 'OT-Container-Kit redis-operator v0.26.0';
@@ -6,15 +7,7 @@ const SOURCE = 'github.com/OT-CONTAINER-KIT/redis-operator v0.26.0: internal/k8s
   + 'redis-sentinel.go, statefulset.go, poddisruption.go; api/*/v1beta2';
 
 /** A component's scheduling fields, copied as written (statefulset.go generateStatefulSetsDef); no defaults. */
-const pod = (spec: string): PodSetModel['pod'] => ({
-  fields: {
-    affinity: `${spec}.affinity`,
-    nodeSelector: `${spec}.nodeSelector`,
-    tolerations: `${spec}.tolerations`,
-    topologySpreadConstraints: `${spec}.topologySpreadConstraints`,
-    resources: `${spec}.kubernetesConfig.resources`,
-  },
-});
+const pod = (spec: string): PodSetModel['pod'] => ({ fields: schedulingFieldsAt(spec, `${spec}.kubernetesConfig.resources`) });
 
 const volumes = { when: { set: 'spec.storage.volumeClaimTemplate' }, storageClass: 'spec.storage.volumeClaimTemplate.spec.storageClassName' };
 

@@ -1,4 +1,5 @@
 import { OperatorModel, PodSetModel } from '../model';
+import { schedulingFieldsAt } from './scheduling-fields';
 
 /** The labels Spotahome's operator gives a component's pods (handler.go getLabels, service/client.go). */
 const labels = (component: string) => ({
@@ -11,13 +12,7 @@ const labels = (component: string) => ({
 
 /** A component's pod spec: its fields, and a preferred anti-affinity on the hostname when it sets no affinity. */
 const pod = (spec: string): PodSetModel['pod'] => ({
-  fields: {
-    affinity: `${spec}.affinity`,
-    tolerations: `${spec}.tolerations`,
-    nodeSelector: `${spec}.nodeSelector`,
-    topologySpreadConstraints: `${spec}.topologySpreadConstraints`,
-    resources: `${spec}.resources`,
-  },
+  fields: schedulingFieldsAt(spec),
   antiAffinity: { topologyKey: 'kubernetes.io/hostname', hard: false },
 });
 

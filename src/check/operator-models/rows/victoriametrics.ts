@@ -1,4 +1,5 @@
 import { OperatorModel, PodSetModel } from '../model';
+import { schedulingFieldsAt } from './scheduling-fields';
 
 /** A VMCluster component: `<name>-prefixed` pods with the operator's selector labels and the component's fields. */
 function component(name: 'vmstorage' | 'vmselect' | 'vminsert', madeAs: string, role: string): PodSetModel {
@@ -17,13 +18,7 @@ function component(name: 'vmstorage' | 'vmselect' | 'vminsert', madeAs: string, 
     },
     labelsFrom: [`${spec}.podMetadata.labels`],
     pod: {
-      fields: {
-        affinity: `${spec}.affinity`,
-        tolerations: `${spec}.tolerations`,
-        nodeSelector: `${spec}.nodeSelector`,
-        topologySpreadConstraints: `${spec}.topologySpreadConstraints`,
-        resources: `${spec}.resources`,
-      },
+      fields: schedulingFieldsAt(spec),
       spreadSelectorKeys: ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app.kubernetes.io/component', 'managed-by'],
     },
     ...(name === 'vmstorage' ? {
