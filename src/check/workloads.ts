@@ -23,7 +23,7 @@ import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../kubernetes/standard-label
 export const ZONE_LOCAL_TRAFFIC = ['PreferSameZone', 'PreferClose'];
 
 /** What helps with an operator's resource the check cannot read from the manifests. */
-const SKIPPED_OPERATOR_FIX = 'Check the objects its operator made where it runs (kubectl get statefulsets,deployments -o yaml) instead.';
+const SKIPPED_OPERATOR_FIX = 'Check what its operator made where it runs: cdk8s-zones check --kubeconfig FILE --live.';
 
 const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job', 'CronJob', 'Pod'];
 const RUN_TO_COMPLETION = ['Job', 'CronJob'];
