@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { checkBench } from './check';
+import { checkLiveBench } from './check-live';
 import { controllerBench } from './controller';
 import { drillBench } from './drill';
 import { BenchSection } from './harness';
@@ -23,6 +24,7 @@ const sections: { name: string; run: () => BenchSection | Promise<BenchSection> 
   { name: 'rollout', run: rolloutBench },
   { name: 'redis', run: redisBench },
   { name: 'check', run: checkBench },
+  { name: 'check', run: checkLiveBench },
   { name: 'drill', run: drillBench },
 ];
 
