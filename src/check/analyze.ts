@@ -11,7 +11,7 @@ import { exclusionOf, podRequests } from './eligibility';
 import { CheckNode, ZoneInventory } from './inventory';
 import { AddFinding, FindingSeverity, WorkloadReport, ZoneFinding, ZoneLoss, ZoneReportData } from './model';
 import { NodeRoom, pinByVolumes, roomFor } from './node-room';
-import { Bounds, ordinalLayout, Placement, placement } from './placement';
+import { Bounds, Placement, placement, VolumeLayout, volumeLayout } from './placement';
 import { reportRunningNow, runningBounds, widerBounds, worseLosses } from './running-now';
 import { judgeSystems } from './systems';
 import { unknownZoneFindings } from './unknown-zones';
@@ -66,9 +66,9 @@ function analyzeWorkload(
   }
   const replicas = w.replicas ?? 1;
   const placed = placement(w, replicas, room, immediate !== undefined, input.workloads, inventory, add);
-  const ordinal = ordinalLayout(w, replicas, input, inventory, room);
+  const ordinal = volumeLayout(w, replicas, input, inventory, room, placed.zoneSpread);
   if (ordinal !== undefined) reportVolumeLayout(ordinal, inventory.zones, add);
-  const specBounds = ordinal ?? placed.bounds;
+  const specBounds = ordinal?.bounds ?? placed.bounds;
   const now = runningBounds(w, inventory.zones);
   const bounds = now === undefined ? specBounds : widerBounds(specBounds, now);
 
@@ -103,12 +103,15 @@ function analyzeWorkload(
   };
 }
 
-/** A StatefulSet whose every pod's claim is bound to a volume in one zone: the layout its volumes fix. */
-function reportVolumeLayout(ordinal: Bounds, zones: readonly string[], add: AddFinding): void {
+/** What a StatefulSet's bound volumes fix of its layout, and what its spread holds back. */
+function reportVolumeLayout(layout: VolumeLayout, zones: readonly string[], add: AddFinding): void {
+  const held = layout.byVolume.placed - layout.bounds.placed;
   add('volume-pinned', FindingSeverity.INFO,
     'each of its pods\' claims is bound to a volume in one zone, so each pod runs only there: '
-    + zones.map((z, i) => `${ordinal.hi[i]} in ${z}`).join(', '),
-    'Nothing to fix if intended; to move a pod to another zone, its claim must move (a new volume there).');
+    + zones.map((z, i) => `${layout.byVolume.hi[i]} in ${z}`).join(', ')
+    + (held > 0 ? `; its hard zone spread lets only ${layout.bounds.placed} of them run, the others stay Pending` : ''),
+    held > 0 ? 'Move the claims where the spread puts the pods (new volumes in the other zones), or relax the spread.'
+      : 'Nothing to fix if intended; to move a pod to another zone, its claim must move (a new volume there).');
 }
 
 /** Consensus software of which fewer can be placed than it forms with. */

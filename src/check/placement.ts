@@ -188,3 +188,23 @@ export function ordinalLayout(
   }
   return { placed: replicas, lo: counts, hi: [...counts] };
 }
+
+/** The layout a StatefulSet's bound volumes fix (`byVolume`), and what of it its hard zone spread lets run. */
+export interface VolumeLayout {
+  readonly byVolume: Bounds;
+  readonly bounds: Bounds;
+}
+
+/**
+ * A StatefulSet whose every pod's claim is bound to a volume in one zone: the layout its volumes fix, and, under a
+ * hard zone spread, what of it the spread lets run (the spread counts the zones its volumes are not in, and holds
+ * back a pod its volume would put past maxSkew).
+ */
+export function volumeLayout(
+  w: CheckWorkload, replicas: number, input: CheckInput, inventory: ZoneInventory, room: NodeRoom,
+  spread: HardSpread | undefined,
+): VolumeLayout | undefined {
+  const byVolume = ordinalLayout(w, replicas, input, inventory, room);
+  if (byVolume === undefined) return undefined;
+  return { byVolume, bounds: spread === undefined ? byVolume : placementBounds(replicas, byVolume.hi, spread) };
+}

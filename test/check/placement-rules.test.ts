@@ -188,14 +188,20 @@ describe('placement rules', () => {
         volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: {} }],
       },
     };
-    // pod i runs where its claim data-pg-<i> is bound: two in zone a, whatever the spread says
+    // pod i runs only where its claim data-pg-<i> is bound: two in zone a, one in b. The hard spread still counts
+    // zone c (0 pods), so a second pod in zone a would put it 2 past c: it stays Pending (the Kubernetes tier's
+    // check-live test sees the scheduler do so)
     const w = check(sts, pv('v0', 'a', 'data-pg-0'), pv('v1', 'a', 'data-pg-1'), pv('v2', 'b', 'data-pg-2')).workloads[0];
     expect(w.perZone).toEqual({
-      a: { guaranteed: 2, worstCase: 2 },
+      a: { guaranteed: 1, worstCase: 1 },
       b: { guaranteed: 1, worstCase: 1 },
       c: { guaranteed: 0, worstCase: 0 },
     });
-    expect(w.survives).toEqual({ a: false, b: true, c: true });
+    expect(w.pendingWorstCase).toBe(1);
+    expect(w.findings.find((f) => f.rule === 'volume-pinned')!.message).toBe('each of its pods\' claims is bound to a volume in one zone, ' +
+      'so each pod runs only there: 2 in a, 1 in b, 0 in c; its hard zone spread lets only 2 of them run, the others stay Pending');
+    // a majority of 3 is 2: losing a or b leaves 1
+    expect(w.survives).toEqual({ a: false, b: false, c: true });
     // a claim every pod mounts, bound to a volume in zone b: every pod in zone b
     const sharedClaim = { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'shared' } }] };
     const web = deployment('web', 3, sharedClaim, { namespace: 'db' });

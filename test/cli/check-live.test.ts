@@ -93,11 +93,16 @@ test('a StatefulSet whose spec spreads it but whose 3 pods and volumes all sit i
   expect(r).toMatchObject({ code: 1, stderr: '' });
   const db = row(r.stdout, 'StatefulSet', 'db');
   expect(db.survives).toEqual({ 'zone-a': false, 'zone-b': true, 'zone-c': true });
-  expect(db.perZone['zone-a']).toEqual({ guaranteed: 3, worstCase: 3 });
+  // 3 run there now; were they placed again, the spread would let only one of them back (its volumes are all there)
+  expect(db.perZone['zone-a']).toEqual({ guaranteed: 1, worstCase: 3 });
+  expect(db.pendingWorstCase).toBe(2);
   // its replacements stay Pending on their zone-a volumes
   expect(db.zoneLoss[0]).toMatchObject({ zone: 'zone-a', survivors: 0, replacementsPending: 3 });
   expect(db.findings.map((f: any) => f.message)).toEqual([
-    'each of its pods\' claims is bound to a volume in one zone, so each pod runs only there: 3 in zone-a, 0 in zone-b, 0 in zone-c',
+    'each of its pods\' claims is bound to a volume in one zone, so each pod runs only there: 3 in zone-a, 0 in zone-b, ' +
+    '0 in zone-c; its hard zone spread lets only 1 of them run, the others stay Pending',
+    '2 of 3 replicas can stay Pending with every zone up (room per zone for its pods: zone-a 330, zone-b 330, zone-c 330; ' +
+    'zone spread maxSkew 1)',
     'losing zone-a leaves 0 in the worst case; it needs 1 (at least one replica)',
   ]);
   // read-only: nothing but lists

@@ -3,6 +3,8 @@
  * runbook's ClusterRole (CHECK_LIVE_RULES): a StatefulSet placed in zone-a with its volumes (the fake zonal
  * provisioner pins each to its node's zone), then given a hard zone spread it never acted on (OnDelete: its pods
  * stay). The manifest alone survives every zone; what runs does not survive zone-a, and a drill of zone-a agrees.
+ * Recreated after the drill, the pods meet both their spread and their zone-a volumes: one runs, two stay Pending,
+ * as the check's worst case said.
  */
 import { cliUserKubeconfig, runCliAs } from './cli-user';
 import { deleteNamespace, restrictedNamespace } from './examples';
@@ -65,7 +67,7 @@ afterAll(async () => {
 }, 120_000);
 
 test('the manifest alone survives every zone; what runs (3 pods and their volumes in zone-a) does not survive zone-a', async () => {
-  expect(podsByZone(info, await livePods(client, ns, 'app=db'))).toEqual({ 'zone-a': 3 });
+  expect(podsByZone(info, await livePods(client, ns, 'app=db'))).toEqual({ 'zone-a': 3, 'zone-b': 0, 'zone-c': 0 });
   const offline = analyzeManifests([db('spread')], new ZoneInventory({ zones: [...info.zones], nodesPerZone: 3 }));
   expect(offline.workloads[0].survives).toEqual({ 'zone-a': true, 'zone-b': true, 'zone-c': true });
 
@@ -75,7 +77,9 @@ test('the manifest alone survives every zone; what runs (3 pods and their volume
   const report = JSON.parse(live.stdout);
   const row = report.workloads.find((w: any) => w.kind === 'StatefulSet' && w.name === 'db');
   expect(row.survives).toEqual({ 'zone-a': false, 'zone-b': true, 'zone-c': true });
-  expect(row.perZone['zone-a']).toEqual({ guaranteed: 3, worstCase: 3 });
+  // 3 run there now; placed again, the spread would let only one back, its volumes being all in zone-a
+  expect(row.perZone['zone-a']).toEqual({ guaranteed: 1, worstCase: 3 });
+  expect(row.pendingWorstCase).toBe(2);
   // its replacements wait for their zone-a volumes
   expect(row.zoneLoss.find((l: any) => l.zone === 'zone-a')).toMatchObject({ survivors: 0, replacementsPending: 3 });
   // everything the user may read was read
@@ -92,9 +96,18 @@ test('a drill of zone-a agrees: the plan predicts the loss, and the observation 
   expect(verdict.broke).toBe(true);
   expect(verdict.observed.minReady).toBe(0);
   expect(run.code).toBe(1);
-  // and once the zone is back, its pods run there again
-  await waitFor('db whole again in zone-a', async () => {
-    const running = (await livePods(client, ns, 'app=db')).filter((p) => p.status?.phase === 'Running').length;
-    return { done: running === 3, state: `${running} running` };
-  }, { timeoutMs: 120_000 });
 }, 420_000);
+
+test('once zone-a is back, the recreated pods meet their spread and their volumes: one runs, two stay Pending, as the check said', async () => {
+  await waitFor('db back in zone-a, one pod running and two Pending', async () => {
+    const pods = await livePods(client, ns, 'app=db');
+    const running = pods.filter((p) => p.status?.phase === 'Running').length;
+    const pending = pods.filter((p) => p.status?.phase === 'Pending').length;
+    return { done: running === 1 && pending === 2, state: `${running} running, ${pending} pending` };
+  }, { timeoutMs: 120_000 });
+  const live = await runCliAs(checkUser, 'check', '--live', '--namespace', ns, '--format', 'json');
+  const row = JSON.parse(live.stdout).workloads.find((w: any) => w.kind === 'StatefulSet' && w.name === 'db');
+  // now and the worst case agree: one in zone-a, two Pending
+  expect(row.perZone['zone-a']).toEqual({ guaranteed: 1, worstCase: 1 });
+  expect(row.pendingWorstCase).toBe(2);
+}, 180_000);
