@@ -146,9 +146,14 @@ function operatorSystems(
     systems.push(modelled.system);
   }
   // what any other resource made: its workloads under it, each judged by its own needs
+  const listed = new Map(resources.map((r) => [
+    keyOf({ kind: r.kind, namespace: r.metadata?.namespace, name: r.metadata?.name ?? '' }), r,
+  ]));
   const byOwner = new Map<string, number[]>();
   out.forEach((w, i) => {
-    const owner = w.partOf === undefined ? ownerOf(w, resources) : undefined;
+    const object = w.partOf === undefined ? listed.get(keyOf(w)) : undefined;
+    // none for a pod set: it is its operator's own object
+    const owner = object === undefined ? undefined : controllerOf(object);
     if (owner === undefined || POD_OWNERS.includes(owner.kind!) || owner.kind === 'Deployment') return;
     const key = `${w.namespace ?? ''}/${owner.kind}/${owner.name}`;
     byOwner.set(key, [...byOwner.get(key) ?? [], i]);
@@ -168,11 +173,4 @@ function operatorSystems(
     });
   }
   return { workloads: out, systems };
-}
-
-/** The controller owner of a workload's object (none for a pod set: it is its operator's own object). */
-function ownerOf(w: CheckWorkload, resources: readonly KindedResource[]): OwnerRef | undefined {
-  const o = resources.find((r) => r.kind === w.kind && r.metadata?.name === w.name
-    && r.metadata?.namespace === w.namespace);
-  return o === undefined ? undefined : controllerOf(o);
 }
