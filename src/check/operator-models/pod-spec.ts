@@ -40,7 +40,7 @@ export function podSpecOf(model: PodModel, scope: Scope, labels: StringMap): Pod
 
 /** Spreads without a labelSelector given one on `keys` of the pod set's labels. */
 function withSpreadSelectors(pod: PodSpec, keys: readonly string[], labels: StringMap): PodSpec {
-  const selector = selectorOf({ topologyKey: '', hard: true, selectorKeys: keys }, labels);
+  const selector = selectorOf({ selectorKeys: keys }, labels);
   const spreads = listOf(pod.topologySpreadConstraints)
     .map((c) => (asObject(c) && c.labelSelector === undefined ? { ...c, labelSelector: selector } : c));
   return { ...pod, topologySpreadConstraints: spreads };
@@ -140,7 +140,7 @@ function affinityWith(affinity: Affinity | undefined, added: Affinity): Affinity
 }
 
 /** The selector of an operator's term: the pod set's labels, or those of `selectorKeys`. */
-function selectorOf(term: DefaultTerm, labels: StringMap): LabelSelector {
+function selectorOf(term: Pick<DefaultTerm, 'selectorKeys' | 'anyValue'>, labels: StringMap): LabelSelector {
   const keys = (term.selectorKeys ?? Object.keys(labels)).filter((k) => labels[k] !== undefined);
   return term.anyValue ? { matchExpressions: keys.map((key) => ({ key, operator: 'Exists' })) }
     : { matchLabels: Object.fromEntries(keys.map((k) => [k, labels[k]])) };
