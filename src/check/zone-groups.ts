@@ -25,7 +25,10 @@ export interface GroupMembership {
 /** Workloads that can be members: those of a fixed number of pods. */
 const MEMBER_KINDS = ['StatefulSet', 'Deployment', 'ReplicaSet', 'Rollout'];
 
-/** The group of each workload that belongs to one (by index into `workloads`). */
+/**
+ * The group of each workload that belongs to one (by index into `workloads`); a workload already part of a system
+ * (an operator's resource's pod set) belongs to that, whatever its name.
+ */
 export function groupMemberships(
   workloads: readonly CheckWorkload[],
   zones: readonly string[],
@@ -33,13 +36,14 @@ export function groupMemberships(
   const found = new Map<number, GroupMembership>();
   workloads.forEach((w, i) => {
     const annotated = w.annotations[ZONE_GROUP_ANNOTATION];
-    if (annotated !== undefined) found.set(i, { name: annotated, evidence: `the ${ZONE_GROUP_ANNOTATION} annotation` });
+    if (annotated === undefined || w.partOf !== undefined) return;
+    found.set(i, { name: annotated, evidence: `the ${ZONE_GROUP_ANNOTATION} annotation` });
   });
   // by label or name: only groups of two or more, among workloads no stronger evidence placed
   const candidates = (keyOf: (w: CheckWorkload) => string | undefined, evidence: (key: string) => string) => {
     const byKey = new Map<string, number[]>();
     workloads.forEach((w, i) => {
-      const key = found.has(i) || !MEMBER_KINDS.includes(w.kind) ? undefined : keyOf(w);
+      const key = found.has(i) || w.partOf !== undefined || !MEMBER_KINDS.includes(w.kind) ? undefined : keyOf(w);
       if (key === undefined) return;
       const namespacedKey = JSON.stringify([w.namespace ?? '', key]);
       byKey.set(namespacedKey, [...byKey.get(namespacedKey) ?? [], i]);
