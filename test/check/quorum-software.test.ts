@@ -157,6 +157,21 @@ describe('Vault, NATS, Kafka', () => {
     expect(only(check(statefulSet({ image: 'bitnami/kafka:4.0', replicas: 3, env: { KAFKA_CFG_PROCESS_ROLES: 'broker' } }))).needed).toBe(1);
   });
 
+  test('comma-separated lists on a config line count every entry (Bitnami Kafka\'s server.properties, etcd\'s YAML)', () => {
+    // the bitnami/kafka chart's kafka-controller-configuration (controller.controllerOnly, 5 controllers): the list
+    // was read only up to its first comma, so 1 voter
+    const servers = [0, 1, 2, 3, 4].map((i) => `kafka-controller-${i}.kafka-controller-headless.kafka.svc.cluster.local:9093`);
+    const properties = `# Listeners\nprocess.roles=controller\ncontroller.quorum.bootstrap.servers=${servers.join(',')}\nnode.id=0\n`;
+    const kafka = check(configMap('kafka-controller-configuration', { 'server.properties': properties }),
+      statefulSet({ image: 'docker.io/bitnami/kafka:4.0.0-debian-12-r10', replicas: 5, onePerZone: true, mounts: [{ name: 'kafka-controller-configuration' }] }));
+    expect(only(kafka).neededBecause).toBe('Kafka KRaft: a majority of its 5 voters (controller.quorum.bootstrap.servers in a mounted config lists 5 voters)');
+    expect(only(kafka)).toMatchObject({ needed: 3, survives: allZones(false) });
+    const peers = ['a', 'b', 'c'].map((n) => `etcd-${n}=http://etcd-${n}.etcd:2380`).join(',');
+    const etcd = check(configMap('etcd-conf', { 'etcd.conf.yml': `name: etcd-a\ninitial-cluster: '${peers}' # all members\n` }),
+      statefulSet({ image: 'quay.io/coreos/etcd:v3.6.4', replicas: 3, mounts: [{ name: 'etcd-conf' }] }));
+    expect(only(etcd).neededBecause).toContain('initial-cluster in a mounted config lists 3 voters');
+  });
+
   test('our quorum annotation wins over what is recognised', () => {
     const s = statefulSet({ image: 'etcd', replicas: 3 }) as any;
     s.metadata.annotations = { 'cdk8s-zones.dev/quorum': '1' };

@@ -47,12 +47,25 @@ function setting(
   const f = flag === undefined ? undefined : flagValue(c.words, flag);
   if (f !== undefined) return { value: f, where: `--${flag}` };
   if (key === undefined) return undefined;
-  const re = new RegExp(`(?:^|[\\s{,])"?${key.replace(/[.]/g, '\\.')}"?\\s*[:=]\\s*("[^"\\n]*"|\\[[^\\]]*\\]|[^\\s,}#]+)`, 'm');
   for (const file of c.files) {
-    const m = re.exec(file);
-    if (m) return { value: m[1].replace(/^"|"$/g, ''), where: `${key} in a mounted config` };
+    const value = fileSetting(file, key);
+    if (value !== undefined) return { value, where: `${key} in a mounted config` };
   }
   return undefined;
+}
+
+/**
+ * `key`'s value in one config file. A line of its own (`key=v` in server.properties, `key: v` in YAML, `key = v` in
+ * HCL) holds the value to the end of the line: its lists are comma-separated (Bitnami Kafka's
+ * `controller.quorum.bootstrap.servers=a:9093,b:9093,c:9093`), so a comma does not end it. Inside JSON or an inline
+ * block (`"key": 3,`, `{key=v,`) a comma or brace does.
+ */
+function fileSetting(file: string, key: string): string | undefined {
+  const k = key.replace(/[.]/g, '\\.');
+  const line = new RegExp(`^[ \\t]*${k}[ \\t]*[:=][ \\t]*([^\\s#][^\\n#]*?)[ \\t]*(?:#.*)?$`, 'm').exec(file);
+  const inline = new RegExp(`(?:^|[\\s{,])"?${k}"?\\s*[:=]\\s*("[^"\\n]*"|\\[[^\\]]*\\]|[^\\s,}#]+)`, 'm').exec(file);
+  const value = (line ?? inline)?.[1];
+  return value?.replace(/^"(.*)"$|^'(.*)'$/, (all, dq?: string, sq?: string) => dq ?? sq ?? all);
 }
 
 /** Unresolved shell or template text: a list built at run time, which the check cannot count. */
