@@ -216,6 +216,23 @@ test('a list denied (403) or not served (404) is named in the report, and the re
   expect(findings).toContainEqual(expect.objectContaining({ rule: 'live-list-unserved', message: expect.stringContaining('/apis/kafka.strimzi.io/v1beta2/kafkas (404)') }));
 });
 
+test('an API the cluster does not serve is named once, however many namespaces are read', async () => {
+  const api = cluster();
+  statefulSetOn(api, ['zone-a-1', 'zone-b-1', 'zone-c-1']);
+  api.beforeCall = (call) => {
+    const path = call.slice('LIST '.length);
+    if (path.startsWith('/apis/kafka.strimzi.io/')) throw new KubeApiError('GET', path, 404, 'NotFound', 'not found');
+  };
+  const r = await runCli(api, [...LIVE, '--namespace', 'data,other,third']);
+  const unserved = report(r.stdout).findings.filter((f) => f.rule === 'live-list-unserved' && f.message.includes('/kafkas '));
+  expect(unserved.map((f) => f.message)).toEqual([
+    'the cluster does not serve /apis/kafka.strimzi.io/v1beta2/kafkas (404): its CRD is not installed, so there is none to check',
+  ]);
+  // one 404 is enough: the other namespaces of an unserved version are not asked
+  const asked = api.calls.filter((c) => c.startsWith('LIST /apis/kafka.strimzi.io/v1beta2/namespaces/') && c.includes('/kafkas'));
+  expect(asked).toHaveLength(1);
+});
+
 test('--namespace reads only those namespaces\' lists (cluster-scoped ones whole)', async () => {
   const api = cluster();
   statefulSetOn(api, ['zone-a-1', 'zone-b-1', 'zone-c-1']);

@@ -95,29 +95,34 @@ export async function readLiveObjects(
   return { nodes, objects, findings };
 }
 
-/** One list's objects, from the first of its API versions the server serves; what could not be read, named. */
+/**
+ * One list's objects, from the first of its API versions the server serves; what could not be read, named. A 404
+ * means the version is not served at all (a served resource lists a missing namespace as empty): it is named once,
+ * not once per namespace, and the next version is tried.
+ */
 async function readList(
   api: KubeRequestApi, list: LiveList, namespaces: readonly string[] | undefined,
 ): Promise<{ objects: unknown[]; findings: ZoneFinding[] }> {
-  for (const [i, version] of list.apis.entries()) {
+  let unserved: ZoneFinding | undefined;
+  for (const version of list.apis) {
     const objects: unknown[] = [];
     const findings: ZoneFinding[] = [];
-    const paths = pathsOf(version, list, namespaces);
-    let unserved = 0;
-    for (const path of paths) {
+    unserved = undefined;
+    for (const path of pathsOf(version, list, namespaces)) {
       try {
         objects.push(...await listAll(api, path));
       } catch (e) {
-        const denied = isStatus(e, 403);
-        if (!denied && !isStatus(e, 404)) throw e;
-        unserved += denied ? 0 : 1;
-        findings.push(unreadable(path, denied, list.custom === true));
+        if (isStatus(e, 404)) {
+          unserved = unreadable(pathsOf(version, list, undefined)[0], false, list.custom === true);
+          break;
+        }
+        if (!isStatus(e, 403)) throw e;
+        findings.push(unreadable(path, true, list.custom === true));
       }
     }
-    const versionUnserved = unserved === paths.length;
-    if (!versionUnserved || i === list.apis.length - 1) return { objects, findings };
+    if (!unserved) return { objects, findings };
   }
-  return { objects: [], findings: [] };
+  return { objects: [], findings: unserved ? [unserved] : [] };
 }
 
 /** A list the check could not read, named in the report. */
