@@ -49,8 +49,11 @@ export function partOwnerMissing(o: KindedResource, others: readonly unknown[]):
   const part = PART_KINDS.find((p) => p.group === groupOf(o) && p.kind === o.kind);
   if (part === undefined) return null;
   const owner = o.metadata?.labels?.[part.ownerLabel];
-  const found = typeof owner === 'string' && others.map(asResource).some((r) => r?.kind === part.ownerKind
-    && groupOf(r) === part.group && r.metadata?.name === owner && r.metadata?.namespace === o.metadata?.namespace);
+  const found = typeof owner === 'string' && others.some((other) => {
+    const r = asResource(other);
+    return r?.kind === part.ownerKind && groupOf(r) === part.group && r.metadata?.name === owner
+      && r.metadata?.namespace === o.metadata?.namespace;
+  });
   return found ? undefined
     : `is part of ${part.ownerKind} ${typeof owner === 'string' ? owner : '(no ' + part.ownerLabel + ' label)'}, which is not in the input`;
 }
