@@ -79,7 +79,8 @@ export function ringSurvives(factor: number, lo: readonly number[], hi: readonly
 }
 
 export function budgetOf(w: CheckWorkload, budgets: readonly CheckBudget[]): CheckBudget | undefined {
-  return budgetsOf(w, budgets).find((b) => b.minAvailable !== undefined) ?? budgetsOf(w, budgets)[0];
+  const selecting = budgetsOf(w, budgets);
+  return selecting.find((b) => b.minAvailable !== undefined) ?? selecting[0];
 }
 
 /** Every budget that selects `w`'s pods (a PodDisruptionBudget and a ZoneDisruptionBudget may both). */
