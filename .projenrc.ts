@@ -120,7 +120,15 @@ eslintrc?.addOverride('settings.import/resolver.typescript.project', ['./tsconfi
 eslintrc?.addOverride('settings.import/resolver.typescript.noWarnOnMultipleProjects', true);
 
 // `cdk8s-zones check`: will these manifests survive losing a zone? (docs/check.md)
-project.addBins({ 'cdk8s-zones': 'lib/cli/main.js' });
+// The bin is src/cli/main.ts bundled with esbuild into one file (with js-yaml; without the peer dependencies): the
+// process loads one file, not the ~85 modules of lib/ it imports. The compile task makes it after jsii, and `npm
+// test` first (test/package-contents.test.ts runs it). jsii leaves it in lib/, so the npm tarball carries it.
+const cliBundle = project.addTask('cli:bundle', {
+  description: 'Bundle the cdk8s-zones program into lib/cli/cdk8s-zones.js, the package\'s bin (scripts/bundle-cli.js)',
+  exec: 'node scripts/bundle-cli.js',
+});
+project.compileTask.spawn(cliBundle);
+project.addBins({ 'cdk8s-zones': 'lib/cli/cdk8s-zones.js' });
 
 project.addTask('gallery', {
   description: 'Write docs/gallery.md: every example with its zone map (test/gallery.test.ts holds it to the examples)',
@@ -165,6 +173,7 @@ apiCheck.exec('jsii-docgen -o .cache/API.md');
 apiCheck.exec('diff -u API.md .cache/API.md || (echo "API.md is out of date: run npx projen build (or npx projen compile && npx projen docgen)" >&2; exit 1)');
 // First, so a jsii error fails fast and test/api-docs.test.ts can read the fresh assembly (.jsii).
 project.testTask.prependSpawn(apiCheck);
+project.testTask.prependSpawn(cliBundle);
 // ts-jest only transpiles (isolatedModules): the tests are type-checked here, e.g. that cdk8s-plus-33 workloads
 // are accepted where the API takes a workload (test/kubernetes/workloads.test.ts).
 project.tryFindObjectFile('test/tsconfig.json')?.addToArray('exclude', 'user-app');

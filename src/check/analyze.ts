@@ -5,6 +5,7 @@
  * each node is node-room.ts, the rules the check relies on constraints.ts, the placement placement.ts, and what a
  * zone loss leaves zone-loss.ts.
  */
+import { inNamespace } from './by-namespace';
 import { CheckInput, CheckSystem, CheckWorkload } from './check-input';
 import { hardConstraints, softZoneRules } from './constraints';
 import { exclusionOf, podRequests } from './eligibility';
@@ -32,7 +33,7 @@ export function analyzeManifests(manifests: readonly unknown[], inventory: ZoneI
 export function analyzeInput(read: CheckInput, inventory: ZoneInventory): ZoneReportData {
   const groups = zoneGroupSystems(read.workloads, groupMemberships(read.workloads, inventory.zones));
   const input: CheckInput = { ...read, workloads: groups.workloads, systems: [...read.systems, ...groups.systems] };
-  const systemOf = (w: CheckWorkload) => input.systems.find((s) => s.name === w.partOf && s.namespace === w.namespace);
+  const systemOf = (w: CheckWorkload) => inNamespace(input.systems, w.namespace).find((s) => s.name === w.partOf);
   const reports = input.workloads.map((w) => analyzeWorkload(w, input, inventory, systemOf(w)));
   const zones = inventory.zones;
   const judged = judgeSystems(input.systems, input.workloads, reports, zones);

@@ -2,6 +2,7 @@
  * The pod's scheduling rules on the zone and hostname keys: the hard spread constraints the check relies on, and
  * the soft rules (preferred, ScheduleAnyway) it notes and sets aside, since the scheduler guarantees nothing for them.
  */
+import { inNamespace } from './by-namespace';
 import { CheckWorkload } from './check-input';
 import { selects } from './eligibility';
 import { ZoneInventory } from './inventory';
@@ -97,7 +98,7 @@ function sharedWithOthers(
   c: TopologySpreadConstraint, w: CheckWorkload, others: readonly CheckWorkload[], add: AddFinding,
 ): boolean {
   // a workload scaled to 0 (a Deployment an Argo Rollout took over with workloadRef) has no pods to share
-  const shared = others.filter((o) => o !== w && o.replicas !== 0 && o.namespace === w.namespace
+  const shared = inNamespace(others, w.namespace).filter((o) => o !== w && o.replicas !== 0
     && selects(c.labelSelector, o.podLabels) && sameMatchLabelKeys(c.matchLabelKeys, w, o));
   if (shared.length === 0) return false;
   add('spread-selector-shared', FindingSeverity.WARNING,

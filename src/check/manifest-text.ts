@@ -62,26 +62,33 @@ export function parseSingleDocument(file: string, text: string): unknown {
  * unless what comes before it is only comments and directives (then the marker starts that same document).
  */
 function documents(text: string): { text: string; firstLine: number; contentLine: number }[] {
-  const lines = text.split('\n');
+  // line by line through the text, without splitting it into lines: a chunk is a slice of the text
   const docs: { text: string; firstLine: number; contentLine: number }[] = [];
-  let start = 0;
+  let start = 0; // the chunk's first line: its offset and index
+  let startLine = 0;
   let content = -1; // the chunk's first line of content
-  const push = (end: number) => {
+  const push = (end: number) => { // end: the offset of the line after the chunk (one past its newline)
     if (content < 0) return;
-    docs.push({ text: lines.slice(start, end).join('\n'), firstLine: start + 1, contentLine: content + 1 });
+    docs.push({ text: text.slice(start, end - 1), firstLine: startLine + 1, contentLine: content + 1 });
   };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const marker = line.startsWith('---') && (line.length === 3 || ' \t\r'.includes(line[3]));
+  for (let at = 0, i = 0; at <= text.length; i++) {
+    const newline = text.indexOf('\n', at);
+    const end = newline < 0 ? text.length : newline;
+    const marker = text.startsWith('---', at) && (end - at === 3 || ' \t\r'.includes(text[at + 3]));
     if (marker && content >= 0) {
-      push(i);
-      start = i;
+      push(at);
+      start = at;
+      startLine = i;
       content = -1;
     }
-    const rest = marker ? line.slice(3) : line;
-    if (content < 0 && !/^\s*(#.*)?$/.test(rest) && !(line.startsWith('%') && !marker)) content = i;
+    if (content < 0) {
+      const line = text.slice(at, end);
+      const rest = marker ? line.slice(3) : line;
+      if (!/^\s*(#.*)?$/.test(rest) && !(line.startsWith('%') && !marker)) content = i;
+    }
+    at = end + 1;
   }
-  push(lines.length);
+  push(text.length + 1);
   return docs;
 }
 
@@ -105,6 +112,10 @@ function parseDocuments(file: string, text: string, firstLine: number, contentLi
     const where = mark && Number.isInteger(mark.line) ? `${firstLine + mark.line}:${mark.column + 1}` : `${firstLine}`;
     throw new ManifestTextError(`${file}:${where}: not valid YAML (${reason})`);
   }
+  // Without an alias (`*name`) a text's values are no more than its characters and no deeper than the parser's
+  // maxDepth: only a text that holds a `*` can be oversized (most do not: walking every value was a measurable part
+  // of the check's time, bench/check.ts)
+  if (!text.includes('*')) return values;
   for (const v of values) {
     const problem = oversized(v, text.length * 4 + 10_000);
     if (problem) throw new ManifestTextError(`${file}:${contentLine}: ${problem}`);
@@ -119,13 +130,20 @@ function parseDocuments(file: string, text: string, firstLine: number, contentLi
  */
 function oversized(value: unknown, limit: number): string | undefined {
   let nodes = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
+  // a stack of values and one of their depths (not of pairs: an array for each value the check reads was a
+  // measurable part of its time)
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
     if (++nodes > limit) return `expands to more than ${limit} values through YAML aliases (an alias bomb?): not checked`;
     if (typeof v !== 'object' || v === null) continue;
     if (depth > MAX_DEPTH) return `nested deeper than ${MAX_DEPTH} levels, which no Kubernetes object is: not checked`;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      values.push(child);
+      depths.push(depth + 1);
+    }
   }
   return undefined;
 }

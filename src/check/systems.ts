@@ -54,8 +54,17 @@ export function judgeSystems(
   zones: readonly string[],
 ): { systems: WorkloadReport[]; members: WorkloadReport[] } {
   const memberReports = [...reports];
+  // each system's members (their indices, in order) by namespace and system name, from one pass over the workloads
+  const members = new Map<string | undefined, Map<string, number[]>>();
+  workloads.forEach((w, i) => {
+    if (w.partOf === undefined) return;
+    if (!members.has(w.namespace)) members.set(w.namespace, new Map());
+    const bySystem = members.get(w.namespace)!;
+    if (bySystem.has(w.partOf)) bySystem.get(w.partOf)!.push(i);
+    else bySystem.set(w.partOf, [i]);
+  });
   const systemReports = systems.map((s) => {
-    const indices = workloads.flatMap((w, i) => (w.partOf === s.name && w.namespace === s.namespace ? [i] : []));
+    const indices = members.get(s.namespace)?.get(s.name) ?? [];
     const report = systemReport(s, indices.map((i) => memberOf(workloads[i], reports[i], zones)), zones);
     for (const i of indices) memberReports[i] = withSystemVerdict(reports[i], report);
     return report;

@@ -2,6 +2,7 @@
  * What a workload needs to keep working through a zone loss: its quorum annotation (a number, a majority, or pods
  * in a majority of its zones), a Loki ring's quorum, else its PodDisruptionBudget's minAvailable, else one pod.
  */
+import { inNamespace } from './by-namespace';
 import { CheckBudget, CheckWorkload } from './check-input';
 import { selects } from './eligibility';
 import { AddFinding, FindingSeverity } from './model';
@@ -78,12 +79,13 @@ export function ringSurvives(factor: number, lo: readonly number[], hi: readonly
 }
 
 export function budgetOf(w: CheckWorkload, budgets: readonly CheckBudget[]): CheckBudget | undefined {
-  return budgetsOf(w, budgets).find((b) => b.minAvailable !== undefined) ?? budgetsOf(w, budgets)[0];
+  const selecting = budgetsOf(w, budgets);
+  return selecting.find((b) => b.minAvailable !== undefined) ?? selecting[0];
 }
 
 /** Every budget that selects `w`'s pods (a PodDisruptionBudget and a ZoneDisruptionBudget may both). */
 export function budgetsOf(w: CheckWorkload, budgets: readonly CheckBudget[]): CheckBudget[] {
-  return budgets.filter((b) => b.namespace === w.namespace && selects(b.selector, w.podLabels));
+  return inNamespace(budgets, w.namespace).filter((b) => selects(b.selector, w.podLabels));
 }
 
 /** The pods the strictest of `w`'s budgets keeps available during a drain, or undefined when none selects it. */

@@ -15,7 +15,7 @@
  * image `yaml`), so neither package gains a dependency. Internal: not exported from index.ts.
  */
 import * as fs from 'fs';
-import * as https from 'https';
+import type * as https from 'https';
 import * as os from 'os';
 import * as path from 'path';
 
@@ -313,9 +313,18 @@ export function loadClusterConfig(opts: ConfigSelection, parse: KubeconfigParser
   return kubeconfigConfig(existing, parse);
 }
 
+/**
+ * node:https, loaded when a first connection is made: `cdk8s-zones check` of files never connects, and loading https
+ * (and tls) at its start was a measurable part of it (bench/check.ts, "Zone check").
+ */
+export function httpsLazily(): typeof https {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('https');
+}
+
 /** An agent for connections to the API server: its TLS side (CA, client certificate, name to verify) and `options`. */
 export function apiServerAgent(config: ClusterConfig, options: https.AgentOptions = {}): https.Agent {
-  return new https.Agent({
+  return new (httpsLazily().Agent)({
     ca: config.ca,
     cert: config.cert,
     key: config.key,

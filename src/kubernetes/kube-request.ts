@@ -3,9 +3,9 @@
  * whatever stage it is in (connecting, TLS, waiting, reading), and `KubeApi` over it. An answer that is not 2xx is
  * a `KubeApiError` naming the request, the status and the API server's message.
  */
-import * as https from 'https';
+import type * as https from 'https';
 import { KubeApiError, KubeRequestApi, PATCH_CONTENT_TYPES, queryString } from './kube-api';
-import { apiServerAgent, ClusterConfig, requestOptions } from './kube-connection';
+import { apiServerAgent, ClusterConfig, httpsLazily, requestOptions } from './kube-connection';
 import { asObject } from './objects';
 
 const NOT_JSON = Symbol('not JSON');
@@ -30,7 +30,7 @@ export function kubeJson<T = unknown>(
   const options = requestOptions(config, method, pathAndQuery, agent, body === undefined ? {} : { 'Content-Type': contentType });
   const what = `${method} ${config.server.origin}${options.path}`;
   return new Promise((resolve, reject) => {
-    const req = https.request(options, (res) => {
+    const req = httpsLazily().request(options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (d) => chunks.push(d));
       res.on('error', reject);

@@ -2,12 +2,11 @@
  * Run-time checks (see props.ts) for the Kubernetes values props carry: names, labels, quantities,
  * resource requirements, label selectors, images.
  */
-import { Duration } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-28';
 import {
   dataKeyProblem, dnsLabelProblem, dnsSubdomainProblem, labelKeyProblem, labelValueProblem, serviceNameProblem,
 } from './kubernetes-names';
 import { quantityProblem, quantityValue, sizeProblem } from './quantity';
+import { cdk8sLazily, cdk8sPlusLazily } from '../shared/peers';
 import { Props, RequiredCheck } from '../shared/props';
 
 const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
@@ -30,7 +29,7 @@ export const KubeProps = {
   /** A cdk8s `Size` of a whole number of bytes, larger than zero unless `zero` is allowed (volume and disk sizes). */
   size: (zero = false): RequiredCheck => Props.custom('a cdk8s Size such as Size.gibibytes(10)', (v) => sizeProblem(v, zero)),
   /** A cdk8s `Duration`. */
-  duration: (): RequiredCheck => Props.instanceOf(Duration, 'Duration'),
+  duration: (): RequiredCheck => Props.instanceOf(cdk8sLazily().Duration, 'Duration'),
   /** Container resources: quantities by resource name, requests at most the limits, a memory limit. */
   resources: (): RequiredCheck => Props.custom('k8s.ResourceRequirements ({ requests, limits } of quantities, with limits.memory)', resourcesProblem),
   /** A label selector (matchLabels and matchExpressions) as Kubernetes validates it. */
@@ -38,7 +37,7 @@ export const KubeProps = {
 };
 
 function quantityText(q: unknown): string | undefined {
-  if (q instanceof k8s.Quantity) return String(q.value);
+  if (q instanceof cdk8sPlusLazily().k8s.Quantity) return String(q.value);
   return undefined;
 }
 

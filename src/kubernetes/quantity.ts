@@ -1,5 +1,6 @@
-import { Size, SizeRoundingBehavior } from 'cdk8s';
+import type { Size } from 'cdk8s';
 import { invalidProp } from '../shared/errors';
+import { cdk8sLazily } from '../shared/peers';
 
 /**
  * Byte quantities in the Kubernetes notation ('10Gi', '500M', '1073741824'), parsed exactly (BigInt) and
@@ -32,8 +33,8 @@ export function parseBytes(where: string, prop: string, value: string): number {
  * undefined. Sizes are how props take volume and disk sizes; their bytes must be exact, as quantities are.
  */
 export function sizeProblem(value: unknown, zero = false): string | undefined {
-  if (!(value instanceof Size)) return "must be a cdk8s Size, e.g. Size.gibibytes(10) (not a string such as '10Gi')";
-  const bytes = value.toKibibytes({ rounding: SizeRoundingBehavior.NONE }) * 1024;
+  if (!(value instanceof cdk8sLazily().Size)) return "must be a cdk8s Size, e.g. Size.gibibytes(10) (not a string such as '10Gi')";
+  const bytes = value.toKibibytes({ rounding: cdk8sLazily().SizeRoundingBehavior.NONE }) * 1024;
   if (!Number.isFinite(bytes) || bytes < 0) return 'must be a finite, non-negative size';
   if (Math.abs(bytes - Math.round(bytes)) > 1e-6) return 'is not a whole number of bytes';
   if (Math.round(bytes) > Number.MAX_SAFE_INTEGER) return `is larger than ${Number.MAX_SAFE_INTEGER} bytes`;
@@ -43,7 +44,7 @@ export function sizeProblem(value: unknown, zero = false): string | undefined {
 
 /** The bytes of a Size that passed `sizeProblem`. */
 export function sizeBytes(size: Size): number {
-  return Math.round(size.toKibibytes({ rounding: SizeRoundingBehavior.NONE }) * 1024);
+  return Math.round(size.toKibibytes({ rounding: cdk8sLazily().SizeRoundingBehavior.NONE }) * 1024);
 }
 
 /** A Size that passed `sizeProblem` as an exact Kubernetes quantity ('10Gi', '1536Mi'). */

@@ -38,7 +38,8 @@ const groupOf = (o: KindedResource) => (typeof o.apiVersion === 'string' ? o.api
 
 /** The model of `o`'s kind, if the check has one. */
 export function modelFor(o: KindedResource): OperatorModel | undefined {
-  return OPERATOR_MODELS.find((m) => m.group === groupOf(o) && m.kind === o.kind);
+  const group = groupOf(o);
+  return OPERATOR_MODELS.find((m) => m.group === group && m.kind === o.kind);
 }
 
 /**
@@ -46,11 +47,15 @@ export function modelFor(o: KindedResource): OperatorModel | undefined {
  * is not checked; not a part: null.
  */
 export function partOwnerMissing(o: KindedResource, others: readonly unknown[]): string | undefined | null {
-  const part = PART_KINDS.find((p) => p.group === groupOf(o) && p.kind === o.kind);
+  const group = groupOf(o);
+  const part = PART_KINDS.find((p) => p.group === group && p.kind === o.kind);
   if (part === undefined) return null;
   const owner = o.metadata?.labels?.[part.ownerLabel];
-  const found = typeof owner === 'string' && others.map(asResource).some((r) => r?.kind === part.ownerKind
-    && groupOf(r) === part.group && r.metadata?.name === owner && r.metadata?.namespace === o.metadata?.namespace);
+  const found = typeof owner === 'string' && others.some((other) => {
+    const r = asResource(other);
+    return r?.kind === part.ownerKind && groupOf(r) === part.group && r.metadata?.name === owner
+      && r.metadata?.namespace === o.metadata?.namespace;
+  });
   return found ? undefined
     : `is part of ${part.ownerKind} ${typeof owner === 'string' ? owner : '(no ' + part.ownerLabel + ' label)'}, which is not in the input`;
 }
