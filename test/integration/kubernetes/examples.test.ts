@@ -4,27 +4,57 @@
  * admitted, scheduled by the real scheduler and Ready. Then the hostile variant of every example (zones
  * that are not DNS names; test/example-variants.ts) on nodes of those zones: the names
  * the library derives from them must pass the API server and the workload controllers (pod names, the
- * controller-revision-hash label) alike.
+ * controller-revision-hash label) alike. Once an example runs, `check --live` (as the runbook's reader) judges each of
+ * its workloads as the check of its manifests does on the same nodes: its pods run where its spec lets them.
  */
+import { cliUserKubeconfig, runCliAs } from './cli-user';
 import {
   applyExample, ApplyResult, deleteApplied, deleteNamespace, exampleNames, operatorSecrets, RESTRICTED_LABELS,
-  RolloutRejected, synthesizeExample, waitForRollout,
+  PLAIN_WORKLOAD_KINDS, RolloutRejected, synthesizeExample, waitForRollout,
 } from './examples';
 import { KubeObject } from './kube-client';
 import { addNodes, planNodes } from './nodes';
 import { testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
+import { analyzeManifests } from '../../../src/check/analyze';
+import { inventoryProps } from '../../../src/check/cluster-nodes';
+import { workloadId } from '../../../src/check/format-common';
+import { ZoneInventory } from '../../../src/check/inventory';
+import { WorkloadReport } from '../../../src/check/model';
+import { CHECK_LIVE_RULES } from '../../../src/cli/cli-rbac';
 import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import { HOSTILE_VARIANT } from '../../example-variants';
 
-const { client } = testCluster();
+const { client, info } = testCluster();
 afterAll(() => client.close());
+
+let reader: Promise<string> | undefined;
+/** A kubeconfig with the runbook's ClusterRole for `check --live` (made once). */
+const liveReader = () => (reader ??= cliUserKubeconfig(client, info, 'cdk8s-zones-check-examples', CHECK_LIVE_RULES));
 
 const names = exampleNames();
 
 test('the examples are found', () => {
   expect(names).toContain('web-3-zones');
 });
+
+/** `check --live` of what an applied example runs, against the check of what was applied, on the cluster's nodes. */
+async function liveAgreesWithManifests(result: ApplyResult | undefined): Promise<void> {
+  expect(result).toBeDefined();
+  const nodes = await client.list('v1', 'Node');
+  const inventory = new ZoneInventory(inventoryProps({ kind: 'NodeList', items: nodes }, undefined));
+  const offline = analyzeManifests(result!.applied, inventory).workloads
+    .filter((w) => PLAIN_WORKLOAD_KINDS.includes(w.kind));
+  expect(offline.length).toBeGreaterThan(0);
+  const namespaces = result!.namespaces.flatMap((ns) => ['--namespace', ns]);
+  const run = await runCliAs(await liveReader(), 'check', '--live', ...namespaces, '--format', 'json');
+  expect(run.stderr).toBe('');
+  const live = new Map((JSON.parse(run.stdout).workloads as WorkloadReport[]).map((w) => [workloadId(w), w]));
+  const verdicts = (w?: WorkloadReport) => w && { survives: w.survives, replicas: w.replicas, group: w.zoneGroup };
+  for (const w of offline) {
+    expect([workloadId(w), verdicts(live.get(workloadId(w)))]).toEqual([workloadId(w), verdicts(w)]);
+  }
+}
 
 describe.each(names)('example %s', (name) => {
   let result: ApplyResult | undefined;
@@ -51,6 +81,12 @@ describe.each(names)('example %s', (name) => {
     }
     await waitForRollout(client, result.applied);
   });
+
+  // the examples made only of custom resources have nothing running here: no operator runs in the tier
+  if (synthesizeExample(name).some((o) => PLAIN_WORKLOAD_KINDS.includes(o.kind))) {
+    test('check --live of what runs judges every workload as the check of its manifests does: it runs where its spec says',
+      () => liveAgreesWithManifests(result));
+  }
 });
 
 test('the examples with Services that keep traffic in their zone are those whose topology names a version that supports it', () => {

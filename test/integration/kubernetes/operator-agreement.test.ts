@@ -41,6 +41,8 @@ const operators: OperatorProcess[] = [];
 const disagreements: string[] = [];
 let inventory: ZoneInventory;
 let checkUser = '';
+/** The cases as applied, from the first test on. */
+let running: Applied[] = [];
 
 let checks = 0;
 
@@ -50,7 +52,7 @@ function check(ok: boolean, what: () => string): void {
 }
 
 /** One case applied: its namespace, the check of its resource, and the workloads the operator made of it. */
-interface Round {
+interface Applied {
   readonly c: OperatorCase;
   readonly ns: string;
   readonly system: WorkloadReport;
@@ -69,22 +71,22 @@ async function podSets(ns: string): Promise<KubeObject[]> {
 }
 
 /** The members the report names for a system, as `Kind/name`. */
-const memberKeys = (r: Round) => (r.system.members ?? [])
+const memberKeys = (r: Applied) => (r.system.members ?? [])
   .map((m) => m.split('/'))
   .map(([kind, , ...name]) => `${kind}/${name.join('/')}`)
   .sort();
 const keyOf = (w: KubeObject) => `${w.kind}/${w.metadata.name}`;
 
 /** Waits until the operators made every member the model names (and nothing new for 5 s), at most 3 minutes. */
-async function waitForPodSets(rounds: readonly Round[]): Promise<void> {
+async function waitForPodSets(applied: readonly Applied[]): Promise<void> {
   let last = '';
   let since = Date.now();
   await waitFor('the operators to make the pod sets their models name', async () => {
     operators.forEach((o) => o.assertRunning());
-    for (const r of rounds) r.workloads = await podSets(r.ns);
-    const signature = rounds.map((r) => r.workloads.map(keyOf).sort().join(',')).join(';');
+    for (const r of applied) r.workloads = await podSets(r.ns);
+    const signature = applied.map((r) => r.workloads.map(keyOf).sort().join(',')).join(';');
     if (signature !== last) [last, since] = [signature, Date.now()];
-    const missing = rounds.flatMap((r) => memberKeys(r)
+    const missing = applied.flatMap((r) => memberKeys(r)
       .filter((k) => !r.workloads.some((w) => keyOf(w) === k))
       .map((k) => `${r.ns} ${k}`));
     return { done: missing.length === 0 && Date.now() - since > 5000, state: `missing: ${missing.join(', ') || 'none'}` };
@@ -107,25 +109,25 @@ beforeAll(async () => {
  * the operators' to remove: in a terminating namespace the VictoriaMetrics operator backs off for a minute), then
  * the namespaces.
  */
-async function deleteRounds(): Promise<void> {
-  await Promise.all(rounds.map(async ({ ns, objects: [resource] }) => {
+async function deleteApplied(): Promise<void> {
+  await Promise.all(running.map(async ({ ns, objects: [resource] }) => {
     const { apiVersion, kind, metadata: { name } } = resource;
     await client.delete(apiVersion, kind, name, ns);
     await waitFor(`${kind} ${ns}/${name} deleted by its operator`, async () => ({ done: !(await client.find(apiVersion, kind, name, ns)) }),
       { timeoutMs: 120_000 });
   }));
-  await Promise.all(rounds.map((r) => deleteNamespace(client, r.ns, { timeoutMs: 120_000 })));
+  await Promise.all(running.map((r) => deleteNamespace(client, r.ns, { timeoutMs: 120_000 })));
 }
 
 afterAll(async () => {
-  await deleteRounds();
+  await deleteApplied();
   await Promise.all(operators.map((o) => o.stop()));
   client.close();
 }, 240_000);
 
 /** Every case in a namespace of its own, checked from its resource alone, then applied. */
-async function applyRounds(): Promise<Round[]> {
-  const rounds = cases.map((c) => {
+async function applyCases(): Promise<Applied[]> {
+  const applied = cases.map((c) => {
     const ns = uniqueName('operators');
     const objects = c.objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace: ns } }));
     const { workloads } = analyzeManifests(objects, inventory);
@@ -136,10 +138,10 @@ async function applyRounds(): Promise<Round[]> {
     return { c, ns, system, members, workloads: [] as KubeObject[], objects };
   });
   // the operators' pods run as their images need (kwok runs none): the namespaces admit them
-  const applied = await Promise.all(rounds.map((r) => applyManifests(client, r.objects, r.ns, 'privileged')));
-  expect(applied.flatMap((a) => a.rejections)).toEqual([]);
-  await waitForPodSets(rounds);
-  return rounds;
+  const results = await Promise.all(applied.map((r) => applyManifests(client, r.objects, r.ns, 'privileged')));
+  expect(results.flatMap((a) => a.rejections)).toEqual([]);
+  await waitForPodSets(applied);
+  return applied;
 }
 
 const boundsOf = (r: WorkloadReport) => ZONES.map((z) => `${z} ${r.perZone[z].guaranteed}..${r.perZone[z].worstCase}`)
@@ -155,7 +157,7 @@ function asMade(w: any): KubeObject {
 }
 
 /** The operator made exactly the model's members, with its replicas, placed alone as the model places them. */
-function compareMembers(r: Round): void {
+function compareMembers(r: Applied): void {
   const made = r.workloads.map(keyOf).sort();
   check(made.join() === memberKeys(r).join(),
     () => `${r.c.id}: the operator made ${made.join(', ')}; the model's members: ${memberKeys(r).join(', ')}`);
@@ -172,7 +174,7 @@ function compareMembers(r: Round): void {
 }
 
 /** The scheduler's placement within each member's per-zone bounds (exactly on them where the layout is exact). */
-function comparePlacement(r: Round, seen: Map<string, Observed>): void {
+function comparePlacement(r: Applied, seen: Map<string, Observed>): void {
   for (const model of r.members) {
     const o = seen.get(`${model.kind}/${model.name}`);
     if (!o) continue; // not made: compareMembers said so
@@ -186,9 +188,9 @@ function comparePlacement(r: Round, seen: Map<string, Observed>): void {
   }
 }
 
-/** `check --live` over the rounds' namespaces groups what each operator made under its resource. */
-async function compareLive(rounds: readonly Round[]): Promise<void> {
-  const namespaces = rounds.flatMap((r) => ['--namespace', r.ns]);
+/** `check --live` over the cases' namespaces groups what each operator made under its resource. */
+async function compareLive(applied: readonly Applied[]): Promise<void> {
+  const namespaces = applied.flatMap((r) => ['--namespace', r.ns]);
   const run = await runCliAs(checkUser, 'check', '--live', ...namespaces, '--format', 'json');
   expect(run.stderr).toBe('');
   const report = JSON.parse(run.stdout);
@@ -196,7 +198,7 @@ async function compareLive(rounds: readonly Round[]): Promise<void> {
   expect(report.findings.filter((f: any) => f.rule === 'live-list-denied')).toEqual([]);
   const idOf = (w: any) => `${w.kind}/${w.namespace ?? '-'}/${w.name}`;
   const rowOf = (id: string) => report.workloads.find((w: any) => idOf(w) === id);
-  for (const r of rounds) {
+  for (const r of applied) {
     const row = rowOf(`${r.system.kind}/${r.ns}/${r.system.name}`);
     check(row !== undefined, () => `${r.c.id}: check --live reports no ${r.system.kind} ${r.system.name}`);
     // live, every workload the resource owns is a member: the ones that want no pods (an empty arbiter set) too
@@ -208,7 +210,7 @@ async function compareLive(rounds: readonly Round[]): Promise<void> {
 }
 
 /** After the zone's loss, each member keeps at least the survivors the report gives (exactly, where it is exact). */
-function compareLoss(r: Round, zone: string, before: Map<string, Observed>, after: Map<string, Observed>): void {
+function compareLoss(r: Applied, zone: string, before: Map<string, Observed>, after: Map<string, Observed>): void {
   for (const model of r.members) {
     const key = `${model.kind}/${model.name}`;
     const [o, a] = [before.get(key), after.get(key)];
@@ -221,30 +223,29 @@ function compareLoss(r: Round, zone: string, before: Map<string, Observed>, afte
   }
 }
 
-let rounds: Round[] = [];
-const settleRounds = () => settle(client, zoneOf, rounds.map((r) => ({ ns: r.ns, workloads: r.workloads })));
+const settleAll = () => settle(client, zoneOf, running.map((r) => ({ ns: r.ns, workloads: r.workloads })));
 
 test('the operators make their models\' members, placed within the report; check --live groups them under their resources', async () => {
-  rounds = await applyRounds();
-  rounds.forEach(compareMembers);
-  const placed = await settleRounds();
-  rounds.forEach((r) => comparePlacement(r, placed.get(r.ns)!));
-  await compareLive(rounds);
+  running = await applyCases();
+  running.forEach(compareMembers);
+  const placed = await settleAll();
+  running.forEach((r) => comparePlacement(r, placed.get(r.ns)!));
+  await compareLive(running);
   expect(disagreements).toEqual([]);
 }, 600_000);
 
 test.each([...ZONES])('losing %s leaves what the report says', async (zone) => {
-  const before = await settleRounds();
-  rounds.forEach((r) => comparePlacement(r, before.get(r.ns)!)); // placed again, after the zone before came back
-  const namespaces = rounds.map((r) => r.ns);
+  const before = await settleAll();
+  running.forEach((r) => comparePlacement(r, before.get(r.ns)!)); // placed again, after the zone before came back
+  const namespaces = running.map((r) => r.ns);
   const outage = await zoneOutage(cluster, zone, OutageMode.TAINT, { namespaces, silenceKubelets: true });
   try {
-    const after = await settleRounds();
-    rounds.forEach((r) => compareLoss(r, zone, before.get(r.ns)!, after.get(r.ns)!));
+    const after = await settleAll();
+    running.forEach((r) => compareLoss(r, zone, before.get(r.ns)!, after.get(r.ns)!));
   } finally {
     await outage.restore();
   }
   // eslint-disable-next-line no-console
-  console.log(`losing ${zone}: ${rounds.length} resources of ${REAL_OPERATORS.length} operators, ${checks} checks so far`);
+  console.log(`losing ${zone}: ${running.length} resources of ${REAL_OPERATORS.length} operators, ${checks} checks so far`);
   expect(disagreements).toEqual([]);
 }, 300_000);
