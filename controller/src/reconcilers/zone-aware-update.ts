@@ -19,7 +19,7 @@ import { outOfServiceZones } from '../../../src/contract/zone-shift';
 import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import { defineReconciler } from '../define-reconciler';
 import { controllerOf, isStatus, KubeApi, KubeObject, keyOf, Resource, resourcePath } from '../kube/api';
-import { byController } from '../kube/informer';
+import { byController, delay } from '../kube/informer';
 import { slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
 import { ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
@@ -78,9 +78,13 @@ export async function prometheusPause(url: string, timeoutMs: number): Promise<s
   }
 }
 
-/** What the reconciler reads of a pod: the revision labels, owners, node, IP, deletion and readiness. */
+/**
+ * What the reconciler reads of a pod: the revision labels, owners, node, IP, deletion, readiness, and the deletion
+ * cost it marks a Deployment's batch with.
+ */
 const rolloutPod = (pod: KubeObject) => slimPod(pod, {
   labels: [REVISION_LABEL, TEMPLATE_HASH_LABEL],
+  annotations: [DELETION_COST_ANNOTATION],
   conditions: ['Ready'],
   podIP: true,
   phase: true,
@@ -129,8 +133,36 @@ function workloadsOf(zau: KubeObject): string[] {
   ];
 }
 
-/** Carries out an action's writes (the status aside): deletes, a ReplicaSet, scalings. */
-async function act(kube: KubeApi, namespace: string, action: ZauAction): Promise<void> {
+/**
+ * After marking a batch: how long the marks must have been in this process's cache before the ReplicaSets are
+ * scaled. The ReplicaSet controller ranks pods by the deletion cost its own cache shows; one that scales down before
+ * it has seen the marks removes other pods (found on the Kubernetes tier: it took a pod of the batch's zone that
+ * was not in the batch, and the next batch took the marked one again).
+ */
+export const MARKS_SETTLE_MS = 250;
+const MARKS_SEEN_TIMEOUT_MS = 10_000;
+const MARKS_POLL_MS = 20;
+
+/** Resolves once `marked(pod)` holds for every pod of `pods` in the cache, and `MARKS_SETTLE_MS` more. */
+export async function untilMarksSeen(
+  pods: readonly string[], marked: (pod: string) => boolean, sleep = delay,
+): Promise<void> {
+  for (let waited = 0; !pods.every(marked); waited += MARKS_POLL_MS) {
+    if (waited >= MARKS_SEEN_TIMEOUT_MS) {
+      throw new Error(`the pods' deletion-cost marks did not reach the cache within ${MARKS_SEEN_TIMEOUT_MS} ms: ${pods.join(', ')}`);
+    }
+    await sleep(MARKS_POLL_MS);
+  }
+  await sleep(MARKS_SETTLE_MS);
+}
+
+/**
+ * Carries out an action's writes (the status aside): deletes, a ReplicaSet, scalings (a Deployment's batch marked
+ * first, and scaled once `marksSeen` says the marks are visible).
+ */
+async function act(
+  kube: KubeApi, namespace: string, action: ZauAction, marksSeen: (pods: readonly string[]) => Promise<void>,
+): Promise<void> {
   if (action.kind === 'delete') {
     // All at once: the batch is one step, not a sequence.
     await Promise.all(action.pods.map((name) => kube.delete(resourcePath(PODS, namespace, name)).catch((err) => {
@@ -145,6 +177,7 @@ async function act(kube: KubeApi, namespace: string, action: ZauAction): Promise
     // The ReplicaSet controller removes the pods with the lowest deletion cost first: the batch.
     await Promise.all(action.pods.map((name) => kube.patch(resourcePath(PODS, namespace, name),
       { metadata: { annotations: { [DELETION_COST_ANNOTATION]: BATCH_DELETION_COST } } }, 'merge')));
+    await marksSeen(action.pods);
     for (const t of [...(up ? [up] : []), ...down]) {
       await kube.patch(resourcePath(REPLICASETS, namespace, t.name), { spec: { replicas: t.replicas } }, 'merge');
     }
@@ -256,7 +289,10 @@ class ZoneAwareUpdates {
     const action = decideZoneAwareUpdate(input);
     const next = expectationOf(action, input);
     if (next) this.expected.set(key, next);
-    await act(this.ctx.kube, zau.metadata.namespace!, action);
+    const namespace = zau.metadata.namespace!;
+    const marked = (pod: string) =>
+      this.caches.get('pods', `${namespace}/${pod}`)?.metadata.annotations?.[DELETION_COST_ANNOTATION] === BATCH_DELETION_COST;
+    await act(this.ctx.kube, namespace, action, (pods) => untilMarksSeen(pods, marked));
     const report = reportOf(action, zau.status);
     await this.tell(key, zau, report);
     const changed = !statusHolds(zau.status, action.status) || !statusHolds(stored.status, action.status);
