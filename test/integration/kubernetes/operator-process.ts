@@ -9,6 +9,7 @@ import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
 import { ClusterInfo } from './control-plane';
 import { KubeObject } from './kube-client';
+import { WaitAborted } from './wait';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { CACHE_DIR, programPath } from '../programs';
 
@@ -103,9 +104,9 @@ export class OperatorProcess {
     });
   }
 
-  /** Throws, with its last lines, when the operator is no longer running. */
+  /** Throws (ending any wait) with its last lines when the operator is no longer running. */
   public assertRunning(): void {
-    if (this.exit) throw new Error(`${this.exit}\n${this.lines.slice(-15).join('\n')}`);
+    if (this.exit) throw new WaitAborted(`${this.exit}\n${this.lines.slice(-15).join('\n')}`);
   }
 
   /** Its last `n` output lines. */
