@@ -200,14 +200,24 @@ test('a modelled operator: Strimzi\'s pods, made by its StrimziPodSets, judged b
   expect(kafka.survives['zone-b']).toBe(false);
 });
 
-test('a list denied (403) or not served (404) is named in the report, and the rest is checked', async () => {
+/**
+ * A cluster with one StatefulSet that does not serve Strimzi's API (404) and, when `denyBudgets`, denies the
+ * PodDisruptionBudgets (403).
+ */
+function withoutStrimzi(denyBudgets = false): MemoryKubeApi {
   const api = cluster();
   statefulSetOn(api, ['zone-a-1', 'zone-b-1', 'zone-c-1']);
   api.beforeCall = (call) => {
     const path = call.slice('LIST '.length);
-    if (path.startsWith('/apis/policy/v1/poddisruptionbudgets')) throw new KubeApiError('GET', path, 403, 'Forbidden', 'forbidden');
+    const denied = denyBudgets && path.startsWith('/apis/policy/v1/poddisruptionbudgets');
+    if (denied) throw new KubeApiError('GET', path, 403, 'Forbidden', 'forbidden');
     if (path.startsWith('/apis/kafka.strimzi.io/')) throw new KubeApiError('GET', path, 404, 'NotFound', 'not found');
   };
+  return api;
+}
+
+test('a list denied (403) or not served (404) is named in the report, and the rest is checked', async () => {
+  const api = withoutStrimzi(true);
   const r = await runCli(api, LIVE);
   expect(r.code).toBe(0);
   const findings = report(r.stdout).findings;
@@ -217,12 +227,7 @@ test('a list denied (403) or not served (404) is named in the report, and the re
 });
 
 test('an API the cluster does not serve is named once, however many namespaces are read', async () => {
-  const api = cluster();
-  statefulSetOn(api, ['zone-a-1', 'zone-b-1', 'zone-c-1']);
-  api.beforeCall = (call) => {
-    const path = call.slice('LIST '.length);
-    if (path.startsWith('/apis/kafka.strimzi.io/')) throw new KubeApiError('GET', path, 404, 'NotFound', 'not found');
-  };
+  const api = withoutStrimzi();
   const r = await runCli(api, [...LIVE, '--namespace', 'data,other,third']);
   const unserved = report(r.stdout).findings.filter((f) => f.rule === 'live-list-unserved' && f.message.includes('/kafkas '));
   expect(unserved.map((f) => f.message)).toEqual([
