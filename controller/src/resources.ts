@@ -9,6 +9,7 @@ import { ZONE_SHIFT_PLURAL } from '../../src/contract/zone-shift';
 
 export const PODS: Resource = { apiVersion: 'v1', plural: 'pods', namespaced: true };
 export const NODES: Resource = { apiVersion: 'v1', plural: 'nodes', namespaced: false };
+export const SERVICES: Resource = { apiVersion: 'v1', plural: 'services', namespaced: true };
 export const EVENTS: Resource = { apiVersion: 'v1', plural: 'events', namespaced: true };
 export const SECRETS: Resource = { apiVersion: 'v1', plural: 'secrets', namespaced: true };
 export const CONFIGMAPS: Resource = { apiVersion: 'v1', plural: 'configmaps', namespaced: true };

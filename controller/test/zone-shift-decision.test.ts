@@ -36,6 +36,24 @@ describe('the readiness gate of a zonal shift', () => {
     expect(decideZoneGate(pod('p', 'ns', 'n1'), undefined, out)).toMatchObject({ kind: 'set', status: 'True', message: 'its node has no zone: no shift applies' });
   });
 
+  test('the fail-safe: a pod kept in a shifted zone stays True, saying why; written again when it may leave', () => {
+    const out = new Set(['a']);
+    const why = 'the last pods that can serve Deployment/web in ns';
+    const kept = decideZoneGate(pod('p', 'ns', 'n1'), 'a', out, why);
+    expect(kept).toEqual({ kind: 'set', status: 'True', reason: 'ZoneShiftFailSafe', message: expect.stringContaining(why) });
+    const keptPod = (status: string, reason: string) => ({
+      ...pod('p', 'ns', 'n1'),
+      status: { conditions: [{ type: ZONE_IN_SERVICE_CONDITION, status, reason }] },
+    });
+    // already kept: nothing to write; once a pod serves elsewhere, out of service
+    expect(decideZoneGate(keptPod('True', 'ZoneShiftFailSafe'), 'a', out, why)).toEqual({ kind: 'none' });
+    expect(decideZoneGate(keptPod('True', 'ZoneShiftFailSafe'), 'a', out)).toMatchObject({ kind: 'set', status: 'False' });
+    // True because its zone was in service: kept now, which its reason says
+    expect(decideZoneGate(keptPod('True', 'ZoneInService'), 'a', out, why)).toMatchObject({ kind: 'set', reason: 'ZoneShiftFailSafe' });
+    // the shift over: in service, no longer held by the fail-safe
+    expect(decideZoneGate(keptPod('True', 'ZoneShiftFailSafe'), 'a', new Set())).toMatchObject({ kind: 'set', reason: 'ZoneInService' });
+  });
+
   test('the patch: the condition alone, merged by type', () => {
     const decision = decideZoneGate(pod('p', 'ns', 'n1'), 'a', new Set(['a']));
     if (decision.kind !== 'set') throw new Error('expected set');
@@ -86,6 +104,19 @@ describe('a shift\'s status and undoing', () => {
     });
     const shopOnly = shift('a', 'a', { namespaces: ['shop'] });
     expect(shiftChanges(shopOnly, nodes, pods, zoneOfPod).map((c) => c.name)).toEqual(['n1', 'web-1']);
+  });
+
+  test('the pods the fail-safe keeps in service are listed with why; they leave nothing to undo', () => {
+    const s = shift('a', 'a');
+    const why = 'zone a is out of service, but this pod is one of the last pods that can serve Deployment/web in shop';
+    const kept: KubeObject = {
+      ...pod('web-2', 'shop', 'n1'),
+      status: { conditions: [{ type: ZONE_IN_SERVICE_CONDITION, status: 'True', reason: 'ZoneShiftFailSafe', message: why }] },
+    };
+    expect(shiftChanges(s, [], [kept], () => 'a')).toEqual([
+      { kind: 'Pod', namespace: 'shop', name: 'web-2', change: `kept in service by the fail-safe: ${why}` },
+    ]);
+    expect(shiftUndone(s, [], [], [kept], () => 'a', keys, NOW)).toBe(true);
   });
 
   test('Ended: undoing while something remains, then undone; its end time kept', () => {

@@ -21,6 +21,7 @@ import { readManifests } from './workloads';
 import { groupMemberships, zoneGroupSystems } from './zone-groups';
 import { zoneLocalTrafficFindings } from './zone-local-traffic';
 import { reportLosses, zoneLosses } from './zone-loss';
+import { reportShiftGateHeld } from './zone-shift-gate';
 import { QUORUM_ANNOTATION } from '../contract/zone-check';
 import { PodSpec } from '../kubernetes/objects';
 
@@ -73,6 +74,7 @@ function analyzeWorkload(
   const now = runningBounds(w, inventory.zones);
   const bounds = now === undefined ? specBounds : widerBounds(specBounds, now);
 
+  reportShiftGateHeld(w, replicas, specBounds, inventory.zones, add);
   const judged = judgedForAvailability(w, add);
   placementFindings(w, replicas, judged, specBounds, placed, inventory, requests, system !== undefined, add);
 

@@ -17,6 +17,8 @@ export interface CliRule {
 export const SHIFT_RULES: readonly CliRule[] = [
   { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_SHIFT_PLURAL], verbs: ['create', 'get', 'list', 'delete'] },
   { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
+  // what the fail-safe will keep in service, said before the shift starts (shift-preview.ts)
+  { apiGroups: [''], resources: ['pods', 'services'], verbs: ['list'] },
 ];
 
 /** `check --live`: list on every list it reads (live-read.ts `LIVE_LISTS`) and on the nodes; nothing else. */

@@ -4,6 +4,7 @@
  * code says whether the zone is out of service, or back.
  */
 import { LiveIo, withApi } from './live-io';
+import { failSafePreview } from './shift-preview';
 import { zonesOf } from '../check/cluster-nodes';
 import { ExitCode } from '../contract/exit-codes';
 import { ROLLOUT_API_VERSION } from '../contract/rollout';
@@ -142,13 +143,16 @@ async function startShift(argv: readonly string[], io: LiveIo): Promise<number> 
 async function createAndWait(
   api: KubeRequestApi, io: LiveIo, name: string, spec: ZoneShiftSpec, waitMs: number,
 ): Promise<number> {
-  const zones = zonesOf(await listAll(api, '/api/v1/nodes'));
+  const nodes = await listAll(api, '/api/v1/nodes');
+  const zones = zonesOf(nodes);
   if (!zones.includes(spec.zone) && !spec.zone.includes(ZoneAnnotation.VALUE_SEPARATOR)) {
     throw new UsageError(`--zone ${JSON.stringify(spec.zone)}: no node of the cluster is in that zone (its zones: ${zones.join(', ') || 'none'})`);
   }
   const start = io.now();
+  const kept = await failSafePreview(api, spec, nodes);
   await api.create(SHIFTS_PATH, { apiVersion: ROLLOUT_API_VERSION, kind: ZONE_SHIFT_KIND, metadata: { name }, spec });
   io.stdout(`zoneshift/${name} created: zone ${spec.zone} out of service until ${spec.expiresAt}${spec.namespaces ? ` for ${spec.namespaces.join(', ')}` : ''}\n`);
+  for (const [pod, why] of kept) io.stdout(`  pod/${pod} stays in service (the fail-safe): it is one of ${why}\n`);
   const deadline = start + waitMs;
   for (;;) {
     const shift: ShiftObject = await api.get(`${SHIFTS_PATH}/${name}`);

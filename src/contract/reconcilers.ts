@@ -32,8 +32,8 @@ export const ZONE_ANNOTATOR_RULES: readonly ControllerRule[] = [
 /**
  * The zonal shift, whole: ZoneShifts and nodes are cluster-scoped (a zone shifted cluster-wide has its nodes
  * tainted NoSchedule); the opted-in pods are read for the shifts' status, and the zone annotator writes their
- * readiness gate (pods/status). With it on, the other reconcilers read the ZoneShifts too (no rollout batch, no
- * Redis master in a zone out of service): these rules cover them.
+ * readiness gate (pods/status), reading the Services for its fail-safe. With it on, the other reconcilers read the
+ * ZoneShifts too (no rollout batch, no Redis master in a zone out of service): these rules cover them.
  */
 export const ZONE_SHIFT_RULES: readonly ControllerRule[] = [
   // patch: the finalizer that keeps a cancelled shift until it is undone
@@ -42,6 +42,8 @@ export const ZONE_SHIFT_RULES: readonly ControllerRule[] = [
   { apiGroups: [''], resources: ['nodes'], verbs: [...READ_VERBS, 'patch'], scope: 'cluster' },
   { apiGroups: [''], resources: ['pods'], verbs: READ_VERBS, scope: 'cluster' },
   { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'], scope: 'cluster' },
+  // the fail-safe: a shift never takes a Service's last endpoints (its selector finds them)
+  { apiGroups: [''], resources: ['services'], verbs: READ_VERBS, scope: 'cluster' },
 ];
 
 /** The zone-aware-update reconciler: watches everywhere, writes in its workloads' namespaces. */

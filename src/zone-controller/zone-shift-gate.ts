@@ -12,9 +12,42 @@ import { ZONE_IN_SERVICE_CONDITION } from '../contract/zone-shift';
 import { transformRendered, workloadApiObject } from '../kubernetes/workload';
 import { invalidProp } from '../shared/errors';
 import { checkArg } from '../shared/props';
+import { addWarning } from '../shared/warnings';
 
 /** The workloads whose pods a gate can hold: those with one pod template. */
 const GATED_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'];
+/** The node labels a pod is pinned to a zone by. */
+const ZONE_KEYS = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'];
+
+interface Requirement { readonly key?: string; readonly operator?: string; readonly values?: readonly string[] }
+
+/** The one zone a pod template confines its pods to (a nodeSelector, or every required node term), if any. */
+export function pinnedZone(podSpec: any): string | undefined {
+  for (const key of ZONE_KEYS) {
+    const selected = podSpec?.nodeSelector?.[key];
+    if (typeof selected === 'string') return selected;
+  }
+  const terms: { matchExpressions?: Requirement[] }[] =
+    podSpec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  const zoneOf = (term: { matchExpressions?: Requirement[] }) => {
+    const pins = (term.matchExpressions ?? [])
+      .filter((r) => ZONE_KEYS.includes(r.key ?? '') && r.operator === 'In' && r.values?.length === 1);
+    return pins.length > 0 ? pins[0].values![0] : undefined;
+  };
+  const zones = new Set(terms.map(zoneOf));
+  return terms.length > 0 && zones.size === 1 && !zones.has(undefined) ? [...zones][0] : undefined;
+}
+
+/**
+ * Why a shift of the zone that holds the workload's pods would keep them in service (the fail-safe never takes a
+ * workload's last pods that can serve): pinned to one zone, or one replica. Undefined when the gate can take them.
+ */
+export function failSafeHoldsAll(json: { readonly kind?: string; readonly spec?: any }): string | undefined {
+  const zone = pinnedZone(json.spec?.template?.spec);
+  if (zone !== undefined && json.kind !== 'DaemonSet') return `its pods are pinned to zone ${zone}`;
+  if (json.kind !== 'DaemonSet' && json.spec?.replicas === 1) return 'it runs 1 replica';
+  return undefined;
+}
 
 /** Adds the gate and the zone annotator's opt-in label to `workload`'s pod template, as rendered. */
 export function addZoneShiftGate(workload: IConstruct, controller: IZoneController): void {
@@ -28,7 +61,15 @@ export function addZoneShiftGate(workload: IConstruct, controller: IZoneControll
       `must run ${missing.map((f) => `${f.reconciler} (${f.prop}: true)`).join(' and ')}: it sets the gate's condition, ` +
       'without which the pods never become Ready');
   }
+  let warned = false; // a workload is rendered more than once (validation, synth): said once
   transformRendered(api, (json) => {
+    const heldAll = failSafeHoldsAll(json);
+    if (heldAll !== undefined && !warned) {
+      warned = true;
+      addWarning(workload, `${where}: ${heldAll}, so a shift of its zone keeps its pods in service (the fail-safe never ` +
+        'takes a workload\'s last pods that can serve): the gate does not take it out of that zone. Spread it over ' +
+        'zones with more than one replica (Zonal.spread) for the shift to move its traffic.');
+    }
     const template = json.spec?.template ?? {};
     const gates: readonly { readonly conditionType: string }[] = template.spec?.readinessGates ?? [];
     const gated = gates.some((g) => g.conditionType === ZONE_IN_SERVICE_CONDITION);

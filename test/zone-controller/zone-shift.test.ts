@@ -1,8 +1,10 @@
 /** The zonal shift in ZoneController: the feature (CRD, cluster-wide rights) and a workload's readiness gate. */
 import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
-import { IZoneController, ZoneController } from '../../src';
+import { IZoneController, Zonal, ZoneController, ZoneTopology } from '../../src';
 import { ZoneAnnotation } from '../../src/contract/zone-annotation';
+import { warningsOf } from '../../src/shared/warnings';
+import { pinnedZone } from '../../src/zone-controller/zone-shift-gate';
 
 const GATE = 'cdk8s-zones.dev/zone-in-service';
 
@@ -59,6 +61,26 @@ describe('ZoneController.addZoneShiftGate', () => {
     });
   });
 
+  test('a workload pinned to one zone, or of one replica: the synth says a shift of its zone keeps it in service', () => {
+    const { platform, chart } = app();
+    const controller = new ZoneController(platform, 'controller', { zoneShift: true });
+    const topology = new ZoneTopology({ zones: ['zone-a', 'zone-b', 'zone-c'] });
+    const pinned = new kplus.Deployment(chart, 'pinned', { replicas: 2, containers: [{ image: 'web:1', portNumber: 8080 }] });
+    Zonal.pinToZone(pinned, { topology, zone: 'zone-a' });
+    ZoneController.addZoneShiftGate(pinned, controller);
+    const single = new kplus.Deployment(chart, 'single', { replicas: 1, containers: [{ image: 'web:1', portNumber: 8080 }] });
+    ZoneController.addZoneShiftGate(single, controller);
+    const spread = new kplus.Deployment(chart, 'spread', { replicas: 3, containers: [{ image: 'web:1', portNumber: 8080 }] });
+    Zonal.spread(spread, { topology });
+    ZoneController.addZoneShiftGate(spread, controller);
+    Testing.synth(chart);
+    Testing.synth(chart);
+    expect(warningsOf(chart)).toEqual([
+      expect.stringMatching(/^shop\/pinned: ZoneController.addZoneShiftGate: its pods are pinned to zone zone-a, so a shift of its zone keeps its pods in service/),
+      expect.stringMatching(/^shop\/single: ZoneController.addZoneShiftGate: it runs 1 replica, so a shift of its zone keeps its pods in service/),
+    ]);
+  });
+
   test('twice: one gate', () => {
     const { platform, chart } = app();
     const controller = new ZoneController(platform, 'controller', { zoneShift: true });
@@ -93,5 +115,25 @@ describe('ZoneController.addZoneShiftGate', () => {
     expect(() => ZoneController.addZoneShiftGate({} as any, controller)).toThrow(/ZoneController.addZoneShiftGate: workload=\{\} must be/);
     const job = new kplus.Job(chart, 'job', { containers: [{ image: 'job:1' }] });
     expect(() => ZoneController.addZoneShiftGate(job, controller)).toThrow(/workload 'shop\/job' is a Job, not one of Deployment, StatefulSet, DaemonSet, ReplicaSet/);
+  });
+});
+
+describe('pinnedZone: the one zone a pod template confines its pods to', () => {
+  const term = (...values: string[]) => ({ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values }] });
+  const affinity = (...terms: object[]) => ({
+    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } },
+  });
+
+  test.each([
+    ['a zone nodeSelector', { nodeSelector: { 'topology.kubernetes.io/zone': 'a' } }, 'a'],
+    ['the legacy zone label', { nodeSelector: { 'failure-domain.beta.kubernetes.io/zone': 'b' } }, 'b'],
+    ['one required term of one zone', affinity(term('a')), 'a'],
+    ['two terms of the same zone', affinity(term('a'), term('a')), 'a'],
+    ['terms of two zones', affinity(term('a'), term('b')), undefined],
+    ['one term of two zones', affinity(term('a', 'b')), undefined],
+    ['a term without a zone (any zone)', affinity(term('a'), { matchExpressions: [{ key: 'disk', operator: 'Exists' }] }), undefined],
+    ['nothing', {}, undefined],
+  ])('%s', (_, podSpec, zone) => {
+    expect(pinnedZone(podSpec)).toBe(zone);
   });
 });

@@ -47,7 +47,7 @@ export function slimMeta(meta: ObjectMeta, shape: MetaShape = {}): ObjectMeta {
 }
 
 export interface PodShape extends MetaShape {
-  /** The status conditions to keep (type, status, lastTransitionTime), e.g. `Ready`. @default none */
+  /** The status conditions to keep (type, status, reason, message, lastTransitionTime), e.g. `Ready`. @default none */
   readonly conditions?: readonly string[];
   /** Keep `status.podIP`. @default false */
   readonly podIP?: boolean;
@@ -57,8 +57,11 @@ export interface PodShape extends MetaShape {
   readonly readinessGates?: boolean;
 }
 
-/** The fields of a pod's status condition a slim pod keeps. */
-type PodCondition = { type: string; status: string; lastTransitionTime?: string };
+/**
+ * The fields of a pod's status condition a slim pod keeps: its reason and message say who holds it so and why (the
+ * zonal shift's fail-safe).
+ */
+type PodCondition = { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string };
 
 /**
  * A pod as `shape` says: metadata, `spec.nodeName`, the chosen conditions, its IP, phase and readiness gates if
@@ -67,7 +70,8 @@ type PodCondition = { type: string; status: string; lastTransitionTime?: string 
 export function slimPod(pod: KubeObject, shape: PodShape = {}): KubeObject {
   const conditions = (pod.status?.conditions as PodCondition[] | undefined)
     ?.filter((c) => shape.conditions?.includes(c.type))
-    .map((c) => defined({ type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime }));
+    .map(({ type, status, reason, message, lastTransitionTime }) =>
+      defined({ type, status, reason, message, lastTransitionTime }));
   return {
     metadata: slimMeta(pod.metadata, shape),
     spec: defined({

@@ -17,6 +17,16 @@ export const ANNOTATOR_POD_SHAPE: PodShape = {
   readinessGates: true,
 };
 
+/**
+ * What the annotator keeps of a pod when zonal shifts are on: besides its annotation's inputs, what the shift's
+ * fail-safe reads (every label, for Services' selectors; whether its containers are Ready).
+ */
+export const GATED_POD_SHAPE: PodShape = {
+  ...ANNOTATOR_POD_SHAPE,
+  labels: 'all',
+  conditions: [...ANNOTATOR_POD_SHAPE.conditions ?? [], 'ContainersReady'],
+};
+
 export type ZoneAnnotationDecision =
   /** Nothing to do: not opted in, not bound yet, being deleted, or already carrying the right value. */
   | { readonly kind: 'skip'; readonly why: 'not-opted-in' | 'not-bound' | 'terminating' | 'annotated' }

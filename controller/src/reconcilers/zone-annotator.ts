@@ -5,19 +5,23 @@
  * label gets a Warning Event on the pod and counts in `cdk8s_zones_nodes_missing_zone_label`; the pod is
  * decided again as soon as the node's labels change.
  */
-import { ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged } from './zone-annotation-decision';
+import {
+  ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged, GATED_POD_SHAPE,
+} from './zone-annotation-decision';
 import { decideZoneGate, hasZoneGate, zoneGatePatch } from './zone-gate-decision';
 import { ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES } from '../../../src/contract/reconcilers';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { nextShiftExpiry, outOfServiceZones } from '../../../src/contract/zone-shift';
+import { FAIL_SAFE_REASON, failSafeKept, shiftPodOf, shiftServiceOf } from '../../../src/contract/zone-shift-fail-safe';
 import { defineReconciler } from '../define-reconciler';
 import { isStatus, KubeObject, keyOf, resourcePath } from '../kube/api';
-import { slimNode, slimPod } from '../kube/transforms';
+import { byNamespace } from '../kube/informer';
+import { slimMeta, slimNode, slimPod } from '../kube/transforms';
 import { ReconcileResult } from '../reconcile-loop';
 import { DEFAULT_API_CONCURRENCY, Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, Change, shiftsWatch, Watches } from '../watches';
 import { nodeZone } from './zone-shift-decision';
-import { NODES, PODS } from '../resources';
+import { NODES, PODS, SERVICES } from '../resources';
 
 export const NODE_MISSING_LABEL_REASON = 'NodeMissingTopologyLabel';
 export const INVALID_KEYS_REASON = 'InvalidTopologyKeys';
@@ -66,7 +70,7 @@ export function zoneAnnotator(tuning: ZoneAnnotatorTuning = {}): Reconciler {
 }
 
 /** The watches of the annotator, by name. */
-type AnnotatorWatch = 'nodes' | 'pods' | 'shifts';
+type AnnotatorWatch = 'nodes' | 'pods' | 'shifts' | 'services';
 
 /** The pods waiting on a node (not known yet, or lacking the topology labels), and the nodes lacking them. */
 export class NodeWaits {
@@ -126,7 +130,7 @@ export function annotatorPodKeys({ type, obj: pod, old }: Change, written: Map<s
 
 /**
  * What the annotator watches: the opted-in pods, the nodes (a node's change concerns the pods waiting on it), the
- * zonal shifts (their readiness gate).
+ * zonal shifts (their readiness gate) and, for the shift's fail-safe, the Services.
  */
 export function zoneAnnotatorWatches(
   resyncMs: number | undefined, waits: NodeWaits, written: Map<string, string>, zoneShifts = true,
@@ -138,17 +142,52 @@ export function zoneAnnotatorWatches(
       transform: slimNode,
       keys: ({ type, obj }) => (type === 'deleted' ? [] : waits.podsOn(obj.metadata.name)),
     },
-    // a zonal shift starting, ending or changing concerns every pod with its readiness gate
-    ...(zoneShifts ? { shifts: shiftsWatch<AnnotatorWatch>((_, c) => c.list('pods').filter(hasZoneGate).map(keyOf)) } : {}),
+    ...(zoneShifts ? shiftWatches() : {}),
     pods: {
       resource: PODS,
       labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
-      transform: (pod) => slimPod(pod, ANNOTATOR_POD_SHAPE),
+      transform: (pod) => slimPod(pod, zoneShifts ? GATED_POD_SHAPE : ANNOTATOR_POD_SHAPE),
+      indexes: { namespace: byNamespace },
       resyncMs,
       primary: true,
-      keys: (change) => annotatorPodKeys(change, written),
+      keys: (change, c) => [...annotatorPodKeys(change, written), ...(zoneShifts ? peersToDecide(change, c) : [])],
     },
   };
+}
+
+/** The gated pods of a namespace, while a shift holds there: their fail-safe may change. */
+function gatedPodsUnderShift(c: Caches<AnnotatorWatch>, namespace: string): string[] {
+  if (outOfServiceZones(c.list('shifts'), namespace, Date.now()).size === 0) return [];
+  return c.byIndex('pods', 'namespace', namespace).filter(hasZoneGate).map(keyOf);
+}
+
+/**
+ * A pod that starts or stops being able to serve (bound, Ready containers, deleted) changes what the fail-safe
+ * keeps of its namespace's other gated pods.
+ */
+function peersToDecide({ type, obj, old }: Change, c: Caches<AnnotatorWatch>): string[] {
+  const serving = (pod: KubeObject) => shiftPodOf(pod, undefined).serving;
+  if (type === 'modified' && old && serving(old) === serving(obj)) return [];
+  return gatedPodsUnderShift(c, obj.metadata.namespace ?? '');
+}
+
+/** A zonal shift concerns every pod with its readiness gate; a Service, its namespace's gated pods (the fail-safe). */
+function shiftWatches(): Partial<Watches<AnnotatorWatch>> {
+  return {
+    shifts: shiftsWatch<AnnotatorWatch>((_, c) => c.list('pods').filter(hasZoneGate).map(keyOf)),
+    services: {
+      resource: SERVICES,
+      transform: (svc) => ({ metadata: slimMeta(svc.metadata), spec: { selector: svc.spec?.selector } }),
+      indexes: { namespace: byNamespace },
+      keys: ({ obj }, c) => gatedPodsUnderShift(c, obj.metadata.namespace ?? ''),
+    },
+  };
+}
+
+/** The decision metric's name for a gate written. */
+function gateDecisionName(decision: { status: string; reason: string }): string {
+  if (decision.status === 'False') return 'zone-shifted';
+  return decision.reason === FAIL_SAFE_REASON ? 'zone-shift-fail-safe' : 'zone-in-service';
 }
 
 /** Decides and annotates one pod at a time over the caches. */
@@ -215,10 +254,12 @@ class ZoneAnnotations {
   private async gate(pod: KubeObject, podKey: string, node: KubeObject | undefined): Promise<ReconcileResult> {
     // the zone as shifts and taints name it: the controller's topology keys, whatever keys the pod's annotation
     // asks for
-    const zone = node ? nodeZone(node, this.ctx.settings.topologyKeys) : undefined;
+    const zone = node ? this.zoneOfNode(node) : undefined;
     const now = Date.now();
     const shifts = this.ctx.settings.zoneShifts ? this.caches.list('shifts') : [];
-    const decision = decideZoneGate(pod, zone, outOfServiceZones(shifts, pod.metadata.namespace, now));
+    const outOfService = outOfServiceZones(shifts, pod.metadata.namespace, now);
+    const keptBecause = zone !== undefined && outOfService.has(zone) ? this.failSafe(pod, outOfService) : undefined;
+    const decision = decideZoneGate(pod, zone, outOfService, keptBecause);
     if (decision.kind === 'set') {
       try {
         const podStatus = resourcePath(PODS, pod.metadata.namespace, pod.metadata.name, 'status');
@@ -227,11 +268,27 @@ class ZoneAnnotations {
         if (isStatus(err, 404)) return {}; // deleted meanwhile
         throw err;
       }
-      this.ctx.metrics.decisions.inc({ reconciler: NAME, decision: decision.status === 'True' ? 'zone-in-service' : 'zone-shifted' });
-      this.log.info('zone gate', { pod: podKey, zone, status: decision.status });
+      this.ctx.metrics.decisions.inc({ reconciler: NAME, decision: gateDecisionName(decision) });
+      this.log.info('zone gate', { pod: podKey, zone, status: decision.status, reason: decision.reason });
     }
     const expiry = hasZoneGate(pod) ? nextShiftExpiry(shifts, now) : undefined;
     return expiry === undefined ? {} : { requeueAfter: Math.max(0, expiry - now) };
+  }
+
+  /** Why the fail-safe keeps `pod` in service (zone-shift-fail-safe.ts), or undefined: it may leave. */
+  private failSafe(pod: KubeObject, outOfService: ReadonlySet<string>): string | undefined {
+    const namespace = pod.metadata.namespace ?? '';
+    const zoneOfPod = (p: KubeObject) => {
+      const node = p.spec?.nodeName ? this.caches.get('nodes', p.spec.nodeName) : undefined;
+      return node ? this.zoneOfNode(node) : undefined;
+    };
+    const pods = this.caches.byIndex('pods', 'namespace', namespace).map((p) => shiftPodOf(p, zoneOfPod(p)));
+    const services = this.caches.byIndex('services', 'namespace', namespace).map(shiftServiceOf);
+    return failSafeKept(pods, services, outOfService).get(keyOf(pod));
+  }
+
+  private zoneOfNode(node: KubeObject): string | undefined {
+    return nodeZone(node, this.ctx.settings.topologyKeys);
   }
 
   /** Writes the annotation; false when the pod is gone. */

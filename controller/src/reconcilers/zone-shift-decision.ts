@@ -3,7 +3,7 @@
  * status says (every object the shifts change), and when a deleted one is undone (its finalizer may go).
  * The taints follow the shifts in force, whatever the history: a controller restarted mid-shift decides the same.
  */
-import { hasZoneGate, zoneGateStatus } from './zone-gate-decision';
+import { hasZoneGate, zoneGateCondition } from './zone-gate-decision';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import {
   outOfServiceZones,
@@ -17,6 +17,7 @@ import {
   ZoneShiftObject,
   ZoneShiftStatus,
 } from '../../../src/contract/zone-shift';
+import { FAIL_SAFE_REASON } from '../../../src/contract/zone-shift-fail-safe';
 import { KubeObject } from '../kube/api';
 
 export interface Taint {
@@ -58,21 +59,27 @@ function tainted(node: KubeObject, zone: string): boolean {
 }
 
 /** The pods held out of service in `zone` for shifts covering their namespace (their gate False). */
-function gatedPods(
+/** The gated pods of the shift's namespaces in its zone: held out, or kept in service by the fail-safe. */
+function podsInZone(
   pods: readonly KubeObject[],
   zoneOfPod: (pod: KubeObject) => string | undefined,
   zone: string,
   covers: (ns: string) => boolean,
 ): KubeObject[] {
-  return pods.filter((p) => hasZoneGate(p)
-    && zoneGateStatus(p) === 'False'
-    && zoneOfPod(p) === zone
-    && covers(p.metadata.namespace ?? ''));
+  return pods.filter((p) => hasZoneGate(p) && zoneOfPod(p) === zone && covers(p.metadata.namespace ?? ''));
+}
+
+/** What the shift does to a gated pod of its zone, as its status says it; undefined: nothing (yet). */
+function podChange(pod: KubeObject): string | undefined {
+  const gate = zoneGateCondition(pod);
+  if (gate?.status === 'False') return `condition ${ZONE_IN_SERVICE_CONDITION} False`;
+  if (gate?.reason === FAIL_SAFE_REASON) return `kept in service by the fail-safe: ${gate.message ?? 'the last pods that can serve'}`;
+  return undefined;
 }
 
 /**
- * What a valid shift changes now, as its status lists it: its zone's tainted nodes and the pods of its namespaces
- * held out there (after its end: what is not undone yet).
+ * What a valid shift changes now, as its status lists it: its zone's tainted nodes, the pods of its namespaces
+ * held out there, and those the fail-safe keeps in service, saying why (after its end: what is not undone yet).
  */
 export function shiftChanges(
   shift: ZoneShiftObject,
@@ -85,13 +92,12 @@ export function shiftChanges(
   const covers = (ns: string) => shiftCovers(spec, ns);
   const nodeChanges: ShiftChange[] = nodes.filter((n) => tainted(n, spec.zone))
     .map((n) => ({ kind: 'Node', name: n.metadata.name, change: `taint ${ZONE_SHIFT_TAINT_KEY}=${spec.zone}:NoSchedule` }));
-  const podChanges: ShiftChange[] = gatedPods(pods, zoneOfPod, spec.zone, covers)
-    .map((p) => ({
-      kind: 'Pod',
-      namespace: p.metadata.namespace,
-      name: p.metadata.name,
-      change: `condition ${ZONE_IN_SERVICE_CONDITION} False`,
-    }));
+  const podChanges: ShiftChange[] = podsInZone(pods, zoneOfPod, spec.zone, covers)
+    .flatMap((p) => {
+      const change = podChange(p);
+      const { name, namespace } = p.metadata;
+      return change === undefined ? [] : [{ kind: 'Pod' as const, namespace, name, change }];
+    });
   return [...nodeChanges, ...podChanges].sort((a, b) => keyOfChange(a).localeCompare(keyOfChange(b)));
 }
 
@@ -140,6 +146,8 @@ export function shiftUndone(
   const nodesHeld = outOfServiceZones(others, undefined, nowMs).has(zone);
   if (!nodesHeld && nodes.some((n) => tainted(n, zone) && nodeZone(n, topologyKeys) === zone)) return false;
   const heldByOthers = (p: KubeObject) => outOfServiceZones(others, p.metadata.namespace, nowMs).has(zone);
-  return !gatedPods(pods, zoneOfPod, zone, () => true).some((p) => !heldByOthers(p));
+  // a pod the fail-safe kept is in service already: only a gate still False is left to undo
+  const heldOut = (p: KubeObject) => zoneGateCondition(p)?.status === 'False';
+  return !podsInZone(pods, zoneOfPod, zone, () => true).some((p) => heldOut(p) && !heldByOthers(p));
 }
 

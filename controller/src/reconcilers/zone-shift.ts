@@ -19,7 +19,7 @@ import { slimMeta, slimPod } from '../kube/transforms';
 import { ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, shiftsWatch, Watches } from '../watches';
-import { zoneGateStatus } from './zone-gate-decision';
+import { zoneGateCondition } from './zone-gate-decision';
 import { NODES, PODS, ZONE_SHIFTS } from '../resources';
 
 const NAME = ZONE_SHIFT;
@@ -59,12 +59,18 @@ const slimTaintedNode = (node: KubeObject): KubeObject => ({
   spec: { taints: node.spec?.taints },
 });
 
+/** What a shift's status shows of a gated pod: its gate's status, and why the fail-safe keeps it. */
+const gateShown = (pod: KubeObject) => {
+  const gate = zoneGateCondition(pod);
+  return `${gate?.status}/${gate?.reason}/${gate?.message}`;
+};
+
 /** What the decisions read of a node: its labels and taints (a status heartbeat changes neither). */
 const nodeInputs = (node: KubeObject) => JSON.stringify([node.metadata.labels, node.spec?.taints]);
 
 /**
  * What it watches: a shift's change concerns it and every node; a node's change of labels or taints, itself and
- * every shift; a gated pod's change of its gate, every shift.
+ * every shift; a gated pod's change of its gate (or of why the fail-safe keeps it), every shift.
  */
 export function zoneShiftWatches(): Watches<ShiftWatch> {
   const shiftKeys = (c: Caches<ShiftWatch>) => c.list('shifts').map((s) => SHIFT + s.metadata.name);
@@ -83,7 +89,7 @@ export function zoneShiftWatches(): Watches<ShiftWatch> {
       resource: PODS,
       labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
       transform: (pod) => slimPod(pod, ANNOTATOR_POD_SHAPE),
-      keys: ({ obj, old }, c) => (old && zoneGateStatus(old) === zoneGateStatus(obj) ? [] : shiftKeys(c)),
+      keys: ({ obj, old }, c) => (old && gateShown(old) === gateShown(obj) ? [] : shiftKeys(c)),
     },
   };
 }
