@@ -10,14 +10,13 @@ import { failSafeKept, shiftPodOf, ShiftPodFields, shiftServiceOf } from '../con
 import { KubeObject, KubeRequestApi, listAll } from '../kubernetes/kube-api';
 import { Node } from '../kubernetes/objects';
 
-const OPTED_IN = `labelSelector=${encodeURIComponent(`${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`)}`;
+const OPTED_IN = `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`;
 
 /** The paths of a list in the shift's namespaces, or cluster-wide. */
-function pathsOf(resource: string, spec: ZoneShiftSpec, query = ''): string[] {
-  const q = query ? `?${query}` : '';
+function pathsOf(resource: string, spec: ZoneShiftSpec): string[] {
   const namespaces = spec.namespaces ?? [];
-  if (namespaces.length === 0) return [`/api/v1/${resource}${q}`];
-  return namespaces.map((ns) => `/api/v1/namespaces/${encodeURIComponent(ns)}/${resource}${q}`);
+  if (namespaces.length === 0) return [`/api/v1/${resource}`];
+  return namespaces.map((ns) => `/api/v1/namespaces/${encodeURIComponent(ns)}/${resource}`);
 }
 
 const gated = (pod: KubeObject) => {
@@ -32,7 +31,7 @@ export async function failSafePreview(
   const key = zoneKeyOf(nodes as readonly Node[]);
   const zoneOfNode = new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels?.[key]]));
   const [pods, services] = await Promise.all([
-    Promise.all(pathsOf('pods', spec, OPTED_IN).map((p) => listAll(api, p))).then((l) => l.flat()),
+    Promise.all(pathsOf('pods', spec).map((p) => listAll(api, p, { labelSelector: OPTED_IN }))).then((l) => l.flat()),
     Promise.all(pathsOf('services', spec).map((p) => listAll(api, p))).then((l) => l.flat()),
   ]);
   const shiftPods = pods.map((p) => shiftPodOf(p as ShiftPodFields, zoneOfNode.get(p.spec?.nodeName)));

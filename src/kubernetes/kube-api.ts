@@ -156,9 +156,14 @@ export async function listPages<T extends KubeObject = KubeObject>(
   return items;
 }
 
-/** Every item of the list at `path` (all pages), each with `kind` and `apiVersion` from its list. */
-export function listAll<T extends KubeObject = KubeObject>(api: Pick<KubeApi, 'list'>, path: string): Promise<T[]> {
-  return listPages<T>((cont) => api.list(path, { limit: PAGE_SIZE, continue: cont }));
+/**
+ * Every item of the list at `path` (all pages; those `selectors` match), each with `kind` and `apiVersion` from its
+ * list.
+ */
+export function listAll<T extends KubeObject = KubeObject>(
+  api: Pick<KubeApi, 'list'>, path: string, selectors: Pick<ListOptions, 'labelSelector' | 'fieldSelector'> = {},
+): Promise<T[]> {
+  return listPages<T>((cont) => api.list(path, { ...selectors, limit: PAGE_SIZE, continue: cont }));
 }
 
 /** The query of one page of `listPages` (for a client that builds its own requests). */

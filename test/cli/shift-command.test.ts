@@ -47,6 +47,34 @@ describe('shift start', () => {
     expect(r.stdout).toContain('node/n1: taint cdk8s-zones.dev/zone-shift=zone-a:NoSchedule');
   });
 
+  test('says before the shift starts which pods the fail-safe keeps in service: the last of their workload that can serve', async () => {
+    const api = cluster();
+    playController(api, 4);
+    const pod = (name: string, nodeName: string, owner: string, gated = true) => ({
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace: 'shop',
+        labels: { 'cdk8s-zones.dev/zone-annotation': 'enabled', 'app': owner },
+        ownerReferences: [{ kind: 'StatefulSet', name: owner, controller: true }],
+      },
+      spec: { nodeName, readinessGates: gated ? [{ conditionType: 'cdk8s-zones.dev/zone-in-service' }] : [] },
+      status: { phase: 'Running', conditions: [{ type: 'ContainersReady', status: 'True' }] },
+    });
+    // pinned: both in zone-a; spread: one in zone-a, one in zone-b
+    for (const p of [pod('pinned-0', 'n1', 'pinned'), pod('pinned-1', 'n1', 'pinned'), pod('spread-0', 'n1', 'spread'), pod('spread-1', 'n2', 'spread')]) {
+      api.put('/api/v1/namespaces/shop/pods', p);
+    }
+    const r = await run(api, 'shift', 'start', '--zone', 'zone-a', '--expires-in', '1h', '--name', 's1');
+    expect(r.code).toBe(0);
+    const kept = r.stdout.split('\n').filter((l) => l.includes('(the fail-safe)'));
+    expect(kept).toEqual([
+      '  pod/shop/pinned-0 stays in service (the fail-safe): it is one of the last pods that can serve StatefulSet/pinned in shop',
+      '  pod/shop/pinned-1 stays in service (the fail-safe): it is one of the last pods that can serve StatefulSet/pinned in shop',
+    ]);
+    expect(api.calls).toContain('LIST /api/v1/pods?labelSelector=cdk8s-zones.dev/zone-annotation=enabled');
+  });
+
   test('names the shift after its zone and time unless told', async () => {
     const api = cluster();
     playController(api, 1);
