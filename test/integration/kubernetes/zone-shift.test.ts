@@ -282,3 +282,75 @@ test('a shift ends by itself at its expiry, undone exactly; one scoped to other 
   expect(await gates()).toEqual(before.gates);
   expect((await client.get<any>(GROUP, 'ZoneShift', 'zone-b')).status).toMatchObject({ phase: 'Active', changed: [] });
 });
+
+/**
+ * `pinned`: 2 opted-in pods pinned to `zone` (a nodeSelector), with its Service; `minReadySeconds` slows its
+ * rollouts.
+ */
+function pinned(zone: string): KubeObject[] {
+  const labels = { app: 'pinned' };
+  const deployment: KubeObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'pinned', namespace: ns },
+    spec: {
+      replicas: 2,
+      // a new pod is Ready 10 s before the rollout counts it available and deletes an old one: the fail-safe's window
+      minReadySeconds: 10,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels: { ...labels, 'cdk8s-zones.dev/zone-annotation': 'enabled' } },
+        spec: {
+          ...RESTRICTED_PAUSE_POD,
+          nodeSelector: { 'topology.kubernetes.io/zone': zone },
+          readinessGates: [{ conditionType: ZONE_IN_SERVICE_CONDITION }],
+        },
+      },
+    },
+  };
+  const service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'pinned', namespace: ns },
+    spec: { selector: labels, ports: [{ port: 80 }] },
+  };
+  return [deployment, service];
+}
+
+test('the fail-safe: a shift keeps a workload\'s last serving pods in service, saying so, until one serves elsewhere', async () => {
+  for (const o of pinned(ZONES[0])) await client.apply(o);
+  await untilEndpoints('pinned', 2, undefined, 60_000);
+  try {
+    const started = await cli('shift', 'start', '--zone', ZONES[0], '--expires-in', '1h', '--name', 'zone-a', '--reason', 'test');
+    expect(started).toMatchObject({ code: 0, stderr: '' });
+    const kept = started.stdout.split('\n').filter((l) => l.includes('stays in service (the fail-safe)'));
+    expect(kept).toHaveLength(2);
+    expect(kept.every((l) => l.endsWith(`the last pods that can serve Deployment/pinned in ${ns}`))).toBe(true);
+
+    // web's zone-a pods are out; pinned's stay: both its endpoints Ready in zone-a
+    await untilEndpoints('web', 6, ZONES[0]);
+    expect((await endpointsOf('pinned')).map((e) => [e.zone, e.ready])).toEqual([[ZONES[0], true], [ZONES[0], true]]);
+    const status = await waitFor('the shift\'s status lists the two pods kept', async () => {
+      const s = (await client.get<any>(GROUP, 'ZoneShift', 'zone-a')).status;
+      const keptPods = (s?.changed ?? [])
+        .filter((c: any) => c.kind === 'Pod' && c.change.startsWith('kept in service by the fail-safe'));
+      return { done: keptPods.length === 2, value: keptPods, state: JSON.stringify(s) };
+    });
+    expect(status.map((c: any) => c.change)).toEqual([0, 1].map(() => expect.stringContaining(`Deployment/pinned in ${ns}`)));
+
+    // moved to zone-b: once a new pod is Ready there, the zone-a ones leave the endpoints (before the rollout
+    // deletes them)
+    const toZoneB = { spec: { template: { spec: { nodeSelector: { 'topology.kubernetes.io/zone': ZONES[1] } } } } };
+    await client.patch('apps/v1', 'Deployment', 'pinned', toZoneB, ns);
+    await waitFor('a Ready endpoint in zone-b, none Ready in zone-a', async () => {
+      const endpoints = await endpointsOf('pinned');
+      const inB = endpoints.some((e) => e.zone === ZONES[1] && e.ready);
+      const inA = endpoints.filter((e) => e.zone === ZONES[0]);
+      return { done: inB && inA.length > 0 && inA.every((e) => !e.ready), state: JSON.stringify(endpoints) };
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+  } finally {
+    await cli('shift', 'cancel', '--zone', ZONES[0]);
+    await client.delete('apps/v1', 'Deployment', 'pinned', ns);
+    await client.delete('v1', 'Service', 'pinned', ns);
+  }
+});
