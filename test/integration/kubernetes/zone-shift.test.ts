@@ -325,7 +325,9 @@ test('the fail-safe: a shift keeps a workload\'s last serving pods in service, s
     expect(started).toMatchObject({ code: 0, stderr: '' });
     const kept = started.stdout.split('\n').filter((l) => l.includes('stays in service (the fail-safe)'));
     expect(kept).toHaveLength(2);
-    expect(kept.every((l) => l.endsWith(`the last pods that can serve Deployment/pinned in ${ns}`))).toBe(true);
+    // the last of their Deployment and of their Service both
+    const why = `the last pods that can serve Deployment/pinned in ${ns} and Service ${ns}/pinned`;
+    expect(kept.map((l) => l.slice(l.indexOf('it is one of ') + 'it is one of '.length))).toEqual([why, why]);
 
     // web's zone-a pods are out; pinned's stay: both its endpoints Ready in zone-a
     await untilEndpoints('web', 6, ZONES[0]);
