@@ -28,6 +28,15 @@ export function hasPodTopologyLabels(release: KubernetesRelease): boolean {
 }
 
 /**
+ * Whether a topology spread constraint's `nodeTaintsPolicy: Honor` is GA (KEP-3094, 1.33): nodes with a taint the
+ * pod does not tolerate leave the skew, so a zone whose nodes a zonal shift taints (or a lost zone's unreachable
+ * nodes) no longer holds the other zones back.
+ */
+export function spreadsHonorNodeTaints(release: KubernetesRelease): boolean {
+  return isAtLeast(release, 1, 33);
+}
+
+/**
  * The Service `spec.trafficDistribution` that keeps a client's traffic in its own zone while the zone has an
  * endpoint (the EndpointSlice controller hints every endpoint for its zone): `PreferSameZone` from 1.34 (KEP-3015,
  * beta and on by default; GA in 1.35), its older name `PreferClose` from 1.31 (KEP-4444, beta and on by default);

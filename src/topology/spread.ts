@@ -54,7 +54,8 @@ export interface SpreadOptions {
    * letting pods pack into the remaining zones. Only valid with DO_NOT_SCHEDULE; across zones at most
    * the number of zones.
    *
-   * @default - the number of zones across zones with DO_NOT_SCHEDULE; unset otherwise
+   * @default - across zones with DO_NOT_SCHEDULE, the number of zones, or one fewer where node taints are honored
+   * (so one zone out of service leaves the others taking every pod: `zonesThatMustCount`); unset otherwise
    */
   readonly minDomains?: number;
 
@@ -76,7 +77,8 @@ export interface SpreadOptions {
   /**
    * Whether node taints decide which nodes count.
    *
-   * @default - unset (Kubernetes treats it as IGNORE)
+   * @default - a zone spread on a topology of Kubernetes 1.33 or newer: HONOR (a zone whose nodes a zonal shift
+   * taints leaves the skew; `ZoneTopology.spreadsHonorNodeTaints`); otherwise unset (Kubernetes treats it as IGNORE)
    */
   readonly nodeTaintsPolicy?: NodeInclusionPolicy;
 }
@@ -171,14 +173,32 @@ export function hostSpreadConstraint(
 /** A zone spread constraint's fields but its selector (the options checked now). */
 export function zoneSpreadFields(where: string, topology: ZoneTopology, options: SpreadOptions = {}): SpreadFields {
   const when = options.whenUnsatisfiable ?? WhenUnsatisfiable.DO_NOT_SCHEDULE;
-  const everyZoneByDefault = when === WhenUnsatisfiable.DO_NOT_SCHEDULE ? topology.zoneCount : undefined;
-  const minDomains = options.minDomains ?? everyZoneByDefault;
+  // a zone a shift taints leaves the skew where the cluster can say so (the user's policy, if given, wins)
+  const nodeTaintsPolicy = options.nodeTaintsPolicy
+    ?? (topology.spreadsHonorNodeTaints ? NodeInclusionPolicy.HONOR : undefined);
+  const minDomains = options.minDomains ?? (when === WhenUnsatisfiable.DO_NOT_SCHEDULE
+    ? zonesThatMustCount(topology.zoneCount, nodeTaintsPolicy) : undefined);
   if (minDomains !== undefined && minDomains > topology.zoneCount) {
     throw invalidProp(where, 'minDomains', minDomains,
       `exceeds the ${topology.zoneCount} zone(s) of the topology: with fewer domains than minDomains the ` +
       'scheduler counts the global minimum as 0, so no zone could ever hold more than maxSkew pods');
   }
-  return fields(where, topology.topologyKey, { ...options, whenUnsatisfiable: when, minDomains });
+  return fields(where, topology.topologyKey, { ...options, whenUnsatisfiable: when, minDomains, nodeTaintsPolicy });
+}
+
+/**
+ * A hard zone spread's default minDomains: the zones that must count before the scheduler places pods by the real
+ * minimum. Where node taints are honored, a zone out of service (a zonal shift's taint, cordoned or unreachable
+ * nodes) leaves the skew, so one zone may be missing and the others take every pod, spread by maxSkew among them;
+ * a second zone out keeps pods Pending instead of packing them into the rest. Where every node counts (Ignore), a
+ * tainted zone still counts as a domain anyway, and minDomains = every zone keeps pods Pending when a zone's nodes
+ * are deleted too. Where one zone of two may be missing, it is left unset (1, Kubernetes' default).
+ */
+export function zonesThatMustCount(
+  zoneCount: number, nodeTaintsPolicy: NodeInclusionPolicy | undefined,
+): number | undefined {
+  if (nodeTaintsPolicy !== NodeInclusionPolicy.HONOR) return zoneCount;
+  return zoneCount > 2 ? zoneCount - 1 : undefined;
 }
 
 /** A host spread constraint's fields but its selector (the options checked now). */

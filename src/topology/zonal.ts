@@ -105,9 +105,9 @@ const STATE = new WeakMap<ApiObject, ZonalState>();
  */
 export class Zonal {
   /**
-   * Spreads the workload's pods across the topology's zones (a hard constraint by default, with
-   * minDomains = number of zones so a lost zone blocks scheduling instead of packing pods into the
-   * others) and across nodes (soft), counting only the current revision's pods.
+   * Spreads the workload's pods across the topology's zones (a hard constraint by default; its minDomains keeps
+   * pods Pending instead of packing them into too few zones, see `SpreadOptions.minDomains`) and across nodes
+   * (soft), counting only the current revision's pods.
    */
   public static spread(workload: IConstruct, options: ZonalSpreadOptions): void {
     const { kind, where, state } = Zonal.prepare(workload, 'Zonal.spread');

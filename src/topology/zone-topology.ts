@@ -1,7 +1,9 @@
 import { WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_REGION_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { labelValueProblem } from '../kubernetes/kubernetes-names';
 import { KubeProps } from '../kubernetes/kubernetes-props';
-import { hasPodTopologyLabels, KubernetesRelease, parseKubernetesVersion, zoneLocalTrafficDistribution } from '../kubernetes/kubernetes-version';
+import {
+  hasPodTopologyLabels, KubernetesRelease, parseKubernetesVersion, spreadsHonorNodeTaints, zoneLocalTrafficDistribution,
+} from '../kubernetes/kubernetes-version';
 import { zoneSlug } from '../kubernetes/zone-slug';
 import { invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
@@ -50,7 +52,8 @@ export interface ZoneTopologyProps {
    * The cluster's Kubernetes version, e.g. '1.35'. From 1.35 on, Kubernetes copies a node's
    * topology.kubernetes.io/zone label onto every pod bound to it (KEP-4742, beta and on by default): what tells
    * the constructs whether a pod can read its zone from its own labels (see `podsCarryZoneLabel`). From 1.31 on,
-   * Services can keep clients' traffic in their zone (see `zoneLocalTrafficDistribution`).
+   * Services can keep clients' traffic in their zone (see `zoneLocalTrafficDistribution`). From 1.33 on, the zone
+   * spreads skip tainted nodes (see `spreadsHonorNodeTaints`).
    *
    * @default - unknown: constructs do not rely on pods carrying their zone label, and set no trafficDistribution
    */
@@ -97,6 +100,13 @@ export class ZoneTopology {
    * not given. The library's Services set it where every zone is sure to hold one of their pods.
    */
   public readonly zoneLocalTrafficDistribution?: string;
+  /**
+   * True when the library's zone spreads set `nodeTaintsPolicy: Honor` (unless told otherwise): Kubernetes 1.33 or
+   * newer, where it is GA. Nodes with a taint the pods do not tolerate then leave the skew, so a zone a zonal shift
+   * taints does not hold back a scale-up in the other zones, nor does a lost zone's unreachable nodes. False when the
+   * version is older or not given (Kubernetes' default, Ignore: every node counts).
+   */
+  public readonly spreadsHonorNodeTaints: boolean;
   /** @internal the parsed version, for messages */
   public readonly _release?: KubernetesRelease;
 
@@ -142,6 +152,7 @@ export class ZoneTopology {
     this.podsCarryZoneLabel = this.topologyKey === WELL_KNOWN_ZONE_KEY
       && this._release !== undefined
       && hasPodTopologyLabels(this._release);
+    this.spreadsHonorNodeTaints = this._release !== undefined && spreadsHonorNodeTaints(this._release);
     // The EndpointSlice controller reads an endpoint's zone from topology.kubernetes.io/zone only.
     this.zoneLocalTrafficDistribution = this.topologyKey === WELL_KNOWN_ZONE_KEY && this._release !== undefined
       ? zoneLocalTrafficDistribution(this._release) : undefined;

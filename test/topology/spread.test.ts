@@ -30,6 +30,41 @@ describe('TopologySpread.acrossZones', () => {
     expect(TopologySpread.acrossZones({ topology: zones3, podLabels, ...options })).toMatchObject(expected);
   });
 
+  describe('where node taints are honored, one zone may be out of service', () => {
+    const spread = (topology: ZoneTopology, options = {}) =>
+      TopologySpread.acrossZones({ topology, podLabels, ...options });
+    const zones = (n: number, kubernetesVersion?: string) =>
+      new ZoneTopology({ zones: ['a', 'b', 'c', 'd'].slice(0, n), kubernetesVersion });
+
+    test.each([
+      // [zones, kubernetesVersion, nodeTaintsPolicy, minDomains]
+      [3, '1.33', 'Honor', 2],
+      [3, '1.35', 'Honor', 2],
+      [4, '1.34', 'Honor', 3],
+      [2, '1.33', 'Honor', undefined],
+      [3, '1.32', undefined, 3],
+      [3, undefined, undefined, 3],
+      [2, '1.32', undefined, 2],
+    ])('%i zones on Kubernetes %s: nodeTaintsPolicy %s, minDomains %s', (n, version, policy, minDomains) => {
+      const c = spread(zones(n, version));
+      expect(c.nodeTaintsPolicy).toBe(policy);
+      expect(c.minDomains).toBe(minDomains);
+    });
+
+    test("the user's policy wins, and minDomains follows it", () => {
+      expect(spread(zones(3, '1.35'), { nodeTaintsPolicy: NodeInclusionPolicy.IGNORE }))
+        .toMatchObject({ nodeTaintsPolicy: 'Ignore', minDomains: 3 });
+      expect(spread(zones(3), { nodeTaintsPolicy: NodeInclusionPolicy.HONOR }))
+        .toMatchObject({ nodeTaintsPolicy: 'Honor', minDomains: 2 });
+      expect(spread(zones(3, '1.35'), { minDomains: 3 })).toMatchObject({ nodeTaintsPolicy: 'Honor', minDomains: 3 });
+    });
+
+    test('a soft spread gets Honor but no minDomains', () => {
+      expect(spread(zones(3, '1.35'), { whenUnsatisfiable: WhenUnsatisfiable.SCHEDULE_ANYWAY }))
+        .toMatchObject({ nodeTaintsPolicy: 'Honor', minDomains: undefined });
+    });
+  });
+
   test('a custom topology key and a narrower selector', () => {
     const racks = new ZoneTopology({ zones: ['r1', 'r2'], topologyKey: 'example.com/rack' });
     const c = TopologySpread.acrossZones({

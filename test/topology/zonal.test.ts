@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 const { k8s } = kplus;
-import { WhenUnsatisfiable, Zonal, ZoneTopology } from '../../src';
+import { WhenUnsatisfiable, Zonal, ZoneInventory, ZoneLoss, ZoneReport, ZoneTopology } from '../../src';
 import { only, synth, testChart } from '../util';
 
 const zones = new ZoneTopology({ zones: ['a', 'b', 'c'] });
@@ -232,5 +232,26 @@ describe('bad input', () => {
     const ds = new kplus.DaemonSet(chart, 'd', { containers: [container] });
     expect(() => Zonal.spread(ds, { topology: zones }))
       .toThrow("Zonal.spread: workload 'test/d' is a DaemonSet, not one of Deployment, StatefulSet, Job (a DaemonSet already runs one pod on every node)");
+  });
+});
+
+describe('Zonal.spread with one zone out of service, as the zone check judges the synthesized YAML', () => {
+  // a zone out of service: lost, or shifted (its nodes tainted); 6 replicas, 2 per zone, 2 nodes per zone
+  const replacementsPending = (kubernetesVersion?: string) => {
+    const chart = testChart();
+    const web = new kplus.Deployment(chart, 'web', { replicas: 6, containers: [container] });
+    Zonal.spread(web, { topology: new ZoneTopology({ zones: ['a', 'b', 'c'], kubernetesVersion }) });
+    const report = ZoneReport.analyze(synth(chart), ZoneInventory.equalNodes(['a', 'b', 'c'], 2));
+    return only(report.workloads, 'Deployment').zoneLoss.map((l: ZoneLoss) => l.replacementsPending);
+  };
+
+  test('Kubernetes 1.33 and newer (Honor, minDomains 2): the other zones take every replacement', () => {
+    expect(replacementsPending('1.33')).toEqual([0, 0, 0]);
+    expect(replacementsPending('1.35')).toEqual([0, 0, 0]);
+  });
+
+  test('older or unknown (every node counts, minDomains 3): the lost zone\'s replacements wait for it', () => {
+    expect(replacementsPending('1.32')).toEqual([2, 2, 2]);
+    expect(replacementsPending()).toEqual([2, 2, 2]);
   });
 });

@@ -22,7 +22,7 @@ import { addNodes, planNodes, ZONES } from './nodes';
 import { PodWatch, watchPods } from './pod-watch';
 import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
-import { ZoneController } from '../../../src';
+import { ZoneController, Zonal, ZoneTopology } from '../../../src';
 import { SHIFT_RULES } from '../../../src/cli/cli-rbac';
 import { ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY } from '../../../src/contract/zone-shift';
 import { zoneShiftCrd } from '../../../src/contract/zone-shift-crd';
@@ -165,7 +165,7 @@ beforeAll(async () => {
 afterAll(async () => {
   kubelet?.stop();
   for (const c of controllers) await c.stop();
-  for (const name of ['zone-a', 'zone-b', 'brief']) await client.delete(GROUP, 'ZoneShift', name).catch(() => undefined);
+  for (const name of ['zone-a', 'zone-b', 'brief', 'scale-up']) await client.delete(GROUP, 'ZoneShift', name).catch(() => undefined);
   await deleteNamespace(client, ns);
   await cordon(false);
   await Promise.all(nodes.map((n) => client.delete('v1', 'Node', n.name)));
@@ -354,5 +354,63 @@ test('the fail-safe: a shift keeps a workload\'s last serving pods in service, s
     await cli('shift', 'cancel', '--zone', ZONES[0]);
     await client.delete('apps/v1', 'Deployment', 'pinned', ns);
     await client.delete('v1', 'Service', 'pinned', ns);
+  }
+});
+
+/**
+ * `name`: 3 pods spread by `Zonal.spread` on a topology of `kubernetesVersion` (from 1.33: nodeTaintsPolicy Honor,
+ * minDomains 2; before: every node counts, minDomains 3).
+ */
+function zonalSpread(name: string, kubernetesVersion: string | undefined): KubeObject[] {
+  const chart = new Chart(Testing.app(), name, { namespace: ns });
+  const labels = { app: name };
+  const deployment = new k8s.KubeDeployment(chart, name, {
+    metadata: { name },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: RESTRICTED_PAUSE_POD as any },
+    },
+  });
+  Zonal.spread(deployment, { topology: new ZoneTopology({ zones: [...ZONES], kubernetesVersion }) });
+  return Testing.synth(chart);
+}
+
+test('a scale-up during a shift places every new pod outside the zone where spreads honor the shift\'s taint (1.33+)', async () => {
+  const podsOf = async (app: string) => (await client.list<any>('v1', 'Pod', { namespace: ns, labelSelector: `app=${app}` }))
+    .filter((p) => !p.metadata.deletionTimestamp);
+  const zonesOf = async (app: string) => (await podsOf(app)).map((p) => zoneOfNode.get(p.spec.nodeName) ?? 'Pending').sort();
+  const untilPlaced = (app: string, want: readonly string[]) => waitFor(`${app}'s pods in ${want.join(', ')}`, async () => {
+    const now = await zonesOf(app);
+    return { done: JSON.stringify(now) === JSON.stringify(want), state: now.join(', ') };
+  }, { timeoutMs: 60_000 });
+  const applied = await applyManifests(client, [...zonalSpread('honors', '1.35'), ...zonalSpread('ignores', '1.32')], ns);
+  expect(applied.rejections).toEqual([]);
+  try {
+    await untilPlaced('honors', [...ZONES]);
+    await untilPlaced('ignores', [...ZONES]);
+    await client.create(shift('scale-up', ZONES[0], inHours(1)));
+    await waitFor('zone-a\'s nodes tainted', async () => {
+      const now = await taints();
+      return { done: nodesOf(ZONES[0]).every((n) => now[n].some((t: any) => t.key === ZONE_SHIFT_TAINT_KEY)) };
+    });
+    for (const app of ['honors', 'ignores']) await client.patch('apps/v1', 'Deployment', app, { spec: { replicas: 6 } }, ns);
+    // the shifted zone leaves the skew: zones b and c take the 3 new pods, b one more than c at most
+    const honors = await waitFor('honors\' 6 pods all placed', async () => {
+      const now = await zonesOf('honors');
+      return { done: now.length === 6 && !now.includes('Pending'), value: now, state: now.join(', ') };
+    }, { timeoutMs: 60_000 });
+    const count = (zone: string) => honors.filter((z) => z === zone).length;
+    expect(count(ZONES[0])).toBe(1);
+    expect([count(ZONES[1]) + count(ZONES[2]), Math.abs(count(ZONES[1]) - count(ZONES[2])) <= 1]).toEqual([5, true]);
+    // the control: zone-a's one pod holds the others at 2, and the sixth waits
+    await untilPlaced('ignores', ['Pending', ZONES[0], ZONES[1], ZONES[1], ZONES[2], ZONES[2]].sort());
+    const pending = (await podsOf('ignores')).find((p) => !p.spec.nodeName);
+    const scheduled = pending.status.conditions.find((c: any) => c.type === 'PodScheduled');
+    expect([scheduled.status, scheduled.reason]).toEqual(['False', 'Unschedulable']);
+    expect(scheduled.message).toContain("didn't match pod topology spread constraints");
+  } finally {
+    await client.delete(GROUP, 'ZoneShift', 'scale-up').catch(() => undefined);
+    for (const app of ['honors', 'ignores']) await client.delete('apps/v1', 'Deployment', app, ns);
   }
 });
