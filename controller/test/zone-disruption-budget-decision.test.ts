@@ -1,4 +1,5 @@
 import { all, pod, world, zdb } from './zone-disruption-budget-fixtures';
+import { ZONE_IN_SERVICE_CONDITION } from '../../src/contract/zone-shift';
 import { KubeObject } from '../src/kube/api';
 import { budgetOf, budgetStatus, BudgetWorld, decideEviction } from '../src/reconcilers/zone-disruption-budget-decision';
 
@@ -30,6 +31,46 @@ describe('zone-disruption-budget decision', () => {
       healthyPods: 6,
       maxUnavailable: 2,
       zones: ['zone-a', 'zone-b', 'zone-c'].map((zone) => ({ zone, expected: 2, healthy: 2, disruptionsAllowed: 2 })),
+    });
+  });
+
+  describe('during a zonal shift of zone-a', () => {
+    /** db-i as the API server shows it when a shift took it out: its gate False, its containers ready, not Ready. */
+    const outByShift = (i: number): KubeObject => {
+      const p = pod(i, { ready: false });
+      const conditions = [
+        ...p.status.conditions,
+        { type: 'ContainersReady', status: 'True' },
+        { type: ZONE_IN_SERVICE_CONDITION, status: 'False' },
+      ];
+      return { ...p, status: { conditions } };
+    };
+    const shifted = () => all().map((p, i) => (i % 3 === 0 ? outByShift(i) : p));
+
+    test('its gated pods count as no disruption, the status says so, and a drain of zone-b goes on', () => {
+      const w = world(shifted());
+      const { budget } = budgetOf(zdb(1), w);
+      expect(budgetStatus(zdb(1), budget).zones).toEqual([
+        { zone: 'zone-a', expected: 2, healthy: 0, disruptionsAllowed: 1, shifted: true, outByShift: 2 },
+        { zone: 'zone-b', expected: 2, healthy: 2, disruptionsAllowed: 1 },
+        { zone: 'zone-c', expected: 2, healthy: 2, disruptionsAllowed: 1 },
+      ]);
+      expect(decideEviction(pod(1), [zdb(1)], w)).toMatchObject({ allowed: true, zone: 'zone-b' });
+      expect(decideEviction(outByShift(0), [zdb(1)], w).message).toBe('eviction of db-0 allowed');
+    });
+
+    test('a pod whose containers are not ready is unavailable as any, shift or not', () => {
+      const conditions = [{ type: 'Ready', status: 'False' }, { type: ZONE_IN_SERVICE_CONDITION, status: 'False' }];
+      const broken = { ...outByShift(0), status: { conditions } };
+      const w = world(all().map((p, i) => (i === 0 ? broken : p)));
+      expect(decideEviction(pod(1), [zdb(1)], w)).toMatchObject({ allowed: false });
+    });
+
+    test('the zone whose nodes carry the shift\'s taint holds no other zone back once its pods are gone', () => {
+      const gone = all().filter((_, i) => i % 3 !== 0);
+      expect(decideEviction(pod(1), [zdb(1)], world(gone))).toMatchObject({ allowed: false });
+      const tainted = world(gone, { shiftedZones: new Set(['zone-a']) });
+      expect(decideEviction(pod(1), [zdb(1)], tainted)).toMatchObject({ allowed: true });
     });
   });
 

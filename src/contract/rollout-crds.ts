@@ -237,6 +237,8 @@ export function zoneDisruptionBudgetCrd(): CrdManifest {
     expected: { type: 'integer', minimum: 0 },
     healthy: { type: 'integer', minimum: 0 },
     disruptionsAllowed: { type: 'integer', minimum: 0 },
+    shifted: { type: 'boolean', description: 'Under a zonal shift: its unavailable pods hold no other zone back.' },
+    outByShift: { type: 'integer', minimum: 0, description: 'Pods the zonal shift took out of service (not counted as unavailable).' },
   };
   const statusProperties: SchemaProperties<ZoneDisruptionBudgetStatus> = {
     observedGeneration: { type: 'integer', format: 'int64' },

@@ -92,6 +92,10 @@ export interface ZoneBudgetStatus {
   readonly expected: number;
   readonly healthy: number;
   readonly disruptionsAllowed: number;
+  /** Under a zonal shift: its unavailable pods hold no other zone back. */
+  readonly shifted?: boolean;
+  /** Under a zonal shift: the pods it took out of service (not counted as unavailable). */
+  readonly outByShift?: number;
 }
 
 /** The status the controller writes on a ZoneDisruptionBudget. */

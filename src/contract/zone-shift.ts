@@ -7,6 +7,7 @@
 import { PROJECT_DOMAIN } from './labels';
 import { ZoneAnnotation } from './zone-annotation';
 import { dnsLabelProblem, labelValueProblem } from '../kubernetes/kubernetes-names';
+import { conditionHolds, isReady, isTerminating, PodLifeFields } from '../kubernetes/pod-life';
 import { rfc3339Ms, RFC3339_EXAMPLE } from '../shared/times';
 
 export const ZONE_SHIFT_KIND = 'ZoneShift';
@@ -22,6 +23,29 @@ export const ZONE_IN_SERVICE_CONDITION = `${PROJECT_DOMAIN}/zone-in-service`;
 export const ZONE_SHIFT_TAINT_KEY = `${PROJECT_DOMAIN}/zone-shift`;
 /** Held by a ZoneShift until the controller has undone what it changed. */
 export const ZONE_SHIFT_FINALIZER = `${PROJECT_DOMAIN}/undo-zone-shift`;
+
+/**
+ * A zonal shift took the pod out of service: its zone-in-service condition is False while its containers are
+ * ready, so it would serve but for the shift. The budgets count it as no disruption (it serves nothing on purpose).
+ */
+export function isOutByShift(pod: PodLifeFields): boolean {
+  const gate = pod.status?.conditions?.find((c) => c.type === ZONE_IN_SERVICE_CONDITION);
+  return gate?.status === 'False' && conditionHolds(pod, 'ContainersReady') && !isReady(pod) && !isTerminating(pod);
+}
+
+/** What a node's spec says of its taints. */
+export interface NodeTaints {
+  readonly taints?: ReadonlyArray<{ readonly key?: string; readonly value?: string }>;
+}
+
+/** The zones whose nodes carry a zonal shift's taint (its value is the zone). */
+export function zonesTaintedByShift(
+  nodes: ReadonlyArray<{ readonly metadata?: unknown; readonly spec?: NodeTaints }>,
+): Set<string> {
+  return new Set(nodes.flatMap((n) => n.spec?.taints ?? [])
+    .filter((t) => t.key === ZONE_SHIFT_TAINT_KEY && t.value)
+    .map((t) => t.value!));
+}
 
 /** What a ZoneShift asks for. */
 export interface ZoneShiftSpec {

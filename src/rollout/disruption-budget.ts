@@ -5,6 +5,11 @@
  * Unlike aws/zone-aware-controllers (bug #28), a pod that is expected but missing (deleted and not yet
  * recreated) counts as unavailable in its zone, so two evictions in two zones cannot both pass while the
  * first pod is gone. When the missing pod's zone is unknown, it counts as unavailable in every zone.
+ *
+ * A zone under a zonal shift is the zone being disrupted already, on purpose: the pods the shift took out of
+ * service serve nothing, so they may always be evicted and count against no budget, and what is unavailable in
+ * that zone holds no other zone back. The other zones are paced as without a shift: one at a time, at most
+ * maxUnavailable each.
  */
 
 /** A pod the budget selects. */
@@ -14,6 +19,8 @@ export interface BudgetPod {
   readonly zone?: string;
   /** Ready and not terminating. */
   readonly healthy: boolean;
+  /** Out of service by a zonal shift (its zone-in-service gate False): not healthy, but no disruption either. */
+  readonly outByShift?: boolean;
 }
 
 /** A pod the owners expect that does not exist (or is terminating and will be replaced). */
@@ -29,6 +36,8 @@ export interface BudgetInput {
   readonly missing: readonly MissingPod[];
   /** Absolute maxUnavailable per zone (already scaled against the expected total). */
   readonly maxUnavailable: number;
+  /** Zones under a zonal shift (their nodes tainted by it); a zone with a pod `outByShift` is one too. */
+  readonly shiftedZones?: ReadonlySet<string>;
 }
 
 export interface ZoneBudget {
@@ -36,8 +45,13 @@ export interface ZoneBudget {
   /** Pods that should exist in the zone: existing ones plus missing ones known to belong here. */
   readonly expected: number;
   readonly healthy: number;
+  /** Pods neither healthy nor out of service by a shift (missing ones included). */
   readonly unavailable: number;
   readonly disruptionsAllowed: number;
+  /** Under a zonal shift: what is unavailable here holds no other zone back. */
+  readonly shifted: boolean;
+  /** Pods the shift took out of service. */
+  readonly outByShift: number;
 }
 
 export interface Budget {
@@ -52,24 +66,28 @@ export interface Budget {
 export const UNKNOWN_BUDGET_ZONE = '<unknown>';
 
 export function computeBudget(input: BudgetInput): Budget {
-  const byZone = new Map<string, { expected: number; healthy: number }>();
+  const byZone = new Map<string, { expected: number; healthy: number; outByShift: number }>();
   const entry = (zone: string | undefined) => {
     const key = zone ?? UNKNOWN_BUDGET_ZONE;
     let e = byZone.get(key);
-    if (!e) byZone.set(key, e = { expected: 0, healthy: 0 });
+    if (!e) byZone.set(key, e = { expected: 0, healthy: 0, outByShift: 0 });
     return e;
   };
   for (const p of input.pods) {
     const e = entry(p.zone);
     e.expected++;
     if (p.healthy) e.healthy++;
+    else if (p.outByShift) e.outByShift++;
   }
   for (const m of input.missing) entry(m.zone).expected++;
 
-  const unavailable = new Map([...byZone].map(([z, e]) => [z, e.expected - e.healthy]));
+  // a pod taken out by a shift says its zone is shifted, even when the shift left the nodes alone (namespaced)
+  const shifted = (zone: string) => zone !== UNKNOWN_BUDGET_ZONE
+    && ((input.shiftedZones?.has(zone) ?? false) || byZone.get(zone)!.outByShift > 0);
+  const unavailable = new Map([...byZone].map(([z, e]) => [z, e.expected - e.healthy - e.outByShift]));
   const zones = [...byZone.keys()].sort(compareZoneNames).map((zone): ZoneBudget => {
     const e = byZone.get(zone)!;
-    const elsewhere = [...unavailable].some(([z, u]) => z !== zone && u > 0);
+    const elsewhere = [...unavailable].some(([z, u]) => z !== zone && u > 0 && !shifted(z));
     // Pods without a known zone cannot be disrupted zone-safely: their group never allows a disruption.
     const unavailableHere = unavailable.get(zone)!;
     const allowed = zone === UNKNOWN_BUDGET_ZONE || elsewhere ? 0 : Math.max(0, input.maxUnavailable - unavailableHere);
@@ -79,6 +97,8 @@ export function computeBudget(input: BudgetInput): Budget {
       healthy: e.healthy,
       unavailable: unavailableHere,
       disruptionsAllowed: allowed,
+      shifted: shifted(zone),
+      outByShift: e.outByShift,
     };
   });
   return {
@@ -107,13 +127,17 @@ export interface EvictionVerdict {
  * May `pod` be evicted under `budget`? Denied when the pod's zone is unknown (its node lacks the zone
  * label), when another zone has unavailable pods (including missing ones), or when its own zone has used
  * up its budget. A pod that is already unhealthy may go when no other zone is disrupted: evicting it does
- * not lower availability.
+ * not lower availability. A pod a zonal shift took out of service may always go; a shifted zone's unavailable
+ * pods hold no other zone back.
  */
 export function evictionVerdict(budget: Budget, pod: BudgetPod): EvictionVerdict {
   if (pod.zone === undefined) {
     return { allowed: false, zone: UNKNOWN_BUDGET_ZONE, reason: `pod ${pod.name} has no zone (unscheduled, or its node lacks the zone label): a zone-safe eviction cannot be decided` };
   }
-  const others = budget.zones.filter((z) => z.zone !== pod.zone && z.unavailable > 0);
+  if (pod.outByShift) {
+    return { allowed: true, zone: pod.zone, reason: `pod ${pod.name} is out of service by a zonal shift of zone ${pod.zone}: evicting it lowers nothing that serves` };
+  }
+  const others = budget.zones.filter((z) => z.zone !== pod.zone && z.unavailable > 0 && !z.shifted);
   if (others.length > 0) {
     return {
       allowed: false,

@@ -1,10 +1,14 @@
 import {
+  isOutByShift,
   MAX_SHIFT_SECONDS,
   nextShiftExpiry,
   outOfServiceZones,
   shiftCovers,
   shiftInForce,
   shiftIsClusterWide,
+  ZONE_IN_SERVICE_CONDITION,
+  ZONE_SHIFT_TAINT_KEY,
+  zonesTaintedByShift,
   zoneShiftProblem,
 } from '../../src/contract/zone-shift';
 import { zoneShiftCrd } from '../../src/contract/zone-shift-crd';
@@ -95,4 +99,32 @@ test('the CRD: cluster-scoped, zone and expiry required, the zone immutable, a s
   expect(specSchema.required).toEqual(['zone', 'expiresAt']);
   expect(specSchema['x-kubernetes-validations']).toEqual([expect.objectContaining({ rule: 'self.zone == oldSelf.zone' })]);
   expect(version.additionalPrinterColumns.map((c: any) => c.name)).toEqual(['Zone', 'Expires-At', 'Phase', 'Namespaces', 'Age']);
+});
+
+describe('what the budgets read of a shift', () => {
+  const pod = (conditions: Array<[string, string]>, deleting = false) => ({
+    metadata: { name: 'p', ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
+    status: { conditions: conditions.map(([type, status]) => ({ type, status })) },
+  });
+  const gate = ZONE_IN_SERVICE_CONDITION;
+
+  test.each([
+    ['gate False, containers ready, not Ready: out by the shift', [[gate, 'False'], ['ContainersReady', 'True'], ['Ready', 'False']], false, true],
+    ['containers not ready: unavailable whatever the gate', [[gate, 'False'], ['ContainersReady', 'False'], ['Ready', 'False']], false, false],
+    ['gate True', [[gate, 'True'], ['ContainersReady', 'True'], ['Ready', 'True']], false, false],
+    ['no gate', [['ContainersReady', 'True'], ['Ready', 'False']], false, false],
+    ['being deleted', [[gate, 'False'], ['ContainersReady', 'True'], ['Ready', 'False']], true, false],
+  ] as Array<[string, Array<[string, string]>, boolean, boolean]>)('%s', (_, conditions, deleting, out) => {
+    expect(isOutByShift(pod(conditions, deleting))).toBe(out);
+  });
+
+  test('the zones whose nodes carry the shift\'s taint, by its value', () => {
+    const node = (...taints: Array<{ key: string; value?: string }>) => ({ metadata: {}, spec: { taints } });
+    expect([...zonesTaintedByShift([
+      node({ key: ZONE_SHIFT_TAINT_KEY, value: 'zone-a' }, { key: 'other', value: 'zone-b' }),
+      node({ key: ZONE_SHIFT_TAINT_KEY, value: 'zone-a' }),
+      node({ key: 'node.kubernetes.io/unschedulable' }),
+      node(),
+    ])]).toEqual(['zone-a']);
+  });
 });

@@ -46,7 +46,7 @@ const ZDB_STATUS: Required<ZoneDisruptionBudgetStatus> = {
   expectedPods: 6,
   healthyPods: 6,
   maxUnavailable: 1,
-  zones: [{ zone: 'zone-a', expected: 2, healthy: 2, disruptionsAllowed: 1 }],
+  zones: [{ zone: 'zone-a', expected: 2, healthy: 2, disruptionsAllowed: 1, shifted: true, outByShift: 2 }],
 };
 
 /** Where the fields of `value` and the properties of `schema` differ, at every level of objects and lists. */

@@ -93,6 +93,11 @@ export function slimNode(node: KubeObject): KubeObject {
   return { metadata: slimMeta(node.metadata, { labels: 'all' }) };
 }
 
+/** A node with its taints too (a zonal shift's among them). */
+export function slimTaintedNode(node: KubeObject): KubeObject {
+  return { ...slimNode(node), spec: { taints: node.spec?.taints } };
+}
+
 /** The whole object but its managedFields (server-side apply bookkeeping, often half of it). */
 export function withoutManagedFields(obj: KubeObject): KubeObject {
   const { managedFields, ...metadata } = obj.metadata as ObjectMeta & { managedFields?: unknown };

@@ -8,6 +8,7 @@
  */
 import { ZoneDisruptionBudgetSpec, ZoneDisruptionBudgetStatus } from '../../../src/contract/rollout-resources';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import { isOutByShift } from '../../../src/contract/zone-shift';
 import { Selector, selectorMatches } from '../../../src/kubernetes/label-selector';
 import { hasEnded, isPending, isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import {
@@ -28,6 +29,8 @@ export interface BudgetWorld {
   readonly claims: readonly KubeObject[];
   readonly nodeLabels: (node: string) => Record<string, string> | undefined;
   readonly topologyKeys: readonly string[];
+  /** Zones whose nodes a zonal shift tainted. */
+  readonly shiftedZones?: ReadonlySet<string>;
   /** Where pods were last seen running: pod key (namespace/name) -> zone. */
   readonly lastZones: ReadonlyMap<string, string>;
   /**
@@ -50,6 +53,7 @@ export function budgetPod(world: BudgetWorld, pod: KubeObject, fallbackZone?: st
     name: pod.metadata.name,
     zone: zoneOfNode(world, pod.spec?.nodeName) ?? (pod.spec?.nodeName ? undefined : fallbackZone),
     healthy: isReady(pod) && !isTerminating(pod) && !world.reserved?.has(keyOf(pod)),
+    outByShift: isOutByShift(pod),
   };
 }
 
@@ -100,7 +104,8 @@ export function budgetOf(zdb: KubeObject, world: BudgetWorld): { budget: Budget;
   const maxUnavailable = scaleMaxUnavailable(spec.maxUnavailable, expected, 'up');
   const known = new Map(owners.flatMap((o) => Object.entries(o.knownZones ?? {})));
   const budgetPods = pods.map((p) => budgetPod(world, p, known.get(p.metadata.name)));
-  return { budget: computeBudget({ pods: budgetPods, missing, maxUnavailable }), pods };
+  const budget = computeBudget({ pods: budgetPods, missing, maxUnavailable, shiftedZones: world.shiftedZones });
+  return { budget, pods };
 }
 
 /** The ZoneDisruptionBudget status for `budget`. */
@@ -115,6 +120,7 @@ export function budgetStatus(zdb: KubeObject, budget: Budget): ZoneDisruptionBud
       expected: z.expected,
       healthy: z.healthy,
       disruptionsAllowed: z.disruptionsAllowed,
+      ...(z.shifted ? { shifted: true, outByShift: z.outByShift } : {}),
     })),
   };
 }

@@ -21,12 +21,13 @@
  */
 import { ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES } from '../../../src/contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH } from '../../../src/contract/rollout';
+import { ZONE_IN_SERVICE_CONDITION, zonesTaintedByShift } from '../../../src/contract/zone-shift';
 import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { AdmissionRequest, AdmissionVerdict, AdmissionWebhook } from '../admission';
 import { defineReconciler, SharedCaches } from '../define-reconciler';
 import { KubeObject, keyOf } from '../kube/api';
 import { byNamespace, delay } from '../kube/informer';
-import { slimMeta, slimNode, slimPod, withoutManagedFields } from '../kube/transforms';
+import { slimMeta, slimPod, slimTaintedNode, withoutManagedFields } from '../kube/transforms';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, Change, WatchedCaches, Watches } from '../watches';
 import { patchStatus, statusHolds } from './status';
@@ -149,7 +150,8 @@ type BudgetWatch = 'budgets' | 'pods' | 'statefulSets' | 'replicaSets' | 'claims
 /**
  * What the budgets watch, and which budgets a change concerns: a budget itself; any change of a pod, a
  * StatefulSet, a ReplicaSet or a claim, every budget of its namespace (their status counts them). Nodes are
- * only read (a pod's zone). `onPod` sees every pod change first (the webhook's reservations and last zones).
+ * only read (a pod's zone, a zonal shift's taint). `onPod` sees every pod change first (the webhook's reservations
+ * and last zones).
  */
 export function zoneDisruptionBudgetWatches(
   resyncMs: number | undefined, onPod: (change: Change) => void = () => undefined,
@@ -168,7 +170,7 @@ export function zoneDisruptionBudgetWatches(
     },
     pods: {
       resource: PODS,
-      transform: (pod) => slimPod(pod, { labels: 'all', conditions: ['Ready'] }),
+      transform: (pod) => slimPod(pod, { labels: 'all', conditions: ['Ready', 'ContainersReady', ZONE_IN_SERVICE_CONDITION] }),
       ...ofNamespace,
       keys: (change, c) => {
         onPod(change);
@@ -182,7 +184,7 @@ export function zoneDisruptionBudgetWatches(
       transform: (claim) => ({ metadata: slimMeta(claim.metadata, { annotations: [SELECTED_NODE_ANNOTATION] }) }),
       ...ofNamespace,
     },
-    nodes: { resource: NODES, transform: slimNode },
+    nodes: { resource: NODES, transform: slimTaintedNode },
   };
 }
 
@@ -264,6 +266,7 @@ class BudgetCaches implements EvictionView, SharedCaches<BudgetWatch> {
       owners: [...c.byIndex('statefulSets', 'namespace', namespace), ...c.byIndex('replicaSets', 'namespace', namespace)],
       claims: c.byIndex('claims', 'namespace', namespace),
       lastZones: this.lastZones,
+      shiftedZones: zonesTaintedByShift(c.list('nodes')),
     };
   }
 

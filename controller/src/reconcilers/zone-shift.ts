@@ -15,7 +15,7 @@ import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { nextShiftExpiry, shiftInForce, ZONE_SHIFT_FINALIZER, ZoneShiftStatus } from '../../../src/contract/zone-shift';
 import { defineReconciler } from '../define-reconciler';
 import { isStatus, KubeObject, resourcePath } from '../kube/api';
-import { slimMeta, slimPod } from '../kube/transforms';
+import { slimPod, slimTaintedNode } from '../kube/transforms';
 import { ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, shiftsWatch, Watches } from '../watches';
@@ -54,11 +54,6 @@ const NODE = 'node/';
  * A node as the reconciler needs it: labels (its zone), taints, and the resourceVersion its patch is conditional
  * on.
  */
-const slimTaintedNode = (node: KubeObject): KubeObject => ({
-  metadata: slimMeta(node.metadata, { labels: 'all' }),
-  spec: { taints: node.spec?.taints },
-});
-
 /** What a shift's status shows of a gated pod: its gate's status, and why the fail-safe keeps it. */
 const gateShown = (pod: KubeObject) => {
   const gate = zoneGateCondition(pod);
