@@ -133,9 +133,12 @@ const KUBE_CONNECTION = 'src/kubernetes/kube-connection.ts';
  */
 const COMMAND_LINE = ['src/shared/command-line.ts', 'src/shared/errors.ts'];
 
-test('the runtime controller imports from src/ only the contract, the pure planners, the kube connection and the command line', () => {
+/** The splitter of newline-delimited streams (watch events, process logs) the controller's and the CLI's watches read. */
+const LINES = 'src/shared/lines.ts';
+
+test('the runtime controller imports from src/ only the contract, the pure planners, the kube connection, the command line and the line splitter', () => {
   const controllerFiles = sourceFiles(path.join(ROOT, 'controller', 'src'));
-  const allowed = [...PLANNERS, KUBE_CONNECTION, ...COMMAND_LINE];
+  const allowed = [...PLANNERS, KUBE_CONNECTION, ...COMMAND_LINE, LINES];
   const imported = new Set<string>();
   for (const file of controllerFiles) {
     for (const target of importsOf(file).files) if (target.startsWith(SRC)) imported.add(`${rel(target)} (from ${rel(file)})`);

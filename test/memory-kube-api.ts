@@ -2,8 +2,9 @@
  * The one in-memory API server of the unit tests (the CLI's commands, the controller's): `KubeApi` over objects
  * kept by their full path, with the answers the real one gives where the code under test depends on them (404,
  * 409 on a name taken or a stale resourceVersion, merge and strategic merge patches, a finalizer holding a
- * deletion, lists across namespaces and by label), every call recorded, and a hook before each call (a test makes
- * it fail there: a server down, a namespace forbidden) and after it (a test plays a controller there).
+ * deletion, lists across namespaces and by label, watches from a list's resourceVersion), every call recorded, and
+ * a hook before each call (a test makes it fail there: a server down, a namespace forbidden) and after it (a test
+ * plays a controller there).
  */
 import {
   KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PatchType, WatchEvent, WatchOptions,
@@ -60,14 +61,28 @@ export class MemoryKubeApi implements KubeApi {
   /** Every call, as `METHOD path` (a list with its selectors: `LIST path?labelSelector=...`). */
   readonly calls: string[] = [];
   private version = 1;
+  /** Every change, in order: what a watch from an older version replays. */
+  private readonly changes: Array<{ path: string; event: WatchEvent }> = [];
+  private readonly watchers = new Set<{ listPath: string; onEvent: (event: WatchEvent) => void }>();
   /** Called before each call, with the call; what it throws is the call's answer. */
   public beforeCall: (call: string) => void | Promise<void> = () => undefined;
   /** Called after each call (a test plays the controller here). */
   public onCall: (api: MemoryKubeApi) => void = () => undefined;
 
   put(listPath: string, obj: any): void {
+    const path = `${listPath}/${obj.metadata.name}`;
+    const type = this.objects.has(path) ? 'MODIFIED' : 'ADDED';
     const metadata = { ...obj.metadata, resourceVersion: String(this.version++) };
-    this.objects.set(`${listPath}/${obj.metadata.name}`, { ...obj, metadata });
+    this.objects.set(path, { ...obj, metadata });
+    this.changed(path, type);
+  }
+
+  /** Tells the watches of the object at `path` (its current state, or `gone` once deleted). */
+  private changed(path: string, type: WatchEvent['type'], gone?: any): void {
+    const object = gone ?? this.objects.get(path);
+    const event = { type, object: json(object) } as WatchEvent;
+    this.changes.push({ path, event });
+    for (const w of this.watchers) if (inList(path, w.listPath)) w.onEvent(json(event));
   }
 
   async get(path: string): Promise<any> {
@@ -83,7 +98,7 @@ export class MemoryKubeApi implements KubeApi {
       items: [...this.objects]
         .filter(([p, o]) => inList(p, path) && labelsMatch(opts.labelSelector, o.metadata.labels))
         .map(([, o]) => json(o)),
-      metadata: {},
+      metadata: { resourceVersion: String(this.version - 1) },
     }));
   }
 
@@ -125,26 +140,43 @@ export class MemoryKubeApi implements KubeApi {
       const current = this.found(path);
       const finalized = (current.metadata.finalizers ?? []).length > 0;
       const deletionTimestamp = new Date().toISOString();
-      if (finalized) this.objects.set(path, { ...current, metadata: { ...current.metadata, deletionTimestamp } });
-      else this.objects.delete(path);
+      if (finalized) {
+        this.store(path, { ...current, metadata: { ...current.metadata, deletionTimestamp } });
+      } else {
+        this.objects.delete(path);
+        const metadata = { ...current.metadata, resourceVersion: String(this.version++) };
+        this.changed(path, 'DELETED', { ...current, metadata });
+      }
     });
   }
 
-  /** A watch that sees no change: it stays open until `signal` aborts. */
+  /**
+   * The changes of the objects of the list at `path` after `opts.resourceVersion` (all those kept, without one), then
+   * each as it happens, until `signal` aborts.
+   */
   async watch<T extends KubeObject = KubeObject>(
-    path: string, _opts: WatchOptions, _onEvent: (event: WatchEvent<T>) => void, signal: AbortSignal,
+    path: string, opts: WatchOptions, onEvent: (event: WatchEvent<T>) => void, signal: AbortSignal,
   ): Promise<void> {
     await this.after(`WATCH ${path}`, () => undefined);
+    const after = Number(opts.resourceVersion ?? 0);
+    for (const c of this.changes) {
+      const newer = Number(c.event.object.metadata.resourceVersion) > after;
+      if (inList(c.path, path) && newer) onEvent(json(c.event) as WatchEvent<T>);
+    }
+    const watcher = { listPath: path, onEvent: onEvent as (event: WatchEvent) => void };
+    this.watchers.add(watcher);
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
     });
+    this.watchers.delete(watcher);
   }
 
   close(): void {}
 
   private store(path: string, next: any): any {
     this.objects.set(path, { ...next, metadata: { ...next.metadata, resourceVersion: String(this.version++) } });
+    this.changed(path, 'MODIFIED');
     return json(this.objects.get(path));
   }
 

@@ -5,6 +5,7 @@
  */
 import { LIVE_LISTS } from '../check/live/live-read';
 import { ROLLOUT_GROUP } from '../contract/rollout';
+import { DRILL_WATCHED_PATHS } from '../drill/cluster-watch';
 import { ZONE_SHIFT_PLURAL } from '../contract/zone-shift';
 
 export interface CliRule {
@@ -27,11 +28,26 @@ export const CHECK_LIVE_RULES: readonly CliRule[] = listRules();
 function listRules(): CliRule[] {
   const byGroup = new Map<string, string[]>([['', ['nodes']]]);
   for (const list of LIVE_LISTS) {
-    const api = list.apis[0].split('/');
-    const group = api[1] === 'api' ? '' : api[2];
+    const { group } = groupAndResource(`${list.apis[0]}/${list.resource}`);
     byGroup.set(group, [...byGroup.get(group) ?? [], list.resource]);
   }
   return [...byGroup].map(([group, resources]) => ({ apiGroups: [group], resources, verbs: ['list'] }));
+}
+
+/** The group and resource of a list path (`/api/v1/pods`, `/apis/apps/v1/deployments`). */
+function groupAndResource(path: string): { group: string; resource: string } {
+  const parts = path.split('/');
+  return { group: parts[1] === 'api' ? '' : parts[2], resource: parts[parts.length - 1] };
+}
+
+/** `watch` on every list the drill watches (cluster-watch.ts). */
+function watchRules(): CliRule[] {
+  const byGroup = new Map<string, string[]>();
+  for (const path of DRILL_WATCHED_PATHS) {
+    const { group, resource } = groupAndResource(path);
+    byGroup.set(group, [...byGroup.get(group) ?? [], resource]);
+  }
+  return [...byGroup].map(([group, resources]) => ({ apiGroups: [group], resources, verbs: ['watch'] }));
 }
 
 /**
@@ -42,4 +58,6 @@ export const DRILL_RULES: readonly CliRule[] = [
   { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] },
   { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
   ...CHECK_LIVE_RULES,
+  // every change seen as it happens (the fewest Ready is the true minimum)
+  ...watchRules(),
 ];

@@ -12,7 +12,7 @@ import { SHIFT_USAGE, shiftCommand, shiftFlagsHelp } from './shift-command';
 import { parseSingleDocument } from '../check/manifest-text';
 import { docsUrl } from '../contract/docs';
 import { ExitCode, exitCodeOf, exitCodesHelp } from '../contract/exit-codes';
-import { KubeRequestApi } from '../kubernetes/kube-api';
+import { KubeApi } from '../kubernetes/kube-api';
 import { loadClusterConfig } from '../kubernetes/kube-connection';
 import { httpsKubeApi } from '../kubernetes/kube-request';
 import { asksForHelp, flagsHelp } from '../shared/command-line';
@@ -26,7 +26,7 @@ export interface MainIo extends CliIo {
    *
    * @default the kubeconfig's current context (or as kubectl chooses without one) over HTTPS
    */
-  readonly connect?: (kubeconfig: string | undefined) => KubeRequestApi;
+  readonly connect?: (kubeconfig: string | undefined) => KubeApi;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly interrupted?: () => boolean;
@@ -159,7 +159,7 @@ function liveIo(io: MainIo): LiveIo {
 }
 
 /** The HTTPS API of a kubeconfig; a kubeconfig it cannot use is bad input. */
-function connect(kubeconfig: string | undefined): KubeRequestApi {
+function connect(kubeconfig: string | undefined): KubeApi {
   try {
     return httpsKubeApi(loadClusterConfig({ kubeconfig }, parseSingleDocument));
   } catch (e) {

@@ -1,7 +1,7 @@
 /**
- * What a drill sees of each workload while it runs: from snapshots of the cluster (workloads, ReplicaSets, pods,
- * nodes) taken every half second, the fewest ready replicas, the most pods Pending, and when the workload was
- * whole again. Pure: the run takes the snapshots, this folds them.
+ * What a drill sees of each workload while it runs: from the cluster (workloads, ReplicaSets, pods, nodes) at each
+ * change its watches see (cluster-watch.ts), the fewest ready replicas, the most pods Pending, and when the workload
+ * was whole again. Pure: the run records the states, this folds them.
  */
 import { Live, OwnerRef, Pod, TypeAndMeta, Workload } from '../kubernetes/objects';
 import { isActive, isPending, isRunningAndReady } from '../kubernetes/pod-life';

@@ -4,6 +4,7 @@
  * observation against the check's prediction. Cut short (Ctrl-C), it still restores; killed, `restoreDrill` does
  * it from the records on the nodes.
  */
+import { ClusterWatch } from './cluster-watch';
 import { DrillMode, DrillNode, drillPatch, DrillRecord, drillRecordOf, restorePatch } from './drill-nodes';
 import {
   ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey,
@@ -11,10 +12,9 @@ import {
 } from './drill-observe';
 import { DrillPlan, DrillRefused, plannedPrediction, planDrill, systemsOf } from './drill-plan';
 import { verdict, WorkloadVerdict } from './drill-verdict';
-import { zoneKeyOf } from '../check/cluster-nodes';
 import { readLiveObjects } from '../check/live/live-read';
-import { isStatus, KubeRequestApi, listAll } from '../kubernetes/kube-api';
-import { Live, Node, Pod, Workload } from '../kubernetes/objects';
+import { isStatus, KubeApi, KubeRequestApi, listAll } from '../kubernetes/kube-api';
+import { Live, Pod } from '../kubernetes/objects';
 import { isActive } from '../kubernetes/pod-life';
 
 /** How the run goes, and what it reports to. */
@@ -23,6 +23,7 @@ export interface DrillRunOptions {
   readonly timeoutMs: number;
   /** How long nothing must change before the cluster counts as steady. */
   readonly settleMs: number;
+  /** How often a drain asks the Eviction API again, and the end of the watch is looked for (changes are watched). */
   readonly pollMs: number;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
@@ -62,49 +63,44 @@ export async function planLiveDrill(api: KubeRequestApi, zone: string, mode: Dri
   return planDrill(nodes, objects, zone, mode);
 }
 
-/** The cluster now: the watched workloads, the pods and each node's zone. */
-export async function takeSnapshot(api: KubeRequestApi, now: () => number): Promise<ClusterSnapshot> {
-  const workloads = (path: string): Promise<Live<Workload>[]> => listAll(api, path);
-  const [nodes, deployments, statefulSets, replicaSets, pods] = await Promise.all([
-    listAll(api, '/api/v1/nodes') as Promise<Live<Node>[]>, workloads('/apis/apps/v1/deployments'),
-    workloads('/apis/apps/v1/statefulsets'), workloads('/apis/apps/v1/replicasets'),
-    listAll(api, '/api/v1/pods') as Promise<Live<Pod>[]>,
-  ]);
-  const key = zoneKeyOf(nodes);
-  return {
-    atMs: now(),
-    workloads: [...deployments, ...statefulSets, ...replicaSets],
-    pods,
-    // a node without the zone label has no zone (`get` answers undefined, as for an unknown node)
-    zoneOfNode: new Map(nodes.flatMap((n): [string, string][] => {
-      const zone = n.metadata.labels?.[key];
-      return zone === undefined ? [] : [[n.metadata.name, zone]];
-    })),
-  };
+/**
+ * Runs the drill of `plan`, watching the cluster (every change seen as it happens). The nodes are restored whatever
+ * happens once the first is changed.
+ */
+export async function runDrill(api: KubeApi, plan: DrillPlan, o: DrillRunOptions): Promise<DrillResult> {
+  let recorder: DrillRecorder | undefined;
+  const cluster = await ClusterWatch.start(api, o.now, { sleep: o.sleep }, (s) => recorder?.record(s));
+  try {
+    const first = cluster.snapshot();
+    recorder = new DrillRecorder([...watchedWorkloads(first), ...systemsOf(plan)], plan, first);
+    return await drill(api, cluster, recorder, plan, o);
+  } finally {
+    await cluster.stop();
+  }
 }
 
-/** Runs the drill of `plan`. The nodes are restored whatever happens once the first is changed. */
-export async function runDrill(api: KubeRequestApi, plan: DrillPlan, o: DrillRunOptions): Promise<DrillResult> {
-  const first = await takeSnapshot(api, o.now);
-  const keys = [...watchedWorkloads(first), ...systemsOf(plan)];
-  const firstState = (k: WorkloadKey) => ({ atMs: first.atMs, state: stateOf(first, k, plan, false) });
-  const states = new Map(keys.map((k) => [workloadKeyText(k), [firstState(k)]]));
+async function drill(
+  api: KubeApi, cluster: ClusterWatch, recorder: DrillRecorder, plan: DrillPlan, o: DrillRunOptions,
+): Promise<DrillResult> {
   const startMs = o.now();
   const startedAt = new Date(startMs).toISOString();
   const refused = new Map<string, Set<string>>();
   let watch: WatchEnd;
   try {
+    recorder.zoneDown = plan.mode === 'outage';
     for (const name of plan.nodes) await changeNode(api, name, plan, startedAt);
-    o.progress(`${plan.mode}: ${plan.nodes.length} nodes of zone ${plan.zone} changed (${plan.nodes.join(', ')}); watching ${keys.length} workloads`);
-    watch = await watchUntilSteady(api, plan, keys, states, refused, o);
+    recorder.record(cluster.snapshot(), true);
+    o.progress(`${plan.mode}: ${plan.nodes.length} nodes of zone ${plan.zone} changed (${plan.nodes.join(', ')}); watching ${recorder.keys.length} workloads`);
+    watch = await watchUntilSteady(api, cluster, recorder, plan, refused, o);
   } finally {
     const restored = await restoreDrill(api, (n) => plan.nodes.includes(n));
+    recorder.stop(cluster.snapshot());
     o.progress(`restored ${restored.length} nodes`);
   }
   const restoredAt = o.now();
-  const settledAt = await waitForSettle(api, plan, keys, states, o, restoredAt);
-  const verdicts = keys.map((k) => {
-    const seen = observe(states.get(workloadKeyText(k))!, startMs, refusedOf(refused, k));
+  const settledAt = await waitForSettle(cluster, recorder, plan, o, restoredAt);
+  const verdicts = recorder.keys.map((k) => {
+    const seen = observe(recorder.statesOf(k), startMs, refusedOf(refused, k));
     return verdict({ kind: k.kind, namespace: k.namespace, name: k.name }, plannedPrediction(plan, k), seen, plan.mode);
   });
   return {
@@ -119,6 +115,54 @@ export async function runDrill(api: KubeRequestApi, plan: DrillPlan, o: DrillRun
     cutShort: watch.cutShort,
     settledAfterMs: settledAt === undefined ? undefined : settledAt - restoredAt,
   };
+}
+
+/**
+ * What the drill records of each workload: its state before the drill, then each state it passed through (every
+ * change the watches saw), until the restore.
+ */
+class DrillRecorder {
+  /** Whether the drilled zone's pods count as dead (an outage under way). */
+  zoneDown = false;
+  /** When a workload's state last changed. */
+  changedAtMs: number;
+  private readonly states: Map<string, Array<{ atMs: number; state: WorkloadState }>>;
+  private recording = true;
+
+  constructor(readonly keys: readonly WorkloadKey[], private readonly plan: DrillPlan, first: ClusterSnapshot) {
+    const pods = podsByWorkload(first);
+    const firstState = (k: WorkloadKey) => ({ atMs: first.atMs, state: stateOf(first, k, plan, false, pods) });
+    this.states = new Map(keys.map((k) => [workloadKeyText(k), [firstState(k)]]));
+    this.changedAtMs = first.atMs;
+  }
+
+  /** Records each workload's state in `snap` where it changed (`always`: every one). */
+  record(snap: ClusterSnapshot, always = false): void {
+    if (!this.recording) return;
+    const pods = podsByWorkload(snap);
+    for (const k of this.keys) {
+      const seen = this.states.get(workloadKeyText(k))!;
+      const state = stateOf(snap, k, this.plan, this.zoneDown, pods);
+      const changed = JSON.stringify(state) !== JSON.stringify(seen[seen.length - 1].state);
+      if (changed) this.changedAtMs = snap.atMs;
+      if (changed || always) seen.push({ atMs: snap.atMs, state });
+    }
+  }
+
+  /** The last states, as the restore begins; nothing after. */
+  stop(snap: ClusterSnapshot): void {
+    this.record(snap, true);
+    this.recording = false;
+  }
+
+  statesOf(k: WorkloadKey): ReadonlyArray<{ atMs: number; state: WorkloadState }> {
+    return this.states.get(workloadKeyText(k))!;
+  }
+
+  /** The state before the drill. */
+  before(k: WorkloadKey): WorkloadState {
+    return this.statesOf(k)[0].state;
+  }
 }
 
 function stateOf(
@@ -197,38 +241,30 @@ interface WatchEnd {
 
 /**
  * Watches until nothing changed for `settleMs` (in a drain: no pod left to evict, or refusals unchanged), the timeout,
- * or Ctrl-C.
+ * or Ctrl-C; a drain asks the Eviction API again every `pollMs`.
  */
 async function watchUntilSteady(
   api: KubeRequestApi,
+  cluster: ClusterWatch,
+  recorder: DrillRecorder,
   plan: DrillPlan,
-  keys: readonly WorkloadKey[],
-  states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
   refused: Map<string, Set<string>>,
   o: DrillRunOptions,
 ): Promise<WatchEnd> {
   const deadline = o.now() + o.timeoutMs;
-  let signature = '';
-  let changedAt = o.now();
   for (;;) {
-    const snap = await takeSnapshot(api, o.now);
-    const pods = podsByWorkload(snap);
-    if (plan.mode === 'drain') await evictFromZone(api, plan, snap, pods, refused);
-    const now = keys.map((k) => stateOf(snap, k, plan, plan.mode === 'outage', pods));
-    keys.forEach((k, i) => states.get(workloadKeyText(k))!.push({ atMs: snap.atMs, state: now[i] }));
-    const next = JSON.stringify(now);
-    if (next !== signature) {
-      signature = next;
-      changedAt = snap.atMs;
+    if (plan.mode === 'drain') {
+      const snap = cluster.snapshot();
+      await evictFromZone(api, plan, snap, podsByWorkload(snap), refused);
     }
     const end = (steady: boolean, cutShort: boolean): WatchEnd => ({
       steady,
       cutShort,
       endMs: o.now(),
-      lastChangeMs: changedAt,
+      lastChangeMs: recorder.changedAtMs,
     });
     if (o.aborted()) return end(false, true);
-    if (o.now() - changedAt >= o.settleMs) return end(true, false);
+    if (o.now() - recorder.changedAtMs >= o.settleMs) return end(true, false);
     if (o.now() >= deadline) return end(false, false);
     await o.sleep(o.pollMs);
   }
@@ -268,19 +304,14 @@ async function evictFromZone(
 
 /** After the restore: waits until every workload is as whole as before the drill; the moment it was, or undefined. */
 async function waitForSettle(
-  api: KubeRequestApi,
-  plan: DrillPlan,
-  keys: readonly WorkloadKey[],
-  states: Map<string, Array<{ atMs: number; state: WorkloadState }>>,
-  o: DrillRunOptions,
-  fromMs: number,
+  cluster: ClusterWatch, recorder: DrillRecorder, plan: DrillPlan, o: DrillRunOptions, fromMs: number,
 ): Promise<number | undefined> {
   const deadline = fromMs + o.timeoutMs;
   for (;;) {
-    const snap = await takeSnapshot(api, o.now);
+    const snap = cluster.snapshot();
     const pods = podsByWorkload(snap);
-    const settled = keys.every((k) => {
-      const before = states.get(workloadKeyText(k))![0].state;
+    const settled = recorder.keys.every((k) => {
+      const before = recorder.before(k);
       const now = stateOf(snap, k, plan, false, pods);
       return now.ready >= Math.min(before.ready, now.desired) && now.pending <= before.pending;
     });

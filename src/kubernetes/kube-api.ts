@@ -103,7 +103,7 @@ export interface KubeApi {
   close(): void;
 }
 
-/** The API without watches: what the CLI's commands call (they ask and change, they never watch). */
+/** The API without watches: what the CLI's commands take that only ask and change (the drill watches). */
 export type KubeRequestApi = Omit<KubeApi, 'watch'>;
 
 /**
@@ -142,10 +142,32 @@ const PAGE_SIZE = 500;
 export async function listPages<T extends KubeObject = KubeObject>(
   page: (continueToken?: string) => Promise<ObjectList | undefined>,
 ): Promise<T[]> {
+  return (await versionedPages<T>(page)).items;
+}
+
+/** A whole list and its resourceVersion: a watch from it sees every change after the list. */
+export interface VersionedList<T extends KubeObject> {
+  readonly items: T[];
+  /** Undefined when the API server left it out (an in-memory one may). */
+  readonly resourceVersion?: string;
+}
+
+/** Every item of the list at `path` (all pages) and the list's resourceVersion (its first page's: one snapshot). */
+export function listVersioned<T extends KubeObject = KubeObject>(
+  api: Pick<KubeApi, 'list'>, path: string,
+): Promise<VersionedList<T>> {
+  return versionedPages<T>((cont) => api.list(path, { limit: PAGE_SIZE, continue: cont }));
+}
+
+async function versionedPages<T extends KubeObject>(
+  page: (continueToken?: string) => Promise<ObjectList | undefined>,
+): Promise<VersionedList<T>> {
   const items: T[] = [];
+  let resourceVersion: string | undefined;
   let cont: string | undefined;
   do {
     const answer = await page(cont);
+    resourceVersion ??= answer?.metadata?.resourceVersion;
     // the API server leaves them out of each item; a list without them (an in-memory one) leaves the items as they are
     const kind = typeof answer?.kind === 'string' ? { kind: answer.kind.replace(/List$/, '') } : {};
     const apiVersion = answer?.apiVersion !== undefined ? { apiVersion: answer.apiVersion } : {};
@@ -153,7 +175,7 @@ export async function listPages<T extends KubeObject = KubeObject>(
     items.push(...pageItems.map((i) => ({ ...kind, ...apiVersion, ...i }) as T));
     cont = answer?.metadata?.continue || undefined;
   } while (cont);
-  return items;
+  return { items, resourceVersion };
 }
 
 /**

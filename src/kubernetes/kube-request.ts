@@ -4,9 +4,12 @@
  * a `KubeApiError` naming the request, the status and the API server's message.
  */
 import type * as https from 'https';
-import { KubeApiError, KubeRequestApi, PATCH_CONTENT_TYPES, queryString } from './kube-api';
+import {
+  KubeApi, KubeApiError, KubeObject, PATCH_CONTENT_TYPES, queryString, WatchEvent, WatchOptions,
+} from './kube-api';
 import { apiServerAgent, ClusterConfig, httpsLazily, requestOptions } from './kube-connection';
 import { asObject } from './objects';
+import { lineSplitter } from '../shared/lines';
 
 const NOT_JSON = Symbol('not JSON');
 
@@ -69,9 +72,13 @@ export function kubeJson<T = unknown>(
 /** How long one call may take before the CLI gives up on it. */
 export const KUBE_CALL_TIMEOUT_MS = 30_000;
 
-/** The API server of `config` for the CLI (no watches), over one keep-alive agent, each call cut at `timeoutMs`. */
-export function httpsKubeApi(config: ClusterConfig, timeoutMs = KUBE_CALL_TIMEOUT_MS): KubeRequestApi {
+/**
+ * The API server of `config` for the CLI, over one keep-alive agent, each call cut at `timeoutMs`; watches (the
+ * drill's) over an agent of their own, each lasting as long as the API server keeps it.
+ */
+export function httpsKubeApi(config: ClusterConfig, timeoutMs = KUBE_CALL_TIMEOUT_MS): KubeApi {
   const agent: https.Agent = apiServerAgent(config, { keepAlive: true });
+  let watchAgent: https.Agent | undefined;
   const call = <T>(method: string, path: string, body?: unknown, contentType?: string) =>
     kubeJson<T>(config, agent, method, path, { deadline: Date.now() + timeoutMs, timeoutMs }, body, contentType);
   return {
@@ -81,6 +88,69 @@ export function httpsKubeApi(config: ClusterConfig, timeoutMs = KUBE_CALL_TIMEOU
     replace: (path, body) => call('PUT', path, body),
     patch: (path, body, type = 'merge') => call('PATCH', path, body, PATCH_CONTENT_TYPES[type]),
     delete: async (path) => { await call('DELETE', path); },
-    close: () => agent.destroy(),
+    watch: (path, o, onEvent, signal) =>
+      kubeWatch(config, watchAgent ??= apiServerAgent(config, { keepAlive: true }), path, o, onEvent, signal),
+    close: () => {
+      agent.destroy();
+      watchAgent?.destroy();
+    },
   };
+}
+
+/**
+ * Streams the watch events of `path` to `onEvent` until the API server ends the watch (resolves), the connection
+ * fails or an ERROR event arrives (rejects: a `KubeApiError`, 410 when the version is too old) or `signal` aborts
+ * (resolves).
+ */
+export function kubeWatch<T extends KubeObject>(
+  config: ClusterConfig, agent: https.Agent, path: string, o: WatchOptions, onEvent: (event: WatchEvent<T>) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const query = queryString({ watch: 1, allowWatchBookmarks: true, ...o });
+  const options = { ...requestOptions(config, 'GET', `${path}${query}`, agent), signal };
+  const what = `WATCH ${config.server.origin}${options.path}`;
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return resolve();
+    const failed = (e: Error) => (signal.aborted ? resolve() : reject(e));
+    const req = httpsLazily().request(options, (res) => {
+      if (res.statusCode !== 200) {
+        const chunks: Buffer[] = [];
+        res.on('data', (d) => chunks.push(d));
+        res.on('end', () => failed(watchError(what, path, res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))));
+        return;
+      }
+      const split = lineSplitter((line) => {
+        const event = JSON.parse(line) as WatchEvent<T>;
+        if (event.type === 'ERROR') throw watchError(what, path, Number(event.object?.code) || 500, line);
+        onEvent(event);
+      });
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        try {
+          split(chunk);
+        } catch (e) {
+          req.destroy();
+          failed(e as Error);
+        }
+      });
+      res.on('end', () => resolve());
+      res.on('error', failed);
+    });
+    req.on('error', failed);
+    req.end();
+  });
+}
+
+/** A watch (`what`) refused, or ended by an ERROR event (`text`: the answer, a `Status`, or the event). */
+function watchError(what: string, path: string, status: number, text: string): KubeApiError {
+  let answer: Record<string, unknown> | undefined;
+  try {
+    const parsed = asObject(JSON.parse(text));
+    answer = asObject(parsed?.object) ?? parsed;
+  } catch {
+    answer = undefined;
+  }
+  const message = typeof answer?.message === 'string' ? answer.message : text.slice(0, 200);
+  const reason = typeof answer?.reason === 'string' ? answer.reason : '';
+  return new KubeApiError('WATCH', path, status, reason, message, `${what}: HTTP ${status} ${message}`);
 }

@@ -106,6 +106,26 @@ test('Ctrl-C during the watch: every node restored exactly, the report printed, 
   expect(api.calls.filter((c) => c.startsWith('PATCH')).every((c) => /zone-a-\d$/.test(c))).toBe(true);
 });
 
+test('the drill watches: a pod evicted and replaced before it looks again is a dip its report shows', async () => {
+  const api = cluster();
+  const create = api.create.bind(api);
+  api.create = async (path, body) => {
+    if (!path.endsWith('/eviction')) return create(path, body);
+    // as fast as a kubelet-less cluster goes: the pod gone, its replacement Ready in zone-b, within one call
+    const evicted = api.objects.get('/api/v1/pods/web-zone-a');
+    await api.delete('/api/v1/pods/web-zone-a');
+    api.put('/api/v1/pods', {
+      ...evicted, metadata: { ...evicted.metadata, name: 'web-replacement', uid: 'p-new' }, spec: { nodeName: 'zone-b-2' },
+    });
+    return {};
+  };
+  const r = await runCli(api, ['drill', '--zone', 'zone-a', '--mode', 'drain', '--yes', '--format', 'json', '--settle', '2s']);
+  const web = JSON.parse(r.stdout).verdicts.find((v: any) => v.name === 'web');
+  expect(web.observed.before.ready).toBe(3);
+  expect(web.observed.minReady).toBe(2); // polls, one before each round of evictions, saw 3 every time
+  expect(web.observed.end).toMatchObject({ ready: 3, inZone: 0 });
+});
+
 test('a drain refused by a budget the check did not see: counted on the workload and on its zone group, each a contradiction', async () => {
   const api = cluster();
   // A zone group by name: one Deployment pinned to each zone (cache-zone-a, -b, -c), one pod each.

@@ -21,7 +21,7 @@ import {
   WatchOptions,
 } from '../../../src/kubernetes/kube-api';
 import { apiServerAgent, ClusterConfig, ConfigSelection, requestOptions } from '../../../src/kubernetes/kube-connection';
-import { lineSplitter } from '../lines';
+import { lineSplitter } from '../../../src/shared/lines';
 
 /**
  * The abort listeners a run's signal may hold before Node warns of a leak: every open watch and request adds

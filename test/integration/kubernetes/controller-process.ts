@@ -11,7 +11,7 @@ import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 import { ClusterInfo } from './control-plane';
 import { waitFor, WaitAborted, WaitOptions } from './wait';
-import { lineSplitter } from '../../../controller/src/lines';
+import { lineSplitter } from '../../../src/shared/lines';
 import { SERVICE_ACCOUNT_DIR_ENV } from '../../../src/kubernetes/kube-connection';
 
 export const CONTROLLER_MAIN = path.join(REPO_ROOT, 'controller', 'lib', 'controller', 'src', 'main.js');

@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as https from 'https';
 import { ClusterInfo } from './control-plane';
-import { lineSplitter } from '../../../controller/src/lines';
+import { lineSplitter } from '../../../src/shared/lines';
 
 export interface PodEvent {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';

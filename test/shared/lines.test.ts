@@ -1,4 +1,4 @@
-import { lineSplitter } from '../src/lines';
+import { lineSplitter } from '../../src/shared/lines';
 
 test('lines split across chunks arrive whole, blank lines are skipped, a partial line waits for its end', () => {
   const lines: string[] = [];
