@@ -39,6 +39,8 @@ export interface RunOptions {
   readonly topologyKeys: readonly string[];
   /** The namespaces the redis reconciler lists pods in; empty: every namespace. */
   readonly redisNamespaces: readonly string[];
+  /** `--shift-karpenter-node-pools`: the zonal shift leaves shifted zones out of Karpenter's NodePools. */
+  readonly shiftKarpenterNodePools?: boolean;
   /** How often the redis reconciler runs a full pass (`--redis-interval`). */
   readonly redisIntervalMs: number;
   /** Out-of-date Redis pods replaced per pass (`--redis-replaced-per-pass`). */
@@ -173,6 +175,7 @@ function reconcilerContext(opts: RunOptions, kube: KubeApi, log: Logger, metrics
       redisReplacedPerPass: opts.redisReplacedPerPass,
       apiConcurrency: opts.apiConcurrency,
       zoneShifts: opts.reconcilers.some((r) => r.name === ZONE_SHIFT),
+      shiftKarpenterNodePools: opts.shiftKarpenterNodePools,
     },
   };
 }

@@ -42,6 +42,12 @@ export interface ControllerSettings {
    * @default false
    */
   readonly zoneShifts?: boolean;
+  /**
+   * Whether the zone-shift reconciler leaves shifted zones out of Karpenter's NodePools while shifts last
+   * (`--shift-karpenter-node-pools`).
+   * @default false
+   */
+  readonly shiftKarpenterNodePools?: boolean;
 }
 
 export interface ReconcilerContext {

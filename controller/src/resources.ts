@@ -6,6 +6,7 @@
 import type { Resource } from './kube/api';
 import { ZONE_AWARE_UPDATE_PLURAL, ZONE_DISRUPTION_BUDGET_PLURAL, ROLLOUT_API_VERSION } from '../../src/contract/rollout';
 import { ZONE_SHIFT_PLURAL } from '../../src/contract/zone-shift';
+import { KARPENTER_GROUP, NODE_POOL_PLURAL } from '../../src/contract/zone-shift-node-pools';
 
 export const PODS: Resource = { apiVersion: 'v1', plural: 'pods', namespaced: true };
 export const NODES: Resource = { apiVersion: 'v1', plural: 'nodes', namespaced: false };
@@ -30,3 +31,5 @@ export const ZONE_AWARE_UPDATES: Resource = {
 export const ZONE_DISRUPTION_BUDGETS: Resource = {
   apiVersion: ROLLOUT_API_VERSION, plural: ZONE_DISRUPTION_BUDGET_PLURAL, namespaced: true,
 };
+/** Karpenter's NodePools: the zonal shift leaves shifted zones out of them (`--shift-karpenter-node-pools`). */
+export const NODE_POOLS: Resource = { apiVersion: `${KARPENTER_GROUP}/v1`, plural: NODE_POOL_PLURAL, namespaced: false };

@@ -71,6 +71,10 @@ describe('run flags', () => {
     expect(() => parseRun(['--reconcilers', 'zone-annotator,zone-annotator'])).toThrow('names a reconciler twice');
     expect(() => parseRun(['--reconcilers', ' , '])).toThrow('--reconcilers names no reconciler');
     expect(() => parseRun(['--topology-keys', ''])).toThrow('--topology-keys names no label key');
+    expect(() => parseRun(['--shift-karpenter-node-pools'])).toThrow('--shift-karpenter-node-pools needs the zone-shift reconciler');
+    expect(() => parseRun(['--shift-karpenter-node-pools', '--reconcilers', 'zone-shift', '--topology-keys', 'a,b']))
+      .toThrow('--shift-karpenter-node-pools needs one --topology-keys key (got a,b): a NodePool requirement names one node label');
+    expect(parseRun(['--shift-karpenter-node-pools', '--reconcilers', 'zone-shift'])).toMatchObject({ shiftKarpenterNodePools: true });
     expect(() => parseRun(['--tls-mode', 'none'])).toThrow('--tls-mode="none" must be files or self-managed');
     expect(() => parseRun(['--tls-cert-file', 'c'])).toThrow('--tls-cert-file and --tls-key-file go together');
     expect(() => parseRun(['--metrics-port', '70000'])).toThrow('--metrics-port="70000" must be a whole number from 0 to 65535');

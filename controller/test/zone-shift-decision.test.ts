@@ -1,4 +1,5 @@
 import { ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY } from '../../src/contract/zone-shift';
+import { NODE_POOL_SHIFT_ANNOTATION } from '../../src/contract/zone-shift-node-pools';
 import { KubeObject } from '../src/kube/api';
 import { decideZoneGate, zoneGatePatch } from '../src/reconcilers/zone-gate-decision';
 import { nodeTaints, shiftChanges, shiftStatus, shiftUndone } from '../src/reconcilers/zone-shift-decision';
@@ -93,7 +94,7 @@ describe('a shift\'s status and undoing', () => {
 
   test('Active: the tainted nodes and the pods held out of its namespaces', () => {
     const s = shift('a', 'a');
-    const changed = shiftChanges(s, nodes, pods, zoneOfPod);
+    const changed = shiftChanges(s, { nodes, pods, zoneOfPod, topologyKeys: keys });
     expect(changed).toEqual([
       { kind: 'Node', name: 'n1', change: `taint ${ZONE_SHIFT_TAINT_KEY}=a:NoSchedule` },
       { kind: 'Pod', namespace: 'logs', name: 'log-1', change: `condition ${ZONE_IN_SERVICE_CONDITION} False` },
@@ -103,7 +104,7 @@ describe('a shift\'s status and undoing', () => {
       observedGeneration: 1, phase: 'Active', message: 'zone a out of service for the whole cluster until 2026-11-27T12:00:00Z', changed,
     });
     const shopOnly = shift('a', 'a', { namespaces: ['shop'] });
-    expect(shiftChanges(shopOnly, nodes, pods, zoneOfPod).map((c) => c.name)).toEqual(['n1', 'web-1']);
+    expect(shiftChanges(shopOnly, { nodes, pods, zoneOfPod, topologyKeys: keys }).map((c) => c.name)).toEqual(['n1', 'web-1']);
   });
 
   test('the pods the fail-safe keeps in service are listed with why; they leave nothing to undo', () => {
@@ -113,16 +114,16 @@ describe('a shift\'s status and undoing', () => {
       ...pod('web-2', 'shop', 'n1'),
       status: { conditions: [{ type: ZONE_IN_SERVICE_CONDITION, status: 'True', reason: 'ZoneShiftFailSafe', message: why }] },
     };
-    expect(shiftChanges(s, [], [kept], () => 'a')).toEqual([
+    expect(shiftChanges(s, { nodes: [], pods: [kept], zoneOfPod: () => 'a', topologyKeys: keys })).toEqual([
       { kind: 'Pod', namespace: 'shop', name: 'web-2', change: `kept in service by the fail-safe: ${why}` },
     ]);
-    expect(shiftUndone(s, [], [], [kept], () => 'a', keys, NOW)).toBe(true);
+    expect(shiftUndone(s, [], { nodes: [], pods: [kept], zoneOfPod: () => 'a', topologyKeys: keys }, NOW)).toBe(true);
   });
 
   test('Ended: undoing while something remains, then undone; its end time kept', () => {
     const s = shift('a', 'a');
     const later = Date.parse('2026-11-27T12:00:05Z');
-    const undoing = shiftStatus(s, shiftChanges(s, nodes, pods, zoneOfPod), undefined, later);
+    const undoing = shiftStatus(s, shiftChanges(s, { nodes, pods, zoneOfPod, topologyKeys: keys }), undefined, later);
     expect(undoing).toMatchObject({ phase: 'Ended', message: 'expired at 2026-11-27T12:00:00Z; undoing', endedAt: '2026-11-27T12:00:05.000Z' });
     expect(shiftStatus(s, [], undoing, later + 3000)).toMatchObject({
       phase: 'Ended',
@@ -141,17 +142,40 @@ describe('a shift\'s status and undoing', () => {
     });
   });
 
+  test('Karpenter\'s NodePools the shift left its zone out of are listed, and it is undone only once they are given back', () => {
+    const s = shift('a', 'a');
+    const requirement = { key: 'topology.kubernetes.io/zone', operator: 'NotIn', values: ['a'] };
+    const pool = (recorded: boolean): KubeObject => ({
+      metadata: {
+        name: 'default',
+        annotations: recorded ? { [NODE_POOL_SHIFT_ANNOTATION]: JSON.stringify(requirement) } : {},
+      },
+      spec: { template: { spec: { requirements: recorded ? [requirement] : [] } } },
+    });
+    const world = (recorded: boolean) =>
+      ({ nodes: [], pods: [], nodePools: [pool(recorded)], zoneOfPod: () => 'a', topologyKeys: keys });
+    expect(shiftChanges(s, world(true))).toEqual([
+      { kind: 'NodePool', name: 'default', change: 'requirement topology.kubernetes.io/zone NotIn [a]' },
+    ]);
+    const cancelled = shift('a', 'a', {}, { deletionTimestamp: '2026-11-27T10:30:00Z' });
+    expect(shiftUndone(cancelled, [], world(true), NOW)).toBe(false);
+    expect(shiftUndone(cancelled, [], world(false), NOW)).toBe(true);
+    expect(shiftUndone(cancelled, [shift('a2', 'a')], world(true), NOW)).toBe(true); // held by the other
+  });
+
   test('a cancelled shift is undone once its taints and gates are gone, unless another shift of the zone holds them', () => {
     const cancelled = shift('a', 'a', {}, { deletionTimestamp: '2026-11-27T10:30:00Z' });
-    expect(shiftUndone(cancelled, [], nodes, pods, zoneOfPod, keys, NOW)).toBe(false);
+    expect(shiftUndone(cancelled, [], { nodes, pods, zoneOfPod, topologyKeys: keys }, NOW)).toBe(false);
     const clean = [node('n1', 'a'), node('n2', 'b')];
     const released = pods.map((p) => ({
       ...p,
       status: { conditions: [{ type: ZONE_IN_SERVICE_CONDITION, status: 'True' }] },
     }));
-    expect(shiftUndone(cancelled, [], clean, released, zoneOfPod, keys, NOW)).toBe(true);
-    expect(shiftUndone(cancelled, [shift('a2', 'a')], nodes, pods, zoneOfPod, keys, NOW)).toBe(true); // held by the other
+    expect(shiftUndone(cancelled, [], { nodes: clean, pods: released, zoneOfPod, topologyKeys: keys }, NOW)).toBe(true);
+    const held = { nodes, pods, zoneOfPod, topologyKeys: keys };
+    expect(shiftUndone(cancelled, [shift('a2', 'a')], held, NOW)).toBe(true); // held by the other
     const shopShift = shift('a2', 'a', { namespaces: ['shop'] });
-    expect(shiftUndone(cancelled, [shopShift], clean, pods, zoneOfPod, keys, NOW)).toBe(false); // logs' pod still held
+    const logsHeld = { nodes: clean, pods, zoneOfPod, topologyKeys: keys };
+    expect(shiftUndone(cancelled, [shopShift], logsHeld, NOW)).toBe(false); // logs' pod still held
   });
 });

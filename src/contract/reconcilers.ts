@@ -14,6 +14,7 @@ import { ControllerRule, eventRules, READ_VERBS } from './rbac';
 import { layoutConfigMapName, statusConfigMapName } from './redis';
 import { ROLLOUT_GROUP, ZONE_AWARE_UPDATE_PLURAL, ZONE_DISRUPTION_BUDGET_PLURAL } from './rollout';
 import { ZONE_SHIFT_PLURAL } from './zone-shift';
+import { KARPENTER_GROUP, NODE_POOL_PLURAL } from './zone-shift-node-pools';
 
 /** The reconciler names (`run --reconcilers`). */
 export const ZONE_ANNOTATOR = 'zone-annotator';
@@ -44,6 +45,11 @@ export const ZONE_SHIFT_RULES: readonly ControllerRule[] = [
   { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'], scope: 'cluster' },
   // the fail-safe: a shift never takes a Service's last endpoints (its selector finds them)
   { apiGroups: [''], resources: ['services'], verbs: READ_VERBS, scope: 'cluster' },
+];
+
+/** The zonal shift's rules beside its own when it leaves shifted zones out of Karpenter's NodePools. */
+export const ZONE_SHIFT_NODE_POOL_RULES: readonly ControllerRule[] = [
+  { apiGroups: [KARPENTER_GROUP], resources: [NODE_POOL_PLURAL], verbs: [...READ_VERBS, 'patch'], scope: 'cluster' },
 ];
 
 /** The zone-aware-update reconciler: watches everywhere, writes in its workloads' namespaces. */

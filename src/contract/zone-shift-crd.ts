@@ -32,7 +32,7 @@ export function zoneShiftCrd(): CrdManifest {
     'x-kubernetes-validations': [{ rule: 'self.zone == oldSelf.zone', message: 'zone is immutable: end this shift and start another' }],
   };
   const change: SchemaProperties<ShiftChange> = {
-    kind: { type: 'string', enum: ['Node', 'Pod', 'RedisCluster'] },
+    kind: { type: 'string', enum: ['Node', 'NodePool', 'Pod', 'RedisCluster'] },
     namespace: { type: 'string' },
     name: { type: 'string' },
     change: { type: 'string' },

@@ -63,7 +63,7 @@ export interface ZoneShiftSpec {
 
 /** One object a shift changed, undone when it ends. */
 export interface ShiftChange {
-  readonly kind: 'Node' | 'Pod' | 'RedisCluster';
+  readonly kind: 'Node' | 'NodePool' | 'Pod' | 'RedisCluster';
   readonly namespace?: string;
   readonly name: string;
   /** What was changed, in words (e.g. `taint cdk8s-zones.dev/zone-shift=zone-a:NoSchedule`). */

@@ -33,6 +33,8 @@ export interface ControllerPodOptions {
   readonly resources?: k8s.ResourceRequirements;
   /** The namespaces the Redis manager looks in, known once the whole app is built. */
   readonly redisNamespaces: () => string[];
+  /** The zonal shift leaves shifted zones out of Karpenter's NodePools. */
+  readonly shiftKarpenterNodePools: boolean;
 }
 
 /** The controller's pod: its replicas spread over zones, restricted, talking to the API server. */
@@ -77,6 +79,7 @@ function controllerContainer(o: ControllerPodOptions): k8s.Container {
       '--metrics-port', String(METRICS_PORT),
       ...o.serving.args,
       ...redisNamespaces,
+      ...(o.shiftKarpenterNodePools ? ['--shift-karpenter-node-pools'] : []),
     ],
     env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
     ports: [

@@ -104,6 +104,17 @@ export interface ZoneControllerProps {
   readonly zoneShift?: boolean;
 
   /**
+   * With `zoneShift`: while a zone is shifted cluster-wide, every Karpenter NodePool (karpenter.sh/v1) gets the
+   * requirement `<zone key> NotIn [the shifted zones]`, so Karpenter launches no node there; once no shift is in
+   * force, exactly that requirement is removed again (the controller records it on the NodePool). Nodes that join a
+   * shifted zone anyway (another autoscaler, a person) are tainted as they arrive, with or without this. Grants
+   * cluster-wide: get, list, watch and patch on NodePools.
+   *
+   * @default false
+   */
+  readonly zoneShiftKarpenterNodePools?: boolean;
+
+  /**
    * Emit the CRDs of the enabled features. Turn it off when the CRDs are installed apart from this
    * controller: they are cluster-scoped, so when two apps each install a ZoneController in one cluster, one
    * of them installs the CRDs.
@@ -168,6 +179,7 @@ export const ZONE_CONTROLLER_PROPS: PropSpec<ZoneControllerProps> = {
   zoneDisruptionBudget: Props.optional(Props.boolean()),
   redisManager: Props.optional(Props.boolean()),
   zoneShift: Props.optional(Props.boolean()),
+  zoneShiftKarpenterNodePools: Props.optional(Props.boolean()),
   installCrds: Props.optional(Props.boolean()),
   webhookTls: Props.optional(Props.instanceOf(WebhookTls)),
   webhookFailurePolicy: Props.optional(Props.enumOf(WebhookFailurePolicy, 'WebhookFailurePolicy')),

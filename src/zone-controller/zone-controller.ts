@@ -8,6 +8,7 @@ import {
   InstalledZoneController, InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES,
   waitForZoneCommand, webhookEnforcesIn, webhookMayGuard, ZONE_CONTROLLER_MARK,
 } from './controller-reference';
+import { karpenterNodePoolRules } from './karpenter-node-pools';
 import { checkWebhookTls, NO_WEBHOOKS, ServedWebhook, serveWebhooks, WebhookServing } from './webhook-serving';
 import { WebhookFailurePolicy } from './webhook-tls';
 import { INSTALLED_CONTROLLER_PROPS, ZONE_CONTROLLER_PROPS, ZoneControllerProps } from './zone-controller-props';
@@ -123,6 +124,7 @@ export class ZoneController extends Construct implements IZoneController {
       throw invalidProp(where, 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: the controller would do nothing');
     }
     const parts = this.reconcilers.map((r) => PARTS[r]);
+    const nodePoolRules = karpenterNodePoolRules(where, props, this.reconcilers);
     const webhooks = this.crdsAndWebhooks(props.installCrds ?? true);
     this.parts = parts;
     const servesWebhooks = webhooks.length > 0;
@@ -138,7 +140,9 @@ export class ZoneController extends Construct implements IZoneController {
     }
     const serviceAccount = new k8s.KubeServiceAccount(this, 'service-account', { metadata: this.meta() });
     const serving = this.webhookServing(props, webhooks);
-    this.rbac(mergeRules([...leaderElectionRules(this.name), ...parts.flatMap((p) => p.rules), ...serving.rules]));
+    this.rbac(mergeRules([
+      ...leaderElectionRules(this.name), ...parts.flatMap((p) => p.rules), ...nodePoolRules, ...serving.rules,
+    ]));
     this.serveWorkloadNamespaces(props.workloadNamespaces ?? []);
     this.deployment(props, replicas, serviceAccount.name, serving, servesWebhooks);
     this.exposure(where, props.networkPolicy, replicas, servesWebhooks);
@@ -276,6 +280,7 @@ export class ZoneController extends Construct implements IZoneController {
       servesWebhooks,
       resources: props.resources,
       redisNamespaces: () => this.servedNamespaces(REDIS_MANAGER),
+      shiftKarpenterNodePools: props.zoneShiftKarpenterNodePools ?? false,
     });
     new k8s.KubeDeployment(this, 'deployment', {
       metadata: this.meta(),

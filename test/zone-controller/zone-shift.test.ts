@@ -35,6 +35,22 @@ describe('ZoneController with zoneShift', () => {
     expect(rules.flatMap((r: any) => [...r.verbs, ...r.resources, ...r.apiGroups])).not.toContain('*');
   });
 
+  test('zoneShiftKarpenterNodePools: the flag and the rights on Karpenter\'s NodePools, and only with it', () => {
+    const { platform } = app();
+    new ZoneController(platform, 'controller', { zoneShift: true, zoneShiftKarpenterNodePools: true });
+    const objects = Testing.synth(platform);
+    const args = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args;
+    expect(args).toContain('--shift-karpenter-node-pools');
+    const rules = objects.filter((o) => o.kind === 'ClusterRole').flatMap((o) => o.rules);
+    expect(rules.filter((r: any) => r.resources.includes('nodepools')))
+      .toEqual([{ apiGroups: ['karpenter.sh'], resources: ['nodepools'], verbs: ['get', 'list', 'watch', 'patch'] }]);
+    const { platform: p2 } = app();
+    new ZoneController(p2, 'controller', { zoneShift: true });
+    expect(JSON.stringify(Testing.synth(p2))).not.toContain('nodepools');
+    expect(() => new ZoneController(app().platform, 'c', { zoneShiftKarpenterNodePools: true })).toThrow(
+      "ZoneController 'platform/c': zoneShiftKarpenterNodePools=true needs zoneShift: true (the zonal shift is what changes the NodePools)");
+  });
+
   test('without it: no CRD, no right on nodes beyond reading, none on pods\' status', () => {
     const { platform } = app();
     new ZoneController(platform, 'controller', {});

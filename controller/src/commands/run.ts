@@ -10,7 +10,7 @@ import { isIP } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
-import { ZONE_ANNOTATOR } from '../../../src/contract/reconcilers';
+import { ZONE_ANNOTATOR, ZONE_SHIFT } from '../../../src/contract/reconcilers';
 import { serviceAccountDir } from '../../../src/kubernetes/kube-connection';
 import { FlagSpec, HELP_FLAG, ParsedFlags, parseCommandLine, usageText } from '../../../src/shared/command-line';
 import { Command, commandHelp, parseOrUsageError } from '../cli';
@@ -105,6 +105,11 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     value: 'LIST',
     default: WELL_KNOWN_ZONE_KEY,
     meaning: 'node label keys of the zone annotation',
+  },
+  {
+    name: 'shift-karpenter-node-pools',
+    type: 'switch',
+    meaning: 'while a zone is shifted cluster-wide, leave it out of every Karpenter NodePool (needs the zone-shift reconciler and one topology key)',
   },
   {
     name: 'redis-namespaces',
@@ -264,6 +269,14 @@ export function parseRun(
   const reconcilers = reconcilersNamed(f.text('reconcilers')!, registry);
   const topologyKeys = list(f.text('topology-keys')!);
   if (topologyKeys.length === 0) throw new Error('run: --topology-keys names no label key');
+  const shiftKarpenterNodePools = f.on('shift-karpenter-node-pools');
+  if (shiftKarpenterNodePools && !reconcilers.some((r) => r.name === ZONE_SHIFT)) {
+    throw new Error('run: --shift-karpenter-node-pools needs the zone-shift reconciler in --reconcilers');
+  }
+  if (shiftKarpenterNodePools && topologyKeys.length !== 1) {
+    throw new Error(`run: --shift-karpenter-node-pools needs one --topology-keys key (got ${topologyKeys.join(',')}): ` +
+      'a NodePool requirement names one node label');
+  }
   const tlsMode = checkedTlsMode(f);
   const { leaseDurationSeconds, renewDeadlineMs, retryPeriodMs } = leaseTimings(f);
   const leaseNamespace = f.text('lease-namespace') ?? env.POD_NAMESPACE ?? serviceAccountNamespace ?? 'default';
@@ -282,6 +295,7 @@ export function parseRun(
     retryPeriodMs,
     identity: f.text('identity') ?? env.POD_NAME ?? `${os.hostname()}-${process.pid}`,
     topologyKeys,
+    shiftKarpenterNodePools,
     redisNamespaces: namespaces('redis-namespaces', f.text('redis-namespaces') ?? ''),
     redisIntervalMs: f.ms('redis-interval')!,
     redisReplacedPerPass: f.count('redis-replaced-per-pass')!,

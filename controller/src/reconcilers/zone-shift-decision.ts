@@ -18,6 +18,7 @@ import {
   ZoneShiftStatus,
 } from '../../../src/contract/zone-shift';
 import { FAIL_SAFE_REASON } from '../../../src/contract/zone-shift-fail-safe';
+import { shiftRequirementOf } from '../../../src/contract/zone-shift-node-pools';
 import { KubeObject } from '../kube/api';
 
 export interface Taint {
@@ -25,6 +26,22 @@ export interface Taint {
   readonly value?: string;
   readonly effect: string;
   readonly timeAdded?: string;
+}
+
+/** What a shift's status and undoing read of the cluster. */
+export interface ShiftWorld {
+  readonly nodes: readonly KubeObject[];
+  /** The gated pods (the zone annotator's opted-in ones). */
+  readonly pods: readonly KubeObject[];
+  /** Karpenter's NodePools, where the shift leaves its zone out of them (`--shift-karpenter-node-pools`). */
+  readonly nodePools?: readonly KubeObject[];
+  readonly zoneOfPod: (pod: KubeObject) => string | undefined;
+  readonly topologyKeys: readonly string[];
+}
+
+/** The NodePools whose requirements a shift left `zone` out of. */
+function poolsWithout(pools: readonly KubeObject[] | undefined, zone: string): KubeObject[] {
+  return (pools ?? []).filter((p) => shiftRequirementOf(p)?.values?.includes(zone) ?? false);
 }
 
 /** The node's zone as the shifts name it: its topology keys' values joined (the zone annotation's value). */
@@ -81,24 +98,23 @@ function podChange(pod: KubeObject): string | undefined {
  * What a valid shift changes now, as its status lists it: its zone's tainted nodes, the pods of its namespaces
  * held out there, and those the fail-safe keeps in service, saying why (after its end: what is not undone yet).
  */
-export function shiftChanges(
-  shift: ZoneShiftObject,
-  nodes: readonly KubeObject[],
-  pods: readonly KubeObject[],
-  zoneOfPod: (pod: KubeObject) => string | undefined,
-): ShiftChange[] {
+export function shiftChanges(shift: ZoneShiftObject, world: ShiftWorld): ShiftChange[] {
   const spec = validShift(shift);
   if (!spec) return [];
   const covers = (ns: string) => shiftCovers(spec, ns);
-  const nodeChanges: ShiftChange[] = nodes.filter((n) => tainted(n, spec.zone))
+  const nodeChanges: ShiftChange[] = world.nodes.filter((n) => tainted(n, spec.zone))
     .map((n) => ({ kind: 'Node', name: n.metadata.name, change: `taint ${ZONE_SHIFT_TAINT_KEY}=${spec.zone}:NoSchedule` }));
-  const podChanges: ShiftChange[] = podsInZone(pods, zoneOfPod, spec.zone, covers)
+  const poolChanges: ShiftChange[] = poolsWithout(world.nodePools, spec.zone).map((p) => {
+    const r = shiftRequirementOf(p)!;
+    return { kind: 'NodePool', name: p.metadata.name, change: `requirement ${r.key} ${r.operator} [${(r.values ?? []).join(', ')}]` };
+  });
+  const podChanges: ShiftChange[] = podsInZone(world.pods, world.zoneOfPod, spec.zone, covers)
     .flatMap((p) => {
       const change = podChange(p);
       const { name, namespace } = p.metadata;
       return change === undefined ? [] : [{ kind: 'Pod' as const, namespace, name, change }];
     });
-  return [...nodeChanges, ...podChanges].sort((a, b) => keyOfChange(a).localeCompare(keyOfChange(b)));
+  return [...nodeChanges, ...poolChanges, ...podChanges].sort((a, b) => keyOfChange(a).localeCompare(keyOfChange(b)));
 }
 
 const keyOfChange = (c: ShiftChange) => `${c.kind}/${c.namespace ?? ''}/${c.name}`;
@@ -132,19 +148,15 @@ export function shiftStatus(
  * untainted and its pods' gates True, unless another shift in force holds them.
  */
 export function shiftUndone(
-  shift: ZoneShiftObject,
-  inForce: readonly ZoneShiftObject[],
-  nodes: readonly KubeObject[],
-  pods: readonly KubeObject[],
-  zoneOfPod: (pod: KubeObject) => string | undefined,
-  topologyKeys: readonly string[],
-  nowMs: number,
+  shift: ZoneShiftObject, inForce: readonly ZoneShiftObject[], world: ShiftWorld, nowMs: number,
 ): boolean {
   const zone = shift.spec?.zone;
   if (typeof zone !== 'string') return true;
+  const { nodes, pods, zoneOfPod, topologyKeys } = world;
   const others = inForce.filter((s) => s.metadata.name !== shift.metadata.name);
   const nodesHeld = outOfServiceZones(others, undefined, nowMs).has(zone);
   if (!nodesHeld && nodes.some((n) => tainted(n, zone) && nodeZone(n, topologyKeys) === zone)) return false;
+  if (!nodesHeld && poolsWithout(world.nodePools, zone).length > 0) return false;
   const heldByOthers = (p: KubeObject) => outOfServiceZones(others, p.metadata.namespace, nowMs).has(zone);
   // a pod the fail-safe kept is in service already: only a gate still False is left to undo
   const heldOut = (p: KubeObject) => zoneGateCondition(p)?.status === 'False';

@@ -3,16 +3,21 @@
  * taint `cdk8s-zones.dev/zone-shift=<zone>` (new pods go elsewhere; nothing running is evicted); once it expires or
  * is deleted, the taint goes, unless another shift of the zone holds it. Its status lists what it changes now: the
  * tainted nodes, and the pods its readiness gate holds out (the zone annotator writes that gate; the Redis manager
- * and ZoneAwareUpdate read the shifts themselves). A finalizer keeps a deleted shift until it is undone. Every
+ * and ZoneAwareUpdate read the shifts themselves). With `--shift-karpenter-node-pools`, every Karpenter NodePool
+ * leaves the zones shifted cluster-wide out of its requirements meanwhile, given back exactly after
+ * (zone-shift-node-pools.ts). A finalizer keeps a deleted shift until it is undone. Every
  * decision reads the cluster as it is, so a controller restarted mid-shift decides the same.
  * docs/runbooks/zone-impaired.md.
  */
 import { patchStatus, statusHolds } from './status';
 import { ANNOTATOR_POD_SHAPE } from './zone-annotation-decision';
-import { nodeTaints, nodeZone, shiftChanges, shiftStatus, shiftUndone } from './zone-shift-decision';
+import { nodeTaints, nodeZone, shiftChanges, shiftStatus, shiftUndone, ShiftWorld } from './zone-shift-decision';
 import { ZONE_SHIFT, ZONE_SHIFT_RULES } from '../../../src/contract/reconcilers';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
-import { nextShiftExpiry, shiftInForce, ZONE_SHIFT_FINALIZER, ZoneShiftStatus } from '../../../src/contract/zone-shift';
+import {
+  nextShiftExpiry, outOfServiceZones, shiftInForce, ZONE_SHIFT_FINALIZER, ZoneShiftStatus,
+} from '../../../src/contract/zone-shift';
+import { nodePoolShiftPatch, NODE_POOL_SHIFT_ANNOTATION } from '../../../src/contract/zone-shift-node-pools';
 import { defineReconciler } from '../define-reconciler';
 import { isStatus, KubeObject, resourcePath } from '../kube/api';
 import { slimPod, slimTaintedNode } from '../kube/transforms';
@@ -20,7 +25,7 @@ import { ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, shiftsWatch, Watches } from '../watches';
 import { zoneGateCondition } from './zone-gate-decision';
-import { NODES, PODS, ZONE_SHIFTS } from '../resources';
+import { NODE_POOLS, NODES, PODS, ZONE_SHIFTS } from '../resources';
 
 const NAME = ZONE_SHIFT;
 /** A safety net while a deleted shift waits for its undoing: the watches requeue it first. */
@@ -33,22 +38,23 @@ export function zoneShifter(): Reconciler {
     name: NAME,
     summary: 'take a zone out of service while a ZoneShift holds: taint its nodes NoSchedule, report what it changes',
     rbac: ZONE_SHIFT_RULES,
-    settings: (run) => ({ topologyKeys: run.topologyKeys }),
-    declare: (ctx, { topologyKeys }, caches: Caches<ShiftWatch>) => {
-      const shifts = new ZoneShifts(ctx, caches, ctx.log.with({ reconciler: NAME }));
+    settings: (run) => ({ topologyKeys: run.topologyKeys, nodePools: run.shiftKarpenterNodePools ?? false }),
+    declare: (ctx, { topologyKeys, nodePools }, caches: Caches<ShiftWatch>) => {
+      const shifts = new ZoneShifts(ctx, caches, ctx.log.with({ reconciler: NAME }), nodePools);
       return {
-        watches: zoneShiftWatches(),
+        watches: zoneShiftWatches(nodePools),
         reconcile: (key) => shifts.reconcile(key),
         loop: { concurrency: 4 },
-        startedFields: { topologyKeys },
+        startedFields: { topologyKeys, karpenterNodePools: nodePools },
       };
     },
   });
 }
 
-type ShiftWatch = 'shifts' | 'nodes' | 'pods';
+type ShiftWatch = 'shifts' | 'nodes' | 'pods' | 'nodePools';
 const SHIFT = 'shift/';
 const NODE = 'node/';
+const NODE_POOL = 'nodepool/';
 
 /**
  * A node as the reconciler needs it: labels (its zone), taints, and the resourceVersion its patch is conditional
@@ -63,15 +69,39 @@ const gateShown = (pod: KubeObject) => {
 /** What the decisions read of a node: its labels and taints (a status heartbeat changes neither). */
 const nodeInputs = (node: KubeObject) => JSON.stringify([node.metadata.labels, node.spec?.taints]);
 
+/** A NodePool as the reconciler needs it: its requirements, the shift's record, its resourceVersion. */
+const slimNodePool = (pool: KubeObject): KubeObject => ({
+  metadata: {
+    name: pool.metadata.name,
+    resourceVersion: pool.metadata.resourceVersion,
+    annotations: pool.metadata.annotations?.[NODE_POOL_SHIFT_ANNOTATION] === undefined ? undefined
+      : { [NODE_POOL_SHIFT_ANNOTATION]: pool.metadata.annotations[NODE_POOL_SHIFT_ANNOTATION] },
+  },
+  spec: { template: { spec: { requirements: pool.spec?.template?.spec?.requirements } } },
+});
+
 /**
- * What it watches: a shift's change concerns it and every node; a node's change of labels or taints, itself and
- * every shift; a gated pod's change of its gate (or of why the fail-safe keeps it), every shift.
+ * What it watches: a shift's change concerns it, every node and every NodePool; a node's change of labels or
+ * taints, itself and every shift; a NodePool's change, itself and every shift; a gated pod's change of its gate (or
+ * of why the fail-safe keeps it), every shift. NodePools only with `nodePools` (Karpenter's CRD may be absent).
  */
-export function zoneShiftWatches(): Watches<ShiftWatch> {
+export function zoneShiftWatches(nodePools = false): Watches<ShiftWatch> {
   const shiftKeys = (c: Caches<ShiftWatch>) => c.list('shifts').map((s) => SHIFT + s.metadata.name);
   const nodeKeys = (c: Caches<ShiftWatch>) => c.list('nodes').map((n) => NODE + n.metadata.name);
+  const poolKeys = (c: Caches<ShiftWatch>) => (nodePools ? c.list('nodePools').map((p) => NODE_POOL + p.metadata.name) : []);
+  const pools: Partial<Watches<ShiftWatch>> = !nodePools ? {} : {
+    nodePools: {
+      resource: NODE_POOLS,
+      transform: slimNodePool,
+      keys: ({ obj }, c) => [NODE_POOL + obj.metadata.name, ...shiftKeys(c)],
+    },
+  };
   return {
-    shifts: { ...shiftsWatch<ShiftWatch>(({ obj }, c) => [SHIFT + obj.metadata.name, ...nodeKeys(c)]), primary: true },
+    ...pools,
+    shifts: {
+      ...shiftsWatch<ShiftWatch>(({ obj }, c) => [SHIFT + obj.metadata.name, ...nodeKeys(c), ...poolKeys(c)]),
+      primary: true,
+    },
     nodes: {
       resource: NODES,
       transform: slimTaintedNode,
@@ -94,11 +124,31 @@ class ZoneShifts {
     private readonly ctx: ReconcilerContext,
     private readonly caches: Caches<ShiftWatch>,
     private readonly log: ReconcilerContext['log'],
+    private readonly nodePools: boolean,
   ) {}
 
   async reconcile(key: string): Promise<ReconcileResult> {
     if (key.startsWith(NODE)) return this.node(key.slice(NODE.length));
+    if (key.startsWith(NODE_POOL)) return this.nodePool(key.slice(NODE_POOL.length));
     return this.shift(key.slice(SHIFT.length));
+  }
+
+  /** Leaves the zones shifted cluster-wide out of the NodePool, or gives it back what it had (conditional write). */
+  private async nodePool(name: string): Promise<ReconcileResult> {
+    const pool = this.caches.get('nodePools', name);
+    if (!pool) return {};
+    const shifted = [...outOfServiceZones(this.caches.list('shifts'), undefined, Date.now())];
+    const patch = nodePoolShiftPatch(pool, shifted, this.ctx.settings.topologyKeys[0]);
+    if (!patch) return {};
+    try {
+      const conditional = { ...patch, metadata: { ...patch.metadata, resourceVersion: pool.metadata.resourceVersion } };
+      await this.ctx.kube.patch(resourcePath(NODE_POOLS, undefined, name), conditional);
+    } catch (err) {
+      if (!isStatus(err, 409)) throw err;
+      return { requeueAfter: CONFLICT_RECHECK_MS };
+    }
+    this.log.info('node pool requirements', { nodePool: name, shifted, requirements: patch.spec.template.spec.requirements });
+    return {};
   }
 
   /** Adds or removes the shift taint, conditional on the node's resourceVersion (a conflict is retried). */
@@ -127,18 +177,22 @@ class ZoneShifts {
     const shift = this.caches.get('shifts', name);
     if (!shift) return {};
     const now = Date.now();
-    const nodes = this.caches.list('nodes');
-    const pods = this.caches.list('pods');
     const keys = this.ctx.settings.topologyKeys;
-    const zoneOfPod = (pod: KubeObject) => {
-      const node = pod.spec?.nodeName ? this.caches.get('nodes', pod.spec.nodeName) : undefined;
-      return node ? nodeZone(node, keys) : undefined;
+    const world: ShiftWorld = {
+      nodes: this.caches.list('nodes'),
+      pods: this.caches.list('pods'),
+      nodePools: this.nodePools ? this.caches.list('nodePools') : [],
+      zoneOfPod: (pod: KubeObject) => {
+        const node = pod.spec?.nodeName ? this.caches.get('nodes', pod.spec.nodeName) : undefined;
+        return node ? nodeZone(node, keys) : undefined;
+      },
+      topologyKeys: keys,
     };
     const finalizers = shift.metadata.finalizers ?? [];
     if (shift.metadata.deletionTimestamp) {
       const inForce = this.caches.list('shifts').filter((s) => shiftInForce(s, now) !== undefined);
       if (!finalizers.includes(ZONE_SHIFT_FINALIZER)) return {};
-      if (!shiftUndone(shift, inForce, nodes, pods, zoneOfPod, keys, now)) return { requeueAfter: UNDO_RECHECK_MS };
+      if (!shiftUndone(shift, inForce, world, now)) return { requeueAfter: UNDO_RECHECK_MS };
       await this.setFinalizers(shift, finalizers.filter((f) => f !== ZONE_SHIFT_FINALIZER));
       this.log.info('zone shift cancelled and undone', { shift: name, zone: shift.spec?.zone });
       return {};
@@ -146,7 +200,7 @@ class ZoneShifts {
     if (!finalizers.includes(ZONE_SHIFT_FINALIZER)) {
       await this.setFinalizers(shift, [...finalizers, ZONE_SHIFT_FINALIZER]);
     }
-    const status: ZoneShiftStatus = shiftStatus(shift, shiftChanges(shift, nodes, pods, zoneOfPod), shift.status, now);
+    const status: ZoneShiftStatus = shiftStatus(shift, shiftChanges(shift, world), shift.status, now);
     if (!statusHolds(shift.status, status) && await patchStatus(this.ctx.kube, ZONE_SHIFTS, shift, status)) {
       this.log.info('zone shift', { shift: name, phase: status.phase, message: status.message, changed: status.changed.length });
     }
