@@ -192,6 +192,16 @@ export class RingOnKwok {
     return ringOf(this.distributor.url);
   }
 
+  /**
+   * Whether every running ingester answers /ready (after it is ACTIVE in the ring, an ingester waits its minimum
+   * ready duration before it does).
+   */
+  public async allReady(): Promise<boolean> {
+    const running = [...this.running.values()];
+    const ready = await Promise.all(running.map((r) => (r.process ? isReady(`http://${r.ip}:${HTTP_PORT}`) : false)));
+    return running.length > 0 && ready.every(Boolean);
+  }
+
   /** The ring's ingesters that the distributor and the querier both route to (ACTIVE, with their tokens). */
   public async serving(): Promise<RingEntry[]> {
     const [d, q] = await Promise.all([ringOf(this.distributor.url), ringOf(this.querier.url)]);
