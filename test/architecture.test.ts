@@ -133,7 +133,7 @@ const KUBE_CONNECTION = 'src/kubernetes/kube-connection.ts';
  */
 const COMMAND_LINE = ['src/shared/command-line.ts', 'src/shared/errors.ts'];
 
-/** The splitter of newline-delimited streams (watch events, process logs) the controller's and the CLI's watches read. */
+/** The splitter of newline-delimited streams (watch events, logs) that the controller's and the CLI's watches read. */
 const LINES = 'src/shared/lines.ts';
 
 test('the runtime controller imports from src/ only the contract, the pure planners, the kube connection, the command line and the line splitter', () => {

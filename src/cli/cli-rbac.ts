@@ -5,8 +5,8 @@
  */
 import { LIVE_LISTS } from '../check/live/live-read';
 import { ROLLOUT_GROUP } from '../contract/rollout';
-import { DRILL_WATCHED_PATHS } from '../drill/cluster-watch';
 import { ZONE_SHIFT_PLURAL } from '../contract/zone-shift';
+import { DRILL_WATCHED_PATHS } from '../drill/cluster-watch';
 
 export interface CliRule {
   readonly apiGroups: string[];

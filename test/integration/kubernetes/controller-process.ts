@@ -11,8 +11,8 @@ import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 import { ClusterInfo } from './control-plane';
 import { waitFor, WaitAborted, WaitOptions } from './wait';
-import { lineSplitter } from '../../../src/shared/lines';
 import { SERVICE_ACCOUNT_DIR_ENV } from '../../../src/kubernetes/kube-connection';
+import { lineSplitter } from '../../../src/shared/lines';
 
 export const CONTROLLER_MAIN = path.join(REPO_ROOT, 'controller', 'lib', 'controller', 'src', 'main.js');
 
