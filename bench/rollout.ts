@@ -49,6 +49,8 @@ interface Result {
   readonly ms: number;
   readonly zones: number;
   readonly zoneRuns: number;
+  /** The longest time pods of two or more zones were down together, ms (the Loki cases). */
+  readonly multiZoneMs?: number;
   /** Each wave's first deletion and last successor ready, in ms from the start (the Loki cases). */
   readonly timeline?: ReadonlyArray<{ readonly zone: string; readonly from: number; readonly to: number }>;
 }
@@ -188,6 +190,7 @@ async function rollLoki(cp: ControlPlane, how: LokiRollout, i: number, timeoutMs
       waves: waves.map((w) => w.length),
       ms,
       zones: loki.maxZonesDownAtOnce(),
+      multiZoneMs: loki.longestMultiZoneDownMs(),
       zoneRuns: zoneOfWave.filter((z, j) => j === 0 || z !== zoneOfWave[j - 1]).length,
     };
   } finally {
@@ -242,7 +245,9 @@ export async function rolloutBench(): Promise<BenchSection> {
       const r = median(rs);
       const all = rs.map((x) => (x.ms / 1000).toFixed(2)).join(', ');
       const zonesAtOnce = Math.max(...rs.map((x) => x.zones));
-      return `| ${name} | ${r.waves.length} | ${r.waves.join(', ')} | ${zonesAtOnce} | ${r.zoneRuns} | ` +
+      const overlap = Math.max(...rs.map((x) => x.multiZoneMs ?? 0));
+      const atOnce = zonesAtOnce > 1 ? `${zonesAtOnce} (for ${overlap.toFixed(0)} ms at most)` : String(zonesAtOnce);
+      return `| ${name} | ${r.waves.length} | ${r.waves.join(', ')} | ${atOnce} | ${r.zoneRuns} | ` +
         `${(r.ms / 1000).toFixed(2)} (${all}) | ${(r.ms / ideal).toFixed(2)} | ${timelineText(r)} |`;
     });
     cp.assertRunning();

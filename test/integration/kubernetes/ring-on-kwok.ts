@@ -165,6 +165,24 @@ export class RingOnKwok {
     return Math.max(0, ...ended.map((a) => new Set(zonesDownAt(a)).size));
   }
 
+  /** The longest stretch, in ms, during which pods of two or more zones were down together (0: never). */
+  public longestMultiZoneDownMs(): number {
+    const ended = this.downs.map((d) => ({ ...d, to: d.to ?? Number.POSITIVE_INFINITY }));
+    const times = [...new Set(ended.flatMap((d) => [d.from, d.to]))].filter(Number.isFinite).sort((a, b) => a - b);
+    let longest = 0;
+    let since: number | undefined;
+    for (const t of times) {
+      const zones = new Set(ended.filter((d) => d.from <= t && t < d.to).map((d) => d.zone)).size;
+      if (zones >= 2) {
+        since ??= t;
+      } else if (since !== undefined) {
+        longest = Math.max(longest, t - since);
+        since = undefined;
+      }
+    }
+    return longest;
+  }
+
   /**
    * The pods taken down together: a wave starts at a deletion while no pod is down (per /ready), later ones join
    * it.
