@@ -49,11 +49,7 @@ export function kubeJson<T = unknown>(
         const status = res.statusCode ?? 0;
         if (status < 200 || status > 299) {
           // an API group the server does not serve answers 404 in plain text
-          const answer = asObject(parsed);
-          const message = typeof answer?.message === 'string' ? answer.message : text.slice(0, 200);
-          const reason = typeof answer?.reason === 'string' ? answer.reason : '';
-          const printed = `${what}: HTTP ${status} ${message}`;
-          return reject(new KubeApiError(method, pathAndQuery, status, reason, message, printed));
+          return reject(apiError(what, method, pathAndQuery, status, asObject(parsed), text));
         }
         if (parsed === NOT_JSON) return reject(new Error(`${what}: the answer is not JSON`));
         resolve(parsed as T);
@@ -150,7 +146,14 @@ function watchError(what: string, path: string, status: number, text: string): K
   } catch {
     answer = undefined;
   }
+  return apiError(what, 'WATCH', path, status, answer, text);
+}
+
+/** The error of request `what` answered `status`, with the API server's `Status` (`answer`) or else its `text`. */
+function apiError(
+  what: string, method: string, path: string, status: number, answer: Record<string, unknown> | undefined, text: string,
+): KubeApiError {
   const message = typeof answer?.message === 'string' ? answer.message : text.slice(0, 200);
   const reason = typeof answer?.reason === 'string' ? answer.reason : '';
-  return new KubeApiError('WATCH', path, status, reason, message, `${what}: HTTP ${status} ${message}`);
+  return new KubeApiError(method, path, status, reason, message, `${what}: HTTP ${status} ${message}`);
 }
