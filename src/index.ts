@@ -5,7 +5,7 @@ export {
 } from './topology/spread';
 export { ZoneAffinity, PodAntiAffinityProps, FailureDomain } from './topology/affinity';
 export { Quorum, Survival, SurvivalVerdict } from './topology/survival';
-export { Zonal, ZonalHostSpreadOptions, ZonalPinOptions, ZonalSpreadOptions } from './topology/zonal';
+export { Zonal, ZonalPinOptions, ZonalSpreadOptions } from './topology/zonal';
 export { ZonalStorage } from './topology/zonal-storage';
 
 // Longhorn: replica anti-affinity at zone, node and disk level, and the synth-time placement planner.
@@ -39,6 +39,7 @@ export { NetworkPolicyOptions, NetworkPeer } from './kubernetes/network-policy';
 export { ZoneAnnotation } from './contract/zone-annotation';
 export { ZoneController } from './zone-controller/zone-controller';
 export { ZoneControllerProps } from './zone-controller/zone-controller-props';
+export { ZoneAutoshiftOptions } from './zone-controller/autoshift';
 export { IZoneController, InstalledZoneControllerProps } from './zone-controller/controller-reference';
 export {
   WebhookTls, WebhookTlsMode, WebhookFailurePolicy, CertManagerTlsOptions, CertManagerIssuerKind,

@@ -41,7 +41,7 @@ export const LAYERS: string[][] = [
   ['shared'],
   ['kubernetes'],
   ['contract'],
-  ['topology'],
+  ['topology', 'autoshift'],
   ['zone-controller'],
   ['zone-source'],
   ['rollout'],
@@ -119,6 +119,7 @@ const PLANNERS = [
   'src/redis/layout.ts', 'src/redis/slots.ts',
   'src/rollout/update-plan.ts', 'src/rollout/max-unavailable.ts', 'src/rollout/disruption-budget.ts',
   'src/kubernetes/label-selector.ts', 'src/kubernetes/pod-life.ts', 'src/kubernetes/kube-api.ts',
+  'src/autoshift/autoshift-plan.ts', 'src/autoshift/zone-signals.ts',
 ];
 
 /**

@@ -41,6 +41,8 @@ export interface RunOptions {
   readonly redisNamespaces: readonly string[];
   /** `--shift-karpenter-node-pools`: the zonal shift leaves shifted zones out of Karpenter's NodePools. */
   readonly shiftKarpenterNodePools?: boolean;
+  /** `--autoshift-policy`: the ZoneAutoshift the zone-autoshift reconciler acts on. */
+  readonly autoshiftPolicy?: string;
   /** How often the redis reconciler runs a full pass (`--redis-interval`). */
   readonly redisIntervalMs: number;
   /** Out-of-date Redis pods replaced per pass (`--redis-replaced-per-pass`). */
@@ -165,7 +167,7 @@ function reconcilerContext(opts: RunOptions, kube: KubeApi, log: Logger, metrics
     log,
     metrics,
     kube,
-    events: kubeEventRecorder(kube, 'cdk8s-zones-controller', opts.identity, log),
+    events: kubeEventRecorder(kube, 'cdk8s-zones-controller', opts.identity, log, Date.now, opts.leaseNamespace),
     settings: {
       topologyKeys: opts.topologyKeys,
       namespace: opts.leaseNamespace,
@@ -176,6 +178,7 @@ function reconcilerContext(opts: RunOptions, kube: KubeApi, log: Logger, metrics
       apiConcurrency: opts.apiConcurrency,
       zoneShifts: opts.reconcilers.some((r) => r.name === ZONE_SHIFT),
       shiftKarpenterNodePools: opts.shiftKarpenterNodePools,
+      autoshiftPolicy: opts.autoshiftPolicy,
     },
   };
 }

@@ -48,6 +48,8 @@ export interface ControllerSettings {
    * @default false
    */
   readonly shiftKarpenterNodePools?: boolean;
+  /** The ZoneAutoshift the zone-autoshift reconciler acts on (`--autoshift-policy`). */
+  readonly autoshiftPolicy?: string;
 }
 
 export interface ReconcilerContext {

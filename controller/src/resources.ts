@@ -5,6 +5,7 @@
  */
 import type { Resource } from './kube/api';
 import { ZONE_AWARE_UPDATE_PLURAL, ZONE_DISRUPTION_BUDGET_PLURAL, ROLLOUT_API_VERSION } from '../../src/contract/rollout';
+import { ZONE_AUTOSHIFT_PLURAL } from '../../src/contract/zone-autoshift';
 import { ZONE_SHIFT_PLURAL } from '../../src/contract/zone-shift';
 import { KARPENTER_GROUP, NODE_POOL_PLURAL } from '../../src/contract/zone-shift-node-pools';
 
@@ -25,6 +26,9 @@ export const VALIDATING_WEBHOOK_CONFIGURATIONS: Resource = {
 
 /** Ours (src/contract): cluster-wide, as a zone is. */
 export const ZONE_SHIFTS: Resource = { apiVersion: ROLLOUT_API_VERSION, plural: ZONE_SHIFT_PLURAL, namespaced: false };
+export const ZONE_AUTOSHIFTS: Resource = {
+  apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AUTOSHIFT_PLURAL, namespaced: false,
+};
 export const ZONE_AWARE_UPDATES: Resource = {
   apiVersion: ROLLOUT_API_VERSION, plural: ZONE_AWARE_UPDATE_PLURAL, namespaced: true,
 };

@@ -5,6 +5,7 @@
  */
 import { LIVE_LISTS } from '../check/live/live-read';
 import { ROLLOUT_GROUP } from '../contract/rollout';
+import { ZONE_AUTOSHIFT_PLURAL } from '../contract/zone-autoshift';
 import { ZONE_SHIFT_PLURAL } from '../contract/zone-shift';
 import { DRILL_WATCHED_PATHS } from '../drill/cluster-watch';
 
@@ -17,6 +18,8 @@ export interface CliRule {
 /** `shift start|status|cancel`: the ZoneShifts, and the nodes' zones (`start` refuses a zone no node is in). */
 export const SHIFT_RULES: readonly CliRule[] = [
   { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_SHIFT_PLURAL], verbs: ['create', 'get', 'list', 'delete'] },
+  // `status` shows the autoshift's decisions too
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_AUTOSHIFT_PLURAL], verbs: ['list'] },
   { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
   // what the fail-safe will keep in service, said before the shift starts (shift-preview.ts)
   { apiGroups: [''], resources: ['pods', 'services'], verbs: ['list'] },

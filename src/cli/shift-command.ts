@@ -3,12 +3,14 @@
  * docs/controller.md, "The zonal shift"). `start` and `cancel` wait for the controller's answer, so their exit
  * code says whether the zone is out of service, or back.
  */
+import { describeAutoshift, listAutoshifts } from './autoshift-status';
 import { LiveIo, withApi } from './live-io';
 import { failSafePreview } from './shift-preview';
 import { zonesOf } from '../check/cluster-nodes';
 import { ExitCode } from '../contract/exit-codes';
 import { ROLLOUT_API_VERSION } from '../contract/rollout';
 import { ZoneAnnotation } from '../contract/zone-annotation';
+import { AUTOSHIFT_POLICY_LABEL, SHIFT_CAUSE_LABEL } from '../contract/zone-autoshift';
 import {
   MAX_SHIFT_SECONDS, ShiftChange, ZONE_SHIFT_KIND, ZONE_SHIFT_PLURAL, zoneShiftProblem, ZoneShiftSpec, ZoneShiftStatus,
 } from '../contract/zone-shift';
@@ -92,6 +94,7 @@ interface ShiftObject extends KubeObject {
     readonly name: string;
     readonly creationTimestamp?: string;
     readonly deletionTimestamp?: string;
+    readonly labels?: Readonly<Record<string, string>>;
   };
   readonly spec: ZoneShiftSpec;
   readonly status?: ZoneShiftStatus;
@@ -178,12 +181,17 @@ async function shiftStatus(argv: readonly string[], io: LiveIo): Promise<number>
   const f = parseCommandLine(argv, SHIFT_FLAGS.status);
   const format = f.text('format');
   const zone = f.text('zone');
-  const shifts = await withApi(io, f.text('kubeconfig'), (api) => selectShifts(api, f.positional, zone, true));
+  const [shifts, autoshifts] = await withApi(io, f.text('kubeconfig'),
+    (api) => Promise.all([selectShifts(api, f.positional, zone, true), listAutoshifts(api)]));
   if (format === 'json') {
-    const listed = shifts.map((s) => ({ name: s.metadata.name, spec: s.spec, status: s.status ?? null }));
-    io.stdout(JSON.stringify(listed, undefined, 2) + '\n');
+    const listed = shifts.map((s) => ({
+      name: s.metadata.name, labels: s.metadata.labels ?? {}, spec: s.spec, status: s.status ?? null,
+    }));
+    const policies = autoshifts.map((p) => ({ name: p.metadata.name, spec: p.spec, status: p.status ?? null }));
+    io.stdout(JSON.stringify({ shifts: listed, autoshifts: policies }, undefined, 2) + '\n');
   } else {
-    io.stdout(shifts.length === 0 ? 'no zone shift\n' : shifts.map(describeShift).join(''));
+    const listed = shifts.length === 0 ? 'no zone shift\n' : shifts.map(describeShift).join('');
+    io.stdout(listed + autoshifts.map(describeAutoshift).join(''));
   }
   return ExitCode.OK;
 }
@@ -266,7 +274,9 @@ export function describeShift(shift: ShiftObject): string {
   const status = shift.status;
   const scope = s.namespaces && s.namespaces.length > 0 ? `namespaces ${s.namespaces.join(', ')}` : 'cluster-wide';
   const phase = shift.metadata.deletionTimestamp ? 'Cancelling' : status?.phase ?? 'Pending (no controller has answered)';
-  const lines = [`zoneshift/${shift.metadata.name}: zone ${s.zone}, ${scope}, ${phase}, expires ${s.expiresAt}${s.reason ? `; reason: ${s.reason}` : ''}`];
+  const policy = shift.metadata.labels?.[AUTOSHIFT_POLICY_LABEL];
+  const by = policy ? `, started by zoneautoshift/${policy} (${shift.metadata.labels?.[SHIFT_CAUSE_LABEL]})` : '';
+  const lines = [`zoneshift/${shift.metadata.name}: zone ${s.zone}, ${scope}${by}, ${phase}, expires ${s.expiresAt}${s.reason ? `; reason: ${s.reason}` : ''}`];
   if (status?.message) lines.push(`  ${status.message}`);
   const changed: readonly ShiftChange[] = status?.changed ?? [];
   for (const c of changed) lines.push(`  ${c.kind.toLowerCase()}/${c.namespace ? `${c.namespace}/` : ''}${c.name}: ${c.change}`);

@@ -8,9 +8,13 @@
  * Where a rule is granted:
  * - `cluster`: a ClusterRole, for cluster-scoped resources and for watches over every namespace;
  * - `controller`: a Role in the controller's own namespace (its Lease, its webhook Secret);
- * - `workloads`: a Role in each namespace whose workloads the part serves (and nowhere else).
+ * - `workloads`: a Role in each namespace whose workloads the part serves (and nowhere else);
+ * - `node-leases`: a Role in `kube-node-lease`, where each kubelet renews its node's Lease.
  */
-export type RuleScope = 'cluster' | 'controller' | 'workloads';
+export type RuleScope = 'cluster' | 'controller' | 'workloads' | 'node-leases';
+
+/** The namespace of the nodes' Leases (the `node-leases` scope). */
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 /** One RBAC rule and where it is granted. */
 export interface ControllerRule {
@@ -27,6 +31,12 @@ export interface ControllerRule {
 }
 
 export const READ_VERBS = ['get', 'list', 'watch'];
+
+/** The rule as a Role or ClusterRole holds it (where it is granted is the Role's). */
+export function policyRuleOf(r: ControllerRule): Omit<ControllerRule, 'scope'> {
+  const { apiGroups, resources, verbs, resourceNames } = r;
+  return { apiGroups, resources, verbs, ...(resourceNames ? { resourceNames } : {}) };
+}
 
 /**
  * The verbs Kubernetes can limit to named objects (a named list or watch is authorized only with the field

@@ -13,6 +13,7 @@
 import { ControllerRule, eventRules, READ_VERBS } from './rbac';
 import { layoutConfigMapName, statusConfigMapName } from './redis';
 import { ROLLOUT_GROUP, ZONE_AWARE_UPDATE_PLURAL, ZONE_DISRUPTION_BUDGET_PLURAL } from './rollout';
+import { ZONE_AUTOSHIFT_PLURAL } from './zone-autoshift';
 import { ZONE_SHIFT_PLURAL } from './zone-shift';
 import { KARPENTER_GROUP, NODE_POOL_PLURAL } from './zone-shift-node-pools';
 
@@ -22,6 +23,7 @@ export const ZONE_AWARE_UPDATE = 'zone-aware-update';
 export const ZONE_DISRUPTION_BUDGET = 'zone-disruption-budget';
 export const REDIS_MANAGER = 'redis';
 export const ZONE_SHIFT = 'zone-shift';
+export const ZONE_AUTOSHIFT = 'zone-autoshift';
 
 /** The zone annotator: watches opted-in pods and nodes, patches the pods' annotation. */
 export const ZONE_ANNOTATOR_RULES: readonly ControllerRule[] = [
@@ -45,6 +47,21 @@ export const ZONE_SHIFT_RULES: readonly ControllerRule[] = [
   { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'], scope: 'cluster' },
   // the fail-safe: a shift never takes a Service's last endpoints (its selector finds them)
   { apiGroups: [''], resources: ['services'], verbs: READ_VERBS, scope: 'cluster' },
+];
+
+/**
+ * The autoshift, beside the zonal shift's rules: reads its policy and writes its status (cluster-scoped, as ZoneShifts
+ * are); creates and deletes the ZoneShifts it starts and ends; reads the signals (nodes, opted-in pods and the Services
+ * of the fail-safe cluster-wide, the nodes' Leases in their one namespace); records Events on its policy in the
+ * controller's namespace.
+ */
+export const ZONE_AUTOSHIFT_RULES: readonly ControllerRule[] = [
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_AUTOSHIFT_PLURAL], verbs: READ_VERBS, scope: 'cluster' },
+  { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_AUTOSHIFT_PLURAL}/status`], verbs: ['get', 'patch', 'update'], scope: 'cluster' },
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_SHIFT_PLURAL], verbs: [...READ_VERBS, 'create', 'delete'], scope: 'cluster' },
+  { apiGroups: [''], resources: ['nodes', 'pods', 'services'], verbs: READ_VERBS, scope: 'cluster' },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'], scope: 'node-leases' },
+  ...eventRules('controller'),
 ];
 
 /** The zonal shift's rules beside its own when it leaves shifted zones out of Karpenter's NodePools. */

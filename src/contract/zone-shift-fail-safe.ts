@@ -68,13 +68,33 @@ export function failSafeKept(
   services: readonly ShiftService[],
   outOfService: ReadonlySet<string>,
 ): Map<string, string> {
-  const shifted = (p: ShiftPod) => p.zone !== undefined && outOfService.has(p.zone);
   const why = new Map<string, string[]>();
-  for (const group of groupsOf(pods, services)) {
-    if (group.pods.some((p) => p.serving && !shifted(p))) continue;
-    for (const p of group.pods.filter(shifted)) why.set(p.key, [...why.get(p.key) ?? [], group.what]);
+  for (const group of groupsLeftWithout(pods, services, outOfService)) {
+    for (const p of group.pods.filter((q) => shifted(q, outOfService))) {
+      why.set(p.key, [...why.get(p.key) ?? [], group.what]);
+    }
   }
   return new Map([...why].map(([key, whats]) => [key, `the last pods that can serve ${whats.join(' and ')}`]));
+}
+
+const shifted = (p: ShiftPod, outOfService: ReadonlySet<string>) => p.zone !== undefined && outOfService.has(p.zone);
+
+/** The groups with pods in `outOfService` and no serving pod elsewhere. */
+function groupsLeftWithout(
+  pods: readonly ShiftPod[], services: readonly ShiftService[], outOfService: ReadonlySet<string>,
+): ServingGroup[] {
+  return groupsOf(pods, services).filter((g) => g.pods.some((p) => shifted(p, outOfService))
+    && !g.pods.some((p) => p.serving && !shifted(p, outOfService)));
+}
+
+/**
+ * The workloads and Services whose last serving pods are in `zone` (a shift of it would leave them to the fail-safe),
+ * sorted: the autoshift never shifts such a zone.
+ */
+export function lastServingIn(pods: readonly ShiftPod[], services: readonly ShiftService[], zone: string): string[] {
+  return groupsLeftWithout(pods, services, new Set([zone]))
+    .filter((g) => g.pods.some((p) => p.serving))
+    .map((g) => g.what).sort();
 }
 
 interface OwnerReference {

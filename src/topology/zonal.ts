@@ -20,7 +20,8 @@ import { describe, invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
 
 /**
- * Options for `Zonal.spread`. The top-level spread options apply to the zone constraint.
+ * Options for `Zonal.spread`: the top-level spread options apply to the zone constraint. `Zonal.spreadAcrossHosts`
+ * takes the topology and the spread options only (they apply to the host constraint).
  */
 export interface ZonalSpreadOptions extends SpreadOptions {
   /** The zones to spread over. */
@@ -49,12 +50,6 @@ export interface ZonalSpreadOptions extends SpreadOptions {
   readonly restrictToZones?: boolean;
 }
 
-/** Options for `Zonal.spreadAcrossHosts`. */
-export interface ZonalHostSpreadOptions extends SpreadOptions {
-  /** The topology whose hostname key the pods spread over. */
-  readonly topology: ZoneTopology;
-}
-
 /** Options for `Zonal.pinToZone`. */
 export interface ZonalPinOptions {
   /** The topology the zone belongs to. */
@@ -72,10 +67,8 @@ const ZONAL_SPREAD_PROPS: PropSpec<ZonalSpreadOptions> = {
   restrictToZones: Props.optional(Props.boolean()),
 };
 
-const ZONAL_HOST_SPREAD_PROPS: PropSpec<ZonalHostSpreadOptions> = {
-  ...SPREAD_OPTIONS_PROPS,
-  topology: Props.instanceOf(ZoneTopology),
-};
+/** The options of `Zonal.spread` that a spread across hosts alone has no use for. */
+const ZONE_ONLY_OPTIONS = ['spreadAcrossHosts', 'hostSpread', 'restrictToZones'] as const;
 
 const ZONAL_PIN_PROPS: PropSpec<ZonalPinOptions> = { topology: Props.instanceOf(ZoneTopology), zone: Props.string() };
 
@@ -137,9 +130,14 @@ export class Zonal {
   /**
    * Spreads the workload's pods across nodes only (for example a workload pinned to one zone).
    */
-  public static spreadAcrossHosts(workload: IConstruct, options: ZonalHostSpreadOptions): void {
+  public static spreadAcrossHosts(workload: IConstruct, options: ZonalSpreadOptions): void {
     const { kind, where, state } = Zonal.prepare(workload, 'Zonal.spreadAcrossHosts');
-    checkProps(where, options, ZONAL_HOST_SPREAD_PROPS, 'ZonalHostSpreadOptions', 'options');
+    checkProps(where, options, ZONAL_SPREAD_PROPS, 'ZonalSpreadOptions', 'options');
+    const zoneOnly = ZONE_ONLY_OPTIONS.find((o) => options[o] !== undefined);
+    if (zoneOnly) {
+      const rule = 'is an option of Zonal.spread: Zonal.spreadAcrossHosts spreads over hosts only';
+      throw invalidProp(where, `options.${zoneOnly}`, options[zoneOnly], rule);
+    }
     const revision = SUPPORTED_KINDS[kind];
     const matchLabelKeys = options.matchLabelKeys ?? (revision ? [revision] : undefined);
     Zonal.addSpreads(state, where, [hostSpreadFields(where, options.topology, { ...options, matchLabelKeys })]);

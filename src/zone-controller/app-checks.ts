@@ -68,7 +68,7 @@ export function duplicatesOf(controller: InstalledController): string[] {
 function mergeControllers(first: InstalledController, twins: readonly InstalledController[]): string {
   const features = FEATURES
     .filter((f) => [first, ...twins].some((c) => c.reconcilers.includes(f.reconciler)))
-    .map((f) => `${f.prop}: true`);
+    .map((f) => (f.prop === 'autoshift' ? 'autoshift: { ... }' : `${f.prop}: true`));
   return `ZoneController '${first.node.path}' and ${twins.map((t) => `'${t.node.path}'`).join(', ')} install one controller twice ` +
     `(${first.namespace}/${first.name}): an app needs one ZoneController serving every feature in use. Keep one, ` +
     `new ZoneController(chart, 'controller', { ${features.join(', ')}, ... }), and pass it as \`controller\` to every construct that needs it; ` +

@@ -35,6 +35,8 @@ export interface ControllerPodOptions {
   readonly redisNamespaces: () => string[];
   /** The zonal shift leaves shifted zones out of Karpenter's NodePools. */
   readonly shiftKarpenterNodePools: boolean;
+  /** The ZoneAutoshift the autoshift acts on, with it. */
+  readonly autoshiftPolicy?: string;
 }
 
 /** The controller's pod: its replicas spread over zones, restricted, talking to the API server. */
@@ -80,6 +82,7 @@ function controllerContainer(o: ControllerPodOptions): k8s.Container {
       ...o.serving.args,
       ...redisNamespaces,
       ...(o.shiftKarpenterNodePools ? ['--shift-karpenter-node-pools'] : []),
+      ...(o.autoshiftPolicy ? [`--autoshift-policy=${o.autoshiftPolicy}`] : []),
     ],
     env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
     ports: [

@@ -142,6 +142,7 @@ export function reconcilersOf(
     zoneDisruptionBudget?: boolean;
     redisManager?: boolean;
     zoneShift?: boolean;
+    autoshift?: object;
   },
 ): string[] {
   return FEATURES.filter((f) => props[f.prop] ?? f.byDefault).map((f) => f.reconciler);

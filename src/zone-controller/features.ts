@@ -2,7 +2,9 @@
  * The runtime controller's features: the reconciler of each, the `ZoneController` prop that enables it, and what
  * a construct that needs it loses without it.
  */
-import { REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET, ZONE_SHIFT } from '../contract/reconcilers';
+import {
+  REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AUTOSHIFT, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET, ZONE_SHIFT,
+} from '../contract/reconcilers';
 
 /**
  * A feature of the runtime controller: its reconciler, the `ZoneController` prop that enables it, and what is lost
@@ -10,7 +12,7 @@ import { REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGE
  */
 export interface ControllerFeature {
   readonly reconciler: string;
-  readonly prop: 'zoneAnnotator' | 'zoneAwareUpdate' | 'zoneDisruptionBudget' | 'redisManager' | 'zoneShift';
+  readonly prop: 'zoneAnnotator' | 'zoneAwareUpdate' | 'zoneDisruptionBudget' | 'redisManager' | 'zoneShift' | 'autoshift';
   /** Whether it runs when its prop is not set. */
   readonly byDefault: boolean;
   readonly without: string;
@@ -33,6 +35,11 @@ export const ZONE_SHIFT_FEATURE: ControllerFeature = {
   reconciler: ZONE_SHIFT, prop: 'zoneShift', byDefault: false, without: 'no ZoneShift takes its zone out of service: its pods stay Ready there',
 };
 
+/** Enabled by the `autoshift` options (an object, not a switch). */
+export const ZONE_AUTOSHIFT_FEATURE: ControllerFeature = {
+  reconciler: ZONE_AUTOSHIFT, prop: 'autoshift', byDefault: false, without: 'no zone is shifted but by a person',
+};
+
 /** Every feature, in the order ZoneController's props list them (and `--reconcilers` names them). */
 export const FEATURES: readonly ControllerFeature[] = [
   ZONE_ANNOTATOR_FEATURE,
@@ -40,4 +47,5 @@ export const FEATURES: readonly ControllerFeature[] = [
   ZONE_DISRUPTION_BUDGET_FEATURE,
   REDIS_MANAGER_FEATURE,
   ZONE_SHIFT_FEATURE,
+  ZONE_AUTOSHIFT_FEATURE,
 ];

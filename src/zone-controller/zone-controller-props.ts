@@ -3,6 +3,7 @@
  * app, `ZoneController.fromInstalled`).
  */
 import { k8s } from 'cdk8s-plus-28';
+import { AUTOSHIFT_PROPS, ZoneAutoshiftOptions } from './autoshift';
 import { InstalledZoneControllerProps } from './controller-reference';
 import { WebhookFailurePolicy, WebhookTls } from './webhook-tls';
 import { KubeProps } from '../kubernetes/kubernetes-props';
@@ -115,6 +116,19 @@ export interface ZoneControllerProps {
   readonly zoneShiftKarpenterNodePools?: boolean;
 
   /**
+   * With `zoneShift`: the controller starts a ZoneShift by itself when a zone looks impaired (its nodes not
+   * answering, its pods failing readiness while the same workloads serve elsewhere, an optional per-zone Prometheus
+   * query), ends it once the zone has recovered, and, with `practiceEvery`, shifts each zone in turn on a schedule.
+   * Never more than one zone at once, never a zone holding a workload's last serving pods. Emits a ZoneAutoshift (named
+   * as the controller; its status shows every decision, `cdk8s-zones shift status` too) and its CRD. Grants
+   * cluster-wide: create and delete ZoneShifts, read the ZoneAutoshift and write its status; list and watch the nodes'
+   * Leases in kube-node-lease.
+   *
+   * @default - no autoshift: only a person shifts a zone
+   */
+  readonly autoshift?: ZoneAutoshiftOptions;
+
+  /**
    * Emit the CRDs of the enabled features. Turn it off when the CRDs are installed apart from this
    * controller: they are cluster-scoped, so when two apps each install a ZoneController in one cluster, one
    * of them installs the CRDs.
@@ -180,6 +194,7 @@ export const ZONE_CONTROLLER_PROPS: PropSpec<ZoneControllerProps> = {
   redisManager: Props.optional(Props.boolean()),
   zoneShift: Props.optional(Props.boolean()),
   zoneShiftKarpenterNodePools: Props.optional(Props.boolean()),
+  autoshift: Props.optional(Props.struct(AUTOSHIFT_PROPS, 'ZoneAutoshiftOptions')),
   installCrds: Props.optional(Props.boolean()),
   webhookTls: Props.optional(Props.instanceOf(WebhookTls)),
   webhookFailurePolicy: Props.optional(Props.enumOf(WebhookFailurePolicy, 'WebhookFailurePolicy')),

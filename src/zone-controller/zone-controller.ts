@@ -2,6 +2,7 @@ import { ApiObject, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct, IConstruct } from 'constructs';
 import { duplicatesOf, twinErrors, warnOfUnpublishedImage } from './app-checks';
+import { emitAutoshift } from './autoshift';
 import { controllerPodSpec, METRICS_PORT } from './controller-pod';
 import {
   controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE,
@@ -14,11 +15,11 @@ import { WebhookFailurePolicy } from './webhook-tls';
 import { INSTALLED_CONTROLLER_PROPS, ZONE_CONTROLLER_PROPS, ZoneControllerProps } from './zone-controller-props';
 import { addZoneShiftGate } from './zone-shift-gate';
 import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
-import { ControllerRule, leaderElectionRules, mergeRules } from '../contract/rbac';
+import { ControllerRule, leaderElectionRules, mergeRules, NODE_LEASE_NAMESPACE, policyRuleOf } from '../contract/rbac';
 import {
   REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES, ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES,
-  ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES, ZONE_DISRUPTION_BUDGET, ZONE_DISRUPTION_BUDGET_RULES, ZONE_SHIFT,
-  ZONE_SHIFT_RULES,
+  ZONE_AUTOSHIFT, ZONE_AUTOSHIFT_RULES, ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES, ZONE_DISRUPTION_BUDGET,
+  ZONE_DISRUPTION_BUDGET_RULES, ZONE_SHIFT, ZONE_SHIFT_RULES,
 } from '../contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
@@ -44,6 +45,7 @@ const PARTS: { readonly [reconciler: string]: Part } = {
   [ZONE_DISRUPTION_BUDGET]: { name: ZONE_DISRUPTION_BUDGET, rules: ZONE_DISRUPTION_BUDGET_RULES },
   [REDIS_MANAGER]: { name: REDIS_MANAGER, rules: REDIS_MANAGER_RULES, unnamedRules: REDIS_UNNAMED_CLUSTER_RULES },
   [ZONE_SHIFT]: { name: ZONE_SHIFT, rules: ZONE_SHIFT_RULES },
+  [ZONE_AUTOSHIFT]: { name: ZONE_AUTOSHIFT, rules: ZONE_AUTOSHIFT_RULES },
 };
 
 
@@ -125,7 +127,9 @@ export class ZoneController extends Construct implements IZoneController {
     }
     const parts = this.reconcilers.map((r) => PARTS[r]);
     const nodePoolRules = karpenterNodePoolRules(where, props, this.reconcilers);
-    const webhooks = this.crdsAndWebhooks(props.installCrds ?? true);
+    const installCrds = props.installCrds ?? true;
+    const webhooks = this.crdsAndWebhooks(installCrds);
+    if (props.autoshift) emitAutoshift(this, where, this.reconcilers, this.meta(), props.autoshift, installCrds);
     this.parts = parts;
     const servesWebhooks = webhooks.length > 0;
     this.webhookFailurePolicy = servesWebhooks ? props.webhookFailurePolicy ?? WebhookFailurePolicy.FAIL : undefined;
@@ -281,6 +285,7 @@ export class ZoneController extends Construct implements IZoneController {
       resources: props.resources,
       redisNamespaces: () => this.servedNamespaces(REDIS_MANAGER),
       shiftKarpenterNodePools: props.zoneShiftKarpenterNodePools ?? false,
+      autoshiftPolicy: props.autoshift ? this.name : undefined,
     });
     new k8s.KubeDeployment(this, 'deployment', {
       metadata: this.meta(),
@@ -318,7 +323,7 @@ export class ZoneController extends Construct implements IZoneController {
     if (clusterRules.length > 0) {
       const role = new k8s.KubeClusterRole(this, 'cluster-role', {
         metadata: { name: clusterName, labels: this.labels },
-        rules: clusterRules.map(toPolicyRule),
+        rules: clusterRules.map(policyRuleOf),
       });
       const binding = new k8s.KubeClusterRoleBinding(this, 'cluster-role-binding', {
         metadata: { name: clusterName, labels: this.labels },
@@ -329,6 +334,8 @@ export class ZoneController extends Construct implements IZoneController {
       clusterScoped(binding);
     }
     this.role('role', this.name, this.namespace, () => rules.filter((r) => r.scope === 'controller'));
+    const leaseRules = rules.filter((r) => r.scope === 'node-leases');
+    if (leaseRules.length > 0) this.role('role-node-leases', this.clusterWideName(), NODE_LEASE_NAMESPACE, () => leaseRules);
   }
 
   /** The Role (and its binding) that grants the rules of the features served in `namespace`. */
@@ -339,7 +346,7 @@ export class ZoneController extends Construct implements IZoneController {
   private role(id: string, name: string, namespace: string, rules: () => ControllerRule[]): void {
     const metadata = { name, namespace, labels: this.labels };
     // the rules are known once every feature has registered: resolved at synthesis
-    const lazyRules = Lazy.any({ produce: () => rules().map(toPolicyRule) }) as unknown as k8s.PolicyRule[];
+    const lazyRules = Lazy.any({ produce: () => rules().map(policyRuleOf) }) as unknown as k8s.PolicyRule[];
     const role = new k8s.KubeRole(this, id, { metadata, rules: lazyRules });
     new k8s.KubeRoleBinding(this, `${id}-binding`, {
       metadata,
@@ -386,13 +393,4 @@ export class ZoneController extends Construct implements IZoneController {
     }
     return problems;
   }
-}
-
-function toPolicyRule(r: ControllerRule): k8s.PolicyRule {
-  return {
-    apiGroups: r.apiGroups,
-    resources: r.resources,
-    verbs: r.verbs,
-    ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}),
-  };
 }

@@ -1,5 +1,7 @@
 /** `cdk8s-zones shift start|status|cancel` through `main()`, against an in-memory API that plays the controller. */
 import { runCli } from './memory-api';
+import { ROLLOUT_API_VERSION } from '../../src/contract/rollout';
+import { AUTOSHIFT_POLICY_LABEL, SHIFT_CAUSE_LABEL } from '../../src/contract/zone-autoshift';
 import { KubeApiError } from '../../src/kubernetes/kube-api';
 import { MemoryKubeApi } from '../memory-kube-api';
 
@@ -134,12 +136,59 @@ describe('shift status and cancel', () => {
     return api;
   }
 
+  test('status shows the autoshift: its zones and signals, the run in progress, the next practice run, the last runs', async () => {
+    const api = cluster();
+    api.put(SHIFTS, {
+      kind: 'ZoneShift',
+      metadata: { name: 'auto-1', labels: { [AUTOSHIFT_POLICY_LABEL]: 'zones', [SHIFT_CAUSE_LABEL]: 'autoshift' } },
+      spec: { zone: 'zone-a', expiresAt: '2026-11-29T04:00:00.000Z' },
+    });
+    const active = { cause: 'autoshift', zone: 'zone-a', shift: 'auto-1', startedAt: '2026-11-29T01:00:00.000Z', reason: 'impaired for 21 s: 2 of 3 nodes not answering' };
+    api.put(`/apis/${ROLLOUT_API_VERSION}/zoneautoshifts`, {
+      kind: 'ZoneAutoshift',
+      metadata: { name: 'zones' },
+      spec: { dryRun: false },
+      status: {
+        phase: 'Shifted',
+        message: 'autoshift of zone zone-a since 2026-11-29T01:00:00.000Z',
+        zones: [
+          { zone: 'zone-a', impaired: true, since: '2026-11-29T00:59:39.000Z', signals: ['2 of 3 nodes not answering (NotReady: n1, n2)'] },
+          { zone: 'zone-b', impaired: false, since: '2026-11-28T00:00:00.000Z', signals: [] },
+        ],
+        active,
+        nextPractice: { at: '2026-12-06T00:00:00.000Z', zone: 'zone-c' },
+        history: [{
+          cause: 'practice',
+          zone: 'zone-b',
+          startedAt: '2026-11-28T10:00:00.000Z',
+          reason: 'practice run',
+          endedAt: '2026-11-28T10:04:00.000Z',
+          outcome: 'Failed',
+          message: 'suffered while zone-b was out of service: Deployment/api in shop: 2 of 2 pods outside zone-b failing readiness',
+        }],
+      },
+    });
+    const text = (await run(api, 'shift', 'status')).stdout;
+    expect(text).toContain('zoneshift/auto-1: zone zone-a, cluster-wide, started by zoneautoshift/zones (autoshift)');
+    expect(text).toContain('zoneautoshift/zones: Shifted\n');
+    expect(text).toContain('  zone zone-a: impaired since 2026-11-29T00:59:39.000Z: 2 of 3 nodes not answering (NotReady: n1, n2)\n');
+    expect(text).toContain('  zone zone-b: healthy since 2026-11-28T00:00:00.000Z\n');
+    expect(text).toContain('  now: autoshift of zone zone-a from 2026-11-29T01:00:00.000Z (in progress); started because impaired for 21 s');
+    expect(text).toContain('  next practice run: zone zone-c at 2026-12-06T00:00:00.000Z\n');
+    expect(text).toContain('  ended: practice of zone zone-b from 2026-11-28T10:00:00.000Z to 2026-11-28T10:04:00.000Z: Failed, ' +
+      'suffered while zone-b was out of service: Deployment/api in shop: 2 of 2 pods outside zone-b failing readiness');
+    const json = JSON.parse((await run(api, 'shift', 'status', '--format', 'json')).stdout);
+    expect(json.autoshifts[0].status.active).toEqual(active);
+    expect(json.shifts[0].labels).toEqual({ [AUTOSHIFT_POLICY_LABEL]: 'zones', [SHIFT_CAUSE_LABEL]: 'autoshift' });
+  });
+
   test('status lists every shift (text and JSON), or those named or of a zone', async () => {
     const api = await twoShifts();
     const all = await run(api, 'shift', 'status');
     expect(all.stdout).toMatch(/zoneshift\/a1: zone zone-a, cluster-wide, Active[^\n]*\n[\s\S]*zoneshift\/b1: zone zone-b/);
     const json = JSON.parse((await run(api, 'shift', 'status', '--zone', 'zone-b', '--format', 'json')).stdout);
-    expect(json.map((s: any) => [s.name, s.spec.zone, s.status.phase])).toEqual([['b1', 'zone-b', 'Active']]);
+    expect(json.shifts.map((s: any) => [s.name, s.spec.zone, s.status.phase])).toEqual([['b1', 'zone-b', 'Active']]);
+    expect(json.autoshifts).toEqual([]);
     expect((await run(api, 'shift', 'status', 'nope')).stderr).toContain('zoneshift/nope does not exist');
     expect((await run(cluster(), 'shift', 'status')).stdout).toBe('no zone shift\n');
   });

@@ -217,6 +217,9 @@ describe('bad input', () => {
     expect(() => Zonal.spread(spread, { topology: zones })).toThrow('already spread across zones; call Zonal.spread once per workload');
     expect(() => Zonal.pinToZone(spread, { topology: zones, zone: 'a' })).toThrow('it cannot also be pinned to "a"');
     expect(() => Zonal.spreadAcrossHosts(spread, { topology: zones })).toThrow('already has a ScheduleAnyway spread constraint on kubernetes.io/hostname');
+    const hostsOnly = new kplus.Deployment(chart, 'h', { containers: [container] });
+    expect(() => Zonal.spreadAcrossHosts(hostsOnly, { topology: zones, restrictToZones: false })).toThrow(
+      'options.restrictToZones=false is an option of Zonal.spread: Zonal.spreadAcrossHosts spreads over hosts only');
 
     const pinned = new kplus.Deployment(chart, 'p', { containers: [container] });
     Zonal.pinToZone(pinned, { topology: zones, zone: 'a' });

@@ -10,7 +10,7 @@ import { isIP } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { WELL_KNOWN_ZONE_KEY } from '../../../src/contract/labels';
-import { ZONE_ANNOTATOR, ZONE_SHIFT } from '../../../src/contract/reconcilers';
+import { ZONE_ANNOTATOR, ZONE_AUTOSHIFT, ZONE_SHIFT } from '../../../src/contract/reconcilers';
 import { serviceAccountDir } from '../../../src/kubernetes/kube-connection';
 import { FlagSpec, HELP_FLAG, ParsedFlags, parseCommandLine, usageText } from '../../../src/shared/command-line';
 import { Command, commandHelp, parseOrUsageError } from '../cli';
@@ -110,6 +110,13 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     name: 'shift-karpenter-node-pools',
     type: 'switch',
     meaning: 'while a zone is shifted cluster-wide, leave it out of every Karpenter NodePool (needs the zone-shift reconciler and one topology key)',
+  },
+  {
+    name: 'autoshift-policy',
+    type: 'text',
+    value: 'NAME',
+    defaultText: 'none; required with the zone-autoshift reconciler',
+    meaning: 'the ZoneAutoshift the zone-autoshift reconciler acts on',
   },
   {
     name: 'redis-namespaces',
@@ -257,6 +264,19 @@ function checkedTlsMode(f: ParsedFlags): TlsMode {
   return tlsMode;
 }
 
+/** `--autoshift-policy`: required with the zone-autoshift reconciler (which needs zone-shift), refused without. */
+function autoshiftPolicyOf(policy: string | undefined, reconcilers: readonly Reconciler[]): string | undefined {
+  const autoshift = reconcilers.some((r) => r.name === ZONE_AUTOSHIFT);
+  if (autoshift !== (policy !== undefined)) {
+    throw new Error(autoshift ? 'run: the zone-autoshift reconciler needs --autoshift-policy (the ZoneAutoshift it acts on)'
+      : 'run: --autoshift-policy needs the zone-autoshift reconciler in --reconcilers');
+  }
+  if (autoshift && !reconcilers.some((r) => r.name === ZONE_SHIFT)) {
+    throw new Error('run: the zone-autoshift reconciler needs the zone-shift reconciler in --reconcilers (it starts ZoneShifts)');
+  }
+  return policy;
+}
+
 /** Parses `run`'s flags; `env` and `serviceAccountNamespace` supply defaults (POD_NAME, POD_NAMESPACE). */
 export function parseRun(
   args: string[],
@@ -277,6 +297,7 @@ export function parseRun(
     throw new Error(`run: --shift-karpenter-node-pools needs one --topology-keys key (got ${topologyKeys.join(',')}): ` +
       'a NodePool requirement names one node label');
   }
+  const autoshiftPolicy = autoshiftPolicyOf(f.text('autoshift-policy'), reconcilers);
   const tlsMode = checkedTlsMode(f);
   const { leaseDurationSeconds, renewDeadlineMs, retryPeriodMs } = leaseTimings(f);
   const leaseNamespace = f.text('lease-namespace') ?? env.POD_NAMESPACE ?? serviceAccountNamespace ?? 'default';
@@ -296,6 +317,7 @@ export function parseRun(
     identity: f.text('identity') ?? env.POD_NAME ?? `${os.hostname()}-${process.pid}`,
     topologyKeys,
     shiftKarpenterNodePools,
+    autoshiftPolicy,
     redisNamespaces: namespaces('redis-namespaces', f.text('redis-namespaces') ?? ''),
     redisIntervalMs: f.ms('redis-interval')!,
     redisReplacedPerPass: f.count('redis-replaced-per-pass')!,

@@ -37,12 +37,14 @@ export function kubeEventRecorder(
   instance: string,
   log: Logger,
   now = Date.now,
+  clusterScopedNamespace = 'default',
 ): EventRecorder {
   const seen = new Map<string, { name: string; namespace: string; count: number }>();
   let serial = 0;
   return {
     async record(obj, type, reason, message) {
-      const namespace = obj.metadata.namespace ?? 'default';
+      // a cluster-scoped object's Events: in the controller's namespace (`kubectl describe` finds them in any)
+      const namespace = obj.metadata.namespace ?? clusterScopedNamespace;
       const key = `${obj.metadata.uid ?? `${namespace}/${obj.metadata.name}`}|${reason}|${message}`;
       const time = new Date(now()).toISOString().replace(/\.\d+Z$/, 'Z');
       const known = seen.get(key);

@@ -1,6 +1,7 @@
 import { Reconciler } from '../reconciler';
 import { redisReconciler } from './redis';
 import { zoneAnnotator } from './zone-annotator';
+import { zoneAutoshifter } from './zone-autoshift';
 import { zoneAwareUpdater } from './zone-aware-update';
 import { zoneDisruptionBudgets } from './zone-disruption-budget';
 import { zoneShifter } from './zone-shift';
@@ -12,4 +13,5 @@ export const RECONCILERS: readonly Reconciler[] = [
   zoneDisruptionBudgets(),
   redisReconciler(),
   zoneShifter(),
+  zoneAutoshifter(),
 ];

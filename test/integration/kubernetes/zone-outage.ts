@@ -149,6 +149,28 @@ async function removePods(
  */
 async function untaint(client: KubeClient, zone: string, names: readonly string[], opts: OutageOptions): Promise<void> {
   await restoreNodes(client, names);
+  await untilBack(client, zone, names, opts);
+}
+
+/**
+ * Only the kubelets of `zone` fall silent (its nodes' Leases taken, see `OutageOptions.silenceKubelets`): nothing is
+ * tainted or removed, as when a zone's network goes. The node lifecycle controller marks the nodes NotReady after its
+ * grace period, and evicts their pods after their toleration (300 s): restore it before. `poolNodes`: a test's own
+ * nodes of the zone, silenced too.
+ */
+export async function silenceZone(
+  cluster: TestCluster, zone: string, opts: Pick<OutageOptions, 'poolNodes'> & WaitOptions = {},
+): Promise<ZoneOutage> {
+  const names = [...cluster.info.nodes.filter((n) => n.zone === zone).map((n) => n.name), ...opts.poolNodes ?? []];
+  await silenceKubelets(cluster.client, names);
+  const restore = () => untilBack(cluster.client, zone, names, { ...opts, silenceKubelets: true });
+  return { zone, nodes: names, restore };
+}
+
+/** The Leases of silenced nodes given back to kwok, and every node Ready with no taint the outage left. */
+async function untilBack(
+  client: KubeClient, zone: string, names: readonly string[], opts: OutageOptions,
+): Promise<void> {
   if (opts.silenceKubelets) {
     await Promise.all(names.map((name) => client.delete('coordination.k8s.io/v1', 'Lease', name, LEASES)));
   }

@@ -250,7 +250,7 @@ test('a shift takes the zone\'s opted-in pods out of their endpoints within seco
   expect(await taints()).toEqual(shifted);
 
   const listed = JSON.parse((await cli('shift', 'status', '--zone', ZONES[0], '--format', 'json')).stdout);
-  expect(listed.map((s: any) => [s.name, s.status.phase])).toEqual([['zone-a', 'Active']]);
+  expect(listed.shifts.map((s: any) => [s.name, s.status.phase])).toEqual([['zone-a', 'Active']]);
 
   // cancelled (`shift cancel` returns once the controller has undone it): the nodes, the gates and the endpoints as
   // before

@@ -1,0 +1,95 @@
+/**
+ * The autoshift's signals, read from its caches (and its Prometheus queries): each zone's nodes and their Leases,
+ * the opted-in pods, the Services; what looks impaired, what the fail-safe would keep, what a practice run did.
+ * The rules are the pure ones of src/autoshift/zone-signals.ts; this file only gathers their inputs.
+ */
+import { AutoshiftWatch } from './zone-autoshift-watches';
+import {
+  mergeSignals, nodeSignals, podSignals, querySignals, SignalNode, SignalPod, signalPodOf, sufferingWorkloads,
+  ZoneSignals,
+} from '../../../src/autoshift/zone-signals';
+import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
+import { AUTOSHIFT_DEFAULTS, ZoneAutoshiftSpec } from '../../../src/contract/zone-autoshift';
+import { lastServingIn, shiftPodOf, shiftServiceOf } from '../../../src/contract/zone-shift-fail-safe';
+import { KubeObject } from '../kube/api';
+import { instantQuery, Sample } from '../prometheus-query';
+import { Caches } from '../watches';
+
+export interface AutoshiftSignals {
+  /** The zones of the cluster's nodes, sorted. */
+  readonly zones: readonly string[];
+  readonly impaired: ZoneSignals;
+  readonly pods: readonly SignalPod[];
+  readonly lastServingIn: (zone: string) => readonly string[];
+  /** The practice runs' outcome query: its samples above the threshold, in words. */
+  readonly outcomeProblems: readonly string[];
+}
+
+/** A query's failure: what it was, and why (the query then counts as no signal). */
+export type QueryFailed = (what: string, err: unknown) => void;
+
+/** The pod signal's settings (their defaults where the policy leaves pods out: the practice runs' check uses them). */
+const podSpec = (spec: ZoneAutoshiftSpec) => spec.pods ?? AUTOSHIFT_DEFAULTS.pods;
+
+export async function autoshiftSignals(
+  caches: Caches<AutoshiftWatch>,
+  spec: ZoneAutoshiftSpec,
+  zoneOf: (node: KubeObject) => string | undefined,
+  nowMs: number,
+  failed: QueryFailed,
+): Promise<AutoshiftSignals> {
+  const nodes = caches.list('nodes');
+  const zoneByNode = new Map(nodes.map((n) => [n.metadata.name, zoneOf(n)]));
+  const signalNodes: SignalNode[] = nodes.map((n) => ({
+    name: n.metadata.name,
+    zone: zoneByNode.get(n.metadata.name),
+    ready: (n.status?.conditions as Array<{ status: string }>)[0]?.status === 'True',
+    leaseRenewedMs: renewedMs(caches.get('leases', `${NODE_LEASE_NAMESPACE}/${n.metadata.name}`)),
+  }));
+  const podObjects = caches.list('pods');
+  const zoneOfPod = (pod: KubeObject) => zoneByNode.get(pod.spec?.nodeName ?? '');
+  const pods = podObjects.map((p) => signalPodOf(p, zoneOfPod(p), nowMs, podSpec(spec).startupSeconds));
+  const shiftPods = podObjects.map((p) => shiftPodOf(p, zoneOfPod(p)));
+  const services = caches.list('services').map(shiftServiceOf);
+  const prometheus = spec.prometheus;
+  const samples = prometheus?.query !== undefined ? await query(prometheus.url, prometheus.query, 'prometheus.query', failed) : [];
+  const zoneSamples = samples.flatMap((s) => {
+    const zone = s.labels[prometheus!.zoneLabel];
+    return zone === undefined ? [] : [{ zone, value: s.value }];
+  });
+  const practice = spec.practiceRuns;
+  const outcome = prometheus && practice?.outcomeQuery !== undefined
+    ? await query(prometheus.url, practice.outcomeQuery, 'practiceRuns.outcomeQuery', failed) : [];
+  return {
+    zones: [...new Set(signalNodes.flatMap((n) => (n.zone === undefined ? [] : [n.zone])))].sort(),
+    impaired: mergeSignals(
+      nodeSignals(signalNodes, spec.nodes, nowMs),
+      spec.pods ? podSignals(pods, spec.pods) : new Map(),
+      prometheus?.query !== undefined
+        ? querySignals(zoneSamples, prometheus.threshold!, `prometheus.query ${JSON.stringify(prometheus.query)} =`) : new Map(),
+    ),
+    pods,
+    lastServingIn: (zone) => lastServingIn(shiftPods, services, zone),
+    outcomeProblems: outcome.filter((s) => s.value > practice!.outcomeThreshold!)
+      .map((s) => `practiceRuns.outcomeQuery ${JSON.stringify(s.labels)} = ${s.value} > ${practice!.outcomeThreshold}`),
+  };
+}
+
+/** What a practice run of `zone` did: the workloads that suffered, the outcome query's samples above its threshold. */
+export function practiceOutcome(signals: AutoshiftSignals, spec: ZoneAutoshiftSpec, zone: string): string[] {
+  return [...sufferingWorkloads(signals.pods, zone, podSpec(spec)), ...signals.outcomeProblems];
+}
+
+function renewedMs(lease: KubeObject | undefined): number | undefined {
+  const ms = Date.parse(lease?.spec?.renewTime ?? '');
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+async function query(url: string, promql: string, what: string, failed: QueryFailed): Promise<Sample[]> {
+  try {
+    return await instantQuery(url, promql);
+  } catch (err) {
+    failed(what, err);
+    return [];
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * What the autoshift watches: its policy (the primary), the ZoneShifts, the nodes (their zone and Ready condition),
+ * the nodes' Leases (their last renewal), the opted-in pods (their workload, zone and readiness) and the Services (the
+ * fail-safe's selectors). A change that can change a decision queues the policy; the Leases queue nothing (they renew
+ * every 10 s, and staleness is a matter of time: the reconciler looks again every few seconds anyway).
+ */
+import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
+import { ZONE_IN_SERVICE_CONDITION } from '../../../src/contract/zone-shift';
+import { KubeObject } from '../kube/api';
+import { byNamespace } from '../kube/informer';
+import { slimMeta, slimNode, slimPod } from '../kube/transforms';
+import { LEASES, NODES, PODS, SERVICES, ZONE_AUTOSHIFTS } from '../resources';
+import { Change, shiftsWatch, Watches } from '../watches';
+
+export type AutoshiftWatch = 'policies' | 'shifts' | 'nodes' | 'leases' | 'pods' | 'services';
+
+/** A node's Ready condition, as the node signal reads it. */
+const nodeReady = (node: KubeObject) =>
+  (node.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Ready')?.status;
+
+/** What the signals read of a pod: its labels and owner (its workload), node, phase, readiness and restarts. */
+export function slimSignalPod(pod: KubeObject): KubeObject {
+  const slim = slimPod(pod, { labels: 'all', conditions: ['ContainersReady', 'Ready', ZONE_IN_SERVICE_CONDITION], phase: true });
+  const restarts = (pod.status?.containerStatuses as Array<{ restartCount?: number }> | undefined)
+    ?.map((c) => ({ restartCount: c.restartCount ?? 0 }));
+  return { ...slim, status: { ...slim.status, ...(restarts ? { containerStatuses: restarts } : {}) } };
+}
+
+const podInputs = (pod: KubeObject) => JSON.stringify([pod.spec?.nodeName, pod.status, pod.metadata.deletionTimestamp]);
+
+export function autoshiftWatches(policy: string): Watches<AutoshiftWatch> {
+  const decide = () => [policy];
+  return {
+    policies: {
+      resource: ZONE_AUTOSHIFTS,
+      primary: true,
+      keys: ({ obj }: Change) => (obj.metadata.name === policy ? [policy] : []),
+    },
+    shifts: shiftsWatch<AutoshiftWatch>(decide),
+    nodes: {
+      resource: NODES,
+      transform: (node) => ({
+        ...slimNode(node),
+        status: { conditions: [{ type: 'Ready', status: nodeReady(node) ?? 'Unknown' }] },
+      }),
+      keys: ({ obj, old }) => (old && nodeReady(old) === nodeReady(obj) ? [] : [policy]),
+    },
+    leases: {
+      resource: LEASES,
+      namespaces: [NODE_LEASE_NAMESPACE],
+      transform: (lease) => ({ metadata: slimMeta(lease.metadata), spec: { renewTime: lease.spec?.renewTime } }),
+    },
+    pods: {
+      resource: PODS,
+      labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
+      transform: slimSignalPod,
+      indexes: { namespace: byNamespace },
+      keys: ({ obj, old }) => (old && podInputs(old) === podInputs(obj) ? [] : [policy]),
+    },
+    services: {
+      resource: SERVICES,
+      transform: (svc) => ({ metadata: slimMeta(svc.metadata), spec: { selector: svc.spec?.selector } }),
+    },
+  };
+}

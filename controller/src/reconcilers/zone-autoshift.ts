@@ -1,0 +1,155 @@
+/**
+ * The autoshift reconciler: every few seconds it reads the signals of each zone (nodes NotReady or with stale
+ * Leases, opted-in pods failing readiness while their workloads serve elsewhere, and the policy's Prometheus query),
+ * lets the pure plan (src/autoshift/autoshift-plan.ts) decide, then creates or deletes the ZoneShifts the plan names
+ * (the zone-shift reconciler does the rest), writes the policy's status and records every decision as an Event.
+ * It acts on one policy, `--autoshift-policy` (the one its `ZoneController` wrote). docs/controller.md#autoshift.
+ */
+import { patchStatus, statusHolds } from './status';
+import { autoshiftSignals, practiceOutcome } from './zone-autoshift-signals';
+import { AutoshiftWatch, autoshiftWatches } from './zone-autoshift-watches';
+import { nodeZone } from './zone-shift-decision';
+import { AutoshiftPlan, planAutoshift, ShiftInForce } from '../../../src/autoshift/autoshift-plan';
+import { ZONE_AUTOSHIFT, ZONE_AUTOSHIFT_RULES } from '../../../src/contract/reconcilers';
+import { ROLLOUT_API_VERSION } from '../../../src/contract/rollout';
+import {
+  AUTOSHIFT_POLICY_LABEL, problemText, SHIFT_CAUSE_LABEL, ShiftCause, ZONE_AUTOSHIFT_KIND, zoneAutoshiftProblem,
+  ZoneAutoshiftSpec,
+  ZoneAutoshiftStatus,
+} from '../../../src/contract/zone-autoshift';
+import { shiftInForce, ZONE_SHIFT_KIND } from '../../../src/contract/zone-shift';
+import { defineReconciler } from '../define-reconciler';
+import { isStatus, KubeObject, resourcePath } from '../kube/api';
+import { ReconcileResult } from '../reconcile-loop';
+import { Reconciler, ReconcilerContext } from '../reconciler';
+import { ZONE_AUTOSHIFTS, ZONE_SHIFTS } from '../resources';
+import { Caches } from '../watches';
+
+const NAME = ZONE_AUTOSHIFT;
+/** How often the signals are read again: a stale Lease is a matter of time, not of a change. */
+export const EVALUATE_EVERY_MS = 5_000;
+/** The longest reason a ZoneShift's schema takes. */
+const MAX_REASON = 1024;
+
+export function zoneAutoshifter(): Reconciler {
+  return defineReconciler({
+    name: NAME,
+    summary: 'start a ZoneShift when a zone looks impaired, end it once the zone recovers, and practise on a schedule',
+    rbac: ZONE_AUTOSHIFT_RULES,
+    settings: (run) => ({ topologyKeys: run.topologyKeys, policy: run.autoshiftPolicy ?? '' }),
+    declare: (ctx, settings, caches: Caches<AutoshiftWatch>) => {
+      const autoshift = new Autoshift(ctx, caches, settings.topologyKeys, settings.policy);
+      return {
+        watches: autoshiftWatches(settings.policy),
+        reconcile: (key) => autoshift.reconcile(key),
+        loop: { concurrency: 1 },
+        startedFields: { policy: settings.policy },
+      };
+    },
+  });
+}
+
+/** A shift in force as the plan reads it; `cause` only when this policy started it. */
+function inForce(shift: KubeObject, policy: string, nowMs: number): ShiftInForce | undefined {
+  const spec = shiftInForce(shift, nowMs);
+  if (!spec) return undefined;
+  const labels = shift.metadata.labels ?? {};
+  const ours = labels[AUTOSHIFT_POLICY_LABEL] === policy;
+  return {
+    name: shift.metadata.name,
+    zone: spec.zone,
+    cause: ours ? labels[SHIFT_CAUSE_LABEL] as ShiftCause : undefined,
+    createdAt: shift.metadata.creationTimestamp ?? new Date(nowMs).toISOString(),
+    reason: spec.reason,
+  };
+}
+
+class Autoshift {
+  private readonly log: ReconcilerContext['log'];
+
+  constructor(
+    private readonly ctx: ReconcilerContext,
+    private readonly caches: Caches<AutoshiftWatch>,
+    private readonly topologyKeys: readonly string[],
+    private readonly policy: string,
+  ) {
+    this.log = ctx.log.with({ reconciler: NAME, policy });
+  }
+
+  async reconcile(name: string): Promise<ReconcileResult> {
+    const policy = this.caches.get('policies', name);
+    if (name !== this.policy || !policy || policy.metadata.deletionTimestamp) return {};
+    const problem = zoneAutoshiftProblem(policy.spec);
+    if (problem) {
+      const message = `${problemText(problem)}; nothing is started`;
+      await this.writeStatus(policy, { phase: 'Invalid', message, zones: [], history: policy.status?.history ?? [] });
+      return {};
+    }
+    const spec = policy.spec as ZoneAutoshiftSpec;
+    const now = Date.now();
+    const zoneOf = (node: KubeObject) => nodeZone(node, this.topologyKeys);
+    const failed = (what: string, err: unknown) => this.queryFailed(policy, what, err);
+    const signals = await autoshiftSignals(this.caches, spec, zoneOf, now, failed);
+    const plan = planAutoshift({
+      policy: name,
+      spec,
+      createdMs: Date.parse(policy.metadata.creationTimestamp ?? '') || now,
+      nowMs: now,
+      zones: signals.zones,
+      signals: signals.impaired,
+      previous: policy.status,
+      shiftsInForce: this.caches.list('shifts')
+        .map((s) => inForce(s, name, now))
+        .filter((s): s is ShiftInForce => s !== undefined),
+      lastServingIn: signals.lastServingIn,
+      practiceOutcome: (zone) => practiceOutcome(signals, spec, zone),
+    });
+    await this.act(policy, plan);
+    return { requeueAfter: EVALUATE_EVERY_MS };
+  }
+
+  /** Ends and starts the plan's shifts, then writes the status and the Events. */
+  private async act(policy: KubeObject, plan: AutoshiftPlan): Promise<void> {
+    for (const shift of plan.end) {
+      try {
+        await this.ctx.kube.delete(resourcePath(ZONE_SHIFTS, undefined, shift));
+      } catch (err) {
+        if (!isStatus(err, 404)) throw err;
+      }
+      this.log.info('zone shift ended', { shift });
+    }
+    if (plan.start) {
+      const { name, zone, cause, expiresAt, reason } = plan.start;
+      const shift = {
+        apiVersion: ROLLOUT_API_VERSION,
+        kind: ZONE_SHIFT_KIND,
+        metadata: { name, labels: { [AUTOSHIFT_POLICY_LABEL]: this.policy, [SHIFT_CAUSE_LABEL]: cause } },
+        spec: { zone, expiresAt, reason: `${cause}: ${reason}`.slice(0, MAX_REASON) },
+      };
+      try {
+        await this.ctx.kube.create(resourcePath(ZONE_SHIFTS), shift);
+      } catch (err) {
+        if (!isStatus(err, 409)) throw err;
+      }
+      this.log.info('zone shift started', { shift: name, zone, cause, expiresAt, reason });
+    }
+    await this.writeStatus(policy, plan.status);
+    const subject = { ...policy, apiVersion: ROLLOUT_API_VERSION, kind: ZONE_AUTOSHIFT_KIND };
+    for (const event of plan.events) {
+      this.log.info('autoshift decision', { reason: event.reason, message: event.message });
+      await this.ctx.events.record(subject, event.type, event.reason, event.message);
+    }
+  }
+
+  private async writeStatus(policy: KubeObject, status: ZoneAutoshiftStatus): Promise<void> {
+    const observed = { ...status, observedGeneration: policy.metadata.generation };
+    if (!statusHolds(policy.status, observed)) await patchStatus(this.ctx.kube, ZONE_AUTOSHIFTS, policy, observed);
+  }
+
+  private queryFailed(policy: KubeObject, what: string, err: unknown): void {
+    const message = `${what} failed, so it counts as no signal: ${err instanceof Error ? err.message : String(err)}`;
+    this.log.warn('prometheus query failed', { what, error: err });
+    const subject = { ...policy, apiVersion: ROLLOUT_API_VERSION, kind: ZONE_AUTOSHIFT_KIND };
+    void this.ctx.events.record(subject, 'Warning', 'QueryFailed', message);
+  }
+}
