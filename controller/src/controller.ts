@@ -167,7 +167,7 @@ function reconcilerContext(opts: RunOptions, kube: KubeApi, log: Logger, metrics
     log,
     metrics,
     kube,
-    events: kubeEventRecorder(kube, 'cdk8s-zones-controller', opts.identity, log, Date.now, opts.leaseNamespace),
+    events: kubeEventRecorder(kube, 'cdk8s-zones-controller', opts.identity, log),
     settings: {
       topologyKeys: opts.topologyKeys,
       namespace: opts.leaseNamespace,

@@ -9,12 +9,15 @@
  * - `cluster`: a ClusterRole, for cluster-scoped resources and for watches over every namespace;
  * - `controller`: a Role in the controller's own namespace (its Lease, its webhook Secret);
  * - `workloads`: a Role in each namespace whose workloads the part serves (and nowhere else);
- * - `node-leases`: a Role in `kube-node-lease`, where each kubelet renews its node's Lease.
+ * - `namespace`: a Role in the one namespace the rule names (`kube-node-lease`, where kubelets renew their nodes'
+ *   Leases; `default`, where the Events of cluster-scoped objects go).
  */
-export type RuleScope = 'cluster' | 'controller' | 'workloads' | 'node-leases';
+export type RuleScope = 'cluster' | 'controller' | 'workloads' | 'namespace';
 
-/** The namespace of the nodes' Leases (the `node-leases` scope). */
+/** The namespace of the nodes' Leases. */
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+/** Where the API server takes the Events of a cluster-scoped object (it refuses them in any other namespace). */
+export const CLUSTER_SCOPED_EVENTS_NAMESPACE = 'default';
 
 /** One RBAC rule and where it is granted. */
 export interface ControllerRule {
@@ -22,6 +25,8 @@ export interface ControllerRule {
   readonly resources: string[];
   readonly verbs: string[];
   readonly scope: RuleScope;
+  /** With the `namespace` scope: that namespace. */
+  readonly namespace?: string;
   /**
    * The only objects the rule reaches. Kubernetes checks names for get, update, patch and delete, and for
    * list and watch only when the request selects one object (`fieldSelector=metadata.name=<name>`); never for
@@ -33,7 +38,7 @@ export interface ControllerRule {
 export const READ_VERBS = ['get', 'list', 'watch'];
 
 /** The rule as a Role or ClusterRole holds it (where it is granted is the Role's). */
-export function policyRuleOf(r: ControllerRule): Omit<ControllerRule, 'scope'> {
+export function policyRuleOf(r: ControllerRule): Omit<ControllerRule, 'scope' | 'namespace'> {
   const { apiGroups, resources, verbs, resourceNames } = r;
   return { apiGroups, resources, verbs, ...(resourceNames ? { resourceNames } : {}) };
 }
@@ -80,7 +85,7 @@ export function mergeRules(rules: readonly ControllerRule[]): ControllerRule[] {
     checkNamedRule(r);
     const names = r.resourceNames ? [...new Set(r.resourceNames)].sort() : undefined;
     for (const resource of r.resources) {
-      const key = [r.scope, r.apiGroups.join(','), resource, names?.join(',') ?? '*'].join('|');
+      const key = [r.scope, r.namespace ?? '', r.apiGroups.join(','), resource, names?.join(',') ?? '*'].join('|');
       const entry = byResource.get(key) ?? { rule: { ...r, resourceNames: names }, resource, verbs: new Set<string>() };
       r.verbs.forEach((v) => entry.verbs.add(v));
       byResource.set(key, entry);
@@ -88,13 +93,15 @@ export function mergeRules(rules: readonly ControllerRule[]): ControllerRule[] {
   }
   const grouped = new Map<string, ControllerRule>();
   for (const { rule, resource, verbs } of byResource.values()) {
-    const key = [rule.scope, rule.apiGroups.join(','), rule.resourceNames?.join(',') ?? '*', [...verbs].join(',')].join('|');
+    const where = [rule.scope, rule.namespace ?? ''];
+    const key = [...where, rule.apiGroups.join(','), rule.resourceNames?.join(',') ?? '*', [...verbs].join(',')].join('|');
     const prev = grouped.get(key);
     grouped.set(key, {
       apiGroups: rule.apiGroups,
       resources: [...(prev?.resources ?? []), resource],
       verbs: [...verbs],
       scope: rule.scope,
+      ...(rule.namespace ? { namespace: rule.namespace } : {}),
       ...(rule.resourceNames ? { resourceNames: rule.resourceNames } : {}),
     });
   }

@@ -10,7 +10,9 @@
  * granted in the namespaces of their workloads only; the Redis manager has nothing cluster-wide. The zonal
  * shift is cluster-wide by nature (ZoneShifts and nodes are cluster-scoped), and granted only with it.
  */
-import { ControllerRule, eventRules, READ_VERBS } from './rbac';
+import {
+  CLUSTER_SCOPED_EVENTS_NAMESPACE, ControllerRule, eventRules, NODE_LEASE_NAMESPACE, READ_VERBS,
+} from './rbac';
 import { layoutConfigMapName, statusConfigMapName } from './redis';
 import { ROLLOUT_GROUP, ZONE_AWARE_UPDATE_PLURAL, ZONE_DISRUPTION_BUDGET_PLURAL } from './rollout';
 import { ZONE_AUTOSHIFT_PLURAL } from './zone-autoshift';
@@ -52,16 +54,16 @@ export const ZONE_SHIFT_RULES: readonly ControllerRule[] = [
 /**
  * The autoshift, beside the zonal shift's rules: reads its policy and writes its status (cluster-scoped, as ZoneShifts
  * are); creates and deletes the ZoneShifts it starts and ends; reads the signals (nodes, opted-in pods and the Services
- * of the fail-safe cluster-wide, the nodes' Leases in their one namespace); records Events on its policy in the
- * controller's namespace.
+ * of the fail-safe cluster-wide, the nodes' Leases in their one namespace); records Events on its policy (in `default`,
+ * the one namespace the API server takes a cluster-scoped object's Events in).
  */
 export const ZONE_AUTOSHIFT_RULES: readonly ControllerRule[] = [
   { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_AUTOSHIFT_PLURAL], verbs: READ_VERBS, scope: 'cluster' },
   { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_AUTOSHIFT_PLURAL}/status`], verbs: ['get', 'patch', 'update'], scope: 'cluster' },
   { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_SHIFT_PLURAL], verbs: [...READ_VERBS, 'create', 'delete'], scope: 'cluster' },
   { apiGroups: [''], resources: ['nodes', 'pods', 'services'], verbs: READ_VERBS, scope: 'cluster' },
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'], scope: 'node-leases' },
-  ...eventRules('controller'),
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'], scope: 'namespace', namespace: NODE_LEASE_NAMESPACE },
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'], scope: 'namespace', namespace: CLUSTER_SCOPED_EVENTS_NAMESPACE },
 ];
 
 /** The zonal shift's rules beside its own when it leaves shifted zones out of Karpenter's NodePools. */

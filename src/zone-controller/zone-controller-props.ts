@@ -122,7 +122,7 @@ export interface ZoneControllerProps {
    * Never more than one zone at once, never a zone holding a workload's last serving pods. Emits a ZoneAutoshift (named
    * as the controller; its status shows every decision, `cdk8s-zones shift status` too) and its CRD. Grants
    * cluster-wide: create and delete ZoneShifts, read the ZoneAutoshift and write its status; list and watch the nodes'
-   * Leases in kube-node-lease.
+   * Leases in kube-node-lease; Events in default (where a cluster-scoped object's go).
    *
    * @default - no autoshift: only a person shifts a zone
    */

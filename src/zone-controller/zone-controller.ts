@@ -15,7 +15,7 @@ import { WebhookFailurePolicy } from './webhook-tls';
 import { INSTALLED_CONTROLLER_PROPS, ZONE_CONTROLLER_PROPS, ZoneControllerProps } from './zone-controller-props';
 import { addZoneShiftGate } from './zone-shift-gate';
 import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
-import { ControllerRule, leaderElectionRules, mergeRules, NODE_LEASE_NAMESPACE, policyRuleOf } from '../contract/rbac';
+import { ControllerRule, leaderElectionRules, mergeRules, policyRuleOf } from '../contract/rbac';
 import {
   REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES, ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES,
   ZONE_AUTOSHIFT, ZONE_AUTOSHIFT_RULES, ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES, ZONE_DISRUPTION_BUDGET,
@@ -334,8 +334,10 @@ export class ZoneController extends Construct implements IZoneController {
       clusterScoped(binding);
     }
     this.role('role', this.name, this.namespace, () => rules.filter((r) => r.scope === 'controller'));
-    const leaseRules = rules.filter((r) => r.scope === 'node-leases');
-    if (leaseRules.length > 0) this.role('role-node-leases', this.clusterWideName(), NODE_LEASE_NAMESPACE, () => leaseRules);
+    const namespaced = rules.filter((r) => r.scope === 'namespace');
+    for (const ns of new Set(namespaced.map((r) => r.namespace!))) {
+      this.role(`role-in-${ns}`, this.clusterWideName(), ns, () => namespaced.filter((r) => r.namespace === ns));
+    }
   }
 
   /** The Role (and its binding) that grants the rules of the features served in `namespace`. */

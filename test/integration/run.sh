@@ -5,8 +5,9 @@
 # in temporary folders, so they need nothing of the other project. Most of the tier waits on timers (heartbeats,
 # lookbacks, readiness), so two at once roughly halves it on 2 cores.
 # With arguments (`npm run test:integration -- <path> ...`), one jest runs them as given.
-# Each project's results: .cache/integration-results/<project>.json (jest --json); every suite's time, slowest first:
-# .cache/integration-results/times.txt, printed at the end.
+# Each project's results: .cache/integration-results/<project>.json (jest --json) and its output, <project>.log; every
+# suite's time, slowest first, and the end of the output of a project that left no results (it failed before its
+# suites ran, or crashed): .cache/integration-results/times.txt, printed at the end (CI shows the end of its log).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 config=test/integration/jest.config.json
@@ -18,7 +19,7 @@ pids=()
 for project in standalone kubernetes; do
   # Each line prefixed with its project: the two outputs interleave.
   npx jest --config "$config" --selectProjects "$project" --json --outputFile "$results/$project.json" \
-    > >(sed -u "s/^/[$project] /") 2>&1 &
+    > >(tee "$results/$project.log" | sed -u "s/^/[$project] /") 2>&1 &
   pids+=($!)
 done
 status=0

@@ -4,6 +4,7 @@
  */
 import { Logger } from '../log';
 import { KubeApi, KubeObject, resourcePath } from './api';
+import { CLUSTER_SCOPED_EVENTS_NAMESPACE } from '../../../src/contract/rbac';
 import { EVENTS } from '../resources';
 
 export type EventType = 'Normal' | 'Warning';
@@ -37,14 +38,13 @@ export function kubeEventRecorder(
   instance: string,
   log: Logger,
   now = Date.now,
-  clusterScopedNamespace = 'default',
 ): EventRecorder {
   const seen = new Map<string, { name: string; namespace: string; count: number }>();
   let serial = 0;
   return {
     async record(obj, type, reason, message) {
-      // a cluster-scoped object's Events: in the controller's namespace (`kubectl describe` finds them in any)
-      const namespace = obj.metadata.namespace ?? clusterScopedNamespace;
+      // a cluster-scoped object's Events: the API server takes them in `default` only
+      const namespace = obj.metadata.namespace ?? CLUSTER_SCOPED_EVENTS_NAMESPACE;
       const key = `${obj.metadata.uid ?? `${namespace}/${obj.metadata.name}`}|${reason}|${message}`;
       const time = new Date(now()).toISOString().replace(/\.\d+Z$/, 'Z');
       const known = seen.get(key);

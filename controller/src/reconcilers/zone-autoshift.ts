@@ -64,8 +64,40 @@ function inForce(shift: KubeObject, policy: string, nowMs: number): ShiftInForce
   };
 }
 
+/** Optional fields of the status: a merge patch removes a field only when it is written as null. */
+const OPTIONAL_STATUS_FIELDS = ['active', 'nextPractice'] as const;
+
+/**
+ * What this run wrote that its caches may not show yet: the status (the next decision builds on it, not on an older
+ * one the cache still holds), the shifts it started (in force before the cache sees them) and ended (gone before the
+ * cache drops them). A new run (a leader change) starts from the caches alone, which hold the cluster as it is.
+ */
+class OwnWrites {
+  status: ZoneAutoshiftStatus | undefined;
+  private readonly started = new Map<string, ShiftInForce & { expiresMs: number }>();
+  private readonly ended = new Set<string>();
+
+  /** The shifts in force: the cache's, less those this run ended, plus those it started that the cache lacks yet. */
+  inForce(cached: readonly ShiftInForce[], nowMs: number): ShiftInForce[] {
+    const names = new Set(cached.map((s) => s.name));
+    for (const name of this.ended) if (!names.has(name)) this.ended.delete(name);
+    for (const [name, s] of this.started) if (names.has(name) || s.expiresMs <= nowMs) this.started.delete(name);
+    return [...cached.filter((s) => !this.ended.has(s.name)), ...this.started.values()];
+  }
+
+  start(shift: ShiftInForce, expiresMs: number): void {
+    this.started.set(shift.name, { ...shift, expiresMs });
+  }
+
+  end(name: string): void {
+    this.started.delete(name);
+    this.ended.add(name);
+  }
+}
+
 class Autoshift {
   private readonly log: ReconcilerContext['log'];
+  private readonly own = new OwnWrites();
 
   constructor(
     private readonly ctx: ReconcilerContext,
@@ -82,7 +114,8 @@ class Autoshift {
     const problem = zoneAutoshiftProblem(policy.spec);
     if (problem) {
       const message = `${problemText(problem)}; nothing is started`;
-      await this.writeStatus(policy, { phase: 'Invalid', message, zones: [], history: policy.status?.history ?? [] });
+      const history = (this.own.status ?? policy.status)?.history ?? [];
+      await this.writeStatus(policy, { phase: 'Invalid', message, zones: [], history });
       return {};
     }
     const spec = policy.spec as ZoneAutoshiftSpec;
@@ -97,10 +130,10 @@ class Autoshift {
       nowMs: now,
       zones: signals.zones,
       signals: signals.impaired,
-      previous: policy.status,
-      shiftsInForce: this.caches.list('shifts')
+      previous: this.own.status ?? policy.status,
+      shiftsInForce: this.own.inForce(this.caches.list('shifts')
         .map((s) => inForce(s, name, now))
-        .filter((s): s is ShiftInForce => s !== undefined),
+        .filter((s): s is ShiftInForce => s !== undefined), now),
       lastServingIn: signals.lastServingIn,
       practiceOutcome: (zone) => practiceOutcome(signals, spec, zone),
     });
@@ -116,6 +149,7 @@ class Autoshift {
       } catch (err) {
         if (!isStatus(err, 404)) throw err;
       }
+      this.own.end(shift);
       this.log.info('zone shift ended', { shift });
     }
     if (plan.start) {
@@ -131,6 +165,7 @@ class Autoshift {
       } catch (err) {
         if (!isStatus(err, 409)) throw err;
       }
+      this.own.start({ name, zone, cause, createdAt: new Date().toISOString(), reason }, Date.parse(expiresAt));
       this.log.info('zone shift started', { shift: name, zone, cause, expiresAt, reason });
     }
     await this.writeStatus(policy, plan.status);
@@ -141,9 +176,14 @@ class Autoshift {
     }
   }
 
+  /** Writes the status unless it holds already; a field the status lacks is removed (written as null). */
   private async writeStatus(policy: KubeObject, status: ZoneAutoshiftStatus): Promise<void> {
     const observed = { ...status, observedGeneration: policy.metadata.generation };
-    if (!statusHolds(policy.status, observed)) await patchStatus(this.ctx.kube, ZONE_AUTOSHIFTS, policy, observed);
+    const current = this.own.status ?? policy.status;
+    const removed = OPTIONAL_STATUS_FIELDS.filter((f) => observed[f] === undefined && current?.[f] !== undefined);
+    if (statusHolds(current, observed) && removed.length === 0) return;
+    const patch = { ...observed, ...Object.fromEntries(removed.map((f) => [f, null])) };
+    if (await patchStatus(this.ctx.kube, ZONE_AUTOSHIFTS, policy, patch)) this.own.status = observed;
   }
 
   private queryFailed(policy: KubeObject, what: string, err: unknown): void {

@@ -118,7 +118,10 @@ beforeAll(async () => {
   await addNodes(client, nodes);
   const { platform, shop, args } = objects();
   applied = platform;
-  for (const o of platform) await client.apply(o);
+  // CRDs first, then the rest; kube-node-lease and default are the cluster's, left as they are (no Pod Security label)
+  const theClusters = (o: KubeObject) => ['kube-node-lease', 'default'].includes(o.metadata.namespace);
+  expect((await applyManifests(client, platform.filter((o) => !theClusters(o)), controllerNs)).rejections).toEqual([]);
+  for (const o of platform.filter(theClusters)) await client.apply(o);
   expect((await applyManifests(client, shop, appsNs)).rejections).toEqual([]);
   kubelet = await playKubeletReadiness(client, info, appsNs);
   controller = await ControllerProcess.start(info, 'autoshift', [...args.filter((a, i) => a !== '--metrics-port' && args[i - 1] !== '--metrics-port'),
@@ -135,8 +138,8 @@ afterAll(async () => {
   for (const o of applied.filter((x) => !x.metadata.namespace && x.kind !== 'CustomResourceDefinition')) {
     await client.delete(o.apiVersion, o.kind, o.metadata.name).catch(() => undefined);
   }
-  for (const o of applied.filter((x) => x.metadata.namespace === 'kube-node-lease')) {
-    await client.delete(o.apiVersion, o.kind, o.metadata.name, 'kube-node-lease').catch(() => undefined);
+  for (const o of applied.filter((x) => ['kube-node-lease', 'default'].includes(x.metadata.namespace))) {
+    await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace).catch(() => undefined);
   }
   await cordon(false);
   await Promise.all(nodes.map((n) => client.delete('v1', 'Node', n.name)));
@@ -201,9 +204,11 @@ test('a zone whose kubelets fall silent is shifted within 2x the node monitor gr
   const recovered = { cause: 'autoshift', zone: ZONE, outcome: 'Recovered', shift: shift.metadata.name };
   expect(after).toMatchObject({ phase: 'Watching', history: [recovered] });
 
-  // every decision an Event on the policy, in the controller's namespace; the controller was refused nothing
-  const events = await client.list<any>('v1', 'Event', { namespace: controllerNs });
-  const reasons = events.filter((e) => e.involvedObject.kind === 'ZoneAutoshift').map((e) => e.reason);
+  // every decision an Event on the policy (in default, where the API server takes a cluster-scoped object's Events);
+  // the controller was refused nothing
+  const events = await client.list<any>('v1', 'Event', { namespace: 'default' });
+  const ours = (e: any) => e.involvedObject.kind === 'ZoneAutoshift' && e.involvedObject.name === NAME;
+  const reasons = events.filter(ours).map((e) => e.reason);
   expect(reasons).toEqual(expect.arrayContaining(['ZoneImpaired', 'AutoshiftStarted', 'ZoneHealthy', 'AutoshiftRecovered']));
   const refused = controller!.logs.filter((l) => /forbidden|HTTP 403/i.test(JSON.stringify(l)));
   expect(refused).toEqual([]);

@@ -182,7 +182,9 @@ async function untilBack(
     const kwoks = leases.filter((l: any) => l.spec?.holderIdentity && l.spec.holderIdentity !== OUTAGE_HOLDER);
     const held = new Set(kwoks.map((l) => l.metadata.name));
     const nodes = (await client.list('v1', 'Node')).filter((n: any) => names.includes(n.metadata.name));
-    const tainted = (n: any) => (n.spec.taints ?? []).some((t: any) => t.key.startsWith('node.kubernetes.io/'));
+    // the node lifecycle controller's taints (not.ready, unreachable); a cordon is no outage's (a test's own)
+    const tainted = (n: any) => (n.spec.taints ?? [])
+      .some((t: any) => t.key.startsWith('node.kubernetes.io/') && t.key !== 'node.kubernetes.io/unschedulable');
     const silent = (n: any) => opts.silenceKubelets && !held.has(n.metadata.name);
     const waiting = nodes.filter((n: any) => silent(n) || !isReady(n) || tainted(n))
       .map((n: any) => n.metadata.name);
