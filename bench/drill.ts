@@ -13,7 +13,7 @@
  * (kwok does not recompute Ready).
  */
 import { performance } from 'perf_hooks';
-import { Chart, Testing } from 'cdk8s';
+import { Chart, Duration, Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 // ioredis is the controller package's dependency (one workspace, one node_modules)
 // eslint-disable-next-line import/no-extraneous-dependencies
@@ -21,8 +21,11 @@ import Redis from 'ioredis';
 import { BenchSection } from './harness';
 import { parseClusterNodes } from '../controller/src/redis/executor';
 import { InventoryNode } from '../controller/src/redis/model';
+import { AUTOSHIFT_POLICY_LABEL, ZONE_AUTOSHIFT_KIND } from '../src/contract/zone-autoshift';
+import { zoneAutoshiftCrd } from '../src/contract/zone-autoshift-crd';
 import { ZONE_SHIFT_KIND } from '../src/contract/zone-shift';
 import { zoneShiftCrd } from '../src/contract/zone-shift-crd';
+import { autoshiftSpec } from '../src/zone-controller/autoshift';
 import { ZoneController } from '../src/zone-controller/zone-controller';
 import { ControlPlane } from '../test/integration/kubernetes/control-plane';
 import { ControllerProcess } from '../test/integration/kubernetes/controller-process';
@@ -34,6 +37,7 @@ import { PodWatch } from '../test/integration/kubernetes/pod-watch';
 import { RedisOnKwok } from '../test/integration/kubernetes/redis-on-kwok';
 import { RESTRICTED_PAUSE_POD } from '../test/integration/kubernetes/scheduling';
 import { sleep, waitFor } from '../test/integration/kubernetes/wait';
+import { silenceZone } from '../test/integration/kubernetes/zone-outage';
 import { nodeClient } from '../test/integration/redis/redis-keys';
 
 /** Runs of each case. */
@@ -54,6 +58,16 @@ const LONG = { timeoutMs: 180_000, intervalMs: 200 };
  * case ends with elections (the failover, then the fail-back). Without it a case would time Redis's wait, not its own.
  */
 const SETTLE_MS = 4 * NODE_TIMEOUT_MS + 1000;
+/** The controller-manager's default node monitor grace period (the test control plane leaves it as is). */
+const NODE_MONITOR_GRACE_MS = 50_000;
+/** The ZoneAutoshift the controller acts on: the defaults, but a short recovery (the bench waits it out each run). */
+const AUTOSHIFT_POLICY = 'bench-drill';
+const autoshiftPolicy = (): KubeObject => ({
+  apiVersion: GROUP,
+  kind: ZONE_AUTOSHIFT_KIND,
+  metadata: { name: AUTOSHIFT_POLICY },
+  spec: autoshiftSpec('bench drill', { recoveredFor: Duration.seconds(10), minDuration: Duration.seconds(10) }),
+});
 
 /** The web Deployment (opted in to the shift's readiness gate, on the routable nodes only) and its Service. */
 function webObjects(ns: string, nodes: readonly FakeNode[], zones: readonly string[]): KubeObject[] {
@@ -127,6 +141,8 @@ class Drill {
     await addNodes(this.client, this.webNodes);
     const objects = [
       zoneShiftCrd() as KubeObject,
+      zoneAutoshiftCrd() as KubeObject,
+      autoshiftPolicy(),
       ...this.redis.manifests(),
       ...webObjects(this.ns, this.webNodes, this.cp.info.zones),
     ];
@@ -142,7 +158,8 @@ class Drill {
 
   private async startController(): Promise<void> {
     this.controller = await ControllerProcess.start(this.cp.info, `bench-drill-${Date.now().toString(36)}`,
-      ['--reconcilers', 'zone-annotator,redis,zone-shift', '--redis-namespaces', this.ns]);
+      ['--reconcilers', 'zone-annotator,redis,zone-shift,zone-autoshift', '--autoshift-policy', AUTOSHIFT_POLICY,
+        '--redis-namespaces', this.ns]);
   }
 
   /** One drill: the shift created, then polled until the zone is out of service (a) and (b); then cancelled. */
@@ -179,6 +196,39 @@ class Drill {
     await this.untilBackToPlan(since);
     await sleep(SETTLE_MS);
     return { endpointsMs: endpointsMs!, mastersMs: mastersMs!, roundTripMs };
+  }
+
+  /**
+   * Autoshift: the zone's kubelets fall silent (their node Leases taken from kwok: no heartbeat; the redis-servers run
+   * on), polled until the controller's autoshift of the zone exists, and until the zone is out of service as in a
+   * drill; then the Leases given back, and the autoshift waited out (it ends once the zone is healthy for
+   * recoveredFor).
+   */
+  async autoshift(zone: string): Promise<{ shiftMs: number; outOfServiceMs: number }> {
+    const poolNodes = this.webNodes.filter((n) => n.zone === zone).map((n) => n.name);
+    const outage = await silenceZone({ client: this.client, info: this.cp.info }, zone, { poolNodes, ...LONG });
+    const silenced = performance.now();
+    const labelSelector = `${AUTOSHIFT_POLICY_LABEL}=${AUTOSHIFT_POLICY}`;
+    const ours = () => this.client.list<any>(GROUP, ZONE_SHIFT_KIND, { labelSelector });
+    let shiftMs: number | undefined;
+    let outOfServiceMs: number | undefined;
+    try {
+      await waitFor(`the autoshift of ${zone}, and the zone out of service`, async () => {
+        this.controller!.assertRunning();
+        if (shiftMs === undefined && (await ours()).length > 0) shiftMs = performance.now() - silenced;
+        if (shiftMs !== undefined && await this.webOutOf(zone) && await this.mastersOutOf(zone, true)) {
+          outOfServiceMs = performance.now() - silenced;
+        }
+        return { done: outOfServiceMs !== undefined, state: JSON.stringify({ shiftMs }) };
+      }, { timeoutMs: 4 * NODE_MONITOR_GRACE_MS, intervalMs: 200 });
+    } finally {
+      await outage.restore();
+    }
+    const since = new Date();
+    await waitFor('the autoshift ended and undone', async () => ({ done: (await ours()).length === 0 }), LONG);
+    await this.untilBackToPlan(since);
+    await sleep(SETTLE_MS);
+    return { shiftMs: shiftMs!, outOfServiceMs: outOfServiceMs! };
   }
 
   /** The median of GETS_PER_RUN GETs of the shift. */
@@ -286,13 +336,22 @@ class Drill {
   }
 }
 
-interface Samples { endpoints: number[]; masters: number[]; redisAlone: number[]; roundTrip: number[] }
+interface Samples {
+  endpoints: number[];
+  masters: number[];
+  redisAlone: number[];
+  roundTrip: number[];
+  autoshift: number[];
+  autoshiftOutOfService: number[];
+}
 
 /**
  * RUNS interleaved rounds, zones in turn: Redis alone, then the drill (its round trips measured while its shift holds).
  */
 async function measure(drill: Drill, zones: readonly string[]): Promise<Samples> {
-  const samples: Samples = { endpoints: [], masters: [], redisAlone: [], roundTrip: [] };
+  const samples: Samples = {
+    endpoints: [], masters: [], redisAlone: [], roundTrip: [], autoshift: [], autoshiftOutOfService: [],
+  };
   for (let run = 0; run < RUNS; run++) {
     const zone = zones[run % zones.length];
     samples.redisAlone.push(await drill.redisAlone(zone));
@@ -300,8 +359,12 @@ async function measure(drill: Drill, zones: readonly string[]): Promise<Samples>
     samples.endpoints.push(d.endpointsMs);
     samples.masters.push(d.mastersMs);
     samples.roundTrip.push(d.roundTripMs);
+    const a = await drill.autoshift(zone);
+    samples.autoshift.push(a.shiftMs);
+    samples.autoshiftOutOfService.push(a.outOfServiceMs);
     console.log(`drill run ${run + 1}/${RUNS} (${zone}): Redis alone ${samples.redisAlone[run].toFixed(0)} ms; drill endpoints ` +
-      `${d.endpointsMs.toFixed(0)} ms, masters ${d.mastersMs.toFixed(0)} ms; GET ${d.roundTripMs.toFixed(1)} ms`);
+      `${d.endpointsMs.toFixed(0)} ms, masters ${d.mastersMs.toFixed(0)} ms; GET ${d.roundTripMs.toFixed(1)} ms; ` +
+      `autoshift ${a.shiftMs.toFixed(0)} ms, out of service ${a.outOfServiceMs.toFixed(0)} ms`);
   }
   return samples;
 }
@@ -312,6 +375,8 @@ function report(samples: Samples, cp: ControlPlane): BenchSection {
   const row = (name: string, s: Stats, digits = 0) =>
     `| ${name} | ${s.runs} | ${s.median.toFixed(digits)} | ${s.min.toFixed(digits)} – ${s.max.toFixed(digits)} | ` +
     `${ratio(s.median / alone.median)} | ${ratio(s.median / trip.median)} |`;
+  const graceRow = (name: string, s: Stats) =>
+    `| ${name} | ${s.runs} | ${s.median.toFixed(0)} | ${s.min.toFixed(0)} – ${s.max.toFixed(0)} | ${ratio(s.median / NODE_MONITOR_GRACE_MS)} |`;
   return {
     title: 'Zonal shift drill: time to take a zone out of service',
     body: [
@@ -338,6 +403,17 @@ function report(samples: Samples, cp: ControlPlane): BenchSection {
       row('drill (b): every Redis master out of the zone (CLUSTER FAILOVER by the manager)', stats(samples.masters)),
       row(`Redis alone: SIGSTOP of the zone, until its master is failed over (cluster-node-timeout ${NODE_TIMEOUT_MS} ms)`, alone),
       row('one API round trip (GET of the ZoneShift)', trip, 2),
+      '',
+      'Autoshift: the controller also runs `zone-autoshift` on a ZoneAutoshift of the defaults (a node\'s Lease stale after 40 s, ' +
+      'impaired for 20 s) with recoveredFor and minDuration 10 s. From the zone\'s kubelets falling silent (their node Leases taken from ' +
+      'kwok, so no heartbeat; the redis-servers run on, as in a zone cut off) until the autoshift\'s ZoneShift exists, and until the zone ' +
+      `is out of service as (a) and (b) say; as a ratio to the node monitor grace period (${NODE_MONITOR_GRACE_MS / 1000} s, the ` +
+      'controller-manager\'s default), after which the node lifecycle controller marks the nodes NotReady.',
+      '',
+      '| case | runs | median ms | min – max ms | ratio to the node monitor grace period |',
+      '| --- | ---: | ---: | ---: | ---: |',
+      graceRow('autoshift: the kubelets silent until the autoshift\'s ZoneShift exists', stats(samples.autoshift)),
+      graceRow('autoshift: the kubelets silent until the zone is out of service ((a) and (b))', stats(samples.autoshiftOutOfService)),
       '',
       '(a) comes in two groups, about 0.1 s or about 1.1 s: in the slow runs the controller\'s log shows both gates of the zone turned ' +
       'False within 50 ms of each other, so the second is the kube-controller-manager\'s EndpointSlice controller syncing the Service once ' +

@@ -17,7 +17,7 @@ import {
   ZoneAutoshiftSpec,
   ZoneAutoshiftStatus,
 } from '../../../src/contract/zone-autoshift';
-import { shiftInForce, ZONE_SHIFT_KIND } from '../../../src/contract/zone-shift';
+import { shiftInForce, validShift, ZONE_SHIFT_KIND } from '../../../src/contract/zone-shift';
 import { defineReconciler } from '../define-reconciler';
 import { isStatus, KubeObject, resourcePath } from '../kube/api';
 import { ReconcileResult } from '../reconcile-loop';
@@ -72,7 +72,7 @@ const OPTIONAL_STATUS_FIELDS = ['active', 'nextPractice'] as const;
  * one the cache still holds), the shifts it started (in force before the cache sees them) and ended (gone before the
  * cache drops them). A new run (a leader change) starts from the caches alone, which hold the cluster as it is.
  */
-class OwnWrites {
+export class OwnWrites {
   status: ZoneAutoshiftStatus | undefined;
   private readonly started = new Map<string, ShiftInForce & { expiresMs: number }>();
   private readonly ended = new Set<string>();
@@ -138,7 +138,26 @@ class Autoshift {
       practiceOutcome: (zone) => practiceOutcome(signals, spec, zone),
     });
     await this.act(policy, plan);
+    await this.deleteEnded(name, now);
     return { requeueAfter: EVALUATE_EVERY_MS };
+  }
+
+  /**
+   * Deletes this policy's shifts that expired (a practice run's, one that reached maxDuration): the status's history
+   * keeps the record, so none piles up.
+   */
+  private async deleteEnded(policy: string, nowMs: number): Promise<void> {
+    const ended = this.caches.list('shifts').filter((s) => s.metadata.labels?.[AUTOSHIFT_POLICY_LABEL] === policy
+      && !s.metadata.deletionTimestamp && validShift(s) !== undefined && shiftInForce(s, nowMs) === undefined);
+    for (const shift of ended) {
+      try {
+        await this.ctx.kube.delete(resourcePath(ZONE_SHIFTS, undefined, shift.metadata.name));
+      } catch (err) {
+        if (!isStatus(err, 404)) throw err;
+      }
+      this.own.end(shift.metadata.name);
+      this.log.info('ended zone shift deleted', { shift: shift.metadata.name });
+    }
   }
 
   /** Ends and starts the plan's shifts, then writes the status and the Events. */

@@ -39,6 +39,8 @@ const RECOVERED_FOR_S = 20;
 const nodes = planNodes({ nodesPerZone: 2, namePrefix: 'kwok-auto', podCidrOctet: 247, routablePodIps: true });
 const zoneOfNode = new Map([...info.nodes, ...nodes].map((n) => [n.name, n.zone]));
 const ZONE = ZONES[0];
+/** The cluster's namespaces the controller gets a Role in (its nodes' Leases, its policy's Events). */
+const CLUSTER_NAMESPACES = ['kube-node-lease', 'default'];
 
 /** The controller (its ServiceAccount, RBAC and ZoneAutoshift: every object but its Deployment) and `web`. */
 function objects(): { platform: KubeObject[]; shop: KubeObject[]; args: string[] } {
@@ -119,7 +121,7 @@ beforeAll(async () => {
   const { platform, shop, args } = objects();
   applied = platform;
   // CRDs first, then the rest; kube-node-lease and default are the cluster's, left as they are (no Pod Security label)
-  const theClusters = (o: KubeObject) => ['kube-node-lease', 'default'].includes(o.metadata.namespace);
+  const theClusters = (o: KubeObject) => CLUSTER_NAMESPACES.includes(o.metadata.namespace ?? '');
   expect((await applyManifests(client, platform.filter((o) => !theClusters(o)), controllerNs)).rejections).toEqual([]);
   for (const o of platform.filter(theClusters)) await client.apply(o);
   expect((await applyManifests(client, shop, appsNs)).rejections).toEqual([]);
@@ -138,7 +140,7 @@ afterAll(async () => {
   for (const o of applied.filter((x) => !x.metadata.namespace && x.kind !== 'CustomResourceDefinition')) {
     await client.delete(o.apiVersion, o.kind, o.metadata.name).catch(() => undefined);
   }
-  for (const o of applied.filter((x) => ['kube-node-lease', 'default'].includes(x.metadata.namespace))) {
+  for (const o of applied.filter((x) => CLUSTER_NAMESPACES.includes(x.metadata.namespace ?? ''))) {
     await client.delete(o.apiVersion, o.kind, o.metadata.name, o.metadata.namespace).catch(() => undefined);
   }
   await cordon(false);
@@ -212,4 +214,66 @@ test('a zone whose kubelets fall silent is shifted within 2x the node monitor gr
   expect(reasons).toEqual(expect.arrayContaining(['ZoneImpaired', 'AutoshiftStarted', 'ZoneHealthy', 'AutoshiftRecovered']));
   const refused = controller!.logs.filter((l) => /forbidden|HTTP 403/i.test(JSON.stringify(l)));
   expect(refused).toEqual([]);
+});
+
+/** Sets the ContainersReady condition of `pods` (kwok writes a pod's status once, at its start, and never again). */
+async function containersReady(pods: readonly any[], status: 'True' | 'False'): Promise<void> {
+  for (const p of pods) {
+    const conditions = [{ type: 'ContainersReady', status, lastTransitionTime: new Date().toISOString() }];
+    await client.request('PATCH', `/api/v1/namespaces/${appsNs}/pods/${p.metadata.name}/status`,
+      { status: { conditions } }, 'application/strategic-merge-patch+json');
+  }
+}
+
+test('practice runs shift the zones in turn, Succeeded; one during which a workload suffers ends early, Failed, naming it', async () => {
+  // the practice runs' shifts in force (an expired one is Ended, then deleted by the controller)
+  const practices = async () => (await autoshifts()).filter((x) => x.metadata.labels['cdk8s-zones.dev/shift-cause'] === 'practice'
+    && !x.metadata.deletionTimestamp && x.status?.phase === 'Active');
+  // the policy edited as `kubectl edit` would: practice runs every 30 s, 10 s each; pods start within 5 s
+  await client.patch(GROUP, 'ZoneAutoshift', NAME, {
+    spec: {
+      practiceRuns: { everySeconds: 30, durationSeconds: 10 },
+      pods: { failingShare: 0.5, minPods: 2, startupSeconds: 5 },
+    },
+  });
+  const first = await waitFor('the first practice run', async () => {
+    const found = await practices();
+    return { done: found.length > 0, value: found[0] };
+  }, { timeoutMs: 60_000, intervalMs: 250 });
+  expect(first.spec.zone).toBe(ZONES[0]);
+  await untilEndpoints(ZONES[0]);
+  await waitFor('the first run Succeeded', async () => {
+    const last = (await policy()).status.history[0];
+    return { done: last?.cause === 'practice' && last.outcome === 'Succeeded', state: JSON.stringify(last) };
+  }, { timeoutMs: 60_000 });
+  await untilEndpoints(undefined);
+  await waitFor('the ended run\'s shift deleted by the controller', async () => ({
+    done: !(await client.find(GROUP, 'ZoneShift', first.metadata.name)),
+  }));
+
+  // the next run (zone-b) starts; then web's pods in zone-c fail readiness: the run ends early, Failed
+  const second = await waitFor('the second practice run', async () => {
+    const found = await practices();
+    return { done: found.length > 0, value: found[0] };
+  }, { timeoutMs: 60_000, intervalMs: 250 });
+  expect(second.spec.zone).toBe(ZONES[1]);
+  const web = await client.list<any>('v1', 'Pod', { namespace: appsNs, labelSelector: 'app=web' });
+  const inZoneC = web.filter((p) => zoneOfNode.get(p.spec.nodeName) === ZONES[2]);
+  try {
+    await containersReady(inZoneC, 'False');
+    const failed = await waitFor('the second run Failed', async () => {
+      const last = (await policy()).status.history[0];
+      return { done: last?.zone === ZONES[1] && last.outcome !== undefined, value: last, state: JSON.stringify(last) };
+    }, { timeoutMs: 30_000 });
+    expect(failed).toMatchObject({ cause: 'practice', outcome: 'Failed' });
+    expect(failed.message).toContain(`Deployment/web in ${appsNs}: 2 of 4 pods outside ${ZONES[1]} failing readiness`);
+    expect(Date.parse(failed.endedAt) - Date.parse(failed.startedAt)).toBeLessThan(10_000);
+    await waitFor('the failed run\'s shift gone', async () => ({ done: (await practices()).length === 0 }));
+  } finally {
+    await client.patch(GROUP, 'ZoneAutoshift', NAME, { spec: { practiceRuns: null } });
+    await containersReady(inZoneC, 'True');
+  }
+  const events = await client.list<any>('v1', 'Event', { namespace: 'default' });
+  const reasons = events.filter((e) => e.involvedObject.name === NAME).map((e) => e.reason);
+  expect(reasons).toEqual(expect.arrayContaining(['PracticeRunStarted', 'PracticeRunSucceeded', 'PracticeRunFailed']));
 });
