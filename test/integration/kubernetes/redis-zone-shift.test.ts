@@ -5,8 +5,11 @@
  * one zone, as the CLI writes it, makes the manager fail the zone's master over gracefully (CLUSTER FAILOVER) to
  * its replica in another zone, under continuous writes each acknowledged by `WAIT 1`: not one acknowledged write
  * is lost. No master goes back into the zone while the shift lasts, a controller restart included; once the shift
- * is cancelled, the masters fail back as planned.
+ * is cancelled, the masters fail back as planned. And the same without a person: the zone's kubelets fall silent,
+ * the controller's autoshift shifts the zone by itself, its master fails over gracefully under the same writes, and
+ * once the kubelets are back the shift ends and the masters fail back; not one acknowledged write lost.
  */
+import { Duration } from 'cdk8s';
 import { ControllerProcess } from './controller-process';
 import { applyManifests, deleteNamespace } from './examples';
 import { KubeObject } from './kube-client';
@@ -14,9 +17,13 @@ import { RedisOnKwok, RedisStatus } from './redis-on-kwok';
 import { testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 import { WaitAckedWriter } from './wait-acked-writer';
+import { silenceZone } from './zone-outage';
+import { AUTOSHIFT_POLICY_LABEL } from '../../../src/contract/zone-autoshift';
+import { zoneAutoshiftCrd } from '../../../src/contract/zone-autoshift-crd';
 import { ZONE_SHIFT_TAINT_KEY } from '../../../src/contract/zone-shift';
 import { zoneShiftCrd } from '../../../src/contract/zone-shift-crd';
 import { RedisRole } from '../../../src/redis/layout';
+import { autoshiftSpec } from '../../../src/zone-controller/autoshift';
 import { missingKeys, slotOwners } from '../redis/redis-keys';
 import { AWKWARD_PASSWORD } from '../redis/redis-processes';
 
@@ -168,12 +175,20 @@ async function taintedNodes(): Promise<string[]> {
 afterAll(async () => {
   await controller?.stop();
   await client.delete(GROUP, 'ZoneShift', SHIFT).catch(() => undefined);
+  await client.delete(GROUP, 'ZoneAutoshift', POLICY).catch(() => undefined);
+  for (const s of await autoshifts().catch(() => [])) {
+    await client.delete(GROUP, 'ZoneShift', s.metadata.name).catch(() => undefined);
+  }
   await cluster.close();
   await deleteNamespace(client, ns);
   client.close();
 });
 
 let shardOfZone: { master: string; heir: string };
+
+/** The last test's autoshift policy: the defaults (a Lease stale after 40 s, impaired for 20 s), a short recovery. */
+const POLICY = uniqueName('redis-autoshift');
+const autoshifts = () => client.list<any>(GROUP, 'ZoneShift', { labelSelector: `${AUTOSHIFT_POLICY_LABEL}=${POLICY}` });
 
 test('the cluster runs as planned: real redis-server processes on their kwok pod IPs, the controller with the redis and zone-shift reconcilers', async () => {
   const manifests = [zoneShiftCrd() as KubeObject, ...cluster.manifests()];
@@ -258,5 +273,46 @@ test('the shift cancelled: the masters fail back as planned, the taints go, then
     await writer.untilMoreAcked(100);
   } finally {
     await expectNoAcknowledgedWriteLost(writer, 'cancel');
+  }
+});
+
+test(`an autoshift: ${ZONE}'s kubelets fall silent, the controller shifts it by itself, its master fails over gracefully; back once healthy; no acknowledged write lost`, async () => {
+  const policy = {
+    apiVersion: GROUP,
+    kind: 'ZoneAutoshift',
+    metadata: { name: POLICY },
+    spec: autoshiftSpec('redis-zone-shift.test.ts', { recoveredFor: Duration.seconds(10), minDuration: Duration.seconds(10) }),
+  };
+  expect((await applyManifests(client, [zoneAutoshiftCrd() as KubeObject, policy], ns)).rejections).toEqual([]);
+  await controller!.stop();
+  const args = CONTROLLER_ARGS.map((a) => (a === 'redis,zone-shift' ? 'redis,zone-shift,zone-autoshift' : a));
+  controller = await ControllerProcess.start(info, 'redis-zone-shift-auto', [...args, '--autoshift-policy', POLICY]);
+  const writer = await startWriter('autoshift');
+  try {
+    await writer.untilMoreAcked(300);
+    const outage = await silenceZone({ client, info }, ZONE);
+    const silenced = Date.now();
+    try {
+      const shift = await waitFor(`the autoshift of ${ZONE}`, async () => {
+        controller!.assertRunning();
+        const found = await autoshifts();
+        return { done: found.length > 0, value: found[0] };
+      }, { timeoutMs: 150_000, intervalMs: 250 });
+      expect(shift.spec.zone).toBe(ZONE);
+      const ms = await untilMastersOut(MASTERS_OUT_BOUND_MS);
+      console.log(`autoshift of ${ZONE}: shifted ${((Date.now() - silenced - ms) / 1000).toFixed(1)} s after its kubelets fell silent; ` +
+        `no master there ${ms} ms later`);
+      expect(distinct(steps('failover'))).toEqual([failoverTo(shardOfZone.heir)]);
+      expect(steps('force-failover')).toEqual([]);
+      await writer.untilMoreAcked(300);
+    } finally {
+      await outage.restore();
+    }
+    const back = new Date();
+    await waitFor('the autoshift ended and undone', async () => ({ done: (await autoshifts()).length === 0 }), { timeoutMs: 120_000 });
+    await expectPlanned(await cluster.statusWhere('the masters back as planned, healthy', back, (x) => x.healthy, controller));
+    expect(distinct(steps('failover'))).toEqual([failoverTo(shardOfZone.heir), failoverTo(shardOfZone.master)]);
+  } finally {
+    await expectNoAcknowledgedWriteLost(writer, `autoshift of ${ZONE}`);
   }
 });
