@@ -145,7 +145,7 @@ function endVanishedRun(draft: Draft): void {
   const lasted = nowMs - ms(before.startedAt);
   const practised = before.cause === 'practice' && lasted >= seconds(spec.practiceRuns?.durationSeconds ?? Infinity) - 1000;
   if (practised) {
-    finish(draft, before, 'Succeeded', `every workload kept serving while ${before.zone} was out of service`);
+    finish(draft, before, 'Succeeded', keptServing(before.zone));
   } else if (lasted >= seconds(spec.maxDurationSeconds) - 1000) {
     finish(draft, before, 'MaxDuration', `still out of service after maxDurationSeconds ${spec.maxDurationSeconds}: ended; a person decides now`);
   } else if (before.dryRun) {
@@ -178,7 +178,7 @@ function decideOnActive(draft: Draft): void {
     return end(draft, 'Interrupted', `zone ${impaired.map((z) => z.zone).join(', ')} looks impaired: ${impaired.flatMap((z) => z.signals).join('; ')}`);
   }
   if (run.dryRun && lasted >= seconds(spec.practiceRuns?.durationSeconds ?? 0)) {
-    end(draft, 'Succeeded', `every workload kept serving while ${run.zone} was out of service`);
+    end(draft, 'Succeeded', keptServing(run.zone));
   }
 }
 
@@ -203,6 +203,8 @@ function finish(draft: Draft, run: AutoshiftRun, outcome: NonNullable<AutoshiftR
 }
 
 const dry = (run: { dryRun?: boolean }) => (run.dryRun ? 'dry run: ' : '');
+/** A practice run's success, in words. */
+const keptServing = (zone: string) => `every workload kept serving while ${zone} was out of service`;
 
 /** Starts an autoshift of the one impaired zone, or the practice run that is due, unless a rule holds it back. */
 function decideStart(draft: Draft): void {
