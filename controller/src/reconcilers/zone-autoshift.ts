@@ -3,7 +3,8 @@
  * Leases, opted-in pods failing readiness while their workloads serve elsewhere, and the policy's Prometheus query),
  * lets the pure plan (src/autoshift/autoshift-plan.ts) decide, then creates or deletes the ZoneShifts the plan names
  * (the zone-shift reconciler does the rest), writes the policy's status and records every decision as an Event.
- * It acts on one policy, `--autoshift-policy` (the one its `ZoneController` wrote). docs/controller.md#autoshift.
+ * It acts on one policy, `--autoshift-policy` (the one its `ZoneController` wrote).
+ * docs/controller.md#autoshift-and-practice-runs.
  */
 import { patchStatus, statusHolds } from './status';
 import { autoshiftSignals, practiceOutcome } from './zone-autoshift-signals';
