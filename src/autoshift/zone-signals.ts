@@ -8,6 +8,7 @@
 import { NodeSignalSpec, PodSignalSpec } from '../contract/zone-autoshift';
 import { shiftPodOf, ShiftPodFields } from '../contract/zone-shift-fail-safe';
 import { conditionHolds } from '../kubernetes/pod-life';
+import { rfc3339Ms } from '../shared/times';
 
 /** A node as the signals read it. */
 export interface SignalNode {
@@ -44,9 +45,9 @@ export function signalPodOf(
   startupSeconds: number,
 ): SignalPod {
   const shiftPod = shiftPodOf(pod, zone);
-  const created = Date.parse(pod.metadata.creationTimestamp ?? '');
+  const created = rfc3339Ms(pod.metadata.creationTimestamp);
   const restarted = (pod.status?.containerStatuses ?? []).some((c) => (c.restartCount ?? 0) > 0);
-  const started = restarted || (Number.isFinite(created) && nowMs - created >= startupSeconds * 1000);
+  const started = restarted || (created !== undefined && nowMs - created >= startupSeconds * 1000);
   const placed = Boolean(pod.spec?.nodeName) && !pod.metadata.deletionTimestamp
     && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
   return {

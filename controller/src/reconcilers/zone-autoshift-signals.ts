@@ -11,6 +11,7 @@ import {
 import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
 import { AUTOSHIFT_DEFAULTS, ZoneAutoshiftSpec } from '../../../src/contract/zone-autoshift';
 import { lastServingIn, shiftPodOf, shiftServiceOf } from '../../../src/contract/zone-shift-fail-safe';
+import { conditionHolds } from '../../../src/kubernetes/pod-life';
 import { KubeObject } from '../kube/api';
 import { instantQuery, Sample } from '../prometheus-query';
 import { Caches } from '../watches';
@@ -43,7 +44,7 @@ export async function autoshiftSignals(
   const signalNodes: SignalNode[] = nodes.map((n) => ({
     name: n.metadata.name,
     zone: zoneByNode.get(n.metadata.name),
-    ready: (n.status?.conditions as Array<{ status: string }>)[0]?.status === 'True',
+    ready: conditionHolds(n, 'Ready'),
     leaseRenewedMs: renewedMs(caches.get('leases', `${NODE_LEASE_NAMESPACE}/${n.metadata.name}`)),
   }));
   const podObjects = caches.list('pods');
