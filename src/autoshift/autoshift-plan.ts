@@ -162,10 +162,12 @@ function decideOnActive(draft: Draft): void {
   const lasted = nowMs - ms(run.startedAt);
   const zone = draft.zones.find((z) => z.zone === run.zone);
   if (run.cause === 'autoshift') {
-    const healthyFor = zone && !zone.impaired ? nowMs - ms(zone.since) : 0;
     if (run.dryRun && lasted >= seconds(spec.maxDurationSeconds)) {
       return end(draft, 'MaxDuration', `still out of service after maxDurationSeconds ${spec.maxDurationSeconds}`);
     }
+    // a zone still impaired (or no longer seen) has not recovered, whatever recoveredForSeconds is (0 included)
+    if (!zone || zone.impaired) return;
+    const healthyFor = nowMs - ms(zone.since);
     if (healthyFor >= seconds(spec.recoveredForSeconds) && lasted >= seconds(spec.minDurationSeconds)) {
       end(draft, 'Recovered', `zone ${run.zone} healthy for ${Math.round(healthyFor / 1000)} s`);
     }

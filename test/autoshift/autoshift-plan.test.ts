@@ -99,6 +99,18 @@ describe('autoshift', () => {
     expect(w.events()).toEqual(['ZoneImpaired', 'AutoshiftStarted', 'ZoneHealthy', 'AutoshiftRecovered']);
   });
 
+  test('recoveredForSeconds 0 ends a shift only once the zone is healthy, never while it is still impaired', () => {
+    const w = new World({ ...SPEC, impairedForSeconds: 0, recoveredForSeconds: 0, minDurationSeconds: 0 });
+    w.impaired.set('zone-c', ['x']);
+    w.run(30);
+    expect(w.plans.filter((p) => p.start)).toHaveLength(1);
+    expect(w.plans.flatMap((p) => p.end)).toEqual([]);
+    w.impaired.clear();
+    w.step();
+    expect(w.shifts).toEqual([]);
+    expect(w.status!.history).toMatchObject([{ zone: 'zone-c', outcome: 'Recovered' }]);
+  });
+
   test('a zone that flaps within impairedForSeconds is never shifted', () => {
     const w = new World();
     for (let i = 0; i < 20; i++) {
