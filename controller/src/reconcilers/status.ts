@@ -3,11 +3,12 @@
  * reconciler owns, and only when one of them changed (an unchanged write would wake every watcher).
  */
 import { isStatus, KubeApi, KubeObject, Resource, resourcePath } from '../kube/api';
+import { canonical } from '../kube/canonical';
 
-/** True when `current` (a status as stored) already holds every field of `next`. */
+/** True when `current` (a status as stored) already holds every field of `next` (in any order of their keys). */
 export function statusHolds(current: Record<string, unknown> | undefined, next: object): boolean {
   if (!current) return false;
-  return Object.entries(next).every(([k, v]) => JSON.stringify(current[k]) === JSON.stringify(v));
+  return Object.entries(next).every(([k, v]) => canonical(current[k]) === canonical(v));
 }
 
 /** Patches `status` onto `obj`; false when the object is gone (deleted meanwhile). */

@@ -8,6 +8,7 @@ import { createHash } from 'crypto';
 import { isActive, isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 import { RolloutPod } from '../../../src/rollout/update-plan';
 import { isControlledBy, KubeObject } from '../kube/api';
+import { canonical } from '../kube/canonical';
 
 /** The label a Deployment's ReplicaSets and pods carry to tell revisions apart. */
 export const TEMPLATE_HASH_LABEL = 'pod-template-hash';
@@ -15,16 +16,6 @@ export const TEMPLATE_HASH_LABEL = 'pod-template-hash';
 export const DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
 export const BATCH_DELETION_COST = '-2147483648';
 const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
-
-/** JSON with sorted keys, so two templates compare equal whatever the order of their fields. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().filter((k) => (value as any)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as any)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 function withoutHash(template: any): unknown {
   const labels = { ...(template?.metadata?.labels ?? {}) };
