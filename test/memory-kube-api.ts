@@ -7,7 +7,7 @@
  * plays a controller there).
  */
 import {
-  KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PatchType, WatchEvent, WatchOptions,
+  DeleteOptions, KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PatchType, WatchEvent, WatchOptions,
 } from '../src/kubernetes/kube-api';
 
 /** RFC 7386: `patch` merged into `target` (null deletes). */
@@ -135,9 +135,13 @@ export class MemoryKubeApi implements KubeApi {
     });
   }
 
-  async delete(path: string): Promise<void> {
+  async delete(path: string, options?: DeleteOptions): Promise<void> {
     return this.after(`DELETE ${path}`, () => {
       const current = this.found(path);
+      const uid = options?.preconditions?.uid;
+      if (uid !== undefined && uid !== current.metadata.uid) {
+        throw new KubeApiError('DELETE', path, 409, 'Conflict', `precondition failed: uid ${uid}`, `DELETE ${path}: HTTP 409 conflict`);
+      }
       const finalized = (current.metadata.finalizers ?? []).length > 0;
       const deletionTimestamp = new Date().toISOString();
       if (finalized) {

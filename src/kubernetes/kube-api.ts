@@ -69,6 +69,14 @@ export interface WatchOptions {
   readonly timeoutSeconds?: number;
 }
 
+/** What a DELETE may ask (meta/v1 DeleteOptions): the fields this project sends. */
+export interface DeleteOptions {
+  /** 0: at once, for a pod on a node that no longer answers (its kubelet would never confirm). */
+  readonly gracePeriodSeconds?: number;
+  /** Delete only this very object (a 409 Conflict if the name now belongs to another). */
+  readonly preconditions?: { readonly uid?: string };
+}
+
 /** The patch types the API server accepts. */
 export type PatchType = 'merge' | 'strategic' | 'json';
 
@@ -91,7 +99,8 @@ export interface KubeApi {
   replace<T extends KubeObject = KubeObject>(path: string, body: object): Promise<T>;
   /** A merge patch unless `type` says otherwise. */
   patch<T extends KubeObject = KubeObject>(path: string, body: unknown, type?: PatchType): Promise<T>;
-  delete(path: string): Promise<void>;
+  /** With `options` sent as the DeleteOptions body (a grace period, a precondition on the uid). */
+  delete(path: string, options?: DeleteOptions): Promise<void>;
   /**
    * Streams watch events to `onEvent` until the server ends the watch (resolves), the connection fails
    * (rejects) or `signal` aborts (resolves).

@@ -83,7 +83,9 @@ export function httpsKubeApi(config: ClusterConfig, timeoutMs = KUBE_CALL_TIMEOU
     create: (path, body) => call('POST', path, body),
     replace: (path, body) => call('PUT', path, body),
     patch: (path, body, type = 'merge') => call('PATCH', path, body, PATCH_CONTENT_TYPES[type]),
-    delete: async (path) => { await call('DELETE', path); },
+    delete: async (path, options) => {
+      await call('DELETE', path, options === undefined ? undefined : { kind: 'DeleteOptions', apiVersion: 'v1', ...options });
+    },
     watch: (path, o, onEvent, signal) =>
       kubeWatch(config, watchAgent ??= apiServerAgent(config, { keepAlive: true }), path, o, onEvent, signal),
     close: () => {

@@ -180,7 +180,10 @@ export function kubeApi(config: ClusterConfig, maxSockets = DEFAULT_MAX_SOCKETS)
     create: (path, body) => request('POST', path, body),
     replace: (path, body) => request('PUT', path, body),
     patch: (path, body, type = 'merge') => request('PATCH', path, body, PATCH_CONTENT_TYPES[type]),
-    delete: async (path) => { await request('DELETE', path); },
+    delete: async (path, deleteOptions) => {
+      const body = deleteOptions === undefined ? undefined : { kind: 'DeleteOptions', apiVersion: 'v1', ...deleteOptions };
+      await request('DELETE', path, body);
+    },
     watch: (path, wo, onEvent, signal) => watch(e, path, wo, onEvent, signal),
     close: () => {
       e.requests.destroy();
