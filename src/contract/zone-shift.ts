@@ -5,6 +5,7 @@
  * ZoneAwareUpdate starts no wave in it. Pure (Node.js built-ins only): the controller image imports it.
  */
 import { PROJECT_DOMAIN } from './labels';
+import { LostZoneRecoveryStatus } from './lost-zone';
 import { ZoneAnnotation } from './zone-annotation';
 import { dnsLabelProblem, labelValueProblem } from '../kubernetes/kubernetes-names';
 import { conditionHolds, isReady, isTerminating, PodLifeFields } from '../kubernetes/pod-life';
@@ -59,6 +60,11 @@ export interface ZoneShiftSpec {
   readonly namespaces?: readonly string[];
   /** Why, for whoever reads it later. */
   readonly reason?: string;
+  /**
+   * The zone is lost for good: once none of its nodes answers, the opted-in StatefulSets' pods there are brought
+   * back in the surviving zones (src/contract/lost-zone.ts).
+   */
+  readonly lost?: boolean;
 }
 
 /** One object a shift changed, undone when it ends. */
@@ -82,6 +88,8 @@ export interface ZoneShiftStatus {
   readonly changed: readonly ShiftChange[];
   /** When it ended (RFC 3339). */
   readonly endedAt?: string;
+  /** What the lost-zone recovery did (only on a shift with `spec.lost`), written by its own reconciler. */
+  readonly recovery?: LostZoneRecoveryStatus;
 }
 
 /** The rule a ZoneShift's spec breaks, or undefined; `createdAtMs`: when it was created (the bound of its expiry). */
@@ -107,6 +115,8 @@ export function zoneShiftProblem(spec: Partial<ZoneShiftSpec> | undefined, creat
   if (!Array.isArray(namespaces)) return `spec.namespaces ${JSON.stringify(namespaces)} must be a list of namespace names`;
   const bad = namespaces.find((n) => typeof n !== 'string' || dnsLabelProblem(n));
   if (bad !== undefined) return `spec.namespaces: ${JSON.stringify(bad)} ${typeof bad === 'string' ? dnsLabelProblem(bad) : 'is not a namespace name'}`;
+  const lost: unknown = spec?.lost;
+  if (lost !== undefined && typeof lost !== 'boolean') return `spec.lost ${JSON.stringify(lost)} must be true or false`;
   return undefined;
 }
 

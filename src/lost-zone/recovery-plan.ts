@@ -1,0 +1,168 @@
+/**
+ * Which pods of a lost zone to bring back now (pure). A zone declared lost keeps its opted-in StatefulSets' pods
+ * Pending or unreachable there: their claims are bound to volumes in that zone. Deleting those claims and the pod
+ * lets the StatefulSet controller make both again, and the scheduler place them in a surviving zone. The rules:
+ * - never while a node of the zone answers (Ready, or its Lease fresh): an impaired zone may come back with its data;
+ * - never for a StatefulSet with no Ready pod outside the zone: its data does not live on elsewhere;
+ * - never more of a StatefulSet's pods at once than its opt-in allows, counting those brought back and not Ready
+ *   yet and its other pods not Ready;
+ * - a pod made again while its old claim was still going (the claim protection holds it until the old pod is gone)
+ *   is deleted once more, so it gets a new claim.
+ */
+import { LostZoneRecoveryStatus, RecoveredPod, recoveryAnnotationProblem } from '../contract/lost-zone';
+
+/** A node as the recovery reads it. */
+export interface RecoveryNode {
+  readonly name: string;
+  readonly zone?: string;
+  /** Ready, or its Lease renewed within `NODE_SILENT_SECONDS`. */
+  readonly answers: boolean;
+}
+
+/** An opted-in StatefulSet. */
+export interface RecoveryWorkload {
+  readonly namespace: string;
+  readonly name: string;
+  readonly replicas: number;
+  /** Its `LOST_ZONE_RECOVERY_ANNOTATION` value. */
+  readonly atOnce: string | undefined;
+  /** Its volume claim templates' names (a pod's claim is `<template>-<pod>`). */
+  readonly claimTemplates: readonly string[];
+}
+
+/** A pod of a StatefulSet. */
+export interface RecoveryPod {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly statefulSet: string;
+  /** Its node's zone; undefined while unscheduled or when its node is gone. */
+  readonly zone?: string;
+  readonly scheduled: boolean;
+  readonly ready: boolean;
+}
+
+/** A claim, with the zone of the volume it is bound to (undefined: none, or a volume bound to no zone). */
+export interface RecoveryClaim {
+  readonly namespace: string;
+  readonly name: string;
+  readonly zone?: string;
+  /** Being deleted (the claim protection keeps it while a pod uses it). */
+  readonly deleting: boolean;
+}
+
+export interface RecoveryInput {
+  readonly zone: string;
+  readonly nodes: readonly RecoveryNode[];
+  readonly workloads: readonly RecoveryWorkload[];
+  readonly pods: readonly RecoveryPod[];
+  readonly claims: readonly RecoveryClaim[];
+  /** How many PersistentVolumes are bound to the zone (a zone whose nodes are gone is known by its volumes). */
+  readonly volumesInZone: number;
+  readonly previous?: LostZoneRecoveryStatus;
+  readonly nowMs: number;
+}
+
+/** A pod to delete, after its claims in the lost zone. */
+export interface PodDeletion {
+  readonly namespace: string;
+  readonly statefulSet: string;
+  readonly pod: string;
+  readonly uid: string;
+  readonly claims: readonly string[];
+}
+
+export interface RecoveryPlan {
+  readonly status: LostZoneRecoveryStatus;
+  /** Recorded in the status before they are carried out. */
+  readonly delete: readonly PodDeletion[];
+}
+
+const key = (namespace: string, name: string) => `${namespace}/${name}`;
+
+/** What to do now for the lost zone `input.zone`. */
+export function planRecovery(input: RecoveryInput): RecoveryPlan {
+  const recovered = [...input.previous?.recovered ?? []];
+  const zoneNodes = input.nodes.filter((n) => n.zone === input.zone);
+  if (zoneNodes.length === 0 && input.volumesInZone === 0) {
+    const message = `zone ${input.zone} has no node and no volume: nothing to recover (is the zone right?); nothing is deleted`;
+    return { status: { phase: 'Invalid', message, recovered, held: [] }, delete: [] };
+  }
+  const answering = zoneNodes.filter((n) => n.answers).map((n) => n.name).sort();
+  if (answering.length > 0) {
+    const message = `nodes of zone ${input.zone} still answer (${listed(answering)}): nothing is deleted while one does`;
+    return { status: { phase: 'Waiting', message, recovered, held: [] }, delete: [] };
+  }
+  const held: string[] = [];
+  const deletions: PodDeletion[] = [];
+  let inFlight = 0;
+  const nameOf = (w: RecoveryWorkload) => key(w.namespace, w.name);
+  for (const workload of [...input.workloads].sort((a, b) => nameOf(a).localeCompare(nameOf(b)))) {
+    const step = workloadStep(input, workload, recovered);
+    if (step.held) held.push(`StatefulSet ${key(workload.namespace, workload.name)}: ${step.held}`);
+    deletions.push(...step.delete);
+    inFlight += step.inFlight;
+  }
+  const at = new Date(input.nowMs).toISOString();
+  const fresh = deletions.filter((d) => !recovered.some((r) => r.uid === d.uid));
+  recovered.push(...fresh.map((d): RecoveredPod => ({ ...d, at })));
+  const busy = deletions.length + inFlight;
+  const phase = busy > 0 ? 'Recovering' : 'Recovered';
+  const message = busy > 0
+    ? `zone ${input.zone} lost: ${deletions.length} pod(s) deleted now, ${inFlight} coming back elsewhere`
+    : `zone ${input.zone} lost: every opted-in pod that can come back is back elsewhere (${broughtBack(recovered)} brought back` +
+      `${held.length > 0 ? `; ${held.length} StatefulSet(s) held` : ''})`;
+  return { status: { phase, message, recovered, held }, delete: deletions };
+}
+
+interface WorkloadStep {
+  readonly delete: PodDeletion[];
+  readonly inFlight: number;
+  readonly held?: string;
+}
+
+/** One StatefulSet's deletions now, how many of its pods are still coming back, and why it is held. */
+function workloadStep(input: RecoveryInput, w: RecoveryWorkload, recovered: readonly RecoveredPod[]): WorkloadStep {
+  const problem = recoveryAnnotationProblem(w.atOnce, w.replicas);
+  if (problem) return { delete: [], inFlight: 0, held: problem };
+  const pods = input.pods.filter((p) => p.namespace === w.namespace && p.statefulSet === w.name);
+  const claimsOf = (pod: string) => w.claimTemplates
+    .map((t) => input.claims.find((c) => c.namespace === w.namespace && c.name === `${t}-${pod}`))
+    .filter((c): c is RecoveryClaim => c !== undefined);
+  const inZone = (p: RecoveryPod) => p.zone === input.zone
+    || (p.zone === undefined && claimsOf(p.name).some((c) => c.zone === input.zone && !c.deleting));
+  const claimsInZone = (pod: string) => claimsOf(pod)
+    .filter((c) => c.zone === input.zone && !c.deleting)
+    .map((c) => c.name);
+  const ownRecords = recovered.filter((r) => r.namespace === w.namespace && r.statefulSet === w.name);
+  // a pod made again after its deletion, not Ready yet: it is still coming back
+  const comingBack = pods.filter((p) => !p.ready && ownRecords.some((r) => r.pod === p.name && r.uid !== p.uid));
+  // ... and made while its old claim was going: it must go once more to get a new one
+  const onGoingClaim = comingBack.filter((p) => !p.scheduled && claimsOf(p.name).some((c) => c.deleting));
+  const lost = pods.filter((p) => inZone(p) && !comingBack.includes(p));
+  if (lost.length === 0 && comingBack.length === 0) return { delete: [], inFlight: 0 };
+  if (!pods.some((p) => p.ready && !inZone(p))) {
+    return { delete: [], inFlight: comingBack.length, held: `no Ready pod outside zone ${input.zone}: its data does not live on elsewhere, nothing is deleted` };
+  }
+  const notReadyElsewhere = pods.filter((p) => !p.ready && !inZone(p) && !comingBack.includes(p)).length;
+  const room = Math.max(0, Number(w.atOnce) - comingBack.length - notReadyElsewhere);
+  const redo = onGoingClaim.map((p) => deletionOf(w, p, []));
+  const next = lost.sort((a, b) => ordinal(a.name) - ordinal(b.name)).slice(0, room)
+    .map((p) => deletionOf(w, p, claimsInZone(p.name)));
+  const waiting = lost.length - next.length;
+  const held = waiting > 0 ? `${waiting} pod(s) wait: at most ${w.atOnce} at once` : undefined;
+  return { delete: [...redo, ...next], inFlight: comingBack.length - redo.length, held };
+}
+
+function deletionOf(w: RecoveryWorkload, p: RecoveryPod, claims: readonly string[]): PodDeletion {
+  return { namespace: w.namespace, statefulSet: w.name, pod: p.name, uid: p.uid, claims };
+}
+
+/** How many pods were brought back (a pod deleted twice, made again on its old claim the first time, counts once). */
+const broughtBack = (recovered: readonly RecoveredPod[]) => new Set(recovered.map((r) => key(r.namespace, r.pod))).size;
+
+/** A StatefulSet pod's ordinal (its name's last part). */
+const ordinal = (pod: string) => Number(pod.slice(pod.lastIndexOf('-') + 1));
+
+const listed = (names: readonly string[]) =>
+  (names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`);

@@ -1,0 +1,270 @@
+/**
+ * The lost-zone recovery's decisions (src/lost-zone/recovery-plan.ts): scenarios of a zone lost with opted-in
+ * StatefulSets, then properties over random clusters stepped through time with a StatefulSet controller and a
+ * scheduler played beside the plan (a deleted pod comes back with a new uid in a surviving zone, Ready later).
+ */
+import fc from 'fast-check';
+import { LostZoneRecoveryStatus } from '../../src/contract/lost-zone';
+import {
+  planRecovery, RecoveryClaim, RecoveryInput, RecoveryNode, RecoveryPod, RecoveryPlan, RecoveryWorkload,
+} from '../../src/lost-zone/recovery-plan';
+
+const ZONES = ['zone-a', 'zone-b', 'zone-c'];
+const T0 = Date.parse('2026-11-30T12:00:00Z');
+const silentA: RecoveryNode[] = ZONES.flatMap((zone) => [1, 2].map((i) => ({
+  name: `${zone}-${i}`, zone, answers: zone !== 'zone-a',
+})));
+
+/** A StatefulSet `name` of `replicas` pods, pod i in ZONES[i % 3], each with a claim `data-<pod>` in its zone. */
+function statefulSet(name: string, replicas: number, atOnce: string | undefined, namespace = 'db') {
+  const workload: RecoveryWorkload = { namespace, name, replicas, atOnce, claimTemplates: ['data'] };
+  const pods: RecoveryPod[] = [];
+  const claims: RecoveryClaim[] = [];
+  for (let i = 0; i < replicas; i++) {
+    const zone = ZONES[i % ZONES.length];
+    const pod = `${name}-${i}`;
+    pods.push({ namespace, name: pod, uid: `${pod}-uid0`, statefulSet: name, zone, scheduled: true, ready: zone !== 'zone-a' });
+    claims.push({ namespace, name: `data-${name}-${i}`, zone, deleting: false });
+  }
+  return { workload, pods, claims };
+}
+
+function input(parts: ReturnType<typeof statefulSet>[], over: Partial<RecoveryInput> = {}): RecoveryInput {
+  return {
+    zone: 'zone-a',
+    nodes: silentA,
+    workloads: parts.map((p) => p.workload),
+    pods: parts.flatMap((p) => p.pods),
+    claims: parts.flatMap((p) => p.claims),
+    volumesInZone: 3,
+    nowMs: T0,
+    ...over,
+  };
+}
+
+describe('lost-zone recovery plan', () => {
+  test('nothing is deleted while a node of the zone answers, and the status names it', () => {
+    const nodes = silentA.map((n) => (n.name === 'zone-a-2' ? { ...n, answers: true } : n));
+    const plan = planRecovery(input([statefulSet('redis', 6, '1')], { nodes }));
+    expect(plan.delete).toEqual([]);
+    expect(plan.status).toEqual({
+      phase: 'Waiting',
+      message: 'nodes of zone zone-a still answer (zone-a-2): nothing is deleted while one does',
+      recovered: [],
+      held: [],
+    });
+  });
+
+  test('a zone with no node and no volume is Invalid: nothing is deleted', () => {
+    const plan = planRecovery(input([statefulSet('redis', 6, '1')], { zone: 'zone-x', volumesInZone: 0 }));
+    expect(plan.status.phase).toBe('Invalid');
+    expect(plan.status.message).toBe('zone zone-x has no node and no volume: nothing to recover (is the zone right?); nothing is deleted');
+    expect(plan.delete).toEqual([]);
+  });
+
+  test('a zone whose nodes are gone is still known by its volumes, and its pods by their claims', () => {
+    const sts = statefulSet('redis', 6, '2');
+    const pods = sts.pods.map((p) => (p.zone === 'zone-a' ? { ...p, zone: undefined } : p));
+    const plan = planRecovery(input([sts], { nodes: silentA.filter((n) => n.zone !== 'zone-a'), pods }));
+    expect(plan.status.phase).toBe('Recovering');
+    expect(plan.delete.map((d) => [d.pod, d.claims])).toEqual([['redis-0', ['data-redis-0']], ['redis-3', ['data-redis-3']]]);
+  });
+
+  test('the lost pods go with their claims in the zone, lowest ordinal first, at most atOnce, recorded', () => {
+    const plan = planRecovery(input([statefulSet('redis', 9, '2'), statefulSet('loki', 3, '1', 'logs')]));
+    expect(plan.delete).toEqual([
+      { namespace: 'db', statefulSet: 'redis', pod: 'redis-0', uid: 'redis-0-uid0', claims: ['data-redis-0'] },
+      { namespace: 'db', statefulSet: 'redis', pod: 'redis-3', uid: 'redis-3-uid0', claims: ['data-redis-3'] },
+      { namespace: 'logs', statefulSet: 'loki', pod: 'loki-0', uid: 'loki-0-uid0', claims: ['data-loki-0'] },
+    ]);
+    expect(plan.status.recovered.map((r) => [r.pod, r.at])).toEqual([
+      ['redis-0', '2026-11-30T12:00:00.000Z'], ['redis-3', '2026-11-30T12:00:00.000Z'], ['loki-0', '2026-11-30T12:00:00.000Z'],
+    ]);
+    expect(plan.status.held).toEqual(['StatefulSet db/redis: 1 pod(s) wait: at most 2 at once']);
+    expect(plan.status.phase).toBe('Recovering');
+  });
+
+  test('a pod coming back counts against atOnce until Ready; then the next goes; then Recovered', () => {
+    const sts = statefulSet('redis', 6, '1');
+    const first = planRecovery(input([sts]));
+    expect(first.delete.map((d) => d.pod)).toEqual(['redis-0']);
+    // made again in zone-b with a new uid and a new claim, not Ready yet
+    const back = (ready: boolean): RecoveryPod => ({ ...sts.pods[0], uid: 'redis-0-uid1', zone: 'zone-b', ready });
+    const claims = sts.claims.map((c) => (c.name === 'data-redis-0' ? { ...c, zone: 'zone-b' } : c));
+    const pods = (ready: boolean) => [back(ready), ...sts.pods.slice(1)];
+    const waiting = planRecovery(input([sts], { pods: pods(false), claims, previous: first.status }));
+    expect(waiting.delete).toEqual([]);
+    expect(waiting.status.message).toBe('zone zone-a lost: 0 pod(s) deleted now, 1 coming back elsewhere');
+    const next = planRecovery(input([sts], { pods: pods(true), claims, previous: waiting.status }));
+    expect(next.delete.map((d) => d.pod)).toEqual(['redis-3']);
+    const pods3 = pods(true).map((p) => (p.name === 'redis-3' ? { ...p, uid: 'redis-3-uid1', zone: 'zone-c', ready: true } : p));
+    const claims3 = claims.map((c) => (c.name === 'data-redis-3' ? { ...c, zone: 'zone-c' } : c));
+    const done = planRecovery(input([sts], { pods: pods3, claims: claims3, previous: next.status }));
+    expect(done.delete).toEqual([]);
+    expect(done.status.phase).toBe('Recovered');
+    expect(done.status.recovered.map((r) => r.pod)).toEqual(['redis-0', 'redis-3']);
+  });
+
+  test('other pods not Ready outside the zone use up atOnce: the quorum is not pushed', () => {
+    const sts = statefulSet('redis', 6, '1');
+    const pods = sts.pods.map((p) => (p.name === 'redis-1' ? { ...p, ready: false } : p));
+    const plan = planRecovery(input([sts], { pods }));
+    expect(plan.delete).toEqual([]);
+    expect(plan.status.held).toEqual(['StatefulSet db/redis: 2 pod(s) wait: at most 1 at once']);
+  });
+
+  test('no Ready pod outside the zone: the data does not live on elsewhere, nothing is deleted', () => {
+    const sts = statefulSet('single', 3, '1');
+    const pods = sts.pods.map((p) => ({ ...p, ready: false }));
+    const plan = planRecovery(input([sts], { pods }));
+    expect(plan.delete).toEqual([]);
+    expect(plan.status.held).toEqual(['StatefulSet db/single: no Ready pod outside zone zone-a: its data does not live on elsewhere, nothing is deleted']);
+  });
+
+  test('a bad opt-in is held with the rule it breaks', () => {
+    const plan = planRecovery(input([statefulSet('a', 3, '3'), statefulSet('b', 3, 'two')]));
+    expect(plan.delete).toEqual([]);
+    expect(plan.status.held).toEqual([
+      'StatefulSet db/a: cdk8s-zones.dev/lost-zone-recovery 3 must be below its replicas (3): at least one replica must hold the data while the others come back empty',
+      'StatefulSet db/b: cdk8s-zones.dev/lost-zone-recovery "two" must be a whole number of pods, at least 1: the most of its pods brought back at once',
+    ]);
+  });
+
+  test('a pod made again on its old claim still going is deleted once more, so it gets a new claim', () => {
+    const sts = statefulSet('redis', 3, '1');
+    const first = planRecovery(input([sts]));
+    const pods = [{ ...sts.pods[0], uid: 'redis-0-uid1', zone: undefined, scheduled: false, ready: false }, ...sts.pods.slice(1)];
+    const claims = sts.claims.map((c) => (c.name === 'data-redis-0' ? { ...c, deleting: true } : c));
+    const plan = planRecovery(input([sts], { pods, claims, previous: first.status }));
+    expect(plan.delete).toEqual([{ namespace: 'db', statefulSet: 'redis', pod: 'redis-0', uid: 'redis-0-uid1', claims: [] }]);
+    expect(plan.status.recovered.map((r) => r.uid)).toEqual(['redis-0-uid0', 'redis-0-uid1']);
+  });
+
+  test('a pod recorded but not gone yet (a restart between the record and the deletion) is deleted again, recorded once', () => {
+    const sts = statefulSet('redis', 3, '1');
+    const first = planRecovery(input([sts]));
+    const again = planRecovery(input([sts], { previous: first.status }));
+    expect(again.delete).toEqual(first.delete);
+    expect(again.status.recovered).toEqual(first.status.recovered);
+  });
+});
+
+describe('properties over random clusters, stepped through time', () => {
+  /** A pod the StatefulSet controller made again after a deletion (the first uid of each ends in uid0). */
+  const madeAgain = (p: RecoveryPod) => !p.uid.endsWith('uid0');
+  const claimName = (pod: string) => `data-${pod}`;
+  const claimOf = (namespace: string, pod: string, zone: string | undefined): RecoveryClaim =>
+    ({ namespace, name: claimName(pod), zone, deleting: false });
+
+  /** The cluster: the plan's deletions carried out, the StatefulSet controller and the scheduler played. */
+  class World {
+    claims: RecoveryClaim[];
+    status: LostZoneRecoveryStatus | undefined;
+    now = T0;
+    private made = 0;
+
+    constructor(readonly workloads: RecoveryWorkload[], public pods: RecoveryPod[], readonly answeringSteps: number) {
+      this.claims = pods.map((p) => claimOf(p.namespace, p.name, p.zone));
+    }
+
+    input(step: number): RecoveryInput {
+      const nodes = silentA.map((n) => (n.zone === 'zone-a' ? { ...n, answers: step < this.answeringSteps } : n));
+      const { workloads, pods, claims, status: previous, now: nowMs } = this;
+      return { zone: 'zone-a', nodes, workloads, pods, claims, volumesInZone: 1, previous, nowMs };
+    }
+
+    /** Carries the plan out; `race`: the pod is made again before its old claim is gone; `zone`: where it lands. */
+    apply(plan: RecoveryPlan, race: boolean, zone: string): void {
+      this.status = plan.status;
+      for (const d of plan.delete) {
+        const name = claimName(d.pod);
+        this.claims = this.claims.map((c) => (d.claims.includes(c.name) ? { ...c, deleting: true } : c));
+        const onOldClaim = race && this.claims.some((c) => c.name === name && c.deleting);
+        if (!onOldClaim) {
+          this.claims = this.claims.filter((c) => c.name !== name || !c.deleting);
+          if (!this.claims.some((c) => c.name === name)) this.claims.push(claimOf(d.namespace, d.pod, zone));
+        }
+        const landed = onOldClaim ? undefined : this.claims.find((c) => c.name === name)!.zone;
+        const again = { uid: `${d.pod}-uid${++this.made}`, ready: false, scheduled: !onOldClaim, zone: landed };
+        this.pods = this.pods.map((p) => (p.name !== d.pod ? p : { ...p, ...again }));
+      }
+      this.now += 5000;
+    }
+
+    /** Pods made again and scheduled outside the lost zone become Ready, each when `starts()`. */
+    settle(starts: () => boolean): void {
+      const startsNow = (p: RecoveryPod) => p.scheduled && p.zone !== 'zone-a' && !p.ready && madeAgain(p) && starts();
+      this.pods = this.pods.map((p) => (startsNow(p) ? { ...p, ready: true } : p));
+    }
+  }
+
+  const clusters = fc.array(fc.record({
+    replicas: fc.integer({ min: 2, max: 7 }),
+    atOnce: fc.oneof(
+      { arbitrary: fc.integer({ min: 1, max: 6 }).map(String), weight: 9 },
+      { arbitrary: fc.constant('x'), weight: 1 },
+    ),
+    zones: fc.array(fc.constantFrom(...ZONES), { minLength: 7, maxLength: 7 }),
+    readyOutside: fc.array(fc.boolean(), { minLength: 7, maxLength: 7 }),
+  }), { minLength: 1, maxLength: 3 });
+  // each step: whether a pod made again races its old claim, where it lands, whether those made again start
+  const moment = fc.tuple(fc.boolean(), fc.constantFrom('zone-b', 'zone-c'), fc.boolean());
+  const timelines = fc.array(moment, { minLength: 30, maxLength: 30 });
+
+  type ClusterSpec = { replicas: number; atOnce: string; zones: string[]; readyOutside: boolean[] };
+  function worldOf(specs: readonly ClusterSpec[], answeringSteps: number): World {
+    const workloads = specs.map(({ replicas, atOnce }, i): RecoveryWorkload => ({
+      namespace: 'db', name: `s${i}`, replicas, atOnce, claimTemplates: ['data'],
+    }));
+    const pods = specs.flatMap((s, i) => Array.from({ length: s.replicas }, (_, j): RecoveryPod => ({
+      namespace: 'db',
+      name: `s${i}-${j}`,
+      uid: `s${i}-${j}-uid0`,
+      statefulSet: `s${i}`,
+      zone: s.zones[j],
+      scheduled: true,
+      ready: s.zones[j] !== 'zone-a' && s.readyOutside[j],
+    })));
+    return new World(workloads, pods, answeringSteps);
+  }
+
+  test('never while the zone answers, only the lost zone\'s pods, never past atOnce, never without a copy elsewhere; all come back', () => {
+    fc.assert(fc.property(clusters, fc.integer({ min: 0, max: 3 }), timelines, (specs, answeringSteps, timeline) => {
+      const w = worldOf(specs, answeringSteps);
+      const readyAnywhere = (x: RecoveryWorkload) => w.pods.some((p) => p.statefulSet === x.name && p.ready);
+      const hadCopy = new Map(w.workloads.map((x) => [x.name, readyAnywhere(x)]));
+      timeline.forEach(([race, zone, starts], step) => {
+        const plan = planRecovery(w.input(step));
+        if (step < answeringSteps) expect(plan.delete).toEqual([]);
+        for (const d of plan.delete) {
+          const pod = w.pods.find((p) => p.name === d.pod)!;
+          const claimZone = w.claims.find((c) => c.name === claimName(d.pod))?.zone;
+          const inLostZone = pod.zone === 'zone-a' || (pod.zone === undefined && claimZone === 'zone-a');
+          expect(inLostZone || !pod.scheduled).toBe(true);
+          expect(hadCopy.get(d.statefulSet)).toBe(true);
+        }
+        w.apply(plan, race, zone);
+        for (const x of w.workloads) {
+          const notReady = w.pods.filter((p) => p.statefulSet === x.name && !p.ready);
+          const recovering = notReady.filter(madeAgain).length;
+          const notReadyElsewhere = notReady.filter((p) => !madeAgain(p) && p.zone !== 'zone-a').length;
+          if (recovering > 0) expect(recovering + notReadyElsewhere).toBeLessThanOrEqual(Number(x.atOnce));
+        }
+        w.settle(() => starts);
+      });
+      // given time, every lost pod of a StatefulSet with a valid opt-in and a copy elsewhere is back
+      for (let i = 0; i < 60; i++) {
+        w.apply(planRecovery(w.input(timeline.length + i)), false, 'zone-b');
+        w.settle(() => true);
+      }
+      for (const x of w.workloads) {
+        const valid = /^[0-9]+$/.test(x.atOnce!) && Number(x.atOnce) < x.replicas;
+        const own = w.pods.filter((p) => p.statefulSet === x.name);
+        const stuckElsewhere = own.some((p) => !p.ready && p.zone !== 'zone-a' && !madeAgain(p));
+        if (valid && hadCopy.get(x.name) && !stuckElsewhere) expect(own.filter((p) => p.zone === 'zone-a')).toEqual([]);
+        const brought = w.status!.recovered.filter((r) => r.statefulSet === x.name);
+        if (!valid || !hadCopy.get(x.name)) expect(brought).toEqual([]);
+      }
+    }), { numRuns: 300 });
+  });
+});
