@@ -15,6 +15,7 @@ export const SERVICES: Resource = { apiVersion: 'v1', plural: 'services', namesp
 export const EVENTS: Resource = { apiVersion: 'v1', plural: 'events', namespaced: true };
 export const SECRETS: Resource = { apiVersion: 'v1', plural: 'secrets', namespaced: true };
 export const CONFIGMAPS: Resource = { apiVersion: 'v1', plural: 'configmaps', namespaced: true };
+export const VOLUMES: Resource = { apiVersion: 'v1', plural: 'persistentvolumes', namespaced: false };
 export const CLAIMS: Resource = { apiVersion: 'v1', plural: 'persistentvolumeclaims', namespaced: true };
 export const LEASES: Resource = { apiVersion: 'coordination.k8s.io/v1', plural: 'leases', namespaced: true };
 export const STATEFULSETS: Resource = { apiVersion: 'apps/v1', plural: 'statefulsets', namespaced: true };

@@ -127,7 +127,7 @@ describe('errors', () => {
     const t = capture({ tty: true });
     expect(await dispatch(['run', '--reconcilers', 'nope'], COMMANDS, t.log, t.output)).toBe(2);
     expect(t.err()).toBe('cdk8s-zones-controller run: --reconcilers: unknown reconciler "nope"; known: zone-annotator, zone-aware-update, ' +
-      "zone-disruption-budget, redis, zone-shift, zone-autoshift\nrun 'cdk8s-zones-controller run --help' for the options\n");
+      "zone-disruption-budget, redis, zone-shift, zone-autoshift, lost-zone-recovery\nrun 'cdk8s-zones-controller run --help' for the options\n");
     const u = capture({ tty: true });
     expect(await dispatch(['redis', 'state', '--bogus'], COMMANDS, u.log, u.output)).toBe(2);
     expect(u.err()).toMatch(/^cdk8s-zones-controller redis: unknown flag "--bogus"/);

@@ -26,6 +26,7 @@ export const ZONE_DISRUPTION_BUDGET = 'zone-disruption-budget';
 export const REDIS_MANAGER = 'redis';
 export const ZONE_SHIFT = 'zone-shift';
 export const ZONE_AUTOSHIFT = 'zone-autoshift';
+export const LOST_ZONE_RECOVERY = 'lost-zone-recovery';
 
 /** The zone annotator: watches opted-in pods and nodes, patches the pods' annotation. */
 export const ZONE_ANNOTATOR_RULES: readonly ControllerRule[] = [
@@ -64,6 +65,21 @@ export const ZONE_AUTOSHIFT_RULES: readonly ControllerRule[] = [
   { apiGroups: [''], resources: ['nodes', 'pods', 'services'], verbs: READ_VERBS, scope: 'cluster' },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'], scope: 'namespace', namespace: NODE_LEASE_NAMESPACE },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'], scope: 'namespace', namespace: CLUSTER_SCOPED_EVENTS_NAMESPACE },
+];
+
+/**
+ * The lost-zone recovery: reads the ZoneShifts (and writes their `status.recovery`), the nodes and their Leases (does
+ * the zone still answer?), the StatefulSets, pods, claims and volumes (what is in the lost zone); deletes pods and
+ * claims, and records Events, only in the namespaces of the workloads it serves.
+ */
+export const LOST_ZONE_RECOVERY_RULES: readonly ControllerRule[] = [
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_SHIFT_PLURAL], verbs: READ_VERBS, scope: 'cluster' },
+  { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_SHIFT_PLURAL}/status`], verbs: ['get', 'patch', 'update'], scope: 'cluster' },
+  { apiGroups: [''], resources: ['nodes', 'persistentvolumes', 'pods', 'persistentvolumeclaims'], verbs: READ_VERBS, scope: 'cluster' },
+  { apiGroups: ['apps'], resources: ['statefulsets'], verbs: READ_VERBS, scope: 'cluster' },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'], scope: 'namespace', namespace: NODE_LEASE_NAMESPACE },
+  { apiGroups: [''], resources: ['pods', 'persistentvolumeclaims'], verbs: ['delete'], scope: 'workloads' },
+  ...eventRules('workloads'),
 ];
 
 /** The zonal shift's rules beside its own when it leaves shifted zones out of Karpenter's NodePools. */

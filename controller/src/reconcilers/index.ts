@@ -1,4 +1,5 @@
 import { Reconciler } from '../reconciler';
+import { lostZoneRecoverer } from './lost-zone-recovery';
 import { redisReconciler } from './redis';
 import { zoneAnnotator } from './zone-annotator';
 import { zoneAutoshifter } from './zone-autoshift';
@@ -14,4 +15,5 @@ export const RECONCILERS: readonly Reconciler[] = [
   redisReconciler(),
   zoneShifter(),
   zoneAutoshifter(),
+  lostZoneRecoverer(),
 ];

@@ -1,0 +1,80 @@
+/**
+ * What the lost-zone recovery watches: the ZoneShifts (the primary: those that declare a zone lost), the nodes (their
+ * zone and Ready condition) and their Leases (does the zone still answer?), the StatefulSets (their opt-in, replicas
+ * and claim templates), their pods (zone, readiness, uid), the claims (their volume, their deletion) and the volumes
+ * (their zone). A change that can change a decision queues every lost zone's shift; the Leases queue nothing (a
+ * stale Lease is a matter of time: the reconciler looks again every few seconds while a zone is lost).
+ */
+import { LOST_ZONE_RECOVERY_ANNOTATION } from '../../../src/contract/lost-zone';
+import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
+import { shiftInForce } from '../../../src/contract/zone-shift';
+import { KubeObject } from '../kube/api';
+import { slimMeta, slimNode, slimPod } from '../kube/transforms';
+import { CLAIMS, LEASES, NODES, PODS, STATEFULSETS, VOLUMES } from '../resources';
+import { Caches, Change, shiftsWatch, Watches } from '../watches';
+
+export type RecoveryWatch = 'shifts' | 'nodes' | 'leases' | 'statefulSets' | 'pods' | 'claims' | 'volumes';
+
+/** The shifts that declare a zone lost and hold now: each is a key. */
+export function lostShiftKeys(caches: Caches<RecoveryWatch>, nowMs = Date.now()): string[] {
+  return caches.list('shifts').filter((s) => shiftInForce(s, nowMs)?.lost === true).map((s) => s.metadata.name);
+}
+
+const readyOf = (obj: KubeObject) =>
+  (obj.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Ready')?.status;
+
+/** What the plan reads of a StatefulSet: its opt-in, replicas and claim templates' names (none when not opted in). */
+export function slimStatefulSet(sts: KubeObject): KubeObject {
+  const optedIn = sts.metadata.annotations?.[LOST_ZONE_RECOVERY_ANNOTATION] !== undefined;
+  return {
+    metadata: slimMeta(sts.metadata, { annotations: [LOST_ZONE_RECOVERY_ANNOTATION] }),
+    spec: optedIn ? {
+      replicas: sts.spec?.replicas ?? 1,
+      volumeClaimTemplates: (sts.spec?.volumeClaimTemplates as KubeObject[] | undefined ?? [])
+        .map((t) => ({ metadata: { name: t.metadata?.name } })),
+    } : {},
+  };
+}
+
+const inputsOf = (watch: RecoveryWatch, obj: KubeObject): string => {
+  switch (watch) {
+    case 'nodes': return JSON.stringify([obj.metadata.labels, readyOf(obj)]);
+    case 'pods': {
+      return JSON.stringify([obj.metadata.uid, obj.spec?.nodeName, readyOf(obj), obj.metadata.deletionTimestamp]);
+    }
+    case 'claims': return JSON.stringify([obj.metadata.uid, obj.spec?.volumeName, obj.metadata.deletionTimestamp]);
+    default: return JSON.stringify([obj.metadata.annotations, obj.spec]);
+  }
+};
+
+export function recoveryWatches(): Watches<RecoveryWatch> {
+  const onChange = (watch: RecoveryWatch) => ({ obj, old }: Change, c: Caches<RecoveryWatch>) =>
+    (old && inputsOf(watch, old) === inputsOf(watch, obj) ? [] : lostShiftKeys(c));
+  return {
+    shifts: { ...shiftsWatch<RecoveryWatch>(({ obj }) => [obj.metadata.name]), primary: true },
+    nodes: {
+      resource: NODES,
+      transform: (node) => ({ ...slimNode(node), status: { conditions: [{ type: 'Ready', status: readyOf(node) ?? 'Unknown' }] } }),
+      keys: onChange('nodes'),
+    },
+    leases: {
+      resource: LEASES,
+      namespaces: [NODE_LEASE_NAMESPACE],
+      transform: (lease) => ({ metadata: slimMeta(lease.metadata), spec: { renewTime: lease.spec?.renewTime } }),
+    },
+    statefulSets: { resource: STATEFULSETS, transform: slimStatefulSet, keys: onChange('statefulSets') },
+    pods: { resource: PODS, transform: (pod) => slimPod(pod, { conditions: ['Ready'] }), keys: onChange('pods') },
+    claims: {
+      resource: CLAIMS,
+      transform: (claim) => ({ metadata: slimMeta(claim.metadata), spec: { volumeName: claim.spec?.volumeName } }),
+      keys: onChange('claims'),
+    },
+    volumes: {
+      resource: VOLUMES,
+      transform: (pv) => ({
+        metadata: slimMeta(pv.metadata, { labels: 'all' }),
+        spec: { nodeAffinity: pv.spec?.nodeAffinity },
+      }),
+    },
+  };
+}
