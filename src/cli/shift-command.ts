@@ -8,6 +8,7 @@ import { LiveIo, withApi } from './live-io';
 import { failSafePreview } from './shift-preview';
 import { zonesOf } from '../check/cluster-nodes';
 import { ExitCode } from '../contract/exit-codes';
+import { LostZoneRecoveryStatus } from '../contract/lost-zone';
 import { ROLLOUT_API_VERSION } from '../contract/rollout';
 import { ZoneAnnotation } from '../contract/zone-annotation';
 import { AUTOSHIFT_POLICY_LABEL, SHIFT_CAUSE_LABEL } from '../contract/zone-autoshift';
@@ -56,6 +57,12 @@ export const SHIFT_FLAGS: { readonly [sub in 'start' | 'status' | 'cancel']: rea
       meaning: 'only the workloads of these namespaces',
     },
     { name: 'reason', type: 'text', value: 'TEXT', defaultText: 'none', meaning: 'why, for whoever reads the shift' },
+    {
+      name: 'lost',
+      type: 'switch',
+      meaning: 'the zone is lost for good: once none of its nodes answers, the opted-in StatefulSets\' pods there come back ' +
+        'elsewhere (docs/runbooks/zone-lost.md)',
+    },
     { name: 'name', type: 'text', value: 'NAME', defaultText: '<zone>-<UTC time>', meaning: 'the ZoneShift\'s name' },
     KUBECONFIG, TIMEOUT, HELP_FLAG,
   ],
@@ -134,6 +141,7 @@ async function startShift(argv: readonly string[], io: LiveIo): Promise<number> 
     expiresAt: new Date(now + expiresInMs).toISOString(),
     ...(namespaces === undefined ? {} : { namespaces: [...namespaces] }),
     ...(reason === undefined ? {} : { reason }),
+    ...(f.on('lost') ? { lost: true } : {}),
   };
   const problem = zoneShiftProblem(spec, now);
   // the spec's rules, said of the flags that wrote it (the expiry is in bounds already)
@@ -280,5 +288,17 @@ export function describeShift(shift: ShiftObject): string {
   if (status?.message) lines.push(`  ${status.message}`);
   const changed: readonly ShiftChange[] = status?.changed ?? [];
   for (const c of changed) lines.push(`  ${c.kind.toLowerCase()}/${c.namespace ? `${c.namespace}/` : ''}${c.name}: ${c.change}`);
+  if (s.lost) lines.push(...recoveryLines(status?.recovery));
   return lines.join('\n') + '\n';
+}
+
+/** What the lost-zone recovery did, as `shift status` prints it under a lost zone's shift. */
+function recoveryLines(recovery: LostZoneRecoveryStatus | undefined): string[] {
+  if (!recovery) return ['  lost zone: no controller running lostZoneRecovery has answered'];
+  return [
+    `  lost zone, recovery ${recovery.phase}: ${recovery.message}`,
+    ...recovery.recovered.map((r) => `  pod/${r.namespace}/${r.pod} of statefulset/${r.statefulSet} brought back at ${r.at}` +
+      (r.claims.length > 0 ? ` (claims deleted: ${r.claims.join(', ')})` : '')),
+    ...recovery.held.map((h) => `  held: ${h}`),
+  ];
 }

@@ -6,6 +6,7 @@
 import { FEATURES } from './features';
 import { WebhookFailurePolicy } from './webhook-tls';
 import { CONTROLLER_APP_NAME } from '../contract/labels';
+import { ControllerRule } from '../contract/rbac';
 import { ZONE_DISRUPTION_BUDGET } from '../contract/reconcilers';
 import { NetworkPeer, podsInNamespace } from '../kubernetes/network-policy';
 import { packageVersion } from '../shared/package-version';
@@ -104,6 +105,13 @@ export interface InstalledZoneControllerProps {
   readonly zoneShift?: boolean;
 
   /**
+   * It brings replicated state back from a lost zone (its `lostZoneRecovery`).
+   *
+   * @default false
+   */
+  readonly lostZoneRecovery?: boolean;
+
+  /**
    * What the API server does when its eviction webhook cannot be reached.
    *
    * @default WebhookFailurePolicy.FAIL
@@ -115,6 +123,20 @@ export interface InstalledZoneControllerProps {
  * Marks ZoneController instances (recognised by `ZoneController.isZoneController` even across copies of the library).
  */
 export const ZONE_CONTROLLER_MARK = Symbol.for('cdk8s-zones.ZoneController');
+
+/**
+ * A ZoneController of this app as the constructs it serves reach it, without importing it (it imports them): it
+ * grants a feature's rights in a workload's namespace, and says whether its webhook guards one.
+ */
+export interface ServingZoneController extends IZoneController {
+  _serve(feature: string, namespace: string, rules: readonly ControllerRule[]): void;
+  _guardsEvictionsIn(namespace: string | undefined): boolean;
+}
+
+/** True when `x` is a ZoneController of this app (marked, even across copies of the library). */
+export function isServingZoneController(x: unknown): x is ServingZoneController {
+  return x !== null && typeof x === 'object' && ZONE_CONTROLLER_MARK in x;
+}
 
 /** The check of a `controller` prop: a ZoneController of this app, or `ZoneController.fromInstalled(...)`. */
 export const CONTROLLER_PROP = Props.custom('a ZoneController of this app, or ZoneController.fromInstalled(...)',
@@ -143,6 +165,7 @@ export function reconcilersOf(
     redisManager?: boolean;
     zoneShift?: boolean;
     autoshift?: object;
+    lostZoneRecovery?: boolean;
   },
 ): string[] {
   return FEATURES.filter((f) => props[f.prop] ?? f.byDefault).map((f) => f.reconciler);

@@ -3,7 +3,8 @@
  * a construct that needs it loses without it.
  */
 import {
-  REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AUTOSHIFT, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET, ZONE_SHIFT,
+  LOST_ZONE_RECOVERY, REDIS_MANAGER, ZONE_ANNOTATOR, ZONE_AUTOSHIFT, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET,
+  ZONE_SHIFT,
 } from '../contract/reconcilers';
 
 /**
@@ -12,7 +13,8 @@ import {
  */
 export interface ControllerFeature {
   readonly reconciler: string;
-  readonly prop: 'zoneAnnotator' | 'zoneAwareUpdate' | 'zoneDisruptionBudget' | 'redisManager' | 'zoneShift' | 'autoshift';
+  readonly prop: 'zoneAnnotator' | 'zoneAwareUpdate' | 'zoneDisruptionBudget' | 'redisManager' | 'zoneShift' | 'autoshift'
+    | 'lostZoneRecovery';
   /** Whether it runs when its prop is not set. */
   readonly byDefault: boolean;
   readonly without: string;
@@ -40,6 +42,10 @@ export const ZONE_AUTOSHIFT_FEATURE: ControllerFeature = {
   reconciler: ZONE_AUTOSHIFT, prop: 'autoshift', byDefault: false, without: 'no zone is shifted but by a person',
 };
 
+export const LOST_ZONE_RECOVERY_FEATURE: ControllerFeature = {
+  reconciler: LOST_ZONE_RECOVERY, prop: 'lostZoneRecovery', byDefault: false, without: 'a zone declared lost keeps its pods Pending there until a person deletes their claims',
+};
+
 /** Every feature, in the order ZoneController's props list them (and `--reconcilers` names them). */
 export const FEATURES: readonly ControllerFeature[] = [
   ZONE_ANNOTATOR_FEATURE,
@@ -48,4 +54,5 @@ export const FEATURES: readonly ControllerFeature[] = [
   REDIS_MANAGER_FEATURE,
   ZONE_SHIFT_FEATURE,
   ZONE_AUTOSHIFT_FEATURE,
+  LOST_ZONE_RECOVERY_FEATURE,
 ];

@@ -4,9 +4,10 @@
  * `ZoneAwareUpdate` rolls only with the zone-aware-update reconciler, and so on. Without it the manifests
  * apply cleanly and nothing ever happens, which is what these checks prevent.
  */
-import { describeController, InstalledZoneController, IZoneController } from './controller-reference';
+import {
+  describeController, InstalledZoneController, isServingZoneController, IZoneController,
+} from './controller-reference';
 import { ControllerFeature } from './features';
-import { ZoneController } from './zone-controller';
 import { ControllerRule } from '../contract/rbac';
 import { invalidProp } from '../shared/errors';
 
@@ -39,7 +40,7 @@ export function serveWith(
       `must be set (on the construct or its chart): ${describeController(controller)} serves the namespaces of the workloads it is given, ` +
       'and this one would be applied to whichever namespace kubectl or the GitOps tool picks');
   }
-  if (ZoneController.isZoneController(controller)) {
+  if (isServingZoneController(controller)) {
     controller._serve(feature.reconciler, namespace, served.rules ?? []);
   } else if (InstalledZoneController.isInstalledZoneController(controller)
     && !controller.workloadNamespaces.includes(namespace)) {
@@ -55,6 +56,6 @@ export function serveWith(
  * enforced.
  */
 export function guardsEvictionsIn(controller: IZoneController, namespace: string | undefined): boolean {
-  if (ZoneController.isZoneController(controller)) return controller._guardsEvictionsIn(namespace);
+  if (isServingZoneController(controller)) return controller._guardsEvictionsIn(namespace);
   return InstalledZoneController.isInstalledZoneController(controller) && controller.guardsEvictionsIn(namespace);
 }

@@ -129,6 +129,18 @@ export interface ZoneControllerProps {
   readonly autoshift?: ZoneAutoshiftOptions;
 
   /**
+   * With `zoneShift`: bring replicated state back from a lost zone. On a ZoneShift with `spec.lost`
+   * (`cdk8s-zones shift start <zone> --lost`), once none of the zone's nodes answers, the pods there of the
+   * StatefulSets that opted in (`ZoneController.recoverFromLostZone`) are deleted with their claims in that zone, a
+   * few at a time, so that they come back in the surviving zones; each is recorded on the shift's status. Grants
+   * cluster-wide: read StatefulSets, pods, claims, volumes and nodes, write ZoneShifts' status; list and watch the
+   * nodes' Leases in kube-node-lease; delete pods and claims only in the namespaces of the workloads it serves.
+   *
+   * @default false
+   */
+  readonly lostZoneRecovery?: boolean;
+
+  /**
    * Emit the CRDs of the enabled features. Turn it off when the CRDs are installed apart from this
    * controller: they are cluster-scoped, so when two apps each install a ZoneController in one cluster, one
    * of them installs the CRDs.
@@ -195,6 +207,7 @@ export const ZONE_CONTROLLER_PROPS: PropSpec<ZoneControllerProps> = {
   zoneShift: Props.optional(Props.boolean()),
   zoneShiftKarpenterNodePools: Props.optional(Props.boolean()),
   autoshift: Props.optional(Props.struct(AUTOSHIFT_PROPS, 'ZoneAutoshiftOptions')),
+  lostZoneRecovery: Props.optional(Props.boolean()),
   installCrds: Props.optional(Props.boolean()),
   webhookTls: Props.optional(Props.instanceOf(WebhookTls)),
   webhookFailurePolicy: Props.optional(Props.enumOf(WebhookFailurePolicy, 'WebhookFailurePolicy')),
@@ -214,5 +227,6 @@ export const INSTALLED_CONTROLLER_PROPS: PropSpec<InstalledZoneControllerProps> 
   zoneDisruptionBudget: ZONE_CONTROLLER_PROPS.zoneDisruptionBudget,
   redisManager: ZONE_CONTROLLER_PROPS.redisManager,
   zoneShift: ZONE_CONTROLLER_PROPS.zoneShift,
+  lostZoneRecovery: ZONE_CONTROLLER_PROPS.lostZoneRecovery,
   webhookFailurePolicy: ZONE_CONTROLLER_PROPS.webhookFailurePolicy,
 };

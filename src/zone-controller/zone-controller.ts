@@ -3,24 +3,22 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct, IConstruct } from 'constructs';
 import { duplicatesOf, twinErrors, warnOfUnpublishedImage } from './app-checks';
 import { emitAutoshift } from './autoshift';
+import { Part, partsOf } from './controller-parts';
 import { controllerPodSpec, METRICS_PORT } from './controller-pod';
 import {
   controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE,
-  InstalledZoneController, InstalledZoneControllerProps, IZoneController, reconcilersOf, UNGUARDED_NAMESPACES,
-  waitForZoneCommand, webhookEnforcesIn, webhookMayGuard, ZONE_CONTROLLER_MARK,
+  InstalledZoneController, InstalledZoneControllerProps, isServingZoneController, IZoneController, reconcilersOf,
+  UNGUARDED_NAMESPACES, waitForZoneCommand, webhookEnforcesIn, webhookMayGuard, ZONE_CONTROLLER_MARK,
 } from './controller-reference';
 import { karpenterNodePoolRules } from './karpenter-node-pools';
+import { recoverFromLostZone } from './lost-zone-recovery';
 import { checkWebhookTls, NO_WEBHOOKS, ServedWebhook, serveWebhooks, WebhookServing } from './webhook-serving';
 import { WebhookFailurePolicy } from './webhook-tls';
 import { INSTALLED_CONTROLLER_PROPS, ZONE_CONTROLLER_PROPS, ZoneControllerProps } from './zone-controller-props';
 import { addZoneShiftGate } from './zone-shift-gate';
 import { CONTROLLER_APP_NAME, WELL_KNOWN_HOSTNAME_KEY, WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { ControllerRule, leaderElectionRules, mergeRules, policyRuleOf } from '../contract/rbac';
-import {
-  REDIS_MANAGER, REDIS_MANAGER_RULES, REDIS_UNNAMED_CLUSTER_RULES, ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES,
-  ZONE_AUTOSHIFT, ZONE_AUTOSHIFT_RULES, ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES, ZONE_DISRUPTION_BUDGET,
-  ZONE_DISRUPTION_BUDGET_RULES, ZONE_SHIFT, ZONE_SHIFT_RULES,
-} from '../contract/reconcilers';
+import { REDIS_MANAGER, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET, ZONE_SHIFT } from '../contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
 import { zoneShiftCrd } from '../contract/zone-shift-crd';
@@ -29,24 +27,6 @@ import { clusterScoped } from '../kubernetes/object-names';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { invalidProp } from '../shared/errors';
 import { checkArg, checkProps, Props } from '../shared/props';
-
-/** A part of the controller: a reconciler and the rules it needs. */
-interface Part {
-  readonly name: string;
-  readonly rules: readonly ControllerRule[];
-  /** The rules it needs in a namespace whose workloads this app does not know (`workloadNamespaces`). */
-  readonly unnamedRules?: readonly ControllerRule[];
-}
-
-/** What each reconciler needs: its rules (and, for the Redis manager, those in namespaces of unknown clusters). */
-const PARTS: { readonly [reconciler: string]: Part } = {
-  [ZONE_ANNOTATOR]: { name: ZONE_ANNOTATOR, rules: ZONE_ANNOTATOR_RULES },
-  [ZONE_AWARE_UPDATE]: { name: ZONE_AWARE_UPDATE, rules: ZONE_AWARE_UPDATE_RULES },
-  [ZONE_DISRUPTION_BUDGET]: { name: ZONE_DISRUPTION_BUDGET, rules: ZONE_DISRUPTION_BUDGET_RULES },
-  [REDIS_MANAGER]: { name: REDIS_MANAGER, rules: REDIS_MANAGER_RULES, unnamedRules: REDIS_UNNAMED_CLUSTER_RULES },
-  [ZONE_SHIFT]: { name: ZONE_SHIFT, rules: ZONE_SHIFT_RULES },
-  [ZONE_AUTOSHIFT]: { name: ZONE_AUTOSHIFT, rules: ZONE_AUTOSHIFT_RULES },
-};
 
 
 /**
@@ -84,9 +64,20 @@ export class ZoneController extends Construct implements IZoneController {
     addZoneShiftGate(workload, controller);
   }
 
+  /**
+   * Opts `statefulSet` (cdk8s-plus or raw) in to the lost-zone recovery of `controller` (which runs
+   * `lostZoneRecovery`): when a ZoneShift declares its zone lost and none of the zone's nodes answers, its pods there
+   * are deleted with their claims in that zone, at most `atOnce` at a time, and come back in the surviving zones
+   * with empty volumes. Only for data replicated to its other pods (a database's replicas, a quorum's members):
+   * the recovery deletes the lost zone's copy. `atOnce` is what its quorum allows (from 1 to its replicas less 1).
+   */
+  public static recoverFromLostZone(statefulSet: IConstruct, controller: IZoneController, atOnce: number): void {
+    recoverFromLostZone(statefulSet, controller, atOnce);
+  }
+
   /** True when `x` is a ZoneController. */
   public static isZoneController(x: unknown): x is ZoneController {
-    return x !== null && typeof x === 'object' && ZONE_CONTROLLER_MARK in x;
+    return isServingZoneController(x);
   }
 
   /** The controller's image (also the image of `wait-for-zone` init containers). */
@@ -125,7 +116,7 @@ export class ZoneController extends Construct implements IZoneController {
     if (this.reconcilers.length === 0) {
       throw invalidProp(where, 'zoneAnnotator', props.zoneAnnotator, 'leaves no reconciler enabled: the controller would do nothing');
     }
-    const parts = this.reconcilers.map((r) => PARTS[r]);
+    const parts = partsOf(where, this.reconcilers);
     const nodePoolRules = karpenterNodePoolRules(where, props, this.reconcilers);
     const installCrds = props.installCrds ?? true;
     const webhooks = this.crdsAndWebhooks(installCrds);
