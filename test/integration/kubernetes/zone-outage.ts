@@ -154,9 +154,10 @@ async function untaint(client: KubeClient, zone: string, names: readonly string[
 
 /**
  * Only the kubelets of `zone` fall silent (its nodes' Leases taken, see `OutageOptions.silenceKubelets`): nothing is
- * tainted or removed, as when a zone's network goes. The node lifecycle controller marks the nodes NotReady after its
- * grace period, and evicts their pods after their toleration (300 s): restore it before. `poolNodes`: a test's own
- * nodes of the zone, silenced too.
+ * tainted or removed, as when a zone's network goes. kwok still posts the nodes' status (it does so for every node it
+ * has played, whatever their Leases), so the node lifecycle controller keeps them Ready: only their Leases go stale.
+ * A zone that never comes back is `zoneOutage` with `OutageMode.DELETE_NODES`. `poolNodes`: a test's own nodes of
+ * the zone, silenced too.
  */
 export async function silenceZone(
   cluster: TestCluster, zone: string, opts: Pick<OutageOptions, 'poolNodes'> & WaitOptions = {},
