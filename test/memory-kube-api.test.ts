@@ -28,3 +28,12 @@ test('a strategic merge patch merges lists of named items by name, and adds the 
     webhooks: [{ name: 'a', clientConfig: { url: 'u' } }, { name: 'b', clientConfig: { caBundle: 'c' } }, { name: 'n' }],
   });
 });
+
+test('a patch of the status subresource changes the status alone, as the API server does', async () => {
+  const api = new MemoryKubeApi();
+  const list = '/apis/example.dev/v1/namespaces/a/things';
+  api.put(list, { metadata: { name: 't' }, spec: { size: 1 }, status: { phase: 'Old', kept: true } });
+  await api.patch(`${list}/t/status`, { spec: { size: 2 }, status: { phase: 'New' } });
+  expect(await api.get(`${list}/t`)).toMatchObject({ spec: { size: 1 }, status: { phase: 'New', kept: true } });
+  await expect(api.patch(`${list}/gone/status`, { status: {} })).rejects.toMatchObject({ status: 404 });
+});

@@ -1,10 +1,10 @@
 /**
  * The one in-memory API server of the unit tests (the CLI's commands, the controller's): `KubeApi` over objects
  * kept by their full path, with the answers the real one gives where the code under test depends on them (404,
- * 409 on a name taken or a stale resourceVersion, merge and strategic merge patches, a finalizer holding a
- * deletion, lists across namespaces and by label, watches from a list's resourceVersion), every call recorded, and
- * a hook before each call (a test makes it fail there: a server down, a namespace forbidden) and after it (a test
- * plays a controller there).
+ * 409 on a name taken or a stale resourceVersion, merge and strategic merge patches, of an object or of its status
+ * subresource, a finalizer holding a deletion, lists across namespaces and by label, watches from a list's
+ * resourceVersion), every call recorded, and a hook before each call (a test makes it fail there: a server down, a
+ * namespace forbidden, a slow answer) and after it (a test plays a controller there).
  */
 import {
   DeleteOptions, KubeApi, KubeApiError, KubeObject, ListOptions, ObjectList, PatchType, WatchEvent, WatchOptions,
@@ -123,15 +123,20 @@ export class MemoryKubeApi implements KubeApi {
     });
   }
 
+  /** A patch of the object at `path`, or of its status alone when `path` is its `/status` subresource. */
   async patch(path: string, body: any, type: PatchType = 'merge'): Promise<any> {
     return this.after(`PATCH ${path}`, () => {
-      const current = this.found(path);
+      const parent = path.slice(0, path.lastIndexOf('/'));
+      const status = path.endsWith('/status') && this.objects.has(parent);
+      const at = status ? parent : path;
+      const current = this.found(at);
       const wanted = body?.metadata?.resourceVersion;
       if (wanted !== undefined && wanted !== current.metadata.resourceVersion) {
         throw new KubeApiError('PATCH', path, 409, 'Conflict', 'conflict', `PATCH ${path}: HTTP 409 conflict`);
       }
       if (type === 'json') throw new Error(`MemoryKubeApi: PATCH ${path}: JSON patches are not played`);
-      return this.store(path, type === 'strategic' ? strategicMergePatch(current, body) : mergePatch(current, body));
+      const patched = type === 'strategic' ? strategicMergePatch(current, body) : mergePatch(current, body);
+      return this.store(at, status ? { ...current, status: patched.status } : patched);
     });
   }
 

@@ -318,14 +318,17 @@ class ZoneAwareUpdates {
     return this.written.has(key) ? { ...stored, status: { ...stored.status, ...this.written.get(key) } } : stored;
   }
 
-  /** The ZoneAwareUpdate `zau`'s spec.startAfter names, with its workload's update revision now. */
+  /**
+   * The ZoneAwareUpdate `zau`'s spec.startAfter names, as the cache holds it, with its workload's update revision now.
+   * Not `current()`: its status's every change in the cache queues `zau` (the watch of the updates), so `zau` decides
+   * on the newest; the status this process wrote last may be older than the cache's, while the next write is under
+   * way (its watch event can come before its answer), and a decision on it waited for an event that had come.
+   */
   private async predecessorOf(zau: KubeObject): Promise<Predecessor | undefined> {
     const name = zau.spec?.startAfter?.zoneAwareUpdate;
-    const key = `${zau.metadata.namespace}/${name}`;
-    const stored = typeof name === 'string' ? this.caches.get('updates', key) : undefined;
+    const stored = typeof name === 'string' ? this.caches.get('updates', `${zau.metadata.namespace}/${name}`) : undefined;
     if (!stored) return undefined;
-    const pred = this.current(key, stored);
-    return { zau: pred, updateRevision: updateRevisionOf(await this.inputOf(pred, false)) };
+    return { zau: stored, updateRevision: updateRevisionOf(await this.inputOf(stored, false)) };
   }
 
   /**
