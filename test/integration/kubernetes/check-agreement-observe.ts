@@ -65,7 +65,10 @@ export async function observeNamespace(
   for (const w of workloads) {
     const current: any = await client.get(w.apiVersion, w.kind, w.metadata.name, ns);
     const key = `${w.kind}/${w.metadata.name}`;
-    const mine = pods.filter((p: any) => ownerOf(p) === key && !isTerminating(p) && p.status?.phase !== 'Failed');
+    const owned = pods.filter((p: any) => ownerOf(p) === key);
+    const mine = owned.filter((p: any) => !isTerminating(p) && p.status?.phase !== 'Failed');
+    // terminating or failed: not counted, but a StatefulSet makes no pod of the same name while one is there
+    const leaving = owned.filter((p: any) => !mine.includes(p));
     const expected = expectedPods(w.kind, current);
     const zoneOfPod = (p: any) => zoneOf.get(p.spec.nodeName) ?? `?${p.spec.nodeName}`;
     const bound = new Map<string, string>(mine.filter((p: any) => p.spec.nodeName)
@@ -86,7 +89,7 @@ export async function observeNamespace(
       settled,
       signature: mine.map((p: any) => `${p.metadata.name}@${p.spec.nodeName ?? '-'}`).sort().join(','),
       state: `${key}: ${mine.length}/${expected} pods, ${bound.size} bound, ${refused.length} refused, ${untried} untried` +
-        (ordered ? orderedState(current, mine) : ''),
+        (ordered ? orderedState(current, mine) : '') + leavingState(leaving, zoneOf),
     });
   }
   return out;
@@ -122,4 +125,20 @@ export async function settle(
 function orderedState(statefulSet: any, pods: any[]): string {
   const podStates = pods.map((p) => `${p.metadata.name} ${p.status?.phase}${conditionOf(p, 'Ready')}`);
   return ` (OrderedReady; ${statefulSet.status?.readyReplicas ?? 0} ready; pods ${podStates.join(', ')})`;
+}
+
+/**
+ * The pods of a workload that are going (terminating) or have failed, for the state line: where each is, since when
+ * it is deleted and who asked (the DisruptionTarget condition's reason, e.g. DeletionByTaintManager).
+ */
+function leavingState(pods: any[], zoneOf: ReadonlyMap<string, string>): string {
+  if (pods.length === 0) return '';
+  const one = (p: any) => {
+    const node = p.spec.nodeName ?? '-';
+    const disruption = (p.status?.conditions ?? []).find((c: any) => c.type === 'DisruptionTarget');
+    return `${p.metadata.name} ${p.status?.phase} on ${node} (${zoneOf.get(node) ?? '?'})` +
+      (p.metadata.deletionTimestamp ? `, deleted at ${p.metadata.deletionTimestamp}` : '') +
+      (disruption ? ` by ${disruption.reason}` : '');
+  };
+  return ` (leaving: ${pods.map(one).join(', ')})`;
 }
