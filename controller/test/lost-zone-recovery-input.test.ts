@@ -65,7 +65,9 @@ describe('lost-zone recovery input', () => {
       { name: 'a2', zone: 'zone-a', answers: true },
       { name: 'b1', zone: 'zone-b', answers: true },
     ]);
-    expect(input.workloads).toEqual([{ namespace: 'db', name: 'redis', replicas: 3, atOnce: '1', claimTemplates: ['data'] }]);
+    expect(input.workloads).toEqual([
+      { namespace: 'db', name: 'redis', replicas: 3, atOnce: '1', claimTemplates: ['data'], pinnedTo: undefined },
+    ]);
     expect(input.pods).toEqual([
       { namespace: 'db', name: 'redis-0', uid: 'redis-0-u', statefulSet: 'redis', zone: 'zone-a', scheduled: true, ready: false },
       { namespace: 'db', name: 'redis-1', uid: 'redis-1-u', statefulSet: 'redis', zone: 'zone-b', scheduled: true, ready: true },
@@ -76,6 +78,40 @@ describe('lost-zone recovery input', () => {
       { namespace: 'db', name: 'data-redis-1', zone: 'zone-b', deleting: true },
     ]);
     expect(input.volumesInZone).toBe(1);
+  });
+
+  test('a StatefulSet pinned to a zone (a nodeSelector, or node affinity under the topology key) is known as such', () => {
+    const pinned = (name: string, spec: object) => {
+      const sts = statefulSet('db', name, '1');
+      return { ...sts, spec: { ...sts.spec, template: { spec } } };
+    };
+    const statefulSets = [
+      pinned('by-selector', { nodeSelector: { [ZONE]: 'zone-a' } }),
+      pinned('by-affinity', {
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'example.com/rack-zone', operator: 'In', values: ['zone-b'] }] }],
+            },
+          },
+        },
+      }),
+      pinned('spread', {
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: ['zone-a', 'zone-b'] }] }],
+            },
+          },
+        },
+      }),
+    ];
+    const caches = cachesOf(recoveryWatches(), { ...objects, statefulSets });
+    const spec = { zone: 'zone-a', expiresAt: at(-3600), lost: true };
+    const input = recoveryInput(caches, spec, ['example.com/rack-zone'], undefined, NOW);
+    expect(input.workloads.map((w) => [w.name, w.pinnedTo])).toEqual([
+      ['by-selector', 'zone-a'], ['by-affinity', 'zone-b'], ['spread', undefined],
+    ]);
   });
 
   test('a cluster-wide shift covers every namespace', () => {

@@ -4,6 +4,7 @@
  * lets the StatefulSet controller make both again, and the scheduler place them in a surviving zone. The rules:
  * - never while a node of the zone answers (Ready, or its Lease fresh): an impaired zone may come back with its data;
  * - never for a StatefulSet with no Ready pod outside the zone: its data does not live on elsewhere;
+ * - never for one whose pods are pinned to a zone: they would only wait there again, on empty claims;
  * - never more of a StatefulSet's pods at once than its opt-in allows, counting those brought back and not Ready
  *   yet and its other pods not Ready;
  * - a pod made again while its old claim was still going (the claim protection holds it until the old pod is gone)
@@ -28,6 +29,8 @@ export interface RecoveryWorkload {
   readonly atOnce: string | undefined;
   /** Its volume claim templates' names (a pod's claim is `<template>-<pod>`). */
   readonly claimTemplates: readonly string[];
+  /** The one zone its pod template confines its pods to (`pinnedZone`), if any. */
+  readonly pinnedTo?: string;
 }
 
 /** A pod of a StatefulSet. */
@@ -141,6 +144,14 @@ function workloadStep(input: RecoveryInput, w: RecoveryWorkload, recovered: read
   const onGoingClaim = comingBack.filter((p) => !p.scheduled && claimsOf(p.name).some((c) => c.deleting));
   const lost = pods.filter((p) => inZone(p) && !comingBack.includes(p));
   if (lost.length === 0 && comingBack.length === 0) return { delete: [], inFlight: 0 };
+  if (w.pinnedTo !== undefined) {
+    return {
+      delete: [],
+      inFlight: 0,
+      held: `its pods are pinned to zone ${w.pinnedTo}: they cannot come back in another zone, so nothing is deleted ` +
+        '(replace the zone in the topology: docs/runbooks/zone-lost.md)',
+    };
+  }
   if (!pods.some((p) => p.ready && !inZone(p))) {
     return { delete: [], inFlight: comingBack.length, held: `no Ready pod outside zone ${input.zone}: its data does not live on elsewhere, nothing is deleted` };
   }

@@ -5,19 +5,14 @@
  * does not take it).
  */
 import { ZoneAnnotation } from '../contract/zone-annotation';
-
-interface Requirement {
-  readonly key?: string;
-  readonly operator?: string;
-  readonly values?: readonly string[];
-}
+import { ZoneRequirement, zoneOfTerms } from '../kubernetes/pinned-zone';
 
 export interface VolumeFields {
   readonly metadata: { readonly labels?: Readonly<Record<string, string>> };
   readonly spec?: {
     readonly nodeAffinity?: {
       readonly required?: {
-        readonly nodeSelectorTerms?: ReadonlyArray<{ readonly matchExpressions?: readonly Requirement[] }>;
+        readonly nodeSelectorTerms?: ReadonlyArray<{ readonly matchExpressions?: readonly ZoneRequirement[] }>;
       };
     };
   };
@@ -31,11 +26,5 @@ export function volumeZone(volume: VolumeFields, topologyKeys: readonly string[]
 
 function valueUnder(volume: VolumeFields, zoneKey: string): string | undefined {
   const terms = volume.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? [];
-  const zones = new Set(terms.map((term) => {
-    const pins = (term.matchExpressions ?? [])
-      .filter((r) => r.key === zoneKey && r.operator === 'In' && r.values?.length === 1);
-    return pins.length > 0 ? pins[0].values![0] : undefined;
-  }));
-  if (terms.length > 0 && zones.size === 1 && !zones.has(undefined)) return [...zones][0];
-  return terms.length === 0 ? volume.metadata.labels?.[zoneKey] : undefined;
+  return terms.length > 0 ? zoneOfTerms(terms, [zoneKey]) : volume.metadata.labels?.[zoneKey];
 }

@@ -9,6 +9,7 @@ import { CONTROLLER_PROP, describeController, IZoneController } from './controll
 import { ZONE_ANNOTATOR_FEATURE, ZONE_SHIFT_FEATURE } from './features';
 import { ZoneAnnotation } from '../contract/zone-annotation';
 import { ZONE_IN_SERVICE_CONDITION } from '../contract/zone-shift';
+import { pinnedZone } from '../kubernetes/pinned-zone';
 import { transformRendered, workloadApiObject } from '../kubernetes/workload';
 import { invalidProp } from '../shared/errors';
 import { checkArg } from '../shared/props';
@@ -16,28 +17,6 @@ import { addWarning } from '../shared/warnings';
 
 /** The workloads whose pods a gate can hold: those with one pod template. */
 const GATED_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'];
-/** The node labels a pod is pinned to a zone by. */
-const ZONE_KEYS = ['topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'];
-
-interface Requirement { readonly key?: string; readonly operator?: string; readonly values?: readonly string[] }
-
-/** The one zone a pod template confines its pods to (a nodeSelector, or every required node term), if any. */
-export function pinnedZone(podSpec: any): string | undefined {
-  for (const key of ZONE_KEYS) {
-    const selected = podSpec?.nodeSelector?.[key];
-    if (typeof selected === 'string') return selected;
-  }
-  const terms: { matchExpressions?: Requirement[] }[] =
-    podSpec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
-  const zoneOf = (term: { matchExpressions?: Requirement[] }) => {
-    const pins = (term.matchExpressions ?? [])
-      .filter((r) => ZONE_KEYS.includes(r.key ?? '') && r.operator === 'In' && r.values?.length === 1);
-    return pins.length > 0 ? pins[0].values![0] : undefined;
-  };
-  const zones = new Set(terms.map(zoneOf));
-  return terms.length > 0 && zones.size === 1 && !zones.has(undefined) ? [...zones][0] : undefined;
-}
-
 /**
  * Why a shift of the zone that holds the workload's pods would keep them in service (the fail-safe never takes a
  * workload's last pods that can serve): pinned to one zone, or one replica. Undefined when the gate can take them.

@@ -121,6 +121,15 @@ describe('lost-zone recovery plan', () => {
     expect(plan.status.held).toEqual(['StatefulSet db/single: no Ready pod outside zone zone-a: its data does not live on elsewhere, nothing is deleted']);
   });
 
+  test('a StatefulSet pinned to the lost zone is left alone: its pods would only wait there again', () => {
+    const pinned = statefulSet('ingester-zone-a', 3, '1');
+    const parts = { ...pinned, workload: { ...pinned.workload, pinnedTo: 'zone-a' } };
+    const plan = planRecovery(input([parts]));
+    expect(plan.delete).toEqual([]);
+    expect(plan.status.held).toEqual(['StatefulSet db/ingester-zone-a: its pods are pinned to zone zone-a: they cannot come back ' +
+      'in another zone, so nothing is deleted (replace the zone in the topology: docs/runbooks/zone-lost.md)']);
+  });
+
   test('a bad opt-in is held with the rule it breaks', () => {
     const plan = planRecovery(input([statefulSet('a', 3, '3'), statefulSet('b', 3, 'two')]));
     expect(plan.delete).toEqual([]);

@@ -3,8 +3,8 @@ import { ApiObject, Chart, JsonPatch, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-28';
 import { IZoneController, Zonal, ZoneController, ZoneTopology } from '../../src';
 import { ZoneAnnotation } from '../../src/contract/zone-annotation';
+import { pinnedZone } from '../../src/kubernetes/pinned-zone';
 import { warningsOf } from '../../src/shared/warnings';
-import { pinnedZone } from '../../src/zone-controller/zone-shift-gate';
 
 const GATE = 'cdk8s-zones.dev/zone-in-service';
 

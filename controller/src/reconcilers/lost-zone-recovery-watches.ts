@@ -23,7 +23,10 @@ export function lostShiftKeys(caches: Caches<RecoveryWatch>, nowMs = Date.now())
 const readyOf = (obj: KubeObject) =>
   (obj.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Ready')?.status;
 
-/** What the plan reads of a StatefulSet: its opt-in, replicas and claim templates' names (none when not opted in). */
+/**
+ * What the plan reads of a StatefulSet: its opt-in, replicas, claim templates' names and what pins its pods to a zone
+ * (none when not opted in).
+ */
 export function slimStatefulSet(sts: KubeObject): KubeObject {
   const optedIn = sts.metadata.annotations?.[LOST_ZONE_RECOVERY_ANNOTATION] !== undefined;
   return {
@@ -32,6 +35,13 @@ export function slimStatefulSet(sts: KubeObject): KubeObject {
       replicas: sts.spec?.replicas ?? 1,
       volumeClaimTemplates: (sts.spec?.volumeClaimTemplates as KubeObject[] | undefined ?? [])
         .map((t) => ({ metadata: { name: t.metadata?.name } })),
+      // what pins its pods to a zone
+      template: {
+        spec: {
+          nodeSelector: sts.spec?.template?.spec?.nodeSelector,
+          affinity: { nodeAffinity: sts.spec?.template?.spec?.affinity?.nodeAffinity },
+        },
+      },
     } : {},
   };
 }

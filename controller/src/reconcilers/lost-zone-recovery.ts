@@ -9,10 +9,11 @@
 import { lostShiftKeys, RecoveryWatch, recoveryWatches } from './lost-zone-recovery-watches';
 import { patchStatus, statusHolds } from './status';
 import { nodeZone } from './zone-shift-decision';
-import { LostZoneRecoveryStatus, LOST_ZONE_RECOVERY_ANNOTATION, NODE_SILENT_SECONDS } from '../../../src/contract/lost-zone';
+import { LostZoneRecoveryStatus, LOST_ZONE_RECOVERY_ANNOTATION, nodeAnswers } from '../../../src/contract/lost-zone';
 import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
 import { LOST_ZONE_RECOVERY, LOST_ZONE_RECOVERY_RULES } from '../../../src/contract/reconcilers';
 import { shiftCovers, shiftInForce, ZoneShiftSpec } from '../../../src/contract/zone-shift';
+import { pinnedZone, WELL_KNOWN_ZONE_KEYS } from '../../../src/kubernetes/pinned-zone';
 import { conditionHolds } from '../../../src/kubernetes/pod-life';
 import { PodDeletion, planRecovery, RecoveryInput } from '../../../src/lost-zone/recovery-plan';
 import { volumeZone } from '../../../src/lost-zone/volume-zone';
@@ -72,6 +73,7 @@ export function recoveryInput(
       replicas: s.spec?.replicas ?? 1,
       atOnce: s.metadata.annotations![LOST_ZONE_RECOVERY_ANNOTATION],
       claimTemplates: (s.spec?.volumeClaimTemplates ?? []).map((t: KubeObject) => t.metadata.name),
+      pinnedTo: pinnedZone(s.spec?.template?.spec, [...WELL_KNOWN_ZONE_KEYS, topologyKeys[0]]),
     })),
     pods: pods.map((p) => ({
       namespace: p.metadata.namespace!,
@@ -94,10 +96,10 @@ export function recoveryInput(
   };
 }
 
-/** A node answers while Ready or while its Lease is fresher than `NODE_SILENT_SECONDS`. */
+/** Whether `node` answers (`nodeAnswers`: Ready, or its Lease fresh). */
 function answers(caches: Caches<RecoveryWatch>, node: KubeObject, nowMs: number): boolean {
   const renewed = Date.parse(caches.get('leases', `${NODE_LEASE_NAMESPACE}/${node.metadata.name}`)?.spec?.renewTime ?? '');
-  return conditionHolds(node, 'Ready') || (!Number.isNaN(renewed) && nowMs - renewed <= NODE_SILENT_SECONDS * 1000);
+  return nodeAnswers(conditionHolds(node, 'Ready'), Number.isNaN(renewed) ? undefined : renewed, nowMs);
 }
 
 class LostZoneRecovery {
