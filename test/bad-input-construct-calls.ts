@@ -131,6 +131,18 @@ export const CONSTRUCT_CALLS: Record<string, Call> = {
     call: ([w, controller, c]) => { lib.ZoneController.addZoneShiftGate(w, controller); synth(c); },
     vary: [0, 1],
   },
+  'ZoneController.recoverFromLostZone': {
+    args: () => {
+      const [c, controller] = chartAndController();
+      const sts = new kplus.StatefulSet(c, 'cache', { replicas: 3, containers: [{ image: 'redis:7.4', portNumber: 6379 }] });
+      return [sts, controller, 1, c];
+    },
+    call: ([sts, controller, atOnce, c]) => {
+      lib.ZoneController.recoverFromLostZone(sts, controller, atOnce);
+      synth(c);
+    },
+    vary: [0, 1, 2],
+  },
   'ZoneController.fromInstalled': {
     args: () => [{
       workloadNamespaces: ['apps'],

@@ -76,6 +76,7 @@ export function chart(): Chart {
     zoneAwareUpdate: true,
     zoneDisruptionBudget: true,
     zoneShift: true,
+    lostZoneRecovery: true,
     webhookTls: lib.WebhookTls.selfManaged(),
     workloadNamespaces: ['apps'],
   });

@@ -35,3 +35,13 @@ test('a shift started, then ended before the cache saw either, is not in force',
   own.end('s4');
   expect(own.inForce([], NOW)).toEqual([]);
 });
+
+test('a shift whose zone it declared lost is a person\'s at once (in force, no cause), while the cache still shows its labels', () => {
+  const own = new OwnWrites();
+  own.handOver('s5');
+  expect(own.inForce([shift('s5'), shift('s6', 'zone-b')], NOW)).toEqual([{ ...shift('s5'), cause: undefined }, shift('s6', 'zone-b')]);
+  // the cache shows it without the policy's labels: remembered no more, the cache says the same
+  const asPerson = { ...shift('s5'), cause: undefined };
+  expect(own.inForce([asPerson], NOW)).toEqual([asPerson]);
+  expect(own.inForce([shift('s5')], NOW)).toEqual([shift('s5')]);
+});

@@ -45,6 +45,8 @@ export interface AutoshiftInput {
   readonly lastServingIn: (zone: string) => readonly string[];
   /** A practice run's outcome check while `zone` is shifted: what suffered (empty: nothing). */
   readonly practiceOutcome: (zone: string) => readonly string[];
+  /** The zones none of whose nodes answers (`nodeAnswers`): only such a zone is ever declared lost. */
+  readonly silentZones: ReadonlySet<string>;
 }
 
 /** A ZoneShift to create. */
@@ -67,6 +69,8 @@ export interface AutoshiftPlan {
   readonly start?: ShiftToStart;
   /** The ZoneShifts to delete (their finalizer undoes them). */
   readonly end: readonly string[];
+  /** The ZoneShift whose zone to declare lost (`spec.lost`), handed to people: the policy no longer ends it. */
+  readonly declareLost?: string;
   readonly events: readonly AutoshiftEvent[];
 }
 
@@ -78,6 +82,7 @@ interface Draft {
   history: AutoshiftRun[];
   start?: ShiftToStart;
   end: string[];
+  declareLost?: string;
   events: AutoshiftEvent[];
   /** Why nothing starts although a zone is impaired, or a practice run is due. */
   held?: string;
@@ -103,7 +108,8 @@ export function planAutoshift(input: AutoshiftInput): AutoshiftPlan {
   endVanishedRun(draft);
   if (draft.active) decideOnActive(draft);
   if (!draft.active) decideStart(draft);
-  return { status: statusOf(draft), start: draft.start, end: draft.end, events: draft.events };
+  const { start, declareLost: lost, events } = draft;
+  return { status: statusOf(draft), start, end: draft.end, declareLost: lost, events };
 }
 
 /** Each zone's state now, and since when (kept from the last status while unchanged). */
@@ -165,6 +171,7 @@ function decideOnActive(draft: Draft): void {
     if (run.dryRun && lasted >= seconds(spec.maxDurationSeconds)) {
       return end(draft, 'MaxDuration', `still out of service after maxDurationSeconds ${spec.maxDurationSeconds}`);
     }
+    if (zone?.impaired && lostFor(draft, zone)) return declareLost(draft, zone);
     // a zone still impaired (or no longer seen) has not recovered, whatever recoveredForSeconds is (0 included)
     if (!zone || zone.impaired) return;
     const healthyFor = nowMs - ms(zone.since);
@@ -184,6 +191,23 @@ function decideOnActive(draft: Draft): void {
   }
 }
 
+/** Whether `zone` counts as lost: impaired for lostAfterSeconds, and none of its nodes answering now. */
+function lostFor(draft: Draft, zone: ZoneWatch): boolean {
+  const { spec, nowMs, silentZones } = draft.input;
+  const lostAfter = spec.lostAfterSeconds;
+  return lostAfter !== undefined && silentZones.has(zone.zone) && nowMs - ms(zone.since) >= seconds(lostAfter);
+}
+
+/** Declares the run's zone lost: its shift gets `spec.lost` and is a person's from now on (the run ends). */
+function declareLost(draft: Draft, zone: ZoneWatch): void {
+  const run = draft.active!;
+  const forSeconds = Math.round((draft.input.nowMs - ms(zone.since)) / 1000);
+  const handed = run.shift ? `: its ZoneShift ${run.shift} is a person's now, and the lost-zone recovery acts on it` : '';
+  finish(draft, run, 'DeclaredLost', `zone ${zone.zone} impaired for ${forSeconds} s with none of its nodes answering${handed}`);
+  draft.declareLost = run.shift;
+  draft.active = undefined;
+}
+
 function end(draft: Draft, outcome: NonNullable<AutoshiftRun['outcome']>, message: string): void {
   const run = draft.active!;
   if (run.shift) draft.end.push(run.shift);
@@ -196,7 +220,7 @@ function finish(draft: Draft, run: AutoshiftRun, outcome: NonNullable<AutoshiftR
   const ended: AutoshiftRun = { ...run, endedAt: iso(draft.input.nowMs), outcome, message };
   draft.history = [ended, ...draft.history].slice(0, HISTORY_LENGTH);
   const what = run.cause === 'practice' ? 'PracticeRun' : 'Autoshift';
-  const bad = outcome === 'Failed' || outcome === 'MaxDuration';
+  const bad = outcome === 'Failed' || outcome === 'MaxDuration' || outcome === 'DeclaredLost';
   draft.events.push({
     type: bad ? 'Warning' : 'Normal',
     reason: `${what}${outcome}`,

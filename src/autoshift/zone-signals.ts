@@ -5,6 +5,7 @@
  * the user gives one, a per-zone Prometheus sample. Each zone gets the list of signals that hold, in words. One home
  * for what "impaired" means: the autoshift starts shifts by it and practice runs check their outcome with it.
  */
+import { nodeAnswers } from '../contract/lost-zone';
 import { NodeSignalSpec, PodSignalSpec } from '../contract/zone-autoshift';
 import { shiftPodOf, ShiftPodFields } from '../contract/zone-shift-fail-safe';
 import { conditionHolds } from '../kubernetes/pod-life';
@@ -106,6 +107,13 @@ export function querySignals(
 ): Map<string, string> {
   return new Map(samples.filter((s) => s.value > threshold)
     .map((s) => [s.zone, `${what} ${s.value} > ${threshold}`]));
+}
+
+/** The zones none of whose nodes answers (`nodeAnswers`: neither Ready nor with a fresh Lease). */
+export function silentZones(nodes: readonly SignalNode[], nowMs: number): Set<string> {
+  return new Set([...byZone(nodes)]
+    .filter(([, members]) => members.every((n) => !nodeAnswers(n.ready, n.leaseRenewedMs, nowMs)))
+    .map(([zone]) => zone));
 }
 
 /** Every zone's signals merged: the zones with at least one, each with all of its. */

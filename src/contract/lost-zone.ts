@@ -21,6 +21,15 @@ export const LOST_ZONE_RECOVERY_ANNOTATION = `${PROJECT_DOMAIN}/lost-zone-recove
  */
 export const NODE_SILENT_SECONDS = 40;
 
+/**
+ * Whether a node answers: Ready, or its Lease renewed within `NODE_SILENT_SECONDS` (`leaseRenewedMs`: undefined
+ * when it has none). A zone none of whose nodes answers is the only one ever declared lost by the autoshift, or
+ * recovered from.
+ */
+export function nodeAnswers(ready: boolean, leaseRenewedMs: number | undefined, nowMs: number): boolean {
+  return ready || (leaseRenewedMs !== undefined && nowMs - leaseRenewedMs <= NODE_SILENT_SECONDS * 1000);
+}
+
 /** Why the opt-in `value` of a StatefulSet of `replicas` breaks the rule, or undefined. */
 export function recoveryAnnotationProblem(value: string | undefined, replicas: number): string | undefined {
   const atOnce = Number(value);

@@ -61,7 +61,8 @@ export const ZONE_SHIFT_RULES: readonly ControllerRule[] = [
 export const ZONE_AUTOSHIFT_RULES: readonly ControllerRule[] = [
   { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_AUTOSHIFT_PLURAL], verbs: READ_VERBS, scope: 'cluster' },
   { apiGroups: [ROLLOUT_GROUP], resources: [`${ZONE_AUTOSHIFT_PLURAL}/status`], verbs: ['get', 'patch', 'update'], scope: 'cluster' },
-  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_SHIFT_PLURAL], verbs: [...READ_VERBS, 'create', 'delete'], scope: 'cluster' },
+  // patch: an autoshift's zone declared lost (`lostAfterSeconds`)
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_SHIFT_PLURAL], verbs: [...READ_VERBS, 'create', 'delete', 'patch'], scope: 'cluster' },
   { apiGroups: [''], resources: ['nodes', 'pods', 'services'], verbs: READ_VERBS, scope: 'cluster' },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'], scope: 'namespace', namespace: NODE_LEASE_NAMESPACE },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'], scope: 'namespace', namespace: CLUSTER_SCOPED_EVENTS_NAMESPACE },

@@ -49,6 +49,7 @@ function specSchema(): JsonSchema {
     recoveredForSeconds: secondsField('A shift ends once its zone has been healthy this long ...'),
     minDurationSeconds: secondsField('... and not before it has lasted this long.'),
     maxDurationSeconds: secondsField('A shift ends by itself after this long.', 1),
+    lostAfterSeconds: secondsField('A zone with none of its nodes answering this long into its autoshift is declared lost.', 300),
     blockedWindows: { type: 'array', items: { type: 'string', pattern: '^[A-Z][a-z]{2}:\\d{2}:\\d{2}-[A-Z][a-z]{2}:\\d{2}:\\d{2}$' }, description: 'Weekly UTC windows in which nothing starts.' },
     blockedDates: { type: 'array', items: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, description: 'UTC dates on which nothing starts.' },
     practiceRuns: { type: 'object', required: ['everySeconds', 'durationSeconds'], properties: practiceRuns },
@@ -70,7 +71,7 @@ function statusSchema(): JsonSchema {
     reason: { type: 'string' },
     dryRun: { type: 'boolean' },
     endedAt: time,
-    outcome: { type: 'string', enum: ['Recovered', 'Succeeded', 'Failed', 'MaxDuration', 'Interrupted', 'Cancelled'] },
+    outcome: { type: 'string', enum: ['Recovered', 'Succeeded', 'Failed', 'MaxDuration', 'Interrupted', 'Cancelled', 'DeclaredLost'] },
     message: { type: 'string' },
   };
   const runSchema = { type: 'object', required: ['cause', 'zone', 'startedAt', 'reason'], properties: run };

@@ -81,6 +81,12 @@ export interface ZoneAutoshiftSpec {
   readonly minDurationSeconds: number;
   /** A shift ends by itself after this long, impaired or not (a person decides then). */
   readonly maxDurationSeconds: number;
+  /**
+   * An autoshift whose zone has had none of its nodes answering for this long declares the zone lost (its ZoneShift's
+   * `spec.lost`: the lost-zone recovery brings opted-in StatefulSets back elsewhere) and hands the shift to people.
+   * Unset: a zone is declared lost only by a person.
+   */
+  readonly lostAfterSeconds?: number;
   /** No autoshift or practice run starts in these weekly UTC windows (`Mon:09:00-Mon:17:00`). */
   readonly blockedWindows?: readonly string[];
   /** ... nor on these UTC dates (`2026-12-24`). */
@@ -102,9 +108,10 @@ export interface AutoshiftRun {
   readonly endedAt?: string;
   /**
    * How it ended: `Recovered` (autoshift), `Succeeded` or `Failed` (practice: a workload suffered), `MaxDuration`,
-   * `Interrupted` (another zone impaired), `Cancelled` (a person deleted its shift).
+   * `Interrupted` (another zone impaired), `Cancelled` (a person deleted its shift), `DeclaredLost` (its zone declared
+   * lost after `lostAfterSeconds`: the shift is a person's now).
    */
-  readonly outcome?: 'Recovered' | 'Succeeded' | 'Failed' | 'MaxDuration' | 'Interrupted' | 'Cancelled';
+  readonly outcome?: 'Recovered' | 'Succeeded' | 'Failed' | 'MaxDuration' | 'Interrupted' | 'Cancelled' | 'DeclaredLost';
   /** What the outcome was, in words (for a failed practice run: which workload suffered). */
   readonly message?: string;
 }
@@ -149,6 +156,9 @@ export const AUTOSHIFT_DEFAULTS = {
   minDurationSeconds: 600,
   maxDurationSeconds: 3 * 3600,
 } as const;
+
+/** The shortest time after which an autoshift may declare its zone lost: an outage of minutes is not a loss. */
+const MIN_LOST_AFTER_SECONDS = 300;
 
 /** A kubelet renews its Lease every 10 s: a shorter staleness would call every node stale between renewals. */
 const MIN_LEASE_STALE_SECONDS = 20;
@@ -210,6 +220,11 @@ function durationsProblem(spec: Partial<ZoneAutoshiftSpec>): SpecProblem | undef
     return problem('maxDurationSeconds', max, `must be a whole number of seconds from 1 to ${MAX_SHIFT_SECONDS} (the longest a ZoneShift lasts)`);
   }
   if (min >= max) return problem('minDurationSeconds', min, `must be less than maxDurationSeconds (${max}): a shift could never end as both say`);
+  const lostAfter = spec.lostAfterSeconds;
+  if (lostAfter !== undefined && (!isWhole(lostAfter, MIN_LOST_AFTER_SECONDS) || lostAfter >= max)) {
+    return problem('lostAfterSeconds', lostAfter, `must be a whole number of seconds from ${MIN_LOST_AFTER_SECONDS} to less than ` +
+      `maxDurationSeconds (${max}): the shift must still hold when the zone is declared lost, and a zone is not lost in minutes`);
+  }
   return undefined;
 }
 

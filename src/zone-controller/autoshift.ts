@@ -5,7 +5,7 @@
  */
 import { ApiObject, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
-import { ZONE_SHIFT } from '../contract/reconcilers';
+import { LOST_ZONE_RECOVERY, ZONE_SHIFT } from '../contract/reconcilers';
 import { ROLLOUT_API_VERSION } from '../contract/rollout';
 import {
   AUTOSHIFT_DEFAULTS, PracticeRunsSpec, PrometheusSignalSpec, SpecProblem, ZONE_AUTOSHIFT_KIND, zoneAutoshiftProblem,
@@ -113,6 +113,15 @@ export interface ZoneAutoshiftOptions {
    */
   readonly maxDuration?: Duration;
   /**
+   * With the controller's `lostZoneRecovery`: an autoshift whose zone has had none of its nodes answering (NotReady
+   * and its Lease stale) for this long declares the zone lost (its ZoneShift's `spec.lost`), so the opted-in
+   * StatefulSets' pods there come back in the surviving zones, and hands the shift to people. At least 5 minutes,
+   * less than `maxDuration`.
+   *
+   * @default - a zone is declared lost only by a person (`cdk8s-zones shift start --lost`)
+   */
+  readonly lostAfter?: Duration;
+  /**
    * Weekly UTC windows in which no autoshift or practice run starts, as `Mon:09:00-Mon:17:00` (may wrap past Sunday).
    *
    * @default - none
@@ -167,6 +176,7 @@ export const AUTOSHIFT_PROPS: PropSpec<ZoneAutoshiftOptions> = {
   recoveredFor: Props.optional(Props.instanceOf(Duration)),
   minDuration: Props.optional(Props.instanceOf(Duration)),
   maxDuration: Props.optional(Props.instanceOf(Duration)),
+  lostAfter: Props.optional(Props.instanceOf(Duration)),
   blockedWindows: Props.optional(Props.arrayOf(Props.string())),
   blockedDates: Props.optional(Props.arrayOf(Props.string())),
   practiceEvery: Props.optional(Props.instanceOf(Duration)),
@@ -186,6 +196,7 @@ const PROP_OF_FIELD: Readonly<Record<string, string>> = {
   'recoveredForSeconds': 'recoveredFor',
   'minDurationSeconds': 'minDuration',
   'maxDurationSeconds': 'maxDuration',
+  'lostAfterSeconds': 'lostAfter',
   'prometheus.url': 'prometheusUrl',
   'prometheus.query': 'prometheusQuery',
   'prometheus.threshold': 'prometheusThreshold',
@@ -229,6 +240,7 @@ export function autoshiftSpec(where: string, options: ZoneAutoshiftOptions): Zon
     recoveredForSeconds: secs('recoveredFor', d.recoveredForSeconds)!,
     minDurationSeconds: secs('minDuration', d.minDurationSeconds)!,
     maxDurationSeconds: secs('maxDuration', d.maxDurationSeconds)!,
+    ...defined({ lostAfterSeconds: secs('lostAfter') }),
     ...defined({ blockedWindows: options.blockedWindows, blockedDates: options.blockedDates }),
     ...defined({ practiceRuns: practiceSpec(options, secs('practiceEvery'), secs('practiceDuration')) }),
   };
@@ -290,6 +302,10 @@ export function emitAutoshift(
     throw invalidProp(where, 'autoshift', options, 'needs zoneShift: true (the autoshift starts ZoneShifts, and the zonal shift acts on them)');
   }
   const spec = autoshiftSpec(where, options);
+  if (spec.lostAfterSeconds !== undefined && !reconcilers.includes(LOST_ZONE_RECOVERY)) {
+    throw invalidProp(where, 'autoshift.lostAfter', `${spec.lostAfterSeconds}s`,
+      'needs lostZoneRecovery: true (a zone declared lost is what the lost-zone recovery acts on)');
+  }
   if (installCrds) clusterScoped(new ApiObject(scope, 'zoneautoshift-crd', zoneAutoshiftCrd()));
   clusterScoped(new ApiObject(scope, 'autoshift', {
     apiVersion: ROLLOUT_API_VERSION,

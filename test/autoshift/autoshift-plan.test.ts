@@ -26,6 +26,7 @@ class World {
   impaired = new Map<string, string[]>();
   lastServing = new Map<string, string[]>();
   suffering: string[] = [];
+  silent = new Set<string>();
   plans: AutoshiftPlan[] = [];
 
   constructor(readonly spec: ZoneAutoshiftSpec = SPEC, readonly createdMs = T0) {}
@@ -42,6 +43,7 @@ class World {
       shiftsInForce: this.shifts,
       lastServingIn: (zone) => this.lastServing.get(zone) ?? [],
       practiceOutcome: () => this.suffering,
+      silentZones: this.silent,
     };
   }
 
@@ -51,7 +53,9 @@ class World {
     // an expired shift is no longer in force (the zone-shift reconciler ends it)
     this.shifts = this.shifts.filter((s) => Date.parse((s as any).expiresAt ?? '9999-01-01') > this.now);
     const plan = planAutoshift(this.input());
-    this.shifts = this.shifts.filter((s) => !plan.end.includes(s.name));
+    this.shifts = this.shifts.filter((s) => !plan.end.includes(s.name))
+      // a shift whose zone is declared lost leaves the policy (its labels go): a person's from then on
+      .map((s) => (s.name === plan.declareLost ? { ...s, cause: undefined } : s));
     if (plan.start) {
       const { name, zone, cause, expiresAt, reason } = plan.start;
       const createdAt = new Date(this.now).toISOString();
@@ -109,6 +113,40 @@ describe('autoshift', () => {
     w.step();
     expect(w.shifts).toEqual([]);
     expect(w.status!.history).toMatchObject([{ zone: 'zone-c', outcome: 'Recovered' }]);
+  });
+
+  test('lostAfterSeconds: a zone impaired that long with none of its nodes answering is declared lost, and its shift handed over', () => {
+    const w = new World({ ...SPEC, lostAfterSeconds: 600 });
+    w.impaired.set('zone-b', ['3 of 3 nodes not answering']);
+    w.silent.add('zone-b');
+    // first seen impaired at the first evaluation (5 s in): declared lost 600 s after that, not before
+    w.run(600);
+    expect(w.shifts).toMatchObject([{ zone: 'zone-b', cause: 'autoshift' }]);
+    expect(w.plans.some((p) => p.declareLost)).toBe(false);
+    w.step();
+    const plan = w.plans[w.plans.length - 1];
+    expect(plan.declareLost).toBe(w.shifts[0].name);
+    expect(plan.end).toEqual([]);
+    expect(w.status!.history[0]).toMatchObject({ zone: 'zone-b', outcome: 'DeclaredLost' });
+    expect(w.status!.history[0].message).toMatch(/^zone zone-b impaired for 600 s with none of its nodes answering: its ZoneShift .* is a person's now/);
+    // and, the zone still impaired, nothing else starts: it is out of service already
+    expect(plan.events.map((e) => [e.type, e.reason])).toEqual([['Warning', 'AutoshiftDeclaredLost'], ['Warning', 'AutoshiftHeld']]);
+    expect(w.status!.message).toMatch(/^zone zone-b looks impaired but is not shifted: zone zone-b is already out of service \(ZoneShift /);
+    // from then on the shift is a person's: the policy neither ends it nor starts another, the zone impaired or not
+    w.run(600);
+    w.impaired.clear();
+    w.silent.clear();
+    w.run(600);
+    expect(w.shifts).toHaveLength(1);
+    expect(w.plans.slice(-240).every((p) => !p.start && p.end.length === 0 && !p.declareLost)).toBe(true);
+  });
+
+  test('lostAfterSeconds: a zone impaired while its nodes answer (pods, Prometheus) is never declared lost', () => {
+    const w = new World({ ...SPEC, lostAfterSeconds: 600 });
+    w.impaired.set('zone-b', ['4 of 4 pods failing readiness']);
+    w.run(1800);
+    expect(w.shifts).toMatchObject([{ zone: 'zone-b', cause: 'autoshift' }]);
+    expect(w.plans.some((p) => p.declareLost)).toBe(false);
   });
 
   test('a zone that flaps within impairedForSeconds is never shifted', () => {
@@ -275,6 +313,7 @@ describe('properties over random timelines', () => {
     cancel: fc.boolean(),
     lastServing: sometimes(1, 3),
     suffering: fc.boolean(),
+    silent: fc.boolean(),
     seconds: fc.integer({ min: 1, max: 90 }),
   }), { maxLength: 120 });
   const specs = fc.record({
@@ -284,6 +323,7 @@ describe('properties over random timelines', () => {
     minDurationSeconds: fc.integer({ min: 0, max: 300 }),
     maxDurationSeconds: fc.integer({ min: 301, max: 3600 }),
     practice: fc.boolean(),
+    lostAfterSeconds: fc.option(fc.constant(300), { nil: undefined }),
   });
 
   test('one zone at a time, never a last-serving zone, hysteresis and durations kept, a dry run changes nothing', () => {
@@ -298,6 +338,7 @@ describe('properties over random timelines', () => {
         w.impaired = new Map(step.impaired.map((z) => [z, ['x']]));
         w.lastServing = new Map(step.lastServing ? [[step.lastServing, ['W']]] : []);
         w.suffering = step.suffering ? ['W'] : [];
+        w.silent = new Set(step.silent ? step.impaired : []);
         if (step.cancel) w.shifts = w.shifts.filter((x) => x.cause === undefined);
         if (step.personEnds) w.shifts = w.shifts.filter((x) => x.name !== 'person');
         if (step.personShift && !w.shifts.some((x) => x.name === 'person')) {
@@ -307,7 +348,14 @@ describe('properties over random timelines', () => {
         const plan = w.step(step.seconds);
         for (const z of ZONES) if (!step.impaired.includes(z)) impairedSince.delete(z);
         for (const z of step.impaired) if (!impairedSince.has(z)) impairedSince.set(z, w.now);
-        if (spec.dryRun) expect([plan.start, plan.end]).toEqual([undefined, []]);
+        if (spec.dryRun) expect([plan.start, plan.end, plan.declareLost]).toEqual([undefined, [], undefined]);
+        if (plan.declareLost) {
+          // only this policy's autoshift, of a zone silent now and impaired for lostAfterSeconds
+          const declared = before.find((x) => x.name === plan.declareLost)!;
+          expect(declared.cause).toBe('autoshift');
+          expect(w.silent.has(declared.zone)).toBe(true);
+          expect(w.now - impairedSince.get(declared.zone)!).toBeGreaterThanOrEqual(spec.lostAfterSeconds! * 1000);
+        }
         if (plan.start) {
           // nothing else in force, the zone not holding a last serving pod, not blocked
           expect(before.filter((x) => !plan.end.includes(x.name))).toEqual([]);

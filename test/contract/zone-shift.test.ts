@@ -98,7 +98,7 @@ test('the CRD: cluster-scoped, zone and expiry required, the zone immutable, a s
   const specSchema = version.schema.openAPIV3Schema.properties.spec;
   expect(specSchema.required).toEqual(['zone', 'expiresAt']);
   expect(specSchema['x-kubernetes-validations']).toEqual([expect.objectContaining({ rule: 'self.zone == oldSelf.zone' })]);
-  expect(version.additionalPrinterColumns.map((c: any) => c.name)).toEqual(['Zone', 'Expires-At', 'Phase', 'Namespaces', 'Age']);
+  expect(version.additionalPrinterColumns.map((c: any) => c.name)).toEqual(['Zone', 'Expires-At', 'Phase', 'Lost', 'Recovery', 'Namespaces', 'Age']);
 });
 
 describe('what the budgets read of a shift', () => {

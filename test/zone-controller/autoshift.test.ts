@@ -73,6 +73,14 @@ describe('ZoneController with autoshift', () => {
     });
   });
 
+  test('lostAfter: with the lost-zone recovery, the spec says when an autoshift declares its zone lost', () => {
+    const objects = synth({
+      zoneShift: true, lostZoneRecovery: true, workloadNamespaces: ['db'], autoshift: { lostAfter: Duration.minutes(30) },
+    });
+    expect(objects.find((o) => o.kind === 'ZoneAutoshift')!.spec.lostAfterSeconds).toBe(1800);
+    expect(zoneAutoshiftProblem(objects.find((o) => o.kind === 'ZoneAutoshift')!.spec)).toBeUndefined();
+  });
+
   test('grants: its policy and the shifts cluster-wide, the nodes\' Leases only in kube-node-lease, its Events only in default', () => {
     const objects = synth({ zoneShift: true, autoshift: {} });
     const clusterRules = objects.filter((o) => o.kind === 'ClusterRole').flatMap((o) => o.rules);
@@ -118,6 +126,12 @@ describe('ZoneController with autoshift', () => {
       practiceOutcomeQuery: 'up',
       practiceOutcomeThreshold: 1,
     }, 'autoshift.practiceOutcomeQuery="up" needs prometheusUrl'],
+    ['a lost declaration without the lost-zone recovery', { zoneShift: true, autoshift: { lostAfter: Duration.minutes(30) } },
+      'autoshift.lostAfter="1800s" needs lostZoneRecovery: true (a zone declared lost is what the lost-zone recovery acts on)'],
+    ['a lost declaration within minutes', { lostAfter: Duration.minutes(2) },
+      'autoshift.lostAfter="120s" must be a whole number of seconds from 300 to less than maxDuration (10800)'],
+    ['a lost declaration past the shift\'s end', { lostAfter: Duration.hours(3) },
+      'autoshift.lostAfter="10800s" must be a whole number of seconds from 300 to less than maxDuration (10800)'],
     ['a URL that is none', { prometheusUrl: 'prometheus:9090' }, 'autoshift.prometheusUrl="prometheus:9090" must be an http:// or https:// URL'],
     ['a string where a number goes (JavaScript)', { unhealthyNodeShare: '0.5' }, 'autoshift.unhealthyNodeShare="0.5"'],
     ['seconds where a Duration goes (JavaScript)', { impairedFor: 20 }, 'autoshift.impairedFor=20'],

@@ -5,8 +5,8 @@
  */
 import { AutoshiftWatch } from './zone-autoshift-watches';
 import {
-  mergeSignals, nodeSignals, podSignals, querySignals, SignalNode, SignalPod, signalPodOf, sufferingWorkloads,
-  ZoneSignals,
+  mergeSignals, nodeSignals, podSignals, querySignals, SignalNode, SignalPod, signalPodOf, silentZones,
+  sufferingWorkloads, ZoneSignals,
 } from '../../../src/autoshift/zone-signals';
 import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
 import { AUTOSHIFT_DEFAULTS, ZoneAutoshiftSpec } from '../../../src/contract/zone-autoshift';
@@ -24,6 +24,8 @@ export interface AutoshiftSignals {
   readonly lastServingIn: (zone: string) => readonly string[];
   /** The practice runs' outcome query: its samples above the threshold, in words. */
   readonly outcomeProblems: readonly string[];
+  /** The zones none of whose nodes answers. */
+  readonly silentZones: ReadonlySet<string>;
 }
 
 /** A query's failure: what it was, and why (the query then counts as no signal). */
@@ -71,6 +73,7 @@ export async function autoshiftSignals(
     ),
     pods,
     lastServingIn: (zone) => lastServingIn(shiftPods, services, zone),
+    silentZones: silentZones(signalNodes, nowMs),
     outcomeProblems: outcome.filter((s) => s.value > practice!.outcomeThreshold!)
       .map((s) => `practiceRuns.outcomeQuery ${JSON.stringify(s.labels)} = ${s.value} > ${practice!.outcomeThreshold}`),
   };

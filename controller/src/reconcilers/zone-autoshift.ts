@@ -77,13 +77,23 @@ export class OwnWrites {
   status: ZoneAutoshiftStatus | undefined;
   private readonly started = new Map<string, ShiftInForce & { expiresMs: number }>();
   private readonly ended = new Set<string>();
+  /** Shifts whose zone it declared lost: a person's from then on, whatever the cache still shows of their labels. */
+  private readonly handedOver = new Set<string>();
 
   /** The shifts in force: the cache's, less those this run ended, plus those it started that the cache lacks yet. */
   inForce(cached: readonly ShiftInForce[], nowMs: number): ShiftInForce[] {
     const names = new Set(cached.map((s) => s.name));
     for (const name of this.ended) if (!names.has(name)) this.ended.delete(name);
     for (const [name, s] of this.started) if (names.has(name) || s.expiresMs <= nowMs) this.started.delete(name);
-    return [...cached.filter((s) => !this.ended.has(s.name)), ...this.started.values()];
+    // once the cache shows a handed-over shift without the policy's labels, it says so itself
+    const stillOurs = (name: string) => cached.some((s) => s.name === name && s.cause !== undefined);
+    for (const name of this.handedOver) if (!stillOurs(name)) this.handedOver.delete(name);
+    const asNow = (s: ShiftInForce): ShiftInForce => (this.handedOver.has(s.name) ? { ...s, cause: undefined } : s);
+    return [...cached.filter((s) => !this.ended.has(s.name)), ...this.started.values()].map(asNow);
+  }
+
+  handOver(name: string): void {
+    this.handedOver.add(name);
   }
 
   start(shift: ShiftInForce, expiresMs: number): void {
@@ -137,6 +147,7 @@ class Autoshift {
         .filter((s): s is ShiftInForce => s !== undefined), now),
       lastServingIn: signals.lastServingIn,
       practiceOutcome: (zone) => practiceOutcome(signals, spec, zone),
+      silentZones: signals.silentZones,
     });
     await this.act(policy, plan);
     await this.deleteEnded(name, now);
@@ -172,6 +183,7 @@ class Autoshift {
       this.own.end(shift);
       this.log.info('zone shift ended', { shift });
     }
+    if (plan.declareLost) await this.declareLost(plan.declareLost);
     if (plan.start) {
       const { name, zone, cause, expiresAt, reason } = plan.start;
       const shift = {
@@ -194,6 +206,19 @@ class Autoshift {
       this.log.info('autoshift decision', { reason: event.reason, message: event.message });
       await this.ctx.events.record(subject, event.type, event.reason, event.message);
     }
+  }
+
+  /** Marks the shift's zone lost and hands the shift to people: it leaves the policy (its labels go). */
+  private async declareLost(shift: string): Promise<void> {
+    const labels = { [AUTOSHIFT_POLICY_LABEL]: null, [SHIFT_CAUSE_LABEL]: null };
+    const handOver = { metadata: { labels }, spec: { lost: true } };
+    try {
+      await this.ctx.kube.patch(resourcePath(ZONE_SHIFTS, undefined, shift), handOver);
+    } catch (err) {
+      if (!isStatus(err, 404)) throw err;
+    }
+    this.own.handOver(shift);
+    this.log.info('zone declared lost', { shift });
   }
 
   /** Writes the status unless it holds already; a field the status lacks is removed (written as null). */
