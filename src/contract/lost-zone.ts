@@ -70,6 +70,9 @@ export interface LostZoneRecoveryStatus {
   readonly message: string;
   /** Every pod deleted so far, oldest first. */
   readonly recovered: readonly RecoveredPod[];
-  /** The opted-in StatefulSets left alone, and why (e.g. no Ready pod outside the lost zone). */
+  /**
+   * The opted-in StatefulSets held back, and why: left alone (no Ready pod outside the lost zone, pinned to it, a bad
+   * opt-in) or waiting their turn (at most their opt-in's count at once).
+   */
   readonly held: readonly string[];
 }

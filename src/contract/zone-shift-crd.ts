@@ -89,7 +89,7 @@ function lostZoneRecoverySchema(): JsonSchema {
       description: 'Every pod of the lost zone deleted (with its claims there) so that it comes back elsewhere.',
       items: { type: 'object', required: ['namespace', 'statefulSet', 'pod', 'uid', 'claims', 'at'], properties: pod },
     },
-    held: { type: 'array', items: { type: 'string' }, description: 'The opted-in StatefulSets left alone, and why.' },
+    held: { type: 'array', items: { type: 'string' }, description: 'The opted-in StatefulSets held back (left alone, or waiting their turn), and why.' },
   };
   return { type: 'object', required: ['phase', 'message', 'recovered', 'held'], properties };
 }

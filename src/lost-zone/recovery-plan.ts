@@ -102,7 +102,7 @@ export function planRecovery(input: RecoveryInput): RecoveryPlan {
   const nameOf = (w: RecoveryWorkload) => key(w.namespace, w.name);
   for (const workload of [...input.workloads].sort((a, b) => nameOf(a).localeCompare(nameOf(b)))) {
     const step = workloadStep(input, workload, recovered);
-    if (step.held) held.push(`StatefulSet ${key(workload.namespace, workload.name)}: ${step.held}`);
+    if (step.held) held.push(`StatefulSet ${nameOf(workload)}: ${step.held}`);
     deletions.push(...step.delete);
     inFlight += step.inFlight;
   }
