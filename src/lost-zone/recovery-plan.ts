@@ -5,8 +5,8 @@
  * - never while a node of the zone answers (Ready, or its Lease fresh): an impaired zone may come back with its data;
  * - never for a StatefulSet with no Ready pod outside the zone: its data does not live on elsewhere;
  * - never for one whose pods are pinned to a zone: they would only wait there again, on empty claims;
- * - never more of a StatefulSet's pods at once than its opt-in allows, counting those brought back and not Ready
- *   yet and its other pods not Ready;
+ * - never more of a StatefulSet's pods at once than its opt-in allows, counting those deleted that serve nowhere
+ *   yet (not made again, or not Ready) and its other pods not Ready;
  * - a pod made again while its old claim was still going (the claim protection holds it until the old pod is gone)
  *   is deleted once more, so it gets a new claim.
  */
@@ -137,13 +137,18 @@ function workloadStep(input: RecoveryInput, w: RecoveryWorkload, recovered: read
   const claimsInZone = (pod: string) => claimsOf(pod)
     .filter((c) => c.zone === input.zone && !c.deleting)
     .map((c) => c.name);
-  const ownRecords = recovered.filter((r) => r.namespace === w.namespace && r.statefulSet === w.name);
-  // a pod made again after its deletion, not Ready yet: it is still coming back
-  const comingBack = pods.filter((p) => !p.ready && ownRecords.some((r) => r.pod === p.name && r.uid !== p.uid));
-  // ... and made while its old claim was going: it must go once more to get a new one
-  const onGoingClaim = comingBack.filter((p) => !p.scheduled && claimsOf(p.name).some((c) => c.deleting));
-  const lost = pods.filter((p) => inZone(p) && !comingBack.includes(p));
-  if (lost.length === 0 && comingBack.length === 0) return { delete: [], inFlight: 0 };
+  const records = recovered.filter((r) => r.namespace === w.namespace && r.statefulSet === w.name);
+  const deletedUids = new Set(records.map((r) => r.uid));
+  const deletedNames = new Set(records.map((r) => r.pod));
+  // the pods it deleted that serve nowhere yet: not made again, still going, or made again and not Ready
+  const inFlight = [...deletedNames].filter((name) => !pods.some((p) => p.name === name && p.ready));
+  // that very pod not gone yet (a restart between the record and the deletion): deleted again
+  const stillGoing = pods.filter((p) => deletedUids.has(p.uid));
+  // made again while its old claim was going (the claim protection holds it): deleted once more, for a new claim
+  const madeAgainUnplaced = (p: RecoveryPod) => deletedNames.has(p.name) && !deletedUids.has(p.uid) && !p.scheduled;
+  const onGoingClaim = pods.filter((p) => madeAgainUnplaced(p) && claimsOf(p.name).some((c) => c.deleting));
+  const lost = pods.filter((p) => inZone(p) && !deletedNames.has(p.name));
+  if (lost.length === 0 && inFlight.length === 0) return { delete: [], inFlight: 0 };
   if (w.pinnedTo !== undefined) {
     return {
       delete: [],
@@ -153,16 +158,17 @@ function workloadStep(input: RecoveryInput, w: RecoveryWorkload, recovered: read
     };
   }
   if (!pods.some((p) => p.ready && !inZone(p))) {
-    return { delete: [], inFlight: comingBack.length, held: `no Ready pod outside zone ${input.zone}: its data does not live on elsewhere, nothing is deleted` };
+    const held = `no Ready pod outside zone ${input.zone}: its data does not live on elsewhere, nothing is deleted`;
+    return { delete: [], inFlight: inFlight.length, held };
   }
-  const notReadyElsewhere = pods.filter((p) => !p.ready && !inZone(p) && !comingBack.includes(p)).length;
-  const room = Math.max(0, Number(w.atOnce) - comingBack.length - notReadyElsewhere);
-  const redo = onGoingClaim.map((p) => deletionOf(w, p, []));
+  const notReadyElsewhere = pods.filter((p) => !p.ready && !inZone(p) && !deletedNames.has(p.name)).length;
+  const room = Math.max(0, Number(w.atOnce) - inFlight.length - notReadyElsewhere);
+  const again = [...stillGoing, ...onGoingClaim].map((p) => deletionOf(w, p, claimsInZone(p.name)));
   const next = lost.sort((a, b) => ordinal(a.name) - ordinal(b.name)).slice(0, room)
     .map((p) => deletionOf(w, p, claimsInZone(p.name)));
   const waiting = lost.length - next.length;
   const held = waiting > 0 ? `${waiting} pod(s) wait: at most ${w.atOnce} at once` : undefined;
-  return { delete: [...redo, ...next], inFlight: comingBack.length - redo.length, held };
+  return { delete: [...again, ...next], inFlight: inFlight.length - again.length, held };
 }
 
 function deletionOf(w: RecoveryWorkload, p: RecoveryPod, claims: readonly string[]): PodDeletion {

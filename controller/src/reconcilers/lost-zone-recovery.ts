@@ -6,7 +6,7 @@
  * deleted: a controller restarted between the two deletes again (same uid), never twice the count.
  * docs/runbooks/zone-lost.md.
  */
-import { lostShiftKeys, RecoveryWatch, recoveryWatches } from './lost-zone-recovery-watches';
+import { RecoveryWatch, recoveryWatches } from './lost-zone-recovery-watches';
 import { patchStatus, statusHolds } from './status';
 import { nodeZone } from './zone-shift-decision';
 import { LostZoneRecoveryStatus, LOST_ZONE_RECOVERY_ANNOTATION, nodeAnswers } from '../../../src/contract/lost-zone';
@@ -119,7 +119,7 @@ class LostZoneRecovery {
     const shift = this.caches.get('shifts', name);
     const now = Date.now();
     const spec = shift && shiftInForce(shift, now);
-    if (!shift || !spec?.lost || !lostShiftKeys(this.caches, now).includes(name)) {
+    if (!shift || !spec?.lost) {
       this.written.delete(name);
       return {};
     }
