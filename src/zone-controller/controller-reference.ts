@@ -143,8 +143,7 @@ export const CONTROLLER_PROP = Props.custom('a ZoneController of this app, or Zo
   (value) => (isControllerReference(value) ? undefined : 'must be a ZoneController of this app, or ZoneController.fromInstalled(...) for one another app installs'));
 
 function isControllerReference(value: unknown): value is IZoneController {
-  const marked = (x: unknown) => x !== null && typeof x === 'object' && ZONE_CONTROLLER_MARK in x;
-  return marked(value) || InstalledZoneController.isInstalledZoneController(value);
+  return isServingZoneController(value) || InstalledZoneController.isInstalledZoneController(value);
 }
 
 /**
