@@ -21,6 +21,7 @@ import { waitFor } from './wait';
 import { OutageMode, zoneOutage, ZoneOutage } from './zone-outage';
 import { Zonal, ZoneController, ZoneTopology } from '../../../src';
 import { SHIFT_RULES } from '../../../src/cli/cli-rbac';
+import { ZONE_SHIFT_TAINT_KEY } from '../../../src/contract/zone-shift';
 
 const cluster = testCluster();
 const { client, info } = cluster;
@@ -117,8 +118,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await outage?.restore().catch(() => undefined);
-  await controller?.stop();
+  // the shift's finalizer is the controller's: it must still run to let the shift go
   await client.delete(GROUP, 'ZoneShift', 'zone-a-lost').catch(() => undefined);
+  await waitFor('the lost zone\'s shift gone', async () => ({ done: !(await client.find(GROUP, 'ZoneShift', 'zone-a-lost')) }))
+    .catch(() => undefined);
+  await controller?.stop();
   await deleteNamespace(client, appsNs);
   for (const o of applied.filter((x) => !x.metadata.namespace && x.kind !== 'CustomResourceDefinition')) {
     await client.delete(o.apiVersion, o.kind, o.metadata.name).catch(() => undefined);
@@ -195,4 +199,14 @@ test('a zone declared lost: the opted-in pods there come back in the surviving z
   expect(shown).toMatchObject({ code: 0, stderr: '' });
   expect(shown.stdout).toContain(`  lost zone, recovery Recovered: zone ${LOST} lost: every opted-in pod that can come back is back elsewhere (2 brought back)`);
   for (const pod of lostPods) expect(shown.stdout).toContain(`  pod/${appsNs}/${pod} of statefulset/cache brought back at `);
+  // a person ends the shift: it goes (what the recovery deleted stays deleted: the pods are where they came back)
+  expect(await runCliAs(cli, 'shift', 'cancel', '--zone', LOST)).toMatchObject({ code: 0, stderr: '' });
+  expect(await client.find(GROUP, 'ZoneShift', 'zone-a-lost')).toBeUndefined();
+  expect((await placed('cache')).map((p) => p.uid)).toEqual(after.map((p) => p.uid));
+
+  // the zone's nodes back as they were, without the shift's taint (the cluster is shared by the next test files)
+  await outage.restore();
+  outage = undefined;
+  const zoneNodes = (await client.list<any>('v1', 'Node')).filter((n) => zoneOfNode.get(n.metadata.name) === LOST);
+  expect(zoneNodes.flatMap((n) => n.spec.taints ?? []).filter((t: any) => t.key === ZONE_SHIFT_TAINT_KEY)).toEqual([]);
 });
