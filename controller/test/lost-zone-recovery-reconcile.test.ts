@@ -3,6 +3,7 @@
  * before its claim and then the pod are deleted (a restart between the two deletes again, never more at once), only
  * that very pod (its uid), one at a time as the opt-in says, with an Event on its StatefulSet.
  */
+import { until } from './until';
 import { MemoryKubeApi } from '../../test/memory-kube-api';
 import { KubeApi, resourcePath } from '../src/kube/api';
 import { createLogger } from '../src/log';
@@ -33,15 +34,6 @@ const volume = (name: string, zone: string) => ({
 });
 const claim = (i: number, volumeName: string) => ({ metadata: { name: `data-cache-${i}`, namespace: NS }, spec: { volumeName } });
 
-async function until<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what} not within ${timeoutMs} ms; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 test('records, then deletes the claim and the pod (its uid), one at a time; the next once the first is back', async () => {
   const api = new MemoryKubeApi();

@@ -6,6 +6,7 @@
  * previous write, quoted the older status, found its own status unchanged, and waited for an event that never came
  * (found on the Kubernetes tier: loki-migration's ruler waited on a distributor long Done).
  */
+import { until } from './until';
 import { MemoryKubeApi } from '../../test/memory-kube-api';
 import { KubeApi, resourcePath } from '../src/kube/api';
 import { createLogger } from '../src/log';
@@ -45,15 +46,6 @@ const update = (name: string, spec: object) => ({
   spec: { statefulset: name, maxUnavailable: 1, ...spec },
 });
 
-async function until<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 3_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what} not within ${timeoutMs} ms; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 test('a rollout held by startAfter sees its predecessor Done, though the Done event came before the write\'s answer', async () => {
   const api = new MemoryKubeApi();
@@ -85,14 +77,14 @@ test('a rollout held by startAfter sees its predecessor Done, though the Done ev
   try {
     const waiting = 'waiting for the StatefulSet controller to observe generation 2 of distributor';
     await until('the ruler quoting the distributors waiting', () => status('ruler'),
-      (s: any) => typeof s.message === 'string' && s.message.includes(`(Waiting: ${waiting})`));
+      (s: any) => typeof s.message === 'string' && s.message.includes(`(Waiting: ${waiting})`), 3_000);
 
     // The StatefulSet controller observes the generation: the distributors are done (one change, one event).
     api.put(resourcePath(STATEFULSETS, NS), statefulSet('distributor', { generation: 2, observed: 2, revision: 'd1' }));
-    const done = await until('the distributors Done', () => status('distributor'), (s: any) => s.phase === 'Done');
+    const done = await until('the distributors Done', () => status('distributor'), (s: any) => s.phase === 'Done', 3_000);
     const startsAt = new Date(Date.parse(done.doneAt) + 3600_000).toISOString();
     const ruler = await until('the ruler held until an hour after the distributors', () => status('ruler'),
-      (s: any) => s.startsAt !== undefined);
+      (s: any) => s.startsAt !== undefined, 3_000);
     expect(ruler).toMatchObject({ phase: 'Waiting', startsAt, message: expect.stringMatching(/^starts at .*, 3600 s after ZoneAwareUpdate distributor finished/) });
   } finally {
     stop.abort();
