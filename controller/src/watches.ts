@@ -7,10 +7,11 @@
  */
 import { KubeApi, KubeObject, keyOf, Resource, resourcePath } from './kube/api';
 import { ChangeType, IndexFn, Informer } from './kube/informer';
-import { withoutManagedFields } from './kube/transforms';
+import { slimMeta, withoutManagedFields } from './kube/transforms';
 import { Logger } from './log';
 import { LoopSources, Watch } from './reconcile-loop';
-import { ZONE_SHIFTS } from './resources';
+import { LEASES, ZONE_SHIFTS } from './resources';
+import { NODE_LEASE_NAMESPACE } from '../../src/contract/rbac';
 
 /** One change an Informer reports (`old`: the object before a modification). */
 export interface Change {
@@ -162,4 +163,16 @@ export function shiftsWatch<W extends string>(
   keys: (change: Change, caches: Caches<W>) => Iterable<string>,
 ): WatchDeclaration<W> {
   return { resource: ZONE_SHIFTS, transform: withoutManagedFields, keys };
+}
+
+/**
+ * The watch of the nodes' Leases (their last renewal), in their one namespace. It queues nothing: a Lease renews every
+ * 10 s, and its staleness is a matter of time, which the reconcilers that read it look at every few seconds anyway.
+ */
+export function nodeLeasesWatch<W extends string>(): WatchDeclaration<W> {
+  return {
+    resource: LEASES,
+    namespaces: [NODE_LEASE_NAMESPACE],
+    transform: (lease) => ({ metadata: slimMeta(lease.metadata), spec: { renewTime: lease.spec?.renewTime } }),
+  };
 }

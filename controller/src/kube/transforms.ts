@@ -93,6 +93,16 @@ export function slimNode(node: KubeObject): KubeObject {
   return { metadata: slimMeta(node.metadata, { labels: 'all' }) };
 }
 
+/** An object's Ready condition status (a node's, a pod's), or undefined when it has none. */
+export function readyStatus(obj: KubeObject): string | undefined {
+  return (obj.status?.conditions as PodCondition[] | undefined)?.find((c) => c.type === 'Ready')?.status;
+}
+
+/** A node with its Ready condition only (Unknown when it has none): whether it answers, with its Lease. */
+export function slimReadyNode(node: KubeObject): KubeObject {
+  return { ...slimNode(node), status: { conditions: [{ type: 'Ready', status: readyStatus(node) ?? 'Unknown' }] } };
+}
+
 /** A node with its taints too (a zonal shift's among them). */
 export function slimTaintedNode(node: KubeObject): KubeObject {
   return { ...slimNode(node), spec: { taints: node.spec?.taints } };

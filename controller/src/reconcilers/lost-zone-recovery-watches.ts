@@ -6,12 +6,11 @@
  * stale Lease is a matter of time: the reconciler looks again every few seconds while a zone is lost).
  */
 import { LOST_ZONE_RECOVERY_ANNOTATION } from '../../../src/contract/lost-zone';
-import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
 import { shiftInForce } from '../../../src/contract/zone-shift';
 import { KubeObject } from '../kube/api';
-import { slimMeta, slimNode, slimPod } from '../kube/transforms';
-import { CLAIMS, LEASES, NODES, PODS, STATEFULSETS, VOLUMES } from '../resources';
-import { Caches, Change, shiftsWatch, Watches } from '../watches';
+import { readyStatus, slimMeta, slimPod, slimReadyNode } from '../kube/transforms';
+import { CLAIMS, NODES, PODS, STATEFULSETS, VOLUMES } from '../resources';
+import { Caches, Change, nodeLeasesWatch, shiftsWatch, Watches } from '../watches';
 
 export type RecoveryWatch = 'shifts' | 'nodes' | 'leases' | 'statefulSets' | 'pods' | 'claims' | 'volumes';
 
@@ -19,9 +18,6 @@ export type RecoveryWatch = 'shifts' | 'nodes' | 'leases' | 'statefulSets' | 'po
 export function lostShiftKeys(caches: Caches<RecoveryWatch>, nowMs = Date.now()): string[] {
   return caches.list('shifts').filter((s) => shiftInForce(s, nowMs)?.lost === true).map((s) => s.metadata.name);
 }
-
-const readyOf = (obj: KubeObject) =>
-  (obj.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Ready')?.status;
 
 /**
  * What the plan reads of a StatefulSet: its opt-in, replicas, claim templates' names and what pins its pods to a zone
@@ -48,9 +44,9 @@ export function slimStatefulSet(sts: KubeObject): KubeObject {
 
 const inputsOf = (watch: RecoveryWatch, obj: KubeObject): string => {
   switch (watch) {
-    case 'nodes': return JSON.stringify([obj.metadata.labels, readyOf(obj)]);
+    case 'nodes': return JSON.stringify([obj.metadata.labels, readyStatus(obj)]);
     case 'pods': {
-      return JSON.stringify([obj.metadata.uid, obj.spec?.nodeName, readyOf(obj), obj.metadata.deletionTimestamp]);
+      return JSON.stringify([obj.metadata.uid, obj.spec?.nodeName, readyStatus(obj), obj.metadata.deletionTimestamp]);
     }
     case 'claims': return JSON.stringify([obj.metadata.uid, obj.spec?.volumeName, obj.metadata.deletionTimestamp]);
     default: return JSON.stringify([obj.metadata.annotations, obj.spec]);
@@ -64,14 +60,10 @@ export function recoveryWatches(): Watches<RecoveryWatch> {
     shifts: { ...shiftsWatch<RecoveryWatch>(({ obj }) => [obj.metadata.name]), primary: true },
     nodes: {
       resource: NODES,
-      transform: (node) => ({ ...slimNode(node), status: { conditions: [{ type: 'Ready', status: readyOf(node) ?? 'Unknown' }] } }),
+      transform: slimReadyNode,
       keys: onChange('nodes'),
     },
-    leases: {
-      resource: LEASES,
-      namespaces: [NODE_LEASE_NAMESPACE],
-      transform: (lease) => ({ metadata: slimMeta(lease.metadata), spec: { renewTime: lease.spec?.renewTime } }),
-    },
+    leases: nodeLeasesWatch(),
     statefulSets: { resource: STATEFULSETS, transform: slimStatefulSet, keys: onChange('statefulSets') },
     pods: { resource: PODS, transform: (pod) => slimPod(pod, { conditions: ['Ready'] }), keys: onChange('pods') },
     claims: {

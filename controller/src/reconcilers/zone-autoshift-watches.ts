@@ -4,20 +4,15 @@
  * fail-safe's selectors). A change that can change a decision queues the policy; the Leases queue nothing (they renew
  * every 10 s, and staleness is a matter of time: the reconciler looks again every few seconds anyway).
  */
-import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { ZONE_IN_SERVICE_CONDITION } from '../../../src/contract/zone-shift';
 import { KubeObject } from '../kube/api';
 import { byNamespace } from '../kube/informer';
-import { slimMeta, slimNode, slimPod } from '../kube/transforms';
-import { LEASES, NODES, PODS, SERVICES, ZONE_AUTOSHIFTS } from '../resources';
-import { Change, shiftsWatch, Watches } from '../watches';
+import { readyStatus, slimMeta, slimPod, slimReadyNode } from '../kube/transforms';
+import { NODES, PODS, SERVICES, ZONE_AUTOSHIFTS } from '../resources';
+import { Change, nodeLeasesWatch, shiftsWatch, Watches } from '../watches';
 
 export type AutoshiftWatch = 'policies' | 'shifts' | 'nodes' | 'leases' | 'pods' | 'services';
-
-/** A node's Ready condition, as the node signal reads it. */
-const nodeReady = (node: KubeObject) =>
-  (node.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Ready')?.status;
 
 /** What the signals read of a pod: its labels and owner (its workload), node, phase, readiness and restarts. */
 export function slimSignalPod(pod: KubeObject): KubeObject {
@@ -40,17 +35,10 @@ export function autoshiftWatches(policy: string): Watches<AutoshiftWatch> {
     shifts: shiftsWatch<AutoshiftWatch>(decide),
     nodes: {
       resource: NODES,
-      transform: (node) => ({
-        ...slimNode(node),
-        status: { conditions: [{ type: 'Ready', status: nodeReady(node) ?? 'Unknown' }] },
-      }),
-      keys: ({ obj, old }) => (old && nodeReady(old) === nodeReady(obj) ? [] : [policy]),
+      transform: slimReadyNode,
+      keys: ({ obj, old }) => (old && readyStatus(old) === readyStatus(obj) ? [] : [policy]),
     },
-    leases: {
-      resource: LEASES,
-      namespaces: [NODE_LEASE_NAMESPACE],
-      transform: (lease) => ({ metadata: slimMeta(lease.metadata), spec: { renewTime: lease.spec?.renewTime } }),
-    },
+    leases: nodeLeasesWatch(),
     pods: {
       resource: PODS,
       labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
