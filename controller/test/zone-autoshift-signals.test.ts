@@ -129,3 +129,25 @@ describe('Prometheus', () => {
     expect(failed).toEqual([expect.stringMatching(/^prometheus\.query: .*HTTP 400: parse error/)]);
   });
 });
+
+test('a node under a drill, as the API server serves it: an outage drill is a node signal, any drill is named; its changes queue the policy', async () => {
+  const record = JSON.stringify({ zone: 'zone-c', mode: 'outage', startedAt: 't', unschedulableBefore: null });
+  const drilled: KubeObject = {
+    ...node('c1', 'zone-c'),
+    metadata: { ...node('c1', 'zone-c').metadata, annotations: { 'cdk8s-zones.dev/drill': record, 'other': 'x' } },
+    spec: { taints: [{ key: 'dedicated', effect: 'NoSchedule' }, { key: 'cdk8s-zones.dev/drill-outage', value: 'zone-c', effect: 'NoExecute' }] },
+  };
+  const nodes = [...NODES.filter((n) => n.metadata.name !== 'c1'), drilled];
+  const held = cachesOf(autoshiftWatches('zones'), { nodes, leases: LEASES, pods: [], services: [] });
+  const signals = await autoshiftSignals(held, SPEC, zoneOf, NOW, onFailure);
+  expect(signals.impaired.get('zone-c')).toEqual(['1 of 1 nodes not answering (under an outage drill: c1)']);
+  expect(signals.drills).toEqual(['outage drill of zone-c']);
+  expect(signals.silentZones.has('zone-c')).toBe(false);
+
+  const keys = (obj: KubeObject, old: KubeObject) => [...autoshiftWatches('zones').nodes!.keys!({ obj, old } as any, held)];
+  const plain = node('c1', 'zone-c');
+  expect(keys(drilled, plain)).toEqual(['zones']);
+  expect(keys(plain, drilled)).toEqual(['zones']);
+  const otherTaint = { ...plain, spec: { taints: [{ key: 'dedicated', effect: 'NoSchedule' }] } };
+  expect(keys(otherTaint, plain)).toEqual([]);
+});

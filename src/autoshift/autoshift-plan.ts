@@ -9,8 +9,9 @@
  * - never a zone that holds the last serving pods of a workload or Service (the fail-safe's rule);
  * - a zone whose autoshift ran out (`MaxDuration`) or that a person ended is not shifted again until it recovers;
  * - nothing starts in a blocked window; a dry run reports each decision and starts nothing;
- * - practice runs shift each zone in turn every `everySeconds` for `durationSeconds` when all zones are healthy and
- *   nothing else is shifted, and end early, reporting the workloads that suffered, when the outcome check fails.
+ * - practice runs shift each zone in turn every `everySeconds` for `durationSeconds` when all zones are healthy,
+ *   nothing else is shifted and no drill is under way, and end early, reporting the workloads that suffered, when
+ *   the outcome check fails.
  */
 import { ZoneSignals } from './zone-signals';
 import { blockedBy } from '../contract/blocked-windows';
@@ -47,6 +48,8 @@ export interface AutoshiftInput {
   readonly practiceOutcome: (zone: string) => readonly string[];
   /** The zones none of whose nodes answers (`nodeAnswers`): only such a zone is ever declared lost. */
   readonly silentZones: ReadonlySet<string>;
+  /** The drills under way, in words (`drillsUnderWay`): no practice run starts during one. */
+  readonly drills: readonly string[];
 }
 
 /** A ZoneShift to create. */
@@ -277,6 +280,8 @@ function decidePractice(draft: Draft): void {
   if (!practice) return;
   const next = nextPractice(draft);
   if (next === undefined || nowMs < ms(next.at)) return;
+  const { drills } = draft.input;
+  if (drills.length > 0) return hold(draft, `practice run of zone ${next.zone} waits: a drill is under way (${drills.join(', ')})`);
   const held = startHeldBy(draft, next.zone);
   if (held) return hold(draft, `practice run of zone ${next.zone} waits: ${held}`);
   begin(draft, 'practice', next.zone, nowMs + seconds(practice.durationSeconds), `practice run, scheduled every ${practice.everySeconds} s`);

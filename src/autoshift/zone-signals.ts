@@ -5,6 +5,7 @@
  * the user gives one, a per-zone Prometheus sample. Each zone gets the list of signals that hold, in words. One home
  * for what "impaired" means: the autoshift starts shifts by it and practice runs check their outcome with it.
  */
+import { DrillMode } from '../contract/drill';
 import { nodeAnswers } from '../contract/lost-zone';
 import { NodeSignalSpec, PodSignalSpec } from '../contract/zone-autoshift';
 import { shiftPodOf, ShiftPodFields } from '../contract/zone-shift-fail-safe';
@@ -19,6 +20,8 @@ export interface SignalNode {
   readonly ready: boolean;
   /** When its Lease was last renewed (ms); undefined when it has none. */
   readonly leaseRenewedMs?: number;
+  /** The drill under way on it (`drillOnNode`), if any: an outage drill plays the node gone. */
+  readonly drill?: DrillMode;
 }
 
 /** A pod as the signals read it. */
@@ -62,18 +65,24 @@ export function signalPodOf(
 /** `count` of `total` as text, with its share. */
 const share = (count: number, total: number) => `${count} of ${total}`;
 
-/** Per zone: why its nodes make it impaired (at least `unhealthyShare` of them NotReady or with a stale Lease). */
+/**
+ * Per zone: why its nodes make it impaired (at least `unhealthyShare` of them NotReady, with a stale Lease, or under
+ * an outage drill).
+ */
 export function nodeSignals(nodes: readonly SignalNode[], spec: NodeSignalSpec, nowMs: number): Map<string, string> {
   const found = new Map<string, string>();
   for (const [zone, members] of byZone(nodes)) {
     const notReady = members.filter((n) => !n.ready).map((n) => n.name);
-    const stale = members.filter((n) => n.ready && n.leaseRenewedMs !== undefined
-      && nowMs - n.leaseRenewedMs > spec.leaseStaleSeconds * 1000).map((n) => n.name);
-    const down = notReady.length + stale.length;
+    const staleLease = (n: SignalNode) =>
+      n.leaseRenewedMs !== undefined && nowMs - n.leaseRenewedMs > spec.leaseStaleSeconds * 1000;
+    const stale = members.filter((n) => n.ready && staleLease(n)).map((n) => n.name);
+    const drilled = members.filter((n) => n.ready && !staleLease(n) && n.drill === 'outage').map((n) => n.name);
+    const down = notReady.length + stale.length + drilled.length;
     if (down === 0 || down < spec.unhealthyShare * members.length) continue;
     const parts = [
       notReady.length > 0 ? `NotReady: ${listed(notReady)}` : '',
       stale.length > 0 ? `Lease not renewed for over ${spec.leaseStaleSeconds} s: ${listed(stale)}` : '',
+      drilled.length > 0 ? `under an outage drill: ${listed(drilled)}` : '',
     ].filter(Boolean);
     found.set(zone, `${share(down, members.length)} nodes not answering (${parts.join('; ')})`);
   }
@@ -114,6 +123,12 @@ export function silentZones(nodes: readonly SignalNode[], nowMs: number): Set<st
   return new Set([...byZone(nodes)]
     .filter(([, members]) => members.every((n) => !nodeAnswers(n.ready, n.leaseRenewedMs, nowMs)))
     .map(([zone]) => zone));
+}
+
+/** The drills under way, in words (`outage drill of zone-a`), one per zone and mode. */
+export function drillsUnderWay(nodes: readonly SignalNode[]): string[] {
+  const drills = nodes.flatMap((n) => (n.drill === undefined ? [] : [`${n.drill} drill of ${n.zone ?? 'nodes without a zone'}`]));
+  return [...new Set(drills)].sort();
 }
 
 /** Every zone's signals merged: the zones with at least one, each with all of its. */

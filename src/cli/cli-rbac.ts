@@ -54,11 +54,13 @@ function watchRules(): CliRule[] {
 }
 
 /**
- * `drill` (and `drill --restore`): reads what `check --live` reads, changes the zone's nodes (a taint or a cordon,
- * with the record), and, in a drain, evicts through the Eviction API.
+ * `drill` (and `drill --restore`): reads what `check --live` reads and the ZoneShifts, changes the zone's nodes (a
+ * taint or a cordon, with the record), and, in a drain, evicts through the Eviction API.
  */
 export const DRILL_RULES: readonly CliRule[] = [
   { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] },
+  // a drill refuses while a shift has another zone out, and says which shifts hold its zone at the end
+  { apiGroups: [ROLLOUT_GROUP], resources: [ZONE_SHIFT_PLURAL], verbs: ['list'] },
   { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
   ...CHECK_LIVE_RULES,
   // every change seen as it happens (the fewest Ready is the true minimum)

@@ -5,8 +5,8 @@
  */
 import * as fs from 'fs';
 import { LiveIo, withApi } from './live-io';
+import { DRILL_MODES, DrillMode } from '../contract/drill';
 import { ExitCode } from '../contract/exit-codes';
-import { DRILL_MODES, DrillMode } from '../drill/drill-nodes';
 import { DrillRefused } from '../drill/drill-plan';
 import { formatDrillReport, planJson, planText, REPORT_FORMATS, ReportFormat } from '../drill/drill-report';
 import { planLiveDrill, restoreDrill, runDrill } from '../drill/drill-run';
@@ -102,7 +102,7 @@ export async function drillCommand(argv: readonly string[], io: LiveIo): Promise
   return withApi(io, kubeconfig, async (api) => {
     let plan;
     try {
-      plan = await planLiveDrill(api, zone, mode);
+      plan = await planLiveDrill(api, zone, mode, io.now());
     } catch (e) {
       throw e instanceof DrillRefused ? new UsageError(e.message) : e;
     }

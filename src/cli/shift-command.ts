@@ -13,14 +13,13 @@ import { ROLLOUT_API_VERSION } from '../contract/rollout';
 import { ZoneAnnotation } from '../contract/zone-annotation';
 import { AUTOSHIFT_POLICY_LABEL, SHIFT_CAUSE_LABEL } from '../contract/zone-autoshift';
 import {
-  MAX_SHIFT_SECONDS, ShiftChange, ZONE_SHIFT_KIND, ZONE_SHIFT_PLURAL, zoneShiftProblem, ZoneShiftSpec, ZoneShiftStatus,
+  MAX_SHIFT_SECONDS, ShiftChange, ZONE_SHIFT_KIND, ZONE_SHIFTS_PATH, zoneShiftProblem, ZoneShiftSpec, ZoneShiftStatus,
 } from '../contract/zone-shift';
 import { isStatus, KubeObject, KubeRequestApi, listAll } from '../kubernetes/kube-api';
 import { zoneSlug } from '../kubernetes/zone-slug';
 import { FlagSpec, flagsHelp, HELP_FLAG, parseCommandLine, usageText } from '../shared/command-line';
 import { UsageError } from '../shared/errors';
 
-const SHIFTS_PATH = `/apis/${ROLLOUT_API_VERSION}/${ZONE_SHIFT_PLURAL}`;
 /** How long `start` waits for the controller to take a shift up, and `cancel` for it to undo one, unless told. */
 export const DEFAULT_SHIFT_TIMEOUT = '60s';
 const POLL_MS = 250;
@@ -161,12 +160,13 @@ async function createAndWait(
   }
   const start = io.now();
   const kept = await failSafePreview(api, spec, nodes);
-  await api.create(SHIFTS_PATH, { apiVersion: ROLLOUT_API_VERSION, kind: ZONE_SHIFT_KIND, metadata: { name }, spec });
+  const created = { apiVersion: ROLLOUT_API_VERSION, kind: ZONE_SHIFT_KIND, metadata: { name }, spec };
+  await api.create(ZONE_SHIFTS_PATH, created);
   io.stdout(`zoneshift/${name} created: zone ${spec.zone} out of service until ${spec.expiresAt}${spec.namespaces ? ` for ${spec.namespaces.join(', ')}` : ''}\n`);
   for (const [pod, why] of kept) io.stdout(`  pod/${pod} stays in service (the fail-safe): it is one of ${why}\n`);
   const deadline = start + waitMs;
   for (;;) {
-    const shift: ShiftObject = await api.get(`${SHIFTS_PATH}/${name}`);
+    const shift: ShiftObject = await api.get(`${ZONE_SHIFTS_PATH}/${name}`);
     const phase = shift.status?.phase;
     if (phase === 'Active' && shift.status!.changed !== undefined) {
       io.stdout(describeShift(shift));
@@ -226,7 +226,7 @@ async function deleteAndWait(
 ): Promise<number> {
   const start = io.now();
   const deadline = start + waitMs;
-  for (const name of names) await api.delete(`${SHIFTS_PATH}/${name}`);
+  for (const name of names) await api.delete(`${ZONE_SHIFTS_PATH}/${name}`);
   let left = [...names];
   for (;;) {
     const still: string[] = [];
@@ -257,13 +257,13 @@ async function selectShifts(
     }
     return found;
   }
-  const all = await listAll<ShiftObject>(api, SHIFTS_PATH);
+  const all = await listAll<ShiftObject>(api, ZONE_SHIFTS_PATH);
   return zone === undefined ? (allWhenNone ? all : []) : all.filter((s) => s.spec?.zone === zone);
 }
 
 async function getShift(api: KubeRequestApi, name: string): Promise<ShiftObject | undefined> {
   try {
-    return await api.get<ShiftObject>(`${SHIFTS_PATH}/${name}`);
+    return await api.get<ShiftObject>(`${ZONE_SHIFTS_PATH}/${name}`);
   } catch (e) {
     if (isStatus(e, 404)) return undefined;
     throw e;

@@ -6,6 +6,7 @@
  */
 import { PROJECT_DOMAIN } from './labels';
 import { LostZoneRecoveryStatus } from './lost-zone';
+import { ROLLOUT_API_VERSION } from './rollout';
 import { ZoneAnnotation } from './zone-annotation';
 import { dnsLabelProblem, labelValueProblem } from '../kubernetes/kubernetes-names';
 import { conditionHolds, isReady, isTerminating, PodLifeFields } from '../kubernetes/pod-life';
@@ -13,6 +14,8 @@ import { rfc3339Ms, RFC3339_EXAMPLE } from '../shared/times';
 
 export const ZONE_SHIFT_KIND = 'ZoneShift';
 export const ZONE_SHIFT_PLURAL = 'zoneshifts';
+/** Their API path (cluster-scoped). */
+export const ZONE_SHIFTS_PATH = `/apis/${ROLLOUT_API_VERSION}/${ZONE_SHIFT_PLURAL}`;
 /** The longest a shift may last from its creation: 3 days, as Amazon's zonal shift. */
 export const MAX_SHIFT_SECONDS = 3 * 24 * 3600;
 /**

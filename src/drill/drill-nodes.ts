@@ -4,22 +4,8 @@
  * the records alone. Both patches are conditional on the node's resourceVersion: a node changed meanwhile by
  * someone else is read again, not overwritten.
  */
-import { PROJECT_DOMAIN } from '../contract/labels';
+import { DRILL_MODES, DRILL_OUTAGE_TAINT_KEY, DRILL_RECORD_ANNOTATION, DrillMode } from '../contract/drill';
 import { asObject, Live, Node } from '../kubernetes/objects';
-
-/**
- * `outage`: the zone dies (NoExecute taint: pods go, budgets do not help). `drain`: maintenance (cordon, evictions).
- */
-export type DrillMode = 'outage' | 'drain';
-export const DRILL_MODES: readonly DrillMode[] = ['outage', 'drain'];
-
-/** The annotation holding a drill's record on each node it changed. */
-export const DRILL_RECORD_ANNOTATION = `${PROJECT_DOMAIN}/drill`;
-/**
- * The NoExecute taint of an outage drill. Ours, not node.kubernetes.io/unreachable: the node lifecycle controller
- * removes that one from a node that is in fact Ready, and most pods tolerate it for 300 s.
- */
-export const DRILL_OUTAGE_TAINT_KEY = `${PROJECT_DOMAIN}/drill-outage`;
 
 /** What a drill did to a node, as recorded on it. */
 export interface DrillRecord {

@@ -84,7 +84,11 @@ function summary(r: DrillResult): string {
   return `${r.mode} of zone ${r.zone} on ${r.nodes.length} nodes, started ${r.startedAt}: watched ${seconds(r.watchedMs)} (${how}; ` +
     `the last change ${seconds(r.lastChangeAfterMs)} after the start); ` +
     `nodes restored; settled ${r.settledAfterMs === undefined ? 'not within the timeout' : `${seconds(r.settledAfterMs)} after the restore`}. ` +
-    `${r.verdicts.length} workloads: ${broke} broke, ${contra} contradict the prediction.`;
+    `${r.verdicts.length} workloads: ${broke} broke, ${contra} contradict the prediction.` +
+    (r.shiftsAtEnd.length > 0
+      ? ` Zone ${r.zone} is still out of service (${r.shiftsAtEnd.map((s) => `zoneshift/${s}`).join(', ')}): the drill leaves ` +
+        'the shift, and its taint on the nodes, to end as it will (cdk8s-zones shift status).'
+      : '');
 }
 
 function drillText(r: DrillResult): string {

@@ -5,14 +5,16 @@
  * it from the records on the nodes.
  */
 import { ClusterWatch } from './cluster-watch';
-import { DrillMode, DrillNode, drillPatch, DrillRecord, drillRecordOf, restorePatch } from './drill-nodes';
+import { DrillNode, drillPatch, DrillRecord, drillRecordOf, restorePatch } from './drill-nodes';
 import {
   ClusterSnapshot, desiredOf, observe, podsByWorkload, podsOf, refusedOf, watchedWorkloads, WorkloadKey,
   workloadKeyText, WorkloadState, workloadState,
 } from './drill-observe';
-import { DrillPlan, DrillRefused, plannedPrediction, planDrill, systemsOf } from './drill-plan';
+import { DrillPlan, DrillRefused, plannedPrediction, planDrill, ShiftInForce, systemsOf } from './drill-plan';
 import { verdict, WorkloadVerdict } from './drill-verdict';
 import { readLiveObjects } from '../check/live/live-read';
+import { DrillMode } from '../contract/drill';
+import { shiftInForce, ZONE_SHIFTS_PATH, ZoneShiftObject } from '../contract/zone-shift';
 import { isStatus, KubeApi, KubeRequestApi, listAll } from '../kubernetes/kube-api';
 import { Live, Pod } from '../kubernetes/objects';
 import { isActive } from '../kubernetes/pod-life';
@@ -50,17 +52,39 @@ export interface DrillResult {
   readonly cutShort: boolean;
   /** From the restore until every workload was as whole as before it (undefined: not within the timeout). */
   readonly settledAfterMs?: number;
+  /**
+   * The ZoneShifts that still have the zone out of service at the end (an autoshift's answer to the outage, or a
+   * person's): the drill leaves them, and their taint on the zone's nodes, to end as they will.
+   */
+  readonly shiftsAtEnd: readonly string[];
 }
 
 /**
  * The plan of a drill of `zone` in `mode` on the cluster as it is now: what `check --live` reads (a list denied
- * stops it: a drill needs every prediction).
+ * stops it: a drill needs every prediction), and the ZoneShifts in force.
  */
-export async function planLiveDrill(api: KubeRequestApi, zone: string, mode: DrillMode): Promise<DrillPlan> {
+export async function planLiveDrill(
+  api: KubeRequestApi, zone: string, mode: DrillMode, nowMs: number,
+): Promise<DrillPlan> {
   const { nodes, objects, findings } = await readLiveObjects(api, undefined);
   const denied = findings.find((f) => f.rule === 'live-list-denied');
   if (denied !== undefined) throw new DrillRefused(`${denied.message}; ${denied.fix}`);
-  return planDrill(nodes, objects, zone, mode);
+  return planDrill(nodes, objects, zone, mode, await shiftsInForce(api, nowMs));
+}
+
+/** The ZoneShifts in force at `nowMs` (none where the cluster has no ZoneShift resource). */
+async function shiftsInForce(api: KubeRequestApi, nowMs: number): Promise<ShiftInForce[]> {
+  let shifts: ZoneShiftObject[];
+  try {
+    shifts = await listAll<ZoneShiftObject>(api, ZONE_SHIFTS_PATH);
+  } catch (e) {
+    if (isStatus(e, 404)) return [];
+    throw e;
+  }
+  return shifts.flatMap((s) => {
+    const spec = shiftInForce(s, nowMs);
+    return spec === undefined ? [] : [{ name: s.metadata.name, zone: spec.zone }];
+  });
 }
 
 /**
@@ -114,6 +138,7 @@ async function drill(
     lastChangeAfterMs: watch.lastChangeMs - startMs,
     cutShort: watch.cutShort,
     settledAfterMs: settledAt === undefined ? undefined : settledAt - restoredAt,
+    shiftsAtEnd: (await shiftsInForce(api, o.now())).filter((s) => s.zone === plan.zone).map((s) => s.name),
   };
 }
 

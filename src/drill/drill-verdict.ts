@@ -4,9 +4,9 @@
  * agrees; one worse than it (fewer survivors, more replacements left Pending, a drain blocked that the check
  * called free) contradicts it: a bug in the check, or a cluster unlike the objects it read.
  */
-import { DrillMode } from './drill-nodes';
 import { Observation } from './drill-observe';
 import { WorkloadReport, ZoneLoss } from '../check/model';
+import { DrillMode } from '../contract/drill';
 
 /** The prediction for one workload and zone. */
 export interface Prediction {

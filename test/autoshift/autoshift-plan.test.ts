@@ -27,6 +27,7 @@ class World {
   lastServing = new Map<string, string[]>();
   suffering: string[] = [];
   silent = new Set<string>();
+  drills: string[] = [];
   plans: AutoshiftPlan[] = [];
 
   constructor(readonly spec: ZoneAutoshiftSpec = SPEC, readonly createdMs = T0) {}
@@ -44,6 +45,7 @@ class World {
       lastServingIn: (zone) => this.lastServing.get(zone) ?? [],
       practiceOutcome: () => this.suffering,
       silentZones: this.silent,
+      drills: this.drills,
     };
   }
 
@@ -289,6 +291,17 @@ describe('practice runs', () => {
     expect(w.shifts).toMatchObject([{ cause: 'practice', zone: 'zone-a' }]);
   });
 
+  test('a run waits while a drill is under way (an outage or a drain: a second zone would go), and says so', () => {
+    const w = new World(PRACTICE);
+    w.drills = ['drain drill of zone-c'];
+    w.run(700);
+    expect(w.shifts).toEqual([]);
+    expect(w.status!.nextPractice!.waiting).toBe('practice run of zone zone-a waits: a drill is under way (drain drill of zone-c)');
+    w.drills = [];
+    w.step();
+    expect(w.shifts).toMatchObject([{ cause: 'practice', zone: 'zone-a' }]);
+  });
+
   test('an impairment during a run interrupts it, and the autoshift takes over', () => {
     const w = new World(PRACTICE);
     w.run(605);
@@ -314,6 +327,7 @@ describe('properties over random timelines', () => {
     lastServing: sometimes(1, 3),
     suffering: fc.boolean(),
     silent: fc.boolean(),
+    drilling: fc.boolean(),
     seconds: fc.integer({ min: 1, max: 90 }),
   }), { maxLength: 120 });
   const specs = fc.record({
@@ -339,6 +353,7 @@ describe('properties over random timelines', () => {
         w.lastServing = new Map(step.lastServing ? [[step.lastServing, ['W']]] : []);
         w.suffering = step.suffering ? ['W'] : [];
         w.silent = new Set(step.silent ? step.impaired : []);
+        w.drills = step.drilling ? ['drain drill of zone-a'] : [];
         if (step.cancel) w.shifts = w.shifts.filter((x) => x.cause === undefined);
         if (step.personEnds) w.shifts = w.shifts.filter((x) => x.name !== 'person');
         if (step.personShift && !w.shifts.some((x) => x.name === 'person')) {
@@ -365,6 +380,7 @@ describe('properties over random timelines', () => {
             expect(w.now - impairedSince.get(plan.start.zone)!).toBeGreaterThanOrEqual(spec.impairedForSeconds * 1000);
           } else {
             expect(step.impaired).toEqual([]);
+            expect(step.drilling).toBe(false);
           }
         }
         for (const ended of plan.end) {

@@ -1,6 +1,7 @@
 /** What makes a zone look impaired (src/autoshift/zone-signals.ts), on pods and nodes shaped as the API serves them. */
 import {
-  mergeSignals, nodeSignals, podSignals, querySignals, SignalPod, signalPodOf, sufferingWorkloads,
+  drillsUnderWay, mergeSignals, nodeSignals, podSignals, querySignals, SignalPod, signalPodOf, silentZones,
+  sufferingWorkloads,
 } from '../../src/autoshift/zone-signals';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
@@ -21,6 +22,21 @@ describe('the node signal', () => {
       ['zone-a', '2 of 4 nodes not answering (NotReady: a1; Lease not renewed for over 40 s: a2)'],
     ]));
     expect(nodeSignals(nodes, { ...NODES, unhealthyShare: 0.3 }, NOW).get('zone-c')).toBe('1 of 3 nodes not answering (NotReady: c1)');
+  });
+
+  test('an outage drill plays its nodes gone: they count as not answering, but the zone is never silent (never lost)', () => {
+    const nodes = [
+      { ...node('a1', 'zone-a'), drill: 'outage' as const }, { ...node('a2', 'zone-a'), drill: 'outage' as const },
+      { ...node('b1', 'zone-b'), drill: 'drain' as const }, { ...node('b2', 'zone-b'), drill: 'drain' as const },
+      { ...node('c1', 'zone-c', false), drill: 'outage' as const }, node('c2', 'zone-c'),
+    ];
+    expect(nodeSignals(nodes, NODES, NOW)).toEqual(new Map([
+      ['zone-a', '2 of 2 nodes not answering (under an outage drill: a1, a2)'],
+      // a node NotReady is counted once, as NotReady
+      ['zone-c', '1 of 2 nodes not answering (NotReady: c1)'],
+    ]));
+    expect(silentZones(nodes, NOW)).toEqual(new Set());
+    expect(drillsUnderWay(nodes)).toEqual(['drain drill of zone-b', 'outage drill of zone-a', 'outage drill of zone-c']);
   });
 
   test('a node without a Lease yet is not stale; one share of 1 needs every node down', () => {

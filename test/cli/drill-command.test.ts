@@ -3,8 +3,8 @@
  * plan, Ctrl-C (restored, reported, exit 130) and `--restore`. The drill itself runs on a real cluster in the
  * Kubernetes tier (drill.test.ts).
  */
-import { runCli } from './memory-api';
-import { DRILL_RECORD_ANNOTATION } from '../../src/drill/drill-nodes';
+import { CLI_START_MS, runCli } from './memory-api';
+import { DRILL_RECORD_ANNOTATION } from '../../src/contract/drill';
 import { KubeApiError } from '../../src/kubernetes/kube-api';
 import { MemoryKubeApi } from '../memory-kube-api';
 
@@ -185,6 +185,41 @@ test('a drain refused by a budget the check did not see: counted on the workload
     });
   }
   expect(row('Deployment', 'cache-zone-b').observed.evictionsRefused).toBe(0);
+});
+
+/** A ZoneShift of `zone`, created at the CLI's start, expiring `expiresInS` after it. */
+function putShift(api: MemoryKubeApi, name: string, zone: string, expiresInS = 3600): void {
+  api.put('/apis/cdk8s-zones.dev/v1alpha1/zoneshifts', {
+    kind: 'ZoneShift',
+    metadata: { name, creationTimestamp: new Date(CLI_START_MS - 60_000).toISOString() },
+    spec: { zone, expiresAt: new Date(CLI_START_MS + expiresInS * 1000).toISOString() },
+  });
+}
+
+test('a shift of another zone in force: the drill is refused (its prediction is for one zone lost); an expired one is not', async () => {
+  const api = cluster();
+  const before = nodesNow(api);
+  putShift(api, 'old', 'zone-c', -10);
+  putShift(api, 'zone-b-now', 'zone-b');
+  const refused = await runCli(api, ['drill', '--zone', 'zone-a', '--yes']);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('zone zone-b is out of service (zoneshift/zone-b-now): a drill of zone zone-a would take a second zone out, ' +
+    'and its prediction is for one zone lost; end the shift first (cdk8s-zones shift cancel zone-b-now), or drill zone zone-b');
+  expect(nodesNow(api)).toBe(before);
+  expect(api.calls.filter((c) => !c.startsWith('LIST') && !c.startsWith('GET'))).toEqual([]);
+});
+
+test('a shift of the drilled zone itself (an autoshift\'s answer to the outage): the drill runs, and its report names the shift it leaves', async () => {
+  const api = cluster();
+  putShift(api, 'autoshift-zone-a', 'zone-a');
+  const r = await runCli(api, ['drill', '--zone', 'zone-a', '--mode', 'outage', '--yes', '--settle', '2s']);
+  expect(r.stdout).toContain('Zone zone-a is still out of service (zoneshift/autoshift-zone-a): the drill leaves the shift, and its taint ' +
+    'on the nodes, to end as it will (cdk8s-zones shift status).');
+  const json = JSON.parse((await runCli(api, ['drill', '--zone', 'zone-a', '--yes', '--settle', '2s', '--format', 'json'])).stdout);
+  expect(json.shiftsAtEnd).toEqual(['autoshift-zone-a']);
+  await api.delete('/apis/cdk8s-zones.dev/v1alpha1/zoneshifts/autoshift-zone-a');
+  const after = JSON.parse((await runCli(api, ['drill', '--zone', 'zone-a', '--yes', '--settle', '2s', '--format', 'json'])).stdout);
+  expect(after.shiftsAtEnd).toEqual([]);
 });
 
 test('a record left by a drill cut short: a new drill is refused (exit 2) until drill --restore undoes it', async () => {

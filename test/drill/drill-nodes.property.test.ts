@@ -2,9 +2,8 @@
  * A drill's node patches: the record goes on with the change, and the restore gives back the node exactly (any node).
  */
 import * as fc from 'fast-check';
-import {
-  DRILL_OUTAGE_TAINT_KEY, DRILL_RECORD_ANNOTATION, drillPatch, drillRecordOf, DrillMode, restorePatch,
-} from '../../src/drill/drill-nodes';
+import { DRILL_OUTAGE_TAINT_KEY, DRILL_RECORD_ANNOTATION, DrillMode, drillOnNode } from '../../src/contract/drill';
+import { drillPatch, drillRecordOf, restorePatch } from '../../src/drill/drill-nodes';
 import { mergePatch } from '../memory-kube-api';
 
 const taint = fc.record({
@@ -31,7 +30,7 @@ function normal(n: any): any {
   return copy;
 }
 
-test.each(['outage', 'drain'] as DrillMode[])('%s: drill then restore leaves any node exactly as it was; the drill is on the record', (mode) => {
+test.each(['outage', 'drain'] as DrillMode[])('%s: drill then restore leaves any node exactly as it was; the drill is on the record and read back', (mode) => {
   fc.assert(fc.property(node, (before) => {
     const during = mergePatch(before, drillPatch(before, 'zone-a', mode, '2026-11-27T10:00:00Z'));
     const record = drillRecordOf(during)!;
@@ -44,8 +43,12 @@ test.each(['outage', 'drain'] as DrillMode[])('%s: drill then restore leaves any
       expect(during.spec.unschedulable).toBe(true);
       expect(during.spec.taints).toEqual(before.spec.taints);
     }
+    // what the controller's autoshift reads of it (contract/drill.ts): the drill, then none
+    expect(drillOnNode(before)).toBeUndefined();
+    expect(drillOnNode(during)).toBe(mode);
     const after = mergePatch(during, restorePatch(during, record));
     expect(normal(after)).toEqual(normal(before));
+    expect(drillOnNode(after)).toBeUndefined();
   }));
 });
 

@@ -26,6 +26,7 @@ function result(minReady: number): DrillResult {
     lastChangeAfterMs: 1000,
     cutShort: false,
     settledAfterMs: 800,
+    shiftsAtEnd: [],
     verdicts: [verdict({ kind: 'StatefulSet', namespace: 'ns', name: 'db<x>' }, prediction, seen, 'outage')],
   };
 }

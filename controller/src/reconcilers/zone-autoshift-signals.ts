@@ -5,9 +5,10 @@
  */
 import { AutoshiftWatch } from './zone-autoshift-watches';
 import {
-  mergeSignals, nodeSignals, podSignals, querySignals, SignalNode, SignalPod, signalPodOf, silentZones,
+  drillsUnderWay, mergeSignals, nodeSignals, podSignals, querySignals, SignalNode, SignalPod, signalPodOf, silentZones,
   sufferingWorkloads, ZoneSignals,
 } from '../../../src/autoshift/zone-signals';
+import { drillOnNode } from '../../../src/contract/drill';
 import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
 import { AUTOSHIFT_DEFAULTS, ZoneAutoshiftSpec } from '../../../src/contract/zone-autoshift';
 import { lastServingIn, shiftPodOf, shiftServiceOf } from '../../../src/contract/zone-shift-fail-safe';
@@ -26,6 +27,8 @@ export interface AutoshiftSignals {
   readonly outcomeProblems: readonly string[];
   /** The zones none of whose nodes answers. */
   readonly silentZones: ReadonlySet<string>;
+  /** The drills under way, in words. */
+  readonly drills: readonly string[];
 }
 
 /** A query's failure: what it was, and why (the query then counts as no signal). */
@@ -48,6 +51,7 @@ export async function autoshiftSignals(
     zone: zoneByNode.get(n.metadata.name),
     ready: conditionHolds(n, 'Ready'),
     leaseRenewedMs: renewedMs(caches.get('leases', `${NODE_LEASE_NAMESPACE}/${n.metadata.name}`)),
+    drill: drillOnNode(n),
   }));
   const podObjects = caches.list('pods');
   const zoneOfPod = (pod: KubeObject) => zoneByNode.get(pod.spec?.nodeName ?? '');
@@ -74,6 +78,7 @@ export async function autoshiftSignals(
     pods,
     lastServingIn: (zone) => lastServingIn(shiftPods, services, zone),
     silentZones: silentZones(signalNodes, nowMs),
+    drills: drillsUnderWay(signalNodes),
     outcomeProblems: outcome.filter((s) => s.value > practice!.outcomeThreshold!)
       .map((s) => `practiceRuns.outcomeQuery ${JSON.stringify(s.labels)} = ${s.value} > ${practice!.outcomeThreshold}`),
   };

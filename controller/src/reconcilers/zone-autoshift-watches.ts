@@ -1,9 +1,11 @@
 /**
- * What the autoshift watches: its policy (the primary), the ZoneShifts, the nodes (their zone and Ready condition),
- * the nodes' Leases (their last renewal), the opted-in pods (their workload, zone and readiness) and the Services (the
- * fail-safe's selectors). A change that can change a decision queues the policy; the Leases queue nothing (they renew
- * every 10 s, and staleness is a matter of time: the reconciler looks again every few seconds anyway).
+ * What the autoshift watches: its policy (the primary), the ZoneShifts, the nodes (their zone, Ready condition and
+ * drill), the nodes' Leases (their last renewal), the opted-in pods (their workload, zone and readiness) and the
+ * Services (the fail-safe's selectors). A change that can change a decision queues the policy; the Leases queue
+ * nothing (they renew every 10 s, and staleness is a matter of time: the reconciler looks again every few seconds
+ * anyway).
  */
+import { DRILL_OUTAGE_TAINT_KEY, DRILL_RECORD_ANNOTATION, drillOnNode } from '../../../src/contract/drill';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { ZONE_IN_SERVICE_CONDITION } from '../../../src/contract/zone-shift';
 import { KubeObject } from '../kube/api';
@@ -22,6 +24,19 @@ export function slimSignalPod(pod: KubeObject): KubeObject {
   return { ...slim, status: { ...slim.status, ...(restarts ? { containerStatuses: restarts } : {}) } };
 }
 
+/** What the signals read of a node: its labels (its zone), its Ready condition, and a drill's record and taint. */
+export function slimSignalNode(node: KubeObject): KubeObject {
+  const taints = (node.spec?.taints as Array<{ key: string }> | undefined)
+    ?.filter((t) => t.key === DRILL_OUTAGE_TAINT_KEY);
+  return {
+    ...slimReadyNode(node),
+    metadata: slimMeta(node.metadata, { labels: 'all', annotations: [DRILL_RECORD_ANNOTATION] }),
+    ...(taints !== undefined && taints.length > 0 ? { spec: { taints } } : {}),
+  };
+}
+
+const nodeInputs = (node: KubeObject) => JSON.stringify([readyStatus(node), drillOnNode(node)]);
+
 const podInputs = (pod: KubeObject) => JSON.stringify([pod.spec?.nodeName, pod.status, pod.metadata.deletionTimestamp]);
 
 export function autoshiftWatches(policy: string): Watches<AutoshiftWatch> {
@@ -35,8 +50,8 @@ export function autoshiftWatches(policy: string): Watches<AutoshiftWatch> {
     shifts: shiftsWatch<AutoshiftWatch>(decide),
     nodes: {
       resource: NODES,
-      transform: slimReadyNode,
-      keys: ({ obj, old }) => (old && readyStatus(old) === readyStatus(obj) ? [] : [policy]),
+      transform: slimSignalNode,
+      keys: ({ obj, old }) => (old && nodeInputs(old) === nodeInputs(obj) ? [] : [policy]),
     },
     leases: nodeLeasesWatch(),
     pods: {

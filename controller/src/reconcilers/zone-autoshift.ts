@@ -148,6 +148,7 @@ class Autoshift {
       lastServingIn: signals.lastServingIn,
       practiceOutcome: (zone) => practiceOutcome(signals, spec, zone),
       silentZones: signals.silentZones,
+      drills: signals.drills,
     });
     await this.act(policy, plan);
     await this.deleteEnded(name, now);

@@ -5,7 +5,9 @@
  * within twice the node monitor grace period, its opted-in pods leave their Service's endpoints, its nodes take the
  * shift's taint; the Leases back, the shift ends once the zone has been healthy for the hysteresis, and everything
  * is as before. Every decision is an Event and in the ZoneAutoshift's status, and `cdk8s-zones shift status`, as the
- * runbook's least-privileged user, shows it.
+ * runbook's least-privileged user, shows it. An outage drill (`cdk8s-zones drill`, as its runbook's user) is an
+ * outage to the autoshift: the zone is shifted, the drill's observations agree with its prediction, and once the
+ * drill restored the zone the shift ends and every node is as before.
  *
  * As in zone-shift.test.ts: the test's nodes get routable pod IPs, the cluster's own are cordoned meanwhile, and
  * `playKubeletReadiness` plays the kubelet's readiness-gate rule that kwok leaves out.
@@ -23,9 +25,10 @@ import { RESTRICTED_PAUSE_POD, testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 import { silenceZone, ZoneOutage } from './zone-outage';
 import { ZoneController } from '../../../src';
-import { SHIFT_RULES } from '../../../src/cli/cli-rbac';
+import { DRILL_RULES, SHIFT_RULES } from '../../../src/cli/cli-rbac';
 import { AUTOSHIFT_POLICY_LABEL } from '../../../src/contract/zone-autoshift';
 import { ZONE_IN_SERVICE_CONDITION, ZONE_SHIFT_TAINT_KEY } from '../../../src/contract/zone-shift';
+import { DrillResult } from '../../../src/drill/drill-run';
 
 const cluster = testCluster();
 const { client, info } = cluster;
@@ -148,12 +151,15 @@ afterAll(async () => {
   client.close();
 });
 
+/** Until the policy watches every zone, none impaired and nothing shifted. */
+const untilWatchingAllHealthy = () => waitFor('the policy watching every zone, all healthy', async () => {
+  const s = (await policy()).status;
+  const healthy = s?.phase === 'Watching' && s.zones.length === 3 && s.zones.every((z: any) => !z.impaired);
+  return { done: healthy, state: JSON.stringify(s) };
+}, { timeoutMs: 60_000 });
+
 test('a zone whose kubelets fall silent is shifted within 2x the node monitor grace period, and given back once healthy', async () => {
-  await waitFor('the policy watching every zone', async () => {
-    const s = (await policy()).status;
-    const healthy = s?.phase === 'Watching' && s.zones.length === 3 && s.zones.every((z: any) => !z.impaired);
-    return { done: healthy, state: JSON.stringify(s) };
-  }, { timeoutMs: 30_000 });
+  await untilWatchingAllHealthy();
   const before = await taints();
 
   const silenced = Date.now();
@@ -215,6 +221,56 @@ test('a zone whose kubelets fall silent is shifted within 2x the node monitor gr
   const refused = controller!.logs.filter((l) => /forbidden|HTTP 403/i.test(JSON.stringify(l)));
   expect(refused).toEqual([]);
 });
+
+test('an outage drill with the autoshift on: the zone is shifted as in an outage, the drill agrees with its prediction, and all is as before', async () => {
+  await untilWatchingAllHealthy();
+  await untilEndpoints(undefined);
+  const before = await nodeStates();
+  const drilled = ZONES[1];
+  const drillKubeconfig = await cliUserKubeconfig(client, info, 'cdk8s-zones-drill', DRILL_RULES);
+  // the watch lasts until nothing changed for 45 s: the autoshift (impairedFor 20 s) acts within it
+  const drillStarted = Date.now();
+  const drill = runCliAs(drillKubeconfig, 'drill', '--zone', drilled, '--mode', 'outage', '--yes', '--format', 'json',
+    '--settle', '45s', '--timeout', '3m');
+  const shift = await waitFor('an autoshift of the drilled zone', async () => {
+    const found = (await autoshifts()).find((x) => x.spec.zone === drilled);
+    return { done: found !== undefined, value: found, state: JSON.stringify((await policy()).status?.zones) };
+  }, { timeoutMs: 60_000, intervalMs: 250 });
+  const shiftedAfterMs = Date.now() - drillStarted;
+  expect(shift.spec.reason).toMatch(/^autoshift: impaired for \d+ s: (\d+) of \1 nodes not answering \(under an outage drill: /);
+  expect(shift.spec.lost).toBeUndefined();
+
+  const run = await drill;
+  expect(run.stderr).not.toMatch(/forbidden|denied/i);
+  const result: DrillResult = JSON.parse(run.stdout);
+  const contradicted = result.verdicts.filter((v) => v.contradictions.length > 0)
+    .map((v) => `${v.name}: ${v.contradictions.join('; ')}`);
+  expect(contradicted).toEqual([]);
+  const web = result.verdicts.find((v) => v.namespace === appsNs && v.name === 'web')!;
+  expect(web.predicted).toBeDefined();
+  expect(web.observed.before.inZone).toBeGreaterThan(0);
+  expect(web.observed.minReady).toBe(6 - web.observed.before.inZone);
+  // the zone's pods come back only once the autoshift ended its shift, recoveredFor after the drill's restore
+  expect(result.settledAfterMs).toBeGreaterThanOrEqual((RECOVERED_FOR_S - 5) * 1000);
+  expect(result.shiftsAtEnd).toEqual([]);
+  expect(run.code).toBe(0);
+  console.log(`drill with the autoshift on: zone ${drilled} shifted ${(shiftedAfterMs / 1000).toFixed(1)} s after the drill started ` +
+    `(impairedFor 20 s); the cluster settled ${(result.settledAfterMs! / 1000).toFixed(1)} s after the drill's restore`);
+
+  await waitFor('the autoshift ended and undone', async () => ({ done: (await autoshifts()).length === 0 }), { timeoutMs: 60_000 });
+  expect(await nodeStates()).toEqual(before);
+  const history = (await policy()).status.history;
+  expect(history[0]).toMatchObject({ cause: 'autoshift', zone: drilled, outcome: 'Recovered', shift: shift.metadata.name });
+});
+
+/** What a drill or a shift may change on the test's nodes: annotations, taints, unschedulable. */
+async function nodeStates(): Promise<Record<string, string>> {
+  const all = await client.list<any>('v1', 'Node');
+  const state = (n: any) => JSON.stringify({
+    annotations: n.metadata.annotations, taints: n.spec.taints ?? [], unschedulable: n.spec.unschedulable ?? null,
+  });
+  return Object.fromEntries(all.filter((n) => zoneOfNode.has(n.metadata.name)).map((n) => [n.metadata.name, state(n)]));
+}
 
 /** Sets the ContainersReady condition of `pods` (kwok writes a pod's status once, at its start, and never again). */
 async function containersReady(pods: readonly any[], status: 'True' | 'False'): Promise<void> {

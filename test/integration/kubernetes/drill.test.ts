@@ -16,7 +16,7 @@ import { nodeObject, notReady, planNodes, ZONES } from './nodes';
 import { testCluster, uniqueName } from './scheduling';
 import { waitFor } from './wait';
 import { DRILL_RULES } from '../../../src/cli/cli-rbac';
-import { DRILL_RECORD_ANNOTATION } from '../../../src/drill/drill-nodes';
+import { DRILL_RECORD_ANNOTATION } from '../../../src/contract/drill';
 import { formatDrillReport } from '../../../src/drill/drill-report';
 import { DrillResult } from '../../../src/drill/drill-run';
 import { drillFailed } from '../../../src/drill/drill-verdict';
