@@ -120,7 +120,7 @@ const PLANNERS = [
   'src/rollout/update-plan.ts', 'src/rollout/max-unavailable.ts', 'src/rollout/disruption-budget.ts',
   'src/kubernetes/label-selector.ts', 'src/kubernetes/pod-life.ts', 'src/kubernetes/kube-api.ts',
   'src/autoshift/autoshift-plan.ts', 'src/autoshift/zone-signals.ts',
-  'src/lost-zone/recovery-plan.ts', 'src/lost-zone/volume-zone.ts', 'src/kubernetes/pinned-zone.ts',
+  'src/lost-zone/recovery-plan.ts', 'src/lost-zone/stand-ins.ts', 'src/lost-zone/volume-zone.ts', 'src/kubernetes/pinned-zone.ts',
 ];
 
 /**

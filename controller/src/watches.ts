@@ -156,6 +156,15 @@ export function cachesOf<W extends string>(
 }
 
 /**
+ * Whether `change` can alter what `inputs` reads of its object: an addition or a deletion always (a deletion carries
+ * the last known object as both `obj` and `old`), a modification when the inputs differ.
+ */
+export function inputsChanged(change: Change, inputs: (obj: KubeObject) => string): boolean {
+  const { type, obj, old } = change;
+  return type === 'added' || type === 'deleted' || old === undefined || inputs(old) !== inputs(obj);
+}
+
+/**
  * The watch of the ZoneShifts, for every reconciler that honours them: `keys` says which of its keys a shift's
  * change concerns.
  */

@@ -3,7 +3,7 @@
  * whether a node still answers (Ready, or its Lease fresh), which StatefulSets opted in, in the namespaces the shift
  * covers; and which changes queue the lost zone's shift.
  */
-import { recoveryInput } from '../src/reconcilers/lost-zone-recovery';
+import { recoveryInput } from '../src/reconcilers/lost-zone-recovery-input';
 import { lostShiftKeys, recoveryWatches } from '../src/reconcilers/lost-zone-recovery-watches';
 import { cachesOf } from '../src/watches';
 
@@ -66,7 +66,16 @@ describe('lost-zone recovery input', () => {
       { name: 'b1', zone: 'zone-b', answers: true },
     ]);
     expect(input.workloads).toEqual([
-      { namespace: 'db', name: 'redis', replicas: 3, atOnce: '1', claimTemplates: ['data'], pinnedTo: undefined },
+      {
+        namespace: 'db',
+        name: 'redis',
+        replicas: 3,
+        atOnce: '1',
+        claimTemplates: ['data'],
+        pinnedTo: undefined,
+        standIn: false,
+        zoneGroup: undefined,
+      },
     ]);
     expect(input.pods).toEqual([
       { namespace: 'db', name: 'redis-0', uid: 'redis-0-u', statefulSet: 'redis', zone: 'zone-a', scheduled: true, ready: false },
@@ -126,8 +135,10 @@ describe('lost-zone recovery input', () => {
     expect(lostShiftKeys(caches, NOW)).toEqual(['lost-a']);
     const before = watches.pods!.transform!(pod('db', 'redis', 0, 'a1', 'False'));
     const after = watches.pods!.transform!(pod('db', 'redis', 0, 'a1', 'True'));
-    expect([...watches.pods!.keys!({ type: 'modified', obj: after, old: before }, caches)]).toEqual(['lost-a']);
+    expect([...watches.pods!.keys!({ type: 'modified', obj: after, old: before }, caches)]).toEqual(['lost-a', '#stand-ins']);
     const relabelled = { ...before, metadata: { ...before.metadata, labels: { x: 'y' } } };
     expect([...watches.pods!.keys!({ type: 'modified', obj: relabelled, old: before }, caches)]).toEqual([]);
+    // a pod deleted (its last known object is both obj and old) is a change: its claim may now be free
+    expect([...watches.pods!.keys!({ type: 'deleted', obj: before, old: before }, caches)]).toEqual(['lost-a', '#stand-ins']);
   });
 });

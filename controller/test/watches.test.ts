@@ -158,7 +158,7 @@ describe('zone-shift watches', () => {
   });
   const a = node({ 'topology.kubernetes.io/zone': 'a' });
 
-  test('a node maps to itself and every shift when its labels or taints change, not on a heartbeat', () => {
+  test('a node maps to itself and every shift when added, deleted, or its labels or taints change; not on a heartbeat', () => {
     expect(keysOf(watches, { shifts }, 'nodes', { type: 'added', obj: a })).toEqual(['node/n1', 'shift/zone-a', 'shift/zone-b']);
     const heartbeat = { ...a, metadata: { ...a.metadata, resourceVersion: '2' } };
     expect(keysOf(watches, { shifts }, 'nodes', { type: 'modified', obj: heartbeat, old: a })).toEqual([]);
@@ -166,6 +166,8 @@ describe('zone-shift watches', () => {
     expect(keysOf(watches, { shifts }, 'nodes', { type: 'modified', obj: tainted, old: a })).toEqual(['node/n1', 'shift/zone-a', 'shift/zone-b']);
     const moved = node({ 'topology.kubernetes.io/zone': 'b' });
     expect(keysOf(watches, { shifts }, 'nodes', { type: 'modified', obj: moved, old: a })).toEqual(['node/n1', 'shift/zone-a', 'shift/zone-b']);
+    // a node deleted (its last known object as obj and old): the shifts' status must drop it
+    expect(keysOf(watches, { shifts }, 'nodes', { type: 'deleted', obj: a, old: a })).toEqual(['node/n1', 'shift/zone-a', 'shift/zone-b']);
   });
 
   test('a shift maps to itself and every node; the shifts are the primary', () => {

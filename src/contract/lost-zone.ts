@@ -7,6 +7,7 @@
  * only): the controller image imports it. docs/runbooks/zone-lost.md.
  */
 import { PROJECT_DOMAIN } from './labels';
+import { ZoneRequirement, zoneOfTerms } from '../kubernetes/pinned-zone';
 
 /**
  * A StatefulSet's opt-in, set by its construct (`ZoneController.recoverFromLostZone`) or by hand: its value is the
@@ -30,12 +31,20 @@ export function nodeAnswers(ready: boolean, leaseRenewedMs: number | undefined, 
   return ready || (leaseRenewedMs !== undefined && nowMs - leaseRenewedMs <= NODE_SILENT_SECONDS * 1000);
 }
 
-/** Why the opt-in `value` of a StatefulSet of `replicas` breaks the rule, or undefined. */
-export function recoveryAnnotationProblem(value: string | undefined, replicas: number): string | undefined {
+/**
+ * Why the opt-in `value` of a StatefulSet of `replicas` breaks the rule, or undefined. A StatefulSet pinned to one
+ * zone, one of a zone group (its copies live in the other zones' StatefulSets), may bring all its pods back at once.
+ */
+export function recoveryAnnotationProblem(
+  value: string | undefined, replicas: number, pinnedInZoneGroup = false,
+): string | undefined {
   const atOnce = Number(value);
   if (value === undefined || !/^[0-9]+$/.test(value) || atOnce < 1) {
     return `${LOST_ZONE_RECOVERY_ANNOTATION} ${JSON.stringify(value)} must be a whole number of pods, at least 1: ` +
       'the most of its pods brought back at once';
+  }
+  if (pinnedInZoneGroup) {
+    return atOnce > replicas ? `${LOST_ZONE_RECOVERY_ANNOTATION} ${atOnce} must be at most its replicas (${replicas})` : undefined;
   }
   if (atOnce >= replicas) {
     return `${LOST_ZONE_RECOVERY_ANNOTATION} ${atOnce} must be below its replicas (${replicas}): ` +
@@ -75,4 +84,50 @@ export interface LostZoneRecoveryStatus {
    * opt-in) or waiting their turn (at most their opt-in's count at once).
    */
   readonly held: readonly string[];
+}
+
+/**
+ * The node labels that let a zone's pinned pods stand in elsewhere, `stand-in.cdk8s-zones.dev/<zone>`. A StatefulSet
+ * pinned to a zone (one of a zone group, one per zone) that opts in carries, ORed with its zone term, a required node
+ * affinity term on its zone's label (`standInTerm`). The controller puts the label on the other zones' nodes while
+ * the zone is declared lost, and keeps it there while any of those pods, or their claims, are outside their zone: a
+ * stand-in restarted later must find a node beside its volume.
+ */
+export const STAND_IN_LABEL_DOMAIN = `stand-in.${PROJECT_DOMAIN}`;
+
+/** The label a node carries to take stand-ins for `zone`'s pinned pods. */
+export function standInLabel(zone: string): string {
+  return `${STAND_IN_LABEL_DOMAIN}/${zone}`;
+}
+
+/** A required node affinity term (its requirements ANDed; the terms of a pod are ORed). */
+export interface SelectorTerm {
+  readonly matchExpressions?: readonly ZoneRequirement[];
+}
+
+/** The required node affinity term, ORed with the zone's own, that accepts `zone`'s stand-in nodes. */
+export function standInTerm(zone: string): { matchExpressions: Array<{ key: string; operator: 'Exists' }> } {
+  return { matchExpressions: [{ key: standInLabel(zone), operator: 'Exists' }] };
+}
+
+/** The zone whose stand-in nodes `term` accepts (it is exactly `standInTerm(zone)`), if any. */
+export function standInZoneOfTerm(term: SelectorTerm): string | undefined {
+  const [only, ...rest] = term.matchExpressions ?? [];
+  const prefix = `${STAND_IN_LABEL_DOMAIN}/`;
+  const isStandIn = only !== undefined && rest.length === 0 && only.operator === 'Exists' && only.key?.startsWith(prefix);
+  return isStandIn ? only.key!.slice(prefix.length) : undefined;
+}
+
+/**
+ * Where a pod template pins its pods for the recovery (as `pinnedZone`, its stand-in term aside): the zone of its
+ * nodeSelector, or the one zone all its other required terms name; and whether it carries that zone's stand-in term
+ * (a nodeSelector pin never does: it is ANDed with the terms, not ORed).
+ */
+export function recoveryPin(podSpec: any, zoneKeys: readonly string[]): { zone?: string; standIn: boolean } {
+  const bySelector = zoneKeys.map((k) => podSpec?.nodeSelector?.[k]).find((v) => typeof v === 'string');
+  if (bySelector !== undefined) return { zone: bySelector, standIn: false };
+  const required = podSpec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  const terms: SelectorTerm[] = required?.nodeSelectorTerms ?? [];
+  const zone = zoneOfTerms(terms.filter((t) => standInZoneOfTerm(t) === undefined), zoneKeys);
+  return { zone, standIn: zone !== undefined && terms.some((t) => standInZoneOfTerm(t) === zone) };
 }

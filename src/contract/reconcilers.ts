@@ -80,6 +80,8 @@ export const LOST_ZONE_RECOVERY_RULES: readonly ControllerRule[] = [
   { apiGroups: ['apps'], resources: ['statefulsets'], verbs: READ_VERBS, scope: 'cluster' },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'], scope: 'namespace', namespace: NODE_LEASE_NAMESPACE },
   { apiGroups: [''], resources: ['pods', 'persistentvolumeclaims'], verbs: ['delete'], scope: 'workloads' },
+  // the stand-in labels (src/lost-zone/stand-ins.ts) on the nodes of the zones not lost
+  { apiGroups: [''], resources: ['nodes'], verbs: ['patch'], scope: 'cluster' },
   ...eventRules('workloads'),
 ];
 

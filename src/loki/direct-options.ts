@@ -118,6 +118,16 @@ export interface LokiDirectOptions {
   readonly controller?: IZoneController;
 
   /**
+   * Brings the ingesters of a zone declared lost back in the surviving zones (docs/controller.md, "Lost-zone
+   * recovery"): `controller` (which must run `lostZoneRecovery`) deletes their claims there and them, a zone's worth
+   * at most at once, and they come back empty while the other zones' replicas keep every stream. Per-zone
+   * StatefulSets keep their ring zone and names, and stand in on the other zones' nodes.
+   *
+   * @default false
+   */
+  readonly lostZoneRecovery?: boolean;
+
+  /**
    * Moves a running Loki whose ring is not zone-aware (same names) to zone-aware replication in two phases, so
    * that no query misses data: the write path first, the read path once the query lookback has passed. See
    * docs/loki.md, "Moving a running Loki to zone awareness".
@@ -151,5 +161,6 @@ export const LOKI_DIRECT_PROPS: PropSpec<LokiDirectOptions> = {
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
   ingesterRollout: Props.optional(Props.enumOf(IngesterRollout, 'IngesterRollout')),
   controller: Props.optional(CONTROLLER_PROP),
+  lostZoneRecovery: Props.optional(Props.boolean()),
   zoneAwarenessMigration: Props.optional(Props.struct(MIGRATION_PROPS, 'LokiZoneAwarenessMigration')),
 };

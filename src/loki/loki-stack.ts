@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import { QUERY_INGESTERS_WITHIN } from './config';
 import { directLoki, WORKERS_SERVICE_SUFFIX } from './direct';
 import { LOKI_DIRECT_PROPS, LokiDirectOptions } from './direct-options';
+import { recoverIngesters } from './lost-zone-recovery';
 import { migrationNotice, migrationStep, MigrationStep } from './migration';
 import { migrationRollouts } from './migration-rollouts';
 import { OperatorLokiStack, operatorLokiStack } from './operator';
@@ -134,6 +135,7 @@ export class ZoneAwareLokiStack extends Construct {
       addWarning(this, 'no direct.objectStorage: chunks and index go to each pod\'s own filesystem, which the other pods cannot read; only for tests');
     }
     const rendered = directLoki(this, p);
+    if (direct.lostZoneRecovery === true) recoverIngesters(where, p, rendered.ingesters, direct.controller);
     this.ingesters = rendered.ingesters;
     this.configMap = rendered.configMap;
     const rollout = { mode: direct.ingesterRollout ?? IngesterRollout.AUTO, controller: direct.controller };

@@ -4,13 +4,16 @@
  * lets the StatefulSet controller make both again, and the scheduler place them in a surviving zone. The rules:
  * - never while a node of the zone answers (Ready, or its Lease fresh): an impaired zone may come back with its data;
  * - never for a StatefulSet with no Ready pod outside the zone: its data does not live on elsewhere;
- * - never for one whose pods are pinned to a zone: they would only wait there again, on empty claims;
+ * - never for one whose pods are pinned to a zone: they would only wait there again, on empty claims; but one
+ *   pinned to the lost zone with a stand-in term (`standInTerm`), one of a zone group (one StatefulSet per zone), is
+ *   brought back on the other zones' nodes once they carry the stand-in label, if its group serves outside the zone;
  * - never more of a StatefulSet's pods at once than its opt-in allows, counting those deleted that serve nowhere
  *   yet (not made again, or not Ready) and its other pods not Ready;
  * - a pod made again while its old claim was still going (the claim protection holds it until the old pod is gone)
  *   is deleted once more, so it gets a new claim.
  */
 import { LostZoneRecoveryStatus, RecoveredPod, recoveryAnnotationProblem } from '../contract/lost-zone';
+import { ZONE_GROUP_ANNOTATION } from '../contract/zone-check';
 
 /** A node as the recovery reads it. */
 export interface RecoveryNode {
@@ -29,8 +32,12 @@ export interface RecoveryWorkload {
   readonly atOnce: string | undefined;
   /** Its volume claim templates' names (a pod's claim is `<template>-<pod>`). */
   readonly claimTemplates: readonly string[];
-  /** The one zone its pod template confines its pods to (`pinnedZone`), if any. */
+  /** The one zone its pod template confines its pods to, its stand-in term aside (`recoveryPin`), if any. */
   readonly pinnedTo?: string;
+  /** Its pod template carries the stand-in term of `pinnedTo`: its pods may stand in on other zones' nodes. */
+  readonly standIn?: boolean;
+  /** Its zone group (`cdk8s-zones.dev/zone-group`): the StatefulSets of one system, one per zone. */
+  readonly zoneGroup?: string;
 }
 
 /** A pod of a StatefulSet. */
@@ -126,7 +133,10 @@ interface WorkloadStep {
 
 /** One StatefulSet's deletions now, how many of its pods are still coming back, and why it is held. */
 function workloadStep(input: RecoveryInput, w: RecoveryWorkload, recovered: readonly RecoveredPod[]): WorkloadStep {
-  const problem = recoveryAnnotationProblem(w.atOnce, w.replicas);
+  // one of a zone group, one StatefulSet per zone, whose pods may stand in for their zone elsewhere
+  const groupMember = w.pinnedTo !== undefined && w.standIn === true && w.zoneGroup !== undefined;
+  const standsIn = groupMember && w.pinnedTo === input.zone;
+  const problem = recoveryAnnotationProblem(w.atOnce, w.replicas, groupMember);
   if (problem) return { delete: [], inFlight: 0, held: problem };
   const pods = input.pods.filter((p) => p.namespace === w.namespace && p.statefulSet === w.name);
   const claimsOf = (pod: string) => w.claimTemplates
@@ -149,16 +159,18 @@ function workloadStep(input: RecoveryInput, w: RecoveryWorkload, recovered: read
   const onGoingClaim = pods.filter((p) => madeAgainUnplaced(p) && claimsOf(p.name).some((c) => c.deleting));
   const lost = pods.filter((p) => inZone(p) && !deletedNames.has(p.name));
   if (lost.length === 0 && inFlight.length === 0) return { delete: [], inFlight: 0 };
-  if (w.pinnedTo !== undefined) {
-    return {
-      delete: [],
-      inFlight: 0,
-      held: `its pods are pinned to zone ${w.pinnedTo}: they cannot come back in another zone, so nothing is deleted ` +
-        '(replace the zone in the topology: docs/runbooks/zone-lost.md)',
-    };
+  if (w.pinnedTo !== undefined && !standsIn) {
+    const held = w.standIn === true
+      ? `its pods are pinned to zone ${w.pinnedTo} with a stand-in term, but it is in no zone group (${ZONE_GROUP_ANNOTATION}): ` +
+        'where its data lives on is unknown, so nothing is deleted'
+      : `its pods are pinned to zone ${w.pinnedTo}: they cannot come back in another zone, so nothing is deleted ` +
+        '(replace the zone in the topology: docs/runbooks/zone-lost.md)';
+    return { delete: [], inFlight: 0, held };
   }
-  if (!pods.some((p) => p.ready && !inZone(p))) {
-    const held = `no Ready pod outside zone ${input.zone}: its data does not live on elsewhere, nothing is deleted`;
+  const livesOn = standsIn ? groupServesOutside(input, w) : pods.some((p) => p.ready && !inZone(p));
+  if (!livesOn) {
+    const whose = standsIn ? `of its zone group ${w.zoneGroup} ` : '';
+    const held = `no Ready pod ${whose}outside zone ${input.zone}: its data does not live on elsewhere, nothing is deleted`;
     return { delete: [], inFlight: inFlight.length, held };
   }
   const notReadyElsewhere = pods.filter((p) => !p.ready && !inZone(p) && !deletedNames.has(p.name)).length;
@@ -169,6 +181,15 @@ function workloadStep(input: RecoveryInput, w: RecoveryWorkload, recovered: read
   const waiting = lost.length - next.length;
   const held = waiting > 0 ? `${waiting} pod(s) wait: at most ${w.atOnce} at once` : undefined;
   return { delete: [...again, ...next], inFlight: inFlight.length - again.length, held };
+}
+
+/** Whether another StatefulSet of `w`'s zone group has a Ready pod outside the lost zone. */
+function groupServesOutside(input: RecoveryInput, w: RecoveryWorkload): boolean {
+  const members = new Set(input.workloads
+    .filter((o) => o.namespace === w.namespace && o.zoneGroup === w.zoneGroup && o.name !== w.name)
+    .map((o) => o.name));
+  return input.pods.some((p) => p.namespace === w.namespace && members.has(p.statefulSet) && p.ready
+    && p.zone !== undefined && p.zone !== input.zone);
 }
 
 function deletionOf(w: RecoveryWorkload, p: RecoveryPod, claims: readonly string[]): PodDeletion {

@@ -70,6 +70,11 @@ export class ZoneController extends Construct implements IZoneController {
    * are deleted with their claims in that zone, at most `atOnce` at a time, and come back in the surviving zones
    * with empty volumes. Only for data replicated to its other pods (a database's replicas, a quorum's members):
    * the recovery deletes the lost zone's copy. `atOnce` is what its quorum allows (from 1 to its replicas less 1).
+   *
+   * A StatefulSet pinned to one zone (by a required node affinity term on a well-known zone label), one of a zone
+   * group (`cdk8s-zones.dev/zone-group`: a StatefulSet per zone, each opted in), comes back on the other zones' nodes:
+   * its template gets the zone's stand-in term (ORed), the controller labels those nodes, and `atOnce` may be all of
+   * its replicas (the lost zone's copy is gone anyway; its zone group's other StatefulSets hold the data).
    */
   public static recoverFromLostZone(statefulSet: IConstruct, controller: IZoneController, atOnce: number): void {
     recoverFromLostZone(statefulSet, controller, atOnce);

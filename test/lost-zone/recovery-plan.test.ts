@@ -140,6 +140,60 @@ describe('lost-zone recovery plan', () => {
       'in another zone, so nothing is deleted (replace the zone in the topology: docs/runbooks/zone-lost.md)']);
   });
 
+  /** Loki's ingesters: a StatefulSet per zone, `replicas` pods pinned there with the stand-in term, a zone group. */
+  function perZoneGroup(replicas: number, atOnce: string, group: string | null = 'ingester') {
+    return ZONES.map((zone) => {
+      const name = `ingester-${zone}`;
+      const pods: RecoveryPod[] = [];
+      const claims: RecoveryClaim[] = [];
+      for (let i = 0; i < replicas; i++) {
+        const ready = zone !== 'zone-a';
+        const pod = `${name}-${i}`;
+        pods.push({ namespace: 'db', name: pod, uid: `${pod}-u`, statefulSet: name, zone, scheduled: true, ready });
+        claims.push({ namespace: 'db', name: `data-${name}-${i}`, zone, deleting: false });
+      }
+      const workload: RecoveryWorkload = {
+        namespace: 'db',
+        name,
+        replicas,
+        atOnce,
+        claimTemplates: ['data'],
+        pinnedTo: zone,
+        standIn: true,
+        zoneGroup: group ?? undefined,
+      };
+      return { workload, pods, claims };
+    });
+  }
+
+  test('a zone group\'s StatefulSet pinned to the lost zone with a stand-in term comes back, all at once if it says so', () => {
+    const plan = planRecovery(input(perZoneGroup(2, '2')));
+    expect(plan.delete.map((d) => [d.pod, d.claims])).toEqual([
+      ['ingester-zone-a-0', ['data-ingester-zone-a-0']],
+      ['ingester-zone-a-1', ['data-ingester-zone-a-1']],
+    ]);
+    expect(plan.status.held).toEqual([]);
+    // one at a time when it says 1
+    expect(planRecovery(input(perZoneGroup(2, '1'))).delete.map((d) => d.pod)).toEqual(['ingester-zone-a-0']);
+  });
+
+  test('a zone group with no Ready pod outside the lost zone, or a stand-in with no zone group: held, nothing deleted', () => {
+    const group = perZoneGroup(2, '2');
+    const allDown = group.flatMap((g) => g.pods).map((p) => ({ ...p, ready: false }));
+    const down = planRecovery(input(group, { pods: allDown }));
+    expect(down.delete).toEqual([]);
+    expect(down.status.held).toContain('StatefulSet db/ingester-zone-a: no Ready pod of its zone group ingester outside zone zone-a: ' +
+      'its data does not live on elsewhere, nothing is deleted');
+    const loose = planRecovery(input(perZoneGroup(2, '1', null)));
+    expect(loose.delete).toEqual([]);
+    expect(loose.status.held).toEqual(['StatefulSet db/ingester-zone-a: its pods are pinned to zone zone-a with a stand-in term, but it is ' +
+      'in no zone group (cdk8s-zones.dev/zone-group): where its data lives on is unknown, so nothing is deleted']);
+    // a zone group's StatefulSet may not bring back more than it has
+    const tooMany = planRecovery(input(perZoneGroup(2, '3')));
+    expect(tooMany.delete).toEqual([]);
+    expect(tooMany.status.held).toContain('StatefulSet db/ingester-zone-a: cdk8s-zones.dev/lost-zone-recovery 3 must be at most its replicas (2)');
+  });
+
   test('a bad opt-in is held with the rule it breaks', () => {
     const plan = planRecovery(input([statefulSet('a', 3, '3'), statefulSet('b', 3, 'two')]));
     expect(plan.delete).toEqual([]);
@@ -241,28 +295,51 @@ describe('properties over random clusters, stepped through time', () => {
   const moment = fc.tuple(fc.boolean(), fc.constantFrom('zone-b', 'zone-c'), fc.boolean(), fc.boolean());
   const timelines = fc.array(moment, { minLength: 30, maxLength: 30 });
 
+  // a zone group (Loki's per-zone ingesters): one StatefulSet per zone, pinned there with a stand-in term
+  const groups = fc.option(fc.record({
+    replicas: fc.integer({ min: 1, max: 3 }),
+    atOnce: fc.integer({ min: 1, max: 4 }).map(String),
+    readyOutside: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+  }), { nil: undefined });
+
   type ClusterSpec = { replicas: number; atOnce: string; zones: string[]; readyOutside: boolean[] };
-  function worldOf(specs: readonly ClusterSpec[], answeringSteps: number): World {
+  type GroupSpec = { replicas: number; atOnce: string; readyOutside: boolean[] };
+  function worldOf(specs: readonly ClusterSpec[], answeringSteps: number, group?: GroupSpec): World {
     const workloads = specs.map(({ replicas, atOnce }, i): RecoveryWorkload => ({
       namespace: 'db', name: `s${i}`, replicas, atOnce, claimTemplates: ['data'],
     }));
-    const pods = specs.flatMap((s, i) => Array.from({ length: s.replicas }, (_, j): RecoveryPod => ({
-      namespace: 'db',
-      name: `s${i}-${j}`,
-      uid: `s${i}-${j}-uid0`,
-      statefulSet: `s${i}`,
-      zone: s.zones[j],
-      scheduled: true,
-      ready: s.zones[j] !== 'zone-a' && s.readyOutside[j],
-    })));
+    const pod = (sts: string, j: number, zone: string, ready: boolean): RecoveryPod => ({
+      namespace: 'db', name: `${sts}-${j}`, uid: `${sts}-${j}-uid0`, statefulSet: sts, zone, scheduled: true, ready,
+    });
+    const pods = specs.flatMap((s, i) => Array.from({ length: s.replicas },
+      (_, j) => pod(`s${i}`, j, s.zones[j], s.zones[j] !== 'zone-a' && s.readyOutside[j])));
+    for (const [z, zone] of (group ? ZONES : []).entries()) {
+      const { replicas, atOnce, readyOutside } = group!;
+      workloads.push({
+        namespace: 'db',
+        name: `g-${zone}`,
+        replicas,
+        atOnce,
+        claimTemplates: ['data'],
+        pinnedTo: zone,
+        standIn: true,
+        zoneGroup: 'g',
+      });
+      pods.push(...Array.from({ length: replicas }, (_, j) => pod(`g-${zone}`, j, zone, zone !== 'zone-a' && readyOutside[z])));
+    }
     return new World(workloads, pods, answeringSteps);
   }
 
+  /** Whether `x`'s data lives on outside zone-a: its own Ready pods, or its zone group's others'. */
+  const hasCopy = (w: World, x: RecoveryWorkload) => w.pods.some((p) => p.ready && (x.zoneGroup === undefined
+    ? p.statefulSet === x.name
+    : p.statefulSet !== x.name && w.workloads.some((o) => o.name === p.statefulSet && o.zoneGroup === x.zoneGroup)));
+
   test('never while the zone answers, only the lost zone\'s pods, never past atOnce, never without a copy elsewhere; all come back', () => {
-    fc.assert(fc.property(clusters, fc.integer({ min: 0, max: 3 }), timelines, (specs, answeringSteps, timeline) => {
-      const w = worldOf(specs, answeringSteps);
-      const readyAnywhere = (x: RecoveryWorkload) => w.pods.some((p) => p.statefulSet === x.name && p.ready);
-      const hadCopy = new Map(w.workloads.map((x) => [x.name, readyAnywhere(x)]));
+    const answering = fc.integer({ min: 0, max: 3 });
+    fc.assert(fc.property(clusters, answering, timelines, groups, (specs, answeringSteps, timeline, group) => {
+      const w = worldOf(specs, answeringSteps, group);
+      const hadCopy = new Map(w.workloads.map((x) => [x.name, hasCopy(w, x)]));
       timeline.forEach(([race, zone, starts, lag], step) => {
         const plan = planRecovery(w.input(step));
         if (step < answeringSteps) expect(plan.delete).toEqual([]);
@@ -291,7 +368,8 @@ describe('properties over random clusters, stepped through time', () => {
         w.settle(() => true);
       }
       for (const x of w.workloads) {
-        const valid = /^[0-9]+$/.test(x.atOnce!) && Number(x.atOnce) < x.replicas;
+        const most = x.zoneGroup === undefined ? x.replicas - 1 : x.replicas;
+        const valid = /^[0-9]+$/.test(x.atOnce!) && Number(x.atOnce) <= most;
         const own = w.pods.filter((p) => p.statefulSet === x.name);
         const stuckElsewhere = own.some((p) => !p.ready && p.zone !== 'zone-a' && !madeAgain(p));
         if (valid && hadCopy.get(x.name) && !stuckElsewhere) expect(own.filter((p) => p.zone === 'zone-a')).toEqual([]);

@@ -99,3 +99,48 @@ describe('ZoneController with lostZoneRecovery', () => {
     expect(() => ZoneController.recoverFromLostZone(statefulSet(chart), installed, 1)).toThrow(/serves the namespaces other .* not db/);
   });
 });
+
+describe('a StatefulSet pinned to a zone (one of a zone group)', () => {
+  const GROUP = 'cdk8s-zones.dev/zone-group';
+  const IN_GROUP = { [GROUP]: 'ingester' };
+  const requiredTerms = (json: any) =>
+    json.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+  function pinned(chart: Chart, zone: string, annotations: Record<string, string> = IN_GROUP, how: 'affinity' | 'selector' = 'affinity') {
+    const pin = { key: 'topology.kubernetes.io/zone', operator: 'In', values: [zone] };
+    const required = { nodeSelectorTerms: [{ matchExpressions: [pin] }] };
+    const placement = how === 'affinity'
+      ? { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } } }
+      : { nodeSelector: { 'topology.kubernetes.io/zone': zone } };
+    return new ApiObject(chart, `ingester-${zone}`, {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: `ingester-${zone}`, annotations },
+      spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'i' }], ...placement } } },
+    });
+  }
+
+  test('gets its zone\'s stand-in term ORed with its own, once, and may bring all its pods back at once', () => {
+    const { chart, controller } = app();
+    const sts = pinned(chart, 'eu-west-1a');
+    ZoneController.recoverFromLostZone(sts, controller, 2);
+    ZoneController.recoverFromLostZone(sts, controller, 2); // twice: still one stand-in term
+    const json = Testing.synth(chart)[0];
+    expect(json.metadata.annotations).toEqual({ 'cdk8s-zones.dev/zone-group': 'ingester', [ANNOTATION]: '2' });
+    expect(requiredTerms(json)).toEqual([
+      { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['eu-west-1a'] }] },
+      { matchExpressions: [{ key: 'stand-in.cdk8s-zones.dev/eu-west-1a', operator: 'Exists' }] },
+    ]);
+  });
+
+  test.each([
+    ['no zone group', {}, 'affinity', 1,
+      "ZoneController.recoverFromLostZone 'db/ingester-zone-a': statefulSet=\"ingester-zone-a\" its pods are pinned to zone zone-a and their " +
+      "data lives on only in the other zones' StatefulSets of their zone group, but it names none"],
+    ['a nodeSelector pin', { [GROUP]: 'ingester' }, 'selector', 1, 'its pods are pinned to zone zone-a by a nodeSelector, which a stand-in term cannot widen'],
+    ['more at once than it has', { [GROUP]: 'ingester' }, 'affinity', 3, 'atOnce=3 cdk8s-zones.dev/lost-zone-recovery 3 must be at most its replicas (2)'],
+  ] as const)('%s: refused at synth time, naming the StatefulSet and the rule', (_, annotations, how, atOnce, message) => {
+    const { chart, controller } = app();
+    ZoneController.recoverFromLostZone(pinned(chart, 'zone-a', annotations, how), controller, atOnce);
+    expect(() => Testing.synth(chart)).toThrow(message);
+  });
+});

@@ -6,13 +6,20 @@
  * stale Lease is a matter of time: the reconciler looks again every few seconds while a zone is lost).
  */
 import { LOST_ZONE_RECOVERY_ANNOTATION } from '../../../src/contract/lost-zone';
+import { ZONE_GROUP_ANNOTATION } from '../../../src/contract/zone-check';
 import { shiftInForce } from '../../../src/contract/zone-shift';
 import { KubeObject } from '../kube/api';
 import { readyStatus, slimMeta, slimPod, slimReadyNode } from '../kube/transforms';
 import { CLAIMS, NODES, PODS, STATEFULSETS, VOLUMES } from '../resources';
-import { Caches, Change, nodeLeasesWatch, shiftsWatch, Watches } from '../watches';
+import { Caches, Change, inputsChanged, nodeLeasesWatch, shiftsWatch, Watches } from '../watches';
 
 export type RecoveryWatch = 'shifts' | 'nodes' | 'leases' | 'statefulSets' | 'pods' | 'claims' | 'volumes';
+
+/**
+ * The key of the stand-in labels (src/lost-zone/stand-ins.ts), queued by every change: they outlive the shifts.
+ * No ZoneShift has this name ('#' is not allowed in one).
+ */
+export const STAND_INS_KEY = '#stand-ins';
 
 /** The shifts that declare a zone lost and hold now: each is a key. */
 export function lostShiftKeys(caches: Caches<RecoveryWatch>, nowMs = Date.now()): string[] {
@@ -26,7 +33,7 @@ export function lostShiftKeys(caches: Caches<RecoveryWatch>, nowMs = Date.now())
 export function slimStatefulSet(sts: KubeObject): KubeObject {
   const optedIn = sts.metadata.annotations?.[LOST_ZONE_RECOVERY_ANNOTATION] !== undefined;
   return {
-    metadata: slimMeta(sts.metadata, { annotations: [LOST_ZONE_RECOVERY_ANNOTATION] }),
+    metadata: slimMeta(sts.metadata, { annotations: [LOST_ZONE_RECOVERY_ANNOTATION, ZONE_GROUP_ANNOTATION] }),
     spec: optedIn ? {
       replicas: sts.spec?.replicas ?? 1,
       volumeClaimTemplates: (sts.spec?.volumeClaimTemplates as KubeObject[] | undefined ?? [])
@@ -54,10 +61,10 @@ const inputsOf = (watch: RecoveryWatch, obj: KubeObject): string => {
 };
 
 export function recoveryWatches(): Watches<RecoveryWatch> {
-  const onChange = (watch: RecoveryWatch) => ({ obj, old }: Change, c: Caches<RecoveryWatch>) =>
-    (old && inputsOf(watch, old) === inputsOf(watch, obj) ? [] : lostShiftKeys(c));
+  const onChange = (watch: RecoveryWatch) => (change: Change, c: Caches<RecoveryWatch>) =>
+    (inputsChanged(change, (obj) => inputsOf(watch, obj)) ? [...lostShiftKeys(c), STAND_INS_KEY] : []);
   return {
-    shifts: { ...shiftsWatch<RecoveryWatch>(({ obj }) => [obj.metadata.name]), primary: true },
+    shifts: { ...shiftsWatch<RecoveryWatch>(({ obj }) => [obj.metadata.name, STAND_INS_KEY]), primary: true },
     nodes: {
       resource: NODES,
       transform: slimReadyNode,

@@ -3,25 +3,23 @@
  * pure plan (src/lost-zone/recovery-plan.ts) decide which opted-in StatefulSet pods come back now, records them in
  * the shift's `status.recovery`, then deletes each one's claims in the zone and the pod itself, at once (its node
  * will never confirm), so that the StatefulSet controller makes both again in a surviving zone. Recorded before
- * deleted: a controller restarted between the two deletes again (same uid), never twice the count.
- * docs/runbooks/zone-lost.md.
+ * deleted: a controller restarted between the two deletes again (same uid), never twice the count. Pods pinned to
+ * the lost zone with a stand-in term come back on the other zones' nodes, which it labels first, and whose labels
+ * it keeps while any stand-in is away from its zone (its own key, `STAND_INS_KEY`). docs/runbooks/zone-lost.md.
  */
-import { RecoveryWatch, recoveryWatches } from './lost-zone-recovery-watches';
+import { recoveryInput, standInInput } from './lost-zone-recovery-input';
+import { RecoveryWatch, recoveryWatches, STAND_INS_KEY } from './lost-zone-recovery-watches';
 import { patchStatus, statusHolds } from './status';
-import { nodeZone } from './zone-shift-decision';
-import { LostZoneRecoveryStatus, LOST_ZONE_RECOVERY_ANNOTATION, nodeAnswers } from '../../../src/contract/lost-zone';
-import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
+import { LostZoneRecoveryStatus } from '../../../src/contract/lost-zone';
 import { LOST_ZONE_RECOVERY, LOST_ZONE_RECOVERY_RULES } from '../../../src/contract/reconcilers';
-import { shiftCovers, shiftInForce, ZoneShiftSpec } from '../../../src/contract/zone-shift';
-import { pinnedZone, WELL_KNOWN_ZONE_KEYS } from '../../../src/kubernetes/pinned-zone';
-import { conditionHolds } from '../../../src/kubernetes/pod-life';
-import { PodDeletion, planRecovery, RecoveryInput } from '../../../src/lost-zone/recovery-plan';
-import { volumeZone } from '../../../src/lost-zone/volume-zone';
+import { shiftInForce } from '../../../src/contract/zone-shift';
+import { PodDeletion, planRecovery } from '../../../src/lost-zone/recovery-plan';
+import { standInLabelChanges } from '../../../src/lost-zone/stand-ins';
 import { defineReconciler } from '../define-reconciler';
-import { isStatus, KubeObject, resourcePath } from '../kube/api';
+import { isStatus, resourcePath } from '../kube/api';
 import { ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
-import { CLAIMS, PODS, ZONE_SHIFTS } from '../resources';
+import { CLAIMS, NODES, PODS, ZONE_SHIFTS } from '../resources';
 import { Caches } from '../watches';
 
 const NAME = LOST_ZONE_RECOVERY;
@@ -46,62 +44,6 @@ export function lostZoneRecoverer(): Reconciler {
   });
 }
 
-/** The plan's input, read from the caches: what is in `spec.zone`, of the namespaces the shift covers. */
-export function recoveryInput(
-  caches: Caches<RecoveryWatch>, spec: ZoneShiftSpec, topologyKeys: readonly string[],
-  previous: LostZoneRecoveryStatus | undefined, nowMs: number,
-): RecoveryInput {
-  const nodes = caches.list('nodes');
-  const zoneByNode = new Map(nodes.map((n) => [n.metadata.name, nodeZone(n, topologyKeys)]));
-  const covered = (obj: KubeObject) => shiftCovers(spec, obj.metadata.namespace);
-  const workloads = caches.list('statefulSets')
-    .filter((s) => covered(s) && s.metadata.annotations?.[LOST_ZONE_RECOVERY_ANNOTATION] !== undefined);
-  const names = new Set(workloads.map((s) => `${s.metadata.namespace}/${s.metadata.name}`));
-  const ownerOf = (pod: KubeObject) => pod.metadata.ownerReferences?.find((o) => o.controller && o.kind === 'StatefulSet')?.name;
-  const pods = caches.list('pods').filter((p) => names.has(`${p.metadata.namespace}/${ownerOf(p)}`));
-  const zoneOfVolume = new Map(caches.list('volumes').map((v) => [v.metadata.name, volumeZone(v, topologyKeys)]));
-  return {
-    zone: spec.zone,
-    nodes: nodes.map((n) => ({
-      name: n.metadata.name,
-      zone: zoneByNode.get(n.metadata.name),
-      answers: answers(caches, n, nowMs),
-    })),
-    workloads: workloads.map((s) => ({
-      namespace: s.metadata.namespace!,
-      name: s.metadata.name,
-      replicas: s.spec?.replicas ?? 1,
-      atOnce: s.metadata.annotations![LOST_ZONE_RECOVERY_ANNOTATION],
-      claimTemplates: (s.spec?.volumeClaimTemplates ?? []).map((t: KubeObject) => t.metadata.name),
-      pinnedTo: pinnedZone(s.spec?.template?.spec, [...WELL_KNOWN_ZONE_KEYS, topologyKeys[0]]),
-    })),
-    pods: pods.map((p) => ({
-      namespace: p.metadata.namespace!,
-      name: p.metadata.name,
-      uid: p.metadata.uid ?? '',
-      statefulSet: ownerOf(p)!,
-      zone: zoneByNode.get(p.spec?.nodeName ?? ''),
-      scheduled: Boolean(p.spec?.nodeName),
-      ready: conditionHolds(p, 'Ready') && !p.metadata.deletionTimestamp,
-    })),
-    claims: caches.list('claims').filter(covered).map((c) => ({
-      namespace: c.metadata.namespace!,
-      name: c.metadata.name,
-      zone: c.spec?.volumeName ? zoneOfVolume.get(c.spec.volumeName) : undefined,
-      deleting: Boolean(c.metadata.deletionTimestamp),
-    })),
-    volumesInZone: [...zoneOfVolume.values()].filter((z) => z === spec.zone).length,
-    previous,
-    nowMs,
-  };
-}
-
-/** Whether `node` answers (`nodeAnswers`: Ready, or its Lease fresh). */
-function answers(caches: Caches<RecoveryWatch>, node: KubeObject, nowMs: number): boolean {
-  const renewed = Date.parse(caches.get('leases', `${NODE_LEASE_NAMESPACE}/${node.metadata.name}`)?.spec?.renewTime ?? '');
-  return nodeAnswers(conditionHolds(node, 'Ready'), Number.isNaN(renewed) ? undefined : renewed, nowMs);
-}
-
 class LostZoneRecovery {
   private readonly log: ReconcilerContext['log'];
   /** The status this run wrote last, per shift: the next decision builds on it even before the cache shows it. */
@@ -116,6 +58,7 @@ class LostZoneRecovery {
   }
 
   async reconcile(name: string): Promise<ReconcileResult> {
+    if (name === STAND_INS_KEY) return this.labelStandIns();
     const shift = this.caches.get('shifts', name);
     const now = Date.now();
     const spec = shift && shiftInForce(shift, now);
@@ -130,8 +73,24 @@ class LostZoneRecovery {
       this.written.set(name, plan.status);
       this.log.info('lost zone recovery', { shift: name, zone: spec.zone, phase: plan.status.phase, message: plan.status.message });
     }
+    // the stand-in nodes labelled before a pinned pod is deleted: it comes back on them at once
+    if (plan.delete.length > 0) await this.labelStandIns();
     for (const deletion of plan.delete) await this.bringBack(deletion, spec.zone);
     return { requeueAfter: RECOVERY_EVERY_MS };
+  }
+
+  /** Puts exactly the stand-in labels the rule wants on each node (`standInLabelChanges`). */
+  private async labelStandIns(): Promise<ReconcileResult> {
+    const changes = standInLabelChanges(standInInput(this.caches, this.topologyKeys, Date.now()));
+    for (const { node, labels } of changes) {
+      try {
+        await this.ctx.kube.patch(resourcePath(NODES, undefined, node), { metadata: { labels } });
+      } catch (err) {
+        if (!isStatus(err, 404)) throw err; // a node gone meanwhile needs no label
+      }
+      this.log.info('stand-in labels', { node, labels });
+    }
+    return {};
   }
 
   /** Deletes the pod's claims in the lost zone, then the pod itself at once (only that very pod: its uid). */

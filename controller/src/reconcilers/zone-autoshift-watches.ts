@@ -12,7 +12,7 @@ import { KubeObject } from '../kube/api';
 import { byNamespace } from '../kube/informer';
 import { readyStatus, slimMeta, slimPod, slimReadyNode } from '../kube/transforms';
 import { NODES, PODS, SERVICES, ZONE_AUTOSHIFTS } from '../resources';
-import { Change, nodeLeasesWatch, shiftsWatch, Watches } from '../watches';
+import { Change, inputsChanged, nodeLeasesWatch, shiftsWatch, Watches } from '../watches';
 
 export type AutoshiftWatch = 'policies' | 'shifts' | 'nodes' | 'leases' | 'pods' | 'services';
 
@@ -51,7 +51,7 @@ export function autoshiftWatches(policy: string): Watches<AutoshiftWatch> {
     nodes: {
       resource: NODES,
       transform: slimSignalNode,
-      keys: ({ obj, old }) => (old && nodeInputs(old) === nodeInputs(obj) ? [] : [policy]),
+      keys: (change) => (inputsChanged(change, nodeInputs) ? [policy] : []),
     },
     leases: nodeLeasesWatch(),
     pods: {
@@ -59,7 +59,7 @@ export function autoshiftWatches(policy: string): Watches<AutoshiftWatch> {
       labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
       transform: slimSignalPod,
       indexes: { namespace: byNamespace },
-      keys: ({ obj, old }) => (old && podInputs(old) === podInputs(obj) ? [] : [policy]),
+      keys: (change) => (inputsChanged(change, podInputs) ? [policy] : []),
     },
     services: {
       resource: SERVICES,

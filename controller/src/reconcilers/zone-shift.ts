@@ -23,7 +23,7 @@ import { isStatus, KubeObject, resourcePath } from '../kube/api';
 import { slimPod, slimTaintedNode } from '../kube/transforms';
 import { ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
-import { Caches, shiftsWatch, Watches } from '../watches';
+import { Caches, inputsChanged, shiftsWatch, Watches } from '../watches';
 import { zoneGateCondition } from './zone-gate-decision';
 import { NODE_POOLS, NODES, PODS, ZONE_SHIFTS } from '../resources';
 
@@ -105,16 +105,16 @@ export function zoneShiftWatches(nodePools = false): Watches<ShiftWatch> {
     nodes: {
       resource: NODES,
       transform: slimTaintedNode,
-      keys: ({ obj, old }, c) => {
-        const unchanged = old && nodeInputs(old) === nodeInputs(obj);
-        return unchanged ? [] : [NODE + obj.metadata.name, ...shiftKeys(c)];
+      keys: (change, c) => {
+        if (!inputsChanged(change, nodeInputs)) return [];
+        return [NODE + change.obj.metadata.name, ...shiftKeys(c)];
       },
     },
     pods: {
       resource: PODS,
       labelSelector: `${ZoneAnnotation.OPT_IN_LABEL}=${ZoneAnnotation.OPT_IN_VALUE}`,
       transform: (pod) => slimPod(pod, ANNOTATOR_POD_SHAPE),
-      keys: ({ obj, old }, c) => (old && gateShown(old) === gateShown(obj) ? [] : shiftKeys(c)),
+      keys: (change, c) => (inputsChanged(change, gateShown) ? shiftKeys(c) : []),
     },
   };
 }

@@ -7,7 +7,9 @@
  * nodes deleted, as a cloud's node controller deletes nodes whose instances are gone): the StatefulSets make their
  * pods again, Pending on claims whose volumes are in zone-a. The opted-in ones come back in the surviving zones, one
  * at a time, each on a new claim whose volume is there, every deletion recorded on the shift and as an Event; the
- * other StatefulSet's pod stays Pending on its claim in zone-a, as it was.
+ * other StatefulSet's pod stays Pending on its claim in zone-a, as it was. A zone group of one StatefulSet per zone,
+ * each pinned to its zone (as Loki's per-zone ingesters), opts in too: zone-a's pods stand in on the other zones'
+ * nodes, which the controller labels, and the labels stay (the zone back, the shift over) until none is away.
  */
 import { Chart, Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
@@ -21,6 +23,8 @@ import { waitFor } from './wait';
 import { OutageMode, zoneOutage, ZoneOutage } from './zone-outage';
 import { Zonal, ZoneController, ZoneTopology } from '../../../src';
 import { SHIFT_RULES } from '../../../src/cli/cli-rbac';
+import { standInLabel } from '../../../src/contract/lost-zone';
+import { ZONE_GROUP_ANNOTATION } from '../../../src/contract/zone-check';
 import { ZONE_SHIFT_TAINT_KEY } from '../../../src/contract/zone-shift';
 
 const cluster = testCluster();
@@ -34,17 +38,23 @@ const zoneOfNode = new Map(info.nodes.map((n) => [n.name, n.zone]));
 /** The cluster's namespace the controller gets a Role in (its nodes' Leases). */
 const CLUSTER_NAMESPACES = ['kube-node-lease'];
 
-/** A StatefulSet of `replicas` pause pods, a claim `data` each, spread over the zones. */
-function statefulSet(chart: Chart, name: string, replicas: number): k8s.KubeStatefulSet {
+/**
+ * A StatefulSet of `replicas` pause pods, a claim `data` each, spread over the zones, or pinned to `pinnedTo` (one of
+ * the zone group `ingester`).
+ */
+function statefulSet(chart: Chart, name: string, replicas: number, pinnedTo?: string): k8s.KubeStatefulSet {
   const labels = { app: name };
+  const pin = { key: 'topology.kubernetes.io/zone', operator: 'In', values: [pinnedTo] };
+  const required = { nodeSelectorTerms: [{ matchExpressions: [pin] }] };
+  const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } };
   const sts = new k8s.KubeStatefulSet(chart, name, {
-    metadata: { name },
+    metadata: { name, ...(pinnedTo ? { annotations: { [ZONE_GROUP_ANNOTATION]: 'ingester' } } : {}) },
     spec: {
       replicas,
       serviceName: name,
       podManagementPolicy: 'Parallel',
       selector: { matchLabels: labels },
-      template: { metadata: { labels }, spec: RESTRICTED_PAUSE_POD as any },
+      template: { metadata: { labels }, spec: { ...RESTRICTED_PAUSE_POD, ...(pinnedTo ? { affinity } : {}) } as any },
       volumeClaimTemplates: [{
         metadata: { name: 'data' },
         spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: k8s.Quantity.fromString('1Gi') } } },
@@ -52,11 +62,11 @@ function statefulSet(chart: Chart, name: string, replicas: number): k8s.KubeStat
     },
   });
   const kubernetesVersion = /^v(\d+\.\d+)/.exec(info.kubernetesVersion)![1];
-  Zonal.spread(sts, { topology: new ZoneTopology({ zones: [...ZONES], kubernetesVersion }) });
+  if (!pinnedTo) Zonal.spread(sts, { topology: new ZoneTopology({ zones: [...ZONES], kubernetesVersion }) });
   return sts;
 }
 
-/** The controller (every object but its Deployment), `cache` (opted in) and `solo` (not). */
+/** The controller (every object but its Deployment); `cache` and the zone group `ingester-*` opted in, `solo` not. */
 function objects(): { platform: KubeObject[]; apps: KubeObject[]; args: string[] } {
   const app = Testing.app();
   const platformChart = new Chart(app, 'platform');
@@ -66,6 +76,7 @@ function objects(): { platform: KubeObject[]; apps: KubeObject[]; args: string[]
   const chart = new Chart(app, 'apps', { namespace: appsNs });
   ZoneController.recoverFromLostZone(statefulSet(chart, 'cache', 6), controller, 1);
   statefulSet(chart, 'solo', 3);
+  for (const zone of ZONES) ZoneController.recoverFromLostZone(statefulSet(chart, `ingester-${zone}`, 2, zone), controller, 2);
   const platform = Testing.synth(platformChart);
   const args: string[] = platform.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args.slice(1);
   return { platform: platform.filter((o) => o.kind !== 'Deployment'), apps: Testing.synth(chart), args };
@@ -114,7 +125,15 @@ beforeAll(async () => {
     await tokenKubeconfig(client, info, controllerNs, NAME));
   await untilAllReady('cache', 6);
   await untilAllReady('solo', 3);
+  for (const zone of ZONES) await untilAllReady(`ingester-${zone}`, 2);
 });
+
+/** The nodes that carry the stand-in label of the lost zone, with their zone. */
+async function standInNodes(): Promise<string[]> {
+  const nodes = await client.list<any>('v1', 'Node');
+  return nodes.filter((n) => n.metadata.labels?.[standInLabel(LOST)] === 'true')
+    .map((n) => `${n.metadata.name}@${zoneOfNode.get(n.metadata.name)}`).sort();
+}
 
 afterAll(async () => {
   await outage?.restore().catch(() => undefined);
@@ -136,6 +155,9 @@ afterAll(async () => {
 test('a zone declared lost: the opted-in pods there come back in the surviving zones, one at a time, once its nodes are gone', async () => {
   const cacheBefore = await placed('cache');
   const soloBefore = await placed('solo');
+  const groupBefore = await Promise.all(ZONES.map((zone) => placed(`ingester-${zone}`)));
+  expect(groupBefore.map((pods) => pods.map((p) => p.zone))).toEqual(ZONES.map((zone) => [zone, zone]));
+  expect(await standInNodes()).toEqual([]);
   const lostPods = cacheBefore.filter((p) => p.zone === LOST).map((p) => p.name);
   expect(lostPods).toHaveLength(2);
   expect(cacheBefore.every((p) => p.claimZone === p.zone)).toBe(true);
@@ -175,11 +197,25 @@ test('a zone declared lost: the opted-in pods there come back in the surviving z
     expect(p.claimZone).toBe(p.zone);
     if (!lostPods.includes(p.name)) expect(p.uid).toBe(cacheBefore.find((b) => b.name === p.name)!.uid);
   }
+  // the zone group: zone-a's ingesters stand in on the other zones' nodes, labelled for it; the others untouched
+  const standIns = await untilAllReady(`ingester-${LOST}`, 2);
+  expect(standIns.every((p) => p.zone !== LOST && p.claimZone === p.zone)).toBe(true);
+  for (const [i, zone] of ZONES.entries()) {
+    if (zone !== LOST) expect((await placed(`ingester-${zone}`)).map((p) => p.uid)).toEqual(groupBefore[i].map((p) => p.uid));
+  }
+  const survivors = [...zoneOfNode].filter(([, zone]) => zone !== LOST).map(([name, zone]) => `${name}@${zone}`).sort();
+  expect(await standInNodes()).toEqual(survivors);
+  console.log(`lost zone: the zone group's ${standIns.length} pods of ${LOST} standing in on ${standIns.map((p) => p.zone).join(', ')}, ` +
+    `${((Date.now() - gone) / 1000).toFixed(1)} s after the zone's nodes were deleted`);
+
   const recovery = (await lostShift()).status.recovery;
+  const ofCache = recovery.recovered.filter((r: any) => r.statefulSet === 'cache');
+  expect(new Set(recovery.recovered.filter((r: any) => r.statefulSet !== 'cache').map((r: any) => r.pod)))
+    .toEqual(new Set([`ingester-${LOST}-0`, `ingester-${LOST}-1`]));
   // each lost pod deleted with its claim; once more, alone, if the StatefulSet made it again on the claim going
-  const first = lostPods.map((pod) => recovery.recovered.find((r: any) => r.pod === pod));
+  const first = lostPods.map((pod) => ofCache.find((r: any) => r.pod === pod));
   expect(first.map((r: any) => [r.statefulSet, r.pod, r.claims])).toEqual(lostPods.map((pod) => ['cache', pod, [`data-${pod}`]]));
-  const again = recovery.recovered.filter((r: any) => !first.includes(r));
+  const again = ofCache.filter((r: any) => !first.includes(r));
   expect(again.filter((r: any) => !lostPods.includes(r.pod) || r.claims.length > 0)).toEqual([]);
   expect(recovery.held).toEqual([]);
 
@@ -190,14 +226,15 @@ test('a zone declared lost: the opted-in pods there come back in the surviving z
 
   // every deletion an Event on its StatefulSet; the controller was refused nothing; `shift status` shows it
   const events = await client.list<any>('v1', 'Event', { namespace: appsNs });
-  const recoveries = events.filter((e) => e.reason === 'LostZoneRecovery' && e.involvedObject.name === 'cache');
+  const recoveries = events.filter((e) => e.reason === 'LostZoneRecovery');
+  expect(new Set(recoveries.map((e) => e.involvedObject.name))).toEqual(new Set(['cache', `ingester-${LOST}`]));
   const said = (r: any) => `zone ${LOST} is lost: pod ${r.pod} deleted` +
     `${r.claims.length > 0 ? ` with its claims ${r.claims.join(', ')}` : ''}, to come back in a surviving zone`;
   expect(new Set(recoveries.map((e) => e.message))).toEqual(new Set(recovery.recovered.map(said)));
   expect(controller!.logs.filter((l) => /forbidden|HTTP 403/i.test(JSON.stringify(l)))).toEqual([]);
   const shown = await runCliAs(cli, 'shift', 'status');
   expect(shown).toMatchObject({ code: 0, stderr: '' });
-  expect(shown.stdout).toContain(`  lost zone, recovery Recovered: zone ${LOST} lost: every opted-in pod that can come back is back elsewhere (2 brought back)`);
+  expect(shown.stdout).toContain(`  lost zone, recovery Recovered: zone ${LOST} lost: every opted-in pod that can come back is back elsewhere (4 brought back)`);
   for (const pod of lostPods) expect(shown.stdout).toContain(`  pod/${appsNs}/${pod} of statefulset/cache brought back at `);
   // a person ends the shift: it goes (what the recovery deleted stays deleted: the pods are where they came back)
   expect(await runCliAs(cli, 'shift', 'cancel', '--zone', LOST)).toMatchObject({ code: 0, stderr: '' });
@@ -209,4 +246,14 @@ test('a zone declared lost: the opted-in pods there come back in the surviving z
   outage = undefined;
   const zoneNodes = (await client.list<any>('v1', 'Node')).filter((n) => zoneOfNode.get(n.metadata.name) === LOST);
   expect(zoneNodes.flatMap((n) => n.spec.taints ?? []).filter((t: any) => t.key === ZONE_SHIFT_TAINT_KEY)).toEqual([]);
+
+  // the stand-ins stay where they came back, and so do the labels they need (the shift over, the zone back)
+  expect(await standInNodes()).toEqual(survivors);
+  // zone-a's ingesters moved home (the StatefulSet and its claims deleted): no stand-in is away, the labels go
+  await client.delete('apps/v1', 'StatefulSet', `ingester-${LOST}`, appsNs);
+  for (const i of [0, 1]) await client.delete('v1', 'PersistentVolumeClaim', `data-ingester-${LOST}-${i}`, appsNs);
+  await waitFor('the stand-in labels gone from every node', async () => {
+    const left = await standInNodes();
+    return { done: left.length === 0, state: JSON.stringify(left) };
+  }, { timeoutMs: 60_000 });
 });
