@@ -111,7 +111,9 @@ export interface LokiDirectOptions {
   /**
    * The runtime controller that rolls the ingesters zone by zone: a `ZoneController` of this app with
    * `zoneAwareUpdate`, or `ZoneController.fromInstalled(...)` for one another app installs (serving this
-   * namespace). The ingesters admit its pods to their HTTP port (it asks their `/ready`).
+   * namespace). The ingesters admit its pods to their HTTP port (it asks their `/ready`). With
+   * `lostZoneRecovery`, also the controller that brings them back from a lost zone (then it may roll none:
+   * `ingesterRollout: IngesterRollout.PARTITIONED`).
    *
    * @default - none: the ingesters roll by a partitioned RollingUpdate (see `ingesterRollout`)
    */

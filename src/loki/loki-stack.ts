@@ -138,7 +138,11 @@ export class ZoneAwareLokiStack extends Construct {
     if (direct.lostZoneRecovery === true) recoverIngesters(where, p, rendered.ingesters, direct.controller);
     this.ingesters = rendered.ingesters;
     this.configMap = rendered.configMap;
-    const rollout = { mode: direct.ingesterRollout ?? IngesterRollout.AUTO, controller: direct.controller };
+    const rollout = {
+      mode: direct.ingesterRollout ?? IngesterRollout.AUTO,
+      controller: direct.controller,
+      recovers: direct.lostZoneRecovery,
+    };
     const ingesters = ingesterRollout(this, p, rendered.ingesters, rollout);
     if (p.migrationByController) {
       migrationRollouts(this, p, rendered.deployments, ingesters!, direct.controller!, QUERY_INGESTERS_WITHIN);

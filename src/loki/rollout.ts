@@ -42,8 +42,10 @@ export enum IngesterRollout {
 /** The ingester rollout's settings, from the stack's props. */
 export interface IngesterRolloutOptions {
   readonly mode: IngesterRollout;
-  /** The controller that rolls them. */
+  /** The controller that rolls them (or brings them back from a lost zone). */
   readonly controller?: IZoneController;
+  /** The controller brings them back from a lost zone (`direct.lostZoneRecovery`): it may roll none. */
+  readonly recovers?: boolean;
 }
 
 /**
@@ -54,9 +56,10 @@ export interface IngesterRolloutOptions {
 export function ingesterRollout(
   scope: Construct, p: ResolvedLoki, ingesters: readonly k8s.KubeStatefulSet[], options: IngesterRolloutOptions,
 ): ZoneAwareUpdate | undefined {
-  if (options.mode === IngesterRollout.PARTITIONED && options.controller !== undefined) {
+  if (options.mode === IngesterRollout.PARTITIONED && options.controller !== undefined && options.recovers !== true) {
     throw invalidProp(p.where, 'direct.controller', describeController(options.controller),
-      'names the controller that rolls the ingesters, but direct.ingesterRollout is IngesterRollout.PARTITIONED (no controller rolls them): drop one of the two');
+      'names the controller that rolls the ingesters, but direct.ingesterRollout is IngesterRollout.PARTITIONED (no controller rolls them) ' +
+      'and direct.lostZoneRecovery is off: drop one of the two');
   }
   if (options.mode === IngesterRollout.PARTITIONED) return undefined;
   const controller = options.controller;

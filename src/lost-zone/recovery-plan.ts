@@ -94,7 +94,8 @@ const key = (namespace: string, name: string) => `${namespace}/${name}`;
 export function planRecovery(input: RecoveryInput): RecoveryPlan {
   const recovered = [...input.previous?.recovered ?? []];
   const zoneNodes = input.nodes.filter((n) => n.zone === input.zone);
-  if (zoneNodes.length === 0 && input.volumesInZone === 0) {
+  // a zone with neither is a mistake, unless its last volumes went with the pods brought back
+  if (zoneNodes.length === 0 && input.volumesInZone === 0 && recovered.length === 0) {
     const message = `zone ${input.zone} has no node and no volume: nothing to recover (is the zone right?); nothing is deleted`;
     return { status: { phase: 'Invalid', message, recovered, held: [] }, delete: [] };
   }

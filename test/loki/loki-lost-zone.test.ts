@@ -5,7 +5,7 @@
  * back at a time. Refused without a controller.
  */
 import { Chart, Testing } from 'cdk8s';
-import { LokiDirectOptions, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
+import { IngesterRollout, LokiDirectOptions, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
 import { analyzeManifests } from '../../src/check/analyze';
 import { ZoneInventory } from '../../src/check/inventory';
 
@@ -74,6 +74,15 @@ test('without it, nothing changes', () => {
 test('no controller: refused, naming the stack, the prop and the rule', () => {
   expect(() => synthLoki({}, null))
     .toThrow("ZoneAwareLokiStack 'logs/loki': direct.lostZoneRecovery=true needs direct.controller: the ZoneController that runs lostZoneRecovery");
+});
+
+test('a controller that rolls nothing (a partitioned rollout) may still bring the ingesters back', () => {
+  const partitioned = { ingesterRollout: IngesterRollout.PARTITIONED };
+  const { ingesters } = synthLoki(partitioned, { ...RECOVERING, zoneAwareUpdate: false });
+  expect(ingesters.map((s) => [s.spec.updateStrategy.type, s.metadata.annotations[RECOVERY]]))
+    .toEqual(ingesters.map(() => ['RollingUpdate', '2']));
+  expect(() => synthLoki({ ...partitioned, lostZoneRecovery: false }, { zoneAwareUpdate: true }))
+    .toThrow('IngesterRollout.PARTITIONED (no controller rolls them) and direct.lostZoneRecovery is off: drop one of the two');
 });
 
 test('a controller without lostZoneRecovery: refused, naming the feature', () => {

@@ -58,6 +58,18 @@ describe('lost-zone recovery plan', () => {
   test('a zone with no node and no volume is Invalid: nothing is deleted', () => {
     const plan = planRecovery(input([statefulSet('redis', 6, '1')], { zone: 'zone-x', volumesInZone: 0 }));
     expect(plan.status.phase).toBe('Invalid');
+    // but a zone whose last volumes went with the pods brought back stays Recovered (found in the Kubernetes tier)
+    const sts = statefulSet('redis', 3, '1');
+    const back = sts.pods.map((p) => (p.zone === 'zone-a' ? { ...p, uid: 'again', zone: 'zone-b', ready: true } : p));
+    const previous: LostZoneRecoveryStatus = {
+      phase: 'Recovering',
+      message: '',
+      held: [],
+      recovered: [{ namespace: 'db', statefulSet: 'redis', pod: 'redis-0', uid: 'redis-0-uid0', claims: ['data-redis-0'], at: 't' }],
+    };
+    const nodes = silentA.filter((n) => n.zone !== 'zone-a');
+    const after = planRecovery(input([sts], { pods: back, claims: [], nodes, volumesInZone: 0, previous }));
+    expect(after.status.phase).toBe('Recovered');
     expect(plan.status.message).toBe('zone zone-x has no node and no volume: nothing to recover (is the zone right?); nothing is deleted');
     expect(plan.delete).toEqual([]);
   });

@@ -2,10 +2,11 @@
  * The ring behind the direct Loki output's ingester pods on kwok, run by Cortex (Apache-2.0; the ring Loki
  * shares with it): a distributor and a querier on 127.0.0.1, and for each ingester pod kwok runs (Running and
  * Ready at once, IP inside 127.0.0.0/8) a Cortex ingester on the pod's IP, as its kubelet would run Loki (HTTP
- * 3100, gRPC 9095, memberlist 7946, the zone its arguments name, a data folder per pod name as its volume),
- * stopped (SIGTERM) when the pod is deleted. Each process gets the flags ../cortex/ring-layout.ts translates
- * from the Loki objects. Records when each pod was down: from its deletion until its successor answers
- * `/ready` (the ingester ACTIVE in the ring). Used by loki-rollout.test.ts and `npm run bench rollout`.
+ * 3100, gRPC 9095, memberlist 7946, the zone its arguments name, a data folder per pod name, or per claim with
+ * `volumeOf`, as its volume), stopped (SIGTERM) when the pod is deleted; a zone lost kills its processes at once.
+ * Each process gets the flags ../cortex/ring-layout.ts translates from the Loki objects. Records when each pod was
+ * down: from its deletion until its successor answers `/ready` (the ingester ACTIVE in the ring). Used by
+ * loki-rollout.test.ts, loki-lost-zone.test.ts and `npm run bench rollout`.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -27,6 +28,7 @@ export const INGESTER_PREFIX = 'logs-ingester-';
  */
 export function lokiObjects(
   namespace: string, zones: string[], perZone: number, endpoint: string, rollout = IngesterRollout.ZONE_AWARE,
+  lostZoneRecovery = false,
 ): KubeObject[] {
   const chart = new Chart(Testing.app(), 'loki', { disableResourceNameHashes: true });
   new ZoneAwareLokiStack(chart, 'loki', {
@@ -39,9 +41,15 @@ export function lokiObjects(
       objectStorage: { bucket: 'logs', endpoint },
       ingesterRollout: rollout,
       // the controller runs as a process
-      controller: rollout === IngesterRollout.ZONE_AWARE
-        ? ZoneController.fromInstalled({ workloadNamespaces: [namespace], zoneAwareUpdate: true })
+      controller: rollout === IngesterRollout.ZONE_AWARE || lostZoneRecovery
+        ? ZoneController.fromInstalled({
+          workloadNamespaces: [namespace],
+          zoneAwareUpdate: rollout === IngesterRollout.ZONE_AWARE,
+          zoneShift: lostZoneRecovery,
+          lostZoneRecovery,
+        })
         : undefined,
+      lostZoneRecovery,
     },
   });
   return Testing.synth(chart);
@@ -56,6 +64,9 @@ export function lokiIngesterManifests(objects: KubeObject[]): KubeObject[] {
     || (o.kind === 'Service' && o.metadata.name === 'logs-ingester'));
 }
 
+/** Where a pod's ingester keeps its data: a folder name under the pod's (e.g. its claim's uid: a new claim, empty). */
+export type VolumeOf = (pod: any) => Promise<string>;
+
 /** A pod being run: its uid, zone and IP, and its process once started. */
 interface Running { readonly uid: string; readonly zone: string; readonly ip: string; process?: CortexProcess }
 
@@ -67,14 +78,17 @@ export class RingOnKwok {
    * Starts the distributor and the querier of `objects` (the Loki objects: the ring settings of every process come
    * from them); ingester pods named `<ingesterPrefix>...` are run as they come (`onPod`), as their ConfigMap says.
    */
-  public static async start(root: string, ingesterPrefix: string, objects: KubeObject[]): Promise<RingOnKwok> {
+  public static async start(
+    root: string, ingesterPrefix: string, objects: KubeObject[], volumeOf?: VolumeOf,
+  ): Promise<RingOnKwok> {
     const port = async (): Promise<Ports> => ({
       http: await freePort(),
       grpc: await freePort(),
       memberlist: await freePort(),
     });
     const ports = { distributor: await port(), querier: await port() };
-    const ring = new RingOnKwok(root, ingesterPrefix, objects, Object.values(ports).map((p) => `127.0.0.1:${p.memberlist}`));
+    const join = Object.values(ports).map((p) => `127.0.0.1:${p.memberlist}`);
+    const ring = new RingOnKwok(root, ingesterPrefix, objects, join, volumeOf);
     const layout = lokiRing(objects);
     for (const [name, p] of Object.entries(ports)) {
       const member = layout.find((w) => w.target === name);
@@ -97,6 +111,7 @@ export class RingOnKwok {
     private readonly ingesterPrefix: string,
     private readonly objects: KubeObject[],
     private readonly join: string[],
+    private readonly volumeOf?: VolumeOf,
   ) {}
 
   public get distributor(): CortexProcess {
@@ -128,9 +143,18 @@ export class RingOnKwok {
       this.after(name, async () => {
         await free;
         const ports = { http: HTTP_PORT, grpc: GRPC_PORT, memberlist: MEMBERLIST_PORT };
-        entry.process = this.run(name, member, entry.ip, ports);
+        const volume = this.volumeOf ? await this.volumeOf(pod) : '';
+        entry.process = this.run(name, member, entry.ip, ports, volume);
       });
     }
+  }
+
+  /**
+   * A zone lost: its ingesters (by the ring zone they run in) die at once (SIGKILL), with whatever they had not
+   * shipped to the store.
+   */
+  public async killZone(zone: string): Promise<void> {
+    await Promise.all([...this.running.values()].filter((r) => r.zone === zone).map((r) => r.process?.kill()));
   }
 
   /** Ends each open down interval whose pod's successor answers /ready. */
@@ -247,10 +271,12 @@ export class RingOnKwok {
     this.chain.set(name, (this.chain.get(name) ?? Promise.resolve()).then(step));
   }
 
-  /** Starts Cortex as `member` on `listen` with its home under the root and the shared store. */
-  private run(name: string, member: Omit<RingWorkload, 'replicas' | 'name'>, listen: string, ports: Ports): CortexProcess {
+  /** Starts Cortex as `member` on `listen` with its home under the root (in `volume`) and the shared store. */
+  private run(
+    name: string, member: Omit<RingWorkload, 'replicas' | 'name'>, listen: string, ports: Ports, volume = '',
+  ): CortexProcess {
     const join = this.join.filter((j) => j !== `${listen}:${ports.memberlist}`);
-    return startCortex(member, name, path.join(this.root, name), this.root, listen, ports, join);
+    return startCortex(member, name, path.join(this.root, name, volume), this.root, listen, ports, join);
   }
 }
 
