@@ -1,10 +1,9 @@
 /**
  * The ingesters' opt-in to the lost-zone recovery (`direct.lostZoneRecovery`). Zone-aware replication keeps a copy
  * of every stream in each of `replicationFactor` zones (the stack refuses a factor whose writes would not survive a
- * zone's loss), so a lost zone's ingesters may come back empty elsewhere, a
- * zone's worth at once: one StatefulSet for all zones brings `ingesterReplicasPerZone` back at a time; a per-zone
- * StatefulSet (its zone group: the ingesters of the other zones) all of its pods, which stand in on the other zones'
- * nodes and keep their ring zone.
+ * zone's loss), so a lost zone's ingesters may come back empty elsewhere, a zone's worth at once: one StatefulSet
+ * for all zones brings `ingesterReplicasPerZone` back at a time; a per-zone StatefulSet (its zone group: the
+ * ingesters of the other zones) all of its pods, which stand in on the other zones' nodes and keep their ring zone.
  */
 import { k8s } from 'cdk8s-plus-28';
 import { ResolvedLoki } from './options';
