@@ -12,6 +12,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { KubeObject } from './kube-client';
+import { waitFor } from './wait';
 import { IngesterRollout, ZoneAwareLokiStack, ZoneController, ZoneTopology } from '../../../src';
 import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { GRPC_PORT, HTTP_PORT, MEMBERLIST_PORT } from '../../../src/loki/direct';
@@ -258,6 +259,20 @@ export class RingOnKwok {
   /** Every sample of `selector` in the last `window`, as `<series label> <value>`; a failure as a string. */
   public async query(selector: string, window: string): Promise<string[] | string> {
     return samples(this.querier.url, selector, window).catch((err: Error) => err.message);
+  }
+
+  /** Waits for a query of `selector` to return at least as many samples as `expected`; the expected ones it lacks. */
+  public async missing(selector: string, expected: readonly string[]): Promise<string[]> {
+    const returned = await waitFor(`every one of ${expected.length} samples returned by a query`, async () => {
+      const values = await this.query(selector, '1h');
+      return {
+        done: typeof values !== 'string' && values.length >= expected.length,
+        value: values as string[],
+        state: typeof values === 'string' ? values : `${values.length} of ${expected.length}`,
+      };
+    }, { timeoutMs: 60_000 });
+    const returnedSet = new Set(returned);
+    return expected.filter((v) => !returnedSet.has(v));
   }
 
   public async stop(): Promise<void> {
