@@ -185,3 +185,9 @@ export function nodeLeasesWatch<W extends string>(): WatchDeclaration<W> {
     transform: (lease) => ({ metadata: slimMeta(lease.metadata), spec: { renewTime: lease.spec?.renewTime } }),
   };
 }
+
+/** When node `node`'s Lease was last renewed (ms), as a `nodeLeasesWatch` named `leases` holds it, if known. */
+export function nodeLeaseRenewedMs(caches: Pick<Caches<'leases'>, 'get'>, node: string): number | undefined {
+  const ms = Date.parse(caches.get('leases', `${NODE_LEASE_NAMESPACE}/${node}`)?.spec?.renewTime ?? '');
+  return Number.isNaN(ms) ? undefined : ms;
+}

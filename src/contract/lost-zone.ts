@@ -7,7 +7,7 @@
  * only): the controller image imports it. docs/runbooks/zone-lost.md.
  */
 import { PROJECT_DOMAIN } from './labels';
-import { ZoneRequirement, zoneOfTerms } from '../kubernetes/pinned-zone';
+import { requiredNodeTerms, ZoneRequirement, zoneOfTerms } from '../kubernetes/pinned-zone';
 
 /**
  * A StatefulSet's opt-in, set by its construct (`ZoneController.recoverFromLostZone`) or by hand: its value is the
@@ -126,8 +126,7 @@ export function standInZoneOfTerm(term: SelectorTerm): string | undefined {
 export function recoveryPin(podSpec: any, zoneKeys: readonly string[]): { zone?: string; standIn: boolean } {
   const bySelector = zoneKeys.map((k) => podSpec?.nodeSelector?.[k]).find((v) => typeof v === 'string');
   if (bySelector !== undefined) return { zone: bySelector, standIn: false };
-  const required = podSpec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  const terms: SelectorTerm[] = required?.nodeSelectorTerms ?? [];
+  const terms: SelectorTerm[] = requiredNodeTerms(podSpec);
   const zone = zoneOfTerms(terms.filter((t) => standInZoneOfTerm(t) === undefined), zoneKeys);
   return { zone, standIn: zone !== undefined && terms.some((t) => standInZoneOfTerm(t) === zone) };
 }

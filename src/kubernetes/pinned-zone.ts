@@ -28,12 +28,16 @@ export function zoneOfTerms(
   return terms.length > 0 && zones.size === 1 && !zones.has(undefined) ? [...zones][0] : undefined;
 }
 
+/** A pod spec's required node affinity terms (ORed), none when it has none. */
+export function requiredNodeTerms(podSpec: any): Array<{ matchExpressions?: ZoneRequirement[] }> {
+  return podSpec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+}
+
 /** The one zone a pod template confines its pods to (a nodeSelector, or every required node term), if any. */
 export function pinnedZone(podSpec: any, zoneKeys: readonly string[] = WELL_KNOWN_ZONE_KEYS): string | undefined {
   for (const key of zoneKeys) {
     const selected = podSpec?.nodeSelector?.[key];
     if (typeof selected === 'string') return selected;
   }
-  const required = podSpec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  return zoneOfTerms(required?.nodeSelectorTerms ?? [], zoneKeys);
+  return zoneOfTerms(requiredNodeTerms(podSpec), zoneKeys);
 }

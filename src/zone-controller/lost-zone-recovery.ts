@@ -16,7 +16,7 @@ import {
 } from '../contract/lost-zone';
 import { ZONE_GROUP_ANNOTATION } from '../contract/zone-check';
 import { labelKeyProblem } from '../kubernetes/kubernetes-names';
-import { WELL_KNOWN_ZONE_KEYS } from '../kubernetes/pinned-zone';
+import { requiredNodeTerms, WELL_KNOWN_ZONE_KEYS } from '../kubernetes/pinned-zone';
 import { RenderedWorkload, transformRendered, workloadApiObject } from '../kubernetes/workload';
 import { invalidProp } from '../shared/errors';
 import { checkArg, Props } from '../shared/props';
@@ -50,7 +50,7 @@ export function recoverFromLostZone(
 /** The zone a rendered StatefulSet pins its pods to: by its stand-in term, or by a well-known zone label. */
 function pinnedZoneOf(json: RenderedWorkload): string | undefined {
   const spec = json.spec?.template?.spec;
-  const declared = requiredTerms(spec).map(standInZoneOfTerm).find((z) => z !== undefined);
+  const declared = requiredNodeTerms(spec).map(standInZoneOfTerm).find((z) => z !== undefined);
   return declared ?? recoveryPin(spec, WELL_KNOWN_ZONE_KEYS).zone;
 }
 
@@ -73,7 +73,7 @@ function standInProblem(json: RenderedWorkload, zone: string): string | undefine
 function withStandInTerm(json: RenderedWorkload, zone: string): RenderedWorkload {
   const template = json.spec!.template!;
   const podSpec = template.spec ?? {};
-  const terms = requiredTerms(podSpec);
+  const terms = requiredNodeTerms(podSpec);
   if (terms.some((t) => standInZoneOfTerm(t) === zone)) return json;
   const nodeAffinity = podSpec.affinity?.nodeAffinity ?? {};
   const nodeSelectorTerms = [...terms, standInTerm(zone)];
@@ -84,6 +84,3 @@ function withStandInTerm(json: RenderedWorkload, zone: string): RenderedWorkload
   };
   return { ...json, spec: { ...json.spec, template: { ...template, spec: { ...podSpec, affinity } } } };
 }
-
-const requiredTerms = (podSpec: any): any[] =>
-  podSpec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];

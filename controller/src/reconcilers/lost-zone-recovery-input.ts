@@ -8,7 +8,6 @@ import { nodeZone } from './zone-shift-decision';
 import {
   LostZoneRecoveryStatus, LOST_ZONE_RECOVERY_ANNOTATION, nodeAnswers, recoveryPin,
 } from '../../../src/contract/lost-zone';
-import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
 import { ZONE_GROUP_ANNOTATION } from '../../../src/contract/zone-check';
 import { shiftCovers, shiftInForce, ZoneShiftSpec } from '../../../src/contract/zone-shift';
 import { WELL_KNOWN_ZONE_KEYS } from '../../../src/kubernetes/pinned-zone';
@@ -17,7 +16,7 @@ import { RecoveryInput } from '../../../src/lost-zone/recovery-plan';
 import { StandInInput } from '../../../src/lost-zone/stand-ins';
 import { volumeZone } from '../../../src/lost-zone/volume-zone';
 import { KubeObject } from '../kube/api';
-import { Caches } from '../watches';
+import { Caches, nodeLeaseRenewedMs } from '../watches';
 
 /** The cluster as both inputs read it: zones of nodes and volumes, the opted-in StatefulSets and their pods. */
 class ClusterView {
@@ -67,7 +66,7 @@ export function recoveryInput(
     nodes: caches.list('nodes').map((n) => ({
       name: n.metadata.name,
       zone: view.zoneOfNode.get(n.metadata.name),
-      answers: answers(caches, n, nowMs),
+      answers: nodeAnswers(conditionHolds(n, 'Ready'), nodeLeaseRenewedMs(caches, n.metadata.name), nowMs),
     })),
     workloads: workloads.map((s) => {
       const pin = view.pin(s);
@@ -108,19 +107,20 @@ export function standInInput(
   caches: Caches<RecoveryWatch>, topologyKeys: readonly string[], nowMs: number,
 ): StandInInput {
   const view = new ClusterView(caches, topologyKeys);
-  const standIns = view.optedIn.filter((s) => view.pin(s).standIn);
+  const pinned = view.optedIn.map((s) => ({ s, pin: view.pin(s) }));
+  const standIns = pinned.filter(({ pin }) => pin.standIn);
   return {
     lostZones: caches.list('shifts').flatMap((s) => {
       const spec = shiftInForce(s, nowMs);
       return spec?.lost === true ? [spec.zone] : [];
     }),
-    workloads: standIns.map((s) => ({
+    workloads: standIns.map(({ s, pin }) => ({
       namespace: s.metadata.namespace!,
       name: s.metadata.name,
-      zone: view.pin(s).zone!,
+      zone: pin.zone!,
       claimTemplates: claimTemplatesOf(s),
     })),
-    pods: view.podsOf(standIns).map(({ pod, owner }) => ({
+    pods: view.podsOf(standIns.map(({ s }) => s)).map(({ pod, owner }) => ({
       namespace: pod.metadata.namespace!,
       statefulSet: owner,
       zone: view.zoneOfNode.get(pod.spec?.nodeName ?? ''),
@@ -136,10 +136,4 @@ export function standInInput(
       labels: n.metadata.labels ?? {},
     })),
   };
-}
-
-/** Whether `node` answers (`nodeAnswers`: Ready, or its Lease fresh). */
-function answers(caches: Caches<RecoveryWatch>, node: KubeObject, nowMs: number): boolean {
-  const renewed = Date.parse(caches.get('leases', `${NODE_LEASE_NAMESPACE}/${node.metadata.name}`)?.spec?.renewTime ?? '');
-  return nodeAnswers(conditionHolds(node, 'Ready'), Number.isNaN(renewed) ? undefined : renewed, nowMs);
 }

@@ -9,13 +9,12 @@ import {
   sufferingWorkloads, ZoneSignals,
 } from '../../../src/autoshift/zone-signals';
 import { drillOnNode } from '../../../src/contract/drill';
-import { NODE_LEASE_NAMESPACE } from '../../../src/contract/rbac';
 import { AUTOSHIFT_DEFAULTS, ZoneAutoshiftSpec } from '../../../src/contract/zone-autoshift';
 import { lastServingIn, shiftPodOf, shiftServiceOf } from '../../../src/contract/zone-shift-fail-safe';
 import { conditionHolds } from '../../../src/kubernetes/pod-life';
 import { KubeObject } from '../kube/api';
 import { instantQuery, Sample } from '../prometheus-query';
-import { Caches } from '../watches';
+import { Caches, nodeLeaseRenewedMs } from '../watches';
 
 export interface AutoshiftSignals {
   /** The zones of the cluster's nodes, sorted. */
@@ -50,7 +49,7 @@ export async function autoshiftSignals(
     name: n.metadata.name,
     zone: zoneByNode.get(n.metadata.name),
     ready: conditionHolds(n, 'Ready'),
-    leaseRenewedMs: renewedMs(caches.get('leases', `${NODE_LEASE_NAMESPACE}/${n.metadata.name}`)),
+    leaseRenewedMs: nodeLeaseRenewedMs(caches, n.metadata.name),
     drill: drillOnNode(n),
   }));
   const podObjects = caches.list('pods');
@@ -87,11 +86,6 @@ export async function autoshiftSignals(
 /** What a practice run of `zone` did: the workloads that suffered, the outcome query's samples above its threshold. */
 export function practiceOutcome(signals: AutoshiftSignals, spec: ZoneAutoshiftSpec, zone: string): string[] {
   return [...sufferingWorkloads(signals.pods, zone, podSpec(spec)), ...signals.outcomeProblems];
-}
-
-function renewedMs(lease: KubeObject | undefined): number | undefined {
-  const ms = Date.parse(lease?.spec?.renewTime ?? '');
-  return Number.isNaN(ms) ? undefined : ms;
 }
 
 async function query(url: string, promql: string, what: string, failed: QueryFailed): Promise<Sample[]> {

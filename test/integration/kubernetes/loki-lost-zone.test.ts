@@ -93,17 +93,8 @@ test('a zone lost: its ingesters stand in on the other zones, empty, and every s
   await serving(ZONES.length);
   controller = await ControllerProcess.start(info, 'loki-lost-zone', args);
 
-  const series = { __name__: 'lost_zone_proof', run: ns };
-  const accepted: string[] = [];
-  const refused: string[] = [];
-  let pushing = true;
-  const pusher = (async () => {
-    for (let i = 0; pushing; i++) {
-      const res = await loki.push(series, i);
-      if (res.status === 200) accepted.push(` ${i}`); else refused.push(`sample ${i}: ${res.status} ${res.body.slice(0, 200)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  })();
+  const pusher = loki.pushEvery({ __name__: 'lost_zone_proof', run: ns }, 25);
+  const { accepted, refused } = pusher;
   try {
     await new Promise((r) => setTimeout(r, 2_000));
     const acceptedBefore = accepted.length;
@@ -147,8 +138,7 @@ test('a zone lost: its ingesters stand in on the other zones, empty, and every s
       `${standInZones.join(', ')}, the ring whole again ${(ringBack / 1000).toFixed(1)} s ` +
       `after the zone went; ${accepted.length} samples accepted, ${refused.length} refused`);
   } finally {
-    pushing = false;
-    await pusher;
+    await pusher.stop();
   }
   controller!.assertRunning();
   loki.assertRunning();

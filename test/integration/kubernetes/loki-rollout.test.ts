@@ -106,23 +106,8 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
   });
 
   // Push a sample every 25 ms from now until the rollout is done.
-  const series = { __name__: 'rollout_proof', run: ns };
-  const pushed: string[] = [];
-  const acceptedAt: number[] = [];
-  const refused: string[] = [];
-  let pushing = true;
-  const pusher = (async () => {
-    for (let i = 0; pushing; i++) {
-      const res = await loki.push(series, i);
-      if (res.status === 200) {
-        pushed.push(` ${i}`);
-        acceptedAt.push(Date.now());
-      } else {
-        refused.push(`sample ${i}: ${res.status} ${res.body}`);
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  })();
+  const pusher = loki.pushEvery({ __name__: 'rollout_proof', run: ns }, 25);
+  const { accepted: pushed, acceptedAt, refused } = pusher;
   // Down intervals end when the successor first answers /ready, looked at every 20 ms, so an interval never seems to
   // last past the moment the controller (which looks every 0.5 s) can have seen it end.
   const poller = loki.pollContinuously();
@@ -143,8 +128,7 @@ test('a config change rolls zone by zone under continuous pushes: never two zone
       return { done, state: `${JSON.stringify(s)}; ${loki.downs.length} replaced, ${open} not ready yet` };
     }, { timeoutMs: 480_000, intervalMs: 500 });
   } finally {
-    pushing = false;
-    await Promise.all([pusher, poller.stop()]);
+    await Promise.all([pusher.stop(), poller.stop()]);
   }
 
   // Never two zones down at once: no two down intervals of different zones overlap.

@@ -71,6 +71,16 @@ export type VolumeOf = (pod: any) => Promise<string>;
 /** A pod being run: its uid, zone and IP, and its process once started. */
 interface Running { readonly uid: string; readonly zone: string; readonly ip: string; process?: CortexProcess }
 
+/** A client pushing a sample every few ms: what the distributor accepted (the values, and when) and refused. */
+export interface Pusher {
+  /** The accepted samples' values, as a query returns them (` <value>`). */
+  readonly accepted: string[];
+  readonly acceptedAt: number[];
+  readonly refused: string[];
+  /** Stops pushing; resolves once the last push has been answered. */
+  stop(): Promise<void>;
+}
+
 /** One pod's time down: from its deletion until its successor answered /ready (`to` unset until then). */
 export interface Down { readonly pod: string; readonly zone: string; readonly from: number; to?: number }
 
@@ -259,6 +269,33 @@ export class RingOnKwok {
   /** Every sample of `selector` in the last `window`, as `<series label> <value>`; a failure as a string. */
   public async query(selector: string, window: string): Promise<string[] | string> {
     return samples(this.querier.url, selector, window).catch((err: Error) => err.message);
+  }
+
+  /** Pushes sample 0, 1, 2 … of `series`, one every `everyMs`, until stopped. */
+  public pushEvery(series: Record<string, string>, everyMs: number): Pusher {
+    let pushing = true;
+    const pusher = {
+      accepted: [] as string[],
+      acceptedAt: [] as number[],
+      refused: [] as string[],
+      stop: async () => {
+        pushing = false;
+        await loop;
+      },
+    };
+    const loop = (async () => {
+      for (let i = 0; pushing; i++) {
+        const res = await this.push(series, i);
+        if (res.status === 200) {
+          pusher.accepted.push(` ${i}`);
+          pusher.acceptedAt.push(Date.now());
+        } else {
+          pusher.refused.push(`sample ${i}: ${res.status} ${res.body}`);
+        }
+        await new Promise((r) => setTimeout(r, everyMs));
+      }
+    })();
+    return pusher;
   }
 
   /** Waits for a query of `selector` to return at least as many samples as `expected`; the expected ones it lacks. */
