@@ -12,7 +12,7 @@ import { looksLikeWorkload, operatorWorkloads, stringMap } from './operators';
 import { configKey, ConfigTexts, configTexts, containerConfigs } from './quorum-software/pod-config';
 import { recogniseQuorum } from './quorum-software/recognisers';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
-import { REPLICAS_ANNOTATION } from '../contract/zone-check';
+import { annotatedReplicas, REPLICAS_ANNOTATION } from '../contract/zone-check';
 import {
   arrayOf, asResource, elementsOf, isList, KindedResource, KubeResource, NodeSelectorTerm, Pod, PodTemplate,
   Requirement, TypeAndMeta, Workload, WorkloadSpec,
@@ -139,8 +139,8 @@ function readModelledResource(
  */
 function replicasLeftToController(value: unknown): { replicas?: number; from: string } | undefined {
   if (value === undefined) return undefined;
-  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
-  return n !== undefined && Number.isSafeInteger(n) ? { replicas: n, from: `the ${REPLICAS_ANNOTATION} annotation (replicas unset: its controller scales it)` }
+  const n = annotatedReplicas(value);
+  return n !== undefined ? { replicas: n, from: `the ${REPLICAS_ANNOTATION} annotation (replicas unset: its controller scales it)` }
     : { from: `the ${REPLICAS_ANNOTATION} annotation ${JSON.stringify(value)} is not a whole number: 1 assumed (replicas unset)` };
 }
 

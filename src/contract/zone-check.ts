@@ -22,6 +22,12 @@ export const ZONE_GROUP_ANNOTATION = `${PROJECT_DOMAIN}/zone-group`;
  * sizes each zone's StatefulSet to the layout): what the check counts instead of Kubernetes' default of 1.
  */
 export const REPLICAS_ANNOTATION = `${PROJECT_DOMAIN}/replicas`;
+
+/** The replicas a REPLICAS_ANNOTATION value names, or undefined when it is no whole number. */
+export function annotatedReplicas(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
+  return n !== undefined && Number.isSafeInteger(n) ? n : undefined;
+}
 /** The quorum of a zone group that needs a majority of its zones. */
 export const ZONE_MAJORITY = 'zone-majority';
 

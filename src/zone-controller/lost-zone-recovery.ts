@@ -14,7 +14,7 @@ import { serveWith } from './requirements';
 import {
   LOST_ZONE_RECOVERY_ANNOTATION, recoveryAnnotationProblem, recoveryPin, standInLabel, standInTerm, standInZoneOfTerm,
 } from '../contract/lost-zone';
-import { ZONE_GROUP_ANNOTATION } from '../contract/zone-check';
+import { annotatedReplicas, REPLICAS_ANNOTATION, ZONE_GROUP_ANNOTATION } from '../contract/zone-check';
 import { labelKeyProblem } from '../kubernetes/kubernetes-names';
 import { requiredNodeTerms, WELL_KNOWN_ZONE_KEYS } from '../kubernetes/pinned-zone';
 import { RenderedWorkload, transformRendered, workloadApiObject } from '../kubernetes/workload';
@@ -36,7 +36,8 @@ export function recoverFromLostZone(
   transformRendered(api, (json) => {
     const construct = `${where} '${statefulSet.node.path}'`;
     const zone = pinnedTo ?? pinnedZoneOf(json);
-    const problem = recoveryAnnotationProblem(String(atOnce), Number(json.spec?.replicas ?? 1), zone !== undefined);
+    const replicas = json.spec?.replicas ?? annotatedReplicas(json.metadata?.annotations?.[REPLICAS_ANNOTATION]) ?? 1;
+    const problem = recoveryAnnotationProblem(String(atOnce), Number(replicas), zone !== undefined);
     if (problem) throw invalidProp(construct, 'atOnce', atOnce, problem);
     const annotations = { ...json.metadata?.annotations, [LOST_ZONE_RECOVERY_ANNOTATION]: String(atOnce) };
     const annotated = { ...json, metadata: { ...json.metadata, annotations } };
