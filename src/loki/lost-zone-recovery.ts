@@ -18,6 +18,8 @@ export function recoverIngesters(
   if (controller === undefined) {
     throw invalidProp(where, 'direct.lostZoneRecovery', true, 'needs direct.controller: the ZoneController that runs lostZoneRecovery');
   }
+  const problem = p.storageClasses.standInProblem();
+  if (problem) throw invalidProp(where, 'direct.lostZoneRecovery', true, `with direct.ingesterStorage.storageClassNamePerZone ${problem}`);
   const perZone = p.zoneSource.kind === ZoneSourceKind.PER_ZONE_STATEFUL_SETS;
   ingesters.forEach((ingester, i) => {
     recoverFromLostZone(ingester, controller, p.ingesterReplicasPerZone, perZone ? p.topology.zones[i] : undefined);

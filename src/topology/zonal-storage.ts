@@ -71,6 +71,18 @@ export class ZoneStorageClasses {
     private readonly perZone: { readonly [zone: string]: string },
   ) {}
 
+  /**
+   * Why a zone's pods cannot stand in on the other zones' nodes (a lost zone's, brought back there), or undefined: a
+   * stand-in's new claim asks for its own zone's class, which may make volumes in that zone only.
+   */
+  public standInProblem(): string | undefined {
+    const zones = Object.keys(this.perZone);
+    if (zones.length === 0) return undefined;
+    return `cannot be used with a StorageClass per zone (${zones.join(', ')}): a lost zone's pods come back in the other ` +
+      'zones on new claims of their own zone\'s class, which may make volumes in that zone only. Give one ' +
+      'storageClassName (volumeBindingMode WaitForFirstConsumer) instead';
+  }
+
   /** The class of `zone`'s volumes (undefined: the cluster's default class); `undefined` zone: the single class. */
   public forZone(zone: string | undefined): string | undefined {
     return (zone !== undefined ? this.perZone[zone] : undefined) ?? this.single;

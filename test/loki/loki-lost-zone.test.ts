@@ -4,7 +4,7 @@
  * stand-in term, their zone group the other zones' ingesters); one StatefulSet for all zones brings a zone's worth
  * back at a time. Refused without a controller.
  */
-import { Chart, Testing } from 'cdk8s';
+import { Chart, Size, Testing } from 'cdk8s';
 import { IngesterRollout, LokiDirectOptions, ZoneAwareLokiStack, ZoneController, ZoneSource, ZoneTopology } from '../../src';
 import { analyzeManifests } from '../../src/check/analyze';
 import { ZoneInventory } from '../../src/check/inventory';
@@ -83,6 +83,12 @@ test('a controller that rolls nothing (a partitioned rollout) may still bring th
     .toEqual(ingesters.map(() => ['RollingUpdate', '2']));
   expect(() => synthLoki({ ...partitioned, lostZoneRecovery: false }, { zoneAwareUpdate: true }))
     .toThrow('IngesterRollout.PARTITIONED (no controller rolls them) and direct.lostZoneRecovery is off: drop one of the two');
+});
+
+test('a StorageClass per zone: refused, since a stand-in\'s claim in another zone asks for its own zone\'s class', () => {
+  const ingesterStorage = { size: Size.gibibytes(1), storageClassNamePerZone: { 'eu-west-1b': 'disk-b' } };
+  expect(() => synthLoki({ ingesterStorage })).toThrow("ZoneAwareLokiStack 'logs/loki': direct.lostZoneRecovery=true with " +
+    'direct.ingesterStorage.storageClassNamePerZone cannot be used with a StorageClass per zone (eu-west-1b)');
 });
 
 test('a controller without lostZoneRecovery: refused, naming the feature', () => {
