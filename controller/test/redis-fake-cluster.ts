@@ -11,7 +11,7 @@ import { Step } from '../src/redis/steps';
 interface FakeNode {
   id: string;
   readonly name: string;
-  readonly zone: string;
+  zone: string;
   address: string;
   up: boolean;
   /** When it stopped (the fake's clock). */
@@ -125,6 +125,14 @@ export class FakeCluster {
           && this.tookOver(o.id, n.id));
       if (taker) n.masterId = taker.id;
     }
+  }
+
+  /** `name` stands in: started fresh (new id, empty, alone) in another zone, at another address (a new pod there). */
+  public standIn(name: string, zone: string, address: string): void {
+    this.start(name, true);
+    const n = this.byName(name);
+    n.zone = zone;
+    n.address = address;
   }
 
   /**

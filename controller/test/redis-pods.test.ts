@@ -90,6 +90,27 @@ describe('Redis pods -> manager inventory', () => {
     ]);
   });
 
+  test('a pod that opts in to the zone annotator (lostZoneRecovery: it may stand in elsewhere) is in its node\'s zone, ' +
+    'and not counted before the annotator wrote it', () => {
+    const optIn = (zone: string | undefined) => ({
+      labels: { 'cdk8s-zones.dev/redis-cluster': 'redis', 'cdk8s-zones.dev/zone': 'zone-a', 'cdk8s-zones.dev/zone-annotation': 'enabled' },
+      annotations: zone === undefined ? {} : { 'cdk8s-zones.dev/zone': zone },
+    });
+    const pods = [
+      pod('redis-zone-a', 0, { ip: '10.0.0.1', metadata: optIn('zone-c') }),
+      pod('redis-zone-a', 1, { ip: '10.0.0.2', metadata: optIn(undefined) }),
+      pod('redis-zone-a', 2, { ip: '10.0.0.3', metadata: optIn('zone-a') }),
+    ];
+    const inv = inventoryFromPods('redis', ZONES, pods as any);
+    expect(inv.nodes).toEqual([
+      { name: 'zone-a-0', zone: 'zone-c', address: '10.0.0.1:6379' },
+      { name: 'zone-a-2', zone: 'zone-a', address: '10.0.0.3:6379' },
+    ]);
+    expect(inv.skipped).toEqual([
+      'redis-zone-a-1: zone not annotated yet (the zone annotator writes cdk8s-zones.dev/zone once it is bound)',
+    ]);
+  });
+
   test('the password Secret and key come from the pod\'s password volume (its item at path "password"), not from env', () => {
     const p = pod('redis-zone-a', 0, { zone: 'zone-a', ip: '10.0.0.1', volumes: [{ name: 'tmp', emptyDir: {} }, passwordVolume('redis-pw', 'secret')] });
     expect(inventoryFromPods('redis', ZONES, [p] as any).passwordSecret).toEqual({ name: 'redis-pw', key: 'secret' });

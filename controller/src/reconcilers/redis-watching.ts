@@ -10,6 +10,7 @@ import {
   CONTROLLER_REVISION_LABEL, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_PASSWORD_VOLUME,
   REDIS_RESET_CONFIRM_ANNOTATION, layoutConfigMapName,
 } from '../../../src/contract/redis';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { KubeApi, KubeObject, resourcePath } from '../kube/api';
 import { slimMeta } from '../kube/transforms';
 import { ReconcilerContext } from '../reconciler';
@@ -32,7 +33,10 @@ export function clusterKey(pod: KubeObject): string {
 /** What the pod caches keep: what the inventory and the revision check read. */
 function redisPodShape(pod: KubeObject): KubeObject {
   return {
-    metadata: slimMeta(pod.metadata, { labels: [REDIS_CLUSTER_LABEL, ZONE_LABEL, CONTROLLER_REVISION_LABEL] }),
+    metadata: slimMeta(pod.metadata, {
+      labels: [REDIS_CLUSTER_LABEL, ZONE_LABEL, CONTROLLER_REVISION_LABEL, ZoneAnnotation.OPT_IN_LABEL],
+      annotations: [ZoneAnnotation.VALUE_ANNOTATION],
+    }),
     spec: { volumes: (pod.spec?.volumes ?? []).filter((v: any) => v.name === REDIS_PASSWORD_VOLUME) },
     status: { podIP: pod.status?.podIP },
   };

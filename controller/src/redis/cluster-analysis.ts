@@ -1,23 +1,36 @@
 /**
  * The Redis cluster as the manager understands it (pure): the observed nodes by name and id, the view it trusts
- * for slot ownership, and who serves each shard. Its decisions (decide.ts) and the executor read it.
+ * for slot ownership, who serves each shard, and which shard each stand-in (a node outside its planned zone) takes
+ * part in. Its decisions (decide.ts) and the executor read it.
  */
-import { ClusterNodeEntry, isMaster, ObservedNode, self, slotCount } from './model';
+import { ClusterNodeEntry, InventoryNode, isMaster, ObservedNode, self, slotCount } from './model';
+import { assignStandIns, ShardCover } from './stand-ins';
 import { RedisShardLayout } from '../../../src/redis/layout';
-import { REDIS_CLUSTER_SLOTS } from '../../../src/redis/slots';
+import { REDIS_CLUSTER_SLOTS, shardOfSlot } from '../../../src/redis/slots';
 
 /** The cluster as the manager understands it: the nodes by name and id, and the authoritative view. */
 export class ClusterAnalysis {
   public readonly reachable: ObservedNode[];
   /** The reachable node whose view is used for slot ownership (the one with the most slots). */
   public readonly anchor?: ObservedNode;
+  /** Reachable stand-ins with no shard whose master is in another zone (their copy shares its master's zone). */
+  public readonly strandedStandIns: string[];
   private readonly byId = new Map<string, ObservedNode>();
+  /** The shard of each reachable stand-in: the one it serves as a master, else the one assigned to it. */
+  private readonly standInShards = new Map<string, number>();
 
   constructor(public readonly layout: RedisShardLayout, public readonly nodes: ObservedNode[]) {
     this.reachable = nodes.filter((n) => n.reachable && n.id && n.view);
     for (const n of this.reachable) this.byId.set(n.id!, n);
     const slotsOf = (n: ObservedNode) => slotCount(self(n)?.slots ?? []);
     this.anchor = [...this.reachable].sort((a, b) => slotsOf(b) - slotsOf(a) || cmp(a.name, b.name))[0];
+    this.strandedStandIns = this.assignStandIns();
+  }
+
+  /** Whether `n` runs outside its planned zone (a lost zone's node brought back elsewhere). */
+  public isStandIn(n: InventoryNode): boolean {
+    const planned = this.layout.nodes.find((p) => p.name === n.name);
+    return planned !== undefined && planned.zone !== n.zone;
   }
 
   public node(id: string | undefined): ObservedNode | undefined {
@@ -33,9 +46,9 @@ export class ClusterAnalysis {
     return this.anchor?.view ?? [];
   }
 
-  /** The planned shard of an inventory node, or undefined for a node outside the plan. */
+  /** The shard of an inventory node (planned; a stand-in's its own), or undefined for a node outside the plan. */
   public shardOf(name: string): number | undefined {
-    return this.layout.nodes.find((n) => n.name === name)?.shard;
+    return this.standInShards.get(name) ?? this.layout.nodes.find((n) => n.name === name)?.shard;
   }
 
   /**
@@ -47,7 +60,7 @@ export class ClusterAnalysis {
     const serving = members.filter((n) => slotCount(self(n)!.slots) > 0)
       .sort((a, b) => slotCount(self(b)!.slots) - slotCount(self(a)!.slots) || cmp(a.name, b.name));
     if (serving.length > 0) return serving[0];
-    return members.find((n) => n.name === this.layout.shards[shard].master);
+    return members.find((n) => n.name === this.layout.shards[shard].master && !this.isStandIn(n));
   }
 
   /** For each slot, the id of the master that serves it in the anchor's view (undefined: unassigned). */
@@ -67,6 +80,40 @@ export class ClusterAnalysis {
       if (isMaster(self(n)) && slotCount(self(n)!.slots) > 0) counts[n.zone] = (counts[n.zone] ?? 0) + 1;
     }
     return counts;
+  }
+
+  /**
+   * Gives each reachable stand-in its shard (stand-ins.ts): a master with slots keeps the shard it serves; the others
+   * are assigned one to replicate. Returns the stranded ones.
+   */
+  private assignStandIns(): string[] {
+    const standIns = this.reachable.filter((n) => this.isStandIn(n));
+    for (const n of standIns) {
+      const me = self(n)!;
+      if (isMaster(me) && me.slots.length > 0) {
+        this.standInShards.set(n.name, shardOfSlot(me.slots[0][0], this.layout.masters));
+      }
+    }
+    const replicas = standIns.filter((n) => !this.standInShards.has(n.name)).map((n) => {
+      const me = self(n)!;
+      const master = isMaster(me) ? undefined : this.node(me.masterId);
+      const replicating = master && this.shardOf(master.name);
+      return { name: n.name, zone: n.zone, plannedShard: this.shardOf(n.name)!, replicating };
+    });
+    if (replicas.length === 0) return [];
+    const { shards, stranded } = assignStandIns(replicas, this.layout.shards.map((s) => this.cover(s.index)));
+    for (const [name, shard] of shards) this.standInShards.set(name, shard);
+    return stranded;
+  }
+
+  /** Where `shard`'s master runs, and how many of its replicas (no stand-ins) are outside that zone. */
+  private cover(shard: number): ShardCover {
+    const master = this.shardMaster(shard);
+    if (!master) return { index: shard, outsideReplicas: 0 };
+    const servesSlots = (n: ObservedNode) => isMaster(self(n)) && slotCount(self(n)!.slots) > 0;
+    const outsideReplicas = this.reachable.filter((n) => n !== master && !this.isStandIn(n) && !servesSlots(n)
+      && this.shardOf(n.name) === shard && n.zone !== master.zone).length;
+    return { index: shard, masterZone: master.zone, outsideReplicas };
   }
 
   /** The inventory node (by name) at `address`, if any. */

@@ -5,9 +5,9 @@
  * sees, and either decides the steps to run now or lets the next phase decide. First, when a whole zone is lost
  * and the fast path is on, its masters fail over to replicas in other zones (CLUSTER FAILOVER FORCE) before Redis
  * would do it by itself. Then, in order: forget stale nodes, introduce unknown nodes (CLUSTER MEET), wait for
- * gossip, assign slots (bootstrap; lost slots only in `fix` mode), attach replicas (CLUSTER REPLICATE), move slots
- * to the planned shards (reshard), fail masters back to their planned nodes (rebalance), and retire nodes the plan
- * no longer has.
+ * gossip, assign slots (bootstrap; lost slots only in `fix` mode), attach replicas (CLUSTER REPLICATE; a stand-in to
+ * the shard stand-ins.ts assigns it), move slots to the planned shards (reshard), fail masters back to their planned
+ * nodes (rebalance; never to a stand-in), and retire nodes the plan no longer has.
  */
 import { ClusterAnalysis } from './cluster-analysis';
 import { DecideOptions, Decision, Issue, Mode } from './decision';
@@ -76,6 +76,7 @@ const PHASES: readonly Phase[] = [
   { name: 'reshard', when: (s) => automatic(s) && !s.found.slotsBlocked, decide: (s) => withIssues(reshardSteps, s.c) },
   { name: 'zone-shift', when: (s) => automatic(s) && outOfService(s).size > 0, decide: zoneShiftPhase },
   { name: 'health', when: always, decide: healthPhase },
+  { name: 'stand-ins', when: always, decide: standInsPhase },
   { name: 'rebalance', when: always, decide: rebalancePhase },
   { name: 'retire', when: always, decide: retirePhase },
 ];
@@ -174,6 +175,20 @@ function healthPhase({ c }: Situation): Outcome {
   return { issues, found: { settling: syncing.length > 0 || refusing.length > 0 } };
 }
 
+/** The nodes standing in outside their planned zone (a lost zone's, brought back elsewhere): not as planned. */
+function standInsPhase({ c }: Situation): Outcome {
+  const issues = c.reachable.filter((n) => c.isStandIn(n)).map((n): Issue => {
+    const planned = c.layout.node(n.name);
+    const master = c.shardMaster(c.shardOf(n.name)!);
+    const role = master === n ? `master of shard ${c.shardOf(n.name)}` : `in shard ${c.shardOf(n.name)}, whose master ` +
+      (master ? `${master.name} is in zone ${master.zone}` : 'is not reachable');
+    const stranded = c.strandedStandIns.includes(n.name)
+      ? ` (no shard has its master outside zone ${n.zone}: this copy does not survive losing it)` : '';
+    return { kind: 'stand-in', message: `${n.name}, planned in zone ${planned.zone}, stands in in zone ${n.zone}: ${role}${stranded}` };
+  });
+  return { issues };
+}
+
 /** Masters back to their planned nodes, except held ones and those in zones out of service; `rebalance` ends here. */
 function rebalancePhase(s: Situation): Outcome {
   const shifted = outOfService(s);
@@ -224,6 +239,7 @@ export function summarize(layout: RedisShardLayout, nodes: ObservedNode[], decis
         slots: me ? slotCount(me.slots) : undefined,
         plannedShard: planned?.shard,
         plannedRole: planned?.role,
+        plannedZone: planned?.zone,
       };
     }),
     issues: decision.issues,

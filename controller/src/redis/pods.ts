@@ -1,7 +1,9 @@
 /**
  * Kubernetes mode of the Redis cluster manager (pure part): the pods of one `ZonalRedisCluster` -> the
  * manager's inventory. A pod's zone is its own zone label (`cdk8s-zones.dev/zone`, the zone its StatefulSet
- * pins it to), so the manager needs neither the pod's node nor read access to nodes.
+ * pins it to), so the manager needs neither the pod's node nor read access to nodes. A pod that may stand in
+ * outside that zone (the cluster's lostZoneRecovery) opts in to the zone annotator, and its zone is then the one
+ * the annotator read from its node: until it is annotated, it is not counted.
  *
  * The manager sends the password to every pod it counts, so a label is not enough: only a pod of one of the
  * cluster's own StatefulSets (`<cluster>-<zone slug>`, its controller) counts, and the password Secret is
@@ -10,6 +12,7 @@
 import { InventoryNode, joinAddress } from './model';
 import { ZONE_LABEL } from '../../../src/contract/labels';
 import { REDIS_PASSWORD_FILE, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisNodeOfPod, redisStatefulSetNames } from '../../../src/contract/redis';
+import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { KubeObject } from '../kube/api';
 
@@ -57,9 +60,9 @@ export function inventoryFromPods(cluster: string, zones: readonly string[], pod
       skipped.push(`${name}: no pod IP yet`);
       continue;
     }
-    const zone: string | undefined = pod.metadata.labels?.[ZONE_LABEL];
-    if (!zone) {
-      skipped.push(`${name}: zone unknown (no ${ZONE_LABEL} label)`);
+    const zone = zoneOfPod(pod);
+    if (typeof zone !== 'string') {
+      skipped.push(`${name}: ${zone.unknown}`);
       continue;
     }
     const secret = passwordSecretOf(pod);
@@ -90,6 +93,15 @@ function notOwnedBy(pod: KubeObject, statefulSets: ReadonlySet<string>): string 
     return `controlled by StatefulSet ${owner.name}, not one of ${[...statefulSets].join(', ')}: not sent the password`;
   }
   return undefined;
+}
+
+/** The zone a pod runs in: its node's (the zone annotation) where it opts in to the annotator, else its zone label. */
+function zoneOfPod(pod: KubeObject): string | { unknown: string } {
+  if (pod.metadata.labels?.[ZoneAnnotation.OPT_IN_LABEL] === ZoneAnnotation.OPT_IN_VALUE) {
+    const annotated: string | undefined = pod.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION];
+    return annotated || { unknown: `zone not annotated yet (the zone annotator writes ${ZoneAnnotation.VALUE_ANNOTATION} once it is bound)` };
+  }
+  return pod.metadata.labels?.[ZONE_LABEL] || { unknown: `zone unknown (no ${ZONE_LABEL} label)` };
 }
 
 /** The Secret key a pod mounts as its password file (the contract's volume and item path). */

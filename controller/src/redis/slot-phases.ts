@@ -118,7 +118,8 @@ export function adriftMasterSteps(c: ClusterAnalysis, issues: Issue[]): Step[] {
     const planned = c.byName(shard.master);
     const me = planned && self(planned);
     const master = me && !isMaster(me) ? c.node(me.masterId) : undefined;
-    if (!planned || !master || c.shardOf(master.name) === shard.index) continue;
+    // a stand-in replicates the shard assigned to it (stand-ins.ts), whichever that is
+    if (!planned || !master || c.shardOf(master.name) === shard.index || c.isStandIn(planned)) continue;
     issues.push({
       kind: 'no-master',
       message: `shard ${shard.index} has no master: its planned master ${shard.master} is a replica of ` +
