@@ -131,6 +131,17 @@ export interface ZonalRedisClusterProps {
    */
   readonly requireFullCoverage?: boolean;
 
+  /**
+   * Bring a lost zone's nodes back in the surviving zones: when a ZoneShift declares the zone lost (docs/redis.md),
+   * `controller` (with `lostZoneRecovery` and `zoneAnnotator`) deletes each zone StatefulSet's claims and pods there,
+   * and they come back empty on the other zones' nodes, as stand-ins under their own names. The layout keeps a copy
+   * of every shard outside each zone, so no acknowledged write is lost. The manager reads each pod's real zone (the
+   * zone annotation) and attaches a stand-in as a replica of a shard whose master is in another zone; a stand-in
+   * is never failed back to as a master.
+   *
+   * @default false
+   */
+  readonly lostZoneRecovery?: boolean;
 
   /**
    * The NetworkPolicy of the Redis pods: `clients` may connect to 6379; the cluster bus (16379) and 6379 are
@@ -159,5 +170,6 @@ export const ZONAL_REDIS_CLUSTER_PROPS: PropSpec<ZonalRedisClusterProps> = {
   zoneLossFailover: Props.optional(Props.boolean()),
   zoneLossFailoverAfter: Props.optional(KubeProps.duration()),
   requireFullCoverage: Props.optional(Props.boolean()),
+  lostZoneRecovery: Props.optional(Props.boolean()),
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
 };

@@ -9,6 +9,7 @@ import { redisClusterRules } from '../contract/reconcilers';
 import {
   layoutConfigMapName, REDIS_BUS_PORT, REDIS_CLUSTER_LABEL, REDIS_PORT, redisPodName, redisStatefulSetName,
 } from '../contract/redis';
+import { ZoneAnnotation } from '../contract/zone-annotation';
 import { quorumAnnotations, REPLICAS_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
 import { MAX_STATEFULSET_NAME, NAME_MAX } from '../kubernetes/kubernetes-names';
 import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
@@ -25,7 +26,8 @@ import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { zoneLocalTraffic } from '../topology/zone-local-traffic';
 import { ZoneTopology } from '../topology/zone-topology';
 import { controllerPeer, IZoneController } from '../zone-controller/controller-reference';
-import { REDIS_MANAGER_FEATURE } from '../zone-controller/features';
+import { LOST_ZONE_RECOVERY_FEATURE, REDIS_MANAGER_FEATURE, ZONE_ANNOTATOR_FEATURE } from '../zone-controller/features';
+import { recoverFromLostZone } from '../zone-controller/lost-zone-recovery';
 import { guardsEvictionsIn, serveWith } from '../zone-controller/requirements';
 
 /**
@@ -81,7 +83,7 @@ export class ZonalRedisCluster extends Construct {
     const headless = this.services(name, namespace, labels, selector, props.topology);
     this.serviceName = name;
 
-    this.zoneStatefulSets(props, storageClasses, {
+    this.zoneStatefulSets(where, props, storageClasses, {
       name, namespace, slugs, labels, selector, hash: configHash(conf), configName: config.name, serviceName: headless,
     });
     this.networkPolicy(where, props, { name, namespace, labels, selector, controller });
@@ -106,13 +108,49 @@ export class ZonalRedisCluster extends Construct {
     });
   }
 
-  /** One StatefulSet per zone, each annotated so the zone check judges them together as one cluster. */
-  private zoneStatefulSets(props: ZonalRedisClusterProps, storageClasses: ZoneStorageClasses, o: ClusterObjects): void {
+  /**
+   * With lostZoneRecovery the controller brings a lost zone's pods back on the other zones' nodes, and the manager
+   * reads where each pod runs from its zone annotation (the zone annotator's, from its node): the pod template's
+   * labels and annotations that ask for it.
+   */
+  private standInSupport(
+    where: string, props: ZonalRedisClusterProps, namespace: string | undefined, storageClasses: ZoneStorageClasses,
+  ): PodMetadata {
+    const problem = storageClasses.standInProblem();
+    if (problem) throw invalidProp(where, 'lostZoneRecovery', true, `with storage.storageClassNamePerZone ${problem}`);
+    serveWith(where, props.controller, LOST_ZONE_RECOVERY_FEATURE, { namespace });
+    serveWith(where, props.controller, ZONE_ANNOTATOR_FEATURE, { namespace });
+    return {
+      labels: { [ZoneAnnotation.OPT_IN_LABEL]: ZoneAnnotation.OPT_IN_VALUE },
+      annotations: { [ZoneAnnotation.KEYS_ANNOTATION]: props.topology.topologyKey },
+    };
+  }
+
+  /**
+   * Opts each zone's StatefulSet in to the lost-zone recovery, all its pods at once: the lost zone's copy is gone
+   * anyway, and the layout keeps another copy of every shard outside each zone.
+   */
+  private recoverFromLostZone(
+    statefulSets: readonly k8s.KubeStatefulSet[], controller: IZoneController, zones: readonly string[],
+  ): void {
+    statefulSets.forEach((statefulSet, z) => recoverFromLostZone(
+      statefulSet, controller, this.layout.nodesInZone(zones[z]).length, zones[z]));
+  }
+
+  /**
+   * One StatefulSet per zone, each annotated so the zone check judges them together as one cluster; with
+   * lostZoneRecovery, each opted in to it.
+   */
+  private zoneStatefulSets(
+    where: string, props: ZonalRedisClusterProps, storageClasses: ZoneStorageClasses, o: ClusterObjects,
+  ): void {
     const zones = props.topology.zones;
     const peers = shardPeers(this.layout, o.name);
     const zoneCheck = quorumAnnotations(ZONE_MAJORITY,
       'its layout keeps every shard and a majority of masters when one zone is lost (checked at synth)', o.name);
-    zones.forEach((zone, z) => this.zoneStatefulSet(props, {
+    const zoneAnnotation = props.lostZoneRecovery ? this.standInSupport(where, props, o.namespace, storageClasses)
+      : undefined;
+    const statefulSets = zones.map((zone, z) => this.zoneStatefulSet(props, {
       ...o,
       zone,
       slug: o.slugs[z],
@@ -120,7 +158,9 @@ export class ZonalRedisCluster extends Construct {
       // the manager sizes the StatefulSet; the check counts the planned nodes
       annotations: { ...zoneCheck, [REPLICAS_ANNOTATION]: String(this.layout.nodesInZone(zone).length) },
       storageClass: storageClasses.forZone(zone),
+      zoneAnnotation,
     }));
+    if (zoneAnnotation) this.recoverFromLostZone(statefulSets, props.controller, zones);
   }
 
   /** Redis and the cluster bus from the cluster's own pods; Redis from the clients and the manager. */
@@ -168,10 +208,10 @@ export class ZonalRedisCluster extends Construct {
   }
 
   /** A zone's StatefulSet: its pods pinned to the zone, sized by the manager, replaced by it (OnDelete). */
-  private zoneStatefulSet(props: ZonalRedisClusterProps, o: ZoneStatefulSetOptions): void {
+  private zoneStatefulSet(props: ZonalRedisClusterProps, o: ZoneStatefulSetOptions): k8s.KubeStatefulSet {
     const zoneLabels = { ...o.labels('node'), [ZONE_LABEL]: o.zone };
     const zoneSelector = { ...o.selector, [ZONE_LABEL]: o.zone };
-    new k8s.KubeStatefulSet(this, o.slug, {
+    return new k8s.KubeStatefulSet(this, o.slug, {
       metadata: {
         name: redisStatefulSetName(o.name, o.slug),
         namespace: o.namespace,
@@ -188,7 +228,10 @@ export class ZonalRedisCluster extends Construct {
         updateStrategy: { type: 'OnDelete' },
         selector: { matchLabels: zoneSelector },
         template: {
-          metadata: { labels: zoneLabels, annotations: { [CONFIG_HASH_ANNOTATION]: o.hash } },
+          metadata: {
+            labels: { ...zoneLabels, ...o.zoneAnnotation?.labels },
+            annotations: { [CONFIG_HASH_ANNOTATION]: o.hash, ...o.zoneAnnotation?.annotations },
+          },
           spec: redisPodSpec(props, { zone: o.zone, configMap: o.configName, selector: o.selector, peers: o.peers }),
         },
         volumeClaimTemplates: props.storage && [{
@@ -239,6 +282,11 @@ interface ClusterObjects {
   readonly serviceName: string;
 }
 
+interface PodMetadata {
+  readonly labels: { [key: string]: string };
+  readonly annotations: { [key: string]: string };
+}
+
 /** What one zone's StatefulSet is made of. */
 interface ZoneStatefulSetOptions extends ClusterObjects {
   readonly zone: string;
@@ -247,6 +295,8 @@ interface ZoneStatefulSetOptions extends ClusterObjects {
   readonly peers: string[];
   readonly annotations: { [key: string]: string };
   readonly storageClass: string | undefined;
+  /** The pods' opt-in to the zone annotator (with lostZoneRecovery). */
+  readonly zoneAnnotation?: PodMetadata;
 }
 
 /** Who the cluster's NetworkPolicy names. */
