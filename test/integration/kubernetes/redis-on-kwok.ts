@@ -18,6 +18,7 @@ import { ClusterState } from '../../../controller/src/redis/decide';
 import { parseClusterNodes } from '../../../controller/src/redis/executor';
 import { RedisHealth } from '../../../controller/src/redis/health';
 import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
+import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
@@ -40,7 +41,15 @@ export interface RedisOnKwokOptions {
   readonly nodeTimeoutMs: number;
   /** The controller the cluster names also runs the zone-shift reconciler. @default false */
   readonly zoneShift?: boolean;
+  /**
+   * The cluster's `lostZoneRecovery`, and the controller it names runs the zone annotator, the zone-shift and the
+   * lost-zone recovery reconcilers. @default false
+   */
+  readonly lostZoneRecovery?: boolean;
 }
+
+/** The folder a pod's data volume is kept in, under the pod's name: a new claim is a new, empty volume. */
+export type VolumeOf = (pod: any) => Promise<string>;
 
 export class RedisOnKwok {
   readonly redis: RedisProcesses;
@@ -69,8 +78,13 @@ export class RedisOnKwok {
     new ZonalRedisCluster(chart, 'redis', {
       // the test runs the controller as a process
       controller: ZoneController.fromInstalled({
-        workloadNamespaces: [this.ns], zoneAnnotator: false, redisManager: true, zoneShift: this.opts.zoneShift,
+        workloadNamespaces: [this.ns],
+        zoneAnnotator: this.opts.lostZoneRecovery ?? false,
+        redisManager: true,
+        zoneShift: this.opts.zoneShift || this.opts.lostZoneRecovery,
+        lostZoneRecovery: this.opts.lostZoneRecovery,
       }),
+      lostZoneRecovery: this.opts.lostZoneRecovery,
       name: this.opts.name,
       topology: new ZoneTopology({ zones: [...this.info.zones] }),
       masters: 3,
@@ -84,6 +98,13 @@ export class RedisOnKwok {
 
   /** Waits until the manager scaled each zone's StatefulSet to the layout and every pod runs; runs them all. */
   async runAllPods(applied: readonly KubeObject[], controller?: ControllerProcess): Promise<any[]> {
+    const pods = await this.untilScaled(applied, controller);
+    await this.runPods(pods);
+    return pods;
+  }
+
+  /** Waits until the manager scaled each zone's StatefulSet to the layout and every pod runs (in kwok); the pods. */
+  async untilScaled(applied: readonly KubeObject[], controller?: ControllerProcess): Promise<any[]> {
     await waitFor('the manager to scale each zone\'s StatefulSet to the layout', async () => {
       controller?.assertRunning();
       const all = await this.client.list<any>('apps/v1', 'StatefulSet', { namespace: this.ns });
@@ -91,31 +112,61 @@ export class RedisOnKwok {
       return { done: scaled, state: JSON.stringify(all.map((x) => x.spec.replicas)) };
     });
     await waitForRollout(this.client, applied);
-    const pods = await livePods(this.client, this.ns, `${REDIS_CLUSTER_LABEL}=${this.opts.name}`);
-    await this.runPods(pods);
-    return pods;
+    return livePods(this.client, this.ns, `${REDIS_CLUSTER_LABEL}=${this.opts.name}`);
   }
 
   /** Reads the layout, the pods' ConfigMap and Secret, and runs each pod (pod-emulation.ts). */
-  async runPods(pods: readonly any[]): Promise<void> {
+  async runPods(pods: readonly any[], volumeOf?: VolumeOf): Promise<void> {
     const layoutConfigMap = await this.client.get<any>('v1', 'ConfigMap', layoutConfigMapName(this.opts.name), this.ns);
     this.layout = RedisShardLayout.fromJson(layoutConfigMap.data[LAYOUT_KEY]);
     const configMap = await this.client.get<any>('v1', 'ConfigMap', `${this.opts.name}-config`, this.ns);
     const secrets = new Map([['redis-password', await this.client.get<any>('v1', 'Secret', 'redis-password', this.ns)]]);
-    for (const p of pods) await this.runPod(p, configMap, secrets);
+    for (const p of pods) await this.runPod(p, configMap, secrets, volumeOf ? await volumeOf(p) : '');
+  }
+
+  /**
+   * Runs the cluster's pods as their kubelets would, from now until `stop`: every 100 ms, a pod Running with an IP
+   * whose uid runs no process is started (its predecessor's process removed first), with its data in the folder
+   * `volumeOf` names; a process whose pod is gone is removed.
+   */
+  kubelet(volumeOf: VolumeOf): { stop(): Promise<void> } {
+    const running = new Map<string, string>(); // pod name -> uid
+    const node = (pod: string) => pod.slice(this.opts.name.length + 1);
+    const sync = async () => {
+      const labelSelector = `${REDIS_CLUSTER_LABEL}=${this.opts.name}`;
+      const pods = await this.client.list<any>('v1', 'Pod', { namespace: this.ns, labelSelector });
+      const live = new Map(pods.filter((p) => !isTerminating(p) && p.status?.phase === 'Running' && p.status.podIP)
+        .map((p) => [p.metadata.name, p]));
+      for (const [name, uid] of [...running]) {
+        if (live.get(name)?.metadata.uid === uid) continue;
+        await this.redis.remove(node(name));
+        running.delete(name);
+      }
+      const fresh = [...live.values()].filter((p) => !running.has(p.metadata.name));
+      if (fresh.length > 0) await this.runPods(fresh, volumeOf);
+      for (const p of fresh) running.set(p.metadata.name, p.metadata.uid);
+    };
+    let stopped = false;
+    const loop = (async () => {
+      while (!stopped) {
+        await sync().catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    return { stop: async () => { stopped = true; await loop; } };
   }
 
   /**
    * Runs the pod as its kubelet would, on this machine: its volumes as folders (the data volume one folder per
-   * pod name, as a PersistentVolume would be, so the pod's successor finds its data), its init container, then
-   * its redis-server on the pod's IP and its `redis` container port.
+   * pod name and `volume`, as a PersistentVolume would be, so the pod's successor on the same claim finds its data),
+   * its init container, then its redis-server on the pod's IP and its `redis` container port.
    */
-  private async runPod(pod: any, configMap: any, secrets: Map<string, any>): Promise<void> {
+  private async runPod(pod: any, configMap: any, secrets: Map<string, any>, volume: string): Promise<void> {
     const bytes = (data: Record<string, string>) => Object.fromEntries(
       Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64')]),
     );
     const decoded = new Map([...secrets].map(([name, secret]) => [name, bytes(secret.data)]));
-    const emulated = new EmulatedPod(pod.spec, path.join(this.redis.root, pod.metadata.name), {
+    const emulated = new EmulatedPod(pod.spec, path.join(this.redis.root, pod.metadata.name, volume), {
       configMaps: new Map([[configMap.metadata.name, configMap.data]]), secrets: decoded, podIP: pod.status.podIP,
     });
     const args = emulated.redisServerArgs();
