@@ -15,7 +15,7 @@
 import { Chart, Duration, Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { cliUserKubeconfig, runCliAs, tokenKubeconfig } from './cli-user';
-import { ControllerProcess } from './controller-process';
+import { ControllerProcess, withoutMetricsPort } from './controller-process';
 import { applyManifests, deleteNamespace } from './examples';
 import { KubeObject } from './kube-client';
 import { playKubeletReadiness } from './kubelet-readiness';
@@ -129,8 +129,9 @@ beforeAll(async () => {
   for (const o of platform.filter(theClusters)) await client.apply(o);
   expect((await applyManifests(client, shop, appsNs)).rejections).toEqual([]);
   kubelet = await playKubeletReadiness(client, info, appsNs);
-  controller = await ControllerProcess.start(info, 'autoshift', [...args.filter((a, i) => a !== '--metrics-port' && args[i - 1] !== '--metrics-port'),
-    '--lease-namespace', controllerNs], {}, await tokenKubeconfig(client, info, controllerNs, NAME));
+  const runArgs = [...withoutMetricsPort(args), '--lease-namespace', controllerNs];
+  const kubeconfig = await tokenKubeconfig(client, info, controllerNs, NAME);
+  controller = await ControllerProcess.start(info, 'autoshift', runArgs, {}, kubeconfig);
   await untilEndpoints(undefined, 120_000);
 });
 

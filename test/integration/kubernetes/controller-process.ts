@@ -10,6 +10,7 @@ import * as path from 'path';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { REPO_ROOT } from '../shared';
 import { ClusterInfo } from './control-plane';
+import { KubeObject } from './kube-client';
 import { waitFor, WaitAborted, WaitOptions } from './wait';
 import { SERVICE_ACCOUNT_DIR_ENV } from '../../../src/kubernetes/kube-connection';
 import { lineSplitter } from '../../../src/shared/lines';
@@ -21,6 +22,18 @@ export function nodeFlagsOf(main: string): string[] {
   const shebang = fs.readFileSync(main, 'utf8').split('\n', 1)[0];
   const words = shebang.replace(/^#!\s*/, '').split(/\s+/);
   return words.slice(words.indexOf('node') + 1);
+}
+
+/** `run`'s arguments without `--metrics-port` and its value: each ControllerProcess is given a free port. */
+export function withoutMetricsPort(args: readonly string[]): string[] {
+  return args.filter((a, i) => a !== '--metrics-port' && args[i - 1] !== '--metrics-port');
+}
+
+/** The `run` arguments of a synthesized ZoneController's Deployment (`objects`), for a ControllerProcess. */
+export function runArgsOf(objects: readonly KubeObject[]): string[] {
+  const deployment = objects.find((o) => o.kind === 'Deployment');
+  if (!deployment) throw new Error('runArgsOf: the ZoneController synthesized no Deployment');
+  return withoutMetricsPort((deployment as any).spec.template.spec.containers[0].args.slice(1));
 }
 
 let built = false;

@@ -12,9 +12,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
-import { ControllerProcess } from './controller-process';
-import { applyManifests, deleteNamespace } from './examples';
+import { ControllerProcess, runArgsOf } from './controller-process';
+import { applyManifests } from './examples';
 import { KubeObject } from './kube-client';
+import { claimUidOf, endLostZone } from './lost-zone-tests';
 import { PodWatch, watchPods } from './pod-watch';
 import { INGESTER_PREFIX, lokiIngesterManifests, lokiObjects, RingOnKwok } from './ring-on-kwok';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
@@ -37,16 +38,7 @@ function controllerParts(): { crds: KubeObject[]; args: string[] } {
   const chart = new Chart(Testing.app(), 'platform');
   new ZoneController(chart, 'controller', { zoneShift: true, lostZoneRecovery: true, workloadNamespaces: [ns] });
   const objects = Testing.synth(chart);
-  const args: string[] = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args.slice(1);
-  const withoutMetricsPort = args.filter((a, i) => a !== '--metrics-port' && args[i - 1] !== '--metrics-port');
-  return { crds: objects.filter((o) => o.kind === 'CustomResourceDefinition'), args: withoutMetricsPort };
-}
-
-/** A pod's ingester keeps its data by its claim: a claim made again is a new, empty volume. */
-async function claimUidOf(pod: any): Promise<string> {
-  const claim = pod.spec.volumes?.find((v: any) => v.persistentVolumeClaim)?.persistentVolumeClaim.claimName;
-  const found = claim && await client.find<any>('v1', 'PersistentVolumeClaim', claim, ns);
-  return found?.metadata.uid ?? 'no-claim';
+  return { crds: objects.filter((o) => o.kind === 'CustomResourceDefinition'), args: runArgsOf(objects) };
 }
 
 let loki: RingOnKwok;
@@ -56,22 +48,14 @@ let outage: ZoneOutage | undefined;
 
 beforeAll(async () => {
   const objects = lokiObjects(ns, ZONES, PER_ZONE, 'minio:9000', IngesterRollout.PARTITIONED, true);
-  loki = await RingOnKwok.start(fs.mkdtempSync(path.join(info.logsDir, 'loki-lost-zone-')), INGESTER_PREFIX, objects, claimUidOf);
+  const root = fs.mkdtempSync(path.join(info.logsDir, 'loki-lost-zone-'));
+  loki = await RingOnKwok.start(root, INGESTER_PREFIX, objects, claimUidOf(client, ns));
 });
 
 afterAll(async () => {
   await outage?.restore().catch(() => undefined);
   watch?.stop();
-  // the shift's finalizer is the controller's, and the stand-in labels go once the namespace's pods and claims do
-  await client.delete(GROUP, 'ZoneShift', SHIFT).catch(() => undefined);
-  await waitFor('the lost zone\'s shift gone', async () => ({ done: !(await client.find(GROUP, 'ZoneShift', SHIFT)) }))
-    .catch(() => undefined);
-  await deleteNamespace(client, ns);
-  await waitFor('no node left with a stand-in label', async () => {
-    const labelled = (await client.list<any>('v1', 'Node'))
-      .filter((n) => n.metadata.labels?.[standInLabel(LOST)] !== undefined);
-    return { done: labelled.length === 0, state: labelled.map((n) => n.metadata.name).join(', ') };
-  }, { timeoutMs: 60_000 }).catch(() => undefined);
+  await endLostZone(client, SHIFT, ns, LOST);
   await controller?.stop();
   await loki.stop();
   client.close();

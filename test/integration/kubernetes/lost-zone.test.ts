@@ -14,7 +14,7 @@
 import { Chart, Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { cliUserKubeconfig, runCliAs, tokenKubeconfig } from './cli-user';
-import { ControllerProcess } from './controller-process';
+import { ControllerProcess, withoutMetricsPort } from './controller-process';
 import { applyManifests, deleteNamespace } from './examples';
 import { KubeObject } from './kube-client';
 import { isReady, ZONES } from './nodes';
@@ -120,8 +120,7 @@ beforeAll(async () => {
   expect((await applyManifests(client, platform.filter((o) => !theClusters(o)), controllerNs)).rejections).toEqual([]);
   for (const o of platform.filter(theClusters)) await client.apply(o);
   expect((await applyManifests(client, apps, appsNs)).rejections).toEqual([]);
-  const withoutMetricsPort = args.filter((a, i) => a !== '--metrics-port' && args[i - 1] !== '--metrics-port');
-  controller = await ControllerProcess.start(info, 'lost-zone', [...withoutMetricsPort, '--lease-namespace', controllerNs], {},
+  controller = await ControllerProcess.start(info, 'lost-zone', [...withoutMetricsPort(args), '--lease-namespace', controllerNs], {},
     await tokenKubeconfig(client, info, controllerNs, NAME));
   await untilAllReady('cache', 6);
   await untilAllReady('solo', 3);
