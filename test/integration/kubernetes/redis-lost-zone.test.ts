@@ -11,16 +11,15 @@
  * and every shard again has a copy outside its master's zone.
  */
 import { Chart, Testing } from 'cdk8s';
-import { ControllerProcess } from './controller-process';
-import { applyManifests, deleteNamespace } from './examples';
+import { ControllerProcess, runArgsOf } from './controller-process';
+import { applyManifests } from './examples';
 import { KubeObject } from './kube-client';
+import { claimUidOf, endLostZone } from './lost-zone-tests';
 import { RedisOnKwok, RedisStatus } from './redis-on-kwok';
 import { testCluster, uniqueName, zoneOfNode } from './scheduling';
-import { waitFor } from './wait';
 import { WaitAckedWriter } from './wait-acked-writer';
 import { OutageMode, zoneOutage, ZoneOutage } from './zone-outage';
 import { ZoneController } from '../../../src';
-import { standInLabel } from '../../../src/contract/lost-zone';
 import { missingKeys } from '../redis/redis-keys';
 import { AWKWARD_PASSWORD } from '../redis/redis-processes';
 
@@ -43,17 +42,8 @@ function controllerParts(): { crds: KubeObject[]; args: string[] } {
   const features = { redisManager: true, zoneShift: true, lostZoneRecovery: true };
   new ZoneController(chart, 'controller', { ...features, workloadNamespaces: [ns] });
   const objects = Testing.synth(chart);
-  const args: string[] = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args.slice(1);
-  const withoutMetricsPort = args.filter((a, i) => a !== '--metrics-port' && args[i - 1] !== '--metrics-port');
   const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
-  return { crds, args: [...withoutMetricsPort, '--redis-interval', '1s'] };
-}
-
-/** A pod's redis-server keeps its data by its claim: a claim made again is a new, empty volume. */
-async function claimUidOf(pod: any): Promise<string> {
-  const claim = pod.spec.volumes?.find((v: any) => v.persistentVolumeClaim)?.persistentVolumeClaim.claimName;
-  const found = claim && await client.find<any>('v1', 'PersistentVolumeClaim', claim, ns);
-  return found?.metadata.uid ?? 'no-claim';
+  return { crds, args: [...runArgsOf(objects), '--redis-interval', '1s'] };
 }
 
 let controller: ControllerProcess | undefined;
@@ -63,16 +53,7 @@ let outage: ZoneOutage | undefined;
 afterAll(async () => {
   await outage?.restore().catch(() => undefined);
   await kubelet?.stop();
-  // the shift's finalizer is the controller's, and the stand-in labels go once the namespace's pods and claims do
-  await client.delete(GROUP, 'ZoneShift', SHIFT).catch(() => undefined);
-  await waitFor('the lost zone\'s shift gone', async () => ({ done: !(await client.find(GROUP, 'ZoneShift', SHIFT)) }))
-    .catch(() => undefined);
-  await deleteNamespace(client, ns);
-  await waitFor('no node left with a stand-in label', async () => {
-    const labelled = (await client.list<any>('v1', 'Node'))
-      .filter((n) => n.metadata.labels?.[standInLabel(LOST)] !== undefined);
-    return { done: labelled.length === 0, state: labelled.map((n) => n.metadata.name).join(', ') };
-  }, { timeoutMs: 60_000 }).catch(() => undefined);
+  await endLostZone(client, SHIFT, ns, LOST);
   await controller?.stop();
   await redis.close();
   client.close();
@@ -92,7 +73,7 @@ test('a zone lost: its nodes stand in on the other zones, empty, each a replica 
   const started = new Date();
   controller = await ControllerProcess.start(info, 'redis-lost-zone', args);
   await redis.untilScaled(applied, controller);
-  kubelet = redis.kubelet(claimUidOf);
+  kubelet = redis.kubelet(claimUidOf(client, ns));
   await redis.statusWhere('a healthy cluster', started, (s) => s.healthy, controller, 180_000);
   const lostNodes = redis.layout.nodes.filter((n) => n.zone === LOST).map((n) => n.name);
 
@@ -119,7 +100,7 @@ test('a zone lost: its nodes stand in on the other zones, empty, each a replica 
       .filter((p) => zoneOfNode(info, p.spec.nodeName) === LOST).map((p) => [p.metadata.name, p.metadata.uid]);
     expect(lostPods.map(([name]) => name).sort()).toEqual(lostNodes.map((n) => `${NAME}-${n}`).sort());
     const gone = Date.now();
-    await redis.redis.killZone(LOST);
+    await redis.killZone(LOST);
     outage = await zoneOutage(cluster, LOST, OutageMode.DELETE_NODES, { namespaces: [ns] });
 
     // zone-a's nodes back on the other zones, replicas of masters in other zones than theirs, in sync
@@ -156,6 +137,8 @@ test('a zone lost: its nodes stand in on the other zones, empty, each a replica 
     await writer.stop();
   }
   controller!.assertRunning();
+  const failures = redis.kubeletFailures();
+  if (failures.length > 0) console.log(`redis lost zone: processes started again:\n${failures.join('\n')}`);
   const missing = await missingKeys(redis.redis.live(), writer.acked, PASSWORD);
   console.log(`redis lost zone: ${writer.summary()}; acknowledged writes lost: ${missing.length}`);
   expect(writer.acked.size).toBeGreaterThan(0);

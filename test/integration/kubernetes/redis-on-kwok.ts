@@ -12,13 +12,13 @@ import { ClusterInfo } from './control-plane';
 import { ControllerProcess } from './controller-process';
 import { waitForRollout } from './examples';
 import { KubeClient, KubeObject } from './kube-client';
+import { RedisKubelet } from './redis-kubelet';
 import { livePods, zoneOfNode } from './scheduling';
 import { waitFor } from './wait';
 import { ClusterState } from '../../../controller/src/redis/decide';
 import { parseClusterNodes } from '../../../controller/src/redis/executor';
 import { RedisHealth } from '../../../controller/src/redis/health';
 import { LAYOUT_KEY, REDIS_CLUSTER_LABEL, STATUS_KEY, layoutConfigMapName, statusConfigMapName } from '../../../src/contract/redis';
-import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { ZonalRedisCluster } from '../../../src/redis/cluster';
 import { RedisShardLayout } from '../../../src/redis/layout';
 import { ZoneTopology } from '../../../src/topology/zone-topology';
@@ -55,6 +55,10 @@ export class RedisOnKwok {
   readonly redis: RedisProcesses;
   /** The planned layout, once `runPods` has read it from the layout ConfigMap. */
   layout!: RedisShardLayout;
+  /** Zones `killZone` took: their processes are never started again. */
+  private readonly lostZones = new Set<string>();
+  /** The kubelet `kubelet` started, if any. */
+  private playing?: RedisKubelet;
 
   constructor(
     private readonly client: KubeClient,
@@ -125,35 +129,20 @@ export class RedisOnKwok {
   }
 
   /**
-   * Runs the cluster's pods as their kubelets would, from now until `stop`: every 100 ms, a pod Running with an IP
-   * whose uid runs no process is started (its predecessor's process removed first), with its data in the folder
-   * `volumeOf` names; a process whose pod is gone is removed.
+   * Runs the cluster's pods as their kubelets would, from now until `stop` (redis-kubelet.ts), each with its data in
+   * the folder `volumeOf` names; never in a zone `killZone` took.
    */
-  kubelet(volumeOf: VolumeOf): { stop(): Promise<void> } {
-    const running = new Map<string, string>(); // pod name -> uid
-    const node = (pod: string) => pod.slice(this.opts.name.length + 1);
-    const sync = async () => {
-      const labelSelector = `${REDIS_CLUSTER_LABEL}=${this.opts.name}`;
-      const pods = await this.client.list<any>('v1', 'Pod', { namespace: this.ns, labelSelector });
-      const live = new Map(pods.filter((p) => !isTerminating(p) && p.status?.phase === 'Running' && p.status.podIP)
-        .map((p) => [p.metadata.name, p]));
-      for (const [name, uid] of [...running]) {
-        if (live.get(name)?.metadata.uid === uid) continue;
-        await this.redis.remove(node(name));
-        running.delete(name);
-      }
-      const fresh = [...live.values()].filter((p) => !running.has(p.metadata.name));
-      if (fresh.length > 0) await this.runPods(fresh, volumeOf);
-      for (const p of fresh) running.set(p.metadata.name, p.metadata.uid);
-    };
-    let stopped = false;
-    const loop = (async () => {
-      while (!stopped) {
-        await sync().catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
-    return { stop: async () => { stopped = true; await loop; } };
+  kubelet(volumeOf: VolumeOf): RedisKubelet {
+    const labelSelector = `${REDIS_CLUSTER_LABEL}=${this.opts.name}`;
+    return this.playing = RedisKubelet.start({
+      redis: this.redis,
+      nodeOf: (pod) => pod.slice(this.opts.name.length + 1),
+      pods: () => this.client.list<any>('v1', 'Pod', { namespace: this.ns, labelSelector }),
+      run: (pod) => this.runPods([pod], volumeOf),
+      runsIn: (pod) => zoneOfNode(this.info, pod.spec.nodeName),
+      lostZones: this.lostZones,
+      logFile: path.join(this.info.logsDir, `redis-kubelet-${this.ns}.log`),
+    });
   }
 
   /**
@@ -180,6 +169,17 @@ export class RedisOnKwok {
     }, data, args, emulated.env());
   }
 
+  /** What the kubelet could not start, or found exited (and started again). */
+  kubeletFailures(): string[] {
+    return this.playing?.failures ?? [];
+  }
+
+  /** A zone lost: its processes die at once (SIGKILL), and `kubelet` never starts one there again. */
+  async killZone(zone: string): Promise<void> {
+    this.lostZones.add(zone);
+    await this.redis.killZone(zone);
+  }
+
   async status(): Promise<RedisStatus | undefined> {
     const cm = await this.client.find<any>('v1', 'ConfigMap', statusConfigMapName(this.opts.name), this.ns);
     return cm ? JSON.parse(cm.data[STATUS_KEY]) : undefined;
@@ -200,6 +200,7 @@ export class RedisOnKwok {
         mastersPerZone: s.mastersPerZone,
         issues: s.issues,
         skippedPods: s.skippedPods,
+        ...(this.playing?.failures.length ? { kubeletFailures: this.playing.failures } : {}),
       });
       return { done: !!s && new Date(s.updated) > since && check(s), value: s, state };
     }, { timeoutMs, intervalMs: 500 });

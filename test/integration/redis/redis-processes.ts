@@ -66,6 +66,9 @@ export async function startRedisServer(
     lazyConnect: true,
     retryStrategy: () => null,
     maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    // a PING unanswered is tried again until the deadline, never awaited for good
+    commandTimeout: 2000,
   });
   client.on('error', () => undefined);
   const deadline = Date.now() + 10_000;
@@ -114,10 +117,12 @@ function logTail(dir: string): string {
 
 /** Whether something accepts connections on host:port. */
 function listening(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port, timeout: 2000 });
     socket.once('connect', () => { socket.destroy(); resolve(true); });
     socket.once('error', () => resolve(false));
+    // on loopback a port is refused or accepted at once: no answer is a listener that does not accept
+    socket.once('timeout', () => { socket.destroy(); reject(new Error(`${host}:${port} neither accepts nor refuses a connection`)); });
   });
 }
 
@@ -251,6 +256,11 @@ export class RedisProcesses {
   /** The nodes whose process runs. */
   public live(): InventoryNode[] {
     return this.inventory.filter((n) => this.pid(n.name) !== undefined);
+  }
+
+  /** The last lines of a node's redis.log. */
+  public logTail(name: string): string {
+    return logTail(this.get(name).dir);
   }
 
   public pid(name: string): number | undefined {
