@@ -5,7 +5,7 @@
  */
 import { ClusterNodeEntry, InventoryNode, isMaster, ObservedNode, self, slotCount } from './model';
 import { assignStandIns, ShardCover } from './stand-ins';
-import { RedisShardLayout } from '../../../src/redis/layout';
+import { RedisNodePlan, RedisShardLayout } from '../../../src/redis/layout';
 import { REDIS_CLUSTER_SLOTS, shardOfSlot } from '../../../src/redis/slots';
 
 /** The cluster as the manager understands it: the nodes by name and id, and the authoritative view. */
@@ -16,10 +16,13 @@ export class ClusterAnalysis {
   /** Reachable stand-ins with no shard whose master is in another zone (their copy shares its master's zone). */
   public readonly strandedStandIns: string[];
   private readonly byId = new Map<string, ObservedNode>();
+  /** The layout's nodes by name: `shardOf` and `isStandIn` are asked for every node, shard by shard. */
+  private readonly plannedNodes: ReadonlyMap<string, RedisNodePlan>;
   /** The shard of each reachable stand-in: the one it serves as a master, else the one assigned to it. */
   private readonly standInShards = new Map<string, number>();
 
   constructor(public readonly layout: RedisShardLayout, public readonly nodes: ObservedNode[]) {
+    this.plannedNodes = new Map(layout.nodes.map((p) => [p.name, p]));
     this.reachable = nodes.filter((n) => n.reachable && n.id && n.view);
     for (const n of this.reachable) this.byId.set(n.id!, n);
     const slotsOf = (n: ObservedNode) => slotCount(self(n)?.slots ?? []);
@@ -29,7 +32,7 @@ export class ClusterAnalysis {
 
   /** Whether `n` runs outside its planned zone (a lost zone's node brought back elsewhere). */
   public isStandIn(n: InventoryNode): boolean {
-    const planned = this.layout.nodes.find((p) => p.name === n.name);
+    const planned = this.plannedNodes.get(n.name);
     return planned !== undefined && planned.zone !== n.zone;
   }
 
@@ -48,7 +51,7 @@ export class ClusterAnalysis {
 
   /** The shard of an inventory node (planned; a stand-in's its own), or undefined for a node outside the plan. */
   public shardOf(name: string): number | undefined {
-    return this.standInShards.get(name) ?? this.layout.nodes.find((n) => n.name === name)?.shard;
+    return this.standInShards.get(name) ?? this.plannedNodes.get(name)?.shard;
   }
 
   /**
