@@ -45,6 +45,7 @@ export const LAYERS: string[][] = [
   ['zone-controller'],
   ['zone-source'],
   ['rollout'],
+  ['traffic'],
   ['check', 'longhorn', 'prometheus', 'loki', 'redis'],
   ['drill'],
   ['cli'],
