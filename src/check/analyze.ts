@@ -44,7 +44,7 @@ export function analyzeInput(read: CheckInput, inventory: ZoneInventory): ZoneRe
     findings: [
       ...input.findings,
       ...unknownZoneFindings(input, zones, inventory.topologyKey),
-      ...zoneLocalTrafficFindings(input.zoneLocalServices, input.workloads, judged.members, zones),
+      ...zoneLocalTrafficFindings(input.services, input.workloads, judged.members, zones),
     ],
   };
 }

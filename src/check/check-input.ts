@@ -1,6 +1,6 @@
 /**
  * What the zone check reads from a set of manifests, as typed objects: the workloads it places with their pod
- * templates, the disruption budgets, the storage and the Services that prefer same-zone endpoints. `workloads.ts`
+ * templates, the disruption budgets, the storage and the Services. `workloads.ts`
  * reads built-in objects into them and `operators.ts` operators' resources; the analysis reads only these.
  */
 import { ZoneFinding } from './model';
@@ -135,15 +135,28 @@ export interface CheckBudget {
   readonly maxUnavailable?: number | string;
 }
 
-/**
- * A Service that asks for same-zone endpoints (`spec.trafficDistribution` PreferSameZone or its older name
- * PreferClose).
- */
-export interface CheckZoneLocalService {
+/** One port of a Service. */
+export interface CheckServicePort {
+  readonly name?: string;
+  readonly port?: number;
+  /** The pods' port: a number, or the name of a container port (undefined: the same as `port`). */
+  readonly targetPort?: number | string;
+}
+
+/** A Service: which pods it selects and how its requests are routed (traffic/, and the check's zone-local notes). */
+export interface CheckService {
   readonly namespace?: string;
   readonly name: string;
-  readonly selector: { readonly [key: string]: string };
-  readonly trafficDistribution: string;
+  /** `spec.type` (ClusterIP unless set). */
+  readonly type: string;
+  /** `spec.selector` (undefined: none; its endpoints are managed by someone else). */
+  readonly selector?: { readonly [key: string]: string };
+  /** `spec.clusterIP: None`. */
+  readonly headless: boolean;
+  /** `spec.trafficDistribution`, as written. */
+  readonly trafficDistribution?: string;
+  readonly annotations: { readonly [key: string]: string };
+  readonly ports: readonly CheckServicePort[];
 }
 
 /** A StorageClass, as far as placement goes. */
@@ -171,7 +184,7 @@ export interface CheckInput {
   readonly volumes: CheckVolume[];
   /** PersistentVolumeClaims bound by name (`spec.volumeName`), by `namespace/name`. */
   readonly claimVolumes: Map<string, string>;
-  readonly zoneLocalServices: CheckZoneLocalService[];
+  readonly services: CheckService[];
   /** The text of the ConfigMaps and Secrets, by `namespace/Kind/name` (quorum-software/pod-config.ts). */
   readonly configTexts: Map<string, readonly string[]>;
   /** Operators' resources judged as one system over the pod sets they make. */

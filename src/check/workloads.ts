@@ -1,6 +1,6 @@
 /**
  * The objects of a set of manifests the zone check reads (pure): the workloads with their pod templates, the
- * PodDisruptionBudgets, the StorageClasses their volumes use, and the Services that prefer same-zone endpoints.
+ * PodDisruptionBudgets, the StorageClasses their volumes use, and the Services.
  * Anything else is left alone; a malformed object becomes a finding, never an exception.
  */
 import { autoscalerFor, autoscalerOf, CheckAutoscaler } from './autoscalers';
@@ -11,6 +11,7 @@ import { operatorSystem } from './operator-models/interpret';
 import { looksLikeWorkload, operatorWorkloads, stringMap } from './operators';
 import { configKey, ConfigTexts, configTexts, containerConfigs } from './quorum-software/pod-config';
 import { recogniseQuorum } from './quorum-software/recognisers';
+import { readService } from './services';
 import { ROLLOUT_API_VERSION, ZONE_DISRUPTION_BUDGET_KIND } from '../contract/rollout';
 import { annotatedReplicas, REPLICAS_ANNOTATION } from '../contract/zone-check';
 import {
@@ -18,9 +19,6 @@ import {
   Requirement, TypeAndMeta, Workload, WorkloadSpec,
 } from '../kubernetes/objects';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../kubernetes/standard-labels';
-
-/** The trafficDistribution values that keep a client's traffic in its own zone when an endpoint is there. */
-export const ZONE_LOCAL_TRAFFIC = ['PreferSameZone', 'PreferClose'];
 
 /** What helps with an operator's resource the check cannot read from the manifests. */
 const SKIPPED_OPERATOR_FIX = 'Check what its operator made where it runs: cdk8s-zones check --kubeconfig FILE --live.';
@@ -91,21 +89,17 @@ function emptyInput(): CheckInput {
     storageClasses: [],
     volumes: [],
     claimVolumes: new Map(),
-    zoneLocalServices: [],
+    services: [],
     configTexts: new Map(),
     systems: [],
     findings: [],
   };
 }
 
-/** A ConfigMap's or a Secret's text (consensus software reads its configuration there), a zone-local Service. */
+/** A ConfigMap's or a Secret's text (consensus software reads its configuration there), a Service. */
 function readConfigOrService(o: KindedResource, name: string, namespace: string | undefined, input: CheckInput): void {
   if (o.kind === 'Service') {
-    const selector = stringMap(o.spec?.selector);
-    const traffic = o.spec?.trafficDistribution;
-    if (typeof traffic === 'string' && ZONE_LOCAL_TRAFFIC.includes(traffic) && Object.keys(selector).length > 0) {
-      input.zoneLocalServices.push({ namespace, name, selector, trafficDistribution: traffic });
-    }
+    input.services.push(readService(o, name, namespace));
     return;
   }
   const texts = configTexts(o.kind, o as { data?: unknown; stringData?: unknown });

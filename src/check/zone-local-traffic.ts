@@ -1,11 +1,13 @@
 /**
- * Services that keep traffic in its zone (`trafficDistribution: PreferSameZone`): the EndpointSlice controller hints
+ * Services that keep traffic in its zone (`trafficDistribution: PreferSameZone`, PreferClose or PreferSameNode; not
+ * overridden by topology-mode Auto): the EndpointSlice controller hints
  * each endpoint for its own zone, and a client's node routes to endpoints of its zone while there are any. A zone
  * that may hold none of the Service's pods sends its clients' traffic to other zones, unannounced. Pure.
  */
-import { CheckWorkload, CheckZoneLocalService } from './check-input';
+import { CheckService, CheckWorkload } from './check-input';
 import { selects } from './eligibility';
 import { FindingSeverity, WorkloadReport, ZoneFinding } from './model';
+import { keepsTrafficInZone, trafficPolicy } from '../traffic/policy';
 
 /** The rule id of the note (docs/check.md, "Rules"). */
 export const ZONE_LOCAL_TRAFFIC_GAP = 'zone-local-traffic-gap';
@@ -15,14 +17,15 @@ export const ZONE_LOCAL_TRAFFIC_GAP = 'zone-local-traffic-gap';
  * may be absent from some zone in the worst case; `reports[i]` is `workloads[i]`'s.
  */
 export function zoneLocalTrafficFindings(
-  services: readonly CheckZoneLocalService[],
+  services: readonly CheckService[],
   workloads: readonly CheckWorkload[],
   reports: readonly WorkloadReport[],
   zones: readonly string[],
 ): ZoneFinding[] {
   return services.flatMap((s) => {
+    if (s.selector === undefined || !keepsTrafficInZone(trafficPolicy(s))) return [];
     const isSelected = (w: CheckWorkload) => (w.namespace ?? '') === (s.namespace ?? '')
-      && selects({ matchLabels: s.selector }, w.podLabels);
+      && selects({ matchLabels: s.selector! }, w.podLabels);
     const selected = workloads.flatMap((w, i) => (isSelected(w) ? [i] : []));
     if (selected.length === 0) return [];
     const guaranteed = (zone: string) => selected.reduce((n, i) => n + (reports[i].perZone[zone]?.guaranteed ?? 0), 0);

@@ -131,7 +131,7 @@ export interface Container {
   readonly args?: readonly unknown[];
   readonly env?: readonly EnvVar[];
   readonly resources?: { readonly requests?: { readonly [resource: string]: unknown } };
-  readonly ports?: readonly { readonly hostPort?: number; readonly containerPort?: number }[];
+  readonly ports?: readonly { readonly name?: string; readonly hostPort?: number; readonly containerPort?: number }[];
 }
 
 export interface Volume {
