@@ -10,9 +10,9 @@ import { CheckNode, ZoneInventory } from './inventory';
 import { AddFinding, FindingSeverity } from './model';
 import { NodeRoom, volumeNodes } from './node-room';
 import { searchLayouts } from './node-search';
-import { HardSpread, PlacementBounds, placementBounds } from './spread-bounds';
 import { volumeOf } from './workloads';
 import { PodSpec } from '../kubernetes/objects';
+import { HardSpread, PlacementBounds, placementBounds } from '../topology/spread-bounds';
 
 /**
  * Where the pods can be: placed in every final layout, per zone the fewest and most, per zone lost the fewest

@@ -6,9 +6,9 @@ import { CheckWorkload } from './check-input';
 import { fewerThanMinDomains, HardConstraint } from './constraints';
 import { AddFinding, FindingSeverity, ZoneLoss } from './model';
 import { Bounds, Placement } from './placement';
-import { HardSpread, placementBounds } from './spread-bounds';
 import { Need, ringSurvives, zonesLeft } from './workload-needs';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { HardSpread, placementBounds } from '../topology/spread-bounds';
 
 /**
  * What losing each zone leaves: survivors, whether they meet the need, replacements Pending, whether a drain is

@@ -12,7 +12,7 @@
  * `max - min <= s` over the domains (place into the emptiest unfinished zone first to reach any of them). A
  * layout where the pods stop short of N has every zone full or at `min + s`, and its minimum is a full zone:
  * it is the one layout `min(cap(z), capMin + s)`. So the bounds below are exact, not estimates; a brute-force
- * enumeration of placement orders checks them (test/check/spread-bounds.property.test.ts).
+ * enumeration of placement orders checks them (test/topology/spread-bounds.property.test.ts).
  */
 
 /** A hard zone spread constraint, as it constrains one workload. */

@@ -4,7 +4,7 @@
  * maxSkew), not from the bounds' reasoning.
  */
 import * as fc from 'fast-check';
-import { HardSpread, placementBounds } from '../../src/check/spread-bounds';
+import { HardSpread, placementBounds } from '../../src/topology/spread-bounds';
 
 /** Every final layout reachable by placing `replicas` pods one at a time (memoized by layout). */
 function finalLayouts(replicas: number, caps: number[], spread?: HardSpread): number[][] {
