@@ -15,8 +15,9 @@ import { standardLabels } from '../kubernetes/standard-labels';
 import { zoneSlugs } from '../kubernetes/zone-slug';
 import { configHash } from '../shared/config-hash';
 import { durationText } from '../shared/durations';
-import { fewestZonesWithPods, hostSpreadConstraint, RevisionLabel, zoneSpreadConstraint } from '../topology/spread';
-import { zoneLocalTraffic } from '../topology/zone-local-traffic';
+import { hostSpreadConstraint, RevisionLabel, zoneSpreadConstraint } from '../topology/spread';
+import { placementBounds } from '../topology/spread-bounds';
+import { zoneLocalTraffic } from '../traffic/zone-local-safety';
 import { ZoneSourceKind } from '../zone-source/zone-source';
 
 export { GRPC_PORT, HTTP_PORT, MEMBERLIST_PORT, selectorOf, ZONE_ENV, ZONE_FLAG } from './direct-pod';
@@ -164,12 +165,14 @@ function sharedConfig(
 const HEADLESS = new Set<LokiComponent>([LokiComponent.INDEX_GATEWAY, LokiComponent.INGESTER]);
 
 /**
- * The zone-local traffic of a Service over a component whose `replicas` pods are spread over the zones by `maxSkew`.
+ * The zone-local traffic of a Service over a component whose `replicas` pods are spread over the zones by `maxSkew`
+ * (every zone a domain, with room for all of them).
  */
-const spreadTraffic = (p: ResolvedLoki) => zoneLocalTraffic(
-  p.topology,
-  fewestZonesWithPods(p.replicas, p.topology.zoneCount, p.maxSkew),
-);
+const spreadTraffic = (p: ResolvedLoki) => {
+  const zones = p.topology.zones;
+  const spread = { maxSkew: p.maxSkew, minIsZero: false, domains: zones.map(() => true) };
+  return zoneLocalTraffic(p.topology, placementBounds(p.replicas, zones.map(() => Infinity), spread));
+};
 
 /** The suffix of the ConfigMap of the components a migration to zone awareness has not reached yet. */
 const BEFORE_ZONES_SUFFIX = '-before-zones';

@@ -23,8 +23,8 @@ import { configHash } from '../shared/config-hash';
 import { invalidProp } from '../shared/errors';
 import { checkProps } from '../shared/props';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
-import { zoneLocalTraffic } from '../topology/zone-local-traffic';
 import { ZoneTopology } from '../topology/zone-topology';
+import { zoneLocalTraffic } from '../traffic/zone-local-safety';
 import { controllerPeer, IZoneController } from '../zone-controller/controller-reference';
 import { LOST_ZONE_RECOVERY_FEATURE, REDIS_MANAGER_FEATURE, ZONE_ANNOTATOR_FEATURE } from '../zone-controller/features';
 import { recoverFromLostZone } from '../zone-controller/lost-zone-recovery';
@@ -203,7 +203,7 @@ export class ZonalRedisCluster extends Construct {
     new KubeServiceWithTraffic(this, 'client', {
       metadata: { name, namespace, labels: labels('client') },
       spec: { selector, ports: [{ name: 'redis', port: REDIS_PORT, targetPort: k8s.IntOrString.fromString('redis') }] },
-    }, zoneLocalTraffic(topology, topology.zones.filter((z) => this.layout.nodesInZone(z).length > 0).length));
+    }, zoneLocalTraffic(topology, exactLayout(topology.zones.map((z) => this.layout.nodesInZone(z).length))));
     return headless.name;
   }
 
@@ -320,4 +320,9 @@ function clusterName(
       `the StatefulSet names (${redisStatefulSetName(chosen, slugs[0])}, ...)`);
   }
   return chosen;
+}
+
+/** A layout known exactly: each zone holds `counts[z]` (a zone's StatefulSet is pinned to it). */
+function exactLayout(counts: number[]): { lo: number[]; hi: number[]; placed: number } {
+  return { lo: counts, hi: counts, placed: counts.reduce((a, b) => a + b, 0) };
 }
