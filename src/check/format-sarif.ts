@@ -31,16 +31,28 @@ const LEVEL: Record<string, string> = {
 
 /** Renders the report as a SARIF 2.1.0 log (a JSON string). The same data and inputs always give the same text. */
 export function formatSarif(data: ZoneReportData, inputs: readonly SarifInput[] = []): string {
-  const where = new Map<string, SarifInput>();
-  // The first input naming an object wins: that is where a reader looks for it first.
-  for (const input of inputs) if (!where.has(workloadId(input.object))) where.set(workloadId(input.object), input);
-
   // Errors first: the synthesized zone-loss errors go before the warnings and notes.
   const located = [...allFindings(data), ...zoneLossFindings(data)]
     .sort((a, b) => severityRank(a.finding.severity) - severityRank(b.finding.severity))
     .map(({ finding, workload }) => ({ finding, id: workload && workloadId(workload) }));
+  return sarifLog(located, inputs, HELP);
+}
 
-  const rules = ruleList(located.map((l) => l.finding));
+/** A finding with the object it is about, as `Kind/namespace/name` (undefined: the input as a whole). */
+export interface IdentifiedFinding {
+  readonly finding: ZoneFinding;
+  readonly id?: string;
+}
+
+/**
+ * A SARIF 2.1.0 log of `located` (the worst first), each result at the manifest of its object where `inputs` name it;
+ * each rule's help at `help`.
+ */
+export function sarifLog(located: readonly IdentifiedFinding[], inputs: readonly SarifInput[], help: string): string {
+  const where = new Map<string, SarifInput>();
+  // The first input naming an object wins: that is where a reader looks for it first.
+  for (const input of inputs) if (!where.has(workloadId(input.object))) where.set(workloadId(input.object), input);
+  const rules = ruleList(located.map((l) => l.finding), help);
   const results = located.map(({ finding, id }) => {
     const input = id === undefined ? undefined : where.get(id);
     return {
@@ -70,7 +82,7 @@ export function formatSarif(data: ZoneReportData, inputs: readonly SarifInput[] 
 }
 
 /** One rule per id, in the order first seen, at the worst level any of its findings has. */
-function ruleList(findings: readonly ZoneFinding[]) {
+function ruleList(findings: readonly ZoneFinding[], help: string) {
   const rules: {
     id: string;
     shortDescription: { text: string };
@@ -79,11 +91,11 @@ function ruleList(findings: readonly ZoneFinding[]) {
   }[] = [];
   for (const f of findings) {
     if (rules.some((r) => r.id === f.rule)) continue;
-    // allFindings lists the worst first, so the first finding of a rule has its worst level.
+    // the worst are listed first, so the first finding of a rule has its worst level
     rules.push({
       id: f.rule,
       shortDescription: { text: describeRule(f.rule) },
-      helpUri: HELP,
+      helpUri: help,
       defaultConfiguration: { level: LEVEL[f.severity] ?? 'note' },
     });
   }

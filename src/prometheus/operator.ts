@@ -3,8 +3,9 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { OperatorSharding, PrometheusScrapeClass, ResolvedPrometheus, ShardingMode } from './options';
 import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } from './placement';
-import { RelabelRule, toOperatorSpelling, zoneSelectionRules } from './relabel';
+import { keepsUnzonedTargets, RelabelRule, toOperatorSpelling, zoneSelectionRules } from './relabel';
 import { INSTANCE_LABEL, ZONE_LABEL } from '../contract/labels';
+import { scrapeZoneAnnotations } from '../contract/traffic';
 import { quorumAnnotations } from '../contract/zone-check';
 import { JsonObject } from '../kubernetes/objects';
 import { NOBODY_UID, restrictedPodSecurity } from '../kubernetes/pod-security';
@@ -76,8 +77,12 @@ function prometheus(
   scope: Construct, p: ResolvedPrometheus, kind: OperatorKind, name: string, zone: string | undefined, spec: JsonObject,
 ): ApiObject {
   const labels = { ...standardLabels('prometheus', p.name, 'prometheus'), ...(zone !== undefined ? { [ZONE_LABEL]: zone } : {}) };
-  // for the zone check: a zone's Prometheus scrapes only that zone's targets, which go down with it
-  const annotations = zone === undefined ? undefined : quorumAnnotations('0', `zone-local shards: scrape only the targets of zone ${zone}, lost with them`);
+  // for the zone check: a zone's Prometheus scrapes only that zone's targets, which go down with it; for the traffic
+  // report: which zone it scrapes
+  const annotations = zone === undefined ? undefined : {
+    ...quorumAnnotations('0', `zone-local shards: scrape only the targets of zone ${zone}, lost with them`),
+    ...scrapeZoneAnnotations(zone, keepsUnzonedTargets(p.topology, zone)),
+  };
   return new ApiObject(scope, name, {
     apiVersion: kind.apiVersion,
     kind: kind.kind,

@@ -154,6 +154,11 @@ export interface ShardSelection {
   readonly zoneShards: number;
 }
 
+/** Whether `zone`'s shards also keep the targets of no known zone: the topology's first zone's do. */
+export function keepsUnzonedTargets(topology: ZoneTopology, zone: string): boolean {
+  return zone === topology.zones[0];
+}
+
 /**
  * The rules that decide a target's zone and keep it only when it is `zone`'s: set `__tmp_topology` from
  * the first zone source that has a value (unless a scrape class set it already), clear it when it names a
@@ -183,7 +188,7 @@ export function zoneSelectionRules(topology: ZoneTopology, sources: ZoneSources,
     action: RelabelAction.REPLACE,
   });
   const own = escapeRegex(zone);
-  const zoneMatch = zone === topology.zones[0] ? `(?:${own})?` : own;
+  const zoneMatch = keepsUnzonedTargets(topology, zone) ? `(?:${own})?` : own;
   rules.push({
     sourceLabels: [TOPOLOGY_LABEL, DISABLE_SHARDING_LABEL],
     regex: `${zoneMatch};|.*;.+`,

@@ -3,8 +3,9 @@ import { Construct } from 'constructs';
 import { kubernetesScrapeConfigs, prometheusConfig, renderConfig } from './config';
 import { ResolvedPrometheus, ShardingMode } from './options';
 import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } from './placement';
-import { hashShardRules, RelabelRule, zoneSelectionRules } from './relabel';
+import { hashShardRules, keepsUnzonedTargets, RelabelRule, zoneSelectionRules } from './relabel';
 import { CONFIG_HASH_ANNOTATION, SHARD_LABEL, ZONE_LABEL } from '../contract/labels';
+import { scrapeZoneAnnotations } from '../contract/traffic';
 import { quorumAnnotations } from '../contract/zone-check';
 import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
 import { NOBODY_UID, restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
@@ -78,11 +79,14 @@ function standaloneShard(
     metadata: { name, namespace: p.metadataNamespace, labels },
     data: { 'prometheus.yml': config },
   });
-  // for the zone check: a zone's shard scrapes only that zone's targets, which go down with it
-  const quorum = shard.zone === undefined ? undefined
-    : quorumAnnotations('0', `zone-local shard: scrapes only the targets of zone ${shard.zone}, lost with them`);
+  // for the zone check: a zone's shard scrapes only that zone's targets, which go down with it; for the traffic
+  // report: which zone it scrapes
+  const annotations = shard.zone === undefined ? undefined : {
+    ...quorumAnnotations('0', `zone-local shard: scrapes only the targets of zone ${shard.zone}, lost with them`),
+    ...scrapeZoneAnnotations(shard.zone, keepsUnzonedTargets(p.topology, shard.zone)),
+  };
   const statefulSet = new k8s.KubeStatefulSet(scope, shard.id, {
-    metadata: { name, namespace: p.metadataNamespace, labels, annotations: quorum },
+    metadata: { name, namespace: p.metadataNamespace, labels, annotations },
     spec: {
       replicas: p.replicas,
       serviceName: ctx.serviceName,

@@ -21,6 +21,7 @@ import { ControllerRule, leaderElectionRules, mergeRules, policyRuleOf } from '.
 import { REDIS_MANAGER, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET, ZONE_SHIFT } from '../contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
+import { CLIENTS_OUTSIDE, TRAFFIC_CLIENTS_ANNOTATION } from '../contract/traffic';
 import { zoneShiftCrd } from '../contract/zone-shift-crd';
 import { clientPeers, emitNetworkPolicy, NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { clusterScoped } from '../kubernetes/object-names';
@@ -230,7 +231,8 @@ export class ZoneController extends Construct implements IZoneController {
     const selector = this.podSelector;
     const meta = this.meta();
     new k8s.KubeService(this, 'service', {
-      metadata: meta,
+      // its clients are the API server (webhooks) and scrapers that reach each pod: no zone-local routing applies
+      metadata: { ...meta, annotations: { [TRAFFIC_CLIENTS_ANNOTATION]: CLIENTS_OUTSIDE } },
       spec: {
         selector,
         ports: [

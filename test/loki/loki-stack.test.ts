@@ -3,7 +3,11 @@ import {
   IngesterRollout, LokiComponent, LokiStackSize, ZoneAnnotation, ZoneAwareLokiStack, ZoneInventory, ZoneReport,
   ZoneSource, ZoneTopology,
 } from '../../src';
+import { analyzeTraffic } from '../../src/check/traffic/analyze-traffic';
+import { ZONE_LOCAL_OVERLOAD } from '../../src/check/traffic/traffic-findings';
+import { readManifests } from '../../src/check/workloads';
 import { ZONE_LOCAL_TRAFFIC_GAP } from '../../src/check/zone-local-traffic';
+import { TrafficPolicy } from '../../src/traffic/policy';
 import { zoneWiring } from '../../src/zone-source/zone-source';
 import { only, testChart } from '../util';
 import { topology, at135, operatorStorage, controller, operator, direct, container } from './loki-fixtures';
@@ -128,6 +132,32 @@ describe('direct output', () => {
       expect(twoReplicas.filter((v) => v !== undefined)).toEqual([]);
       expect(traffic(direct({ topology: at135, replicas: 5, maxSkew: 2 }).manifests)['loki-distributor']).toBe('PreferSameZone');
       expect(traffic(direct({ topology: at135, replicas: 4, maxSkew: 2 }).manifests)['loki-distributor']).toBeUndefined();
+      // 7 with maxSkew 2 reach every zone, but a zone may hold one of them: it would take 7/3 of an even share
+      expect(traffic(direct({ topology: at135, replicas: 7, maxSkew: 2 }).manifests)['loki-distributor']).toBeUndefined();
+    });
+
+    const inventory = ZoneInventory.equalNodes(topology.zones, 3);
+    /** The traffic report of Service `name` of `m`, with `trafficDistribution: PreferSameZone` if `asked`. */
+    const reported = (m: any[], name: string, asked: boolean) => {
+      const objects = m.map((o) => (asked && o.kind === 'Service' && o.metadata.name === name
+        ? { ...o, spec: { ...o.spec, trafficDistribution: 'PreferSameZone' } } : o));
+      const report = analyzeTraffic(readManifests(objects, inventory.topologyKey), inventory);
+      return report.services.find((s) => s.name === name)!;
+    };
+
+    test.each([1, 2])('maxSkew %i, 2 to 9 replicas: a policy exactly where the traffic report finds it safe', (maxSkew) => {
+      for (let replicas = 2; replicas <= 9; replicas++) {
+        const m = direct({ topology: at135, replicas, maxSkew, gateway: true }).manifests;
+        for (const name of ZONE_LOCAL.filter((n) => n !== 'loki-ruler')) {
+          const asIs = reported(m, name, false);
+          // the report's judgement of PreferSameZone on this Service, whether the construct set it or not
+          const withPolicy = reported(m, name, asIs.policy === TrafficPolicy.NONE);
+          const unsafe = withPolicy.findings
+            .some((f) => [ZONE_LOCAL_TRAFFIC_GAP, ZONE_LOCAL_OVERLOAD].includes(f.rule));
+          const expected = unsafe ? TrafficPolicy.NONE : TrafficPolicy.PREFER_SAME_ZONE;
+          expect([replicas, name, asIs.policy]).toEqual([replicas, name, expected]);
+        }
+      }
     });
 
     test('the zone check finds no zone without an endpoint behind any of them', () => {
