@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 /**
- * The `cdk8s-zones` program: `check` (manifests, offline or against a cluster's nodes), and the live commands
- * `shift` (a zone out of service) and `drill` (a zone-outage drill). Every command parses its flags with the one
- * grammar (shared/command-line.ts) and exits with the one table of codes (exit-codes.ts, docs/cli.md).
+ * The `cdk8s-zones` program: `check` (manifests, offline or against a cluster's nodes), `traffic` (what crosses
+ * zones, per Service), and the live commands `shift` (a zone out of service) and `drill` (a zone-outage drill).
+ * Every command parses its flags with the one grammar (shared/command-line.ts) and exits with the one table of
+ * codes (exit-codes.ts, docs/cli.md).
  */
-import { checkCommand, CliIo } from './check-command';
+import { CliIo } from './check-args';
+import { checkCommand } from './check-command';
 import { helpText, PROGRAM, USAGE, VERSION_FLAG } from './check-help';
 import { DRILL_FLAGS, DRILL_USAGE, drillCommand } from './drill-command';
 import { LiveIo } from './live-io';
 import { SHIFT_USAGE, shiftCommand, shiftFlagsHelp } from './shift-command';
+import { trafficCommand } from './traffic-command';
+import { trafficHelp, TRAFFIC_USAGE } from './traffic-help';
 import { parseSingleDocument } from '../check/manifest-text';
 import { docsUrl } from '../contract/docs';
 import { ExitCode, exitCodeOf, exitCodesHelp } from '../contract/exit-codes';
@@ -47,6 +51,12 @@ const COMMANDS: { readonly [name: string]: ProgramCommand } = {
     usage: USAGE,
     help: () => helpText(packageVersion()),
     prefix: PROGRAM,
+  },
+  traffic: {
+    run: (argv, io) => trafficCommand(argv, { ...io, connect: io.connect ?? connect }),
+    usage: TRAFFIC_USAGE,
+    help: trafficHelp,
+    prefix: `${PROGRAM} traffic`,
   },
   shift: {
     run: (argv, io) => shiftCommand(argv, liveIo(io)),

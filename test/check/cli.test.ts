@@ -99,7 +99,7 @@ describe('exit codes', () => {
     [['check', '--zones', 'a,a', 'x.yaml'], '--zones: ZoneInventory: zones=["a","a"] lists a zone twice'],
     [['check', '--zones', 'a,b', '-', '-'], '- (stdin) is named twice'],
     [['check', '--zones', 'a,b', '--color=yes', 'x.yaml'], '--color takes no value'],
-    [['lint', 'x.yaml'], 'unknown command "lint": the commands are check, shift and drill'],
+    [['lint', 'x.yaml'], 'unknown command "lint": the commands are check, traffic, shift and drill'],
   ])('2 on bad usage: %j', async (argv, message) => {
     const r = await run(argv as string[]);
     expect(r.code).toBe(2);
