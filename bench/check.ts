@@ -24,7 +24,7 @@ const KUBE_SCORE = path.join(__dirname, '..', '.cache', 'bin', 'kube-score');
 const ROOT = path.join(__dirname, '..');
 
 /** The corpus's objects, copied into namespaces copy-<n>-... until the copies hold `WORKLOADS` workloads. */
-function corpusText(): { text: string; workloads: number; objects: number } {
+export function corpusText(): { text: string; workloads: number; objects: number } {
   const files = realCorpusFiles();
   const objects = files.flatMap((f) => {
     const docs: any[] = [];

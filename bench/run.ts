@@ -15,6 +15,7 @@ import { prometheusBench } from './prometheus';
 import { redisBench } from './redis';
 import { rolloutBench } from './rollout';
 import { synthBench } from './synth';
+import { trafficBench } from './traffic';
 
 const sections: { name: string; run: () => BenchSection | Promise<BenchSection> }[] = [
   { name: 'synth', run: synthBench },
@@ -25,6 +26,7 @@ const sections: { name: string; run: () => BenchSection | Promise<BenchSection> 
   { name: 'redis', run: redisBench },
   { name: 'check', run: checkBench },
   { name: 'check', run: checkLiveBench },
+  { name: 'traffic', run: trafficBench },
   { name: 'drill', run: drillBench },
 ];
 

@@ -5,6 +5,9 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { analyzeTraffic } from '../src/check/traffic/analyze-traffic';
+import { ServiceTrafficReport, TrafficFigure, TrafficReportData } from '../src/check/traffic/traffic-model';
+import { readManifests } from '../src/check/workloads';
 import { EXAMPLE_NAMES, synthesizeExample } from '../test/example-apps';
 import { STANDARD_VARIANT } from '../test/example-variants';
 import { ZoneInventory, ZoneReport } from 'cdk8s-zones';
@@ -27,7 +30,9 @@ function pods(guaranteed: number, worstCase: number): string {
 
 function section(name: string): string {
   const zones = STANDARD_VARIANT.zones;
-  const report = ZoneReport.analyze(synthesizeExample(name, STANDARD_VARIANT), ZoneInventory.equalNodes(zones, 3));
+  const objects = synthesizeExample(name, STANDARD_VARIANT);
+  const inventory = ZoneInventory.equalNodes(zones, 3);
+  const report = ZoneReport.analyze(objects, inventory);
   const rows = report.workloads.map((w) => {
     const perZone = zones.map((z) => pods(w.perZone[z].guaranteed, w.perZone[z].worstCase)).join(' | ');
     const survives = zones.every((z) => w.survives[z]) ? 'yes' : `no (${zones.filter((z) => !w.survives[z]).join(', ')})`;
@@ -44,7 +49,38 @@ function section(name: string): string {
       ...rows,
     ]),
     '',
+    ...trafficLines(analyzeTraffic(readManifests(objects, inventory.topologyKey), inventory)),
   ].join('\n');
+}
+
+/**
+ * The example's traffic (`cdk8s-zones traffic`, clients spread as the nodes are): per Service, its policy, its
+ * endpoints per zone, the share of requests that may cross zones and the busiest endpoint, with what the report
+ * finds; per zone-local Prometheus shard, the share of its scrapes that may cross.
+ */
+function trafficLines(data: TrafficReportData): string[] {
+  const zones = data.zones;
+  const share = (f: TrafficFigure | undefined) => (f === undefined ? '—' : `${Math.round(f.worst * 100)}%`);
+  const found = (findings: readonly { rule: string }[]) => [...new Set(findings.map((f) => `\`${f.rule}\``))].join(', ') || '—';
+  // a Service with endpoints and no share: its clients are outside the zones
+  const crossing = (s: ServiceTrafficReport) => (s.crossZoneShare === undefined && s.workloads.length > 0
+    ? `— (clients ${s.clients})` : share(s.crossZoneShare));
+  const services = data.services.map((s) => `| ${s.name} | ${s.policy} | ` +
+    `${zones.map((z) => pods(s.endpointsPerZone[z].guaranteed, s.endpointsPerZone[z].worstCase)).join(' | ')} | ` +
+    `${crossing(s)} | ${s.maxLoadRatio === undefined ? '—' : `${s.maxLoadRatio.toFixed(2)}x`} | ${found(s.findings)} |`);
+  const scrapes = data.scrapes.map((s) => `| ${s.kind} ${s.name} | scrapes ${s.zone} | ` +
+    `${zones.map((z) => pods(s.replicasPerZone[z].guaranteed, s.replicasPerZone[z].worstCase)).join(' | ')} | ` +
+    `${share(s.crossZoneShare)} | — | ${found(s.findings)} |`);
+  if (services.length + scrapes.length === 0) return [];
+  return [
+    'Its traffic (`cdk8s-zones traffic`):',
+    '',
+    `| Service or shard | Policy | ${zones.join(' | ')} | Crosses zones (worst) | Busiest endpoint | Findings |`,
+    `| --- | --- | ${zones.map(() => ':---:').join(' | ')} | ---: | ---: | --- |`,
+    ...services,
+    ...scrapes,
+    '',
+  ];
 }
 
 /** The whole page. */
@@ -58,7 +94,10 @@ export function renderGallery(): string {
     'default `zone-a`, `zone-b`, `zone-c`.',
     '',
     'The maps are the zone check\'s (3 nodes per zone): in each zone, ● a pod sure to be there and ○ one that may',
-    'be (the spread allows either). `npm run gallery` writes this page from the examples.',
+    'be (the spread allows either). Below each map, its traffic as `cdk8s-zones traffic` reports it (clients spread',
+    'as the nodes are; [docs/traffic.md](traffic.md)): per Service, the pods behind it, the share of requests that',
+    'may cross zones and the busiest endpoint over an even share, at worst; per zone-local Prometheus shard, the share',
+    'of its scrapes that may cross. `npm run gallery` writes this page from the examples.',
     '',
     ...EXAMPLE_NAMES.map(section),
   ].join('\n');
