@@ -5,7 +5,9 @@
  * that are not DNS names; test/example-variants.ts) on nodes of those zones: the names
  * the library derives from them must pass the API server and the workload controllers (pod names, the
  * controller-revision-hash label) alike. Once an example runs, `check --live` (as the runbook's reader) judges each of
- * its workloads as the check of its manifests does on the same nodes: its pods run where its spec lets them.
+ * its workloads as the check of its manifests does on the same nodes: its pods run where its spec lets them; and
+ * on the hostile variant's nodes (routable pod IPs: real endpoints), `traffic --live` routes each Service's requests
+ * per zone as kube-proxy does with the hints the EndpointSlice controller wrote.
  */
 import { cliUserKubeconfig, runCliAs } from './cli-user';
 import {
@@ -15,6 +17,7 @@ import {
 import { KubeObject } from './kube-client';
 import { addNodes, planNodes } from './nodes';
 import { testCluster, uniqueName } from './scheduling';
+import { expectRoutesOfEndpointSlices } from './traffic-routes';
 import { waitFor } from './wait';
 import { analyzeManifests } from '../../../src/check/analyze';
 import { inventoryProps } from '../../../src/check/cluster-nodes';
@@ -161,6 +164,13 @@ describe('hostile names', () => {
     test('every Service that keeps traffic in its zone (trafficDistribution): the EndpointSlice controller hints each endpoint for its own zone', async () => {
       expect(result).toBeDefined();
       for (const service of zoneLocalServices(result!.applied)) await expectZoneHints(service);
+    });
+
+    test('traffic --live: every Service\'s routes per zone are what kube-proxy makes of its EndpointSlices', async () => {
+      expect(result).toBeDefined();
+      const compared = await expectRoutesOfEndpointSlices(client, await liveReader(), result!.namespaces);
+      const services = result!.applied.filter((o) => o.kind === 'Service' && o.spec?.selector !== undefined);
+      expect(compared.sort()).toEqual(services.map((s) => `${s.metadata.namespace}/${s.metadata.name}`).sort());
     });
   });
 });

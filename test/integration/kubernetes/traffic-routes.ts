@@ -1,0 +1,97 @@
+/**
+ * kube-proxy's endpoint selection (Kubernetes 1.35, pkg/proxy/topology.go), played on a Service's real
+ * EndpointSlices: what a client node uses, per the hints the EndpointSlice controller wrote. The traffic report's
+ * routes are held to it (traffic-hints.test.ts, examples.test.ts).
+ */
+import { runCliAs } from './cli-user';
+import { KubeClient, KubeObject } from './kube-client';
+import { ZONE_KEY } from './nodes';
+import { waitFor } from './wait';
+import { TrafficReportData, ZoneRouteReport } from '../../../src/check/traffic/traffic-model';
+
+/** A Service's ready endpoints as its EndpointSlices list them. */
+export async function readyEndpoints(client: KubeClient, namespace: string, service: string): Promise<any[]> {
+  const slices = await client.list('discovery.k8s.io/v1', 'EndpointSlice', {
+    namespace, labelSelector: `kubernetes.io/service-name=${service}`,
+  });
+  return slices.flatMap((s) => s.endpoints ?? []).filter((e: any) => e.conditions?.ready === true);
+}
+
+/**
+ * The endpoints kube-proxy on `node` (in `zone`) sends the Service's requests to: those hinted for the node when every
+ * ready endpoint has node hints and one names it; else those hinted for its zone when every one has zone hints and one
+ * names it; else every ready endpoint (`clusterWide`).
+ */
+export function kubeProxyRoute(ready: readonly any[], node: string, zone: string): ZoneRouteReport {
+  const hinted = (key: 'forNodes' | 'forZones', name: string) => {
+    const all = ready.every((e) => (e.hints?.[key] ?? []).length > 0);
+    const chosen = ready.filter((e) => (e.hints?.[key] ?? []).some((h: any) => h.name === name));
+    return all && chosen.length > 0 ? chosen : undefined;
+  };
+  const chosen = hinted('forNodes', node) ?? hinted('forZones', zone);
+  const used = chosen ?? ready;
+  const local = used.filter((e) => e.zone === zone).length;
+  return { endpoints: used.length, local, clusterWide: chosen === undefined };
+}
+
+/**
+ * Per zone of `nodes`, the route of a client on a node of that zone that holds none of the Service's endpoints (what
+ * the report's per-zone routes describe; PreferSameNode's own-node endpoints are the node's business).
+ */
+export function routesByZone(ready: readonly any[], nodes: readonly KubeObject[]): Record<string, ZoneRouteReport> {
+  const routes: Record<string, ZoneRouteReport> = {};
+  for (const n of nodes) {
+    const zone = n.metadata.labels?.[ZONE_KEY];
+    if (zone === undefined || routes[zone] !== undefined) continue;
+    if (ready.some((e) => e.nodeName === n.metadata.name)) continue;
+    routes[zone] = kubeProxyRoute(ready, n.metadata.name, zone);
+  }
+  return routes;
+}
+
+/**
+ * `cdk8s-zones traffic --live` over `namespaces` (as the user of `kubeconfig`) against the Services' EndpointSlices:
+ * for every Service, once its ready endpoints are the pods the report counts now and their hints have settled, the
+ * report's routes per zone are what kube-proxy makes of them (a headless Service's: every ready endpoint, from DNS).
+ * Returns the Services compared, as `namespace/name`.
+ */
+export async function expectRoutesOfEndpointSlices(
+  client: KubeClient, kubeconfig: string, namespaces: readonly string[],
+): Promise<string[]> {
+  const args = ['traffic', '--live', ...namespaces.flatMap((ns) => ['--namespace', ns]), '--format', 'json'];
+  const nodes = await client.list('v1', 'Node');
+  const services = (await Promise.all(namespaces.map((ns) => client.list('v1', 'Service', { namespace: ns })))).flat();
+  const compared: string[] = [];
+  for (const service of services.filter((s) => s.spec?.selector !== undefined && s.spec?.type !== 'ExternalName')) {
+    const { namespace, name } = service.metadata as { namespace: string; name: string };
+    compared.push(`${namespace}/${name}`);
+    let ready = await settledEndpoints(client, namespace, name);
+    const run = await runCliAs(kubeconfig, ...args);
+    expect(run.stderr).toBe('');
+    const report = (JSON.parse(run.stdout) as TrafficReportData).services
+      .find((s) => s.namespace === namespace && s.name === name);
+    expect(report).toBeDefined();
+    const now = Object.values(report!.endpointsPerZone).reduce((sum, c) => sum + (c.now ?? 0), 0);
+    expect([`${namespace}/${name}`, ready.length]).toEqual([`${namespace}/${name}`, now]);
+    if (service.spec.clusterIP === 'None') ready = ready.map(({ hints, ...e }) => e);
+    const expected = routesByZone(ready, nodes);
+    const reported = Object.fromEntries(Object.entries(report!.nowLayout?.routes ?? {})
+      .filter(([z]) => expected[z] !== undefined));
+    expect([`${namespace}/${name}`, reported]).toEqual([`${namespace}/${name}`, expected]);
+  }
+  return compared;
+}
+
+/** The Service's ready endpoints once the same endpoints and hints were read twice in a row. */
+async function settledEndpoints(client: KubeClient, namespace: string, name: string): Promise<any[]> {
+  let last = '';
+  let ready: any[] = [];
+  await waitFor(`Service ${namespace}/${name}: endpoints and hints settled`, async () => {
+    ready = await readyEndpoints(client, namespace, name);
+    const now = JSON.stringify(ready.map((e) => [e.targetRef?.name, e.hints]).sort());
+    const done = now === last;
+    last = now;
+    return { done, state: now };
+  }, { timeoutMs: 30_000, intervalMs: 500 });
+  return ready;
+}
