@@ -155,6 +155,8 @@ export interface CheckService {
   readonly headless: boolean;
   /** `spec.trafficDistribution`, as written. */
   readonly trafficDistribution?: string;
+  /** `spec.internalTrafficPolicy`, as written (Cluster unless set). */
+  readonly internalTrafficPolicy?: string;
   readonly annotations: { readonly [key: string]: string };
   readonly ports: readonly CheckServicePort[];
 }

@@ -17,6 +17,7 @@ export function readService(o: KindedResource, name: string, namespace: string |
     ...(selector !== undefined && Object.keys(selector).length > 0 ? { selector } : {}),
     headless: spec.clusterIP === 'None',
     ...(typeof spec.trafficDistribution === 'string' ? { trafficDistribution: spec.trafficDistribution } : {}),
+    ...(typeof spec.internalTrafficPolicy === 'string' ? { internalTrafficPolicy: spec.internalTrafficPolicy } : {}),
     annotations: stringMap(o.metadata?.annotations),
     ports: arrayOf(spec.ports as readonly unknown[] | undefined).map(servicePort),
   };

@@ -1,7 +1,8 @@
 /**
  * Which routing rule applies to a Service's requests, as the EndpointSlice controller and kube-proxy of Kubernetes
- * 1.35 decide it: the topology-mode annotation (topology-aware hints) wins over `spec.trafficDistribution`, and a
- * headless Service is not routed by kube-proxy at all (clients pick an address from DNS). Pure.
+ * 1.35 decide it: `internalTrafficPolicy: Local` keeps requests on their node, the topology-mode annotation
+ * (topology-aware hints) wins over `spec.trafficDistribution`, and a headless Service is not routed by kube-proxy at
+ * all (clients pick an address from DNS). Pure.
  */
 
 /** How a client's requests are spread over a Service's endpoints. */
@@ -21,6 +22,11 @@ export enum TrafficPolicy {
   TOPOLOGY_AUTO = 'TopologyAuto',
   /** `clusterIP: None`: no proxying; clients choose among the pods' addresses from DNS (assumed evenly). */
   HEADLESS = 'Headless',
+  /**
+   * `internalTrafficPolicy: Local`: only the endpoints on the client's own node; a node without one gets no answer
+   * (no fall-back).
+   */
+  NODE_LOCAL = 'NodeLocal',
 }
 
 /** The annotation that turns topology-aware hints on (`Auto`). */
@@ -39,11 +45,15 @@ export interface RoutingFields {
   readonly annotations: { readonly [key: string]: string };
   /** `spec.clusterIP: None`. */
   readonly headless: boolean;
+  /** `spec.internalTrafficPolicy` (Cluster unless set). */
+  readonly internalTrafficPolicy?: string;
 }
 
 /** The rule that routes the Service's requests. */
 export function trafficPolicy(s: RoutingFields): TrafficPolicy {
   if (s.headless) return TrafficPolicy.HEADLESS;
+  // kube-proxy then uses the node's endpoints alone, hints or not
+  if (s.internalTrafficPolicy === 'Local') return TrafficPolicy.NODE_LOCAL;
   if (topologyModeAuto(s.annotations)) return TrafficPolicy.TOPOLOGY_AUTO;
   const written = s.trafficDistribution;
   if (written !== undefined && TRAFFIC_DISTRIBUTIONS.includes(written)) return written as TrafficPolicy;

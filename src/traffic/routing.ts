@@ -20,7 +20,7 @@ export interface RoutingCluster {
 
 /** Where one zone's clients send their requests. */
 export interface ZoneRoute {
-  /** The endpoints its requests spread over. */
+  /** The endpoints its requests spread over (0: they reach none, and fail). */
   readonly endpoints: number;
   /** Of them, those in the clients' own zone. */
   readonly local: number;
@@ -74,6 +74,14 @@ export function routeLayout(
       total,
     }));
   }
+  if (policy === TrafficPolicy.NODE_LOCAL) {
+    // a node's own endpoints or none: at worst an endpoint alone on its node takes that node's clients
+    return [{
+      routes: endpoints.map((n, z) => (n === 0 ? { endpoints: 0, local: 0, clusterWide: false, busiest: 0 }
+        : own(n, n, 1 / Math.max(1, cluster.nodesPerZone[z])))),
+      total,
+    }];
+  }
   if (!keepsTrafficInZone(policy)) return [{ routes: endpoints.map((_, z) => everywhere(z)), total }];
   const perNode = policy === TrafficPolicy.PREFER_SAME_NODE;
   return [{
@@ -90,6 +98,8 @@ export function trafficOf(routed: RoutedLayout, clients: readonly number[]): Lay
   let clusterWide = 0;
   let busiest = 0;
   routed.routes.forEach((r, z) => {
+    // a zone whose requests reach no endpoint (internalTrafficPolicy: Local) crosses nothing: they fail
+    if (r.endpoints === 0) return;
     crossZoneShare += clients[z] * (1 - r.local / r.endpoints);
     if (r.clusterWide) clusterWide += clients[z];
     else busiest = Math.max(busiest, clients[z] * r.busiest);

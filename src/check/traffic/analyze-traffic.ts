@@ -132,7 +132,9 @@ function judged(
     : worstTraffic(TrafficPolicy.PREFER_SAME_ZONE, endpoints.bounds, clients.bounds, c.cluster);
   const fewestHinted = policy === TrafficPolicy.TOPOLOGY_AUTO
     ? fewestHintedEndpoints(endpoints.bounds.placed, c.cluster.cpuShares) : undefined;
-  return { policy, zones: c.zones, endpoints: endpoints.bounds, worst, sameZone, fewestHinted };
+  const nodes = c.cluster.nodesPerZone.reduce((a, b) => a + b, 0);
+  const onEveryNode = endpoints.serving.some((p) => p.workload.perNode === true && p.report.replicas >= nodes);
+  return { policy, zones: c.zones, endpoints: endpoints.bounds, worst, sameZone, fewestHinted, onEveryNode };
 }
 
 /** The clients of a Service: their label, their pods (or nodes) per zone, and now (`--live`). */

@@ -15,6 +15,7 @@ export const ZONE_LOCAL_OVERLOAD = 'zone-local-overload';
 export const TOPOLOGY_HINTS_FALL_BACK = 'topology-hints-fall-back';
 export const ENDPOINTS_IN_ONE_ZONE = 'endpoints-in-one-zone';
 export const HEADLESS_SERVICE = 'headless-service';
+export const NODE_LOCAL_DROPS = 'node-local-drops';
 
 /** Above this share of requests crossing zones, a Service is reported. */
 export const CROSSING_LIMIT = 0.5;
@@ -29,6 +30,8 @@ export interface RoutingJudged {
   readonly sameZone?: WorstTraffic;
   /** The fewest ready endpoints topology-aware hints are given for (undefined: none). */
   readonly fewestHinted?: number;
+  /** Some of its endpoints are one per node on every node (a DaemonSet). */
+  readonly onEveryNode?: boolean;
 }
 
 /** The findings about a Service's routing. */
@@ -36,6 +39,7 @@ export function trafficFindings(j: RoutingJudged): ZoneFinding[] {
   return [
     ...oneZone(j), ...crossing(j), ...overload(j), ...fallBack(j),
     ...(j.policy === TrafficPolicy.HEADLESS ? [headless()] : []),
+    ...(j.policy === TrafficPolicy.NODE_LOCAL && !j.onEveryNode ? [nodeLocalDrops()] : []),
   ];
 }
 
@@ -97,6 +101,17 @@ function fallBack(j: RoutingJudged): ZoneFinding[] {
       : `Keep at least ${j.fewestHinted} endpoints ready (replicas, and a zone spread so a zone loss leaves them), ` +
         'or use spec.trafficDistribution: PreferSameZone.',
   }];
+}
+
+function nodeLocalDrops(): ZoneFinding {
+  return {
+    rule: NODE_LOCAL_DROPS,
+    severity: FindingSeverity.WARNING,
+    message: 'internalTrafficPolicy: Local sends a client only to the pods on its own node, with no fall-back: a ' +
+      'client on a node without one gets no answer (nothing crosses zones, and nothing is balanced)',
+    fix: 'Run its pods on every node its clients use (a DaemonSet), or drop internalTrafficPolicy: Local for ' +
+      'trafficDistribution: PreferSameNode, which falls back to the zone, then to every endpoint.',
+  };
 }
 
 function headless(): ZoneFinding {

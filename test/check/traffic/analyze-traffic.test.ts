@@ -117,6 +117,26 @@ describe('zone-local policies', () => {
     expect(rules(s)).toContain('traffic-crosses-zones');
   });
 
+  test('internalTrafficPolicy Local: nothing crosses, but a client on a node without a pod gets no answer', () => {
+    const s = only([deployment('web', 3), service('web', { internalTrafficPolicy: 'Local', trafficDistribution: 'PreferSameZone' })]);
+    expect(s).toMatchObject({ policy: 'NodeLocal', crossZoneShare: { worst: 0 } });
+    expect(rules(s)).toEqual(['node-local-drops']);
+    const agent = {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent' },
+      spec: {
+        selector: { matchLabels: { app: 'agent' } },
+        template: {
+          metadata: { labels: { app: 'agent' } },
+          spec: { containers: [{ name: 'c', image: 'x', ports: [{ name: 'http', containerPort: 1 }] }] },
+        },
+      },
+    };
+    const onEveryNode = only([agent, service('agent', { internalTrafficPolicy: 'Local' })]);
+    expect(onEveryNode).toMatchObject({ policy: 'NodeLocal', crossZoneShare: { worst: 0 }, maxLoadRatio: 1, findings: [] });
+  });
+
   test('topology-mode Auto over 6 pods two per zone: hinted, nothing crosses; the annotation wins over trafficDistribution', () => {
     const s = only([deployment('web', 6), service('web', { trafficDistribution: 'PreferSameNode' },
       { annotations: { 'service.kubernetes.io/topology-mode': 'Auto' } })]);
