@@ -3,7 +3,7 @@
  * workloads by zones, red where losing the zone breaks the workload, the survival verdict, and the findings.
  */
 import { allFindings, leftText, neededText, survivesAnyZone, verdict, workloadId } from './format-common';
-import { WorkloadReport, ZoneReportData } from './model';
+import { WorkloadReport, ZoneFinding, ZoneReportData } from './model';
 
 const CSS = `
 body { font-family: system-ui, sans-serif; margin: 2em; color: #1a1a1a; }
@@ -39,10 +39,8 @@ export function formatHtml(data: ZoneReportData): string {
       data.zones.map((z) => zoneCell(w, z)).join('') +
       `<td class="verdict ${ok ? 'survives' : 'lost'}">${ok ? 'yes' : 'no'}</td></tr>`;
   });
-  const findings = allFindings(data).map(({ finding, workload }) =>
-    `<li class="${e(finding.severity)}"><span class="severity">${e(finding.severity)}</span> <span class="rule">${e(finding.rule)}</span> ` +
-    `<span class="object">${e(workload ? workloadId(workload) : '(input)')}</span>: ${e(finding.message)}` +
-    (finding.fix ? ` <em>Fix:</em> ${e(finding.fix)}` : '') + '</li>');
+  const findings = allFindings(data)
+    .map(({ finding, workload }) => ({ finding, id: workload && workloadId(workload) }));
   return [
     '<!DOCTYPE html>',
     '<html lang="en"><head><meta charset="utf-8"><title>cdk8s-zones: zone check</title>',
@@ -54,8 +52,7 @@ export function formatHtml(data: ZoneReportData): string {
     `<table class="zone-map"><thead><tr>${head.join('')}</tr></thead><tbody>`,
     ...rows,
     '</tbody></table>',
-    `<h2>Findings (${findings.length})</h2>`,
-    findings.length > 0 ? `<ul class="findings">${findings.join('')}</ul>` : '<p>None.</p>',
+    ...findingsHtml(findings),
     '</body></html>',
     '',
   ].join('\n');
@@ -72,4 +69,20 @@ function zoneCell(w: WorkloadReport, zone: string): string {
   return `<td class="${survives ? 'survives' : 'lost'}" data-zone="${e(zone)}">` +
     `<span class="counts">${c ? `${c.guaranteed}&ndash;${c.worstCase}` : '?'}</span>` +
     (notes.length > 0 ? `<span class="loss">${e(notes.join(', '))}</span>` : '') + '</td>';
+}
+
+/**
+ * The findings section of a page: a heading with their count and one item per finding (its severity, rule, object
+ * as `Kind/namespace/name` or `(input)`, message and fix), in the order given.
+ */
+export function findingsHtml(located: readonly { readonly finding: ZoneFinding; readonly id?: string }[]): string[] {
+  const e = escapeHtml;
+  const items = located.map(({ finding, id }) =>
+    `<li class="${e(finding.severity)}"><span class="severity">${e(finding.severity)}</span> <span class="rule">${e(finding.rule)}</span> ` +
+    `<span class="object">${e(id ?? '(input)')}</span>: ${e(finding.message)}` +
+    (finding.fix ? ` <em>Fix:</em> ${e(finding.fix)}` : '') + '</li>');
+  return [
+    `<h2>Findings (${items.length})</h2>`,
+    items.length > 0 ? `<ul class="findings">${items.join('')}</ul>` : '<p>None.</p>',
+  ];
 }

@@ -96,7 +96,7 @@ describe('cdk8s-zones traffic', () => {
       .toEqual([['traffic-crosses-zones', 'Service/shop/web']]);
     expect(sarif.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('stdin');
     const html = (await traffic(web(3), '--format', 'html')).stdout;
-    expect(html).toContain('<tr data-service="Service/shop/web">');
+    expect(html).toContain('<tr data-object="Service/shop/web">');
     expect(html).toContain('traffic-crosses-zones');
   });
 

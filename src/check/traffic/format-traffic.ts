@@ -6,10 +6,9 @@ import { scrapeId } from './scrape-traffic';
 import { EndpointCount, ServiceTrafficReport, TrafficFigure, TrafficReportData } from './traffic-model';
 import { docsUrl } from '../../contract/docs';
 import { severityRank } from '../format-common';
-import { escapeHtml } from '../format-html';
+import { escapeHtml, findingsHtml } from '../format-html';
 import { IdentifiedFinding, sarifLog, SarifInput } from '../format-sarif';
 import { columnBlocks } from '../format-text';
-import { ZoneFinding } from '../model';
 
 /** A Service as its findings and SARIF name it: `Service/namespace/name` (`-` for no namespace). */
 export function serviceId(s: { readonly namespace?: string; readonly name: string }): string {
@@ -38,8 +37,8 @@ const LEGEND = [
 /** The report as text: a table, its legend, the findings. The same data always gives the same text. */
 export function formatTrafficText(data: TrafficReportData): string {
   const out = [`Traffic: ${count(data.zones.length, 'zone')} (${data.zones.join(', ')}), ${count(data.services.length, 'Service')}`, ''];
-  if (data.services.length > 0) out.push(...table(data), '', ...LEGEND, '');
-  if (data.scrapes.length > 0) out.push('Zone-local Prometheus shards:', ...scrapeTable(data), '');
+  if (data.services.length > 0) out.push(...aligned(serviceTable(data)), '', ...LEGEND, '');
+  if (data.scrapes.length > 0) out.push('Zone-local Prometheus shards:', ...aligned(scrapeTable(data)), '');
   const findings = locatedTrafficFindings(data);
   if (findings.length > 0) {
     out.push(`Findings (${findings.length}):`);
@@ -54,29 +53,32 @@ export function formatTrafficText(data: TrafficReportData): string {
   return out.join('\n') + '\n';
 }
 
-function table(data: TrafficReportData): string[] {
+/** The Services as a table: a header, then per Service its cells. */
+function serviceTable(data: TrafficReportData): string[][] {
   const costs = data.pricePerGb !== undefined;
-  const header = ['SERVICE', 'POLICY', ...data.zones, 'CROSS-ZONE', 'BUSIEST', 'CLIENTS', ...(costs ? ['COST/MONTH'] : [])];
-  const rows = data.services.map((s) => [
-    serviceId(s).slice('Service/'.length), s.policy,
-    ...data.zones.map((z) => endpointsText(s, z)),
-    s.crossZoneShare ? figureText(s.crossZoneShare, percentText) : '-',
-    s.maxLoadRatio !== undefined ? `${s.maxLoadRatio.toFixed(2)}x` : '-',
-    s.clients,
-    ...(costs ? [s.monthlyCost ? figureText(s.monthlyCost, money) : '-'] : []),
-  ]);
-  return aligned([header, ...rows]);
+  return [
+    ['SERVICE', 'POLICY', ...data.zones, 'CROSS-ZONE', 'BUSIEST', 'CLIENTS', ...(costs ? ['COST/MONTH'] : [])],
+    ...data.services.map((s) => [
+      serviceId(s).slice('Service/'.length),
+      s.policy,
+      ...data.zones.map((z) => endpointsText(s, z)),
+      s.crossZoneShare ? figureText(s.crossZoneShare, percentText) : '-',
+      s.maxLoadRatio !== undefined ? `${s.maxLoadRatio.toFixed(2)}x` : '-',
+      s.clients,
+      ...(costs ? [s.monthlyCost ? figureText(s.monthlyCost, money) : '-'] : []),
+    ]),
+  ];
 }
 
-/** The shards: which zone each scrapes, its replicas per zone, the share of its scrapes that cross. */
-function scrapeTable(data: TrafficReportData): string[] {
-  return aligned([
+/** The shards as a table: which zone each scrapes, its replicas per zone, the share of its scrapes that cross. */
+function scrapeTable(data: TrafficReportData): string[][] {
+  return [
     ['SHARD', 'SCRAPES ZONE', ...data.zones, 'CROSS-ZONE', 'UNZONED TARGETS'],
     ...data.scrapes.map((s) => [
       scrapeId(s), s.zone, ...data.zones.map((z) => countText(s.replicasPerZone[z])),
       figureText(s.crossZoneShare, percentText), s.unzonedTargets ? 'also scraped here' : '-',
     ]),
-  ]);
+  ];
 }
 
 /** Rows as columns padded to their widest cell, in blocks that fit the terminal. */
@@ -85,6 +87,16 @@ function aligned(rows: readonly string[][]): string[] {
   const line = (cells: readonly string[], columns: number[]) =>
     columns.map((c, i) => (i === columns.length - 1 ? cells[c] : cells[c].padEnd(widths[c]))).join('  ');
   return columnBlocks(widths).flatMap((columns, i) => [...(i > 0 ? [''] : []), ...rows.map((r) => line(r, columns))]);
+}
+
+/** A table as HTML, each row (after the header) marked with its object's id. */
+function htmlTable([header, ...rows]: readonly string[][], ids: readonly string[]): string[] {
+  const e = escapeHtml;
+  return [
+    `<table><thead><tr>${header.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>`,
+    ...rows.map((r, i) => `<tr data-object="${e(ids[i])}">${r.map((cell) => `<td>${e(cell)}</td>`).join('')}</tr>`),
+    '</tbody></table>',
+  ];
 }
 
 function endpointsText(s: ServiceTrafficReport, zone: string): string {
@@ -124,14 +136,6 @@ function count(n: number, noun: string): string {
 /** The report as one self-contained page (every string from the manifests escaped). */
 export function formatTrafficHtml(data: TrafficReportData): string {
   const e = escapeHtml;
-  const head = ['Service', 'Policy', ...data.zones, 'Cross-zone', 'Busiest', 'Clients', ...(data.pricePerGb !== undefined ? ['Cost a month'] : [])];
-  const rows = data.services.map((s) => `<tr data-service="${e(serviceId(s))}">` + [
-    serviceId(s), s.policy, ...data.zones.map((z) => endpointsText(s, z)),
-    s.crossZoneShare ? figureText(s.crossZoneShare, percentText) : '-',
-    s.maxLoadRatio !== undefined ? `${s.maxLoadRatio.toFixed(2)}x` : '-', s.clients,
-    ...(data.pricePerGb !== undefined ? [s.monthlyCost ? figureText(s.monthlyCost, money) : '-'] : []),
-  ].map((cell) => `<td>${e(cell)}</td>`).join('') + '</tr>');
-  const findings = locatedTrafficFindings(data).map(({ finding, id }) => findingItem(finding, id));
   return [
     '<!DOCTYPE html>',
     '<html lang="en"><head><meta charset="utf-8"><title>cdk8s-zones: traffic</title>',
@@ -140,21 +144,13 @@ export function formatTrafficHtml(data: TrafficReportData): string {
     `<h1>Traffic: ${count(data.zones.length, 'zone')}, ${count(data.services.length, 'Service')}</h1>`,
     `<p class="verdict">${e(summary(data))}</p>`,
     `<p>${e(LEGEND.join(' '))}</p>`,
-    `<table><thead><tr>${head.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>`,
-    ...rows,
-    '</tbody></table>',
-    `<h2>Findings (${findings.length})</h2>`,
-    findings.length > 0 ? `<ul class="findings">${findings.join('')}</ul>` : '<p>None.</p>',
+    ...htmlTable(serviceTable(data), data.services.map(serviceId)),
+    ...(data.scrapes.length > 0
+      ? ['<h2>Zone-local Prometheus shards</h2>', ...htmlTable(scrapeTable(data), data.scrapes.map(scrapeId))] : []),
+    ...findingsHtml(locatedTrafficFindings(data)),
     '</body></html>',
     '',
   ].join('\n');
-}
-
-function findingItem(finding: ZoneFinding, id: string | undefined): string {
-  const e = escapeHtml;
-  return `<li class="${e(finding.severity)}"><span class="severity">${e(finding.severity)}</span> ` +
-    `<span class="rule">${e(finding.rule)}</span> <span class="object">${e(id ?? '(input)')}</span>: ${e(finding.message)}` +
-    (finding.fix ? ` <em>Fix:</em> ${e(finding.fix)}` : '') + '</li>';
 }
 
 /** The report as a SARIF 2.1.0 log, each result at its Service's manifest where `inputs` name it. */
