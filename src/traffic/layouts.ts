@@ -3,9 +3,9 @@
  * the fewest a zone is sure of and the most it may hold (the zone check's bounds), adding up to the pods placed.
  * The extreme ones, where each zone but one is at its fewest, its most, or 1: for a fixed set of empty zones, the
  * crossing share and the busiest endpoint are linear or convex in the counts under no policy and the
- * trafficDistribution ones, so their worst is at such a layout. Topology-aware hints round by the layout, so for
- * them every layout is tried while there are few, and beyond, the extreme ones (held by property tests in
- * test/traffic, not proven). Pure.
+ * trafficDistribution ones, so their worst is at such a layout. Topology-aware hints round by the layout, and their
+ * worst may be at another one (test/traffic/worst-case.property.test.ts shows one): for them every layout is tried
+ * up to EVERY_LAYOUT_LIMIT, and beyond, the extreme ones, which the report then says. Pure.
  */
 
 /** Up to this many layouts, every one is tried. */
@@ -18,9 +18,14 @@ export interface LayoutBounds {
   readonly placed: number;
 }
 
-/** The layouts the worst case is searched over (none when the bounds admit none). */
+/** Every layout when there are at most EVERY_LAYOUT_LIMIT, else the extreme ones (none when the bounds admit none). */
 export function searchedLayouts(b: LayoutBounds): number[][] {
-  return layoutCount(b, EVERY_LAYOUT_LIMIT + 1) <= EVERY_LAYOUT_LIMIT ? everyLayout(b) : extremeLayouts(b, true);
+  return triesEveryLayout(b) ? everyLayout(b) : extremeLayouts(b, true);
+}
+
+/** Whether `searchedLayouts` tries every layout (there are at most EVERY_LAYOUT_LIMIT). */
+export function triesEveryLayout(b: LayoutBounds): boolean {
+  return layoutCount(b, EVERY_LAYOUT_LIMIT + 1) <= EVERY_LAYOUT_LIMIT;
 }
 
 /**

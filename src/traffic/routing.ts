@@ -62,34 +62,45 @@ export function routeLayout(
   cluster: RoutingCluster,
 ): RoutedLayout[] {
   const total = endpoints.reduce((a, b) => a + b, 0);
-  const everywhere = (z: number): ZoneRoute =>
-    ({ endpoints: total, local: endpoints[z], clusterWide: true, busiest: 1 / total });
-  const own = (hinted: number, local: number, busiest = 1 / hinted): ZoneRoute =>
-    ({ endpoints: hinted, local, clusterWide: false, busiest });
-  if (policy === TrafficPolicy.TOPOLOGY_AUTO) {
-    const hints = topologyHints(endpoints, cluster.cpuShares);
-    if ('fellBack' in hints) return [{ routes: endpoints.map((_, z) => everywhere(z)), total, fellBack: hints.fellBack }];
-    return hints.outcomes.map((o) => ({
-      routes: endpoints.map((_, z) => (o.hinted[z] > 0 ? own(o.hinted[z], o.kept[z]) : everywhere(z))),
-      total,
-    }));
-  }
+  if (policy === TrafficPolicy.TOPOLOGY_AUTO) return hintedRoutings(endpoints, total, cluster);
   if (policy === TrafficPolicy.NODE_LOCAL) {
     // a node's own endpoints or none: at worst an endpoint alone on its node takes that node's clients
-    return [{
-      routes: endpoints.map((n, z) => (n === 0 ? { endpoints: 0, local: 0, clusterWide: false, busiest: 0 }
-        : own(n, n, 1 / Math.max(1, cluster.nodesPerZone[z])))),
-      total,
-    }];
+    const nodeLocal = (n: number, z: number) => (n === 0 ? NOWHERE
+      : own(n, n, 1 / Math.max(1, cluster.nodesPerZone[z])));
+    return [{ routes: endpoints.map(nodeLocal), total }];
   }
-  if (!keepsTrafficInZone(policy)) return [{ routes: endpoints.map((_, z) => everywhere(z)), total }];
+  if (!keepsTrafficInZone(policy)) return [{ routes: endpoints.map((_, z) => everywhere(endpoints, z)), total }];
   const perNode = policy === TrafficPolicy.PREFER_SAME_NODE;
-  return [{
-    routes: endpoints.map((n, z) => (n === 0 ? everywhere(z)
-      : own(n, n, perNode ? busiestOnNodes(n, cluster.nodesPerZone[z]) : 1 / n))),
-    total,
-  }];
+  const zoneLocal = (n: number, z: number) => (n === 0 ? everywhere(endpoints, z)
+    : own(n, n, perNode ? busiestOnNodes(n, cluster.nodesPerZone[z]) : 1 / n));
+  return [{ routes: endpoints.map(zoneLocal), total }];
 }
+
+/** Topology-aware hints: one routing per way the controller may hint, or every endpoint where it gives none. */
+function hintedRoutings(endpoints: readonly number[], total: number, cluster: RoutingCluster): RoutedLayout[] {
+  const hints = topologyHints(endpoints, cluster.cpuShares);
+  if ('fellBack' in hints) {
+    return [{ routes: endpoints.map((_, z) => everywhere(endpoints, z)), total, fellBack: hints.fellBack }];
+  }
+  return hints.outcomes.map((o) => ({
+    routes: endpoints.map((_, z) => (o.hinted[z] > 0 ? own(o.hinted[z], o.kept[z]) : everywhere(endpoints, z))),
+    total,
+  }));
+}
+
+/** Every ready endpoint, for zone z's clients. */
+function everywhere(endpoints: readonly number[], z: number): ZoneRoute {
+  const total = endpoints.reduce((a, b) => a + b, 0);
+  return { endpoints: total, local: endpoints[z], clusterWide: true, busiest: 1 / total };
+}
+
+/** The endpoints hinted for (or on the nodes of) the clients' zone, `local` of them in it. */
+function own(endpoints: number, local: number, busiest = 1 / endpoints): ZoneRoute {
+  return { endpoints, local, clusterWide: false, busiest };
+}
+
+/** No endpoint: the requests fail (internalTrafficPolicy: Local on a node without one). */
+const NOWHERE: ZoneRoute = { endpoints: 0, local: 0, clusterWide: false, busiest: 0 };
 
 /** The share crossing zones and the busiest endpoint's load when `clients[z]` of the requests come from zone z. */
 export function trafficOf(routed: RoutedLayout, clients: readonly number[]): LayoutTraffic {

@@ -4,7 +4,7 @@
  * measures are linear in the clients' shares (the busiest endpoint: the largest of several linear ones), so the
  * clients' worst spread is found greedily; the endpoints' layouts are searched (layouts.ts). Pure.
  */
-import { extremeLayouts, LayoutBounds, searchedLayouts } from './layouts';
+import { extremeLayouts, LayoutBounds, searchedLayouts, triesEveryLayout } from './layouts';
 import { TrafficPolicy } from './policy';
 import { RoutedLayout, routeLayout, RoutingCluster, trafficOf, ZoneRoute } from './routing';
 
@@ -22,12 +22,17 @@ export interface WorstTraffic {
   readonly routes: readonly ZoneRoute[];
   /** Why topology-aware hints are not given, in some layout (the first such reason). */
   readonly fellBack?: string;
+  /**
+   * Whether the worst is the worst of every layout: always but for topology-aware hints over more than
+   * EVERY_LAYOUT_LIMIT layouts (then it is the extreme layouts', and another may route worse).
+   */
+  readonly exact: boolean;
 }
 
 /**
  * The worst of `policy`'s traffic over the layouts of the endpoints (`layouts` of their bounds: by default the
- * extreme ones, where the worst of every policy but topology-aware hints is; for those, every layout up to
- * EVERY_LAYOUT_LIMIT) and of the clients (counts per zone, as bounds: a workload's pods, or the nodes); undefined
+ * extreme ones, where the worst of every policy but topology-aware hints is; for those, searchedLayouts) and of the
+ * clients (counts per zone, as bounds: a workload's pods, or the nodes); undefined
  * when there is no client.
  */
 export function worstTraffic(
@@ -45,11 +50,12 @@ export function worstTraffic(
       const spread = mostCrossing(routed, clients);
       const t = trafficOf(routed, spread);
       if (worst === undefined || t.crossZoneShare > worst.crossZoneShare) {
-        worst = { ...t, layout, clients: spread, routes: routed.routes };
+        worst = { ...t, layout, clients: spread, routes: routed.routes, exact: true };
       }
     }
   }
-  return worst && { ...worst, maxLoadRatio, ...(fellBack !== undefined ? { fellBack } : {}) };
+  const exact = policy !== TrafficPolicy.TOPOLOGY_AUTO || triesEveryLayout(endpoints);
+  return worst && { ...worst, maxLoadRatio, exact, ...(fellBack !== undefined ? { fellBack } : {}) };
 }
 
 function extremeOnes(b: LayoutBounds): number[][] {

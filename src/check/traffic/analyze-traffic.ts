@@ -4,6 +4,7 @@
  * a named workload is placed), the share of requests that cross zones and the busiest endpoint's load, at worst
  * and now. The routing arithmetic is src/traffic; this file ties it to the check's placement.
  */
+import { figure, round, SHARE_DIGITS } from './figures';
 import { scrapeTraffic } from './scrape-traffic';
 import { ServiceEndpoints, serviceEndpoints, PlacedWorkload } from './service-endpoints';
 import { monthlyCost, TrafficCosts } from './traffic-costs';
@@ -104,7 +105,7 @@ function serviceTraffic(s: CheckService, c: Context): ServiceTrafficReport {
   const findings = [...endpoints.findings, ...zoneLocalTrafficFindings([s], endpoints.serving.map((p) => p.workload),
     endpoints.serving.map((p) => p.report), c.zones)];
   if (worst !== undefined) findings.push(...trafficFindings(judged(policy, endpoints, worst, clients, c)));
-  const crossZoneShare = worst && figure(worst.crossZoneShare, now?.crossZoneShare, 4);
+  const crossZoneShare = worst && figure(worst.crossZoneShare, now?.crossZoneShare, SHARE_DIGITS);
   const gbCost = worst && monthlyCost(s, { worst: worst.crossZoneShare, now: now?.crossZoneShare }, c.options.costs);
   const cost = gbCost && figure(gbCost.worst, gbCost.now, 2);
   return {
@@ -238,16 +239,12 @@ function endpointCounts(e: ServiceEndpoints, zones: readonly string[]): { [zone:
 function layoutReport(w: WorstTraffic, zones: readonly string[]): LayoutReport {
   return {
     endpointsPerZone: Object.fromEntries(zones.map((z, i) => [z, w.layout[i]])),
-    clientsPerZone: Object.fromEntries(zones.map((z, i) => [z, round(w.clients[i], 4)])),
+    clientsPerZone: Object.fromEntries(zones.map((z, i) => [z, round(w.clients[i], SHARE_DIGITS)])),
     routes: Object.fromEntries(zones.map((z, i) => {
       const { endpoints, local, clusterWide } = w.routes[i];
       return [z, { endpoints, local, clusterWide }];
     })),
   };
-}
-
-function figure(worst: number, now: number | undefined, digits: number): TrafficFigure {
-  return { worst: round(worst, digits), ...(now !== undefined ? { now: round(now, digits) } : {}) };
 }
 
 function totalOf(costs: readonly TrafficFigure[]): TrafficFigure {
@@ -258,11 +255,6 @@ function totalOf(costs: readonly TrafficFigure[]): TrafficFigure {
   return figure(worst, now, 2);
 }
 
-/** `value` to `digits` decimals. */
-export function round(value: number, digits: number): number {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
-}
 
 function sameRef(ref: ObjectRef, o: { readonly namespace?: string; readonly name: string }): boolean {
   return (ref.namespace ?? '') === (o.namespace ?? '') && ref.name === o.name;

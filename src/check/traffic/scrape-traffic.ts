@@ -4,6 +4,7 @@
  * scrapes every target, so the share that crosses is the share of its replicas that may run in another zone. The
  * shards that also scrape targets of no known zone cannot keep those local, and say so.
  */
+import { figure, SHARE_DIGITS } from './figures';
 import { PlacedWorkload } from './service-endpoints';
 import { ScrapeTrafficReport } from './traffic-model';
 import { SCRAPES_UNZONED_ANNOTATION, SCRAPES_ZONE_ANNOTATION } from '../../contract/traffic';
@@ -63,7 +64,7 @@ function shardScrapes(
       worstCase: r.perZone[z]?.worstCase ?? 0,
       ...(running !== undefined ? { now: running[z] ?? 0 } : {}),
     }])),
-    crossZoneShare: { worst: fourDigits(worst), ...(now !== undefined ? { now: fourDigits(now) } : {}) },
+    crossZoneShare: figure(worst, now, SHARE_DIGITS),
     findings,
   };
 }
@@ -71,8 +72,4 @@ function shardScrapes(
 /** A shard as findings name it. */
 export function scrapeId(s: ScrapeTrafficReport): string {
   return workloadId(s);
-}
-
-function fourDigits(share: number): number {
-  return Math.round(share * 1e4) / 1e4;
 }

@@ -3,7 +3,7 @@
  * most requests crossing zones where a zone-local policy would keep them in, a zone-local policy that overloads an
  * endpoint, topology-aware hints that fall back, endpoints that all sit in one zone.
  */
-import { LayoutBounds } from '../../traffic/layouts';
+import { EVERY_LAYOUT_LIMIT, LayoutBounds } from '../../traffic/layouts';
 import { keepsTrafficInZone, TOPOLOGY_MODE_ANNOTATION, TrafficPolicy } from '../../traffic/policy';
 import { WorstTraffic } from '../../traffic/worst-case';
 import { LOAD_LIMIT } from '../../traffic/zone-local-safety';
@@ -16,6 +16,7 @@ export const TOPOLOGY_HINTS_FALL_BACK = 'topology-hints-fall-back';
 export const ENDPOINTS_IN_ONE_ZONE = 'endpoints-in-one-zone';
 export const HEADLESS_SERVICE = 'headless-service';
 export const NODE_LOCAL_DROPS = 'node-local-drops';
+export const WORST_CASE_NOT_EXACT = 'worst-case-not-exact';
 
 /** Above this share of requests crossing zones, a Service is reported. */
 export const CROSSING_LIMIT = 0.5;
@@ -40,6 +41,7 @@ export function trafficFindings(j: RoutingJudged): ZoneFinding[] {
     ...oneZone(j), ...crossing(j), ...overload(j), ...fallBack(j),
     ...(j.policy === TrafficPolicy.HEADLESS ? [headless()] : []),
     ...(j.policy === TrafficPolicy.NODE_LOCAL && !j.onEveryNode ? [nodeLocalDrops()] : []),
+    ...(j.worst.exact ? [] : [notExact()]),
   ];
 }
 
@@ -101,6 +103,17 @@ function fallBack(j: RoutingJudged): ZoneFinding[] {
       : `Keep at least ${j.fewestHinted} endpoints ready (replicas, and a zone spread so a zone loss leaves them), ` +
         'or use spec.trafficDistribution: PreferSameZone.',
   }];
+}
+
+function notExact(): ZoneFinding {
+  return {
+    rule: WORST_CASE_NOT_EXACT,
+    severity: FindingSeverity.INFO,
+    message: `its endpoints may take more than ${EVERY_LAYOUT_LIMIT.toLocaleString('en-US')} layouts over the zones: ` +
+      'the worst case shown is over the extreme ones (each zone at its fewest, its most or 1), and topology-aware ' +
+      'hints may route another layout worse',
+    fix: 'Nothing to fix; a hard zone spread narrows the layouts (and makes the report exact).',
+  };
 }
 
 function nodeLocalDrops(): ZoneFinding {
