@@ -30,6 +30,8 @@ import { zoneLocalTrafficFindings } from '../zone-local-traffic';
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
 /** Nodes the EndpointSlice controller leaves out of the CPU per zone. */
 const EXCLUDED_NODE_LABELS = ['node-role.kubernetes.io/control-plane', 'node-role.kubernetes.io/master'];
+/** The taints the node lifecycle controller puts on a node that is not Ready (which the controller leaves out too). */
+const NOT_READY_TAINTS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
 
 export const SERVICE_WITHOUT_SELECTOR = 'service-without-selector';
 export const EXTERNAL_NAME_SERVICE = 'external-name-service';
@@ -215,7 +217,8 @@ function skippedService(s: CheckService): ZoneFinding | undefined {
 export function routingCluster(inventory: ZoneInventory): RoutingCluster {
   const nodes = inventory._nodes;
   const nodesPerZone = inventory.zones.map((z) => nodes.filter((n) => n.zone === z).length);
-  const counted = nodes.filter((n) => !EXCLUDED_NODE_LABELS.some((l) => l in n.labels));
+  const counted = nodes.filter((n) => !EXCLUDED_NODE_LABELS.some((l) => l in n.labels)
+    && !n.taints.some((t) => NOT_READY_TAINTS.includes(t.key)));
   const zoneOf = (n: typeof nodes[number]) =>
     n.labels[ZONE_LABEL] ?? (inventory.topologyKey === ZONE_LABEL ? n.zone : undefined);
   const unzoned = counted.find((n) => !zoneOf(n) || n.cpu <= 0);

@@ -144,6 +144,31 @@ describe('zone-local policies', () => {
   });
 });
 
+describe('the CPU per zone that topology-aware hints follow', () => {
+  const node = (name: string, zone: string, cpu: string, extra: { labels?: any; taints?: any[] } = {}) => ({
+    name,
+    zone,
+    labels: { [ZONE_KEY]: zone, ...extra.labels },
+    allocatableCpu: cpu,
+    ...(extra.taints ? { taints: extra.taints } : {}),
+  });
+  const auto = service('web', {}, { annotations: { 'service.kubernetes.io/topology-mode': 'Auto' } });
+
+  test('control-plane nodes and nodes that are not Ready (tainted so) do not count, as the EndpointSlice controller leaves them out', () => {
+    const inventory = new ZoneInventory({
+      zones: ZONES,
+      nodes: [
+        node('a1', 'a', '8'), node('b1', 'b', '8'), node('c1', 'c', '8'),
+        node('a-cp', 'a', '64', { labels: { 'node-role.kubernetes.io/control-plane': '' } }),
+        node('b-down', 'b', '64', { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }] }),
+      ],
+    });
+    // equal CPU left: 6 endpoints two per zone are hinted as they are (a zone's extra 64 cores would take more)
+    const [s] = traffic([deployment('web', 6), auto], undefined, inventory).services;
+    expect(s.crossZoneShare).toEqual({ worst: 0 });
+  });
+});
+
 describe('what the report cannot route, and bad input', () => {
   test('one replica: its endpoint is in one zone whatever the policy', () => {
     expect(rules(only([deployment('web', 1), service('web', { trafficDistribution: 'PreferSameZone' })])))
