@@ -6,9 +6,9 @@
 import { checkArgsOf, CliIo, readChecked, refuseEmpty } from './check-args';
 import { sarifInputs } from './check-command';
 import { MAX_TRAFFIC_ZONES, TRAFFIC_FLAGS } from './traffic-help';
-import { analyzeTraffic, ClientsOption, TrafficOptions } from '../check/traffic/analyze-traffic';
+import { analyzeTraffic } from '../check/traffic/analyze-traffic';
 import { formatTrafficHtml, formatTrafficSarif, formatTrafficText, trafficFails } from '../check/traffic/format-traffic';
-import { TrafficCosts } from '../check/traffic/traffic-costs';
+import { TrafficClients, TrafficCosts, TrafficOptions } from '../check/traffic/traffic-options';
 import { ObjectRef } from '../check/traffic/traffic-model';
 import { ExitCode } from '../contract/exit-codes';
 import { ParsedFlags, parseCommandLine } from '../shared/command-line';
@@ -56,7 +56,7 @@ function trafficOptionsOf(f: ParsedFlags): TrafficOptions {
 }
 
 /** `[NS/SERVICE=]NAMESPACE/KIND/NAME`. */
-function clientsOption(text: string): ClientsOption {
+function clientsOption(text: string): TrafficClients {
   const { service, value } = scoped('--clients', text, (v) => v);
   const parts = value.split('/');
   if (parts.length !== 3 || parts.some((p) => p === '')) {

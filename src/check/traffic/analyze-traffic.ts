@@ -7,11 +7,12 @@
 import { figure, round, SHARE_DIGITS } from './figures';
 import { scrapeTraffic } from './scrape-traffic';
 import { ServiceEndpoints, serviceEndpoints, PlacedWorkload } from './service-endpoints';
-import { monthlyCost, TrafficCosts } from './traffic-costs';
+import { monthlyCost } from './traffic-costs';
 import { RoutingJudged, trafficFindings } from './traffic-findings';
 import {
   EndpointCount, ObjectRef, ServiceTrafficReport, TrafficFigure, TrafficReportData, LayoutReport,
 } from './traffic-model';
+import { TrafficClients, TrafficOptions, WorkloadRef } from './traffic-options';
 import { CLIENTS_OUTSIDE, TRAFFIC_CLIENTS_ANNOTATION } from '../../contract/traffic';
 import { UsageError } from '../../shared/errors';
 import { LayoutBounds } from '../../traffic/layouts';
@@ -35,18 +36,6 @@ const NOT_READY_TAINTS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/un
 
 export const SERVICE_WITHOUT_SELECTOR = 'service-without-selector';
 export const EXTERNAL_NAME_SERVICE = 'external-name-service';
-
-/** Where a Service's clients are: a workload (`--clients`), for one Service or (service undefined) for all. */
-export interface ClientsOption {
-  readonly service?: ObjectRef;
-  readonly workload: ObjectRef & { readonly kind: string };
-}
-
-/** What the traffic report is asked for besides the manifests and the nodes. */
-export interface TrafficOptions {
-  readonly clients?: readonly ClientsOption[];
-  readonly costs?: TrafficCosts;
-}
 
 /** The traffic report of `input` (manifests read, or a live cluster) on `inventory`. */
 export function analyzeTraffic(
@@ -178,7 +167,7 @@ function exactly(counts: readonly number[]): LayoutBounds {
 
 /** `--clients` naming no Service or no workload of the input is bad usage. */
 function checkClientsNamed(
-  options: readonly ClientsOption[],
+  options: readonly TrafficClients[],
   services: readonly CheckService[],
   placed: readonly PlacedWorkload[],
 ): void {
@@ -263,7 +252,7 @@ function sameRef(ref: ObjectRef, o: { readonly namespace?: string; readonly name
   return (ref.namespace ?? '') === (o.namespace ?? '') && ref.name === o.name;
 }
 
-function sameWorkload(ref: ObjectRef & { readonly kind: string }, p: PlacedWorkload): boolean {
+function sameWorkload(ref: WorkloadRef, p: PlacedWorkload): boolean {
   return ref.kind.toLowerCase() === p.workload.kind.toLowerCase() && sameRef(ref, p.workload);
 }
 

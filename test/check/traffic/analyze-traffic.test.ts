@@ -4,8 +4,9 @@
  * the costs, and what it cannot route.
  */
 import { ZoneInventory } from '../../../src/check/inventory';
-import { analyzeTraffic, TrafficOptions } from '../../../src/check/traffic/analyze-traffic';
+import { analyzeTraffic } from '../../../src/check/traffic/analyze-traffic';
 import { ServiceTrafficReport } from '../../../src/check/traffic/traffic-model';
+import { TrafficOptions } from '../../../src/check/traffic/traffic-options';
 import { readManifests } from '../../../src/check/workloads';
 
 const ZONE_KEY = 'topology.kubernetes.io/zone';
