@@ -8,6 +8,7 @@ import { KubeClient, KubeObject } from './kube-client';
 import { ZONE_KEY } from './nodes';
 import { waitFor } from './wait';
 import { TrafficReportData, ZoneRouteReport } from '../../../src/check/traffic/traffic-model';
+import { CLIENTS_OUTSIDE, TRAFFIC_CLIENTS_ANNOTATION } from '../../../src/contract/traffic';
 
 /** A Service's ready endpoints as its EndpointSlices list them. */
 export async function readyEndpoints(client: KubeClient, namespace: string, service: string): Promise<any[]> {
@@ -52,7 +53,8 @@ export function routesByZone(ready: readonly any[], nodes: readonly KubeObject[]
 /**
  * `cdk8s-zones traffic --live` over `namespaces` (as the user of `kubeconfig`) against the Services' EndpointSlices:
  * for every Service, once its ready endpoints are the pods the report counts now and their hints have settled, the
- * report's routes per zone are what kube-proxy makes of them (a headless Service's: every ready endpoint, from DNS).
+ * report's routes per zone are what kube-proxy makes of them (a headless Service's: every ready endpoint, from DNS;
+ * one whose clients are outside the zones has its endpoints counted and no routes).
  * Returns the Services compared, as `namespace/name`.
  */
 export async function expectRoutesOfEndpointSlices(
@@ -73,6 +75,12 @@ export async function expectRoutesOfEndpointSlices(
     expect(report).toBeDefined();
     const now = Object.values(report!.endpointsPerZone).reduce((sum, c) => sum + (c.now ?? 0), 0);
     expect([`${namespace}/${name}`, ready.length]).toEqual([`${namespace}/${name}`, now]);
+    if (service.metadata.annotations?.[TRAFFIC_CLIENTS_ANNOTATION] === CLIENTS_OUTSIDE) {
+      // its clients are not pods in the zones (the controller's: the API server): endpoints, and no routes
+      const routed = { routes: report!.nowLayout, share: report!.crossZoneShare };
+      expect([`${namespace}/${name}`, routed]).toEqual([`${namespace}/${name}`, { routes: undefined, share: undefined }]);
+      continue;
+    }
     if (service.spec.clusterIP === 'None') ready = ready.map(({ hints, ...e }) => e);
     const expected = routesByZone(ready, nodes);
     const reported = Object.fromEntries(Object.entries(report!.nowLayout?.routes ?? {})
