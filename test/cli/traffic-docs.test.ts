@@ -7,9 +7,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Document } from 'yaml';
-import { main } from '../../src/cli/main';
+import { CliRun, runCli } from './memory-api';
 import { synthesizeExample } from '../example-apps';
 import { STANDARD_VARIANT } from '../example-variants';
+import { MemoryKubeApi } from '../memory-kube-api';
 
 const PAGE = fs.readFileSync(path.resolve(__dirname, '../../docs/traffic.md'), 'utf8');
 const commands = [...PAGE.matchAll(/^```sh\n([\s\S]*?)^```$/gm)]
@@ -27,16 +28,9 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dist, { recursive: true, force: true }));
 
-async function run(line: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const argv = line.split(/\s+/).slice(1).map((a) => a.replace(/^dist\//, `${dist}/`));
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdin: process.stdin,
-    stdout: (s) => { stdout += s; },
-    stderr: (s) => { stderr += s; },
-  });
-  return { code, stdout, stderr };
+/** The page's command line, its `dist/` in the test's folder (no cluster: the command reads files only). */
+function run(line: string): Promise<CliRun> {
+  return runCli(new MemoryKubeApi(), line.split(/\s+/).slice(1).map((a) => a.replace(/^dist\//, `${dist}/`)));
 }
 
 test('the page holds traffic commands (so the next tests check something)', () => {
