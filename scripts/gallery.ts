@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { analyzeTraffic } from '../src/check/traffic/analyze-traffic';
+import { ratio } from '../src/check/traffic/traffic-findings';
 import { ServiceTrafficReport, TrafficFigure, TrafficReportData } from '../src/check/traffic/traffic-model';
 import { readManifests } from '../src/check/workloads';
 import { EXAMPLE_NAMES, synthesizeExample } from '../test/example-apps';
@@ -67,7 +68,7 @@ function trafficLines(data: TrafficReportData): string[] {
     ? `— (clients ${s.clients})` : share(s.crossZoneShare));
   const services = data.services.map((s) => `| ${s.name} | ${s.policy} | ` +
     `${zones.map((z) => pods(s.endpointsPerZone[z].guaranteed, s.endpointsPerZone[z].worstCase)).join(' | ')} | ` +
-    `${crossing(s)} | ${s.maxLoadRatio === undefined ? '—' : `${s.maxLoadRatio.toFixed(2)}x`} | ${found(s.findings)} |`);
+    `${crossing(s)} | ${s.maxLoadRatio === undefined ? '—' : ratio(s.maxLoadRatio)} | ${found(s.findings)} |`);
   const scrapes = data.scrapes.map((s) => `| ${s.kind} ${s.name} | scrapes ${s.zone} | ` +
     `${zones.map((z) => pods(s.replicasPerZone[z].guaranteed, s.replicasPerZone[z].worstCase)).join(' | ')} | ` +
     `${share(s.crossZoneShare)} | — | ${found(s.findings)} |`);

@@ -24,6 +24,7 @@ import { invalidProp } from '../shared/errors';
 import { checkProps } from '../shared/props';
 import { ZoneStorageClasses } from '../topology/zonal-storage';
 import { ZoneTopology } from '../topology/zone-topology';
+import { exactLayout } from '../traffic/layouts';
 import { zoneLocalTraffic } from '../traffic/zone-local-safety';
 import { controllerPeer, IZoneController } from '../zone-controller/controller-reference';
 import { LOST_ZONE_RECOVERY_FEATURE, REDIS_MANAGER_FEATURE, ZONE_ANNOTATOR_FEATURE } from '../zone-controller/features';
@@ -320,9 +321,4 @@ function clusterName(
       `the StatefulSet names (${redisStatefulSetName(chosen, slugs[0])}, ...)`);
   }
   return chosen;
-}
-
-/** A layout known exactly: each zone holds `counts[z]` (a zone's StatefulSet is pinned to it). */
-function exactLayout(counts: number[]): { lo: number[]; hi: number[]; placed: number } {
-  return { lo: counts, hi: counts, placed: counts.reduce((a, b) => a + b, 0) };
 }

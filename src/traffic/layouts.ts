@@ -18,22 +18,19 @@ export interface LayoutBounds {
   readonly placed: number;
 }
 
+/** A layout known exactly: each zone holds `counts[z]`. */
+export function exactLayout(counts: readonly number[]): LayoutBounds {
+  return { lo: counts, hi: counts, placed: counts.reduce((a, b) => a + b, 0) };
+}
+
 /** Every layout when there are at most EVERY_LAYOUT_LIMIT, else the extreme ones (none when the bounds admit none). */
 export function searchedLayouts(b: LayoutBounds): number[][] {
-  return triesEveryLayout(b) ? everyLayout(b) : extremeLayouts(b, true);
+  return triesEveryLayout(b) ? everyLayout(b) : extremeLayouts(b);
 }
 
 /** Whether `searchedLayouts` tries every layout (there are at most EVERY_LAYOUT_LIMIT). */
 export function triesEveryLayout(b: LayoutBounds): boolean {
   return layoutCount(b, EVERY_LAYOUT_LIMIT + 1) <= EVERY_LAYOUT_LIMIT;
-}
-
-/**
- * The vertices of the layouts (each zone but one at its fewest or most): where a measure linear in the layout is at
- * its extremes (the clients' share of each zone).
- */
-export function vertexLayouts(b: LayoutBounds): number[][] {
-  return extremeLayouts(b, false);
 }
 
 /** How many layouts there are, counting up to `cap`. */
@@ -72,10 +69,10 @@ export function everyLayout(b: LayoutBounds): number[][] {
   return out;
 }
 
-/** The layouts with every zone but one at its fewest, its most (or, `withOne`, at 1), distinct. */
-export function extremeLayouts(b: LayoutBounds, withOne: boolean): number[][] {
+/** The layouts with every zone but one at its fewest, its most or 1, distinct. */
+export function extremeLayouts(b: LayoutBounds): number[][] {
   const zones = b.lo.length;
-  const choices = b.lo.map((lo, z) => [...new Set([lo, b.hi[z], ...(withOne && lo === 0 && b.hi[z] >= 1 ? [1] : [])])]);
+  const choices = b.lo.map((lo, z) => [...new Set([lo, b.hi[z], ...(lo === 0 && b.hi[z] >= 1 ? [1] : [])])]);
   const found = new Map<string, number[]>();
   for (let free = 0; free < zones; free++) {
     const walk = (z: number, layout: number[], sum: number) => {

@@ -37,7 +37,7 @@ export interface WorstTraffic {
  */
 export function worstTraffic(
   policy: TrafficPolicy, endpoints: LayoutBounds, clients: LayoutBounds, cluster: RoutingCluster,
-  layouts: (b: LayoutBounds) => number[][] = policy === TrafficPolicy.TOPOLOGY_AUTO ? searchedLayouts : extremeOnes,
+  layouts: (b: LayoutBounds) => number[][] = policy === TrafficPolicy.TOPOLOGY_AUTO ? searchedLayouts : extremeLayouts,
 ): WorstTraffic | undefined {
   if (clients.placed === 0) return undefined;
   let worst: WorstTraffic | undefined;
@@ -56,10 +56,6 @@ export function worstTraffic(
   }
   const exact = policy !== TrafficPolicy.TOPOLOGY_AUTO || triesEveryLayout(endpoints);
   return worst && { ...worst, maxLoadRatio, exact, ...(fellBack !== undefined ? { fellBack } : {}) };
-}
-
-function extremeOnes(b: LayoutBounds): number[][] {
-  return extremeLayouts(b, true);
 }
 
 /** The clients' shares where the most requests cross on `routed`. */

@@ -4,7 +4,7 @@
  * overload guard, so it is set only where every zone is sure to hold an endpoint and no endpoint may take more than
  * LOAD_LIMIT times an even share. Pure.
  */
-import { LayoutBounds } from './layouts';
+import { exactLayout, LayoutBounds } from './layouts';
 import { TrafficPolicy } from './policy';
 import { worstTraffic } from './worst-case';
 import { ZoneTopology } from '../topology/zone-topology';
@@ -20,7 +20,7 @@ export const LOAD_LIMIT = 2;
 export function zoneLocalIsSafe(endpoints: LayoutBounds): boolean {
   if (endpoints.placed === 0 || endpoints.lo.some((n) => n === 0)) return false;
   const evenly = endpoints.lo.map(() => 1);
-  const clients = { lo: evenly, hi: evenly, placed: evenly.length };
+  const clients = exactLayout(evenly);
   const cluster = { nodesPerZone: evenly, cpuShares: 'not needed by PreferSameZone' };
   const worst = worstTraffic(TrafficPolicy.PREFER_SAME_ZONE, endpoints, clients, cluster);
   return worst !== undefined && worst.maxLoadRatio <= LOAD_LIMIT;

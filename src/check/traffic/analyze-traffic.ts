@@ -6,7 +6,7 @@
  */
 import { figure, round, SHARE_DIGITS } from './figures';
 import { scrapeTraffic } from './scrape-traffic';
-import { ServiceEndpoints, serviceEndpoints, PlacedWorkload } from './service-endpoints';
+import { podLayout, ServiceEndpoints, serviceEndpoints, PlacedWorkload } from './service-endpoints';
 import { monthlyCost } from './traffic-costs';
 import { RoutingJudged, trafficFindings } from './traffic-findings';
 import {
@@ -15,7 +15,7 @@ import {
 import { TrafficClients, TrafficOptions, WorkloadRef } from './traffic-options';
 import { CLIENTS_OUTSIDE, TRAFFIC_CLIENTS_ANNOTATION } from '../../contract/traffic';
 import { UsageError } from '../../shared/errors';
-import { LayoutBounds } from '../../traffic/layouts';
+import { exactLayout, LayoutBounds } from '../../traffic/layouts';
 import { keepsTrafficInZone, TrafficPolicy, trafficPolicy } from '../../traffic/policy';
 import { RoutingCluster } from '../../traffic/routing';
 import { fewestHintedEndpoints } from '../../traffic/topology-hints';
@@ -92,7 +92,7 @@ function serviceTraffic(s: CheckService, c: Context): ServiceTrafficReport {
     ? worstTraffic(policy, endpoints.bounds, clients.bounds, c.cluster)
     : undefined;
   const now = endpoints.now !== undefined && clients.now !== undefined
-    ? worstTraffic(policy, exactly(endpoints.now), clients.now, c.cluster) : undefined;
+    ? worstTraffic(policy, exactLayout(endpoints.now), clients.now, c.cluster) : undefined;
   const findings = [...endpoints.findings, ...zoneLocalTrafficFindings([s], endpoints.serving.map((p) => p.workload),
     endpoints.serving.map((p) => p.report), c.zones)];
   if (worst !== undefined) findings.push(...trafficFindings(judged(policy, endpoints, worst, clients, c)));
@@ -141,28 +141,15 @@ function clientsOf(s: CheckService, c: Context): Clients {
   const option = options.find((o) => o.service !== undefined && sameRef(o.service, s))
     ?? options.find((o) => o.service === undefined);
   if (option === undefined && s.annotations[TRAFFIC_CLIENTS_ANNOTATION] === CLIENTS_OUTSIDE) {
-    return { label: 'outside the zones', bounds: exactly(c.zones.map(() => 0)) };
+    return { label: 'outside the zones', bounds: exactLayout(c.zones.map(() => 0)) };
   }
   if (option === undefined) {
-    const nodes = exactly(c.cluster.nodesPerZone);
+    const nodes = exactLayout(c.cluster.nodesPerZone);
     return { label: 'nodes', bounds: nodes, now: nodes };
   }
   const client = c.placed.find((p) => sameWorkload(option.workload, p))!;
-  const running = client.workload.running;
-  return {
-    label: workloadId(client.workload),
-    bounds: {
-      lo: c.zones.map((z) => client.report.perZone[z]?.guaranteed ?? 0),
-      hi: c.zones.map((z) => client.report.perZone[z]?.worstCase ?? 0),
-      placed: client.report.replicas - client.report.pendingWorstCase,
-    },
-    ...(running !== undefined ? { now: exactly(c.zones.map((z) => running[z] ?? 0)) } : {}),
-  };
-}
-
-/** A layout known exactly. */
-function exactly(counts: readonly number[]): LayoutBounds {
-  return { lo: counts, hi: counts, placed: counts.reduce((a, b) => a + b, 0) };
+  const { bounds, now } = podLayout([client], c.zones);
+  return { label: workloadId(client.workload), bounds, ...(now !== undefined ? { now: exactLayout(now) } : {}) };
 }
 
 /** `--clients` naming no Service or no workload of the input is bad usage. */

@@ -2,10 +2,10 @@
  * The traffic report as a person reads it (a table per Service: policy, endpoints per zone, share crossing zones,
  * busiest endpoint, cost; then the findings, the worst first), as one HTML page, and as SARIF for code scanning.
  */
-import { scrapeId } from './scrape-traffic';
+import { ratio } from './traffic-findings';
 import { EndpointCount, ServiceTrafficReport, TrafficFigure, TrafficReportData } from './traffic-model';
 import { docsUrl } from '../../contract/docs';
-import { severityRank } from '../format-common';
+import { severityRank, workloadId } from '../format-common';
 import { escapeHtml, findingsHtml } from '../format-html';
 import { IdentifiedFinding, sarifLog, SarifInput } from '../format-sarif';
 import { columnBlocks } from '../format-text';
@@ -20,7 +20,7 @@ export function locatedTrafficFindings(data: TrafficReportData): IdentifiedFindi
   return [
     ...data.findings.map((finding) => ({ finding })),
     ...data.services.flatMap((s) => s.findings.map((finding) => ({ finding, id: serviceId(s) }))),
-    ...data.scrapes.flatMap((s) => s.findings.map((finding) => ({ finding, id: scrapeId(s) }))),
+    ...data.scrapes.flatMap((s) => s.findings.map((finding) => ({ finding, id: workloadId(s) }))),
   ].sort((a, b) => severityRank(a.finding.severity) - severityRank(b.finding.severity));
 }
 
@@ -63,7 +63,7 @@ function serviceTable(data: TrafficReportData): string[][] {
       s.policy,
       ...data.zones.map((z) => endpointsText(s, z)),
       s.crossZoneShare ? figureText(s.crossZoneShare, percentText) : '-',
-      s.maxLoadRatio !== undefined ? `${s.maxLoadRatio.toFixed(2)}x` : '-',
+      s.maxLoadRatio !== undefined ? ratio(s.maxLoadRatio) : '-',
       s.clients,
       ...(costs ? [s.monthlyCost ? figureText(s.monthlyCost, money) : '-'] : []),
     ]),
@@ -75,7 +75,7 @@ function scrapeTable(data: TrafficReportData): string[][] {
   return [
     ['SHARD', 'SCRAPES ZONE', ...data.zones, 'CROSS-ZONE', 'UNZONED TARGETS'],
     ...data.scrapes.map((s) => [
-      scrapeId(s), s.zone, ...data.zones.map((z) => countText(s.replicasPerZone[z])),
+      workloadId(s), s.zone, ...data.zones.map((z) => countText(s.replicasPerZone[z])),
       figureText(s.crossZoneShare, percentText), s.unzonedTargets ? 'also scraped here' : '-',
     ]),
   ];
@@ -146,7 +146,7 @@ export function formatTrafficHtml(data: TrafficReportData): string {
     `<p>${e(LEGEND.join(' '))}</p>`,
     ...htmlTable(serviceTable(data), data.services.map(serviceId)),
     ...(data.scrapes.length > 0
-      ? ['<h2>Zone-local Prometheus shards</h2>', ...htmlTable(scrapeTable(data), data.scrapes.map(scrapeId))] : []),
+      ? ['<h2>Zone-local Prometheus shards</h2>', ...htmlTable(scrapeTable(data), data.scrapes.map(workloadId))] : []),
     ...findingsHtml(locatedTrafficFindings(data)),
     '</body></html>',
     '',

@@ -8,7 +8,6 @@ import { figure, SHARE_DIGITS } from './figures';
 import { PlacedWorkload } from './service-endpoints';
 import { ScrapeTrafficReport } from './traffic-model';
 import { SCRAPES_UNZONED_ANNOTATION, SCRAPES_ZONE_ANNOTATION } from '../../contract/traffic';
-import { workloadId } from '../format-common';
 import { FindingSeverity, ZoneFinding } from '../model';
 
 /** The rule ids (docs/traffic.md, "Findings"). */
@@ -67,9 +66,4 @@ function shardScrapes(
     crossZoneShare: figure(worst, now, SHARE_DIGITS),
     findings,
   };
-}
-
-/** A shard as findings name it. */
-export function scrapeId(s: ScrapeTrafficReport): string {
-  return workloadId(s);
 }

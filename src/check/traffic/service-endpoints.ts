@@ -55,11 +55,17 @@ export function serviceEndpoints(
       fix: 'Nothing to fix if intended (a canary, a ring\'s members); otherwise narrow the selector to one workload\'s labels.',
     });
   }
-  return { serving, ...layoutOf(serving, zones), findings };
+  return { serving, ...podLayout(serving, zones), findings };
 }
 
-/** The pods of `serving` per zone, added up (and now, when every one of them is read live). */
-function layoutOf(serving: readonly PlacedWorkload[], zones: readonly string[]): Pick<ServiceEndpoints, 'bounds' | 'now'> {
+/**
+ * The pods of the workloads `serving` per zone, added up: their bounds from the check's reports, and now when every
+ * one of them is read live.
+ */
+export function podLayout(
+  serving: readonly PlacedWorkload[],
+  zones: readonly string[],
+): Pick<ServiceEndpoints, 'bounds' | 'now'> {
   const sum = (per: (p: PlacedWorkload) => number) => serving.reduce((total, p) => total + per(p), 0);
   const bounds = {
     lo: zones.map((z) => sum((p) => p.report.perZone[z]?.guaranteed ?? 0)),
