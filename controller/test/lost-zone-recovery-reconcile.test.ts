@@ -112,6 +112,50 @@ test('records, then deletes the claim and the pod (its uid), one at a time; the 
   }
 });
 
+test('a deleted pod its cache still lists is not deleted again by the same run; a restarted run deletes it', async () => {
+  const api = new MemoryKubeApi();
+  api.put(resourcePath(NODES), node('a1', 'zone-a', false));
+  api.put(resourcePath(NODES), node('b1', 'zone-b', true));
+  api.put(resourcePath(STATEFULSETS, NS), {
+    metadata: { name: 'cache', namespace: NS, uid: 'sts', annotations: { 'cdk8s-zones.dev/lost-zone-recovery': '1' } },
+    spec: { replicas: 2, volumeClaimTemplates: [{ metadata: { name: 'data' } }] },
+  });
+  for (const [i, zone] of [[0, 'zone-a'], [1, 'zone-b']] as const) {
+    api.put(resourcePath(PODS, NS), pod(i, `u${i}`, zone === 'zone-a' ? 'a1' : 'b1', zone === 'zone-b'));
+    api.put(resourcePath(VOLUMES), volume(`pv-${i}`, zone));
+    api.put(resourcePath(CLAIMS, NS), claim(i, `pv-${i}`));
+  }
+  api.put(resourcePath(ZONE_SHIFTS), lostShift(Date.now()));
+  const podDeletions = () => api.calls.filter((c) => c === `DELETE ${resourcePath(PODS, NS, 'cache-0')}`).length;
+  const exists = async (path: string) => api.get(path).then(() => true, () => false);
+  const events: string[] = [];
+  let stop = new AbortController();
+  let running = lostZoneRecoverer().run(contextOf(api, events), stop.signal);
+  try {
+    await until('cache-0 deleted', () => exists(resourcePath(PODS, NS, 'cache-0')), (there) => !there);
+    // listed again, as a late watch would show it: this run deleted that uid, it leaves it
+    api.put(resourcePath(PODS, NS), pod(0, 'u0', 'a1', false));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(podDeletions()).toBe(1);
+    expect(events).toHaveLength(1);
+  } finally {
+    stop.abort();
+    await running;
+  }
+  // a run that starts with it still there (a restart between the record and the deletion) deletes it
+  stop = new AbortController();
+  running = lostZoneRecoverer().run(contextOf(api, events), stop.signal);
+  try {
+    await until('cache-0 deleted again', () => exists(resourcePath(PODS, NS, 'cache-0')), (there) => !there);
+    expect(podDeletions()).toBe(2);
+    const shift = await api.get(resourcePath(ZONE_SHIFTS, undefined, 'lost'));
+    expect(shift.status.recovery.recovered.map((r: any) => r.uid)).toEqual(['u0']);
+  } finally {
+    stop.abort();
+    await running;
+  }
+});
+
 test('a zone group pinned per zone: the other zones\' nodes labelled for the stand-ins first; the labels kept while one is away', async () => {
   const api = new MemoryKubeApi();
   const STAND_IN = 'stand-in.cdk8s-zones.dev/zone-a';

@@ -3,9 +3,10 @@
  * pure plan (src/lost-zone/recovery-plan.ts) decide which opted-in StatefulSet pods come back now, records them in
  * the shift's `status.recovery`, then deletes each one's claims in the zone and the pod itself, at once (its node
  * will never confirm), so that the StatefulSet controller makes both again in a surviving zone. Recorded before
- * deleted: a controller restarted between the two deletes again (same uid), never twice the count. Pods pinned to
- * the lost zone with a stand-in term come back on the other zones' nodes, which it labels first, and whose labels
- * it keeps while any stand-in is away from its zone (its own key, `STAND_INS_KEY`). docs/runbooks/zone-lost.md.
+ * deleted: a controller restarted between the two deletes again (same uid), never twice the count; one run deletes
+ * a pod once. Pods pinned to the lost zone with a stand-in term come back on the other zones' nodes, which it labels
+ * first, and whose labels it keeps while any stand-in is away from its zone (its own key, `STAND_INS_KEY`).
+ * docs/runbooks/zone-lost.md.
  */
 import { recoveryInput, standInInput } from './lost-zone-recovery-input';
 import { RecoveryWatch, recoveryWatches, STAND_INS_KEY } from './lost-zone-recovery-watches';
@@ -48,6 +49,11 @@ class LostZoneRecovery {
   private readonly log: ReconcilerContext['log'];
   /** The status this run wrote last, per shift: the next decision builds on it even before the cache shows it. */
   private readonly written = new Map<string, LostZoneRecoveryStatus>();
+  /**
+   * The pods (uids) this run has deleted: a cache that still lists one just after is late, not a restart's leftover,
+   * and deleting it again would announce a second deletion that never happens.
+   */
+  private readonly deleted = new Set<string>();
 
   constructor(
     private readonly ctx: ReconcilerContext,
@@ -75,7 +81,8 @@ class LostZoneRecovery {
     }
     // the stand-in nodes labelled before a pinned pod is deleted: it comes back on them at once
     if (plan.delete.length > 0) await this.labelStandIns();
-    for (const deletion of plan.delete) await this.bringBack(deletion, spec.zone);
+    const notDeletedYet = plan.delete.filter((d) => !this.deleted.has(d.uid));
+    for (const deletion of notDeletedYet) await this.bringBack(deletion, spec.zone);
     return { requeueAfter: RECOVERY_EVERY_MS };
   }
 
@@ -101,6 +108,7 @@ class LostZoneRecovery {
     for (const claim of d.claims) await this.ctx.kube.delete(resourcePath(CLAIMS, d.namespace, claim)).catch(gone);
     const thisPodAtOnce = { gracePeriodSeconds: 0, preconditions: { uid: d.uid } };
     await this.ctx.kube.delete(resourcePath(PODS, d.namespace, d.pod), thisPodAtOnce).catch(gone);
+    this.deleted.add(d.uid);
     const message = `zone ${zone} is lost: pod ${d.pod} deleted${d.claims.length > 0 ? ` with its claims ${d.claims.join(', ')}` : ''}, ` +
       'to come back in a surviving zone';
     this.log.info('lost zone pod deleted', { namespace: d.namespace, statefulSet: d.statefulSet, pod: d.pod, claims: d.claims });

@@ -7,7 +7,7 @@ import { runCliAs } from './cli-user';
 import { KubeClient, KubeObject } from './kube-client';
 import { ZONE_KEY } from './nodes';
 import { waitFor } from './wait';
-import { TrafficReportData, ZoneRouteReport } from '../../../src/check/traffic/traffic-model';
+import { ServiceTrafficReport, TrafficReportData, ZoneRouteReport } from '../../../src/check/traffic/traffic-model';
 import { CLIENTS_OUTSIDE, TRAFFIC_CLIENTS_ANNOTATION } from '../../../src/contract/traffic';
 
 /** A Service's ready endpoints as its EndpointSlices list them. */
@@ -67,28 +67,59 @@ export async function expectRoutesOfEndpointSlices(
   for (const service of services.filter((s) => s.spec?.selector !== undefined && s.spec?.type !== 'ExternalName')) {
     const { namespace, name } = service.metadata as { namespace: string; name: string };
     compared.push(`${namespace}/${name}`);
-    let ready = await settledEndpoints(client, namespace, name);
-    const run = await runCliAs(kubeconfig, ...args);
-    expect(run.stderr).toBe('');
-    const report = (JSON.parse(run.stdout) as TrafficReportData).services
-      .find((s) => s.namespace === namespace && s.name === name);
-    expect(report).toBeDefined();
-    const now = Object.values(report!.endpointsPerZone).reduce((sum, c) => sum + (c.now ?? 0), 0);
-    expect([`${namespace}/${name}`, ready.length]).toEqual([`${namespace}/${name}`, now]);
+    const read = await reportBetweenEqualReads(client, kubeconfig, args, namespace, name);
+    const report = read.report;
+    let ready = read.ready;
+    const now = Object.values(report.endpointsPerZone).reduce((sum, c) => sum + (c.now ?? 0), 0);
+    const pods = now === ready.length ? [] : await podStates(client, namespace, service.spec.selector);
+    expect([`${namespace}/${name}`, ready.length, pods]).toEqual([`${namespace}/${name}`, now, []]);
     if (service.metadata.annotations?.[TRAFFIC_CLIENTS_ANNOTATION] === CLIENTS_OUTSIDE) {
       // its clients are not pods in the zones (the controller's: the API server): endpoints, and no routes
-      const routed = { routes: report!.nowLayout, share: report!.crossZoneShare };
+      const routed = { routes: report.nowLayout, share: report.crossZoneShare };
       expect([`${namespace}/${name}`, routed]).toEqual([`${namespace}/${name}`, { routes: undefined, share: undefined }]);
       continue;
     }
     if (service.spec.clusterIP === 'None') ready = ready.map(({ hints, ...e }) => e);
     const expected = routesByZone(ready, nodes);
-    const reported = Object.fromEntries(Object.entries(report!.nowLayout?.routes ?? {})
+    const reported = Object.fromEntries(Object.entries(report.nowLayout?.routes ?? {})
       .filter(([z]) => expected[z] !== undefined));
     expect([`${namespace}/${name}`, reported]).toEqual([`${namespace}/${name}`, expected]);
   }
   return compared;
 }
+
+/**
+ * The Service's settled ready endpoints and its traffic report, taken when the endpoints read just after the report
+ * are the ones read just before it: the report and the EndpointSlices are two reads, at two instants, of a cluster
+ * whose controllers may move a pod meanwhile.
+ */
+async function reportBetweenEqualReads(
+  client: KubeClient, kubeconfig: string, args: readonly string[], namespace: string, name: string,
+): Promise<{ ready: any[]; report: ServiceTrafficReport }> {
+  const ATTEMPTS = 3;
+  for (let attempt = 1; ; attempt++) {
+    const ready = await settledEndpoints(client, namespace, name);
+    const run = await runCliAs(kubeconfig, ...args);
+    expect(run.stderr).toBe('');
+    const report = (JSON.parse(run.stdout) as TrafficReportData).services
+      .find((s) => s.namespace === namespace && s.name === name);
+    expect(report).toBeDefined();
+    const after = await readyEndpoints(client, namespace, name);
+    if (endpointsKey(after) === endpointsKey(ready) || attempt === ATTEMPTS) return { ready, report: report! };
+    console.log(`Service ${namespace}/${name}: its endpoints changed while the report read the cluster; read again`);
+  }
+}
+
+/** The Service's pods as the report counts them (a mismatch's explanation): name, node, phase, deletion, Ready. */
+async function podStates(client: KubeClient, namespace: string, selector: Record<string, string>): Promise<string[]> {
+  const labelSelector = Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(',');
+  const pods = await client.list('v1', 'Pod', { namespace, labelSelector });
+  const readyOf = (p: KubeObject) => p.status?.conditions?.find((c: any) => c.type === 'Ready')?.status;
+  return pods.map((p) => `${p.metadata.name} on ${p.spec?.nodeName} ${p.status?.phase}` +
+    `${p.metadata.deletionTimestamp ? ' terminating' : ''} ready=${readyOf(p)}`);
+}
+
+const endpointsKey = (ready: readonly any[]) => JSON.stringify(ready.map((e) => [e.targetRef?.uid, e.hints]).sort());
 
 /** The Service's ready endpoints once the same endpoints and hints were read twice in a row. */
 async function settledEndpoints(client: KubeClient, namespace: string, name: string): Promise<any[]> {
