@@ -9,6 +9,7 @@ import { ZONE_KEY } from './nodes';
 import { waitFor } from './wait';
 import { ServiceTrafficReport, TrafficReportData, ZoneRouteReport } from '../../../src/check/traffic/traffic-model';
 import { CLIENTS_OUTSIDE, TRAFFIC_CLIENTS_ANNOTATION } from '../../../src/contract/traffic';
+import { isReady, isTerminating } from '../../../src/kubernetes/pod-life';
 
 /** A Service's ready endpoints as its EndpointSlices list them. */
 export async function readyEndpoints(client: KubeClient, namespace: string, service: string): Promise<any[]> {
@@ -67,7 +68,7 @@ export async function expectRoutesOfEndpointSlices(
   for (const service of services.filter((s) => s.spec?.selector !== undefined && s.spec?.type !== 'ExternalName')) {
     const { namespace, name } = service.metadata as { namespace: string; name: string };
     compared.push(`${namespace}/${name}`);
-    const read = await reportBetweenEqualReads(client, kubeconfig, args, namespace, name);
+    const read = await reportBetweenEqualReads(client, kubeconfig, args, service);
     const report = read.report;
     let ready = read.ready;
     const now = Object.values(report.endpointsPerZone).reduce((sum, c) => sum + (c.now ?? 0), 0);
@@ -94,11 +95,12 @@ export async function expectRoutesOfEndpointSlices(
  * whose controllers may move a pod meanwhile.
  */
 async function reportBetweenEqualReads(
-  client: KubeClient, kubeconfig: string, args: readonly string[], namespace: string, name: string,
+  client: KubeClient, kubeconfig: string, args: readonly string[], service: KubeObject,
 ): Promise<{ ready: any[]; report: ServiceTrafficReport }> {
+  const { namespace, name } = service.metadata as { namespace: string; name: string };
   const ATTEMPTS = 3;
   for (let attempt = 1; ; attempt++) {
-    const ready = await settledEndpoints(client, namespace, name);
+    const ready = await settledEndpoints(client, service);
     const run = await runCliAs(kubeconfig, ...args);
     expect(run.stderr).toBe('');
     const report = (JSON.parse(run.stdout) as TrafficReportData).services
@@ -112,25 +114,42 @@ async function reportBetweenEqualReads(
 
 /** The Service's pods as the report counts them (a mismatch's explanation): name, node, phase, deletion, Ready. */
 async function podStates(client: KubeClient, namespace: string, selector: Record<string, string>): Promise<string[]> {
-  const labelSelector = Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(',');
-  const pods = await client.list('v1', 'Pod', { namespace, labelSelector });
+  const pods = await selectedPods(client, namespace, selector);
   const readyOf = (p: KubeObject) => p.status?.conditions?.find((c: any) => c.type === 'Ready')?.status;
   return pods.map((p) => `${p.metadata.name} on ${p.spec?.nodeName} ${p.status?.phase}` +
     `${p.metadata.deletionTimestamp ? ' terminating' : ''} ready=${readyOf(p)}`);
 }
 
+/** The pods of `namespace` a Service's `selector` selects. */
+async function selectedPods(
+  client: KubeClient, namespace: string, selector: Record<string, string>,
+): Promise<KubeObject[]> {
+  const labelSelector = Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(',');
+  return client.list('v1', 'Pod', { namespace, labelSelector });
+}
+
 const endpointsKey = (ready: readonly any[]) => JSON.stringify(ready.map((e) => [e.targetRef?.uid, e.hints]).sort());
 
-/** The Service's ready endpoints once the same endpoints and hints were read twice in a row. */
-async function settledEndpoints(client: KubeClient, namespace: string, name: string): Promise<any[]> {
+/**
+ * The Service's ready endpoints once they are its Ready pods (the EndpointSlice controller may lag behind a pod's
+ * readiness by seconds) and the same endpoints and hints were read twice in a row.
+ */
+async function settledEndpoints(client: KubeClient, service: KubeObject): Promise<any[]> {
+  const { namespace, name } = service.metadata as { namespace: string; name: string };
   let last = '';
   let ready: any[] = [];
-  await waitFor(`Service ${namespace}/${name}: endpoints and hints settled`, async () => {
+  await waitFor(`Service ${namespace}/${name}: endpoints are its Ready pods, hints settled`, async () => {
     ready = await readyEndpoints(client, namespace, name);
-    const now = JSON.stringify(ready.map((e) => [e.targetRef?.name, e.hints]).sort());
-    const done = now === last;
+    // a Service that publishes not-ready addresses lists every pod as ready
+    const publishesNotReady = service.spec.publishNotReadyAddresses === true;
+    const serving = (p: KubeObject) => !isTerminating(p) && (publishesNotReady || isReady(p));
+    const pods = (await selectedPods(client, namespace, service.spec.selector)).filter(serving);
+    const now = JSON.stringify(ready.map((e) => [e.targetRef?.uid, e.hints]).sort());
+    const uids = (list: readonly string[]) => JSON.stringify([...list].sort());
+    const same = uids(ready.map((e) => e.targetRef?.uid)) === uids(pods.map((p) => p.metadata.uid));
+    const done = same && now === last;
     last = now;
-    return { done, state: now };
+    return { done, state: `${pods.length} Ready pods; endpoints ${now}` };
   }, { timeoutMs: 30_000, intervalMs: 500 });
   return ready;
 }
