@@ -41,7 +41,7 @@ export const LAYERS: string[][] = [
   ['shared'],
   ['kubernetes'],
   ['contract'],
-  ['topology', 'autoshift', 'lost-zone'],
+  ['topology', 'autoshift', 'lost-zone', 'monitoring'],
   ['zone-controller'],
   ['zone-source'],
   ['rollout'],

@@ -4,6 +4,10 @@
  * queries.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  LEADER, RECONCILE_ERRORS, RECONCILES, REDIS_FINALIZED, REDIS_PASSES, REDIS_PHASE, UPDATE_OLD_REPLICAS, UPDATE_PHASE,
+  UPDATE_PROGRESS, ZONE_SHIFT_EXPIRY,
+} from '../../src/contract/metrics';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -27,6 +31,14 @@ export interface Metrics {
   readonly redisPasses: Gauge<'namespace' | 'cluster' | 'result'>;
   /** 1 once a ZonalRedisCluster has been healthy for 10 passes in a row. */
   readonly redisFinalized: Gauge<'namespace' | 'cluster'>;
+  /** Each ZoneShift in force: when it expires (Unix seconds). */
+  readonly zoneShiftExpiry: Gauge<'shift' | 'zone' | 'lost'>;
+  /** Each ZoneAwareUpdate's phase: 1 for the current one, 0 for the others. */
+  readonly updatePhase: Gauge<'namespace' | 'name' | 'phase'>;
+  /** Each ZoneAwareUpdate's pods still on the old revision, per zone. */
+  readonly updateOldReplicas: Gauge<'namespace' | 'name' | 'zone'>;
+  /** When each ZoneAwareUpdate last progressed (Unix seconds), with the zone it rolls now. */
+  readonly updateProgress: Gauge<'namespace' | 'name' | 'zone'>;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
@@ -35,8 +47,8 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
   const registers = [registry];
   return {
     registry,
-    reconciles: new Counter({ name: 'cdk8s_zones_reconciles_total', help: 'Reconciles done', labelNames: ['reconciler'], registers }),
-    reconcileErrors: new Counter({ name: 'cdk8s_zones_reconcile_errors_total', help: 'Reconciles that failed and will be retried', labelNames: ['reconciler'], registers }),
+    reconciles: new Counter({ name: RECONCILES, help: 'Reconciles done', labelNames: ['reconciler'], registers }),
+    reconcileErrors: new Counter({ name: RECONCILE_ERRORS, help: 'Reconciles that failed and will be retried', labelNames: ['reconciler'], registers }),
     decisions: new Counter({ name: 'cdk8s_zones_decisions_total', help: 'Decisions taken by reconcilers', labelNames: ['reconciler', 'decision'], registers }),
     webhookAdmissions: new Counter({
       name: 'cdk8s_zones_webhook_admissions_total', help: 'Admission verdicts per webhook and zone', labelNames: ['webhook', 'zone', 'verdict'], registers,
@@ -48,18 +60,33 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       registers,
     }),
     nodesMissingZoneLabel: new Gauge({ name: 'cdk8s_zones_nodes_missing_zone_label', help: 'Nodes running opted-in pods that lack a topology label', registers }),
-    leader: new Gauge({ name: 'cdk8s_zones_leader', help: '1 while this replica holds the leader lease', registers }),
+    leader: new Gauge({ name: LEADER, help: '1 while this replica holds the leader lease', registers }),
     redisPhase: new Gauge({
-      name: 'cdk8s_zones_redis_cluster_phase', help: 'The phase of each ZonalRedisCluster (1: current)', labelNames: ['namespace', 'cluster', 'phase'], registers,
+      name: REDIS_PHASE, help: 'The phase of each ZonalRedisCluster (1: current)', labelNames: ['namespace', 'cluster', 'phase'], registers,
     }),
     redisPasses: new Gauge({
-      name: 'cdk8s_zones_redis_cluster_consecutive_passes',
+      name: REDIS_PASSES,
       help: 'Consecutive healthy or unhealthy passes of the Redis manager over each ZonalRedisCluster',
       labelNames: ['namespace', 'cluster', 'result'],
       registers,
     }),
     redisFinalized: new Gauge({
-      name: 'cdk8s_zones_redis_cluster_finalized', help: '1 once a ZonalRedisCluster has been healthy for 10 passes in a row', labelNames: ['namespace', 'cluster'], registers,
+      name: REDIS_FINALIZED, help: '1 once a ZonalRedisCluster has been healthy for 10 passes in a row', labelNames: ['namespace', 'cluster'], registers,
+    }),
+    zoneShiftExpiry: new Gauge({
+      name: ZONE_SHIFT_EXPIRY, help: 'When each ZoneShift in force expires (Unix seconds)', labelNames: ['shift', 'zone', 'lost'], registers,
+    }),
+    updatePhase: new Gauge({
+      name: UPDATE_PHASE, help: 'The phase of each ZoneAwareUpdate (1: current)', labelNames: ['namespace', 'name', 'phase'], registers,
+    }),
+    updateOldReplicas: new Gauge({
+      name: UPDATE_OLD_REPLICAS, help: 'Pods of each ZoneAwareUpdate still on the old revision, per zone', labelNames: ['namespace', 'name', 'zone'], registers,
+    }),
+    updateProgress: new Gauge({
+      name: UPDATE_PROGRESS,
+      help: 'When each ZoneAwareUpdate last progressed (Unix seconds), with the zone it rolls now',
+      labelNames: ['namespace', 'name', 'zone'],
+      registers,
     }),
   };
 }

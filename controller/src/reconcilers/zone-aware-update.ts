@@ -11,6 +11,7 @@ import {
   decideZoneAwareUpdate, Predecessor, REVISION_LABEL, updateRevisionOf, ZauAction, ZauInput,
 } from './zone-aware-update-decision';
 import { CachedObjects, Expectation, expectationMet, expectationOf } from './zone-aware-update-expectation';
+import { ZoneAwareUpdateGauges } from './zone-aware-update-metrics';
 import { reportOf, ZauReport } from './zone-aware-update-report';
 import { ZONE_AWARE_UPDATE, ZONE_AWARE_UPDATE_RULES } from '../../../src/contract/reconcilers';
 import { ROLLOUT_API_VERSION, ZONE_AWARE_UPDATE_KIND } from '../../../src/contract/rollout';
@@ -260,6 +261,7 @@ class ZoneAwareUpdates {
    * an older status would regress the step.
    */
   private readonly written = new Map<string, ZoneAwareUpdateStatus>();
+  private readonly gauges: ZoneAwareUpdateGauges;
   private readonly cached: CachedObjects = {
     pod: (key) => this.caches.get('pods', key),
     replicaSet: (key) => this.caches.get('replicaSets', key),
@@ -271,13 +273,16 @@ class ZoneAwareUpdates {
     private readonly caches: Caches<ZauWatch>,
     private readonly tuning: ZoneAwareUpdateTuning,
     private readonly log: ReconcilerContext['log'],
-  ) {}
+  ) {
+    this.gauges = new ZoneAwareUpdateGauges(ctx.metrics);
+  }
 
   async reconcile(key: string): Promise<ReconcileResult> {
     const stored = this.caches.get('updates', key);
     if (!stored) {
       this.expected.delete(key);
       this.written.delete(key);
+      this.gauges.forget(key);
       return {};
     }
     // The caches do not show the last action yet: deciding now would act twice. Their events requeue the key.
@@ -298,6 +303,7 @@ class ZoneAwareUpdates {
     const changed = !statusHolds(zau.status, action.status) || !statusHolds(stored.status, action.status);
     const patched = changed && await patchStatus(this.ctx.kube, ZONE_AWARE_UPDATES, zau, action.status);
     if (patched) this.written.set(key, action.status);
+    this.gauges.show(namespace, zau.metadata.name, action.status, Date.now());
     if (report.recheck) return { requeueAfter: this.tuning.recheckMs ?? 15_000 };
     // No watch tells when a pod starts passing the ready check: look again soon.
     if (action.kind === 'status' && action.status.phase === 'Waiting' && input.readyCheckFailures?.size) {
@@ -377,4 +383,3 @@ class ZoneAwareUpdates {
     }
   }
 }
-

@@ -25,6 +25,7 @@ import { ReconcileResult } from '../reconcile-loop';
 import { Reconciler, ReconcilerContext } from '../reconciler';
 import { Caches, inputsChanged, shiftsWatch, Watches } from '../watches';
 import { zoneGateCondition } from './zone-gate-decision';
+import { ShiftExpiryGauge } from './zone-shift-metrics';
 import { NODE_POOLS, NODES, PODS, ZONE_SHIFTS } from '../resources';
 
 const NAME = ZONE_SHIFT;
@@ -120,12 +121,16 @@ export function zoneShiftWatches(nodePools = false): Watches<ShiftWatch> {
 }
 
 class ZoneShifts {
+  private readonly expiry: ShiftExpiryGauge;
+
   constructor(
     private readonly ctx: ReconcilerContext,
     private readonly caches: Caches<ShiftWatch>,
     private readonly log: ReconcilerContext['log'],
     private readonly nodePools: boolean,
-  ) {}
+  ) {
+    this.expiry = new ShiftExpiryGauge(ctx.metrics.zoneShiftExpiry);
+  }
 
   async reconcile(key: string): Promise<ReconcileResult> {
     if (key.startsWith(NODE)) return this.node(key.slice(NODE.length));
@@ -175,8 +180,9 @@ class ZoneShifts {
 
   private async shift(name: string): Promise<ReconcileResult> {
     const shift = this.caches.get('shifts', name);
-    if (!shift) return {};
     const now = Date.now();
+    this.expiry.show(name, shift, now);
+    if (!shift) return {};
     const keys = this.ctx.settings.topologyKeys;
     const world: ShiftWorld = {
       nodes: this.caches.list('nodes'),

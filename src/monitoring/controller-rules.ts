@@ -1,0 +1,77 @@
+/**
+ * The zone alert rules over the runtime controller's own metrics (src/contract/metrics.ts): they come with a
+ * monitored ZoneController. Only the leader reconciles, so each rule keeps the series of the replica that leads now
+ * (`and on(instance) leader == 1`): a replica that led before keeps its last values, which must not alert.
+ */
+import { AlertGroup, AlertRule } from './alert-rule';
+import {
+  LEADER, RECONCILE_ERRORS, REDIS_PASSES, UPDATE_PHASE, UPDATE_PROGRESS, ZONE_SHIFT_EXPIRY,
+} from '../contract/metrics';
+
+/** Within this long of its expiry a shift alerts: time to extend it (or let the zone back) on purpose. */
+export const SHIFT_EXPIRY_WARNING_SECONDS = 3600;
+/** A ZoneAwareUpdate that has not moved a pod off the old revision for this long is stuck. */
+export const UPDATE_STALL_MINUTES = 30;
+/** Unhealthy passes in a row of the Redis manager (one every 15 s by default: 5 minutes) that alert. */
+export const REDIS_UNHEALTHY_PASSES = 20;
+
+const LEADING = `and on(instance) (${LEADER} == 1)`;
+
+const zoneShiftActive: AlertRule = {
+  alert: 'ZoneShiftActive',
+  expr: `${ZONE_SHIFT_EXPIRY} ${LEADING}`,
+  severity: 'info',
+  summary: 'Zone {{ $labels.zone }} is out of service: ZoneShift {{ $labels.shift }} holds until {{ $value | humanizeTimestamp }}',
+  description: 'New pods are kept out of zone {{ $labels.zone }} (its nodes are tainted, its pods held out of their Services)'
+    + ' until the shift expires or is cancelled{{ if eq $labels.lost "true" }}; the zone is declared lost, so the opted-in'
+    + ' StatefulSets\' pods there are brought back elsewhere{{ end }}.',
+};
+
+const zoneShiftExpiring: AlertRule = {
+  alert: 'ZoneShiftExpiringSoon',
+  expr: `(${ZONE_SHIFT_EXPIRY} - time()) < ${SHIFT_EXPIRY_WARNING_SECONDS} ${LEADING}`,
+  severity: 'warning',
+  summary: 'ZoneShift {{ $labels.shift }} gives zone {{ $labels.zone }} back to service within the hour'
+    + ' ({{ $value | humanizeDuration }})',
+  description: 'When it expires, new pods go to zone {{ $labels.zone }} again. If the zone is still impaired, extend the'
+    + ' shift; if it has recovered, let it expire or cancel it.',
+};
+
+const updateStalled: AlertRule = {
+  alert: 'ZoneAwareUpdateStalled',
+  expr: `(time() - ${UPDATE_PROGRESS}) > ${UPDATE_STALL_MINUTES * 60}`
+    + ` unless on(instance, namespace, name) (${UPDATE_PHASE}{phase="Done"} == 1) ${LEADING}`,
+  severity: 'warning',
+  summary: 'ZoneAwareUpdate {{ $labels.namespace }}/{{ $labels.name }} has not progressed in zone {{ $labels.zone }}'
+    + ` for ${UPDATE_STALL_MINUTES} minutes`,
+  description: 'No pod has left the old revision for {{ $value | humanizeDuration }}: the update waits on pods that do'
+    + ' not become Ready, a ready check that fails, its pause condition, or the update it starts after.',
+};
+
+const redisUnhealthy: AlertRule = {
+  alert: 'ZonalRedisClusterUnhealthy',
+  expr: `${REDIS_PASSES}{result="unhealthy"} >= ${REDIS_UNHEALTHY_PASSES} ${LEADING}`,
+  severity: 'critical',
+  summary: 'ZonalRedisCluster {{ $labels.namespace }}/{{ $labels.cluster }} has been unhealthy for {{ $value }} passes'
+    + ' of the Redis manager in a row',
+  description: 'The manager has found the cluster unhealthy (slots not covered, a master without a replica in another'
+    + ' zone, nodes failing) on every pass for about five minutes, and has not healed it.',
+};
+
+const reconcileErrors: AlertRule = {
+  alert: 'ZoneControllerReconcileErrors',
+  expr: `sum by (instance, reconciler) (rate(${RECONCILE_ERRORS}[10m])) > 0 ${LEADING}`,
+  for: '15m',
+  severity: 'warning',
+  summary: 'The zone controller\'s {{ $labels.reconciler }} reconciler keeps failing',
+  description: 'Its reconciles have failed (and been retried) for 15 minutes: what it does for the zones'
+    + ' (shifts, updates, Redis) is not done. Its log says why.',
+};
+
+/** The controller's rules. */
+export function controllerAlertGroup(): AlertGroup {
+  return {
+    name: 'cdk8s-zones-controller',
+    rules: [zoneShiftActive, zoneShiftExpiring, updateStalled, redisUnhealthy, reconcileErrors],
+  };
+}
