@@ -78,6 +78,7 @@ export const CONSTRUCT_CALLS: Record<string, Call> = {
         attachNodeMetadata: true,
       }],
       monitorSelector: { matchLabels: { team: 'a' } },
+      monitorNamespaces: ['monitoring', 'apps'],
       remoteWrite: [{ url: 'https://mimir.example/api/v1/push', name: 'mimir', bearerTokenSecret: { name: 'mimir', key: 'token' } }],
     }],
     call: ([c, id, p]) => { new lib.TopologyShardedPrometheus(c, id, p); synth(c); },
@@ -113,6 +114,15 @@ export const CONSTRUCT_CALLS: Record<string, Call> = {
       networkPolicy: { enabled: true, clients: [{ namespaceLabels: { team: 'ops' }, podLabels: { app: 'prometheus' } }] },
     }],
     call: ([c, id, p]) => { new lib.ZoneController(c, id, p); synth(c); },
+  },
+  'TopologyShardedPrometheus.monitor': {
+    args: () => {
+      const c = new Chart(Testing.app(), 'm', { namespace: 'monitoring' });
+      const prometheus = new lib.TopologyShardedPrometheus(c, 'prom', { topology: topology(), shards: 3 });
+      return [prometheus, new lib.ZoneController(c, 'zones')];
+    },
+    call: ([prometheus, target]) => { prometheus.monitor(target); synth(Chart.of(prometheus)); },
+    offset: 1,
   },
   'ZoneController.waitForZoneCommand': {
     args: () => [new lib.ZoneController(new Chart(Testing.app(), 'c'), 'zones'), '/etc/zone/zone', 60],

@@ -5,8 +5,8 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import {
-  LEADER, RECONCILE_ERRORS, RECONCILES, REDIS_FINALIZED, REDIS_PASSES, REDIS_PHASE, UPDATE_OLD_REPLICAS, UPDATE_PHASE,
-  UPDATE_PROGRESS, ZONE_SHIFT_EXPIRY,
+  LEADER, RECONCILE_ERRORS, RECONCILES, REDIS_FINALIZED, REDIS_MASTERS_OFF_PLAN, REDIS_NODE, REDIS_PASSES, REDIS_PHASE,
+  UPDATE_OLD_REPLICAS, UPDATE_PHASE, UPDATE_PROGRESS, ZONE_SHIFT_EXPIRY,
 } from '../../src/contract/metrics';
 
 export interface Metrics {
@@ -31,6 +31,10 @@ export interface Metrics {
   readonly redisPasses: Gauge<'namespace' | 'cluster' | 'result'>;
   /** 1 once a ZonalRedisCluster has been healthy for 10 passes in a row. */
   readonly redisFinalized: Gauge<'namespace' | 'cluster'>;
+  /** Each reachable node of a ZonalRedisCluster: its zone, role and shard. */
+  readonly redisNode: Gauge<'namespace' | 'cluster' | 'pod' | 'zone' | 'role' | 'shard'>;
+  /** Per zone, a ZonalRedisCluster's masters the layout plans as replicas. */
+  readonly redisMastersOffPlan: Gauge<'namespace' | 'cluster' | 'zone'>;
   /** Each ZoneShift in force: when it expires (Unix seconds). */
   readonly zoneShiftExpiry: Gauge<'shift' | 'zone' | 'lost'>;
   /** Each ZoneAwareUpdate's phase: 1 for the current one, 0 for the others. */
@@ -72,6 +76,29 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     }),
     redisFinalized: new Gauge({
       name: REDIS_FINALIZED, help: '1 once a ZonalRedisCluster has been healthy for 10 passes in a row', labelNames: ['namespace', 'cluster'], registers,
+    }),
+    ...zoneStateGauges(registers),
+  };
+}
+
+/**
+ * The gauges of what the zone alert rules read (src/monitoring/): a ZonalRedisCluster's layout, the ZoneShifts in
+ * force, the ZoneAwareUpdates' progress.
+ */
+function zoneStateGauges(registers: Registry[]): Pick<Metrics,
+'redisNode' | 'redisMastersOffPlan' | 'zoneShiftExpiry' | 'updatePhase' | 'updateOldReplicas' | 'updateProgress'> {
+  return {
+    redisNode: new Gauge({
+      name: REDIS_NODE,
+      help: 'Each reachable node of a ZonalRedisCluster (1), with its zone, role and shard (the pod of its master)',
+      labelNames: ['namespace', 'cluster', 'pod', 'zone', 'role', 'shard'],
+      registers,
+    }),
+    redisMastersOffPlan: new Gauge({
+      name: REDIS_MASTERS_OFF_PLAN,
+      help: 'Per zone, the masters of a ZonalRedisCluster that its layout plans as replicas',
+      labelNames: ['namespace', 'cluster', 'zone'],
+      registers,
     }),
     zoneShiftExpiry: new Gauge({
       name: ZONE_SHIFT_EXPIRY, help: 'When each ZoneShift in force expires (Unix seconds)', labelNames: ['shift', 'zone', 'lost'], registers,

@@ -15,6 +15,13 @@ export const REDIS_PHASE = 'cdk8s_zones_redis_cluster_phase';
 export const REDIS_PASSES = 'cdk8s_zones_redis_cluster_consecutive_passes';
 /** 1 once a ZonalRedisCluster has been healthy for 10 passes in a row. */
 export const REDIS_FINALIZED = 'cdk8s_zones_redis_cluster_finalized';
+/**
+ * Each reachable node of a ZonalRedisCluster, 1 (labels namespace, cluster, pod, zone, role: `master` or `replica`,
+ * shard: the pod of the master it serves with, its own for a master).
+ */
+export const REDIS_NODE = 'cdk8s_zones_redis_node';
+/** Per zone, a ZonalRedisCluster's masters the layout plans as replicas (labels namespace, cluster, zone). */
+export const REDIS_MASTERS_OFF_PLAN = 'cdk8s_zones_redis_masters_off_plan';
 /** Each ZoneShift in force: when it expires, in Unix seconds (labels shift, zone, lost). */
 export const ZONE_SHIFT_EXPIRY = 'cdk8s_zones_zone_shift_expiry_timestamp_seconds';
 /** Each ZoneAwareUpdate's phase (labels namespace, name, phase): 1 for the current one, 0 for the others. */

@@ -116,6 +116,11 @@ export const REDIS_AUTH_CONF = `${REDIS_AUTH_DIR}/auth.conf`;
  * so a rotated Secret never makes a running pod's probe fail (its redis-server still has the old one).
  */
 export const REDIS_AUTH_PASSWORD = `${REDIS_AUTH_DIR}/password`;
+/**
+ * The password as the metrics exporter reads it (its `--redis.password-file`): a JSON object from the node's own
+ * address (`redis://127.0.0.1:6379`) to the password, written by the init container beside the others.
+ */
+export const REDIS_EXPORTER_PASSWORDS = `${REDIS_AUTH_DIR}/exporter.json`;
 
 /** The ConfigMap with the planned layout of cluster `name`. */
 export function layoutConfigMapName(name: string): string {

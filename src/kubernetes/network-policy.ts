@@ -8,6 +8,7 @@ import { Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { KubeProps } from './kubernetes-props';
+import { NAMESPACE_NAME_LABEL } from './standard-labels';
 import { invalidProp } from '../shared/errors';
 import { Props, PropSpec } from '../shared/props';
 
@@ -75,7 +76,7 @@ export function toPolicyPeer(peer: NetworkPeer): k8s.NetworkPolicyPeer {
 
 /** The pods with `podLabels` in the namespace named `namespace`. */
 export function podsInNamespace(namespace: string, podLabels: { [key: string]: string }): NetworkPeer {
-  return { namespaceLabels: { 'kubernetes.io/metadata.name': namespace }, podLabels };
+  return { namespaceLabels: { [NAMESPACE_NAME_LABEL]: namespace }, podLabels };
 }
 
 /** Who may connect, for one group of ports. */

@@ -132,6 +132,7 @@ export interface Container {
   readonly env?: readonly EnvVar[];
   readonly resources?: { readonly requests?: { readonly [resource: string]: unknown } };
   readonly ports?: readonly { readonly name?: string; readonly hostPort?: number; readonly containerPort?: number }[];
+  readonly volumeMounts?: readonly { readonly name?: string; readonly mountPath?: string }[];
 }
 
 export interface Volume {

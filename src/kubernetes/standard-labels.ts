@@ -4,6 +4,9 @@ import { toLabelValue } from './kubernetes-names';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'cdk8s-zones';
 
+/** The label Kubernetes sets on every namespace to its name: a selector names namespaces with it. */
+export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
 /**
  * The recommended `app.kubernetes.io/*` labels of an object the library synthesizes: `name` is the
  * application (e.g. prometheus), `instance` the construct's name, `component` its part. A value that is

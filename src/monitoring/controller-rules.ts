@@ -5,17 +5,15 @@
  */
 import { AlertGroup, AlertRule } from './alert-rule';
 import {
-  LEADER, RECONCILE_ERRORS, REDIS_PASSES, UPDATE_PHASE, UPDATE_PROGRESS, ZONE_SHIFT_EXPIRY,
+  LEADER, RECONCILE_ERRORS, UPDATE_PHASE, UPDATE_PROGRESS, ZONE_SHIFT_EXPIRY,
 } from '../contract/metrics';
 
 /** Within this long of its expiry a shift alerts: time to extend it (or let the zone back) on purpose. */
 export const SHIFT_EXPIRY_WARNING_SECONDS = 3600;
 /** A ZoneAwareUpdate that has not moved a pod off the old revision for this long is stuck. */
 export const UPDATE_STALL_MINUTES = 30;
-/** Unhealthy passes in a row of the Redis manager (one every 15 s by default: 5 minutes) that alert. */
-export const REDIS_UNHEALTHY_PASSES = 20;
-
-const LEADING = `and on(instance) (${LEADER} == 1)`;
+/** Keeps a rule to the series of the controller replica that leads now. */
+export const LEADING = `and on(instance) (${LEADER} == 1)`;
 
 const zoneShiftActive: AlertRule = {
   alert: 'ZoneShiftActive',
@@ -48,16 +46,6 @@ const updateStalled: AlertRule = {
     + ' not become Ready, a ready check that fails, its pause condition, or the update it starts after.',
 };
 
-const redisUnhealthy: AlertRule = {
-  alert: 'ZonalRedisClusterUnhealthy',
-  expr: `${REDIS_PASSES}{result="unhealthy"} >= ${REDIS_UNHEALTHY_PASSES} ${LEADING}`,
-  severity: 'critical',
-  summary: 'ZonalRedisCluster {{ $labels.namespace }}/{{ $labels.cluster }} has been unhealthy for {{ $value }} passes'
-    + ' of the Redis manager in a row',
-  description: 'The manager has found the cluster unhealthy (slots not covered, a master without a replica in another'
-    + ' zone, nodes failing) on every pass for about five minutes, and has not healed it.',
-};
-
 const reconcileErrors: AlertRule = {
   alert: 'ZoneControllerReconcileErrors',
   expr: `sum by (instance, reconciler) (rate(${RECONCILE_ERRORS}[10m])) > 0 ${LEADING}`,
@@ -72,6 +60,6 @@ const reconcileErrors: AlertRule = {
 export function controllerAlertGroup(): AlertGroup {
   return {
     name: 'cdk8s-zones-controller',
-    rules: [zoneShiftActive, zoneShiftExpiring, updateStalled, redisUnhealthy, reconcileErrors],
+    rules: [zoneShiftActive, zoneShiftExpiring, updateStalled, reconcileErrors],
   };
 }

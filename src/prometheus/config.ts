@@ -1,5 +1,7 @@
 import { Yaml } from 'cdk8s';
-import { ConfigRelabelRule, RelabelAction, RelabelRule, toConfigSpelling } from './relabel';
+import {
+  ConfigRelabelRule, escapeRegex, RelabelAction, RelabelRule, sanitizeLabelName, toConfigSpelling,
+} from './relabel';
 import { writeYaml } from './yaml-writer';
 
 /** The `global` section of a shard's prometheus.yml. */
@@ -23,20 +25,41 @@ export interface KubernetesScrapeConfig extends ScrapeConfig {
   readonly relabel_configs: readonly ConfigRelabelRule[];
 }
 
-/** A `kubernetes_sd_configs` entry: the role of the objects discovered, with their node's metadata or not. */
+/** A `kubernetes_sd_configs` entry: the role of the objects discovered, where, with their node's metadata or not. */
 export interface KubernetesDiscovery {
   readonly role: string;
+  /** The namespaces discovered (none: every namespace). */
+  readonly namespaces?: { readonly names: readonly string[] };
   readonly attach_metadata?: { readonly node: boolean };
+}
+
+/** What discovery needs of the shard: whether to attach the node's metadata, and which namespaces (none: all). */
+export interface DiscoveryScope {
+  readonly nodeMetadata: boolean;
+  readonly namespaces?: readonly string[];
+}
+
+/** A monitored component's pods, as a standalone scrape job of its own selects them. */
+export interface PodSelection {
+  readonly jobName: string;
+  readonly namespace: string;
+  readonly podLabels: { readonly [key: string]: string };
+  /** The container port's name. */
+  readonly port: string;
+  readonly path: string;
 }
 
 /** A whole prometheus.yml, as an object. */
 export interface PrometheusConfig {
   readonly global: { readonly scrape_interval: string; readonly external_labels?: { readonly [name: string]: string } };
+  readonly rule_files?: readonly string[];
   readonly scrape_configs: readonly ScrapeConfig[];
 }
 
-/** A whole prometheus.yml as an object; `renderConfig` turns it into YAML. */
-export function prometheusConfig(global: GlobalConfig, scrapeConfigs: readonly ScrapeConfig[]): PrometheusConfig {
+/** A whole prometheus.yml as an object, with its rule files if any; `renderConfig` turns it into YAML. */
+export function prometheusConfig(
+  global: GlobalConfig, scrapeConfigs: readonly ScrapeConfig[], ruleFiles: readonly string[] = [],
+): PrometheusConfig {
   const externalLabels: { [name: string]: string } = {};
   for (const [name, value] of Object.entries(global.externalLabels)) externalLabels[name] = value.replace(/\$/g, '$$$$');
   if (global.replicaLabel !== undefined) externalLabels[global.replicaLabel] = '${POD_NAME}';
@@ -45,6 +68,7 @@ export function prometheusConfig(global: GlobalConfig, scrapeConfigs: readonly S
       scrape_interval: global.scrapeInterval,
       ...(Object.keys(externalLabels).length > 0 ? { external_labels: externalLabels } : {}),
     },
+    ...(ruleFiles.length > 0 ? { rule_files: ruleFiles } : {}),
     scrape_configs: scrapeConfigs,
   };
 }
@@ -65,8 +89,8 @@ export function renderConfig(config: object): string {
  * annotated Services, from EndpointSlices). `sharding` is appended to each job's relabel rules, after the
  * address is final, so a target hashes the same way wherever it is discovered.
  */
-export function kubernetesScrapeConfigs(sharding: RelabelRule[], nodeMetadata: boolean): KubernetesScrapeConfig[] {
-  const sd = (role: string) => [{ role, ...(nodeMetadata ? { attach_metadata: { node: true } } : {}) }];
+export function kubernetesScrapeConfigs(sharding: RelabelRule[], scope: DiscoveryScope): KubernetesScrapeConfig[] {
+  const sd = (role: string) => discovery(role, scope);
   // Fresh objects per job: shared ones would be rendered as YAML anchors and aliases.
   const shardingRules = () => sharding.map(toConfigSpelling);
   return [
@@ -113,6 +137,44 @@ export function kubernetesScrapeConfigs(sharding: RelabelRule[], nodeMetadata: b
       ],
     },
   ];
+}
+
+/**
+ * A scrape job per monitored component's metrics port (`TopologyShardedPrometheus.monitor`): its pods by their labels
+ * in their namespace, the port by its name, each series labelled with its pod's zone (`zoneRules`), sharded as every
+ * other job.
+ */
+export function monitoredScrapeConfigs(
+  selections: readonly PodSelection[], zoneRules: RelabelRule[], sharding: RelabelRule[], scope: DiscoveryScope,
+): KubernetesScrapeConfig[] {
+  return selections.map((s) => ({
+    job_name: s.jobName,
+    metrics_path: s.path,
+    kubernetes_sd_configs: discovery('pod', { ...scope, namespaces: [s.namespace] }),
+    relabel_configs: [
+      ...Object.entries(s.podLabels).map(([key, value]) => rule({
+        sourceLabels: [`__meta_kubernetes_pod_label_${sanitizeLabelName(key)}`, `__meta_kubernetes_pod_labelpresent_${sanitizeLabelName(key)}`],
+        regex: `${escapeRegex(value)};true`,
+        action: RelabelAction.KEEP,
+      })),
+      rule({ sourceLabels: ['__meta_kubernetes_pod_container_port_name'], regex: escapeRegex(s.port), action: RelabelAction.KEEP }),
+      rule({ sourceLabels: ['__meta_kubernetes_pod_phase'], regex: 'Pending|Succeeded|Failed', action: RelabelAction.DROP }),
+      rule({ sourceLabels: ['__meta_kubernetes_namespace'], targetLabel: 'namespace' }),
+      rule({ sourceLabels: ['__meta_kubernetes_pod_name'], targetLabel: 'pod' }),
+      rule({ sourceLabels: ['__meta_kubernetes_pod_container_name'], targetLabel: 'container' }),
+      ...zoneRules.map(toConfigSpelling),
+      ...sharding.map(toConfigSpelling),
+    ],
+  }));
+}
+
+/** One `kubernetes_sd_configs` list: `role` objects in the scope's namespaces, with their node's metadata or not. */
+function discovery(role: string, scope: DiscoveryScope): KubernetesDiscovery[] {
+  return [{
+    role,
+    ...(scope.namespaces !== undefined ? { namespaces: { names: [...scope.namespaces] } } : {}),
+    ...(scope.nodeMetadata ? { attach_metadata: { node: true } } : {}),
+  }];
 }
 
 /** Keep only objects annotated `prometheus.io/scrape: "true"`; honour their path and scheme annotations. */

@@ -10,7 +10,7 @@ import { quorumAnnotations } from '../contract/zone-check';
 import { JsonObject } from '../kubernetes/objects';
 import { NOBODY_UID, restrictedPodSecurity } from '../kubernetes/pod-security';
 import { sizeQuantity } from '../kubernetes/quantity';
-import { standardLabels } from '../kubernetes/standard-labels';
+import { NAMESPACE_NAME_LABEL, standardLabels } from '../kubernetes/standard-labels';
 
 /** The name of the default scrape class the construct adds when the user's classes have no default. */
 export const ZONE_SCRAPE_CLASS = 'zone-sharding';
@@ -39,7 +39,7 @@ export function operatorPrometheuses(
   if (p.mode === ShardingMode.ADDRESS || p.operatorSharding === OperatorSharding.SHARDING_STRATEGY) {
     const topology = p.mode === ShardingMode.TOPOLOGY;
     return [prometheus(scope, p, kind, p.name, undefined, {
-      ...common(p, serviceAccount),
+      ...common(p, kind, serviceAccount),
       shards: p.shards,
       // With shardingStrategy the operator sets the zone key of each shard's StatefulSet itself.
       nodeSelector: nonEmpty(regionNodeSelector(p)),
@@ -49,12 +49,12 @@ export function operatorPrometheuses(
         mode: 'Topology',
         topology: { values: [...p.topology.zones], externalLabelName: p.externalLabelName },
       } : undefined,
-      topologySpreadConstraints: spread(p, instanceLabels(p), !topology),
+      topologySpreadConstraints: spread(p, operatorInstanceLabels(p), !topology),
     })];
   }
   return p.topology.zones.map((zone, zoneIndex) => {
     const zoneShards = p.plan.filter((s) => s.zone === zone).length;
-    const podLabels = { ...instanceLabels(p), [ZONE_LABEL]: zone };
+    const podLabels = { ...operatorInstanceLabels(p), [ZONE_LABEL]: zone };
     const rules = zoneSelectionRules(p.topology, p.sources, zone);
     const node = p.sources.nodeLabel ? true : undefined;
     const classes = p.scrapeClasses.map((c) => scrapeClass(c, rules, node ?? c.attachNodeMetadata));
@@ -62,7 +62,7 @@ export function operatorPrometheuses(
       classes.unshift(scrapeClass({ name: ZONE_SCRAPE_CLASS, isDefault: true }, rules, node));
     }
     return prometheus(scope, p, kind, `${p.name}-${p.zoneNames[zoneIndex]}`, zone, {
-      ...common(p, serviceAccount, zone),
+      ...common(p, kind, serviceAccount, zone),
       shards: zoneShards,
       nodeSelector: zoneNodeSelector(p, zone),
       externalLabels: nonEmpty(zoneExternalLabels(p, zone)),
@@ -87,13 +87,17 @@ function prometheus(
     apiVersion: kind.apiVersion,
     kind: kind.kind,
     metadata: { name, namespace: p.metadataNamespace, labels, annotations },
-    spec: { podMetadata: { labels: instanceLabels(p) }, ...spec },
+    spec: { podMetadata: { labels: operatorInstanceLabels(p) }, ...spec },
   });
 }
 
 /** The fields every Prometheus of the construct shares (`zone`: the zone of a per-zone resource). */
-function common(p: ResolvedPrometheus, serviceAccount: string, zone?: string): JsonObject {
+function common(p: ResolvedPrometheus, kind: OperatorKind, serviceAccount: string, zone?: string): JsonObject {
   const selector = k8s.toJson_LabelSelector(p.monitorSelector);
+  const namespaces = p.monitorNamespaces === undefined ? {}
+    : { matchExpressions: [{ key: NAMESPACE_NAME_LABEL, operator: 'In', values: [...p.monitorNamespaces] }] };
+  // an agent evaluates no rules (its resource has no rule selectors)
+  const rules = kind === PROMETHEUS_KIND ? { ruleSelector: selector, ruleNamespaceSelector: namespaces } : {};
   return {
     replicas: p.replicas,
     image: p.image,
@@ -101,13 +105,14 @@ function common(p: ResolvedPrometheus, serviceAccount: string, zone?: string): J
     // EndpointSlices carry each endpoint's zone; the operator's default (Endpoints) does not.
     serviceDiscoveryRole: 'EndpointSlice',
     serviceMonitorSelector: selector,
-    serviceMonitorNamespaceSelector: {},
+    serviceMonitorNamespaceSelector: namespaces,
     podMonitorSelector: selector,
-    podMonitorNamespaceSelector: {},
+    podMonitorNamespaceSelector: namespaces,
     probeSelector: selector,
-    probeNamespaceSelector: {},
+    probeNamespaceSelector: namespaces,
     scrapeConfigSelector: selector,
-    scrapeConfigNamespaceSelector: {},
+    scrapeConfigNamespaceSelector: namespaces,
+    ...rules,
     scrapeInterval: p.scrapeInterval,
     retention: p.retention,
     remoteWrite: nonEmpty(p.remoteWrite.map((r) => ({
@@ -154,7 +159,8 @@ function scrapeClass(
   };
 }
 
-function instanceLabels(p: ResolvedPrometheus): { [key: string]: string } {
+/** The labels prometheus-operator gives every pod of this Prometheus (`podMetadata`). */
+export function operatorInstanceLabels(p: ResolvedPrometheus): { [key: string]: string } {
   return { [INSTANCE_LABEL]: p.name };
 }
 
@@ -163,6 +169,6 @@ function spread(p: ResolvedPrometheus, podLabels: { [key: string]: string }, acr
 }
 
 /** `value` when it has an element or a field, else undefined (left out of the resource). */
-function nonEmpty<V extends readonly unknown[] | { readonly [key: string]: unknown }>(value: V): V | undefined {
+export function nonEmpty<V extends readonly unknown[] | { readonly [key: string]: unknown }>(value: V): V | undefined {
   return (Array.isArray(value) ? value.length : Object.keys(value).length) > 0 ? value : undefined;
 }

@@ -146,5 +146,7 @@ export interface ResolvedPrometheus {
   readonly storageClasses: ZoneStorageClasses;
   readonly scrapeClasses: PrometheusScrapeClass[];
   readonly monitorSelector: k8s.LabelSelector;
+  /** The namespaces it looks in (undefined: every namespace). */
+  readonly monitorNamespaces?: readonly string[];
   readonly networkPolicy?: NetworkPolicyOptions;
 }

@@ -153,12 +153,22 @@ export interface TopologyShardedPrometheusProps {
   readonly scrapeClasses?: PrometheusScrapeClass[];
 
   /**
-   * Which ServiceMonitors, PodMonitors, Probes and ScrapeConfigs (in any namespace) the Prometheus
-   * resources select (operator output only).
+   * Which ServiceMonitors, PodMonitors, Probes, ScrapeConfigs and PrometheusRules the Prometheus resources
+   * select (operator outputs).
+   *
+   * An agent selects no rules: it evaluates none. The monitors and rules `monitor()` writes carry its matchLabels.
    *
    * @default - all of them
    */
   readonly monitorSelector?: k8s.LabelSelector;
+
+  /**
+   * The namespaces the Prometheus looks in: where the monitors and rules it selects may be (operator outputs), and
+   * whose pods and Services it discovers (standalone output). `monitor()` refuses a target in another namespace.
+   *
+   * @default - every namespace
+   */
+  readonly monitorNamespaces?: string[];
 
   /**
    * The NetworkPolicy of the shards (standalone output): `clients` may reach the web port (9090: queries,
@@ -241,5 +251,6 @@ export const TOPOLOGY_SHARDED_PROMETHEUS_PROPS: PropSpec<TopologyShardedPromethe
   storage: Props.optional(Props.struct(ZONAL_STORAGE_PROPS, 'ZonalStorage')),
   scrapeClasses: Props.optional(Props.arrayOf(Props.struct(SCRAPE_CLASS_PROPS, 'PrometheusScrapeClass'))),
   monitorSelector: Props.optional(KubeProps.labelSelector()),
+  monitorNamespaces: Props.optional(Props.arrayOf(KubeProps.dnsLabel())),
   networkPolicy: Props.optional(Props.struct(NETWORK_POLICY_PROPS, 'NetworkPolicyOptions')),
 };

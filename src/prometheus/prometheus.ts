@@ -1,19 +1,26 @@
 import { ApiObject, Duration } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
-import { Construct } from 'constructs';
-import { AGENT_KIND, OPERATOR_EXTERNAL_LABELS, operatorPrometheuses, PROMETHEUS_KIND, ZONE_SCRAPE_CLASS } from './operator';
+import { Construct, IConstruct } from 'constructs';
+import { prometheusMonitored } from './monitored-shards';
+import { PrometheusMonitors, scrapersPeer } from './monitors';
+import {
+  AGENT_KIND, OPERATOR_EXTERNAL_LABELS, operatorInstanceLabels, operatorPrometheuses, PROMETHEUS_KIND,
+  ZONE_SCRAPE_CLASS,
+} from './operator';
 import { operatorTopologyShards } from './operator-formula';
 import { OperatorSharding, PrometheusOutput, ResolvedPrometheus, ShardingMode } from './options';
 import { TOPOLOGY_SHARDED_PROMETHEUS_PROPS, TopologyShardedPrometheusProps } from './prometheus-props';
 import { discoveryRbac } from './rbac';
 import { isPrometheusLabelName, zoneSources } from './relabel';
 import { checkShardCount, ShardPlan } from './shard-plan';
-import { REPLICA_EXTERNAL_LABEL, standaloneShards } from './standalone';
+import { REPLICA_EXTERNAL_LABEL, standaloneInstanceLabels, standaloneShards } from './standalone';
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { containerResources } from '../kubernetes/container-resources';
 import { MAX_STATEFULSET_NAME } from '../kubernetes/kubernetes-names';
+import { NetworkPeer } from '../kubernetes/network-policy';
 import { derivedName, resolveNamespace } from '../kubernetes/object-names';
 import { zoneSlugs } from '../kubernetes/zone-slug';
+import { MonitoredComponent, monitoredOf } from '../monitoring/monitored';
 import { durationText } from '../shared/durations';
 import { invalidProp } from '../shared/errors';
 import { checkProps } from '../shared/props';
@@ -46,6 +53,11 @@ export class TopologyShardedPrometheus extends Construct {
   /** The ServiceAccount the Prometheus pods run as. */
   public readonly serviceAccount: k8s.KubeServiceAccount;
 
+  /** The components `monitor()` was given, and what it emitted for them. */
+  private readonly monitors: PrometheusMonitors;
+  /** What a Prometheus that monitors this one scrapes and alerts on. */
+  private readonly monitored: () => MonitoredComponent;
+
   constructor(scope: Construct, id: string, props: TopologyShardedPrometheusProps) {
     super(scope, id);
     const where = `TopologyShardedPrometheus '${this.node.path}'`;
@@ -61,7 +73,12 @@ export class TopologyShardedPrometheus extends Construct {
     checkResolved(p, output);
 
     this.serviceAccount = discoveryRbac(this, p, needsNodeMetadata(p));
-    if (output !== PrometheusOutput.STANDALONE) {
+    const standalone = output === PrometheusOutput.STANDALONE;
+    const scrapersOfShards: NetworkPeer[] = [];
+    const scrapers = scrapersPeer(p, standalone ? standaloneInstanceLabels(p) : operatorInstanceLabels(p));
+    const evaluatesRules = output !== PrometheusOutput.AGENT;
+    this.monitors = new PrometheusMonitors(this, p, scrapers, evaluatesRules, standalone, () => this.statefulSets);
+    if (!standalone) {
       const kind = output === PrometheusOutput.AGENT ? AGENT_KIND : PROMETHEUS_KIND;
       this.prometheuses = operatorPrometheuses(this, p, this.serviceAccount.name, kind);
       this.statefulSets = [];
@@ -70,8 +87,33 @@ export class TopologyShardedPrometheus extends Construct {
       }
     } else {
       this.prometheuses = [];
-      this.statefulSets = standaloneShards(this, p, this.serviceAccount.name);
+      this.statefulSets = standaloneShards(this, p, this.serviceAccount.name, this.monitors, scrapersOfShards);
     }
+    this.monitored = () => prometheusMonitored(p, output, (peer) => scrapersOfShards.push(peer));
+  }
+
+  /**
+   * What a Prometheus that monitors this one (itself too) scrapes and alerts on.
+   *
+   * @internal
+   */
+  public _monitoring(): MonitoredComponent {
+    return this.monitored();
+  }
+
+  /**
+   * Scrapes `target`, a component of this library, and evaluates the zone alert rules that come with it.
+   *
+   * Zone-local as every other scrape: a shard scrapes its zone's pods of the target. The target's NetworkPolicy
+   * admits the shards' pods on exactly its metrics ports. Operator outputs: a PodMonitor and a PrometheusRule in the
+   * target's namespace (an agent gets no rules: it evaluates none); standalone: a scrape job and rule files.
+   * docs/monitoring.md.
+   *
+   * @param target a ZoneController, ZonalRedisCluster, ZoneAwareLokiStack or TopologyShardedPrometheus (this one too)
+   */
+  public monitor(target: IConstruct): void {
+    const where = `TopologyShardedPrometheus '${this.node.path}'.monitor`;
+    this.monitors.add(where, monitoredOf(where, target));
   }
 }
 
@@ -126,6 +168,7 @@ function resolvePrometheus(
       zonalShards(mode, output, props.operatorSharding)),
     scrapeClasses: props.scrapeClasses ?? [],
     monitorSelector: props.monitorSelector ?? {},
+    monitorNamespaces: props.monitorNamespaces,
     networkPolicy: props.networkPolicy,
   };
   const room = MAX_STATEFULSET_NAME - longestStatefulSetName({ ...resolved, name: '' }, output).length;

@@ -197,12 +197,28 @@ export function zoneSelectionRules(topology: ZoneTopology, sources: ZoneSources,
   return rules;
 }
 
-function labelRule(object: 'pod' | 'node', key: string): RelabelRule {
+/** The label a monitored component's series carry their pod's zone in (`TopologyShardedPrometheus.monitor`). */
+export const ZONE_TARGET_LABEL = 'zone';
+
+/**
+ * The rules that copy a pod target's zone into `ZONE_TARGET_LABEL`: the pod's own zone label when pods carry it, else
+ * its node's (the discovery attaches the node's metadata then). They read only what the discovery gives, so they hold
+ * wherever they run among the other rules.
+ */
+export function podZoneLabelRules(topology: ZoneTopology, sources: ZoneSources): RelabelRule[] {
+  return [
+    ...(sources.podLabel ? [labelRule('pod', WELL_KNOWN_ZONE_KEY, ZONE_TARGET_LABEL)] : []),
+    ...(sources.nodeLabel ? [labelRule('node', topology.topologyKey, ZONE_TARGET_LABEL)] : []),
+  ];
+}
+
+/** Sets `target` from an object's label `key` when the label is present and `target` is still empty. */
+function labelRule(object: 'pod' | 'node', key: string, target = TOPOLOGY_LABEL): RelabelRule {
   const name = sanitizeLabelName(key);
   return {
-    sourceLabels: [`__meta_kubernetes_${object}_label_${name}`, `__meta_kubernetes_${object}_labelpresent_${name}`, TOPOLOGY_LABEL],
+    sourceLabels: [`__meta_kubernetes_${object}_label_${name}`, `__meta_kubernetes_${object}_labelpresent_${name}`, target],
     regex: '(.+);true;',
-    targetLabel: TOPOLOGY_LABEL,
+    targetLabel: target,
     replacement: '$1',
     action: RelabelAction.REPLACE,
   };

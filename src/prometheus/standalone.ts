@@ -1,13 +1,15 @@
+import { Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { kubernetesScrapeConfigs, prometheusConfig, renderConfig } from './config';
+import { DiscoveryScope, kubernetesScrapeConfigs, monitoredScrapeConfigs, prometheusConfig, renderConfig } from './config';
+import { PrometheusMonitors, RULES_DIR, RULES_FILE } from './monitors';
 import { ResolvedPrometheus, ShardingMode } from './options';
 import { podSpread, regionNodeSelector, zoneExternalLabels, zoneNodeSelector } from './placement';
 import { hashShardRules, keepsUnzonedTargets, RelabelRule, zoneSelectionRules } from './relabel';
 import { CONFIG_HASH_ANNOTATION, SHARD_LABEL, ZONE_LABEL } from '../contract/labels';
 import { scrapeZoneAnnotations } from '../contract/traffic';
 import { quorumAnnotations } from '../contract/zone-check';
-import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
+import { clientPeers, emitNetworkPolicy, NetworkPeer } from '../kubernetes/network-policy';
 import { NOBODY_UID, restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
 import { sizeQuantity } from '../kubernetes/quantity';
 import { standardLabels } from '../kubernetes/standard-labels';
@@ -34,9 +36,10 @@ interface StandaloneShard {
  * Service for all of them.
  */
 export function standaloneShards(
-  scope: Construct, p: ResolvedPrometheus, serviceAccount: string,
+  scope: Construct, p: ResolvedPrometheus, serviceAccount: string, monitors: PrometheusMonitors,
+  scrapers: readonly NetworkPeer[],
 ): k8s.KubeStatefulSet[] {
-  const instance = { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': p.name };
+  const instance = standaloneInstanceLabels(p);
   const service = new k8s.KubeService(scope, 'headless', {
     metadata: { name: p.name, namespace: p.metadataNamespace, labels: standardLabels('prometheus', p.name, 'shard') },
     spec: {
@@ -44,16 +47,22 @@ export function standaloneShards(
     },
   });
   const statefulSets = shards(p).map((shard) => standaloneShard(scope, p, shard, {
-    serviceAccount, serviceName: service.name, instance,
+    serviceAccount, serviceName: service.name, instance, monitors,
   }));
   emitNetworkPolicy(scope, 'network-policy', p.where, p.networkPolicy, {
     name: p.name,
     namespace: p.metadataNamespace,
     labels: standardLabels('prometheus', p.name, 'network-policy'),
     podSelector: instance,
-    ingress: [{ ports: ['web'], from: clientPeers(p.networkPolicy) }],
+    // and the Prometheus that monitors these shards (known when the app is synthesized)
+    ingress: [{ ports: ['web'], from: clientPeers(p.networkPolicy) }, { ports: ['web'], from: () => scrapers }],
   });
   return statefulSets;
+}
+
+/** The labels of every pod of the standalone output's shards. */
+export function standaloneInstanceLabels(p: ResolvedPrometheus): { [key: string]: string } {
+  return { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': p.name };
 }
 
 /** What every shard's objects share. */
@@ -63,6 +72,8 @@ interface ShardContext {
   readonly serviceName: string;
   /** The labels of every pod of this Prometheus. */
   readonly instance: { [key: string]: string };
+  /** The components `monitor()` added: scrape jobs and rule files, known when the app is synthesized. */
+  readonly monitors: PrometheusMonitors;
 }
 
 /** One shard: its prometheus.yml in a ConfigMap, its StatefulSet (returned) and its PodDisruptionBudget. */
@@ -70,14 +81,14 @@ function standaloneShard(
   scope: Construct, p: ResolvedPrometheus, shard: StandaloneShard, ctx: ShardContext,
 ): k8s.KubeStatefulSet {
   const name = `${p.name}-${shard.id}`;
-  const config = shardConfig(p, shard);
+  const config = () => shardConfig(p, shard, ctx.monitors);
   const zoneLabel: { [key: string]: string } = shard.zone === undefined ? {} : { [ZONE_LABEL]: shard.zone };
   const labels = { ...standardLabels('prometheus', p.name, 'shard'), [SHARD_LABEL]: shard.id, ...zoneLabel };
   const selector = { ...ctx.instance, [SHARD_LABEL]: shard.id };
 
   new k8s.KubeConfigMap(scope, `${shard.id}-config`, {
     metadata: { name, namespace: p.metadataNamespace, labels },
-    data: { 'prometheus.yml': config },
+    data: { 'prometheus.yml': Lazy.any({ produce: config }) },
   });
   // for the zone check: a zone's shard scrapes only that zone's targets, which go down with it; for the traffic
   // report: which zone it scrapes
@@ -95,10 +106,12 @@ function standaloneShard(
       template: {
         metadata: {
           labels,
-          // A new prometheus.yml rolls the pods (Prometheus reads its configuration at start).
-          annotations: { [CONFIG_HASH_ANNOTATION]: configHash(config) },
+          // A new prometheus.yml or new rules roll the pods (Prometheus reads both at start).
+          annotations: {
+            [CONFIG_HASH_ANNOTATION]: Lazy.any({ produce: () => configHash(config() + ctx.monitors.ruleFile()) }),
+          },
         },
-        spec: podSpec(p, shard, ctx.serviceAccount, name, { ...ctx.instance, ...zoneLabel }),
+        spec: podSpec(p, shard, { ...ctx, configMap: name }, { ...ctx.instance, ...zoneLabel }),
       },
       volumeClaimTemplates: dataClaims(p, shard),
     },
@@ -110,12 +123,23 @@ function standaloneShard(
   return statefulSet;
 }
 
-/** The shard's prometheus.yml: the Kubernetes scrape configurations with the shard's relabeling rules. */
-function shardConfig(p: ResolvedPrometheus, shard: StandaloneShard): string {
-  const nodeMetadata = p.mode === ShardingMode.TOPOLOGY && p.sources.nodeLabel;
+/**
+ * The shard's prometheus.yml: the Kubernetes scrape configurations and a job per monitored component, each with the
+ * shard's relabeling rules, and the monitored components' rule file.
+ */
+function shardConfig(p: ResolvedPrometheus, shard: StandaloneShard, monitors: PrometheusMonitors): string {
+  const scope: DiscoveryScope = {
+    nodeMetadata: p.mode === ShardingMode.TOPOLOGY && p.sources.nodeLabel,
+    namespaces: p.monitorNamespaces,
+  };
+  const ruleFiles = monitors.ruleFile() === '' ? [] : [`${RULES_DIR}/${RULES_FILE}`];
   return renderConfig(prometheusConfig(
     { scrapeInterval: p.scrapeInterval, externalLabels: shard.externalLabels, replicaLabel: REPLICA_EXTERNAL_LABEL },
-    kubernetesScrapeConfigs(shard.rules, nodeMetadata),
+    [
+      ...kubernetesScrapeConfigs(shard.rules, scope),
+      ...monitoredScrapeConfigs(monitors.podSelections(), monitors.zoneRules(), shard.rules, scope),
+    ],
+    ruleFiles,
   ));
 }
 
@@ -152,15 +176,15 @@ function shards(p: ResolvedPrometheus): StandaloneShard[] {
 function podSpec(
   p: ResolvedPrometheus,
   shard: StandaloneShard,
-  serviceAccount: string,
-  configMap: string,
+  ctx: ShardContext & { readonly configMap: string },
   spreadLabels: { [key: string]: string },
 ): k8s.PodSpec {
+  const rules = () => ctx.monitors.rulesConfigMap();
   const probe = (path: string, extra: Partial<k8s.Probe> = {}): k8s.Probe => ({
     httpGet: { path, port: k8s.IntOrString.fromString('web') }, periodSeconds: 10, timeoutSeconds: 5, ...extra,
   });
   return {
-    serviceAccountName: serviceAccount,
+    serviceAccountName: ctx.serviceAccount,
     automountServiceAccountToken: true, // Kubernetes service discovery reads the API with it
     nodeSelector: Object.keys(shard.nodeSelector).length > 0 ? shard.nodeSelector : undefined,
     topologySpreadConstraints: podSpread(p, spreadLabels, shard.zone === undefined),
@@ -182,14 +206,20 @@ function podSpec(
       livenessProbe: probe('/-/healthy', { failureThreshold: 6 }),
       resources: p.resources,
       securityContext: restrictedContainerSecurity(),
-      volumeMounts: [
-        { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
-        { name: 'data', mountPath: DATA_DIR },
-      ],
+      volumeMounts: Lazy.any({
+        produce: () => [
+          { name: 'config', mountPath: CONFIG_DIR, readOnly: true },
+          { name: 'data', mountPath: DATA_DIR },
+          ...(rules() !== undefined ? [{ name: 'rules', mountPath: RULES_DIR, readOnly: true }] : []),
+        ],
+      }),
     }],
-    volumes: [
-      { name: 'config', configMap: { name: configMap } },
-      ...(p.storage ? [] : [{ name: 'data', emptyDir: {} }]),
-    ],
+    volumes: Lazy.any({
+      produce: () => [
+        { name: 'config', configMap: { name: ctx.configMap } },
+        ...(p.storage ? [] : [{ name: 'data', emptyDir: {} }]),
+        ...(rules() !== undefined ? [{ name: 'rules', configMap: { name: rules() } }] : []),
+      ],
+    }),
   };
 }

@@ -70,6 +70,13 @@ export interface ZonalRedisClusterProps {
   readonly image?: string;
 
   /**
+   * The image of the metrics exporter beside each redis-server (oliver006/redis_exporter, 1.x).
+   *
+   * @default 'docker.io/oliver006/redis_exporter:v1.67.0'
+   */
+  readonly exporterImage?: string;
+
+  /**
    * Resources of each Redis container.
    *
    * @default - requests cpu 100m, memory 256Mi; limits memory 256Mi
@@ -145,7 +152,8 @@ export interface ZonalRedisClusterProps {
 
   /**
    * The NetworkPolicy of the Redis pods: `clients` may connect to 6379; the cluster bus (16379) and 6379 are
-   * open between the cluster's own pods, and 6379 to the pods of `controller` (the Redis manager).
+   * open between the cluster's own pods, 6379 to the pods of `controller` (the Redis manager), and the exporters'
+   * metrics (9121) to the Prometheus that monitors the cluster (`TopologyShardedPrometheus.monitor`).
    *
    * @default - a NetworkPolicy; clients from the cluster's namespace
    */
@@ -160,6 +168,7 @@ export const ZONAL_REDIS_CLUSTER_PROPS: PropSpec<ZonalRedisClusterProps> = {
   name: Props.optional(KubeProps.serviceName()),
   namespace: Props.optional(KubeProps.dnsLabel()),
   image: Props.optional(KubeProps.image()),
+  exporterImage: Props.optional(KubeProps.image()),
   resources: Props.optional(KubeProps.resources()),
   storage: Props.optional(Props.struct(ZONAL_STORAGE_PROPS, 'ZonalStorage')),
   password: {

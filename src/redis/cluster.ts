@@ -2,6 +2,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { layoutConfigMapData, nodeTimeoutMs, redisConf } from './cluster-config';
 import { ZONAL_REDIS_CLUSTER_PROPS, ZonalRedisClusterProps } from './cluster-props';
+import { EXPORTER_PORT_NAME } from './exporter';
 import { RedisShardLayout } from './layout';
 import { redisPodSpec, shardPeers } from './pod-spec';
 import { CONFIG_HASH_ANNOTATION, ZONE_LABEL } from '../contract/labels';
@@ -12,12 +13,14 @@ import {
 import { ZoneAnnotation } from '../contract/zone-annotation';
 import { quorumAnnotations, REPLICAS_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
 import { MAX_STATEFULSET_NAME, NAME_MAX } from '../kubernetes/kubernetes-names';
-import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
+import { clientPeers, emitNetworkPolicy, NetworkPeer } from '../kubernetes/network-policy';
 import { derivedName, resolveNamespace } from '../kubernetes/object-names';
 import { sizeQuantity } from '../kubernetes/quantity';
 import { KubeServiceWithTraffic } from '../kubernetes/service';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { zoneSlugs } from '../kubernetes/zone-slug';
+import { MonitoredComponent } from '../monitoring/monitored';
+import { redisAlertGroup } from '../monitoring/redis-rules';
 import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
 import { configHash } from '../shared/config-hash';
 import { invalidProp } from '../shared/errors';
@@ -50,6 +53,11 @@ export class ZonalRedisCluster extends Construct {
    */
   public readonly layoutConfigMapName: string;
 
+  /** The cluster's name, namespace and pod labels, for a Prometheus that monitors it. */
+  private readonly monitored: { name: string; namespace?: string; selector: { [key: string]: string } };
+  /** The pods that may scrape the exporters (`TopologyShardedPrometheus.monitor`). */
+  private readonly scrapers: NetworkPeer[] = [];
+
   constructor(scope: Construct, id: string, props: ZonalRedisClusterProps) {
     super(scope, id);
     const where = `ZonalRedisCluster '${this.node.path}'`;
@@ -70,6 +78,7 @@ export class ZonalRedisCluster extends Construct {
       ...standardLabels('redis', name, component), [REDIS_CLUSTER_LABEL]: name,
     });
     const selector = { 'app.kubernetes.io/name': 'redis', 'app.kubernetes.io/instance': name };
+    this.monitored = { name, namespace, selector };
 
     const conf = redisConf(timeout, props.requireFullCoverage ?? false);
     const config = new k8s.KubeConfigMap(this, 'config', {
@@ -164,7 +173,10 @@ export class ZonalRedisCluster extends Construct {
     if (zoneAnnotation) this.recoverFromLostZone(statefulSets, props.controller, zones);
   }
 
-  /** Redis and the cluster bus from the cluster's own pods; Redis from the clients and the manager. */
+  /**
+   * Redis and the cluster bus from the cluster's own pods; Redis from the clients and the manager; the exporter's
+   * metrics from the Prometheus that monitors the cluster.
+   */
   private networkPolicy(where: string, props: ZonalRedisClusterProps, o: NetworkPolicyOptions): void {
     emitNetworkPolicy(this, 'network-policy', where, props.networkPolicy, {
       name: o.name,
@@ -175,8 +187,33 @@ export class ZonalRedisCluster extends Construct {
         { ports: ['redis', 'bus'], from: [{ podLabels: o.selector }] },
         { ports: ['redis'], from: clientPeers(props.networkPolicy) },
         { ports: ['redis'], from: [controllerPeer(o.controller)] },
+        { ports: [EXPORTER_PORT_NAME], from: () => this.scrapers },
       ],
     });
+  }
+
+  /**
+   * What a Prometheus that monitors the cluster scrapes (each node's exporter) and alerts on (the Redis manager's view
+   * of it, src/monitoring/redis-rules.ts).
+   *
+   * @internal
+   */
+  public _monitoring(): MonitoredComponent {
+    const where = `ZonalRedisCluster '${this.node.path}'`;
+    if (this.monitored.namespace === undefined) {
+      throw invalidProp(where, 'namespace', undefined, 'must be set (or the chart\'s namespace) for a Prometheus to monitor the cluster');
+    }
+    return {
+      what: where,
+      name: this.monitored.name,
+      namespace: this.monitored.namespace,
+      podLabels: this.monitored.selector,
+      endpoints: [{ port: EXPORTER_PORT_NAME, path: '/metrics' }],
+      alertGroups: [redisAlertGroup(this.monitored.namespace, this.monitored.name)],
+      admitScrapers: (peer) => {
+        this.scrapers.push(peer);
+      },
+    };
   }
 
   /**

@@ -1,15 +1,16 @@
 /**
  * The pod of a Redis Cluster node: pinned to its zone, never on a host with a pod of one of its shards, its
- * password written into an in-memory auth.conf by an init container, and Ready once it answers an
- * authenticated PING.
+ * password written into an in-memory auth.conf by an init container, Ready once it answers an authenticated
+ * PING, and its metrics served by an exporter beside it (exporter.ts).
  */
 import { k8s } from 'cdk8s-plus-28';
 import { RedisPasswordSecret, ZonalRedisClusterProps } from './cluster-props';
+import { DEFAULT_EXPORTER_IMAGE, exporterContainer } from './exporter';
 import { RedisShardLayout } from './layout';
 import { STATEFULSET_POD_NAME_LABEL } from '../contract/labels';
 import {
   REDIS_AUTH_CONF, REDIS_AUTH_DIR, REDIS_AUTH_PASSWORD, REDIS_BUS_PORT, REDIS_PASSWORD_DIR, REDIS_PASSWORD_FILE,
-  REDIS_PASSWORD_VOLUME, REDIS_PORT, redisPodName,
+  REDIS_EXPORTER_PASSWORDS, REDIS_PASSWORD_VOLUME, REDIS_PORT, redisPodName,
 } from '../contract/redis';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
 import { requiredZoneAffinity } from '../topology/affinity';
@@ -23,10 +24,12 @@ const AUTH_VOLUME = 'auth';
 
 /**
  * The init container's script (`sh -c`; $1 the password file, $2 auth.conf, $3 the probe's copy, $4 which
- * Secret key, for messages): writes `requirepass` and `masterauth` with every byte of the password
- * hex-escaped (`\xHH`), so quotes, backslashes, spaces, '$' or newlines in it can never break out of
- * redis.conf's double-quoted strings. Refuses an empty password, and a NUL byte (which redis-cli's
- * REDISCLI_AUTH, and most clients, cannot send).
+ * Secret key, for messages, $5 the exporter's password file, $6 the Redis port): writes `requirepass` and
+ * `masterauth` with every byte of the password hex-escaped (`\xHH`), so quotes, backslashes, spaces, '$' or
+ * newlines in it can never break out of redis.conf's double-quoted strings; and the exporter's JSON, each control
+ * byte, quote and backslash escaped (`\u00HH`), every other byte as it is (a password that is not UTF-8 reaches the
+ * exporter changed: Redis takes it, the exporter is refused). Refuses an empty password, and a NUL byte (which
+ * redis-cli's REDISCLI_AUTH, and most clients, cannot send).
  */
 const AUTH_SCRIPT = String.raw`set -eu
 umask 077
@@ -41,6 +44,16 @@ case "$hex" in *'\x00'*)
 esac
 printf 'requirepass "%s"\nmasterauth "%s"\n' "$hex" "$hex" > "$2"
 cat "$1" > "$3"
+{
+  printf '{"redis://127.0.0.1:%s":"' "$6"
+  for h in $(od -An -v -tx1 < "$1"); do
+    d=$((0x$h))
+    if [ "$d" -lt 32 ] || [ "$d" -eq 34 ] || [ "$d" -eq 92 ] || [ "$d" -eq 127 ]; then printf '\\u00%s' "$h"
+    else printf '%b' "\\0$(printf %03o "$d")"
+    fi
+  done
+  printf '"}\n'
+} > "$5"
 `;
 
 /**
@@ -75,7 +88,9 @@ export function redisPodSpec(props: ZonalRedisClusterProps, o: RedisPodOptions):
     securityContext: restrictedPodSecurity(UID, UID),
     affinity: redisAffinity(props, o),
     initContainers: [authContainer(image, props.password)],
-    containers: [redisContainer(props, image)],
+    containers: [
+      redisContainer(props, image), exporterContainer(props.exporterImage ?? DEFAULT_EXPORTER_IMAGE, AUTH_VOLUME),
+    ],
     volumes: redisVolumes(props, o.configMap),
   };
 }
@@ -173,7 +188,7 @@ function authContainer(image: string, password: RedisPasswordSecret): k8s.Contai
     image,
     command: [
       'sh', '-c', AUTH_SCRIPT, 'redis-auth', file, REDIS_AUTH_CONF, REDIS_AUTH_PASSWORD,
-      `Secret ${password.name} key ${password.key}`,
+      `Secret ${password.name} key ${password.key}`, REDIS_EXPORTER_PASSWORDS, `${REDIS_PORT}`,
     ],
     resources: {
       requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('16Mi') },

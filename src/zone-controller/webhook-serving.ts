@@ -9,12 +9,12 @@ import { Construct } from 'constructs';
 import { CertManagerIssuerKind, WebhookFailurePolicy, WebhookTls, WebhookTlsMode } from './webhook-tls';
 import { ControllerRule } from '../contract/rbac';
 import { clusterScoped } from '../kubernetes/object-names';
+import { NAMESPACE_NAME_LABEL } from '../kubernetes/standard-labels';
 import { invalidProp } from '../shared/errors';
 
 /** Where the cert-manager Secret is mounted. */
 const TLS_DIR = '/etc/cdk8s-zones/tls';
 /** The label the API server puts on every namespace, with its name. */
-const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
 /** An admission webhook a feature of the controller serves. */
 export interface ServedWebhook {

@@ -3,8 +3,9 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct, IConstruct } from 'constructs';
 import { duplicatesOf, twinErrors, warnOfUnpublishedImage } from './app-checks';
 import { emitAutoshift } from './autoshift';
+import { exposeController } from './controller-exposure';
 import { Part, partsOf } from './controller-parts';
-import { controllerPodSpec, METRICS_PORT } from './controller-pod';
+import { controllerPodSpec } from './controller-pod';
 import {
   controllerPodSelector, DEFAULT_CONTROLLER_IMAGE, DEFAULT_CONTROLLER_NAME, DEFAULT_CONTROLLER_NAMESPACE,
   InstalledZoneController, InstalledZoneControllerProps, isServingZoneController, IZoneController, reconcilersOf,
@@ -21,11 +22,10 @@ import { ControllerRule, leaderElectionRules, mergeRules, policyRuleOf } from '.
 import { REDIS_MANAGER, ZONE_AWARE_UPDATE, ZONE_DISRUPTION_BUDGET, ZONE_SHIFT } from '../contract/reconcilers';
 import { EVICTION_WEBHOOK_PATH, ROLLOUT_GROUP } from '../contract/rollout';
 import { zoneAwareUpdateCrd, zoneDisruptionBudgetCrd } from '../contract/rollout-crds';
-import { CLIENTS_OUTSIDE, TRAFFIC_CLIENTS_ANNOTATION } from '../contract/traffic';
 import { zoneShiftCrd } from '../contract/zone-shift-crd';
-import { clientPeers, emitNetworkPolicy, NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { clusterScoped } from '../kubernetes/object-names';
 import { standardLabels } from '../kubernetes/standard-labels';
+import { MonitoredComponent } from '../monitoring/monitored';
 import { invalidProp } from '../shared/errors';
 import { checkArg, checkProps, Props } from '../shared/props';
 
@@ -104,6 +104,8 @@ export class ZoneController extends Construct implements IZoneController {
   private readonly parts: readonly Part[];
   private readonly labels: { [key: string]: string };
   private readonly podSelector: { [key: string]: string };
+  /** What a Prometheus that monitors the controller scrapes and alerts on. */
+  private readonly monitored: () => MonitoredComponent;
   /** The namespaces whose workloads the controller serves: which features, and the rules it needs there. */
   private readonly served = new Map<string, { features: Set<string>; rules: ControllerRule[] }>();
 
@@ -146,7 +148,8 @@ export class ZoneController extends Construct implements IZoneController {
     ]));
     this.serveWorkloadNamespaces(props.workloadNamespaces ?? []);
     this.deployment(props, replicas, serviceAccount.name, serving, servesWebhooks);
-    this.exposure(where, props.networkPolicy, replicas, servesWebhooks);
+    const exposed = { where, replicas, servesWebhooks, podSelector: this.podSelector };
+    this.monitored = exposeController(this, { ...this.meta(), ...exposed, networkPolicy: props.networkPolicy });
     this.node.addValidation({
       validate: () => twinErrors(this) ?? [...this.unservedFeatures(where), ...duplicatesOf(this)],
     });
@@ -196,6 +199,15 @@ export class ZoneController extends Construct implements IZoneController {
   }
 
   /**
+   * What a Prometheus that monitors the controller scrapes and alerts on (`TopologyShardedPrometheus.monitor`).
+   *
+   * @internal
+   */
+  public _monitoring(): MonitoredComponent {
+    return this.monitored();
+  }
+
+  /**
    * True when the eviction webhook guards the pods of `namespace` and refuses evictions while it cannot be
    * reached (failure policy FAIL), so a ZoneDisruptionBudget there is enforced.
    *
@@ -219,42 +231,6 @@ export class ZoneController extends Construct implements IZoneController {
     if (!file.startsWith('/')) throw invalidProp(where, 'file', file, 'must be an absolute path (where the downward API volume is mounted)');
     if (timeoutSeconds !== undefined && !(timeoutSeconds > 0)) throw invalidProp(where, 'timeoutSeconds', timeoutSeconds, 'must be > 0');
     return waitForZoneCommand(file, timeoutSeconds);
-  }
-
-  /** The Service (metrics, webhooks), the ingress NetworkPolicy and, with several replicas, the PodDisruptionBudget. */
-  private exposure(
-    where: string,
-    networkPolicy: NetworkPolicyOptions | undefined,
-    replicas: number,
-    servesWebhooks: boolean,
-  ): void {
-    const selector = this.podSelector;
-    const meta = this.meta();
-    new k8s.KubeService(this, 'service', {
-      // its clients are the API server (webhooks) and scrapers that reach each pod: no zone-local routing applies
-      metadata: { ...meta, annotations: { [TRAFFIC_CLIENTS_ANNOTATION]: CLIENTS_OUTSIDE } },
-      spec: {
-        selector,
-        ports: [
-          { name: 'metrics', port: METRICS_PORT, targetPort: k8s.IntOrString.fromString('metrics') },
-          ...(servesWebhooks ? [{ name: 'webhook', port: 443, targetPort: k8s.IntOrString.fromString('webhook') }] : []),
-        ],
-      },
-    });
-    emitNetworkPolicy(this, 'network-policy', where, networkPolicy, {
-      ...meta,
-      podSelector: selector,
-      ingress: [
-        { ports: ['metrics'], from: clientPeers(networkPolicy) },
-        ...(servesWebhooks ? [{ ports: ['webhook'], from: 'anywhere' as const }] : []),
-      ],
-    });
-    if (replicas > 1) {
-      new k8s.KubePodDisruptionBudget(this, 'pdb', {
-        metadata: meta,
-        spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
-      });
-    }
   }
 
   /** The name, namespace and labels of the controller's own namespaced objects. */

@@ -8,8 +8,10 @@ import * as path from 'path';
 import { headingAnchor } from '../../src/contract/docs';
 import { ALERT_RUNBOOKS_PAGE, prometheusRuleGroup, runbookUrl } from '../../src/monitoring/alert-rule';
 import { controllerAlertGroup, UPDATE_STALL_MINUTES } from '../../src/monitoring/controller-rules';
+import { prometheusShardAlertGroup } from '../../src/monitoring/prometheus-rules';
+import { redisAlertGroup } from '../../src/monitoring/redis-rules';
 
-const GROUPS = [controllerAlertGroup()];
+const GROUPS = [controllerAlertGroup(), prometheusShardAlertGroup('monitoring', 'prometheus-.+'), redisAlertGroup('db', 'cache')];
 const page = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', ALERT_RUNBOOKS_PAGE), 'utf8');
 const sections = page.split('\n').filter((l) => l.startsWith('## ')).map((l) => l.slice(3).trim());
 
@@ -36,9 +38,9 @@ test('a rule as Prometheus reads it: severity a label; summary, description and 
     },
   });
   expect(group.rules.find((r) => r.alert === 'ZoneControllerReconcileErrors')!.for).toBe('15m');
-  for (const rule of group.rules) {
+  // the rules over the controller's metrics count only the leading replica's series
+  for (const rule of [...group.rules, ...prometheusRuleGroup(redisAlertGroup('db', 'cache')).rules]) {
     expect(['critical', 'warning', 'info']).toContain(rule.labels.severity);
-    // only the leading replica's series count
     expect(rule.expr).toContain('and on(instance) (cdk8s_zones_leader == 1)');
   }
 });

@@ -2,13 +2,15 @@
  * Property: prometheus.yml's own YAML writer writes byte for byte what the yaml library (through cdk8s's
  * `Yaml.stringify`, the rendering it replaced, kept here as the reference) writes: for any data in its
  * domain, for every configuration TopologyShardedPrometheus produces (awkward zones, shard counts, modes,
- * external labels, scrape intervals, zone sources), and for every relabel rule relabel.ts makes. Outside
+ * external labels, scrape intervals, zone sources, a monitored component's job and rule file), and for every relabel
+ * rule relabel.ts makes. Outside
  * its domain it declines, and renderConfig falls back to the reference.
  */
 import { Chart, Duration, Testing, Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
 import {
-  PrometheusOutput, RelabelAction, RelabelRule, ShardingMode, ShardRelabeling, TopologyShardedPrometheus, ZoneTopology,
+  PrometheusOutput, RelabelAction, RelabelRule, ShardingMode, ShardRelabeling, TopologyShardedPrometheus,
+  ZoneController, ZoneTopology,
 } from '../../src';
 import * as config from '../../src/prometheus/config';
 import { toConfigSpelling } from '../../src/prometheus/relabel';
@@ -129,6 +131,7 @@ describe('every prometheus.yml of the construct', () => {
       externalLabels,
       scrapeInterval: scrapeEvery,
       replicas: fc.integer({ min: 1, max: 2 }),
+      monitorsController: fc.boolean(),
     });
     fc.assert(fc.property(props, (p) => {
       const topologyMode = p.mode === ShardingMode.TOPOLOGY;
@@ -136,7 +139,7 @@ describe('every prometheus.yml of the construct', () => {
       const labels = Object.fromEntries(Object.entries(p.externalLabels).filter(([k]) => k !== zoneLabel));
       render.mockClear();
       const chart = new Chart(Testing.app(), 'mon', { disableResourceNameHashes: true });
-      new TopologyShardedPrometheus(chart, 'prom', {
+      const prometheus = new TopologyShardedPrometheus(chart, 'prom', {
         topology: p.topology,
         shards: (topologyMode ? p.topology.zoneCount : 1) + p.extraShards,
         mode: p.mode,
@@ -147,6 +150,9 @@ describe('every prometheus.yml of the construct', () => {
         scrapeInterval: p.scrapeInterval,
         replicas: p.replicas,
       });
+      // its scrape job and rule files too
+      if (p.monitorsController) prometheus.monitor(new ZoneController(chart, 'controller', { image: 'example.com/controller:1' }));
+      Testing.synth(chart); // the configurations are rendered when the app is synthesized
       expect(render.mock.calls.length).toBeGreaterThan(0);
       const spelled = !Object.values(labels).some((v) => v.includes('\n'));
       render.mock.calls.forEach(([doc], i) => {
@@ -195,7 +201,7 @@ describe('every prometheus.yml of the construct', () => {
       (r, interval, l, replicaLabel, job) => {
         const doc = config.prometheusConfig({ scrapeInterval: interval, externalLabels: l, replicaLabel }, [
           { job_name: job, static_configs: [{ targets: ['localhost:9090'] }], relabel_configs: r.map(toConfigSpelling) },
-          ...config.kubernetesScrapeConfigs(r, true),
+          ...config.kubernetesScrapeConfigs(r, { nodeMetadata: true }),
         ]);
         expect(writeYaml(doc)).toBe(reference(doc));
       },

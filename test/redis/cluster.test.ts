@@ -214,6 +214,8 @@ describe('ZonalRedisCluster password: required, from a Secret key, through an in
       { name: 'auth', mountPath: '/run/redis-auth' },
     ]);
     expect(pod.containers[0].volumeMounts.map((m: any) => m.name)).not.toContain('redis-password');
+    // the exporter reads the password from the in-memory files, read-only
+    expect(pod.containers[1].volumeMounts).toEqual([{ name: 'auth', mountPath: '/run/redis-auth', readOnly: true }]);
     expect(volume('auth')).toEqual({ name: 'auth', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } });
   });
 
@@ -221,7 +223,8 @@ describe('ZonalRedisCluster password: required, from a Secret key, through an in
     expect(init.image).toBe(pod.containers[0].image);
     const [sh, c, script, name, ...args] = init.command;
     expect([sh, c, name, args]).toEqual(['sh', '-c', 'redis-auth',
-      ['/etc/redis-password/password', '/run/redis-auth/auth.conf', '/run/redis-auth/password', 'Secret cache-auth key redis-password']]);
+      ['/etc/redis-password/password', '/run/redis-auth/auth.conf', '/run/redis-auth/password', 'Secret cache-auth key redis-password',
+        '/run/redis-auth/exporter.json', '6379']]);
     expect(script).toContain(String.raw`od -An -v -tx1 < "$1" | tr -d ' \n' | sed 's/../\\x&/g'`);
     expect(script).toContain(String.raw`printf 'requirepass "%s"\nmasterauth "%s"\n' "$hex" "$hex" > "$2"`);
     expect(script).toMatch(/^set -eu\numask 077\n/);

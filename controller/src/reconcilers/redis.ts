@@ -17,6 +17,7 @@
  * masters fail over within the policy's delay rather than at the next listing. A quick pass writes the status
  * only when it changed, and never scales nor replaces pods.
  */
+import { RedisLayoutGauges } from './redis-layout-metrics';
 import { prepare, WatchedCluster } from './redis-prepare';
 import { acknowledge, forgetHealthMetrics, report } from './redis-status';
 import { ClusterWatching, listRedisPods, RedisWatch, redisWatches } from './redis-watching';
@@ -98,6 +99,7 @@ export function redisReconciler(): Reconciler {
 class RedisClusters {
   private readonly watched = new Map<string, WatchedCluster>();
   private readonly log: ReconcilerContext['log'];
+  private readonly layoutGauges: RedisLayoutGauges;
 
   constructor(
     private readonly ctx: ReconcilerContext, private readonly settings: RedisSettings,
@@ -105,6 +107,7 @@ class RedisClusters {
     private readonly enqueue: (key: string) => void,
   ) {
     this.log = ctx.log.with({ reconciler: NAME });
+    this.layoutGauges = new RedisLayoutGauges(ctx.metrics);
   }
 
   async reconcile(key: string): Promise<ReconcileResult> {
@@ -127,6 +130,7 @@ class RedisClusters {
     const state = { ...converged, issues: [...converged.issues, ...(w.workloads?.issues ?? [])] };
     if (request) await acknowledge(this.ctx, namespace, cluster, w, request, state);
     await report(this.ctx, key, w, state, full, this.settings.intervalMs);
+    this.layoutGauges.show(key, state);
     // pods being replaced or a StatefulSet being scaled: the next step waits for Redis (a replica to sync), which
     // no watch reports, so the next full pass comes soon rather than at the poll
     if (full) w.fullPassAt = w.workloads?.upgrading || w.workloads?.scaling ? Date.now() + SETTLING_MS : undefined;
@@ -151,6 +155,7 @@ class RedisClusters {
       this.watched.delete(key);
       this.watching.forget(key);
       forgetHealthMetrics(this.ctx, key);
+      this.layoutGauges.forget(key);
     }
     for (const key of keys) this.enqueue(key);
     return { requeueAfter: this.settings.intervalMs };

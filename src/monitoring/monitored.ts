@@ -1,0 +1,52 @@
+/**
+ * What a Prometheus needs to know of a component it monitors, and what the component gives it: the component's
+ * pods (namespace and labels that select exactly them), the ports and paths of its metrics, the zone alert rules that
+ * come with it, and a way to open its NetworkPolicy to the scrapers on exactly those ports. The library's components
+ * describe themselves (`_monitoring()`, internal); `TopologyShardedPrometheus.monitor(target)` asks the one it is
+ * given, and nothing searches the construct tree.
+ */
+import { AlertGroup } from './alert-rule';
+import { NetworkPeer } from '../kubernetes/network-policy';
+import { invalidProp } from '../shared/errors';
+
+/** One metrics endpoint of a component's pods. */
+export interface MetricsEndpoint {
+  /** The container port's name. */
+  readonly port: string;
+  readonly path: string;
+}
+
+export interface MonitoredComponent {
+  /** The component in messages: `ZoneController 'app/controller'`. */
+  readonly what: string;
+  /** A name for the monitor objects, unique among the components of its namespace (the component's own name). */
+  readonly name: string;
+  readonly namespace: string;
+  /** Labels that select exactly the component's pods that serve metrics. */
+  readonly podLabels: { readonly [key: string]: string };
+  readonly endpoints: readonly MetricsEndpoint[];
+  /** The zone alert rules that come with the component. */
+  readonly alertGroups: readonly AlertGroup[];
+  /** Lets `scrapers` through the component's NetworkPolicy on its metrics ports (none: no policy to open). */
+  admitScrapers(scrapers: NetworkPeer): void;
+}
+
+/** A component of the library that can be monitored. */
+export interface Monitorable {
+  _monitoring(): MonitoredComponent;
+}
+
+/** The components `monitor()` takes, as its error message lists them. */
+export const MONITORABLE_KINDS = 'a ZoneController, ZonalRedisCluster, ZoneAwareLokiStack or TopologyShardedPrometheus';
+
+/** `target` as a monitored component; a clear error for anything else. */
+export function monitoredOf(where: string, target: unknown): MonitoredComponent {
+  const describe = (target as Partial<Monitorable> | undefined)?._monitoring;
+  if (typeof describe !== 'function') {
+    const path = (target as { node?: { path?: unknown } } | undefined)?.node?.path;
+    throw invalidProp(where, 'target', typeof path === 'string' ? path : target,
+      `is not a component the library can monitor: pass ${MONITORABLE_KINDS} (to scrape another workload, write its ` +
+      'ServiceMonitor or PodMonitor, or annotate its pods prometheus.io/scrape)');
+  }
+  return describe.call(target);
+}
