@@ -19,7 +19,9 @@ export interface MetricsEndpoint {
 export interface MonitoredComponent {
   /** The component in messages: `ZoneController 'app/controller'`. */
   readonly what: string;
-  /** A name for the monitor objects, unique among the components of its namespace (the component's own name). */
+  /** The kind of component, in the names of its monitor objects and scrape jobs: `zone-controller`, `redis`. */
+  readonly kind: string;
+  /** The component's own name, unique among the components of its kind in its namespace. */
   readonly name: string;
   readonly namespace: string;
   /** Labels that select exactly the component's pods that serve metrics. */

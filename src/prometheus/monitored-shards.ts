@@ -21,6 +21,7 @@ export function prometheusMonitored(
   const podPattern = standalone ? `${escapeRegex(p.name)}-.+` : `${OPERATOR_POD_PREFIX[output]}-${escapeRegex(p.name)}-.+`;
   return {
     what: p.where,
+    kind: 'prometheus',
     name: p.name,
     namespace: p.namespace,
     podLabels: standalone ? standaloneInstanceLabels(p) : operatorInstanceLabels(p),

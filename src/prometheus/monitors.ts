@@ -49,11 +49,6 @@ export class PrometheusMonitors {
     private readonly statefulSets: () => readonly k8s.KubeStatefulSet[] = () => [],
   ) {}
 
-  /** The targets monitored so far. */
-  get monitored(): readonly MonitoredComponent[] {
-    return this.targets;
-  }
-
   /** Monitors `target`; `where` names the call in errors. */
   add(where: string, target: MonitoredComponent): void {
     if (this.targets.some((t) => t.what === target.what)) {
@@ -98,7 +93,7 @@ export class PrometheusMonitors {
   /** What each target's standalone scrape job selects. */
   podSelections(): PodSelection[] {
     return this.targets.flatMap((t) => t.endpoints.map((e) => ({
-      jobName: `${t.namespace}/${t.name}/${e.port}`,
+      jobName: `${t.namespace}/${t.kind}-${t.name}/${e.port}`,
       namespace: t.namespace,
       podLabels: t.podLabels,
       port: e.port,
@@ -134,9 +129,9 @@ export class PrometheusMonitors {
   }
 
   private emitOperatorObjects(target: MonitoredComponent): void {
-    const name = `${this.p.name}-${target.name}`;
+    const name = `${this.p.name}-${target.kind}-${target.name}`;
     const labels = selectedLabels(this.p.where, this.p.monitorSelector);
-    new ApiObject(this.scope, `monitor-${target.namespace}-${target.name}`, {
+    new ApiObject(this.scope, `monitor-${target.namespace}-${target.kind}-${target.name}`, {
       apiVersion: MONITORING_API,
       kind: 'PodMonitor',
       metadata: { name, namespace: target.namespace, labels },
@@ -150,7 +145,7 @@ export class PrometheusMonitors {
       },
     });
     if (!this.evaluatesRules || target.alertGroups.length === 0) return;
-    new ApiObject(this.scope, `rules-${target.namespace}-${target.name}`, {
+    new ApiObject(this.scope, `rules-${target.namespace}-${target.kind}-${target.name}`, {
       apiVersion: MONITORING_API,
       kind: 'PrometheusRule',
       // beside the PodMonitor: in a namespace the Prometheus looks in, as add() checked

@@ -205,6 +205,7 @@ export class ZonalRedisCluster extends Construct {
     }
     return {
       what: where,
+      kind: 'redis',
       name: this.monitored.name,
       namespace: this.monitored.namespace,
       podLabels: this.monitored.selector,

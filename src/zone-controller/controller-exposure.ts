@@ -57,6 +57,7 @@ export function exposeController(scope: Construct, c: ExposedController): () => 
   }
   return () => ({
     what: c.where,
+    kind: 'zone-controller',
     name: c.name,
     namespace: c.namespace,
     podLabels: selector,

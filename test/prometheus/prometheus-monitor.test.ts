@@ -10,8 +10,8 @@
 import { Chart, JsonPatch, Testing } from 'cdk8s';
 import * as yaml from 'yaml';
 import {
-  PrometheusOutput, ShardingMode, TopologyShardedPrometheus, TopologyShardedPrometheusProps, ZoneController,
-  ZoneTopology,
+  PrometheusOutput, ShardingMode, TopologyShardedPrometheus, TopologyShardedPrometheusProps, ZonalRedisCluster,
+  ZoneController, ZoneTopology,
 } from '../../src';
 import { controllerAlertGroup } from '../../src/monitoring/controller-rules';
 import { only } from '../util';
@@ -45,7 +45,7 @@ describe('operator output', () => {
     expect(only(objects, 'PodMonitor')).toEqual({
       apiVersion: 'monitoring.coreos.com/v1',
       kind: 'PodMonitor',
-      metadata: { name: 'mon-prom-cdk8s-zones-controller', namespace: 'cdk8s-zones-system', labels: { team: 'platform' } },
+      metadata: { name: 'mon-prom-zone-controller-cdk8s-zones-controller', namespace: 'cdk8s-zones-system', labels: { team: 'platform' } },
       spec: {
         selector: { matchLabels: { 'app.kubernetes.io/name': 'cdk8s-zones-controller', 'app.kubernetes.io/instance': 'cdk8s-zones-controller' } },
         // each series labelled with its pod's zone, from its node (the scrape class attaches the node's metadata)
@@ -60,7 +60,9 @@ describe('operator output', () => {
 
   test('a PrometheusRule beside it holds the controller\'s rules; every zone\'s Prometheus selects both', () => {
     const rule = only(objects, 'PrometheusRule');
-    expect(rule.metadata).toEqual({ name: 'mon-prom-cdk8s-zones-controller', namespace: 'cdk8s-zones-system', labels: { team: 'platform' } });
+    expect(rule.metadata).toEqual({
+      name: 'mon-prom-zone-controller-cdk8s-zones-controller', namespace: 'cdk8s-zones-system', labels: { team: 'platform' },
+    });
     expect(rule.spec.groups.map((g: any) => g.name)).toEqual(['cdk8s-zones-controller/cdk8s-zones-system/cdk8s-zones-controller']);
     const alerts = controllerAlertGroup().rules.map((r) => r.alert);
     expect(rule.spec.groups[0].rules.map((r: any) => r.alert)).toEqual(alerts);
@@ -114,7 +116,7 @@ describe('standalone output', () => {
     expect(configs).toHaveLength(3);
     for (const map of configs) {
       const config = yaml.parse(map.data['prometheus.yml']);
-      const job = config.scrape_configs.find((j: any) => j.job_name === 'cdk8s-zones-system/cdk8s-zones-controller/metrics');
+      const job = config.scrape_configs.find((j: any) => j.job_name === 'cdk8s-zones-system/zone-controller-cdk8s-zones-controller/metrics');
       expect(job.kubernetes_sd_configs).toEqual([
         { role: 'pod', namespaces: { names: ['cdk8s-zones-system'] }, attach_metadata: { node: true } },
       ]);
@@ -185,7 +187,7 @@ describe('a Prometheus monitoring itself', () => {
   test('standalone output: its own job scrapes its zone\'s shards, and its NetworkPolicy admits its own pods on the web port', () => {
     const objects = selfMonitored({ output: PrometheusOutput.STANDALONE });
     const config = yaml.parse(objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'mon-prom-zone-a-0').data['prometheus.yml']);
-    expect(config.scrape_configs.map((j: any) => j.job_name)).toContain('monitoring/mon-prom/web');
+    expect(config.scrape_configs.map((j: any) => j.job_name)).toContain('monitoring/prometheus-mon-prom/web');
     const instance = { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': 'mon-prom' };
     expect(only(objects, 'NetworkPolicy').spec.ingress).toContainEqual({
       ports: [{ protocol: 'TCP', port: 'web' }],
@@ -200,6 +202,19 @@ describe('a Prometheus monitoring itself', () => {
     expect(objects.filter((o) => o.kind === 'PodMonitor')).toHaveLength(1);
     expect(objects.filter((o) => o.kind === 'PrometheusRule')).toEqual([]);
   });
+});
+
+test('components of two kinds with one name in one namespace: their monitors apart', () => {
+  const chart = new Chart(Testing.app(), 'mon', { namespace: 'monitoring', disableResourceNameHashes: true });
+  const controller = new ZoneController(chart, 'controller', { image: 'registry.example.com/cdk8s-zones/controller:1.0.0', redisManager: true });
+  const password = { name: 'redis-password', key: 'password' };
+  const redis = new ZonalRedisCluster(chart, 'redis', { controller, topology, masters: 3, password, name: 'mon-prom' });
+  const prometheus = new TopologyShardedPrometheus(chart, 'prom', { topology, shards: 3 });
+  prometheus.monitor(redis);
+  prometheus.monitor(prometheus);
+  const monitors = Testing.synth(chart).filter((o) => o.kind === 'PodMonitor');
+  expect(monitors.map((o) => `${o.metadata.namespace}/${o.metadata.name}`))
+    .toEqual(['monitoring/mon-prom-redis-mon-prom', 'monitoring/mon-prom-prometheus-mon-prom']);
 });
 
 describe('bad input', () => {

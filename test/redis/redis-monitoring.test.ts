@@ -65,7 +65,7 @@ test('nothing scrapes the exporters until a Prometheus monitors the cluster; the
 test('the Prometheus scrapes the exporters of the cluster\'s pods and evaluates the cluster\'s zone rules', () => {
   const { monitoringObjects } = monitored();
   const config = monitoringObjects.find((o) => o.kind === 'ConfigMap' && o.data?.['prometheus.yml']).data['prometheus.yml'];
-  expect(config).toContain('job_name: data/redis/metrics');
+  expect(config).toContain('job_name: data/redis-redis/metrics');
   const rules = yaml.parse(only(monitoringObjects, 'ConfigMap', 'monitoring-prom-rules').data['rules.yml']).groups[0].rules;
   expect(rules.map((r: any) => r.alert)).toEqual(['ZonalRedisShardInOneZone', 'ZonalRedisMastersOffPlan', 'ZonalRedisClusterUnhealthy']);
   expect(rules[0].expr).toContain('cdk8s_zones_redis_node{namespace="data", cluster="redis"}');

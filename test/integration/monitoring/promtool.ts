@@ -12,8 +12,8 @@ import { programPath } from '../programs';
 export interface Promtool {
   /** promtool's output and exit code for `args`, run beside the rule file `rules.yml`. */
   run(...args: string[]): { code: number; output: string };
-  /** Writes `tests.yml` (over `rules.yml`) with `tests` and runs `promtool test rules` on it. */
-  testRules(tests: readonly object[]): { code: number; output: string };
+  /** Writes `tests.yml` (over `rules.yml`) with `tests` and expects `promtool test rules` to pass every one. */
+  expectTestsPass(tests: readonly object[]): void;
   /** An alert promtool must see, as `test rules` spells it: its labels (severity among them) and every annotation. */
   alert(name: string, labels: Record<string, string>, summary: string, description: string): object;
   close(): void;
@@ -32,9 +32,11 @@ export function promtoolOver(group: AlertGroup): Promtool {
   };
   return {
     run,
-    testRules: (tests) => {
+    expectTestsPass: (tests) => {
       fs.writeFileSync(path.join(dir, 'tests.yml'), JSON.stringify({ rule_files: ['rules.yml'], evaluation_interval: '1m', tests }));
-      return run('test', 'rules', 'tests.yml');
+      const tested = run('test', 'rules', 'tests.yml');
+      expect(tested.output).toContain('SUCCESS');
+      expect(tested.code).toBe(0);
     },
     alert: (name, labels, summary, description) => {
       const severity = group.rules.find((r) => r.alert === name)!.severity;
