@@ -4,8 +4,9 @@
  * (`and on(instance) leader == 1`): a replica that led before keeps its last values, which must not alert.
  */
 import { AlertGroup, AlertRule } from './alert-rule';
+import { DashboardSection } from './dashboard';
 import {
-  LEADER, RECONCILE_ERRORS, UPDATE_PHASE, UPDATE_PROGRESS, ZONE_SHIFT_EXPIRY,
+  LEADER, RECONCILE_ERRORS, UPDATE_OLD_REPLICAS, UPDATE_PHASE, UPDATE_PROGRESS, ZONE_SHIFT_EXPIRY,
 } from '../contract/metrics';
 
 /** Within this long of its expiry a shift alerts: time to extend it (or let the zone back) on purpose. */
@@ -61,5 +62,34 @@ export function controllerAlertGroup(): AlertGroup {
   return {
     name: 'cdk8s-zones-controller',
     rules: [zoneShiftActive, zoneShiftExpiring, updateStalled, reconcileErrors],
+  };
+}
+
+/** The controller's panels of the zone dashboard: shifts and rollouts, per zone. */
+export function controllerDashboardSection(): DashboardSection {
+  const leading = (series: string) => `(${series} ${LEADING})`;
+  return {
+    title: 'Zone controller: shifts and rollouts',
+    panels: [
+      {
+        title: 'ZoneShifts in force, by zone',
+        description: 'A zone with a shift is out of service: new pods go elsewhere (runbooks/alerts.md#zoneshiftactive).',
+        expr: `count by (zone) ${leading(ZONE_SHIFT_EXPIRY)}`,
+        legend: '{{zone}}',
+      },
+      {
+        title: 'Time left on each ZoneShift',
+        description: 'When it reaches 0 the zone is back in service; extend a shift before, if the zone is still impaired.',
+        expr: `max by (zone, shift) ${leading(ZONE_SHIFT_EXPIRY)} - time()`,
+        legend: '{{zone}} {{shift}}',
+        unit: 's',
+      },
+      {
+        title: 'ZoneAwareUpdates: pods on the old revision, by zone',
+        description: 'A rollout goes zone by zone: one zone falls to 0 before the next starts to fall.',
+        expr: `sum by (zone) ${leading(UPDATE_OLD_REPLICAS)}`,
+        legend: '{{zone}}',
+      },
+    ],
   };
 }

@@ -6,6 +6,7 @@
  * given, and nothing searches the construct tree.
  */
 import { AlertGroup } from './alert-rule';
+import { DashboardSection } from './dashboard';
 import { NetworkPeer } from '../kubernetes/network-policy';
 import { invalidProp } from '../shared/errors';
 
@@ -29,6 +30,10 @@ export interface MonitoredComponent {
   readonly endpoints: readonly MetricsEndpoint[];
   /** The zone alert rules that come with the component. */
   readonly alertGroups: readonly AlertGroup[];
+  /** Its panels of the zone dashboard, over the same metrics as its rules. */
+  readonly dashboard: DashboardSection;
+  /** A PromQL regex that matches the names of its pods that serve metrics (for the panel of its pods up by zone). */
+  readonly podPattern: string;
   /** Lets `scrapers` through the component's NetworkPolicy on its metrics ports (none: no policy to open). */
   admitScrapers(scrapers: NetworkPeer): void;
 }

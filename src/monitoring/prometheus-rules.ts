@@ -6,13 +6,20 @@
  * so it never alerts for that.
  */
 import { AlertGroup } from './alert-rule';
+import { DashboardSection } from './dashboard';
+import { promQlString } from './promql';
 
 /** How far back a shard's target count is compared. */
 export const TARGETS_LOOKBACK = '30m';
 
+/** The series of the shards' target counts, for the shards whose pods in `namespace` match `podPattern`. */
+function shardTargets(namespace: string, podPattern: string): string {
+  return `prometheus_target_scrape_pool_targets{namespace=${promQlString(namespace)}, pod=~${promQlString(podPattern)}}`;
+}
+
 /** The rules of the shards whose pods, in `namespace`, have names matching `podPattern` (a PromQL regex). */
 export function prometheusShardAlertGroup(namespace: string, podPattern: string): AlertGroup {
-  const targets = `prometheus_target_scrape_pool_targets{namespace=${promQlString(namespace)}, pod=~${promQlString(podPattern)}}`;
+  const targets = shardTargets(namespace, podPattern);
   const perShard = (series: string) => `sum by (namespace, pod, zone) (${series})`;
   return {
     name: 'cdk8s-zones-prometheus',
@@ -29,7 +36,15 @@ export function prometheusShardAlertGroup(namespace: string, podPattern: string)
   };
 }
 
-/** `text` as a PromQL string literal. */
-export function promQlString(text: string): string {
-  return JSON.stringify(text);
+/** The shards' panel of the zone dashboard: how many targets each keeps, by zone. */
+export function prometheusDashboardSection(namespace: string, podPattern: string): DashboardSection {
+  return {
+    title: `Prometheus shards in ${namespace}`,
+    panels: [{
+      title: 'Targets each shard scrapes, by zone',
+      description: 'A shard keeps its zone\'s targets only: a fall to near 0 is the alert PrometheusShardLostZoneTargets.',
+      expr: `sum by (zone, pod) (${shardTargets(namespace, podPattern)})`,
+      legend: '{{zone}} {{pod}}',
+    }],
+  };
 }

@@ -7,7 +7,8 @@
  */
 import { AlertGroup, AlertRule } from './alert-rule';
 import { LEADING } from './controller-rules';
-import { promQlString } from './prometheus-rules';
+import { DashboardSection } from './dashboard';
+import { promQlString } from './promql';
 import { REDIS_MASTERS_OFF_PLAN, REDIS_NODE, REDIS_PASSES } from '../contract/metrics';
 
 /** How long a shard may have two nodes in one zone (a failover settling) before it alerts. */
@@ -49,4 +50,32 @@ export function redisAlertGroup(namespace: string, cluster: string): AlertGroup 
       + ' zone, nodes failing) on every pass for about five minutes, and has not healed it.',
   };
   return { name: 'cdk8s-zones-redis', rules: [shardInOneZone, mastersOffPlan, unhealthy] };
+}
+
+/** The panels of the cluster `namespace/cluster` on the zone dashboard: where its masters and replicas are. */
+export function redisDashboardSection(namespace: string, cluster: string): DashboardSection {
+  const of = `namespace=${promQlString(namespace)}, cluster=${promQlString(cluster)}`;
+  return {
+    title: `ZonalRedisCluster ${namespace}/${cluster}`,
+    panels: [
+      {
+        title: 'Masters and replicas, by zone',
+        description: 'As planned, no zone holds a majority of the masters, nor a master and its own replica.',
+        expr: `count by (zone, role) (${REDIS_NODE}{${of}} ${LEADING})`,
+        legend: '{{zone}} {{role}}',
+      },
+      {
+        title: 'Masters where the layout plans replicas, by zone',
+        description: 'Above 0 after a failover, until the manager fails the masters back.',
+        expr: `max by (zone) (${REDIS_MASTERS_OFF_PLAN}{${of}} ${LEADING})`,
+        legend: '{{zone}}',
+      },
+      {
+        title: 'Unhealthy passes of the Redis manager in a row',
+        description: `The alert ZonalRedisClusterUnhealthy fires at ${REDIS_UNHEALTHY_PASSES}.`,
+        expr: `max (${REDIS_PASSES}{${of}, result="unhealthy"} ${LEADING})`,
+        legend: 'unhealthy passes',
+      },
+    ],
+  };
 }

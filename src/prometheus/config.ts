@@ -1,8 +1,9 @@
 import { Yaml } from 'cdk8s';
 import {
-  ConfigRelabelRule, escapeRegex, RelabelAction, RelabelRule, sanitizeLabelName, toConfigSpelling,
+  ConfigRelabelRule, RelabelAction, RelabelRule, sanitizeLabelName, toConfigSpelling,
 } from './relabel';
 import { writeYaml } from './yaml-writer';
+import { escapeRegex } from '../monitoring/promql';
 
 /** The `global` section of a shard's prometheus.yml. */
 export interface GlobalConfig {

@@ -4,11 +4,11 @@
  */
 import { operatorInstanceLabels } from './operator';
 import { PrometheusOutput, ResolvedPrometheus, ShardingMode } from './options';
-import { escapeRegex } from './relabel';
 import { standaloneInstanceLabels } from './standalone';
 import { NetworkPeer } from '../kubernetes/network-policy';
 import { MonitoredComponent } from '../monitoring/monitored';
-import { prometheusShardAlertGroup } from '../monitoring/prometheus-rules';
+import { prometheusDashboardSection, prometheusShardAlertGroup } from '../monitoring/prometheus-rules';
+import { escapeRegex } from '../monitoring/promql';
 
 /** How prometheus-operator names the pods of a Prometheus and of a PrometheusAgent resource. */
 const OPERATOR_POD_PREFIX = { [PrometheusOutput.OPERATOR]: 'prometheus', [PrometheusOutput.AGENT]: 'prom-agent' };
@@ -27,6 +27,8 @@ export function prometheusMonitored(
     podLabels: standalone ? standaloneInstanceLabels(p) : operatorInstanceLabels(p),
     endpoints: [{ port: 'web', path: '/metrics' }],
     alertGroups: p.mode === ShardingMode.TOPOLOGY ? [prometheusShardAlertGroup(p.namespace, podPattern)] : [],
+    dashboard: prometheusDashboardSection(p.namespace, podPattern),
+    podPattern,
     admitScrapers,
   };
 }

@@ -3,8 +3,8 @@
  * whose selector is the target's own pod labels, labelled so that `monitorSelector` selects it, and (Prometheus, not
  * agent: an agent evaluates no rules) a PrometheusRule with the target's zone alert rules. Standalone: a scrape job
  * per target in every shard's prometheus.yml, and the rules in a ConfigMap every shard mounts as rule files. Either
- * way a shard keeps only its zone's targets (the zone relabeling every scrape of this Prometheus has), and the target's
- * NetworkPolicy admits the shards' pods on exactly its metrics ports.
+ * way a shard keeps only its zone's targets (the zone relabeling every scrape of this Prometheus has), the target's
+ * NetworkPolicy admits the shards' pods on exactly its metrics ports, and the zone dashboard has its panels.
  */
 import { ApiObject, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
@@ -18,7 +18,11 @@ import { NetworkPeer, podsInNamespace } from '../kubernetes/network-policy';
 import { PodSpec, Workload } from '../kubernetes/objects';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { PrometheusRuleGroup, prometheusRuleGroup } from '../monitoring/alert-rule';
+import {
+  DashboardSection, GRAFANA_DASHBOARD_LABEL, GRAFANA_DASHBOARD_LABEL_VALUE, zoneDashboard,
+} from '../monitoring/dashboard';
 import { MonitoredComponent } from '../monitoring/monitored';
+import { promQlString } from '../monitoring/promql';
 import { invalidProp } from '../shared/errors';
 
 /**
@@ -62,6 +66,7 @@ export class PrometheusMonitors {
     }
     target.admitScrapers(this.scrapers);
     this.targets.push(target);
+    if (this.targets.length === 1) this.emitDashboard();
     if (!this.standalone) this.emitOperatorObjects(target);
     else if (this.rulesMap === undefined && this.ruleGroups().length > 0) this.emitRulesConfigMap();
   }
@@ -99,6 +104,31 @@ export class PrometheusMonitors {
       port: e.port,
       path: e.path,
     })));
+  }
+
+  /** The zone dashboard of every target, as a ConfigMap Grafana's dashboard sidecar loads. */
+  dashboard(): object {
+    const sections = this.targets.map((t): DashboardSection => ({
+      title: t.dashboard.title,
+      panels: [...t.dashboard.panels, {
+        title: 'Pods up, by zone',
+        description: 'Its pods this Prometheus scrapes and reaches, by their zone: a zone at 0 while others are not lost them.',
+        expr: `sum by (zone) (up{namespace=${promQlString(t.namespace)}, pod=~${promQlString(t.podPattern)}})`,
+        legend: '{{zone}}',
+      }],
+    }));
+    return zoneDashboard(`cdk8s-zones-${this.p.name}`, `Zones: ${this.p.name}`, sections);
+  }
+
+  private emitDashboard(): void {
+    new k8s.KubeConfigMap(this.scope, 'dashboard', {
+      metadata: {
+        name: `${this.p.name}-dashboard`,
+        namespace: this.p.metadataNamespace,
+        labels: { ...standardLabels('prometheus', this.p.name, 'dashboard'), [GRAFANA_DASHBOARD_LABEL]: GRAFANA_DASHBOARD_LABEL_VALUE },
+      },
+      data: { [`${this.p.name}-zones.json`]: Lazy.any({ produce: () => JSON.stringify(this.dashboard(), undefined, 2) }) },
+    });
   }
 
   /**

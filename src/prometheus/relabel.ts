@@ -1,4 +1,5 @@
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
+import { escapeRegex } from '../monitoring/promql';
 import { invalidProp } from '../shared/errors';
 import { checkArg, checkProps, Props, PropSpec } from '../shared/props';
 import { ZoneTopology } from '../topology/zone-topology';
@@ -123,10 +124,6 @@ export function sanitizeLabelName(key: string): string {
   return key.replace(/[^a-zA-Z0-9_]/g, '_');
 }
 
-/** Escapes RE2 metacharacters (Go's regexp.QuoteMeta), so a zone name matches only itself. */
-export function escapeRegex(text: string): string {
-  return text.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
-}
 
 /** Where the zone of a discovered target is read from, in order; the first non-empty one wins. */
 export interface ZoneSources {

@@ -20,7 +20,8 @@ import { KubeServiceWithTraffic } from '../kubernetes/service';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { zoneSlugs } from '../kubernetes/zone-slug';
 import { MonitoredComponent } from '../monitoring/monitored';
-import { redisAlertGroup } from '../monitoring/redis-rules';
+import { escapeRegex } from '../monitoring/promql';
+import { redisAlertGroup, redisDashboardSection } from '../monitoring/redis-rules';
 import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
 import { configHash } from '../shared/config-hash';
 import { invalidProp } from '../shared/errors';
@@ -211,6 +212,8 @@ export class ZonalRedisCluster extends Construct {
       podLabels: this.monitored.selector,
       endpoints: [{ port: EXPORTER_PORT_NAME, path: '/metrics' }],
       alertGroups: [redisAlertGroup(this.monitored.namespace, this.monitored.name)],
+      dashboard: redisDashboardSection(this.monitored.namespace, this.monitored.name),
+      podPattern: `${escapeRegex(this.monitored.name)}-.+`,
       admitScrapers: (peer) => {
         this.scrapers.push(peer);
       },

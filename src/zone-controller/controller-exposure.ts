@@ -9,8 +9,9 @@ import { Construct } from 'constructs';
 import { METRICS_PORT } from './controller-pod';
 import { CLIENTS_OUTSIDE, TRAFFIC_CLIENTS_ANNOTATION } from '../contract/traffic';
 import { clientPeers, emitNetworkPolicy, NetworkPeer, NetworkPolicyOptions } from '../kubernetes/network-policy';
-import { controllerAlertGroup } from '../monitoring/controller-rules';
+import { controllerAlertGroup, controllerDashboardSection } from '../monitoring/controller-rules';
 import { MonitoredComponent } from '../monitoring/monitored';
+import { escapeRegex } from '../monitoring/promql';
 
 /** The controller as its exposure needs it. */
 export interface ExposedController {
@@ -63,6 +64,9 @@ export function exposeController(scope: Construct, c: ExposedController): () => 
     podLabels: selector,
     endpoints: [{ port: 'metrics', path: '/metrics' }],
     alertGroups: [controllerAlertGroup()],
+    dashboard: controllerDashboardSection(),
+    // the Deployment's pods: <name>-<template hash>-<suffix>
+    podPattern: `${escapeRegex(c.name)}-[a-z0-9]+-[a-z0-9]+`,
     admitScrapers: (peer) => {
       scrapers.push(peer);
     },

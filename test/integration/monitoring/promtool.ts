@@ -19,10 +19,15 @@ export interface Promtool {
   close(): void;
 }
 
-/** A promtool over `group`, written as the rule file of a standalone shard (JSON is YAML). */
-export function promtoolOver(group: AlertGroup): Promtool {
+/**
+ * A promtool over `group`, written as the rule file of a standalone shard (JSON is YAML), with `recorded` recording
+ * rules besides.
+ */
+export function promtoolOver(group: AlertGroup, recorded: readonly { record: string; expr: string }[] = []): Promtool {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zone-rules-'));
-  fs.writeFileSync(path.join(dir, 'rules.yml'), JSON.stringify({ groups: [prometheusRuleGroup(group)] }));
+  const rules = prometheusRuleGroup(group);
+  const groups = [{ ...rules, rules: [...recorded, ...rules.rules] }];
+  fs.writeFileSync(path.join(dir, 'rules.yml'), JSON.stringify({ groups }));
   const run = (...args: string[]) => {
     try {
       return { code: 0, output: execFileSync(programPath('promtool'), args, { cwd: dir, encoding: 'utf8', stdio: 'pipe' }) };
