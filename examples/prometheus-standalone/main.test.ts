@@ -21,11 +21,11 @@ describe('example prometheus-standalone', () => {
   });
 
   test('every shard works: the in-zone modulus is the zone\'s shard count', () => {
-    // both jobs (pods, service endpoints) hash into the zone's shard count and keep the shard's bucket
+    // every job (pods, service endpoints, the shards' own) hashes into the zone's shard count, keeps the shard's bucket
     const sharding = (name: string) => [...config(name).matchAll(/modulus: (\d+)\n\s+action: hashmod\n\s+- source_labels:\n\s+- __tmp_hash\n\s+- __tmp_disable_sharding\n\s+regex: (.*)\n/g)]
       .map((m) => [Number(m[1]), m[2]]);
-    expect(sharding('prometheus-zone-a-2')).toEqual([[3, '2;|.+;.+'], [3, '2;|.+;.+']]);
-    expect(sharding('prometheus-zone-c-1')).toEqual([[2, '1;|.+;.+'], [2, '1;|.+;.+']]);
+    expect(sharding('prometheus-zone-a-2')).toEqual([[3, '2;|.+;.+'], [3, '2;|.+;.+'], [3, '2;|.+;.+']]);
+    expect(sharding('prometheus-zone-c-1')).toEqual([[2, '1;|.+;.+'], [2, '1;|.+;.+'], [2, '1;|.+;.+']]);
     expect(config('prometheus-zone-b-0')).toContain('regex: zone-b;|.*;.+');
   });
 

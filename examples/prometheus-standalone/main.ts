@@ -17,7 +17,8 @@ export interface StandalonePrometheusChartProps extends ChartProps {
  * Seven zone-local Prometheus shards over three zones, no operator: plain StatefulSets, one per shard,
  * each with its own prometheus.yml. Seven is not a multiple of three: zone-a gets three shards and the
  * others two, and every shard scrapes (each zone's targets are hashed over that zone's shard count).
- * Pods and Services opt in to scraping with the `prometheus.io/scrape: "true"` annotation.
+ * Pods and Services opt in to scraping with the `prometheus.io/scrape: "true"` annotation; the shards monitor
+ * themselves (docs/monitoring.md).
  */
 export class StandalonePrometheusChart extends Chart {
   constructor(scope: Construct, id: string, props: StandalonePrometheusChartProps = {}) {
@@ -29,7 +30,7 @@ export class StandalonePrometheusChart extends Chart {
     });
 
     const zones = new ZoneTopology({ zones: zoneNames });
-    new TopologyShardedPrometheus(this, 'prometheus', {
+    const prometheus = new TopologyShardedPrometheus(this, 'prometheus', {
       name: 'prometheus',
       namespace: 'monitoring',
       topology: zones,
@@ -37,6 +38,8 @@ export class StandalonePrometheusChart extends Chart {
       output: PrometheusOutput.STANDALONE,
       externalLabels: { cluster: 'example' },
     });
+    // its own shards, zone-locally, with the alert of a shard that lost its zone's targets and the zone dashboard
+    prometheus.monitor(prometheus);
   }
 }
 
