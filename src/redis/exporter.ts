@@ -21,9 +21,10 @@ export function exporterContainer(image: string, authVolume: string): k8s.Contai
   return {
     name: 'exporter',
     image,
+    // each value its own argument, as redis-server's: a path stands alone
     args: [
-      `--redis.addr=redis://127.0.0.1:${REDIS_PORT}`, `--redis.password-file=${REDIS_EXPORTER_PASSWORDS}`,
-      `--web.listen-address=:${EXPORTER_PORT}`,
+      '--redis.addr', `redis://127.0.0.1:${REDIS_PORT}`, '--redis.password-file', REDIS_EXPORTER_PASSWORDS,
+      '--web.listen-address', `:${EXPORTER_PORT}`,
     ],
     ports: [{ name: EXPORTER_PORT_NAME, containerPort: EXPORTER_PORT }],
     livenessProbe: {

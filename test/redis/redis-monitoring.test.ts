@@ -33,7 +33,10 @@ test('an exporter beside each redis-server: pinned, its password from the in-mem
     const exporter = set.spec.template.spec.containers.find((c: any) => c.name === 'exporter');
     expect(exporter).toMatchObject({
       image: 'docker.io/oliver006/redis_exporter:v1.67.0',
-      args: ['--redis.addr=redis://127.0.0.1:6379', '--redis.password-file=/run/redis-auth/exporter.json', '--web.listen-address=:9121'],
+      args: [
+        '--redis.addr', 'redis://127.0.0.1:6379', '--redis.password-file', '/run/redis-auth/exporter.json',
+        '--web.listen-address', ':9121',
+      ],
       volumeMounts: [{ name: 'auth', mountPath: '/run/redis-auth', readOnly: true }],
       ports: [{ name: 'metrics', containerPort: 9121 }],
       securityContext: {
