@@ -16,7 +16,8 @@ export interface PrometheusChartProps extends ChartProps {
 /**
  * Six zone-local Prometheus shards over three zones, run by prometheus-operator: one `Prometheus` per
  * zone (two shards each, two replicas per shard), pinned to its zone, scraping only its zone's targets.
- * No scrape crosses a zone, and every target is scraped by exactly one shard.
+ * No scrape crosses a zone, and every target is scraped by exactly one shard; the shards monitor themselves
+ * (docs/monitoring.md).
  */
 export class PrometheusChart extends Chart {
   constructor(scope: Construct, id: string, props: PrometheusChartProps = {}) {
@@ -29,7 +30,7 @@ export class PrometheusChart extends Chart {
     });
 
     const zones = new ZoneTopology({ zones: zoneNames });
-    new TopologyShardedPrometheus(this, 'prometheus', {
+    const prometheus = new TopologyShardedPrometheus(this, 'prometheus', {
       name: 'prometheus',
       namespace: 'monitoring',
       topology: zones,
@@ -39,6 +40,8 @@ export class PrometheusChart extends Chart {
       nodeSelector: { 'kubernetes.io/os': 'linux' },
       storage: { size: Size.gibibytes(50) },
     });
+    // its own shards, zone-locally: a PodMonitor, the rule of a shard that lost its zone's targets, the zone dashboard
+    prometheus.monitor(prometheus);
   }
 }
 

@@ -11,15 +11,28 @@ import * as fs from 'fs';
 import * as path from 'path';
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import * as yaml from 'yaml';
+import { CACHE_DIR } from './programs';
 import { sharedDir } from './shared';
 
 type Schema = { [key: string]: any };
 
-/** Every CustomResourceDefinition in ../shared/crds, in file name order. */
+/**
+ * The upstream CRDs the setup fetches beside ../shared/crds (setup.d/17-prometheus-rule-crd.sh: prometheus-operator's
+ * PrometheusRule), by file name.
+ */
+const FETCHED_CRDS = ['monitoring.coreos.com_prometheusrules.yaml'];
+
+/** Every CustomResourceDefinition in ../shared/crds, in file name order, then those the setup fetched. */
 export function sharedCrds(): any[] {
   const dir = path.join(sharedDir(), 'crds');
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()
-    .flatMap((f) => yaml.parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS()))
+  const fetched = FETCHED_CRDS.map((f) => path.join(CACHE_DIR, 'crds', f));
+  for (const file of fetched.filter((f) => !fs.existsSync(f))) {
+    throw new Error(`${file} is missing: run \`npm run test:integration:setup\` (setup.d/17-prometheus-rule-crd.sh)`);
+  }
+  const shared = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort().map((f) => path.join(dir, f));
+  const files = [...shared, ...fetched];
+  return files
+    .flatMap((f) => yaml.parseAllDocuments(fs.readFileSync(f, 'utf8')).map((d) => d.toJS()))
     .filter((d) => d?.kind === 'CustomResourceDefinition');
 }
 
@@ -36,6 +49,8 @@ function toJsonSchema(s: Schema): Schema {
     } else if (key === 'allOf' || key === 'anyOf' || key === 'oneOf') {
       // In structural schemas these only add value validation to fields declared elsewhere.
       out[key] = (value as Schema[]).map((v) => ({ ...toJsonSchema(v), additionalProperties: true }));
+    } else if (key === 'pattern') {
+      out.pattern = jsPattern(value);
     } else if (key !== 'description' && key !== 'nullable' && key !== 'x-kubernetes-validations' && key !== 'format') {
       out[key] = value;
     }
@@ -53,6 +68,15 @@ function toJsonSchema(s: Schema): Schema {
   const preserve = s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'];
   if (out.properties && out.additionalProperties === undefined && !preserve) out.additionalProperties = false;
   return out;
+}
+
+/**
+ * A CRD's pattern (Go's RE2) as a JavaScript one: RE2's flag group `(?i)`, which applies to the rest of the pattern,
+ * becomes the modifier group `(?i:...)` around that rest (prometheus-operator's PrometheusRule has one).
+ */
+function jsPattern(re2: string): string {
+  const flag = re2.indexOf('(?i)');
+  return flag < 0 ? re2 : `${re2.slice(0, flag)}(?i:${re2.slice(flag + 4)})`;
 }
 
 function listKey(item: any, keys: string[]): string {

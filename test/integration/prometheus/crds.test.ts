@@ -88,7 +88,8 @@ describe('every emitted custom resource passes the upstream CRD schema', () => {
   });
 
   test.each([
-    ['prometheus-3-zones', build3Zones, 3],
+    // three Prometheus resources, and the PodMonitor and PrometheusRule of their own monitoring
+    ['prometheus-3-zones', build3Zones, 5],
     ['prometheus-standalone', buildStandalone, 0],
   ] as const)('example %s', (_, build, expected) => {
     const app = new App();
