@@ -8,7 +8,7 @@ import { componentName, LokiComponent, ResolvedLoki } from './options';
 import { LOKI_MEMBERLIST_LABEL, ZONE_LABEL } from '../contract/labels';
 import { quorumAnnotations, ZONE_MAJORITY } from '../contract/zone-check';
 import { containerResources } from '../kubernetes/container-resources';
-import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
+import { clientPeers, emitNetworkPolicy, NetworkPeer } from '../kubernetes/network-policy';
 import { restrictedContainerSecurity, restrictedPodSecurity } from '../kubernetes/pod-security';
 import { KubeServiceWithTraffic } from '../kubernetes/service';
 import { standardLabels } from '../kubernetes/standard-labels';
@@ -46,7 +46,7 @@ export interface DirectLoki {
  * components share (`-target=` picks the component), a headless memberlist Service, the ingesters as
  * StatefulSet(s) and every other component as a Deployment with a Service.
  */
-export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
+export function directLoki(scope: Construct, p: ResolvedLoki, scrapers: readonly NetworkPeer[]): DirectLoki {
   const { configMap, hash } = sharedConfig(scope, p, true);
   // Until a migration to zone awareness reaches them, some components keep a configuration without it (migration.ts).
   const readPathNotReached = p.migration !== undefined && p.migration < MigrationStep.READ_PATH;
@@ -100,7 +100,7 @@ export function directLoki(scope: Construct, p: ResolvedLoki): DirectLoki {
   const ingesters = ingesterStatefulSets(scope, p, configMap.name, hash, memberLabel);
   budget(scope, p, LokiComponent.INGESTER, 'ingester-pdb');
   if (p.gateway) gateway(scope, p);
-  networkPolicies(scope, p, memberLabel);
+  networkPolicies(scope, p, memberLabel, scrapers);
   return { configMap, ingesters, deployments };
 }
 
@@ -265,9 +265,12 @@ function ingesterStatefulSets(
 
 /**
  * The components talk to one another on every port (HTTP, gRPC, memberlist); clients push, query and
- * scrape over HTTP and gRPC, directly or through the gateway, which admits HTTP from clients.
+ * scrape over HTTP and gRPC, directly or through the gateway, which admits HTTP from clients; the Prometheus that
+ * monitors the stack (`scrapers`, known when the app is synthesized) scrapes over HTTP.
  */
-function networkPolicies(scope: Construct, p: ResolvedLoki, memberLabel: { [key: string]: string }): void {
+function networkPolicies(
+  scope: Construct, p: ResolvedLoki, memberLabel: { [key: string]: string }, scrapers: readonly NetworkPeer[],
+): void {
   const ns = p.metadataNamespace;
   const clients = clientPeers(p.networkPolicy);
   const gatewayPods = p.gateway ? [{ podLabels: selectorOf(p, LokiComponent.GATEWAY) }] : [];
@@ -279,6 +282,7 @@ function networkPolicies(scope: Construct, p: ResolvedLoki, memberLabel: { [key:
     ingress: [
       { ports: ['http', 'grpc', 'memberlist'], from: [{ podLabels: memberLabel }] },
       { ports: ['http', 'grpc'], from: [...clients, ...gatewayPods] },
+      { ports: ['http'], from: () => scrapers },
     ],
   });
   if (!p.gateway) return;

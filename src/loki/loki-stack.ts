@@ -7,6 +7,7 @@ import { LOKI_DIRECT_PROPS, LokiDirectOptions } from './direct-options';
 import { recoverIngesters } from './lost-zone-recovery';
 import { migrationNotice, migrationStep, MigrationStep } from './migration';
 import { migrationRollouts } from './migration-rollouts';
+import { lokiMonitored } from './monitored-loki';
 import { OperatorLokiStack, operatorLokiStack } from './operator';
 import { LOKI_OPERATOR_PROPS, LokiOperatorOptions } from './operator-options';
 import { LokiComponent, LokiOutput, LokiStackSize, OPERATOR_INGESTERS, ResolvedLoki } from './options';
@@ -15,9 +16,11 @@ import { IngesterRollout, ingesterRollout } from './rollout';
 import { containerResources } from '../kubernetes/container-resources';
 import { MAX_STATEFULSET_NAME, NAME_MAX } from '../kubernetes/kubernetes-names';
 import { KubeProps } from '../kubernetes/kubernetes-props';
+import { NetworkPeer } from '../kubernetes/network-policy';
 import { derivedName, resolveNamespace } from '../kubernetes/object-names';
 import { sizeQuantity } from '../kubernetes/quantity';
 import { zoneSlugs } from '../kubernetes/zone-slug';
+import { MonitoredComponent } from '../monitoring/monitored';
 import { invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
 import { addWarning } from '../shared/warnings';
@@ -110,6 +113,9 @@ export class ZoneAwareLokiStack extends Construct {
   /** The Loki configuration (direct output). */
   public readonly configMap?: k8s.KubeConfigMap;
 
+  /** What a Prometheus that monitors the stack scrapes and alerts on (direct output). */
+  private readonly monitored?: () => MonitoredComponent;
+
   constructor(scope: Construct, id: string, props: ZoneAwareLokiStackProps) {
     super(scope, id);
     const where = `ZoneAwareLokiStack '${this.node.path}'`;
@@ -134,7 +140,9 @@ export class ZoneAwareLokiStack extends Construct {
     if (p.s3 === undefined) {
       addWarning(this, 'no direct.objectStorage: chunks and index go to each pod\'s own filesystem, which the other pods cannot read; only for tests');
     }
-    const rendered = directLoki(this, p);
+    const scrapers: NetworkPeer[] = [];
+    const rendered = directLoki(this, p, scrapers);
+    this.monitored = () => lokiMonitored(p, scrapers);
     if (direct.lostZoneRecovery === true) recoverIngesters(where, p, rendered.ingesters, direct.controller);
     this.ingesters = rendered.ingesters;
     this.configMap = rendered.configMap;
@@ -150,6 +158,20 @@ export class ZoneAwareLokiStack extends Construct {
     if (p.migration !== undefined) {
       addWarning(this, migrationNotice(p.migration, QUERY_INGESTERS_WITHIN, p.migrationByController === true));
     }
+  }
+
+  /**
+   * What a Prometheus that monitors the stack scrapes and alerts on (`TopologyShardedPrometheus.monitor`).
+   *
+   * @internal
+   */
+  public _monitoring(): MonitoredComponent {
+    if (!this.monitored) {
+      throw invalidProp(`ZoneAwareLokiStack '${this.node.path}'`, 'operator', 'set',
+        'is the Loki operator\'s output: the operator scrapes its own components (its ServiceMonitors feature gate); ' +
+        'monitor() takes the direct output');
+    }
+    return this.monitored();
   }
 }
 

@@ -8,10 +8,14 @@ import * as path from 'path';
 import { headingAnchor } from '../../src/contract/docs';
 import { ALERT_RUNBOOKS_PAGE, prometheusRuleGroup, runbookUrl } from '../../src/monitoring/alert-rule';
 import { controllerAlertGroup, UPDATE_STALL_MINUTES } from '../../src/monitoring/controller-rules';
+import { lokiAlertGroup } from '../../src/monitoring/loki-rules';
 import { prometheusShardAlertGroup } from '../../src/monitoring/prometheus-rules';
 import { redisAlertGroup } from '../../src/monitoring/redis-rules';
 
-const GROUPS = [controllerAlertGroup(), prometheusShardAlertGroup('monitoring', 'prometheus-.+'), redisAlertGroup('db', 'cache')];
+const GROUPS = [
+  controllerAlertGroup(), prometheusShardAlertGroup('monitoring', 'prometheus-.+'), redisAlertGroup('db', 'cache'),
+  lokiAlertGroup('logs', 'loki'),
+];
 const page = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', ALERT_RUNBOOKS_PAGE), 'utf8');
 const sections = page.split('\n').filter((l) => l.startsWith('## ')).map((l) => l.slice(3).trim());
 

@@ -71,7 +71,9 @@ test('the JSON has every field Grafana\'s dashboard schema requires', () => {
 test('a row per monitored component, its panels per zone over its rules\' metrics, and its pods up by zone', () => {
   const { dashboard } = dashboardOf();
   const rows = dashboard.panels.filter((p: any) => p.type === 'row').map((p: any) => p.title);
-  expect(rows).toEqual(['Zone controller: shifts and rollouts', 'ZonalRedisCluster cache/redis', 'Prometheus shards in monitoring']);
+  expect(rows).toEqual([
+    'Zone controller: shifts and rollouts', 'ZonalRedisCluster cache/redis', 'Loki logs/loki', 'Prometheus shards in monitoring',
+  ]);
   const expr = (title: string, row: number) => {
     const start = dashboard.panels.findIndex((p: any) => p.title === rows[row]);
     return dashboard.panels.slice(start).find((p: any) => p.title === title).targets[0].expr;
@@ -80,5 +82,6 @@ test('a row per monitored component, its panels per zone over its rules\' metric
     'count by (zone, role) (cdk8s_zones_redis_node{namespace="cache", cluster="redis"} and on(instance) (cdk8s_zones_leader == 1))');
   expect(expr('Pods up, by zone', 1)).toBe('sum by (zone) (up{namespace="cache", pod=~"redis-.+"})');
   expect(expr('ZoneShifts in force, by zone', 0)).toContain('cdk8s_zones_zone_shift_expiry_timestamp_seconds');
-  expect(expr('Targets each shard scrapes, by zone', 2)).toContain('pod=~"prometheus-monitoring-prom-.+"');
+  expect(expr('Ingesters answering, by zone', 2)).toBe('sum by (zone) (up{namespace="logs", pod=~"loki-ingester-.+"})');
+  expect(expr('Targets each shard scrapes, by zone', 3)).toContain('pod=~"prometheus-monitoring-prom-.+"');
 });
