@@ -5,22 +5,5 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.bash"
 
-module=sigs.k8s.io/karpenter
-version=v1.13.0
-file=pkg/apis/crds/karpenter.sh_nodepools.yaml
-target="$CACHE_DIR/karpenter/karpenter.sh_nodepools.yaml"
-stamp="$module $version $file"
-if [ -f "$target" ] && [ "$(cat "$target.stamp" 2>/dev/null)" = "$stamp" ]; then
-  echo "Karpenter's NodePool CRD $version already in $target"
-  exit 0
-fi
-if ! command -v go >/dev/null; then
-  echo "Go is not installed: Karpenter's CRD comes from its Go module (https://go.dev/dl/)" >&2
-  exit 1
-fi
-dir="$(cd "$CACHE_DIR" && go mod download -json "$module@$version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
-[ -f "$dir/$file" ] || { echo "go mod download $module@$version gave no $file" >&2; exit 1; }
-mkdir -p "$(dirname "$target")"
-cp "$dir/$file" "$target" && chmod u+w "$target"
-echo "$stamp" >"$target.stamp"
-echo "Karpenter's NodePool CRD $version in $target"
+module_file "Karpenter's NodePool CRD" sigs.k8s.io/karpenter v1.13.0 pkg/apis/crds/karpenter.sh_nodepools.yaml \
+  "$CACHE_DIR/karpenter/karpenter.sh_nodepools.yaml"

@@ -31,3 +31,25 @@ apt_install_now() {
 
 # have NAME: true when $BIN_DIR/NAME is an executable (the step's work is already done).
 have() { [ -x "$BIN_DIR/$1" ]; }
+
+# module_file WHAT MODULE VERSION FILE TARGET: copies FILE of the Go module MODULE at VERSION (through the Go module
+# proxy, nothing built) to TARGET, unless TARGET is there from that same module, version and file; WHAT names it in
+# messages.
+module_file() {
+  local what=$1 module=$2 version=$3 file=$4 target=$5
+  local stamp="$module $version $file" dir
+  if [ -f "$target" ] && [ "$(cat "$target.stamp" 2>/dev/null)" = "$stamp" ]; then
+    echo "$what $version already in $target"
+    return 0
+  fi
+  if ! command -v go >/dev/null; then
+    echo "Go is not installed: $what comes from the Go module $module (https://go.dev/dl/)" >&2
+    return 1
+  fi
+  dir="$(cd "$CACHE_DIR" && go mod download -json "$module@$version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  [ -f "$dir/$file" ] || { echo "go mod download $module@$version gave no $file" >&2; return 1; }
+  mkdir -p "$(dirname "$target")"
+  cp "$dir/$file" "$target" && chmod u+w "$target"
+  echo "$stamp" >"$target.stamp"
+  echo "$what $version in $target"
+}
