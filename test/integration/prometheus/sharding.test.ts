@@ -155,6 +155,37 @@ describe('sharding with a real Prometheus (file_sd + the generated relabel rules
   });
 });
 
+/**
+ * The pods of the prometheus-standalone example's shards as kubernetes_sd (role pod, node metadata) would find them:
+ * twelve per zone (enough that every shard of a zone gets some), each with its web port, and every third with a
+ * sidecar's port the job must drop.
+ */
+function shardPodTargets(zones: readonly string[]): KubernetesTarget[] {
+  const perZone = Array.from({ length: 12 }, (_, i) => i);
+  const ports = (i: number) => (i % 3 === 0 ? ['web', 'sidecar'] : ['web']);
+  return zones.flatMap((zone, z) => perZone.flatMap((i) => ports(i).map((port, p): KubernetesTarget => {
+    const address = `10.${z + 1}.${i}.7:${9090 + p}`;
+    return {
+      zone,
+      scraped: port === 'web' ? address : undefined,
+      labels: {
+        __address__: address,
+        __meta_kubernetes_namespace: 'monitoring',
+        __meta_kubernetes_pod_name: `prometheus-${zone}-${i}-0`,
+        __meta_kubernetes_pod_phase: 'Running',
+        __meta_kubernetes_pod_container_name: port === 'web' ? 'prometheus' : 'sidecar',
+        __meta_kubernetes_pod_container_port_name: port,
+        __meta_kubernetes_pod_label_app_kubernetes_io_name: 'prometheus',
+        __meta_kubernetes_pod_labelpresent_app_kubernetes_io_name: 'true',
+        __meta_kubernetes_pod_label_app_kubernetes_io_instance: 'prometheus',
+        __meta_kubernetes_pod_labelpresent_app_kubernetes_io_instance: 'true',
+        __meta_kubernetes_node_label_topology_kubernetes_io_zone: zone,
+        __meta_kubernetes_node_labelpresent_topology_kubernetes_io_zone: 'true',
+      },
+    };
+  })));
+}
+
 /** The examples' output, run by the real Prometheus on targets shaped like Kubernetes discovery's. */
 describe('the examples, with a real Prometheus', () => {
   const EXAMPLE_ZONES = ['zone-a', 'zone-b', 'zone-c'];
@@ -187,7 +218,14 @@ describe('the examples, with a real Prometheus', () => {
   test('prometheus-standalone: each shard\'s own prometheus.yml (kubernetes_sd swapped for file_sd) scrapes every target exactly once, in its zone', async () => {
     const manifests = manifestsOf(buildStandalone);
     const plan = ShardPlan.plan({ topology: new ZoneTopology({ zones: EXAMPLE_ZONES }), shards: 7 });
-    const files: { [job: string]: string } = { 'kubernetes-pods': podsFile, 'kubernetes-service-endpoints': endpointsFile };
+    // the example monitors its own shards: a pod job of their own, which finds its shards' pods on their web port
+    const ownJob = 'monitoring/prometheus-prometheus/web';
+    const shardPods = shardPodTargets(EXAMPLE_ZONES);
+    const shardPodsFile = path.join(pool.dir, 'shard-pods.json');
+    fs.writeFileSync(shardPodsFile, fileSdTargets(shardPods.map((t) => t.labels)));
+    const files: { [job: string]: string } = {
+      'kubernetes-pods': podsFile, 'kubernetes-service-endpoints': endpointsFile, [ownJob]: shardPodsFile,
+    };
     const configs = plan.shards.map((s) => {
       const configMap = manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === `prometheus-${s.zone}-${s.inZoneIndex}`);
       const config = yaml.parse(configMap.data['prometheus.yml']);
@@ -200,7 +238,7 @@ describe('the examples, with a real Prometheus', () => {
     });
     await pool.configure(configs);
     const byJob = activeShards(await pool.targetsOnceDiscovered(configs.map(() => ({
-      'kubernetes-pods': pods.length, 'kubernetes-service-endpoints': endpoints.length,
+      'kubernetes-pods': pods.length, 'kubernetes-service-endpoints': endpoints.length, [ownJob]: shardPods.length,
     }))));
     const shardOf = (zone: string, address: string) => {
       const bucket = Hashmod.bucket(address, plan.shardsInZone(zone).length);
@@ -208,6 +246,8 @@ describe('the examples, with a real Prometheus', () => {
     };
     expectExactlyOnce(pods, byJob.get('kubernetes-pods')!, shardOf);
     expectExactlyOnce(endpoints, byJob.get('kubernetes-service-endpoints')!, shardOf);
+    // each shard's pod scraped exactly once, by a shard of its own zone (the other pods' containers are dropped)
+    expectExactlyOnce(shardPods, byJob.get(ownJob)!, shardOf);
   });
 
   /** The prometheus-3-zones example's TopologyShardedPrometheus with the agent output (PrometheusAgent resources). */
