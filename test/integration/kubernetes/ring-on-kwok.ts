@@ -82,7 +82,17 @@ export interface Pusher {
 }
 
 /** One pod's time down: from its deletion until its successor answered /ready (`to` unset until then). */
-export interface Down { readonly pod: string; readonly zone: string; readonly from: number; to?: number }
+/**
+ * An ingester down: from its deletion seen (`from`) until its successor first answers /ready (`to`, an upper bound:
+ * seen by a poll), and the latest moment a poll was sure it was still down (`surelyDownAt`, a lower bound of its end).
+ */
+export interface Down {
+  readonly pod: string;
+  readonly zone: string;
+  readonly from: number;
+  to?: number;
+  surelyDownAt: number;
+}
 
 export class RingOnKwok {
   /**
@@ -142,7 +152,8 @@ export class RingOnKwok {
     if (!name.startsWith(this.ingesterPrefix)) return;
     const current = this.running.get(name);
     if (current && (type === 'DELETED' || isTerminating(pod)) && current.uid === pod.metadata.uid) {
-      this.downs.push({ pod: name, zone: current.zone, from: Date.now() });
+      const from = Date.now();
+      this.downs.push({ pod: name, zone: current.zone, from, surelyDownAt: from });
       this.running.delete(name);
       this.after(name, async () => current.process?.stop());
       this.released.set(current.ip, this.chain.get(name)!);
@@ -171,8 +182,11 @@ export class RingOnKwok {
   /** Ends each open down interval whose pod's successor answers /ready. */
   public async poll(): Promise<void> {
     await Promise.all(this.downs.filter((d) => d.to === undefined).map(async (down) => {
+      const asked = Date.now();
       const next = this.running.get(down.pod);
       if (next?.process && await isReady(`http://${next.ip}:${HTTP_PORT}`)) down.to ??= Date.now();
+      // not ready when asked (or later): down at that moment for sure
+      else if (down.to === undefined) down.surelyDownAt = Math.max(down.surelyDownAt, asked);
     }));
   }
 
