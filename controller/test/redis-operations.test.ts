@@ -1,5 +1,5 @@
-import { REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION } from '../../src/contract/redis';
-import { clearRequestPatch, operationRequest } from '../src/redis/operations';
+import { REDIS_OPERATION_ANNOTATION, REDIS_PAUSED_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION } from '../../src/contract/redis';
+import { clearRequestPatch, operationRequest, pauseRequest } from '../src/redis/operations';
 
 const ask = (operation: string, extra: Record<string, string> = {}) =>
   operationRequest({ [REDIS_OPERATION_ANNOTATION]: operation, ...extra }, 'cache');
@@ -23,4 +23,24 @@ test('reset needs the second annotation, naming the cluster', () => {
 test('the acknowledgement removes both annotations', () => {
   const cleared = { [REDIS_OPERATION_ANNOTATION]: null, [REDIS_RESET_CONFIRM_ANNOTATION]: null };
   expect(clearRequestPatch()).toEqual({ metadata: { annotations: cleared } });
+});
+
+test('only "true" pauses the manager; another value is reported and pauses nothing', () => {
+  const paused = (value: string) => pauseRequest({ [REDIS_PAUSED_ANNOTATION]: value });
+  expect(pauseRequest(undefined)).toEqual({ paused: false });
+  expect(pauseRequest({ [REDIS_OPERATION_ANNOTATION]: 'fix' })).toEqual({ paused: false });
+  expect(paused('false')).toEqual({ paused: false });
+  expect(paused('true')).toEqual({
+    paused: true,
+    issue: { kind: 'paused', message: `paused by the annotation ${REDIS_PAUSED_ANNOTATION}=true: the manager changes nothing` },
+  });
+  for (const value of ['yes', 'True', ' true', '']) {
+    expect(paused(value)).toEqual({
+      paused: false,
+      issue: {
+        kind: 'invalid-annotation',
+        message: `the annotation ${REDIS_PAUSED_ANNOTATION}=${JSON.stringify(value)} is ignored: only "true" pauses the manager`,
+      },
+    });
+  }
 });

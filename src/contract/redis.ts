@@ -31,6 +31,13 @@ export const REDIS_OPERATION_ANNOTATION = `${PROJECT_DOMAIN}/redis-operation`;
  */
 export const REDIS_OPERATIONS = ['fix', 'rebalance', 'forget-lost-nodes', 'force-reconcile', 'reset'] as const;
 export type RedisOperation = typeof REDIS_OPERATIONS[number];
+/**
+ * Pauses the in-cluster manager of a cluster while its layout ConfigMap carries it with the value `true`
+ * (`kubectl annotate configmap <name>-layout cdk8s-zones.dev/redis-paused=true`): its passes still observe the
+ * cluster and report it (status, Events, metrics), but change nothing in Redis or Kubernetes on their own, for work
+ * done by hand. A manual operation asked meanwhile still runs: it is a person's explicit request.
+ */
+export const REDIS_PAUSED_ANNOTATION = `${PROJECT_DOMAIN}/redis-paused`;
 /** The second annotation `reset` needs, with the value `redisResetConfirmation(cluster)`. */
 export const REDIS_RESET_CONFIRM_ANNOTATION = `${PROJECT_DOMAIN}/redis-reset-confirm`;
 

@@ -8,7 +8,7 @@ import { ZONE_LABEL } from '../../../src/contract/labels';
 import { REDIS_MANAGER } from '../../../src/contract/reconcilers';
 import {
   CONTROLLER_REVISION_LABEL, REDIS_CLUSTER_LABEL, REDIS_OPERATION_ANNOTATION, REDIS_PASSWORD_VOLUME,
-  REDIS_RESET_CONFIRM_ANNOTATION, layoutConfigMapName,
+  REDIS_PAUSED_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION, layoutConfigMapName,
 } from '../../../src/contract/redis';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { KubeApi, KubeObject, resourcePath } from '../kube/api';
@@ -149,7 +149,7 @@ export class ClusterWatching {
     const [namespace, cluster] = key.split('/');
     const stop = new AbortController();
     this.signal.addEventListener('abort', () => stop.abort(), { once: true });
-    const annotations = [REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION];
+    const annotations = [REDIS_OPERATION_ANNOTATION, REDIS_RESET_CONFIRM_ANNOTATION, REDIS_PAUSED_ANNOTATION];
     const layout = {
       resource: CONFIGMAPS,
       namespace,

@@ -31,7 +31,7 @@ import { ReconcileResult } from '../reconcile-loop';
 import { ControllerSettings, Reconciler, ReconcilerContext } from '../reconciler';
 import type { ClusterState } from '../redis/decide';
 import type { RedisClusterManager } from '../redis/manager';
-import { operationRequest } from '../redis/operations';
+import { operationRequest, pauseRequest } from '../redis/operations';
 import { DEFAULT_REPLACED_PER_PASS } from '../redis/upgrade';
 import { Caches } from '../watches';
 
@@ -121,13 +121,15 @@ class RedisClusters {
     const w = full ? await prepare(this.ctx, namespace, cluster, members, PASS_TIMEOUT_MS, last) : last;
     this.watched.set(key, w);
     const request = full ? operationRequest(w.subject.metadata.annotations, cluster) : undefined;
+    const pause = pauseRequest(w.subject.metadata.annotations);
     for (const [node, until] of w.heldFailBack) if (until <= Date.now()) w.heldFailBack.delete(node);
-    const holdFailBack = new Set(w.heldFailBack.keys());
-    const converged = request && 'operation' in request
-      ? await runOperation(w.manager, request.operation)
-      : await w.manager.converge({ holdFailBack, outOfServiceZones: this.outOfService(namespace) });
-    if (full) await this.driveWorkloads(namespace, cluster, members, w, converged.healthy);
-    const state = { ...converged, issues: [...converged.issues, ...(w.workloads?.issues ?? [])] };
+    const options = { holdFailBack: new Set(w.heldFailBack.keys()), outOfServiceZones: this.outOfService(namespace) };
+    let converged: ClusterState;
+    if (request && 'operation' in request) converged = await runOperation(w.manager, request.operation);
+    else converged = pause.paused ? await w.manager.state(options) : await w.manager.converge(options);
+    if (full && !pause.paused) await this.driveWorkloads(namespace, cluster, members, w, converged.healthy);
+    const issues = [...converged.issues, ...(w.workloads?.issues ?? []), ...(pause.issue ? [pause.issue] : [])];
+    const state = { ...converged, paused: pause.paused, issues };
     if (request) await acknowledge(this.ctx, namespace, cluster, w, request, state);
     await report(this.ctx, key, w, state, full, this.settings.intervalMs);
     this.layoutGauges.show(key, state);

@@ -4,7 +4,7 @@ import { Step } from './steps';
 export type IssueKind =
   | 'unreachable' | 'zone-silent' | 'zone-shifted' | 'zone-lost' | 'converging' | 'resharding' | 'replica-syncing'
   | 'failover-pending' | 'slots-lost' | 'slots-unassigned' | 'zone-majority' | 'no-master' | 'not-bootstrapped'
-  | 'absent' | 'upgrade-blocked' | 'refusing-queries' | 'stand-in';
+  | 'absent' | 'upgrade-blocked' | 'refusing-queries' | 'stand-in' | 'paused' | 'invalid-annotation';
 
 /** Something not as planned that the steps do not (yet) fix. */
 export interface Issue {
