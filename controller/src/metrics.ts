@@ -6,7 +6,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import {
   LEADER, RECONCILE_ERRORS, RECONCILES, REDIS_FINALIZED, REDIS_MASTERS_OFF_PLAN, REDIS_NODE, REDIS_PASSES, REDIS_PHASE,
-  UPDATE_OLD_REPLICAS, UPDATE_PHASE, UPDATE_PROGRESS, ZONE_SHIFT_EXPIRY,
+  UPDATE_OLD_REPLICAS, UPDATE_PHASE, UPDATE_PROGRESS, WORKLOAD_ZONE_PODS, WORKLOAD_ZONE_READY_PODS, ZONE_SHIFT_EXPIRY,
 } from '../../src/contract/metrics';
 
 export interface Metrics {
@@ -43,6 +43,10 @@ export interface Metrics {
   readonly updateOldReplicas: Gauge<'namespace' | 'name' | 'zone'>;
   /** When each ZoneAwareUpdate last progressed (Unix seconds), with the zone it rolls now. */
   readonly updateProgress: Gauge<'namespace' | 'name' | 'zone'>;
+  /** Per zone, a workload's opted-in pods bound there (not terminating, not ended). */
+  readonly workloadZonePods: Gauge<'namespace' | 'workload' | 'zone'>;
+  /** Per zone, those of a workload's pods that are Ready. */
+  readonly workloadZoneReadyPods: Gauge<'namespace' | 'workload' | 'zone'>;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
@@ -78,6 +82,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       name: REDIS_FINALIZED, help: '1 once a ZonalRedisCluster has been healthy for 10 passes in a row', labelNames: ['namespace', 'cluster'], registers,
     }),
     ...zoneStateGauges(registers),
+    ...workloadZoneGauges(registers),
   };
 }
 
@@ -114,6 +119,19 @@ function zoneStateGauges(registers: Registry[]): Pick<Metrics,
       help: 'When each ZoneAwareUpdate last progressed (Unix seconds), with the zone it rolls now',
       labelNames: ['namespace', 'name', 'zone'],
       registers,
+    }),
+  };
+}
+
+/** The opted-in workloads' pods per zone, and how many are Ready: what the zone readiness alert reads. */
+function workloadZoneGauges(registers: Registry[]): Pick<Metrics, 'workloadZonePods' | 'workloadZoneReadyPods'> {
+  const labelNames = ['namespace', 'workload', 'zone'] as const;
+  return {
+    workloadZonePods: new Gauge({
+      name: WORKLOAD_ZONE_PODS, help: 'Per zone, the opted-in pods of each workload bound there', labelNames, registers,
+    }),
+    workloadZoneReadyPods: new Gauge({
+      name: WORKLOAD_ZONE_READY_PODS, help: 'Per zone, the opted-in pods of each workload bound there and Ready', labelNames, registers,
     }),
   };
 }

@@ -124,7 +124,7 @@ describe('which watch events need a reconcile', () => {
     expect(decisionInputsChanged(bound, pod({ node: 'n1', annotations: { [VALUE]: 'zone-b' } }), 'zone-a')).toBe(true);
   });
 
-  test('the cache keeps only what the decision reads, and the decision is the same on it', () => {
+  test('the cache keeps only what the decision and the readiness gauges read, and the decision is the same on it', () => {
     const full: KubeObject = {
       metadata: {
         name: 'p',
@@ -148,7 +148,10 @@ describe('which watch events need a reconcile', () => {
         annotations: { [ZoneAnnotation.KEYS_ANNOTATION]: ZONE },
       },
       spec: { nodeName: 'n1' },
-      status: { conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:05Z' }] },
+      status: {
+        conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:05Z' }, { type: 'Ready', status: 'True' }],
+        phase: 'Running',
+      },
     });
     const n = node({ [ZONE]: 'zone-a' });
     expect(decideZoneAnnotation(slim, n, KEYS)).toEqual(decideZoneAnnotation(full, n, KEYS));

@@ -33,3 +33,11 @@ export const UPDATE_OLD_REPLICAS = 'cdk8s_zones_zone_aware_update_old_replicas';
  * a pod fewer on the old revision, or a new revision to roll out. Since the controller's start at the earliest.
  */
 export const UPDATE_PROGRESS = 'cdk8s_zones_zone_aware_update_last_progress_timestamp_seconds';
+/**
+ * Per zone, the pods of a workload that opted in to the zone annotation, bound to a node of that zone and neither
+ * terminating nor ended (labels namespace, workload: `<Kind>/<name>` of its controller, a Deployment for its
+ * ReplicaSets' pods, `Pod/<name>` for a pod of none; zone). No series where the workload has no such pod.
+ */
+export const WORKLOAD_ZONE_PODS = 'cdk8s_zones_workload_zone_pods';
+/** Per zone, those pods of a workload (`WORKLOAD_ZONE_PODS`) whose Ready condition is True (same labels). */
+export const WORKLOAD_ZONE_READY_PODS = 'cdk8s_zones_workload_zone_ready_pods';

@@ -6,13 +6,16 @@
 import { AlertGroup, AlertRule } from './alert-rule';
 import { DashboardSection } from './dashboard';
 import {
-  LEADER, RECONCILE_ERRORS, UPDATE_OLD_REPLICAS, UPDATE_PHASE, UPDATE_PROGRESS, ZONE_SHIFT_EXPIRY,
+  LEADER, RECONCILE_ERRORS, UPDATE_OLD_REPLICAS, UPDATE_PHASE, UPDATE_PROGRESS, WORKLOAD_ZONE_PODS,
+  WORKLOAD_ZONE_READY_PODS, ZONE_SHIFT_EXPIRY,
 } from '../contract/metrics';
 
 /** Within this long of its expiry a shift alerts: time to extend it (or let the zone back) on purpose. */
 export const SHIFT_EXPIRY_WARNING_SECONDS = 3600;
 /** A ZoneAwareUpdate that has not moved a pod off the old revision for this long is stuck. */
 export const UPDATE_STALL_MINUTES = 30;
+/** A zone whose pods of a workload have none Ready this long, while the workload is Ready elsewhere, alerts. */
+export const ZONE_PODS_NOT_READY_MINUTES = 5;
 /** Keeps a rule to the series of the controller replica that leads now. */
 export const LEADING = `and on(instance) (${LEADER} == 1)`;
 
@@ -47,6 +50,22 @@ const updateStalled: AlertRule = {
     + ' not become Ready, a ready check that fails, its pause condition, or the update it starts after.',
 };
 
+// A zone held out by a shift makes its gated pods not Ready on purpose: ZoneShiftActive tells that already.
+const zonePodsNotReady: AlertRule = {
+  alert: 'ZonePodsNotReady',
+  expr: `(${WORKLOAD_ZONE_READY_PODS} == 0 and ${WORKLOAD_ZONE_PODS} > 0)`
+    + ` and on(instance, namespace, workload) (sum by (instance, namespace, workload) (${WORKLOAD_ZONE_READY_PODS}) > 0)`
+    + ` unless on(instance, zone) ${ZONE_SHIFT_EXPIRY} ${LEADING}`,
+  for: `${ZONE_PODS_NOT_READY_MINUTES}m`,
+  severity: 'warning',
+  summary: 'Zone {{ $labels.zone }}: no pod of {{ $labels.namespace }}/{{ $labels.workload }} is Ready, while it is'
+    + ' Ready in other zones',
+  description: `For ${ZONE_PODS_NOT_READY_MINUTES} minutes, none of the pods of {{ $labels.workload }} in zone`
+    + ' {{ $labels.zone }} has been Ready, while its pods in other zones are: the zone, not the workload, is the likely'
+    + ' cause. More workloads alerting in the same zone make it a candidate for a ZoneShift of zone {{ $labels.zone }}'
+    + ' (runbooks/zone-impaired.md).',
+};
+
 const reconcileErrors: AlertRule = {
   alert: 'ZoneControllerReconcileErrors',
   expr: `sum by (instance, reconciler) (rate(${RECONCILE_ERRORS}[10m])) > 0 ${LEADING}`,
@@ -61,16 +80,29 @@ const reconcileErrors: AlertRule = {
 export function controllerAlertGroup(): AlertGroup {
   return {
     name: 'cdk8s-zones-controller',
-    rules: [zoneShiftActive, zoneShiftExpiring, updateStalled, reconcileErrors],
+    rules: [zoneShiftActive, zoneShiftExpiring, updateStalled, zonePodsNotReady, reconcileErrors],
   };
 }
 
-/** The controller's panels of the zone dashboard: shifts and rollouts, per zone. */
+/** The controller's panels of the zone dashboard: the opted-in workloads' readiness, shifts and rollouts, per zone. */
 export function controllerDashboardSection(): DashboardSection {
   const leading = (series: string) => `(${series} ${LEADING})`;
   return {
-    title: 'Zone controller: shifts and rollouts',
+    title: 'Zone controller: readiness, shifts and rollouts',
     panels: [
+      {
+        title: 'Ready pods of the zone-annotated workloads, by zone',
+        description: 'The opted-in pods whose Ready condition is True: a zone falling while the others hold is impaired'
+          + ' (runbooks/alerts.md#zonepodsnotready).',
+        expr: `sum by (zone) ${leading(WORKLOAD_ZONE_READY_PODS)}`,
+        legend: '{{zone}}',
+      },
+      {
+        title: 'Pods of the zone-annotated workloads not Ready, by zone',
+        description: 'The opted-in pods bound to a node of the zone but not Ready: starting, failing, or held out by a shift.',
+        expr: `sum by (zone) ${leading(`(${WORKLOAD_ZONE_PODS} - ${WORKLOAD_ZONE_READY_PODS})`)}`,
+        legend: '{{zone}}',
+      },
       {
         title: 'ZoneShifts in force, by zone',
         description: 'A zone with a shift is out of service: new pods go elsewhere (runbooks/alerts.md#zoneshiftactive).',

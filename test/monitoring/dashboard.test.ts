@@ -72,7 +72,7 @@ test('a row per monitored component, its panels per zone over its rules\' metric
   const { dashboard } = dashboardOf();
   const rows = dashboard.panels.filter((p: any) => p.type === 'row').map((p: any) => p.title);
   expect(rows).toEqual([
-    'Zone controller: shifts and rollouts', 'ZonalRedisCluster cache/redis', 'Loki logs/loki', 'Prometheus shards in monitoring',
+    'Zone controller: readiness, shifts and rollouts', 'ZonalRedisCluster cache/redis', 'Loki logs/loki', 'Prometheus shards in monitoring',
   ]);
   const expr = (title: string, row: number) => {
     const start = dashboard.panels.findIndex((p: any) => p.title === rows[row]);
@@ -82,6 +82,8 @@ test('a row per monitored component, its panels per zone over its rules\' metric
     'count by (zone, role) (cdk8s_zones_redis_node{namespace="cache", cluster="redis"} and on(instance) (cdk8s_zones_leader == 1))');
   expect(expr('Pods up, by zone', 1)).toBe('sum by (zone) (up{namespace="cache", pod=~"redis-.+"})');
   expect(expr('ZoneShifts in force, by zone', 0)).toContain('cdk8s_zones_zone_shift_expiry_timestamp_seconds');
+  expect(expr('Ready pods of the zone-annotated workloads, by zone', 0)).toBe(
+    'sum by (zone) (cdk8s_zones_workload_zone_ready_pods and on(instance) (cdk8s_zones_leader == 1))');
   expect(expr('Ingesters answering, by zone', 2)).toBe('sum by (zone) (up{namespace="logs", pod=~"loki-ingester-.+"})');
   expect(expr('Targets each shard scrapes, by zone', 3)).toContain('pod=~"prometheus-monitoring-prom-.+"');
 });

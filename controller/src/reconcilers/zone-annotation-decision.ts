@@ -2,6 +2,7 @@
  * What the zone annotator does with one pod, given the pod and its node as the caches hold them: a pure
  * function, unit-tested without a cluster.
  */
+import { TEMPLATE_HASH_LABEL } from './zone-aware-update-deployment';
 import { hasZoneGate, zoneGateStatus } from './zone-gate-decision';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { ZONE_IN_SERVICE_CONDITION } from '../../../src/contract/zone-shift';
@@ -9,12 +10,16 @@ import { isTerminating } from '../../../src/kubernetes/pod-life';
 import { KubeObject } from '../kube/api';
 import { PodShape } from '../kube/transforms';
 
-/** What the annotator reads of a pod: the cache keeps nothing else. */
+/**
+ * What the annotator reads of a pod: the cache keeps nothing else. Its Ready condition, phase and template hash are
+ * for the zone readiness gauges (zone-readiness-metrics.ts), not the decisions (`decisionInputsChanged`).
+ */
 export const ANNOTATOR_POD_SHAPE: PodShape = {
-  labels: [ZoneAnnotation.OPT_IN_LABEL],
+  labels: [ZoneAnnotation.OPT_IN_LABEL, TEMPLATE_HASH_LABEL],
   annotations: [ZoneAnnotation.VALUE_ANNOTATION, ZoneAnnotation.KEYS_ANNOTATION],
-  conditions: ['PodScheduled', ZONE_IN_SERVICE_CONDITION],
+  conditions: ['PodScheduled', ZONE_IN_SERVICE_CONDITION, 'Ready'],
   readinessGates: true,
+  phase: true,
 };
 
 /**

@@ -3,12 +3,14 @@
  * bound, the annotation `cdk8s-zones.dev/zone` with its node's topology label values, so a container can
  * read its zone through the downward API (`wait-for-zone` in an init container). A node without the
  * label gets a Warning Event on the pod and counts in `cdk8s_zones_nodes_missing_zone_label`; the pod is
- * decided again as soon as the node's labels change.
+ * decided again as soon as the node's labels change. Its watches also count, per workload and zone, the pods and
+ * how many are Ready (zone-readiness-metrics.ts).
  */
 import {
   ANNOTATOR_POD_SHAPE, boundAt, decideZoneAnnotation, decisionInputsChanged, GATED_POD_SHAPE,
 } from './zone-annotation-decision';
 import { decideZoneGate, hasZoneGate, zoneGatePatch } from './zone-gate-decision';
+import { ReadinessFeed, readinessFeed, ZoneReadinessGauges } from './zone-readiness-metrics';
 import { ZONE_ANNOTATOR, ZONE_ANNOTATOR_RULES } from '../../../src/contract/reconcilers';
 import { ZoneAnnotation } from '../../../src/contract/zone-annotation';
 import { nextShiftExpiry, outOfServiceZones } from '../../../src/contract/zone-shift';
@@ -58,9 +60,10 @@ export function zoneAnnotator(tuning: ZoneAnnotatorTuning = {}): Reconciler {
       /** The value patched onto each pod whose watch has not shown it yet: that echo needs no reconcile. */
       const written = new Map<string, string>();
       const annotations = new ZoneAnnotations(ctx, caches, waits, written, ctx.log.with({ reconciler: NAME }));
+      const readiness = readinessFeed(new ZoneReadinessGauges(ctx.metrics), settings.topologyKeys);
       return {
         // Pods decided before the nodes are known would all wait: the nodes are a cache, the pods the primary.
-        watches: zoneAnnotatorWatches(settings.resyncMs, waits, written, settings.zoneShifts),
+        watches: zoneAnnotatorWatches(settings.resyncMs, waits, written, settings.zoneShifts, readiness),
         loop: { concurrency: settings.concurrency },
         reconcile: (key) => annotations.reconcile(key),
         startedFields: { topologyKeys: settings.topologyKeys },
@@ -130,17 +133,22 @@ export function annotatorPodKeys({ type, obj: pod, old }: Change, written: Map<s
 
 /**
  * What the annotator watches: the opted-in pods, the nodes (a node's change concerns the pods waiting on it), the
- * zonal shifts (their readiness gate) and, for the shift's fail-safe, the Services.
+ * zonal shifts (their readiness gate) and, for the shift's fail-safe, the Services. Every change of a pod or a node
+ * also goes to `readiness`, whatever it enqueues.
  */
 export function zoneAnnotatorWatches(
   resyncMs: number | undefined, waits: NodeWaits, written: Map<string, string>, zoneShifts = true,
+  readiness?: ReadinessFeed,
 ): Watches<AnnotatorWatch> {
   return {
     // pods resync; a node matters only through its pods
     nodes: {
       resource: NODES,
       transform: slimNode,
-      keys: ({ type, obj }) => (type === 'deleted' ? [] : waits.podsOn(obj.metadata.name)),
+      keys: (change, c) => {
+        readiness?.node(change, c);
+        return change.type === 'deleted' ? [] : waits.podsOn(change.obj.metadata.name);
+      },
     },
     ...(zoneShifts ? shiftWatches() : {}),
     pods: {
@@ -150,7 +158,10 @@ export function zoneAnnotatorWatches(
       indexes: { namespace: byNamespace },
       resyncMs,
       primary: true,
-      keys: (change, c) => [...annotatorPodKeys(change, written), ...(zoneShifts ? peersToDecide(change, c) : [])],
+      keys: (change, c) => {
+        readiness?.pod(change, c);
+        return [...annotatorPodKeys(change, written), ...(zoneShifts ? peersToDecide(change, c) : [])];
+      },
     },
   };
 }

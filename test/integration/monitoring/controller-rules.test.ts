@@ -3,13 +3,23 @@
  * Prometheus comes from): `promtool check rules` accepts the rule file the standalone output mounts, and
  * `promtool test rules` plays series through every rule: each fires when it must, with its severity, its summary
  * naming the zone and its runbook, and stays silent when it must (a replica that no longer leads, a shift far from
- * its expiry, an update that moves or is done, a reconciler that stopped failing).
+ * its expiry, an update that moves or is done, a reconciler that stopped failing, a workload Ready nowhere or still
+ * Ready in the zone, a zone under a shift).
  */
 import { Promtool, promtoolOver } from './promtool';
 import { controllerAlertGroup } from '../../../src/monitoring/controller-rules';
 
 const LEADER = 'cdk8s_zones_leader{instance="c1:8080"}';
 const FORMER = 'cdk8s_zones_leader{instance="c2:8080"}';
+
+/** The pods and Ready pods series of web's Deployment `name` in `zone`, as replica `instance` shows them. */
+function workloadZone(instance: string, name: string, zone: string, pods: string, ready: string): object[] {
+  const labels = `instance="${instance}",namespace="web",workload="Deployment/${name}",zone="${zone}"`;
+  return [
+    { series: `cdk8s_zones_workload_zone_pods{${labels}}`, values: pods },
+    { series: `cdk8s_zones_workload_zone_ready_pods{${labels}}`, values: ready },
+  ];
+}
 
 let promtool: Promtool;
 beforeAll(() => {
@@ -75,6 +85,38 @@ test('promtool test rules: each rule fires when it must and only then', () => {
             'ZoneAwareUpdate web/app has not progressed in zone zone-b for 30 minutes',
             'No pod has left the old revision for 31m 0s: the update waits on pods that do not become Ready, a ready check'
             + ' that fails, its pause condition, or the update it starts after.')],
+        },
+      ],
+    },
+    {
+      // web/app's pods in zone-a stop being Ready at 10m while those in zone-b stay Ready: fires from 15m on. web/down
+      // is Ready nowhere (the workload, not a zone); web/part keeps a Ready pod of two in zone-a; zone-c is held by a
+      // shift from the start; the former leader's stale series of zone-b never alert.
+      interval: '1m',
+      input_series: [
+        { series: LEADER, values: '1x60' },
+        { series: FORMER, values: '0x60' },
+        ...workloadZone('c1:8080', 'app', 'zone-a', '2x60', '2x9 0x50'),
+        ...workloadZone('c1:8080', 'app', 'zone-b', '2x60', '2x60'),
+        ...workloadZone('c1:8080', 'down', 'zone-a', '1x60', '0x60'),
+        ...workloadZone('c1:8080', 'down', 'zone-b', '1x60', '0x60'),
+        ...workloadZone('c1:8080', 'part', 'zone-a', '2x60', '1x60'),
+        ...workloadZone('c1:8080', 'part', 'zone-b', '1x60', '1x60'),
+        ...workloadZone('c1:8080', 'app', 'zone-c', '2x60', '0x60'),
+        { series: 'cdk8s_zones_zone_shift_expiry_timestamp_seconds{instance="c1:8080",shift="drain-c",zone="zone-c",lost="false"}', values: '7200x60' },
+        ...workloadZone('c2:8080', 'app', 'zone-b', '2x60', '0x60'),
+        ...workloadZone('c2:8080', 'app', 'zone-a', '2x60', '2x60'),
+      ],
+      alert_rule_test: [
+        { eval_time: '14m', alertname: 'ZonePodsNotReady', exp_alerts: [] },
+        {
+          eval_time: '16m',
+          alertname: 'ZonePodsNotReady',
+          exp_alerts: [promtool.alert('ZonePodsNotReady', { instance: 'c1:8080', namespace: 'web', workload: 'Deployment/app', zone: 'zone-a' },
+            'Zone zone-a: no pod of web/Deployment/app is Ready, while it is Ready in other zones',
+            'For 5 minutes, none of the pods of Deployment/app in zone zone-a has been Ready, while its pods in other zones'
+            + ' are: the zone, not the workload, is the likely cause. More workloads alerting in the same zone make it a'
+            + ' candidate for a ZoneShift of zone zone-a (runbooks/zone-impaired.md).')],
         },
       ],
     },
