@@ -46,7 +46,9 @@ export interface DirectLoki {
  * components share (`-target=` picks the component), a headless memberlist Service, the ingesters as
  * StatefulSet(s) and every other component as a Deployment with a Service.
  */
-export function directLoki(scope: Construct, p: ResolvedLoki, scrapers: readonly NetworkPeer[]): DirectLoki {
+export function directLoki(
+  scope: Construct, p: ResolvedLoki, scrapers: () => readonly NetworkPeer[],
+): DirectLoki {
   const { configMap, hash } = sharedConfig(scope, p, true);
   // Until a migration to zone awareness reaches them, some components keep a configuration without it (migration.ts).
   const readPathNotReached = p.migration !== undefined && p.migration < MigrationStep.READ_PATH;
@@ -269,7 +271,7 @@ function ingesterStatefulSets(
  * monitors the stack (`scrapers`, known when the app is synthesized) scrapes over HTTP.
  */
 function networkPolicies(
-  scope: Construct, p: ResolvedLoki, memberLabel: { [key: string]: string }, scrapers: readonly NetworkPeer[],
+  scope: Construct, p: ResolvedLoki, memberLabel: { [key: string]: string }, scrapers: () => readonly NetworkPeer[],
 ): void {
   const ns = p.metadataNamespace;
   const clients = clientPeers(p.networkPolicy);
@@ -282,7 +284,7 @@ function networkPolicies(
     ingress: [
       { ports: ['http', 'grpc', 'memberlist'], from: [{ podLabels: memberLabel }] },
       { ports: ['http', 'grpc'], from: [...clients, ...gatewayPods] },
-      { ports: ['http'], from: () => scrapers },
+      { ports: ['http'], from: scrapers },
     ],
   });
   if (!p.gateway) return;

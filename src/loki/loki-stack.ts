@@ -16,11 +16,10 @@ import { IngesterRollout, ingesterRollout } from './rollout';
 import { containerResources } from '../kubernetes/container-resources';
 import { MAX_STATEFULSET_NAME, NAME_MAX } from '../kubernetes/kubernetes-names';
 import { KubeProps } from '../kubernetes/kubernetes-props';
-import { NetworkPeer } from '../kubernetes/network-policy';
 import { derivedName, resolveNamespace } from '../kubernetes/object-names';
 import { sizeQuantity } from '../kubernetes/quantity';
 import { zoneSlugs } from '../kubernetes/zone-slug';
-import { MonitoredComponent } from '../monitoring/monitored';
+import { MonitoredComponent, ScraperPeers } from '../monitoring/monitored';
 import { invalidProp } from '../shared/errors';
 import { checkProps, Props, PropSpec } from '../shared/props';
 import { addWarning } from '../shared/warnings';
@@ -140,8 +139,8 @@ export class ZoneAwareLokiStack extends Construct {
     if (p.s3 === undefined) {
       addWarning(this, 'no direct.objectStorage: chunks and index go to each pod\'s own filesystem, which the other pods cannot read; only for tests');
     }
-    const scrapers: NetworkPeer[] = [];
-    const rendered = directLoki(this, p, scrapers);
+    const scrapers = new ScraperPeers();
+    const rendered = directLoki(this, p, scrapers.list);
     this.monitored = () => lokiMonitored(p, scrapers);
     if (direct.lostZoneRecovery === true) recoverIngesters(where, p, rendered.ingesters, direct.controller);
     this.ingesters = rendered.ingesters;

@@ -15,6 +15,12 @@ export interface MetricsEndpoint {
   /** The container port's name. */
   readonly port: string;
   readonly path: string;
+  /**
+   * Whether its series' own labels win over the target's (`honor_labels`): series that describe other objects by their
+   * namespace, pod and zone (the controller's, of the shifts, updates and Redis nodes it manages) keep them, where
+   * Prometheus would rename them `exported_*`. @default false
+   */
+  readonly honorLabels?: boolean;
 }
 
 export interface MonitoredComponent {
@@ -36,6 +42,30 @@ export interface MonitoredComponent {
   readonly podPattern: string;
   /** Lets `scrapers` through the component's NetworkPolicy on its metrics ports (none: no policy to open). */
   admitScrapers(scrapers: NetworkPeer): void;
+}
+
+/**
+ * The scrapers a component's NetworkPolicy admits on its metrics ports: known only once every `monitor()` has run, so
+ * the policy's rule reads them lazily (`from: scrapers.list`).
+ */
+export class ScraperPeers {
+  private readonly peers: NetworkPeer[] = [];
+
+  /** Every scraper admitted so far. */
+  readonly list = (): readonly NetworkPeer[] => this.peers;
+
+  /** Admits `peer` (a `MonitoredComponent.admitScrapers`). */
+  readonly admit = (peer: NetworkPeer): void => {
+    this.peers.push(peer);
+  };
+}
+
+/** The namespace of a component a Prometheus monitors: its objects must name one, for the monitor to look there. */
+export function monitoredNamespace(where: string, namespace: string | undefined, what: string): string {
+  if (namespace === undefined) {
+    throw invalidProp(where, 'namespace', undefined, `must be set (or the chart's namespace) for a Prometheus to monitor ${what}`);
+  }
+  return namespace;
 }
 
 /** A component of the library that can be monitored. */

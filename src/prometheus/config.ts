@@ -48,11 +48,17 @@ export interface PodSelection {
   /** The container port's name. */
   readonly port: string;
   readonly path: string;
+  /** Its series' own labels win over the target's (`MetricsEndpoint.honorLabels`). */
+  readonly honorLabels?: boolean;
 }
 
 /** A whole prometheus.yml, as an object. */
 export interface PrometheusConfig {
-  readonly global: { readonly scrape_interval: string; readonly external_labels?: { readonly [name: string]: string } };
+  readonly global: {
+    readonly scrape_interval: string;
+    readonly evaluation_interval?: string;
+    readonly external_labels?: { readonly [name: string]: string };
+  };
   readonly rule_files?: readonly string[];
   readonly scrape_configs: readonly ScrapeConfig[];
 }
@@ -67,6 +73,8 @@ export function prometheusConfig(
   return {
     global: {
       scrape_interval: global.scrapeInterval,
+      // rules read the series at the rate they are scraped (Prometheus alone would evaluate them every minute)
+      ...(ruleFiles.length > 0 ? { evaluation_interval: global.scrapeInterval } : {}),
       ...(Object.keys(externalLabels).length > 0 ? { external_labels: externalLabels } : {}),
     },
     ...(ruleFiles.length > 0 ? { rule_files: ruleFiles } : {}),
@@ -151,6 +159,7 @@ export function monitoredScrapeConfigs(
   return selections.map((s) => ({
     job_name: s.jobName,
     metrics_path: s.path,
+    ...(s.honorLabels ? { honor_labels: true } : {}),
     kubernetes_sd_configs: discovery('pod', { ...scope, namespaces: [s.namespace] }),
     relabel_configs: [
       ...Object.entries(s.podLabels).map(([key, value]) => rule({

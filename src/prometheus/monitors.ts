@@ -39,6 +39,7 @@ const MONITORING_API = 'monitoring.coreos.com/v1';
 export class PrometheusMonitors {
   private readonly targets: MonitoredComponent[] = [];
   private rulesMap: k8s.KubeConfigMap | undefined;
+  private renderedRules: { readonly targets: number; readonly text: string } | undefined;
 
   constructor(
     private readonly scope: Construct,
@@ -71,10 +72,16 @@ export class PrometheusMonitors {
     else if (this.rulesMap === undefined && this.ruleGroups().length > 0) this.emitRulesConfigMap();
   }
 
-  /** The standalone output's rule file, as text ('' without rules). */
+  /**
+   * The standalone output's rule file, as text ('' without rules): rendered once for every shard's hash and the
+   * ConfigMap, again only when a target was added since.
+   */
   ruleFile(): string {
-    const groups = this.ruleGroups();
-    return groups.length > 0 ? renderConfig({ groups }) : '';
+    if (this.renderedRules?.targets !== this.targets.length) {
+      const groups = this.ruleGroups();
+      this.renderedRules = { targets: this.targets.length, text: groups.length > 0 ? renderConfig({ groups }) : '' };
+    }
+    return this.renderedRules.text;
   }
 
   /** The name of the standalone output's rules ConfigMap, once a monitored component brings rules. */
@@ -103,6 +110,7 @@ export class PrometheusMonitors {
       podLabels: t.podLabels,
       port: e.port,
       path: e.path,
+      honorLabels: e.honorLabels,
     })));
   }
 
@@ -170,6 +178,7 @@ export class PrometheusMonitors {
         podMetricsEndpoints: target.endpoints.map((e) => ({
           port: e.port,
           path: e.path,
+          honorLabels: e.honorLabels,
           relabelings: nonEmpty(this.zoneRules().map(toOperatorSpelling)),
         })),
       },

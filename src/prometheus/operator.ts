@@ -97,7 +97,10 @@ function common(p: ResolvedPrometheus, kind: OperatorKind, serviceAccount: strin
   const namespaces = p.monitorNamespaces === undefined ? {}
     : { matchExpressions: [{ key: NAMESPACE_NAME_LABEL, operator: 'In', values: [...p.monitorNamespaces] }] };
   // an agent evaluates no rules (its resource has no rule selectors)
-  const rules = kind === PROMETHEUS_KIND ? { ruleSelector: selector, ruleNamespaceSelector: namespaces } : {};
+  // rules read the series at the rate they are scraped, as the standalone output's
+  const rules = kind === PROMETHEUS_KIND
+    ? { ruleSelector: selector, ruleNamespaceSelector: namespaces, evaluationInterval: p.scrapeInterval }
+    : {};
   return {
     replicas: p.replicas,
     image: p.image,

@@ -108,7 +108,7 @@ export interface TopologyShardedPrometheusProps {
   readonly image?: string;
 
   /**
-   * How often targets are scraped.
+   * How often targets are scraped, and alert rules evaluated (not with `PrometheusOutput.AGENT`, which has no rules).
    *
    * @default Duration.seconds(30)
    */

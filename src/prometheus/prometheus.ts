@@ -17,10 +17,9 @@ import { REPLICA_EXTERNAL_LABEL, standaloneInstanceLabels, standaloneShards } fr
 import { WELL_KNOWN_ZONE_KEY } from '../contract/labels';
 import { containerResources } from '../kubernetes/container-resources';
 import { MAX_STATEFULSET_NAME } from '../kubernetes/kubernetes-names';
-import { NetworkPeer } from '../kubernetes/network-policy';
 import { derivedName, resolveNamespace } from '../kubernetes/object-names';
 import { zoneSlugs } from '../kubernetes/zone-slug';
-import { MonitoredComponent, monitoredOf } from '../monitoring/monitored';
+import { MonitoredComponent, monitoredOf, ScraperPeers } from '../monitoring/monitored';
 import { durationText } from '../shared/durations';
 import { invalidProp } from '../shared/errors';
 import { checkProps } from '../shared/props';
@@ -74,7 +73,7 @@ export class TopologyShardedPrometheus extends Construct {
 
     this.serviceAccount = discoveryRbac(this, p, needsNodeMetadata(p));
     const standalone = output === PrometheusOutput.STANDALONE;
-    const scrapersOfShards: NetworkPeer[] = [];
+    const scrapersOfShards = new ScraperPeers();
     const scrapers = scrapersPeer(p, standalone ? standaloneInstanceLabels(p) : operatorInstanceLabels(p));
     const evaluatesRules = output !== PrometheusOutput.AGENT;
     this.monitors = new PrometheusMonitors(this, p, scrapers, evaluatesRules, standalone, () => this.statefulSets);
@@ -87,9 +86,9 @@ export class TopologyShardedPrometheus extends Construct {
       }
     } else {
       this.prometheuses = [];
-      this.statefulSets = standaloneShards(this, p, this.serviceAccount.name, this.monitors, scrapersOfShards);
+      this.statefulSets = standaloneShards(this, p, this.serviceAccount.name, this.monitors, scrapersOfShards.list);
     }
-    this.monitored = () => prometheusMonitored(p, output, (peer) => scrapersOfShards.push(peer));
+    this.monitored = () => prometheusMonitored(p, output, scrapersOfShards.admit);
   }
 
   /**

@@ -37,7 +37,7 @@ interface StandaloneShard {
  */
 export function standaloneShards(
   scope: Construct, p: ResolvedPrometheus, serviceAccount: string, monitors: PrometheusMonitors,
-  scrapers: readonly NetworkPeer[],
+  scrapers: () => readonly NetworkPeer[],
 ): k8s.KubeStatefulSet[] {
   const instance = standaloneInstanceLabels(p);
   const service = new k8s.KubeService(scope, 'headless', {
@@ -55,7 +55,7 @@ export function standaloneShards(
     labels: standardLabels('prometheus', p.name, 'network-policy'),
     podSelector: instance,
     // and the Prometheus that monitors these shards (known when the app is synthesized)
-    ingress: [{ ports: ['web'], from: clientPeers(p.networkPolicy) }, { ports: ['web'], from: () => scrapers }],
+    ingress: [{ ports: ['web'], from: clientPeers(p.networkPolicy) }, { ports: ['web'], from: scrapers }],
   });
   return statefulSets;
 }
@@ -132,7 +132,7 @@ function shardConfig(p: ResolvedPrometheus, shard: StandaloneShard, monitors: Pr
     nodeMetadata: p.mode === ShardingMode.TOPOLOGY && p.sources.nodeLabel,
     namespaces: p.monitorNamespaces,
   };
-  const ruleFiles = monitors.ruleFile() === '' ? [] : [`${RULES_DIR}/${RULES_FILE}`];
+  const ruleFiles = monitors.ruleGroups().length === 0 ? [] : [`${RULES_DIR}/${RULES_FILE}`];
   return renderConfig(prometheusConfig(
     { scrapeInterval: p.scrapeInterval, externalLabels: shard.externalLabels, replicaLabel: REPLICA_EXTERNAL_LABEL },
     [

@@ -13,13 +13,13 @@ import {
 import { ZoneAnnotation } from '../contract/zone-annotation';
 import { quorumAnnotations, REPLICAS_ANNOTATION, ZONE_MAJORITY } from '../contract/zone-check';
 import { MAX_STATEFULSET_NAME, NAME_MAX } from '../kubernetes/kubernetes-names';
-import { clientPeers, emitNetworkPolicy, NetworkPeer } from '../kubernetes/network-policy';
+import { clientPeers, emitNetworkPolicy } from '../kubernetes/network-policy';
 import { derivedName, resolveNamespace } from '../kubernetes/object-names';
 import { sizeQuantity } from '../kubernetes/quantity';
 import { KubeServiceWithTraffic } from '../kubernetes/service';
 import { standardLabels } from '../kubernetes/standard-labels';
 import { zoneSlugs } from '../kubernetes/zone-slug';
-import { MonitoredComponent } from '../monitoring/monitored';
+import { MonitoredComponent, monitoredNamespace, ScraperPeers } from '../monitoring/monitored';
 import { escapeRegex } from '../monitoring/promql';
 import { redisAlertGroup, redisDashboardSection } from '../monitoring/redis-rules';
 import { ZoneDisruptionBudget } from '../rollout/zone-disruption-budget';
@@ -57,7 +57,7 @@ export class ZonalRedisCluster extends Construct {
   /** The cluster's name, namespace and pod labels, for a Prometheus that monitors it. */
   private readonly monitored: { name: string; namespace?: string; selector: { [key: string]: string } };
   /** The pods that may scrape the exporters (`TopologyShardedPrometheus.monitor`). */
-  private readonly scrapers: NetworkPeer[] = [];
+  private readonly scrapers = new ScraperPeers();
 
   constructor(scope: Construct, id: string, props: ZonalRedisClusterProps) {
     super(scope, id);
@@ -188,7 +188,7 @@ export class ZonalRedisCluster extends Construct {
         { ports: ['redis', 'bus'], from: [{ podLabels: o.selector }] },
         { ports: ['redis'], from: clientPeers(props.networkPolicy) },
         { ports: ['redis'], from: [controllerPeer(o.controller)] },
-        { ports: [EXPORTER_PORT_NAME], from: () => this.scrapers },
+        { ports: [EXPORTER_PORT_NAME], from: this.scrapers.list },
       ],
     });
   }
@@ -201,22 +201,18 @@ export class ZonalRedisCluster extends Construct {
    */
   public _monitoring(): MonitoredComponent {
     const where = `ZonalRedisCluster '${this.node.path}'`;
-    if (this.monitored.namespace === undefined) {
-      throw invalidProp(where, 'namespace', undefined, 'must be set (or the chart\'s namespace) for a Prometheus to monitor the cluster');
-    }
+    const namespace = monitoredNamespace(where, this.monitored.namespace, 'the cluster');
     return {
       what: where,
       kind: 'redis',
       name: this.monitored.name,
-      namespace: this.monitored.namespace,
+      namespace,
       podLabels: this.monitored.selector,
       endpoints: [{ port: EXPORTER_PORT_NAME, path: '/metrics' }],
-      alertGroups: [redisAlertGroup(this.monitored.namespace, this.monitored.name)],
-      dashboard: redisDashboardSection(this.monitored.namespace, this.monitored.name),
+      alertGroups: [redisAlertGroup(namespace, this.monitored.name)],
+      dashboard: redisDashboardSection(namespace, this.monitored.name),
       podPattern: `${escapeRegex(this.monitored.name)}-.+`,
-      admitScrapers: (peer) => {
-        this.scrapers.push(peer);
-      },
+      admitScrapers: this.scrapers.admit,
     };
   }
 

@@ -8,9 +8,9 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { METRICS_PORT } from './controller-pod';
 import { CLIENTS_OUTSIDE, TRAFFIC_CLIENTS_ANNOTATION } from '../contract/traffic';
-import { clientPeers, emitNetworkPolicy, NetworkPeer, NetworkPolicyOptions } from '../kubernetes/network-policy';
+import { clientPeers, emitNetworkPolicy, NetworkPolicyOptions } from '../kubernetes/network-policy';
 import { controllerAlertGroup, controllerDashboardSection } from '../monitoring/controller-rules';
-import { MonitoredComponent } from '../monitoring/monitored';
+import { MonitoredComponent, ScraperPeers } from '../monitoring/monitored';
 import { escapeRegex } from '../monitoring/promql';
 
 /** The controller as its exposure needs it. */
@@ -40,13 +40,13 @@ export function exposeController(scope: Construct, c: ExposedController): () => 
       ],
     },
   });
-  const scrapers: NetworkPeer[] = [];
+  const scrapers = new ScraperPeers();
   emitNetworkPolicy(scope, 'network-policy', c.where, c.networkPolicy, {
     ...meta,
     podSelector: selector,
     ingress: [
       { ports: ['metrics'], from: clientPeers(c.networkPolicy) },
-      { ports: ['metrics'], from: () => scrapers },
+      { ports: ['metrics'], from: scrapers.list },
       ...(c.servesWebhooks ? [{ ports: ['webhook'], from: 'anywhere' as const }] : []),
     ],
   });
@@ -62,13 +62,12 @@ export function exposeController(scope: Construct, c: ExposedController): () => 
     name: c.name,
     namespace: c.namespace,
     podLabels: selector,
-    endpoints: [{ port: 'metrics', path: '/metrics' }],
+    // its series name the namespace, pod and zone of what they describe, not the controller's own
+    endpoints: [{ port: 'metrics', path: '/metrics', honorLabels: true }],
     alertGroups: [controllerAlertGroup()],
     dashboard: controllerDashboardSection(),
     // the Deployment's pods: <name>-<template hash>-<suffix>
     podPattern: `${escapeRegex(c.name)}-[a-z0-9]+-[a-z0-9]+`,
-    admitScrapers: (peer) => {
-      scrapers.push(peer);
-    },
+    admitScrapers: scrapers.admit,
   });
 }

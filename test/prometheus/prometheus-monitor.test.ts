@@ -48,8 +48,9 @@ describe('operator output', () => {
       metadata: { name: 'mon-prom-zone-controller-cdk8s-zones-controller', namespace: 'cdk8s-zones-system', labels: { team: 'platform' } },
       spec: {
         selector: { matchLabels: { 'app.kubernetes.io/name': 'cdk8s-zones-controller', 'app.kubernetes.io/instance': 'cdk8s-zones-controller' } },
-        // each series labelled with its pod's zone, from its node (the scrape class attaches the node's metadata)
-        podMetricsEndpoints: [{ port: 'metrics', path: '/metrics', relabelings: [NODE_ZONE_TO_LABEL] }],
+        // each series labelled with its pod's zone, from its node (the scrape class attaches the node's metadata),
+        // unless the series has a zone (or namespace, pod) of its own: what it describes, which wins (honorLabels)
+        podMetricsEndpoints: [{ port: 'metrics', path: '/metrics', honorLabels: true, relabelings: [NODE_ZONE_TO_LABEL] }],
       },
     });
     // the selector reaches the controller's pods: their template carries those labels, and the port is theirs
@@ -121,6 +122,7 @@ describe('standalone output', () => {
         { role: 'pod', namespaces: { names: ['cdk8s-zones-system'] }, attach_metadata: { node: true } },
       ]);
       expect(job.metrics_path).toBe('/metrics');
+      expect(job.honor_labels).toBe(true); // its series' zone, namespace and pod: what they describe
       expect(job.relabel_configs.slice(0, 3)).toEqual([
         { source_labels: ['__meta_kubernetes_pod_label_app_kubernetes_io_name', '__meta_kubernetes_pod_labelpresent_app_kubernetes_io_name'], regex: 'cdk8s-zones-controller;true', action: 'keep' },
         { source_labels: ['__meta_kubernetes_pod_label_app_kubernetes_io_instance', '__meta_kubernetes_pod_labelpresent_app_kubernetes_io_instance'], regex: 'cdk8s-zones-controller;true', action: 'keep' },

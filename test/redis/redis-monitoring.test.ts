@@ -68,7 +68,10 @@ test('nothing scrapes the exporters until a Prometheus monitors the cluster; the
 test('the Prometheus scrapes the exporters of the cluster\'s pods and evaluates the cluster\'s zone rules', () => {
   const { monitoringObjects } = monitored();
   const config = monitoringObjects.find((o) => o.kind === 'ConfigMap' && o.data?.['prometheus.yml']).data['prometheus.yml'];
-  expect(config).toContain('job_name: data/redis-redis/metrics');
+  const job = yaml.parse(config).scrape_configs.find((j: any) => j.job_name === 'data/redis-redis/metrics');
+  // the exporter's series describe its own node: the target's namespace, pod and zone are theirs
+  expect(job).toMatchObject({ metrics_path: '/metrics' });
+  expect(job.honor_labels).toBeUndefined();
   const rules = yaml.parse(only(monitoringObjects, 'ConfigMap', 'monitoring-prom-rules').data['rules.yml']).groups[0].rules;
   expect(rules.map((r: any) => r.alert)).toEqual(['ZonalRedisShardInOneZone', 'ZonalRedisMastersOffPlan', 'ZonalRedisClusterUnhealthy']);
   expect(rules[0].expr).toContain('cdk8s_zones_redis_node{namespace="data", cluster="redis"}');
