@@ -69,8 +69,12 @@ export class RedisOnKwok {
     this.redis = new RedisProcesses(opts.nodeTimeoutMs, opts.password);
   }
 
-  /** The password Secret and the cluster, as an app that installs the controller elsewhere synthesizes them. */
-  manifests(): KubeObject[] {
+  /**
+   * The password Secret and the cluster, as an app that installs the controller elsewhere synthesizes them;
+   * `alongside` adds the app's other charts (a Prometheus that monitors the cluster, say) before the cluster's chart is
+   * synthesized.
+   */
+  manifests(alongside?: (app: App, cluster: ZonalRedisCluster) => void): KubeObject[] {
     const app = new App();
     const chart = new Chart(app, 'redis', { namespace: this.ns, disableResourceNameHashes: true });
     new ApiObject(chart, 'password', {
@@ -79,7 +83,7 @@ export class RedisOnKwok {
       metadata: { name: 'redis-password' },
       stringData: { password: this.opts.password },
     });
-    new ZonalRedisCluster(chart, 'redis', {
+    const cluster = new ZonalRedisCluster(chart, 'redis', {
       // the test runs the controller as a process
       controller: ZoneController.fromInstalled({
         workloadNamespaces: [this.ns],
@@ -97,6 +101,7 @@ export class RedisOnKwok {
       storage: { size: Size.gibibytes(1) },
       clusterNodeTimeout: Duration.millis(this.opts.nodeTimeoutMs),
     });
+    alongside?.(app, cluster);
     return chart.toJson();
   }
 
@@ -151,13 +156,7 @@ export class RedisOnKwok {
    * its init container, then its redis-server on the pod's IP and its `redis` container port.
    */
   private async runPod(pod: any, configMap: any, secrets: Map<string, any>, volume: string): Promise<void> {
-    const bytes = (data: Record<string, string>) => Object.fromEntries(
-      Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64')]),
-    );
-    const decoded = new Map([...secrets].map(([name, secret]) => [name, bytes(secret.data)]));
-    const emulated = new EmulatedPod(pod.spec, path.join(this.redis.root, pod.metadata.name, volume), {
-      configMaps: new Map([[configMap.metadata.name, configMap.data]]), secrets: decoded, podIP: pod.status.podIP,
-    });
+    const emulated = emulatedPod(pod, path.join(this.redis.root, pod.metadata.name, volume), configMap, secrets);
     const args = emulated.redisServerArgs();
     const port = pod.spec.containers[0].ports.find((p: any) => p.name === 'redis').containerPort;
     const data = args[args.indexOf('--dir') + 1];
@@ -238,4 +237,18 @@ export class RedisOnKwok {
   async close(): Promise<void> {
     await this.redis.close();
   }
+}
+
+/**
+ * `pod` (as the API server has it) run on this machine, its volumes under `dir`: from its ConfigMap and its Secrets
+ * (by name, as the API server has them: base64 data).
+ */
+export function emulatedPod(pod: any, dir: string, configMap: any, secrets: Map<string, any>): EmulatedPod {
+  const bytes = (data: Record<string, string>) => Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64')]),
+  );
+  const decoded = new Map([...secrets].map(([name, secret]) => [name, bytes(secret.data)]));
+  return new EmulatedPod(pod.spec, dir, {
+    configMaps: new Map([[configMap.metadata.name, configMap.data]]), secrets: decoded, podIP: pod.status.podIP,
+  });
 }
