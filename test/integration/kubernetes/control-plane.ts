@@ -54,6 +54,11 @@ export interface ControlPlaneOptions {
   readonly name?: string;
   /** @default three zones of three nodes */
   readonly layout?: NodeLayout;
+  /**
+   * The second octet of kwok's pod IPs on nodes without a podCIDR (`127.<octet>.0.0/16`): two control planes that run
+   * side by side take different ones, as their nodes take different `layout.podCidrOctet`s. @default 240
+   */
+  readonly unassignedPodCidrOctet?: number;
   /** Where the binaries are (tests of the harness itself point it elsewhere). @default .cache/bin via programPath */
   readonly program?: (name: string) => string;
   /** @default 180_000 (a loaded 2-core machine) */
@@ -176,7 +181,7 @@ export class ControlPlane {
     const binaries = Object.fromEntries(names.map((n) => [n, program(n)])); // throws first when one is missing
     pruneRuns();
     const runDir = path.join(RUNS_DIR, `${opts.name ?? 'test'}-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
-    const cp = new ControlPlane(runDir, binaries, opts.layout ?? {});
+    const cp = new ControlPlane(runDir, binaries, opts.layout ?? {}, opts.unassignedPodCidrOctet ?? 240);
     try {
       await cp.boot(opts.startTimeoutMs ?? 180_000);
     } catch (err) {
@@ -197,6 +202,7 @@ export class ControlPlane {
     readonly runDir: string,
     private readonly binaries: Record<string, string>,
     private readonly layout: NodeLayout,
+    private readonly unassignedPodCidrOctet: number,
   ) {
     this.logsDir = path.join(runDir, 'logs');
     fs.mkdirSync(this.logsDir, { recursive: true });
@@ -302,7 +308,7 @@ export class ControlPlane {
       `--kubeconfig=${kubeconfigOf('kwok')}`,
       '--manage-all-nodes=false', `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=fake`,
       // Pod IPs of nodes without a podCIDR; loopback like the nodes' own (nodes.ts): a test can listen on a pod's IP.
-      '--cidr=127.240.0.0/16', '--node-ip=127.0.0.1', '--node-lease-duration-seconds=40',
+      `--cidr=127.${this.unassignedPodCidrOctet}.0.0/16`, '--node-ip=127.0.0.1', '--node-lease-duration-seconds=40',
     ]);
 
     await Promise.all([
