@@ -252,7 +252,22 @@ export class ControlPlane {
     ]);
     await etcd.waitReady('GET /health', async () => (await probe(`http://127.0.0.1:${etcdPort}/health`)).body.includes('"true"'), timeoutMs);
 
+    // Who deleted or evicted which pod, and when: a pod that disappears under a test is explained in the run's logs
+    // (pod-deletions.log: each request's user, user agent and pod; at most 100 MB).
+    const auditPolicy = path.join(dir, 'audit-policy.yaml');
+    fs.writeFileSync(auditPolicy, JSON.stringify({
+      apiVersion: 'audit.k8s.io/v1',
+      kind: 'Policy',
+      omitStages: ['RequestReceived', 'ResponseStarted'],
+      rules: [
+        { level: 'Metadata', verbs: ['delete', 'deletecollection'], resources: [{ group: '', resources: ['pods'] }] },
+        { level: 'Metadata', verbs: ['create'], resources: [{ group: '', resources: ['pods/eviction'] }] },
+        { level: 'None' },
+      ],
+    }));
     const apiserver = this.spawn('kube-apiserver', [
+      `--audit-policy-file=${auditPolicy}`, `--audit-log-path=${path.join(this.logsDir, 'pod-deletions.log')}`,
+      '--audit-log-format=json', '--audit-log-mode=batch', '--audit-log-maxsize=100', '--audit-log-maxbackup=1',
       `--etcd-servers=http://127.0.0.1:${etcdPort}`,
       '--bind-address=127.0.0.1', `--secure-port=${apiPort}`, '--advertise-address=127.0.0.1',
       // The loopback address cannot be an endpoint of the `kubernetes` Service; nothing here needs that Service.

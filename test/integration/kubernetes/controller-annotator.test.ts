@@ -33,6 +33,34 @@ async function start(name: string, args: string[] = []): Promise<ControllerProce
   return c;
 }
 
+/** Per zone, the pods and the Ready pods of a workload. */
+interface ZoneCounts {
+  readonly pods: Record<string, number>;
+  readonly ready: Record<string, number>;
+}
+
+/** The readiness gauges' values for the Deployment `many` of the test's namespace, by zone (series present only). */
+async function manyPerZone(controller: ControllerProcess): Promise<ZoneCounts> {
+  const text = await controller.metrics();
+  const of = (name: string) => Object.fromEntries(text.split('\n')
+    .filter((l) => l.startsWith(`${name}{`) && l.includes(`namespace="${ns}"`))
+    .map((l) => {
+      expect(l).toContain('workload="Deployment/many"'); // the pod not opted in counts nowhere
+      return [/zone="([^"]+)"/.exec(l)![1], Number(l.split(' ').pop())];
+    }));
+  return { pods: of('cdk8s_zones_workload_zone_pods'), ready: of('cdk8s_zones_workload_zone_ready_pods') };
+}
+
+/** Waits until the readiness gauges show `expected`. */
+async function untilGauges(controller: ControllerProcess, what: string, expected: ZoneCounts): Promise<void> {
+  const text = (counts: ZoneCounts) =>
+    JSON.stringify([Object.entries(counts.pods).sort(), Object.entries(counts.ready).sort()]);
+  await waitFor(what, async () => {
+    const seen = await manyPerZone(controller);
+    return { done: text(seen) === text(expected), state: text(seen) };
+  }, { timeoutMs: 120_000, intervalMs: 500 });
+}
+
 async function annotationOf(name: string): Promise<string | undefined> {
   const p = await client.get<any>('v1', 'Pod', name, ns);
   return p.metadata.annotations?.[ZoneAnnotation.VALUE_ANNOTATION];
@@ -79,7 +107,23 @@ test('300 opted-in pods of a Deployment all get the zone of their node; pods not
   expect(await annotationOf('not-opted-in')).toBeUndefined();
   expect(await controller.metric('cdk8s_zones_decisions_total{reconciler="zone-annotator",decision="annotated"}')).toBeGreaterThanOrEqual(300);
   expect(await controller.metric('cdk8s_zones_annotation_latency_seconds_count')).toBeGreaterThanOrEqual(300);
+
+  // the readiness gauges count the Deployment's pods per zone, as the API server has them; not the pod not opted in
+  const perZone = (of: (p: any) => boolean) => Object.fromEntries(info.zones.map((z) =>
+    [z, pods.filter((p) => zoneOfNode.get(p.spec.nodeName) === z && of(p)).length]));
+  // kwok makes every pod Ready, soon after it runs
+  await untilGauges(controller, 'the pods of each zone counted, all Ready', { pods: perZone(() => true), ready: perZone(() => true) });
+  // zone-a's pods turn not Ready (kwok never sets Ready again): only zone-a's Ready count falls
+  const [failing] = info.zones;
+  await Promise.all(pods.filter((p) => zoneOfNode.get(p.spec.nodeName) === failing).map((p) => client.request('PATCH',
+    `/api/v1/namespaces/${ns}/pods/${p.metadata.name}/status`, { status: { conditions: [{ type: 'Ready', status: 'False' }] } },
+    'application/strategic-merge-patch+json')));
+  await untilGauges(controller, `zone ${failing}'s pods not Ready`, {
+    pods: perZone(() => true), ready: { ...perZone(() => true), [failing]: 0 },
+  });
   await client.delete('apps/v1', 'Deployment', 'many', ns);
+  // the pods gone, their series go too: a workload gone from a zone is not a zone without Ready pods
+  await untilGauges(controller, 'the series gone with the pods', { pods: {}, ready: {} });
   expect(await controller.stop()).toBe(0);
   expect(controller.hasLogged('stopped')).toBe(true);
 });
