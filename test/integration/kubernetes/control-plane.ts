@@ -16,6 +16,7 @@ import * as https from 'https';
 import * as path from 'path';
 import { freePort, stopWhenOrphaned } from '../processes';
 import { CACHE_DIR, programPath } from '../programs';
+import { kwokDeleteGuard, podDeletionAuditArgs } from './api-server-policies';
 import { KubeClient } from './kube-client';
 import { FakeNode, KWOK_ANNOTATION, NodeLayout, nodeObject, notReady, planNodes } from './nodes';
 import { ClientName, createPki, kubeconfig, Pki } from './pki';
@@ -173,6 +174,9 @@ function pruneRuns(): void {
   }
 }
 
+/** How often the control plane is started again when a port it picked was taken before its component bound it. */
+const MAX_START_ATTEMPTS = 3;
+
 export class ControlPlane {
   /** Starts every component and the nodes of `layout`; on failure stops what it started and throws. */
   public static async start(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
@@ -180,15 +184,21 @@ export class ControlPlane {
     const names = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
     const binaries = Object.fromEntries(names.map((n) => [n, program(n)])); // throws first when one is missing
     pruneRuns();
-    const runDir = path.join(RUNS_DIR, `${opts.name ?? 'test'}-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
-    const cp = new ControlPlane(runDir, binaries, opts.layout ?? {}, opts.unassignedPodCidrOctet ?? 240);
-    try {
-      await cp.boot(opts.startTimeoutMs ?? 180_000);
-    } catch (err) {
-      await cp.stop();
-      throw new Error(`the Kubernetes test control plane did not start (logs in ${cp.logsDir}): ${(err as Error).message}`);
+    for (let attempt = 1; ; attempt++) {
+      const runDir = path.join(RUNS_DIR, `${opts.name ?? 'test'}-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+      const cp = new ControlPlane(runDir, binaries, opts.layout ?? {}, opts.unassignedPodCidrOctet ?? 240);
+      try {
+        await cp.boot(opts.startTimeoutMs ?? 180_000);
+        return cp;
+      } catch (err) {
+        await cp.stop();
+        const message = (err as Error).message;
+        // A free port can be taken by another program (a test of the other lane) before a component binds it:
+        // start again, on other free ports.
+        if (attempt < MAX_START_ATTEMPTS && message.includes('address already in use')) continue;
+        throw new Error(`the Kubernetes test control plane did not start (logs in ${cp.logsDir}): ${message}`);
+      }
     }
-    return cp;
   }
 
   public readonly logsDir: string;
@@ -252,22 +262,8 @@ export class ControlPlane {
     ]);
     await etcd.waitReady('GET /health', async () => (await probe(`http://127.0.0.1:${etcdPort}/health`)).body.includes('"true"'), timeoutMs);
 
-    // Who deleted or evicted which pod, and when: a pod that disappears under a test is explained in the run's logs
-    // (pod-deletions.log: each request's user, user agent and pod; at most 100 MB).
-    const auditPolicy = path.join(dir, 'audit-policy.yaml');
-    fs.writeFileSync(auditPolicy, JSON.stringify({
-      apiVersion: 'audit.k8s.io/v1',
-      kind: 'Policy',
-      omitStages: ['RequestReceived', 'ResponseStarted'],
-      rules: [
-        { level: 'Metadata', verbs: ['delete', 'deletecollection'], resources: [{ group: '', resources: ['pods'] }] },
-        { level: 'Metadata', verbs: ['create'], resources: [{ group: '', resources: ['pods/eviction'] }] },
-        { level: 'None' },
-      ],
-    }));
     const apiserver = this.spawn('kube-apiserver', [
-      `--audit-policy-file=${auditPolicy}`, `--audit-log-path=${path.join(this.logsDir, 'pod-deletions.log')}`,
-      '--audit-log-format=json', '--audit-log-mode=batch', '--audit-log-maxsize=100', '--audit-log-maxbackup=1',
+      ...podDeletionAuditArgs(dir, this.logsDir),
       `--etcd-servers=http://127.0.0.1:${etcdPort}`,
       '--bind-address=127.0.0.1', `--secure-port=${apiPort}`, '--advertise-address=127.0.0.1',
       // The loopback address cannot be an endpoint of the `kubernetes` Service; nothing here needs that Service.
@@ -293,6 +289,8 @@ export class ControlPlane {
     const client = new KubeClient({ server, ca: pki.ca.cert, cert: admin.cert, key: admin.key });
     this.clientOrUndefined = client;
     await apiserver.waitReady('GET /readyz', async () => (await client.request('GET', '/readyz')).body === 'ok', timeoutMs);
+    // before kwok starts (api-server-policies.ts)
+    for (const guard of kwokDeleteGuard()) await client.apply(guard);
 
     const healthArgs = (component: ClientName, port: number) => {
       const kc = kubeconfigOf(component);
