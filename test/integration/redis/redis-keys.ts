@@ -6,7 +6,7 @@
 // eslint-disable-next-line import/no-extraneous-dependencies
 import Redis, { Cluster, RedisOptions } from 'ioredis';
 import { RedisProcesses } from './redis-processes';
-import { splitAddress } from '../../../controller/src/redis/executor';
+import { splitAddress, parseClusterNodes } from '../../../controller/src/redis/executor';
 import { InventoryNode } from '../../../controller/src/redis/model';
 
 /** A client of one node that fails fast (no retries; `timeoutMs` per command); the caller disconnects it. */
@@ -44,6 +44,31 @@ export async function slotOwners(address: string, password?: string, client?: Re
   } finally {
     if (!client) c.disconnect();
   }
+}
+
+/**
+ * How many slots no master among `addresses` claims for itself (its own `CLUSTER NODES` line), undefined when no
+ * node answered: whether each slot has a live owner now, as the owners see it. One node's `CLUSTER SLOTS` can lag a
+ * failover: a master turned replica loses its slots in another node's view before its successor's claim reaches that
+ * node (Redis's gossip), although the successor already serves them.
+ */
+export async function slotsClaimedByNone(addresses: readonly string[], password?: string): Promise<number | undefined> {
+  const claimed = new Array<boolean>(16384).fill(false);
+  let answered = 0;
+  await Promise.all(addresses.map(async (address) => {
+    const c = nodeClient(address, password, { timeoutMs: 1000 });
+    try {
+      const self = parseClusterNodes(await c.call('CLUSTER', 'NODES') as string).find((n) => n.flags.includes('myself'));
+      answered++;
+      if (!self?.flags.includes('master')) return;
+      for (const [a, b] of self.slots) for (let s = a; s <= b; s++) claimed[s] = true;
+    } catch {
+      // not answering (being restarted): it serves nothing now
+    } finally {
+      c.disconnect();
+    }
+  }));
+  return answered === 0 ? undefined : claimed.filter((c) => !c).length;
 }
 
 /** The hash slot of each key, as the server at `address` computes it (`CLUSTER KEYSLOT`, one round trip). */
